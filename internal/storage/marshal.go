@@ -1,0 +1,249 @@
+package storage
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Row structs map to entities through `table` tags, so a module declares each
+// table's columns once, next to its key functions:
+//
+//	type PromptRow struct {
+//		PartitionKey string    `table:"PartitionKey"`
+//		RowKey       string    `table:"RowKey"`
+//		ETag         string    `table:"ETag"`
+//		Title        string    `table:"Title"`
+//		Likes        int64     `table:"Likes"`
+//		DeletedAt    *time.Time `table:"DeletedAt"`
+//	}
+//
+// Field types: string, bool, int32, int64, int (stored as Int64), float64,
+// time.Time, GUID and []byte, or a pointer to one of them (nil is not
+// stored). `table:"-"` skips a field; untagged fields use their Go name. The
+// special names PartitionKey, RowKey, ETag and Timestamp bind the entity's
+// system fields.
+type fieldPlan struct {
+	index []int
+	name  string
+	ptr   bool
+}
+
+type rowPlan struct {
+	fields                  []fieldPlan
+	pk, rk, etag, timestamp []int
+}
+
+var plans sync.Map // reflect.Type → *rowPlan
+
+var (
+	timeType = reflect.TypeFor[time.Time]()
+	guidType = reflect.TypeFor[GUID]()
+	byteType = reflect.TypeFor[[]byte]()
+)
+
+func planFor(t reflect.Type) (*rowPlan, error) {
+	if p, ok := plans.Load(t); ok {
+		return p.(*rowPlan), nil
+	}
+	p := &rowPlan{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name := f.Name
+		if tag, ok := f.Tag.Lookup("table"); ok {
+			name, _, _ = strings.Cut(tag, ",")
+		}
+		switch name {
+		case "-":
+			continue
+		case "PartitionKey", "RowKey", "ETag":
+			if f.Type.Kind() != reflect.String {
+				return nil, fmt.Errorf("%w: %s.%s must be a string", ErrInvalid, t, f.Name)
+			}
+			switch name {
+			case "PartitionKey":
+				p.pk = f.Index
+			case "RowKey":
+				p.rk = f.Index
+			default:
+				p.etag = f.Index
+			}
+			continue
+		case "Timestamp":
+			if f.Type != timeType {
+				return nil, fmt.Errorf("%w: %s.Timestamp must be a time.Time", ErrInvalid, t)
+			}
+			p.timestamp = f.Index
+			continue
+		}
+		ft, ptr := f.Type, false
+		if ft.Kind() == reflect.Pointer {
+			ft, ptr = ft.Elem(), true
+		}
+		if !supportedField(ft) {
+			return nil, fmt.Errorf("%w: %s.%s has unsupported type %s", ErrInvalid, t, f.Name, f.Type)
+		}
+		p.fields = append(p.fields, fieldPlan{index: f.Index, name: name, ptr: ptr})
+	}
+	plans.Store(t, p)
+	return p, nil
+}
+
+func supportedField(t reflect.Type) bool {
+	switch t {
+	case timeType, guidType, byteType:
+		return true
+	}
+	switch t.Kind() {
+	case reflect.String, reflect.Bool, reflect.Int32, reflect.Int64, reflect.Int, reflect.Float64:
+		return true
+	}
+	return false
+}
+
+func structValue(v any) (reflect.Value, error) {
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return reflect.Value{}, fmt.Errorf("%w: %T is not a struct", ErrInvalid, v)
+	}
+	return rv, nil
+}
+
+// Marshal turns a tagged row struct (or a pointer to one) into an Entity.
+func Marshal(v any) (Entity, error) {
+	rv, err := structValue(v)
+	if err != nil {
+		return Entity{}, err
+	}
+	p, err := planFor(rv.Type())
+	if err != nil {
+		return Entity{}, err
+	}
+	e := Entity{Props: make(map[string]any, len(p.fields))}
+	if p.pk != nil {
+		e.PartitionKey = rv.FieldByIndex(p.pk).String()
+	}
+	if p.rk != nil {
+		e.RowKey = rv.FieldByIndex(p.rk).String()
+	}
+	if p.etag != nil {
+		e.ETag = rv.FieldByIndex(p.etag).String()
+	}
+	for _, f := range p.fields {
+		fv := rv.FieldByIndex(f.index)
+		if f.ptr {
+			if fv.IsNil() {
+				continue
+			}
+			fv = fv.Elem()
+		}
+		e.Props[f.name] = goValue(fv)
+	}
+	return e, nil
+}
+
+func goValue(fv reflect.Value) any {
+	switch fv.Kind() {
+	case reflect.Int:
+		return fv.Int()
+	case reflect.Int32:
+		return int32(fv.Int())
+	case reflect.Int64:
+		return fv.Int()
+	case reflect.String:
+		return fv.String()
+	case reflect.Bool:
+		return fv.Bool()
+	case reflect.Float64:
+		return fv.Float()
+	}
+	return fv.Interface() // time.Time, GUID, []byte
+}
+
+// Unmarshal fills a tagged row struct from an Entity. Missing properties
+// leave their fields zero (nil for pointers). A stored value of another type
+// than the field is an error, except that integers widen and narrow when the
+// value fits, as rows written by other tools may carry Int32 for Int64.
+func Unmarshal(e Entity, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("%w: Unmarshal needs a pointer to a struct, got %T", ErrInvalid, v)
+	}
+	rv = rv.Elem()
+	p, err := planFor(rv.Type())
+	if err != nil {
+		return err
+	}
+	if p.pk != nil {
+		rv.FieldByIndex(p.pk).SetString(e.PartitionKey)
+	}
+	if p.rk != nil {
+		rv.FieldByIndex(p.rk).SetString(e.RowKey)
+	}
+	if p.etag != nil {
+		rv.FieldByIndex(p.etag).SetString(e.ETag)
+	}
+	if p.timestamp != nil {
+		rv.FieldByIndex(p.timestamp).Set(reflect.ValueOf(e.Timestamp))
+	}
+	for _, f := range p.fields {
+		fv := rv.FieldByIndex(f.index)
+		val, ok := e.Props[f.name]
+		if !ok || val == nil {
+			fv.SetZero()
+			continue
+		}
+		if f.ptr {
+			nv := reflect.New(fv.Type().Elem())
+			if err := setField(nv.Elem(), val, f.name); err != nil {
+				return err
+			}
+			fv.Set(nv)
+			continue
+		}
+		if err := setField(fv, val, f.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func setField(fv reflect.Value, val any, name string) error {
+	switch fv.Kind() {
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		var n int64
+		switch x := val.(type) {
+		case int32:
+			n = int64(x)
+		case int64:
+			n = x
+		case int:
+			n = int64(x)
+		default:
+			return typeMismatch(name, fv, val)
+		}
+		if fv.OverflowInt(n) {
+			return fmt.Errorf("%w: property %s value %d overflows %s", ErrInvalid, name, n, fv.Type())
+		}
+		fv.SetInt(n)
+		return nil
+	}
+	rval := reflect.ValueOf(val)
+	if rval.Type() != fv.Type() {
+		return typeMismatch(name, fv, val)
+	}
+	fv.Set(rval)
+	return nil
+}
+
+func typeMismatch(name string, fv reflect.Value, val any) error {
+	return fmt.Errorf("%w: property %s holds %T, field is %s", ErrInvalid, name, val, fv.Type())
+}

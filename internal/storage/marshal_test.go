@@ -1,0 +1,74 @@
+package storage
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+type sampleRow struct {
+	PartitionKey string     `table:"PartitionKey"`
+	RowKey       string     `table:"RowKey"`
+	ETag         string     `table:"ETag"`
+	Timestamp    time.Time  `table:"Timestamp"`
+	Title        string     `table:"Title"`
+	Likes        int64      `table:"Likes"`
+	Small        int32      `table:"Small"`
+	Plain        int        `table:"Plain"`
+	Score        float64    `table:"Score"`
+	Public       bool       `table:"Public"`
+	ID           GUID       `table:"Id"`
+	Blob         []byte     `table:"Blob"`
+	DeletedAt    *time.Time `table:"DeletedAt"`
+	Skipped      string     `table:"-"`
+	Untagged     string
+}
+
+func TestMarshalRoundTrip(t *testing.T) {
+	del := time.Date(2026, 1, 2, 3, 4, 5, 600, time.UTC)
+	in := sampleRow{PartitionKey: "u|1", RowKey: "p1", ETag: "e", Title: "Привет", Likes: 1 << 60, Small: -5, Plain: 7,
+		Score: 2, Public: true, ID: GUID{1, 2}, Blob: []byte{0, 1}, DeletedAt: &del, Skipped: "x", Untagged: "u"}
+	e, err := Marshal(&in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := e.Props["Skipped"]; ok {
+		t.Error("skipped field was stored")
+	}
+	if e.Props["Plain"] != int64(7) || e.Props["Small"] != int32(-5) || e.Props["Untagged"] != "u" {
+		t.Errorf("props = %#v", e.Props)
+	}
+	var out sampleRow
+	if err := Unmarshal(e, &out); err != nil {
+		t.Fatal(err)
+	}
+	out.Skipped = "x"
+	if out.Title != in.Title || out.Likes != in.Likes || out.Small != in.Small || out.Plain != in.Plain ||
+		out.Score != in.Score || !out.Public || out.ID != in.ID || string(out.Blob) != string(in.Blob) ||
+		out.DeletedAt == nil || !out.DeletedAt.Equal(del) || out.PartitionKey != "u|1" || out.ETag != "e" {
+		t.Errorf("round trip lost data: %+v", out)
+	}
+
+	in.DeletedAt = nil
+	e, _ = Marshal(in)
+	if _, ok := e.Props["DeletedAt"]; ok {
+		t.Error("nil pointer was stored")
+	}
+}
+
+func TestUnmarshalTypeMismatch(t *testing.T) {
+	var out sampleRow
+	err := Unmarshal(Entity{Props: map[string]any{"Title": int64(3)}}, &out)
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("err = %v", err)
+	}
+	if err := Unmarshal(Entity{Props: map[string]any{"Likes": int32(3)}}, &out); err != nil || out.Likes != 3 {
+		t.Fatalf("int32 into int64: %v %d", err, out.Likes)
+	}
+	if err := Unmarshal(Entity{Props: map[string]any{"Small": int64(1) << 40}}, &out); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("overflow not caught: %v", err)
+	}
+	if err := Unmarshal(Entity{}, out); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("non-pointer accepted: %v", err)
+	}
+}

@@ -1,0 +1,245 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Options configure a Store.
+type Options struct {
+	// Prefix is prepended to every table name, and (lower-cased, with a dash)
+	// to every container name, so environments can share one account.
+	Prefix string
+}
+
+// Store is the front every module uses: it validates, prefixes names, counts
+// calls and hands them to the backend.
+type Store struct {
+	b      Backend
+	prefix string
+
+	mu          sync.Mutex
+	provisioned map[string]bool
+}
+
+// New wraps a backend.
+func New(b Backend, opts Options) *Store {
+	return &Store{b: b, prefix: opts.Prefix, provisioned: map[string]bool{}}
+}
+
+// BackendName is "embedded" or "azure", for logs.
+func (s *Store) BackendName() string { return s.b.Name() }
+
+// Close closes the backend.
+func (s *Store) Close() error { return s.b.Close() }
+
+// Provision creates the named tables and containers if they are missing. It
+// does the work once per name per process (document 004's auto-provisioning),
+// so calling it again is cheap.
+func (s *Store) Provision(ctx context.Context, tables, containers []string) error {
+	for _, t := range tables {
+		name := s.prefix + t
+		if err := ValidateTableName(name); err != nil {
+			return err
+		}
+		if err := s.once(ctx, "t:"+name, func() error { return s.b.CreateTable(ctx, name) }); err != nil {
+			return fmt.Errorf("provision table %s: %w", name, err)
+		}
+	}
+	for _, c := range containers {
+		name := s.containerName(c)
+		if err := ValidateContainerName(name); err != nil {
+			return err
+		}
+		if err := s.once(ctx, "c:"+name, func() error { return s.b.CreateContainer(ctx, name) }); err != nil {
+			return fmt.Errorf("provision container %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) once(ctx context.Context, key string, create func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.provisioned[key] {
+		return nil
+	}
+	if err := create(); err != nil {
+		return err
+	}
+	s.provisioned[key] = true
+	return nil
+}
+
+func (s *Store) containerName(c string) string {
+	if s.prefix == "" {
+		return c
+	}
+	return strings.ToLower(s.prefix) + "-" + c
+}
+
+// Table returns a handle on a table. The name is unprefixed; the handle is
+// cheap and may be kept.
+func (s *Store) Table(name string) *Table {
+	return &Table{b: s.b, name: s.prefix + name}
+}
+
+// Container returns a handle on a blob container (unprefixed name).
+func (s *Store) Container(name string) *Container {
+	return &Container{b: s.b, name: s.containerName(name)}
+}
+
+// Table is a handle on one table. Every method validates its input against
+// Azure's limits before the backend sees it, and counts the call.
+type Table struct {
+	b    Backend
+	name string
+}
+
+// Name is the table's full (prefixed) name.
+func (t *Table) Name() string { return t.name }
+
+// Get reads one entity; ErrNotFound when it is missing.
+func (t *Table) Get(ctx context.Context, pk, rk string) (Entity, error) {
+	if err := validateKeys(pk, rk); err != nil {
+		return Entity{}, err
+	}
+	count(ctx, func(c *Counter) *atomicInt { return &c.reads })
+	return t.b.Get(ctx, t.name, pk, rk)
+}
+
+// Insert adds a new entity and returns its ETag; ErrExists when the keys are
+// taken.
+func (t *Table) Insert(ctx context.Context, e Entity) (string, error) {
+	e, err := normalizeEntity(e)
+	if err != nil {
+		return "", err
+	}
+	count(ctx, func(c *Counter) *atomicInt { return &c.writes })
+	return t.b.Insert(ctx, t.name, e)
+}
+
+// Update changes an existing entity if ifMatch matches its ETag (or is
+// AnyETag) and returns the new ETag.
+func (t *Table) Update(ctx context.Context, e Entity, mode UpdateMode, ifMatch string) (string, error) {
+	e, err := normalizeEntity(e)
+	if err != nil {
+		return "", err
+	}
+	if ifMatch == "" {
+		return "", fmt.Errorf("%w: update needs an ETag or AnyETag", ErrInvalid)
+	}
+	count(ctx, func(c *Counter) *atomicInt { return &c.writes })
+	return t.b.Update(ctx, t.name, e, mode, ifMatch)
+}
+
+// Upsert inserts or updates unconditionally and returns the new ETag.
+func (t *Table) Upsert(ctx context.Context, e Entity, mode UpdateMode) (string, error) {
+	e, err := normalizeEntity(e)
+	if err != nil {
+		return "", err
+	}
+	count(ctx, func(c *Counter) *atomicInt { return &c.writes })
+	return t.b.Upsert(ctx, t.name, e, mode)
+}
+
+// Delete removes an entity if ifMatch matches (or is AnyETag).
+func (t *Table) Delete(ctx context.Context, pk, rk, ifMatch string) error {
+	if err := validateKeys(pk, rk); err != nil {
+		return err
+	}
+	if ifMatch == "" {
+		return fmt.Errorf("%w: delete needs an ETag or AnyETag", ErrInvalid)
+	}
+	count(ctx, func(c *Counter) *atomicInt { return &c.writes })
+	return t.b.Delete(ctx, t.name, pk, rk, ifMatch)
+}
+
+// Query fetches one page. Pages may be short or empty and still carry a
+// continuation; use QueryAll or loop on Page.Next.
+func (t *Table) Query(ctx context.Context, q Query) (Page, error) {
+	q, err := normalizeQuery(q)
+	if err != nil {
+		return Page{}, err
+	}
+	count(ctx, func(c *Counter) *atomicInt { return &c.queries })
+	return t.b.Query(ctx, t.name, q)
+}
+
+// QueryAll runs a query to its end, calling fn for each entity in order. It is
+// for rebuilds and admin tools; pages shown to users read one page at a time.
+func (t *Table) QueryAll(ctx context.Context, q Query, fn func(Entity) error) error {
+	for {
+		p, err := t.Query(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, e := range p.Entities {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		if p.Next == nil {
+			return nil
+		}
+		q.Continuation = p.Next
+	}
+}
+
+// Transact applies ops atomically: at most MaxTxOps operations, one partition
+// key, each row key at most once.
+func (t *Table) Transact(ctx context.Context, ops []TxOp) error {
+	ops, err := normalizeTx(ops)
+	if err != nil {
+		return err
+	}
+	count(ctx, func(c *Counter) *atomicInt { return &c.txs })
+	return t.b.Transact(ctx, t.name, ops)
+}
+
+// Container is a handle on one blob container.
+type Container struct {
+	b    Backend
+	name string
+}
+
+// Name is the container's full (prefixed) name.
+func (c *Container) Name() string { return c.name }
+
+// Put creates or overwrites a blob and returns its ETag.
+func (c *Container) Put(ctx context.Context, name string, data []byte, contentType string) (string, error) {
+	if err := ValidateBlobName(name); err != nil {
+		return "", err
+	}
+	if contentType == "" {
+		contentType = "application/octet-stream"
+	}
+	count(ctx, func(c *Counter) *atomicInt { return &c.blobWrites })
+	return c.b.PutBlob(ctx, c.name, name, data, contentType)
+}
+
+// Get reads a blob; ErrNotFound when it is missing.
+func (c *Container) Get(ctx context.Context, name string) (Blob, error) {
+	if err := ValidateBlobName(name); err != nil {
+		return Blob{}, err
+	}
+	count(ctx, func(c *Counter) *atomicInt { return &c.blobReads })
+	return c.b.GetBlob(ctx, c.name, name)
+}
+
+// Delete removes a blob; ErrNotFound when it is missing.
+func (c *Container) Delete(ctx context.Context, name string) error {
+	if err := ValidateBlobName(name); err != nil {
+		return err
+	}
+	count(ctx, func(c *Counter) *atomicInt { return &c.blobWrites })
+	return c.b.DeleteBlob(ctx, c.name, name)
+}
+
+// List returns the blobs whose names start with prefix, by name.
+func (c *Container) List(ctx context.Context, prefix string) ([]BlobInfo, error) {
+	count(ctx, func(c *Counter) *atomicInt { return &c.blobReads })
+	return c.b.ListBlobs(ctx, c.name, prefix)
+}
