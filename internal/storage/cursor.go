@@ -34,15 +34,24 @@ const (
 // The fingerprint binds a token to the query it came from, so reusing it with
 // another filter or list fails instead of leaking another partition.
 type Cursors struct {
-	key []byte
+	keys [][]byte
 }
 
-// NewCursors takes the server's cursor secret (at least 32 bytes).
-func NewCursors(key []byte) (*Cursors, error) {
-	if len(key) < 32 {
-		return nil, fmt.Errorf("cursor key must be at least 32 bytes, got %d", len(key))
+// NewCursors takes the server's cursor secrets (each at least 32 bytes): the
+// first signs, and all verify, so a key can be rotated out without breaking
+// the "load more" links already on people's screens.
+func NewCursors(keys ...[]byte) (*Cursors, error) {
+	if len(keys) == 0 {
+		return nil, errors.New("cursor keys: none given")
 	}
-	return &Cursors{key: append([]byte(nil), key...)}, nil
+	c := &Cursors{}
+	for _, k := range keys {
+		if len(k) < 32 {
+			return nil, fmt.Errorf("cursor key must be at least 32 bytes, got %d", len(k))
+		}
+		c.keys = append(c.keys, append([]byte(nil), k...))
+	}
+	return c, nil
 }
 
 // Encode makes the token for cur under query, a string naming the listing and
@@ -59,7 +68,7 @@ func (c *Cursors) Encode(query string, cur Cursor) string {
 	} else {
 		buf = append(buf, 0)
 	}
-	buf = append(buf, c.mac(buf)...)
+	buf = append(buf, mac(c.keys[0], buf)...)
 	return base64.RawURLEncoding.EncodeToString(buf)
 }
 
@@ -77,7 +86,7 @@ func (c *Cursors) Decode(query, token string) (Cursor, error) {
 		return Cursor{}, fmt.Errorf("%w: too short", ErrBadCursor)
 	}
 	body, sig := raw[:len(raw)-macLen], raw[len(raw)-macLen:]
-	if !hmac.Equal(sig, c.mac(body)) {
+	if !c.verify(body, sig) {
 		return Cursor{}, fmt.Errorf("%w: signature mismatch", ErrBadCursor)
 	}
 	if body[0] != cursorVersion {
@@ -97,8 +106,17 @@ func (c *Cursors) Decode(query, token string) (Cursor, error) {
 	return cur, nil
 }
 
-func (c *Cursors) mac(b []byte) []byte {
-	m := hmac.New(sha256.New, c.key)
+func (c *Cursors) verify(body, sig []byte) bool {
+	for _, k := range c.keys {
+		if hmac.Equal(sig, mac(k, body)) {
+			return true
+		}
+	}
+	return false
+}
+
+func mac(key, b []byte) []byte {
+	m := hmac.New(sha256.New, key)
 	m.Write(b)
 	return m.Sum(nil)[:macLen]
 }

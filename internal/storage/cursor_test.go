@@ -57,6 +57,20 @@ func TestCursorRejectsTamperingAndForeignQueries(t *testing.T) {
 	}
 }
 
+func TestCursorKeyRotation(t *testing.T) {
+	oldKey, newKey := bytes.Repeat([]byte("o"), 32), bytes.Repeat([]byte("n"), 32)
+	before, _ := NewCursors(oldKey)
+	after, _ := NewCursors(newKey, oldKey)
+	tok := before.Encode("q", Cursor{Bucket: "b"})
+	if cur, err := after.Decode("q", tok); err != nil || cur.Bucket != "b" {
+		t.Fatalf("a token signed with a retired key stopped working: %v", err)
+	}
+	dropped, _ := NewCursors(newKey)
+	if _, err := dropped.Decode("q", tok); !errors.Is(err, ErrBadCursor) {
+		t.Fatalf("a token signed with a dropped key still works: %v", err)
+	}
+}
+
 func TestNewCursorsNeedsALongKey(t *testing.T) {
 	if _, err := NewCursors([]byte("short")); err == nil {
 		t.Fatal("a short key was accepted")
