@@ -55,11 +55,11 @@ func ValidateContainerName(name string) error {
 	return nil
 }
 
-// ValidateBlobName accepts 1-1024 characters of slash-separated segments,
+// ValidateBlobName accepts 1-1024 characters (Azure counts characters, not bytes) of slash-separated segments,
 // none empty, "." or "..", with no backslash or control character, so a name
 // is safe as a file path in the embedded backend too.
 func ValidateBlobName(name string) error {
-	if name == "" || len(name) > 1024 || !utf8.ValidString(name) || strings.ContainsRune(name, '\\') {
+	if name == "" || utf8.RuneCountInString(name) > 1024 || !utf8.ValidString(name) || strings.ContainsRune(name, '\\') {
 		return fmt.Errorf("%w: blob name %q", ErrInvalid, name)
 	}
 	for _, seg := range strings.Split(name, "/") {
