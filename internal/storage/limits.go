@@ -17,6 +17,9 @@ const (
 	MaxValueBytes    = 64 << 10 // a string (UTF-16 bytes) or binary value
 	MaxEntityBytes   = 1 << 20  // an entity, by Azure's size formula
 	MaxPropNameChars = 255
+	// MaxTxBytes bounds a transaction's entities by the same size formula;
+	// Azure rejects a batch request over 4 MiB.
+	MaxTxBytes = 4 << 20
 )
 
 var (
@@ -273,6 +276,7 @@ func normalizeTx(ops []TxOp) ([]TxOp, error) {
 	}
 	out := make([]TxOp, len(ops))
 	seen := make(map[string]bool, len(ops))
+	total := 0
 	pk := ops[0].Entity.PartitionKey
 	for i, op := range ops {
 		if op.Entity.PartitionKey != pk {
@@ -296,6 +300,7 @@ func normalizeTx(ops []TxOp) ([]TxOp, error) {
 				return nil, err
 			}
 			op.Entity = e
+			total += EntitySize(e)
 			if op.Kind == TxUpdate && op.IfMatch == "" {
 				return nil, fmt.Errorf("%w: update needs an ETag or AnyETag", ErrInvalidTransaction)
 			}
@@ -303,6 +308,9 @@ func normalizeTx(ops []TxOp) ([]TxOp, error) {
 			return nil, fmt.Errorf("%w: unknown operation kind", ErrInvalidTransaction)
 		}
 		out[i] = op
+	}
+	if total > MaxTxBytes {
+		return nil, fmt.Errorf("%w: transaction carries %d bytes, at most %d", ErrTooLarge, total, MaxTxBytes)
 	}
 	return out, nil
 }

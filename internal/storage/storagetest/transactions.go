@@ -1,6 +1,7 @@
 package storagetest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/harmony/harmony/internal/storage"
@@ -51,6 +52,17 @@ func testTransactions(t *testing.T, s *suite) {
 		{"Over100OpsRejected", func(t *testing.T, pk string) {
 			err := tbl.Transact(t.Context(), inserts(rows(pk, storage.MaxTxOps+1)))
 			wantErr(t, err, storage.ErrInvalidTransaction, "101 inserts")
+			wantQuery(t, tbl, storage.Query{PartitionKey: pk}, nil, "after the rejected transaction")
+		}},
+		{"Over4MiBRejected", func(t *testing.T, pk string) {
+			// 70 entities of ~64 KiB each: every one is valid, together they
+			// exceed the 4 MiB batch limit Azure enforces on the request.
+			big := strings.Repeat("x", 32<<10-8)
+			es := make([]storage.Entity, 70)
+			for i := range es {
+				es[i] = ent(pk, storage.Pad(int64(i), 3), map[string]any{"S": big})
+			}
+			wantErr(t, tbl.Transact(t.Context(), inserts(es)), storage.ErrTooLarge, "a 4.4 MiB transaction")
 			wantQuery(t, tbl, storage.Query{PartitionKey: pk}, nil, "after the rejected transaction")
 		}},
 		{"MixedPartitionKeysRejected", func(t *testing.T, pk string) {
