@@ -1,0 +1,253 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// LookupEnv reads one environment variable; os.LookupEnv in production,
+// a map in tests.
+type LookupEnv func(name string) (string, bool)
+
+// Load reads every setting from the environment, then from flags in args
+// (a flag wins), and validates the result. It reports every problem at once.
+// With -h or -help in args it returns flag.ErrHelp.
+func Load(args []string, env LookupEnv) (*Config, error) {
+	raw, err := readRaw(args, env)
+	if err != nil {
+		return nil, err
+	}
+	return parse(raw)
+}
+
+// readRaw resolves each setting's text: default, then environment, then flag.
+func readRaw(args []string, env LookupEnv) (map[string]string, error) {
+	fs := flag.NewFlagSet("web", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the caller prints errors and usage
+	values := make(map[string]*string)
+	var conflicts []error
+	for _, s := range settings() {
+		v, source, ok := s.def, "", false
+		for _, name := range append([]string{s.env}, s.aliases...) {
+			got, found := env(name)
+			if !found || got == "" {
+				continue
+			}
+			if ok && got != v {
+				conflicts = append(conflicts, fmt.Errorf("%s and %s are both set and differ; set one", source, name))
+			}
+			v, source, ok = got, name, true
+		}
+		values[s.env] = fs.String(s.flagName(), v, s.usage)
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if len(conflicts) > 0 {
+		return nil, errors.Join(conflicts...)
+	}
+	raw := make(map[string]string, len(values))
+	for k, v := range values {
+		raw[k] = strings.TrimSpace(*v)
+	}
+	return raw, nil
+}
+
+var tablePrefixPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,19}$`)
+
+// parse turns raw setting text into a Config, collecting every error.
+func parse(raw map[string]string) (*Config, error) {
+	var errs []error
+	fail := func(name string, err error) {
+		errs = append(errs, fmt.Errorf("%s: %w", name, err))
+	}
+	c := &Config{
+		Addr:                  raw["ADDR"],
+		DataDir:               raw["DATA_DIR"],
+		AzureConnectionString: raw["AZURE_STORAGE_CONNECTION_STRING"],
+		TablePrefix:           raw["TABLE_PREFIX"],
+		OIDC: OIDC{
+			Issuer:       raw["OIDC_ISSUER"],
+			ClientID:     raw["OIDC_CLIENT_ID"],
+			ClientSecret: raw["OIDC_CLIENT_SECRET"],
+			Name:         raw["OIDC_NAME"],
+		},
+		OpenAI: OpenAI{
+			BaseURL: raw["OPENAI_BASE_URL"],
+			APIKey:  raw["OPENAI_API_KEY"],
+			Model:   raw["OPENAI_MODEL"],
+		},
+	}
+
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		fail("ADDR", fmt.Errorf("want host:port such as :8080: %w", err))
+	}
+	base, err := parseBaseURL(raw["BASE_URL"])
+	if err != nil {
+		fail("BASE_URL", err)
+	}
+	c.BaseURL = base
+	switch Env(raw["ENV"]) {
+	case Development, Production:
+		c.Env = Env(raw["ENV"])
+	default:
+		fail("ENV", fmt.Errorf("want %q or %q, got %q", Development, Production, raw["ENV"]))
+	}
+	if c.DataDir == "" {
+		fail("DATA_DIR", errors.New("must not be empty"))
+	}
+	if c.TablePrefix != "" && !tablePrefixPattern.MatchString(c.TablePrefix) {
+		fail("TABLE_PREFIX", fmt.Errorf("want 1-20 letters and digits starting with a letter, got %q", c.TablePrefix))
+	}
+
+	if c.SessionKeys, err = parseKeys(raw["SESSION_KEYS"]); err != nil {
+		fail("SESSION_KEYS", err)
+	}
+	if c.CursorKeys, err = parseKeys(raw["CURSOR_KEY"]); err != nil {
+		fail("CURSOR_KEY", err)
+	}
+	if c.IsProduction() {
+		if raw["SESSION_KEYS"] == "" {
+			fail("SESSION_KEYS", errors.New("required in production (generate one with: openssl rand -hex 32)"))
+		}
+		if raw["CURSOR_KEY"] == "" {
+			fail("CURSOR_KEY", errors.New("required in production (generate one with: openssl rand -hex 32)"))
+		}
+	}
+	if sharesKey(c.SessionKeys, c.CursorKeys) {
+		fail("CURSOR_KEY", errors.New("must differ from every SESSION_KEYS key"))
+	}
+
+	if c.SessionIdleTimeout, err = parseDuration(raw["SESSION_IDLE_TIMEOUT"]); err != nil {
+		fail("SESSION_IDLE_TIMEOUT", err)
+	} else if c.SessionIdleTimeout <= 0 {
+		fail("SESSION_IDLE_TIMEOUT", errors.New("must be positive"))
+	}
+	if c.SessionMaxAge, err = parseDuration(raw["SESSION_MAX_AGE"]); err != nil {
+		fail("SESSION_MAX_AGE", err)
+	} else if c.SessionMaxAge <= 0 {
+		fail("SESSION_MAX_AGE", errors.New("must be positive"))
+	} else if c.SessionIdleTimeout > c.SessionMaxAge {
+		fail("SESSION_IDLE_TIMEOUT", errors.New("must not exceed SESSION_MAX_AGE"))
+	}
+
+	if c.AdminEmails, err = parseEmails(raw["ADMIN_EMAILS"]); err != nil {
+		fail("ADMIN_EMAILS", err)
+	}
+	if c.SMTPURL = raw["SMTP_URL"]; c.SMTPURL != "" {
+		if err := checkURL(c.SMTPURL, "smtp", "smtps"); err != nil {
+			fail("SMTP_URL", err)
+		}
+	}
+	if c.OIDC.Issuer != "" || c.OIDC.ClientID != "" || c.OIDC.ClientSecret != "" {
+		if err := checkURL(c.OIDC.Issuer, "https", "http"); err != nil {
+			fail("OIDC_ISSUER", err)
+		}
+		if c.OIDC.ClientID == "" {
+			fail("OIDC_CLIENT_ID", errors.New("required when OIDC_ISSUER is set"))
+		}
+	}
+	if c.OpenAI.BaseURL != "" {
+		if err := checkURL(c.OpenAI.BaseURL, "https", "http"); err != nil {
+			fail("OPENAI_BASE_URL", err)
+		}
+	}
+	if c.MessagesTTL, err = parseDuration(raw["MESSAGES_TTL"]); err != nil {
+		fail("MESSAGES_TTL", err)
+	} else if c.MessagesTTL < 0 {
+		fail("MESSAGES_TTL", errors.New("must not be negative"))
+	}
+	if c.LogLevel, err = parseLogLevel(raw["LOG_LEVEL"]); err != nil {
+		fail("LOG_LEVEL", err)
+	}
+	if c.TrustedProxies, err = parsePrefixes(raw["TRUSTED_PROXIES"]); err != nil {
+		fail("TRUSTED_PROXIES", err)
+	}
+	if c.BodyLimit, err = parseSize(raw["BODY_LIMIT"]); err != nil {
+		fail("BODY_LIMIT", err)
+	} else if c.BodyLimit < 1024 {
+		fail("BODY_LIMIT", errors.New("must be at least 1KiB"))
+	}
+
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// parseBaseURL accepts an absolute http(s) origin. A path would need every
+// route and cookie to be mounted below it, which the app does not do.
+func parseBaseURL(s string) (*url.URL, error) {
+	if err := checkURL(s, "http", "https"); err != nil {
+		return nil, err
+	}
+	u, _ := url.Parse(s)
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return nil, fmt.Errorf("want an origin such as https://example.org, got %q", s)
+	}
+	u.Path = ""
+	return u, nil
+}
+
+// checkURL reports whether s is an absolute URL with a host and one of the
+// given schemes. Error messages never repeat s: it may hold a password.
+func checkURL(s string, schemes ...string) error {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return errors.New("not an absolute URL")
+	}
+	for _, scheme := range schemes {
+		if u.Scheme == scheme {
+			return nil
+		}
+	}
+	return fmt.Errorf("scheme must be one of %s", strings.Join(schemes, ", "))
+}
+
+func parseEmails(s string) ([]string, error) {
+	var out []string
+	for _, part := range splitList(s) {
+		addr, err := mail.ParseAddress(part)
+		if err != nil || addr.Name != "" {
+			return nil, fmt.Errorf("%q is not a plain email address", part)
+		}
+		out = append(out, strings.ToLower(addr.Address))
+	}
+	return out, nil
+}
+
+func parseLogLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("want debug, info, warn or error, got %q", s)
+}
+
+// splitList splits a comma-separated list, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}

@@ -1,0 +1,126 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/static"
+	errorviews "github.com/harmony/harmony/views/errors"
+)
+
+// handleError is echo's HTTPErrorHandler: the one place an error becomes a
+// response. It logs every 5xx with its request id and cause, and answers
+// with a page, an htmx fragment, or JSON under /api/, never with the cause.
+func (s *Server) handleError(err error, c echo.Context) {
+	req := c.Request()
+	ctx := req.Context()
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		s.log.DebugContext(ctx, "client went away", "request_id", RequestID(c), "path", req.URL.Path)
+		return
+	}
+	status, message := classify(ctx, err)
+	attrs := []any{"request_id", RequestID(c), "method", req.Method, "path", req.URL.Path, "status", status, "err", err}
+	if status >= 500 {
+		s.log.ErrorContext(ctx, "request failed", attrs...)
+	} else {
+		s.log.DebugContext(ctx, "request refused", attrs...)
+	}
+	if c.Response().Committed {
+		return // the status is on the wire; nothing more can be said
+	}
+
+	props := errorviews.Props{
+		Status:  status,
+		Title:   i18n.T(ctx, messageKey(status, "title")),
+		Message: message,
+	}
+	if props.Message == "" {
+		props.Message = i18n.T(ctx, messageKey(status, "body"))
+	}
+	if status >= 500 {
+		props.RequestID = RequestID(c)
+	}
+
+	var werr error
+	switch {
+	case strings.HasPrefix(req.URL.Path, "/api/"):
+		werr = c.JSON(status, apiError{Error: props.Message, RequestID: props.RequestID})
+	case strings.HasPrefix(req.URL.Path, static.Prefix):
+		// Asset misses get no page: it would be wasted on an <img> or <link>.
+		werr = c.String(status, props.Title)
+	case HTMXFrom(c).Partial:
+		werr = RenderFragment(c, status, errorviews.Fragment(props))
+	default:
+		werr = Render(c, status, Page{Title: props.Title, Content: errorviews.Page(props)})
+	}
+	if werr != nil {
+		s.log.ErrorContext(ctx, "error response failed", "request_id", RequestID(c), "err", werr)
+		if !c.Response().Committed {
+			_ = c.String(status, props.Title)
+		}
+	}
+}
+
+type apiError struct {
+	Error     string `json:"error"`
+	RequestID string `json:"request_id,omitempty"`
+}
+
+// classify maps any error to a status and, when the error carries one, a
+// user-safe message ("" means the standard text for the status).
+func classify(ctx context.Context, err error) (int, string) {
+	var webErr *Error
+	var httpErr *echo.HTTPError
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &webErr):
+		if webErr.Status < 400 || webErr.Status > 599 {
+			return http.StatusInternalServerError, ""
+		}
+		return webErr.Status, webErr.Message
+	case errors.As(err, &httpErr):
+		// echo's own errors (404, 405, 413): its messages are English
+		// one-liners, so the user gets our translated text instead.
+		if httpErr.Code < 400 || httpErr.Code > 599 {
+			return http.StatusInternalServerError, ""
+		}
+		return httpErr.Code, ""
+	case errors.As(err, &tooLarge):
+		return http.StatusRequestEntityTooLarge, ""
+	case errors.Is(err, storage.ErrBadCursor):
+		return http.StatusBadRequest, i18n.T(ctx, "error.bad_cursor")
+	case errors.Is(err, storage.ErrNotFound):
+		return http.StatusNotFound, ""
+	case errors.Is(err, storage.ErrInvalidKey):
+		return http.StatusBadRequest, ""
+	case errors.Is(err, storage.ErrPrecondition), errors.Is(err, storage.ErrExists):
+		return http.StatusConflict, ""
+	case errors.Is(err, storage.ErrTooLarge):
+		return http.StatusRequestEntityTooLarge, ""
+	case errors.Is(err, storage.ErrTransient):
+		return http.StatusServiceUnavailable, ""
+	}
+	return http.StatusInternalServerError, ""
+}
+
+// messageKey names the catalog entry for a status; statuses without their
+// own text share the generic 400 or 500 one.
+func messageKey(status int, part string) string {
+	switch status {
+	case 400, 403, 404, 405, 409, 413, 429, 500, 503:
+	default:
+		if status < 500 {
+			status = 400
+		} else {
+			status = 500
+		}
+	}
+	return "error." + strconv.Itoa(status) + "." + part
+}

@@ -1,0 +1,81 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// HTMX is what an htmx request says about itself, parsed once per request.
+type HTMX struct {
+	// Request is true for any request htmx made (HX-Request: true).
+	Request bool
+	// Partial is true when htmx will swap the response into part of the
+	// page (HX-Request-Type: partial): answer with a fragment. History
+	// restores and body-targeted requests ask for "full".
+	Partial        bool
+	Boosted        bool
+	HistoryRestore bool
+	// Target and Source identify elements as htmx 4 sends them, "tag#id".
+	Target     string
+	Source     string
+	CurrentURL string
+}
+
+const htmxKey = "web.htmx"
+
+// parseHTMX reads the HX-* headers once and marks every response as varying
+// on them, so no cache serves a fragment for a page or the reverse.
+func parseHTMX(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Request().Header
+		hx := HTMX{Request: h.Get("HX-Request") == "true"}
+		if hx.Request {
+			hx.Partial = h.Get("HX-Request-Type") == "partial"
+			hx.Boosted = h.Get("HX-Boosted") == "true"
+			hx.HistoryRestore = h.Get("HX-History-Restore-Request") == "true"
+			hx.Target = h.Get("HX-Target")
+			hx.Source = h.Get("HX-Source")
+			hx.CurrentURL = h.Get("HX-Current-URL")
+		}
+		c.Set(htmxKey, hx)
+		c.Response().Header().Add("Vary", "HX-Request, HX-Request-Type")
+		return next(c)
+	}
+}
+
+// HTMXFrom returns the request's htmx headers.
+func HTMXFrom(c echo.Context) HTMX {
+	hx, _ := c.Get(htmxKey).(HTMX)
+	return hx
+}
+
+// Redirect sends the browser to target after a successful action: an
+// HX-Redirect header for htmx requests (a 3xx would be followed by fetch
+// and swapped in), 303 See Other otherwise (POST-redirect-GET).
+func Redirect(c echo.Context, target string) error {
+	if HTMXFrom(c).Request {
+		c.Response().Header().Set("HX-Redirect", target)
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.Redirect(http.StatusSeeOther, target)
+}
+
+// LocalPath returns next if it is a path on this site, else "/". Use it on
+// every user-supplied return address, so a redirect never leaves the site:
+// it refuses absolute and scheme-relative URLs, backslash tricks ("/\evil")
+// and control characters that browsers strip ("/\t/evil").
+func LocalPath(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, `/\`) {
+		return "/"
+	}
+	// What is left starts with one slash and a path character, so it has no
+	// scheme or host however a browser parses it.
+	for _, r := range next {
+		if r < 0x20 || r == 0x7f || r == '\\' {
+			return "/"
+		}
+	}
+	return next
+}

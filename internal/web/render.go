@@ -1,0 +1,67 @@
+package web
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web/csrf"
+	"github.com/harmony/harmony/views/layout"
+)
+
+// Page is what a handler renders: the content of <main> in the layout for a
+// full request, or just a fragment for an htmx partial request.
+type Page struct {
+	// Title is the translated page title, without the site name. Empty
+	// means the site's own title.
+	Title string
+	// Section is the module slug marked current in the navigation, or "".
+	Section string
+	// Content fills <main>.
+	Content templ.Component
+	// Fragment answers htmx partial requests; nil means Content.
+	Fragment templ.Component
+}
+
+// Render writes p with status: the full page, or the fragment when htmx
+// asks for a partial. Nothing is written if rendering fails, so the error
+// handler can still answer with a clean 500.
+func Render(c echo.Context, status int, p Page) error {
+	if HTMXFrom(c).Partial {
+		frag := p.Fragment
+		if frag == nil {
+			frag = p.Content
+		}
+		return RenderFragment(c, status, frag)
+	}
+	props := layout.Props{
+		Title:      p.Title,
+		Nav:        navItems(p.Section),
+		CurrentURL: c.Request().URL.RequestURI(),
+	}
+	return RenderFragment(c, status, layout.Page(props, p.Content))
+}
+
+// RenderFragment writes one component as the whole response body. It
+// renders into a buffer with the request's context (cancellation, language,
+// CSRF token) before writing status and body.
+func RenderFragment(c echo.Context, status int, comp templ.Component) error {
+	token, err := CSRFToken(c)
+	if err != nil && !errors.Is(err, errNoSessions) {
+		return err // a bare echo (a view test) renders without a token
+	}
+	ctx := csrf.WithToken(c.Request().Context(), token)
+	var buf bytes.Buffer
+	if err := comp.Render(ctx, &buf); err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	h := c.Response().Header()
+	// Pages carry a per-session CSRF token: no shared caches.
+	h.Set("Cache-Control", "private, no-cache")
+	h.Set("Content-Language", string(i18n.LangOf(ctx)))
+	return c.HTMLBlob(status, buf.Bytes())
+}

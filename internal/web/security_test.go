@@ -1,0 +1,190 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+const wantCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+	"frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
+
+var prodEnv = map[string]string{"BASE_URL": "https://harmony.example"}
+
+func TestSecurityHeaders(t *testing.T) {
+	for _, path := range []string{"/", "/nope", "/api/health"} {
+		res := newServer(t, nil).client.Get(path)
+		for name, want := range map[string]string{
+			"Content-Security-Policy": wantCSP,
+			"X-Content-Type-Options":  "nosniff",
+			"Referrer-Policy":         "strict-origin-when-cross-origin",
+			"X-Frame-Options":         "DENY",
+		} {
+			if got := res.Header.Get(name); got != want {
+				t.Errorf("GET %s: %s = %q, want %q", path, name, got, want)
+			}
+		}
+		if res.Header.Get("Strict-Transport-Security") != "" {
+			t.Errorf("GET %s: HSTS sent over http", path)
+		}
+		if !strings.Contains(res.Header.Get("Vary"), "HX-Request") {
+			t.Errorf("GET %s: Vary %q lacks HX-Request", path, res.Header.Get("Vary"))
+		}
+	}
+}
+
+func TestHTTPSTurnsOnHSTSAndHostCookie(t *testing.T) {
+	res := newServer(t, prodEnv).client.Get("/")
+	if !strings.HasPrefix(res.Header.Get("Strict-Transport-Security"), "max-age=") {
+		t.Errorf("HSTS %q", res.Header.Get("Strict-Transport-Security"))
+	}
+	var session *http.Cookie
+	for _, ck := range res.Cookies() {
+		if strings.Contains(ck.Name, "harmony_session") {
+			session = ck
+		}
+	}
+	if session == nil || session.Name != "__Host-harmony_session" || !session.Secure || !session.HttpOnly ||
+		session.SameSite != http.SameSiteLaxMode || session.Path != "/" || session.Domain != "" {
+		t.Errorf("session cookie %+v", session)
+	}
+}
+
+func TestDevSessionCookie(t *testing.T) {
+	res := newServer(t, nil).client.Get("/")
+	var session *http.Cookie
+	for _, ck := range res.Cookies() {
+		if ck.Name == "harmony_session" {
+			session = ck
+		}
+	}
+	if session == nil || session.Secure || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode {
+		t.Errorf("session cookie %+v", session)
+	}
+}
+
+func TestStorageOpsHeader(t *testing.T) {
+	dev := newServer(t, nil).client.Get("/")
+	if got := dev.Header.Get("X-Storage-Ops"); !strings.HasPrefix(got, "total=0 ") {
+		t.Errorf("development: X-Storage-Ops %q", got)
+	}
+	notFound := newServer(t, nil).client.Get("/nope")
+	if notFound.Header.Get("X-Storage-Ops") == "" {
+		t.Error("development: error pages lack X-Storage-Ops")
+	}
+	for name, env := range map[string]map[string]string{
+		"ENV=production": {"ENV": "production"},
+		"https":          prodEnv,
+	} {
+		if got := newServer(t, env).client.Get("/").Header.Get("X-Storage-Ops"); got != "" {
+			t.Errorf("%s: X-Storage-Ops %q sent in production", name, got)
+		}
+	}
+}
+
+func TestCSRFRouteMatrix(t *testing.T) {
+	s := newServer(t, nil)
+	// A route of every unsafe method, as modules will add them.
+	ok := func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }
+	s.Echo().PUT("/probe/:id", ok)
+	s.Echo().PATCH("/probe/:id", ok)
+	s.Echo().DELETE("/probe/:id/*", ok)
+	webtest.AssertUnsafeRoutesNeedCSRF(t, s.Echo())
+}
+
+func TestCSRFAcceptsHeaderAndField(t *testing.T) {
+	s := newServer(t, nil)
+	s.Echo().DELETE("/probe", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
+	token := s.client.CSRFToken("/")
+	res := s.client.Do(webtest.NewRequest(t, http.MethodDelete, "/probe", nil, "X-CSRF-Token", token))
+	if res.StatusCode != http.StatusNoContent {
+		t.Errorf("token in header: status %d", res.StatusCode)
+	}
+	res = s.client.PostForm("/lang", url.Values{"lang": {"en"}, "_csrf": {token}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Errorf("token in form: status %d", res.StatusCode)
+	}
+}
+
+func TestCSRFRefusesCrossOrigin(t *testing.T) {
+	s := newServer(t, nil)
+	form := s.client.WithCSRF("/", url.Values{"lang": {"ru"}})
+	res := s.client.PostForm("/lang", form, "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
+	if res.StatusCode != http.StatusForbidden {
+		t.Errorf("cross-site post with a valid token: status %d, want 403", res.StatusCode)
+	}
+}
+
+// A cookie signed with a key that was rotated to second place still works;
+// one whose key was dropped does not.
+func TestSessionKeyRotation(t *testing.T) {
+	oldKey, newKey := testSessionKey, strings.Repeat("33", 32)
+	before := newServer(t, map[string]string{"SESSION_KEYS": oldKey})
+	form := before.client.WithCSRF("/", url.Values{"lang": {"ru"}})
+
+	post := func(s *testServer) int {
+		req := webtest.NewRequest(t, http.MethodPost, s.client.URL+"/lang", strings.NewReader(form.Encode()),
+			"Content-Type", "application/x-www-form-urlencoded")
+		return before.client.Do(req).StatusCode // the same browser, cookies and all
+	}
+	if got := post(newServer(t, map[string]string{"SESSION_KEYS": newKey + "," + oldKey})); got != http.StatusSeeOther {
+		t.Errorf("old key still listed: status %d, want 303", got)
+	}
+	if got := post(newServer(t, map[string]string{"SESSION_KEYS": newKey})); got != http.StatusForbidden {
+		t.Errorf("old key dropped: status %d, want 403", got)
+	}
+}
+
+func TestRealIPTrustsOnlyConfiguredProxies(t *testing.T) {
+	tests := []struct {
+		name    string
+		trusted string
+		want    string
+	}{
+		{"no proxies: the connection", "", "127.0.0.1"},
+		{"trusted proxy: the forwarded client", "127.0.0.1", "203.0.113.9"},
+		{"other proxy trusted: the connection", "10.0.0.0/8", "127.0.0.1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, map[string]string{"TRUSTED_PROXIES": tt.trusted})
+			s.Echo().GET("/ip", func(c echo.Context) error { return c.String(http.StatusOK, c.RealIP()) })
+			if got := s.client.Get("/ip", "X-Forwarded-For", "203.0.113.9").Body; got != tt.want {
+				t.Errorf("RealIP %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	s := newServer(t, map[string]string{"BODY_LIMIT": "1KiB"})
+	form := s.client.WithCSRF("/", url.Values{"lang": {"en"}, "pad": {strings.Repeat("x", 4096)}})
+	if res := s.client.PostForm("/lang", form); res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("status %d, want 413", res.StatusCode)
+	}
+}
+
+func TestGzipForPagesOnly(t *testing.T) {
+	s := newServer(t, nil)
+	page := s.client.Get("/", "Accept-Encoding", "gzip")
+	if page.Header.Get("Content-Encoding") != "gzip" {
+		t.Error("home page not gzipped")
+	}
+	health := s.client.Get("/api/health", "Accept-Encoding", "gzip")
+	if health.Header.Get("Content-Encoding") != "" {
+		t.Error("tiny health response gzipped")
+	}
+	s.Echo().GET("/events/stream", func(c echo.Context) error {
+		c.Response().Header().Set("Content-Type", "text/event-stream")
+		return c.String(http.StatusOK, strings.Repeat("data: x\n\n", 500))
+	})
+	stream := s.client.Get("/events/stream", "Accept-Encoding", "gzip", "Accept", "text/event-stream")
+	if stream.Header.Get("Content-Encoding") != "" {
+		t.Error("event stream gzipped")
+	}
+}
