@@ -84,6 +84,26 @@ const (
 	Ge
 )
 
+// Holds reports whether a comparison result c (negative, zero, positive, as
+// from CompareKeys) satisfies the operator.
+func (o Op) Holds(c int) bool {
+	switch o {
+	case Eq:
+		return c == 0
+	case Ne:
+		return c != 0
+	case Lt:
+		return c < 0
+	case Le:
+		return c <= 0
+	case Gt:
+		return c > 0
+	case Ge:
+		return c >= 0
+	}
+	return false
+}
+
 // Filter compares one property with a typed value. Name may also be
 // "PartitionKey" or "RowKey".
 type Filter struct {

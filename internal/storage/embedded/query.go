@@ -316,11 +316,11 @@ func compileFilter(f storage.Filter) (filter, error) {
 func (f *filter) match(pk, rk []byte, r record) bool {
 	switch f.target {
 	case targetPartitionKey:
-		return f.holds(bytes.Compare(pk, f.bin))
+		return f.op.Holds(bytes.Compare(pk, f.bin))
 	case targetRowKey:
-		return f.holds(bytes.Compare(rk, f.bin))
+		return f.op.Holds(bytes.Compare(rk, f.bin))
 	case targetTimestamp:
-		return f.holds(cmpInt(r.stamp, f.num))
+		return f.op.Holds(cmpInt(r.stamp, f.num))
 	}
 	it := r.iter()
 	for {
@@ -334,7 +334,7 @@ func (f *filter) match(pk, rk []byte, r record) bool {
 		if tag != f.tag {
 			return false
 		}
-		return f.holds(f.compare(val))
+		return f.op.Holds(f.compare(val))
 	}
 }
 
@@ -362,25 +362,6 @@ func (f *filter) compare(val []byte) int {
 		return 0
 	}
 	return 0
-}
-
-// holds applies the operator to a comparison result.
-func (f *filter) holds(c int) bool {
-	switch f.op {
-	case storage.Eq:
-		return c == 0
-	case storage.Ne:
-		return c != 0
-	case storage.Lt:
-		return c < 0
-	case storage.Le:
-		return c <= 0
-	case storage.Gt:
-		return c > 0
-	case storage.Ge:
-		return c >= 0
-	}
-	return false
 }
 
 func cmpInt(a, b int64) int {

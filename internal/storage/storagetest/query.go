@@ -78,20 +78,7 @@ func matches(e storage.Entity, f storage.Filter) bool {
 			return false
 		}
 	}
-	c := compareValues(v, f.Value)
-	switch f.Op {
-	case storage.Eq:
-		return c == 0
-	case storage.Ne:
-		return c != 0
-	case storage.Lt:
-		return c < 0
-	case storage.Le:
-		return c <= 0
-	case storage.Gt:
-		return c > 0
-	}
-	return c >= 0
+	return f.Op.Holds(compareValues(v, f.Value))
 }
 
 // oracle returns the entities a query must return, from all that are stored.
