@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/config"
-	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/static"
 )
 
@@ -46,7 +45,7 @@ func serve(ctx context.Context, args []string, env config.LookupEnv, _, stderr i
 		}
 	}()
 
-	srv, err := web.New(web.Deps{Config: cfg, Logger: log, Version: config.Version})
+	srv, err := newServer(ctx, cfg, log, store, nil)
 	if err != nil {
 		return err
 	}

@@ -10,8 +10,8 @@ import (
 )
 
 // baseTables are the tables the process itself needs, whatever modules run:
-// job leases and server-side sessions.
-func baseTables() []string { return []string{"Leases", "Sessions"} }
+// job leases. Modules provision their own (newServer).
+func baseTables() []string { return []string{"Leases"} }
 
 // openStore opens the backend the configuration selects (Azure when a
 // connection string is set, else the embedded store in DATA_DIR) and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/i18n"
@@ -30,6 +31,12 @@ func CSRFToken(c echo.Context) (string, error) {
 		return "", fmt.Errorf("save session: %w", err)
 	}
 	return token, nil
+}
+
+// RotateCSRFToken gives sess a fresh CSRF token, so a token that leaked
+// before sign-in or sign-out is worthless after it. The caller saves sess.
+func RotateCSRFToken(sess *sessions.Session) {
+	sess.Values[csrfSessionKey] = csrf.NewToken()
 }
 
 // requireCSRF guards every unsafe method: the request must come from our

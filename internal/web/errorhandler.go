@@ -114,7 +114,7 @@ func classify(ctx context.Context, err error) (int, string) {
 // own text share the generic 400 or 500 one.
 func messageKey(status int, part string) string {
 	switch status {
-	case 400, 403, 404, 405, 409, 413, 429, 500, 503:
+	case 400, 401, 403, 404, 405, 409, 413, 429, 500, 503:
 	default:
 		if status < 500 {
 			status = 400

@@ -42,6 +42,9 @@ type Deps struct {
 	// beats the lang cookie and Accept-Language. The identity module
 	// provides it; nil means nobody is signed in.
 	UserLanguage func(c echo.Context) (i18n.Lang, bool)
+	// Middleware runs after the session store is attached and before the
+	// language is chosen: the identity module's middleware goes here.
+	Middleware []echo.MiddlewareFunc
 	// Modules are the built modules, in any order.
 	Modules []Module
 	// Now is the clock; nil means time.Now.
@@ -59,6 +62,8 @@ type Server struct {
 	crossOrigin  *http.CrossOriginProtection
 	version      string
 	userLanguage func(echo.Context) (i18n.Lang, bool)
+	middleware   []echo.MiddlewareFunc
+	bodyLimits   map[string]int64
 	now          func() time.Time
 	built        map[string]bool
 }
@@ -92,6 +97,8 @@ func New(d Deps) (*Server, error) {
 		crossOrigin:  crossOrigin,
 		version:      d.Version,
 		userLanguage: d.UserLanguage,
+		middleware:   d.Middleware,
+		bodyLimits:   routeBodyLimits(d.Modules),
 		now:          d.Now,
 		built:        map[string]bool{},
 	}
@@ -121,7 +128,7 @@ func New(d Deps) (*Server, error) {
 //   - recover sits inside the access log, so a panic becomes a logged 500;
 //   - the session store and language come before anything that can fail,
 //     so error pages are in the user's language and carry a CSRF token;
-//   - the identity middleware (a later issue) belongs after sessions and
+//   - Deps.Middleware (the identity middleware) comes after sessions and
 //     before language, so a signed-in user's setting wins.
 func (s *Server) use() {
 	s.echo.Use(
@@ -132,6 +139,9 @@ func (s *Server) use() {
 		s.setSecureHeaders,
 		parseHTMX,
 		s.attachSessions,
+	)
+	s.echo.Use(s.middleware...)
+	s.echo.Use(
 		s.chooseLanguage,
 		s.limitBody,
 		compress(),

@@ -43,6 +43,22 @@ func NewClient(t testing.TB, h http.Handler) *Client {
 	}}
 }
 
+// NewTLSClient is NewClient over https, with httptest's certificate
+// trusted: Secure and __Host- cookies only travel over https.
+func NewTLSClient(t testing.TB, h http.Handler) *Client {
+	t.Helper()
+	srv := httptest.NewTLSServer(h)
+	t.Cleanup(srv.Close)
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := srv.Client()
+	hc.Jar = jar
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &Client{t: t, URL: srv.URL, HTTP: hc}
+}
+
 // Do sends req (a path is resolved against the server) and returns the
 // response with its body read into Body.
 func (c *Client) Do(req *http.Request) *Response {

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/app/admin"
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/config"
+	"github.com/harmony/harmony/internal/mail"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
+)
+
+// newServer builds every module on store, provisions their tables and
+// containers, and returns the router. serve and the tests build the app
+// the same way. now nil means time.Now.
+func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store *storage.Store, now func() time.Time) (*web.Server, error) {
+	mailer, err := mail.FromConfig(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	logMailer(log, mailer)
+	cursors, err := storage.NewCursors(cfg.CursorKeys...)
+	if err != nil {
+		return nil, err
+	}
+
+	// auth and account need each other: auth asks account for the profile
+	// at sign-in, account asks auth for the sessions. ProfilesFunc lets
+	// auth be built first.
+	var accounts *account.Service
+	profiles := auth.ProfilesFunc(func(ctx context.Context, memberKey, email, displayName string) (auth.ProfileState, error) {
+		return accounts.OnSignIn(ctx, memberKey, email, displayName)
+	})
+	authService, err := auth.New(store, cfg, profiles, mailer, log, now)
+	if err != nil {
+		return nil, err
+	}
+	accounts = account.New(store, authService, log, now)
+	adminModule := admin.New(store, accounts, cursors, log, now)
+
+	var tables []string
+	tables = append(tables, authService.Tables()...)
+	tables = append(tables, accounts.Tables()...)
+	tables = append(tables, adminModule.Tables()...)
+	if err := store.Provision(ctx, tables, accounts.Containers()); err != nil {
+		return nil, err
+	}
+
+	return web.New(web.Deps{
+		Config:       cfg,
+		Logger:       log,
+		Version:      config.Version,
+		UserLanguage: authService.UserLanguage,
+		Middleware:   []echo.MiddlewareFunc{authService.Middleware()},
+		Modules:      []web.Module{authService, accounts, adminModule},
+		Now:          now,
+	})
+}
+
+// logMailer says at start where sign-in codes go.
+func logMailer(log *slog.Logger, mailer mail.Sender) {
+	switch mailer.(type) {
+	case nil:
+		log.Warn("no SMTP_URL: sign-in by email code is off")
+	case *mail.DevMailbox:
+		log.Info("no SMTP_URL: mail is logged and shown at /dev/mailbox")
+	default:
+		log.Info("mail goes out through SMTP_URL")
+	}
+}

@@ -1,0 +1,154 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// directoryBuckets are the 16 Users partitions, "user|0" to "user|f", read
+// in that order.
+type directoryBuckets struct{}
+
+const hexDigits = "0123456789abcdef"
+
+func (directoryBuckets) First() string { return directoryPrefix + "0" }
+
+func (b directoryBuckets) After(bucket string) (string, bool) {
+	if !b.Valid(bucket) {
+		return "", false
+	}
+	i := strings.IndexByte(hexDigits, bucket[len(directoryPrefix)])
+	if i+1 == len(hexDigits) {
+		return "", false
+	}
+	return directoryPrefix + hexDigits[i+1:i+2], true
+}
+
+func (directoryBuckets) Valid(bucket string) bool {
+	digit, ok := strings.CutPrefix(bucket, directoryPrefix)
+	return ok && len(digit) == 1 && strings.Contains(hexDigits, digit)
+}
+
+// ListUsers reads one page of the directory, from cursor on (nil: the
+// start), with at most limit people. The next cursor is nil at the end.
+// The order is by bucket, then memberKey: stable, so pages neither repeat
+// nor skip anyone, though it is not alphabetical.
+func (s *Service) ListUsers(ctx context.Context, cursor *storage.Cursor, limit int) ([]DirectoryRow, *storage.Cursor, error) {
+	if limit < 1 || limit > storage.MaxPageSize {
+		limit = 50
+	}
+	walk := storage.Walk{
+		Buckets:  directoryBuckets{},
+		Limit:    limit,
+		MaxCalls: 20,
+		Fetch: func(ctx context.Context, bucket string, cont *storage.Continuation, n int) (storage.Page, error) {
+			return s.directory.Query(ctx, storage.Query{PartitionKey: bucket, Limit: n, Continuation: cont})
+		},
+	}
+	entities, next, err := walk.Run(ctx, cursor)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := make([]DirectoryRow, 0, len(entities))
+	for _, e := range entities {
+		var row DirectoryRow
+		if err := storage.Unmarshal(e, &row); err != nil {
+			return nil, nil, err
+		}
+		rows = append(rows, row)
+	}
+	return rows, next, nil
+}
+
+// RebuildReport counts what RebuildDirectory did.
+type RebuildReport struct {
+	Profiles int // profiles read
+	Written  int // directory rows added or corrected
+	Removed  int // directory rows without a profile, deleted
+}
+
+// RebuildDirectory is the repair path for the Users directory: it
+// recomputes every row from UserProfiles, writes the missing and stale
+// ones, and deletes rows whose profile is gone. It reads both tables whole,
+// so it is for operators and tests, not for requests.
+func (s *Service) RebuildDirectory(ctx context.Context) (RebuildReport, error) {
+	var report RebuildReport
+	have := map[string]DirectoryRow{}
+	err := s.directory.QueryAll(ctx, storage.Query{}, func(e storage.Entity) error {
+		var row DirectoryRow
+		if err := storage.Unmarshal(e, &row); err != nil {
+			return err
+		}
+		have[row.PartitionKey+"\x00"+row.RowKey] = row
+		return nil
+	})
+	if err != nil {
+		return report, err
+	}
+	err = s.profiles.QueryAll(ctx, storage.Query{}, func(e storage.Entity) error {
+		var p ProfileRow
+		if err := storage.Unmarshal(e, &p); err != nil {
+			return err
+		}
+		if _, rk := profileKey(p.PartitionKey); p.RowKey != rk {
+			return nil // not a profile row
+		}
+		report.Profiles++
+		want := directoryRowFor(p.PartitionKey, p)
+		id := want.PartitionKey + "\x00" + want.RowKey
+		old, ok := have[id]
+		delete(have, id)
+		if ok && sameDirectory(old, want) {
+			return nil
+		}
+		report.Written++
+		return s.writeDirectory(ctx, p.PartitionKey, p)
+	})
+	if err != nil {
+		return report, err
+	}
+	for _, orphan := range have {
+		err := s.directory.Delete(ctx, orphan.PartitionKey, orphan.RowKey, storage.AnyETag)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return report, err
+		}
+		report.Removed++
+	}
+	return report, nil
+}
+
+// SetEnabled enables or disables an account. Disabling ends every session
+// of the account at once; auth refuses its next sign-in.
+func (s *Service) SetEnabled(ctx context.Context, memberKey string, enabled bool) (ProfileRow, error) {
+	p, err := s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
+		p.Enabled = enabled
+		return nil
+	})
+	if err != nil {
+		return ProfileRow{}, err
+	}
+	if !enabled {
+		return p, s.sessions.RevokeAllSessions(ctx, memberKey)
+	}
+	return p, nil
+}
+
+// SetAdmin grants or revokes the admin role; the account's sessions follow
+// at once. A revoked role that did not reach the sessions is an error, so
+// the admin can retry: a session must not keep rights it lost.
+func (s *Service) SetAdmin(ctx context.Context, memberKey string, admin bool) (ProfileRow, error) {
+	p, err := s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
+		p.Role = ""
+		if admin {
+			p.Role = RoleAdmin
+		}
+		return nil
+	})
+	if err != nil {
+		return ProfileRow{}, err
+	}
+	return p, s.refreshSessions(ctx, memberKey, p)
+}

@@ -1,0 +1,200 @@
+package account_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/url"
+	"testing"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// directoryPK is the Users partition of a memberKey, as documented:
+// "user|" and the first hex digit of sha256(memberKey).
+func directoryPK(memberKey string) string {
+	sum := sha256.Sum256([]byte(memberKey))
+	return "user|" + hex.EncodeToString(sum[:])[:1]
+}
+
+// directory reads every directory row through the paged listing.
+func directory(t *testing.T, s *account.Service) map[string]account.DirectoryRow {
+	t.Helper()
+	out := map[string]account.DirectoryRow{}
+	var cur *storage.Cursor
+	for {
+		rows, next, err := s.ListUsers(ctx, cur, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if _, dup := out[r.RowKey]; dup {
+				t.Fatalf("%s listed twice", r.RowKey)
+			}
+			out[r.RowKey] = r
+		}
+		if next == nil {
+			return out
+		}
+		cur = next
+	}
+}
+
+func TestFirstSignInCreatesTheAccount(t *testing.T) {
+	a := newApp(t)
+	const key = "auth:01TESTFIRSTSIGNIN"
+	st, err := a.Accounts.OnSignIn(ctx, key, "first@example.com", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.DisplayName != "first" || !st.Enabled || st.Admin || st.Language != "" || st.AvatarURL != "" {
+		t.Errorf("state %+v", st)
+	}
+	p, err := a.Accounts.Profile(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Enabled || p.Email != "first@example.com" || p.CreatedAt.IsZero() {
+		t.Errorf("profile %+v", p)
+	}
+	s, err := a.Accounts.Settings(ctx, key)
+	if err != nil || s.ETag == "" || s.ProfileVisibility != account.VisibilityMembers || s.Language != "" {
+		t.Errorf("settings %+v (%v): not stored with the defaults", s, err)
+	}
+	d := directory(t, a.Accounts)[key]
+	if d.PartitionKey != directoryPK(key) || d.DisplayName != "first" || d.Email != "first@example.com" || !d.Enabled {
+		t.Errorf("directory row %+v", d)
+	}
+
+	// A later sign-in changes nothing.
+	if _, err := a.Accounts.OnSignIn(ctx, key, "first@example.com", "Another Name"); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := a.Accounts.Profile(ctx, key)
+	if again.ETag != p.ETag || again.DisplayName != "first" {
+		t.Errorf("second sign-in rewrote the profile: %+v", again)
+	}
+	// Except a changed email, which follows into the directory.
+	if _, err := a.Accounts.OnSignIn(ctx, key, "moved@example.com", ""); err != nil {
+		t.Fatal(err)
+	}
+	moved, _ := a.Accounts.Profile(ctx, key)
+	if moved.Email != "moved@example.com" || moved.DisplayName != "first" {
+		t.Errorf("after an email change %+v", moved)
+	}
+	if d := directory(t, a.Accounts)[key]; d.Email != "moved@example.com" {
+		t.Errorf("directory email %q", d.Email)
+	}
+}
+
+func TestSignInRepairsAMissingDirectoryRow(t *testing.T) {
+	a := newApp(t)
+	const key = "auth:01TESTREPAIR"
+	if _, err := a.Accounts.OnSignIn(ctx, key, "r@example.com", "R"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Store.Table("Users").Delete(ctx, directoryPK(key), key, storage.AnyETag); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Accounts.OnSignIn(ctx, key, "r@example.com", "R"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := directory(t, a.Accounts)[key]; !ok {
+		t.Error("sign-in did not restore the directory row")
+	}
+}
+
+func TestDirectoryFollowsTheProfile(t *testing.T) {
+	a := newApp(t)
+	c := a.Client()
+	key := a.SignIn(c, "dir@example.com")
+	form := validProfile()
+	form.Set("displayName", "Renamed Person")
+	c.PostForm("/account/profile", c.WithCSRF("/account", form))
+	if d := directory(t, a.Accounts)[key]; d.DisplayName != "Renamed Person" {
+		t.Errorf("directory shows %q", d.DisplayName)
+	}
+	if _, err := a.Accounts.SetEnabled(ctx, key, false); err != nil {
+		t.Fatal(err)
+	}
+	if d := directory(t, a.Accounts)[key]; d.Enabled {
+		t.Error("directory still shows the account enabled")
+	}
+	if _, err := a.Accounts.SetAdmin(ctx, key, true); err != nil {
+		t.Fatal(err)
+	}
+	if d := directory(t, a.Accounts)[key]; d.Role != account.RoleAdmin {
+		t.Errorf("directory role %q", d.Role)
+	}
+}
+
+func TestRebuildDirectory(t *testing.T) {
+	a := newApp(t)
+	keys := []string{"auth:01REBUILDA", "auth:01REBUILDB", "auth:01REBUILDC"}
+	for i, k := range keys {
+		if _, err := a.Accounts.OnSignIn(ctx, k, "p"+string(rune('a'+i))+"@example.com", "Person "+k[len(k)-1:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	users := a.Store.Table("Users")
+	// A lost row, a stale row and a row whose profile is gone.
+	if err := users.Delete(ctx, directoryPK(keys[0]), keys[0], storage.AnyETag); err != nil {
+		t.Fatal(err)
+	}
+	stale := storage.Entity{PartitionKey: directoryPK(keys[1]), RowKey: keys[1], Props: map[string]any{"displayName": "Old Name", "enabled": false}}
+	if _, err := users.Upsert(ctx, stale, storage.Merge); err != nil {
+		t.Fatal(err)
+	}
+	const ghost = "auth:01GHOST"
+	if _, err := users.Insert(ctx, storage.Entity{PartitionKey: directoryPK(ghost), RowKey: ghost, Props: map[string]any{"displayName": "Ghost"}}); err != nil {
+		t.Fatal(err)
+	}
+
+	report, err := a.Accounts.RebuildDirectory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report != (account.RebuildReport{Profiles: 3, Written: 2, Removed: 1}) {
+		t.Errorf("report %+v", report)
+	}
+	dir := directory(t, a.Accounts)
+	if len(dir) != 3 {
+		t.Errorf("%d rows, want 3", len(dir))
+	}
+	for _, k := range keys {
+		p, _ := a.Accounts.Profile(ctx, k)
+		d := dir[k]
+		if d.DisplayName != p.DisplayName || d.Email != p.Email || !d.Enabled || !d.CreatedAt.Equal(p.CreatedAt) {
+			t.Errorf("%s: %+v, profile %+v", k, d, p)
+		}
+	}
+	// A second run has nothing to do.
+	if report, _ := a.Accounts.RebuildDirectory(ctx); report != (account.RebuildReport{Profiles: 3}) {
+		t.Errorf("second run %+v", report)
+	}
+}
+
+func TestListUsersPagesWithoutRepeatsOrGaps(t *testing.T) {
+	a := newApp(t)
+	want := map[string]bool{}
+	for i := 0; i < 40; i++ {
+		k := "auth:01PAGE" + url.PathEscape(string(rune('A'+i%26))) + string(rune('a'+i/26))
+		if _, err := a.Accounts.OnSignIn(ctx, k, "", "P"); err != nil {
+			t.Fatal(err)
+		}
+		want[k] = true
+	}
+	got := directory(t, a.Accounts) // fails on a repeat
+	if len(got) != len(want) {
+		t.Fatalf("%d listed, want %d", len(got), len(want))
+	}
+	for k := range want {
+		if _, ok := got[k]; !ok {
+			t.Errorf("%s missing", k)
+		}
+	}
+	// A cursor naming a bucket outside the directory is refused.
+	if _, _, err := a.Accounts.ListUsers(ctx, &storage.Cursor{Bucket: "user|z"}, 5); err == nil {
+		t.Error("foreign bucket accepted")
+	}
+}

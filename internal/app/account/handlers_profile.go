@@ -1,0 +1,173 @@
+package account
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/account"
+)
+
+// showProfile is GET /account.
+func (h *handlers) showProfile(c echo.Context) error {
+	id := auth.From(c)
+	p, err := h.svc.Profile(c.Request().Context(), id.MemberKey)
+	if err != nil {
+		return err
+	}
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	props := h.profileProps(p, formOf(p), nil)
+	props.Flash = flash
+	return h.renderProfile(c, http.StatusOK, props)
+}
+
+// saveProfile is POST /account/profile: 303 back with a flash, or the form
+// again with its errors (422) and nothing saved.
+func (h *handlers) saveProfile(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	in := ProfileInput{
+		DisplayName: c.FormValue("displayName"),
+		Bio:         c.FormValue("bio"),
+		Location:    c.FormValue("location"),
+		Gender:      c.FormValue("gender"),
+		BirthDate:   c.FormValue("birthDate"),
+		Timezone:    c.FormValue("timezone"),
+	}
+	errs, err := h.svc.UpdateProfile(ctx, id.MemberKey, in)
+	if err != nil {
+		return err
+	}
+	if len(errs) > 0 {
+		p, err := h.svc.Profile(ctx, id.MemberKey)
+		if err != nil {
+			return err
+		}
+		return h.renderProfile(c, http.StatusUnprocessableEntity, h.profileProps(p, views.ProfileForm(in), errs))
+	}
+	if err := web.SetFlash(c, "account.flash.profile_saved"); err != nil {
+		return err
+	}
+	return web.Redirect(c, "/account")
+}
+
+// uploadPhoto is POST /account/photo (multipart field "photo").
+func (h *handlers) uploadPhoto(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	data, err := readPhoto(c)
+	if err == nil {
+		_, err = h.svc.UploadPhoto(ctx, id.MemberKey, data)
+	}
+	var status int
+	var message string
+	switch {
+	case err == nil:
+		if err := web.SetFlash(c, "account.flash.photo_saved"); err != nil {
+			return err
+		}
+		return web.Redirect(c, "/account")
+	case errors.Is(err, errNoPhoto):
+		status, message = http.StatusBadRequest, "account.photo.error_missing"
+	case errors.Is(err, ErrPhotoTooLarge):
+		status, message = http.StatusRequestEntityTooLarge, "account.photo.error_too_large"
+	case errors.Is(err, ErrPhotoType):
+		status, message = http.StatusBadRequest, "account.photo.error_type"
+	case errors.Is(err, ErrPhotoPixels):
+		status, message = http.StatusBadRequest, "account.photo.error_pixels"
+	case errors.Is(err, ErrPhotoDamaged):
+		status, message = http.StatusBadRequest, "account.photo.error_damaged"
+	default:
+		return err
+	}
+	p, perr := h.svc.Profile(ctx, id.MemberKey)
+	if perr != nil {
+		return perr
+	}
+	props := h.profileProps(p, formOf(p), nil)
+	props.PhotoError = i18n.T(ctx, message, "mb", MaxPhotoBytes>>20)
+	return h.renderProfile(c, status, props)
+}
+
+var errNoPhoto = errors.New("account: no photo in the upload")
+
+// readPhoto returns the uploaded file's bytes, refusing a file over
+// MaxPhotoBytes without reading it (the route's body limit already stopped
+// anything much larger).
+func readPhoto(c echo.Context) ([]byte, error) {
+	fh, err := c.FormFile("photo")
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, ErrPhotoTooLarge
+	case err != nil:
+		return nil, fmt.Errorf("%w: %v", errNoPhoto, err)
+	case fh.Size == 0:
+		return nil, errNoPhoto
+	case fh.Size > MaxPhotoBytes:
+		return nil, ErrPhotoTooLarge
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxPhotoBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxPhotoBytes {
+		return nil, ErrPhotoTooLarge
+	}
+	return data, nil
+}
+
+func formOf(p ProfileRow) views.ProfileForm {
+	return views.ProfileForm{
+		DisplayName: p.DisplayName,
+		Bio:         p.Bio,
+		Location:    p.Location,
+		Gender:      p.Gender,
+		BirthDate:   p.BirthDate,
+		Timezone:    p.Timezone,
+	}
+}
+
+func (h *handlers) profileProps(p ProfileRow, form views.ProfileForm, errs FieldErrors) views.ProfileProps {
+	age, hasAge := AgeOn(p.BirthDate, h.svc.now().UTC())
+	zones := CommonTimezones
+	if p.Timezone != "" && !contains(zones, p.Timezone) {
+		zones = append([]string{p.Timezone}, zones...)
+	}
+	return views.ProfileProps{
+		Form:           form,
+		Errors:         views.FieldErrors(errs),
+		SavedName:      p.DisplayName,
+		Email:          p.Email,
+		PhotoURL:       PhotoURL(p.PartitionKey, p.PhotoKey),
+		Age:            age,
+		HasAge:         hasAge,
+		Genders:        Genders,
+		Timezones:      zones,
+		MaxDisplayName: MaxDisplayName,
+		MaxBio:         MaxBio,
+		MaxLocation:    MaxLocation,
+		MaxPhotoMB:     MaxPhotoBytes >> 20,
+	}
+}
+
+func (h *handlers) renderProfile(c echo.Context, status int, props views.ProfileProps) error {
+	return web.Render(c, status, web.Page{
+		Title:   i18n.T(c.Request().Context(), "account.tab.profile"),
+		Content: views.Profile(props),
+	})
+}

@@ -1,0 +1,130 @@
+package account
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/account"
+	"github.com/harmony/harmony/views/components"
+)
+
+// showSettings is GET /account/settings.
+func (h *handlers) showSettings(c echo.Context) error {
+	row, err := h.svc.Settings(c.Request().Context(), auth.From(c).MemberKey)
+	if err != nil {
+		return err
+	}
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	return renderSettings(c, http.StatusOK, flash, SettingsInput{
+		ProfileVisibility:    row.ProfileVisibility,
+		AnonymousLikes:       row.AnonymousLikes,
+		Language:             row.Language,
+		NotificationsEnabled: row.NotificationsEnabled,
+		EmailNotifications:   row.EmailNotifications,
+	}, nil)
+}
+
+// saveSettings is POST /account/settings.
+func (h *handlers) saveSettings(c echo.Context) error {
+	in := SettingsInput{
+		ProfileVisibility:    c.FormValue("profileVisibility"),
+		AnonymousLikes:       checked(c, "anonymousLikes"),
+		Language:             c.FormValue("language"),
+		NotificationsEnabled: checked(c, "notificationsEnabled"),
+		EmailNotifications:   checked(c, "emailNotifications"),
+	}
+	errs, err := h.svc.UpdateSettings(c.Request().Context(), auth.From(c).MemberKey, in)
+	if err != nil {
+		return err
+	}
+	if len(errs) > 0 {
+		return renderSettings(c, http.StatusUnprocessableEntity, components.FlashProps{}, in, errs)
+	}
+	if err := web.SetFlash(c, "account.flash.settings_saved"); err != nil {
+		return err
+	}
+	return web.Redirect(c, "/account/settings")
+}
+
+// checked reads a checkbox: a ticked box sends its value, an unticked one
+// sends nothing.
+func checked(c echo.Context, name string) bool {
+	v := c.FormValue(name)
+	return v == "on" || v == "true" || v == "1"
+}
+
+func renderSettings(c echo.Context, status int, flash components.FlashProps, in SettingsInput, errs FieldErrors) error {
+	return web.Render(c, status, web.Page{
+		Title: i18n.T(c.Request().Context(), "account.tab.settings"),
+		Content: views.Settings(views.SettingsProps{
+			Flash:        flash,
+			Form:         views.SettingsForm(in),
+			Errors:       views.FieldErrors(errs),
+			Visibilities: Visibilities,
+			Languages:    Languages,
+		}),
+	})
+}
+
+// showPreferences is GET /account/preferences.
+func (h *handlers) showPreferences(c echo.Context) error {
+	row, err := h.svc.Preferences(c.Request().Context(), auth.From(c).MemberKey)
+	if err != nil {
+		return err
+	}
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	return renderPreferences(c, http.StatusOK, flash, PreferencesInput{
+		AgeRangeMin:   strconv.Itoa(row.AgeRangeMin),
+		AgeRangeMax:   strconv.Itoa(row.AgeRangeMax),
+		MaxDistanceKm: strconv.Itoa(row.MaxDistanceKm),
+		ShowMe:        row.ShowMe,
+	}, nil)
+}
+
+// savePreferences is POST /account/preferences.
+func (h *handlers) savePreferences(c echo.Context) error {
+	in := PreferencesInput{
+		AgeRangeMin:   c.FormValue("ageRangeMin"),
+		AgeRangeMax:   c.FormValue("ageRangeMax"),
+		MaxDistanceKm: c.FormValue("maxDistanceKm"),
+		ShowMe:        c.FormValue("showMe"),
+	}
+	errs, err := h.svc.UpdatePreferences(c.Request().Context(), auth.From(c).MemberKey, in)
+	if err != nil {
+		return err
+	}
+	if len(errs) > 0 {
+		return renderPreferences(c, http.StatusUnprocessableEntity, components.FlashProps{}, in, errs)
+	}
+	if err := web.SetFlash(c, "account.flash.preferences_saved"); err != nil {
+		return err
+	}
+	return web.Redirect(c, "/account/preferences")
+}
+
+func renderPreferences(c echo.Context, status int, flash components.FlashProps, in PreferencesInput, errs FieldErrors) error {
+	return web.Render(c, status, web.Page{
+		Title: i18n.T(c.Request().Context(), "account.tab.preferences"),
+		Content: views.Preferences(views.PreferencesProps{
+			Flash:   flash,
+			Form:    views.PreferencesForm(in),
+			Errors:  views.FieldErrors(errs),
+			ShowMe:  ShowMeOptions,
+			MinAge:  MinAge,
+			MaxAge:  MaxAge,
+			MinDist: MinDistanceKm,
+			MaxDist: MaxDistanceKm,
+		}),
+	})
+}

@@ -1,0 +1,130 @@
+package account
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// newImageID is 128 random bits in hex: photo URLs are unguessable and
+// unique per upload, so they can be cached forever.
+func newImageID() string {
+	b := make([]byte, 16)
+	rand.Read(b) // never fails
+	return hex.EncodeToString(b)
+}
+
+// largePhotoKey is the large photo's blob name; the profile stores it as
+// photoKey.
+func largePhotoKey(memberKey, imageID string) string { return memberKey + "/" + imageID + ".jpg" }
+
+// smallPhotoKey is the small photo's blob name for a stored photoKey.
+func smallPhotoKey(photoKey string) string {
+	return strings.TrimSuffix(photoKey, ".jpg") + "_s.jpg"
+}
+
+// UploadPhoto checks and re-encodes a photo, stores its two sizes, points
+// the profile at them and deletes the previous photo. Bad images are
+// ErrPhotoType, ErrPhotoPixels, ErrPhotoDamaged or ErrPhotoTooLarge, and
+// nothing is stored.
+func (s *Service) UploadPhoto(ctx context.Context, memberKey string, data []byte) (ProfileRow, error) {
+	if _, err := s.Profile(ctx, memberKey); err != nil {
+		return ProfileRow{}, err
+	}
+	select {
+	case s.decodeSlots <- struct{}{}:
+	case <-ctx.Done():
+		return ProfileRow{}, ctx.Err()
+	}
+	photo, err := processPhoto(data)
+	<-s.decodeSlots
+	if err != nil {
+		return ProfileRow{}, err
+	}
+
+	large := largePhotoKey(memberKey, newImageID())
+	small := smallPhotoKey(large)
+	if _, err := s.photos.Put(ctx, large, photo.Large, "image/jpeg"); err != nil {
+		return ProfileRow{}, err
+	}
+	if _, err := s.photos.Put(ctx, small, photo.Small, "image/jpeg"); err != nil {
+		s.deletePhoto(ctx, large)
+		return ProfileRow{}, err
+	}
+	var previous string
+	p, err := s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
+		previous = p.PhotoKey
+		p.PhotoKey = large
+		return nil
+	})
+	if err != nil {
+		s.deletePhoto(ctx, large)
+		return ProfileRow{}, err
+	}
+	if previous != "" && previous != large {
+		s.deletePhoto(ctx, previous)
+	}
+	s.refreshDisplay(ctx, memberKey, p)
+	return p, nil
+}
+
+// deletePhoto removes both sizes of a photo. A blob left behind costs only
+// space, so failures are logged.
+func (s *Service) deletePhoto(ctx context.Context, photoKey string) {
+	for _, name := range []string{photoKey, smallPhotoKey(photoKey)} {
+		if err := s.photos.Delete(ctx, name); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			s.log.WarnContext(ctx, "old profile photo not deleted", "blob", name, "err", err)
+		}
+	}
+}
+
+// photoFile is the file part of a photo URL: 32 hex digits, "_s" for the
+// small size, ".jpg".
+var photoFile = regexp.MustCompile(`^[0-9a-f]{32}(_s)?\.jpg$`)
+
+// PhotoBlob returns the stored photo that GET /media/profile/:member/:file
+// names. Anything that is not exactly a photo name is ErrNotFound, so the
+// URL cannot reach other blobs.
+func (s *Service) PhotoBlob(ctx context.Context, member, file string) (storage.Blob, error) {
+	if !ValidMemberKey(member) || !photoFile.MatchString(file) {
+		return storage.Blob{}, storage.ErrNotFound
+	}
+	return s.photos.Get(ctx, member+"/"+file)
+}
+
+// ValidMemberKey reports whether k has the shape of an account's memberKey:
+// "auth:" and a key-escaped subject (see auth.AuthMemberKey): no slash,
+// backslash, '#', '?', space or control character, and '%' only as an
+// escape.
+func ValidMemberKey(k string) bool {
+	rest, ok := strings.CutPrefix(k, "auth:")
+	if !ok || rest == "" || len(k) > 512 {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if rest[i] == '%' {
+			if i+2 >= len(rest) || !isHex(rest[i+1]) || !isHex(rest[i+2]) {
+				return false
+			}
+		}
+	}
+	for _, r := range rest {
+		if r == '/' || r == '\\' || r == '#' || r == '?' || r == utf8RuneError || unicode.IsSpace(r) || unicode.IsControl(r) {
+			return false
+		}
+	}
+	_, err := storage.UnescapeKey(rest)
+	return err == nil
+}
+
+const utf8RuneError = '\uFFFD'
+
+func isHex(c byte) bool {
+	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
+}

@@ -1,0 +1,107 @@
+package account
+
+import (
+	"context"
+	"errors"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// UpdateProfile saves the profile form. When the input is invalid it
+// returns the field errors and writes nothing. A changed display name
+// reaches the member's sessions at once, so the header follows.
+func (s *Service) UpdateProfile(ctx context.Context, memberKey string, in ProfileInput) (FieldErrors, error) {
+	in = in.normalize()
+	if errs := in.validate(s.now().UTC()); len(errs) > 0 {
+		return errs, nil
+	}
+	var renamed bool
+	p, err := s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
+		renamed = p.DisplayName != in.DisplayName
+		p.DisplayName = in.DisplayName
+		p.Bio = in.Bio
+		p.Location = in.Location
+		p.Gender = in.Gender
+		p.BirthDate = in.BirthDate
+		p.Timezone = in.Timezone
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if renamed {
+		s.refreshDisplay(ctx, memberKey, p)
+	}
+	return nil, nil
+}
+
+// UpdateSettings saves the settings form; invalid input writes nothing. A
+// changed language reaches the member's sessions at once.
+func (s *Service) UpdateSettings(ctx context.Context, memberKey string, in SettingsInput) (FieldErrors, error) {
+	if errs := in.validate(); len(errs) > 0 {
+		return errs, nil
+	}
+	old, err := s.Settings(ctx, memberKey)
+	if err != nil {
+		return nil, err
+	}
+	row := defaultSettings(memberKey, s.now().UTC())
+	row.ProfileVisibility = in.ProfileVisibility
+	row.AnonymousLikes = in.AnonymousLikes
+	row.Language = in.Language
+	row.NotificationsEnabled = in.NotificationsEnabled
+	row.EmailNotifications = in.EmailNotifications
+	e, err := storage.Marshal(row)
+	if err != nil {
+		return nil, err
+	}
+	// The form carries every column, so the last save wins whole.
+	if _, err := s.settings.Upsert(ctx, e, storage.Replace); err != nil {
+		return nil, err
+	}
+	if old.Language != row.Language {
+		p, err := s.Profile(ctx, memberKey)
+		if err != nil {
+			return nil, err
+		}
+		s.refreshDisplay(ctx, memberKey, p)
+	}
+	return nil, nil
+}
+
+// Preferences returns memberKey's people-search preferences (the defaults
+// until some are saved).
+func (s *Service) Preferences(ctx context.Context, memberKey string) (PreferencesRow, error) {
+	pk, rk := preferencesKey(memberKey)
+	e, err := s.preferences.Get(ctx, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		return defaultPreferences(memberKey), nil
+	}
+	if err != nil {
+		return PreferencesRow{}, err
+	}
+	var row PreferencesRow
+	err = storage.Unmarshal(e, &row)
+	return row, err
+}
+
+// UpdatePreferences saves the preferences form; invalid input writes
+// nothing.
+func (s *Service) UpdatePreferences(ctx context.Context, memberKey string, in PreferencesInput) (FieldErrors, error) {
+	minAge, maxAge, distance, errs := in.parse()
+	if len(errs) > 0 {
+		return errs, nil
+	}
+	row := defaultPreferences(memberKey)
+	row.AgeRangeMin = minAge
+	row.AgeRangeMax = maxAge
+	row.MaxDistanceKm = distance
+	row.ShowMe = in.ShowMe
+	row.UpdatedAt = s.now().UTC()
+	e, err := storage.Marshal(row)
+	if err != nil {
+		return nil, err
+	}
+	_, err = s.preferences.Upsert(ctx, e, storage.Replace)
+	return nil, err
+}

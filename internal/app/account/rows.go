@@ -1,0 +1,153 @@
+package account
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
+
+// Table names this module owns.
+const (
+	profilesTable    = "UserProfiles"
+	directoryTable   = "Users"
+	settingsTable    = "UserSettings"
+	preferencesTable = "UserPreferences"
+)
+
+// photoContainer holds profile photos as {memberKey}/{imageId}.jpg (large)
+// and {memberKey}/{imageId}_s.jpg (small).
+const photoContainer = "profile-images"
+
+// RoleAdmin is the role an admin grants on the admin users page.
+const RoleAdmin = "admin"
+
+// ProfileRow is the canonical profile (document 004's UserProfiles, with
+// document 000's profile fields and document 003's enabled flag). It is the
+// source of truth; the Users directory row is derived from it.
+type ProfileRow struct {
+	PartitionKey string     `table:"PartitionKey"` // memberKey
+	RowKey       string     `table:"RowKey"`       // "profile"
+	ETag         string     `table:"ETag"`
+	DisplayName  string     `table:"displayName"`
+	PhotoKey     string     `table:"photoKey"` // blob name of the large photo, "" for none
+	Email        string     `table:"email"`
+	Timezone     string     `table:"timezone"`
+	Bio          string     `table:"bio"`
+	Location     string     `table:"location"`
+	Gender       string     `table:"gender"`
+	BirthDate    string     `table:"birthDate"` // YYYY-MM-DD, "" for unknown
+	Enabled      bool       `table:"enabled"`
+	Role         string     `table:"role"` // RoleAdmin or ""
+	CreatedAt    time.Time  `table:"createdAt"`
+	UpdatedAt    time.Time  `table:"updatedAt"`
+	DeletedAt    *time.Time `table:"deletedAt"`
+}
+
+// profileKey is UserProfiles' key: PK memberKey, RK "profile".
+func profileKey(memberKey string) (pk, rk string) { return memberKey, "profile" }
+
+// DirectoryRow is one person in the Users directory: 16 partitions, so the
+// admin list (and later the people pages) can page through everyone without
+// a table scan, with the display fields copied from the profile.
+type DirectoryRow struct {
+	PartitionKey string    `table:"PartitionKey"` // "user|{h}"
+	RowKey       string    `table:"RowKey"`       // memberKey
+	ETag         string    `table:"ETag"`
+	DisplayName  string    `table:"displayName"`
+	Email        string    `table:"email"`
+	PhotoKey     string    `table:"photoKey"`
+	Enabled      bool      `table:"enabled"`
+	Role         string    `table:"role"`
+	CreatedAt    time.Time `table:"createdAt"`
+}
+
+const directoryPrefix = "user|"
+
+// directoryKey is the Users key: PK "user|" and the first hex digit of
+// sha256(memberKey), which spreads people evenly over 16 partitions; RK the
+// memberKey, which is key-safe already.
+func directoryKey(memberKey string) (pk, rk string) {
+	sum := sha256.Sum256([]byte(memberKey))
+	return directoryPrefix + hex.EncodeToString(sum[:1])[:1], memberKey
+}
+
+// directoryRowFor derives the directory row from the profile.
+func directoryRowFor(memberKey string, p ProfileRow) DirectoryRow {
+	pk, rk := directoryKey(memberKey)
+	return DirectoryRow{
+		PartitionKey: pk,
+		RowKey:       rk,
+		DisplayName:  p.DisplayName,
+		Email:        p.Email,
+		PhotoKey:     p.PhotoKey,
+		Enabled:      p.Enabled,
+		Role:         p.Role,
+		CreatedAt:    p.CreatedAt,
+	}
+}
+
+// sameDirectory reports whether a stored directory row already shows p.
+func sameDirectory(a, b DirectoryRow) bool {
+	return a.PartitionKey == b.PartitionKey && a.RowKey == b.RowKey &&
+		a.DisplayName == b.DisplayName && a.Email == b.Email && a.PhotoKey == b.PhotoKey &&
+		a.Enabled == b.Enabled && a.Role == b.Role && a.CreatedAt.Equal(b.CreatedAt)
+}
+
+// SettingsRow is document 000's UserSettings.
+type SettingsRow struct {
+	PartitionKey         string    `table:"PartitionKey"` // memberKey
+	RowKey               string    `table:"RowKey"`       // "SETTINGS"
+	ETag                 string    `table:"ETag"`
+	ProfileVisibility    string    `table:"ProfileVisibility"`
+	AnonymousLikes       bool      `table:"AnonymousLikes"`
+	Language             string    `table:"Language"` // "ru", "en", or "" (the browser decides)
+	NotificationsEnabled bool      `table:"NotificationsEnabled"`
+	EmailNotifications   bool      `table:"EmailNotifications"`
+	UpdatedAt            time.Time `table:"UpdatedAt"`
+}
+
+// settingsKey is UserSettings' key: PK memberKey, RK "SETTINGS".
+func settingsKey(memberKey string) (pk, rk string) { return memberKey, "SETTINGS" }
+
+// defaultSettings are a new account's settings.
+func defaultSettings(memberKey string, now time.Time) SettingsRow {
+	pk, rk := settingsKey(memberKey)
+	return SettingsRow{
+		PartitionKey:         pk,
+		RowKey:               rk,
+		ProfileVisibility:    VisibilityMembers,
+		NotificationsEnabled: true,
+		EmailNotifications:   true,
+		UpdatedAt:            now,
+	}
+}
+
+// PreferencesRow is document 000's UserPreferences (who to show in people
+// search).
+type PreferencesRow struct {
+	PartitionKey  string    `table:"PartitionKey"` // memberKey
+	RowKey        string    `table:"RowKey"`       // "PREFS"
+	ETag          string    `table:"ETag"`
+	AgeRangeMin   int       `table:"AgeRangeMin"`
+	AgeRangeMax   int       `table:"AgeRangeMax"`
+	MaxDistanceKm int       `table:"MaxDistanceKm"`
+	ShowMe        string    `table:"ShowMe"`
+	UpdatedAt     time.Time `table:"UpdatedAt"`
+}
+
+// preferencesKey is UserPreferences' key: PK memberKey, RK "PREFS".
+func preferencesKey(memberKey string) (pk, rk string) { return memberKey, "PREFS" }
+
+// defaultPreferences are shown until someone saves theirs; the row is only
+// written then.
+func defaultPreferences(memberKey string) PreferencesRow {
+	pk, rk := preferencesKey(memberKey)
+	return PreferencesRow{
+		PartitionKey:  pk,
+		RowKey:        rk,
+		AgeRangeMin:   MinAge,
+		AgeRangeMax:   MaxAge,
+		MaxDistanceKm: 100,
+		ShowMe:        ShowEveryone,
+	}
+}

@@ -1,0 +1,222 @@
+// Package account owns a person's account: the profile (UserProfiles), the
+// Users directory derived from it, settings (UserSettings), people-search
+// preferences (UserPreferences), profile photos (container profile-images),
+// and the account pages (/account…), including the list of signed-in
+// devices. It implements auth.Profiles, so sign-in creates the profile, and
+// gives the admin module its user list and the enable and role switches.
+package account
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Sessions is what this module needs from the auth service: the sessions
+// page, and keeping signed-in sessions in step with the profile.
+type Sessions interface {
+	ListSessions(ctx context.Context, memberKey, currentID string) ([]auth.SessionInfo, error)
+	RevokeSession(ctx context.Context, memberKey, sessionID string) error
+	RevokeAllSessions(ctx context.Context, memberKey string) error
+	RefreshSessions(ctx context.Context, memberKey string, st auth.ProfileState) error
+}
+
+// Service is the account module: its tables, its photo container and its
+// pages.
+type Service struct {
+	profiles    *storage.Table
+	directory   *storage.Table
+	settings    *storage.Table
+	preferences *storage.Table
+	photos      *storage.Container
+	sessions    Sessions
+	log         *slog.Logger
+	now         func() time.Time
+	// decodeSlots bounds concurrent photo decodes: a 40-megapixel image
+	// takes 160 MB decoded.
+	decodeSlots chan struct{}
+}
+
+// New builds the module. The auth service is both this module's sessions
+// and its caller (auth.Profiles): cmd/web breaks the cycle with
+// auth.ProfilesFunc.
+func New(store *storage.Store, sessions Sessions, log *slog.Logger, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{
+		profiles:    store.Table(profilesTable),
+		directory:   store.Table(directoryTable),
+		settings:    store.Table(settingsTable),
+		preferences: store.Table(preferencesTable),
+		photos:      store.Container(photoContainer),
+		sessions:    sessions,
+		log:         log,
+		now:         now,
+		decodeSlots: make(chan struct{}, 2),
+	}
+}
+
+// Tables are the tables this module needs provisioned.
+func (s *Service) Tables() []string {
+	return []string{profilesTable, directoryTable, settingsTable, preferencesTable}
+}
+
+// Containers are the blob containers this module needs provisioned.
+func (s *Service) Containers() []string { return []string{photoContainer} }
+
+// Slug is the module's section.
+func (s *Service) Slug() string { return "account" }
+
+// ErrNoAccount is returned for a memberKey without a profile.
+var ErrNoAccount = fmt.Errorf("account: no such account: %w", storage.ErrNotFound)
+
+// Profile returns the profile of memberKey (ErrNoAccount when there is
+// none).
+func (s *Service) Profile(ctx context.Context, memberKey string) (ProfileRow, error) {
+	pk, rk := profileKey(memberKey)
+	e, err := s.profiles.Get(ctx, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		return ProfileRow{}, ErrNoAccount
+	}
+	if err != nil {
+		return ProfileRow{}, err
+	}
+	var p ProfileRow
+	if err := storage.Unmarshal(e, &p); err != nil {
+		return ProfileRow{}, err
+	}
+	return p, nil
+}
+
+// updateProfile applies change to the stored profile under its ETag,
+// retrying when someone wrote in between, then copies the result into the
+// directory. change may return an error to abandon the write.
+func (s *Service) updateProfile(ctx context.Context, memberKey string, change func(p *ProfileRow) error) (ProfileRow, error) {
+	var out ProfileRow
+	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		p, err := s.Profile(ctx, memberKey)
+		if err != nil {
+			return err
+		}
+		if err := change(&p); err != nil {
+			return err
+		}
+		p.UpdatedAt = s.now().UTC()
+		e, err := storage.Marshal(p)
+		if err != nil {
+			return err
+		}
+		etag, err := s.profiles.Update(ctx, e, storage.Replace, p.ETag)
+		if err != nil {
+			return err
+		}
+		p.ETag = etag
+		out = p
+		return nil
+	})
+	if err != nil {
+		return ProfileRow{}, err
+	}
+	s.syncDirectory(ctx, memberKey, out)
+	return out, nil
+}
+
+// syncDirectory copies the profile into its directory row. The profile is
+// the truth and is already saved, so a failure here is logged, not
+// returned: RebuildDirectory repairs the row.
+func (s *Service) syncDirectory(ctx context.Context, memberKey string, p ProfileRow) {
+	if err := s.writeDirectory(ctx, memberKey, p); err != nil {
+		s.log.ErrorContext(ctx, "directory row not updated; RebuildDirectory repairs it",
+			"member", memberKey, "err", err)
+	}
+}
+
+func (s *Service) writeDirectory(ctx context.Context, memberKey string, p ProfileRow) error {
+	e, err := storage.Marshal(directoryRowFor(memberKey, p))
+	if err != nil {
+		return err
+	}
+	_, err = s.directory.Upsert(ctx, e, storage.Replace)
+	return err
+}
+
+// Settings returns memberKey's settings (the defaults when none are saved).
+func (s *Service) Settings(ctx context.Context, memberKey string) (SettingsRow, error) {
+	pk, rk := settingsKey(memberKey)
+	e, err := s.settings.Get(ctx, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		return defaultSettings(memberKey, s.now().UTC()), nil
+	}
+	if err != nil {
+		return SettingsRow{}, err
+	}
+	var row SettingsRow
+	err = storage.Unmarshal(e, &row)
+	return row, err
+}
+
+// stateOf is what auth keeps in the member's sessions.
+func (s *Service) stateOf(ctx context.Context, memberKey string, p ProfileRow) (auth.ProfileState, error) {
+	settings, err := s.Settings(ctx, memberKey)
+	if err != nil {
+		return auth.ProfileState{}, err
+	}
+	return auth.ProfileState{
+		DisplayName: p.DisplayName,
+		Enabled:     p.Enabled && p.DeletedAt == nil,
+		Admin:       p.Role == RoleAdmin,
+		Language:    settings.Language,
+		AvatarURL:   AvatarURL(memberKey, p.PhotoKey),
+	}, nil
+}
+
+// refreshSessions copies the profile's display fields into the member's
+// signed-in sessions, so the header and language change at once.
+func (s *Service) refreshSessions(ctx context.Context, memberKey string, p ProfileRow) error {
+	st, err := s.stateOf(ctx, memberKey, p)
+	if err != nil {
+		return err
+	}
+	return s.sessions.RefreshSessions(ctx, memberKey, st)
+}
+
+// refreshDisplay is refreshSessions after a cosmetic change (name, photo,
+// language): the change is saved, and sessions that miss it catch up at
+// the next sign-in, so a failure is logged rather than shown as an error.
+func (s *Service) refreshDisplay(ctx context.Context, memberKey string, p ProfileRow) {
+	if err := s.refreshSessions(ctx, memberKey, p); err != nil {
+		s.log.WarnContext(ctx, "sessions not refreshed after a profile change", "member", memberKey, "err", err)
+	}
+}
+
+// mediaPrefix is where profile photos are served.
+const mediaPrefix = "/media/profile/"
+
+// AvatarURL is the small photo's URL for a stored photoKey, "" for none.
+func AvatarURL(memberKey, photoKey string) string {
+	if photoKey == "" {
+		return ""
+	}
+	return photoURL(memberKey, smallPhotoKey(photoKey))
+}
+
+// PhotoURL is the large photo's URL, "" for none.
+func PhotoURL(memberKey, photoKey string) string {
+	if photoKey == "" {
+		return ""
+	}
+	return photoURL(memberKey, photoKey)
+}
+
+func photoURL(memberKey, blobName string) string {
+	_, file, _ := strings.Cut(blobName, "/")
+	return mediaPrefix + url.PathEscape(memberKey) + "/" + url.PathEscape(file)
+}

@@ -1,0 +1,250 @@
+package account
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	// Embedded zone data, so timezone checks (time.LoadLocation) work in a
+	// distroless image without /usr/share/zoneinfo.
+	_ "time/tzdata"
+)
+
+// Limits on profile fields.
+const (
+	MaxDisplayName = 80
+	MaxBio         = 1000
+	MaxLocation    = 100
+	// People younger than MinAccountAge may not give a birth date; ages past
+	// MaxAccountAge are typos.
+	MinAccountAge = 13
+	MaxAccountAge = 120
+)
+
+// Genders a profile may state; "" means not stated.
+var Genders = []string{"female", "male", "non-binary", "prefer-not-to-say"}
+
+// Profile visibility values.
+const (
+	VisibilityPublic  = "public"
+	VisibilityMembers = "members"
+	VisibilityPrivate = "private"
+)
+
+// Visibilities in the order the settings form lists them.
+var Visibilities = []string{VisibilityPublic, VisibilityMembers, VisibilityPrivate}
+
+// Languages a setting may name; "" lets the browser decide.
+var Languages = []string{"", "en", "ru"}
+
+// People search preferences.
+const (
+	MinAge         = 18
+	MaxAge         = 99
+	MinDistanceKm  = 1
+	MaxDistanceKm  = 20000
+	ShowEveryone   = "everyone"
+	ShowWomen      = "women"
+	ShowMen        = "men"
+	birthDayLayout = "2006-01-02"
+)
+
+// ShowMeOptions in the order the preferences form lists them.
+var ShowMeOptions = []string{ShowEveryone, ShowWomen, ShowMen}
+
+// CommonTimezones fill the profile form's select; any IANA name is
+// accepted, and a saved zone outside this list is added to the select.
+var CommonTimezones = []string{
+	"UTC",
+	"Europe/London", "Europe/Lisbon", "Europe/Paris", "Europe/Berlin", "Europe/Madrid",
+	"Europe/Rome", "Europe/Warsaw", "Europe/Kyiv", "Europe/Helsinki", "Europe/Istanbul",
+	"Europe/Moscow", "Europe/Samara", "Asia/Yekaterinburg", "Asia/Omsk", "Asia/Novosibirsk",
+	"Asia/Krasnoyarsk", "Asia/Irkutsk", "Asia/Yakutsk", "Asia/Vladivostok", "Asia/Magadan",
+	"Asia/Kamchatka", "Asia/Tbilisi", "Asia/Yerevan", "Asia/Baku", "Asia/Almaty",
+	"Asia/Tashkent", "Asia/Dubai", "Asia/Kolkata", "Asia/Bangkok", "Asia/Shanghai",
+	"Asia/Singapore", "Asia/Tokyo", "Australia/Sydney", "Pacific/Auckland",
+	"America/Sao_Paulo", "America/New_York", "America/Chicago", "America/Denver",
+	"America/Los_Angeles", "America/Anchorage", "Pacific/Honolulu",
+}
+
+// FieldErrors maps a form field's name to the message key of what is wrong
+// with it. Empty means the input is valid.
+type FieldErrors map[string]string
+
+// ProfileInput is the profile form as typed.
+type ProfileInput struct {
+	DisplayName string
+	Bio         string
+	Location    string
+	Gender      string
+	BirthDate   string
+	Timezone    string
+}
+
+// normalize trims what people do not mean to type.
+func (in ProfileInput) normalize() ProfileInput {
+	in.DisplayName = strings.TrimSpace(in.DisplayName)
+	in.Bio = strings.TrimSpace(strings.ReplaceAll(in.Bio, "\r\n", "\n"))
+	in.Location = strings.TrimSpace(in.Location)
+	in.Gender = strings.TrimSpace(in.Gender)
+	in.BirthDate = strings.TrimSpace(in.BirthDate)
+	in.Timezone = strings.TrimSpace(in.Timezone)
+	return in
+}
+
+// validate checks a normalized ProfileInput; today is the date ages are
+// counted on.
+func (in ProfileInput) validate(today time.Time) FieldErrors {
+	errs := FieldErrors{}
+	switch n := utf8.RuneCountInString(in.DisplayName); {
+	case n == 0:
+		errs["displayName"] = "account.error.display_name_required"
+	case n > MaxDisplayName || !plainText(in.DisplayName, false):
+		errs["displayName"] = "account.error.display_name_invalid"
+	}
+	if utf8.RuneCountInString(in.Bio) > MaxBio || !plainText(in.Bio, true) {
+		errs["bio"] = "account.error.bio_invalid"
+	}
+	if utf8.RuneCountInString(in.Location) > MaxLocation || !plainText(in.Location, false) {
+		errs["location"] = "account.error.location_invalid"
+	}
+	if in.Gender != "" && !contains(Genders, in.Gender) {
+		errs["gender"] = "account.error.gender_invalid"
+	}
+	if in.BirthDate != "" {
+		born, err := time.Parse(birthDayLayout, in.BirthDate)
+		if err != nil {
+			errs["birthDate"] = "account.error.birth_date_invalid"
+		} else if age := Age(born, today); age < MinAccountAge || age > MaxAccountAge {
+			errs["birthDate"] = "account.error.birth_date_age"
+		}
+	}
+	if in.Timezone != "" && !ValidTimezone(in.Timezone) {
+		errs["timezone"] = "account.error.timezone_invalid"
+	}
+	return errs
+}
+
+// ValidTimezone reports whether name is an IANA zone name ("Europe/Moscow",
+// "UTC"). "Local" names the server's zone, not a place, so it is refused.
+func ValidTimezone(name string) bool {
+	if name == "" || name == "Local" || len(name) > 64 {
+		return false
+	}
+	_, err := time.LoadLocation(name)
+	return err == nil
+}
+
+// Age is how many whole years old someone born on born is on today.
+func Age(born, today time.Time) int {
+	by, bm, bd := born.Date()
+	ty, tm, td := today.Date()
+	age := ty - by
+	if tm < bm || (tm == bm && td < bd) {
+		age--
+	}
+	return age
+}
+
+// AgeOn parses a stored birth date and returns the age on today; ok is
+// false when no valid date is stored.
+func AgeOn(birthDate string, today time.Time) (int, bool) {
+	if birthDate == "" {
+		return 0, false
+	}
+	born, err := time.Parse(birthDayLayout, birthDate)
+	if err != nil {
+		return 0, false
+	}
+	return Age(born, today), true
+}
+
+// plainText refuses control characters (newlines only where multiline
+// allows them), which have no place in a name and can spoof the page.
+func plainText(s string, multiline bool) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r == '\n' && multiline {
+			continue
+		}
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r) {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// SettingsInput is the settings form. Checkboxes are true when ticked.
+type SettingsInput struct {
+	ProfileVisibility    string
+	AnonymousLikes       bool
+	Language             string
+	NotificationsEnabled bool
+	EmailNotifications   bool
+}
+
+func (in SettingsInput) validate() FieldErrors {
+	errs := FieldErrors{}
+	if !contains(Visibilities, in.ProfileVisibility) {
+		errs["profileVisibility"] = "account.error.visibility_invalid"
+	}
+	if !contains(Languages, in.Language) {
+		errs["language"] = "account.error.language_invalid"
+	}
+	return errs
+}
+
+// PreferencesInput is the preferences form as typed (numbers as text, so a
+// refused form shows back what was entered).
+type PreferencesInput struct {
+	AgeRangeMin   string
+	AgeRangeMax   string
+	MaxDistanceKm string
+	ShowMe        string
+}
+
+// parse validates the input and returns the numbers.
+func (in PreferencesInput) parse() (minAge, maxAge, distance int, errs FieldErrors) {
+	errs = FieldErrors{}
+	minAge, minOK := intIn(in.AgeRangeMin, MinAge, MaxAge)
+	if !minOK {
+		errs["ageRangeMin"] = "account.error.age_range"
+	}
+	maxAge, maxOK := intIn(in.AgeRangeMax, MinAge, MaxAge)
+	if !maxOK {
+		errs["ageRangeMax"] = "account.error.age_range"
+	}
+	if minOK && maxOK && minAge > maxAge {
+		errs["ageRangeMax"] = "account.error.age_order"
+	}
+	distance, ok := intIn(in.MaxDistanceKm, MinDistanceKm, MaxDistanceKm)
+	if !ok {
+		errs["maxDistanceKm"] = "account.error.distance_range"
+	}
+	if !contains(ShowMeOptions, in.ShowMe) {
+		errs["showMe"] = "account.error.show_me_invalid"
+	}
+	return minAge, maxAge, distance, errs
+}
+
+// intIn parses a whole number in [lo, hi].
+func intIn(s string, lo, hi int) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < lo || n > hi {
+		return 0, false
+	}
+	return n, true
+}

@@ -1,0 +1,474 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/app/account/accounttest"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+var ctx = context.Background()
+
+const bossEmail = "boss@example.com" // in ADMIN_EMAILS
+
+type adminApp struct {
+	*accounttest.App
+	svc *Service
+}
+
+func newAdminApp(t *testing.T) *adminApp {
+	t.Helper()
+	app := &adminApp{}
+	app.App = accounttest.New(t, accounttest.Options{
+		Env:    map[string]string{"ADMIN_EMAILS": bossEmail},
+		Tables: []string{logTable},
+		Modules: func(store *storage.Store, accounts *account.Service, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) []web.Module {
+			app.svc = New(store, accounts, cursors, log, now)
+			return []web.Module{app.svc}
+		},
+	})
+	return app
+}
+
+func testID(id string) string { return `[data-testid="` + id + `"]` }
+
+// adminRoutes are every route under /admin, as echo holds them.
+func adminRoutes(e *echo.Echo) []*echo.Route {
+	var out []*echo.Route
+	for _, r := range e.Routes() {
+		if r.Path == "/admin" || strings.HasPrefix(r.Path, "/admin/") {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// request sends r's method (GET for the group's catch-all) to its path,
+// with a valid CSRF token for unsafe methods.
+func request(t *testing.T, c *webtest.Client, r *echo.Route, target string) *webtest.Response {
+	t.Helper()
+	parts := strings.Split(r.Path, "/")
+	for i, p := range parts {
+		if strings.HasPrefix(p, ":") {
+			parts[i] = url.PathEscape(target)
+		} else if p == "*" {
+			parts[i] = "anything"
+		}
+	}
+	path := strings.Join(parts, "/")
+	if r.Method == http.MethodGet || r.Method == echo.RouteNotFound {
+		return c.Get(path)
+	}
+	form := c.WithCSRF("/", url.Values{"reason": {"matrix"}})
+	req := webtest.NewRequest(t, r.Method, path, strings.NewReader(form.Encode()), "Content-Type", "application/x-www-form-urlencoded")
+	return c.Do(req)
+}
+
+func TestEveryAdminRouteNeedsAnAdmin(t *testing.T) {
+	a := newAdminApp(t)
+	routes := adminRoutes(a.Echo)
+	if len(routes) < 6 {
+		t.Fatalf("only %d admin routes found", len(routes))
+	}
+	member := a.Client()
+	target := a.SignIn(member, "member@example.com")
+	anonymous := a.Client()
+	for _, r := range routes {
+		name := r.Method + " " + r.Path
+		res := request(t, anonymous, r, target)
+		if r.Method == http.MethodGet || r.Method == echo.RouteNotFound {
+			if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/signin") {
+				t.Errorf("anonymous %s: %d to %q, want a redirect to sign in", name, res.StatusCode, res.Header.Get("Location"))
+			}
+		} else if res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("anonymous %s: %d, want 401 (sign in first)", name, res.StatusCode)
+		}
+		if res := request(t, member, r, target); res.StatusCode != http.StatusForbidden {
+			t.Errorf("member %s: %d, want 403", name, res.StatusCode)
+		}
+	}
+	// Nothing the member tried took effect.
+	if p, _ := a.Accounts.Profile(ctx, target); !p.Enabled || p.Role != "" {
+		t.Errorf("a non-admin changed an account: %+v", p)
+	}
+	if log, _ := a.svc.RecentLog(ctx, 10); len(log) != 0 {
+		t.Errorf("log written: %+v", log)
+	}
+}
+
+func TestAdminPagesRender(t *testing.T) {
+	a := newAdminApp(t)
+	boss := a.Client()
+	a.SignIn(boss, bossEmail)
+	res := boss.Get("/admin")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /admin: %d", res.StatusCode)
+	}
+	doc := res.Doc(t)
+	if href, _ := doc.Find(testID("admin-tool-users") + " a").Attr("href"); href != "/admin/users" {
+		t.Errorf("users link %q", href)
+	}
+	if doc.Find(testID("admin-tool-tags")+" "+testID("soon-badge")).Length() != 1 {
+		t.Error("tags not marked coming soon")
+	}
+	if doc.Find(testID("coming-soon")).Length() != 0 {
+		t.Error("/admin is still the coming-soon page")
+	}
+	res = boss.Get("/admin/users")
+	if res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("admin-user-row")).Length() != 1 {
+		t.Fatalf("GET /admin/users: %d", res.StatusCode)
+	}
+}
+
+// post performs an admin action as a plain form would, a second after the
+// last one, so the log's newest-first order is observable.
+func (a *adminApp) post(t *testing.T, c *webtest.Client, target string, action Action, reason string) *webtest.Response {
+	t.Helper()
+	a.Clock.Advance(time.Second)
+	form := c.WithCSRF("/admin/users", url.Values{"reason": {reason}, "next": {"/admin/users"}})
+	return c.PostForm("/admin/users/"+url.PathEscape(target)+"/"+string(action), form)
+}
+
+func TestDisableEndsSessionsAtOnceAndBlocksSignIn(t *testing.T) {
+	a := newAdminApp(t)
+	boss := a.Client()
+	bossKey := a.SignIn(boss, bossEmail)
+	user, userPhone := a.Client(), a.Client()
+	userKey := a.SignIn(user, "user@example.com")
+	a.SignIn(userPhone, "user@example.com")
+
+	res := a.post(t, boss, userKey, ActionDisable, "spam links")
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/admin/users" {
+		t.Fatalf("disable: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	// Their cookies stop working on the very next request.
+	if a.Who(user) != "" || a.Who(userPhone) != "" {
+		t.Fatal("disabled user is still signed in")
+	}
+	if res := user.Get("/account"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("disabled user's old cookie reached /account: %d", res.StatusCode)
+	}
+	// And they cannot sign in again.
+	fresh := a.Client()
+	a.TrySignIn(fresh, "user@example.com")
+	if a.Who(fresh) != "" {
+		t.Fatal("a disabled account signed in")
+	}
+	p, _ := a.Accounts.Profile(ctx, userKey)
+	if p.Enabled {
+		t.Error("profile still enabled")
+	}
+	doc := boss.Get("/admin/users").Doc(t)
+	if doc.Find(testID("flash")).Length() != 1 {
+		t.Error("no flash after the action")
+	}
+	row := doc.Find(testID("admin-user-row") + `[data-member="` + userKey + `"]`)
+	if row.Find(testID("disabled-badge")).Length() != 1 || row.Find(testID("admin-enable")).Length() != 1 || row.Find(testID("admin-disable")).Length() != 0 {
+		t.Error("the row does not show the account disabled")
+	}
+
+	// Enabling lets them back in.
+	if res := a.post(t, boss, userKey, ActionEnable, ""); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("enable: %d", res.StatusCode)
+	}
+	back := a.Client()
+	if a.SignIn(back, "user@example.com") != userKey {
+		t.Error("re-enabled account reached another memberKey")
+	}
+
+	entries, err := a.svc.RecentLog(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 {
+		t.Fatalf("%d log entries, want 2", len(entries))
+	}
+	// Newest first.
+	enable, disable := entries[0], entries[1]
+	if disable.Action != "disable" || disable.Actor != bossKey || disable.ActorName != "boss" || disable.TargetType != "user" ||
+		disable.TargetKey != userKey || disable.TargetName != "user" || disable.Reason != "spam links" || disable.At.IsZero() {
+		t.Errorf("disable entry %+v", disable)
+	}
+	if enable.Action != "enable" || enable.Reason != "" {
+		t.Errorf("enable entry %+v", enable)
+	}
+	if pk, _ := logKey(disable.At, disable.ID); disable.PartitionKey != pk || disable.PartitionKey != "203005" {
+		t.Errorf("log partition %q", disable.PartitionKey)
+	}
+	// The overview shows them.
+	ov := boss.Get("/admin").Doc(t)
+	if n := ov.Find(testID("admin-log-row")).Length(); n != 2 {
+		t.Errorf("overview shows %d log rows", n)
+	}
+	if !strings.Contains(ov.Find(testID("admin-log")).Text(), "spam links") {
+		t.Error("overview does not show the reason")
+	}
+}
+
+func TestGrantAndRevokeAdmin(t *testing.T) {
+	a := newAdminApp(t)
+	boss := a.Client()
+	a.SignIn(boss, bossEmail)
+	helper := a.Client()
+	helperKey := a.SignIn(helper, "helper@example.com")
+	if res := helper.Get("/admin"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("before the grant: %d", res.StatusCode)
+	}
+	if res := a.post(t, boss, helperKey, ActionGrantAdmin, "new moderator"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("grant: %d", res.StatusCode)
+	}
+	// The role reaches their live session at once.
+	if res := helper.Get("/admin"); res.StatusCode != http.StatusOK {
+		t.Errorf("after the grant: %d", res.StatusCode)
+	}
+	// The new admin can act too, and the role survives a new sign-in.
+	again := a.Client()
+	a.SignIn(again, "helper@example.com")
+	if res := again.Get("/admin/users"); res.StatusCode != http.StatusOK {
+		t.Errorf("new session of the granted admin: %d", res.StatusCode)
+	}
+	if res := a.post(t, boss, helperKey, ActionRevokeAdmin, ""); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("revoke: %d", res.StatusCode)
+	}
+	if res := helper.Get("/admin"); res.StatusCode != http.StatusForbidden {
+		t.Errorf("after the revoke: %d", res.StatusCode)
+	}
+	if a.Who(helper) != helperKey {
+		t.Error("revoking the role signed them out")
+	}
+	entries, _ := a.svc.RecentLog(ctx, 10)
+	if len(entries) != 2 || entries[0].Action != "revoke-admin" || entries[1].Action != "grant-admin" {
+		t.Errorf("log %+v", entries)
+	}
+}
+
+func TestAdminCannotDisableOrDemoteThemselves(t *testing.T) {
+	a := newAdminApp(t)
+	boss := a.Client()
+	a.SignIn(boss, bossEmail)
+	// A second admin by role, to demote themselves.
+	deputy := a.Client()
+	deputyKey := a.SignIn(deputy, "deputy@example.com")
+	if res := a.post(t, boss, deputyKey, ActionGrantAdmin, ""); res.StatusCode != http.StatusSeeOther {
+		t.Fatal("grant failed")
+	}
+	before, _ := a.Accounts.Profile(ctx, deputyKey)
+	for _, action := range []Action{ActionDisable, ActionRevokeAdmin} {
+		res := a.post(t, deputy, deputyKey, action, "")
+		if res.StatusCode != http.StatusBadRequest {
+			t.Errorf("self %s: %d, want 400", action, res.StatusCode)
+		}
+		if msg := res.Doc(t).Find(testID("error-page")).Text(); !strings.Contains(msg, "can't disable your own account") {
+			t.Errorf("self %s: message %q", action, msg)
+		}
+	}
+	after, _ := a.Accounts.Profile(ctx, deputyKey)
+	if after.ETag != before.ETag || !after.Enabled || after.Role != account.RoleAdmin {
+		t.Errorf("self action changed the account: %+v", after)
+	}
+	if a.Who(deputy) != deputyKey {
+		t.Error("deputy signed out")
+	}
+	if entries, _ := a.svc.RecentLog(ctx, 10); len(entries) != 1 {
+		t.Errorf("%d log entries, want only the grant", len(entries))
+	}
+	// The page does not offer the buttons on one's own row.
+	row := deputy.Get("/admin/users").Doc(t).Find(testID("admin-user-row") + `[data-member="` + deputyKey + `"]`)
+	if row.Find(testID("admin-disable")).Length()+row.Find(testID("admin-revoke")).Length() != 0 {
+		t.Error("own row offers disable or revoke")
+	}
+}
+
+func TestBadActionInputChangesNothing(t *testing.T) {
+	a := newAdminApp(t)
+	boss := a.Client()
+	a.SignIn(boss, bossEmail)
+	user := a.Client()
+	userKey := a.SignIn(user, "someone@example.com")
+	cases := []struct {
+		name, target, reason string
+		status               int
+	}{
+		{"reason too long", userKey, strings.Repeat("r", MaxReason+1), http.StatusBadRequest},
+		{"reason with control characters", userKey, "bad\x00reason", http.StatusBadRequest},
+		{"unknown account", "auth:01NOBODY", "", http.StatusNotFound},
+		{"not a member key", "user|0", "", http.StatusNotFound},
+		{"guest key", "guest:abc", "", http.StatusNotFound},
+	}
+	for _, tc := range cases {
+		if res := a.post(t, boss, tc.target, ActionDisable, tc.reason); res.StatusCode != tc.status {
+			t.Errorf("%s: %d, want %d", tc.name, res.StatusCode, tc.status)
+		}
+	}
+	if a.Who(user) != userKey {
+		t.Error("user signed out")
+	}
+	if p, _ := a.Accounts.Profile(ctx, userKey); !p.Enabled {
+		t.Error("user disabled")
+	}
+	if entries, _ := a.svc.RecentLog(ctx, 10); len(entries) != 0 {
+		t.Errorf("log %+v", entries)
+	}
+	// A reason of exactly the limit is fine.
+	if res := a.post(t, boss, userKey, ActionDisable, strings.Repeat("r", MaxReason)); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("reason at the limit: %d", res.StatusCode)
+	}
+}
+
+func TestHTMXActionSwapsTheRow(t *testing.T) {
+	a := newAdminApp(t)
+	boss := a.Client()
+	a.SignIn(boss, bossEmail)
+	user := a.Client()
+	userKey := a.SignIn(user, "row@example.com")
+	form := boss.WithCSRF("/admin/users", url.Values{"reason": {""}, "next": {"/admin/users"}})
+	req := webtest.NewRequest(t, http.MethodPost, "/admin/users/"+url.PathEscape(userKey)+"/disable", strings.NewReader(form.Encode()),
+		"Content-Type", "application/x-www-form-urlencoded", "HX-Request", "true", "HX-Request-Type", "partial")
+	res := boss.Do(req)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("htmx disable: %d", res.StatusCode)
+	}
+	doc := res.Doc(t)
+	if doc.Find("html header").Length() != 0 || doc.Find(testID("admin-user-row")).Length() != 1 {
+		t.Fatalf("want just the row, got %s", res.Body)
+	}
+	if doc.Find(testID("admin-enable")).Length() != 1 || doc.Find(testID("disabled-badge")).Length() != 1 {
+		t.Error("row does not show the new state")
+	}
+	if a.Who(user) != "" {
+		t.Error("user still signed in")
+	}
+}
+
+func TestUsersPaging(t *testing.T) {
+	a := newAdminApp(t)
+	a.svc.pageSize = 15
+	boss := a.Client()
+	bossKey := a.SignIn(boss, bossEmail)
+	want := map[string]bool{bossKey: true}
+	for i := 0; i < 40; i++ {
+		key := fmt.Sprintf("auth:01PAGING%02d", i)
+		if _, err := a.Accounts.OnSignIn(ctx, key, fmt.Sprintf("p%02d@example.com", i), ""); err != nil {
+			t.Fatal(err)
+		}
+		want[key] = true
+	}
+
+	// Plain links: each page starts where the last ended.
+	seen := map[string]bool{}
+	next, pages := "/admin/users", 0
+	for next != "" {
+		pages++
+		if pages > 10 {
+			t.Fatal("paging does not end")
+		}
+		res := boss.Get(next)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d", next, res.StatusCode)
+		}
+		doc := res.Doc(t)
+		rows := doc.Find(testID("admin-user-row"))
+		if rows.Length() > 15 {
+			t.Errorf("page of %d rows", rows.Length())
+		}
+		for i := range rows.Nodes {
+			key := rows.Eq(i).AttrOr("data-member", "")
+			if seen[key] {
+				t.Errorf("%s shown twice", key)
+			}
+			seen[key] = true
+		}
+		more := doc.Find(testID("load-more"))
+		next = more.AttrOr("href", "")
+		if next != "" {
+			// The sentinel loads the same page with htmx.
+			sentinel := more.Parent()
+			if sentinel.AttrOr("hx-get", "") != next || sentinel.AttrOr("hx-trigger", "") != "intersect once" || sentinel.AttrOr("hx-swap", "") != "outerHTML" {
+				t.Errorf("sentinel %v", sentinel.Nodes[0].Attr)
+			}
+		}
+	}
+	if pages != 3 {
+		t.Errorf("%d pages for 41 people at 15 a page, want 3", pages)
+	}
+	for key := range want {
+		if !seen[key] {
+			t.Errorf("%s never shown", key)
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("%d shown, want %d", len(seen), len(want))
+	}
+
+	// htmx "load more" gets the next rows and sentinel only.
+	first := boss.Get("/admin/users").Doc(t)
+	href := first.Find(testID("load-more")).AttrOr("href", "")
+	res := boss.Get(href, "HX-Request", "true", "HX-Request-Type", "partial")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("htmx load more: %d", res.StatusCode)
+	}
+	chunk := res.Doc(t)
+	if chunk.Find("header, footer, h1").Length() != 0 {
+		t.Error("load more answered with a whole page")
+	}
+	if n := chunk.Find(testID("admin-user-row")).Length(); n != 15 {
+		t.Errorf("chunk of %d rows", n)
+	}
+	if chunk.Find(testID("load-more")).Length() != 1 {
+		t.Error("chunk lacks the next sentinel")
+	}
+}
+
+func TestTamperedCursorIs400(t *testing.T) {
+	a := newAdminApp(t)
+	a.svc.pageSize = 2
+	boss := a.Client()
+	a.SignIn(boss, bossEmail)
+	for i := 0; i < 5; i++ {
+		a.Accounts.OnSignIn(ctx, fmt.Sprintf("auth:01CURSOR%d", i), "", "")
+	}
+	href := boss.Get("/admin/users").Doc(t).Find(testID("load-more")).AttrOr("href", "")
+	u, err := url.Parse(href)
+	if err != nil || u.Query().Get("cursor") == "" {
+		t.Fatalf("load more href %q", href)
+	}
+	token := u.Query().Get("cursor")
+	flipped := []byte(token)
+	if flipped[5] == 'A' {
+		flipped[5] = 'B'
+	} else {
+		flipped[5] = 'A'
+	}
+	foreign := a.Cursors.Encode("prompts/newest", storage.Cursor{Bucket: "user|3"})
+	for name, bad := range map[string]string{
+		"flipped":          string(flipped),
+		"truncated":        token[:len(token)-3],
+		"garbage":          "not-a-cursor!",
+		"another listing":  foreign,
+		"bucket off index": a.Cursors.Encode(usersListQuery, storage.Cursor{Bucket: "user|z"}),
+	} {
+		res := boss.Get("/admin/users?cursor=" + url.QueryEscape(bad))
+		if res.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s cursor: %d, want 400", name, res.StatusCode)
+		}
+	}
+	if res := boss.Get(href); res.StatusCode != http.StatusOK {
+		t.Errorf("genuine cursor: %d", res.StatusCode)
+	}
+}
+
+func TestUnsafeAdminRoutesNeedCSRF(t *testing.T) {
+	webtest.AssertUnsafeRoutesNeedCSRF(t, newAdminApp(t).Echo)
+}

@@ -1,0 +1,152 @@
+package admin
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/admin"
+)
+
+// recentLogSize is how many log entries the overview shows.
+const recentLogSize = 20
+
+// tools are the overview's areas; later issues build the ones marked soon.
+var tools = []views.Tool{
+	{Slug: "users", Href: "/admin/users"},
+	{Slug: "reports", Soon: true},
+	{Slug: "tags", Soon: true},
+	{Slug: "reindex", Soon: true},
+	{Slug: "metrics", Soon: true},
+}
+
+// overview is GET /admin.
+func (h *handlers) overview(c echo.Context) error {
+	ctx := c.Request().Context()
+	rows, err := h.svc.RecentLog(ctx, recentLogSize)
+	if err != nil {
+		return err
+	}
+	entries := make([]views.LogEntry, 0, len(rows))
+	for _, r := range rows {
+		entries = append(entries, views.LogEntry{
+			When:       r.At.UTC().Format("2006-01-02 15:04 UTC"),
+			ActorName:  r.ActorName,
+			Action:     r.Action,
+			TargetName: r.TargetName,
+			TargetKey:  r.TargetKey,
+			Reason:     r.Reason,
+		})
+	}
+	return web.Render(c, http.StatusOK, web.Page{
+		Title:   i18n.T(ctx, "module.admin.name"),
+		Section: "admin",
+		Content: views.Overview(views.OverviewProps{Tools: tools, Log: entries}),
+	})
+}
+
+// users is GET /admin/users[?cursor=…]. An htmx "load more" gets the next
+// rows and sentinel only; a plain request gets the page from the cursor.
+func (h *handlers) users(c echo.Context) error {
+	ctx := c.Request().Context()
+	cursor, err := web.ReadCursor(c, h.svc.cursors, usersListQuery)
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.ListUsers(ctx, cursor)
+	if err != nil {
+		return err
+	}
+	back := c.Request().URL.RequestURI()
+	if web.HTMXFrom(c).Request {
+		// A chunk's actions return to the page the admin is reading.
+		back = "/admin/users"
+	}
+	self := auth.From(c).MemberKey
+	rows := make([]views.UserRow, 0, len(page.Users))
+	for _, u := range page.Users {
+		rows = append(rows, userRow(u.RowKey, u.DisplayName, u.Email, u.PhotoKey, u.CreatedAt, u.Enabled, u.Role == account.RoleAdmin, self, back))
+	}
+	next := ""
+	if page.Next != "" {
+		next = "/admin/users?" + web.CursorParam + "=" + url.QueryEscape(page.Next)
+	}
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	return web.Render(c, http.StatusOK, web.Page{
+		Title:    i18n.T(ctx, "admin.users.heading"),
+		Section:  "admin",
+		Content:  views.Users(views.UsersProps{Flash: flash, Rows: rows, NextURL: next, First: cursor == nil}),
+		Fragment: views.UsersChunk(rows, next),
+	})
+}
+
+func userRow(memberKey, name, email, photoKey string, created time.Time, enabled, admin bool, self, back string) views.UserRow {
+	return views.UserRow{
+		MemberKey: memberKey,
+		Name:      name,
+		Email:     email,
+		AvatarURL: account.AvatarURL(memberKey, photoKey),
+		Joined:    created.UTC().Format("2006-01-02"),
+		Enabled:   enabled,
+		Admin:     admin,
+		Self:      memberKey == self,
+		ActionURL: "/admin/users/" + url.PathEscape(memberKey),
+		Back:      back,
+	}
+}
+
+// moderate is POST /admin/users/:member/{disable,enable,grant-admin,
+// revoke-admin}. htmx gets the updated row; a plain form goes back to the
+// page it came from with a flash.
+func (h *handlers) moderate(action Action) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		target := c.Param("member")
+		if !account.ValidMemberKey(target) {
+			return web.NotFound(errors.New("admin: not a member key"))
+		}
+		id := auth.From(c)
+		actor := Actor{MemberKey: id.MemberKey, Name: id.DisplayName}
+		p, err := h.svc.Moderate(ctx, actor, target, action, c.FormValue("reason"))
+		switch {
+		case errors.Is(err, ErrSelf):
+			return web.BadRequest(i18n.T(ctx, "admin.error.self"), err)
+		case errors.Is(err, ErrReason):
+			return web.BadRequest(i18n.T(ctx, "admin.error.reason", "max", MaxReason), err)
+		case errors.Is(err, storage.ErrNotFound):
+			return web.NotFound(err)
+		case err != nil:
+			return err
+		}
+		back := backTo(c.FormValue("next"))
+		if web.HTMXFrom(c).Partial {
+			row := userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role == account.RoleAdmin, id.MemberKey, back)
+			return web.RenderFragment(c, http.StatusOK, views.UserItem(row))
+		}
+		if err := web.SetFlash(c, "admin.flash."+string(action)); err != nil {
+			return err
+		}
+		return web.Redirect(c, back)
+	}
+}
+
+// backTo keeps a plain action's return address on the users list.
+func backTo(next string) string {
+	next = web.LocalPath(next)
+	if next != "/admin/users" && !strings.HasPrefix(next, "/admin/users?") {
+		return "/admin/users"
+	}
+	return next
+}

@@ -1,0 +1,83 @@
+package admin
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+const logTable = "ModerationLog"
+
+// targetUser is the target type of actions on accounts; later modules log
+// actions on topics, prompts and so on.
+const targetUser = "user"
+
+// LogRow is one ModerationLog entry. Rows are only ever inserted.
+type LogRow struct {
+	PartitionKey string    `table:"PartitionKey"` // yyyyMM of At
+	RowKey       string    `table:"RowKey"`       // ReverseTicks(At)|ID: newest first
+	ETag         string    `table:"ETag"`
+	ID           string    `table:"id"`
+	Actor        string    `table:"actor"` // memberKey of the admin
+	ActorName    string    `table:"actorName"`
+	Action       string    `table:"action"`
+	TargetType   string    `table:"targetType"`
+	TargetKey    string    `table:"targetKey"`
+	TargetName   string    `table:"targetName"` // display name at the time
+	Reason       string    `table:"reason"`
+	At           time.Time `table:"at"`
+}
+
+// logKey is the ModerationLog key: PK the month, RK reverse ticks and the
+// entry's id, so a month reads newest first and two entries in the same
+// tick stay apart.
+func logKey(at time.Time, id string) (pk, rk string) {
+	return storage.MonthBucket(at), storage.ReverseTicks(at) + "|" + id
+}
+
+// appendLog inserts entry, stamping its time, id and key.
+func (s *Service) appendLog(ctx context.Context, entry LogRow) error {
+	b := make([]byte, 8)
+	rand.Read(b) // never fails
+	entry.ID = hex.EncodeToString(b)
+	entry.At = s.now().UTC()
+	entry.PartitionKey, entry.RowKey = logKey(entry.At, entry.ID)
+	e, err := storage.Marshal(entry)
+	if err != nil {
+		return err
+	}
+	_, err = s.log.Insert(ctx, e)
+	return err
+}
+
+// logMonths is how far back the overview looks for recent entries.
+const logMonths = 12
+
+// RecentLog returns up to limit of the newest entries of the last year.
+func (s *Service) RecentLog(ctx context.Context, limit int) ([]LogRow, error) {
+	now := s.now()
+	walk := storage.Walk{
+		Buckets:  storage.Months{Newest: now, Oldest: now.AddDate(0, -logMonths, 0)},
+		Limit:    limit,
+		MaxCalls: logMonths + 2,
+		Fetch: func(ctx context.Context, bucket string, cont *storage.Continuation, n int) (storage.Page, error) {
+			return s.log.Query(ctx, storage.Query{PartitionKey: bucket, Limit: n, Continuation: cont})
+		},
+	}
+	entities, _, err := walk.Run(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]LogRow, 0, len(entities))
+	for _, e := range entities {
+		var row LogRow
+		if err := storage.Unmarshal(e, &row); err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}

@@ -1,0 +1,24 @@
+package admin
+
+import (
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+)
+
+// Routes registers the admin pages, every one behind auth.RequireAdmin.
+func (s *Service) Routes(e *echo.Echo) {
+	h := &handlers{svc: s}
+	g := e.Group("/admin", auth.RequireAdmin)
+	g.GET("", h.overview)
+	g.GET("/users", h.users)
+	for _, a := range Actions {
+		g.POST("/users/:member/"+string(a), h.moderate(a))
+	}
+}
+
+// handlers are the admin pages' HTTP handlers: each parses the request,
+// calls one Service method and renders.
+type handlers struct {
+	svc *Service
+}

@@ -1,0 +1,176 @@
+// Package admin owns the administration pages under /admin (every route
+// behind auth.RequireAdmin) and the ModerationLog table: an append-only
+// record of who did what to which account, and why. It changes accounts
+// only through the account module.
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Accounts is what the admin pages need from the account module.
+type Accounts interface {
+	ListUsers(ctx context.Context, cursor *storage.Cursor, limit int) ([]account.DirectoryRow, *storage.Cursor, error)
+	Profile(ctx context.Context, memberKey string) (account.ProfileRow, error)
+	SetEnabled(ctx context.Context, memberKey string, enabled bool) (account.ProfileRow, error)
+	SetAdmin(ctx context.Context, memberKey string, admin bool) (account.ProfileRow, error)
+}
+
+// Service is the admin module.
+type Service struct {
+	accounts Accounts
+	log      *storage.Table
+	cursors  *storage.Cursors
+	logger   *slog.Logger
+	now      func() time.Time
+	// pageSize is how many people one users page shows.
+	pageSize int
+}
+
+// New builds the module. cursors signs the users list's paging tokens
+// (cmd/web builds it from CURSOR_KEYS).
+func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, logger *slog.Logger, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{
+		accounts: accounts,
+		log:      store.Table(logTable),
+		cursors:  cursors,
+		logger:   logger,
+		now:      now,
+		pageSize: 25,
+	}
+}
+
+// Tables are the tables this module needs provisioned.
+func (s *Service) Tables() []string { return []string{logTable} }
+
+// Slug is the module's section; building the module replaces the "coming
+// soon" page at /admin.
+func (s *Service) Slug() string { return "admin" }
+
+// Action is something an admin does to an account.
+type Action string
+
+const (
+	ActionDisable     Action = "disable"
+	ActionEnable      Action = "enable"
+	ActionGrantAdmin  Action = "grant-admin"
+	ActionRevokeAdmin Action = "revoke-admin"
+)
+
+// Actions lists every action, as the routes name them.
+var Actions = []Action{ActionDisable, ActionEnable, ActionGrantAdmin, ActionRevokeAdmin}
+
+// MaxReason is the longest reason an admin may give.
+const MaxReason = 500
+
+// Errors a moderator can act on.
+var (
+	// ErrSelf refuses an admin disabling or demoting themselves, which
+	// would lock them out with nobody to undo it.
+	ErrSelf = errors.New("admin: an administrator cannot disable or demote themselves")
+	// ErrReason refuses a reason over MaxReason characters or with control
+	// characters.
+	ErrReason = errors.New("admin: reason too long or not plain text")
+)
+
+// Actor is the admin acting, as the log records them.
+type Actor struct {
+	MemberKey string
+	Name      string
+}
+
+// Moderate applies action to the account target and records it in the
+// ModerationLog. Disabling ends the account's sessions at once (the
+// account module does that); an admin cannot disable or demote themselves.
+// Unknown accounts are storage.ErrNotFound.
+func (s *Service) Moderate(ctx context.Context, actor Actor, target string, action Action, reason string) (account.ProfileRow, error) {
+	reason, err := cleanReason(reason)
+	if err != nil {
+		return account.ProfileRow{}, err
+	}
+	if target == actor.MemberKey && (action == ActionDisable || action == ActionRevokeAdmin) {
+		return account.ProfileRow{}, ErrSelf
+	}
+	var p account.ProfileRow
+	switch action {
+	case ActionDisable:
+		p, err = s.accounts.SetEnabled(ctx, target, false)
+	case ActionEnable:
+		p, err = s.accounts.SetEnabled(ctx, target, true)
+	case ActionGrantAdmin:
+		p, err = s.accounts.SetAdmin(ctx, target, true)
+	case ActionRevokeAdmin:
+		p, err = s.accounts.SetAdmin(ctx, target, false)
+	default:
+		return account.ProfileRow{}, fmt.Errorf("admin: unknown action %q: %w", action, storage.ErrNotFound)
+	}
+	if err != nil {
+		return account.ProfileRow{}, err
+	}
+	entry := LogRow{
+		Actor:      actor.MemberKey,
+		ActorName:  actor.Name,
+		Action:     string(action),
+		TargetType: targetUser,
+		TargetKey:  target,
+		TargetName: p.DisplayName,
+		Reason:     reason,
+	}
+	if err := s.appendLog(ctx, entry); err != nil {
+		return p, fmt.Errorf("admin: %s done but not logged: %w", action, err)
+	}
+	return p, nil
+}
+
+// cleanReason trims a reason and checks its length and characters.
+func cleanReason(reason string) (string, error) {
+	reason = strings.TrimSpace(reason)
+	if utf8.RuneCountInString(reason) > MaxReason || !utf8.ValidString(reason) {
+		return "", ErrReason
+	}
+	for _, r := range reason {
+		if unicode.IsControl(r) && r != '\n' {
+			return "", ErrReason
+		}
+	}
+	return reason, nil
+}
+
+// UsersPage is one page of the users list.
+type UsersPage struct {
+	Users []account.DirectoryRow
+	// Next is the next page's cursor token, "" on the last page.
+	Next string
+}
+
+// usersListQuery names the users list for its cursors, so a token from
+// another listing is refused.
+const usersListQuery = "admin/users"
+
+// ListUsers reads one page of the users list from cursor (nil for the
+// first page; the handler decodes it with web.ReadCursor and
+// usersListQuery) and signs the next page's token.
+func (s *Service) ListUsers(ctx context.Context, cursor *storage.Cursor) (UsersPage, error) {
+	rows, next, err := s.accounts.ListUsers(ctx, cursor, s.pageSize)
+	if err != nil {
+		return UsersPage{}, err
+	}
+	page := UsersPage{Users: rows}
+	if next != nil {
+		page.Next = s.cursors.Encode(usersListQuery, *next)
+	}
+	return page, nil
+}

@@ -1,0 +1,274 @@
+package auth
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/mail"
+	"github.com/harmony/harmony/internal/storage"
+	authview "github.com/harmony/harmony/views/auth"
+)
+
+// Email one-time codes (document 003). One row per email holds the current
+// code's hash, its expiry, the wrong attempts and the send cooldown.
+const (
+	codeDigits = 6
+	// codeTTL is how long a code works.
+	codeTTL = 10 * time.Minute
+	// maxCodeAttempts wrong guesses burn the code and lock the email.
+	maxCodeAttempts = 5
+	// codeLockout is how long a locked email gets no new code: with five
+	// guesses per lockout, guessing a code takes years.
+	codeLockout = 15 * time.Minute
+	// codeCooldown separates two sends to one address.
+	codeCooldown = 60 * time.Second
+)
+
+// Errors of VerifyCode; the handler turns each into a message.
+var (
+	// ErrCodeFormat is input that is not six digits; it costs no attempt.
+	ErrCodeFormat = errors.New("auth: a code is six digits")
+	ErrCodeWrong  = errors.New("auth: wrong code")
+	// ErrCodeLocked follows too many wrong attempts; the code is burnt.
+	ErrCodeLocked  = errors.New("auth: too many wrong codes")
+	ErrCodeExpired = errors.New("auth: code expired")
+	// ErrCodeInvalid means there is no usable code: never sent, used, or
+	// burnt by a lock that has since passed.
+	ErrCodeInvalid = errors.New("auth: no valid code")
+	// ErrMailUnavailable means this server cannot send mail.
+	ErrMailUnavailable = errors.New("auth: no mail sender configured")
+	// ErrMailFailed means the mail server refused or could not be reached.
+	ErrMailFailed = errors.New("auth: sending the code failed")
+)
+
+// otpRow is the email's code state, in table OtpCodes.
+type otpRow struct {
+	UserKey string `table:"PartitionKey"`
+	Kind    string `table:"RowKey"`
+	ETag    string `table:"ETag"`
+	// CodeHash is HMAC-SHA256 of the code under a key derived from
+	// SESSION_KEYS, so a copy of the table does not give the codes away
+	// (a million codes are quick to try against a plain hash). Empty once
+	// the code is burnt.
+	CodeHash    []byte     `table:"CodeHash"`
+	SentAt      time.Time  `table:"SentAt"`
+	ExpiresAt   time.Time  `table:"ExpiresAt"`
+	Attempts    int32      `table:"Attempts"`
+	LockedUntil *time.Time `table:"LockedUntil"`
+}
+
+// codeKey is the OtpCodes row's keys.
+func codeKey(userKey string) (pk, rk string) { return userKey, "otp" }
+
+// codeRemaining is how many wrong codes are left before the lock.
+func (r *otpRow) codeRemaining() int { return maxCodeAttempts - int(r.Attempts) }
+
+// SendCode emails a new sign-in code to email (normalized), unless one
+// went out less than a minute ago or the address is locked after wrong
+// codes: then it quietly does nothing, so the answer is the same in every
+// case and for every address, known or not.
+func (s *Service) SendCode(ctx context.Context, email string) error {
+	if s.mailer == nil {
+		return ErrMailUnavailable
+	}
+	userKey := UserKey(email)
+	var code string
+	var sentETag string
+	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		code, sentETag = "", ""
+		now := s.now()
+		row, err := s.getCode(ctx, userKey)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		if row != nil {
+			if row.LockedUntil != nil && now.Before(*row.LockedUntil) {
+				return nil
+			}
+			if now.Before(row.SentAt.Add(codeCooldown)) {
+				return nil
+			}
+		}
+		code = newCode()
+		pk, rk := codeKey(userKey)
+		next := otpRow{UserKey: pk, Kind: rk, CodeHash: s.hashCode(s.codeKeys[0], userKey, code), SentAt: now, ExpiresAt: now.Add(codeTTL)}
+		e, err := storage.Marshal(next)
+		if err != nil {
+			return err
+		}
+		if row == nil {
+			sentETag, err = s.codes.Insert(ctx, e)
+		} else {
+			sentETag, err = s.codes.Update(ctx, e, storage.Replace, row.ETag)
+		}
+		return err
+	})
+	if err != nil || code == "" {
+		return err
+	}
+	msg, err := s.codeMessage(ctx, email, code)
+	if err == nil {
+		err = s.mailer.Send(ctx, msg)
+	}
+	if err != nil {
+		// No code reached the user, so no cooldown should stop a retry.
+		pk, rk := codeKey(userKey)
+		if derr := s.codes.Delete(ctx, pk, rk, sentETag); derr != nil && !errors.Is(derr, storage.ErrPrecondition) && !errors.Is(derr, storage.ErrNotFound) {
+			s.log.WarnContext(ctx, "could not withdraw an unsent code", "err", derr)
+		}
+		return fmt.Errorf("%w: %w", ErrMailFailed, err)
+	}
+	return nil
+}
+
+// VerifyCode checks code for email (normalized) and uses it up: a code
+// works once. Wrong codes count; the fifth burns the code and locks the
+// address for a while.
+func (s *Service) VerifyCode(ctx context.Context, email, code string) error {
+	code = strings.Map(func(r rune) rune {
+		if r == ' ' || r == '-' {
+			return -1
+		}
+		return r
+	}, code)
+	if len(code) != codeDigits || strings.Trim(code, "0123456789") != "" {
+		return ErrCodeFormat
+	}
+	userKey := UserKey(email)
+	var result error
+	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		now := s.now()
+		row, err := s.getCode(ctx, userKey)
+		if errors.Is(err, storage.ErrNotFound) {
+			result = ErrCodeInvalid
+			return nil
+		} else if err != nil {
+			return err
+		}
+		switch {
+		case row.LockedUntil != nil && now.Before(*row.LockedUntil):
+			result = ErrCodeLocked
+			return nil
+		case len(row.CodeHash) == 0:
+			result = ErrCodeInvalid
+			return nil
+		case !now.Before(row.ExpiresAt):
+			result = ErrCodeExpired
+			return nil
+		case s.codeMatches(userKey, code, row.CodeHash):
+			// Deleting with the ETag makes the code single-use even when
+			// two requests carry it at once. The send cooldown goes with
+			// the row: only someone who had the code can lift it.
+			result = nil
+			pk, rk := codeKey(userKey)
+			return s.codes.Delete(ctx, pk, rk, row.ETag)
+		}
+		row.Attempts++
+		result = &wrongCode{left: row.codeRemaining()}
+		if row.codeRemaining() <= 0 {
+			until := now.Add(codeLockout)
+			row.LockedUntil, row.CodeHash = &until, nil
+			result = ErrCodeLocked
+		}
+		e, err := storage.Marshal(row)
+		if err != nil {
+			return err
+		}
+		_, err = s.codes.Update(ctx, e, storage.Replace, row.ETag)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return result
+}
+
+// wrongCode is ErrCodeWrong with the attempts left.
+type wrongCode struct{ left int }
+
+func (w *wrongCode) Error() string { return fmt.Sprintf("%v (%d attempts left)", ErrCodeWrong, w.left) }
+func (w *wrongCode) Unwrap() error { return ErrCodeWrong }
+
+// AttemptsLeft returns how many wrong codes remain after err, if err says.
+func AttemptsLeft(err error) (int, bool) {
+	var w *wrongCode
+	if errors.As(err, &w) {
+		return w.left, true
+	}
+	return 0, false
+}
+
+func (s *Service) getCode(ctx context.Context, userKey string) (*otpRow, error) {
+	pk, rk := codeKey(userKey)
+	e, err := s.codes.Get(ctx, pk, rk)
+	if err != nil {
+		return nil, err
+	}
+	var row otpRow
+	if err := storage.Unmarshal(e, &row); err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// newCode is six uniformly random digits from the CSPRNG.
+func newCode() string {
+	// crypto/rand.Reader never returns an error (Go 1.24+), so neither
+	// does rand.Int here.
+	n, _ := rand.Int(rand.Reader, big.NewInt(1_000_000))
+	return fmt.Sprintf("%06d", n.Int64())
+}
+
+// hashCode binds the code to the address, so a hash is no use for another.
+func (s *Service) hashCode(key []byte, userKey, code string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(userKey + "|" + code))
+	return m.Sum(nil)
+}
+
+// codeMatches compares in constant time under every configured key, so
+// codes sent just before a key rotation still work.
+func (s *Service) codeMatches(userKey, code string, hash []byte) bool {
+	ok := false
+	for _, k := range s.codeKeys {
+		if hmac.Equal(s.hashCode(k, userKey, code), hash) {
+			ok = true
+		}
+	}
+	return ok
+}
+
+// codeMessage is the code email in the request's language.
+func (s *Service) codeMessage(ctx context.Context, to, code string) (mail.Message, error) {
+	minutes := int(codeTTL / time.Minute)
+	var html bytes.Buffer
+	if err := authview.CodeEmailHTML(authview.CodeEmailProps{Code: code, Minutes: minutes}).Render(ctx, &html); err != nil {
+		return mail.Message{}, err
+	}
+	text := strings.Join([]string{
+		i18n.T(ctx, "auth.mail.greeting"),
+		"",
+		i18n.T(ctx, "auth.mail.intro"),
+		"",
+		"    " + code,
+		"",
+		i18n.N(ctx, "auth.mail.expires", minutes),
+		i18n.T(ctx, "auth.mail.ignore"),
+		"",
+	}, "\n")
+	return mail.Message{
+		To:      to,
+		Subject: i18n.T(ctx, "auth.mail.subject", "code", code),
+		Text:    text,
+		HTML:    html.String(),
+	}, nil
+}

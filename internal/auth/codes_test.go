@@ -1,0 +1,353 @@
+package auth
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+// wrongCodeFor is a well-formed code that is not right.
+func wrongCodeFor(right string) string {
+	if right == "000000" {
+		return "111111"
+	}
+	return "000000"
+}
+
+func message(t *testing.T, res *webtest.Response) string {
+	t.Helper()
+	return strings.TrimSpace(res.Doc(t).Find(`[data-testid="signin-message"]`).Text())
+}
+
+func TestCodeBruteForceLocks(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	c := h.client()
+	h.requestCode(c, "anna@example.org")
+	right := h.lastCode("anna@example.org")
+	for left := maxCodeAttempts - 1; left >= 1; left-- {
+		res := h.enterCode(c, wrongCodeFor(right))
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(message(t, res), "isn't right") {
+			t.Fatalf("wrong code with %d left: %d %q", left, res.StatusCode, message(t, res))
+		}
+	}
+	res := h.enterCode(c, wrongCodeFor(right)) // the fifth
+	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(message(t, res), "Too many wrong codes") {
+		t.Fatalf("fifth wrong code: %d %q", res.StatusCode, message(t, res))
+	}
+	res = h.enterCode(c, right)
+	if res.StatusCode != http.StatusTooManyRequests || h.memberOf(c) != "" {
+		t.Fatalf("the right code after the lock: %d, signed in %q", res.StatusCode, h.memberOf(c))
+	}
+	// While locked, no new code goes out (and the answer does not say so).
+	h.clock.Advance(2 * time.Minute)
+	if res := h.requestCode(c, "anna@example.org"); res.StatusCode != http.StatusSeeOther || h.mailCount("anna@example.org") != 1 {
+		t.Errorf("a locked address got another code: %d, %d mails", res.StatusCode, h.mailCount("anna@example.org"))
+	}
+	// After the lockout the old code is still burnt; a new one works.
+	h.clock.Advance(codeLockout)
+	if res := h.enterCode(c, right); res.StatusCode != http.StatusUnprocessableEntity || h.memberOf(c) != "" {
+		t.Errorf("the burnt code after the lockout: %d", res.StatusCode)
+	}
+	h.signIn(c, "anna@example.org")
+	if h.memberOf(c) == "" {
+		t.Error("a new code after the lockout does not work")
+	}
+}
+
+func TestUsedCodeFails(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	c := h.client()
+	h.signIn(c, "anna@example.org")
+	used := h.lastCode("anna@example.org")
+	// An attacker who saw the code, with the form still pending.
+	thief := h.client()
+	h.clock.Advance(2 * time.Minute)
+	h.requestCode(thief, "anna@example.org") // mails a new code to Anna
+	res := h.enterCode(thief, used)
+	if res.StatusCode != http.StatusUnprocessableEntity || h.memberOf(thief) != "" {
+		t.Errorf("a used code: %d", res.StatusCode)
+	}
+	// Without any newer code: the used one is simply invalid.
+	h2 := newHarness(t, harnessOptions{})
+	c2 := h2.client()
+	h2.requestCode(c2, "boris@example.org")
+	code := h2.lastCode("boris@example.org")
+	other := h2.client()
+	jarSet(t, other, sessionCookie(t, c2)) // the same pending form in a second tab
+	if res := h2.enterCode(c2, code); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("first use: %d", res.StatusCode)
+	}
+	res = h2.enterCode(other, code)
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(message(t, res), "no longer valid") {
+		t.Errorf("second use: %d %q", res.StatusCode, message(t, res))
+	}
+}
+
+func TestExpiredCodeFails(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	c := h.client()
+	h.requestCode(c, "anna@example.org")
+	code := h.lastCode("anna@example.org")
+	h.clock.Advance(codeTTL)
+	res := h.enterCode(c, code)
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(message(t, res), "expired") || h.memberOf(c) != "" {
+		t.Errorf("expired code: %d %q", res.StatusCode, message(t, res))
+	}
+	if codeTTL > 10*time.Minute {
+		t.Errorf("codes last %v; document 003 allows at most 10 minutes", codeTTL)
+	}
+}
+
+func TestCodeRequestNoEnumeration(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	known := "anna@example.org"
+	h.signIn(h.client(), known)
+	h.clock.Advance(2 * time.Minute)
+	unknown := "nobody@example.org"
+
+	c := h.client()
+	c.Get("/signin")
+	answer := func(email string) (post *webtest.Response, page string) {
+		post = h.requestCode(c, email)
+		page = strings.ReplaceAll(c.Get("/signin/code").Body, email, "EMAIL")
+		return post, page
+	}
+	knownPost, knownPage := answer(known)
+	unknownPost, unknownPage := answer(unknown)
+	if knownPost.StatusCode != unknownPost.StatusCode || knownPost.Header.Get("Location") != unknownPost.Header.Get("Location") ||
+		knownPost.Body != unknownPost.Body || len(knownPost.Cookies()) != len(unknownPost.Cookies()) {
+		t.Errorf("known: %d %q %q; unknown: %d %q %q", knownPost.StatusCode, knownPost.Header.Get("Location"), knownPost.Body,
+			unknownPost.StatusCode, unknownPost.Header.Get("Location"), unknownPost.Body)
+	}
+	if knownPage != unknownPage {
+		t.Error("the code page differs between a known and an unknown email")
+	}
+	if h.mailCount(known) != 2 || h.mailCount(unknown) != 1 {
+		t.Errorf("mails: known %d, unknown %d", h.mailCount(known), h.mailCount(unknown))
+	}
+}
+
+func TestCodeCooldown(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	c := h.client()
+	h.requestCode(c, "anna@example.org")
+	first := h.lastCode("anna@example.org")
+	h.clock.Advance(codeCooldown - time.Second)
+	if res := h.requestCode(c, "anna@example.org"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("second request: %d", res.StatusCode)
+	}
+	if n := h.mailCount("anna@example.org"); n != 1 {
+		t.Fatalf("%d mails within the cooldown", n)
+	}
+	h.clock.Advance(time.Second)
+	h.requestCode(c, "anna@example.org")
+	second := h.lastCode("anna@example.org")
+	if h.mailCount("anna@example.org") != 2 {
+		t.Fatal("no new code after the cooldown")
+	}
+	if first != second {
+		if res := h.enterCode(c, first); res.StatusCode == http.StatusSeeOther {
+			t.Error("the replaced code still works")
+		}
+	}
+	if res := h.enterCode(c, second); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("the new code: %d", res.StatusCode)
+	}
+}
+
+func TestRateLimitUsesRealClientIP(t *testing.T) {
+	send := func(h *harness, c *webtest.Client, i int, forwardedFor string) int {
+		email := "user" + strings.Repeat("x", i) + "@example.org"
+		return h.requestCode(c, email, "X-Forwarded-For", forwardedFor).StatusCode
+	}
+	t.Run("untrusted peer", func(t *testing.T) {
+		h := newHarness(t, harnessOptions{})
+		h.svc.sendLimit = newIPLimiter(3, time.Hour)
+		c := h.client()
+		for i := 0; i < 3; i++ {
+			if got := send(h, c, i, "198.51.100."+string(rune('1'+i))); got != http.StatusSeeOther {
+				t.Fatalf("send %d: %d", i, got)
+			}
+		}
+		// A forged X-Forwarded-For from a peer that is no trusted proxy
+		// does not buy a fresh bucket.
+		if got := send(h, c, 4, "203.0.113.99"); got != http.StatusTooManyRequests {
+			t.Errorf("spoofed X-Forwarded-For: %d, want 429", got)
+		}
+		res := h.requestCode(c, "last@example.org")
+		if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(res.Body, "Too many attempts") {
+			t.Errorf("limited: %d", res.StatusCode)
+		}
+		if h.mailCount("last@example.org") != 0 {
+			t.Error("a limited request sent mail")
+		}
+	})
+	t.Run("trusted proxy", func(t *testing.T) {
+		h := newHarness(t, harnessOptions{env: map[string]string{"TRUSTED_PROXIES": "127.0.0.1/32"}})
+		h.svc.sendLimit = newIPLimiter(3, time.Hour)
+		c := h.client()
+		for i := 0; i < 3; i++ {
+			if got := send(h, c, i, "198.51.100.7"); got != http.StatusSeeOther {
+				t.Fatalf("send %d: %d", i, got)
+			}
+		}
+		if got := send(h, c, 4, "198.51.100.7"); got != http.StatusTooManyRequests {
+			t.Errorf("the same client behind the proxy: %d, want 429", got)
+		}
+		if got := send(h, c, 5, "198.51.100.8"); got != http.StatusSeeOther {
+			t.Errorf("another client behind the proxy: %d, want its own bucket", got)
+		}
+	})
+	t.Run("verify", func(t *testing.T) {
+		h := newHarness(t, harnessOptions{})
+		h.svc.verifyLimit = newIPLimiter(2, time.Hour)
+		c := h.client()
+		h.requestCode(c, "anna@example.org")
+		code := h.lastCode("anna@example.org")
+		h.enterCode(c, wrongCodeFor(code))
+		h.enterCode(c, wrongCodeFor(code))
+		req := c.WithCSRF("/signin/code", url.Values{"code": {code}})
+		if res := c.PostForm("/signin/code/verify", req, "X-Forwarded-For", "203.0.113.5"); res.StatusCode != http.StatusTooManyRequests {
+			t.Errorf("verify past the limit: %d", res.StatusCode)
+		}
+	})
+}
+
+func TestRateLimiterRefillsAndForgets(t *testing.T) {
+	l := newIPLimiter(2, time.Minute)
+	now := startTime
+	if !l.allow("a", now) || !l.allow("a", now) || l.allow("a", now) {
+		t.Fatal("burst of 2 not enforced")
+	}
+	if !l.allow("a", now.Add(time.Minute)) {
+		t.Error("no refill after a minute")
+	}
+	l.dropFull(now.Add(time.Hour))
+	if len(l.buckets) != 0 {
+		t.Error("full buckets were not dropped")
+	}
+}
+
+func TestBadEmailIsRefusedWithFieldError(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	c := h.client()
+	res := h.requestCode(c, "not an email")
+	doc := res.Doc(t)
+	if res.StatusCode != http.StatusUnprocessableEntity || doc.Find(`[data-testid="field-error"]`).Length() != 1 {
+		t.Errorf("bad email: %d", res.StatusCode)
+	}
+	if v, _ := doc.Find(`input[name="email"]`).Attr("value"); v != "not an email" {
+		t.Errorf("the input is not re-shown: %q", v)
+	}
+	if len(h.mailbox.Recent()) != 0 {
+		t.Error("mail sent for a bad address")
+	}
+	if res := c.Get("/signin/code"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/signin" {
+		t.Errorf("code page without a pending email: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+}
+
+func TestCodesAreStoredOnlyAsHashes(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.requestCode(h.client(), "anna@example.org")
+	code := h.lastCode("anna@example.org")
+	row, err := h.svc.getCode(context.Background(), UserKey("anna@example.org"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(row.CodeHash) != 32 || bytes.Contains(row.CodeHash, []byte(code)) || strings.Contains(string(row.CodeHash), code) {
+		t.Errorf("stored %x for code %s", row.CodeHash, code)
+	}
+	if !row.ExpiresAt.Equal(startTime.Add(codeTTL)) {
+		t.Errorf("expires %v", row.ExpiresAt)
+	}
+	// The hash is bound to the address.
+	if h.svc.codeMatches(UserKey("boris@example.org"), code, row.CodeHash) {
+		t.Error("the hash verifies for another address")
+	}
+}
+
+func TestCodeEmailIsInTheUsersLanguage(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	c := h.client()
+	h.requestCode(c, "anna@example.org", "Accept-Language", "ru-RU,ru;q=0.9")
+	m := h.mailbox.Recent()[0]
+	code := h.lastCode("anna@example.org")
+	if m.Subject != "Код для входа в Harmony: "+code || !strings.Contains(m.Text, "Он действует 10 минут") || !strings.Contains(m.HTML, `lang="ru"`) {
+		t.Errorf("Russian mail: %q\n%s", m.Subject, m.Text)
+	}
+}
+
+func TestEmailSignInUnavailableWithoutMail(t *testing.T) {
+	h := newHarness(t, harnessOptions{noMail: true, env: map[string]string{"ENV": "production", "CURSOR_KEY": testCursorKey}})
+	c := h.client()
+	doc := c.Get("/signin").Doc(t)
+	if doc.Find(`[data-testid="signin-email-form"]`).Length() != 0 || doc.Find(`[data-testid="signin-email-unavailable"]`).Length() != 1 {
+		t.Error("the sign-in page offers email codes without a mail server")
+	}
+	res := c.PostForm("/signin/code", c.WithCSRF("/signin", url.Values{"email": {"anna@example.org"}}))
+	if res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("POST /signin/code without mail: %d", res.StatusCode)
+	}
+}
+
+func TestDevMailboxAbsentInProduction(t *testing.T) {
+	dev := newHarness(t, harnessOptions{})
+	c := dev.client()
+	dev.requestCode(c, "anna@example.org")
+	doc := c.Get("/dev/mailbox").Doc(t)
+	if got := doc.Find(`[data-testid="mailbox-item"] [data-testid="mailbox-code"]`).Text(); got != dev.lastCode("anna@example.org") {
+		t.Errorf("development mailbox shows code %q", got)
+	}
+	// Production, even with a development mailbox handed in by mistake.
+	prod := newHarness(t, harnessOptions{env: map[string]string{"ENV": "production"}})
+	if res := prod.client().Get("/dev/mailbox"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /dev/mailbox in production: %d", res.StatusCode)
+	}
+	for _, r := range prod.echo.Routes() {
+		if strings.HasPrefix(r.Path, "/dev") {
+			t.Errorf("production registers %s %s", r.Method, r.Path)
+		}
+	}
+}
+
+func TestSignInPagesRender(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	c := h.client()
+	doc := c.Get("/signin?next=/groups").Doc(t)
+	form := doc.Find(`form[data-testid="signin-email-form"]`)
+	if form.Find(`input[name="email"]`).Length() != 1 || form.Find(`[data-testid="signin-send"]`).Length() != 1 {
+		t.Error("the sign-in page lacks the email form")
+	}
+	if next, _ := form.Find(`input[name="next"]`).Attr("value"); next != "/groups" {
+		t.Errorf("next %q", next)
+	}
+	if doc.Find(`[data-testid="signin-oidc"]`).Length() != 0 {
+		t.Error("an OIDC button without OIDC_ISSUER")
+	}
+	h.requestCode(c, "anna@example.org")
+	page := c.Get("/signin/code").Doc(t)
+	for _, id := range []string{"signin-code", "signin-verify", "signin-message"} {
+		if page.Find(`[data-testid="`+id+`"]`).Length() != 1 {
+			t.Errorf("the code page lacks %s", id)
+		}
+	}
+	if name, _ := page.Find(`[data-testid="signin-code"]`).Attr("name"); name != "code" {
+		t.Errorf("code input name %q", name)
+	}
+	// Signed in, /signin moves on.
+	h.enterCode(c, h.lastCode("anna@example.org"))
+	if res := c.Get("/signin?next=/groups"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/groups" {
+		t.Errorf("signed in GET /signin: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	ru := h.client().Get("/signin", "Accept-Language", "ru")
+	if !strings.Contains(ru.Body, "Вход в Harmony") {
+		t.Error("the sign-in page is not translated")
+	}
+}

@@ -1,0 +1,171 @@
+package auth
+
+import (
+	"errors"
+	"net/http"
+	"regexp"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
+	authview "github.com/harmony/harmony/views/auth"
+)
+
+// Values the sign-in flow keeps in the session cookie between the email
+// form and the code form; a new session drops everything under this prefix.
+const (
+	pendingPrefix = "auth.pending."
+	pendingEmail  = pendingPrefix + "email"
+	pendingNext   = pendingPrefix + "next"
+)
+
+// showSignIn offers the sign-in methods. Someone already signed in (not a
+// guest) goes straight on.
+func (s *Service) showSignIn(c echo.Context) error {
+	next := web.LocalPath(c.QueryParam("next"))
+	if id := From(c); id != nil && !id.Guest {
+		return web.Redirect(c, next)
+	}
+	return s.renderSignIn(c, http.StatusOK, authview.SignInProps{Next: next})
+}
+
+func (s *Service) renderSignIn(c echo.Context, status int, p authview.SignInProps) error {
+	ctx := c.Request().Context()
+	p.EmailEnabled = s.mailer != nil
+	if s.oidc != nil {
+		name := s.cfg.OIDC.Name
+		if name == "" {
+			name = i18n.T(ctx, "auth.signin.oidc_default")
+		}
+		p.OIDC = &authview.OIDCButton{Name: name, Href: oidcStartURL(p.Next)}
+	}
+	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "auth.signin.title"), Content: authview.SignIn(p)})
+}
+
+// sendCode mails a code and moves on to the code form. Whether the email
+// has an account makes no difference to the answer.
+func (s *Service) sendCode(c echo.Context) error {
+	ctx := c.Request().Context()
+	next := web.LocalPath(c.FormValue("next"))
+	props := authview.SignInProps{Next: next, Email: c.FormValue("email")}
+	if s.mailer == nil {
+		return s.renderSignIn(c, http.StatusServiceUnavailable, props)
+	}
+	email, err := NormalizeEmail(props.Email)
+	if err != nil {
+		props.EmailError = i18n.T(ctx, "auth.error.bad_email")
+		return s.renderSignIn(c, http.StatusUnprocessableEntity, props)
+	}
+	if !s.sendLimit.allow(c.RealIP(), s.now()) {
+		props.Message = i18n.T(ctx, "auth.error.rate_limited")
+		return s.renderSignIn(c, http.StatusTooManyRequests, props)
+	}
+	if err := s.SendCode(ctx, email); errors.Is(err, ErrMailFailed) {
+		return web.NewError(http.StatusServiceUnavailable, i18n.T(ctx, "auth.error.mail_failed"), err)
+	} else if err != nil {
+		return err
+	}
+	sess, err := web.Session(c)
+	if err != nil {
+		return err
+	}
+	sess.Values[pendingEmail] = email
+	sess.Values[pendingNext] = next
+	if err := web.SaveSession(c, sess); err != nil {
+		return err
+	}
+	return web.Redirect(c, "/signin/code")
+}
+
+// pending returns the email and next path the code form is for.
+func pending(c echo.Context) (email, next string, err error) {
+	sess, err := web.Session(c)
+	if err != nil {
+		return "", "", err
+	}
+	email, _ = sess.Values[pendingEmail].(string)
+	next, _ = sess.Values[pendingNext].(string)
+	return email, web.LocalPath(next), nil
+}
+
+// showCodeForm asks for the code; without a pending email it starts over.
+func (s *Service) showCodeForm(c echo.Context) error {
+	email, next, err := pending(c)
+	if err != nil {
+		return err
+	}
+	if email == "" {
+		return web.Redirect(c, "/signin")
+	}
+	return s.renderCode(c, http.StatusOK, authview.CodeProps{
+		Email: email, Next: next, Message: i18n.T(c.Request().Context(), "auth.code.sent"),
+	})
+}
+
+func (s *Service) renderCode(c echo.Context, status int, p authview.CodeProps) error {
+	return web.Render(c, status, web.Page{Title: i18n.T(c.Request().Context(), "auth.code.title"), Content: authview.Code(p)})
+}
+
+// verifyCode signs in with a correct code, or says what was wrong.
+func (s *Service) verifyCode(c echo.Context) error {
+	ctx := c.Request().Context()
+	email, next, err := pending(c)
+	if err != nil {
+		return err
+	}
+	if email == "" {
+		return web.Redirect(c, "/signin")
+	}
+	refuse := func(status int, key string, args ...any) error {
+		return s.renderCode(c, status, authview.CodeProps{Email: email, Next: next, Error: true, Message: i18n.T(ctx, key, args...)})
+	}
+	if !s.verifyLimit.allow(c.RealIP(), s.now()) {
+		return refuse(http.StatusTooManyRequests, "auth.error.rate_limited")
+	}
+	err = s.VerifyCode(ctx, email, c.FormValue("code"))
+	if left, ok := AttemptsLeft(err); ok {
+		return s.renderCode(c, http.StatusUnprocessableEntity, authview.CodeProps{
+			Email: email, Next: next, Error: true, Message: i18n.N(ctx, "auth.error.code_wrong", left),
+		})
+	}
+	switch {
+	case err == nil:
+		return s.CompleteSignIn(c, VerifiedIdentity{Method: MethodCode, Email: email, EmailVerified: true}, next)
+	case errors.Is(err, ErrCodeFormat):
+		return refuse(http.StatusUnprocessableEntity, "auth.error.code_format")
+	case errors.Is(err, ErrCodeLocked):
+		return refuse(http.StatusTooManyRequests, "auth.error.code_locked")
+	case errors.Is(err, ErrCodeExpired):
+		return refuse(http.StatusUnprocessableEntity, "auth.error.code_expired")
+	case errors.Is(err, ErrCodeInvalid):
+		return refuse(http.StatusUnprocessableEntity, "auth.error.code_invalid")
+	}
+	return err
+}
+
+// signOut ends this browser's session and goes home.
+func (s *Service) signOut(c echo.Context) error {
+	if err := s.SignOut(c); err != nil {
+		return err
+	}
+	return web.Redirect(c, "/")
+}
+
+// codePattern finds the sign-in code in a development mail.
+var codePattern = regexp.MustCompile(`\b\d{6}\b`)
+
+// showMailbox lists the mail the development server would have sent.
+func (s *Service) showMailbox(c echo.Context) error {
+	var items []authview.MailboxItem
+	for _, m := range s.mailbox.Recent() {
+		items = append(items, authview.MailboxItem{
+			To: m.To, Subject: m.Subject, Text: m.Text, At: m.At,
+			Code: codePattern.FindString(m.Subject + "\n" + m.Text),
+		})
+	}
+	return web.Render(c, http.StatusOK, web.Page{
+		Title:   i18n.T(c.Request().Context(), "auth.mailbox.title"),
+		Content: authview.Mailbox(authview.MailboxProps{Items: items}),
+	})
+}

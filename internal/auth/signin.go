@@ -1,0 +1,180 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
+)
+
+// Sign-in methods, as VerifiedIdentity.Method names them.
+const (
+	MethodOIDC = "oidc"
+	MethodCode = "code"
+)
+
+// VerifiedIdentity is what a sign-in method proved.
+type VerifiedIdentity struct {
+	// Method is MethodOIDC or MethodCode.
+	Method string
+	// Subject is the OIDC sub ("" for email codes).
+	Subject string
+	// Email is "" if the provider gave none.
+	Email         string
+	EmailVerified bool
+	// Name is a display name hint ("" if none).
+	Name string
+}
+
+// accountRow links a verified email to its account, in table
+// AccountsByEmail, so every sign-in method reaches the same memberKey.
+type accountRow struct {
+	UserKey   string    `table:"PartitionKey"`
+	Kind      string    `table:"RowKey"`
+	MemberKey string    `table:"MemberKey"`
+	Email     string    `table:"Email"`
+	Method    string    `table:"Method"`
+	CreatedAt time.Time `table:"CreatedAt"`
+}
+
+// accountKey is the AccountsByEmail row's keys.
+func accountKey(userKey string) (pk, rk string) { return userKey, "account" }
+
+// CompleteSignIn finishes any sign-in method: it resolves the account
+// (AccountsByEmail links a verified email to its memberKey; otherwise
+// OIDC gives auth:{sub} and a code a new auth:{ulid}), refuses disabled
+// accounts, moves a guest's belongings to the account, starts a new
+// session (fresh id, cookie and CSRF token; the old row deleted) and
+// redirects to next, if it is on this site.
+func (s *Service) CompleteSignIn(c echo.Context, v VerifiedIdentity, next string) error {
+	ctx := c.Request().Context()
+	memberKey, email, err := s.resolveAccount(ctx, v)
+	if err != nil {
+		return err
+	}
+	st, err := s.profiles.OnSignIn(ctx, memberKey, email, strings.TrimSpace(v.Name))
+	if err != nil {
+		return fmt.Errorf("auth: profile of %s: %w", memberKey, err)
+	}
+	if !st.Enabled {
+		return web.Forbidden(i18n.T(ctx, "auth.error.disabled"), fmt.Errorf("auth: %s is disabled", memberKey))
+	}
+	if prev := From(c); prev != nil && prev.Guest {
+		for _, u := range s.upgraders {
+			if err := u.UpgradeGuest(ctx, prev.MemberKey, memberKey); err != nil {
+				return fmt.Errorf("auth: upgrade guest %s: %w", prev.MemberKey, err)
+			}
+		}
+	}
+	if _, err := s.startSession(c, memberKey, email, st, false); err != nil {
+		return err
+	}
+	s.log.InfoContext(ctx, "signed in", "member", memberKey, "method", v.Method)
+	return web.Redirect(c, web.LocalPath(next))
+}
+
+// resolveAccount finds or mints the memberKey a verified identity signs in
+// to, and returns the verified email ("" when there is none).
+func (s *Service) resolveAccount(ctx context.Context, v VerifiedIdentity) (memberKey, email string, err error) {
+	if v.EmailVerified {
+		// A provider's address that is not one plain address counts as none.
+		email, _ = NormalizeEmail(v.Email)
+	}
+	switch v.Method {
+	case MethodOIDC:
+		if v.Subject == "" {
+			return "", "", errors.New("auth: OIDC identity without a subject")
+		}
+	case MethodCode:
+		if email == "" {
+			return "", "", errors.New("auth: code sign-in without a verified email")
+		}
+	default:
+		return "", "", fmt.Errorf("auth: unknown sign-in method %q", v.Method)
+	}
+	if email != "" {
+		if mk, err := s.accountByEmail(ctx, email); err == nil {
+			return mk, email, nil
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return "", "", err
+		}
+	}
+	if v.Method == MethodOIDC {
+		memberKey = AuthMemberKey(v.Subject)
+	} else {
+		memberKey = AuthMemberKey(ulid.Make().String())
+	}
+	if email == "" {
+		return memberKey, "", nil
+	}
+	pk, rk := accountKey(UserKey(email))
+	e, err := storage.Marshal(accountRow{UserKey: pk, Kind: rk, MemberKey: memberKey, Email: email, Method: v.Method, CreatedAt: s.now()})
+	if err != nil {
+		return "", "", err
+	}
+	if _, err := s.accounts.Insert(ctx, e); errors.Is(err, storage.ErrExists) {
+		// Two first sign-ins raced; the first link wins for both.
+		mk, err := s.accountByEmail(ctx, email)
+		return mk, email, err
+	} else if err != nil {
+		return "", "", err
+	}
+	return memberKey, email, nil
+}
+
+func (s *Service) accountByEmail(ctx context.Context, email string) (string, error) {
+	pk, rk := accountKey(UserKey(email))
+	e, err := s.accounts.Get(ctx, pk, rk)
+	if err != nil {
+		return "", err
+	}
+	var row accountRow
+	if err := storage.Unmarshal(e, &row); err != nil {
+		return "", err
+	}
+	if row.MemberKey == "" {
+		return "", fmt.Errorf("auth: AccountsByEmail %s has no member key", pk)
+	}
+	return row.MemberKey, nil
+}
+
+// maxGuestName bounds a guest's self-chosen name, in characters.
+const maxGuestName = 80
+
+// SignInGuest gives the request a guest identity (guest:{gsid}, a random
+// 128-bit id) in a new session, for someone who joins by link without an
+// account. A request that already has an identity keeps it.
+func (s *Service) SignInGuest(c echo.Context, displayName string) (*Identity, error) {
+	if id := From(c); id != nil {
+		return id, nil
+	}
+	name := strings.TrimSpace(displayName)
+	if r := []rune(name); len(r) > maxGuestName {
+		name = string(r[:maxGuestName])
+	}
+	if name == "" {
+		name = i18n.T(c.Request().Context(), "auth.guest.name")
+	}
+	if _, err := s.startSession(c, GuestMemberKey(newRandomID()), "", ProfileState{DisplayName: name, Enabled: true}, true); err != nil {
+		return nil, err
+	}
+	return From(c), nil
+}
+
+// UserLanguage is the signed-in user's language setting, for
+// web.Deps.UserLanguage.
+func (s *Service) UserLanguage(c echo.Context) (i18n.Lang, bool) {
+	id := From(c)
+	if id == nil {
+		return "", false
+	}
+	return i18n.ParseLang(id.Language)
+}
