@@ -1,7 +1,10 @@
 // End-to-end tests: the real binary on Azurite, driven in Debian's Chromium.
 // scripts/test builds bin/web, starts Azurite and sets HARMONY_AZURITE and
 // E2E_PORT. Playwright's own browser download does not work here, so the
-// browser is /usr/bin/chromium.
+// browser is /usr/bin/chromium. scripts/test also starts the identity peers
+// on loopback and passes them here: MailDev (E2E_SMTP_URL for the app,
+// E2E_MAILDEV_API for the tests) and the OIDC provider (E2E_OIDC_ISSUER,
+// E2E_OIDC_CLIENT_ID, E2E_OIDC_CLIENT_SECRET); e2e/peers/ has the provider.
 import { defineConfig } from '@playwright/test';
 
 const port = Number(process.env.E2E_PORT || 18080);
@@ -10,6 +13,18 @@ const conn = process.env.HARMONY_AZURITE;
 if (!conn) {
   throw new Error('HARMONY_AZURITE is not set: run the suite through scripts/test');
 }
+
+// Peer settings for the app, only those scripts/test provided, so a run
+// without a peer simply leaves that sign-in method unconfigured.
+const peers: Record<string, string> = {};
+const put = (name: string, value: string | undefined) => {
+  if (value) peers[name] = value;
+};
+put('SMTP_URL', process.env.E2E_SMTP_URL);
+put('OIDC_ISSUER', process.env.E2E_OIDC_ISSUER);
+put('OIDC_CLIENT_ID', process.env.E2E_OIDC_CLIENT_ID);
+put('OIDC_CLIENT_SECRET', process.env.E2E_OIDC_CLIENT_SECRET);
+if (process.env.E2E_OIDC_ISSUER) peers.OIDC_NAME = 'E2E SSO';
 
 export default defineConfig({
   testDir: '.',
@@ -48,6 +63,9 @@ export default defineConfig({
       TABLE_PREFIX: `e2e${Date.now().toString(36)}`,
       DATA_DIR: `${process.env.TMPDIR || '/tmp'}/harmony-e2e-${port}`,
       LOG_LEVEL: 'warn',
+      // e2e/helpers.ts signs in as this administrator (adminEmail).
+      ADMIN_EMAILS: 'admin@example.test',
+      ...peers,
     },
   },
 });

@@ -13,9 +13,11 @@ as_root() {
 }
 
 # ensure_node_deps installs the pinned npm tools (Azurite, Playwright, axe,
-# htmx) into the repo's ignored node_modules.
+# htmx, and the e2e peers MailDev and oidc-provider) into the repo's ignored
+# node_modules.
 ensure_node_deps() {
-  if [ ! -x node_modules/.bin/azurite ] || [ ! -x node_modules/.bin/playwright ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  if [ ! -x node_modules/.bin/azurite ] || [ ! -x node_modules/.bin/playwright ] || [ ! -x node_modules/.bin/maildev ] \
+    || [ ! -d node_modules/oidc-provider ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     log "installing npm tools (npm ci)"
     npm ci --no-audit --no-fund --loglevel=error
   fi
@@ -31,11 +33,15 @@ ensure_chromium() {
   fi
 }
 
-# free_port prints a TCP port on 127.0.0.1 that nothing listens on.
+# free_port prints a TCP port on 127.0.0.1 that nothing listens on. Ports
+# listed in RESERVED_PORTS (space-separated) are skipped: they are taken by
+# something that will listen later, such as the app under test.
+RESERVED_PORTS=${RESERVED_PORTS:-}
 free_port() {
   local port
   for _ in $(seq 1 50); do
     port=$((20000 + RANDOM % 20000))
+    case " $RESERVED_PORTS " in *" $port "*) continue ;; esac
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       echo "$port"
       return 0
@@ -74,4 +80,56 @@ start_azurite() {
   fi
   export AZURITE_PID
   export HARMONY_AZURITE="DefaultEndpointsProtocol=http;AccountName=$AZURITE_ACCOUNT;AccountKey=$AZURITE_KEY;BlobEndpoint=http://127.0.0.1:$blob/$AZURITE_ACCOUNT;TableEndpoint=http://127.0.0.1:$table/$AZURITE_ACCOUNT;"
+}
+
+# start_maildev starts MailDev on loopback: an SMTP server that keeps every
+# message it gets, and its REST API (GET /email lists them). It exports
+# MAILDEV_PID, E2E_SMTP_URL (for the app's SMTP_URL) and E2E_MAILDEV_API
+# (the web port's base URL, for the tests).
+start_maildev() {
+  local smtp web dir
+  smtp=$(free_port) || return 1
+  RESERVED_PORTS="$RESERVED_PORTS $smtp"
+  web=$(free_port) || return 1
+  RESERVED_PORTS="$RESERVED_PORTS $web"
+  dir=$(mktemp -d)
+  log "starting MailDev (smtp :$smtp, api :$web)"
+  (cd "$dir" && exec "$OLDPWD/node_modules/.bin/maildev" --ip 127.0.0.1 --smtp "$smtp" \
+    --web-ip 127.0.0.1 --web "$web" --mail-directory "$dir/mail" --silent >"$dir/maildev.log" 2>&1) &
+  MAILDEV_PID=$!
+  export MAILDEV_PID
+  if ! wait_port "$smtp" 30 || ! wait_port "$web" 30 || ! curl -fsS "http://127.0.0.1:$web/healthz" >/dev/null; then
+    cat "$dir/maildev.log" >&2
+    echo "MailDev did not start" >&2
+    return 1
+  fi
+  export E2E_SMTP_URL="smtp://127.0.0.1:$smtp"
+  export E2E_MAILDEV_API="http://127.0.0.1:$web"
+}
+
+# start_oidc starts the test OpenID Connect provider (e2e/peers/oidc.mjs,
+# oidc-provider) on loopback, with one client whose redirect URI is the
+# app's callback on port $1 (the app must use BASE_URL http://127.0.0.1:$1).
+# It exports OIDC_PID, E2E_OIDC_ISSUER, E2E_OIDC_CLIENT_ID and
+# E2E_OIDC_CLIENT_SECRET; the provider's log is in $E2E_OIDC_LOG.
+start_oidc() {
+  local app_port=$1 port dir
+  port=$(free_port) || return 1
+  RESERVED_PORTS="$RESERVED_PORTS $port"
+  dir=$(mktemp -d)
+  export E2E_OIDC_ISSUER="http://127.0.0.1:$port"
+  export E2E_OIDC_CLIENT_ID=harmony-e2e
+  export E2E_OIDC_CLIENT_SECRET="e2e-$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+  export E2E_OIDC_LOG="$dir/oidc.log"
+  log "starting the OIDC provider ($E2E_OIDC_ISSUER)"
+  OIDC_PORT=$port OIDC_REDIRECT_URI="http://127.0.0.1:$app_port/auth/oidc/callback" \
+    OIDC_CLIENT_ID=$E2E_OIDC_CLIENT_ID OIDC_CLIENT_SECRET=$E2E_OIDC_CLIENT_SECRET \
+    node e2e/peers/oidc.mjs >"$E2E_OIDC_LOG" 2>&1 &
+  OIDC_PID=$!
+  export OIDC_PID
+  if ! wait_port "$port" 30 || ! curl -fsS "$E2E_OIDC_ISSUER/.well-known/openid-configuration" >/dev/null; then
+    cat "$E2E_OIDC_LOG" >&2
+    echo "the OIDC provider did not start" >&2
+    return 1
+  fi
 }

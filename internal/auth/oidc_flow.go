@@ -196,6 +196,9 @@ func (s *Service) redeemOIDCCode(ctx context.Context, code string, flow oidcFlow
 	if err := idToken.Claims(&claims); err != nil {
 		return VerifiedIdentity{}, oidcRejected(fmt.Errorf("oidc: ID token claims: %w", err))
 	}
+	if claims.Email == "" || claims.displayName() == "" {
+		s.mergeUserInfo(ctx, provider, tok, idToken.Subject, &claims)
+	}
 	v := VerifiedIdentity{Method: MethodOIDC, Subject: idToken.Subject, Name: claims.displayName()}
 	// An address that is not one plain email is dropped, not refused: the
 	// subject alone still signs the person in.
@@ -204,6 +207,39 @@ func (s *Service) redeemOIDCCode(ctx context.Context, code string, flow oidcFlow
 		v.EmailVerified = bool(claims.EmailVerified)
 	}
 	return v, nil
+}
+
+// mergeUserInfo fills the email and name from the provider's userinfo
+// endpoint when the ID token lacks them: the OIDC spec lets a provider put
+// profile and email claims only there when it issues an access token
+// (oidc-provider does by default; Google, Entra ID and Keycloak copy them
+// into the ID token). The answer counts only if its sub is the ID token's.
+// A failure is logged and the sign-in goes on with the ID token's claims:
+// the subject alone still identifies the person.
+func (s *Service) mergeUserInfo(ctx context.Context, provider *oidc.Provider, tok *oauth2.Token, subject string, claims *idClaims) {
+	if provider.UserInfoEndpoint() == "" {
+		return
+	}
+	info, err := provider.UserInfo(oidc.ClientContext(ctx, s.oidc.http), oauth2.StaticTokenSource(tok))
+	if err != nil {
+		s.log.Warn("oidc: userinfo request failed; signing in without its claims", "err", err)
+		return
+	}
+	if info.Subject != subject {
+		s.log.Warn("oidc: userinfo answered for another subject; ignored")
+		return
+	}
+	var extra idClaims
+	if err := info.Claims(&extra); err != nil {
+		s.log.Warn("oidc: unreadable userinfo claims; ignored", "err", err)
+		return
+	}
+	if claims.Email == "" {
+		claims.Email, claims.EmailVerified = extra.Email, extra.EmailVerified
+	}
+	if claims.displayName() == "" {
+		claims.Name, claims.GivenName, claims.FamilyName = extra.Name, extra.GivenName, extra.FamilyName
+	}
 }
 
 // liveOIDCFlows reads the session's sign-ins in progress, dropping expired

@@ -574,3 +574,27 @@ func mustQuery(t *testing.T, raw, name string) string {
 	}
 	return v
 }
+
+func TestOIDCClaimsOnlyInUserInfoAreRead(t *testing.T) {
+	a := newOIDCApp(t)
+	a.idp.SetLogin(oidctest.Login{Subject: "ui-1", Email: "Una@Example.org", EmailVerified: true, Name: "Una Info", ClaimsOnlyInUserInfo: true})
+	if res := a.signIn("/"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("callback: status %d; body %.300s", res.StatusCode, res.Body)
+	}
+	want := signInCall{auth.AuthMemberKey("ui-1"), "una@example.org", "Una Info"}
+	if got := a.lastSignIn(); got != want {
+		t.Errorf("sign-in got %+v, want %+v (email and name from /userinfo)", got, want)
+	}
+}
+
+func TestOIDCUserInfoForAnotherSubjectIsIgnored(t *testing.T) {
+	a := newOIDCApp(t)
+	a.idp.SetLogin(oidctest.Login{Subject: "ui-2", Email: "victim@example.org", EmailVerified: true, Name: "Victim",
+		ClaimsOnlyInUserInfo: true, UserInfoSubject: "someone-else"})
+	if res := a.signIn("/"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("callback: status %d; body %.300s", res.StatusCode, res.Body)
+	}
+	if got := a.lastSignIn(); got.memberKey != auth.AuthMemberKey("ui-2") || got.email != "" {
+		t.Errorf("sign-in got %+v: claims for another subject were used", got)
+	}
+}

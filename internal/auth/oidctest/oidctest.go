@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,6 +55,11 @@ type Login struct {
 	// ForeignKey signs with a key the JWKS does not publish, under the
 	// published key's id, as a forger would.
 	ForeignKey bool
+	// ClaimsOnlyInUserInfo leaves email and name out of the ID token and
+	// serves them from /userinfo only, as the OIDC spec allows.
+	ClaimsOnlyInUserInfo bool
+	// UserInfoSubject replaces the subject /userinfo answers with.
+	UserInfoSubject string
 }
 
 // Provider is a running test provider. Its URL is the issuer.
@@ -71,6 +77,7 @@ type Provider struct {
 	login         Login
 	discoveryDown bool
 	grants        map[string]grant
+	accessTokens  map[string]Login
 	authorizes    []url.Values
 	tokens        []url.Values
 }
@@ -110,6 +117,7 @@ func New(t testing.TB, clientID, clientSecret string) *Provider {
 		t:            t,
 		now:          time.Now,
 		grants:       map[string]grant{},
+		accessTokens: map[string]Login{},
 		login:        Login{Subject: "user-1", Email: "user1@example.org", EmailVerified: true, Name: "User One"},
 	}
 	mux := http.NewServeMux()
@@ -117,6 +125,7 @@ func New(t testing.TB, clientID, clientSecret string) *Provider {
 	mux.HandleFunc("GET /jwks", p.jwks)
 	mux.HandleFunc("GET /authorize", p.authorize)
 	mux.HandleFunc("POST /token", p.token)
+	mux.HandleFunc("GET /userinfo", p.userinfo)
 	p.server = httptest.NewServer(mux)
 	p.URL = p.server.URL
 	t.Cleanup(p.server.Close)
@@ -174,6 +183,7 @@ func (p *Provider) discovery(w http.ResponseWriter, _ *http.Request) {
 		"authorization_endpoint":                p.URL + "/authorize",
 		"token_endpoint":                        p.URL + "/token",
 		"jwks_uri":                              p.URL + "/jwks",
+		"userinfo_endpoint":                     p.URL + "/userinfo",
 		"response_types_supported":              []string{"code"},
 		"subject_types_supported":               []string{"public"},
 		"id_token_signing_alg_values_supported": []string{"RS256"},
@@ -289,8 +299,12 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "signing failed", http.StatusInternalServerError)
 		return
 	}
+	access := rand.Text()
+	p.mu.Lock()
+	p.accessTokens[access] = g.login
+	p.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{
-		"access_token": rand.Text(),
+		"access_token": access,
 		"token_type":   "Bearer",
 		"expires_in":   3600,
 		"id_token":     idToken,
@@ -333,12 +347,8 @@ func (p *Provider) signIDToken(g grant, now time.Time) (string, error) {
 	case g.nonce != "":
 		claims["nonce"] = g.nonce
 	}
-	if l.Email != "" {
-		claims["email"] = l.Email
-		claims["email_verified"] = l.EmailVerified
-	}
-	if l.Name != "" {
-		claims["name"] = l.Name
+	if !l.ClaimsOnlyInUserInfo {
+		addProfileClaims(claims, l)
 	}
 	payload, err := json.Marshal(claims)
 	if err != nil {
@@ -360,6 +370,35 @@ func (p *Provider) signIDToken(g grant, now time.Time) (string, error) {
 		return "", err
 	}
 	return jws.CompactSerialize()
+}
+
+func addProfileClaims(claims map[string]any, l Login) {
+	if l.Email != "" {
+		claims["email"] = l.Email
+		claims["email_verified"] = l.EmailVerified
+	}
+	if l.Name != "" {
+		claims["name"] = l.Name
+	}
+}
+
+// userinfo answers for the bearer of an access token from /token.
+func (p *Provider) userinfo(w http.ResponseWriter, r *http.Request) {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	p.mu.Lock()
+	l, known := p.accessTokens[token]
+	p.mu.Unlock()
+	if !ok || !known {
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_token"})
+		return
+	}
+	claims := map[string]any{"sub": l.Subject}
+	if l.UserInfoSubject != "" {
+		claims["sub"] = l.UserInfoSubject
+	}
+	addProfileClaims(claims, l)
+	writeJSON(w, http.StatusOK, claims)
 }
 
 func tokenError(w http.ResponseWriter, code, description string) {

@@ -1,0 +1,119 @@
+// Shared steps for the identity specs: unique users, reading the sign-in
+// code from MailDev's REST API, and signing in the way a person does, by
+// email code or through the OIDC provider's own login and consent pages.
+// scripts/test starts both peers (scripts/lib.sh: start_maildev, start_oidc).
+import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
+
+// The administrator configured in playwright.config.ts (ADMIN_EMAILS).
+export const adminEmail = 'admin@example.test';
+
+// The OIDC peer's built-in account (e2e/peers/oidc.mjs): its subject has a
+// slash, so signing in as Alice exercises the escaping of keys.
+export const alice = { login: 'e2e/alice', name: 'Alice E2E', email: 'alice@example.test' };
+
+const maildevAPI = process.env.E2E_MAILDEV_API;
+
+// uniqueLocal returns a fresh mailbox name, so every test has its own user
+// and the tests stay independent when they run in parallel.
+export function uniqueLocal(prefix = 'u'): string {
+  return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export function uniqueEmail(prefix = 'u'): string {
+  return `${uniqueLocal(prefix)}@example.test`;
+}
+
+type Mail = { id: string; to: { address: string }[]; subject: string; text?: string; html?: string; date: string };
+
+async function mailsTo(email: string): Promise<Mail[]> {
+  if (!maildevAPI) throw new Error('E2E_MAILDEV_API is not set: run the suite through scripts/test');
+  const res = await fetch(`${maildevAPI}/email`);
+  if (!res.ok) throw new Error(`MailDev answered ${res.status}`);
+  const all = (await res.json()) as Mail[];
+  return all
+    .filter((m) => m.to.some((t) => t.address.toLowerCase() === email.toLowerCase()))
+    .sort((a, b) => Date.parse(a.date) - Date.parse(b.date));
+}
+
+// mailCount is how many messages MailDev holds for email; pass it to
+// readCode to wait for a message sent after that point.
+export async function mailCount(email: string): Promise<number> {
+  return (await mailsTo(email)).length;
+}
+
+// readCode waits until MailDev has more than `after` messages for email and
+// returns the 6-digit code in the newest one, with the message.
+export async function readCode(email: string, after = 0): Promise<{ code: string; mail: Mail }> {
+  let mails: Mail[] = [];
+  await expect
+    .poll(async () => (mails = await mailsTo(email)).length, {
+      message: `a sign-in mail for ${email} in MailDev`,
+      timeout: 15_000,
+    })
+    .toBeGreaterThan(after);
+  const mail = mails[mails.length - 1];
+  const m = `${mail.subject}\n${mail.text || ''}`.match(/\b(\d{6})\b/);
+  if (!m) throw new Error(`no 6-digit code in the mail to ${email}: ${mail.subject} / ${mail.text}`);
+  return { code: m[1], mail };
+}
+
+// requestCode fills the email form on /signin and waits for the code page.
+// It returns how many mails the address had before, for readCode.
+export async function requestCode(page: Page, email: string): Promise<number> {
+  const before = await mailCount(email);
+  await page.goto('/signin');
+  const form = page.getByTestId('signin-email-form');
+  await form.locator('input[name="email"]').fill(email);
+  await form.getByTestId('signin-send').click();
+  await expect(page).toHaveURL(/\/signin\/code(\?|$)/);
+  return before;
+}
+
+// signInWithCode signs page's context in as email through a code that
+// travelled over SMTP to MailDev, and waits for the signed-in header.
+export async function signInWithCode(page: Page, email: string): Promise<void> {
+  const before = await requestCode(page, email);
+  const { code } = await readCode(email, before);
+  await page.getByTestId('signin-code').fill(code);
+  await page.getByTestId('signin-verify').click();
+  await expect(page.getByTestId('user-menu')).toBeVisible();
+}
+
+// signInWithOIDC clicks the SSO button on /signin and walks the provider's
+// own login and consent pages. Any login works there; the login is the
+// subject, and L@example.test (verified) the email, unless it is Alice.
+export async function signInWithOIDC(page: Page, login = alice.login): Promise<void> {
+  await page.goto('/signin');
+  await page.getByTestId('signin-oidc').click();
+  await completeProviderLogin(page, login);
+  await expect(page.getByTestId('user-menu')).toBeVisible();
+}
+
+// completeProviderLogin is the part of the flow on the provider's pages.
+export async function completeProviderLogin(page: Page, login: string): Promise<void> {
+  const issuer = process.env.E2E_OIDC_ISSUER;
+  if (!issuer) throw new Error('E2E_OIDC_ISSUER is not set: run the suite through scripts/test');
+  await expect(page).toHaveURL(new RegExp(`^${issuer.replace(/[.]/g, '\\.')}/interaction/`));
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill('any password');
+  await page.getByRole('button', { name: 'Sign-in' }).click();
+  // The consent page asks once per grant; a fresh browser context always sees it.
+  await page.getByRole('button', { name: 'Continue' }).click();
+}
+
+// newSignedInPage opens a fresh browser context signed in as email.
+export async function newSignedInPage(browser: Browser, email: string): Promise<{ ctx: BrowserContext; page: Page }> {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await signInWithCode(page, email);
+  return { ctx, page };
+}
+
+// expectSignedOut checks what an anonymous visitor sees: the header's
+// sign-in link, and a protected page sending them to sign in.
+export async function expectSignedOut(page: Page): Promise<void> {
+  await page.goto('/account');
+  await expect(page).toHaveURL(/\/signin(\?|$)/);
+  await expect(page.getByTestId('signin-link')).toBeVisible();
+  await expect(page.getByTestId('user-menu')).toHaveCount(0);
+}
