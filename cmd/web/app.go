@@ -9,17 +9,26 @@ import (
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/admin"
+	"github.com/harmony/harmony/internal/app/groups"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/config"
+	"github.com/harmony/harmony/internal/jobs"
 	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 )
 
+// app is the built application: the router, and the background jobs that
+// serve starts and stops around it.
+type app struct {
+	*web.Server
+	Jobs *jobs.Runner
+}
+
 // newServer builds every module on store, provisions their tables and
-// containers, and returns the router. serve and the tests build the app
-// the same way. now nil means time.Now.
-func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store *storage.Store, now func() time.Time) (*web.Server, error) {
+// containers, and returns the router and the job runner (not started).
+// serve and the tests build the app the same way. now nil means time.Now.
+func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store *storage.Store, now func() time.Time) (*app, error) {
 	mailer, err := mail.FromConfig(cfg, log)
 	if err != nil {
 		return nil, err
@@ -29,6 +38,8 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 	if err != nil {
 		return nil, err
 	}
+	// Modules add their jobs (runner.Add) as they are built.
+	runner := jobs.New(store, log, jobs.Options{Now: now})
 
 	// auth and account need each other: auth asks account for the profile
 	// at sign-in, account asks auth for the sessions. ProfilesFunc lets
@@ -43,24 +54,32 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 	}
 	accounts = account.New(store, authService, log, now)
 	adminModule := admin.New(store, accounts, cursors, log, now)
+	groupsModule := groups.New(store, accounts, mailer, cursors, cfg.BaseURL.String(), log, now)
+	accounts.CountNewUsers(adminModule.Metrics())
 
 	var tables []string
+	tables = append(tables, runner.Tables()...)
 	tables = append(tables, authService.Tables()...)
 	tables = append(tables, accounts.Tables()...)
 	tables = append(tables, adminModule.Tables()...)
+	tables = append(tables, groupsModule.Tables()...)
 	if err := store.Provision(ctx, tables, accounts.Containers()); err != nil {
 		return nil, err
 	}
 
-	return web.New(web.Deps{
+	srv, err := web.New(web.Deps{
 		Config:       cfg,
 		Logger:       log,
 		Version:      config.Version,
 		UserLanguage: authService.UserLanguage,
 		Middleware:   []echo.MiddlewareFunc{authService.Middleware()},
-		Modules:      []web.Module{authService, accounts, adminModule},
+		Modules:      []web.Module{authService, accounts, adminModule, groupsModule},
 		Now:          now,
 	})
+	if err != nil {
+		return nil, err
+	}
+	return &app{Server: srv, Jobs: runner}, nil
 }
 
 // logMailer says at start where sign-in codes go.

@@ -44,7 +44,7 @@ func newTestApp(t *testing.T, env map[string]string) *web.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv
+	return srv.Server
 }
 
 // signIn signs c in by email code, reading the code from the development

@@ -49,6 +49,10 @@ func serve(ctx context.Context, args []string, env config.LookupEnv, _, stderr i
 	if err != nil {
 		return err
 	}
+	// Jobs stop before the store closes (defers run last first), whether
+	// serving ends by a signal or by an error.
+	srv.Jobs.Start(ctx)
+	defer srv.Jobs.Stop()
 	httpServer := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -88,6 +92,8 @@ func serve(ctx context.Context, args []string, env config.LookupEnv, _, stderr i
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	log.Info("stopping background jobs")
+	srv.Jobs.Stop()
 	log.Info("stopped")
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/harmony/harmony/internal/config"
+	"github.com/harmony/harmony/internal/jobs"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/azure"
 	"github.com/harmony/harmony/internal/storage/embedded"
@@ -11,7 +12,7 @@ import (
 
 // baseTables are the tables the process itself needs, whatever modules run:
 // job leases. Modules provision their own (newServer).
-func baseTables() []string { return []string{"Leases"} }
+func baseTables() []string { return []string{jobs.LeasesTable} }
 
 // openStore opens the backend the configuration selects (Azure when a
 // connection string is set, else the embedded store in DATA_DIR) and

@@ -8,8 +8,34 @@ import (
 	"github.com/harmony/harmony/views/home"
 )
 
-// home is the logged-out marketing page.
+// HomeProvider is a module that serves the home page to the people it has
+// something for (the groups dashboard for signed-in people). It calls
+// marketing for everyone else, so visitors keep the marketing page.
+type HomeProvider interface {
+	Home(c echo.Context, marketing echo.HandlerFunc) error
+}
+
+// homeProvider is the first module that serves the home page, or nil.
+func homeProvider(modules []Module) HomeProvider {
+	for _, m := range modules {
+		if h, ok := m.(HomeProvider); ok {
+			return h
+		}
+	}
+	return nil
+}
+
+// home is GET /: a module's page for the people it serves, otherwise the
+// marketing page.
 func (s *Server) home(c echo.Context) error {
+	if s.homePage != nil {
+		return s.homePage.Home(c, s.marketing)
+	}
+	return s.marketing(c)
+}
+
+// marketing is the logged-out marketing page.
+func (s *Server) marketing(c echo.Context) error {
 	return Render(c, http.StatusOK, Page{
 		Content: home.Page(home.Props{Modules: s.moduleCards()}),
 	})

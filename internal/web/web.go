@@ -66,6 +66,7 @@ type Server struct {
 	bodyLimits   map[string]int64
 	now          func() time.Time
 	built        map[string]bool
+	homePage     HomeProvider
 }
 
 // New builds the router with every middleware and route. It needs no
@@ -101,6 +102,7 @@ func New(d Deps) (*Server, error) {
 		bodyLimits:   routeBodyLimits(d.Modules),
 		now:          d.Now,
 		built:        map[string]bool{},
+		homePage:     homeProvider(d.Modules),
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -1,25 +1,13 @@
 package account
 
-import (
-	"crypto/rand"
-	"image"
-	"testing"
-)
+import "github.com/harmony/harmony/internal/media/mediatest"
 
-// Fixtures the HTTP tests (package account_test) share with the unit tests.
+// Fixtures the HTTP tests (package account_test) use; they live in
+// mediatest with the pipeline's own tests.
 var (
-	JPEGWithEXIF = jpegWithEXIF
-	PNGHeader    = pngHeader
-	GPSSecret    = gpsSecret
+	JPEGWithEXIF = mediatest.JPEGWithEXIF
+	PNGHeader    = mediatest.PNGHeader
+	GPSSecret    = mediatest.GPSSecret
+	EncodedPNG   = mediatest.EncodedPNG
+	NoisyPNG     = mediatest.NoisyPNG
 )
-
-// EncodedPNG is a w×h PNG.
-func EncodedPNG(t testing.TB, w, h int) []byte { return encodePNG(t, testImage(w, h)) }
-
-// NoisyPNG is a w×h PNG of random pixels, which does not compress: about
-// 4·w·h bytes.
-func NoisyPNG(t testing.TB, w, h int) []byte {
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	rand.Read(img.Pix)
-	return encodePNG(t, img)
-}

@@ -1,6 +1,7 @@
 package account
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,7 +10,28 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/storage"
+)
+
+// Photo limits: the shared upload pipeline's defaults.
+const (
+	// MaxPhotoBytes is the largest photo file accepted.
+	MaxPhotoBytes = media.DefaultMaxBytes
+	// MaxPhotoPixels bounds decoding memory; it is checked from the header
+	// before any pixel is decoded.
+	MaxPhotoPixels = media.DefaultMaxPixels
+	// Sizes of the stored copies: the longer side, in pixels.
+	largePhotoSide = 512
+	smallPhotoSide = 128
+)
+
+// Photo errors a person can act on: the pipeline's.
+var (
+	ErrPhotoType     = media.ErrUnsupported
+	ErrPhotoTooLarge = media.ErrTooLarge
+	ErrPhotoPixels   = media.ErrTooManyPixels
+	ErrPhotoDamaged  = media.ErrDamaged
 )
 
 // newImageID is 128 random bits in hex: photo URLs are unguessable and
@@ -37,23 +59,21 @@ func (s *Service) UploadPhoto(ctx context.Context, memberKey string, data []byte
 	if _, err := s.Profile(ctx, memberKey); err != nil {
 		return ProfileRow{}, err
 	}
-	select {
-	case s.decodeSlots <- struct{}{}:
-	case <-ctx.Done():
-		return ProfileRow{}, ctx.Err()
-	}
-	photo, err := processPhoto(data)
-	<-s.decodeSlots
+	photo, err := media.Process(ctx, bytes.NewReader(data), media.Options{
+		MaxBytes:  MaxPhotoBytes,
+		MaxPixels: MaxPhotoPixels,
+		Sizes:     []int{largePhotoSide, smallPhotoSide},
+	})
 	if err != nil {
 		return ProfileRow{}, err
 	}
 
 	large := largePhotoKey(memberKey, newImageID())
 	small := smallPhotoKey(large)
-	if _, err := s.photos.Put(ctx, large, photo.Large, "image/jpeg"); err != nil {
+	if _, err := s.photos.Put(ctx, large, photo.Variants[largePhotoSide], "image/jpeg"); err != nil {
 		return ProfileRow{}, err
 	}
-	if _, err := s.photos.Put(ctx, small, photo.Small, "image/jpeg"); err != nil {
+	if _, err := s.photos.Put(ctx, small, photo.Variants[smallPhotoSide], "image/jpeg"); err != nil {
 		s.deletePhoto(ctx, large)
 		return ProfileRow{}, err
 	}

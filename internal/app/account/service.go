@@ -39,10 +39,19 @@ type Service struct {
 	sessions    Sessions
 	log         *slog.Logger
 	now         func() time.Time
-	// decodeSlots bounds concurrent photo decodes: a 40-megapixel image
-	// takes 160 MB decoded.
-	decodeSlots chan struct{}
+	// newUsers, when set, counts accounts created at first sign-in.
+	newUsers NewUserCounter
 }
+
+// NewUserCounter is told of each account created at a first sign-in (the
+// admin module's daily metrics implement it).
+type NewUserCounter interface {
+	CountNewUser(ctx context.Context, at time.Time) error
+}
+
+// CountNewUsers makes c count the accounts created from now on. Call it
+// while wiring, before serving.
+func (s *Service) CountNewUsers(c NewUserCounter) { s.newUsers = c }
 
 // New builds the module. The auth service is both this module's sessions
 // and its caller (auth.Profiles): cmd/web breaks the cycle with
@@ -60,7 +69,6 @@ func New(store *storage.Store, sessions Sessions, log *slog.Logger, now func() t
 		sessions:    sessions,
 		log:         log,
 		now:         now,
-		decodeSlots: make(chan struct{}, 2),
 	}
 }
 

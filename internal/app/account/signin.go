@@ -69,6 +69,12 @@ func (s *Service) createProfile(ctx context.Context, memberKey, email, displayNa
 		return ProfileRow{}, err
 	}
 	p.ETag = etag
+	if s.newUsers != nil {
+		// A missed count must not stop anyone signing in.
+		if err := s.newUsers.CountNewUser(ctx, now); err != nil {
+			s.log.WarnContext(ctx, "new account not counted", "member", memberKey, "err", err)
+		}
+	}
 	if err := s.writeDirectory(ctx, memberKey, p); err != nil {
 		return ProfileRow{}, err
 	}

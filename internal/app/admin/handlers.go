@@ -26,7 +26,7 @@ var tools = []views.Tool{
 	{Slug: "reports", Soon: true},
 	{Slug: "tags", Soon: true},
 	{Slug: "reindex", Soon: true},
-	{Slug: "metrics", Soon: true},
+	{Slug: "metrics", Href: "/admin/metrics"},
 }
 
 // overview is GET /admin.

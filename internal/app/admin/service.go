@@ -1,7 +1,8 @@
 // Package admin owns the administration pages under /admin (every route
-// behind auth.RequireAdmin) and the ModerationLog table: an append-only
-// record of who did what to which account, and why. It changes accounts
-// only through the account module.
+// behind auth.RequireAdmin), the ModerationLog table (an append-only
+// record of who did what to which account, and why) and the DailyMetrics
+// counters other modules increment (Metrics). It changes accounts only
+// through the account module.
 package admin
 
 import (
@@ -30,6 +31,7 @@ type Accounts interface {
 type Service struct {
 	accounts Accounts
 	log      *storage.Table
+	metrics  *Metrics
 	cursors  *storage.Cursors
 	logger   *slog.Logger
 	now      func() time.Time
@@ -46,6 +48,7 @@ func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, logg
 	return &Service{
 		accounts: accounts,
 		log:      store.Table(logTable),
+		metrics:  NewMetrics(store, now),
 		cursors:  cursors,
 		logger:   logger,
 		now:      now,
@@ -54,7 +57,18 @@ func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, logg
 }
 
 // Tables are the tables this module needs provisioned.
-func (s *Service) Tables() []string { return []string{logTable} }
+func (s *Service) Tables() []string { return []string{logTable, metricsTable} }
+
+// Metrics are the daily counters, for the modules that increment them.
+func (s *Service) Metrics() *Metrics { return s.metrics }
+
+// metricsDays is how many days the metrics page shows.
+const metricsDays = 30
+
+// RecentMetrics returns the metrics page's days, oldest first.
+func (s *Service) RecentMetrics(ctx context.Context) ([]MetricsRow, error) {
+	return s.metrics.Last(ctx, metricsDays)
+}
 
 // Slug is the module's section; building the module replaces the "coming
 // soon" page at /admin.

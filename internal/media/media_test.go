@@ -1,110 +1,41 @@
-package account
+package media
 
 import (
 	"bytes"
-	"encoding/binary"
+	"context"
 	"errors"
-	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
-	"image/png"
 	"os"
+	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/media/mediatest"
 )
 
-// testImage is a w×h picture with a different colour in each corner, so a
-// rotation shows.
-func testImage(w, h int) *image.NRGBA {
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			img.Set(x, y, color.NRGBA{R: uint8(255 * x / w), G: uint8(255 * y / h), B: 128, A: 255})
-		}
-	}
-	return img
+// photoSizes are the profile photo's two sizes, as the account module asks.
+var photoSizes = Options{Sizes: []int{512, 128}}
+
+// processPhoto runs the pipeline as a profile photo upload does.
+func processPhoto(data []byte) (Result, error) {
+	return Process(context.Background(), bytes.NewReader(data), photoSizes)
 }
 
-func encodePNG(t testing.TB, img image.Image) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+var (
+	jpegWithEXIF = mediatest.JPEGWithEXIF
+	pngHeader    = mediatest.PNGHeader
+	encodePNG    = mediatest.EncodePNG
+	testImage    = mediatest.Image
+)
 
-// gpsSecret is text planted in the EXIF block; it must not survive.
-const gpsSecret = "GPS-SECRET-55.7558N-37.6173E"
-
-// jpegWithEXIF is a w×h JPEG carrying an EXIF block with the orientation
-// tag, an image description holding gpsSecret and a GPS IFD.
-func jpegWithEXIF(t testing.TB, w, h int, orientation uint16) []byte {
-	t.Helper()
-	var plain bytes.Buffer
-	if err := jpeg.Encode(&plain, testImage(w, h), &jpeg.Options{Quality: 90}); err != nil {
-		t.Fatal(err)
-	}
-	be := binary.BigEndian
-	// TIFF header, then IFD0 at 8 with 3 entries, then the GPS IFD, then
-	// the description's text.
-	tiff := []byte("MM\x00\x2a\x00\x00\x00\x08")
-	const ifd0Entries = 3
-	gpsIFD := 8 + 2 + 12*ifd0Entries + 4
-	const gpsEntries = 1
-	textAt := gpsIFD + 2 + 12*gpsEntries + 4
-	entry := func(tag, typ uint16, count, value uint32) []byte {
-		b := make([]byte, 12)
-		be.PutUint16(b, tag)
-		be.PutUint16(b[2:], typ)
-		be.PutUint32(b[4:], count)
-		be.PutUint32(b[8:], value)
-		return b
-	}
-	tiff = be.AppendUint16(tiff, ifd0Entries)
-	tiff = append(tiff, entry(0x010E, 2, uint32(len(gpsSecret)+1), uint32(textAt))...) // ImageDescription
-	tiff = append(tiff, entry(0x0112, 3, 1, uint32(orientation)<<16)...)               // Orientation (SHORT, left-justified)
-	tiff = append(tiff, entry(0x8825, 4, 1, uint32(gpsIFD))...)                        // GPS IFD pointer
-	tiff = be.AppendUint32(tiff, 0)
-	tiff = be.AppendUint16(tiff, gpsEntries)
-	tiff = append(tiff, entry(0x0001, 2, 2, 'N'<<24)...) // GPSLatitudeRef "N"
-	tiff = be.AppendUint32(tiff, 0)
-	tiff = append(tiff, gpsSecret...)
-	tiff = append(tiff, 0)
-
-	app1 := append([]byte("Exif\x00\x00"), tiff...)
-	seg := []byte{0xFF, 0xE1}
-	seg = be.AppendUint16(seg, uint16(len(app1)+2))
-	seg = append(seg, app1...)
-	data := plain.Bytes()
-	out := append([]byte{}, data[:2]...) // SOI
-	out = append(out, seg...)
-	return append(out, data[2:]...)
-}
-
-// pngHeader is a PNG whose header claims w×h pixels but whose pixel data
-// is garbage: decoding it would fail, so only a header check can refuse it
-// for its size.
-func pngHeader(w, h uint32) []byte {
-	be := binary.BigEndian
-	chunk := func(kind string, data []byte) []byte {
-		b := be.AppendUint32(nil, uint32(len(data)))
-		b = append(b, kind...)
-		b = append(b, data...)
-		return be.AppendUint32(b, crc32.ChecksumIEEE(append([]byte(kind), data...)))
-	}
-	ihdr := be.AppendUint32(nil, w)
-	ihdr = be.AppendUint32(ihdr, h)
-	ihdr = append(ihdr, 8, 2, 0, 0, 0) // 8-bit RGB
-	out := []byte("\x89PNG\r\n\x1a\n")
-	out = append(out, chunk("IHDR", ihdr)...)
-	out = append(out, chunk("IDAT", []byte("not deflate data"))...)
-	return append(out, chunk("IEND", nil)...)
-}
+const gpsSecret = mediatest.GPSSecret
 
 func decodeJPEG(t testing.TB, b []byte) image.Image {
 	t.Helper()
-	if sniffPhoto(b) != formatJPEG {
+	if Sniff(b) != FormatJPEG {
 		t.Fatalf("output is not a JPEG")
 	}
 	img, err := jpeg.Decode(bytes.NewReader(b))
@@ -123,12 +54,12 @@ func TestProcessPhotoStripsEXIF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, b := range map[string][]byte{"large": out.Large, "small": out.Small} {
+	for name, b := range map[string][]byte{"large": out.Variants[512], "small": out.Variants[128]} {
 		if bytes.Contains(b, []byte("Exif")) || bytes.Contains(b, []byte(gpsSecret)) || bytes.Contains(b, []byte{0xFF, 0xE1}) {
 			t.Errorf("%s copy still carries EXIF", name)
 		}
 	}
-	large, small := decodeJPEG(t, out.Large).Bounds(), decodeJPEG(t, out.Small).Bounds()
+	large, small := decodeJPEG(t, out.Variants[512]).Bounds(), decodeJPEG(t, out.Variants[128]).Bounds()
 	if large.Dx() != 512 || large.Dy() != 384 {
 		t.Errorf("large is %v, want 512×384 (aspect kept)", large.Size())
 	}
@@ -147,7 +78,7 @@ func TestProcessPhotoAppliesOrientation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := decodeJPEG(t, out.Large).Bounds()
+	b := decodeJPEG(t, out.Variants[512]).Bounds()
 	if b.Dx() != 200 || b.Dy() != 400 {
 		t.Errorf("large is %v, want 200×400 (turned upright)", b.Size())
 	}
@@ -204,12 +135,12 @@ func TestProcessPhotoFormats(t *testing.T) {
 		{"png with alpha", encodePNG(t, transparent), nil},
 		{"webp", webpData, nil},
 		{"small jpeg is not upscaled", jpegWithEXIF(t, 60, 40, 1), nil},
-		{"text", []byte("hello, I am not a picture at all"), ErrPhotoType},
-		{"gif", []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"), ErrPhotoType},
-		{"empty", nil, ErrPhotoType},
-		{"truncated jpeg", jpegWithEXIF(t, 64, 64, 1)[:300], ErrPhotoDamaged},
-		{"41 megapixels", pngHeader(8000, 5125), ErrPhotoPixels},
-		{"over 10 MB", append(encodePNG(t, testImage(4, 4)), make([]byte, MaxPhotoBytes)...), ErrPhotoTooLarge},
+		{"text", []byte("hello, I am not a picture at all"), ErrUnsupported},
+		{"gif", []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"), ErrUnsupported},
+		{"empty", nil, ErrUnsupported},
+		{"truncated jpeg", jpegWithEXIF(t, 64, 64, 1)[:300], ErrDamaged},
+		{"41 megapixels", pngHeader(8000, 5125), ErrTooManyPixels},
+		{"over 10 MB", append(encodePNG(t, testImage(4, 4)), make([]byte, DefaultMaxBytes)...), ErrTooLarge},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -220,7 +151,7 @@ func TestProcessPhotoFormats(t *testing.T) {
 			if tc.want != nil {
 				return
 			}
-			img := decodeJPEG(t, out.Large)
+			img := decodeJPEG(t, out.Variants[512])
 			if tc.name == "png with alpha" {
 				if r, g, b, _ := img.At(5, 5).RGBA(); r>>8 < 250 || g>>8 < 250 || b>>8 < 250 {
 					t.Errorf("transparency became %d,%d,%d, want white", r>>8, g>>8, b>>8)
@@ -237,12 +168,12 @@ func TestProcessPhotoFormats(t *testing.T) {
 // is decoded, one just over is refused before decoding.
 func TestPixelLimitIsCheckedBeforeDecoding(t *testing.T) {
 	_, err := processPhoto(pngHeader(8000, 5000)) // exactly 40 MP: decoded, and the garbage data fails
-	if !errors.Is(err, ErrPhotoDamaged) {
+	if !errors.Is(err, ErrDamaged) {
 		t.Fatalf("40 MP header: %v, want a decode failure", err)
 	}
 	_, err = processPhoto(pngHeader(8000, 5001))
-	if !errors.Is(err, ErrPhotoPixels) {
-		t.Fatalf("40 MP + 8000 px: %v, want ErrPhotoPixels", err)
+	if !errors.Is(err, ErrTooManyPixels) {
+		t.Fatalf("40 MP + 8000 px: %v, want ErrTooManyPixels", err)
 	}
 }
 
@@ -251,5 +182,97 @@ func TestJPEGOrientationIgnoresJunk(t *testing.T) {
 		if o := jpegOrientation(b); o != 1 {
 			t.Errorf("%q: orientation %d", b, o)
 		}
+	}
+}
+
+func TestProcessReportsUprightSizeAndMakesEverySize(t *testing.T) {
+	out, err := Process(context.Background(), bytes.NewReader(jpegWithEXIF(t, 400, 200, 6)), Options{Sizes: []int{64, 1000, 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Width != 200 || out.Height != 400 {
+		t.Errorf("size %d×%d, want 200×400 (upright)", out.Width, out.Height)
+	}
+	want := map[int]image.Point{64: {32, 64}, 300: {150, 300}, 1000: {200, 400}}
+	if len(out.Variants) != len(want) {
+		t.Fatalf("%d variants", len(out.Variants))
+	}
+	for side, size := range want {
+		if got := decodeJPEG(t, out.Variants[side]).Bounds().Size(); got != size {
+			t.Errorf("size %d: %v, want %v", side, got, size)
+		}
+	}
+}
+
+func TestProcessHonoursCustomLimits(t *testing.T) {
+	png := encodePNG(t, testImage(100, 100))
+	cases := []struct {
+		name string
+		opts Options
+		want error
+	}{
+		{"bytes", Options{MaxBytes: len(png) - 1, Sizes: []int{10}}, ErrTooLarge},
+		{"bytes at the limit", Options{MaxBytes: len(png), Sizes: []int{10}}, nil},
+		{"pixels", Options{MaxPixels: 9_999, Sizes: []int{10}}, ErrTooManyPixels},
+		{"pixels at the limit", Options{MaxPixels: 10_000, Sizes: []int{10}}, nil},
+	}
+	for _, tc := range cases {
+		if _, err := Process(context.Background(), bytes.NewReader(png), tc.opts); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	if _, err := Process(context.Background(), bytes.NewReader(png), Options{}); err == nil {
+		t.Error("no sizes accepted")
+	}
+}
+
+// A reader longer than the limit is not read to its end.
+func TestProcessStopsReadingPastTheLimit(t *testing.T) {
+	endless := &countingReader{}
+	_, err := Process(context.Background(), endless, Options{MaxBytes: 1 << 10, Sizes: []int{10}})
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("%v, want ErrTooLarge", err)
+	}
+	if endless.n > 1<<10+1 {
+		t.Errorf("read %d bytes", endless.n)
+	}
+}
+
+type countingReader struct{ n int }
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	r.n += len(p)
+	return len(p), nil
+}
+
+// Decodes are bounded process-wide; a caller whose context ends while it
+// waits for a slot gives up.
+func TestProcessWaitsForADecodeSlot(t *testing.T) {
+	for range cap(decodeSlots) {
+		decodeSlots <- struct{}{}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	_, err := Process(ctx, strings.NewReader("\x89PNG\r\n\x1a\n"), photoSizes)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("%v, want the deadline", err)
+	}
+	var wg sync.WaitGroup
+	done := make(chan error, 1)
+	wg.Go(func() {
+		_, err := Process(context.Background(), bytes.NewReader(encodePNG(t, testImage(8, 8))), photoSizes)
+		done <- err
+	})
+	select {
+	case <-done:
+		t.Fatal("decoded without a free slot")
+	case <-time.After(20 * time.Millisecond):
+	}
+	for range cap(decodeSlots) {
+		<-decodeSlots
+	}
+	wg.Wait()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,0 +1,51 @@
+package admin
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/admin"
+)
+
+// metrics is GET /admin/metrics: the last 30 days of DailyMetrics as a
+// chart, with the numbers in a table under it.
+func (h *handlers) metrics(c echo.Context) error {
+	ctx := c.Request().Context()
+	rows, err := h.svc.RecentMetrics(ctx)
+	if err != nil {
+		return err
+	}
+	return web.Render(c, http.StatusOK, web.Page{
+		Title:   i18n.T(ctx, "admin.metrics.heading"),
+		Section: "admin",
+		Content: views.Metrics(metricsProps(rows)),
+	})
+}
+
+// metricsProps turns the days (oldest first) into the chart and the table
+// (newest first).
+func metricsProps(rows []MetricsRow) views.MetricsProps {
+	labels := make([]string, len(rows))
+	series := make([]views.SeriesInput, len(Counters))
+	for j, counter := range Counters {
+		series[j] = views.SeriesInput{Key: string(counter), Values: make([]int64, len(rows))}
+	}
+	days := make([]views.MetricsDay, len(rows))
+	for i, r := range rows {
+		labels[i] = r.RowKey[len("2006-"):] // MM-DD
+		values := make([]int64, len(Counters))
+		for j, counter := range Counters {
+			values[j] = r.Get(counter)
+			series[j].Values[i] = values[j]
+		}
+		days[len(rows)-1-i] = views.MetricsDay{Date: r.RowKey, Values: values}
+	}
+	p := views.MetricsProps{Chart: views.NewLineChart(labels, series, 7), Days: days}
+	if len(rows) > 0 {
+		p.From, p.To = rows[0].RowKey, rows[len(rows)-1].RowKey
+	}
+	return p
+}

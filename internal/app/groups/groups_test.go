@@ -1,0 +1,551 @@
+package groups
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/app/account/accounttest"
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/mail"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+var ctx = context.Background()
+
+// groupsApp is the real stack with the groups module; invitations go to
+// their own development mailbox.
+type groupsApp struct {
+	*accounttest.App
+	svc     *Service
+	invites *mail.DevMailbox
+}
+
+func newGroupsApp(t *testing.T) *groupsApp {
+	t.Helper()
+	app := &groupsApp{invites: mail.NewDevMailbox(slog.New(slog.NewTextHandler(io.Discard, nil)), 1000)}
+	app.App = accounttest.New(t, accounttest.Options{
+		Tables: []string{groupsTable, userGroupsTable, membersTable},
+		Modules: func(store *storage.Store, accounts *account.Service, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) []web.Module {
+			app.svc = New(store, accounts, app.invites, cursors, "http://localhost:8080", log, now)
+			return []web.Module{app.svc}
+		},
+	})
+	return app
+}
+
+// person is a signed-in browser and the identity the app sees.
+type person struct {
+	c  *webtest.Client
+	id *auth.Identity
+}
+
+func (a *groupsApp) signIn(t *testing.T, email string) person {
+	t.Helper()
+	c := a.Client()
+	key := a.SignIn(c, email)
+	return person{c: c, id: &auth.Identity{MemberKey: key, UserKey: auth.UserKey(email), Email: email, DisplayName: strings.Split(email, "@")[0]}}
+}
+
+// offline is an identity that never signs in through HTTP.
+func offline(email string) *auth.Identity {
+	return &auth.Identity{MemberKey: "auth:" + strings.Split(email, "@")[0], UserKey: auth.UserKey(email), Email: email, DisplayName: email}
+}
+
+func testID(id string) string { return `[data-testid="` + id + `"]` }
+
+func post(t *testing.T, c *webtest.Client, path string, form url.Values, headers ...string) *webtest.Response {
+	t.Helper()
+	if form == nil {
+		form = url.Values{}
+	}
+	return c.PostForm(path, c.WithCSRF("/", form), headers...)
+}
+
+var groupPath = regexp.MustCompile(`^/groups/([0-9A-Z]{26})$`)
+
+// createGroup creates a group through the form and returns its id.
+func createGroup(t *testing.T, p person, name string) string {
+	t.Helper()
+	res := post(t, p.c, "/groups", url.Values{"name": {name}})
+	m := groupPath.FindStringSubmatch(res.Header.Get("Location"))
+	if res.StatusCode != http.StatusSeeOther || m == nil {
+		t.Fatalf("create %q: %d %s", name, res.StatusCode, res.Header.Get("Location"))
+	}
+	return m[1]
+}
+
+func (a *groupsApp) member(t *testing.T, groupID, email string) MemberRow {
+	t.Helper()
+	row, err := a.svc.memberRow(ctx, groupID, auth.UserKey(email))
+	if err != nil {
+		t.Fatalf("member row %s: %v", email, err)
+	}
+	return row
+}
+
+func (a *groupsApp) userGroup(t *testing.T, groupID, email string) UserGroupRow {
+	t.Helper()
+	pk, rk := userGroupKey(auth.UserKey(email), groupID)
+	e, err := a.svc.userGroups.Get(ctx, pk, rk)
+	if err != nil {
+		t.Fatalf("user group row %s: %v", email, err)
+	}
+	var row UserGroupRow
+	if err := storage.Unmarshal(e, &row); err != nil {
+		t.Fatal(err)
+	}
+	return row
+}
+
+func TestCreateRenameDelete(t *testing.T) {
+	a := newGroupsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+
+	if res := post(t, ann.c, "/groups", url.Values{"name": {"   "}}); res.StatusCode != http.StatusUnprocessableEntity ||
+		res.Doc(t).Find(testID("create-group-form")+" "+testID("field-error")).Length() != 1 {
+		t.Fatalf("empty name: %d", res.StatusCode)
+	}
+	if res := post(t, ann.c, "/groups", url.Values{"name": {strings.Repeat("я", 81)}}); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("81 characters: %d", res.StatusCode)
+	}
+	id := createGroup(t, ann, strings.Repeat("я", 80))
+	page := ann.c.Get("/groups/" + id)
+	if page.StatusCode != http.StatusOK || page.Doc(t).Find(testID("group-name")).Text() != strings.Repeat("я", 80) {
+		t.Fatalf("group page: %d", page.StatusCode)
+	}
+	owner := a.member(t, id, ann.id.Email)
+	if owner.Status != StatusActive || owner.Role != RoleOwner || owner.MemberKey != ann.id.MemberKey || owner.JoinedAt == nil {
+		t.Fatalf("owner row %+v", owner)
+	}
+	if ug := a.userGroup(t, id, ann.id.Email); ug.Status != StatusActive {
+		t.Fatalf("owner's UserGroups row %+v", ug)
+	}
+
+	if res := post(t, ann.c, "/groups/"+id+"/rename", url.Values{"name": {"Smiths"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("rename: %d", res.StatusCode)
+	}
+	if got := ann.c.Get("/groups/" + id).Doc(t).Find(testID("group-name")).Text(); got != "Smiths" {
+		t.Fatalf("renamed to %q", got)
+	}
+	if res := post(t, ann.c, "/groups/"+id+"/rename", url.Values{"name": {""}}); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("rename to nothing: %d", res.StatusCode)
+	}
+
+	if res := post(t, ann.c, "/groups/"+id+"/delete", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.StatusCode)
+	}
+	pk, rk := groupKey(id)
+	e, err := a.svc.groups.Get(ctx, pk, rk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g GroupRow
+	if err := storage.Unmarshal(e, &g); err != nil {
+		t.Fatal(err)
+	}
+	if !g.IsDeleted || g.DeletedAt == nil || g.DeletedByUserKey != ann.id.UserKey || g.PurgeAfterAt == nil ||
+		!g.PurgeAfterAt.Equal(g.DeletedAt.Add(30*24*time.Hour)) {
+		t.Fatalf("deleted row %+v", g)
+	}
+	if res := ann.c.Get("/groups/" + id); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("deleted group page: %d", res.StatusCode)
+	}
+	if n := ann.c.Get("/").Doc(t).Find(testID("group-card")).Length(); n != 0 {
+		t.Fatalf("deleted group on the dashboard: %d cards", n)
+	}
+}
+
+// invite has ann (an owner) invite email through the form.
+func invite(t *testing.T, owner person, groupID, email string) *webtest.Response {
+	t.Helper()
+	return post(t, owner.c, "/groups/"+groupID+"/invites", url.Values{"email": {email}})
+}
+
+func TestInviteBeforeAccountThenAcceptFromDashboard(t *testing.T) {
+	a := newGroupsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+	id := createGroup(t, ann, "Smiths")
+
+	if res := invite(t, ann, id, "not an address"); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("bad address: %d", res.StatusCode)
+	}
+	if res := invite(t, ann, id, " Bob@Example.com "); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("invite: %d", res.StatusCode)
+	}
+	// Bob has no account yet: the rows are keyed by his address.
+	row := a.member(t, id, "bob@example.com")
+	if row.Status != StatusInvited || row.InvitedAt == nil || row.Email != "bob@example.com" || row.MemberKey != "" {
+		t.Fatalf("invited row %+v", row)
+	}
+	if ug := a.userGroup(t, id, "bob@example.com"); ug.Status != StatusInvited || ug.InvitedAt == nil {
+		t.Fatalf("invited UserGroups row %+v", ug)
+	}
+	mails := a.invites.Recent()
+	if len(mails) != 1 || mails[0].To != "bob@example.com" || !strings.Contains(mails[0].Text, "http://localhost:8080/groups/"+id+"/invite") {
+		t.Fatalf("invitation mail %+v", mails)
+	}
+	if res := invite(t, ann, id, "ann@example.com"); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("inviting a member: %d", res.StatusCode)
+	}
+
+	// Someone else following the link is told it is not theirs, and not
+	// shown the group.
+	carol := a.signIn(t, "carol@example.com")
+	res := carol.c.Get("/groups/" + id + "/invite")
+	if res.StatusCode != http.StatusForbidden || strings.Contains(res.Body, "Smiths") || !strings.Contains(res.Body, "not for the account") {
+		t.Fatalf("carol on bob's link: %d", res.StatusCode)
+	}
+	if res := post(t, carol.c, "/groups/"+id+"/invite/accept", nil); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("carol accepting bob's invitation: %d", res.StatusCode)
+	}
+
+	bob := a.signIn(t, "bob@example.com")
+	if res := bob.c.Get("/groups/" + id); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("invitee on the group page before accepting: %d", res.StatusCode)
+	}
+	if res := bob.c.Get("/groups/" + id + "/invite"); res.StatusCode != http.StatusOK || !strings.Contains(res.Body, "Smiths") {
+		t.Fatalf("bob's invitation page: %d", res.StatusCode)
+	}
+	dash := bob.c.Get("/").Doc(t)
+	card := dash.Find(testID("groups-list") + " " + testID("group-card"))
+	if card.Length() != 1 || card.AttrOr("data-status", "") != "invited" || card.Find(testID("group-accept")).Length() != 1 || card.Find(testID("group-decline")).Length() != 1 {
+		t.Fatalf("bob's dashboard: %d cards", card.Length())
+	}
+	accept, _ := card.Find(testID("group-accept")).Attr("hx-post")
+	if action, _ := card.Find(testID("group-accept")).Closest("form").Attr("action"); action != accept {
+		t.Fatalf("accept has no plain-form fallback: %q vs %q", action, accept)
+	}
+	frag := post(t, bob.c, accept, nil, "HX-Request", "true", "HX-Request-Type", "partial")
+	if frag.StatusCode != http.StatusOK || frag.Doc(t).Find(testID("group-card")).AttrOr("data-status", "") != "active" {
+		t.Fatalf("htmx accept: %d %s", frag.StatusCode, frag.Body)
+	}
+	row = a.member(t, id, "bob@example.com")
+	if row.Status != StatusActive || row.JoinedAt == nil || row.MemberKey != bob.id.MemberKey {
+		t.Fatalf("accepted row %+v", row)
+	}
+	if ug := a.userGroup(t, id, "bob@example.com"); ug.Status != StatusActive || ug.JoinedAt == nil {
+		t.Fatalf("accepted UserGroups row %+v", ug)
+	}
+	if res := bob.c.Get("/groups/" + id); res.StatusCode != http.StatusOK {
+		t.Fatalf("member on the group page: %d", res.StatusCode)
+	}
+	if res := bob.c.Get("/groups/" + id + "/invite"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("member on the invitation link: %d", res.StatusCode)
+	}
+
+	// The roster: emails for owners only.
+	ownerView := ann.c.Get("/groups/" + id + "/members").Doc(t)
+	if ownerView.Find(testID("roster-row")).Length() != 2 || ownerView.Find(testID("member-email")).Length() != 2 {
+		t.Fatalf("owner's roster: %d rows, %d emails", ownerView.Find(testID("roster-row")).Length(), ownerView.Find(testID("member-email")).Length())
+	}
+	memberView := bob.c.Get("/groups/" + id + "/members")
+	if memberView.Doc(t).Find(testID("member-email")).Length() != 0 || strings.Contains(memberView.Body, "ann@example.com") {
+		t.Fatal("a member sees email addresses on the roster")
+	}
+	if memberView.Doc(t).Find(testID("member-remove")).Length() != 0 {
+		t.Fatal("a member is offered owner actions")
+	}
+}
+
+func TestDeclineResendCancel(t *testing.T) {
+	a := newGroupsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+	id := createGroup(t, ann, "Smiths")
+	invite(t, ann, id, "bob@example.com")
+	bob := a.signIn(t, "bob@example.com")
+
+	key := auth.UserKey("bob@example.com")
+	resend := "/groups/" + id + "/members/" + key + "/resend"
+	if res := post(t, ann.c, resend, nil); res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("resend within the cooldown: %d", res.StatusCode)
+	}
+	if res := invite(t, ann, id, "bob@example.com"); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("invite again within the cooldown: %d", res.StatusCode)
+	}
+	a.Clock.Advance(ResendCooldown + time.Second)
+	if res := post(t, ann.c, resend, nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("resend after the cooldown: %d", res.StatusCode)
+	}
+	if n := len(a.invites.Recent()); n != 2 {
+		t.Fatalf("%d invitation mails, want 2", n)
+	}
+
+	// Decline from the dashboard without htmx.
+	if res := post(t, bob.c, "/groups/"+id+"/invite/decline", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("decline: %d", res.StatusCode)
+	}
+	row := a.member(t, id, "bob@example.com")
+	if row.Status != StatusRemoved || row.RemovedAt == nil {
+		t.Fatalf("declined row %+v", row)
+	}
+	if a.userGroup(t, id, "bob@example.com").Status != StatusRemoved {
+		t.Fatal("declined UserGroups row not removed")
+	}
+	if n := bob.c.Get("/").Doc(t).Find(testID("group-card")).Length(); n != 0 {
+		t.Fatalf("declined invitation still on the dashboard: %d", n)
+	}
+	if res := bob.c.Get("/groups/" + id + "/invite"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("declined invitation link: %d", res.StatusCode)
+	}
+	// The roster still shows him as recently removed.
+	r := ann.c.Get("/groups/" + id + "/members").Doc(t).Find(`[data-testid="roster-row"][data-status="removed"]`)
+	if r.Length() != 1 {
+		t.Fatal("recently removed person not on the roster")
+	}
+
+	// Invited again, then cancelled: the link stops working.
+	if res := invite(t, ann, id, "bob@example.com"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("invite again: %d", res.StatusCode)
+	}
+	if res := post(t, ann.c, "/groups/"+id+"/members/"+key+"/cancel", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("cancel: %d", res.StatusCode)
+	}
+	if res := bob.c.Get("/groups/" + id + "/invite"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("cancelled invitation link: %d", res.StatusCode)
+	}
+	// Past 30 days the removed row leaves the roster.
+	a.Clock.Advance(RecentlyRemoved + time.Hour)
+	ann = a.signIn(t, "ann@example.com") // the old session has expired
+	if n := ann.c.Get("/groups/" + id + "/members").Doc(t).Find(`[data-status="removed"]`).Length(); n != 0 {
+		t.Fatalf("%d long-removed rows on the roster", n)
+	}
+}
+
+func TestRolesLastOwnerAndRemoval(t *testing.T) {
+	a := newGroupsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+	id := createGroup(t, ann, "Smiths")
+	invite(t, ann, id, "bob@example.com")
+	bob := a.signIn(t, "bob@example.com")
+	post(t, bob.c, "/groups/"+id+"/invite/accept", nil)
+	bobKey := auth.UserKey("bob@example.com")
+
+	if res := post(t, ann.c, "/groups/"+id+"/leave", nil); res.StatusCode != http.StatusConflict {
+		t.Fatalf("last owner leaving: %d", res.StatusCode)
+	}
+	if res := post(t, bob.c, "/groups/"+id+"/members/"+auth.UserKey("ann@example.com")+"/remove", nil); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("member removing the owner: %d", res.StatusCode)
+	}
+	if res := post(t, ann.c, "/groups/"+id+"/members/"+bobKey+"/promote", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("promote: %d", res.StatusCode)
+	}
+	if a.member(t, id, "bob@example.com").Role != RoleOwner {
+		t.Fatal("bob not promoted")
+	}
+	if res := post(t, ann.c, "/groups/"+id+"/leave", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("owner leaving after handing over: %d", res.StatusCode)
+	}
+	if res := ann.c.Get("/groups/" + id); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("after leaving: %d", res.StatusCode)
+	}
+	if res := post(t, bob.c, "/groups/"+id+"/leave", nil); res.StatusCode != http.StatusConflict {
+		t.Fatalf("bob is now the last owner: %d", res.StatusCode)
+	}
+
+	// Removal takes effect on the very next request.
+	invite(t, bob, id, "carol@example.com")
+	carol := a.signIn(t, "carol@example.com")
+	post(t, carol.c, "/groups/"+id+"/invite/accept", nil)
+	if res := carol.c.Get("/groups/" + id); res.StatusCode != http.StatusOK {
+		t.Fatalf("carol before removal: %d", res.StatusCode)
+	}
+	if res := post(t, bob.c, "/groups/"+id+"/members/"+auth.UserKey("carol@example.com")+"/remove", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("remove carol: %d", res.StatusCode)
+	}
+	if res := carol.c.Get("/groups/" + id); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("carol's next request after removal: %d", res.StatusCode)
+	}
+	if row := a.member(t, id, "carol@example.com"); row.Status != StatusRemoved || row.RemovedAt == nil {
+		t.Fatalf("removed row %+v", row)
+	}
+}
+
+func TestLastOwnersLeavingTogether(t *testing.T) {
+	a := newGroupsApp(t)
+	ann, bob := offline("ann@example.com"), offline("bob@example.com")
+	g, err := a.svc.Create(ctx, ann, "Pair")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, _ := a.svc.Open(ctx, g.GroupID, ann, AccessOwner)
+	if _, err := a.svc.Invite(ctx, m, g, ann, bob.Email); err != nil {
+		t.Fatal(err)
+	}
+	mb, _, _ := a.svc.Open(ctx, g.GroupID, bob, AccessInvitee)
+	if _, err := a.svc.Accept(ctx, mb, bob); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.Promote(ctx, m, bob.UserKey); err != nil {
+		t.Fatal(err)
+	}
+	mb, _, _ = a.svc.Open(ctx, g.GroupID, bob, AccessOwner)
+	errs := make(chan error, 2)
+	go func() { errs <- a.svc.Leave(ctx, m) }()
+	go func() { errs <- a.svc.Leave(ctx, mb) }()
+	e1, e2 := <-errs, <-errs
+	if (e1 == nil) == (e2 == nil) {
+		t.Fatalf("both or neither owner left: %v, %v", e1, e2)
+	}
+}
+
+// TestDashboardStorageBudget holds the signed-in home page to document
+// 004's budget: the session read, one query of UserGroups, and one point
+// read per group shown.
+func TestDashboardStorageBudget(t *testing.T) {
+	for _, n := range []int{3, 30} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			a := newGroupsApp(t)
+			ann := a.signIn(t, "ann@example.com")
+			owner := offline("owner@example.com")
+			for i := range n {
+				g, err := a.svc.Create(ctx, owner, fmt.Sprintf("Group %02d", i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, _, _ := a.svc.Open(ctx, g.GroupID, owner, AccessOwner)
+				if _, err := a.svc.Invite(ctx, m, g, owner, ann.id.Email); err != nil {
+					t.Fatal(err)
+				}
+				if i%2 == 0 {
+					mi, _, _ := a.svc.Open(ctx, g.GroupID, ann.id, AccessInvitee)
+					if _, err := a.svc.Accept(ctx, mi, ann.id); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			res := ann.c.Get("/")
+			shown := res.Doc(t).Find(testID("group-card")).Length()
+			if want := min(n, 12); shown != want {
+				t.Fatalf("%d cards, want %d", shown, want)
+			}
+			ops := parseOps(t, res.Header.Get("X-Storage-Ops"))
+			if ops["queries"] != 1 || ops["total"] > int64(1+1+shown) || ops["writes"] != 0 {
+				t.Fatalf("dashboard with %d groups: %s", n, res.Header.Get("X-Storage-Ops"))
+			}
+			if n > 12 {
+				more, ok := res.Doc(t).Find(testID("load-more")).Attr("href")
+				if !ok {
+					t.Fatal("no load-more link")
+				}
+				seen := shown
+				for more != "" {
+					page := ann.c.Get(more)
+					if page.StatusCode != http.StatusOK {
+						t.Fatalf("load more: %d", page.StatusCode)
+					}
+					doc := page.Doc(t)
+					seen += doc.Find(testID("group-card")).Length()
+					more, _ = doc.Find(testID("load-more")).Attr("href")
+				}
+				if seen != n {
+					t.Fatalf("paged through %d groups, want %d", seen, n)
+				}
+			}
+		})
+	}
+}
+
+func parseOps(t *testing.T, header string) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	for _, f := range strings.Fields(header) {
+		k, v, _ := strings.Cut(f, "=")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatalf("X-Storage-Ops %q", header)
+		}
+		out[k] = n
+	}
+	return out
+}
+
+func TestDashboardCursorIsPersonal(t *testing.T) {
+	a := newGroupsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+	bob := a.signIn(t, "bob@example.com")
+	for i := range 13 {
+		createGroup(t, ann, fmt.Sprintf("G%d", i))
+	}
+	more, _ := ann.c.Get("/groups").Doc(t).Find(testID("load-more")).Attr("href")
+	if more == "" {
+		t.Fatal("no load-more link")
+	}
+	if res := bob.c.Get(more); res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("ann's cursor used by bob: %d", res.StatusCode)
+	}
+	if res := ann.c.Get("/groups?cursor=forged"); res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("forged cursor: %d", res.StatusCode)
+	}
+}
+
+func TestAPIMyGroups(t *testing.T) {
+	a := newGroupsApp(t)
+	anon := a.Client()
+	res := anon.Get("/api/me/groups")
+	if res.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		t.Fatalf("anonymous: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	ann := a.signIn(t, "ann@example.com")
+	active := createGroup(t, ann, "Active")
+	deleted := createGroup(t, ann, "Deleted")
+	left := createGroup(t, ann, "Left")
+	owner := offline("owner@example.com")
+	g, _ := a.svc.Create(ctx, owner, "Invited")
+	m, _, _ := a.svc.Open(ctx, g.GroupID, owner, AccessOwner)
+	if _, err := a.svc.Invite(ctx, m, g, owner, ann.id.Email); err != nil {
+		t.Fatal(err)
+	}
+	post(t, ann.c, "/groups/"+deleted+"/delete", nil)
+	post(t, ann.c, "/groups/"+left+"/members/x/promote", nil) // noise: refused
+	// Ann leaves "Left" after handing it over.
+	ml, _, _ := a.svc.Open(ctx, left, ann.id, AccessOwner)
+	gl, _ := a.svc.group(ctx, left)
+	a.svc.Invite(ctx, ml, gl, ann.id, owner.Email)
+	mo, _, _ := a.svc.Open(ctx, left, owner, AccessInvitee)
+	a.svc.Accept(ctx, mo, owner)
+	a.svc.Promote(ctx, ml, owner.UserKey)
+	if err := a.svc.Leave(ctx, ml); err != nil {
+		t.Fatal(err)
+	}
+
+	res = ann.c.Get("/api/me/groups")
+	var body struct {
+		Groups []struct {
+			GroupID   string `json:"groupId"`
+			GroupName string `json:"groupName"`
+			Status    string `json:"status"`
+		} `json:"groups"`
+	}
+	if err := json.Unmarshal([]byte(res.Body), &body); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("%d %s", res.StatusCode, res.Body)
+	}
+	got := map[string]string{}
+	for _, g := range body.Groups {
+		got[g.GroupName] = g.Status
+	}
+	want := map[string]string{"Active": "active", "Invited": "invited"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("api groups %v, want %v (active id %s)", got, want, active)
+	}
+}
+
+func TestSignedOutHomeStaysMarketing(t *testing.T) {
+	a := newGroupsApp(t)
+	doc := a.Client().Get("/").Doc(t)
+	if doc.Find(testID("home-hero")).Length() != 1 || doc.Find(testID("groups-dashboard")).Length() != 0 {
+		t.Fatal("the signed-out home page is not the marketing page")
+	}
+}

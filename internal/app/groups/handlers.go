@@ -1,0 +1,434 @@
+package groups
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/groups"
+)
+
+// groupURL is a group's page.
+func groupURL(groupID string) string { return "/groups/" + url.PathEscape(groupID) }
+
+func formatDate(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02")
+}
+
+// refuse maps the module's errors to responses. Every refusal of a group
+// the person may not see is the same 404.
+func refuse(c echo.Context, err error) error {
+	ctx := c.Request().Context()
+	switch {
+	case errors.Is(err, ErrNoGroup), errors.Is(err, ErrNoMember):
+		return web.NotFound(err)
+	case errors.Is(err, ErrNotOwner):
+		return web.Forbidden(i18n.T(ctx, "groups.error.not_owner"), err)
+	case errors.Is(err, ErrNotInvitee):
+		return web.Forbidden(i18n.T(ctx, "groups.error.not_invitee"), err)
+	case errors.Is(err, ErrLastOwner):
+		return web.NewError(http.StatusConflict, i18n.T(ctx, "groups.error.last_owner"), err)
+	case errors.Is(err, ErrCooldown):
+		return web.NewError(http.StatusTooManyRequests, i18n.T(ctx, "groups.error.cooldown", "minutes", int(ResendCooldown/time.Minute)), err)
+	}
+	return err
+}
+
+// Home serves "/" to a signed-in account: their dashboard. Visitors and
+// guests get the marketing page.
+func (s *Service) Home(c echo.Context, marketing echo.HandlerFunc) error {
+	if id := auth.From(c); id == nil || id.Guest {
+		return marketing(c)
+	}
+	return (&handlers{svc: s}).dashboard(c)
+}
+
+// groupsIndex is GET /groups: the dashboard for accounts; visitors and
+// guests, whom the navigation also sends here, get an introduction with
+// a way to sign in.
+func (h *handlers) groupsIndex(c echo.Context) error {
+	if id := auth.From(c); id == nil || id.Guest {
+		return web.Render(c, http.StatusOK, web.Page{
+			Title:   i18n.T(c.Request().Context(), "module.groups.name"),
+			Section: "groups",
+			Content: views.Intro(auth.SignInPath("/groups")),
+		})
+	}
+	return h.dashboard(c)
+}
+
+// dashboard is GET / (signed in) and GET /groups[?cursor=…]: the groups
+// the person is active in or invited to.
+func (h *handlers) dashboard(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	cursor, err := web.ReadCursor(c, h.svc.cursors, myGroupsQuery(id.UserKey))
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.MyGroups(ctx, id.UserKey, cursor, 0)
+	if err != nil {
+		return err
+	}
+	cards := make([]views.GroupCard, 0, len(page.Groups))
+	for _, g := range page.Groups {
+		cards = append(cards, groupCard(g))
+	}
+	next := ""
+	if page.Next != "" {
+		next = "/groups?" + web.CursorParam + "=" + url.QueryEscape(page.Next)
+	}
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	return web.Render(c, http.StatusOK, web.Page{
+		Title:    i18n.T(ctx, "groups.dashboard.heading"),
+		Section:  "groups",
+		Content:  views.Dashboard(views.DashboardProps{Flash: flash, Groups: cards, NextURL: next, First: cursor == nil}),
+		Fragment: views.GroupsChunk(cards, next),
+	})
+}
+
+func groupCard(g MyGroup) views.GroupCard {
+	u := groupURL(g.Group.GroupID)
+	card := views.GroupCard{
+		ID: g.Group.GroupID, Name: g.Group.GroupName, Href: u,
+		Invited:    g.Status == StatusInvited,
+		Date:       formatDate(g.JoinedAt),
+		AcceptURL:  u + "/invite/accept",
+		DeclineURL: u + "/invite/decline",
+	}
+	if card.Invited {
+		card.Date = formatDate(g.InvitedAt)
+	}
+	return card
+}
+
+// newGroup is GET /groups/new.
+func (h *handlers) newGroup(c echo.Context) error {
+	return renderNewGroup(c, http.StatusOK, views.NewGroupProps{})
+}
+
+func renderNewGroup(c echo.Context, status int, p views.NewGroupProps) error {
+	return web.Render(c, status, web.Page{
+		Title:   i18n.T(c.Request().Context(), "groups.new.heading"),
+		Section: "groups",
+		Content: views.NewGroup(p),
+	})
+}
+
+// create is POST /groups.
+func (h *handlers) create(c echo.Context) error {
+	name := c.FormValue("name")
+	g, err := h.svc.Create(c.Request().Context(), auth.From(c), name)
+	if errors.Is(err, ErrName) {
+		return renderNewGroup(c, http.StatusUnprocessableEntity, views.NewGroupProps{Name: name, Error: "groups.error.name"})
+	}
+	if err != nil {
+		return err
+	}
+	if err := web.SetFlash(c, "groups.flash.created"); err != nil {
+		return err
+	}
+	return web.Redirect(c, groupURL(g.GroupID))
+}
+
+// groupPage is GET /groups/:id.
+func (h *handlers) groupPage(c echo.Context) error {
+	m, g, err := h.svc.Open(c.Request().Context(), c.Param("id"), auth.From(c), AccessMember)
+	if err != nil {
+		return refuse(c, err)
+	}
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	return renderGroup(c, http.StatusOK, views.GroupProps{Flash: flash, RenameValue: g.GroupName}, m, g)
+}
+
+func renderGroup(c echo.Context, status int, p views.GroupProps, m Membership, g GroupRow) error {
+	p.ID, p.Name, p.URL, p.Owner = g.GroupID, g.GroupName, groupURL(g.GroupID), m.Owner()
+	return web.Render(c, status, web.Page{Title: g.GroupName, Section: "groups", Content: views.Group(p)})
+}
+
+// rename is POST /groups/:id/rename (owners).
+func (h *handlers) rename(c echo.Context) error {
+	ctx := c.Request().Context()
+	m, g, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessOwner)
+	if err != nil {
+		return refuse(c, err)
+	}
+	name := c.FormValue("name")
+	_, err = h.svc.Rename(ctx, m, name)
+	if errors.Is(err, ErrName) {
+		return renderGroup(c, http.StatusUnprocessableEntity, views.GroupProps{RenameValue: name, RenameError: "groups.error.name"}, m, g)
+	}
+	if err != nil {
+		return refuse(c, err)
+	}
+	if err := web.SetFlash(c, "groups.flash.renamed"); err != nil {
+		return err
+	}
+	return web.Redirect(c, groupURL(g.GroupID))
+}
+
+// deleteGroup is POST /groups/:id/delete (owners): a soft delete.
+func (h *handlers) deleteGroup(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, _, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
+	if err != nil {
+		return refuse(c, err)
+	}
+	if err := h.svc.Delete(ctx, m, id); err != nil {
+		return refuse(c, err)
+	}
+	if err := web.SetFlash(c, "groups.flash.deleted"); err != nil {
+		return err
+	}
+	return web.Redirect(c, "/groups")
+}
+
+// leave is POST /groups/:id/leave.
+func (h *handlers) leave(c echo.Context) error {
+	ctx := c.Request().Context()
+	m, _, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessMember)
+	if err != nil {
+		return refuse(c, err)
+	}
+	if err := h.svc.Leave(ctx, m); err != nil {
+		return refuse(c, err)
+	}
+	if err := web.SetFlash(c, "groups.flash.left"); err != nil {
+		return err
+	}
+	return web.Redirect(c, "/groups")
+}
+
+// invite is POST /groups/:id/invites (owners).
+func (h *handlers) invite(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
+	if err != nil {
+		return refuse(c, err)
+	}
+	email := c.FormValue("email")
+	_, err = h.svc.Invite(ctx, m, g, id, email)
+	formError := ""
+	switch {
+	case errors.Is(err, ErrEmail):
+		formError = "groups.error.email"
+	case errors.Is(err, ErrAlreadyMember):
+		formError = "groups.error.already_member"
+	case errors.Is(err, ErrCooldown):
+		formError = "groups.error.invite_cooldown"
+	case err != nil:
+		return refuse(c, err)
+	}
+	if formError != "" {
+		p := views.GroupProps{RenameValue: g.GroupName, InviteEmail: email, InviteError: formError}
+		return renderGroup(c, http.StatusUnprocessableEntity, p, m, g)
+	}
+	if err := web.SetFlash(c, "groups.flash.invited"); err != nil {
+		return err
+	}
+	return web.Redirect(c, groupURL(g.GroupID)+"/members")
+}
+
+// invitePage is GET /groups/:id/invite, the link in the mail. Only the
+// invited address's account sees the group; anyone else is told the
+// link is not for them, whether or not the group exists.
+func (h *handlers) invitePage(c echo.Context) error {
+	ctx := c.Request().Context()
+	m, g, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessInvitee)
+	if errors.Is(err, ErrNoGroup) {
+		err = ErrNotInvitee
+	}
+	if err != nil {
+		return refuse(c, err)
+	}
+	u := groupURL(g.GroupID)
+	if m.Row.Status == StatusActive {
+		return web.Redirect(c, u)
+	}
+	return web.Render(c, http.StatusOK, web.Page{
+		Title:   g.GroupName,
+		Section: "groups",
+		Content: views.Invite(views.InviteProps{GroupName: g.GroupName, AcceptURL: u + "/invite/accept", DeclineURL: u + "/invite/decline"}),
+	})
+}
+
+// accept is POST /groups/:id/invite/accept: htmx gets the active card, a
+// form goes to the group.
+func (h *handlers) accept(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessInvitee)
+	if errors.Is(err, ErrNoGroup) {
+		err = ErrNotInvitee
+	}
+	if err != nil {
+		return refuse(c, err)
+	}
+	row, err := h.svc.Accept(ctx, m, id)
+	if err != nil {
+		return refuse(c, err)
+	}
+	if web.HTMXFrom(c).Partial {
+		card := groupCard(MyGroup{Group: g, Status: row.Status, InvitedAt: row.InvitedAt, JoinedAt: row.JoinedAt})
+		return web.RenderFragment(c, http.StatusOK, views.GroupCardItem(card))
+	}
+	if err := web.SetFlash(c, "groups.flash.joined"); err != nil {
+		return err
+	}
+	return web.Redirect(c, groupURL(g.GroupID))
+}
+
+// decline is POST /groups/:id/invite/decline.
+func (h *handlers) decline(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessInvitee)
+	if errors.Is(err, ErrNoGroup) {
+		err = ErrNotInvitee
+	}
+	if err != nil {
+		return refuse(c, err)
+	}
+	if err := h.svc.Decline(ctx, m, id); err != nil {
+		return refuse(c, err)
+	}
+	if web.HTMXFrom(c).Partial {
+		return web.RenderFragment(c, http.StatusOK, views.DeclinedCard(g.GroupName))
+	}
+	if err := web.SetFlash(c, "groups.flash.declined"); err != nil {
+		return err
+	}
+	return web.Redirect(c, "/groups")
+}
+
+// roster is GET /groups/:id/members[?cursor=…].
+func (h *handlers) roster(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
+	if err != nil {
+		return refuse(c, err)
+	}
+	cursor, err := web.ReadCursor(c, h.svc.cursors, rosterQuery(g.GroupID))
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.Roster(ctx, m, cursor)
+	if err != nil {
+		return err
+	}
+	u := groupURL(g.GroupID)
+	rows := make([]views.RosterRow, 0, len(page.Entries))
+	for _, e := range page.Entries {
+		rows = append(rows, rosterRow(c, e, m, u))
+	}
+	next := ""
+	if page.Next != "" {
+		next = u + "/members?" + web.CursorParam + "=" + url.QueryEscape(page.Next)
+	}
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	return web.Render(c, http.StatusOK, web.Page{
+		Title:   i18n.T(ctx, "groups.roster.heading"),
+		Section: "groups",
+		Content: views.Roster(views.RosterProps{
+			Flash: flash, GroupName: g.GroupName, GroupURL: u,
+			Rows: rows, NextURL: next, First: cursor == nil,
+		}),
+		Fragment: views.RosterChunk(rows, next),
+	})
+}
+
+// rosterRow shows one entry to the viewer m: emails and actions are for
+// owners only (never for members or guests).
+func rosterRow(c echo.Context, e RosterEntry, viewer Membership, groupURL string) views.RosterRow {
+	r := e.Row
+	owner := viewer.Owner()
+	self := r.RowKey == viewer.Row.RowKey
+	name := e.DisplayName
+	if name == "" {
+		name = i18n.T(c.Request().Context(), "groups.roster.invitee")
+		if owner {
+			name = r.Email
+		}
+	}
+	row := views.RosterRow{
+		Key:       r.RowKey,
+		Name:      name,
+		AvatarURL: account.AvatarURL(r.MemberKey, e.PhotoKey),
+		Status:    r.Status,
+		Role:      r.Role,
+		Self:      self,
+		ActionURL: groupURL + "/members/" + url.PathEscape(r.RowKey),
+	}
+	switch r.Status {
+	case StatusActive:
+		row.Date = formatDate(r.JoinedAt)
+	case StatusInvited:
+		row.Date = formatDate(r.InvitedAt)
+	case StatusRemoved:
+		row.Date = formatDate(r.RemovedAt)
+	}
+	if owner {
+		row.Email = r.Email
+		row.CanPromote = r.Status == StatusActive && r.Role != RoleOwner
+		row.CanRemove = r.Status == StatusActive && !self
+		row.CanResend = r.Status == StatusInvited
+		row.CanCancel = r.Status == StatusInvited
+	}
+	return row
+}
+
+// memberAction is POST /groups/:id/members/:user/{promote,remove,resend,
+// cancel} (owners). Both htmx and forms return to the roster.
+func (h *handlers) memberAction(action string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		id := auth.From(c)
+		m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
+		if err != nil {
+			return refuse(c, err)
+		}
+		target := c.Param("user")
+		if !validUserKey(target) && !auth.IsGuestKey(target) {
+			return web.NotFound(errors.New("groups: not a member key"))
+		}
+		switch action {
+		case "promote":
+			err = h.svc.Promote(ctx, m, target)
+		case "remove":
+			err = h.svc.Remove(ctx, m, target)
+		case "resend":
+			err = h.svc.Resend(ctx, m, g, id, target)
+		case "cancel":
+			err = h.svc.Cancel(ctx, m, target)
+		}
+		if err != nil {
+			return refuse(c, err)
+		}
+		if err := web.SetFlash(c, "groups.flash."+action); err != nil {
+			return err
+		}
+		return web.Redirect(c, groupURL(g.GroupID)+"/members")
+	}
+}

@@ -1,0 +1,163 @@
+package groups
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// MyGroup is one group on a person's dashboard.
+type MyGroup struct {
+	Group     GroupRow
+	Status    Status
+	InvitedAt *time.Time
+	JoinedAt  *time.Time
+}
+
+// MyGroupsPage is one page of a person's groups.
+type MyGroupsPage struct {
+	Groups []MyGroup
+	// Next is the next page's cursor token, "" on the last page.
+	Next string
+}
+
+// myGroupsQuery names a person's group list for its cursors. The userKey
+// is part of the name, so one person's token is refused for another.
+func myGroupsQuery(userKey string) string { return "groups/mine|" + userKey }
+
+// MyGroups reads one page of the groups where userKey is active or
+// invited, newest group first by id order, leaving out deleted groups.
+// It costs one query on the person's UserGroups partition and one point
+// read of Groups per listed row, at most metaReads at a time.
+func (s *Service) MyGroups(ctx context.Context, userKey string, cursor *storage.Cursor, limit int) (MyGroupsPage, error) {
+	if limit <= 0 {
+		limit = s.pageSize
+	}
+	q := storage.Query{
+		PartitionKey: userKey,
+		Filters:      []storage.Filter{{Name: "status", Op: storage.Ne, Value: StatusRemoved}},
+		Limit:        limit,
+	}
+	if cursor != nil {
+		q.Continuation = cursor.Next
+	}
+	page, err := s.userGroups.Query(ctx, q)
+	if err != nil {
+		return MyGroupsPage{}, err
+	}
+	rows := make([]UserGroupRow, len(page.Entities))
+	for i, e := range page.Entities {
+		if err := storage.Unmarshal(e, &rows[i]); err != nil {
+			return MyGroupsPage{}, err
+		}
+	}
+	metas := make([]*GroupRow, len(rows))
+	eg, gctx := errgroup.WithContext(ctx)
+	eg.SetLimit(metaReads)
+	for i, r := range rows {
+		eg.Go(func() error {
+			g, err := s.group(gctx, r.GroupID)
+			if errors.Is(err, ErrNoGroup) {
+				return nil // deleted (or purged): never shown
+			}
+			if err != nil {
+				return err
+			}
+			metas[i] = &g // each goroutine owns its element
+			return nil
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return MyGroupsPage{}, err
+	}
+	out := MyGroupsPage{}
+	for i, r := range rows {
+		if metas[i] == nil {
+			continue
+		}
+		out.Groups = append(out.Groups, MyGroup{Group: *metas[i], Status: r.Status, InvitedAt: r.InvitedAt, JoinedAt: r.JoinedAt})
+	}
+	if page.Next != nil {
+		out.Next = s.cursors.Encode(myGroupsQuery(userKey), storage.Cursor{Next: page.Next})
+	}
+	return out, nil
+}
+
+// RosterEntry is one person on a roster page, with their live profile
+// when they have an account.
+type RosterEntry struct {
+	Row         MemberRow
+	DisplayName string
+	PhotoKey    string
+}
+
+// RosterPage is one page of a group's roster.
+type RosterPage struct {
+	Entries []RosterEntry
+	Next    string
+}
+
+// rosterQuery names a group's roster for its cursors.
+func rosterQuery(groupID string) string { return "groups/roster|" + groupID }
+
+// Roster reads one page of the group's members: active, invited, and
+// removed within RecentlyRemoved. Names and photos come from the members'
+// profiles (bounded parallel point reads), falling back to the name
+// cached on the row.
+func (s *Service) Roster(ctx context.Context, m Membership, cursor *storage.Cursor) (RosterPage, error) {
+	q := storage.Query{PartitionKey: m.GroupID, Limit: s.rosterPageSize}
+	if cursor != nil {
+		q.Continuation = cursor.Next
+	}
+	page, err := s.members.Query(ctx, q)
+	if err != nil {
+		return RosterPage{}, err
+	}
+	since := s.now().Add(-RecentlyRemoved)
+	var entries []RosterEntry
+	for _, e := range page.Entities {
+		var row MemberRow
+		if err := storage.Unmarshal(e, &row); err != nil {
+			return RosterPage{}, err
+		}
+		if row.Status == StatusRemoved && (row.RemovedAt == nil || row.RemovedAt.Before(since)) {
+			continue
+		}
+		entries = append(entries, RosterEntry{Row: row, DisplayName: row.DisplayName})
+	}
+	eg, gctx := errgroup.WithContext(ctx)
+	eg.SetLimit(metaReads)
+	for i := range entries {
+		key := entries[i].Row.MemberKey
+		if key == "" || s.profiles == nil {
+			continue
+		}
+		eg.Go(func() error {
+			p, err := s.profiles.Profile(gctx, key)
+			if errors.Is(err, storage.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			// Each goroutine writes its own element: no lock needed.
+			if p.DisplayName != "" {
+				entries[i].DisplayName = p.DisplayName
+			}
+			entries[i].PhotoKey = p.PhotoKey
+			return nil
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return RosterPage{}, err
+	}
+	out := RosterPage{Entries: entries}
+	if page.Next != nil {
+		out.Next = s.cursors.Encode(rosterQuery(m.GroupID), storage.Cursor{Next: page.Next})
+	}
+	return out, nil
+}

@@ -1,0 +1,337 @@
+package groups
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/mail"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// memberRow reads one GroupMembers row.
+func (s *Service) memberRow(ctx context.Context, groupID, rowKey string) (MemberRow, error) {
+	pk, rk := groupMemberKey(groupID, rowKey)
+	e, err := s.members.Get(ctx, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		return MemberRow{}, ErrNoMember
+	}
+	if err != nil {
+		return MemberRow{}, err
+	}
+	var row MemberRow
+	err = storage.Unmarshal(e, &row)
+	return row, err
+}
+
+// mirror copies a member row's status and dates into the person's
+// UserGroups row, the dashboard's index. GroupMembers is written first
+// and is the truth; an error here is returned so the caller retries,
+// and every step is idempotent.
+func (s *Service) mirror(ctx context.Context, row MemberRow) error {
+	if row.UserKey == "" {
+		return nil // guests have no dashboard row
+	}
+	pk, rk := userGroupKey(row.UserKey, row.PartitionKey)
+	return upsertRow(ctx, s.userGroups, UserGroupRow{
+		PartitionKey: pk, RowKey: rk, GroupID: row.PartitionKey,
+		Status: row.Status, InvitedAt: row.InvitedAt, JoinedAt: row.JoinedAt,
+		RemovedAt: row.RemovedAt, UpdatedAt: row.UpdatedAt,
+	})
+}
+
+// changeMember applies change to a member row under its ETag and mirrors
+// the result into UserGroups. change returns an error to abandon.
+func (s *Service) changeMember(ctx context.Context, groupID, rowKey string, change func(row *MemberRow) error) (MemberRow, error) {
+	var out MemberRow
+	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		row, err := s.memberRow(ctx, groupID, rowKey)
+		if err != nil {
+			return err
+		}
+		if err := change(&row); err != nil {
+			return err
+		}
+		row.UpdatedAt = s.now().UTC()
+		etag, err := updateRow(ctx, s.members, row, row.ETag)
+		if err != nil {
+			return err
+		}
+		row.ETag = etag
+		out = row
+		return nil
+	})
+	if err != nil {
+		return MemberRow{}, err
+	}
+	return out, s.mirror(ctx, out)
+}
+
+// Invite invites email to the group, as an owner: the GroupMembers row
+// (status invited, keyed by the address's userKey, so no account is
+// needed), its UserGroups mirror, and a mail with the link. Inviting an
+// invited address again is a resend (with its cooldown); inviting a
+// removed one invites them afresh.
+func (s *Service) Invite(ctx context.Context, m Membership, g GroupRow, by *auth.Identity, email string) (MemberRow, error) {
+	if !m.Owner() {
+		return MemberRow{}, ErrNotOwner
+	}
+	email, err := auth.NormalizeEmail(email)
+	if err != nil {
+		return MemberRow{}, ErrEmail
+	}
+	userKey := auth.UserKey(email)
+	now := s.now().UTC()
+	pk, rk := groupMemberKey(g.GroupID, userKey)
+	fresh := MemberRow{
+		PartitionKey: pk, RowKey: rk, UserKey: userKey, Email: email,
+		Status: StatusInvited, Role: RoleMember,
+		InvitedAt: timePtr(now), InvitedByUserKey: by.UserKey, InviteSentAt: timePtr(now),
+		UpdatedAt: now,
+	}
+	err = insertRow(ctx, s.members, fresh)
+	if errors.Is(err, storage.ErrExists) {
+		var row MemberRow
+		row, err = s.changeMember(ctx, g.GroupID, userKey, func(row *MemberRow) error {
+			switch row.Status {
+			case StatusActive:
+				return ErrAlreadyMember
+			case StatusInvited:
+				if row.InviteSentAt != nil && now.Sub(*row.InviteSentAt) < ResendCooldown {
+					return ErrCooldown
+				}
+			case StatusRemoved:
+				row.Status, row.Role, row.RemovedAt, row.JoinedAt = StatusInvited, RoleMember, nil, nil
+				row.InvitedAt = timePtr(now)
+			}
+			row.InvitedByUserKey = by.UserKey
+			row.InviteSentAt = timePtr(now)
+			return nil
+		})
+		if err != nil {
+			return MemberRow{}, err
+		}
+		return row, s.sendInvite(ctx, g, by, row.Email)
+	}
+	if err != nil {
+		return MemberRow{}, err
+	}
+	if err := s.mirror(ctx, fresh); err != nil {
+		return MemberRow{}, err
+	}
+	return fresh, s.sendInvite(ctx, g, by, email)
+}
+
+// Resend mails a pending invitation again, at most once per
+// ResendCooldown.
+func (s *Service) Resend(ctx context.Context, m Membership, g GroupRow, by *auth.Identity, userKey string) error {
+	if !m.Owner() {
+		return ErrNotOwner
+	}
+	now := s.now().UTC()
+	row, err := s.changeMember(ctx, g.GroupID, userKey, func(row *MemberRow) error {
+		if row.Status != StatusInvited {
+			return ErrNoMember
+		}
+		if row.InviteSentAt != nil && now.Sub(*row.InviteSentAt) < ResendCooldown {
+			return ErrCooldown
+		}
+		row.InviteSentAt = timePtr(now)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.sendInvite(ctx, g, by, row.Email)
+}
+
+// InviteURL is the link an invitation mail carries.
+func (s *Service) InviteURL(groupID string) string {
+	return s.baseURL + "/groups/" + url.PathEscape(groupID) + "/invite"
+}
+
+// sendInvite mails the invitation in the inviter's language. Without a
+// mailer the invitation stands and the owner can share the link.
+func (s *Service) sendInvite(ctx context.Context, g GroupRow, by *auth.Identity, to string) error {
+	if s.mailer == nil {
+		return nil
+	}
+	link := s.InviteURL(g.GroupID)
+	msg := mail.Message{
+		To:      to,
+		Subject: i18n.T(ctx, "groups.mail.invite_subject", "name", by.DisplayName, "group", g.GroupName),
+		Text:    i18n.T(ctx, "groups.mail.invite_text", "name", by.DisplayName, "group", g.GroupName, "email", to, "link", link),
+	}
+	if err := s.mailer.Send(ctx, msg); err != nil {
+		return fmt.Errorf("groups: invitation saved but not mailed: %w", err)
+	}
+	return nil
+}
+
+// Cancel withdraws a pending invitation (status removed).
+func (s *Service) Cancel(ctx context.Context, m Membership, userKey string) error {
+	if !m.Owner() {
+		return ErrNotOwner
+	}
+	_, err := s.changeMember(ctx, m.GroupID, userKey, func(row *MemberRow) error {
+		if row.Status != StatusInvited {
+			return ErrNoMember
+		}
+		s.markRemoved(row)
+		return nil
+	})
+	return err
+}
+
+func (s *Service) markRemoved(row *MemberRow) {
+	row.Status = StatusRemoved
+	row.RemovedAt = timePtr(s.now().UTC())
+}
+
+// Accept makes the invitee active, with joinedAt, their memberKey and
+// display name.
+func (s *Service) Accept(ctx context.Context, m Membership, id *auth.Identity) (MemberRow, error) {
+	if id.Guest || m.Row.RowKey != id.UserKey {
+		return MemberRow{}, ErrNotInvitee
+	}
+	return s.changeMember(ctx, m.GroupID, id.UserKey, func(row *MemberRow) error {
+		switch row.Status {
+		case StatusActive:
+			return nil // a second click changes nothing
+		case StatusRemoved:
+			return ErrNotInvitee
+		}
+		row.Status = StatusActive
+		row.JoinedAt = timePtr(s.now().UTC())
+		row.MemberKey = id.MemberKey
+		row.DisplayName = id.DisplayName
+		return nil
+	})
+}
+
+// Decline turns the invitation down (status removed).
+func (s *Service) Decline(ctx context.Context, m Membership, id *auth.Identity) error {
+	if id.Guest || m.Row.RowKey != id.UserKey {
+		return ErrNotInvitee
+	}
+	_, err := s.changeMember(ctx, m.GroupID, id.UserKey, func(row *MemberRow) error {
+		if row.Status != StatusInvited {
+			return ErrNotInvitee
+		}
+		s.markRemoved(row)
+		return nil
+	})
+	return err
+}
+
+// Promote makes an active member an owner.
+func (s *Service) Promote(ctx context.Context, m Membership, userKey string) error {
+	if !m.Owner() {
+		return ErrNotOwner
+	}
+	_, err := s.changeMember(ctx, m.GroupID, userKey, func(row *MemberRow) error {
+		if row.Status != StatusActive {
+			return ErrNoMember
+		}
+		row.Role = RoleOwner
+		return nil
+	})
+	return err
+}
+
+// Remove takes an active member out of the group, as an owner. An owner
+// other than the last may be removed; removing yourself is Leave.
+func (s *Service) Remove(ctx context.Context, m Membership, userKey string) error {
+	if !m.Owner() {
+		return ErrNotOwner
+	}
+	return s.leave(ctx, m.GroupID, userKey)
+}
+
+// Leave takes the member out of the group. The last owner must hand over
+// (promote someone) first.
+func (s *Service) Leave(ctx context.Context, m Membership) error {
+	return s.leave(ctx, m.GroupID, m.Row.RowKey)
+}
+
+// leave marks an active member removed. When they are an owner, the
+// write goes in one transaction with a touch of another active owner's
+// row under its ETag, so two owners leaving at once cannot both succeed
+// and leave the group without an owner.
+func (s *Service) leave(ctx context.Context, groupID, rowKey string) error {
+	var out MemberRow
+	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		row, err := s.memberRow(ctx, groupID, rowKey)
+		if err != nil {
+			return err
+		}
+		if row.Status != StatusActive {
+			return ErrNoMember
+		}
+		s.markRemoved(&row)
+		row.UpdatedAt = s.now().UTC()
+		if row.Role != RoleOwner {
+			etag, err := updateRow(ctx, s.members, row, row.ETag)
+			row.ETag = etag
+			out = row
+			return err
+		}
+		other, err := s.otherOwner(ctx, groupID, rowKey)
+		if err != nil {
+			return err
+		}
+		mine, err := storage.Marshal(row)
+		if err != nil {
+			return err
+		}
+		theirs, err := storage.Marshal(other)
+		if err != nil {
+			return err
+		}
+		err = s.members.Transact(ctx, []storage.TxOp{
+			{Kind: storage.TxUpdate, Entity: mine, Mode: storage.Replace, IfMatch: row.ETag},
+			{Kind: storage.TxUpdate, Entity: theirs, Mode: storage.Replace, IfMatch: other.ETag},
+		})
+		out = row
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return s.mirror(ctx, out)
+}
+
+// otherOwner finds an active owner of the group other than rowKey, or
+// ErrLastOwner. It reads the group's partition, which holds one row per
+// person ever invited.
+func (s *Service) otherOwner(ctx context.Context, groupID, rowKey string) (MemberRow, error) {
+	var found *MemberRow
+	errStop := errors.New("stop")
+	err := s.members.QueryAll(ctx, storage.Query{
+		PartitionKey: groupID,
+		Filters: []storage.Filter{
+			{Name: "role", Op: storage.Eq, Value: RoleOwner},
+			{Name: "status", Op: storage.Eq, Value: StatusActive},
+		},
+	}, func(e storage.Entity) error {
+		if e.RowKey == rowKey {
+			return nil
+		}
+		var row MemberRow
+		if err := storage.Unmarshal(e, &row); err != nil {
+			return err
+		}
+		found = &row
+		return errStop
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return MemberRow{}, err
+	}
+	if found == nil {
+		return MemberRow{}, ErrLastOwner
+	}
+	return *found, nil
+}

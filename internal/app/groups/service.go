@@ -1,0 +1,346 @@
+// Package groups owns private groups (document 004): the Groups,
+// UserGroups and GroupMembers tables, invitations by email, roles
+// (owner, member), the roster, the signed-in dashboard at "/" and
+// GET /api/me/groups. Every group route authorizes from the GroupMembers
+// row of the person asking (authorize), never from anything else.
+package groups
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/mail"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Profiles is what the roster needs from the account module.
+type Profiles interface {
+	Profile(ctx context.Context, memberKey string) (account.ProfileRow, error)
+}
+
+// Service is the groups module.
+type Service struct {
+	groups     *storage.Table
+	userGroups *storage.Table
+	members    *storage.Table
+	profiles   Profiles
+	mailer     mail.Sender
+	cursors    *storage.Cursors
+	baseURL    string
+	log        *slog.Logger
+	now        func() time.Time
+	// pageSize is how many groups the dashboard shows per page.
+	pageSize int
+	// rosterPageSize is how many members a roster page shows.
+	rosterPageSize int
+}
+
+// Limits and periods.
+const (
+	MaxNameLength = 80
+	// ResendCooldown is how long an owner waits before mailing the same
+	// invitation again.
+	ResendCooldown = 5 * time.Minute
+	// PurgeAfter is how long a deleted group is kept before the purge.
+	PurgeAfter = 30 * 24 * time.Hour
+	// RecentlyRemoved is how long the roster still shows removed people.
+	RecentlyRemoved = 30 * 24 * time.Hour
+	// metaReads bounds the parallel point reads of group metadata.
+	metaReads = 8
+)
+
+// New builds the module. mailer may be nil (production without SMTP):
+// invitations are then saved but not mailed. baseURL is the public origin
+// that invitation links start with.
+func New(store *storage.Store, profiles Profiles, mailer mail.Sender, cursors *storage.Cursors, baseURL string, log *slog.Logger, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{
+		groups:         store.Table(groupsTable),
+		userGroups:     store.Table(userGroupsTable),
+		members:        store.Table(membersTable),
+		profiles:       profiles,
+		mailer:         mailer,
+		cursors:        cursors,
+		baseURL:        strings.TrimSuffix(baseURL, "/"),
+		log:            log,
+		now:            now,
+		pageSize:       12,
+		rosterPageSize: 25,
+	}
+}
+
+// Tables are the tables this module needs provisioned.
+func (s *Service) Tables() []string { return []string{groupsTable, userGroupsTable, membersTable} }
+
+// Slug is the module's section.
+func (s *Service) Slug() string { return "groups" }
+
+// Errors callers act on.
+var (
+	// ErrNoGroup is a group that does not exist, is deleted, or that the
+	// person may not see: the pages answer 404 for all three, so a
+	// group's existence never leaks.
+	ErrNoGroup = fmt.Errorf("groups: no such group: %w", storage.ErrNotFound)
+	// ErrNotOwner refuses an owner's action to a member (403: a member
+	// knows the group exists).
+	ErrNotOwner = errors.New("groups: only owners may do this")
+	// ErrNotInvitee is an invitation link opened by someone it was not
+	// sent to (or no longer valid).
+	ErrNotInvitee = errors.New("groups: this invitation is not for you")
+	// ErrName is a group name that is empty, too long or not plain text.
+	ErrName = errors.New("groups: bad group name")
+	// ErrEmail is an invitation address that is not one email address.
+	ErrEmail = errors.New("groups: bad email address")
+	// ErrAlreadyMember is an invitation to someone already active.
+	ErrAlreadyMember = errors.New("groups: already a member")
+	// ErrCooldown is a resend within ResendCooldown of the last mail.
+	ErrCooldown = errors.New("groups: invitation sent too recently")
+	// ErrLastOwner refuses the last owner leaving or being removed.
+	ErrLastOwner = errors.New("groups: the last owner cannot leave")
+	// ErrNoMember is an action on a row that is not in the right state
+	// (cancel an accepted invite, promote an invitee, ...).
+	ErrNoMember = fmt.Errorf("groups: no such member: %w", storage.ErrNotFound)
+)
+
+// Access is what a route needs of the person asking.
+type Access int
+
+const (
+	// AccessInvitee lets an invited or active person through: the
+	// invitation page and its accept and decline.
+	AccessInvitee Access = iota
+	// AccessMember needs an active membership.
+	AccessMember
+	// AccessOwner needs an active owner.
+	AccessOwner
+)
+
+// Membership is the person asking, as their GroupMembers row says.
+type Membership struct {
+	GroupID string
+	Row     MemberRow
+}
+
+// Owner reports whether the membership is an active owner's.
+func (m Membership) Owner() bool { return m.Row.Status == StatusActive && m.Row.Role == RoleOwner }
+
+// memberRowKey is the GroupMembers RowKey of an identity: the userKey of
+// an account, the memberKey of a guest.
+func memberRowKey(id *auth.Identity) string {
+	if id.Guest {
+		return id.MemberKey
+	}
+	return id.UserKey
+}
+
+// authorize is the one gate of every group route: one point read of the
+// asker's GroupMembers row. Not found, removed, or invited when need is
+// more than AccessInvitee is ErrNoGroup (404); a member asking for an
+// owner's action is ErrNotOwner (403). Removal takes effect on the next
+// request because nothing is cached.
+func (s *Service) authorize(ctx context.Context, groupID string, id *auth.Identity, need Access) (Membership, error) {
+	if id == nil || !validGroupID(groupID) {
+		return Membership{}, ErrNoGroup
+	}
+	rk := memberRowKey(id)
+	if rk == "" {
+		return Membership{}, ErrNoGroup
+	}
+	pk, rk := groupMemberKey(groupID, rk)
+	e, err := s.members.Get(ctx, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		return Membership{}, ErrNoGroup
+	}
+	if err != nil {
+		return Membership{}, err
+	}
+	var row MemberRow
+	if err := storage.Unmarshal(e, &row); err != nil {
+		return Membership{}, err
+	}
+	m := Membership{GroupID: groupID, Row: row}
+	switch {
+	case row.Status == StatusRemoved:
+		return Membership{}, ErrNoGroup
+	case row.Status == StatusInvited && need > AccessInvitee:
+		return Membership{}, ErrNoGroup
+	case need == AccessOwner && !m.Owner():
+		return Membership{}, ErrNotOwner
+	}
+	return m, nil
+}
+
+// Open authorizes id for groupID and reads the group, which must not be
+// deleted: a group page's two point reads.
+func (s *Service) Open(ctx context.Context, groupID string, id *auth.Identity, need Access) (Membership, GroupRow, error) {
+	m, err := s.authorize(ctx, groupID, id, need)
+	if err != nil {
+		return Membership{}, GroupRow{}, err
+	}
+	g, err := s.group(ctx, groupID)
+	if err != nil {
+		return Membership{}, GroupRow{}, err
+	}
+	return m, g, nil
+}
+
+// group reads a live group; deleted and missing groups are ErrNoGroup.
+func (s *Service) group(ctx context.Context, groupID string) (GroupRow, error) {
+	pk, rk := groupKey(groupID)
+	e, err := s.groups.Get(ctx, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		return GroupRow{}, ErrNoGroup
+	}
+	if err != nil {
+		return GroupRow{}, err
+	}
+	var g GroupRow
+	if err := storage.Unmarshal(e, &g); err != nil {
+		return GroupRow{}, err
+	}
+	if g.IsDeleted {
+		return GroupRow{}, ErrNoGroup
+	}
+	return g, nil
+}
+
+// CleanName trims a group name and checks it: 1–80 characters of plain
+// text.
+func CleanName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	n := utf8.RuneCountInString(name)
+	if n == 0 || n > MaxNameLength || !utf8.ValidString(name) {
+		return "", ErrName
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return "", ErrName
+		}
+	}
+	return name, nil
+}
+
+// Create makes a group with id as its only owner: the Groups row, the
+// owner's GroupMembers row, then their UserGroups row.
+func (s *Service) Create(ctx context.Context, id *auth.Identity, name string) (GroupRow, error) {
+	name, err := CleanName(name)
+	if err != nil {
+		return GroupRow{}, err
+	}
+	now := s.now().UTC()
+	groupID := newGroupID()
+	pk, rk := groupKey(groupID)
+	g := GroupRow{
+		PartitionKey: pk, RowKey: rk,
+		GroupID: groupID, GroupName: name,
+		CreatedAt: now, UpdatedAt: now,
+		CreatedByUserKey: id.UserKey,
+	}
+	if err := insertRow(ctx, s.groups, g); err != nil {
+		return GroupRow{}, err
+	}
+	mpk, mrk := groupMemberKey(groupID, id.UserKey)
+	owner := MemberRow{
+		PartitionKey: mpk, RowKey: mrk,
+		UserKey: id.UserKey, MemberKey: id.MemberKey, Email: id.Email,
+		Status: StatusActive, Role: RoleOwner, DisplayName: id.DisplayName,
+		JoinedAt: timePtr(now), UpdatedAt: now,
+	}
+	if err := insertRow(ctx, s.members, owner); err != nil {
+		return GroupRow{}, err
+	}
+	upk, urk := userGroupKey(id.UserKey, groupID)
+	ug := UserGroupRow{
+		PartitionKey: upk, RowKey: urk, GroupID: groupID,
+		Status: StatusActive, JoinedAt: timePtr(now), UpdatedAt: now,
+	}
+	if err := upsertRow(ctx, s.userGroups, ug); err != nil {
+		return GroupRow{}, err
+	}
+	return g, nil
+}
+
+// Rename changes a group's name: one read and one conditional update of
+// the Groups row, nothing else (document 004's budget).
+func (s *Service) Rename(ctx context.Context, m Membership, name string) (GroupRow, error) {
+	name, err := CleanName(name)
+	if err != nil {
+		return GroupRow{}, err
+	}
+	return s.updateGroup(ctx, m, func(g *GroupRow) { g.GroupName = name })
+}
+
+// Delete soft-deletes a group: it disappears from every page and list at
+// once, and the purge (later slice) removes it after PurgeAfter.
+func (s *Service) Delete(ctx context.Context, m Membership, by *auth.Identity) error {
+	_, err := s.updateGroup(ctx, m, func(g *GroupRow) {
+		now := s.now().UTC()
+		g.IsDeleted = true
+		g.DeletedAt = timePtr(now)
+		g.DeletedByUserKey = by.UserKey
+		g.PurgeAfterAt = timePtr(now.Add(PurgeAfter))
+	})
+	return err
+}
+
+// updateGroup applies change to a live group under its ETag, for an
+// owner.
+func (s *Service) updateGroup(ctx context.Context, m Membership, change func(g *GroupRow)) (GroupRow, error) {
+	if !m.Owner() {
+		return GroupRow{}, ErrNotOwner
+	}
+	var out GroupRow
+	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		g, err := s.group(ctx, m.GroupID)
+		if err != nil {
+			return err
+		}
+		change(&g)
+		g.UpdatedAt = s.now().UTC()
+		etag, err := updateRow(ctx, s.groups, g, g.ETag)
+		if err != nil {
+			return err
+		}
+		g.ETag = etag
+		out = g
+		return nil
+	})
+	return out, err
+}
+
+// insertRow, updateRow and upsertRow marshal a row struct and write it.
+func insertRow(ctx context.Context, t *storage.Table, row any) error {
+	e, err := storage.Marshal(row)
+	if err != nil {
+		return err
+	}
+	_, err = t.Insert(ctx, e)
+	return err
+}
+
+func updateRow(ctx context.Context, t *storage.Table, row any, etag string) (string, error) {
+	e, err := storage.Marshal(row)
+	if err != nil {
+		return "", err
+	}
+	return t.Update(ctx, e, storage.Replace, etag)
+}
+
+func upsertRow(ctx context.Context, t *storage.Table, row any) error {
+	e, err := storage.Marshal(row)
+	if err != nil {
+		return err
+	}
+	_, err = t.Upsert(ctx, e, storage.Replace)
+	return err
+}
