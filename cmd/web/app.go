@@ -56,6 +56,13 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 	adminModule := admin.New(store, accounts, cursors, log, now)
 	groupsModule := groups.New(store, accounts, mailer, cursors, cfg.BaseURL.String(), log, now)
 	accounts.CountNewUsers(adminModule.Metrics())
+	wireAI(cfg.OpenAI, log, now, adminModule, accounts, groupsModule)
+	groupsModule.CountMetrics(adminModule.Metrics())
+	groupsModule.UseGuests(authService)
+	authService.OnGuestUpgrade(groupsModule)
+	if err := runner.Add(groupsModule.PurgeJob()); err != nil {
+		return nil, err
+	}
 
 	var tables []string
 	tables = append(tables, runner.Tables()...)
@@ -63,7 +70,8 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 	tables = append(tables, accounts.Tables()...)
 	tables = append(tables, adminModule.Tables()...)
 	tables = append(tables, groupsModule.Tables()...)
-	if err := store.Provision(ctx, tables, accounts.Containers()); err != nil {
+	containers := append(accounts.Containers(), groupsModule.Containers()...)
+	if err := store.Provision(ctx, tables, containers); err != nil {
 		return nil, err
 	}
 

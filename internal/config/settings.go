@@ -44,7 +44,7 @@ func settings() []setting {
 		{env: "OIDC_CLIENT_ID", usage: "OpenID Connect client id"},
 		{env: "OIDC_CLIENT_SECRET", secret: true, usage: "OpenID Connect client secret (empty for a public client with PKCE)"},
 		{env: "OIDC_NAME", usage: "provider name shown on the sign-in button"},
-		{env: "OPENAI_BASE_URL", usage: "OpenAI-compatible API base URL for the prompt catalog; empty turns it off"},
+		{env: "OPENAI_BASE_URL", usage: "OpenAI-compatible API base URL (reads appointment scans); empty turns AI off"},
 		{env: "OPENAI_API_KEY", secret: true, usage: "API key for OPENAI_BASE_URL"},
 		{env: "OPENAI_MODEL", usage: "model name for OPENAI_BASE_URL"},
 		{env: "MESSAGES_TTL", def: "0", usage: "delete chat messages older than this (Go duration or days like 90d); 0 keeps them"},

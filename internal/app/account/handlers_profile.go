@@ -166,6 +166,14 @@ func (h *handlers) profileProps(p ProfileRow, form views.ProfileForm, errs Field
 }
 
 func (h *handlers) renderProfile(c echo.Context, status int, props views.ProfileProps) error {
+	usage, show, err := h.svc.AIUsage(c.Request().Context(), auth.From(c).UserKey)
+	if err != nil {
+		return err
+	}
+	if show {
+		p := views.AIUsageProps(usage)
+		props.AIUsage = &p
+	}
 	return web.Render(c, status, web.Page{
 		Title:   i18n.T(c.Request().Context(), "account.tab.profile"),
 		Content: views.Profile(props),

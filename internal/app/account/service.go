@@ -41,6 +41,9 @@ type Service struct {
 	now         func() time.Time
 	// newUsers, when set, counts accounts created at first sign-in.
 	newUsers NewUserCounter
+	// aiUsage, when set, feeds the profile page's AI usage (see ShowAIUsage).
+	aiUsage      AIUsageReader
+	aiConfigured bool
 }
 
 // NewUserCounter is told of each account created at a first sign-in (the

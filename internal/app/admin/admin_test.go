@@ -33,7 +33,7 @@ func newAdminApp(t *testing.T) *adminApp {
 	app := &adminApp{}
 	app.App = accounttest.New(t, accounttest.Options{
 		Env:    map[string]string{"ADMIN_EMAILS": bossEmail},
-		Tables: []string{logTable, metricsTable},
+		Tables: append([]string{logTable, metricsTable}, UsageTables...),
 		Modules: func(store *storage.Store, accounts *account.Service, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) []web.Module {
 			app.svc = New(store, accounts, cursors, log, now)
 			accounts.CountNewUsers(app.svc.Metrics())

@@ -11,17 +11,25 @@ import (
 )
 
 // metrics is GET /admin/metrics: the last 30 days of DailyMetrics as a
-// chart, with the numbers in a table under it.
+// chart, with the numbers in a table under it, and the AI usage per model.
 func (h *handlers) metrics(c echo.Context) error {
 	ctx := c.Request().Context()
 	rows, err := h.svc.RecentMetrics(ctx)
 	if err != nil {
 		return err
 	}
+	models, err := h.svc.RecentModelUsage(ctx)
+	if err != nil {
+		return err
+	}
+	props := metricsProps(rows)
+	for _, m := range models {
+		props.Models = append(props.Models, views.ModelUsage(m))
+	}
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:   i18n.T(ctx, "admin.metrics.heading"),
 		Section: "admin",
-		Content: views.Metrics(metricsProps(rows)),
+		Content: views.Metrics(props),
 	})
 }
 

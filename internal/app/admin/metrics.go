@@ -26,8 +26,8 @@ const (
 // Counters lists every counter, in the order the metrics page shows them.
 var Counters = []Counter{NewUsers, NewGroups, NewAppointments, InvitesSent, InvitesAccepted}
 
-// metricsAttempts is the ETag retry budget of one increment: a busy day
-// has many writers on one row, and losing a count is worse than waiting.
+// metricsAttempts is the ETag retry budget of one counter update: a busy
+// day has many writers on one row, and losing a count is worse than waiting.
 const metricsAttempts = 64
 
 // MetricsRow is one day of DailyMetrics (document 004).
@@ -108,30 +108,38 @@ func (m *Metrics) Incr(ctx context.Context, counter Counter, at time.Time) error
 		return fmt.Errorf("%w: %q", ErrUnknownCounter, counter)
 	}
 	pk, rk := metricsKey(at)
-	err := storage.Optimistic(ctx, metricsAttempts, func(ctx context.Context) error {
-		now := m.now().UTC()
-		e, err := m.table.Get(ctx, pk, rk)
+	if err := addCounts(ctx, m.table, pk, rk, map[string]int64{string(counter): 1}, m.now); err != nil {
+		return fmt.Errorf("admin: count %s: %w", counter, err)
+	}
+	return nil
+}
+
+// addCounts adds deltas to the int64 columns of one counter row and stamps
+// updatedAt. Each attempt inserts the row when it is missing or updates it
+// under its ETag, so concurrent writers never lose a count: the loser of a
+// race reads again and retries (DailyMetrics and the AI usage tables).
+func addCounts(ctx context.Context, table *storage.Table, pk, rk string, deltas map[string]int64, now func() time.Time) error {
+	return storage.Optimistic(ctx, metricsAttempts, func(ctx context.Context) error {
+		props := make(map[string]any, len(deltas)+1)
+		props["updatedAt"] = now().UTC()
+		e, err := table.Get(ctx, pk, rk)
 		if errors.Is(err, storage.ErrNotFound) {
-			_, err = m.table.Insert(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{
-				string(counter): int64(1),
-				"updatedAt":     now,
-			}})
+			for col, d := range deltas {
+				props[col] = d
+			}
+			_, err = table.Insert(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: props})
 			return err
 		}
 		if err != nil {
 			return err
 		}
-		n, _ := e.Props[string(counter)].(int64)
-		_, err = m.table.Update(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{
-			string(counter): n + 1,
-			"updatedAt":     now,
-		}}, storage.Merge, e.ETag)
+		for col, d := range deltas {
+			n, _ := e.Props[col].(int64)
+			props[col] = n + d
+		}
+		_, err = table.Update(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: props}, storage.Merge, e.ETag)
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("admin: count %s: %w", counter, err)
-	}
-	return nil
 }
 
 // CountNewUser counts an account created at its first sign-in (the account
@@ -147,24 +155,18 @@ func (m *Metrics) Last(ctx context.Context, days int) ([]MetricsRow, error) {
 	if days < 1 {
 		return nil, nil
 	}
-	today := m.now().UTC().Truncate(24 * time.Hour)
-	first := today.AddDate(0, 0, -(days - 1))
+	first, today := dayWindow(m.now(), days)
 	stored := map[string]MetricsRow{}
-	for month := time.Date(first.Year(), first.Month(), 1, 0, 0, 0, 0, time.UTC); !month.After(today); month = month.AddDate(0, 1, 0) {
-		pk, _ := metricsKey(month)
-		_, from := metricsKey(first)
-		_, to := metricsKey(today.AddDate(0, 0, 1))
-		err := m.table.QueryAll(ctx, storage.Query{PartitionKey: pk, RowKeyFrom: from, RowKeyTo: to}, func(e storage.Entity) error {
-			var r MetricsRow
-			if err := storage.Unmarshal(e, &r); err != nil {
-				return err
-			}
-			stored[r.RowKey] = r
-			return nil
-		})
-		if err != nil {
-			return nil, err
+	err := queryMonthDays(ctx, m.table, first, today, func(e storage.Entity) error {
+		var r MetricsRow
+		if err := storage.Unmarshal(e, &r); err != nil {
+			return err
 		}
+		stored[r.RowKey] = r
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]MetricsRow, 0, days)
 	for d := first; !d.After(today); d = d.AddDate(0, 0, 1) {
@@ -176,4 +178,25 @@ func (m *Metrics) Last(ctx context.Context, days int) ([]MetricsRow, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// dayWindow is the last days UTC days up to now's: the first and the last.
+func dayWindow(now time.Time, days int) (first, today time.Time) {
+	today = now.UTC().Truncate(24 * time.Hour)
+	return today.AddDate(0, 0, -(days - 1)), today
+}
+
+// queryMonthDays reads the rows of a table keyed PK YYYY-MM, RK starting
+// with YYYY-MM-DD (DailyMetrics, DailyUsageByModel) for the days from first
+// to last: one range query per month partition the days span.
+func queryMonthDays(ctx context.Context, table *storage.Table, first, last time.Time, fn func(storage.Entity) error) error {
+	_, from := metricsKey(first)
+	_, to := metricsKey(last.AddDate(0, 0, 1))
+	for month := time.Date(first.Year(), first.Month(), 1, 0, 0, 0, 0, time.UTC); !month.After(last); month = month.AddDate(0, 1, 0) {
+		pk, _ := metricsKey(month)
+		if err := table.QueryAll(ctx, storage.Query{PartitionKey: pk, RowKeyFrom: from, RowKeyTo: to}, fn); err != nil {
+			return err
+		}
+	}
+	return nil
 }

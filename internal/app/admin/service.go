@@ -32,6 +32,7 @@ type Service struct {
 	accounts Accounts
 	log      *storage.Table
 	metrics  *Metrics
+	usage    *Usage
 	cursors  *storage.Cursors
 	logger   *slog.Logger
 	now      func() time.Time
@@ -49,6 +50,7 @@ func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, logg
 		accounts: accounts,
 		log:      store.Table(logTable),
 		metrics:  NewMetrics(store, now),
+		usage:    NewUsage(store, now),
 		cursors:  cursors,
 		logger:   logger,
 		now:      now,
@@ -57,12 +59,24 @@ func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, logg
 }
 
 // Tables are the tables this module needs provisioned.
-func (s *Service) Tables() []string { return []string{logTable, metricsTable} }
+func (s *Service) Tables() []string {
+	return append([]string{logTable, metricsTable}, UsageTables...)
+}
 
 // Metrics are the daily counters, for the modules that increment them.
 func (s *Service) Metrics() *Metrics { return s.metrics }
 
-// metricsDays is how many days the metrics page shows.
+// Usage are the AI usage counters, for the AI client that records them
+// and the account page that shows them.
+func (s *Service) Usage() *Usage { return s.usage }
+
+// RecentModelUsage returns the metrics page's per-model AI usage.
+func (s *Service) RecentModelUsage(ctx context.Context) ([]ModelUsage, error) {
+	return s.usage.ByModel(ctx, metricsDays)
+}
+
+// metricsDays is how many days the metrics page (and the account page's AI
+// usage) shows.
 const metricsDays = 30
 
 // RecentMetrics returns the metrics page's days, oldest first.

@@ -32,7 +32,7 @@ const apiPageSize = 50
 
 // apiMyGroups is GET /api/me/groups (document 004): the session's active
 // and invited groups, deleted ones left out. Anonymous callers get a 401
-// in JSON; guests (no account, later slice) get an empty list. A GET with
+// in JSON; guests get the groups they joined by link. A GET with
 // no side effects, so CSRF does not apply.
 func (h *handlers) apiMyGroups(c echo.Context) error {
 	ctx := c.Request().Context()
@@ -41,14 +41,12 @@ func (h *handlers) apiMyGroups(c echo.Context) error {
 		return web.NewError(http.StatusUnauthorized, i18n.T(ctx, "auth.error.signin_required"), errors.New("groups: anonymous API call"))
 	}
 	out := apiMyGroups{Groups: []apiGroup{}}
-	if id.Guest {
-		return c.JSON(http.StatusOK, out)
-	}
-	cursor, err := web.ReadCursor(c, h.svc.cursors, myGroupsQuery(id.UserKey))
+	key := memberRowKey(id) // a guest's UserGroups partition is their memberKey
+	cursor, err := web.ReadCursor(c, h.svc.cursors, myGroupsQuery(key))
 	if err != nil {
 		return err
 	}
-	page, err := h.svc.MyGroups(ctx, id.UserKey, cursor, apiPageSize)
+	page, err := h.svc.MyGroups(ctx, key, cursor, apiPageSize)
 	if err != nil {
 		return err
 	}

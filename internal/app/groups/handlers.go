@@ -44,20 +44,20 @@ func refuse(c echo.Context, err error) error {
 	return err
 }
 
-// Home serves "/" to a signed-in account: their dashboard. Visitors and
-// guests get the marketing page.
+// Home serves "/" to a signed-in person: their dashboard (a guest's
+// lists the groups they joined by link). Visitors get the marketing page.
 func (s *Service) Home(c echo.Context, marketing echo.HandlerFunc) error {
-	if id := auth.From(c); id == nil || id.Guest {
+	if id := auth.From(c); id == nil {
 		return marketing(c)
 	}
 	return (&handlers{svc: s}).dashboard(c)
 }
 
-// groupsIndex is GET /groups: the dashboard for accounts; visitors and
-// guests, whom the navigation also sends here, get an introduction with
-// a way to sign in.
+// groupsIndex is GET /groups: the dashboard for accounts and guests;
+// visitors, whom the navigation also sends here, get an introduction
+// with a way to sign in.
 func (h *handlers) groupsIndex(c echo.Context) error {
-	if id := auth.From(c); id == nil || id.Guest {
+	if id := auth.From(c); id == nil {
 		return web.Render(c, http.StatusOK, web.Page{
 			Title:   i18n.T(c.Request().Context(), "module.groups.name"),
 			Section: "groups",
@@ -72,17 +72,29 @@ func (h *handlers) groupsIndex(c echo.Context) error {
 func (h *handlers) dashboard(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	cursor, err := web.ReadCursor(c, h.svc.cursors, myGroupsQuery(id.UserKey))
+	// A guest's UserGroups partition is their memberKey (guests.go).
+	key := memberRowKey(id)
+	cursor, err := web.ReadCursor(c, h.svc.cursors, myGroupsQuery(key))
 	if err != nil {
 		return err
 	}
-	page, err := h.svc.MyGroups(ctx, id.UserKey, cursor, 0)
+	page, err := h.svc.MyGroups(ctx, key, cursor, 0)
+	if err != nil {
+		return err
+	}
+	// One bounded range query per group shown. Times are UTC here: the
+	// person's zone would cost a profile read beyond the budget.
+	upcoming, err := h.svc.NextAppointments(ctx, page.Groups, dashboardAppointments)
 	if err != nil {
 		return err
 	}
 	cards := make([]views.GroupCard, 0, len(page.Groups))
 	for _, g := range page.Groups {
-		cards = append(cards, groupCard(g))
+		card := groupCard(g)
+		for _, r := range upcoming[g.Group.GroupID] {
+			card.Upcoming = append(card.Upcoming, appointmentItem(r, g.Group.GroupID, time.UTC))
+		}
+		cards = append(cards, card)
 	}
 	next := ""
 	if page.Next != "" {

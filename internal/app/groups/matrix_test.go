@@ -20,48 +20,77 @@ const (
 	removed
 	member
 	owner
-	// TODO(groups, join links slice): add "guest of another group" once
-	// guests join by link; every /groups/:id route must answer it 404.
+	// guest joined another group by link; every /groups/:id route answers
+	// them 404, and the account-only routes send them to sign in.
+	guest
 	columns
 )
 
-var columnNames = [columns]string{"anonymous", "non-member", "invitee", "removed", "member", "owner"}
+var columnNames = [columns]string{"anonymous", "non-member", "invitee", "removed", "member", "owner", "guest of another group"}
 
 // matrix is the expected status of every group route for each column.
 // Anonymous GETs go to sign-in (303; /groups introduces the module), other anonymous requests get 401.
 // Group pages answer 404 to anyone who is not an active member, so a
 // group's existence never leaks; a member asking for an owner's action
 // gets 403. The invitation link tells anyone but the invitee it is not
-// theirs (403), and sends members on to the group (303).
+// theirs (403), and sends members on to the group (303). A join link
+// admits anyone but a removed member (403), and sends members on.
 var matrix = map[string][columns]int{
-	"GET /api/me/groups":                     {401, 200, 200, 200, 200, 200},
-	"GET /groups":                            {200, 200, 200, 200, 200, 200},
-	"GET /groups/new":                        {303, 200, 200, 200, 200, 200},
-	"POST /groups":                           {401, 303, 303, 303, 303, 303},
-	"GET /groups/:id/invite":                 {303, 403, 200, 403, 303, 303},
-	"POST /groups/:id/invite/accept":         {401, 403, 303, 403, 303, 303},
-	"POST /groups/:id/invite/decline":        {401, 403, 303, 403, 403, 403},
-	"GET /groups/:id":                        {303, 404, 404, 404, 200, 200},
-	"POST /groups/:id/rename":                {401, 404, 404, 404, 403, 303},
-	"POST /groups/:id/delete":                {401, 404, 404, 404, 403, 303},
-	"POST /groups/:id/leave":                 {401, 404, 404, 404, 303, 409},
-	"POST /groups/:id/invites":               {401, 404, 404, 404, 403, 303},
-	"GET /groups/:id/members":                {303, 404, 404, 404, 200, 200},
-	"POST /groups/:id/members/:user/promote": {401, 404, 404, 404, 403, 303},
-	"POST /groups/:id/members/:user/remove":  {401, 404, 404, 404, 403, 303},
+	"GET /api/me/groups":                     {401, 200, 200, 200, 200, 200, 200},
+	"GET /groups":                            {200, 200, 200, 200, 200, 200, 200},
+	"GET /groups/new":                        {303, 200, 200, 200, 200, 200, 303},
+	"POST /groups":                           {401, 303, 303, 303, 303, 303, 401},
+	"GET /groups/:id/invite":                 {303, 403, 200, 403, 303, 303, 303},
+	"POST /groups/:id/invite/accept":         {401, 403, 303, 403, 303, 303, 401},
+	"POST /groups/:id/invite/decline":        {401, 403, 303, 403, 403, 403, 401},
+	"GET /groups/:id":                        {303, 404, 404, 404, 200, 200, 404},
+	"POST /groups/:id/rename":                {401, 404, 404, 404, 403, 303, 404},
+	"POST /groups/:id/delete":                {401, 404, 404, 404, 403, 303, 404},
+	"POST /groups/:id/leave":                 {401, 404, 404, 404, 303, 409, 404},
+	"POST /groups/:id/invites":               {401, 404, 404, 404, 403, 303, 404},
+	"GET /groups/:id/members":                {303, 404, 404, 404, 200, 200, 404},
+	"POST /groups/:id/members/:user/promote": {401, 404, 404, 404, 403, 303, 404},
+	"POST /groups/:id/members/:user/remove":  {401, 404, 404, 404, 403, 303, 404},
 	// The pending invitation was just sent: authorized, but cooling down.
-	"POST /groups/:id/members/:user/resend": {401, 404, 404, 404, 403, 429},
-	"POST /groups/:id/members/:user/cancel": {401, 404, 404, 404, 403, 303},
+	"POST /groups/:id/members/:user/resend":           {401, 404, 404, 404, 403, 429, 404},
+	"POST /groups/:id/members/:user/cancel":           {401, 404, 404, 404, 403, 303, 404},
+	"POST /groups/:id/join-sessions":                  {401, 404, 404, 404, 403, 303, 404},
+	"GET /groups/:id/join-sessions/:session":          {303, 404, 404, 404, 403, 200, 404},
+	"POST /groups/:id/join-sessions/:session/close":   {401, 404, 404, 404, 403, 303, 404},
+	"POST /groups/:id/join-sessions/:session/spinoff": {401, 404, 404, 404, 403, 303, 404},
+	"GET /join/:id/:session":                          {200, 200, 200, 200, 303, 303, 200},
+	"POST /join/:id/:session":                         {303, 303, 303, 403, 303, 303, 303},
+	// Appointments (the owner created the cell's appointment, with a
+	// scan): members edit and cancel; only the creator or an owner
+	// deletes. The upload without a file is a 400; "Read the scan" is 404
+	// while no Extractor is configured. The .ics feed needs no session,
+	// only its token (sent here), so every column gets it.
+	"GET /groups/:id/appointments":                  {303, 404, 404, 404, 200, 200, 404},
+	"GET /groups/:id/appointments/new":              {303, 404, 404, 404, 200, 200, 404},
+	"POST /groups/:id/appointments":                 {401, 404, 404, 404, 303, 303, 404},
+	"GET /groups/:id/appointments/month":            {303, 404, 404, 404, 200, 200, 404},
+	"GET /groups/:id/appointments/:appt":            {303, 404, 404, 404, 200, 200, 404},
+	"GET /groups/:id/appointments/:appt/edit":       {303, 404, 404, 404, 200, 200, 404},
+	"POST /groups/:id/appointments/:appt/edit":      {401, 404, 404, 404, 303, 303, 404},
+	"POST /groups/:id/appointments/:appt/cancel":    {401, 404, 404, 404, 303, 303, 404},
+	"POST /groups/:id/appointments/:appt/delete":    {401, 404, 404, 404, 403, 303, 404},
+	"GET /groups/:id/appointments/:appt/scan":       {303, 404, 404, 404, 200, 200, 404},
+	"POST /groups/:id/appointments/:appt/scan":      {401, 404, 404, 404, 400, 400, 404},
+	"POST /groups/:id/appointments/:appt/scan/read": {401, 404, 404, 404, 404, 404, 404},
+	"POST /groups/:id/calendar/token":               {401, 404, 404, 404, 403, 303, 404},
+	"GET /groups/:id/calendar.ics":                  {200, 200, 200, 200, 200, 200, 200},
 }
 
 // groupRoutes are every registered route under /groups and /api/me/groups.
 func groupRoutes(e *echo.Echo) []*echo.Route {
+	// The join links (/join/…) are group routes too.
 	var out []*echo.Route
 	for _, r := range e.Routes() {
 		if r.Method == echo.RouteNotFound {
 			continue
 		}
-		if r.Path == "/groups" || strings.HasPrefix(r.Path, "/groups/") || r.Path == "/api/me/groups" {
+		if r.Path == "/groups" || strings.HasPrefix(r.Path, "/groups/") || r.Path == "/api/me/groups" ||
+			strings.HasPrefix(r.Path, "/join/") {
 			out = append(out, r)
 		}
 	}
@@ -79,10 +108,11 @@ func TestGroupRouteMatrix(t *testing.T) {
 		people[col] = a.signIn(t, email)
 	}
 	active, pending := offline("active@example.com"), offline("pending@example.com")
+	people[guest] = a.guestOf(t, people[owner], "Elsewhere", "Gus")
 
 	// setup builds a fresh group for one cell, so a cell's action (delete,
 	// leave, remove) never changes another's answer.
-	setup := func(t *testing.T) string {
+	setup := func(t *testing.T) (groupID, sessionID string) {
 		t.Helper()
 		own := people[owner].id
 		g, err := a.svc.Create(ctx, own, "Matrix")
@@ -116,7 +146,11 @@ func TestGroupRouteMatrix(t *testing.T) {
 		}
 		join(active, true)
 		join(pending, false)
-		return g.GroupID
+		js, err := a.svc.OpenJoinSession(ctx, m, own, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.GroupID, js.RowKey
 	}
 
 	routes := groupRoutes(a.Echo)
@@ -130,13 +164,21 @@ func TestGroupRouteMatrix(t *testing.T) {
 		}
 		seen[key] = true
 		for col := range columns {
-			groupID := setup(t)
+			groupID, sessionID := setup(t)
 			target := active.UserKey
 			if strings.HasSuffix(r.Path, "/resend") || strings.HasSuffix(r.Path, "/cancel") {
 				target = pending.UserKey
 			}
-			path := strings.NewReplacer(":id", groupID, ":user", target).Replace(r.Path)
-			res := send(t, people[col].c, r.Method, path)
+			appt, token := matrixAppointment(t, a, groupID, people[owner].id)
+			path := strings.NewReplacer(":id", groupID, ":user", target, ":session", sessionID, ":appt", appt).Replace(r.Path)
+			if strings.HasSuffix(path, "/calendar.ics") {
+				path += "?token=" + token
+			}
+			c := people[col].c
+			if col == anonymous {
+				c = a.Client() // joining by link would sign it in as a guest
+			}
+			res := send(t, c, r.Method, path)
 			if res.StatusCode != want[col] {
 				t.Errorf("%s as %s: %d, want %d", key, columnNames[col], res.StatusCode, want[col])
 			}
@@ -157,7 +199,10 @@ func send(t *testing.T, c *webtest.Client, method, path string) *webtest.Respons
 	if method == http.MethodGet {
 		return c.Get(path)
 	}
-	form := c.WithCSRF("/", url.Values{"name": {"Renamed"}, "email": {"new@example.com"}})
+	form := c.WithCSRF("/", url.Values{
+		"name": {"Renamed"}, "email": {"new@example.com"},
+		"title": {"Dentist"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"},
+	})
 	req := webtest.NewRequest(t, method, path, strings.NewReader(form.Encode()), "Content-Type", "application/x-www-form-urlencoded")
 	return c.Do(req)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 
+	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/mail"
@@ -32,10 +33,7 @@ func (s *Service) memberRow(ctx context.Context, groupID, rowKey string) (Member
 // and is the truth; an error here is returned so the caller retries,
 // and every step is idempotent.
 func (s *Service) mirror(ctx context.Context, row MemberRow) error {
-	if row.UserKey == "" {
-		return nil // guests have no dashboard row
-	}
-	pk, rk := userGroupKey(row.UserKey, row.PartitionKey)
+	pk, rk := userGroupKey(userGroupsPartition(row), row.PartitionKey)
 	return upsertRow(ctx, s.userGroups, UserGroupRow{
 		PartitionKey: pk, RowKey: rk, GroupID: row.PartitionKey,
 		Status: row.Status, InvitedAt: row.InvitedAt, JoinedAt: row.JoinedAt,
@@ -95,7 +93,9 @@ func (s *Service) Invite(ctx context.Context, m Membership, g GroupRow, by *auth
 	err = insertRow(ctx, s.members, fresh)
 	if errors.Is(err, storage.ErrExists) {
 		var row MemberRow
+		reinvited := false
 		row, err = s.changeMember(ctx, g.GroupID, userKey, func(row *MemberRow) error {
+			reinvited = false // a retry starts over
 			switch row.Status {
 			case StatusActive:
 				return ErrAlreadyMember
@@ -106,6 +106,7 @@ func (s *Service) Invite(ctx context.Context, m Membership, g GroupRow, by *auth
 			case StatusRemoved:
 				row.Status, row.Role, row.RemovedAt, row.JoinedAt = StatusInvited, RoleMember, nil, nil
 				row.InvitedAt = timePtr(now)
+				reinvited = true
 			}
 			row.InvitedByUserKey = by.UserKey
 			row.InviteSentAt = timePtr(now)
@@ -113,6 +114,9 @@ func (s *Service) Invite(ctx context.Context, m Membership, g GroupRow, by *auth
 		})
 		if err != nil {
 			return MemberRow{}, err
+		}
+		if reinvited {
+			s.count(ctx, admin.InvitesSent)
 		}
 		return row, s.sendInvite(ctx, g, by, row.Email)
 	}
@@ -122,6 +126,7 @@ func (s *Service) Invite(ctx context.Context, m Membership, g GroupRow, by *auth
 	if err := s.mirror(ctx, fresh); err != nil {
 		return MemberRow{}, err
 	}
+	s.count(ctx, admin.InvitesSent)
 	return fresh, s.sendInvite(ctx, g, by, email)
 }
 
@@ -197,7 +202,9 @@ func (s *Service) Accept(ctx context.Context, m Membership, id *auth.Identity) (
 	if id.Guest || m.Row.RowKey != id.UserKey {
 		return MemberRow{}, ErrNotInvitee
 	}
-	return s.changeMember(ctx, m.GroupID, id.UserKey, func(row *MemberRow) error {
+	accepted := false
+	row, err := s.changeMember(ctx, m.GroupID, id.UserKey, func(row *MemberRow) error {
+		accepted = false // a retry starts over
 		switch row.Status {
 		case StatusActive:
 			return nil // a second click changes nothing
@@ -208,8 +215,13 @@ func (s *Service) Accept(ctx context.Context, m Membership, id *auth.Identity) (
 		row.JoinedAt = timePtr(s.now().UTC())
 		row.MemberKey = id.MemberKey
 		row.DisplayName = id.DisplayName
+		accepted = true
 		return nil
 	})
+	if err == nil && accepted {
+		s.count(ctx, admin.InvitesAccepted)
+	}
+	return row, err
 }
 
 // Decline turns the invitation down (status removed).

@@ -32,6 +32,18 @@ func (s *Service) Routes(e *echo.Echo) {
 	for _, a := range memberActions {
 		g.POST("/members/:user/"+a, h.memberAction(a))
 	}
+
+	// Join links: the owner's pages, and the link itself for anyone
+	// holding it (join*.go).
+	g.POST("/join-sessions", h.openJoinSession)
+	g.GET("/join-sessions/:session", h.joinSessionPage)
+	g.POST("/join-sessions/:session/close", h.closeJoinSession)
+	g.POST("/join-sessions/:session/spinoff", h.spinOff)
+	e.GET("/join/:id/:session", h.joinPage)
+	e.POST("/join/:id/:session", h.join)
+
+	// Appointments, their scans and the .ics feed (appointments*.go).
+	h.appointmentRoutes(e, g)
 }
 
 // memberActions are an owner's actions on one roster row.

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/harmony/harmony/internal/storage"
 )
 
 // Table names this module owns (document 004, TABLES.md "Groups").
@@ -48,6 +50,10 @@ type GroupRow struct {
 	DeletedAt        *time.Time `table:"deletedAt"`
 	DeletedByUserKey string     `table:"deletedByUserKey"`
 	PurgeAfterAt     *time.Time `table:"purgeAfterAt"`
+	// CalendarToken is the secret (128 random bits, hex) of the group's
+	// .ics feed; "" until an owner turns the feed on. Regenerating it
+	// stops the old feed URL at once.
+	CalendarToken string `table:"calendarToken"`
 }
 
 // groupsPartition is the one partition of Groups: every read is a point
@@ -100,6 +106,9 @@ type MemberRow struct {
 	JoinedAt     *time.Time `table:"joinedAt"`
 	RemovedAt    *time.Time `table:"removedAt"`
 	UpdatedAt    time.Time  `table:"updatedAt"`
+	// JoinedVia is the join session (RowKey of JoinSessions) the person
+	// came in by, "" for invitations and owners.
+	JoinedVia string `table:"joinedVia"`
 }
 
 // groupMemberKey is the GroupMembers key: PK groupId, RK userKey (or a
@@ -131,3 +140,161 @@ func validUserKey(s string) bool {
 }
 
 func timePtr(t time.Time) *time.Time { return &t }
+
+// joinSessionsTable holds the join links (document 004's "ignite").
+const joinSessionsTable = "JoinSessions"
+
+// JoinStatus is a join session's state.
+type JoinStatus = string
+
+const (
+	JoinOpen   JoinStatus = "open"
+	JoinClosed JoinStatus = "closed"
+)
+
+// JoinSessionRow is one join link of a group: whoever holds its URL may
+// join while it is open and not past ExpiresAt. The session id is the
+// secret (128 random bits), so it is never listed to non-owners.
+type JoinSessionRow struct {
+	PartitionKey     string     `table:"PartitionKey"` // groupId
+	RowKey           string     `table:"RowKey"`       // sessionId (32 hex digits)
+	ETag             string     `table:"ETag"`
+	Status           JoinStatus `table:"status"`
+	CreatedByUserKey string     `table:"createdByUserKey"`
+	CreatedAt        time.Time  `table:"createdAt"`
+	ExpiresAt        time.Time  `table:"expiresAt"`
+	ClosedAt         *time.Time `table:"closedAt"`
+	// Meta is the owner's note shown on the join page ("Saturday picnic").
+	Meta      string    `table:"meta"`
+	UpdatedAt time.Time `table:"updatedAt"`
+}
+
+// joinSessionKey is the JoinSessions key: PK groupId, RK sessionId.
+func joinSessionKey(groupID, sessionID string) (pk, rk string) { return groupID, sessionID }
+
+// validSessionID reports whether s can be a join session id (32 lower-case
+// hex digits); anything else is a 404 before any storage call.
+func validSessionID(s string) bool { return len(s) == 32 && isLowerHex(s) }
+
+// userGroupsPartition is the UserGroups PartitionKey of a member row: the
+// userKey of an account, and for a guest (no userKey) their memberKey
+// "guest:{gsid}", so a guest's dashboard reads one partition too.
+func userGroupsPartition(row MemberRow) string {
+	if row.UserKey != "" {
+		return row.UserKey
+	}
+	return row.RowKey
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Appointment tables (document 004, TABLES.md "Groups").
+const (
+	appointmentsTable = "AppointmentsIndex"
+	participantsTable = "AppointmentParticipants"
+)
+
+// AppointmentStatus is an appointment's state; soft deletion is apart
+// (IsDeleted), so a canceled appointment still shows, struck through.
+type AppointmentStatus = string
+
+const (
+	AppointmentActive   AppointmentStatus = "active"
+	AppointmentCanceled AppointmentStatus = "canceled"
+)
+
+// AppointmentIndexRow is an appointment's listing row: the truth for
+// whether it exists (IsDeleted) and the fields lists show. The full
+// appointment is the JSON blob (appointmentBlobName). Title, EndTime,
+// Location and CreatedBy are promoted too, so lists and the dashboard
+// read no blob and delete rights come from a table, not a blob.
+type AppointmentIndexRow struct {
+	PartitionKey   string            `table:"PartitionKey"` // groupId
+	RowKey         string            `table:"RowKey"`       // appointmentIndexRowKey
+	ETag           string            `table:"ETag"`
+	AppointmentID  string            `table:"appointmentId"`
+	StartTime      time.Time         `table:"startTime"`
+	EndTime        time.Time         `table:"endTime"`
+	Title          string            `table:"title"`
+	Location       string            `table:"location"`
+	Status         AppointmentStatus `table:"status"`
+	HasScan        bool              `table:"hasScan"`
+	ScanCapturedAt *time.Time        `table:"scanCapturedAt"`
+	// CreatedBy is the creator's memberKey: they may delete it.
+	CreatedBy        string     `table:"createdBy"`
+	CreatedAt        time.Time  `table:"createdAt"`
+	UpdatedAt        time.Time  `table:"updatedAt"`
+	IsDeleted        bool       `table:"isDeleted"`
+	DeletedAt        *time.Time `table:"deletedAt"`
+	DeletedByUserKey string     `table:"deletedByUserKey"`
+	PurgeAfterAt     *time.Time `table:"purgeAfterAt"`
+}
+
+// appointmentTimeKey is the time part of an index RowKey:
+// YYYYMMDDHHmmssZ of a UTC instant. It sorts as the time does.
+func appointmentTimeKey(t time.Time) string { return t.UTC().Format("20060102150405") + "Z" }
+
+// appointmentIndexKey is the AppointmentsIndex key: PK groupId, RK
+// "{YYYYMMDDHHmmssZ of the UTC start}|{appointmentId}".
+func appointmentIndexKey(groupID string, start time.Time, appointmentID string) (pk, rk string) {
+	return groupID, appointmentTimeKey(start) + "|" + appointmentID
+}
+
+// ParticipantRole says what a participant does; at most one per
+// appointment is RoleResponsible ("who picks up").
+type ParticipantRole = string
+
+const (
+	RoleParticipant ParticipantRole = "participant"
+	RoleResponsible ParticipantRole = "responsible"
+)
+
+// ParticipantRow is one member taking part in an appointment. The whole
+// appointment's participants share a partition, so they are written in
+// one transaction.
+type ParticipantRow struct {
+	PartitionKey string          `table:"PartitionKey"` // g:{groupId}|a:{appointmentId}
+	RowKey       string          `table:"RowKey"`       // m:{escaped memberKey}
+	ETag         string          `table:"ETag"`
+	MemberKey    string          `table:"memberKey"`
+	Status       Status          `table:"status"`
+	Role         ParticipantRole `table:"role"`
+	AssignedAt   *time.Time      `table:"assignedAt"`
+	AssignedBy   string          `table:"assignedBy"` // memberKey
+	UpdatedAt    time.Time       `table:"updatedAt"`
+}
+
+// participantsPartition is an appointment's AppointmentParticipants
+// partition: "g:{groupId}|a:{appointmentId}" (both ULIDs, no escaping).
+func participantsPartition(groupID, appointmentID string) string {
+	return "g:" + groupID + "|a:" + appointmentID
+}
+
+// participantKey is the AppointmentParticipants key; the memberKey is
+// escaped, since an OIDC subject may hold any character.
+func participantKey(groupID, appointmentID, memberKey string) (pk, rk string) {
+	return participantsPartition(groupID, appointmentID), "m:" + storage.EscapeKey(memberKey)
+}
+
+// appointmentBlobName is the canonical appointment JSON in the groups'
+// container.
+func appointmentBlobName(groupID, appointmentID string) string {
+	return "groups/" + groupID + "/appointments/" + appointmentID + "/appointment.json"
+}
+
+// scanBlobName is an appointment's scan: one re-encoded JPEG, private to
+// the group's members.
+func scanBlobName(groupID, appointmentID string) string {
+	return "groups/" + groupID + "/appointments/" + appointmentID + "/scan/scan.jpg"
+}
+
+// newAppointmentID mints an appointment id: a ULID.
+func newAppointmentID() string { return ulid.Make().String() }

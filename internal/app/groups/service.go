@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/storage"
@@ -31,12 +32,29 @@ type Service struct {
 	groups     *storage.Table
 	userGroups *storage.Table
 	members    *storage.Table
-	profiles   Profiles
-	mailer     mail.Sender
-	cursors    *storage.Cursors
-	baseURL    string
-	log        *slog.Logger
-	now        func() time.Time
+	// joinSessions are the join links (join.go).
+	joinSessions *storage.Table
+	// appointments and participants are the appointment index and its
+	// participants (appointments.go).
+	appointments *storage.Table
+	participants *storage.Table
+	// extractor reads appointment scans; nil hides "Read the scan"
+	// (scan.go).
+	extractor Extractor
+	// blobs is the container with the groups' files, which the purge
+	// empties (purge.go).
+	blobs    *storage.Container
+	profiles Profiles
+	// guests signs people in as guests when they join by link; nil
+	// until UseGuests (join.go).
+	guests GuestSignIn
+	// metrics counts new groups and invitations; nil counts nothing.
+	metrics MetricsCounter
+	mailer  mail.Sender
+	cursors *storage.Cursors
+	baseURL string
+	log     *slog.Logger
+	now     func() time.Time
 	// pageSize is how many groups the dashboard shows per page.
 	pageSize int
 	// rosterPageSize is how many members a roster page shows.
@@ -68,6 +86,10 @@ func New(store *storage.Store, profiles Profiles, mailer mail.Sender, cursors *s
 		groups:         store.Table(groupsTable),
 		userGroups:     store.Table(userGroupsTable),
 		members:        store.Table(membersTable),
+		joinSessions:   store.Table(joinSessionsTable),
+		appointments:   store.Table(appointmentsTable),
+		participants:   store.Table(participantsTable),
+		blobs:          store.Container(GroupBlobsContainer),
 		profiles:       profiles,
 		mailer:         mailer,
 		cursors:        cursors,
@@ -80,7 +102,32 @@ func New(store *storage.Store, profiles Profiles, mailer mail.Sender, cursors *s
 }
 
 // Tables are the tables this module needs provisioned.
-func (s *Service) Tables() []string { return []string{groupsTable, userGroupsTable, membersTable} }
+func (s *Service) Tables() []string {
+	return []string{groupsTable, userGroupsTable, membersTable, joinSessionsTable, appointmentsTable, participantsTable}
+}
+
+// Containers are the blob containers this module needs provisioned.
+func (s *Service) Containers() []string { return []string{GroupBlobsContainer} }
+
+// MetricsCounter is what the module needs of admin.Metrics.
+type MetricsCounter interface {
+	Incr(ctx context.Context, counter admin.Counter, at time.Time) error
+}
+
+// CountMetrics makes m count new groups and invitations from now on.
+// Call it while wiring, before serving.
+func (s *Service) CountMetrics(m MetricsCounter) { s.metrics = m }
+
+// count adds one to a daily counter. A failing counter never fails the
+// action it counts: it is logged and dropped.
+func (s *Service) count(ctx context.Context, c admin.Counter) {
+	if s.metrics == nil {
+		return
+	}
+	if err := s.metrics.Incr(ctx, c, s.now()); err != nil {
+		s.log.WarnContext(ctx, "groups: metric not counted", "counter", c, "err", err)
+	}
+}
 
 // Slug is the module's section.
 func (s *Service) Slug() string { return "groups" }
@@ -267,6 +314,7 @@ func (s *Service) Create(ctx context.Context, id *auth.Identity, name string) (G
 	if err := upsertRow(ctx, s.userGroups, ug); err != nil {
 		return GroupRow{}, err
 	}
+	s.count(ctx, admin.NewGroups)
 	return g, nil
 }
 

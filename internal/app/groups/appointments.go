@@ -1,0 +1,617 @@
+package groups
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/oklog/ulid/v2"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/harmony/harmony/internal/app/admin"
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Appointment limits.
+const (
+	MaxTitleLength    = 120
+	MaxLocationLength = 200
+	MaxNotesLength    = 2000
+	// MaxParticipants keeps one appointment's participants within one
+	// table transaction (100 operations: writes plus deletes).
+	MaxParticipants = 49
+	// FormTimeLayout is how the form's datetime-local fields read.
+	FormTimeLayout = "2006-01-02T15:04"
+	// maxMonthAppointments bounds a month view's range query.
+	maxMonthAppointments = 500
+)
+
+// Appointment is the canonical appointment, stored as JSON at
+// appointmentBlobName. Times are UTC; Timezone is the zone they were
+// entered in.
+type Appointment struct {
+	AppointmentID string            `json:"appointmentId"`
+	GroupID       string            `json:"groupId"`
+	Title         string            `json:"title"`
+	Start         time.Time         `json:"start"`
+	End           time.Time         `json:"end"`
+	Timezone      string            `json:"timezone"`
+	Location      string            `json:"location"`
+	Notes         string            `json:"notes"`
+	Status        AppointmentStatus `json:"status"`
+	// Responsible is the memberKey of who picks up, "" for nobody.
+	Responsible string    `json:"responsible"`
+	CreatedBy   string    `json:"createdBy"` // memberKey
+	UpdatedBy   string    `json:"updatedBy"` // memberKey
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+// AppointmentInput is the appointment form as typed: times are wall
+// clock in the person's zone (FormTimeLayout), participants memberKeys.
+type AppointmentInput struct {
+	Title, Start, End, Location, Notes string
+	Participants                       []string
+	Responsible                        string
+}
+
+// FieldErrors maps a form field to the i18n key of what is wrong with
+// it. Returned as an error, it means nothing was written.
+type FieldErrors map[string]string
+
+func (e FieldErrors) Error() string { return fmt.Sprintf("groups: %d bad appointment fields", len(e)) }
+
+// Errors about appointments.
+var (
+	// ErrNoAppointment is a missing, deleted or foreign appointment (404).
+	ErrNoAppointment = fmt.Errorf("groups: no such appointment: %w", storage.ErrNotFound)
+	// ErrNotCreator refuses deleting an appointment to a member who is
+	// neither its creator nor an owner (403).
+	ErrNotCreator = errors.New("groups: only its creator or an owner may delete an appointment")
+)
+
+// AppointmentDetail is one appointment as its page shows it.
+type AppointmentDetail struct {
+	Doc          Appointment
+	Index        AppointmentIndexRow
+	Participants []ParticipantRow
+}
+
+// Zone is the person's time zone from their profile; UTC for guests,
+// when unset, or when the profile cannot be read. One point read.
+func (s *Service) Zone(ctx context.Context, id *auth.Identity) *time.Location {
+	if id == nil || id.Guest || s.profiles == nil {
+		return time.UTC
+	}
+	p, err := s.profiles.Profile(ctx, id.MemberKey)
+	if err != nil || p.Timezone == "" {
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(p.Timezone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// memberKeyOf is the memberKey a member row stands for: the account's
+// "auth:…" key, or the guest's key (their RowKey).
+func memberKeyOf(row MemberRow) string {
+	if row.MemberKey != "" {
+		return row.MemberKey
+	}
+	if auth.IsGuestKey(row.RowKey) {
+		return row.RowKey
+	}
+	return ""
+}
+
+// ActiveMembers lists the group's active members, the choices for
+// participants: one query of the group's GroupMembers partition.
+func (s *Service) ActiveMembers(ctx context.Context, groupID string) ([]MemberRow, error) {
+	var out []MemberRow
+	err := s.members.QueryAll(ctx, storage.Query{
+		PartitionKey: groupID,
+		Filters:      []storage.Filter{{Name: "status", Op: storage.Eq, Value: StatusActive}},
+	}, func(e storage.Entity) error {
+		var row MemberRow
+		if err := storage.Unmarshal(e, &row); err != nil {
+			return err
+		}
+		if memberKeyOf(row) != "" {
+			out = append(out, row)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// parseAppointment checks the form and returns the appointment's fields
+// and its participants' memberKeys (responsible first when set).
+func parseAppointment(in AppointmentInput, zone *time.Location, members []MemberRow) (Appointment, []string, FieldErrors) {
+	errs := FieldErrors{}
+	var a Appointment
+	a.Title = strings.TrimSpace(in.Title)
+	if n := utf8.RuneCountInString(a.Title); n == 0 || n > MaxTitleLength || !plainLine(a.Title) {
+		errs["title"] = "groups.appointments.error.title"
+	}
+	a.Location = strings.TrimSpace(in.Location)
+	if utf8.RuneCountInString(a.Location) > MaxLocationLength || !plainLine(a.Location) {
+		errs["location"] = "groups.appointments.error.location"
+	}
+	a.Notes = strings.TrimSpace(strings.ReplaceAll(in.Notes, "\r\n", "\n"))
+	if utf8.RuneCountInString(a.Notes) > MaxNotesLength || !plainText(a.Notes) {
+		errs["notes"] = "groups.appointments.error.notes"
+	}
+	start, err := time.ParseInLocation(FormTimeLayout, strings.TrimSpace(in.Start), zone)
+	if err != nil {
+		errs["start"] = "groups.appointments.error.start"
+	}
+	end, err := time.ParseInLocation(FormTimeLayout, strings.TrimSpace(in.End), zone)
+	switch {
+	case err != nil:
+		errs["end"] = "groups.appointments.error.end"
+	case errs["start"] == "" && !end.After(start):
+		errs["end"] = "groups.appointments.error.end_before_start"
+	}
+	a.Start, a.End, a.Timezone = start.UTC(), end.UTC(), zone.String()
+
+	active := map[string]bool{}
+	for _, m := range members {
+		active[memberKeyOf(m)] = true
+	}
+	var keys []string
+	a.Responsible = strings.TrimSpace(in.Responsible)
+	if a.Responsible != "" {
+		if !active[a.Responsible] {
+			errs["responsible"] = "groups.appointments.error.responsible"
+		}
+		keys = append(keys, a.Responsible)
+	}
+	for _, k := range in.Participants {
+		if k == "" || slices.Contains(keys, k) {
+			continue
+		}
+		if !active[k] {
+			errs["participants"] = "groups.appointments.error.participants"
+			continue
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) > MaxParticipants {
+		errs["participants"] = "groups.appointments.error.too_many"
+	}
+	if len(errs) > 0 {
+		return Appointment{}, nil, errs
+	}
+	return a, keys, nil
+}
+
+// plainLine is text without control characters.
+func plainLine(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
+}
+
+// plainText is plainLine that may also hold line breaks and tabs.
+func plainText(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool {
+		return unicode.IsControl(r) && r != '\n' && r != '\t'
+	})
+}
+
+// CreateAppointment saves a new appointment for an active member: the
+// JSON blob, then the index row (document 004's budget: 1 blob write + 1
+// table write), then the participants in one transaction. A blob without
+// its index row is invisible (the detail page needs both), so a failure
+// between them leaves nothing anyone sees. Bad input is FieldErrors and
+// writes nothing.
+func (s *Service) CreateAppointment(ctx context.Context, m Membership, id *auth.Identity, in AppointmentInput, zone *time.Location) (Appointment, error) {
+	members, err := s.ActiveMembers(ctx, m.GroupID)
+	if err != nil {
+		return Appointment{}, err
+	}
+	doc, keys, errs := parseAppointment(in, zone, members)
+	if errs != nil {
+		return Appointment{}, errs
+	}
+	now := s.now().UTC()
+	doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
+	doc.CreatedBy, doc.UpdatedBy = id.MemberKey, id.MemberKey
+	doc.CreatedAt, doc.UpdatedAt = now, now
+	if _, err := s.saveAppointment(ctx, doc, nil); err != nil {
+		return Appointment{}, err
+	}
+	if err := s.setParticipants(ctx, doc, keys, id.MemberKey); err != nil {
+		return Appointment{}, err
+	}
+	s.count(ctx, admin.NewAppointments)
+	return doc, nil
+}
+
+// UpdateAppointment changes an appointment's fields and participants,
+// for an active member. Concurrent edits: the last writer wins.
+func (s *Service) UpdateAppointment(ctx context.Context, m Membership, id *auth.Identity, appointmentID string, in AppointmentInput, zone *time.Location) (Appointment, error) {
+	d, err := s.Appointment(ctx, m, appointmentID)
+	if err != nil {
+		return Appointment{}, err
+	}
+	members, err := s.ActiveMembers(ctx, m.GroupID)
+	if err != nil {
+		return Appointment{}, err
+	}
+	fields, keys, errs := parseAppointment(in, zone, members)
+	if errs != nil {
+		return Appointment{}, errs
+	}
+	doc := d.Doc
+	doc.Title, doc.Start, doc.End, doc.Timezone = fields.Title, fields.Start, fields.End, fields.Timezone
+	doc.Location, doc.Notes, doc.Responsible = fields.Location, fields.Notes, fields.Responsible
+	doc.UpdatedBy, doc.UpdatedAt = id.MemberKey, s.now().UTC()
+	if _, err := s.saveAppointment(ctx, doc, &d.Index); err != nil {
+		return Appointment{}, err
+	}
+	return doc, s.setParticipants(ctx, doc, keys, id.MemberKey)
+}
+
+// CancelAppointment marks an appointment canceled (it stays listed, and
+// the feed says STATUS:CANCELLED). Any active member may.
+func (s *Service) CancelAppointment(ctx context.Context, m Membership, id *auth.Identity, appointmentID string) error {
+	d, err := s.Appointment(ctx, m, appointmentID)
+	if err != nil {
+		return err
+	}
+	d.Doc.Status, d.Doc.UpdatedBy, d.Doc.UpdatedAt = AppointmentCanceled, id.MemberKey, s.now().UTC()
+	_, err = s.saveAppointment(ctx, d.Doc, &d.Index)
+	return err
+}
+
+// CanDelete reports whether m may delete the appointment: an owner, or
+// whoever created it (from the index row, never the blob).
+func CanDelete(m Membership, id *auth.Identity, row AppointmentIndexRow) bool {
+	return m.Owner() || (id != nil && row.CreatedBy != "" && row.CreatedBy == id.MemberKey)
+}
+
+// DeleteAppointment soft-deletes an appointment: only its index row
+// changes (isDeleted and the purge fields); the blob stays until the
+// purge. Owners and the creator may.
+func (s *Service) DeleteAppointment(ctx context.Context, m Membership, id *auth.Identity, appointmentID string) error {
+	d, err := s.Appointment(ctx, m, appointmentID)
+	if err != nil {
+		return err
+	}
+	if !CanDelete(m, id, d.Index) {
+		return ErrNotCreator
+	}
+	now := s.now().UTC()
+	row := d.Index
+	row.IsDeleted, row.DeletedAt, row.DeletedByUserKey = true, timePtr(now), id.UserKey
+	if id.Guest {
+		row.DeletedByUserKey = id.MemberKey
+	}
+	row.PurgeAfterAt, row.UpdatedAt = timePtr(now.Add(PurgeAfter)), now
+	_, err = updateRow(ctx, s.appointments, row, row.ETag)
+	if errors.Is(err, storage.ErrPrecondition) {
+		return storage.ErrConflict
+	}
+	return err
+}
+
+// saveAppointment writes the blob, then upserts the index row at the
+// start's key. old is the current index row (nil when creating); its
+// scan and creation fields carry over.
+//
+// When the start moved, the row key moved too: the new row is written
+// and then the old one deleted. If the process fails between the two,
+// both rows exist for a while; lists may show the appointment twice
+// (the stale row with its old time), and the detail page, which finds
+// the row from the blob's start, uses the new one. The next edit, cancel
+// or delete deletes the stale row again, and the purge removes it. If
+// the blob write succeeds and the upsert fails, the blob is ahead of
+// the index: the detail page falls back to finding the row by id
+// (findIndexRow) and shows the blob; the next save writes a fresh row.
+func (s *Service) saveAppointment(ctx context.Context, doc Appointment, old *AppointmentIndexRow) (AppointmentIndexRow, error) {
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return AppointmentIndexRow{}, err
+	}
+	if _, err := s.blobs.Put(ctx, appointmentBlobName(doc.GroupID, doc.AppointmentID), data, "application/json"); err != nil {
+		return AppointmentIndexRow{}, err
+	}
+	pk, rk := appointmentIndexKey(doc.GroupID, doc.Start, doc.AppointmentID)
+	row := AppointmentIndexRow{CreatedAt: doc.CreatedAt, CreatedBy: doc.CreatedBy}
+	if old != nil {
+		row = *old
+	}
+	row.PartitionKey, row.RowKey, row.AppointmentID = pk, rk, doc.AppointmentID
+	row.StartTime, row.EndTime, row.Title, row.Location = doc.Start, doc.End, doc.Title, doc.Location
+	row.Status, row.UpdatedAt = doc.Status, doc.UpdatedAt
+	if err := upsertRow(ctx, s.appointments, row); err != nil {
+		return AppointmentIndexRow{}, err
+	}
+	if old != nil && old.RowKey != rk {
+		err := s.appointments.Delete(ctx, old.PartitionKey, old.RowKey, storage.AnyETag)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return AppointmentIndexRow{}, err
+		}
+	}
+	return row, nil
+}
+
+// setParticipants makes keys (responsible first when doc has one) the
+// appointment's participants: one read of its partition, then one
+// transaction of upserts and deletes, so the set never shows half
+// changed and there is never more than one responsible.
+func (s *Service) setParticipants(ctx context.Context, doc Appointment, keys []string, by string) error {
+	pk := participantsPartition(doc.GroupID, doc.AppointmentID)
+	existing := map[string]ParticipantRow{}
+	err := s.participants.QueryAll(ctx, storage.Query{PartitionKey: pk}, func(e storage.Entity) error {
+		var row ParticipantRow
+		if err := storage.Unmarshal(e, &row); err != nil {
+			return err
+		}
+		existing[row.RowKey] = row
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	now := s.now().UTC()
+	var ops []storage.TxOp
+	keep := map[string]bool{}
+	for _, key := range keys {
+		_, rk := participantKey(doc.GroupID, doc.AppointmentID, key)
+		keep[rk] = true
+		role := RoleParticipant
+		if key == doc.Responsible {
+			role = RoleResponsible
+		}
+		row, ok := existing[rk]
+		if ok && row.Role == role && row.Status == StatusActive {
+			continue
+		}
+		if !ok {
+			row = ParticipantRow{PartitionKey: pk, RowKey: rk, MemberKey: key, AssignedAt: timePtr(now), AssignedBy: by}
+		}
+		row.Status, row.Role, row.UpdatedAt = StatusActive, role, now
+		if role == RoleResponsible && (!ok || existing[rk].Role != RoleResponsible) {
+			row.AssignedAt, row.AssignedBy = timePtr(now), by
+		}
+		e, err := storage.Marshal(row)
+		if err != nil {
+			return err
+		}
+		ops = append(ops, storage.TxOp{Kind: storage.TxUpsert, Entity: e, Mode: storage.Replace})
+	}
+	for rk := range existing {
+		if !keep[rk] {
+			ops = append(ops, storage.TxOp{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: pk, RowKey: rk}, IfMatch: storage.AnyETag})
+		}
+	}
+	if len(ops) == 0 {
+		return nil
+	}
+	return s.participants.Transact(ctx, ops)
+}
+
+// validAppointmentID reports whether s can be an appointment id (a
+// ULID); anything else is a 404 before any storage call.
+func validAppointmentID(s string) bool {
+	_, err := ulid.ParseStrict(s)
+	return err == nil && len(s) == ulid.EncodedSize
+}
+
+// Appointment reads one appointment of m's group: the blob, then its
+// index row (which must exist and not be deleted), then its
+// participants. The blob only names where the row is; whether the
+// appointment exists is the row's answer.
+func (s *Service) Appointment(ctx context.Context, m Membership, appointmentID string) (AppointmentDetail, error) {
+	doc, err := s.appointmentDoc(ctx, m.GroupID, appointmentID)
+	if err != nil {
+		return AppointmentDetail{}, err
+	}
+	row, err := s.findIndexRow(ctx, m.GroupID, appointmentID, doc.Start)
+	if err != nil {
+		return AppointmentDetail{}, err
+	}
+	if row.IsDeleted {
+		return AppointmentDetail{}, ErrNoAppointment
+	}
+	var parts []ParticipantRow
+	err = s.participants.QueryAll(ctx, storage.Query{PartitionKey: participantsPartition(m.GroupID, appointmentID)}, func(e storage.Entity) error {
+		var p ParticipantRow
+		if err := storage.Unmarshal(e, &p); err != nil {
+			return err
+		}
+		parts = append(parts, p)
+		return nil
+	})
+	if err != nil {
+		return AppointmentDetail{}, err
+	}
+	slices.SortStableFunc(parts, func(a, b ParticipantRow) int {
+		if (a.Role == RoleResponsible) != (b.Role == RoleResponsible) {
+			if a.Role == RoleResponsible {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.RowKey, b.RowKey)
+	})
+	return AppointmentDetail{Doc: doc, Index: row, Participants: parts}, nil
+}
+
+// appointmentDoc reads and decodes the appointment blob.
+func (s *Service) appointmentDoc(ctx context.Context, groupID, appointmentID string) (Appointment, error) {
+	if !validAppointmentID(appointmentID) {
+		return Appointment{}, ErrNoAppointment
+	}
+	b, err := s.blobs.Get(ctx, appointmentBlobName(groupID, appointmentID))
+	if errors.Is(err, storage.ErrNotFound) {
+		return Appointment{}, ErrNoAppointment
+	}
+	if err != nil {
+		return Appointment{}, err
+	}
+	var doc Appointment
+	if err := json.Unmarshal(b.Data, &doc); err != nil {
+		return Appointment{}, fmt.Errorf("groups: appointment %s: %w", appointmentID, err)
+	}
+	if doc.AppointmentID != appointmentID || doc.GroupID != groupID {
+		return Appointment{}, ErrNoAppointment
+	}
+	return doc, nil
+}
+
+// findIndexRow reads the index row at the blob's start: one point read.
+// After a half-finished move (see saveAppointment) the row may still sit
+// at an older start; then one query of the group's partition finds it
+// by id.
+func (s *Service) findIndexRow(ctx context.Context, groupID, appointmentID string, start time.Time) (AppointmentIndexRow, error) {
+	pk, rk := appointmentIndexKey(groupID, start, appointmentID)
+	e, err := s.appointments.Get(ctx, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		var found *storage.Entity
+		errStop := errors.New("stop")
+		err = s.appointments.QueryAll(ctx, storage.Query{
+			PartitionKey: groupID,
+			Filters:      []storage.Filter{{Name: "appointmentId", Op: storage.Eq, Value: appointmentID}},
+		}, func(x storage.Entity) error {
+			found = &x
+			return errStop
+		})
+		if err != nil && !errors.Is(err, errStop) {
+			return AppointmentIndexRow{}, err
+		}
+		if found == nil {
+			return AppointmentIndexRow{}, ErrNoAppointment
+		}
+		e, err = *found, nil
+	}
+	if err != nil {
+		return AppointmentIndexRow{}, err
+	}
+	var row AppointmentIndexRow
+	err = storage.Unmarshal(e, &row)
+	return row, err
+}
+
+// AppointmentsPage is one page of a group's upcoming appointments.
+type AppointmentsPage struct {
+	Rows []AppointmentIndexRow
+	// Next is the next page's cursor token, "" on the last page.
+	Next string
+}
+
+// upcomingQuery names a group's upcoming list for its cursors.
+func upcomingQuery(groupID string) string { return "groups/appointments|" + groupID }
+
+// notDeleted is the filter every listing of the index uses.
+var notDeleted = storage.Filter{Name: "isDeleted", Op: storage.Eq, Value: false}
+
+// Upcoming reads one page of the group's appointments starting from now,
+// in time order: one range query of the group's index partition.
+func (s *Service) Upcoming(ctx context.Context, m Membership, cursor *storage.Cursor) (AppointmentsPage, error) {
+	q := storage.Query{
+		PartitionKey: m.GroupID,
+		RowKeyFrom:   appointmentTimeKey(s.now()),
+		Filters:      []storage.Filter{notDeleted},
+		Limit:        s.rosterPageSize,
+	}
+	if cursor != nil {
+		q.Continuation = cursor.Next
+	}
+	page, err := s.appointments.Query(ctx, q)
+	if err != nil {
+		return AppointmentsPage{}, err
+	}
+	out := AppointmentsPage{}
+	for _, e := range page.Entities {
+		var row AppointmentIndexRow
+		if err := storage.Unmarshal(e, &row); err != nil {
+			return AppointmentsPage{}, err
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	if page.Next != nil {
+		out.Next = s.cursors.Encode(upcomingQuery(m.GroupID), storage.Cursor{Next: page.Next})
+	}
+	return out, nil
+}
+
+// Month reads the appointments starting in the month of first (its
+// first day at midnight in the person's zone): one range query on the
+// row keys between the month's bounds in UTC, at most
+// maxMonthAppointments.
+func (s *Service) Month(ctx context.Context, m Membership, first time.Time) ([]AppointmentIndexRow, error) {
+	var out []AppointmentIndexRow
+	errStop := errors.New("stop")
+	err := s.appointments.QueryAll(ctx, storage.Query{
+		PartitionKey: m.GroupID,
+		RowKeyFrom:   appointmentTimeKey(first),
+		RowKeyTo:     appointmentTimeKey(first.AddDate(0, 1, 0)),
+		Filters:      []storage.Filter{notDeleted},
+	}, func(e storage.Entity) error {
+		var row AppointmentIndexRow
+		if err := storage.Unmarshal(e, &row); err != nil {
+			return err
+		}
+		out = append(out, row)
+		if len(out) >= maxMonthAppointments {
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, err
+	}
+	return out, nil
+}
+
+// NextAppointments reads the next n appointments of each active group
+// in groups: one bounded range query per group, at most metaReads at a
+// time. Invitations get none.
+func (s *Service) NextAppointments(ctx context.Context, groups []MyGroup, n int) (map[string][]AppointmentIndexRow, error) {
+	out := make([][]AppointmentIndexRow, len(groups))
+	from := appointmentTimeKey(s.now())
+	eg, gctx := errgroup.WithContext(ctx)
+	eg.SetLimit(metaReads)
+	for i, g := range groups {
+		if g.Status != StatusActive {
+			continue
+		}
+		eg.Go(func() error {
+			page, err := s.appointments.Query(gctx, storage.Query{
+				PartitionKey: g.Group.GroupID, RowKeyFrom: from,
+				Filters: []storage.Filter{notDeleted}, Limit: n,
+			})
+			if err != nil {
+				return err
+			}
+			rows := make([]AppointmentIndexRow, len(page.Entities))
+			for j, e := range page.Entities {
+				if err := storage.Unmarshal(e, &rows[j]); err != nil {
+					return err
+				}
+			}
+			out[i] = rows // each goroutine owns its element
+			return nil
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	byGroup := make(map[string][]AppointmentIndexRow, len(groups))
+	for i, g := range groups {
+		if len(out[i]) > 0 {
+			byGroup[g.Group.GroupID] = out[i]
+		}
+	}
+	return byGroup, nil
+}

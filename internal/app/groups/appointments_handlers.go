@@ -1,0 +1,533 @@
+package groups
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/media"
+	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/views/components"
+	views "github.com/harmony/harmony/views/groups"
+)
+
+// appointmentRoutes registers the appointment pages on the member group
+// g, and the token-gated .ics feed on e (no session needed).
+func (h *handlers) appointmentRoutes(e *echo.Echo, g *echo.Group) {
+	g.GET("/appointments", h.upcoming)
+	g.GET("/appointments/new", h.newAppointment)
+	g.POST("/appointments", h.createAppointment)
+	g.GET("/appointments/month", h.month)
+	g.GET("/appointments/:appt", h.appointment)
+	g.GET("/appointments/:appt/edit", h.editAppointment)
+	g.POST("/appointments/:appt/edit", h.updateAppointment)
+	g.POST("/appointments/:appt/cancel", h.cancelAppointment)
+	g.POST("/appointments/:appt/delete", h.deleteAppointment)
+	g.GET("/appointments/:appt/scan", h.scan)
+	g.POST("/appointments/:appt/scan", h.uploadScan)
+	g.POST("/appointments/:appt/scan/read", h.readScan)
+	g.POST("/calendar/token", h.regenerateCalendarToken)
+	e.GET("/groups/:id/calendar.ics", h.calendarFeed)
+}
+
+// dashboardAppointments is how many upcoming appointments each group
+// card on the dashboard shows.
+const dashboardAppointments = 3
+
+func appointmentURL(groupID, appointmentID string) string {
+	return groupURL(groupID) + "/appointments/" + url.PathEscape(appointmentID)
+}
+
+// refuseAppointment adds the appointment errors to refuse.
+func refuseAppointment(c echo.Context, err error) error {
+	switch {
+	case errors.Is(err, ErrNoAppointment), errors.Is(err, ErrNoScan):
+		return web.NotFound(err)
+	case errors.Is(err, ErrNotCreator):
+		return web.Forbidden(i18n.T(c.Request().Context(), "groups.appointments.error.not_creator"), err)
+	}
+	return refuse(c, err)
+}
+
+// whenText formats a start and end in zone: "Mon 2 Jun 2030, 10:00–11:00".
+func whenText(start, end time.Time, zone *time.Location) string {
+	s, e := start.In(zone), end.In(zone)
+	zoneName := ""
+	if zone == time.UTC {
+		zoneName = " UTC"
+	}
+	if s.Format(time.DateOnly) == e.Format(time.DateOnly) {
+		return s.Format("Mon 2 Jan 2006, 15:04") + "–" + e.Format("15:04") + zoneName
+	}
+	return s.Format("Mon 2 Jan 2006, 15:04") + " – " + e.Format("Mon 2 Jan 2006, 15:04") + zoneName
+}
+
+func appointmentItem(row AppointmentIndexRow, groupID string, zone *time.Location) views.AppointmentItem {
+	return views.AppointmentItem{
+		ID: row.AppointmentID, Title: row.Title, Location: row.Location,
+		When:     whenText(row.StartTime, row.EndTime, zone),
+		Datetime: row.StartTime.UTC().Format(time.RFC3339),
+		Href:     appointmentURL(groupID, row.AppointmentID),
+		Canceled: row.Status == AppointmentCanceled, HasScan: row.HasScan,
+	}
+}
+
+// upcoming is GET /groups/:id/appointments[?cursor=…].
+func (h *handlers) upcoming(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
+	if err != nil {
+		return refuse(c, err)
+	}
+	cursor, err := web.ReadCursor(c, h.svc.cursors, upcomingQuery(g.GroupID))
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.Upcoming(ctx, m, cursor)
+	if err != nil {
+		return err
+	}
+	zone := h.svc.Zone(ctx, id)
+	items := make([]views.AppointmentItem, 0, len(page.Rows))
+	for _, r := range page.Rows {
+		items = append(items, appointmentItem(r, g.GroupID, zone))
+	}
+	u := groupURL(g.GroupID)
+	next := ""
+	if page.Next != "" {
+		next = u + "/appointments?" + web.CursorParam + "=" + url.QueryEscape(page.Next)
+	}
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	p := views.AppointmentsProps{
+		Flash: flash, GroupName: g.GroupName, GroupURL: u, Zone: zone.String(),
+		Items: items, NextURL: next, First: cursor == nil,
+	}
+	if g.CalendarToken != "" {
+		p.FeedURL = h.svc.CalendarURL(g)
+	}
+	if m.Owner() {
+		p.TokenURL = u + "/calendar/token"
+	}
+	return web.Render(c, http.StatusOK, web.Page{
+		Title:    i18n.T(ctx, "groups.appointments.heading"),
+		Section:  "groups",
+		Content:  views.Appointments(p),
+		Fragment: views.AppointmentsChunk(items, next),
+	})
+}
+
+// CalendarURL is the group's .ics feed URL with its secret.
+func (s *Service) CalendarURL(g GroupRow) string {
+	return s.baseURL + groupURL(g.GroupID) + "/calendar.ics?token=" + url.QueryEscape(g.CalendarToken)
+}
+
+// appointmentForm builds the form's props from the members and the
+// chosen participants.
+func (h *handlers) appointmentForm(ctx context.Context, g GroupRow, zone *time.Location, in AppointmentInput) (views.AppointmentFormProps, error) {
+	members, err := h.svc.ActiveMembers(ctx, g.GroupID)
+	if err != nil {
+		return views.AppointmentFormProps{}, err
+	}
+	chosen := map[string]bool{}
+	for _, k := range in.Participants {
+		chosen[k] = true
+	}
+	p := views.AppointmentFormProps{
+		GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), Zone: zone.String(),
+		Title: in.Title, Start: in.Start, End: in.End, Location: in.Location, Notes: in.Notes,
+		NoResponsible: in.Responsible == "",
+	}
+	for _, row := range members {
+		key := memberKeyOf(row)
+		name := row.DisplayName
+		if name == "" {
+			name = i18n.T(ctx, "groups.roster.invitee")
+		}
+		p.Members = append(p.Members, views.MemberChoice{Key: key, Name: name, Checked: chosen[key] || key == in.Responsible, Responsible: key == in.Responsible})
+	}
+	return p, nil
+}
+
+func renderAppointmentForm(c echo.Context, status int, p views.AppointmentFormProps) error {
+	return web.Render(c, status, web.Page{Title: i18n.T(c.Request().Context(), p.Heading), Section: "groups", Content: views.AppointmentForm(p)})
+}
+
+func appointmentInput(c echo.Context) AppointmentInput {
+	form, _ := c.FormParams()
+	return AppointmentInput{
+		Title: c.FormValue("title"), Start: c.FormValue("start"), End: c.FormValue("end"),
+		Location: c.FormValue("location"), Notes: c.FormValue("notes"),
+		Participants: form["participant"], Responsible: c.FormValue("responsible"),
+	}
+}
+
+// newAppointment is GET /groups/:id/appointments/new.
+func (h *handlers) newAppointment(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	_, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
+	if err != nil {
+		return refuse(c, err)
+	}
+	p, err := h.appointmentForm(ctx, g, h.svc.Zone(ctx, id), AppointmentInput{})
+	if err != nil {
+		return err
+	}
+	p.Heading, p.Action = "groups.appointments.new", groupURL(g.GroupID)+"/appointments"
+	return renderAppointmentForm(c, http.StatusOK, p)
+}
+
+// createAppointment is POST /groups/:id/appointments.
+func (h *handlers) createAppointment(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
+	if err != nil {
+		return refuse(c, err)
+	}
+	zone := h.svc.Zone(ctx, id)
+	in := appointmentInput(c)
+	doc, err := h.svc.CreateAppointment(ctx, m, id, in, zone)
+	var fe FieldErrors
+	if errors.As(err, &fe) {
+		p, perr := h.appointmentForm(ctx, g, zone, in)
+		if perr != nil {
+			return perr
+		}
+		p.Heading, p.Action, p.Errors = "groups.appointments.new", groupURL(g.GroupID)+"/appointments", fe
+		return renderAppointmentForm(c, http.StatusUnprocessableEntity, p)
+	}
+	if err != nil {
+		return refuseAppointment(c, err)
+	}
+	if err := web.SetFlash(c, "groups.appointments.flash.created"); err != nil {
+		return err
+	}
+	return web.Redirect(c, appointmentURL(g.GroupID, doc.AppointmentID))
+}
+
+// appointment is GET /groups/:id/appointments/:appt.
+func (h *handlers) appointment(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
+	if err != nil {
+		return refuse(c, err)
+	}
+	d, err := h.svc.Appointment(ctx, m, c.Param("appt"))
+	if err != nil {
+		return refuseAppointment(c, err)
+	}
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	return h.renderAppointment(c, http.StatusOK, m, g, id, d, flash, "")
+}
+
+func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g GroupRow, id *auth.Identity, d AppointmentDetail, flash components.FlashProps, scanError string) error {
+	ctx := c.Request().Context()
+	zone := h.svc.Zone(ctx, id)
+	u := appointmentURL(g.GroupID, d.Doc.AppointmentID)
+	item := appointmentItem(d.Index, g.GroupID, zone)
+	item.Title, item.Location = d.Doc.Title, d.Doc.Location
+	item.When = whenText(d.Doc.Start, d.Doc.End, zone)
+	item.Canceled = d.Doc.Status == AppointmentCanceled
+	p := views.AppointmentProps{
+		Flash: flash, GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), URL: u,
+		Item: item, Notes: d.Doc.Notes, CanDelete: CanDelete(m, id, d.Index), ScanError: scanError,
+	}
+	names, err := h.svc.ActiveMembers(ctx, g.GroupID)
+	if err != nil {
+		return err
+	}
+	byKey := map[string]string{}
+	for _, row := range names {
+		byKey[memberKeyOf(row)] = row.DisplayName
+	}
+	for _, part := range d.Participants {
+		name, ok := byKey[part.MemberKey]
+		if !ok {
+			continue // no longer an active member
+		}
+		p.Participants = append(p.Participants, views.ParticipantItem{Name: name, Responsible: part.Role == RoleResponsible})
+	}
+	if d.Index.HasScan {
+		p.ScanURL = u + "/scan?v=" + url.QueryEscape(d.Index.ScanCapturedAt.UTC().Format("20060102150405"))
+		if h.svc.CanExtract() {
+			p.ReadScanURL = u + "/scan/read"
+		}
+	}
+	return web.Render(c, status, web.Page{Title: d.Doc.Title, Section: "groups", Content: views.AppointmentPage(p)})
+}
+
+// formTime is a UTC instant as the form's datetime-local value in zone.
+func formTime(t time.Time, zone *time.Location) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(zone).Format(FormTimeLayout)
+}
+
+// editInput is the stored appointment as the form shows it.
+func editInput(d AppointmentDetail, zone *time.Location) AppointmentInput {
+	in := AppointmentInput{
+		Title: d.Doc.Title, Start: formTime(d.Doc.Start, zone), End: formTime(d.Doc.End, zone),
+		Location: d.Doc.Location, Notes: d.Doc.Notes, Responsible: d.Doc.Responsible,
+	}
+	for _, p := range d.Participants {
+		in.Participants = append(in.Participants, p.MemberKey)
+	}
+	return in
+}
+
+// editAppointment is GET /groups/:id/appointments/:appt/edit.
+func (h *handlers) editAppointment(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
+	if err != nil {
+		return refuse(c, err)
+	}
+	d, err := h.svc.Appointment(ctx, m, c.Param("appt"))
+	if err != nil {
+		return refuseAppointment(c, err)
+	}
+	zone := h.svc.Zone(ctx, id)
+	p, err := h.appointmentForm(ctx, g, zone, editInput(d, zone))
+	if err != nil {
+		return err
+	}
+	p.Heading, p.Action = "groups.appointments.edit", appointmentURL(g.GroupID, d.Doc.AppointmentID)+"/edit"
+	return renderAppointmentForm(c, http.StatusOK, p)
+}
+
+// updateAppointment is POST /groups/:id/appointments/:appt/edit.
+func (h *handlers) updateAppointment(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
+	if err != nil {
+		return refuse(c, err)
+	}
+	zone := h.svc.Zone(ctx, id)
+	in := appointmentInput(c)
+	apptID := c.Param("appt")
+	_, err = h.svc.UpdateAppointment(ctx, m, id, apptID, in, zone)
+	var fe FieldErrors
+	if errors.As(err, &fe) {
+		p, perr := h.appointmentForm(ctx, g, zone, in)
+		if perr != nil {
+			return perr
+		}
+		p.Heading, p.Action, p.Errors = "groups.appointments.edit", appointmentURL(g.GroupID, apptID)+"/edit", fe
+		return renderAppointmentForm(c, http.StatusUnprocessableEntity, p)
+	}
+	if err != nil {
+		return refuseAppointment(c, err)
+	}
+	if err := web.SetFlash(c, "groups.appointments.flash.saved"); err != nil {
+		return err
+	}
+	return web.Redirect(c, appointmentURL(g.GroupID, apptID))
+}
+
+// cancelAppointment is POST /groups/:id/appointments/:appt/cancel.
+func (h *handlers) cancelAppointment(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
+	if err != nil {
+		return refuse(c, err)
+	}
+	if err := h.svc.CancelAppointment(ctx, m, id, c.Param("appt")); err != nil {
+		return refuseAppointment(c, err)
+	}
+	if err := web.SetFlash(c, "groups.appointments.flash.canceled"); err != nil {
+		return err
+	}
+	return web.Redirect(c, appointmentURL(g.GroupID, c.Param("appt")))
+}
+
+// deleteAppointment is POST /groups/:id/appointments/:appt/delete (its
+// creator or an owner).
+func (h *handlers) deleteAppointment(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
+	if err != nil {
+		return refuse(c, err)
+	}
+	if err := h.svc.DeleteAppointment(ctx, m, id, c.Param("appt")); err != nil {
+		return refuseAppointment(c, err)
+	}
+	if err := web.SetFlash(c, "groups.appointments.flash.deleted"); err != nil {
+		return err
+	}
+	return web.Redirect(c, groupURL(g.GroupID)+"/appointments")
+}
+
+// scan is GET /groups/:id/appointments/:appt/scan: the private scan,
+// through the app only, never cached by shared caches.
+func (h *handlers) scan(c echo.Context) error {
+	ctx := c.Request().Context()
+	m, _, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessMember)
+	if err != nil {
+		return refuse(c, err)
+	}
+	data, err := h.svc.Scan(ctx, m, c.Param("appt"))
+	if err != nil {
+		return refuseAppointment(c, err)
+	}
+	hdr := c.Response().Header()
+	hdr.Set("Cache-Control", "private, no-store")
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Content-Disposition", "inline")
+	return c.Blob(http.StatusOK, "image/jpeg", data)
+}
+
+var errNoScanFile = errors.New("groups: no scan in the upload")
+
+// uploadScan is POST /groups/:id/appointments/:appt/scan (multipart
+// field "scan").
+func (h *handlers) uploadScan(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
+	if err != nil {
+		return refuse(c, err)
+	}
+	apptID := c.Param("appt")
+	data, err := readScanFile(c)
+	if err == nil {
+		err = h.svc.UploadScan(ctx, m, apptID, data)
+	}
+	var status int
+	var message string
+	switch {
+	case err == nil:
+		if err := web.SetFlash(c, "groups.scan.flash.saved"); err != nil {
+			return err
+		}
+		return web.Redirect(c, appointmentURL(g.GroupID, apptID))
+	case errors.Is(err, errNoScanFile):
+		status, message = http.StatusBadRequest, "account.photo.error_missing"
+	case errors.Is(err, media.ErrTooLarge):
+		status, message = http.StatusRequestEntityTooLarge, "account.photo.error_too_large"
+	case errors.Is(err, media.ErrUnsupported):
+		status, message = http.StatusBadRequest, "account.photo.error_type"
+	case errors.Is(err, media.ErrTooManyPixels):
+		status, message = http.StatusBadRequest, "account.photo.error_pixels"
+	case errors.Is(err, media.ErrDamaged):
+		status, message = http.StatusBadRequest, "account.photo.error_damaged"
+	default:
+		return refuseAppointment(c, err)
+	}
+	d, err := h.svc.Appointment(ctx, m, apptID)
+	if err != nil {
+		return refuseAppointment(c, err)
+	}
+	return h.renderAppointment(c, status, m, g, id, d, components.FlashProps{}, i18n.T(ctx, message, "mb", MaxScanBytes>>20))
+}
+
+// readScanFile returns the uploaded file's bytes, refusing a file over
+// MaxScanBytes without reading it.
+func readScanFile(c echo.Context) ([]byte, error) {
+	fh, err := c.FormFile("scan")
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, media.ErrTooLarge
+	case err != nil:
+		return nil, fmt.Errorf("%w: %v", errNoScanFile, err)
+	case fh.Size == 0:
+		return nil, errNoScanFile
+	case fh.Size > MaxScanBytes:
+		return nil, media.ErrTooLarge
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxScanBytes+1))
+}
+
+// readScan is POST /groups/:id/appointments/:appt/scan/read: the edit
+// form pre-filled from the scan, not saved until the person saves it.
+func (h *handlers) readScan(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
+	if err != nil {
+		return refuse(c, err)
+	}
+	d, draft, err := h.svc.ReadScan(ctx, m, id, c.Param("appt"))
+	if err != nil {
+		return refuseAppointment(c, err)
+	}
+	zone := h.svc.Zone(ctx, id)
+	in := editInput(d, zone)
+	if draft.Title != "" {
+		in.Title = draft.Title
+	}
+	if !draft.Start.IsZero() {
+		in.Start = draft.Start.Format(FormTimeLayout)
+	}
+	if !draft.End.IsZero() {
+		in.End = draft.End.Format(FormTimeLayout)
+	}
+	if draft.Location != "" {
+		in.Location = draft.Location
+	}
+	if draft.Notes != "" {
+		in.Notes = draft.Notes
+	}
+	p, err := h.appointmentForm(ctx, g, zone, in)
+	if err != nil {
+		return err
+	}
+	p.Heading, p.Action, p.Drafted = "groups.appointments.edit", appointmentURL(g.GroupID, d.Doc.AppointmentID)+"/edit", true
+	return renderAppointmentForm(c, http.StatusOK, p)
+}
+
+// regenerateCalendarToken is POST /groups/:id/calendar/token (owners).
+func (h *handlers) regenerateCalendarToken(c echo.Context) error {
+	ctx := c.Request().Context()
+	m, g, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessOwner)
+	if err != nil {
+		return refuse(c, err)
+	}
+	if _, err := h.svc.RegenerateCalendarToken(ctx, m); err != nil {
+		return refuse(c, err)
+	}
+	if err := web.SetFlash(c, "groups.calendar.flash.regenerated"); err != nil {
+		return err
+	}
+	return web.Redirect(c, groupURL(g.GroupID)+"/appointments")
+}
+
+// calendarFeed is GET /groups/:id/calendar.ics?token=…: no session; the
+// token is the key. Anything wrong is the same 404.
+func (h *handlers) calendarFeed(c echo.Context) error {
+	body, err := h.svc.CalendarFeed(c.Request().Context(), c.Param("id"), c.QueryParam("token"))
+	if err != nil {
+		return refuse(c, err)
+	}
+	hdr := c.Response().Header()
+	hdr.Set("Cache-Control", "private, max-age=300")
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	return c.Blob(http.StatusOK, "text/calendar; charset=utf-8", body)
+}

@@ -1,0 +1,272 @@
+package groups
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Join links (document 004's "ignite"): an owner opens a join session,
+// shares its link or QR code, and whoever opens it joins the group, as
+// themselves when signed in, else as a guest. The JoinSessions row is
+// the only thing that admits them: open and not expired.
+
+// JoinTTL is how long a join link works unless closed sooner.
+const JoinTTL = 24 * time.Hour
+
+// maxJoinMeta bounds the owner's note on a join link, in characters.
+const maxJoinMeta = 200
+
+// Errors of join links.
+var (
+	// ErrJoinClosed is a join link that was closed or has expired (410).
+	ErrJoinClosed = errors.New("groups: this join link is closed")
+	// ErrJoinRemoved refuses a join link to someone the owners removed:
+	// a link does not undo a removal.
+	ErrJoinRemoved = errors.New("groups: removed from this group")
+)
+
+// GuestSignIn is what joining by link needs of auth.
+type GuestSignIn interface {
+	SignInGuest(c echo.Context, displayName string) (*auth.Identity, error)
+}
+
+// UseGuests lets people without an account join by link as guests. Call
+// it while wiring, before serving; without it only signed-in people join.
+func (s *Service) UseGuests(g GuestSignIn) { s.guests = g }
+
+// newSessionID mints a join session id: 128 random bits in hex, the
+// link's secret.
+func newSessionID() string {
+	b := make([]byte, 16)
+	rand.Read(b) // never fails
+	return hex.EncodeToString(b)
+}
+
+// JoinURL is the link a join session shares.
+func (s *Service) JoinURL(groupID, sessionID string) string {
+	return s.baseURL + joinPath(groupID, sessionID)
+}
+
+func joinPath(groupID, sessionID string) string {
+	return "/join/" + url.PathEscape(groupID) + "/" + url.PathEscape(sessionID)
+}
+
+// OpenJoinSession opens a join link for the group, as an owner. It
+// expires after JoinTTL.
+func (s *Service) OpenJoinSession(ctx context.Context, m Membership, by *auth.Identity, meta string) (JoinSessionRow, error) {
+	if !m.Owner() {
+		return JoinSessionRow{}, ErrNotOwner
+	}
+	if r := []rune(meta); len(r) > maxJoinMeta {
+		meta = string(r[:maxJoinMeta])
+	}
+	now := s.now().UTC()
+	pk, rk := joinSessionKey(m.GroupID, newSessionID())
+	row := JoinSessionRow{
+		PartitionKey: pk, RowKey: rk, Status: JoinOpen,
+		CreatedByUserKey: by.UserKey, CreatedAt: now, ExpiresAt: now.Add(JoinTTL),
+		Meta: meta, UpdatedAt: now,
+	}
+	return row, insertRow(ctx, s.joinSessions, row)
+}
+
+// joinSession reads a group's join session; a bad or unknown id is
+// ErrNoGroup (404).
+func (s *Service) joinSession(ctx context.Context, groupID, sessionID string) (JoinSessionRow, error) {
+	if !validGroupID(groupID) || !validSessionID(sessionID) {
+		return JoinSessionRow{}, ErrNoGroup
+	}
+	pk, rk := joinSessionKey(groupID, sessionID)
+	e, err := s.joinSessions.Get(ctx, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		return JoinSessionRow{}, ErrNoGroup
+	}
+	if err != nil {
+		return JoinSessionRow{}, err
+	}
+	var row JoinSessionRow
+	err = storage.Unmarshal(e, &row)
+	return row, err
+}
+
+// Usable reports whether the link admits people at now.
+func (r JoinSessionRow) Usable(now time.Time) bool {
+	return r.Status == JoinOpen && now.Before(r.ExpiresAt)
+}
+
+// JoinSession is a join session as its owner sees it.
+func (s *Service) JoinSession(ctx context.Context, m Membership, sessionID string) (JoinSessionRow, error) {
+	if !m.Owner() {
+		return JoinSessionRow{}, ErrNotOwner
+	}
+	return s.joinSession(ctx, m.GroupID, sessionID)
+}
+
+// CloseJoinSession closes a join link, as an owner: it admits nobody
+// from the next request on. Closing twice is fine.
+func (s *Service) CloseJoinSession(ctx context.Context, m Membership, sessionID string) error {
+	if !m.Owner() {
+		return ErrNotOwner
+	}
+	return storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		row, err := s.joinSession(ctx, m.GroupID, sessionID)
+		if err != nil || row.Status == JoinClosed {
+			return err
+		}
+		now := s.now().UTC()
+		row.Status, row.ClosedAt, row.UpdatedAt = JoinClosed, timePtr(now), now
+		_, err = updateRow(ctx, s.joinSessions, row, row.ETag)
+		return err
+	})
+}
+
+// Joined lists who joined by the session, newest first, removed people
+// left out: one query of the group's GroupMembers partition.
+func (s *Service) Joined(ctx context.Context, m Membership, sessionID string) ([]MemberRow, error) {
+	if !m.Owner() {
+		return nil, ErrNotOwner
+	}
+	var out []MemberRow
+	err := s.members.QueryAll(ctx, storage.Query{
+		PartitionKey: m.GroupID,
+		Filters: []storage.Filter{
+			{Name: "joinedVia", Op: storage.Eq, Value: sessionID},
+			{Name: "status", Op: storage.Eq, Value: StatusActive},
+		},
+	}, func(e storage.Entity) error {
+		var row MemberRow
+		if err := storage.Unmarshal(e, &row); err != nil {
+			return err
+		}
+		out = append(out, row)
+		return nil
+	})
+	// Newest first: the person who just joined is at the top.
+	slices.SortStableFunc(out, func(a, b MemberRow) int {
+		return joinedTime(b).Compare(joinedTime(a))
+	})
+	return out, err
+}
+
+func joinedTime(r MemberRow) time.Time {
+	if r.JoinedAt == nil {
+		return time.Time{}
+	}
+	return *r.JoinedAt
+}
+
+// JoinLink is what the join page shows: the group and its open link.
+type JoinLink struct {
+	Group   GroupRow
+	Session JoinSessionRow
+}
+
+// OpenLink reads a join link for anyone holding it: ErrNoGroup when the
+// link or its group does not exist, ErrJoinClosed when it no longer
+// admits anyone.
+func (s *Service) OpenLink(ctx context.Context, groupID, sessionID string) (JoinLink, error) {
+	js, err := s.joinSession(ctx, groupID, sessionID)
+	if err != nil {
+		return JoinLink{}, err
+	}
+	g, err := s.group(ctx, groupID)
+	if err != nil {
+		return JoinLink{}, err
+	}
+	if !js.Usable(s.now()) {
+		return JoinLink{}, ErrJoinClosed
+	}
+	return JoinLink{Group: g, Session: js}, nil
+}
+
+// Join makes id an active member through the link: a new GroupMembers
+// row (keyed by userKey for accounts, by the guest memberKey for
+// guests) with joinedVia, and its UserGroups mirror. An invitee is
+// admitted as if they accepted; an active member changes nothing; a
+// removed one is refused.
+func (s *Service) Join(ctx context.Context, link JoinLink, id *auth.Identity) (MemberRow, error) {
+	if !link.Session.Usable(s.now()) {
+		return MemberRow{}, ErrJoinClosed
+	}
+	groupID := link.Group.GroupID
+	rowKey := memberRowKey(id)
+	if rowKey == "" {
+		return MemberRow{}, ErrNoGroup
+	}
+	now := s.now().UTC()
+	pk, rk := groupMemberKey(groupID, rowKey)
+	fresh := MemberRow{
+		PartitionKey: pk, RowKey: rk,
+		UserKey: id.UserKey, MemberKey: id.MemberKey, Email: id.Email,
+		Status: StatusActive, Role: RoleMember, DisplayName: id.DisplayName,
+		JoinedAt: timePtr(now), JoinedVia: link.Session.RowKey, UpdatedAt: now,
+	}
+	err := insertRow(ctx, s.members, fresh)
+	if errors.Is(err, storage.ErrExists) {
+		return s.changeMember(ctx, groupID, rowKey, func(row *MemberRow) error {
+			switch row.Status {
+			case StatusActive:
+				return nil
+			case StatusRemoved:
+				return ErrJoinRemoved
+			}
+			row.Status, row.JoinedAt, row.JoinedVia = StatusActive, timePtr(now), link.Session.RowKey
+			row.MemberKey, row.DisplayName = id.MemberKey, id.DisplayName
+			return nil
+		})
+	}
+	if err != nil {
+		return MemberRow{}, err
+	}
+	return fresh, s.mirror(ctx, fresh)
+}
+
+// SpinOff creates a group owned by owner whose members are the people
+// who joined by the session (document 004's "spinoff"). Each is added
+// active, under the same key they have in the original group.
+func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identity, sessionID, name string) (GroupRow, error) {
+	if _, err := CleanName(name); err != nil {
+		return GroupRow{}, err
+	}
+	if _, err := s.JoinSession(ctx, m, sessionID); err != nil {
+		return GroupRow{}, err
+	}
+	joined, err := s.Joined(ctx, m, sessionID)
+	if err != nil {
+		return GroupRow{}, err
+	}
+	g, err := s.Create(ctx, owner, name)
+	if err != nil {
+		return GroupRow{}, err
+	}
+	now := s.now().UTC()
+	for _, j := range joined {
+		if j.RowKey == memberRowKey(owner) {
+			continue
+		}
+		pk, rk := groupMemberKey(g.GroupID, j.RowKey)
+		row := MemberRow{
+			PartitionKey: pk, RowKey: rk,
+			UserKey: j.UserKey, MemberKey: j.MemberKey, Email: j.Email,
+			Status: StatusActive, Role: RoleMember, DisplayName: j.DisplayName,
+			JoinedAt: timePtr(now), UpdatedAt: now,
+		}
+		if err := insertRow(ctx, s.members, row); err != nil {
+			return GroupRow{}, err
+		}
+		if err := s.mirror(ctx, row); err != nil {
+			return GroupRow{}, err
+		}
+	}
+	return g, nil
+}

@@ -1,0 +1,202 @@
+package groups
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/groups"
+)
+
+// joinSessionURL is the owner's page of a join session.
+func joinSessionURL(groupID, sessionID string) string {
+	return groupURL(groupID) + "/join-sessions/" + url.PathEscape(sessionID)
+}
+
+// openJoinSession is POST /groups/:id/join-sessions (owners).
+func (h *handlers) openJoinSession(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, _, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
+	if err != nil {
+		return refuse(c, err)
+	}
+	js, err := h.svc.OpenJoinSession(ctx, m, id, c.FormValue("meta"))
+	if err != nil {
+		return refuse(c, err)
+	}
+	return web.Redirect(c, joinSessionURL(m.GroupID, js.RowKey))
+}
+
+// joinSessionPage is GET /groups/:id/join-sessions/:session (owners): the
+// link, its QR code and who joined; htmx polling gets the list alone.
+func (h *handlers) joinSessionPage(c echo.Context) error {
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	return h.renderJoinSession(c, http.StatusOK, views.JoinSessionProps{Flash: flash})
+}
+
+func (h *handlers) renderJoinSession(c echo.Context, status int, p views.JoinSessionProps) error {
+	ctx := c.Request().Context()
+	m, g, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessOwner)
+	if err != nil {
+		return refuse(c, err)
+	}
+	js, err := h.svc.JoinSession(ctx, m, c.Param("session"))
+	if err != nil {
+		return refuse(c, err)
+	}
+	joined, err := h.svc.Joined(ctx, m, js.RowKey)
+	if err != nil {
+		return err
+	}
+	p.GroupName, p.GroupURL = g.GroupName, groupURL(g.GroupID)
+	p.PageURL = joinSessionURL(g.GroupID, js.RowKey)
+	p.CloseURL, p.SpinOffURL = p.PageURL+"/close", p.PageURL+"/spinoff"
+	p.Meta, p.Open = js.Meta, js.Usable(h.svc.now())
+	p.ExpiresAt = js.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC")
+	for _, r := range joined {
+		p.Joined = append(p.Joined, views.JoinedPerson{
+			Name: r.DisplayName, AvatarURL: account.AvatarURL(r.MemberKey, ""),
+			Guest: auth.IsGuestKey(r.RowKey), Date: formatDate(r.JoinedAt),
+		})
+	}
+	if p.Open {
+		p.JoinURL = h.svc.JoinURL(g.GroupID, js.RowKey)
+		qr, err := joinQR(p.JoinURL)
+		if err != nil {
+			return err
+		}
+		p.QRPath, p.QRSize = qr.Path, qr.Size
+	}
+	return web.Render(c, status, web.Page{
+		Title:    i18n.T(ctx, "groups.join.session_heading"),
+		Section:  "groups",
+		Content:  views.JoinSession(p),
+		Fragment: views.JoinedList(p.PageURL, p.Open, p.Joined),
+	})
+}
+
+// closeJoinSession is POST /groups/:id/join-sessions/:session/close.
+func (h *handlers) closeJoinSession(c echo.Context) error {
+	ctx := c.Request().Context()
+	m, _, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessOwner)
+	if err != nil {
+		return refuse(c, err)
+	}
+	if err := h.svc.CloseJoinSession(ctx, m, c.Param("session")); err != nil {
+		return refuse(c, err)
+	}
+	if err := web.SetFlash(c, "groups.flash.join_closed"); err != nil {
+		return err
+	}
+	return web.Redirect(c, joinSessionURL(m.GroupID, c.Param("session")))
+}
+
+// spinOff is POST /groups/:id/join-sessions/:session/spinoff: a new group
+// of the people who joined, owned by the owner asking.
+func (h *handlers) spinOff(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, _, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
+	if err != nil {
+		return refuse(c, err)
+	}
+	name := c.FormValue("name")
+	g, err := h.svc.SpinOff(ctx, m, id, c.Param("session"), name)
+	if errors.Is(err, ErrName) {
+		return h.renderJoinSession(c, http.StatusUnprocessableEntity, views.JoinSessionProps{SpinOffName: name, SpinOffError: "groups.error.name"})
+	}
+	if err != nil {
+		return refuse(c, err)
+	}
+	if err := web.SetFlash(c, "groups.flash.spun_off"); err != nil {
+		return err
+	}
+	return web.Redirect(c, groupURL(g.GroupID))
+}
+
+// refuseLink maps a join link's errors: a closed or expired link says so
+// (410), an unknown one is a 404.
+func refuseLink(c echo.Context, err error) error {
+	ctx := c.Request().Context()
+	switch {
+	case errors.Is(err, ErrJoinClosed):
+		return web.Render(c, http.StatusGone, web.Page{
+			Title: i18n.T(ctx, "groups.join.closed_heading"), Section: "groups", Content: views.JoinClosed(),
+		})
+	case errors.Is(err, ErrJoinRemoved):
+		return web.Forbidden(i18n.T(ctx, "groups.error.join_removed"), err)
+	}
+	return refuse(c, err)
+}
+
+// joinPage is GET /join/:id/:session, for anyone holding the link.
+func (h *handlers) joinPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	link, err := h.svc.OpenLink(ctx, c.Param("id"), c.Param("session"))
+	if err != nil {
+		return refuseLink(c, err)
+	}
+	id := auth.From(c)
+	if id != nil {
+		// Already in: straight to the group (one point read).
+		if _, err := h.svc.authorize(ctx, link.Group.GroupID, id, AccessMember); err == nil {
+			return web.Redirect(c, groupURL(link.Group.GroupID))
+		}
+	}
+	return renderJoinPage(c, http.StatusOK, link, id, "", "")
+}
+
+func renderJoinPage(c echo.Context, status int, link JoinLink, id *auth.Identity, name, nameErr string) error {
+	p := views.JoinPageProps{
+		GroupName: link.Group.GroupName, Meta: link.Session.Meta,
+		ActionURL: joinPath(link.Group.GroupID, link.Session.RowKey),
+		Name:      name, NameError: nameErr,
+	}
+	if id != nil {
+		p.SignedInAs = id.DisplayName
+	}
+	return web.Render(c, status, web.Page{Title: link.Group.GroupName, Section: "groups", Content: views.JoinPage(p)})
+}
+
+// join is POST /join/:id/:session: a signed-in person (account or guest)
+// joins as themselves; a visitor gives a display name and becomes a
+// guest.
+func (h *handlers) join(c echo.Context) error {
+	ctx := c.Request().Context()
+	link, err := h.svc.OpenLink(ctx, c.Param("id"), c.Param("session"))
+	if err != nil {
+		return refuseLink(c, err)
+	}
+	id := auth.From(c)
+	if id == nil {
+		name := c.FormValue("name")
+		clean, err := CleanName(name)
+		if err != nil {
+			return renderJoinPage(c, http.StatusUnprocessableEntity, link, nil, name, "groups.join.error.name")
+		}
+		if h.svc.guests == nil {
+			// No guests wired: joining needs an account.
+			return web.Redirect(c, auth.SignInPath(joinPath(link.Group.GroupID, link.Session.RowKey)))
+		}
+		if id, err = h.svc.guests.SignInGuest(c, clean); err != nil {
+			return err
+		}
+	}
+	if _, err := h.svc.Join(ctx, link, id); err != nil {
+		return refuseLink(c, err)
+	}
+	if err := web.SetFlash(c, "groups.flash.joined"); err != nil {
+		return err
+	}
+	return web.Redirect(c, groupURL(link.Group.GroupID))
+}

@@ -1,0 +1,299 @@
+package groups
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+var sessionPath = regexp.MustCompile(`^/groups/([0-9A-Z]{26})/join-sessions/([0-9a-f]{32})$`)
+
+// openJoin has an owner open a join link through the form and returns
+// its session id.
+func openJoin(t *testing.T, owner person, groupID string) string {
+	t.Helper()
+	res := post(t, owner.c, "/groups/"+groupID+"/join-sessions", url.Values{"meta": {"Picnic"}})
+	m := sessionPath.FindStringSubmatch(res.Header.Get("Location"))
+	if res.StatusCode != http.StatusSeeOther || m == nil || m[1] != groupID {
+		t.Fatalf("open join link: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	return m[2]
+}
+
+// joinAsGuest has a fresh browser join by link under name, and returns
+// it with the guest identity the app made.
+func (a *groupsApp) joinAsGuest(t *testing.T, groupID, sessionID, name string) person {
+	t.Helper()
+	c := a.Client()
+	if res := c.Get("/join/" + groupID + "/" + sessionID); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("join-form")).Length() != 1 {
+		t.Fatalf("join page: %d", res.StatusCode)
+	}
+	res := post(t, c, "/join/"+groupID+"/"+sessionID, url.Values{"name": {name}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/groups/"+groupID {
+		t.Fatalf("join as %s: %d %s", name, res.StatusCode, res.Header.Get("Location"))
+	}
+	key := a.Who(c)
+	if !auth.IsGuestKey(key) {
+		t.Fatalf("joined as %q, not a guest", key)
+	}
+	return person{c: c, id: &auth.Identity{MemberKey: key, DisplayName: name, Guest: true}}
+}
+
+// guestOf makes a guest of a new group of owner's, called groupName.
+func (a *groupsApp) guestOf(t *testing.T, owner person, groupName, name string) person {
+	t.Helper()
+	id := createGroup(t, owner, groupName)
+	return a.joinAsGuest(t, id, openJoin(t, owner, id), name)
+}
+
+func TestJoinLinkAsGuest(t *testing.T) {
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Picnickers")
+	if res := invite(t, olga, groupID, "bob@example.com"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("invite: %d", res.StatusCode)
+	}
+	sid := openJoin(t, olga, groupID)
+	pageURL := "/groups/" + groupID + "/join-sessions/" + sid
+
+	page := olga.c.Get(pageURL)
+	doc := page.Doc(t)
+	if page.StatusCode != http.StatusOK || doc.Find(testID("join-url")).Text() != "http://localhost:8080/join/"+groupID+"/"+sid {
+		t.Fatalf("session page: %d %q", page.StatusCode, doc.Find(testID("join-url")).Text())
+	}
+	qr := doc.Find(testID("join-qr"))
+	if d, _ := qr.Find("path").Attr("d"); qr.Length() != 1 || !strings.HasPrefix(d, "M4 4h7") {
+		t.Fatalf("QR code: %d, path %.20q", qr.Length(), d)
+	}
+	if doc.Find(testID("join-session-page")+" [style]").Length() != 0 {
+		t.Fatal("inline style on the session page (CSP)")
+	}
+	if trig, _ := doc.Find(testID("joined-list")).Attr("hx-trigger"); trig != "every 3s" {
+		t.Fatalf("joined list polls with %q", trig)
+	}
+	if doc.Find(testID("joined-refresh")).Length() != 1 || doc.Find(testID("joined-empty")).Length() != 1 {
+		t.Fatal("empty list or refresh link missing")
+	}
+
+	// A name is required: 1–80 characters.
+	anon := a.Client()
+	for _, name := range []string{"  ", strings.Repeat("x", 81)} {
+		res := post(t, anon, "/join/"+groupID+"/"+sid, url.Values{"name": {name}})
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(testID("field-error")).Length() != 1 {
+			t.Fatalf("join with name %q: %d", name, res.StatusCode)
+		}
+	}
+	if a.Who(anon) != "" {
+		t.Fatal("a refused join signed the visitor in")
+	}
+
+	gus := a.joinAsGuest(t, groupID, sid, "Gus")
+	row, err := a.svc.memberRow(ctx, groupID, gus.id.MemberKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.Status != StatusActive || row.Role != RoleMember || row.JoinedAt == nil || row.JoinedVia != sid ||
+		row.UserKey != "" || row.Email != "" || row.DisplayName != "Gus" {
+		t.Fatalf("guest's member row %+v", row)
+	}
+	pk, rk := userGroupKey(gus.id.MemberKey, groupID)
+	if _, err := a.svc.userGroups.Get(ctx, pk, rk); err != nil {
+		t.Fatalf("guest's UserGroups row (PK = guest memberKey): %v", err)
+	}
+
+	// The guest sees the group, on their dashboard too, but no emails.
+	if res := gus.c.Get("/groups/" + groupID); res.StatusCode != http.StatusOK {
+		t.Fatalf("guest on the group page: %d", res.StatusCode)
+	}
+	if n := gus.c.Get("/").Doc(t).Find(testID("group-card")).Length(); n != 1 {
+		t.Fatalf("guest's dashboard: %d cards", n)
+	}
+	roster := gus.c.Get("/groups/" + groupID + "/members")
+	if roster.StatusCode != http.StatusOK || strings.Contains(roster.Body, "@example.com") {
+		t.Fatalf("guest's roster: %d, shows an email: %v", roster.StatusCode, strings.Contains(roster.Body, "@example.com"))
+	}
+	// Opening the link again goes straight to the group.
+	if res := gus.c.Get("/join/" + groupID + "/" + sid); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("member opens the link: %d", res.StatusCode)
+	}
+
+	// The owner's poll returns the list alone, with the guest in it.
+	poll := olga.c.Get(pageURL, "HX-Request", "true", "HX-Request-Type", "partial")
+	pd := poll.Doc(t)
+	if poll.StatusCode != http.StatusOK || pd.Find(testID("join-session-page")).Length() != 0 ||
+		pd.Find(testID("joined-person")).Length() != 1 || !strings.Contains(pd.Find(testID("joined-person")).Text(), "Gus") {
+		t.Fatalf("poll: %d %s", poll.StatusCode, poll.Body)
+	}
+
+	// A signed-in person joins as themselves; an invitee is admitted.
+	bob := a.signIn(t, "bob@example.com")
+	if res := post(t, bob.c, "/join/"+groupID+"/"+sid, nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bob joins: %d", res.StatusCode)
+	}
+	if row := a.member(t, groupID, "bob@example.com"); row.Status != StatusActive || row.JoinedVia != sid || row.MemberKey != bob.id.MemberKey {
+		t.Fatalf("bob's row %+v", row)
+	}
+	if ug := a.userGroup(t, groupID, "bob@example.com"); ug.Status != StatusActive {
+		t.Fatalf("bob's UserGroups row %+v", ug)
+	}
+
+	// Closed: the link says so, and nobody joins.
+	if res := post(t, olga.c, pageURL+"/close", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("close: %d", res.StatusCode)
+	}
+	late := a.Client()
+	if res := late.Get("/join/" + groupID + "/" + sid); res.StatusCode != http.StatusGone || res.Doc(t).Find(testID("join-closed-page")).Length() != 1 {
+		t.Fatalf("closed link: %d", res.StatusCode)
+	}
+	if res := post(t, late, "/join/"+groupID+"/"+sid, url.Values{"name": {"Late"}}); res.StatusCode != http.StatusGone || a.Who(late) != "" {
+		t.Fatalf("join by a closed link: %d", res.StatusCode)
+	}
+	if d := olga.c.Get(pageURL).Doc(t); d.Find(testID("join-closed")).Length() != 1 || d.Find(testID("join-qr")).Length() != 0 {
+		t.Fatal("closed session page still shows the link")
+	}
+
+	// Expired: 24 hours later the link stops working by itself.
+	sid2 := openJoin(t, olga, groupID)
+	a.Clock.Advance(JoinTTL + time.Minute)
+	if res := a.Client().Get("/join/" + groupID + "/" + sid2); res.StatusCode != http.StatusGone {
+		t.Fatalf("expired link: %d", res.StatusCode)
+	}
+	// Unknown links are 404s.
+	for _, p := range []string{"/join/" + groupID + "/" + strings.Repeat("0", 32), "/join/" + groupID + "/nope", "/join/nope/" + sid} {
+		if res := a.Client().Get(p); res.StatusCode != http.StatusNotFound {
+			t.Fatalf("%s: %d", p, res.StatusCode)
+		}
+	}
+}
+
+func TestGuestIsConfinedToTheirGroupAndRemovalIsImmediate(t *testing.T) {
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	groupA := createGroup(t, olga, "Alpha")
+	groupB := createGroup(t, olga, "Bravo")
+	gus := a.joinAsGuest(t, groupA, openJoin(t, olga, groupA), "Gus")
+
+	for _, p := range []string{"/groups/" + groupB, "/groups/" + groupB + "/members"} {
+		if res := gus.c.Get(p); res.StatusCode != http.StatusNotFound || strings.Contains(res.Body, "Bravo") {
+			t.Fatalf("guest of A on %s: %d", p, res.StatusCode)
+		}
+	}
+	if res := gus.c.Get("/groups/" + groupA); res.StatusCode != http.StatusOK {
+		t.Fatalf("guest on A: %d", res.StatusCode)
+	}
+	// The owner removes the guest from the roster.
+	if res := post(t, olga.c, "/groups/"+groupA+"/members/"+gus.id.MemberKey+"/remove", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("remove guest: %d", res.StatusCode)
+	}
+	if res := gus.c.Get("/groups/" + groupA); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("removed guest's next request: %d", res.StatusCode)
+	}
+	if n := gus.c.Get("/").Doc(t).Find(testID("group-card")).Length(); n != 0 {
+		t.Fatalf("removed guest's dashboard: %d cards", n)
+	}
+	// A link does not undo a removal.
+	sid := openJoin(t, olga, groupA)
+	if res := post(t, gus.c, "/join/"+groupA+"/"+sid, nil); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("removed guest rejoins: %d", res.StatusCode)
+	}
+}
+
+func TestSpinOffFromJoinSession(t *testing.T) {
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Conference")
+	sid := openJoin(t, olga, groupID)
+	gus := a.joinAsGuest(t, groupID, sid, "Gus")
+	gwen := a.joinAsGuest(t, groupID, sid, "Gwen")
+	bob := a.signIn(t, "bob@example.com")
+	if res := post(t, bob.c, "/join/"+groupID+"/"+sid, nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bob joins: %d", res.StatusCode)
+	}
+	pageURL := "/groups/" + groupID + "/join-sessions/" + sid
+	if n := olga.c.Get(pageURL).Doc(t).Find(testID("joined-person")).Length(); n != 3 {
+		t.Fatalf("joined list: %d people", n)
+	}
+	if res := post(t, olga.c, pageURL+"/spinoff", url.Values{"name": {""}}); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("spin off without a name: %d", res.StatusCode)
+	}
+	// Only owners spin off.
+	if res := post(t, bob.c, pageURL+"/spinoff", url.Values{"name": {"Bob's"}}); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("member spins off: %d", res.StatusCode)
+	}
+	res := post(t, olga.c, pageURL+"/spinoff", url.Values{"name": {"Dinner"}})
+	m := groupPath.FindStringSubmatch(res.Header.Get("Location"))
+	if res.StatusCode != http.StatusSeeOther || m == nil || m[1] == groupID {
+		t.Fatalf("spin off: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	newID := m[1]
+	if row := a.member(t, newID, "olga@example.com"); row.Role != RoleOwner || row.Status != StatusActive {
+		t.Fatalf("spin-off owner %+v", row)
+	}
+	for _, p := range []person{gus, gwen} {
+		if res := p.c.Get("/groups/" + newID); res.StatusCode != http.StatusOK {
+			t.Fatalf("%s on the spin-off: %d", p.id.DisplayName, res.StatusCode)
+		}
+	}
+	if res := bob.c.Get("/groups/" + newID); res.StatusCode != http.StatusOK {
+		t.Fatalf("bob on the spin-off: %d", res.StatusCode)
+	}
+	if ug := a.userGroup(t, newID, "bob@example.com"); ug.Status != StatusActive {
+		t.Fatalf("bob's UserGroups row for the spin-off %+v", ug)
+	}
+}
+
+func TestGuestKeepsGroupsWhenSigningIn(t *testing.T) {
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	joined := createGroup(t, olga, "Joined by link")
+	invited := createGroup(t, olga, "Invited too")
+	gus := a.joinAsGuest(t, joined, openJoin(t, olga, joined), "Gus")
+	guestKey := gus.id.MemberKey
+	// Gus also has a pending invitation by email, and joins the second
+	// group by link as a guest as well.
+	if res := invite(t, olga, invited, "gus@example.com"); res.StatusCode != http.StatusSeeOther {
+		t.Fatal("invite")
+	}
+	if res := post(t, gus.c, "/join/"+invited+"/"+openJoin(t, olga, invited), nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("guest joins a second group: %d", res.StatusCode)
+	}
+
+	memberKey := a.SignIn(gus.c, "gus@example.com")
+	if auth.IsGuestKey(memberKey) {
+		t.Fatal("still a guest")
+	}
+	for _, g := range []string{joined, invited} {
+		row := a.member(t, g, "gus@example.com")
+		if row.Status != StatusActive || row.MemberKey != memberKey || row.Email != "gus@example.com" {
+			t.Fatalf("account's row in %s: %+v", g, row)
+		}
+		if ug := a.userGroup(t, g, "gus@example.com"); ug.Status != StatusActive {
+			t.Fatalf("account's UserGroups row in %s: %+v", g, ug)
+		}
+		if _, err := a.svc.memberRow(ctx, g, guestKey); err == nil {
+			t.Fatalf("guest row left in %s", g)
+		}
+		if res := gus.c.Get("/groups/" + g); res.StatusCode != http.StatusOK {
+			t.Fatalf("signed-in gus on %s: %d", g, res.StatusCode)
+		}
+	}
+	if row := a.member(t, joined, "gus@example.com"); row.JoinedVia == "" {
+		t.Fatal("join link forgotten in the upgrade")
+	}
+	if n, err := a.Store.Table(userGroupsTable).Query(ctx, storage.Query{PartitionKey: guestKey}); err != nil || len(n.Entities) != 0 {
+		t.Fatalf("guest's UserGroups partition: %v %d", err, len(n.Entities))
+	}
+	// A second upgrade (a retry) changes nothing.
+	if err := a.svc.UpgradeGuest(ctx, guestKey, memberKey); err != nil {
+		t.Fatal(err)
+	}
+	if row := a.member(t, joined, "gus@example.com"); row.Status != StatusActive {
+		t.Fatalf("after a second upgrade %+v", row)
+	}
+}

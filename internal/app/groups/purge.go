@@ -1,0 +1,203 @@
+package groups
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/harmony/harmony/internal/jobs"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// GroupBlobsContainer holds the groups' files under groups/{groupId}/
+// (appointment JSON, scans): TABLES.md's "familyscheduler".
+const GroupBlobsContainer = "familyscheduler"
+
+// PurgeEvery is how often the purge job runs.
+const PurgeEvery = time.Hour
+
+// PurgeJob is the background job that removes deleted groups past their
+// purgeAfterAt (registered on the jobs runner by cmd/web).
+func (s *Service) PurgeJob() jobs.Job {
+	return jobs.Job{Name: "groups-purge", Every: PurgeEvery, Run: s.Purge}
+}
+
+// purgeStep removes one kind of a group's data. Each step is idempotent,
+// and the Groups row goes last, so a run cut short is finished by the
+// next one.
+type purgeStep struct {
+	name string
+	run  func(ctx context.Context, groupID string) error
+}
+
+// purgeSteps are the steps in order: the member rows (with each
+// member's UserGroups row), the join links, the appointments (index and
+// participants), the blobs. Modules that keep
+// more per-group data in this package add their step here.
+func (s *Service) purgeSteps() []purgeStep {
+	return []purgeStep{
+		{"members", s.purgeMembers},
+		{"join-sessions", s.purgeJoinSessions},
+		{"appointments", s.purgeAppointments},
+		{"blobs", s.purgeBlobs},
+	}
+}
+
+// Purge removes every group whose purgeAfterAt has passed, and returns
+// how many it removed. It is idempotent and resumable.
+func (s *Service) Purge(ctx context.Context) error {
+	_, err := s.purgeDue(ctx)
+	return err
+}
+
+func (s *Service) purgeDue(ctx context.Context) (int, error) {
+	now := s.now()
+	var due []GroupRow
+	err := s.groups.QueryAll(ctx, storage.Query{
+		PartitionKey: groupsPartition,
+		Filters:      []storage.Filter{{Name: "isDeleted", Op: storage.Eq, Value: true}},
+	}, func(e storage.Entity) error {
+		var g GroupRow
+		if err := storage.Unmarshal(e, &g); err != nil {
+			return err
+		}
+		if g.PurgeAfterAt != nil && !g.PurgeAfterAt.After(now) {
+			due = append(due, g)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for i, g := range due {
+		if err := s.purgeGroup(ctx, g); err != nil {
+			return i, err
+		}
+	}
+	return len(due), nil
+}
+
+// purgeGroup runs every step, then deletes the Groups row under the ETag
+// it was listed with, so a group restored meanwhile is kept.
+func (s *Service) purgeGroup(ctx context.Context, g GroupRow) error {
+	for _, step := range s.purgeSteps() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := step.run(ctx, g.GroupID); err != nil {
+			return errors.Join(errors.New("groups: purge "+g.GroupID+": "+step.name), err)
+		}
+	}
+	pk, rk := groupKey(g.GroupID)
+	err := s.groups.Delete(ctx, pk, rk, g.ETag)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err == nil {
+		s.log.InfoContext(ctx, "groups: purged", "group", g.GroupID)
+	}
+	return err
+}
+
+// purgeMembers deletes each member's UserGroups row, then their
+// GroupMembers row (in that order: the member row is what finds the
+// UserGroups row on a rerun).
+func (s *Service) purgeMembers(ctx context.Context, groupID string) error {
+	var rows []MemberRow
+	err := s.members.QueryAll(ctx, storage.Query{PartitionKey: groupID}, func(e storage.Entity) error {
+		var row MemberRow
+		if err := storage.Unmarshal(e, &row); err != nil {
+			return err
+		}
+		rows = append(rows, row)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		pk, rk := userGroupKey(userGroupsPartition(row), groupID)
+		if err := deleteRow(ctx, s.userGroups, pk, rk); err != nil {
+			return err
+		}
+		pk, rk = groupMemberKey(groupID, row.RowKey)
+		if err := deleteRow(ctx, s.members, pk, rk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// purgeJoinSessions deletes the group's JoinSessions partition.
+func (s *Service) purgeJoinSessions(ctx context.Context, groupID string) error {
+	return deletePartition(ctx, s.joinSessions, groupID)
+}
+
+// purgeAppointments deletes each appointment's AppointmentParticipants
+// partition, then its AppointmentsIndex row (which is what finds the
+// participants on a rerun).
+func (s *Service) purgeAppointments(ctx context.Context, groupID string) error {
+	var rows []storage.Entity
+	err := s.appointments.QueryAll(ctx, storage.Query{PartitionKey: groupID, Select: []string{"appointmentId"}}, func(e storage.Entity) error {
+		rows = append(rows, e)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, e := range rows {
+		if apptID, _ := e.Props["appointmentId"].(string); apptID != "" {
+			if err := deletePartition(ctx, s.participants, participantsPartition(groupID, apptID)); err != nil {
+				return err
+			}
+		}
+		if err := deleteRow(ctx, s.appointments, groupID, e.RowKey); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// groupBlobPrefix is where a group's blobs live.
+func groupBlobPrefix(groupID string) string { return "groups/" + groupID + "/" }
+
+// purgeBlobs deletes every blob under groups/{groupId}/.
+func (s *Service) purgeBlobs(ctx context.Context, groupID string) error {
+	blobs, err := s.blobs.List(ctx, groupBlobPrefix(groupID))
+	if err != nil {
+		return err
+	}
+	for _, b := range blobs {
+		if err := s.blobs.Delete(ctx, b.Name); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
+// deletePartition deletes every row of one partition.
+func deletePartition(ctx context.Context, t *storage.Table, pk string) error {
+	var keys []string
+	err := t.QueryAll(ctx, storage.Query{PartitionKey: pk, Select: []string{"RowKey"}}, func(e storage.Entity) error {
+		keys = append(keys, e.RowKey)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, rk := range keys {
+		if err := deleteRow(ctx, t, pk, rk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteRow deletes a row; a row already gone is fine.
+func deleteRow(ctx context.Context, t *storage.Table, pk, rk string) error {
+	err := t.Delete(ctx, pk, rk, storage.AnyETag)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	return err
+}

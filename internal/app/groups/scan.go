@@ -1,0 +1,123 @@
+package groups
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"time"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/media"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Scan limits: the profile photo's checks (the shared media pipeline's
+// defaults), one stored JPEG of at most scanSide pixels.
+const (
+	MaxScanBytes = media.DefaultMaxBytes
+	scanSide     = 1600
+	// scanBodyLimit is the upload route's body limit: the file plus the
+	// multipart framing and the CSRF field.
+	scanBodyLimit = MaxScanBytes + 64<<10
+)
+
+// Draft is an appointment read from a scan, to pre-fill the edit form.
+// Zero fields were not found. Start and End are wall-clock readings: the
+// form shows their date and time as they are, in the person's zone.
+type Draft struct {
+	Title    string
+	Start    time.Time
+	End      time.Time
+	Location string
+	Notes    string
+}
+
+// Extractor reads an appointment card or letter (the stored scan JPEG)
+// for the person userKey (whose AI usage it counts). internal/ai
+// implements it; without one, "Read the scan" is not offered.
+type Extractor interface {
+	ExtractAppointment(ctx context.Context, userKey string, jpeg []byte) (Draft, error)
+}
+
+// UseExtractor turns on "Read the scan". Call it while wiring, before
+// serving.
+func (s *Service) UseExtractor(x Extractor) { s.extractor = x }
+
+// CanExtract reports whether "Read the scan" is offered.
+func (s *Service) CanExtract() bool { return s.extractor != nil }
+
+// ErrNoScan is an appointment without a scan, or scan reading that is not
+// configured (404).
+var ErrNoScan = errors.New("groups: no scan")
+
+// UploadScan checks and re-encodes a photo of an appointment card for an
+// active member, stores it as the appointment's scan (replacing any
+// earlier one) and marks the index row (hasScan, scanCapturedAt). Bad
+// images are media's errors and store nothing.
+func (s *Service) UploadScan(ctx context.Context, m Membership, appointmentID string, data []byte) error {
+	d, err := s.Appointment(ctx, m, appointmentID)
+	if err != nil {
+		return err
+	}
+	img, err := media.Process(ctx, bytes.NewReader(data), media.Options{MaxBytes: MaxScanBytes, Sizes: []int{scanSide}})
+	if err != nil {
+		return err
+	}
+	if _, err := s.blobs.Put(ctx, scanBlobName(m.GroupID, appointmentID), img.Variants[scanSide], "image/jpeg"); err != nil {
+		return err
+	}
+	now := s.now().UTC()
+	row := d.Index
+	row.HasScan, row.ScanCapturedAt, row.UpdatedAt = true, timePtr(now), now
+	return upsertRow(ctx, s.appointments, row)
+}
+
+// Scan returns an appointment's scan JPEG to an active member. Whether it
+// may be seen comes from the tables (the membership, then the index row).
+func (s *Service) Scan(ctx context.Context, m Membership, appointmentID string) ([]byte, error) {
+	d, err := s.Appointment(ctx, m, appointmentID)
+	if err != nil {
+		return nil, err
+	}
+	return s.scanOf(ctx, d)
+}
+
+func (s *Service) scanOf(ctx context.Context, d AppointmentDetail) ([]byte, error) {
+	if !d.Index.HasScan {
+		return nil, ErrNoScan
+	}
+	b, err := s.blobs.Get(ctx, scanBlobName(d.Doc.GroupID, d.Doc.AppointmentID))
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, ErrNoScan
+	}
+	if err != nil {
+		return nil, err
+	}
+	return b.Data, nil
+}
+
+// ReadScan asks the Extractor to read the appointment's scan for id.
+func (s *Service) ReadScan(ctx context.Context, m Membership, id *auth.Identity, appointmentID string) (AppointmentDetail, Draft, error) {
+	if s.extractor == nil {
+		return AppointmentDetail{}, Draft{}, ErrNoScan
+	}
+	d, err := s.Appointment(ctx, m, appointmentID)
+	if err != nil {
+		return AppointmentDetail{}, Draft{}, err
+	}
+	jpeg, err := s.scanOf(ctx, d)
+	if err != nil {
+		return AppointmentDetail{}, Draft{}, err
+	}
+	key := id.UserKey
+	if key == "" {
+		key = id.MemberKey
+	}
+	draft, err := s.extractor.ExtractAppointment(ctx, key, jpeg)
+	return d, draft, err
+}
+
+// BodyLimits lets the scan upload take a photo larger than BODY_LIMIT.
+func (s *Service) BodyLimits() map[string]int64 {
+	return map[string]int64{"/groups/:id/appointments/:appt/scan": scanBodyLimit}
+}
