@@ -1,0 +1,226 @@
+// Groups end to end (issue 4): an owner creates a group and invites by
+// email, the invitee accepts from the dashboard, an appointment with a
+// responsible member and a private scan, a stranger refused the scan, a
+// guest joining by link while the owner's page polls, and a removal that
+// takes effect on the removed member's next request. Then axe on the
+// dashboard, the roster and an appointment page. Everyone signs in through
+// the OIDC peer (login L is the verified L@example.test), which leaves the
+// per-IP email-code allowance to the identity specs.
+import { test, expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import path from 'node:path';
+import { signInWithOIDC, uniqueLocal } from './helpers';
+
+const scanFixture = path.join(__dirname, 'fixtures', 'avatar.png');
+
+type User = { login: string; email: string; ctx: BrowserContext; page: Page };
+
+// signIn opens a fresh browser context signed in as the OIDC login.
+async function signIn(browser: Browser, login: string): Promise<User> {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await signInWithOIDC(page, login);
+  return { login, email: `${login}@example.test`, ctx, page };
+}
+
+// createGroup creates a group from the dashboard and returns its path.
+async function createGroup(page: Page, name: string): Promise<string> {
+  await page.goto('/');
+  await page.getByTestId('new-group').click();
+  const form = page.getByTestId('create-group-form');
+  await form.getByLabel('Group name').fill(name);
+  await form.getByRole('button', { name: 'Create group' }).click();
+  await expect(page.getByTestId('group-name')).toHaveText(name);
+  return new URL(page.url()).pathname;
+}
+
+async function invite(page: Page, groupPath: string, email: string): Promise<void> {
+  await page.goto(groupPath);
+  const form = page.getByTestId('invite-form');
+  await form.getByLabel('Email address').fill(email);
+  await form.getByTestId('invite-submit').click();
+  await expect(page).toHaveURL(new RegExp(`${groupPath}/members$`));
+}
+
+// localInput is a datetime-local value `days` from now at hh:00.
+function localInput(days: number, hour: number): string {
+  const d = new Date(Date.now() + days * 86_400_000);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(hour)}:00`;
+}
+
+// createAppointment fills the form; responsible is a member's display name
+// (also ticked as a participant). It returns the appointment's path.
+async function createAppointment(page: Page, groupPath: string, title: string, responsible: string): Promise<string> {
+  await page.goto(`${groupPath}/appointments`);
+  await page.getByTestId('new-appointment').click();
+  const form = page.getByTestId('appointment-form');
+  await form.getByLabel('Title').fill(title);
+  await form.getByLabel(/^Starts/).fill(localInput(10, 10));
+  await form.getByLabel(/^Ends/).fill(localInput(10, 11));
+  await form.getByLabel('Location').fill('Clinic, room 4');
+  await page.getByTestId('participants').getByLabel(responsible, { exact: true }).check();
+  await page.getByTestId('responsible').getByLabel(responsible, { exact: true }).check();
+  await page.getByTestId('appointment-submit').click();
+  await expect(page.getByTestId('appointment-title')).toHaveText(title);
+  return new URL(page.url()).pathname;
+}
+
+// uploadScan uploads the fixture on the appointment page and checks that
+// the reloaded page's scan image is fetched with 200 and decodes.
+async function uploadScan(page: Page): Promise<string> {
+  const form = page.getByTestId('scan-form');
+  await form.getByLabel('Photo of the appointment card or letter').setInputFiles(scanFixture);
+  // Listen before submitting: the reloaded page fetches the image at once.
+  const scanResponse = page.waitForResponse(
+    (r) => r.request().method() === 'GET' && /\/appointments\/[^/]+\/scan$/.test(new URL(r.url()).pathname),
+  );
+  await form.getByRole('button', { name: 'Upload scan' }).click();
+  const img = page.getByTestId('scan-image');
+  await expect(img).toHaveCount(1);
+  const src = await img.getAttribute('src');
+  expect(src).toBeTruthy();
+  const res = await scanResponse;
+  const u = new URL(res.url());
+  expect(u.pathname + u.search).toBe(src);
+  expect(res.status()).toBe(200);
+  await img.scrollIntoViewIfNeeded();
+  await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBeGreaterThan(0);
+  // The scan goes through the app, never a direct blob URL.
+  expect(src!.startsWith('/groups/')).toBe(true);
+  return src!;
+}
+
+test('groups: invite, accept, appointment with a scan, join link, removal', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const stamp = uniqueLocal('g');
+  const groupName = `Carpool ${stamp}`;
+  const title = `Dentist ${stamp}`;
+
+  // 1. A signs in, creates a group and invites B by email (B has no account yet).
+  const a = await signIn(browser, `${stamp}-a`);
+  const bLogin = `${stamp}-b`;
+  const bEmail = `${bLogin}@example.test`;
+  const groupPath = await createGroup(a.page, groupName);
+  await invite(a.page, groupPath, bEmail);
+  const invitedRow = a.page.getByTestId('roster-row').filter({ hasText: bEmail });
+  await expect(invitedRow).toHaveAttribute('data-status', 'invited');
+
+  // 2. B signs in and accepts from the dashboard (htmx swaps the card).
+  const b = await signIn(browser, bLogin);
+  await b.page.goto('/');
+  const card = b.page.locator(`[data-testid="group-card"]`).filter({ hasText: groupName });
+  await expect(card).toHaveAttribute('data-status', 'invited');
+  await card.getByTestId('group-accept').click();
+  const activeCard = b.page.locator('[data-testid="group-card"][data-status="active"]').filter({ hasText: groupName });
+  await expect(activeCard).toBeVisible();
+  await expect(activeCard.getByRole('link', { name: groupName })).toHaveAttribute('href', groupPath);
+
+  // 3. A creates an appointment with B responsible, uploads a scan and sees it.
+  const apptPath = await createAppointment(a.page, groupPath, title, bLogin);
+  const responsible = a.page.locator('[data-testid="participant"][data-responsible="true"]');
+  await expect(responsible).toHaveCount(1);
+  await expect(responsible).toContainText(bLogin);
+  const scanPath = await uploadScan(a.page);
+
+  // 4. B sees the appointment: on the dashboard card, and its page.
+  await b.page.goto('/');
+  const upcoming = b.page
+    .locator('[data-testid="group-card"]')
+    .filter({ hasText: groupName })
+    .getByTestId('upcoming-appointment')
+    .filter({ hasText: title });
+  await expect(upcoming).toBeVisible();
+  await upcoming.getByRole('link').click();
+  await expect(b.page).toHaveURL(new RegExp(`${apptPath}$`));
+  await expect(b.page.getByTestId('appointment-title')).toHaveText(title);
+  await expect(b.page.locator('[data-testid="participant"][data-responsible="true"]')).toContainText(bLogin);
+  const bScan = await b.ctx.request.get(scanPath);
+  expect(bScan.status()).toBe(200);
+
+  // 5. A third user, signed in but not a member, cannot fetch the scan.
+  const c = await signIn(browser, `${stamp}-c`);
+  const cScan = await c.ctx.request.get(scanPath, { maxRedirects: 0 });
+  expect([403, 404]).toContain(cScan.status());
+  expect(cScan.headers()['content-type'] || '').not.toMatch(/^image\//);
+  // Nor can a visitor.
+  const anon = await browser.newContext();
+  const anonScan = await anon.request.get(scanPath, { maxRedirects: 0 });
+  expect(anonScan.status()).not.toBe(200);
+  await anon.close();
+  await c.ctx.close();
+
+  // 6. A opens a join link; a guest joins in a fresh context; the owner's
+  // page, polling every 3 s, lists them.
+  await a.page.goto(groupPath);
+  await a.page.getByTestId('open-join').click();
+  await expect(a.page.getByTestId('join-session-page')).toBeVisible();
+  await expect(a.page.getByTestId('joined-empty')).toBeVisible();
+  const joinURL = await a.page.getByTestId('join-url').getAttribute('href');
+  expect(joinURL).toBeTruthy();
+  const sessionURL = a.page.url();
+
+  const guestName = `Guest ${stamp}`;
+  const guestCtx = await browser.newContext();
+  const guest = await guestCtx.newPage();
+  await guest.goto(joinURL!);
+  await expect(guest.getByTestId('join-page')).toBeVisible();
+  await guest.getByLabel('Your name').fill(guestName);
+  await guest.getByTestId('join-submit').click();
+  await expect(guest).toHaveURL(new RegExp(`${groupPath}$`));
+  await expect(guest.getByTestId('group-name')).toHaveText(groupName);
+
+  // No reload on A's side: the list's own polling brings the guest in.
+  expect(a.page.url()).toBe(sessionURL);
+  const joined = a.page.getByTestId('joined-person').filter({ hasText: guestName });
+  await expect(joined).toBeVisible({ timeout: 10_000 });
+  await expect(joined).toContainText('guest');
+  await guestCtx.close();
+
+  // 7. A removes B from the roster; B's very next request to the group is refused.
+  await a.page.goto(`${groupPath}/members`);
+  const bRow = a.page.getByTestId('roster-row').filter({ hasText: bEmail });
+  await expect(bRow).toHaveAttribute('data-status', 'active');
+  await bRow.getByTestId('member-remove').click();
+  await expect(a.page.getByTestId('roster-row').filter({ hasText: bEmail })).toHaveAttribute('data-status', 'removed');
+
+  const refused = await b.page.goto(groupPath);
+  expect(refused?.status()).toBe(404);
+  await expect(b.page.getByTestId('group-page')).toHaveCount(0);
+  expect((await b.ctx.request.get(apptPath, { maxRedirects: 0 })).status()).toBe(404);
+  expect((await b.ctx.request.get(scanPath, { maxRedirects: 0 })).status()).toBe(404);
+  // And the group is gone from B's dashboard.
+  await b.page.goto('/');
+  await expect(b.page.getByTestId('group-card').filter({ hasText: groupName })).toHaveCount(0);
+
+  await b.ctx.close();
+  await a.ctx.close();
+});
+
+for (const scheme of ['light', 'dark'] as const) {
+  test(`axe finds no serious or critical violations on the dashboard, roster and appointment pages (${scheme})`, async ({ browser }) => {
+    test.setTimeout(60_000);
+    const stamp = uniqueLocal('gx');
+    const owner = await signIn(browser, `${stamp}-a`);
+    const page = owner.page;
+    const groupPath = await createGroup(page, `Axe ${stamp}`);
+    // An invited row on the roster, and an appointment with a scan.
+    await invite(page, groupPath, `${stamp}-b@example.test`);
+    const apptPath = await createAppointment(page, groupPath, `Checkup ${stamp}`, `${stamp}-a`);
+    await uploadScan(page);
+
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const [name, url, ready] of [
+      ['dashboard', '/', 'groups-dashboard'],
+      ['roster', `${groupPath}/members`, 'roster'],
+      ['appointment', apptPath, 'appointment-page'],
+    ] as const) {
+      await page.goto(url);
+      await expect(page.getByTestId(ready)).toBeVisible();
+      const results = await new AxeBuilder({ page }).analyze();
+      const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      expect(bad.map((v) => `${name}: ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    }
+    await owner.ctx.close();
+  });
+}
