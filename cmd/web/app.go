@@ -59,6 +59,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 	wireAI(cfg.OpenAI, log, now, adminModule, accounts, groupsModule)
 	groupsModule.CountMetrics(adminModule.Metrics())
 	groupsModule.UseGuests(authService)
+	groupsModule.UseGuestPhotos(accounts)
 	authService.OnGuestUpgrade(groupsModule)
 	if err := runner.Add(groupsModule.PurgeJob()); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -95,6 +96,9 @@ func (s *Service) RebuildDirectory(ctx context.Context) (RebuildReport, error) {
 		}
 		if _, rk := profileKey(p.PartitionKey); p.RowKey != rk {
 			return nil // not a profile row
+		}
+		if auth.IsGuestKey(p.PartitionKey) {
+			return nil // guests are not in the directory
 		}
 		report.Profiles++
 		want := directoryRowFor(p.PartitionKey, p)

@@ -59,15 +59,25 @@ func (s *Service) UploadPhoto(ctx context.Context, memberKey string, data []byte
 	if _, err := s.Profile(ctx, memberKey); err != nil {
 		return ProfileRow{}, err
 	}
-	photo, err := media.Process(ctx, bytes.NewReader(data), media.Options{
+	photo, err := processPhoto(ctx, data)
+	if err != nil {
+		return ProfileRow{}, err
+	}
+	return s.savePhoto(ctx, memberKey, photo)
+}
+
+// processPhoto checks and re-encodes a photo into its two sizes.
+func processPhoto(ctx context.Context, data []byte) (media.Result, error) {
+	return media.Process(ctx, bytes.NewReader(data), media.Options{
 		MaxBytes:  MaxPhotoBytes,
 		MaxPixels: MaxPhotoPixels,
 		Sizes:     []int{largePhotoSide, smallPhotoSide},
 	})
-	if err != nil {
-		return ProfileRow{}, err
-	}
+}
 
+// savePhoto stores a processed photo's two sizes under memberKey, points
+// the existing profile at them and deletes the previous photo.
+func (s *Service) savePhoto(ctx context.Context, memberKey string, photo media.Result) (ProfileRow, error) {
 	large := largePhotoKey(memberKey, newImageID())
 	small := smallPhotoKey(large)
 	if _, err := s.photos.Put(ctx, large, photo.Variants[largePhotoSide], "image/jpeg"); err != nil {
@@ -112,7 +122,7 @@ var photoFile = regexp.MustCompile(`^[0-9a-f]{32}(_s)?\.jpg$`)
 // names. Anything that is not exactly a photo name is ErrNotFound, so the
 // URL cannot reach other blobs.
 func (s *Service) PhotoBlob(ctx context.Context, member, file string) (storage.Blob, error) {
-	if !ValidMemberKey(member) || !photoFile.MatchString(file) {
+	if !(ValidMemberKey(member) || validGuestKey(member)) || !photoFile.MatchString(file) {
 		return storage.Blob{}, storage.ErrNotFound
 	}
 	return s.photos.Get(ctx, member+"/"+file)

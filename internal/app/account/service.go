@@ -151,6 +151,11 @@ func (s *Service) syncDirectory(ctx context.Context, memberKey string, p Profile
 }
 
 func (s *Service) writeDirectory(ctx context.Context, memberKey string, p ProfileRow) error {
+	if auth.IsGuestKey(memberKey) {
+		// Guests may have a profile (a photo from joining by link) but
+		// are not accounts: they stay out of the directory.
+		return nil
+	}
 	e, err := storage.Marshal(directoryRowFor(memberKey, p))
 	if err != nil {
 		return err

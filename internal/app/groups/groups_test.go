@@ -45,6 +45,7 @@ func newGroupsApp(t *testing.T) *groupsApp {
 	})
 	// Join links make guests; a guest who signs in keeps their groups.
 	app.svc.UseGuests(app.Auth)
+	app.svc.UseGuestPhotos(app.Accounts)
 	app.Auth.OnGuestUpgrade(app.svc)
 	if err := app.Store.Provision(ctx, app.svc.Tables(), app.svc.Containers()); err != nil {
 		t.Fatal(err)

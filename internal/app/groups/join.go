@@ -44,6 +44,16 @@ type GuestSignIn interface {
 // it while wiring, before serving; without it only signed-in people join.
 func (s *Service) UseGuests(g GuestSignIn) { s.guests = g }
 
+// GuestPhotos is what joining by link needs of the account module: a
+// guest's optional photo.
+type GuestPhotos interface {
+	GuestPhoto(ctx context.Context, memberKey, displayName string, data []byte) error
+}
+
+// UseGuestPhotos lets guests joining by link add a photo. Call it while
+// wiring, before serving; without it the join form asks only for a name.
+func (s *Service) UseGuestPhotos(p GuestPhotos) { s.guestPhotos = p }
+
 // newSessionID mints a join session id: 128 random bits in hex, the
 // link's secret.
 func newSessionID() string {

@@ -2,6 +2,8 @@ package groups
 
 import (
 	"errors"
+	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/groups"
 )
@@ -153,10 +156,10 @@ func (h *handlers) joinPage(c echo.Context) error {
 			return web.Redirect(c, groupURL(link.Group.GroupID))
 		}
 	}
-	return renderJoinPage(c, http.StatusOK, link, id, "", "")
+	return h.renderJoinPage(c, http.StatusOK, link, id, "", "")
 }
 
-func renderJoinPage(c echo.Context, status int, link JoinLink, id *auth.Identity, name, nameErr string) error {
+func (h *handlers) renderJoinPage(c echo.Context, status int, link JoinLink, id *auth.Identity, name, nameErr string) error {
 	p := views.JoinPageProps{
 		GroupName: link.Group.GroupName, Meta: link.Session.Meta,
 		ActionURL: joinPath(link.Group.GroupID, link.Session.RowKey),
@@ -164,6 +167,9 @@ func renderJoinPage(c echo.Context, status int, link JoinLink, id *auth.Identity
 	}
 	if id != nil {
 		p.SignedInAs = id.DisplayName
+	} else {
+		p.PhotoField = h.svc.guests != nil && h.svc.guestPhotos != nil
+		p.PhotoMB = account.MaxPhotoBytes >> 20
 	}
 	return web.Render(c, status, web.Page{Title: link.Group.GroupName, Section: "groups", Content: views.JoinPage(p)})
 }
@@ -178,11 +184,12 @@ func (h *handlers) join(c echo.Context) error {
 		return refuseLink(c, err)
 	}
 	id := auth.From(c)
-	if id == nil {
+	newGuest := id == nil
+	if newGuest {
 		name := c.FormValue("name")
 		clean, err := CleanName(name)
 		if err != nil {
-			return renderJoinPage(c, http.StatusUnprocessableEntity, link, nil, name, "groups.join.error.name")
+			return h.renderJoinPage(c, http.StatusUnprocessableEntity, link, nil, name, "groups.join.error.name")
 		}
 		if h.svc.guests == nil {
 			// No guests wired: joining needs an account.
@@ -195,8 +202,57 @@ func (h *handlers) join(c echo.Context) error {
 	if _, err := h.svc.Join(ctx, link, id); err != nil {
 		return refuseLink(c, err)
 	}
-	if err := web.SetFlash(c, "groups.flash.joined"); err != nil {
+	flash := "groups.flash.joined"
+	if newGuest && !h.guestPhoto(c, id) {
+		flash = "groups.join.photo_failed"
+	}
+	if err := web.SetFlash(c, flash); err != nil {
 		return err
 	}
 	return web.Redirect(c, groupURL(link.Group.GroupID))
+}
+
+// guestPhoto stores the photo a new guest sent with the join form, if
+// any. The guest has joined already, so a photo that cannot be used is
+// reported as false (a notice), never as an error.
+func (h *handlers) guestPhoto(c echo.Context, id *auth.Identity) bool {
+	if h.svc.guestPhotos == nil {
+		return true
+	}
+	ctx := c.Request().Context()
+	fh, err := c.FormFile("photo")
+	if errors.Is(err, http.ErrMissingFile) || (err == nil && fh.Size == 0) {
+		return true // no photo: nothing to do
+	}
+	var data []byte
+	if err == nil {
+		data, err = readFormFile(fh, account.MaxPhotoBytes+1)
+	}
+	if err == nil {
+		err = h.svc.guestPhotos.GuestPhoto(ctx, id.MemberKey, id.DisplayName, data)
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &tooLarge):
+		return false
+	case errors.Is(err, media.ErrUnsupported), errors.Is(err, media.ErrTooLarge),
+		errors.Is(err, media.ErrTooManyPixels), errors.Is(err, media.ErrDamaged):
+		return false
+	default:
+		// The join stands; the photo is a nicety, so log and tell them.
+		h.svc.log.ErrorContext(ctx, "guest photo not stored", "member", id.MemberKey, "err", err)
+		return false
+	}
+}
+
+// readFormFile reads at most limit bytes of an uploaded file.
+func readFormFile(fh *multipart.FileHeader, limit int64) ([]byte, error) {
+	f, err := fh.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
 }

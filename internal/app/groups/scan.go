@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/storage"
@@ -19,6 +20,9 @@ const (
 	// scanBodyLimit is the upload route's body limit: the file plus the
 	// multipart framing and the CSRF field.
 	scanBodyLimit = MaxScanBytes + 64<<10
+	// joinBodyLimit is the join route's: a guest's optional photo plus
+	// the name and CSRF fields.
+	joinBodyLimit = account.MaxPhotoBytes + 64<<10
 )
 
 // Draft is an appointment read from a scan, to pre-fill the edit form.
@@ -117,7 +121,11 @@ func (s *Service) ReadScan(ctx context.Context, m Membership, id *auth.Identity,
 	return d, draft, err
 }
 
-// BodyLimits lets the scan upload take a photo larger than BODY_LIMIT.
+// BodyLimits lets the scan upload and the join form (a guest's photo)
+// take a photo larger than BODY_LIMIT.
 func (s *Service) BodyLimits() map[string]int64 {
-	return map[string]int64{"/groups/:id/appointments/:appt/scan": scanBodyLimit}
+	return map[string]int64{
+		"/groups/:id/appointments/:appt/scan": scanBodyLimit,
+		"/join/:id/:session":                  joinBodyLimit,
+	}
 }

@@ -48,6 +48,9 @@ type Service struct {
 	// guests signs people in as guests when they join by link; nil
 	// until UseGuests (join.go).
 	guests GuestSignIn
+	// guestPhotos stores a guest's photo from the join form; nil until
+	// UseGuestPhotos (join.go).
+	guestPhotos GuestPhotos
 	// metrics counts new groups and invitations; nil counts nothing.
 	metrics MetricsCounter
 	mailer  mail.Sender

@@ -1,0 +1,155 @@
+package groups
+
+import (
+	"bytes"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/media/mediatest"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+// joinWithPhoto has a fresh browser join by link through the multipart
+// form, with photo as the file when it is not nil, and returns it.
+func (a *groupsApp) joinWithPhoto(t *testing.T, groupID, sessionID, name string, photo []byte, filename string) person {
+	t.Helper()
+	c := a.Client()
+	page := c.Get("/join/" + groupID + "/" + sessionID)
+	form := page.Doc(t).Find(testID("join-form"))
+	if enc, _ := form.Attr("enctype"); page.StatusCode != http.StatusOK || enc != "multipart/form-data" {
+		t.Fatalf("join page: %d, enctype %q", page.StatusCode, enc)
+	}
+	input := form.Find(testID("join-photo"))
+	if accept, _ := input.Attr("accept"); input.Length() != 1 || accept != "image/jpeg,image/png,image/webp" {
+		t.Fatalf("photo input: %d, accept %q", input.Length(), accept)
+	}
+	if id, _ := input.Attr("id"); form.Find(`label[for="`+id+`"]`).Length() != 1 {
+		t.Fatal("photo input has no label")
+	}
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	for k, v := range c.WithCSRF("/", url.Values{"name": {name}}) {
+		w.WriteField(k, v[0])
+	}
+	if photo != nil {
+		f, _ := w.CreateFormFile("photo", filename)
+		f.Write(photo)
+	}
+	w.Close()
+	req := webtest.NewRequest(t, http.MethodPost, "/join/"+groupID+"/"+sessionID, &body, "Content-Type", w.FormDataContentType())
+	res := c.Do(req)
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/groups/"+groupID {
+		t.Fatalf("join as %s: %d %s", name, res.StatusCode, res.Header.Get("Location"))
+	}
+	key := a.Who(c)
+	if !auth.IsGuestKey(key) {
+		t.Fatalf("joined as %q, not a guest", key)
+	}
+	return person{c: c, id: &auth.Identity{MemberKey: key, DisplayName: name, Guest: true}}
+}
+
+// rosterAvatar is the avatar URL the roster shows for name ("" for the
+// initial).
+func rosterAvatar(t *testing.T, viewer person, groupID, name string) string {
+	t.Helper()
+	res := viewer.c.Get("/groups/" + groupID + "/members")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("roster: %d", res.StatusCode)
+	}
+	var src string
+	found := false
+	res.Doc(t).Find(testID("roster-row")).Each(func(_ int, row *goquery.Selection) {
+		if strings.Contains(row.Text(), name) {
+			found = true
+			src, _ = row.Find("img.avatar").Attr("src")
+		}
+	})
+	if !found {
+		t.Fatalf("%s not on the roster", name)
+	}
+	return src
+}
+
+// flashOn is the flash the group page shows c once.
+func flashOn(t *testing.T, c *webtest.Client, groupID string) string {
+	t.Helper()
+	res := c.Get("/groups/" + groupID)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("group page: %d", res.StatusCode)
+	}
+	return strings.TrimSpace(res.Doc(t).Find(testID("flash")).Text())
+}
+
+func TestJoinAsGuestWithPhoto(t *testing.T) {
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Picnickers")
+	sid := openJoin(t, olga, groupID)
+
+	gina := a.joinWithPhoto(t, groupID, sid, "Gina", mediatest.EncodedPNG(t, 300, 200), "me.png")
+	if got := flashOn(t, gina.c, groupID); got != "Welcome to the group!" {
+		t.Fatalf("flash %q", got)
+	}
+	src := rosterAvatar(t, olga, groupID, "Gina")
+	if !strings.HasPrefix(src, "/media/profile/"+url.PathEscape(gina.id.MemberKey)+"/") || !strings.HasSuffix(src, "_s.jpg") {
+		t.Fatalf("avatar %q", src)
+	}
+	img := olga.c.Get(src)
+	if img.StatusCode != http.StatusOK || img.Header.Get("Content-Type") != "image/jpeg" {
+		t.Fatalf("avatar: %d %s", img.StatusCode, img.Header.Get("Content-Type"))
+	}
+	// A guest's profile keeps them out of the Users directory.
+	p, err := a.Accounts.Profile(ctx, gina.id.MemberKey)
+	if err != nil || p.DisplayName != "Gina" || p.Email != "" || !p.Enabled {
+		t.Fatalf("guest profile %+v, %v", p, err)
+	}
+	report, err := a.Accounts.RebuildDirectory(ctx)
+	if err != nil || report.Written != 0 || report.Removed != 0 {
+		t.Fatalf("directory rebuild after a guest photo: %+v, %v", report, err)
+	}
+}
+
+func TestJoinAsGuestWithUnusablePhoto(t *testing.T) {
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Picnickers")
+	sid := openJoin(t, olga, groupID)
+
+	tom := a.joinWithPhoto(t, groupID, sid, "Tom", []byte("just some text, not a picture\n"), "notes.txt")
+	if got := flashOn(t, tom.c, groupID); !strings.Contains(got, "photo couldn't be used") {
+		t.Fatalf("flash %q", got)
+	}
+	if src := rosterAvatar(t, olga, groupID, "Tom"); src != "" {
+		t.Fatalf("avatar %q for an unusable photo", src)
+	}
+	if _, err := a.Accounts.Profile(ctx, tom.id.MemberKey); err == nil {
+		t.Fatal("an unusable photo made a profile")
+	}
+
+	// No photo: as before, through the multipart form.
+	nia := a.joinWithPhoto(t, groupID, sid, "Nia", nil, "")
+	if got := flashOn(t, nia.c, groupID); got != "Welcome to the group!" {
+		t.Fatalf("flash %q", got)
+	}
+	if src := rosterAvatar(t, olga, groupID, "Nia"); src != "" {
+		t.Fatalf("avatar %q without a photo", src)
+	}
+}
+
+func TestJoinPhotoFieldOnlyForVisitors(t *testing.T) {
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Picnickers")
+	sid := openJoin(t, olga, groupID)
+	bob := a.signIn(t, "bob@example.com")
+	form := bob.c.Get("/join/" + groupID + "/" + sid).Doc(t).Find(testID("join-form"))
+	if _, multi := form.Attr("enctype"); form.Length() != 1 || multi || form.Find(testID("join-photo")).Length() != 0 {
+		t.Fatal("a signed-in person is offered a photo field")
+	}
+}
