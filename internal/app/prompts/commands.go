@@ -1,0 +1,224 @@
+package prompts
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// activeTagSet is the set of tags a prompt may take.
+func (s *Service) activeTagSet(ctx context.Context) (map[string]bool, error) {
+	tags, err := s.ActiveTags(ctx)
+	if err != nil {
+		return nil, err
+	}
+	set := make(map[string]bool, len(tags))
+	for _, t := range tags {
+		set[t.Tag] = true
+	}
+	return set, nil
+}
+
+// Create adds a prompt by authorID (a memberKey). The prompt row and its
+// title claim go in one transaction (a duplicate title writes nothing),
+// then the id lookup row, then the indexes.
+func (s *Service) Create(ctx context.Context, authorID string, in Input) (PromptRow, error) {
+	active, err := s.activeTagSet(ctx)
+	if err != nil {
+		return PromptRow{}, err
+	}
+	in, invalid := validate(in, active)
+	if invalid != nil {
+		return PromptRow{}, invalid
+	}
+	now := s.now().UTC()
+	id := newPromptID()
+	pk, rk := promptKey(authorID, id)
+	p := PromptRow{
+		PartitionKey: pk, RowKey: rk, PromptID: id, AuthorID: authorID,
+		Title: in.Title, TitleNormalized: normalizeTitle(in.Title), PromptText: in.Text,
+		Tags: strings.Join(in.Tags, ";"), Visibility: in.Visibility, CreatedAt: now, UpdatedAt: now,
+	}
+	row, err := storage.Marshal(p)
+	if err != nil {
+		return PromptRow{}, err
+	}
+	claim, err := s.claimEntity(authorID, p.TitleNormalized, id)
+	if err != nil {
+		return PromptRow{}, err
+	}
+	err = s.prompts.Transact(ctx, []storage.TxOp{{Kind: storage.TxInsert, Entity: row}, {Kind: storage.TxInsert, Entity: claim}})
+	if errors.Is(err, storage.ErrExists) {
+		return PromptRow{}, ErrDuplicateTitle
+	}
+	if err != nil {
+		return PromptRow{}, err
+	}
+	lpk, lrk := promptLookupKey(id)
+	lookup, err := storage.Marshal(PromptLookupRow{PartitionKey: lpk, RowKey: lrk, PromptID: id, AuthorID: authorID})
+	if err != nil {
+		return PromptRow{}, err
+	}
+	if _, err := s.prompts.Upsert(ctx, lookup, storage.Replace); err != nil {
+		return PromptRow{}, err
+	}
+	return p, s.syncIndexes(ctx, nil, &p)
+}
+
+func (s *Service) claimEntity(authorID, normalized, promptID string) (storage.Entity, error) {
+	pk, rk := titleClaimKey(authorID, normalized)
+	return storage.Marshal(TitleClaimRow{PartitionKey: pk, RowKey: rk, PromptID: promptID})
+}
+
+// Update edits the author's prompt if it is still at etag, the version
+// the form was opened on; otherwise ErrStale and nothing is written. A new
+// title moves the title claim in the same transaction.
+func (s *Service) Update(ctx context.Context, authorID, promptID, etag string, in Input) (PromptRow, error) {
+	old, err := s.Mine(ctx, authorID, promptID)
+	if err != nil {
+		return PromptRow{}, err
+	}
+	if etag == "" || etag != old.ETag {
+		return PromptRow{}, ErrStale
+	}
+	active, err := s.activeTagSet(ctx)
+	if err != nil {
+		return PromptRow{}, err
+	}
+	// Tags deactivated since the prompt was tagged may stay on it.
+	for _, t := range splitTags(old.Tags) {
+		active[t] = true
+	}
+	in, invalid := validate(in, active)
+	if invalid != nil {
+		return PromptRow{}, invalid
+	}
+	p := old
+	p.ETag = ""
+	p.Title, p.TitleNormalized, p.PromptText = in.Title, normalizeTitle(in.Title), in.Text
+	p.Tags, p.Visibility, p.UpdatedAt = strings.Join(in.Tags, ";"), in.Visibility, s.now().UTC()
+	row, err := storage.Marshal(p)
+	if err != nil {
+		return PromptRow{}, err
+	}
+	ops := []storage.TxOp{{Kind: storage.TxUpdate, Entity: row, Mode: storage.Replace, IfMatch: etag}}
+	if p.TitleNormalized != old.TitleNormalized {
+		claim, err := s.claimEntity(authorID, p.TitleNormalized, promptID)
+		if err != nil {
+			return PromptRow{}, err
+		}
+		oldClaim, err := s.claimEntity(authorID, old.TitleNormalized, promptID)
+		if err != nil {
+			return PromptRow{}, err
+		}
+		ops = append(ops,
+			storage.TxOp{Kind: storage.TxDelete, Entity: oldClaim, IfMatch: storage.AnyETag},
+			storage.TxOp{Kind: storage.TxInsert, Entity: claim})
+	}
+	err = s.prompts.Transact(ctx, ops)
+	switch {
+	case errors.Is(err, storage.ErrPrecondition):
+		return PromptRow{}, ErrStale
+	case errors.Is(err, storage.ErrExists):
+		return PromptRow{}, ErrDuplicateTitle
+	case err != nil:
+		return PromptRow{}, err
+	}
+	return p, s.syncIndexes(ctx, &old, &p)
+}
+
+// Delete soft-deletes the author's prompt, frees its title and removes it
+// from every index.
+func (s *Service) Delete(ctx context.Context, authorID, promptID string) error {
+	var old, p PromptRow
+	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		var err error
+		if old, err = s.Mine(ctx, authorID, promptID); err != nil {
+			return err
+		}
+		p = old
+		p.ETag, p.IsDeleted, p.UpdatedAt = "", true, s.now().UTC()
+		row, err := storage.Marshal(p)
+		if err != nil {
+			return err
+		}
+		claim, err := s.claimEntity(authorID, old.TitleNormalized, promptID)
+		if err != nil {
+			return err
+		}
+		return s.prompts.Transact(ctx, []storage.TxOp{
+			{Kind: storage.TxUpdate, Entity: row, Mode: storage.Replace, IfMatch: old.ETag},
+			{Kind: storage.TxDelete, Entity: claim, IfMatch: storage.AnyETag},
+		})
+	})
+	if err != nil {
+		return err
+	}
+	return s.syncIndexes(ctx, &old, &p)
+}
+
+// Mine reads a live prompt of authorID; ErrNoPrompt otherwise.
+func (s *Service) Mine(ctx context.Context, authorID, promptID string) (PromptRow, error) {
+	if !validPromptID(promptID) {
+		return PromptRow{}, ErrNoPrompt
+	}
+	pk, rk := promptKey(authorID, promptID)
+	e, err := s.prompts.Get(ctx, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		return PromptRow{}, ErrNoPrompt
+	}
+	if err != nil {
+		return PromptRow{}, err
+	}
+	var p PromptRow
+	if err := storage.Unmarshal(e, &p); err != nil {
+		return PromptRow{}, err
+	}
+	if p.IsDeleted {
+		return PromptRow{}, ErrNoPrompt
+	}
+	return p, nil
+}
+
+// Open reads a prompt by id alone for viewerID ("" for a visitor). A
+// private prompt is ErrNoPrompt for anyone but its author.
+func (s *Service) Open(ctx context.Context, viewerID, promptID string) (PromptRow, error) {
+	if !validPromptID(promptID) {
+		return PromptRow{}, ErrNoPrompt
+	}
+	lpk, lrk := promptLookupKey(promptID)
+	e, err := s.prompts.Get(ctx, lpk, lrk)
+	if errors.Is(err, storage.ErrNotFound) {
+		return PromptRow{}, ErrNoPrompt
+	}
+	if err != nil {
+		return PromptRow{}, err
+	}
+	var l PromptLookupRow
+	if err := storage.Unmarshal(e, &l); err != nil {
+		return PromptRow{}, err
+	}
+	p, err := s.Mine(ctx, l.AuthorID, promptID)
+	if err != nil {
+		return PromptRow{}, err
+	}
+	if p.Visibility != Public && p.AuthorID != viewerID {
+		return PromptRow{}, ErrNoPrompt
+	}
+	return p, nil
+}
+
+// AuthorName is the display name of a prompt's author, "" when unknown.
+func (s *Service) AuthorName(ctx context.Context, authorID string) string {
+	if s.profiles == nil {
+		return ""
+	}
+	p, err := s.profiles.Profile(ctx, authorID)
+	if err != nil {
+		s.log.DebugContext(ctx, "prompts: author profile", "err", err)
+		return ""
+	}
+	return p.DisplayName
+}

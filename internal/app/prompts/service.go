@@ -1,0 +1,182 @@
+// Package prompts owns the prompt catalog (documents 001 and 002): the
+// Prompts table with its lookup and title-claim rows, PromptVotes, and the
+// index tables TagIndex, PublicPromptsNewestIndex,
+// PublicPromptsMostLikedIndex, TitleSearchIndex and TagCatalog. Commands
+// write the canonical Prompts row first and then bring every index in step
+// in the same request (indexes.go).
+package prompts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Profiles is what the prompt page needs from the account module.
+type Profiles interface {
+	Profile(ctx context.Context, memberKey string) (account.ProfileRow, error)
+}
+
+// Service is the prompts module.
+type Service struct {
+	prompts     *storage.Table
+	votes       *storage.Table
+	tagIndex    *storage.Table
+	newestIndex *storage.Table
+	likedIndex  *storage.Table
+	titleSearch *storage.Table
+	tagCatalog  *storage.Table
+	profiles    Profiles
+	cursors     *storage.Cursors
+	log         *slog.Logger
+	now         func() time.Time
+	// pageSize is how many prompts a catalog page shows.
+	pageSize int
+
+	mu sync.Mutex
+	// firstMonth caches the catalog's first month (never changes once set).
+	firstMonth string
+}
+
+// Limits of a prompt (document 001).
+const (
+	MaxTitleLength = 200
+	MaxTextLength  = 3000
+	MaxTags        = 10
+)
+
+// New builds the module. Call Seed once the tables exist.
+func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{
+		prompts:     store.Table(promptsTable),
+		votes:       store.Table(votesTable),
+		tagIndex:    store.Table(tagIndexTable),
+		newestIndex: store.Table(newestIndexTable),
+		likedIndex:  store.Table(likedIndexTable),
+		titleSearch: store.Table(titleSearchTable),
+		tagCatalog:  store.Table(tagCatalogTable),
+		profiles:    profiles,
+		cursors:     cursors,
+		log:         log,
+		now:         now,
+		pageSize:    30,
+	}
+}
+
+// Tables are the tables this module needs provisioned.
+func (s *Service) Tables() []string {
+	return []string{promptsTable, votesTable, tagIndexTable, newestIndexTable, likedIndexTable, titleSearchTable, tagCatalogTable}
+}
+
+// Slug is the module's section.
+func (s *Service) Slug() string { return "prompts" }
+
+// Errors callers act on.
+var (
+	// ErrNoPrompt is a prompt that does not exist, is deleted, or is
+	// private to someone else: all three answer 404, so nothing leaks.
+	ErrNoPrompt = fmt.Errorf("prompts: no such prompt: %w", storage.ErrNotFound)
+	// ErrDuplicateTitle is a second prompt of one author with the same
+	// normalised title.
+	ErrDuplicateTitle = errors.New("prompts: you already have a prompt with this title")
+	// ErrStale is an edit made on a version someone else has changed since.
+	ErrStale = errors.New("prompts: the prompt changed since you opened it")
+)
+
+// Input is what the create and edit forms submit.
+type Input struct {
+	Title      string
+	Text       string
+	Tags       []string
+	Visibility string
+}
+
+// FieldErrors are i18n keys per form field; "" means the field is fine.
+type FieldErrors struct {
+	Title, Text, Tags, Visibility string
+}
+
+// InvalidError is input that fails validation; nothing was written.
+type InvalidError struct{ Fields FieldErrors }
+
+func (e *InvalidError) Error() string { return "prompts: invalid input" }
+
+// Seed writes the default tag catalog and the catalog's first month on
+// first start. Existing rows are kept, so admins' later changes survive.
+func (s *Service) Seed(ctx context.Context) error {
+	for i, t := range DefaultTags {
+		pk, rk := tagCatalogKey(t.Tag)
+		e, err := storage.Marshal(TagRow{PartitionKey: pk, RowKey: rk, Tag: t.Tag, IsActive: true, DisplayName: t.English, DisplayNameR: t.Russian, SortOrder: int64(i)})
+		if err != nil {
+			return err
+		}
+		if _, err := s.tagCatalog.Insert(ctx, e); err != nil && !errors.Is(err, storage.ErrExists) {
+			return fmt.Errorf("seed tag %s: %w", t.Tag, err)
+		}
+	}
+	_, err := s.catalogFirstMonth(ctx)
+	return err
+}
+
+// catalogFirstMonth is the oldest month bucket of the newest index: the
+// month of the first start, kept on a meta row (CatalogMetaRow).
+func (s *Service) catalogFirstMonth(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.firstMonth != "" {
+		return s.firstMonth, nil
+	}
+	pk, rk := catalogMetaKey()
+	e, err := storage.Marshal(CatalogMetaRow{PartitionKey: pk, RowKey: rk, FirstMonth: storage.MonthBucket(s.now())})
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.newestIndex.Insert(ctx, e); err != nil && !errors.Is(err, storage.ErrExists) {
+		return "", err
+	}
+	got, err := s.newestIndex.Get(ctx, pk, rk)
+	if err != nil {
+		return "", err
+	}
+	var meta CatalogMetaRow
+	if err := storage.Unmarshal(got, &meta); err != nil {
+		return "", err
+	}
+	s.firstMonth = meta.FirstMonth
+	return s.firstMonth, nil
+}
+
+// ActiveTags are the catalog's tags offered for choice, in display order.
+func (s *Service) ActiveTags(ctx context.Context) ([]TagRow, error) {
+	var tags []TagRow
+	err := s.tagCatalog.QueryAll(ctx, storage.Query{PartitionKey: tagCatalogPartition}, func(e storage.Entity) error {
+		var t TagRow
+		if err := storage.Unmarshal(e, &t); err != nil {
+			return err
+		}
+		if t.IsActive {
+			tags = append(tags, t)
+		}
+		return nil
+	})
+	sortTags(tags)
+	return tags, err
+}
+
+// splitTags turns the stored "a;b" form into a list.
+func splitTags(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ";")
+}
