@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"log/slog"
 	"time"
 
@@ -20,16 +19,8 @@ func wireAI(cfg config.OpenAI, log *slog.Logger, now func() time.Time, adminModu
 	if extractor != nil {
 		// Only when configured: a nil *ai.Extractor in the interface would
 		// offer a button that cannot work.
-		groupsModule.UseExtractor(scanReader{extractor})
+		groupsModule.UseExtractor(extractor)
 		log.Info("AI scan reading is on", "model", extractor.Model())
 	}
 	accounts.ShowAIUsage(adminModule.Usage(), extractor != nil)
-}
-
-// scanReader is the AI extractor as the groups module consumes it.
-type scanReader struct{ x *ai.Extractor }
-
-func (r scanReader) ExtractAppointment(ctx context.Context, userKey string, jpeg []byte) (groups.Draft, error) {
-	d, err := r.x.ExtractAppointment(ctx, userKey, jpeg)
-	return groups.Draft(d), err
 }

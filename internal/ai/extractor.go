@@ -117,7 +117,7 @@ func (e *Extractor) Model() string { return e.model }
 
 // Draft is what the AI read from a scan, to pre-fill the appointment form
 // (never to be trusted as markup: it is plain text, length-capped).
-// Its fields match groups.Draft, so cmd/web converts one to the other.
+// The groups module uses it as its Draft.
 type Draft struct {
 	Title string
 	// Start and End are the wall-clock times printed on the document, in

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"time"
+	"github.com/harmony/harmony/internal/ai"
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
@@ -25,16 +25,11 @@ const (
 	joinBodyLimit = account.MaxPhotoBytes + 64<<10
 )
 
-// Draft is an appointment read from a scan, to pre-fill the edit form.
-// Zero fields were not found. Start and End are wall-clock readings: the
-// form shows their date and time as they are, in the person's zone.
-type Draft struct {
-	Title    string
-	Start    time.Time
-	End      time.Time
-	Location string
-	Notes    string
-}
+// Draft is an appointment read from a scan, to pre-fill the edit form
+// (internal/ai owns the type). Zero fields were not found. Start and End are
+// wall-clock readings: the form shows their date and time as they are, in
+// the person's zone.
+type Draft = ai.Draft
 
 // Extractor reads an appointment card or letter (the stored scan JPEG)
 // for the person userKey (whose AI usage it counts). internal/ai
