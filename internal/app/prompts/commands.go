@@ -3,7 +3,9 @@ package prompts
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -34,12 +36,16 @@ func (s *Service) Create(ctx context.Context, authorID string, in Input) (Prompt
 		return PromptRow{}, invalid
 	}
 	now := s.now().UTC()
-	id := newPromptID()
+	if err := s.checkCreateRate(ctx, authorID, now); err != nil {
+		return PromptRow{}, err
+	}
+	id := newPromptID(now)
 	pk, rk := promptKey(authorID, id)
 	p := PromptRow{
 		PartitionKey: pk, RowKey: rk, PromptID: id, AuthorID: authorID,
 		Title: in.Title, TitleNormalized: normalizeTitle(in.Title), PromptText: in.Text,
 		Tags: strings.Join(in.Tags, ";"), Visibility: in.Visibility, CreatedAt: now, UpdatedAt: now,
+		Revision: 1,
 	}
 	row, err := storage.Marshal(p)
 	if err != nil {
@@ -64,7 +70,7 @@ func (s *Service) Create(ctx context.Context, authorID string, in Input) (Prompt
 	if _, err := s.prompts.Upsert(ctx, lookup, storage.Replace); err != nil {
 		return PromptRow{}, err
 	}
-	return p, s.syncIndexes(ctx, nil, &p)
+	return p, s.reconcile(ctx, authorID, id)
 }
 
 func (s *Service) claimEntity(authorID, normalized, promptID string) (storage.Entity, error) {
@@ -72,73 +78,78 @@ func (s *Service) claimEntity(authorID, normalized, promptID string) (storage.En
 	return storage.Marshal(TitleClaimRow{PartitionKey: pk, RowKey: rk, PromptID: promptID})
 }
 
-// Update edits the author's prompt if it is still at etag, the version
-// the form was opened on; otherwise ErrStale and nothing is written. A new
-// title moves the title claim in the same transaction.
-func (s *Service) Update(ctx context.Context, authorID, promptID, etag string, in Input) (PromptRow, error) {
-	old, err := s.Mine(ctx, authorID, promptID)
-	if err != nil {
-		return PromptRow{}, err
-	}
-	if etag == "" || etag != old.ETag {
-		return PromptRow{}, ErrStale
-	}
-	active, err := s.activeTagSet(ctx)
-	if err != nil {
-		return PromptRow{}, err
-	}
-	// Tags deactivated since the prompt was tagged may stay on it.
-	for _, t := range splitTags(old.Tags) {
-		active[t] = true
-	}
-	in, invalid := validate(in, active)
-	if invalid != nil {
-		return PromptRow{}, invalid
-	}
-	p := old
-	p.ETag = ""
-	p.Title, p.TitleNormalized, p.PromptText = in.Title, normalizeTitle(in.Title), in.Text
-	p.Tags, p.Visibility, p.UpdatedAt = strings.Join(in.Tags, ";"), in.Visibility, s.now().UTC()
-	row, err := storage.Marshal(p)
-	if err != nil {
-		return PromptRow{}, err
-	}
-	ops := []storage.TxOp{{Kind: storage.TxUpdate, Entity: row, Mode: storage.Replace, IfMatch: etag}}
-	if p.TitleNormalized != old.TitleNormalized {
-		claim, err := s.claimEntity(authorID, p.TitleNormalized, promptID)
+// Update edits the author's prompt if it is still at revision, the one
+// the form was opened on; otherwise ErrStale and nothing is written. Votes
+// do not change the revision, so they never make a form stale; the write
+// itself is conditional on the row's ETag, so an edit racing another edit
+// or a vote retries (or fails) instead of overwriting. A new title moves
+// the title claim in the same transaction.
+func (s *Service) Update(ctx context.Context, authorID, promptID string, revision int64, in Input) (PromptRow, error) {
+	var p PromptRow
+	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		old, err := s.Mine(ctx, authorID, promptID)
 		if err != nil {
-			return PromptRow{}, err
+			return err
 		}
-		oldClaim, err := s.claimEntity(authorID, old.TitleNormalized, promptID)
+		if revision != old.Revision {
+			return ErrStale
+		}
+		active, err := s.activeTagSet(ctx)
 		if err != nil {
-			return PromptRow{}, err
+			return err
 		}
-		ops = append(ops,
-			storage.TxOp{Kind: storage.TxDelete, Entity: oldClaim, IfMatch: storage.AnyETag},
-			storage.TxOp{Kind: storage.TxInsert, Entity: claim})
-	}
-	err = s.prompts.Transact(ctx, ops)
-	switch {
-	case errors.Is(err, storage.ErrPrecondition):
-		return PromptRow{}, ErrStale
-	case errors.Is(err, storage.ErrExists):
-		return PromptRow{}, ErrDuplicateTitle
-	case err != nil:
+		// Tags deactivated since the prompt was tagged may stay on it.
+		for _, t := range splitTags(old.Tags) {
+			active[t] = true
+		}
+		in, invalid := validate(in, active)
+		if invalid != nil {
+			return invalid
+		}
+		p = old
+		p.ETag = ""
+		p.Title, p.TitleNormalized, p.PromptText = in.Title, normalizeTitle(in.Title), in.Text
+		p.Tags, p.Visibility, p.UpdatedAt = strings.Join(in.Tags, ";"), in.Visibility, s.now().UTC()
+		p.Revision++
+		row, err := storage.Marshal(p)
+		if err != nil {
+			return err
+		}
+		ops := []storage.TxOp{{Kind: storage.TxUpdate, Entity: row, Mode: storage.Replace, IfMatch: old.ETag}}
+		if p.TitleNormalized != old.TitleNormalized {
+			claim, err := s.claimEntity(authorID, p.TitleNormalized, promptID)
+			if err != nil {
+				return err
+			}
+			oldClaim, err := s.claimEntity(authorID, old.TitleNormalized, promptID)
+			if err != nil {
+				return err
+			}
+			ops = append(ops,
+				storage.TxOp{Kind: storage.TxDelete, Entity: oldClaim, IfMatch: storage.AnyETag},
+				storage.TxOp{Kind: storage.TxInsert, Entity: claim})
+		}
+		err = s.prompts.Transact(ctx, ops)
+		if errors.Is(err, storage.ErrExists) {
+			return ErrDuplicateTitle
+		}
+		return err
+	})
+	if err != nil {
 		return PromptRow{}, err
 	}
-	return p, s.syncIndexes(ctx, &old, &p)
+	return p, s.reconcile(ctx, authorID, promptID)
 }
 
 // Delete soft-deletes the author's prompt, frees its title and removes it
 // from every index.
 func (s *Service) Delete(ctx context.Context, authorID, promptID string) error {
-	var old, p PromptRow
 	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
-		var err error
-		if old, err = s.Mine(ctx, authorID, promptID); err != nil {
+		old, err := s.Mine(ctx, authorID, promptID)
+		if err != nil {
 			return err
 		}
-		p = old
+		p := old
 		p.ETag, p.IsDeleted, p.UpdatedAt = "", true, s.now().UTC()
 		row, err := storage.Marshal(p)
 		if err != nil {
@@ -156,7 +167,7 @@ func (s *Service) Delete(ctx context.Context, authorID, promptID string) error {
 	if err != nil {
 		return err
 	}
-	return s.syncIndexes(ctx, &old, &p)
+	return s.reconcile(ctx, authorID, promptID)
 }
 
 // Mine reads a live prompt of authorID; ErrNoPrompt otherwise.
@@ -164,22 +175,49 @@ func (s *Service) Mine(ctx context.Context, authorID, promptID string) (PromptRo
 	if !validPromptID(promptID) {
 		return PromptRow{}, ErrNoPrompt
 	}
-	pk, rk := promptKey(authorID, promptID)
-	e, err := s.prompts.Get(ctx, pk, rk)
-	if errors.Is(err, storage.ErrNotFound) {
+	p, err := s.load(ctx, authorID, promptID)
+	if errors.Is(err, storage.ErrNotFound) || err == nil && p.IsDeleted {
 		return PromptRow{}, ErrNoPrompt
 	}
+	return p, err
+}
+
+// load reads a Prompts row, deleted or not.
+func (s *Service) load(ctx context.Context, authorID, promptID string) (PromptRow, error) {
+	pk, rk := promptKey(authorID, promptID)
+	e, err := s.prompts.Get(ctx, pk, rk)
 	if err != nil {
 		return PromptRow{}, err
 	}
 	var p PromptRow
-	if err := storage.Unmarshal(e, &p); err != nil {
-		return PromptRow{}, err
+	err = storage.Unmarshal(e, &p)
+	return p, err
+}
+
+// CreateInterval is the least time between two prompts of one author.
+const CreateInterval = 30 * time.Second
+
+// TooSoonError is a create within CreateInterval of the author's last one.
+type TooSoonError struct{ Wait time.Duration }
+
+func (e *TooSoonError) Error() string {
+	return fmt.Sprintf("prompts: wait %s before creating another prompt", e.Wait.Round(time.Second))
+}
+
+// checkCreateRate refuses a create within CreateInterval of the author's
+// newest prompt. Ids count down in time, so the newest is the first row of
+// the author's partition: one read, and the limit holds across instances
+// and restarts because it lives in the store.
+func (s *Service) checkCreateRate(ctx context.Context, authorID string, now time.Time) error {
+	page, err := s.prompts.Query(ctx, storage.Query{PartitionKey: authorPartition(authorID), RowKeyTo: titleClaimPrefix, Limit: 1, Select: []string{"CreatedAt"}})
+	if err != nil || len(page.Entities) == 0 {
+		return err
 	}
-	if p.IsDeleted {
-		return PromptRow{}, ErrNoPrompt
+	last := promptTime(page.Entities[0].RowKey)
+	if wait := last.Add(CreateInterval).Sub(now); wait > 0 {
+		return &TooSoonError{Wait: wait}
 	}
-	return p, nil
+	return nil
 }
 
 // Open reads a prompt by id alone for viewerID ("" for a visitor). A

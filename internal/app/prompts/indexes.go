@@ -1,11 +1,84 @@
 package prompts
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+	"time"
 
 	"github.com/harmony/harmony/internal/storage"
 )
+
+// How the indexes follow the canonical Prompts row.
+//
+// Every command writes the Prompts row first (with its ETag) and then calls
+// reconcile, which brings the five index tables to what the row says they
+// must hold. The row itself records what the indexes hold, in IndexedState,
+// so reconcile always knows the exact diff: rows the recorded state had and
+// the current state does not are deleted; rows that are new, or whose
+// denormalised content (title, tags, counts) changed, are written. It then
+// records the new state on the row with the row's ETag.
+//
+// Concurrent reconciles converge. If the ETag write fails, somebody changed
+// the row meanwhile; the loser reads the row again, deletes the rows it
+// wrote that the fresh state does not want, and rewrites those it does (its
+// writes may have landed after the winner's). Any write that lands after the
+// last successful ETag write therefore belongs to a reconcile whose own ETag
+// write then fails and repairs it. In one process reconciles of one prompt
+// also take a striped lock, so they queue instead of racing.
+//
+// If the process dies between the canonical write and the ETag write, the
+// recorded state is still the old one and the next reconcile of the prompt,
+// or "web reindex prompts" (reindex.go), finishes the job.
+
+// indexedState is what the indexes hold for a listed prompt: every field
+// that shapes an index row's key or content.
+type indexedState struct {
+	Title     string    `json:"t"`
+	Tags      string    `json:"g,omitempty"`
+	Likes     int64     `json:"l,omitempty"`
+	Dislikes  int64     `json:"d,omitempty"`
+	UpdatedAt time.Time `json:"u"`
+}
+
+// listed reports whether p belongs in the indexes: public and live. No
+// index can leak a private or deleted prompt.
+func listed(p *PromptRow) bool {
+	return p != nil && !p.IsDeleted && p.Visibility == Public
+}
+
+// stateOf is the IndexedState p calls for ("" when it is not listed).
+func stateOf(p *PromptRow) string {
+	if !listed(p) {
+		return ""
+	}
+	b, err := json.Marshal(indexedState{Title: p.Title, Tags: p.Tags, Likes: p.Likes, Dislikes: p.Dislikes, UpdatedAt: p.UpdatedAt.UTC()})
+	if err != nil {
+		panic(err) // plain strings, numbers and a time always marshal
+	}
+	return string(b)
+}
+
+// asIndexed is p as a recorded state describes it, or nil when the state
+// is "" (nothing indexed) or unreadable (then reconcile rewrites all).
+func asIndexed(p *PromptRow, state string) *PromptRow {
+	if state == "" {
+		return nil
+	}
+	var st indexedState
+	if err := json.Unmarshal([]byte(state), &st); err != nil {
+		return nil
+	}
+	q := *p
+	q.Title, q.TitleNormalized, q.Tags = st.Title, normalizeTitle(st.Title), st.Tags
+	q.Likes, q.Dislikes, q.UpdatedAt = st.Likes, st.Dislikes, st.UpdatedAt
+	q.IsDeleted, q.Visibility = false, Public
+	return &q
+}
 
 // indexRow is one row some index holds for a prompt.
 type indexRow struct {
@@ -17,10 +90,9 @@ type indexRow struct {
 
 func (r indexRow) id() string { return r.table.Name() + "\x00" + r.pk + "\x00" + r.rk }
 
-// indexRows are the rows the indexes hold for p. Only public, live
-// prompts are indexed, so no index can leak a private or deleted one.
+// indexRows are the rows the indexes hold for p (none unless listed).
 func (s *Service) indexRows(p *PromptRow) []indexRow {
-	if p == nil || p.IsDeleted || p.Visibility != Public {
+	if !listed(p) {
 		return nil
 	}
 	var rows []indexRow
@@ -40,39 +112,96 @@ func (s *Service) indexRows(p *PromptRow) []indexRow {
 		pk, rk := tagIndexKey(tag, p.PromptID)
 		rows = append(rows, indexRow{s.tagIndex, TagIndexRow{
 			PartitionKey: pk, RowKey: rk, Tag: tag, PromptID: p.PromptID, AuthorID: p.AuthorID,
-			Visibility: p.Visibility, CreatedAt: p.CreatedAt, Likes: p.Likes, Dislikes: p.Dislikes,
+			Title: p.Title, Tags: p.Tags, Visibility: p.Visibility, CreatedAt: p.CreatedAt,
+			Likes: p.Likes, Dislikes: p.Dislikes,
 		}, pk, rk})
 	}
 	for _, tok := range titleTokens(p.Title) {
 		pk, rk := titleTokenKey(tok, p.PromptID)
 		rows = append(rows, indexRow{s.titleSearch, TitleTokenRow{
-			PartitionKey: pk, RowKey: rk, Token: tok, PromptID: p.PromptID,
+			PartitionKey: pk, RowKey: rk, Token: tok, PromptID: p.PromptID, Title: p.Title, Tags: p.Tags,
 			Visibility: p.Visibility, AuthorID: p.AuthorID, CreatedAt: p.CreatedAt,
 		}, pk, rk})
 	}
 	return rows
 }
 
-// syncIndexes moves the indexes from what they hold for before to what
-// they must hold for after: rows only before had are deleted, and every
-// row of after is written (its denormalised fields may have changed).
-// Either side may be nil. Each write is idempotent, so a retry or a
-// rebuild converges.
-func (s *Service) syncIndexes(ctx context.Context, before, after *PromptRow) error {
-	want := s.indexRows(after)
-	keep := make(map[string]bool, len(want))
-	for _, r := range want {
-		keep[r.id()] = true
-	}
-	for _, r := range s.indexRows(before) {
-		if keep[r.id()] {
-			continue
+// reconcileAttempts bounds one reconcile's ETag retries. Each retry means
+// another writer changed the row; under a storm of votes the last voter's
+// reconcile finishes the job.
+const reconcileAttempts = 64
+
+// reconcile brings the indexes of one prompt in step with its Prompts row
+// (see the comment at the top of this file). A missing row is nothing to do.
+func (s *Service) reconcile(ctx context.Context, authorID, promptID string) error {
+	defer s.locks.lock(promptID)()
+	written := map[string]indexRow{} // rows earlier attempts wrote
+	var counts map[string]int64
+	err := storage.Optimistic(ctx, reconcileAttempts, func(ctx context.Context) error {
+		p, err := s.load(ctx, authorID, promptID)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
 		}
+		if err != nil {
+			return err
+		}
+		want := stateOf(&p)
+		if want == p.IndexedState && len(written) == 0 {
+			counts = nil
+			return nil
+		}
+		had := s.indexRows(asIndexed(&p, p.IndexedState))
+		if p.IndexedState != "" && had == nil {
+			s.log.WarnContext(ctx, "prompts: unreadable IndexedState, rewriting", "prompt", promptID)
+		}
+		if err := s.applyDiff(ctx, had, s.indexRows(&p), written); err != nil {
+			return err
+		}
+		counts = tagCountDiff(asIndexed(&p, p.IndexedState), &p)
+		return s.recordState(ctx, &p, want)
+	})
+	if err != nil {
+		return fmt.Errorf("prompts: reconcile %s: %w", promptID, err)
+	}
+	s.adjustTagCounts(ctx, counts)
+	return nil
+}
+
+// applyDiff deletes the rows of had (and of written) that want lacks and
+// writes the rows of want that had lacks or holds with other content, or
+// that written may have overwritten. Rows it writes are added to written.
+func (s *Service) applyDiff(ctx context.Context, had, want []indexRow, written map[string]indexRow) error {
+	wantIDs := make(map[string]bool, len(want))
+	for _, r := range want {
+		wantIDs[r.id()] = true
+	}
+	hadContent := make(map[string][]byte, len(had))
+	gone := make(map[string]indexRow)
+	for _, r := range had {
+		b, _ := json.Marshal(r.row)
+		hadContent[r.id()] = b
+		if !wantIDs[r.id()] {
+			gone[r.id()] = r
+		}
+	}
+	for id, r := range written {
+		if !wantIDs[id] {
+			gone[id] = r
+		}
+	}
+	for id, r := range gone {
 		if err := r.table.Delete(ctx, r.pk, r.rk, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
+		delete(written, id)
 	}
 	for _, r := range want {
+		id := r.id()
+		b, _ := json.Marshal(r.row)
+		old, ok := hadContent[id]
+		if _, rewritten := written[id]; ok && !rewritten && bytes.Equal(old, b) {
+			continue
+		}
 		e, err := storage.Marshal(r.row)
 		if err != nil {
 			return err
@@ -80,6 +209,81 @@ func (s *Service) syncIndexes(ctx context.Context, before, after *PromptRow) err
 		if _, err := r.table.Upsert(ctx, e, storage.Replace); err != nil {
 			return err
 		}
+		written[id] = r
 	}
 	return nil
+}
+
+// recordState writes state as the prompt's IndexedState if the row is
+// still at the version reconcile read.
+func (s *Service) recordState(ctx context.Context, p *PromptRow, state string) error {
+	if state == p.IndexedState {
+		// Nothing to record, but the ETag write still proves no one changed
+		// the row while this reconcile wrote.
+		_, err := s.prompts.Update(ctx, storage.Entity{PartitionKey: p.PartitionKey, RowKey: p.RowKey}, storage.Merge, p.ETag)
+		return err
+	}
+	_, err := s.prompts.Update(ctx, storage.Entity{
+		PartitionKey: p.PartitionKey, RowKey: p.RowKey,
+		Props: map[string]any{"IndexedState": state},
+	}, storage.Merge, p.ETag)
+	return err
+}
+
+// tagCountDiff is the change of each tag's public prompt count when the
+// indexes move from before to after.
+func tagCountDiff(before, after *PromptRow) map[string]int64 {
+	d := map[string]int64{}
+	if listed(before) {
+		for _, t := range splitTags(before.Tags) {
+			d[t]--
+		}
+	}
+	if listed(after) {
+		for _, t := range splitTags(after.Tags) {
+			d[t]++
+		}
+	}
+	for t, n := range d {
+		if n == 0 {
+			delete(d, t)
+		}
+	}
+	return d
+}
+
+// adjustTagCounts moves the TagCatalog counts by d. The counts only steer
+// the AND filter and label the chips; reindex makes them exact, so a
+// failure here is logged, not returned.
+func (s *Service) adjustTagCounts(ctx context.Context, d map[string]int64) {
+	for tag, n := range d {
+		err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+			pk, rk := tagCatalogKey(tag)
+			e, err := s.tagCatalog.Get(ctx, pk, rk)
+			if err != nil {
+				return err
+			}
+			var t TagRow
+			if err := storage.Unmarshal(e, &t); err != nil {
+				return err
+			}
+			_, err = s.tagCatalog.Update(ctx, storage.Entity{PartitionKey: pk, RowKey: rk,
+				Props: map[string]any{"PromptCount": max(t.PromptCount+n, 0)}}, storage.Merge, t.ETag)
+			return err
+		})
+		if err != nil {
+			s.log.WarnContext(ctx, "prompts: tag count", "tag", tag, "err", err)
+		}
+	}
+}
+
+// stripedLocks serialise work on one prompt inside one process.
+type stripedLocks [64]sync.Mutex
+
+func (l *stripedLocks) lock(key string) (unlock func()) {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	m := &l[h.Sum32()%uint32(len(l))]
+	m.Lock()
+	return m.Unlock
 }

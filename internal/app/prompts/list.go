@@ -2,33 +2,139 @@ package prompts
 
 import (
 	"context"
+	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/harmony/harmony/internal/storage"
 )
 
-// NewestPage is one page of the public catalog, newest first.
-type NewestPage struct {
-	Prompts []NewestRow
+// Item is one prompt in a listing, read from an index row alone.
+type Item struct {
+	PromptID  string
+	AuthorID  string
+	Title     string
+	Tags      []string
+	CreatedAt time.Time
+	Likes     int64
+	Dislikes  int64
+	// Counts reports whether Likes and Dislikes are known (search rows do
+	// not carry them).
+	Counts bool
+}
+
+// Page is one page of a listing.
+type Page struct {
+	Items []Item
 	// Next is the next page's cursor token, "" on the last page.
 	Next string
 }
 
-// newestQuery names the newest listing for its cursors.
-const newestQuery = "prompts/newest"
+// Sorts of the public catalog.
+const (
+	SortNewest = "newest"
+	SortLiked  = "liked"
+)
 
-// ListPublicNewest reads one page of public prompts, newest first. It
-// walks the month buckets from this month back to the catalog's first
-// month; the cursor carries the bucket and the continuation inside it, so
-// prompts added meanwhile never shift a deep page (no repeats, no gaps).
-func (s *Service) ListPublicNewest(ctx context.Context, cursor *storage.Cursor) (NewestPage, error) {
+// Listing is what a catalog URL asks for: a sort, tags that must all be on
+// a prompt (AND), and a title search. A search ranks by matches; tags
+// without a search list newest first.
+type Listing struct {
+	Sort string
+	Tags []string
+	Q    string
+}
+
+// Normalize cleans a listing from a URL: a known sort, lower-cased unique
+// tags in a stable order, at most MaxTags of them, and a trimmed query.
+func (l Listing) Normalize() Listing {
+	if l.Sort != SortLiked {
+		l.Sort = SortNewest
+	}
+	var tags []string
+	for _, t := range l.Tags {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t != "" && !slices.Contains(tags, t) {
+			tags = append(tags, t)
+		}
+	}
+	slices.Sort(tags)
+	if len(tags) > MaxTags {
+		tags = tags[:MaxTags]
+	}
+	l.Tags = tags
+	l.Q = strings.TrimSpace(l.Q)
+	if len([]rune(l.Q)) > MaxTitleLength {
+		l.Q = string([]rune(l.Q)[:MaxTitleLength])
+	}
+	return l
+}
+
+// CursorQuery names the listing for its cursors, so a token from one
+// listing is refused by another.
+func (l Listing) CursorQuery() string {
+	l = l.Normalize()
+	return "prompts/list?" + l.Values().Encode()
+}
+
+// Values are the listing as URL query parameters (sort, tag, q), for
+// shareable links; defaults are left out.
+func (l Listing) Values() url.Values {
+	v := url.Values{}
+	if l.Sort == SortLiked {
+		v.Set("sort", SortLiked)
+	}
+	for _, t := range l.Tags {
+		v.Add("tag", t)
+	}
+	if l.Q != "" {
+		v.Set("q", l.Q)
+	}
+	return v
+}
+
+// List reads one page of the public catalog as l asks.
+func (s *Service) List(ctx context.Context, l Listing, cursor *storage.Cursor) (Page, error) {
+	l = l.Normalize()
+	var (
+		page Page
+		next *storage.Cursor
+		err  error
+	)
+	switch {
+	case l.Q != "":
+		page, next, err = s.search(ctx, l, cursor)
+	case len(l.Tags) > 0:
+		page, next, err = s.listTagged(ctx, l.Tags, cursor)
+	case l.Sort == SortLiked:
+		page, next, err = s.listLiked(ctx, cursor)
+	default:
+		page, next, err = s.listNewest(ctx, cursor)
+	}
+	if err != nil {
+		return Page{}, err
+	}
+	if next != nil {
+		page.Next = s.cursors.Encode(l.CursorQuery(), *next)
+	}
+	return page, nil
+}
+
+// listNewest walks the month buckets of the newest index from this month
+// back to the catalog's first month. The cursor carries the bucket and the
+// continuation inside it, so prompts added meanwhile never shift a deep
+// page (no repeats, no gaps); empty months cost one query each, and a page
+// spends at most Walk.MaxCalls of them before it returns short with a
+// cursor.
+func (s *Service) listNewest(ctx context.Context, cursor *storage.Cursor) (Page, *storage.Cursor, error) {
 	first, err := s.catalogFirstMonth(ctx)
 	if err != nil {
-		return NewestPage{}, err
+		return Page{}, nil, err
 	}
 	oldest, err := time.Parse("200601", first)
 	if err != nil {
-		return NewestPage{}, err
+		return Page{}, nil, err
 	}
 	w := storage.Walk{
 		Buckets: storage.Months{Newest: s.now(), Oldest: oldest},
@@ -39,16 +145,45 @@ func (s *Service) ListPublicNewest(ctx context.Context, cursor *storage.Cursor) 
 	}
 	ents, next, err := w.Run(ctx, cursor)
 	if err != nil {
-		return NewestPage{}, err
+		return Page{}, nil, err
 	}
-	out := NewestPage{Prompts: make([]NewestRow, len(ents))}
-	for i, e := range ents {
-		if err := storage.Unmarshal(e, &out.Prompts[i]); err != nil {
-			return NewestPage{}, err
+	items, err := itemsOf[NewestRow](ents, func(r NewestRow) Item {
+		return Item{PromptID: r.PromptID, AuthorID: r.AuthorID, Title: r.Title, Tags: splitTags(r.Tags), CreatedAt: r.CreatedAt, Likes: r.Likes, Dislikes: r.Dislikes, Counts: true}
+	})
+	return Page{Items: items}, next, err
+}
+
+// listLiked walks the most-liked buckets from the highest down; inside a
+// bucket rows sort by score, then newest. There are at most likedBuckets
+// buckets, so even an empty catalog costs a bounded number of queries.
+func (s *Service) listLiked(ctx context.Context, cursor *storage.Cursor) (Page, *storage.Cursor, error) {
+	w := storage.Walk{
+		Buckets:  likedBucketKeys,
+		Limit:    s.pageSize,
+		MaxCalls: likedBuckets + 2,
+		Fetch: func(ctx context.Context, bucket string, cont *storage.Continuation, limit int) (storage.Page, error) {
+			return s.likedIndex.Query(ctx, storage.Query{PartitionKey: likedPartition(bucket), Limit: limit, Continuation: cont})
+		},
+	}
+	ents, next, err := w.Run(ctx, cursor)
+	if err != nil {
+		return Page{}, nil, err
+	}
+	items, err := itemsOf[LikedRow](ents, func(r LikedRow) Item {
+		return Item{PromptID: r.PromptID, AuthorID: r.AuthorID, Title: r.Title, Tags: splitTags(r.Tags), CreatedAt: r.CreatedAt, Likes: r.Likes, Dislikes: r.Dislikes, Counts: true}
+	})
+	return Page{Items: items}, next, err
+}
+
+// itemsOf unmarshals index rows and turns each into an Item.
+func itemsOf[R any](ents []storage.Entity, item func(R) Item) ([]Item, error) {
+	out := make([]Item, 0, len(ents))
+	for _, e := range ents {
+		var r R
+		if err := storage.Unmarshal(e, &r); err != nil {
+			return nil, err
 		}
-	}
-	if next != nil {
-		out.Next = s.cursors.Encode(newestQuery, *next)
+		out = append(out, item(r))
 	}
 	return out, nil
 }
@@ -59,13 +194,13 @@ type MinePage struct {
 	Next    string
 }
 
-// mineQuery names an author's list for its cursors, so one person's
-// token is refused for another.
-func mineQuery(authorID string) string { return "prompts/mine|" + authorID }
+// MineQuery names an author's list for its cursors, so one person's token
+// is refused for another.
+func MineQuery(authorID string) string { return "prompts/mine|" + authorID }
 
 // ListMine reads one page of the author's live prompts, public and
-// private, in id (creation) order. Title claims sort after every id and
-// are left out by the range.
+// private, newest first (ids count down in time). Title claims sort after
+// every id and are left out by the range.
 func (s *Service) ListMine(ctx context.Context, authorID string, cursor *storage.Cursor) (MinePage, error) {
 	q := storage.Query{
 		PartitionKey: authorPartition(authorID),
@@ -87,7 +222,7 @@ func (s *Service) ListMine(ctx context.Context, authorID string, cursor *storage
 		}
 	}
 	if page.Next != nil {
-		out.Next = s.cursors.Encode(mineQuery(authorID), storage.Cursor{Next: page.Next})
+		out.Next = s.cursors.Encode(MineQuery(authorID), storage.Cursor{Next: page.Next})
 	}
 	return out, nil
 }

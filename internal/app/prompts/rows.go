@@ -1,6 +1,7 @@
 package prompts
 
 import (
+	"math/bits"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -45,6 +46,13 @@ type PromptRow struct {
 	IsDeleted       bool      `table:"IsDeleted"`
 	Likes           int64     `table:"Likes"`
 	Dislikes        int64     `table:"Dislikes"`
+	// Revision counts the author's edits. The edit form carries it, so an
+	// edit made on an older revision is refused (ErrStale) while votes,
+	// which change only the counts, never make a form stale.
+	Revision int64 `table:"Revision"`
+	// IndexedState records what the index tables hold for this prompt
+	// (indexes.go); reconcile compares it with the row to find the diff.
+	IndexedState string `table:"IndexedState"`
 }
 
 // promptKey is the Prompts key: PK "u|{authorId}", RK promptId.
@@ -105,17 +113,21 @@ func voteKey(promptID, voterID string) (pk, rk string) {
 
 // TagIndexRow lists a prompt under one of its tags.
 type TagIndexRow struct {
-	PartitionKey string    `table:"PartitionKey"` // "t|{tag}"
-	RowKey       string    `table:"RowKey"`       // promptId
-	ETag         string    `table:"ETag"`
-	Tag          string    `table:"Tag"`
-	PromptID     string    `table:"PromptId"`
-	AuthorID     string    `table:"AuthorId"`
-	Visibility   string    `table:"Visibility"`
-	CreatedAt    time.Time `table:"CreatedAt"`
-	Likes        int64     `table:"Likes"`
-	Dislikes     int64     `table:"Dislikes"`
-	IsDeleted    bool      `table:"IsDeleted"`
+	PartitionKey string `table:"PartitionKey"` // "t|{tag}"
+	RowKey       string `table:"RowKey"`       // promptId
+	ETag         string `table:"ETag"`
+	Tag          string `table:"Tag"`
+	PromptID     string `table:"PromptId"`
+	AuthorID     string `table:"AuthorId"`
+	Title        string `table:"Title"`
+	// Tags are all the prompt's tags, so an AND filter checks membership
+	// in the other tags on the row itself, with no further read.
+	Tags       string    `table:"Tags"`
+	Visibility string    `table:"Visibility"`
+	CreatedAt  time.Time `table:"CreatedAt"`
+	Likes      int64     `table:"Likes"`
+	Dislikes   int64     `table:"Dislikes"`
+	IsDeleted  bool      `table:"IsDeleted"`
 }
 
 // tagIndexKey is the TagIndex key: PK "t|{tag}", RK promptId.
@@ -176,19 +188,41 @@ type LikedRow struct {
 	Score        int64     `table:"Score"`
 }
 
-// Score buckets of the most-liked index.
+// Score buckets of the most-liked index. A bucket holds a band of scores
+// whose width doubles as scores grow: bucket 0 holds every score up to 0,
+// bucket n ≥ 1 holds [2^(n-1), 2^n). So a catalog of any size has at most
+// likedBuckets partitions, and walking from the top never crosses a long
+// run of empty buckets (a linear band of 10 would leave thousands empty
+// between a few very popular prompts and the rest).
 const (
-	scoreBucketWidth = 4
-	scoreBucketSize  = 10
-	maxScore         = 9_999_999
+	likedBuckets     = 24
+	likedBucketWidth = 2
+	// scoreOffset shifts scores so negative ones still sort below zero.
+	scoreOffset = 1 << 30
+	scoreDigits = 10
 )
 
-// likedKey is the most-liked key. Negative scores share bucket 0.
-func likedKey(score int64, createdAt time.Time, promptID string) (pk, rk string) {
-	clamped := min(max(score, 0), maxScore)
-	return "pub|liked|" + storage.Pad(clamped/scoreBucketSize, scoreBucketWidth),
-		storage.Pad(maxScore-clamped, 7) + "|" + storage.ReverseTicks(createdAt) + "|" + promptID
+// likedBucket is the bucket number of score.
+func likedBucket(score int64) int {
+	if score <= 0 {
+		return 0
+	}
+	return min(bits.Len64(uint64(score)), likedBuckets-1)
 }
+
+// likedBucketKeys are the most-liked buckets, highest first.
+var likedBucketKeys = storage.Scores{High: likedBuckets - 1, Low: 0, Width: likedBucketWidth}
+
+// likedKey is the most-liked key: PK "pub|liked|{bucket}", RK
+// "{scoreDesc}|{createdAtTicksDesc}|{promptId}", so ties go to the newest.
+func likedKey(score int64, createdAt time.Time, promptID string) (pk, rk string) {
+	shifted := min(max(score+scoreOffset, 0), 2*scoreOffset-1)
+	return likedPartition(likedBucketKeys.Bucket(likedBucket(score))),
+		storage.Pad(2*scoreOffset-1-shifted, scoreDigits) + "|" + storage.ReverseTicks(createdAt) + "|" + promptID
+}
+
+// likedPartition is a bucket of the most-liked index.
+func likedPartition(bucket string) string { return "pub|liked|" + bucket }
 
 // TitleTokenRow lists a public prompt under one title token or prefix.
 type TitleTokenRow struct {
@@ -197,6 +231,8 @@ type TitleTokenRow struct {
 	ETag         string    `table:"ETag"`
 	Token        string    `table:"Token"`
 	PromptID     string    `table:"PromptId"`
+	Title        string    `table:"Title"`
+	Tags         string    `table:"Tags"`
 	Visibility   string    `table:"Visibility"`
 	AuthorID     string    `table:"AuthorId"`
 	IsDeleted    bool      `table:"IsDeleted"`
@@ -218,13 +254,44 @@ type TagRow struct {
 	DisplayName  string `table:"DisplayName"`   // English
 	DisplayNameR string `table:"DisplayNameRu"` // Russian
 	SortOrder    int64  `table:"SortOrder"`
+	// PromptCount is how many public prompts carry the tag. Reconcile keeps
+	// it roughly in step and reindex makes it exact; the AND filter uses it
+	// only to pick the smallest partition to drive, so a drift costs reads,
+	// never results.
+	PromptCount int64 `table:"PromptCount"`
+}
+
+// Name is the tag's display name in lang ("ru" or else English).
+func (t TagRow) Name(lang string) string {
+	if lang == "ru" && t.DisplayNameR != "" {
+		return t.DisplayNameR
+	}
+	if t.DisplayName != "" {
+		return t.DisplayName
+	}
+	return t.Tag
 }
 
 // tagCatalogKey is the TagCatalog key: PK "tagcatalog", RK tag.
 func tagCatalogKey(tag string) (pk, rk string) { return tagCatalogPartition, tag }
 
-// newPromptID mints a prompt id: a ULID, so ids sort by creation.
-func newPromptID() string { return ulid.Make().String() }
+// newPromptID mints a prompt id for a prompt created at t: a ULID whose
+// time field counts down from the largest ULID time. Every partition keyed
+// by promptId (an author's Prompts, TagIndex, TitleSearchIndex) therefore
+// reads newest first, which is the order every one of their listings
+// wants, with no second index and no reversed scan.
+func newPromptID(t time.Time) string {
+	return ulid.MustNew(ulid.MaxTime()-ulid.Timestamp(t), ulid.DefaultEntropy()).String()
+}
+
+// promptTime is the creation time encoded in a promptId.
+func promptTime(id string) time.Time {
+	u, err := ulid.ParseStrict(id)
+	if err != nil {
+		return time.Time{}
+	}
+	return ulid.Time(ulid.MaxTime() - u.Time())
+}
 
 // validPromptID reports whether s can be a prompt id; anything else is a
 // 404 before any storage call.

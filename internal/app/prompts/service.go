@@ -26,6 +26,7 @@ type Profiles interface {
 
 // Service is the prompts module.
 type Service struct {
+	store       *storage.Store
 	prompts     *storage.Table
 	votes       *storage.Table
 	tagIndex    *storage.Table
@@ -39,6 +40,8 @@ type Service struct {
 	now         func() time.Time
 	// pageSize is how many prompts a catalog page shows.
 	pageSize int
+
+	locks stripedLocks
 
 	mu sync.Mutex
 	// firstMonth caches the catalog's first month (never changes once set).
@@ -58,6 +61,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, log 
 		now = time.Now
 	}
 	return &Service{
+		store:       store,
 		prompts:     store.Table(promptsTable),
 		votes:       store.Table(votesTable),
 		tagIndex:    store.Table(tagIndexTable),

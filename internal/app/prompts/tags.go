@@ -1,6 +1,17 @@
 package prompts
 
-import "sort"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/harmony/harmony/internal/storage"
+)
 
 // DefaultTag is one tag of the catalog seeded on first start.
 type DefaultTag struct {
@@ -25,4 +36,157 @@ var DefaultTags = []DefaultTag{
 
 func sortTags(tags []TagRow) {
 	sort.SliceStable(tags, func(i, j int) bool { return tags[i].SortOrder < tags[j].SortOrder })
+}
+
+// AllTags are every tag of the catalog, active or not, in display order
+// (the admin page, and display names of deactivated tags).
+func (s *Service) AllTags(ctx context.Context) ([]TagRow, error) {
+	var tags []TagRow
+	err := s.tagCatalog.QueryAll(ctx, storage.Query{PartitionKey: tagCatalogPartition}, func(e storage.Entity) error {
+		var t TagRow
+		if err := storage.Unmarshal(e, &t); err != nil {
+			return err
+		}
+		tags = append(tags, t)
+		return nil
+	})
+	sortTags(tags)
+	return tags, err
+}
+
+// ErrTagExists is an added tag that the catalog already has.
+var ErrTagExists = errors.New("prompts: the tag exists")
+
+// ErrNoTag is a tag the catalog does not have.
+var ErrNoTag = fmt.Errorf("prompts: no such tag: %w", storage.ErrNotFound)
+
+// InvalidTagError is a tag form that fails validation; Field is "tag",
+// "english" or "russian", Key an i18n key.
+type InvalidTagError struct{ Field, Key string }
+
+func (e *InvalidTagError) Error() string { return "prompts: invalid tag " + e.Field }
+
+// tagSlug is what a tag may be: it sits in URLs and keys.
+var tagSlug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+const maxTagLength, maxTagNameLength = 32, 40
+
+func checkTagNames(english, russian string) (string, string, error) {
+	english, russian = strings.TrimSpace(english), strings.TrimSpace(russian)
+	switch {
+	case english == "" || utf8.RuneCountInString(english) > maxTagNameLength || hasControl(english):
+		return "", "", &InvalidTagError{Field: "english", Key: "admin.tags.error.name"}
+	case utf8.RuneCountInString(russian) > maxTagNameLength || hasControl(russian):
+		return "", "", &InvalidTagError{Field: "russian", Key: "admin.tags.error.name"}
+	}
+	return english, russian, nil
+}
+
+// AddTag adds an active tag at the end of the order. tag must be a slug
+// (lower-case letters and digits joined by hyphens, at most 32); the
+// English name is required, the Russian one falls back to it.
+func (s *Service) AddTag(ctx context.Context, tag, english, russian string) error {
+	tag = strings.TrimSpace(tag)
+	if len(tag) > maxTagLength || !tagSlug.MatchString(tag) {
+		return &InvalidTagError{Field: "tag", Key: "admin.tags.error.slug"}
+	}
+	english, russian, err := checkTagNames(english, russian)
+	if err != nil {
+		return err
+	}
+	all, err := s.AllTags(ctx)
+	if err != nil {
+		return err
+	}
+	order := int64(0)
+	for _, t := range all {
+		order = max(order, t.SortOrder+1)
+	}
+	pk, rk := tagCatalogKey(tag)
+	e, err := storage.Marshal(TagRow{PartitionKey: pk, RowKey: rk, Tag: tag, IsActive: true, DisplayName: english, DisplayNameR: russian, SortOrder: order})
+	if err != nil {
+		return err
+	}
+	_, err = s.tagCatalog.Insert(ctx, e)
+	if errors.Is(err, storage.ErrExists) {
+		return ErrTagExists
+	}
+	return err
+}
+
+// UpdateTag renames a tag's display names and sets whether it is active.
+// A deactivated tag leaves the choices; prompts keep it and still show it.
+func (s *Service) UpdateTag(ctx context.Context, tag, english, russian string, active bool) error {
+	english, russian, err := checkTagNames(english, russian)
+	if err != nil {
+		return err
+	}
+	return s.editTag(ctx, tag, func(t *TagRow) {
+		t.DisplayName, t.DisplayNameR, t.IsActive = english, russian, active
+	})
+}
+
+// editTag applies change to one tag at its ETag.
+func (s *Service) editTag(ctx context.Context, tag string, change func(*TagRow)) error {
+	return storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		pk, rk := tagCatalogKey(tag)
+		e, err := s.tagCatalog.Get(ctx, pk, rk)
+		if errors.Is(err, storage.ErrNotFound) {
+			return ErrNoTag
+		}
+		if err != nil {
+			return err
+		}
+		var t TagRow
+		if err := storage.Unmarshal(e, &t); err != nil {
+			return err
+		}
+		change(&t)
+		if e, err = storage.Marshal(t); err != nil {
+			return err
+		}
+		_, err = s.tagCatalog.Update(ctx, e, storage.Replace, t.ETag)
+		return err
+	})
+}
+
+// MoveTag moves a tag one place up (delta -1) or down (+1) in the order.
+// Orders are renumbered 0..n-1 in one transaction (the catalog is one
+// partition), so concurrent moves cannot leave two tags on one place.
+func (s *Service) MoveTag(ctx context.Context, tag string, delta int) error {
+	if delta != -1 && delta != 1 {
+		return fmt.Errorf("prompts: move by %d", delta)
+	}
+	return storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		all, err := s.AllTags(ctx)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(all, func(t TagRow) bool { return t.Tag == tag })
+		if i < 0 {
+			return ErrNoTag
+		}
+		j := i + delta
+		if j < 0 || j >= len(all) {
+			return nil
+		}
+		all[i], all[j] = all[j], all[i]
+		var ops []storage.TxOp
+		for n, t := range all {
+			if t.SortOrder == int64(n) {
+				continue
+			}
+			etag := t.ETag
+			t.SortOrder = int64(n)
+			e, err := storage.Marshal(t)
+			if err != nil {
+				return err
+			}
+			ops = append(ops, storage.TxOp{Kind: storage.TxUpdate, Entity: e, Mode: storage.Replace, IfMatch: etag})
+		}
+		if len(ops) == 0 {
+			return nil
+		}
+		return s.tagCatalog.Transact(ctx, ops)
+	})
 }

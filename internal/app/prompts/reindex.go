@@ -1,0 +1,358 @@
+package prompts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// ReindexReport says what a rebuild found and fixed. A rebuild of indexes
+// that were right reports zero fixes.
+type ReindexReport struct {
+	Prompts        int // canonical prompt rows read
+	RowsWritten    int // index rows written because missing or wrong
+	RowsDeleted    int // index rows deleted because no prompt wants them
+	VotesRecounted int // prompts whose Likes/Dislikes were corrected from PromptVotes
+	TagsRecounted  int // tags whose PromptCount was corrected
+	LookupsFixed   int // id lookup and title claim rows written or removed
+	Skipped        int // prompts changed while the rebuild ran; run it again
+}
+
+// Fixed is how many rows the rebuild changed.
+func (r ReindexReport) Fixed() int {
+	return r.RowsWritten + r.RowsDeleted + r.VotesRecounted + r.TagsRecounted + r.LookupsFixed
+}
+
+func (r ReindexReport) String() string {
+	s := fmt.Sprintf("prompts: %d read; fixed %d index rows written, %d deleted, %d vote counts, %d tag counts, %d lookups",
+		r.Prompts, r.RowsWritten, r.RowsDeleted, r.VotesRecounted, r.TagsRecounted, r.LookupsFixed)
+	if r.Skipped > 0 {
+		s += fmt.Sprintf("; %d prompts changed meanwhile, run it again", r.Skipped)
+	}
+	return s
+}
+
+// Reindex rebuilds every prompt index table from the Prompts table, the
+// truth: counts from PromptVotes, then the newest, most-liked, tag and
+// title rows, the id lookup and title claim rows, and the tag counts. It
+// is idempotent: it compares what each table holds with what the prompts
+// call for and writes only the difference, so a second run reports zero.
+//
+// It reads every table in full, once: memory grows with the catalog (a
+// fingerprint per index row, about a gigabyte at a million prompts). A
+// prompt changed by a request while it runs is left to that request's own
+// reconcile and reported as skipped.
+func (s *Service) Reindex(ctx context.Context) (ReindexReport, error) {
+	var rep ReindexReport
+	votes, err := s.countVotes(ctx)
+	if err != nil {
+		return rep, err
+	}
+	prompts, lookups, claims, err := s.readPrompts(ctx)
+	if err != nil {
+		return rep, err
+	}
+	rep.Prompts = len(prompts)
+
+	// want maps each index row's fingerprint to its content's fingerprint
+	// and its prompt; rows still unseen after the scan are written.
+	want := map[uint64]wantRow{}
+	tagCounts := map[string]int64{}
+	oldest := ""
+	for i := range prompts {
+		p := &prompts[i]
+		if v := votes[p.PromptID]; !p.IsDeleted && (v.likes != p.Likes || v.dislikes != p.Dislikes) {
+			p.Likes, p.Dislikes = v.likes, v.dislikes
+			etag, err := s.prompts.Update(ctx, storage.Entity{PartitionKey: p.PartitionKey, RowKey: p.RowKey,
+				Props: map[string]any{"Likes": p.Likes, "Dislikes": p.Dislikes}}, storage.Merge, p.ETag)
+			switch {
+			case errors.Is(err, storage.ErrPrecondition):
+				rep.Skipped++
+				p.ETag = "" // changed meanwhile: its own reconcile owns it
+			case err != nil:
+				return rep, err
+			default:
+				rep.VotesRecounted++
+				p.ETag = etag
+			}
+		}
+		if err := s.fixLookups(ctx, p, lookups, claims, &rep); err != nil {
+			return rep, err
+		}
+		for _, r := range s.indexRows(p) {
+			want[fingerprint(r.id())] = wantRow{content: contentOf(mustMarshal(r.row)), prompt: int32(i)}
+		}
+		if listed(p) {
+			for _, t := range splitTags(p.Tags) {
+				tagCounts[t]++
+			}
+			if m := storage.MonthBucket(p.CreatedAt); oldest == "" || m < oldest {
+				oldest = m
+			}
+		}
+	}
+	if err := s.removeStrayLookups(ctx, prompts, lookups, claims, &rep); err != nil {
+		return rep, err
+	}
+	for _, t := range []*storage.Table{s.newestIndex, s.likedIndex, s.tagIndex, s.titleSearch} {
+		if err := s.sweepIndex(ctx, t, want, prompts, &rep); err != nil {
+			return rep, err
+		}
+	}
+	// Rows no table held.
+	for id, w := range want {
+		if w.seen {
+			continue
+		}
+		if err := s.writeWanted(ctx, id, &prompts[w.prompt]); err != nil {
+			return rep, err
+		}
+		rep.RowsWritten++
+	}
+	for i := range prompts {
+		p := &prompts[i]
+		if st := stateOf(p); p.ETag != "" && st != p.IndexedState {
+			_, err := s.prompts.Update(ctx, storage.Entity{PartitionKey: p.PartitionKey, RowKey: p.RowKey,
+				Props: map[string]any{"IndexedState": st}}, storage.Merge, p.ETag)
+			if errors.Is(err, storage.ErrPrecondition) {
+				rep.Skipped++
+			} else if err != nil {
+				return rep, err
+			}
+		}
+	}
+	if err := s.fixTagCounts(ctx, tagCounts, &rep); err != nil {
+		return rep, err
+	}
+	if oldest != "" {
+		if err := s.coverMonth(ctx, oldest); err != nil {
+			return rep, err
+		}
+	}
+	s.log.InfoContext(ctx, rep.String())
+	return rep, nil
+}
+
+type wantRow struct {
+	content uint64
+	prompt  int32
+	seen    bool
+}
+
+type voteCount struct{ likes, dislikes int64 }
+
+// countVotes reads PromptVotes in full and counts each prompt's votes.
+func (s *Service) countVotes(ctx context.Context) (map[string]voteCount, error) {
+	out := map[string]voteCount{}
+	err := s.votes.QueryAll(ctx, storage.Query{Select: []string{"PromptId", "VoteValue"}}, func(e storage.Entity) error {
+		id, _ := e.Props["PromptId"].(string)
+		v, _ := e.Props["VoteValue"].(int64)
+		c := out[id]
+		switch v {
+		case Like:
+			c.likes++
+		case Dislike:
+			c.dislikes++
+		}
+		out[id] = c
+		return nil
+	})
+	return out, err
+}
+
+// readPrompts reads the Prompts table in full: prompt rows, and the id
+// lookup and title claim rows keyed by their ids.
+func (s *Service) readPrompts(ctx context.Context) ([]PromptRow, map[string]PromptLookupRow, map[string]TitleClaimRow, error) {
+	var prompts []PromptRow
+	lookups := map[string]PromptLookupRow{}
+	claims := map[string]TitleClaimRow{}
+	err := s.prompts.QueryAll(ctx, storage.Query{}, func(e storage.Entity) error {
+		switch {
+		case strings.HasPrefix(e.PartitionKey, "id|"):
+			var l PromptLookupRow
+			if err := storage.Unmarshal(e, &l); err != nil {
+				return err
+			}
+			lookups[l.PromptID] = l
+		case strings.HasPrefix(e.RowKey, titleClaimPrefix):
+			var c TitleClaimRow
+			if err := storage.Unmarshal(e, &c); err != nil {
+				return err
+			}
+			claims[c.PartitionKey+"\x00"+c.RowKey] = c
+		default:
+			var p PromptRow
+			if err := storage.Unmarshal(e, &p); err != nil {
+				return err
+			}
+			prompts = append(prompts, p)
+		}
+		return nil
+	})
+	return prompts, lookups, claims, err
+}
+
+// fixLookups makes sure a live prompt has its id lookup and title claim.
+func (s *Service) fixLookups(ctx context.Context, p *PromptRow, lookups map[string]PromptLookupRow, claims map[string]TitleClaimRow, rep *ReindexReport) error {
+	if l, ok := lookups[p.PromptID]; !ok || l.AuthorID != p.AuthorID {
+		lpk, lrk := promptLookupKey(p.PromptID)
+		if _, err := s.prompts.Upsert(ctx, mustMarshal(PromptLookupRow{PartitionKey: lpk, RowKey: lrk, PromptID: p.PromptID, AuthorID: p.AuthorID}), storage.Replace); err != nil {
+			return err
+		}
+		rep.LookupsFixed++
+	}
+	if p.IsDeleted {
+		return nil
+	}
+	pk, rk := titleClaimKey(p.AuthorID, p.TitleNormalized)
+	if _, ok := claims[pk+"\x00"+rk]; ok {
+		return nil
+	}
+	_, err := s.prompts.Insert(ctx, mustMarshal(TitleClaimRow{PartitionKey: pk, RowKey: rk, PromptID: p.PromptID}))
+	if errors.Is(err, storage.ErrExists) {
+		return nil
+	}
+	if err == nil {
+		rep.LookupsFixed++
+		claims[pk+"\x00"+rk] = TitleClaimRow{PartitionKey: pk, RowKey: rk, PromptID: p.PromptID}
+	}
+	return err
+}
+
+// removeStrayLookups deletes title claims whose prompt is gone or deleted
+// or has another title now, so the title is free again.
+func (s *Service) removeStrayLookups(ctx context.Context, prompts []PromptRow, _ map[string]PromptLookupRow, claims map[string]TitleClaimRow, rep *ReindexReport) error {
+	live := map[string]bool{}
+	for _, p := range prompts {
+		if !p.IsDeleted {
+			pk, rk := titleClaimKey(p.AuthorID, p.TitleNormalized)
+			live[pk+"\x00"+rk+"\x00"+p.PromptID] = true
+		}
+	}
+	for key, c := range claims {
+		if live[key+"\x00"+c.PromptID] {
+			continue
+		}
+		if err := s.prompts.Delete(ctx, c.PartitionKey, c.RowKey, c.ETag); err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrPrecondition) {
+			return err
+		}
+		rep.LookupsFixed++
+	}
+	return nil
+}
+
+// sweepIndex reads one index table in full: rows no prompt wants are
+// deleted, rows with the wrong content rewritten, the rest marked seen.
+func (s *Service) sweepIndex(ctx context.Context, t *storage.Table, want map[uint64]wantRow, prompts []PromptRow, rep *ReindexReport) error {
+	metaPK, _ := catalogMetaKey()
+	return t.QueryAll(ctx, storage.Query{}, func(e storage.Entity) error {
+		if t == s.newestIndex && e.PartitionKey == metaPK {
+			return nil
+		}
+		id := fingerprint(t.Name() + "\x00" + e.PartitionKey + "\x00" + e.RowKey)
+		w, ok := want[id]
+		switch {
+		case !ok:
+			if err := t.Delete(ctx, e.PartitionKey, e.RowKey, e.ETag); err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrPrecondition) {
+				return err
+			}
+			rep.RowsDeleted++
+			return nil
+		case w.content != contentOf(e):
+			if err := s.writeWanted(ctx, id, &prompts[w.prompt]); err != nil {
+				return err
+			}
+			rep.RowsWritten++
+		}
+		w.seen = true
+		want[id] = w
+		return nil
+	})
+}
+
+// writeWanted writes the index row of p whose fingerprint is id.
+func (s *Service) writeWanted(ctx context.Context, id uint64, p *PromptRow) error {
+	for _, r := range s.indexRows(p) {
+		if fingerprint(r.id()) == id {
+			_, err := r.table.Upsert(ctx, mustMarshal(r.row), storage.Replace)
+			return err
+		}
+	}
+	return nil
+}
+
+// fixTagCounts sets each tag's PromptCount to the count of listed prompts.
+func (s *Service) fixTagCounts(ctx context.Context, counts map[string]int64, rep *ReindexReport) error {
+	tags, err := s.AllTags(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range tags {
+		if t.PromptCount == counts[t.Tag] {
+			continue
+		}
+		n := counts[t.Tag]
+		if err := s.editTag(ctx, t.Tag, func(r *TagRow) { r.PromptCount = n }); err != nil {
+			return err
+		}
+		rep.TagsRecounted++
+	}
+	return nil
+}
+
+// coverMonth moves the catalog's first month back to month if it is later,
+// so the newest walk reaches every bucket.
+func (s *Service) coverMonth(ctx context.Context, month string) error {
+	first, err := s.catalogFirstMonth(ctx)
+	if err != nil || month >= first {
+		return err
+	}
+	pk, rk := catalogMetaKey()
+	if _, err := s.newestIndex.Upsert(ctx, mustMarshal(CatalogMetaRow{PartitionKey: pk, RowKey: rk, FirstMonth: month}), storage.Replace); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.firstMonth = month
+	s.mu.Unlock()
+	return nil
+}
+
+func fingerprint(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// contentOf fingerprints an entity's properties, in name order, with
+// times in UTC, so a row read back compares equal to the row marshalled.
+func contentOf(e storage.Entity) uint64 {
+	names := make([]string, 0, len(e.Props))
+	for k := range e.Props {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	h := fnv.New64a()
+	for _, k := range names {
+		v := e.Props[k]
+		if t, ok := v.(time.Time); ok {
+			v = t.UTC().Format(time.RFC3339Nano)
+		}
+		fmt.Fprintf(h, "%s=%T:%v\x00", k, v, v)
+	}
+	return h.Sum64()
+}
+
+// mustMarshal marshals a row type of this package, which always works.
+func mustMarshal(row any) storage.Entity {
+	e, err := storage.Marshal(row)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}

@@ -1,0 +1,351 @@
+package prompts
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Tag filter and title search. Both read one index partition in row key
+// order and check the rest of the request on the rows themselves: TagIndex
+// and TitleSearchIndex rows carry the prompt's title and all its tags, so
+// "is it also tagged b and c" and "does the title also have word w" cost no
+// further read. Row keys are promptIds, which count down in time, so both
+// read newest first.
+//
+// Their cursors do not carry the store's continuation token. They carry
+// the driving partition and the last row key the page consumed, and the
+// next page reads strictly after it (storage.PrefixEnd). A page may stop
+// anywhere inside a storage page, yet the next one starts exactly after
+// the last prompt shown: no repeats and no gaps at any depth, whatever
+// the store's page sizes (short and empty pages included). Prompts created
+// after the first page sort before it and are not shown by later pages,
+// as in every newest-first feed; prompts tagged later appear where their
+// id puts them.
+
+// maxFilterCalls bounds the queries one filtered page spends. When the
+// tags rarely meet, a page comes back short with a cursor ("load more")
+// instead of scanning on.
+const maxFilterCalls = 12
+
+// filterFetch is how many rows one query of a filter reads when most rows
+// may not match.
+const filterFetch = 200
+
+// scan reads partition pk of table in row key order, starting strictly
+// after "after" ("" = from the start), and keeps rows match accepts until
+// it has limit of them or has spent maxFilterCalls queries. It returns the
+// kept rows and the row key to resume after ("" when the partition ended).
+func scan(ctx context.Context, table *storage.Table, pk, after string, limit, fetch int, match func(storage.Entity) bool) ([]storage.Entity, string, error) {
+	q := storage.Query{PartitionKey: pk}
+	if after != "" {
+		q.RowKeyFrom = storage.PrefixEnd(after)
+	}
+	var out []storage.Entity
+	last := after
+	for calls := 0; calls < maxFilterCalls; calls++ {
+		q.Limit = fetch
+		page, err := table.Query(ctx, q)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, e := range page.Entities {
+			last = e.RowKey
+			if match(e) {
+				out = append(out, e)
+				if len(out) == limit {
+					return out, last, nil
+				}
+			}
+		}
+		if page.Next == nil {
+			return out, "", nil
+		}
+		q.Continuation = page.Next
+	}
+	return out, last, nil
+}
+
+// filterCursor is a tag filter's or search's position: the driving
+// partition's name and the last row key consumed.
+func filterCursor(driver, after string) *storage.Cursor {
+	if after == "" {
+		return nil
+	}
+	return &storage.Cursor{Bucket: driver + "|" + after}
+}
+
+// parseFilterCursor splits a filter cursor; driver must be one of allowed.
+func parseFilterCursor(c *storage.Cursor, allowed []string) (driver, after string, err error) {
+	driver, after, ok := strings.Cut(c.Bucket, "|")
+	if !ok || !slices.Contains(allowed, driver) || !validPromptID(after) || c.Next != nil {
+		return "", "", fmt.Errorf("%w: not a filter position", storage.ErrBadCursor)
+	}
+	return driver, after, nil
+}
+
+// hasAllTags reports whether the stored tag list holds every tag wanted.
+func hasAllTags(stored string, want []string) bool {
+	have := splitTags(stored)
+	for _, t := range want {
+		if !slices.Contains(have, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// listTagged lists public prompts carrying every one of tags, newest
+// first. It drives the smallest tag partition (TagCatalog counts say which)
+// and checks the other tags on each row. The driver is fixed in the cursor,
+// so a count changing between pages cannot switch partitions midway.
+func (s *Service) listTagged(ctx context.Context, tags []string, cursor *storage.Cursor) (Page, *storage.Cursor, error) {
+	driver, after := "", ""
+	if cursor != nil {
+		var err error
+		if driver, after, err = parseFilterCursor(cursor, tags); err != nil {
+			return Page{}, nil, err
+		}
+	} else {
+		all, err := s.AllTags(ctx)
+		if err != nil {
+			return Page{}, nil, err
+		}
+		counts := map[string]int64{}
+		for _, t := range all {
+			counts[t.Tag] = t.PromptCount
+		}
+		for _, t := range tags {
+			n, known := counts[t]
+			if !known {
+				return Page{}, nil, nil // no prompt can carry an unknown tag
+			}
+			if driver == "" || n < counts[driver] {
+				driver = t
+			}
+		}
+	}
+	fetch := s.pageSize
+	if len(tags) > 1 {
+		fetch = filterFetch
+	}
+	pk, _ := tagIndexKey(driver, "")
+	ents, last, err := scan(ctx, s.tagIndex, pk, after, s.pageSize, fetch, func(e storage.Entity) bool {
+		stored, _ := e.Props["Tags"].(string)
+		return hasAllTags(stored, tags)
+	})
+	if err != nil {
+		return Page{}, nil, err
+	}
+	items, err := itemsOf(ents, func(r TagIndexRow) Item {
+		return Item{PromptID: r.PromptID, AuthorID: r.AuthorID, Title: r.Title, Tags: splitTags(r.Tags), CreatedAt: r.CreatedAt, Likes: r.Likes, Dislikes: r.Dislikes, Counts: true}
+	})
+	return Page{Items: items}, filterCursor(driver, last), err
+}
+
+// searchWindow is how many candidates one ranking window holds.
+const searchWindow = 500
+
+// queryWord is one word of a search and how a title word matches it.
+type queryWord struct {
+	word  string
+	token string // the TitleSearchIndex partition that holds every match
+}
+
+// searchWords splits a query like titles are split, and picks each word's
+// token: a word of 3–5 letters is itself a prefix token; a longer one is
+// found under its 5-letter prefix and checked on the title; a shorter one
+// is indexed only as a whole word.
+func searchWords(q string) []queryWord {
+	var out []queryWord
+	for _, w := range words(q) {
+		rs := []rune(w)
+		tok := w
+		if len(rs) > 5 {
+			tok = string(rs[:5])
+		}
+		if !slices.ContainsFunc(out, func(o queryWord) bool { return o.word == w }) {
+			out = append(out, queryWord{word: w, token: tok})
+		}
+	}
+	return out
+}
+
+// words are the lower-cased words of s (letters and digits, any script).
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	})
+}
+
+// matchScore scores a title against the query: 0 unless every query word
+// matches one of its words (AND); a whole-word match scores 2, a word
+// prefix 1 (a word under 3 letters must match whole, as it is indexed).
+func matchScore(title string, q []queryWord) int {
+	tw := words(title)
+	score := 0
+	for _, w := range q {
+		best := 0
+		short := len([]rune(w.word)) < 3
+		for _, t := range tw {
+			switch {
+			case t == w.word:
+				best = 2
+			case !short && strings.HasPrefix(t, w.word):
+				best = max(best, 1)
+			}
+		}
+		if best == 0 {
+			return 0
+		}
+		score += best
+	}
+	return score
+}
+
+// search finds public prompts whose title has every word of l.Q (as a word
+// or a word prefix) and every tag of l.Tags. It reads the partition of the
+// query's longest word (the most selective) in windows of about
+// searchWindow rows, newest first, ranks each window by matchScore and then
+// newest, and pages through the ranked window by offset. So results are
+// ranked within recency windows, and a very common word at a million
+// prompts still answers in a few queries. The cursor pins the window by
+// its first and end row keys, and a window is re-read by key range, never
+// by how many rows the store returned, so short pages and prompts created
+// meanwhile cannot shift a deep page.
+func (s *Service) search(ctx context.Context, l Listing, cursor *storage.Cursor) (Page, *storage.Cursor, error) {
+	q := searchWords(l.Q)
+	if len(q) == 0 {
+		return Page{}, nil, nil
+	}
+	driver := slices.MaxFunc(q, func(a, b queryWord) int {
+		return len([]rune(a.word)) - len([]rune(b.word))
+	})
+	pk, _ := titleTokenKey(driver.token, "")
+	var (
+		w      searchPos
+		window []storage.Entity
+		err    error
+	)
+	if cursor == nil {
+		window, w.to, err = s.openWindow(ctx, pk, "")
+		if len(window) > 0 {
+			w.from = window[0].RowKey
+		}
+	} else {
+		if w, err = parseSearchCursor(cursor); err != nil {
+			return Page{}, nil, err
+		}
+		if w.offset == 0 {
+			window, w.to, err = s.openWindow(ctx, pk, w.from)
+		} else {
+			window, err = s.readWindow(ctx, pk, w.from, w.to)
+		}
+	}
+	if err != nil {
+		return Page{}, nil, err
+	}
+	type hit struct {
+		row   TitleTokenRow
+		score int
+	}
+	var hits []hit
+	for _, e := range window {
+		var r TitleTokenRow
+		if err := storage.Unmarshal(e, &r); err != nil {
+			return Page{}, nil, err
+		}
+		if sc := matchScore(r.Title, q); sc > 0 && hasAllTags(r.Tags, l.Tags) {
+			hits = append(hits, hit{r, sc})
+		}
+	}
+	// Rows come newest first; a stable sort keeps that order among equals.
+	slices.SortStableFunc(hits, func(a, b hit) int { return b.score - a.score })
+	if w.offset > len(hits) {
+		return Page{}, nil, fmt.Errorf("%w: offset past the window", storage.ErrBadCursor)
+	}
+	stop := min(w.offset+s.pageSize, len(hits))
+	var page Page
+	for _, h := range hits[w.offset:stop] {
+		page.Items = append(page.Items, Item{PromptID: h.row.PromptID, AuthorID: h.row.AuthorID, Title: h.row.Title, Tags: splitTags(h.row.Tags), CreatedAt: h.row.CreatedAt})
+	}
+	switch {
+	case stop < len(hits):
+		return page, w.cursor(stop), nil
+	case w.to != "":
+		return page, searchPos{from: w.to}.cursor(0), nil
+	}
+	return page, nil, nil
+}
+
+// searchPos is a search cursor: the window [from, to) of the driving
+// partition ("" to = up to the end) and the offset into its ranked hits.
+// An offset of 0 opens a new window at from.
+type searchPos struct {
+	from, to string
+	offset   int
+}
+
+func (p searchPos) cursor(offset int) *storage.Cursor {
+	return &storage.Cursor{Bucket: "s|" + p.from + "|" + p.to + "|" + strconv.Itoa(offset)}
+}
+
+// parseSearchCursor reads "s|{from}|{to}|{offset}".
+func parseSearchCursor(c *storage.Cursor) (searchPos, error) {
+	bad := fmt.Errorf("%w: not a search position", storage.ErrBadCursor)
+	parts := strings.Split(c.Bucket, "|")
+	if len(parts) != 4 || parts[0] != "s" || c.Next != nil || len(parts[1]) > 64 || len(parts[2]) > 64 {
+		return searchPos{}, bad
+	}
+	offset, err := strconv.Atoi(parts[3])
+	if err != nil || offset < 0 || offset > searchWindow {
+		return searchPos{}, bad
+	}
+	return searchPos{from: parts[1], to: parts[2], offset: offset}, nil
+}
+
+// openWindow reads a new window of pk from "from" (inclusive): about
+// searchWindow rows. to is where the next window starts, "" when the
+// partition ended inside this one.
+func (s *Service) openWindow(ctx context.Context, pk, from string) ([]storage.Entity, string, error) {
+	q := storage.Query{PartitionKey: pk, RowKeyFrom: from}
+	var rows []storage.Entity
+	for calls := 0; calls < maxFilterCalls && len(rows) < searchWindow; calls++ {
+		q.Limit = searchWindow - len(rows)
+		page, err := s.titleSearch.Query(ctx, q)
+		if err != nil {
+			return nil, "", err
+		}
+		rows = append(rows, page.Entities...)
+		if page.Next == nil {
+			return rows, "", nil
+		}
+		q.Continuation = page.Next
+	}
+	if len(rows) == 0 {
+		// Only empty pages so far: the next window starts where this began.
+		if from == "" {
+			return nil, "", nil
+		}
+		return nil, from, nil
+	}
+	return rows, storage.PrefixEnd(rows[len(rows)-1].RowKey), nil
+}
+
+// readWindow re-reads the window [from, to) of pk in full.
+func (s *Service) readWindow(ctx context.Context, pk, from, to string) ([]storage.Entity, error) {
+	var rows []storage.Entity
+	err := s.titleSearch.QueryAll(ctx, storage.Query{PartitionKey: pk, RowKeyFrom: from, RowKeyTo: to}, func(e storage.Entity) error {
+		if len(rows) > 2*searchWindow {
+			return fmt.Errorf("%w: window too large", storage.ErrBadCursor)
+		}
+		rows = append(rows, e)
+		return nil
+	})
+	return rows, err
+}
