@@ -10,6 +10,7 @@ import (
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/app/groups"
+	"github.com/harmony/harmony/internal/app/prompts"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/config"
 	"github.com/harmony/harmony/internal/jobs"
@@ -55,6 +56,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 	accounts = account.New(store, authService, log, now)
 	adminModule := admin.New(store, accounts, cursors, log, now)
 	groupsModule := groups.New(store, accounts, mailer, cursors, cfg.BaseURL.String(), log, now)
+	promptsModule := prompts.New(store, accounts, cursors, log, now)
 	accounts.CountNewUsers(adminModule.Metrics())
 	wireAI(cfg.OpenAI, log, now, adminModule, accounts, groupsModule)
 	groupsModule.CountMetrics(adminModule.Metrics())
@@ -71,8 +73,12 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 	tables = append(tables, accounts.Tables()...)
 	tables = append(tables, adminModule.Tables()...)
 	tables = append(tables, groupsModule.Tables()...)
+	tables = append(tables, promptsModule.Tables()...)
 	containers := append(accounts.Containers(), groupsModule.Containers()...)
 	if err := store.Provision(ctx, tables, containers); err != nil {
+		return nil, err
+	}
+	if err := promptsModule.Seed(ctx); err != nil {
 		return nil, err
 	}
 
@@ -82,7 +88,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 		Version:      config.Version,
 		UserLanguage: authService.UserLanguage,
 		Middleware:   []echo.MiddlewareFunc{authService.Middleware()},
-		Modules:      []web.Module{authService, accounts, adminModule, groupsModule},
+		Modules:      []web.Module{authService, accounts, adminModule, groupsModule, promptsModule},
 		Now:          now,
 	})
 	if err != nil {

@@ -73,7 +73,8 @@ func TestUnsafeRoutesNeedCSRF(t *testing.T) {
 	for _, r := range srv.Echo().Routes() {
 		paths[r.Method+" "+r.Path] = true
 	}
-	for _, want := range []string{"POST /signin/code", "POST /signin/code/verify", "POST /signout", "POST /account/profile", "POST /admin/users/:member/disable"} {
+	for _, want := range []string{"POST /signin/code", "POST /signin/code/verify", "POST /signout", "POST /account/profile", "POST /admin/users/:member/disable",
+		"POST /prompts", "POST /prompts/:id/vote", "POST /admin/tags", "POST /admin/prompts/reindex"} {
 		if !paths[want] {
 			t.Errorf("the app has no route %s", want)
 		}

@@ -121,8 +121,14 @@ func TestAdminPagesRender(t *testing.T) {
 	if href, _ := doc.Find(testID("admin-tool-users") + " a").Attr("href"); href != "/admin/users" {
 		t.Errorf("users link %q", href)
 	}
-	if doc.Find(testID("admin-tool-tags")+" "+testID("soon-badge")).Length() != 1 {
-		t.Error("tags not marked coming soon")
+	if href, _ := doc.Find(testID("admin-tool-tags") + " a").Attr("href"); href != "/admin/tags" {
+		t.Errorf("tags link %q", href)
+	}
+	if action, _ := doc.Find(testID("admin-tool-reindex") + " form").Attr("action"); action != "/admin/prompts/reindex" {
+		t.Errorf("reindex form action %q", action)
+	}
+	if doc.Find(testID("admin-tool-reports")+" "+testID("soon-badge")).Length() != 1 {
+		t.Error("reports not marked coming soon")
 	}
 	if doc.Find(testID("coming-soon")).Length() != 0 {
 		t.Error("/admin is still the coming-soon page")

@@ -24,8 +24,8 @@ const recentLogSize = 20
 var tools = []views.Tool{
 	{Slug: "users", Href: "/admin/users"},
 	{Slug: "reports", Soon: true},
-	{Slug: "tags", Soon: true},
-	{Slug: "reindex", Soon: true},
+	{Slug: "tags", Href: "/admin/tags"},
+	{Slug: "reindex", Action: "/admin/prompts/reindex"},
 	{Slug: "metrics", Href: "/admin/metrics"},
 }
 

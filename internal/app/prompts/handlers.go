@@ -1,0 +1,308 @@
+package prompts
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/prompts"
+)
+
+// promptURL is a prompt's page, by id alone.
+func promptURL(promptID string) string { return "/prompts/" + url.PathEscape(promptID) }
+
+// catalogURL is the catalog showing l, with a page cursor when one is
+// given. Its query is what Listing.Values says, so links are shareable.
+func catalogURL(l Listing, cursor string) string {
+	v := l.Values()
+	if cursor != "" {
+		v.Set(web.CursorParam, cursor)
+	}
+	if len(v) == 0 {
+		return "/prompts"
+	}
+	return "/prompts?" + v.Encode()
+}
+
+// listingOf reads the catalog's query: sort, tag (repeated) and q.
+func listingOf(c echo.Context) Listing {
+	return Listing{Sort: c.QueryParam("sort"), Tags: c.QueryParams()["tag"], Q: c.QueryParam("q")}.Normalize()
+}
+
+// viewerID is the memberKey of whoever asks, "" for a visitor.
+func viewerID(c echo.Context) string {
+	if id := auth.From(c); id != nil {
+		return id.MemberKey
+	}
+	return ""
+}
+
+// hasAccount reports whether the request comes from a signed-in account
+// (not a visitor, not a guest who joined a group by link).
+func hasAccount(c echo.Context) bool {
+	id := auth.From(c)
+	return id != nil && !id.Guest
+}
+
+func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+// refuse maps the module's errors to responses. A prompt the viewer may
+// not see is the same 404 as one that does not exist.
+func refuse(c echo.Context, err error) error {
+	switch {
+	case errors.Is(err, ErrNoPrompt):
+		return web.NotFound(err)
+	case errors.Is(err, ErrOwnPrompt):
+		return web.Forbidden(i18n.T(c.Request().Context(), "prompts.error.own_prompt"), err)
+	}
+	return err
+}
+
+// tagBook looks up display names in the whole catalog, retired tags
+// included, in the request's language.
+type tagBook struct {
+	tags map[string]TagRow
+	lang string
+}
+
+func newTagBook(ctx context.Context, tags []TagRow) tagBook {
+	b := tagBook{tags: make(map[string]TagRow, len(tags)), lang: string(i18n.LangOf(ctx))}
+	for _, t := range tags {
+		b.tags[t.Tag] = t
+	}
+	return b
+}
+
+// name is a tag's display name; a tag the catalog has lost shows its slug.
+func (b tagBook) name(tag string) string {
+	if t, ok := b.tags[tag]; ok {
+		return t.Name(b.lang)
+	}
+	return tag
+}
+
+func (b tagBook) labels(tags []string) []views.TagLabel {
+	out := make([]views.TagLabel, 0, len(tags))
+	for _, t := range tags {
+		out = append(out, views.TagLabel{Tag: t, Name: b.name(t)})
+	}
+	return out
+}
+
+// catalog is GET /prompts[?sort=…&tag=…&q=…&cursor=…]. An htmx search
+// gets the results region; an htmx "load more" (it carries a cursor) gets
+// the next rows and sentinel only.
+func (h *handlers) catalog(c echo.Context) error {
+	ctx := c.Request().Context()
+	l := listingOf(c)
+	cursor, err := web.ReadCursor(c, h.svc.cursors, l.CursorQuery())
+	if err != nil {
+		return err
+	}
+	// One query of TagCatalog serves both the chips and the names.
+	tags, err := h.svc.AllTags(ctx)
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.List(ctx, l, cursor)
+	if err != nil {
+		return err
+	}
+	book := newTagBook(ctx, tags)
+	cards := make([]views.Card, 0, len(page.Items))
+	for _, it := range page.Items {
+		cards = append(cards, itemCard(it, book))
+	}
+	next := ""
+	if page.Next != "" {
+		next = catalogURL(l, page.Next)
+	}
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	newest, liked := l, l
+	newest.Sort, liked.Sort = SortNewest, SortLiked
+	p := views.CatalogProps{
+		Flash: flash, Q: l.Q, Sort: l.Sort, Tags: l.Tags,
+		NewestURL: catalogURL(newest, ""), LikedURL: catalogURL(liked, ""),
+		Chips: tagChips(l, tags, book), Cards: cards, NextURL: next,
+		First: cursor == nil, FirstURL: catalogURL(l, ""),
+		CanCreate: hasAccount(c),
+	}
+	if len(l.Tags) > 0 || l.Q != "" {
+		p.ClearURL = catalogURL(Listing{Sort: l.Sort}, "")
+	}
+	fragment := views.Results(p)
+	if cursor != nil {
+		fragment = views.Chunk(cards, next)
+	}
+	return web.Render(c, http.StatusOK, web.Page{
+		Title:    i18n.T(ctx, "prompts.catalog.heading"),
+		Section:  "prompts",
+		Content:  views.Catalog(p),
+		Fragment: fragment,
+	})
+}
+
+func itemCard(it Item, book tagBook) views.Card {
+	return views.Card{
+		ID: it.PromptID, Title: it.Title, Href: promptURL(it.PromptID), Tags: book.labels(it.Tags),
+		Date: day(it.CreatedAt), Datetime: it.CreatedAt.UTC().Format(time.RFC3339),
+		Counts: it.Counts, Likes: it.Likes, Dislikes: it.Dislikes,
+	}
+}
+
+// tagChips are the active tags, then any retired tag the URL still
+// filters on (so it can be taken out). Each links to the listing with
+// that tag toggled and the cursor dropped.
+func tagChips(l Listing, tags []TagRow, book tagBook) []views.TagChip {
+	var chips []views.TagChip
+	chip := func(tag string, count int64) {
+		selected := slices.Contains(l.Tags, tag)
+		toggled := l
+		if selected {
+			toggled.Tags = slices.DeleteFunc(slices.Clone(l.Tags), func(t string) bool { return t == tag })
+		} else {
+			toggled.Tags = append(slices.Clone(l.Tags), tag)
+		}
+		chips = append(chips, views.TagChip{
+			Tag: tag, Name: book.name(tag), Count: count, Selected: selected,
+			Href: catalogURL(toggled.Normalize(), ""),
+		})
+	}
+	shown := map[string]bool{}
+	for _, t := range tags {
+		if t.IsActive {
+			chip(t.Tag, t.PromptCount)
+			shown[t.Tag] = true
+		}
+	}
+	for _, t := range l.Tags {
+		if !shown[t] {
+			chip(t, 0)
+		}
+	}
+	return chips
+}
+
+// prompt is GET /prompts/:id[?v.name=value…]: the prompt, and its text
+// filled with the values given for its {{variables}}.
+func (h *handlers) prompt(c echo.Context) error {
+	ctx := c.Request().Context()
+	me := viewerID(c)
+	p, err := h.svc.Open(ctx, me, c.Param("id"))
+	if err != nil {
+		return refuse(c, err)
+	}
+	vote := views.VoteProps{URL: promptURL(p.PromptID) + "/vote", Likes: p.Likes, Dislikes: p.Dislikes}
+	switch {
+	case p.AuthorID == me:
+		vote.Author = true
+	case hasAccount(c):
+		vote.CanVote = true
+		if vote.Mine, err = h.svc.MyVote(ctx, me, p.PromptID); err != nil {
+			return err
+		}
+	default:
+		vote.SignInURL = auth.SignInPath(promptURL(p.PromptID))
+	}
+	tags, err := h.svc.AllTags(ctx)
+	if err != nil {
+		return err
+	}
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	u := promptURL(p.PromptID)
+	props := views.PromptProps{
+		Flash: flash, ID: p.PromptID, URL: u, Title: p.Title, Text: p.PromptText,
+		Tags:    newTagBook(ctx, tags).labels(splitTags(p.Tags)),
+		Author:  h.svc.AuthorName(ctx, p.AuthorID),
+		Created: day(p.CreatedAt), CreatedISO: p.CreatedAt.UTC().Format(time.RFC3339),
+		Private: p.Visibility == Private, Vote: vote,
+		Editable: vote.Author, EditURL: u + "/edit", DeleteURL: u + "/delete",
+	}
+	if p.Revision > 1 {
+		props.Updated, props.UpdatedISO = day(p.UpdatedAt), p.UpdatedAt.UTC().Format(time.RFC3339)
+	}
+	props.Variables, props.Filled = fillForm(p.PromptText, c.QueryParams())
+	return web.Render(c, http.StatusOK, web.Page{Title: p.Title, Section: "prompts", Content: views.Prompt(props)})
+}
+
+// voteValues are the vote form's values.
+var voteValues = map[string]int{"like": Like, "dislike": Dislike, "none": NoVote}
+
+// vote is POST /prompts/:id/vote (value=like|dislike|none): htmx gets the
+// widget with the new counts, a plain form goes back to the prompt.
+func (h *handlers) vote(c echo.Context) error {
+	ctx := c.Request().Context()
+	value, ok := voteValues[c.FormValue("value")]
+	if !ok {
+		return web.BadRequest(i18n.T(ctx, "prompts.error.vote_value"), errors.New("prompts: unknown vote value"))
+	}
+	promptID := c.Param("id")
+	tally, err := h.svc.Vote(ctx, auth.From(c).MemberKey, promptID, value)
+	if err != nil {
+		return refuse(c, err)
+	}
+	u := promptURL(promptID)
+	if web.HTMXFrom(c).Partial {
+		return web.RenderFragment(c, http.StatusOK, views.VoteWidget(views.VoteProps{
+			URL: u + "/vote", Likes: tally.Likes, Dislikes: tally.Dislikes, Mine: tally.Mine, CanVote: true,
+		}))
+	}
+	return web.Redirect(c, u)
+}
+
+// mine is GET /prompts/mine[?cursor=…]: the author's prompts, public and
+// private, newest first.
+func (h *handlers) mine(c echo.Context) error {
+	ctx := c.Request().Context()
+	me := auth.From(c).MemberKey
+	cursor, err := web.ReadCursor(c, h.svc.cursors, MineQuery(me))
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.ListMine(ctx, me, cursor)
+	if err != nil {
+		return err
+	}
+	tags, err := h.svc.AllTags(ctx)
+	if err != nil {
+		return err
+	}
+	book := newTagBook(ctx, tags)
+	cards := make([]views.Card, 0, len(page.Prompts))
+	for _, p := range page.Prompts {
+		cards = append(cards, views.Card{
+			ID: p.PromptID, Title: p.Title, Href: promptURL(p.PromptID), Tags: book.labels(splitTags(p.Tags)),
+			Date: day(p.CreatedAt), Datetime: p.CreatedAt.UTC().Format(time.RFC3339),
+			Counts: true, Likes: p.Likes, Dislikes: p.Dislikes,
+			Private: p.Visibility == Private, EditURL: promptURL(p.PromptID) + "/edit",
+		})
+	}
+	next := ""
+	if page.Next != "" {
+		next = "/prompts/mine?" + web.CursorParam + "=" + url.QueryEscape(page.Next)
+	}
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	return web.Render(c, http.StatusOK, web.Page{
+		Title:    i18n.T(ctx, "prompts.mine.heading"),
+		Section:  "prompts",
+		Content:  views.Mine(views.MineProps{Flash: flash, Cards: cards, NextURL: next, First: cursor == nil}),
+		Fragment: views.Chunk(cards, next),
+	})
+}

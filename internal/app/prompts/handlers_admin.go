@@ -1,0 +1,127 @@
+package prompts
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/prompts"
+)
+
+// adminTagsURL is the tag catalog's admin page.
+const adminTagsURL = "/admin/tags"
+
+func adminTagURL(tag string) string { return adminTagsURL + "/" + url.PathEscape(tag) }
+
+// adminTags is GET /admin/tags.
+func (h *handlers) adminTags(c echo.Context) error {
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	return h.renderTags(c, http.StatusOK, views.TagsAdminProps{Flash: flash}, nil)
+}
+
+// renderTags shows every tag, active or not, in order. failed, when set,
+// is a row whose rename was refused: it shows what was sent.
+func (h *handlers) renderTags(c echo.Context, status int, p views.TagsAdminProps, failed *views.TagAdminRow) error {
+	ctx := c.Request().Context()
+	tags, err := h.svc.AllTags(ctx)
+	if err != nil {
+		return err
+	}
+	for i, t := range tags {
+		row := views.TagAdminRow{
+			Tag: t.Tag, English: t.DisplayName, Russian: t.DisplayNameR, Active: t.IsActive,
+			Position: i + 1, Count: t.PromptCount,
+			UpdateURL: adminTagURL(t.Tag), MoveURL: adminTagURL(t.Tag) + "/move",
+			First: i == 0, Last: i == len(tags)-1,
+		}
+		if failed != nil && failed.Tag == t.Tag {
+			row.English, row.Russian, row.Active = failed.English, failed.Russian, failed.Active
+			row.Error, row.ErrorField = failed.Error, failed.ErrorField
+		}
+		p.Rows = append(p.Rows, row)
+	}
+	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "admin.tags.heading"), Section: "admin", Content: views.TagsAdmin(p)})
+}
+
+// addTag is POST /admin/tags (tag, english, russian).
+func (h *handlers) addTag(c echo.Context) error {
+	add := views.AddTagForm{Tag: c.FormValue("tag"), English: c.FormValue("english"), Russian: c.FormValue("russian")}
+	err := h.svc.AddTag(c.Request().Context(), add.Tag, add.English, add.Russian)
+	var invalid *InvalidTagError
+	switch {
+	case errors.As(err, &invalid):
+		add.Error, add.ErrorField = invalid.Key, invalid.Field
+		return h.renderTags(c, http.StatusUnprocessableEntity, views.TagsAdminProps{Add: add}, nil)
+	case errors.Is(err, ErrTagExists):
+		add.Error, add.ErrorField = "admin.tags.error.exists", "tag"
+		return h.renderTags(c, http.StatusConflict, views.TagsAdminProps{Add: add}, nil)
+	case err != nil:
+		return err
+	}
+	if err := web.SetFlash(c, "admin.tags.flash.added"); err != nil {
+		return err
+	}
+	return web.Redirect(c, adminTagsURL)
+}
+
+// updateTag is POST /admin/tags/:tag (english, russian, active): rename,
+// retire or bring back a tag.
+func (h *handlers) updateTag(c echo.Context) error {
+	row := views.TagAdminRow{Tag: c.Param("tag"), English: c.FormValue("english"), Russian: c.FormValue("russian"), Active: c.FormValue("active") == "true"}
+	err := h.svc.UpdateTag(c.Request().Context(), row.Tag, row.English, row.Russian, row.Active)
+	var invalid *InvalidTagError
+	switch {
+	case errors.As(err, &invalid):
+		row.Error, row.ErrorField = invalid.Key, invalid.Field
+		return h.renderTags(c, http.StatusUnprocessableEntity, views.TagsAdminProps{}, &row)
+	case err != nil:
+		return err
+	}
+	if err := web.SetFlash(c, "admin.tags.flash.updated"); err != nil {
+		return err
+	}
+	return web.Redirect(c, adminTagsURL+"#tag-"+url.PathEscape(row.Tag))
+}
+
+// moveDeltas are the move form's directions.
+var moveDeltas = map[string]int{"up": -1, "down": 1}
+
+// moveTag is POST /admin/tags/:tag/move (direction=up|down).
+func (h *handlers) moveTag(c echo.Context) error {
+	ctx := c.Request().Context()
+	delta, ok := moveDeltas[c.FormValue("direction")]
+	if !ok {
+		return web.BadRequest(i18n.T(ctx, "admin.tags.error.direction"), errors.New("prompts: unknown move direction"))
+	}
+	tag := c.Param("tag")
+	if err := h.svc.MoveTag(ctx, tag, delta); err != nil {
+		return err
+	}
+	if err := web.SetFlash(c, "admin.tags.flash.moved"); err != nil {
+		return err
+	}
+	return web.Redirect(c, adminTagsURL+"#tag-"+url.PathEscape(tag))
+}
+
+// reindex is POST /admin/prompts/reindex: it rebuilds every prompt index
+// from the Prompts table and shows what it fixed. The page is the answer
+// itself (no redirect): the report's figures do not fit a flash message
+// key, and running the rebuild again is harmless.
+func (h *handlers) reindex(c echo.Context) error {
+	ctx := c.Request().Context()
+	r, err := h.svc.Reindex(ctx)
+	if err != nil {
+		return err
+	}
+	report := i18n.T(ctx, "admin.reindex.report",
+		"prompts", r.Prompts, "written", r.RowsWritten, "deleted", r.RowsDeleted,
+		"votes", r.VotesRecounted, "tags", r.TagsRecounted)
+	return h.renderTags(c, http.StatusOK, views.TagsAdminProps{Report: report}, nil)
+}
