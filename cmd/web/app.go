@@ -57,6 +57,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 	adminModule := admin.New(store, accounts, cursors, log, now)
 	groupsModule := groups.New(store, accounts, mailer, cursors, cfg.BaseURL.String(), log, now)
 	promptsModule := prompts.New(store, accounts, cursors, log, now)
+	promptsModule.UseSeedTags(promptSeedTags(cfg))
 	accounts.CountNewUsers(adminModule.Metrics())
 	wireAI(cfg.OpenAI, log, now, adminModule, accounts, groupsModule)
 	groupsModule.CountMetrics(adminModule.Metrics())
@@ -107,4 +108,14 @@ func logMailer(log *slog.Logger, mailer mail.Sender) {
 	default:
 		log.Info("mail goes out through SMTP_URL")
 	}
+}
+
+// promptSeedTags are PROMPT_TAGS as the prompts module takes them (nil:
+// its built-in list).
+func promptSeedTags(cfg *config.Config) []prompts.DefaultTag {
+	var tags []prompts.DefaultTag
+	for _, t := range cfg.PromptTags {
+		tags = append(tags, prompts.DefaultTag{Tag: t.Slug, English: t.English, Russian: t.Russian})
+	}
+	return tags
 }

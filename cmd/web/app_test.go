@@ -185,3 +185,17 @@ func TestNoBrokenLinksInTheApp(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptTagsSeedTheCatalog: PROMPT_TAGS is the tag list a first start
+// puts in the prompt catalog's chips.
+func TestPromptTagsSeedTheCatalog(t *testing.T) {
+	srv := newTestApp(t, map[string]string{"PROMPT_TAGS": "baking=Baking/Выпечка, chess=Chess/Шахматы"})
+	doc := webtest.NewClient(t, srv.Handler()).Get("/prompts").Doc(t)
+	var chips []string
+	doc.Find(`[data-testid="tag-chip"]`).Each(func(_ int, s *goquery.Selection) {
+		chips = append(chips, strings.Fields(s.Text())[0])
+	})
+	if strings.Join(chips, " ") != "Baking Chess" {
+		t.Errorf("chips %v, want the PROMPT_TAGS list", chips)
+	}
+}

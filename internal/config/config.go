@@ -55,6 +55,14 @@ type Config struct {
 	SessionMaxAge      time.Duration
 	// BodyLimit is the largest request body accepted, in bytes.
 	BodyLimit int64
+	// PromptTags seed an empty prompt tag catalog; nil means the built-in
+	// list. Admins manage the catalog from then on.
+	PromptTags []PromptTag
+}
+
+// PromptTag is one tag of PROMPT_TAGS.
+type PromptTag struct {
+	Slug, English, Russian string
 }
 
 // OIDC is the optional single sign-on provider.

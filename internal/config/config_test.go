@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -159,6 +160,16 @@ func TestLoadValidation(t *testing.T) {
 					t.Errorf("admins %v", c.AdminEmails)
 				}
 			}},
+		{name: "prompt tags", env: map[string]string{"PROMPT_TAGS": "coding=Coding/Программирование, fun=Fun"},
+			check: func(t *testing.T, c *Config) {
+				want := []PromptTag{{"coding", "Coding", "Программирование"}, {"fun", "Fun", ""}}
+				if !slices.Equal(c.PromptTags, want) {
+					t.Errorf("prompt tags %v", c.PromptTags)
+				}
+			}},
+		{name: "bad prompt tag slug", env: map[string]string{"PROMPT_TAGS": "Bad Tag=X"}, wantErr: []string{"PROMPT_TAGS"}},
+		{name: "prompt tag without name", env: map[string]string{"PROMPT_TAGS": "coding"}, wantErr: []string{"PROMPT_TAGS"}},
+		{name: "prompt tag twice", env: map[string]string{"PROMPT_TAGS": "a=A,a=B"}, wantErr: []string{"PROMPT_TAGS"}},
 		{name: "bad admin email", env: map[string]string{"ADMIN_EMAILS": "not-an-email"}, wantErr: []string{"ADMIN_EMAILS"}},
 		{name: "oidc needs client id", env: map[string]string{"OIDC_ISSUER": "https://id.example"}, wantErr: []string{"OIDC_CLIENT_ID"}},
 		{name: "smtp url scheme", env: map[string]string{"SMTP_URL": "http://mail.example"}, wantErr: []string{"SMTP_URL"}},

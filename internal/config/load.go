@@ -145,6 +145,9 @@ func parse(raw map[string]string) (*Config, error) {
 	if c.AdminEmails, err = parseEmails(raw["ADMIN_EMAILS"]); err != nil {
 		fail("ADMIN_EMAILS", err)
 	}
+	if c.PromptTags, err = parsePromptTags(raw["PROMPT_TAGS"]); err != nil {
+		fail("PROMPT_TAGS", err)
+	}
 	if c.SMTPURL = raw["SMTP_URL"]; c.SMTPURL != "" {
 		if err := checkURL(c.SMTPURL, "smtp", "smtps"); err != nil {
 			fail("SMTP_URL", err)
@@ -223,6 +226,33 @@ func parseEmails(s string) ([]string, error) {
 			return nil, fmt.Errorf("%q is not a plain email address", part)
 		}
 		out = append(out, strings.ToLower(addr.Address))
+	}
+	return out, nil
+}
+
+// promptTagSlug is what a tag may be: it sits in URLs and table keys.
+var promptTagSlug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// parsePromptTags reads "slug=English/Russian, …"; the Russian name is
+// optional.
+func parsePromptTags(s string) ([]PromptTag, error) {
+	var out []PromptTag
+	seen := map[string]bool{}
+	for _, part := range splitList(s) {
+		slug, names, ok := strings.Cut(part, "=")
+		slug = strings.TrimSpace(slug)
+		english, russian, _ := strings.Cut(names, "/")
+		t := PromptTag{Slug: slug, English: strings.TrimSpace(english), Russian: strings.TrimSpace(russian)}
+		switch {
+		case !ok || t.English == "":
+			return nil, fmt.Errorf("%q: want slug=English/Russian", part)
+		case len(slug) > 32 || !promptTagSlug.MatchString(slug):
+			return nil, fmt.Errorf("%q: a tag is lower-case letters and digits joined by hyphens, at most 32", slug)
+		case seen[slug]:
+			return nil, fmt.Errorf("%q is listed twice", slug)
+		}
+		seen[slug] = true
+		out = append(out, t)
 	}
 	return out, nil
 }

@@ -47,6 +47,7 @@ func settings() []setting {
 		{env: "OPENAI_BASE_URL", usage: "OpenAI-compatible API base URL (reads appointment scans); empty turns AI off"},
 		{env: "OPENAI_API_KEY", secret: true, usage: "API key for OPENAI_BASE_URL"},
 		{env: "OPENAI_MODEL", usage: "model name for OPENAI_BASE_URL"},
+		{env: "PROMPT_TAGS", usage: "tags seeded into the empty prompt tag catalog on first start: comma-separated slug=English/Russian, e.g. coding=Coding/Программирование; empty seeds twelve built-in tags"},
 		{env: "MESSAGES_TTL", def: "0", usage: "delete chat messages older than this (Go duration or days like 90d); 0 keeps them"},
 		{env: "LOG_LEVEL", def: "info", usage: "debug, info, warn or error"},
 		{env: "TRUSTED_PROXIES", usage: "comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For is believed"},

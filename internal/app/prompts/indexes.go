@@ -163,7 +163,11 @@ func (s *Service) reconcile(ctx context.Context, authorID, promptID string) erro
 	if err != nil {
 		return fmt.Errorf("prompts: reconcile %s: %w", promptID, err)
 	}
-	s.adjustTagCounts(ctx, counts)
+	// The counts only steer the AND filter and label the chips, and
+	// reindex makes them exact, so a failure here is logged, not returned.
+	if err := s.addTagCounts(ctx, counts); err != nil {
+		s.log.WarnContext(ctx, "prompts: tag counts", "prompt", promptID, "err", err)
+	}
 	return nil
 }
 
@@ -252,29 +256,14 @@ func tagCountDiff(before, after *PromptRow) map[string]int64 {
 	return d
 }
 
-// adjustTagCounts moves the TagCatalog counts by d. The counts only steer
-// the AND filter and label the chips; reindex makes them exact, so a
-// failure here is logged, not returned.
-func (s *Service) adjustTagCounts(ctx context.Context, d map[string]int64) {
+// addTagCounts moves the TagCatalog counts by d, each at its ETag.
+func (s *Service) addTagCounts(ctx context.Context, d map[string]int64) error {
 	for tag, n := range d {
-		err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
-			pk, rk := tagCatalogKey(tag)
-			e, err := s.tagCatalog.Get(ctx, pk, rk)
-			if err != nil {
-				return err
-			}
-			var t TagRow
-			if err := storage.Unmarshal(e, &t); err != nil {
-				return err
-			}
-			_, err = s.tagCatalog.Update(ctx, storage.Entity{PartitionKey: pk, RowKey: rk,
-				Props: map[string]any{"PromptCount": max(t.PromptCount+n, 0)}}, storage.Merge, t.ETag)
-			return err
-		})
-		if err != nil {
-			s.log.WarnContext(ctx, "prompts: tag count", "tag", tag, "err", err)
+		if err := s.editTag(ctx, tag, func(t *TagRow) { t.PromptCount = max(t.PromptCount+n, 0) }); err != nil {
+			return fmt.Errorf("prompts: count tag %s: %w", tag, err)
 		}
 	}
+	return nil
 }
 
 // stripedLocks serialise work on one prompt inside one process.

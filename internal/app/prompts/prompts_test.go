@@ -30,6 +30,21 @@ func newFixture(t *testing.T) fixture {
 // when set, wraps the backend (failure injection).
 func newFixtureOn(t *testing.T, opts embedded.Options, wrap func(storage.Backend) storage.Backend) fixture {
 	t.Helper()
+	f := buildFixture(t, opts, wrap)
+	if err := f.svc.Seed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// newUnseededFixture is a first start: the tables exist, Seed has not run.
+func newUnseededFixture(t *testing.T) fixture {
+	t.Helper()
+	return buildFixture(t, embedded.Options{NoSync: true}, nil)
+}
+
+func buildFixture(t *testing.T, opts embedded.Options, wrap func(storage.Backend) storage.Backend) fixture {
+	t.Helper()
 	backend, err := embedded.Open(t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -47,9 +62,6 @@ func newFixtureOn(t *testing.T, opts embedded.Options, wrap func(storage.Backend
 	clock := webtest.NewClock(time.Date(2030, 5, 17, 9, 30, 0, 0, time.UTC))
 	svc := New(store, nil, cursors, slog.New(slog.NewTextHandler(io.Discard, nil)), clock.Now)
 	if err := store.Provision(ctx, svc.Tables(), nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Seed(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return fixture{svc: svc, clock: clock}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,8 @@ type Service struct {
 	pageSize int
 
 	locks stripedLocks
+	// seedTags fill an empty TagCatalog (Seed).
+	seedTags []DefaultTag
 
 	mu sync.Mutex
 	// firstMonth caches the catalog's first month (never changes once set).
@@ -74,6 +77,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, log 
 		log:         log,
 		now:         now,
 		pageSize:    30,
+		seedTags:    DefaultTags,
 	}
 }
 
@@ -115,20 +119,33 @@ type InvalidError struct{ Fields FieldErrors }
 
 func (e *InvalidError) Error() string { return "prompts: invalid input" }
 
-// Seed writes the default tag catalog and the catalog's first month on
-// first start. Existing rows are kept, so admins' later changes survive.
+// UseSeedTags replaces DefaultTags as the list Seed writes into an empty
+// catalog (PROMPT_TAGS). Call it before Seed.
+func (s *Service) UseSeedTags(tags []DefaultTag) {
+	if len(tags) > 0 {
+		s.seedTags = tags
+	}
+}
+
+// Seed writes the seed tag list when the catalog is empty (the first
+// start) and the catalog's first month. Once the catalog has a tag, admins
+// own it: a later start, or a changed PROMPT_TAGS, adds nothing back.
+// Concurrent first starts insert the same rows; ErrExists is fine.
 func (s *Service) Seed(ctx context.Context) error {
-	for i, t := range DefaultTags {
-		pk, rk := tagCatalogKey(t.Tag)
-		e, err := storage.Marshal(TagRow{PartitionKey: pk, RowKey: rk, Tag: t.Tag, IsActive: true, DisplayName: t.English, DisplayNameR: t.Russian, SortOrder: int64(i)})
-		if err != nil {
-			return err
-		}
-		if _, err := s.tagCatalog.Insert(ctx, e); err != nil && !errors.Is(err, storage.ErrExists) {
-			return fmt.Errorf("seed tag %s: %w", t.Tag, err)
+	page, err := s.tagCatalog.Query(ctx, storage.Query{PartitionKey: tagCatalogPartition, Limit: 1})
+	if err != nil {
+		return err
+	}
+	if len(page.Entities) == 0 && page.Next == nil {
+		for i, t := range s.seedTags {
+			pk, rk := tagCatalogKey(t.Tag)
+			row := TagRow{PartitionKey: pk, RowKey: rk, Tag: t.Tag, IsActive: true, DisplayName: t.English, DisplayNameR: t.Russian, SortOrder: int64(i)}
+			if _, err := s.tagCatalog.Insert(ctx, mustMarshal(row)); err != nil && !errors.Is(err, storage.ErrExists) {
+				return fmt.Errorf("seed tag %s: %w", t.Tag, err)
+			}
 		}
 	}
-	_, err := s.catalogFirstMonth(ctx)
+	_, err = s.catalogFirstMonth(ctx)
 	return err
 }
 
@@ -162,19 +179,8 @@ func (s *Service) catalogFirstMonth(ctx context.Context) (string, error) {
 
 // ActiveTags are the catalog's tags offered for choice, in display order.
 func (s *Service) ActiveTags(ctx context.Context) ([]TagRow, error) {
-	var tags []TagRow
-	err := s.tagCatalog.QueryAll(ctx, storage.Query{PartitionKey: tagCatalogPartition}, func(e storage.Entity) error {
-		var t TagRow
-		if err := storage.Unmarshal(e, &t); err != nil {
-			return err
-		}
-		if t.IsActive {
-			tags = append(tags, t)
-		}
-		return nil
-	})
-	sortTags(tags)
-	return tags, err
+	all, err := s.AllTags(ctx)
+	return slices.DeleteFunc(all, func(t TagRow) bool { return !t.IsActive }), err
 }
 
 // splitTags turns the stored "a;b" form into a list.

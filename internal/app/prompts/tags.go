@@ -18,7 +18,8 @@ type DefaultTag struct {
 	Tag, English, Russian string
 }
 
-// DefaultTags seed the TagCatalog on first start (admins manage it later).
+// DefaultTags seed an empty TagCatalog on first start unless PROMPT_TAGS
+// gives another list (Service.UseSeedTags); admins manage it later.
 var DefaultTags = []DefaultTag{
 	{"writing", "Writing", "Тексты"},
 	{"coding", "Coding", "Программирование"},

@@ -33,6 +33,31 @@ func TestSeedIsIdempotentAndKeepsAdminChanges(t *testing.T) {
 	}
 }
 
+func TestSeedUsesConfiguredTagsOnlyOnFirstStart(t *testing.T) {
+	f := newFixture(t) // seeded with DefaultTags
+	f.svc.UseSeedTags([]DefaultTag{{"only", "Only", "Только"}})
+	if err := f.svc.Seed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := f.svc.AllTags(ctx)
+	if slices.Contains(tagNames(all), "only") {
+		t.Error("a later start seeded into a catalog that has tags")
+	}
+
+	fresh := newUnseededFixture(t)
+	fresh.svc.UseSeedTags([]DefaultTag{{"only", "Only", "Только"}, {"also", "Also", ""}})
+	if err := fresh.svc.Seed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	all, _ = fresh.svc.AllTags(ctx)
+	if got := tagNames(all); !slices.Equal(got, []string{"only", "also"}) {
+		t.Errorf("first start seeded %v", got)
+	}
+	if all[1].Name("ru") != "Also" {
+		t.Errorf("missing Russian name falls back to %q", all[1].Name("ru"))
+	}
+}
+
 func TestAdminTagOperations(t *testing.T) {
 	f := newFixture(t)
 	s := f.svc
