@@ -14,6 +14,10 @@ if (!conn) {
   throw new Error('HARMONY_AZURITE is not set: run the suite through scripts/test');
 }
 
+// Synthetic public prompts (about 90% of these) for the catalog's paging
+// test, which needs more than two pages of 30.
+const seedPrompts = 120;
+
 // Peer settings for the app, only those scripts/test provided, so a run
 // without a peer simply leaves that sign-in method unconfigured.
 const peers: Record<string, string> = {};
@@ -49,7 +53,10 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: '../bin/web serve',
+    // Before it serves, the binary seeds synthetic prompts into the same
+    // store (same settings, same TABLE_PREFIX), so the catalog has several
+    // pages to scroll through (e2e/prompts.spec.ts).
+    command: `sh -c '../bin/web seed prompts --count ${seedPrompts} && exec ../bin/web serve'`,
     cwd: __dirname,
     url: `${baseURL}/api/health`,
     reuseExistingServer: false,

@@ -28,6 +28,8 @@ func commands() []command {
 	return []command{
 		{"serve", "run the web server (the default)", serve},
 		{"version", "print the version", printVersion},
+		{"seed", "prompts --count N [--seed S]: add N synthetic prompts (demos, load tests)", seedCmd},
+		{"reindex", "prompts: rebuild the prompt indexes from the Prompts table", reindexCmd},
 	}
 }
 
@@ -64,6 +66,9 @@ func run(args []string, env config.LookupEnv, stdout, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		usage(stdout)
 		return 0
+	case errors.As(err, new(*usageError)):
+		fmt.Fprintf(stderr, "web %s: %v\n", name, err)
+		return 2
 	case err != nil:
 		fmt.Fprintf(stderr, "web %s: %v\n", name, err)
 		return 1

@@ -18,6 +18,12 @@ func baseTables() []string { return []string{jobs.LeasesTable} }
 // connection string is set, else the embedded store in DATA_DIR) and
 // creates the base tables if they are missing.
 func openStore(ctx context.Context, cfg *config.Config) (*storage.Store, error) {
+	return openStoreWith(ctx, cfg, embedded.Options{})
+}
+
+// openStoreWith is openStore with options for the embedded backend; bulk
+// loads ("web seed") turn fsync off and sync once at the end.
+func openStoreWith(ctx context.Context, cfg *config.Config, opts embedded.Options) (*storage.Store, error) {
 	var backend storage.Backend
 	if cfg.AzureConnectionString != "" {
 		b, err := azure.Open(ctx, cfg.AzureConnectionString)
@@ -26,7 +32,7 @@ func openStore(ctx context.Context, cfg *config.Config) (*storage.Store, error) 
 		}
 		backend = b
 	} else {
-		b, err := embedded.Open(cfg.DataDir, embedded.Options{})
+		b, err := embedded.Open(cfg.DataDir, opts)
 		if err != nil {
 			return nil, err
 		}

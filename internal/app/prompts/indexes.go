@@ -150,6 +150,13 @@ func (s *Service) reconcile(ctx context.Context, authorID, promptID string) erro
 			counts = nil
 			return nil
 		}
+		// The most-liked walk starts at the top bucket in use: raise it
+		// before the row lands there, so no listing can miss it.
+		if b := enteredBucket(asIndexed(&p, p.IndexedState), &p); b > 0 {
+			if err := s.raiseLikedTop(ctx, b); err != nil {
+				return err
+			}
+		}
 		had := s.indexRows(asIndexed(&p, p.IndexedState))
 		if p.IndexedState != "" && had == nil {
 			s.log.WarnContext(ctx, "prompts: unreadable IndexedState, rewriting", "prompt", promptID)
@@ -157,7 +164,8 @@ func (s *Service) reconcile(ctx context.Context, authorID, promptID string) erro
 		if err := s.applyDiff(ctx, had, s.indexRows(&p), written); err != nil {
 			return err
 		}
-		counts = tagCountDiff(asIndexed(&p, p.IndexedState), &p)
+		before := asIndexed(&p, p.IndexedState)
+		counts = tagCountDiff(before, &p)
 		return s.recordState(ctx, &p, want)
 	})
 	if err != nil {
@@ -264,6 +272,72 @@ func (s *Service) addTagCounts(ctx context.Context, d map[string]int64) error {
 		}
 	}
 	return nil
+}
+
+// enteredBucket is the most-liked bucket after moved into, when it is
+// not bucket 0 and not where before was; 0 otherwise.
+func enteredBucket(before, after *PromptRow) int {
+	if !listed(after) {
+		return 0
+	}
+	b := likedBucket(after.Likes - after.Dislikes)
+	if b == 0 || listed(before) && likedBucket(before.Likes-before.Dislikes) == b {
+		return 0
+	}
+	return b
+}
+
+// likedTop is the highest most-liked bucket that may hold a prompt, from
+// the index's meta row; the whole range when the row is missing. A walk
+// starts there, so empty buckets above the most popular prompt cost
+// nothing. The top only rises (raiseLikedTop) until reindex sets it
+// exactly, so a prompt is never above it.
+func (s *Service) likedTop(ctx context.Context) (int, error) {
+	pk, rk := likedMetaKey()
+	e, err := s.likedIndex.Get(ctx, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		return likedBuckets - 1, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	var m LikedMetaRow
+	if err := storage.Unmarshal(e, &m); err != nil {
+		return 0, err
+	}
+	return int(min(max(m.Top, 0), likedBuckets-1)), nil
+}
+
+// raiseLikedTop makes the top bucket at least b.
+func (s *Service) raiseLikedTop(ctx context.Context, b int) error {
+	pk, rk := likedMetaKey()
+	return storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		e, err := s.likedIndex.Get(ctx, pk, rk)
+		if errors.Is(err, storage.ErrNotFound) {
+			_, err = s.likedIndex.Insert(ctx, mustMarshal(LikedMetaRow{PartitionKey: pk, RowKey: rk, Top: int64(b)}))
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		var m LikedMetaRow
+		if err := storage.Unmarshal(e, &m); err != nil {
+			return err
+		}
+		if m.Top >= int64(b) {
+			return nil
+		}
+		m.Top = int64(b)
+		_, err = s.likedIndex.Update(ctx, mustMarshal(m), storage.Replace, m.ETag)
+		return err
+	})
+}
+
+// setLikedTop sets the top bucket to exactly b (reindex).
+func (s *Service) setLikedTop(ctx context.Context, b int) error {
+	pk, rk := likedMetaKey()
+	_, err := s.likedIndex.Upsert(ctx, mustMarshal(LikedMetaRow{PartitionKey: pk, RowKey: rk, Top: int64(b)}), storage.Replace)
+	return err
 }
 
 // stripedLocks serialise work on one prompt inside one process.

@@ -153,12 +153,17 @@ func (s *Service) listNewest(ctx context.Context, cursor *storage.Cursor) (Page,
 	return Page{Items: items}, next, err
 }
 
-// listLiked walks the most-liked buckets from the highest down; inside a
-// bucket rows sort by score, then newest. There are at most likedBuckets
-// buckets, so even an empty catalog costs a bounded number of queries.
+// listLiked walks the most-liked buckets from the highest in use down;
+// inside a bucket rows sort by score, then newest. There are at most
+// likedBuckets buckets and the walk starts at the top one in use (one
+// point read), so a page costs a few queries at any catalog size.
 func (s *Service) listLiked(ctx context.Context, cursor *storage.Cursor) (Page, *storage.Cursor, error) {
+	top, err := s.likedTop(ctx)
+	if err != nil {
+		return Page{}, nil, err
+	}
 	w := storage.Walk{
-		Buckets:  likedBucketKeys,
+		Buckets:  storage.Scores{High: top, Low: 0, Width: likedBucketWidth},
 		Limit:    s.pageSize,
 		MaxCalls: likedBuckets + 2,
 		Fetch: func(ctx context.Context, bucket string, cont *storage.Continuation, limit int) (storage.Page, error) {

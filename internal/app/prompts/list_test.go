@@ -378,3 +378,35 @@ func TestSearchPagingAcrossWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestMostLikedStartsAtTopBucketInUse: the walk skips the empty buckets
+// above the most popular prompt, and a prompt voted higher raises it.
+func TestMostLikedStartsAtTopBucketInUse(t *testing.T) {
+	f := newFixture(t)
+	f.svc.pageSize = 5
+	var ps []PromptRow
+	for i := 0; i < 8; i++ {
+		ps = append(ps, f.mustCreate(t, alice, input(fmt.Sprintf("Liked %d", i))))
+	}
+	f.setCounts(t, ps[0], 3, 0) // bucket 2
+	cctx, counter := storage.WithCounter(ctx)
+	page, err := f.svc.List(cctx, Listing{Sort: SortLiked}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.Items[0].PromptID != ps[0].PromptID {
+		t.Fatalf("first is %s", page.Items[0].Title)
+	}
+	// Buckets 2, 1 and 0 only: three queries, not one per bucket of 24.
+	if q := counter.Snapshot().Queries; q != 3 {
+		t.Errorf("%d queries, want 3", q)
+	}
+	f.setCounts(t, ps[5], 5000, 0) // bucket 13
+	page, err = f.svc.List(ctx, Listing{Sort: SortLiked}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.Items[0].PromptID != ps[5].PromptID || page.Items[1].PromptID != ps[0].PromptID {
+		t.Errorf("order after a climb: %v", ids(page.Items))
+	}
+}

@@ -64,7 +64,7 @@ func (s *Service) Reindex(ctx context.Context) (ReindexReport, error) {
 	// and its prompt; rows still unseen after the scan are written.
 	want := map[uint64]wantRow{}
 	tagCounts := map[string]int64{}
-	oldest := ""
+	oldest, top := "", 0
 	for i := range prompts {
 		p := &prompts[i]
 		if v := votes[p.PromptID]; !p.IsDeleted && (v.likes != p.Likes || v.dislikes != p.Dislikes) {
@@ -95,6 +95,7 @@ func (s *Service) Reindex(ctx context.Context) (ReindexReport, error) {
 			if m := storage.MonthBucket(p.CreatedAt); oldest == "" || m < oldest {
 				oldest = m
 			}
+			top = max(top, likedBucket(p.Likes-p.Dislikes))
 		}
 	}
 	if err := s.removeStrayLookups(ctx, prompts, lookups, claims, &rep); err != nil {
@@ -134,6 +135,9 @@ func (s *Service) Reindex(ctx context.Context) (ReindexReport, error) {
 		if err := s.coverMonth(ctx, oldest); err != nil {
 			return rep, err
 		}
+	}
+	if err := s.fixLikedTop(ctx, top, &rep); err != nil {
+		return rep, err
 	}
 	s.log.InfoContext(ctx, rep.String())
 	return rep, nil
@@ -250,9 +254,10 @@ func (s *Service) removeStrayLookups(ctx context.Context, prompts []PromptRow, _
 // sweepIndex reads one index table in full: rows no prompt wants are
 // deleted, rows with the wrong content rewritten, the rest marked seen.
 func (s *Service) sweepIndex(ctx context.Context, t *storage.Table, want map[uint64]wantRow, prompts []PromptRow, rep *ReindexReport) error {
-	metaPK, _ := catalogMetaKey()
+	newestMeta, _ := catalogMetaKey()
+	likedMeta, _ := likedMetaKey()
 	return t.QueryAll(ctx, storage.Query{}, func(e storage.Entity) error {
-		if t == s.newestIndex && e.PartitionKey == metaPK {
+		if t == s.newestIndex && e.PartitionKey == newestMeta || t == s.likedIndex && e.PartitionKey == likedMeta {
 			return nil
 		}
 		id := fingerprint(t.Name() + "\x00" + e.PartitionKey + "\x00" + e.RowKey)
@@ -304,6 +309,20 @@ func (s *Service) fixTagCounts(ctx context.Context, counts map[string]int64, rep
 		rep.TagsRecounted++
 	}
 	return nil
+}
+
+// fixLikedTop sets the most-liked top bucket to the highest in use. A top
+// below a prompt hides it from the list (a fix); one above costs empty
+// queries and is lowered without counting as a fix.
+func (s *Service) fixLikedTop(ctx context.Context, top int, rep *ReindexReport) error {
+	cur, err := s.likedTop(ctx)
+	if err != nil || cur == top {
+		return err
+	}
+	if cur < top {
+		rep.RowsWritten++
+	}
+	return s.setLikedTop(ctx, top)
 }
 
 // coverMonth moves the catalog's first month back to month if it is later,

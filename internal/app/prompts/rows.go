@@ -1,6 +1,7 @@
 package prompts
 
 import (
+	"io"
 	"math/bits"
 	"time"
 
@@ -221,6 +222,18 @@ func likedKey(score int64, createdAt time.Time, promptID string) (pk, rk string)
 		storage.Pad(2*scoreOffset-1-shifted, scoreDigits) + "|" + storage.ReverseTicks(createdAt) + "|" + promptID
 }
 
+// likedMetaKey holds the highest bucket in use (LikedMetaRow). Its
+// partition is no bucket's, so walks never read it as a prompt.
+func likedMetaKey() (pk, rk string) { return "pub|liked|meta", "top" }
+
+// LikedMetaRow is the most-liked index's meta row.
+type LikedMetaRow struct {
+	PartitionKey string `table:"PartitionKey"`
+	RowKey       string `table:"RowKey"`
+	ETag         string `table:"ETag"`
+	Top          int64  `table:"Top"`
+}
+
 // likedPartition is a bucket of the most-liked index.
 func likedPartition(bucket string) string { return "pub|liked|" + bucket }
 
@@ -280,8 +293,12 @@ func tagCatalogKey(tag string) (pk, rk string) { return tagCatalogPartition, tag
 // by promptId (an author's Prompts, TagIndex, TitleSearchIndex) therefore
 // reads newest first, which is the order every one of their listings
 // wants, with no second index and no reversed scan.
-func newPromptID(t time.Time) string {
-	return ulid.MustNew(ulid.MaxTime()-ulid.Timestamp(t), ulid.DefaultEntropy()).String()
+func newPromptID(t time.Time) string { return newPromptIDFrom(t, ulid.DefaultEntropy()) }
+
+// newPromptIDFrom is newPromptID with its randomness read from entropy
+// (a seeded source makes synthetic catalogs repeatable).
+func newPromptIDFrom(t time.Time, entropy io.Reader) string {
+	return ulid.MustNew(ulid.MaxTime()-ulid.Timestamp(t), entropy).String()
 }
 
 // promptTime is the creation time encoded in a promptId.

@@ -145,6 +145,19 @@ func (s *Service) Seed(ctx context.Context) error {
 			}
 		}
 	}
+	// A new catalog (no first-month row yet) also starts the most-liked
+	// walk's top bucket at 0, raised as prompts climb. An older catalog
+	// without the row walks every bucket until "web reindex prompts"
+	// sets it, so no prompt is ever above the top.
+	mpk, mrk := catalogMetaKey()
+	if _, err := s.newestIndex.Get(ctx, mpk, mrk); errors.Is(err, storage.ErrNotFound) {
+		pk, rk := likedMetaKey()
+		if _, err := s.likedIndex.Insert(ctx, mustMarshal(LikedMetaRow{PartitionKey: pk, RowKey: rk})); err != nil && !errors.Is(err, storage.ErrExists) {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
 	_, err = s.catalogFirstMonth(ctx)
 	return err
 }
