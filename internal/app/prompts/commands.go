@@ -78,6 +78,11 @@ func (s *Service) claimEntity(authorID, normalized, promptID string) (storage.En
 	return storage.Marshal(TitleClaimRow{PartitionKey: pk, RowKey: rk, PromptID: promptID})
 }
 
+// editAttempts bounds the ETag retries of an edit or a delete. Votes move
+// the row's ETag too, so a popular prompt may need many tries; each
+// re-reads and re-applies the edit, which is safe.
+const editAttempts = 100
+
 // Update edits the author's prompt if it is still at revision, the one
 // the form was opened on; otherwise ErrStale and nothing is written. Votes
 // do not change the revision, so they never make a form stale; the write
@@ -86,7 +91,7 @@ func (s *Service) claimEntity(authorID, normalized, promptID string) (storage.En
 // the title claim in the same transaction.
 func (s *Service) Update(ctx context.Context, authorID, promptID string, revision int64, in Input) (PromptRow, error) {
 	var p PromptRow
-	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+	err := storage.Optimistic(ctx, editAttempts, func(ctx context.Context) error {
 		old, err := s.Mine(ctx, authorID, promptID)
 		if err != nil {
 			return err
@@ -144,7 +149,7 @@ func (s *Service) Update(ctx context.Context, authorID, promptID string, revisio
 // Delete soft-deletes the author's prompt, frees its title and removes it
 // from every index.
 func (s *Service) Delete(ctx context.Context, authorID, promptID string) error {
-	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+	err := storage.Optimistic(ctx, editAttempts, func(ctx context.Context) error {
 		old, err := s.Mine(ctx, authorID, promptID)
 		if err != nil {
 			return err
