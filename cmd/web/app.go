@@ -64,6 +64,9 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 	groupsModule.UseGuests(authService)
 	groupsModule.UseGuestPhotos(accounts)
 	authService.OnGuestUpgrade(groupsModule)
+	if err := runner.Add(authService.PurgeSessionsJob()); err != nil {
+		return nil, err
+	}
 	if err := runner.Add(groupsModule.PurgeJob()); err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func commands() []command {
 		{"serve", "run the web server (the default)", serve},
 		{"version", "print the version", printVersion},
 		{"seed", "prompts --count N [--seed S]: add N synthetic prompts (demos, load tests)", seedCmd},
-		{"reindex", "prompts: rebuild the prompt indexes from the Prompts table", reindexCmd},
+		{"reindex", "prompts: rebuild the prompt indexes from the Prompts table;\n           users: rebuild the Users directory from UserProfiles", reindexCmd},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,7 +44,7 @@ func seedCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, s
 	}
 	subject, args := subjectOf(args)
 	if subject != "prompts" {
-		return unknownSubject("seed", subject, seedUsage)
+		return unknownSubject("seed", subject, seedUsage, "prompts")
 	}
 	own, settings := splitFlags(args, "count", "seed")
 	fs := flag.NewFlagSet("web seed prompts", flag.ContinueOnError)
@@ -100,39 +101,6 @@ func seedCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, s
 	return err
 }
 
-const reindexUsage = "usage: web reindex prompts [settings flags]"
-
-// reindexCmd is "web reindex prompts": it rebuilds every prompt index from
-// the Prompts table and prints what it fixed.
-func reindexCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, stderr io.Writer) error {
-	if wantsHelp(args) {
-		return flag.ErrHelp
-	}
-	subject, args := subjectOf(args)
-	if subject != "prompts" {
-		return unknownSubject("reindex", subject, reindexUsage)
-	}
-	cfg, log, err := loadCommandConfig(args, env, stderr)
-	if err != nil {
-		return err
-	}
-	store, err := openStore(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("open %s storage: %w", cfg.Backend(), err)
-	}
-	defer store.Close()
-	svc, err := promptsModule(ctx, cfg, store, log)
-	if err != nil {
-		return err
-	}
-	rep, err := svc.Reindex(ctx)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(stdout, rep)
-	return err
-}
-
 // wantsHelp reports whether args ask for the usage (-h, -help, --help).
 func wantsHelp(args []string) bool {
 	return slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "--h" })
@@ -146,11 +114,21 @@ func subjectOf(args []string) (string, []string) {
 	return args[0], args[1:]
 }
 
-func unknownSubject(cmd, subject, usage string) error {
-	if subject == "" {
-		return usagef("%s what? The only subject is \"prompts\".\n%s", cmd, usage)
+// unknownSubject refuses a missing or unknown subject, naming the ones the
+// command knows.
+func unknownSubject(cmd, subject, usage string, known ...string) error {
+	subjects := "the only subject is " + strconv.Quote(known[0])
+	if len(known) > 1 {
+		quoted := make([]string, len(known))
+		for i, k := range known {
+			quoted[i] = strconv.Quote(k)
+		}
+		subjects = "the subjects are " + strings.Join(quoted, ", ")
 	}
-	return usagef("cannot %s %q: the only subject is \"prompts\"\n%s", cmd, subject, usage)
+	if subject == "" {
+		return usagef("%s what? %s.\n%s", cmd, strings.ToUpper(subjects[:1])+subjects[1:], usage)
+	}
+	return usagef("cannot %s %q: %s\n%s", cmd, subject, subjects, usage)
 }
 
 // splitFlags takes the flags named in own (with their values) out of args;

@@ -3,6 +3,7 @@ package account
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/harmony/harmony/internal/auth"
@@ -69,6 +70,11 @@ type RebuildReport struct {
 	Profiles int // profiles read
 	Written  int // directory rows added or corrected
 	Removed  int // directory rows without a profile, deleted
+}
+
+// String is the report as "web reindex users" prints it.
+func (r RebuildReport) String() string {
+	return fmt.Sprintf("users: %d profiles read; fixed %d directory rows written, %d removed", r.Profiles, r.Written, r.Removed)
 }
 
 // RebuildDirectory is the repair path for the Users directory: it

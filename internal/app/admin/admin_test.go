@@ -479,3 +479,57 @@ func TestTamperedCursorIs400(t *testing.T) {
 func TestUnsafeAdminRoutesNeedCSRF(t *testing.T) {
 	webtest.AssertUnsafeRoutesNeedCSRF(t, newAdminApp(t).Echo)
 }
+
+func TestRebuildDirectoryButton(t *testing.T) {
+	a := newAdminApp(t)
+	boss, member := a.Client(), a.Client()
+	a.SignIn(boss, bossEmail)
+	memberKey := a.SignIn(member, "member@example.com")
+	// A failure lost the member's directory row: the list misses them.
+	rows, _, err := a.Accounts.ListUsers(ctx, nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.RowKey == memberKey {
+			if err := a.Store.Table("Users").Delete(ctx, r.PartitionKey, r.RowKey, storage.AnyETag); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	listed := func(c *webtest.Client) int {
+		return c.Get("/admin/users").Doc(t).Find(testID("admin-user-row")).Length()
+	}
+	if n := listed(boss); n != 1 {
+		t.Fatalf("%d rows before the rebuild, want 1", n)
+	}
+
+	post := func(c *webtest.Client) *webtest.Response {
+		return c.PostForm("/admin/users/reindex", c.WithCSRF("/", url.Values{}))
+	}
+	if res := post(member); res.StatusCode != http.StatusForbidden {
+		t.Errorf("a member rebuilt the directory: %d", res.StatusCode)
+	}
+	if n := listed(boss); n != 1 {
+		t.Errorf("a refused rebuild changed the list: %d rows", n)
+	}
+
+	if action, _ := boss.Get("/admin/users").Doc(t).Find(testID("rebuild-directory-form")).Attr("action"); action != "/admin/users/reindex" {
+		t.Errorf("rebuild form action %q", action)
+	}
+	res := post(boss)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("rebuild: %d", res.StatusCode)
+	}
+	doc := res.Doc(t)
+	want := "User directory rebuilt. Profiles read: 2. Entries written or corrected: 1, removed: 0."
+	if got := strings.TrimSpace(doc.Find(testID("rebuild-report")).Text()); got != want {
+		t.Errorf("report %q, want %q", got, want)
+	}
+	if n := doc.Find(testID("admin-user-row")).Length(); n != 2 {
+		t.Errorf("%d rows after the rebuild, want 2", n)
+	}
+	if next, _ := doc.Find(testID("admin-user-row") + ` input[name="next"]`).Attr("value"); next != "/admin/users" {
+		t.Errorf("row actions return to %q", next)
+	}
+}

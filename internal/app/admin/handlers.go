@@ -57,12 +57,7 @@ func (h *handlers) overview(c echo.Context) error {
 // users is GET /admin/users[?cursor=…]. An htmx "load more" gets the next
 // rows and sentinel only; a plain request gets the page from the cursor.
 func (h *handlers) users(c echo.Context) error {
-	ctx := c.Request().Context()
 	cursor, err := web.ReadCursor(c, h.svc.cursors, usersListQuery)
-	if err != nil {
-		return err
-	}
-	page, err := h.svc.ListUsers(ctx, cursor)
 	if err != nil {
 		return err
 	}
@@ -70,6 +65,32 @@ func (h *handlers) users(c echo.Context) error {
 	if web.HTMXFrom(c).Request {
 		// A chunk's actions return to the page the admin is reading.
 		back = "/admin/users"
+	}
+	return h.renderUsers(c, cursor, back, "")
+}
+
+// rebuildDirectory is POST /admin/users/reindex: it rebuilds the Users
+// directory from the profiles and shows the list's first page with what
+// it fixed. As with /admin/prompts/reindex the page is the answer (no
+// redirect): the figures do not fit a flash key, and a second run is
+// harmless.
+func (h *handlers) rebuildDirectory(c echo.Context) error {
+	ctx := c.Request().Context()
+	r, err := h.svc.RebuildDirectory(ctx)
+	if err != nil {
+		return err
+	}
+	report := i18n.T(ctx, "admin.users.rebuild.report", "profiles", r.Profiles, "written", r.Written, "removed", r.Removed)
+	return h.renderUsers(c, nil, "/admin/users", report)
+}
+
+// renderUsers shows the users list from cursor; back is where the rows'
+// plain actions return, report the directory rebuild's outcome, if any.
+func (h *handlers) renderUsers(c echo.Context, cursor *storage.Cursor, back, report string) error {
+	ctx := c.Request().Context()
+	page, err := h.svc.ListUsers(ctx, cursor)
+	if err != nil {
+		return err
 	}
 	self := auth.From(c).MemberKey
 	rows := make([]views.UserRow, 0, len(page.Users))
@@ -87,7 +108,7 @@ func (h *handlers) users(c echo.Context) error {
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:    i18n.T(ctx, "admin.users.heading"),
 		Section:  "admin",
-		Content:  views.Users(views.UsersProps{Flash: flash, Rows: rows, NextURL: next, First: cursor == nil}),
+		Content:  views.Users(views.UsersProps{Flash: flash, Report: report, Rows: rows, NextURL: next, First: cursor == nil}),
 		Fragment: views.UsersChunk(rows, next),
 	})
 }

@@ -13,6 +13,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	g.GET("", h.overview)
 	g.GET("/users", h.users)
 	g.GET("/metrics", h.metrics)
+	g.POST("/users/reindex", h.rebuildDirectory)
 	for _, a := range Actions {
 		g.POST("/users/:member/"+string(a), h.moderate(a))
 	}

@@ -25,6 +25,7 @@ type Accounts interface {
 	Profile(ctx context.Context, memberKey string) (account.ProfileRow, error)
 	SetEnabled(ctx context.Context, memberKey string, enabled bool) (account.ProfileRow, error)
 	SetAdmin(ctx context.Context, memberKey string, admin bool) (account.ProfileRow, error)
+	RebuildDirectory(ctx context.Context) (account.RebuildReport, error)
 }
 
 // Service is the admin module.
@@ -201,4 +202,15 @@ func (s *Service) ListUsers(ctx context.Context, cursor *storage.Cursor) (UsersP
 		page.Next = s.cursors.Encode(usersListQuery, *next)
 	}
 	return page, nil
+}
+
+// RebuildDirectory recomputes the Users directory from the profiles (the
+// repair after a failed directory write) and reports what it fixed.
+func (s *Service) RebuildDirectory(ctx context.Context) (account.RebuildReport, error) {
+	r, err := s.accounts.RebuildDirectory(ctx)
+	if err != nil {
+		return r, err
+	}
+	s.logger.InfoContext(ctx, "user directory rebuilt", "profiles", r.Profiles, "written", r.Written, "removed", r.Removed)
+	return r, nil
 }

@@ -281,14 +281,19 @@ func formTime(t time.Time, zone *time.Location) string {
 	return t.In(zone).Format(FormTimeLayout)
 }
 
-// editInput is the stored appointment as the form shows it.
+// editInput is the stored appointment as the form shows it. The
+// responsible comes from the participant rows, as on the detail page:
+// they follow a guest who signs in, the blob's copy does not.
 func editInput(d AppointmentDetail, zone *time.Location) AppointmentInput {
 	in := AppointmentInput{
 		Title: d.Doc.Title, Start: formTime(d.Doc.Start, zone), End: formTime(d.Doc.End, zone),
-		Location: d.Doc.Location, Notes: d.Doc.Notes, Responsible: d.Doc.Responsible,
+		Location: d.Doc.Location, Notes: d.Doc.Notes,
 	}
 	for _, p := range d.Participants {
 		in.Participants = append(in.Participants, p.MemberKey)
+		if p.Role == RoleResponsible {
+			in.Responsible = p.MemberKey
+		}
 	}
 	return in
 }

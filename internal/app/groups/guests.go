@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -22,9 +24,12 @@ var _ auth.GuestUpgrader = (*Service)(nil)
 // signed in to (auth calls it at sign-in; register it with
 // auth.OnGuestUpgrade). For each group: the account's GroupMembers row
 // is written (or, when they were already invited, made active), then its
-// UserGroups row, and only then are the guest's two rows deleted, so a
-// failure part way is finished by the next call and a second call finds
-// nothing to do. Removed guest memberships are not carried over.
+// UserGroups row, then the guest's appointment participation moves
+// (moveParticipation), and only then are the guest's GroupMembers row
+// and, last, their UserGroups row deleted. The guest's UserGroups
+// partition is what finds the groups, so a failure part way is finished
+// by the next call and a second call finds nothing to do. Removed guest
+// memberships are not carried over, and their participation is dropped.
 func (s *Service) UpgradeGuest(ctx context.Context, guestKey, memberKey string) error {
 	if !auth.IsGuestKey(guestKey) || s.profiles == nil {
 		return nil
@@ -68,17 +73,22 @@ func (s *Service) upgradeMembership(ctx context.Context, groupID, guestKey strin
 	if err != nil {
 		return err
 	}
+	to := "" // a removed guest's participation is dropped
 	if guest.Status == StatusActive {
 		if err := s.carryOver(ctx, guest, account); err != nil {
 			return err
 		}
+		to = account.MemberKey
 	}
-	pk, rk := userGroupKey(guestKey, groupID)
-	if err := deleteRow(ctx, s.userGroups, pk, rk); err != nil {
+	if err := s.moveParticipation(ctx, groupID, guestKey, to); err != nil {
 		return err
 	}
-	pk, rk = groupMemberKey(groupID, guestKey)
-	return deleteRow(ctx, s.members, pk, rk)
+	pk, rk := groupMemberKey(groupID, guestKey)
+	if err := deleteRow(ctx, s.members, pk, rk); err != nil {
+		return err
+	}
+	pk, rk = userGroupKey(guestKey, groupID)
+	return deleteRow(ctx, s.userGroups, pk, rk)
 }
 
 // carryOver makes account an active member of the guest's group, keeping
@@ -111,4 +121,131 @@ func (s *Service) carryOver(ctx context.Context, guest MemberRow, account *auth.
 		return err
 	}
 	return s.mirror(ctx, row)
+}
+
+// moveParticipation hands the guest's part in the group's appointments
+// to memberKey, or drops it when memberKey is "": their
+// AppointmentParticipants row moves (moveParticipant), and an index row
+// they created names memberKey as its creator, so the account keeps the
+// right to delete it. Deleted appointments are included, so nothing
+// stays under the guest key. There is no per-member index of
+// appointments: this reads the group's index partition once and each
+// appointment's guest row by point read, metaReads at a time, which an
+// upgrade (once per guest and group) can afford.
+func (s *Service) moveParticipation(ctx context.Context, groupID, guestKey, memberKey string) error {
+	var rows []AppointmentIndexRow
+	err := s.appointments.QueryAll(ctx, storage.Query{PartitionKey: groupID, Select: []string{"appointmentId", "createdBy"}}, func(e storage.Entity) error {
+		var row AppointmentIndexRow
+		if err := storage.Unmarshal(e, &row); err != nil {
+			return err
+		}
+		rows = append(rows, row)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	eg, gctx := errgroup.WithContext(ctx)
+	eg.SetLimit(metaReads)
+	for _, row := range rows {
+		eg.Go(func() error {
+			if err := s.moveParticipant(gctx, groupID, row.AppointmentID, guestKey, memberKey); err != nil {
+				return err
+			}
+			if memberKey == "" || row.CreatedBy != guestKey {
+				return nil
+			}
+			return s.moveCreator(gctx, row.PartitionKey, row.RowKey, guestKey, memberKey)
+		})
+	}
+	return eg.Wait()
+}
+
+// moveParticipant replaces the guest's participant row of one
+// appointment with memberKey's in one transaction of the appointment's
+// partition (the delete of the guest row at its ETag, the account's row
+// inserted or updated at its ETag), so the move is all or nothing and a
+// concurrent edit of the participants makes it start over. When the
+// account takes part already it keeps its row, and becomes responsible
+// if the guest was.
+func (s *Service) moveParticipant(ctx context.Context, groupID, appointmentID, guestKey, memberKey string) error {
+	if appointmentID == "" {
+		return nil
+	}
+	return storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		pk, guestRK := participantKey(groupID, appointmentID, guestKey)
+		e, err := s.participants.Get(ctx, pk, guestRK)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil // not a participant, or moved already
+		}
+		if err != nil {
+			return err
+		}
+		var guest ParticipantRow
+		if err := storage.Unmarshal(e, &guest); err != nil {
+			return err
+		}
+		ops := []storage.TxOp{{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: pk, RowKey: guestRK}, IfMatch: guest.ETag}}
+		if memberKey != "" {
+			op, ok, err := s.takeOverParticipant(ctx, groupID, appointmentID, guest, memberKey)
+			if err != nil {
+				return err
+			}
+			if ok {
+				ops = append(ops, op)
+			}
+		}
+		return s.participants.Transact(ctx, ops)
+	})
+}
+
+// takeOverParticipant is the write that gives memberKey the guest's
+// participant row: an insert of a copy, or, when memberKey takes part
+// already, an update that makes them responsible if the guest was
+// (ok is false when their row needs no change).
+func (s *Service) takeOverParticipant(ctx context.Context, groupID, appointmentID string, guest ParticipantRow, memberKey string) (op storage.TxOp, ok bool, err error) {
+	pk, rk := participantKey(groupID, appointmentID, memberKey)
+	row, kind, ifMatch := guest, storage.TxInsert, ""
+	e, err := s.participants.Get(ctx, pk, rk)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+	case err != nil:
+		return storage.TxOp{}, false, err
+	default:
+		if guest.Role != RoleResponsible {
+			return storage.TxOp{}, false, nil
+		}
+		if err := storage.Unmarshal(e, &row); err != nil {
+			return storage.TxOp{}, false, err
+		}
+		row.Role, row.AssignedAt, row.AssignedBy = RoleResponsible, guest.AssignedAt, guest.AssignedBy
+		kind, ifMatch = storage.TxUpdate, row.ETag
+	}
+	row.RowKey, row.MemberKey, row.ETag, row.UpdatedAt = rk, memberKey, "", s.now().UTC()
+	e, err = storage.Marshal(row)
+	if err != nil {
+		return storage.TxOp{}, false, err
+	}
+	return storage.TxOp{Kind: kind, Entity: e, Mode: storage.Replace, IfMatch: ifMatch}, true, nil
+}
+
+// moveCreator makes memberKey the creator of an index row the guest
+// created, at the row's ETag. A row gone meanwhile was purged, or moved
+// by an edit of the start that copied the guest as creator: that race
+// leaves the copy to owners' delete rights.
+func (s *Service) moveCreator(ctx context.Context, pk, rk, guestKey, memberKey string) error {
+	return storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		e, err := s.appointments.Get(ctx, pk, rk)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if by, _ := e.Props["createdBy"].(string); by != guestKey {
+			return nil
+		}
+		_, err = s.appointments.Update(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{"createdBy": memberKey}}, storage.Merge, e.ETag)
+		return err
+	})
 }

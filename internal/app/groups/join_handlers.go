@@ -156,14 +156,20 @@ func (h *handlers) joinPage(c echo.Context) error {
 			return web.Redirect(c, groupURL(link.Group.GroupID))
 		}
 	}
-	return h.renderJoinPage(c, http.StatusOK, link, id, "", "")
+	return h.renderJoinPage(c, http.StatusOK, link, id, joinForm{})
 }
 
-func (h *handlers) renderJoinPage(c echo.Context, status int, link JoinLink, id *auth.Identity, name, nameErr string) error {
+// joinForm is what a visitor typed into the join form and what is wrong
+// with it (i18n keys).
+type joinForm struct {
+	Name, NameError, PhotoError string
+}
+
+func (h *handlers) renderJoinPage(c echo.Context, status int, link JoinLink, id *auth.Identity, f joinForm) error {
 	p := views.JoinPageProps{
 		GroupName: link.Group.GroupName, Meta: link.Session.Meta,
 		ActionURL: joinPath(link.Group.GroupID, link.Session.RowKey),
-		Name:      name, NameError: nameErr,
+		Name:      f.Name, NameError: f.NameError, PhotoError: f.PhotoError,
 	}
 	if id != nil {
 		p.SignedInAs = id.DisplayName
@@ -184,26 +190,55 @@ func (h *handlers) join(c echo.Context) error {
 		return refuseLink(c, err)
 	}
 	id := auth.From(c)
-	newGuest := id == nil
-	if newGuest {
-		name := c.FormValue("name")
-		clean, err := CleanName(name)
-		if err != nil {
-			return h.renderJoinPage(c, http.StatusUnprocessableEntity, link, nil, name, "groups.join.error.name")
-		}
-		if h.svc.guests == nil {
-			// No guests wired: joining needs an account.
-			return web.Redirect(c, auth.SignInPath(joinPath(link.Group.GroupID, link.Session.RowKey)))
-		}
-		if id, err = h.svc.guests.SignInGuest(c, clean); err != nil {
-			return err
-		}
+	if id == nil {
+		return h.joinAsGuest(c, link)
 	}
 	if _, err := h.svc.Join(ctx, link, id); err != nil {
 		return refuseLink(c, err)
 	}
+	if err := web.SetFlash(c, "groups.flash.joined"); err != nil {
+		return err
+	}
+	return web.Redirect(c, groupURL(link.Group.GroupID))
+}
+
+// joinAsGuest makes a visitor a guest of the link's group. The name and
+// the photo's size are checked before anything is written: a bad name
+// (422) or a photo over account.MaxPhotoBytes (413, as the account's
+// photo upload answers) shows the form again with what they typed. A
+// photo that turns out unusable later does not undo the join; it is a
+// notice.
+func (h *handlers) joinAsGuest(c echo.Context, link JoinLink) error {
+	ctx := c.Request().Context()
+	f := joinForm{Name: c.FormValue("name")}
+	clean, err := CleanName(f.Name)
+	if err != nil {
+		f.NameError = "groups.join.error.name"
+	}
+	photo, photoErr := h.joinPhoto(c)
+	if errors.Is(photoErr, errJoinPhotoTooLarge) {
+		f.PhotoError = "groups.join.error.photo_too_large"
+		return h.renderJoinPage(c, http.StatusRequestEntityTooLarge, link, nil, f)
+	}
+	if f.NameError != "" {
+		return h.renderJoinPage(c, http.StatusUnprocessableEntity, link, nil, f)
+	}
+	if h.svc.guests == nil {
+		// No guests wired: joining needs an account.
+		return web.Redirect(c, auth.SignInPath(joinPath(link.Group.GroupID, link.Session.RowKey)))
+	}
+	id, err := h.svc.guests.SignInGuest(c, clean)
+	if err != nil {
+		return err
+	}
+	if _, err := h.svc.Join(ctx, link, id); err != nil {
+		return refuseLink(c, err)
+	}
+	if photoErr != nil {
+		h.svc.log.WarnContext(ctx, "guest photo unreadable", "member", id.MemberKey, "err", photoErr)
+	}
 	flash := "groups.flash.joined"
-	if newGuest && !h.guestPhoto(c, id) {
+	if photoErr != nil || (photo != nil && !h.storeGuestPhoto(c, id, photo)) {
 		flash = "groups.join.photo_failed"
 	}
 	if err := web.SetFlash(c, flash); err != nil {
@@ -212,31 +247,45 @@ func (h *handlers) join(c echo.Context) error {
 	return web.Redirect(c, groupURL(link.Group.GroupID))
 }
 
-// guestPhoto stores the photo a new guest sent with the join form, if
-// any. The guest has joined already, so a photo that cannot be used is
-// reported as false (a notice), never as an error.
-func (h *handlers) guestPhoto(c echo.Context, id *auth.Identity) bool {
+// errJoinPhotoTooLarge is a join form photo over account.MaxPhotoBytes.
+var errJoinPhotoTooLarge = errors.New("groups: join photo too large")
+
+// joinPhoto reads the photo a visitor sent with the join form: nil when
+// there is none (or guest photos are not wired), errJoinPhotoTooLarge
+// when it is over account.MaxPhotoBytes (read no further than that),
+// and any other error when it cannot be read at all.
+func (h *handlers) joinPhoto(c echo.Context) ([]byte, error) {
 	if h.svc.guestPhotos == nil {
-		return true
+		return nil, nil
 	}
-	ctx := c.Request().Context()
 	fh, err := c.FormFile("photo")
-	if errors.Is(err, http.ErrMissingFile) || (err == nil && fh.Size == 0) {
-		return true // no photo: nothing to do
-	}
-	var data []byte
-	if err == nil {
-		data, err = readFormFile(fh, account.MaxPhotoBytes+1)
-	}
-	if err == nil {
-		err = h.svc.guestPhotos.GuestPhoto(ctx, id.MemberKey, id.DisplayName, data)
-	}
 	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.Is(err, http.ErrMissingFile), errors.Is(err, http.ErrNotMultipart), err == nil && fh.Size == 0:
+		return nil, nil // no photo: nothing to do
+	case errors.As(err, &tooLarge):
+		return nil, errJoinPhotoTooLarge
+	case err != nil:
+		return nil, err
+	case fh.Size > account.MaxPhotoBytes:
+		return nil, errJoinPhotoTooLarge
+	}
+	data, err := readFormFile(fh, account.MaxPhotoBytes+1)
+	if err == nil && len(data) > account.MaxPhotoBytes {
+		err = errJoinPhotoTooLarge
+	}
+	return data, err
+}
+
+// storeGuestPhoto stores a new guest's photo. The guest has joined
+// already, so a photo that cannot be used is reported as false (a
+// notice), never as an error.
+func (h *handlers) storeGuestPhoto(c echo.Context, id *auth.Identity, data []byte) bool {
+	ctx := c.Request().Context()
+	err := h.svc.guestPhotos.GuestPhoto(ctx, id.MemberKey, id.DisplayName, data)
 	switch {
 	case err == nil:
 		return true
-	case errors.As(err, &tooLarge):
-		return false
 	case errors.Is(err, media.ErrUnsupported), errors.Is(err, media.ErrTooLarge),
 		errors.Is(err, media.ErrTooManyPixels), errors.Is(err, media.ErrDamaged):
 		return false

@@ -10,8 +10,10 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/media/mediatest"
+	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -151,5 +153,56 @@ func TestJoinPhotoFieldOnlyForVisitors(t *testing.T) {
 	form := bob.c.Get("/join/" + groupID + "/" + sid).Doc(t).Find(testID("join-form"))
 	if _, multi := form.Attr("enctype"); form.Length() != 1 || multi || form.Find(testID("join-photo")).Length() != 0 {
 		t.Fatal("a signed-in person is offered a photo field")
+	}
+}
+
+func TestJoinWithTooLargePhotoKeepsTheForm(t *testing.T) {
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Picnickers")
+	sid := openJoin(t, olga, groupID)
+
+	c := a.Client()
+	c.Get("/join/" + groupID + "/" + sid)
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	for k, v := range c.WithCSRF("/", url.Values{"name": {"Gina"}}) {
+		w.WriteField(k, v[0])
+	}
+	f, _ := w.CreateFormFile("photo", "huge.jpg")
+	f.Write(bytes.Repeat([]byte{0xff}, account.MaxPhotoBytes+1))
+	w.Close()
+	req := webtest.NewRequest(t, http.MethodPost, "/join/"+groupID+"/"+sid, &body, "Content-Type", w.FormDataContentType())
+	res := c.Do(req)
+	doc := res.Doc(t)
+	form := doc.Find(testID("join-form"))
+	if res.StatusCode != http.StatusRequestEntityTooLarge || form.Length() != 1 {
+		t.Fatalf("oversize photo: %d, form %d", res.StatusCode, form.Length())
+	}
+	if v, _ := form.Find(`input[name="name"]`).Attr("value"); v != "Gina" {
+		t.Fatalf("name field holds %q", v)
+	}
+	errText := form.Find("#join-photo-error").Text()
+	if !strings.Contains(errText, "10 MB") {
+		t.Fatalf("photo error %q", errText)
+	}
+	if inv, _ := form.Find(testID("join-photo")).Attr("aria-invalid"); inv != "true" {
+		t.Fatal("photo input not marked invalid")
+	}
+	if a.Who(c) != "" {
+		t.Fatal("a refused join signed the visitor in")
+	}
+	n := 0
+	err := a.svc.members.QueryAll(ctx, storage.Query{PartitionKey: groupID}, func(e storage.Entity) error {
+		if auth.IsGuestKey(e.RowKey) {
+			n++
+		}
+		return nil
+	})
+	if err != nil || n != 0 {
+		t.Fatalf("guest member rows after a refused join: %d, %v", n, err)
+	}
+	if got := olga.c.Get("/groups/" + groupID + "/join-sessions/" + sid).Doc(t).Find(testID("joined-person")).Length(); got != 0 {
+		t.Fatalf("joined list shows %d people", got)
 	}
 }
