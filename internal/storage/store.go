@@ -188,6 +188,22 @@ func (t *Table) QueryAll(ctx context.Context, q Query, fn func(Entity) error) er
 	}
 }
 
+// All runs a query to its end and unmarshals every entity into a T (a
+// struct with table tags), in order. Like QueryAll, it is for bounded
+// partitions, rebuilds and admin tools.
+func All[T any](ctx context.Context, t *Table, q Query) ([]T, error) {
+	var out []T
+	err := t.QueryAll(ctx, q, func(e Entity) error {
+		var v T
+		if err := Unmarshal(e, &v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
 // Transact applies ops atomically: at most MaxTxOps operations, one partition
 // key, each row key at most once.
 func (t *Table) Transact(ctx context.Context, ops []TxOp) error {

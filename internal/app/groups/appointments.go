@@ -423,15 +423,7 @@ func (s *Service) Appointment(ctx context.Context, m Membership, appointmentID s
 	if row.IsDeleted {
 		return AppointmentDetail{}, ErrNoAppointment
 	}
-	var parts []ParticipantRow
-	err = s.participants.QueryAll(ctx, storage.Query{PartitionKey: participantsPartition(m.GroupID, appointmentID)}, func(e storage.Entity) error {
-		var p ParticipantRow
-		if err := storage.Unmarshal(e, &p); err != nil {
-			return err
-		}
-		parts = append(parts, p)
-		return nil
-	})
+	parts, err := storage.All[ParticipantRow](ctx, s.participants, storage.Query{PartitionKey: participantsPartition(m.GroupID, appointmentID)})
 	if err != nil {
 		return AppointmentDetail{}, err
 	}

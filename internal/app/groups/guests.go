@@ -133,15 +133,7 @@ func (s *Service) carryOver(ctx context.Context, guest MemberRow, account *auth.
 // appointment's guest row by point read, metaReads at a time, which an
 // upgrade (once per guest and group) can afford.
 func (s *Service) moveParticipation(ctx context.Context, groupID, guestKey, memberKey string) error {
-	var rows []AppointmentIndexRow
-	err := s.appointments.QueryAll(ctx, storage.Query{PartitionKey: groupID, Select: []string{"appointmentId", "createdBy"}}, func(e storage.Entity) error {
-		var row AppointmentIndexRow
-		if err := storage.Unmarshal(e, &row); err != nil {
-			return err
-		}
-		rows = append(rows, row)
-		return nil
-	})
+	rows, err := storage.All[AppointmentIndexRow](ctx, s.appointments, storage.Query{PartitionKey: groupID, Select: []string{"appointmentId", "createdBy"}})
 	if err != nil {
 		return err
 	}

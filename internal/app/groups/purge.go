@@ -103,15 +103,7 @@ func (s *Service) purgeGroup(ctx context.Context, g GroupRow) error {
 // GroupMembers row (in that order: the member row is what finds the
 // UserGroups row on a rerun).
 func (s *Service) purgeMembers(ctx context.Context, groupID string) error {
-	var rows []MemberRow
-	err := s.members.QueryAll(ctx, storage.Query{PartitionKey: groupID}, func(e storage.Entity) error {
-		var row MemberRow
-		if err := storage.Unmarshal(e, &row); err != nil {
-			return err
-		}
-		rows = append(rows, row)
-		return nil
-	})
+	rows, err := storage.All[MemberRow](ctx, s.members, storage.Query{PartitionKey: groupID})
 	if err != nil {
 		return err
 	}

@@ -42,15 +42,7 @@ func sortTags(tags []TagRow) {
 // AllTags are every tag of the catalog, active or not, in display order
 // (the admin page, and display names of deactivated tags).
 func (s *Service) AllTags(ctx context.Context) ([]TagRow, error) {
-	var tags []TagRow
-	err := s.tagCatalog.QueryAll(ctx, storage.Query{PartitionKey: tagCatalogPartition}, func(e storage.Entity) error {
-		var t TagRow
-		if err := storage.Unmarshal(e, &t); err != nil {
-			return err
-		}
-		tags = append(tags, t)
-		return nil
-	})
+	tags, err := storage.All[TagRow](ctx, s.tagCatalog, storage.Query{PartitionKey: tagCatalogPartition})
 	sortTags(tags)
 	return tags, err
 }
