@@ -97,7 +97,7 @@ func (h *handlers) update(c echo.Context) error {
 	me, promptID := auth.From(c).MemberKey, c.Param("id")
 	revision, err := strconv.ParseInt(c.FormValue("revision"), 10, 64)
 	if err != nil || revision < 1 {
-		return web.BadRequest("", errors.New("prompts: edit without a revision"))
+		return web.BadRequest(i18n.T(ctx, "prompts.error.revision"), errors.New("prompts: edit without a revision"))
 	}
 	in := inputOf(c)
 	p, err := h.svc.Update(ctx, me, promptID, revision, in)
