@@ -438,7 +438,7 @@ func TestDashboardStorageBudget(t *testing.T) {
 			if want := min(n, 12); shown != want {
 				t.Fatalf("%d cards, want %d", shown, want)
 			}
-			ops := parseOps(t, res.Header.Get("X-Storage-Ops"))
+			ops := res.StorageOps(t)
 			// Each group shown adds its point read and one bounded range
 			// query for its next appointments.
 			if ops["queries"] > int64(1+shown) || ops["total"] > int64(1+2*shown+1) || ops["writes"] != 0 {
@@ -465,20 +465,6 @@ func TestDashboardStorageBudget(t *testing.T) {
 			}
 		})
 	}
-}
-
-func parseOps(t *testing.T, header string) map[string]int64 {
-	t.Helper()
-	out := map[string]int64{}
-	for _, f := range strings.Fields(header) {
-		k, v, _ := strings.Cut(f, "=")
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			t.Fatalf("X-Storage-Ops %q", header)
-		}
-		out[k] = n
-	}
-	return out
 }
 
 func TestDashboardCursorIsPersonal(t *testing.T) {

@@ -649,8 +649,18 @@ func TestStaleEditIs409WithMessage(t *testing.T) {
 	if got := a.Client().Get("/prompts/" + id).Doc(t).Find(testID("prompt-title")).Text(); got != "First tab" {
 		t.Errorf("title %q: the stale edit overwrote", got)
 	}
-	if res := post(t, ann.c, "/prompts/"+id, promptForm("No revision", "Text", Public)); res.StatusCode != http.StatusBadRequest {
-		t.Errorf("edit without a revision: %d", res.StatusCode)
+	for _, rev := range []string{"", "abc", "0", "-3"} {
+		form := promptForm("No revision", "Text", Public)
+		if rev != "" {
+			form.Set("revision", rev)
+		}
+		res := post(t, ann.c, "/prompts/"+id, form)
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(res.Body, "nothing was saved") {
+			t.Errorf("edit with revision %q: %d", rev, res.StatusCode)
+		}
+	}
+	if got := a.Client().Get("/prompts/" + id).Doc(t).Find(testID("prompt-title")).Text(); got != "First tab" {
+		t.Errorf("title %q after edits without a valid revision", got)
 	}
 }
 
@@ -1009,31 +1019,14 @@ func TestCatalogPageStorageBudget(t *testing.T) {
 			t.Fatalf("%s: %d cards", name, n)
 		}
 		t.Logf("%s: first page %s", name, res.Header.Get("X-Storage-Ops"))
-		ops := parseOps(t, res.Header.Get("X-Storage-Ops"))
+		ops := res.StorageOps(t)
 		if ops["queries"] > 3 || ops["writes"] != 0 {
 			t.Errorf("%s: catalog page cost %s", name, res.Header.Get("X-Storage-Ops"))
 		}
 		more, _ := res.Doc(t).Find(testID("load-more")).Attr("href")
 		next := c.Get(more, htmxPartial...)
-		if ops := parseOps(t, next.Header.Get("X-Storage-Ops")); ops["queries"] > 3 {
+		if ops := next.StorageOps(t); ops["queries"] > 3 {
 			t.Errorf("%s: second page cost %s", name, next.Header.Get("X-Storage-Ops"))
 		}
 	}
-}
-
-func parseOps(t *testing.T, header string) map[string]int64 {
-	t.Helper()
-	out := map[string]int64{}
-	for _, f := range strings.Fields(header) {
-		k, v, _ := strings.Cut(f, "=")
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			t.Fatalf("X-Storage-Ops %q", header)
-		}
-		out[k] = n
-	}
-	if len(out) == 0 {
-		t.Fatal("no X-Storage-Ops header")
-	}
-	return out
 }

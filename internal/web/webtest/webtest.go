@@ -9,6 +9,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -136,6 +137,27 @@ func (c *Client) Cookie(name string) *http.Cookie {
 type Response struct {
 	*http.Response
 	Body string
+}
+
+// StorageOps reads the X-Storage-Ops header (development only) into its
+// counts: "queries", "reads", "writes" and so on. A missing or malformed
+// header fails the test.
+func (r *Response) StorageOps(t testing.TB) map[string]int64 {
+	t.Helper()
+	header := r.Header.Get("X-Storage-Ops")
+	out := map[string]int64{}
+	for _, f := range strings.Fields(header) {
+		k, v, _ := strings.Cut(f, "=")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatalf("X-Storage-Ops %q", header)
+		}
+		out[k] = n
+	}
+	if len(out) == 0 {
+		t.Fatal("no X-Storage-Ops header")
+	}
+	return out
 }
 
 // Doc parses the body as HTML.
