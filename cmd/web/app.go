@@ -64,6 +64,9 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 	groupsModule.UseGuests(authService)
 	groupsModule.UseGuestPhotos(accounts)
 	authService.OnGuestUpgrade(groupsModule)
+	// The profile learns a newly verified email before groups reads it.
+	authService.OnEmailLinked(accounts)
+	authService.OnEmailLinked(groupsModule)
 	if err := runner.Add(authService.PurgeSessionsJob()); err != nil {
 		return nil, err
 	}

@@ -133,8 +133,8 @@ func rows(t *testing.T, store *storage.Store) map[string]counts {
 	}
 	return map[string]counts{
 		"UserDailyUsage":        get("UserDailyUsage", userKey, "2030-05-17", "openai"),
-		"UserDailyUsageByModel": get("UserDailyUsageByModel", userKey+"|2030-05-17", "acme%2Fvision-1", ""),
-		"DailyUsageByModel":     get("DailyUsageByModel", "2030-05", "2030-05-17|acme%2Fvision-1", ""),
+		"UserDailyUsageByModel": get("UserDailyUsageByModel", userKey+"|2030-05-17", "acme~2Fvision-1", ""),
+		"DailyUsageByModel":     get("DailyUsageByModel", "2030-05", "2030-05-17|acme~2Fvision-1", ""),
 	}
 }
 

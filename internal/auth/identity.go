@@ -48,9 +48,60 @@ const (
 )
 
 // AuthMemberKey is the memberKey of a signed-in account: "auth:" and the
-// OIDC subject (or a ULID for email-code accounts), escaped for keys because
-// some providers put '/' or '+' in sub.
-func AuthMemberKey(subject string) string { return authPrefix + storage.EscapeKey(subject) }
+// OIDC subject (or a ULID for email-code accounts) through storage.EscapeKey,
+// because some providers put '/' or '+' in sub. A subject may be any
+// printable ASCII up to 255 characters, and 255 slashes escape to 765: too
+// long once a memberKey is part of a composite key under Azure's 1 KiB. So a
+// subject whose escaped form is longer than maxReadableSubject, or that
+// holds a space or a character outside printable ASCII, becomes "auth:~h"
+// and the hex SHA-256 of the subject (71 characters in all). The two forms
+// never meet: an escaped subject has '~' only before two upper-case hex
+// digits.
+//
+// The result is key-safe (no '%', '|' or forbidden character) and goes into
+// keys as it is, never escaped again.
+func AuthMemberKey(subject string) string {
+	if escaped := storage.EscapeKey(subject); len(escaped) <= maxReadableSubject && plainASCII(subject) {
+		return authPrefix + escaped
+	}
+	sum := sha256.Sum256([]byte(subject))
+	return authPrefix + hashedSubject + hex.EncodeToString(sum[:])
+}
+
+// maxReadableSubject is the longest escaped subject kept readable in a
+// memberKey; hashedSubject marks the hashed form.
+const (
+	maxReadableSubject = 64
+	hashedSubject      = "~h"
+)
+
+// IsAuthMemberKey reports whether k has the shape AuthMemberKey gives, for
+// checking keys that come back from URLs or blob names.
+func IsAuthMemberKey(k string) bool {
+	rest, ok := strings.CutPrefix(k, authPrefix)
+	if !ok || rest == "" || storage.ValidateKey(k) != nil {
+		return false
+	}
+	if h, ok := strings.CutPrefix(rest, hashedSubject); ok {
+		_, err := hex.DecodeString(h)
+		return err == nil && len(h) == 2*sha256.Size && strings.ToLower(h) == h
+	}
+	if len(rest) > maxReadableSubject {
+		return false
+	}
+	sub, err := storage.UnescapeKey(rest)
+	return err == nil && sub != "" && plainASCII(sub) && storage.EscapeKey(sub) == rest
+}
+
+// plainASCII reports whether s is printable ASCII without spaces.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
 
 // GuestMemberKey is the memberKey of a guest who joined by link.
 func GuestMemberKey(gsid string) string { return guestPrefix + gsid }
@@ -61,7 +112,9 @@ func IsGuestKey(memberKey string) bool { return strings.HasPrefix(memberKey, gue
 // Identity is who a request acts for. Handlers read it with From.
 type Identity struct {
 	MemberKey string
-	// UserKey and Email are empty for guests.
+	// UserKey is the email's userKey, or MemberUserKey for an account
+	// without a verified email; it is empty only for guests. Email is ""
+	// when there is no verified address.
 	UserKey     string
 	Email       string
 	DisplayName string

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/harmony/harmony/internal/storage"
@@ -30,10 +31,56 @@ func TestIdentityKeys(t *testing.T) {
 		t.Errorf("UserKey = %q", got)
 	}
 	k := AuthMemberKey("tenant/user+1")
-	if err := storage.ValidateKey(k); err != nil || k != "auth:tenant%2Fuser+1" {
+	if err := storage.ValidateKey(k); err != nil || k != "auth:tenant~2Fuser+1" {
 		t.Errorf("AuthMemberKey = %q (%v)", k, err)
 	}
 	if !IsGuestKey(GuestMemberKey("abc")) || IsGuestKey(k) {
 		t.Error("IsGuestKey")
+	}
+}
+
+// Any printable ASCII subject up to 255 characters gives a memberKey that is
+// a valid key, short enough to sit inside composite keys, distinct from every
+// other subject's, and recognised by IsAuthMemberKey.
+func TestAuthMemberKeyForOddSubjects(t *testing.T) {
+	var all []byte
+	for c := byte(' '); c <= '~'; c++ {
+		all = append(all, c)
+	}
+	subjects := []string{
+		strings.Repeat("/", 255),
+		strings.Repeat("/", 254),
+		"/+=%#?\\|",
+		"a/b+c=d%e#f?g\\h|i Ünïcödé Москва 😀",
+		string(all),
+		"~h" + strings.Repeat("0", 64),
+		"~7E",
+		"plain-sub_123",
+		strings.Repeat("x", 255),
+		"with space",
+		"%2F",
+		"a%2Fb",
+	}
+	seen := map[string]string{}
+	for _, sub := range subjects {
+		k := AuthMemberKey(sub)
+		if err := storage.ValidateKey(k); err != nil || strings.Contains(k, "%") || strings.Contains(k, "|") {
+			t.Errorf("AuthMemberKey(%q) = %q: %v", sub, k, err)
+		}
+		if len(k) > 80 {
+			t.Errorf("AuthMemberKey(%q) is %d characters", sub, len(k))
+		}
+		if !IsAuthMemberKey(k) {
+			t.Errorf("IsAuthMemberKey(%q) = false", k)
+		}
+		if other, ok := seen[k]; ok {
+			t.Errorf("subjects %q and %q share memberKey %q", sub, other, k)
+		}
+		seen[k] = sub
+	}
+	for _, bad := range []string{"", "auth:", "guest:x", "auth:a/b", "auth:a%2Fb", "auth:~h00", "auth:~zz", "auth:a b", "auth:~hABCDEF" + strings.Repeat("0", 58)} {
+		if IsAuthMemberKey(bad) {
+			t.Errorf("IsAuthMemberKey(%q) = true", bad)
+		}
 	}
 }

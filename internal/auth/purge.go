@@ -38,7 +38,7 @@ func (s *Service) PurgeSessionsJob() jobs.Job {
 func (s *Service) PurgeExpiredSessions(ctx context.Context) (int, error) {
 	now := s.now()
 	var due []*sessionRow
-	err := s.sessions.QueryAll(ctx, storage.Query{}, func(e storage.Entity) error {
+	err := s.sessions.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
 		var r sessionRow
 		if err := storage.Unmarshal(e, &r); err != nil {
 			return err

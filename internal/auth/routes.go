@@ -13,6 +13,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/signin/code", s.showCodeForm)
 	e.POST("/signin/code/verify", s.verifyCode)
 	e.POST("/signout", s.signOut)
+	s.emailLinkRoutes(e)
 	if s.mailbox != nil {
 		e.GET("/dev/mailbox", s.showMailbox)
 	}

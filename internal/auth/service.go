@@ -81,6 +81,7 @@ type Service struct {
 	sendLimit   *ipLimiter
 	verifyLimit *ipLimiter
 	upgraders   []GuestUpgrader
+	linkers     []EmailLinker
 
 	// oidc is sign-in through the configured OpenID provider (oidc*.go);
 	// nil when OIDC_ISSUER is not set.

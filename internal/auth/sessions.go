@@ -77,8 +77,11 @@ func (r *sessionRow) identity(adminEmail bool) *Identity {
 		SessionID:   r.ID,
 		Language:    r.Language,
 	}
-	if r.Email != "" {
+	switch {
+	case r.Email != "":
 		id.UserKey = UserKey(r.Email)
+	case !r.Guest:
+		id.UserKey = MemberUserKey(r.MemberKey)
 	}
 	return id
 }

@@ -414,7 +414,7 @@ func TestSameVerifiedEmailReachesSameAccount(t *testing.T) {
 	if got := verified("tenant/123", "Anna@example.org", "true"); got != byCode {
 		t.Errorf("OIDC with the verified email reached %q, want %q", got, byCode)
 	}
-	if got := verified("tenant/456", "anna@example.org", "false"); got != "auth:tenant%2F456" {
+	if got := verified("tenant/456", "anna@example.org", "false"); got != "auth:tenant~2F456" {
 		t.Errorf("OIDC with an unverified email reached %q, want its own auth:{sub}", got)
 	}
 	first := verified("sub-789", "carol@example.org", "true")

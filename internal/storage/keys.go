@@ -8,11 +8,21 @@ import (
 	"unicode/utf8"
 )
 
-// EscapeKey makes any user-derived text safe inside a PartitionKey or RowKey:
-// it percent-encodes '%', the key delimiter '|', the characters Azure rejects
-// (/ \ # ?) and control characters. Everything else, non-ASCII included, is
-// kept, so keys stay readable and sort close to their text. Invalid UTF-8 bytes
-// are encoded too, so the result is always a valid key fragment.
+// EscapeKey makes user-derived text safe as one part of a PartitionKey or
+// RowKey (a tag, a title, a model name, an OIDC subject).
+//
+// The scheme: every UTF-8 byte of a character that may not stand as itself
+// is written as '~' and two upper-case hex digits ("org/model" becomes
+// "org~2Fmodel"). Those characters are '~' (the escape itself), '|' (our key
+// delimiter), '%' (the Table service decodes key paths twice, so no key may
+// hold one), / \ # ? (Azure rejects them), control characters, and the bytes
+// of invalid UTF-8. Everything else, non-ASCII included, is kept, so keys read
+// like their text, sort close to it, and a prefix of the text escapes to a
+// prefix of the key. The result never contains '%'.
+//
+// Apply it exactly once to each raw part. A memberKey is already key-safe
+// (auth.AuthMemberKey escapes the subject) and goes into keys as it is;
+// escaping it again would double the escapes.
 func EscapeKey(s string) string {
 	if !needsEscape(s) {
 		return s
@@ -21,14 +31,11 @@ func EscapeKey(s string) string {
 	b.Grow(len(s) + 8)
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			fmt.Fprintf(&b, "%%%02X", s[i])
-			i++
-			continue
-		}
-		if escapedRune(r) {
+		if (r == utf8.RuneError && size == 1) || escapedRune(r) {
 			for _, c := range []byte(s[i : i+size]) {
-				fmt.Fprintf(&b, "%%%02X", c)
+				b.WriteByte(keyEscape)
+				b.WriteByte(hexDigits[c>>4])
+				b.WriteByte(hexDigits[c&0xF])
 			}
 		} else {
 			b.WriteString(s[i : i+size])
@@ -37,6 +44,11 @@ func EscapeKey(s string) string {
 	}
 	return b.String()
 }
+
+// keyEscape starts an escape in EscapeKey's scheme.
+const keyEscape = '~'
+
+const hexDigits = "0123456789ABCDEF"
 
 func needsEscape(s string) bool {
 	if !utf8.ValidString(s) {
@@ -51,28 +63,29 @@ func needsEscape(s string) bool {
 }
 
 func escapedRune(r rune) bool {
-	return r == '%' || r == '|' || r == '/' || r == '\\' || r == '#' || r == '?' || isControl(r)
+	return r == keyEscape || r == '|' || forbiddenKeyRune(r)
 }
 
-// UnescapeKey reverses EscapeKey.
+// UnescapeKey reverses EscapeKey; a '~' not followed by two upper-case hex
+// digits is ErrInvalidKey.
 func UnescapeKey(s string) (string, error) {
-	if !strings.Contains(s, "%") {
+	if !strings.ContainsRune(s, keyEscape) {
 		return s, nil
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] != '%' {
+		if s[i] != keyEscape {
 			b.WriteByte(s[i])
 			continue
 		}
 		if i+2 >= len(s) {
 			return "", fmt.Errorf("%w: truncated escape in %q", ErrInvalidKey, s)
 		}
-		v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
-		if err != nil {
+		hi, lo := strings.IndexByte(hexDigits, s[i+1]), strings.IndexByte(hexDigits, s[i+2])
+		if hi < 0 || lo < 0 {
 			return "", fmt.Errorf("%w: bad escape in %q", ErrInvalidKey, s)
 		}
-		b.WriteByte(byte(v))
+		b.WriteByte(byte(hi<<4 | lo))
 		i += 2
 	}
 	return b.String(), nil

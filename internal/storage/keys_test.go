@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -12,13 +13,16 @@ import (
 func TestEscapeKeyMakesValidKeys(t *testing.T) {
 	cases := map[string]string{
 		"plain":         "plain",
-		"org/model":     "org%2Fmodel",
-		"a|b":           "a%7Cb",
-		"100%":          "100%25",
-		"q?#\\":         "q%3F%23%5C",
-		"tab\there":     "tab%09here",
+		"org/model":     "org~2Fmodel",
+		"a|b":           "a~7Cb",
+		"100%":          "100~25",
+		"~":             "~7E",
+		"~7E":           "~7E7E",
+		"q?#\\":         "q~3F~23~5C",
+		"tab\there":     "tab~09here",
 		"Москва":        "Москва",
-		"x\u0085y":      "x%C2%85y",
+		"x\u0085y":      "x~C2~85y",
+		"bad\xffbyte":   "bad~FFbyte",
 		"emoji 😀 stays": "emoji 😀 stays",
 	}
 	for in, want := range cases {
@@ -37,7 +41,7 @@ func TestEscapeKeyMakesValidKeys(t *testing.T) {
 }
 
 func TestUnescapeKeyRejectsBadEscapes(t *testing.T) {
-	for _, s := range []string{"%", "%4", "%zz", "a%G1"} {
+	for _, s := range []string{"~", "~4", "~zz", "a~G1", "~2f"} {
 		if _, err := UnescapeKey(s); !errors.Is(err, ErrInvalidKey) {
 			t.Errorf("UnescapeKey(%q) err = %v, want ErrInvalidKey", s, err)
 		}
@@ -52,8 +56,14 @@ func FuzzEscapeKey(f *testing.F) {
 		k := EscapeKey(s)
 		if err := ValidateKey(k); err != nil && !errors.Is(err, ErrInvalidKey) {
 			t.Fatalf("unexpected error kind: %v", err)
-		} else if err != nil && utf16Bytes(k) <= MaxKeyBytes {
+		} else if err != nil && s != "" && utf16Bytes(k) <= MaxKeyBytes {
 			t.Fatalf("EscapeKey(%q) = %q invalid: %v", s, k, err)
+		}
+		if strings.ContainsAny(k, "%|") {
+			t.Fatalf("EscapeKey(%q) = %q holds %% or |", s, k)
+		}
+		if len(s) > 1 && !strings.HasPrefix(k, EscapeKey(s[:len(s)/2])) && utf8.ValidString(s[:len(s)/2]) {
+			t.Fatalf("EscapeKey(%q) = %q does not start with the escape of its first half", s, k)
 		}
 		if back, err := UnescapeKey(k); err != nil || back != s {
 			t.Fatalf("round trip %q → %q → %q (%v)", s, k, back, err)

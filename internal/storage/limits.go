@@ -80,9 +80,22 @@ func ValidateBlobName(name string) error {
 
 func isControl(r rune) bool { return r <= 0x1F || (r >= 0x7F && r <= 0x9F) }
 
-// ValidateKey checks one PartitionKey or RowKey value: valid UTF-8, at most
-// MaxKeyBytes as UTF-16, and none of / \ # ? or control characters.
+// ValidateKey checks one PartitionKey or RowKey value: not empty, valid
+// UTF-8, at most MaxKeyBytes as UTF-16, and none of / \ # ? % or control
+// characters.
+//
+// Empty keys are legal in Azure but refused here: no Harmony table needs
+// one (a singleton row takes a named key such as "meta"), and an empty key
+// is in practice a missing value — an account without a verified email once
+// wrote group rows under an empty userKey. '%' is refused because the Table
+// service decodes the entity path twice, so a key holding '%' makes point
+// operations fail or address another key (Azure Storage team, "PartitionKey
+// or RowKey containing the percent '%' character causes some Windows Azure
+// Tables APIs to fail"); EscapeKey never produces one.
 func ValidateKey(k string) error {
+	if k == "" {
+		return fmt.Errorf("%w: key is empty", ErrInvalidKey)
+	}
 	if !utf8.ValidString(k) {
 		return fmt.Errorf("%w: key is not valid UTF-8", ErrInvalidKey)
 	}
@@ -90,11 +103,16 @@ func ValidateKey(k string) error {
 		return fmt.Errorf("%w: key longer than %d bytes", ErrInvalidKey, MaxKeyBytes)
 	}
 	for _, r := range k {
-		if r == '/' || r == '\\' || r == '#' || r == '?' || isControl(r) {
+		if forbiddenKeyRune(r) {
 			return fmt.Errorf("%w: key contains %q", ErrInvalidKey, r)
 		}
 	}
 	return nil
+}
+
+// forbiddenKeyRune reports the characters no key may hold.
+func forbiddenKeyRune(r rune) bool {
+	return r == '/' || r == '\\' || r == '#' || r == '?' || r == '%' || isControl(r)
 }
 
 func validateKeys(pk, rk string) error {
@@ -225,7 +243,17 @@ func normalizeQuery(q Query) (Query, error) {
 	if q.Limit == 0 || q.Limit > MaxPageSize {
 		q.Limit = MaxPageSize
 	}
-	for _, k := range []string{q.PartitionKey, q.RowKeyFrom, q.RowKeyTo, q.RowKeyPrefix} {
+	switch {
+	case q.Scan && q.PartitionKey != "":
+		return Query{}, fmt.Errorf("%w: a scan reads the whole table; it takes no PartitionKey", ErrInvalid)
+	case !q.Scan && q.PartitionKey == "":
+		return Query{}, fmt.Errorf("%w: query without a PartitionKey (set Scan to read the whole table)", ErrInvalidKey)
+	case !q.Scan:
+		if err := ValidateKey(q.PartitionKey); err != nil {
+			return Query{}, fmt.Errorf("PartitionKey: %w", err)
+		}
+	}
+	for _, k := range []string{q.RowKeyFrom, q.RowKeyTo, q.RowKeyPrefix} {
 		if !utf8.ValidString(k) {
 			return Query{}, fmt.Errorf("%w: query key is not valid UTF-8", ErrInvalidKey)
 		}

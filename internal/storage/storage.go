@@ -118,10 +118,15 @@ const MaxPageSize = 1000
 // Query is a structured table query. There is no free-form filter text: the
 // Azure backend renders this to OData itself, quoting every value.
 type Query struct {
-	// PartitionKey restricts the query to one partition. Empty means the whole
-	// table, in PartitionKey then RowKey order (for rebuilds and admin tools;
-	// no user-facing page may scan).
+	// PartitionKey restricts the query to one partition. It must be set
+	// unless Scan is: an empty PartitionKey is almost always a missing value
+	// (an account without a userKey once listed every group on the site), so
+	// it is refused rather than read as "the whole table".
 	PartitionKey string
+	// Scan reads the whole table, in PartitionKey then RowKey order, and
+	// requires an empty PartitionKey. It is for rebuilds, purges and admin
+	// tools; no user-facing page may scan.
+	Scan bool
 	// RowKeyFrom (inclusive) and RowKeyTo (exclusive) bound the row key; empty
 	// means unbounded.
 	RowKeyFrom string

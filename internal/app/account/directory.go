@@ -84,7 +84,7 @@ func (r RebuildReport) String() string {
 func (s *Service) RebuildDirectory(ctx context.Context) (RebuildReport, error) {
 	var report RebuildReport
 	have := map[string]DirectoryRow{}
-	err := s.directory.QueryAll(ctx, storage.Query{}, func(e storage.Entity) error {
+	err := s.directory.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
 		var row DirectoryRow
 		if err := storage.Unmarshal(e, &row); err != nil {
 			return err
@@ -95,7 +95,7 @@ func (s *Service) RebuildDirectory(ctx context.Context) (RebuildReport, error) {
 	if err != nil {
 		return report, err
 	}
-	err = s.profiles.QueryAll(ctx, storage.Query{}, func(e storage.Entity) error {
+	err = s.profiles.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
 		var p ProfileRow
 		if err := storage.Unmarshal(e, &p); err != nil {
 			return err

@@ -70,6 +70,7 @@ func renderSettings(c echo.Context, status int, flash components.FlashProps, in 
 			Errors:       views.FieldErrors(errs),
 			Visibilities: Visibilities,
 			Languages:    Languages,
+			Email:        auth.From(c).Email,
 		}),
 	})
 }

@@ -6,9 +6,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"github.com/harmony/harmony/internal/auth"
 	"regexp"
 	"strings"
-	"unicode"
 
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/storage"
@@ -128,33 +128,6 @@ func (s *Service) PhotoBlob(ctx context.Context, member, file string) (storage.B
 	return s.photos.Get(ctx, member+"/"+file)
 }
 
-// ValidMemberKey reports whether k has the shape of an account's memberKey:
-// "auth:" and a key-escaped subject (see auth.AuthMemberKey): no slash,
-// backslash, '#', '?', space or control character, and '%' only as an
-// escape.
-func ValidMemberKey(k string) bool {
-	rest, ok := strings.CutPrefix(k, "auth:")
-	if !ok || rest == "" || len(k) > 512 {
-		return false
-	}
-	for i := 0; i < len(rest); i++ {
-		if rest[i] == '%' {
-			if i+2 >= len(rest) || !isHex(rest[i+1]) || !isHex(rest[i+2]) {
-				return false
-			}
-		}
-	}
-	for _, r := range rest {
-		if r == '/' || r == '\\' || r == '#' || r == '?' || r == utf8RuneError || unicode.IsSpace(r) || unicode.IsControl(r) {
-			return false
-		}
-	}
-	_, err := storage.UnescapeKey(rest)
-	return err == nil
-}
-
-const utf8RuneError = '\uFFFD'
-
-func isHex(c byte) bool {
-	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
-}
+// ValidMemberKey reports whether k has the shape of an account's memberKey
+// (auth.AuthMemberKey), so a URL can name no other blob.
+func ValidMemberKey(k string) bool { return auth.IsAuthMemberKey(k) }

@@ -237,7 +237,7 @@ func TestMediaURLsAreStrict(t *testing.T) {
 // photo URL must still work.
 func TestPhotoOfAnEscapedMemberKey(t *testing.T) {
 	a := newApp(t)
-	key := "auth:" + "google-oauth2%7C12%2F34"
+	key := "auth:" + "google-oauth2~7C12~2F34"
 	if !account.ValidMemberKey(key) {
 		t.Fatal("fixture key refused")
 	}

@@ -236,3 +236,16 @@ func photoURL(memberKey, blobName string) string {
 	_, file, _ := strings.Cut(blobName, "/")
 	return mediaPrefix + url.PathEscape(memberKey) + "/" + url.PathEscape(file)
 }
+
+var _ auth.EmailLinker = (*Service)(nil)
+
+// LinkEmail records the address an account without one has just verified
+// on its profile and directory row (auth calls it; register it with
+// auth.OnEmailLinked before the modules that read the profile's email).
+func (s *Service) LinkEmail(ctx context.Context, memberKey, email, _ string) error {
+	_, err := s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
+		p.Email = email
+		return nil
+	})
+	return err
+}

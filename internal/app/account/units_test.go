@@ -51,12 +51,12 @@ func TestValidTimezone(t *testing.T) {
 }
 
 func TestValidMemberKey(t *testing.T) {
-	for _, ok := range []string{"auth:01HZX3K5Q8W2VJ7N4M6B9C0D1E", "auth:google-oauth2%7C1234", "auth:abc%2Fdef", "auth:Анна"} {
+	for _, ok := range []string{"auth:01HZX3K5Q8W2VJ7N4M6B9C0D1E", "auth:google-oauth2~7C1234", "auth:abc~2Fdef", "auth:~h" + strings.Repeat("0a", 32)} {
 		if !ValidMemberKey(ok) {
 			t.Errorf("%q refused", ok)
 		}
 	}
-	for _, bad := range []string{"", "auth:", "guest:abc", "user|0", "auth:a/b", "auth:a\\b", "auth:a b", "auth:a%zz", "auth:a%2", "auth:a?b", "auth:a#b", "auth:a\x00", "../auth:x", "auth:" + strings.Repeat("x", 600)} {
+	for _, bad := range []string{"", "auth:", "guest:abc", "user|0", "auth:a/b", "auth:a\\b", "auth:a b", "auth:a%zz", "auth:a%2", "auth:a%2Fb", "auth:a~zz", "auth:a~2", "auth:Анна", "auth:~h00", "auth:a?b", "auth:a#b", "auth:a\x00", "../auth:x", "auth:" + strings.Repeat("x", 600)} {
 		if ValidMemberKey(bad) {
 			t.Errorf("%q accepted", bad)
 		}

@@ -37,14 +37,14 @@ func TestRecordEscapesModelNames(t *testing.T) {
 	if err := u.Record(ctx, UsageEvent{UserKey: "u1", Model: model, At: at, TokensIn: 10, TokensOut: 3}); err != nil {
 		t.Fatal(err)
 	}
-	e, err := store.Table(modelUsageTable).Get(ctx, "2030-05", "2030-05-17|org%2Fvision%7Cv2%23beta%3F")
+	e, err := store.Table(modelUsageTable).Get(ctx, "2030-05", "2030-05-17|org~2Fvision~7Cv2~23beta~3F")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e.Props["calls"] != int64(1) || e.Props["tokensIn"] != int64(10) || e.Props["errors"] != int64(0) {
 		t.Errorf("row %v", e.Props)
 	}
-	if _, err := store.Table(userModelUsageTable).Get(ctx, "u1|2030-05-17", "org%2Fvision%7Cv2%23beta%3F"); err != nil {
+	if _, err := store.Table(userModelUsageTable).Get(ctx, "u1|2030-05-17", "org~2Fvision~7Cv2~23beta~3F"); err != nil {
 		t.Error(err)
 	}
 	models, err := u.ByModel(ctx, 1)

@@ -34,20 +34,55 @@ func (s *Service) UpgradeGuest(ctx context.Context, guestKey, memberKey string) 
 	if !auth.IsGuestKey(guestKey) || s.profiles == nil {
 		return nil
 	}
+	account, err := s.accountIdentity(ctx, memberKey)
+	if err != nil {
+		return fmt.Errorf("groups: upgrade guest: %w", err)
+	}
+	return s.moveMemberships(ctx, guestKey, account)
+}
+
+// LinkEmail moves the memberships an account held under its derived
+// userKey (auth.MemberUserKey, before it had a verified email) to the
+// userKey of the email it has just verified, where invitations to that
+// address wait (auth calls it; register it with auth.OnEmailLinked). The
+// memberKey stays, so appointment participation needs no move. An
+// invitation to the address and an active membership under the old key
+// become one active membership.
+func (s *Service) LinkEmail(ctx context.Context, memberKey, email, fromUserKey string) error {
+	account, err := s.accountIdentity(ctx, memberKey)
+	if err != nil {
+		return fmt.Errorf("groups: link email: %w", err)
+	}
+	account.Email, account.UserKey = email, auth.UserKey(email)
+	return s.moveMemberships(ctx, fromUserKey, account)
+}
+
+// accountIdentity is the account memberKey as its memberships name it:
+// the userKey of its verified email, or the derived one without.
+func (s *Service) accountIdentity(ctx context.Context, memberKey string) (*auth.Identity, error) {
+	if s.profiles == nil {
+		return nil, errors.New("no profiles to read the account from")
+	}
 	p, err := s.profiles.Profile(ctx, memberKey)
 	if err != nil {
-		return fmt.Errorf("groups: upgrade guest: account profile: %w", err)
+		return nil, fmt.Errorf("account profile: %w", err)
 	}
-	email, err := auth.NormalizeEmail(p.Email)
-	if err != nil {
-		// An account without an address has no userKey to hold
-		// memberships; the guest rows stay as they are.
-		s.log.WarnContext(ctx, "groups: guest upgraded to an account without email; memberships kept under the guest key", "member", memberKey)
+	account := &auth.Identity{MemberKey: memberKey, UserKey: auth.MemberUserKey(memberKey), DisplayName: p.DisplayName}
+	if email, err := auth.NormalizeEmail(p.Email); err == nil {
+		account.UserKey, account.Email = auth.UserKey(email), email
+	}
+	return account, nil
+}
+
+// moveMemberships moves every membership listed in the UserGroups
+// partition from (a guest's memberKey, or an account's derived userKey)
+// to account, group by group (upgradeMembership).
+func (s *Service) moveMemberships(ctx context.Context, from string, account *auth.Identity) error {
+	if from == account.UserKey {
 		return nil
 	}
-	account := &auth.Identity{MemberKey: memberKey, UserKey: auth.UserKey(email), Email: email, DisplayName: p.DisplayName}
 	var groupIDs []string
-	err = s.userGroups.QueryAll(ctx, storage.Query{PartitionKey: guestKey}, func(e storage.Entity) error {
+	err := s.userGroups.QueryAll(ctx, storage.Query{PartitionKey: from}, func(e storage.Entity) error {
 		groupIDs = append(groupIDs, e.RowKey)
 		return nil
 	})
@@ -55,39 +90,44 @@ func (s *Service) UpgradeGuest(ctx context.Context, guestKey, memberKey string) 
 		return err
 	}
 	for _, groupID := range groupIDs {
-		if err := s.upgradeMembership(ctx, groupID, guestKey, account); err != nil {
+		if err := s.upgradeMembership(ctx, groupID, from, account); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// upgradeMembership moves one group's guest membership to account.
-func (s *Service) upgradeMembership(ctx context.Context, groupID, guestKey string, account *auth.Identity) error {
-	guest, err := s.memberRow(ctx, groupID, guestKey)
+// upgradeMembership moves one group's membership row keyed by from (a
+// guest's memberKey, or an account's derived userKey) to account.
+func (s *Service) upgradeMembership(ctx context.Context, groupID, from string, account *auth.Identity) error {
+	old, err := s.memberRow(ctx, groupID, from)
 	if errors.Is(err, ErrNoMember) {
-		// Moved already: only the guest's UserGroups row is left.
-		pk, rk := userGroupKey(guestKey, groupID)
+		// Moved already: only the old UserGroups row is left.
+		pk, rk := userGroupKey(from, groupID)
 		return deleteRow(ctx, s.userGroups, pk, rk)
 	}
 	if err != nil {
 		return err
 	}
 	to := "" // a removed guest's participation is dropped
-	if guest.Status == StatusActive {
-		if err := s.carryOver(ctx, guest, account); err != nil {
+	if old.Status == StatusActive {
+		if err := s.carryOver(ctx, old, account); err != nil {
 			return err
 		}
 		to = account.MemberKey
 	}
-	if err := s.moveParticipation(ctx, groupID, guestKey, to); err != nil {
-		return err
+	if auth.IsGuestKey(from) {
+		// Participation is keyed by memberKey, which only a guest's move
+		// changes.
+		if err := s.moveParticipation(ctx, groupID, from, to); err != nil {
+			return err
+		}
 	}
-	pk, rk := groupMemberKey(groupID, guestKey)
+	pk, rk := groupMemberKey(groupID, from)
 	if err := deleteRow(ctx, s.members, pk, rk); err != nil {
 		return err
 	}
-	pk, rk = userGroupKey(guestKey, groupID)
+	pk, rk = userGroupKey(from, groupID)
 	return deleteRow(ctx, s.userGroups, pk, rk)
 }
 

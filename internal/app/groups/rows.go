@@ -4,8 +4,6 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-
-	"github.com/harmony/harmony/internal/storage"
 )
 
 // Table names this module owns (document 004, TABLES.md "Groups").
@@ -262,7 +260,7 @@ const (
 // one transaction.
 type ParticipantRow struct {
 	PartitionKey string          `table:"PartitionKey"` // g:{groupId}|a:{appointmentId}
-	RowKey       string          `table:"RowKey"`       // m:{escaped memberKey}
+	RowKey       string          `table:"RowKey"`       // m:{memberKey}
 	ETag         string          `table:"ETag"`
 	MemberKey    string          `table:"memberKey"`
 	Status       Status          `table:"status"`
@@ -278,10 +276,10 @@ func participantsPartition(groupID, appointmentID string) string {
 	return "g:" + groupID + "|a:" + appointmentID
 }
 
-// participantKey is the AppointmentParticipants key; the memberKey is
-// escaped, since an OIDC subject may hold any character.
+// participantKey is the AppointmentParticipants key. A memberKey is
+// key-safe as it is (auth.AuthMemberKey escapes the subject once).
 func participantKey(groupID, appointmentID, memberKey string) (pk, rk string) {
-	return participantsPartition(groupID, appointmentID), "m:" + storage.EscapeKey(memberKey)
+	return participantsPartition(groupID, appointmentID), "m:" + memberKey
 }
 
 // appointmentBlobName is the canonical appointment JSON in the groups'

@@ -154,7 +154,7 @@ type voteCount struct{ likes, dislikes int64 }
 // countVotes reads PromptVotes in full and counts each prompt's votes.
 func (s *Service) countVotes(ctx context.Context) (map[string]voteCount, error) {
 	out := map[string]voteCount{}
-	err := s.votes.QueryAll(ctx, storage.Query{Select: []string{"PromptId", "VoteValue"}}, func(e storage.Entity) error {
+	err := s.votes.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"PromptId", "VoteValue"}}, func(e storage.Entity) error {
 		id, _ := e.Props["PromptId"].(string)
 		v, _ := e.Props["VoteValue"].(int64)
 		c := out[id]
@@ -176,7 +176,7 @@ func (s *Service) readPrompts(ctx context.Context) ([]PromptRow, map[string]Prom
 	var prompts []PromptRow
 	lookups := map[string]PromptLookupRow{}
 	claims := map[string]TitleClaimRow{}
-	err := s.prompts.QueryAll(ctx, storage.Query{}, func(e storage.Entity) error {
+	err := s.prompts.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
 		switch {
 		case strings.HasPrefix(e.PartitionKey, "id|"):
 			var l PromptLookupRow
@@ -256,7 +256,7 @@ func (s *Service) removeStrayLookups(ctx context.Context, prompts []PromptRow, _
 func (s *Service) sweepIndex(ctx context.Context, t *storage.Table, want map[uint64]wantRow, prompts []PromptRow, rep *ReindexReport) error {
 	newestMeta, _ := catalogMetaKey()
 	likedMeta, _ := likedMetaKey()
-	return t.QueryAll(ctx, storage.Query{}, func(e storage.Entity) error {
+	return t.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
 		if t == s.newestIndex && e.PartitionKey == newestMeta || t == s.likedIndex && e.PartitionKey == likedMeta {
 			return nil
 		}

@@ -61,8 +61,9 @@ func promptKey(authorID, promptID string) (pk, rk string) {
 	return authorPartition(authorID), promptID
 }
 
-// authorPartition is an author's Prompts partition ("My prompts").
-func authorPartition(authorID string) string { return "u|" + storage.EscapeKey(authorID) }
+// authorPartition is an author's Prompts partition ("My prompts"). The
+// authorId is a memberKey, key-safe as it is (auth.AuthMemberKey).
+func authorPartition(authorID string) string { return "u|" + authorID }
 
 // titleClaimPrefix starts the row keys of title claims. Lower-case letters
 // sort after every ULID character, so "My prompts" reads promptIds below it.
@@ -107,9 +108,10 @@ type VoteRow struct {
 	UpdatedAt    time.Time `table:"UpdatedAt"`
 }
 
-// voteKey is the PromptVotes key: PK "p|{promptId}", RK "u|{voterId}".
+// voteKey is the PromptVotes key: PK "p|{promptId}", RK "u|{voterId}"; the
+// voterId is a memberKey, key-safe as it is.
 func voteKey(promptID, voterID string) (pk, rk string) {
-	return "p|" + promptID, "u|" + storage.EscapeKey(voterID)
+	return "p|" + promptID, "u|" + voterID
 }
 
 // TagIndexRow lists a prompt under one of its tags.

@@ -25,7 +25,7 @@ func seedSynthetic(t *testing.T, n int, opts SyntheticOptions) (fixture, Synthet
 func countRows(t *testing.T, table *storage.Table) int {
 	t.Helper()
 	n := 0
-	if err := table.QueryAll(ctx, storage.Query{}, func(storage.Entity) error { n++; return nil }); err != nil {
+	if err := table.QueryAll(ctx, storage.Query{Scan: true}, func(storage.Entity) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -107,7 +107,7 @@ func TestSeedSyntheticCatalog(t *testing.T) {
 	var russian, english, withVariables int
 	titles := map[string]bool{}
 	var prompts []PromptRow
-	err := s.prompts.QueryAll(ctx, storage.Query{}, func(e storage.Entity) error {
+	err := s.prompts.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
 		if strings.HasPrefix(e.PartitionKey, "id|") || strings.HasPrefix(e.RowKey, titleClaimPrefix) {
 			return nil
 		}
@@ -189,7 +189,7 @@ func TestSeedSyntheticNeedsNoReindex(t *testing.T) {
 func TestSeedSyntheticIsDeterministic(t *testing.T) {
 	rows := func(f fixture) []string {
 		var out []string
-		err := f.svc.prompts.QueryAll(ctx, storage.Query{}, func(e storage.Entity) error {
+		err := f.svc.prompts.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
 			var p PromptRow
 			if err := storage.Unmarshal(e, &p); err != nil {
 				return err

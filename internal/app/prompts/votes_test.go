@@ -38,7 +38,7 @@ func (f fixture) indexCounts(t *testing.T, p PromptRow, likes, dislikes int64) {
 		}
 	}
 	var rows []string
-	err = f.svc.likedIndex.QueryAll(ctx, storage.Query{}, func(e storage.Entity) error {
+	err = f.svc.likedIndex.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
 		if e.Props["PromptId"] == p.PromptID {
 			rows = append(rows, e.PartitionKey+" "+e.RowKey)
 		}

@@ -10,18 +10,18 @@ import (
 // odataValues are stored as keys and property values. Each is something an
 // OData filter or a URL treats specially.
 var odataValues = []string{
-	"'", "''", "a'b", "'a'", "it''s", "%", "%27", "%2F", "100%", "&", "a&b=c", "+", "a+b", " and ", "x and y",
+	"'", "''", "a'b", "'a'", "it''s", "&", "a&b=c", "+", "a+b", " and ", "x and y",
 	"eq", " eq ", ")", "(", "()", `"`, `"quoted"`, "ж'ё", "😀'", "中'文", "$filter", "*", ":", ";", ",", "@",
 	"=", "[", "]", "{", "}", "<", ">", "|", "~", "!", "a b", "x' or 'a' eq 'a", "' or PartitionKey ne '",
 }
 
 // odataPropOnly may not be keys but are fine property values.
-var odataPropOnly = []string{"a/b", "a#b", "a?b", `a\b`, "'/'", "?$top=1"}
+var odataPropOnly = []string{"a/b", "a#b", "a?b", `a\b`, "'/'", "?$top=1", "%", "%27", "%2F", "100%"}
 
 // odataMisses are stored nowhere, and no stored value starts with one: a
 // query for them must find nothing, however its text is built.
 var odataMisses = []string{
-	"y' or 'a' eq 'a", "') or (RowKey ne '", "q'", "'' or true or ''", "'x", "%00", "nomatch' or 1 eq 1 or 'x",
+	"y' or 'a' eq 'a", "') or (RowKey ne '", "q'", "'' or true or ''", "'x", "nomatch' or 1 eq 1 or 'x",
 	"zz) or (PartitionKey ne 'zz",
 }
 
@@ -68,14 +68,14 @@ func testOData(t *testing.T, s *suite) {
 		t.Parallel()
 		for _, v := range append(keyed, odataPropOnly...) {
 			for _, op := range []storage.Op{storage.Eq, storage.Ne, storage.Gt} {
-				run(t, storage.Query{Filters: []storage.Filter{{Name: "S", Op: op, Value: v}}}, fmt.Sprintf("S %s %+q", opNames[op], v))
+				run(t, storage.Query{Scan: true, Filters: []storage.Filter{{Name: "S", Op: op, Value: v}}}, fmt.Sprintf("S %s %+q", opNames[op], v))
 			}
 		}
 	})
 	t.Run("KeyFilters", func(t *testing.T) {
 		t.Parallel()
 		for _, v := range keyed {
-			run(t, storage.Query{Filters: []storage.Filter{{Name: "PartitionKey", Op: storage.Eq, Value: v}}}, fmt.Sprintf("PartitionKey eq %+q", v))
+			run(t, storage.Query{Scan: true, Filters: []storage.Filter{{Name: "PartitionKey", Op: storage.Eq, Value: v}}}, fmt.Sprintf("PartitionKey eq %+q", v))
 			run(t, storage.Query{PartitionKey: "rows", Filters: []storage.Filter{{Name: "RowKey", Op: storage.Eq, Value: v}}}, fmt.Sprintf("RowKey eq %+q", v))
 		}
 	})
@@ -84,7 +84,7 @@ func testOData(t *testing.T, s *suite) {
 		const inj = "x' or 'a' eq 'a"
 		got, _ := queryAll(t, tbl, storage.Query{PartitionKey: inj})
 		sameKeys(t, keysOf(got), []key{{inj, "r"}}, "partition "+inj)
-		got, _ = queryAll(t, tbl, storage.Query{Filters: []storage.Filter{{Name: "S", Op: storage.Eq, Value: "y' or 'a' eq 'a"}}})
+		got, _ = queryAll(t, tbl, storage.Query{Scan: true, Filters: []storage.Filter{{Name: "S", Op: storage.Eq, Value: "y' or 'a' eq 'a"}}})
 		sameKeys(t, keysOf(got), nil, "filter on a value stored nowhere")
 	})
 	t.Run("PointOps", func(t *testing.T) {

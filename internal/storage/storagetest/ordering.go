@@ -50,8 +50,8 @@ func testOrdering(t *testing.T, s *suite) {
 			}
 		}
 		seed(t, tbl, es)
-		wantQuery(t, tbl, storage.Query{}, es, "whole-table query")
-		wantQuery(t, tbl, storage.Query{Limit: 3}, es, "whole-table query, 3 a page")
+		wantQuery(t, tbl, storage.Query{Scan: true}, es, "whole-table query")
+		wantQuery(t, tbl, storage.Query{Scan: true, Limit: 3}, es, "whole-table query, 3 a page")
 	})
 	t.Run("RangeBoundsInUTF16Order", func(t *testing.T) {
 		t.Parallel()

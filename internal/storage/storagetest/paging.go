@@ -88,14 +88,14 @@ func testPaging(t *testing.T, s *suite) {
 		seed(t, tbl, all)
 		want := sortedKeys(all)
 		for _, limit := range []int{37, 250, 1000} {
-			got, st := queryAll(t, tbl, storage.Query{Limit: limit})
+			got, st := queryAll(t, tbl, storage.Query{Scan: true, Limit: limit})
 			sameKeys(t, keysOf(got), want, fmt.Sprintf("whole table, %d a page", limit))
 			if fewest := (2500 + limit - 1) / limit; st.pages < fewest {
 				t.Errorf("limit %d: %d pages, want at least %d", limit, st.pages, fewest)
 			}
 		}
 		var viaQueryAll []key
-		must(t, tbl.QueryAll(t.Context(), storage.Query{Limit: 99}, func(e storage.Entity) error {
+		must(t, tbl.QueryAll(t.Context(), storage.Query{Scan: true, Limit: 99}, func(e storage.Entity) error {
 			viaQueryAll = append(viaQueryAll, keyOf(e))
 			return nil
 		}), "Table.QueryAll")
@@ -109,10 +109,10 @@ func testShortPages(t *testing.T, s *suite) {
 		q    storage.Query
 	}{
 		{"PartitionQuery", storage.Query{PartitionKey: "b", Limit: 7}},
-		{"WholeTableQuery", storage.Query{Limit: 11}},
+		{"WholeTableQuery", storage.Query{Scan: true, Limit: 11}},
 		{"RangeQuery", storage.Query{PartitionKey: "b", RowKeyFrom: storage.Pad(10, 5), RowKeyTo: storage.Pad(50, 5), Limit: 5}},
 		{"PrefixQuery", storage.Query{PartitionKey: "c", RowKeyPrefix: "0001", Limit: 4}},
-		{"FilterQuery", storage.Query{Filters: []storage.Filter{{Name: "N", Op: storage.Ge, Value: int32(45)}}, Limit: 3}},
+		{"FilterQuery", storage.Query{Scan: true, Filters: []storage.Filter{{Name: "N", Op: storage.Ge, Value: int32(45)}}, Limit: 3}},
 	}
 	if !s.opts.ShortPages {
 		for _, sh := range shapes {

@@ -208,8 +208,8 @@ func testQuery(t *testing.T, s *suite) {
 		t.Parallel()
 		// Without a partition key, the range applies to the row key in
 		// every partition.
-		run(t, storage.Query{RowKeyFrom: "ab", RowKeyTo: "b"}, "whole-table range")
-		run(t, storage.Query{RowKeyPrefix: "ж"}, "whole-table prefix")
+		run(t, storage.Query{Scan: true, RowKeyFrom: "ab", RowKeyTo: "b"}, "whole-table range")
+		run(t, storage.Query{Scan: true, RowKeyPrefix: "ж"}, "whole-table prefix")
 	})
 	t.Run("Filters", func(t *testing.T) {
 		for _, c := range cols {
@@ -228,7 +228,7 @@ func testQuery(t *testing.T, s *suite) {
 		t.Run("KeyNames", func(t *testing.T) {
 			t.Parallel()
 			for op := storage.Eq; op <= storage.Ge; op++ {
-				run(t, storage.Query{Filters: []storage.Filter{{Name: "PartitionKey", Op: op, Value: "g"}}}, "PartitionKey "+opNames[op])
+				run(t, storage.Query{Scan: true, Filters: []storage.Filter{{Name: "PartitionKey", Op: op, Value: "g"}}}, "PartitionKey "+opNames[op])
 				run(t, storage.Query{PartitionKey: "r", Filters: []storage.Filter{{Name: "RowKey", Op: op, Value: "ab"}}}, "RowKey "+opNames[op])
 			}
 		})
@@ -239,7 +239,7 @@ func testQuery(t *testing.T, s *suite) {
 				{Name: "I32", Op: storage.Lt, Value: int32(100)},
 				{Name: "B", Op: storage.Eq, Value: true},
 			}}, "three filters")
-			run(t, storage.Query{Filters: []storage.Filter{{Name: "I64", Op: storage.Gt, Value: int64(0)}}, RowKeyFrom: "row2", RowKeyTo: "row6"},
+			run(t, storage.Query{Scan: true, Filters: []storage.Filter{{Name: "I64", Op: storage.Gt, Value: int64(0)}}, RowKeyFrom: "row2", RowKeyTo: "row6"},
 				"filter and range, whole table")
 			run(t, storage.Query{PartitionKey: "f", Filters: []storage.Filter{
 				{Name: "F", Op: storage.Gt, Value: 0.0},
@@ -280,7 +280,7 @@ func testQuery(t *testing.T, s *suite) {
 	t.Run("EmptyResult", func(t *testing.T) {
 		t.Parallel()
 		wantQuery(t, tbl, storage.Query{PartitionKey: "no-such-partition"}, nil, "missing partition")
-		wantQuery(t, s.table(t), storage.Query{}, nil, "empty table")
+		wantQuery(t, s.table(t), storage.Query{Scan: true}, nil, "empty table")
 	})
 	t.Run("InvalidQueries", func(t *testing.T) {
 		t.Parallel()
@@ -288,13 +288,21 @@ func testQuery(t *testing.T, s *suite) {
 			q      storage.Query
 			target error
 		}{
-			{storage.Query{Limit: -1}, storage.ErrInvalid},
-			{storage.Query{Filters: []storage.Filter{{Name: "S", Op: storage.Ge + 1, Value: "x"}}}, storage.ErrInvalid},
-			{storage.Query{Filters: []storage.Filter{{Name: "RowKey", Op: storage.Eq, Value: 1}}}, storage.ErrInvalid},
-			{storage.Query{Filters: []storage.Filter{{Name: "bad-name", Op: storage.Eq, Value: 1}}}, storage.ErrInvalid},
-			{storage.Query{Filters: []storage.Filter{{Name: "S", Op: storage.Eq, Value: float32(1)}}}, storage.ErrInvalid},
-			{storage.Query{Select: []string{"bad name"}}, storage.ErrInvalid},
+			{storage.Query{Scan: true, Limit: -1}, storage.ErrInvalid},
+			{storage.Query{Scan: true, Filters: []storage.Filter{{Name: "S", Op: storage.Ge + 1, Value: "x"}}}, storage.ErrInvalid},
+			{storage.Query{Scan: true, Filters: []storage.Filter{{Name: "RowKey", Op: storage.Eq, Value: 1}}}, storage.ErrInvalid},
+			{storage.Query{Scan: true, Filters: []storage.Filter{{Name: "bad-name", Op: storage.Eq, Value: 1}}}, storage.ErrInvalid},
+			{storage.Query{Scan: true, Filters: []storage.Filter{{Name: "S", Op: storage.Eq, Value: float32(1)}}}, storage.ErrInvalid},
+			{storage.Query{Scan: true, Select: []string{"bad name"}}, storage.ErrInvalid},
 			{storage.Query{PartitionKey: "\xff"}, storage.ErrInvalidKey},
+			// No partition key and no explicit scan: refused, never read
+			// as the whole table.
+			{storage.Query{}, storage.ErrInvalidKey},
+			{storage.Query{RowKeyPrefix: "a"}, storage.ErrInvalidKey},
+			{storage.Query{Filters: []storage.Filter{{Name: "S", Op: storage.Eq, Value: "x"}}}, storage.ErrInvalidKey},
+			{storage.Query{PartitionKey: "p", Scan: true}, storage.ErrInvalid},
+			{storage.Query{PartitionKey: "a%b"}, storage.ErrInvalidKey},
+			{storage.Query{PartitionKey: "a/b"}, storage.ErrInvalidKey},
 		} {
 			_, err := tbl.Query(t.Context(), c.q)
 			wantErr(t, err, c.target, fmt.Sprintf("query %+v", c.q))
