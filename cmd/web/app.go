@@ -24,6 +24,8 @@ import (
 type app struct {
 	*web.Server
 	Jobs *jobs.Runner
+	// Tables are every table the modules own (for key migration).
+	Tables []string
 }
 
 // newServer builds every module on store, provisions their tables and
@@ -101,7 +103,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 	if err != nil {
 		return nil, err
 	}
-	return &app{Server: srv, Jobs: runner}, nil
+	return &app{Server: srv, Jobs: runner, Tables: tables}, nil
 }
 
 // logMailer says at start where sign-in codes go.

@@ -22,6 +22,13 @@ import (
 // a temp dir.
 func newTestApp(t *testing.T, env map[string]string) *web.Server {
 	t.Helper()
+	a, _ := newTestAppOnStore(t, env)
+	return a.Server
+}
+
+// newTestAppOnStore is newTestApp that also returns the app and its store.
+func newTestAppOnStore(t *testing.T, env map[string]string) (*app, *storage.Store) {
+	t.Helper()
 	settings := map[string]string{
 		"SESSION_KEYS": strings.Repeat("11", 32),
 		"CURSOR_KEY":   strings.Repeat("22", 32),
@@ -44,7 +51,7 @@ func newTestApp(t *testing.T, env map[string]string) *web.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv.Server
+	return srv, store
 }
 
 // signIn signs c in by email code, reading the code from the development

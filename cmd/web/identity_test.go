@@ -12,6 +12,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/harmony/harmony/internal/auth/oidctest"
+	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -165,4 +166,74 @@ func apiGroups(t *testing.T, c *webtest.Client) []string {
 		ids = append(ids, g.ID)
 	}
 	return ids
+}
+
+// An OIDC subject may be any printable ASCII up to 255 characters. Each
+// such subject signs in, creates a group and a prompt, and every key the
+// app wrote is a valid key: under 1 KiB, and without '%', which the real
+// Table service decodes twice.
+func TestOddOIDCSubjectsSignInAndWriteValidKeys(t *testing.T) {
+	var printable []byte
+	for c := byte(' '); c <= '~'; c++ {
+		printable = append(printable, c)
+	}
+	for name, subject := range map[string]string{
+		"255 slashes":       strings.Repeat("/", 255),
+		"mixed":             "a/b+c=d%e#f?g\\h|i%2F~7E Ünïcödé Москва",
+		"printable ASCII":   string(printable),
+		"255 percent signs": strings.Repeat("%", 255),
+	} {
+		t.Run(name, func(t *testing.T) {
+			idp := oidctest.New(t, "harmony-test", "harmony-test-secret")
+			var handler http.Handler
+			c := webtest.NewClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+			a, store := newTestAppOnStore(t, map[string]string{
+				"BASE_URL":           c.URL,
+				"OIDC_ISSUER":        idp.URL,
+				"OIDC_CLIENT_ID":     "harmony-test",
+				"OIDC_CLIENT_SECRET": "harmony-test-secret",
+			})
+			handler = a.Handler()
+			idp.SetLogin(oidctest.Login{Subject: subject, Email: "odd@example.com", EmailVerified: true, Name: "Odd"})
+			start := c.Get("/auth/oidc/start?next=/")
+			authz := c.Get(start.Header.Get("Location"))
+			if cb := c.Get(authz.Header.Get("Location")); cb.StatusCode != http.StatusSeeOther {
+				t.Fatalf("OIDC callback: %d %.300s", cb.StatusCode, cb.Body)
+			}
+			group := createGroupAs(t, c, "Odd family")
+			if res := c.Get("/groups/" + group); res.StatusCode != http.StatusOK {
+				t.Fatalf("the group answers %d", res.StatusCode)
+			}
+			res := c.PostForm("/prompts", c.WithCSRF("/prompts/new", url.Values{
+				"title": {"An odd prompt"}, "text": {"Summarise {{text}} in one line."}, "visibility": {"public"}, "tag": {"writing"},
+			}))
+			if res.StatusCode != http.StatusSeeOther {
+				t.Fatalf("create prompt: %d %.500s", res.StatusCode, res.Body)
+			}
+			if res := c.Get(res.Header.Get("Location")); res.StatusCode != http.StatusOK {
+				t.Fatalf("the prompt answers %d", res.StatusCode)
+			}
+			if res := c.Get("/prompts/mine"); res.StatusCode != http.StatusOK || !strings.Contains(res.Body, "An odd prompt") {
+				t.Fatalf("My prompts: %d", res.StatusCode)
+			}
+			rows := 0
+			for _, table := range a.Tables {
+				err := store.Table(table).QueryAll(t.Context(), storage.Query{Scan: true}, func(e storage.Entity) error {
+					rows++
+					for _, k := range []string{e.PartitionKey, e.RowKey} {
+						if err := storage.ValidateKey(k); err != nil {
+							t.Errorf("%s row (%q, %q): %v", table, e.PartitionKey, e.RowKey, err)
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if rows == 0 {
+				t.Fatal("no rows read")
+			}
+		})
+	}
 }

@@ -30,6 +30,7 @@ func commands() []command {
 		{"version", "print the version", printVersion},
 		{"seed", "prompts --count N [--seed S]: add N synthetic prompts (demos, load tests)", seedCmd},
 		{"reindex", "prompts: rebuild the prompt indexes from the Prompts table;\n           users: rebuild the Users directory from UserProfiles", reindexCmd},
+		{"migrate", "keys [--dry-run]: rewrite data written before keys were escaped\n           without '%' (one-off; rebuilds the derived tables after)", migrateCmd},
 	}
 }
 
