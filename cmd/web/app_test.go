@@ -161,7 +161,7 @@ func TestSignInThroughTheWholeApp(t *testing.T) {
 }
 
 func TestDevMailboxAbsentInProductionApp(t *testing.T) {
-	srv := newTestApp(t, map[string]string{"ENV": "production", "SMTP_URL": "smtp://127.0.0.1:1"})
+	srv := newTestApp(t, map[string]string{"ENV": "production", "BASE_URL": "https://harmony.example", "SMTP_URL": "smtp://127.0.0.1:1"})
 	if res := webtest.NewClient(t, srv.Handler()).Get("/dev/mailbox"); res.StatusCode != http.StatusNotFound {
 		t.Errorf("GET /dev/mailbox in production: %d", res.StatusCode)
 	}

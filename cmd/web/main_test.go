@@ -26,7 +26,7 @@ func TestHelpListsCommandsAndSettings(t *testing.T) {
 		if code := run(args, envOf(nil), &out, &errOut); code != 0 {
 			t.Fatalf("%v: exit %d, stderr %s", args, code, errOut.String())
 		}
-		for _, want := range []string{"serve", "ADDR, -addr", "SESSION_KEYS, -session-keys", "AZURE_TABLES_CONNECTION_STRING", `(default ":8080")`} {
+		for _, want := range []string{"serve", "ADDR, -addr", "SESSION_KEYS, -session-keys", "AZURE_TABLES_CONNECTION_STRING", `(default "127.0.0.1:8080")`} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("%v: usage lacks %q", args, want)
 			}
@@ -50,7 +50,7 @@ func TestProductionRefusesToStartWithoutSecrets(t *testing.T) {
 	if code := run(nil, env, &out, &errOut); code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
-	for _, want := range []string{"SESSION_KEYS: required in production", "CURSOR_KEY: required in production"} {
+	for _, want := range []string{"SESSION_KEYS: required in production", "CURSOR_KEY: required in production", "BASE_URL: required in production"} {
 		if !strings.Contains(errOut.String(), want) {
 			t.Errorf("stderr lacks %q: %s", want, errOut.String())
 		}
@@ -128,7 +128,8 @@ func TestServeStartsStopsAndRestartsOnTheSameData(t *testing.T) {
 		t.Fatalf("serve returned %v", err)
 	}
 	out := logs.String()
-	for _, want := range []string{"url=http://localhost:8080", "backend=embedded", "generated development secrets", "stopped"} {
+	// Without BASE_URL, development links follow the port really bound.
+	for _, want := range []string{"url=" + base + " ", "backend=embedded", "generated development secrets", "stopped"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %q:\n%s", want, out)
 		}

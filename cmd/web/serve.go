@@ -45,6 +45,17 @@ func serve(ctx context.Context, args []string, env config.LookupEnv, _, stderr i
 		}
 	}()
 
+	// Listen before building the app: a development BASE_URL follows the
+	// port really bound (ADDR may say :0), and every link the app makes
+	// (mail, join links, QR codes, .ics) must reach this server.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	if cfg.BaseURLFromAddr {
+		cfg.BaseURL = config.BaseURLForAddr(ln.Addr().String())
+	}
 	srv, err := newServer(ctx, cfg, log, store, nil)
 	if err != nil {
 		return err
@@ -59,10 +70,6 @@ func serve(ctx context.Context, args []string, env config.LookupEnv, _, stderr i
 		// No WriteTimeout: chat streams (SSE) stay open for minutes.
 		IdleTimeout: 2 * time.Minute,
 		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
 	}
 	mode := config.Development
 	if cfg.IsProduction() {

@@ -285,7 +285,7 @@ func TestCodeEmailIsInTheUsersLanguage(t *testing.T) {
 }
 
 func TestEmailSignInUnavailableWithoutMail(t *testing.T) {
-	h := newHarness(t, harnessOptions{noMail: true, env: map[string]string{"ENV": "production", "CURSOR_KEY": testCursorKey}})
+	h := newHarness(t, harnessOptions{noMail: true, env: map[string]string{"ENV": "production", "BASE_URL": "https://harmony.example", "CURSOR_KEY": testCursorKey}})
 	c := h.client()
 	doc := c.Get("/signin").Doc(t)
 	if doc.Find(`[data-testid="signin-email-form"]`).Length() != 0 || doc.Find(`[data-testid="signin-email-unavailable"]`).Length() != 1 {
@@ -306,7 +306,7 @@ func TestDevMailboxAbsentInProduction(t *testing.T) {
 		t.Errorf("development mailbox shows code %q", got)
 	}
 	// Production, even with a development mailbox handed in by mistake.
-	prod := newHarness(t, harnessOptions{env: map[string]string{"ENV": "production"}})
+	prod := newHarness(t, harnessOptions{env: map[string]string{"ENV": "production", "BASE_URL": "https://harmony.example"}})
 	if res := prod.client().Get("/dev/mailbox"); res.StatusCode != http.StatusNotFound {
 		t.Errorf("GET /dev/mailbox in production: %d", res.StatusCode)
 	}

@@ -155,8 +155,13 @@ func (s *Service) signOut(c echo.Context) error {
 // codePattern finds the sign-in code in a development mail.
 var codePattern = regexp.MustCompile(`\b\d{6}\b`)
 
-// showMailbox lists the mail the development server would have sent.
+// showMailbox lists the mail the development server would have sent. It
+// holds everyone's sign-in codes, so only this machine may read it; anyone
+// else gets the plain 404 of a page that does not exist.
 func (s *Service) showMailbox(c echo.Context) error {
+	if !web.FromLoopback(c.Request()) {
+		return echo.ErrNotFound
+	}
 	var items []authview.MailboxItem
 	for _, m := range s.mailbox.Recent() {
 		items = append(items, authview.MailboxItem{

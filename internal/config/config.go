@@ -28,6 +28,10 @@ type Config struct {
 	Addr string
 	// BaseURL is the public origin, without a trailing slash.
 	BaseURL *url.URL
+	// BaseURLFromAddr is true when BASE_URL was not set and BaseURL was
+	// derived from ADDR (development only); serve re-derives it from the
+	// port it really got.
+	BaseURLFromAddr bool
 	DataDir string
 	// AzureConnectionString selects the Azure backend when set; empty means
 	// the embedded store in DataDir.

@@ -32,7 +32,7 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Addr != ":8080" || c.BaseURL.String() != "http://localhost:8080" || c.DataDir != "./data" {
+	if c.Addr != "127.0.0.1:8080" || c.BaseURL.String() != "http://127.0.0.1:8080" || c.DataDir != "./data" {
 		t.Errorf("defaults: addr %q base %q data %q", c.Addr, c.BaseURL, c.DataDir)
 	}
 	if c.IsProduction() || c.Secure() {
@@ -67,7 +67,31 @@ func TestLoadValidation(t *testing.T) {
 	}{
 		{name: "production env refuses missing secrets",
 			env:     map[string]string{"ENV": "production"},
-			wantErr: []string{"SESSION_KEYS: required in production", "CURSOR_KEY: required in production"}},
+			wantErr: []string{"SESSION_KEYS: required in production", "CURSOR_KEY: required in production", "BASE_URL: required in production"}},
+		{name: "production needs an https base url",
+			env:     with(prodKeys, "ENV", "production", "BASE_URL", "http://harmony.example"),
+			wantErr: []string{"BASE_URL: must be https in production"}},
+		{name: "development base url follows ADDR",
+			env: map[string]string{"ADDR": "192.168.1.5:8081"},
+			check: func(t *testing.T, c *Config) {
+				if c.BaseURL.String() != "http://192.168.1.5:8081" || !c.BaseURLFromAddr {
+					t.Errorf("base %q from addr %v", c.BaseURL, c.BaseURLFromAddr)
+				}
+			}},
+		{name: "development base url for all interfaces is localhost",
+			env: map[string]string{"ADDR": ":9000"},
+			check: func(t *testing.T, c *Config) {
+				if c.BaseURL.String() != "http://localhost:9000" {
+					t.Errorf("base %q", c.BaseURL)
+				}
+			}},
+		{name: "an explicit base url wins over ADDR",
+			env: map[string]string{"ADDR": ":9000", "BASE_URL": "http://harmony.lan:80"},
+			check: func(t *testing.T, c *Config) {
+				if c.BaseURL.String() != "http://harmony.lan:80" || c.BaseURLFromAddr {
+					t.Errorf("base %q from addr %v", c.BaseURL, c.BaseURLFromAddr)
+				}
+			}},
 		{name: "https base url is production",
 			env:     map[string]string{"BASE_URL": "https://harmony.example"},
 			wantErr: []string{"SESSION_KEYS: required in production"}},
@@ -229,7 +253,7 @@ func TestUsageListsEverySetting(t *testing.T) {
 			t.Errorf("usage lacks %s", s.env)
 		}
 	}
-	for _, want := range []string{`(default ":8080")`, "AZURE_TABLES_CONNECTION_STRING", "(secret; never printed)"} {
+	for _, want := range []string{`(default "127.0.0.1:8080")`, "AZURE_TABLES_CONNECTION_STRING", "(secret; never printed)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("usage lacks %q", want)
 		}
@@ -295,5 +319,20 @@ func TestEnsureDevSecretsKeepsConfiguredKeys(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, sessionKeyFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("session key file written although SESSION_KEYS is set")
+	}
+}
+
+func TestBaseURLForAddr(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1:8080": "http://127.0.0.1:8080",
+		":8080":          "http://localhost:8080",
+		"0.0.0.0:3000":   "http://localhost:3000",
+		"[::]:3000":      "http://localhost:3000",
+		"[::1]:3000":     "http://[::1]:3000",
+		"myhost:80":      "http://myhost:80",
+	} {
+		if got := BaseURLForAddr(addr).String(); got != want {
+			t.Errorf("BaseURLForAddr(%q) = %q, want %q", addr, got, want)
+		}
 	}
 }

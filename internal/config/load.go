@@ -93,16 +93,29 @@ func parse(raw map[string]string) (*Config, error) {
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		fail("ADDR", fmt.Errorf("want host:port such as :8080: %w", err))
 	}
-	base, err := parseBaseURL(raw["BASE_URL"])
-	if err != nil {
-		fail("BASE_URL", err)
-	}
-	c.BaseURL = base
+	var err error
 	switch Env(raw["ENV"]) {
 	case Development, Production:
 		c.Env = Env(raw["ENV"])
 	default:
 		fail("ENV", fmt.Errorf("want %q or %q, got %q", Development, Production, raw["ENV"]))
+	}
+	switch {
+	case raw["BASE_URL"] != "":
+		base, err := parseBaseURL(raw["BASE_URL"])
+		if err != nil {
+			fail("BASE_URL", err)
+		}
+		c.BaseURL = base
+		if c.Env == Production && base != nil && base.Scheme != "https" {
+			fail("BASE_URL", errors.New("must be https in production"))
+		}
+	case c.Env == Production:
+		fail("BASE_URL", errors.New("required in production: the https address people reach the site at"))
+	default:
+		// Links in mail, join links, QR codes and .ics URLs must reach
+		// this server, so development follows ADDR.
+		c.BaseURL, c.BaseURLFromAddr = BaseURLForAddr(c.Addr), true
 	}
 	if c.DataDir == "" {
 		fail("DATA_DIR", errors.New("must not be empty"))
@@ -187,6 +200,20 @@ func parse(raw map[string]string) (*Config, error) {
 		return nil, errors.Join(errs...)
 	}
 	return c, nil
+}
+
+// BaseURLForAddr is the development BASE_URL for a listen address:
+// http, the address's host (localhost when it listens on every
+// interface) and its port.
+func BaseURLForAddr(addr string) *url.URL {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return &url.URL{Scheme: "http", Host: "localhost:8080"}
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return &url.URL{Scheme: "http", Host: net.JoinHostPort(host, port)}
 }
 
 // parseBaseURL accepts an absolute http(s) origin. A path would need every

@@ -278,7 +278,7 @@ func TestFromConfig(t *testing.T) {
 	} else if _, ok := s.(*DevMailbox); !ok {
 		t.Errorf("development without SMTP_URL: %T", s)
 	}
-	if s, err := FromConfig(load(map[string]string{"ENV": "production"}), log); err != nil || s != nil {
+	if s, err := FromConfig(load(map[string]string{"ENV": "production", "BASE_URL": "https://harmony.example"}), log); err != nil || s != nil {
 		t.Errorf("production without SMTP_URL: %v, %v; want no sender", s, err)
 	}
 	s, err := FromConfig(load(map[string]string{"ENV": "production", "BASE_URL": "https://harmony.example", "SMTP_URL": "smtp://mail.example.org"}), log)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -97,4 +98,32 @@ func FuzzCursorDecode(f *testing.F) {
 			t.Fatalf("re-encode mismatch: %+v vs %+v (%v)", cur, again, err)
 		}
 	})
+}
+
+// A token reveals nothing of the keys inside it: a roster cursor once
+// carried members' email hashes in the clear.
+func TestCursorHidesItsKeys(t *testing.T) {
+	c := testCursors(t)
+	secret := "f7d54c22dda5b1780276601cd005909b70543fc4a6ba72d735b4cb9bbb611f01"
+	token := c.Encode("groups/roster|G1", Cursor{Bucket: "b-" + secret, Next: &Continuation{NextPartitionKey: "G1", NextRowKey: secret}})
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(token, secret[:16]) || bytes.Contains(raw, []byte(secret[:16])) || bytes.Contains(raw, []byte("G1")) {
+		t.Fatalf("token %s shows its keys", token)
+	}
+	if again := c.Encode("groups/roster|G1", Cursor{Bucket: "b-" + secret, Next: &Continuation{NextPartitionKey: "G1", NextRowKey: secret}}); again != token {
+		t.Error("the same position gave two tokens")
+	}
+	sealed := c.Seal("member|G1", secret)
+	if strings.Contains(sealed, secret[:16]) {
+		t.Fatal("Seal shows its value")
+	}
+	if got, err := c.Open("member|G1", sealed); err != nil || got != secret {
+		t.Fatalf("Open = %q, %v", got, err)
+	}
+	if _, err := c.Open("member|G2", sealed); !errors.Is(err, ErrBadCursor) {
+		t.Fatalf("a token sealed for one group opens for another: %v", err)
+	}
 }

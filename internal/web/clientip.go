@@ -2,6 +2,7 @@ package web
 
 import (
 	"net"
+	"net/http"
 	"net/netip"
 
 	"github.com/labstack/echo/v4"
@@ -27,4 +28,20 @@ func clientIP(trusted []netip.Prefix) echo.IPExtractor {
 		}
 	}
 	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
+// FromLoopback reports whether r comes straight from this machine: the
+// connection's peer is a loopback address and no proxy header names
+// another client. A proxy on the same host forwards strangers from
+// loopback, so any forwarding header counts against it. Development tools
+// that show secrets (the dev mailbox's sign-in codes) serve only such
+// requests.
+func FromLoopback(r *http.Request) bool {
+	for _, h := range []string{"Forwarded", "X-Forwarded-For", "X-Real-Ip"} {
+		if r.Header.Get(h) != "" {
+			return false
+		}
+	}
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	return err == nil && ap.Addr().Unmap().IsLoopback()
 }

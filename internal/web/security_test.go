@@ -78,7 +78,7 @@ func TestStorageOpsHeader(t *testing.T) {
 		t.Error("development: error pages lack X-Storage-Ops")
 	}
 	for name, env := range map[string]map[string]string{
-		"ENV=production": {"ENV": "production"},
+		"ENV=production": {"ENV": "production", "BASE_URL": "https://harmony.example"},
 		"https":          prodEnv,
 	} {
 		if got := newServer(t, env).client.Get("/").Header.Get("X-Storage-Ops"); got != "" {
