@@ -17,6 +17,8 @@ RUN CGO_ENABLED=0 go build -trimpath \
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/web /web
 COPY --from=build --chown=65532:65532 /out/data /data
+# A container must listen on every interface (the default is loopback).
+# Production also needs BASE_URL (https), SESSION_KEYS and CURSOR_KEY.
 ENV DATA_DIR=/data \
     ADDR=:8080 \
     ENV=production
