@@ -50,3 +50,9 @@ func (l Lang) Name() string {
 	}
 	return "English"
 }
+
+// Isolate wraps user text that goes into a message (a name in "Join
+// {group}") in FSI…PDI, so right-to-left text in it cannot reorder the
+// sentence around it. Stored text never holds these characters (the form
+// rules refuse them), so the pair always matches.
+func Isolate(s string) string { return "\u2068" + s + "\u2069" }

@@ -341,9 +341,9 @@ func Overview(p OverviewProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var18 string
-				templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "admin.log.line", "actor", e.ActorName, "action", i18n.T(ctx, "admin.action."+e.Action), "target", e.TargetName))
+				templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "admin.log.line", "actor", i18n.Isolate(e.ActorName), "action", i18n.T(ctx, "admin.action."+e.Action), "target", i18n.Isolate(e.TargetName)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin/admin.templ`, Line: 85, Col: 137}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin/admin.templ`, Line: 85, Col: 165}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 				if templ_7745c5c3_Err != nil {
@@ -380,14 +380,14 @@ func Overview(p OverviewProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if e.Reason != "" {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<p class=\"row-note\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<p class=\"row-note\" data-testid=\"admin-log-reason\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var21 string
-					templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "admin.log.reason", "reason", e.Reason))
+					templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "admin.log.reason", "reason", i18n.Isolate(e.Reason)))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin/admin.templ`, Line: 93, Col: 82}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin/admin.templ`, Line: 93, Col: 127}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 					if templ_7745c5c3_Err != nil {

@@ -4,12 +4,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
-
 	// Embedded zone data, so timezone checks (time.LoadLocation) work in a
 	// distroless image without /usr/share/zoneinfo.
 	_ "time/tzdata"
+
+	"github.com/harmony/harmony/internal/formrule"
 )
 
 // Limits on profile fields.
@@ -83,42 +82,52 @@ type ProfileInput struct {
 	Timezone    string
 }
 
+// Rules of the profile's text fields.
+var (
+	displayNameRule = formrule.Text{Max: MaxDisplayName, Required: true}
+	bioRule         = formrule.Text{Max: MaxBio, Multiline: true}
+	locationRule    = formrule.Text{Max: MaxLocation}
+)
+
 // normalize trims what people do not mean to type.
 func (in ProfileInput) normalize() ProfileInput {
-	in.DisplayName = strings.TrimSpace(in.DisplayName)
-	in.Bio = strings.TrimSpace(strings.ReplaceAll(in.Bio, "\r\n", "\n"))
-	in.Location = strings.TrimSpace(in.Location)
+	in.DisplayName, _ = displayNameRule.Check(in.DisplayName)
+	in.Bio, _ = bioRule.Check(in.Bio)
+	in.Location, _ = locationRule.Check(in.Location)
 	in.Gender = strings.TrimSpace(in.Gender)
 	in.BirthDate = strings.TrimSpace(in.BirthDate)
 	in.Timezone = strings.TrimSpace(in.Timezone)
 	return in
 }
 
-// validate checks a normalized ProfileInput; today is the date ages are
+// validate checks a ProfileInput as typed (the text rules clean it again,
+// which changes nothing after normalize); today is the date ages are
 // counted on.
 func (in ProfileInput) validate(today time.Time) FieldErrors {
 	errs := FieldErrors{}
-	switch n := utf8.RuneCountInString(in.DisplayName); {
-	case n == 0:
-		errs["displayName"] = "account.error.display_name_required"
-	case n > MaxDisplayName || !plainText(in.DisplayName, false):
-		errs["displayName"] = "account.error.display_name_invalid"
+	if _, p := displayNameRule.Check(in.DisplayName); p != formrule.OK {
+		errs["displayName"] = p.Message("account.error.display_name_required", "account.error.display_name_invalid")
 	}
-	if utf8.RuneCountInString(in.Bio) > MaxBio || !plainText(in.Bio, true) {
-		errs["bio"] = "account.error.bio_invalid"
+	if _, p := bioRule.Check(in.Bio); p != formrule.OK {
+		errs["bio"] = p.Message("", "account.error.bio_invalid")
 	}
-	if utf8.RuneCountInString(in.Location) > MaxLocation || !plainText(in.Location, false) {
-		errs["location"] = "account.error.location_invalid"
+	if _, p := locationRule.Check(in.Location); p != formrule.OK {
+		errs["location"] = p.Message("", "account.error.location_invalid")
 	}
 	if in.Gender != "" && !contains(Genders, in.Gender) {
 		errs["gender"] = "account.error.gender_invalid"
 	}
 	if in.BirthDate != "" {
 		born, err := time.Parse(birthDayLayout, in.BirthDate)
-		if err != nil {
+		switch {
+		case err != nil:
 			errs["birthDate"] = "account.error.birth_date_invalid"
-		} else if age := Age(born, today); age < MinAccountAge || age > MaxAccountAge {
-			errs["birthDate"] = "account.error.birth_date_age"
+		case formrule.CheckDate(born) != formrule.OK:
+			errs["birthDate"] = formrule.DateOutOfRange.Key()
+		default:
+			if age := Age(born, today); age < MinAccountAge || age > MaxAccountAge {
+				errs["birthDate"] = "account.error.birth_date_age"
+			}
 		}
 	}
 	if in.Timezone != "" && !ValidTimezone(in.Timezone) {
@@ -159,23 +168,6 @@ func AgeOn(birthDate string, today time.Time) (int, bool) {
 		return 0, false
 	}
 	return Age(born, today), true
-}
-
-// plainText refuses control characters (newlines only where multiline
-// allows them), which have no place in a name and can spoof the page.
-func plainText(s string, multiline bool) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r == '\n' && multiline {
-			continue
-		}
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r) {
-			return false
-		}
-	}
-	return true
 }
 
 func contains(list []string, s string) bool {

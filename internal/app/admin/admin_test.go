@@ -308,8 +308,8 @@ func TestBadActionInputChangesNothing(t *testing.T) {
 		name, target, reason string
 		status               int
 	}{
-		{"reason too long", userKey, strings.Repeat("r", MaxReason+1), http.StatusBadRequest},
-		{"reason with control characters", userKey, "bad\x00reason", http.StatusBadRequest},
+		{"reason too long", userKey, strings.Repeat("r", MaxReason+1), http.StatusUnprocessableEntity},
+		{"reason with control characters", userKey, "bad\x00reason", http.StatusUnprocessableEntity},
 		{"unknown account", "auth:01NOBODY", "", http.StatusNotFound},
 		{"not a member key", "user|0", "", http.StatusNotFound},
 		{"guest key", "guest:abc", "", http.StatusNotFound},
@@ -531,5 +531,52 @@ func TestRebuildDirectoryButton(t *testing.T) {
 	}
 	if next, _ := doc.Find(testID("admin-user-row") + ` input[name="next"]`).Attr("value"); next != "/admin/users" {
 		t.Errorf("row actions return to %q", next)
+	}
+}
+
+func TestModerationReasonRefusesTextThatMustNotBeStored(t *testing.T) {
+	a := newAdminApp(t)
+	boss := a.Client()
+	a.SignIn(boss, bossEmail)
+	user := a.Client()
+	userKey := a.SignIn(user, "someone@example.com")
+	cases := []struct {
+		name, reason, message string
+	}{
+		{"bidi override", "spam \u202eknil", "Remove the invisible text-direction characters"},
+		{"bidi isolate", "\u2068spam", "Remove the invisible text-direction characters"},
+		{"invalid UTF-8", "spam \xff", "not valid UTF-8 characters"},
+		{"escape", "spam\x1b[2J", "Remove the invisible control characters"},
+		{"line break", "spam\nlinks", "Keep this on one line"},
+	}
+	for _, tc := range cases {
+		// A plain form gets the users list with the row's error.
+		res := a.post(t, boss, userKey, ActionDisable, tc.reason)
+		row := res.Doc(t).Find(testID("admin-user-row") + `[data-member="` + userKey + `"]`)
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(row.Find(testID("field-error")).Text(), tc.message) {
+			t.Errorf("%s: %d, row error %q", tc.name, res.StatusCode, row.Find(testID("field-error")).Text())
+		}
+		if got := row.Find(testID("admin-reason")).AttrOr("aria-invalid", ""); got != "true" {
+			t.Errorf("%s: the reason field is not marked invalid", tc.name)
+		}
+		// htmx gets the row alone.
+		form := boss.WithCSRF("/admin/users", url.Values{"reason": {tc.reason}, "next": {"/admin/users"}})
+		req := webtest.NewRequest(t, http.MethodPost, "/admin/users/"+url.PathEscape(userKey)+"/disable", strings.NewReader(form.Encode()),
+			"Content-Type", "application/x-www-form-urlencoded", "HX-Request", "true", "HX-Request-Type", "partial")
+		res = boss.Do(req)
+		doc := res.Doc(t)
+		if res.StatusCode != http.StatusUnprocessableEntity || doc.Find("html header").Length() != 0 ||
+			!strings.Contains(doc.Find(testID("admin-user-row")+" "+testID("field-error")).Text(), tc.message) {
+			t.Errorf("%s over htmx: %d %s", tc.name, res.StatusCode, res.Body)
+		}
+	}
+	if a.Who(user) != userKey {
+		t.Error("user signed out")
+	}
+	if p, _ := a.Accounts.Profile(ctx, userKey); !p.Enabled {
+		t.Error("user disabled")
+	}
+	if entries, _ := a.svc.RecentLog(ctx, 10); len(entries) != 0 {
+		t.Errorf("log %+v", entries)
 	}
 }

@@ -66,7 +66,7 @@ func (h *handlers) users(c echo.Context) error {
 		// A chunk's actions return to the page the admin is reading.
 		back = "/admin/users"
 	}
-	return h.renderUsers(c, cursor, back, "")
+	return h.renderUsers(c, http.StatusOK, cursor, back, "", nil)
 }
 
 // rebuildDirectory is POST /admin/users/reindex: it rebuilds the Users
@@ -81,12 +81,14 @@ func (h *handlers) rebuildDirectory(c echo.Context) error {
 		return err
 	}
 	report := i18n.T(ctx, "admin.users.rebuild.report", "profiles", r.Profiles, "written", r.Written, "removed", r.Removed)
-	return h.renderUsers(c, nil, "/admin/users", report)
+	return h.renderUsers(c, http.StatusOK, nil, "/admin/users", report, nil)
 }
 
 // renderUsers shows the users list from cursor; back is where the rows'
 // plain actions return, report the directory rebuild's outcome, if any.
-func (h *handlers) renderUsers(c echo.Context, cursor *storage.Cursor, back, report string) error {
+// failed, when set, is a row whose action was refused: it replaces its
+// row, or comes first when the page does not hold it.
+func (h *handlers) renderUsers(c echo.Context, status int, cursor *storage.Cursor, back, report string, failed *views.UserRow) error {
 	ctx := c.Request().Context()
 	page, err := h.svc.ListUsers(ctx, cursor)
 	if err != nil {
@@ -95,7 +97,14 @@ func (h *handlers) renderUsers(c echo.Context, cursor *storage.Cursor, back, rep
 	self := auth.From(c).MemberKey
 	rows := make([]views.UserRow, 0, len(page.Users))
 	for _, u := range page.Users {
-		rows = append(rows, userRow(u.RowKey, u.DisplayName, u.Email, u.PhotoKey, u.CreatedAt, u.Enabled, u.Role == account.RoleAdmin, self, back))
+		row := userRow(u.RowKey, u.DisplayName, u.Email, u.PhotoKey, u.CreatedAt, u.Enabled, u.Role == account.RoleAdmin, self, back)
+		if failed != nil && failed.MemberKey == row.MemberKey {
+			row, failed = *failed, nil
+		}
+		rows = append(rows, row)
+	}
+	if failed != nil {
+		rows = append([]views.UserRow{*failed}, rows...)
 	}
 	next := ""
 	if page.Next != "" {
@@ -105,7 +114,7 @@ func (h *handlers) renderUsers(c echo.Context, cursor *storage.Cursor, back, rep
 	if err != nil {
 		return err
 	}
-	return web.Render(c, http.StatusOK, web.Page{
+	return web.Render(c, status, web.Page{
 		Title:    i18n.T(ctx, "admin.users.heading"),
 		Section:  "admin",
 		Content:  views.Users(views.UsersProps{Flash: flash, Report: report, Rows: rows, NextURL: next, First: cursor == nil}),
@@ -140,18 +149,20 @@ func (h *handlers) moderate(action Action) echo.HandlerFunc {
 		}
 		id := auth.From(c)
 		actor := Actor{MemberKey: id.MemberKey, Name: id.DisplayName}
-		p, err := h.svc.Moderate(ctx, actor, target, action, c.FormValue("reason"))
+		reason := c.FormValue("reason")
+		p, err := h.svc.Moderate(ctx, actor, target, action, reason)
+		back := backTo(c.FormValue("next"))
+		var badReason *ReasonError
 		switch {
 		case errors.Is(err, ErrSelf):
 			return web.BadRequest(i18n.T(ctx, "admin.error.self"), err)
-		case errors.Is(err, ErrReason):
-			return web.BadRequest(i18n.T(ctx, "admin.error.reason", "max", MaxReason), err)
+		case errors.As(err, &badReason):
+			return h.reasonRefused(c, target, reason, badReason.Key, back)
 		case errors.Is(err, storage.ErrNotFound):
 			return web.NotFound(err)
 		case err != nil:
 			return err
 		}
-		back := backTo(c.FormValue("next"))
 		if web.HTMXFrom(c).Partial {
 			row := userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role == account.RoleAdmin, id.MemberKey, back)
 			return web.RenderFragment(c, http.StatusOK, views.UserItem(row))
@@ -161,6 +172,25 @@ func (h *handlers) moderate(action Action) echo.HandlerFunc {
 		}
 		return web.Redirect(c, back)
 	}
+}
+
+// reasonRefused shows the row again with the reason typed and what is
+// wrong with it (422): htmx gets the row, a plain form the users list.
+func (h *handlers) reasonRefused(c echo.Context, target, reason, errKey, back string) error {
+	ctx := c.Request().Context()
+	p, err := h.svc.Account(ctx, target)
+	if errors.Is(err, storage.ErrNotFound) {
+		return web.NotFound(err)
+	}
+	if err != nil {
+		return err
+	}
+	row := userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role == account.RoleAdmin, auth.From(c).MemberKey, back)
+	row.Reason, row.ReasonError = strings.ToValidUTF8(reason, "\uFFFD"), errKey
+	if web.HTMXFrom(c).Partial {
+		return web.RenderFragment(c, http.StatusUnprocessableEntity, views.UserItem(row))
+	}
+	return h.renderUsers(c, http.StatusUnprocessableEntity, nil, back, "", &row)
 }
 
 // backTo keeps a plain action's return address on the users list.

@@ -10,12 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -110,10 +108,17 @@ var (
 	// ErrSelf refuses an admin disabling or demoting themselves, which
 	// would lock them out with nobody to undo it.
 	ErrSelf = errors.New("admin: an administrator cannot disable or demote themselves")
-	// ErrReason refuses a reason over MaxReason characters or with control
-	// characters.
-	ErrReason = errors.New("admin: reason too long or not plain text")
+	// ErrReason refuses a reason that breaks the text rules; the error
+	// itself is a *ReasonError.
+	ErrReason = errors.New("admin: reason refused")
 )
+
+// ReasonError refuses a moderation reason; Key is the i18n key of what
+// is wrong with it (it takes the limit as {max}). Nothing was done.
+type ReasonError struct{ Key string }
+
+func (e *ReasonError) Error() string        { return ErrReason.Error() + ": " + e.Key }
+func (e *ReasonError) Is(target error) bool { return target == ErrReason }
 
 // Actor is the admin acting, as the log records them.
 type Actor struct {
@@ -164,18 +169,21 @@ func (s *Service) Moderate(ctx context.Context, actor Actor, target string, acti
 	return p, nil
 }
 
-// cleanReason trims a reason and checks its length and characters.
+// reasonRule is a moderation reason: optional, one line.
+var reasonRule = formrule.Text{Max: MaxReason}
+
+// cleanReason trims a reason and checks it against the text rules.
 func cleanReason(reason string) (string, error) {
-	reason = strings.TrimSpace(reason)
-	if utf8.RuneCountInString(reason) > MaxReason || !utf8.ValidString(reason) {
-		return "", ErrReason
-	}
-	for _, r := range reason {
-		if unicode.IsControl(r) && r != '\n' {
-			return "", ErrReason
-		}
+	reason, p := reasonRule.Check(reason)
+	if p != formrule.OK {
+		return "", &ReasonError{Key: p.Message("", "admin.error.reason")}
 	}
 	return reason, nil
+}
+
+// Account is one account's profile, for showing its row again.
+func (s *Service) Account(ctx context.Context, memberKey string) (account.ProfileRow, error) {
+	return s.accounts.Profile(ctx, memberKey)
 }
 
 // UsersPage is one page of the users list.

@@ -8,14 +8,13 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/oklog/ulid/v2"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -66,7 +65,7 @@ type AppointmentInput struct {
 // it. Returned as an error, it means nothing was written.
 type FieldErrors map[string]string
 
-func (e FieldErrors) Error() string { return fmt.Sprintf("groups: %d bad appointment fields", len(e)) }
+func (e FieldErrors) Error() string { return fmt.Sprintf("groups: %d bad form fields", len(e)) }
 
 // Errors about appointments.
 var (
@@ -133,31 +132,41 @@ func (s *Service) ActiveMembers(ctx context.Context, groupID string) ([]MemberRo
 	return out, err
 }
 
+// Rules of an appointment's text fields.
+var (
+	appointmentTitleRule    = formrule.Text{Max: MaxTitleLength, Required: true}
+	appointmentLocationRule = formrule.Text{Max: MaxLocationLength}
+	appointmentNotesRule    = formrule.Text{Max: MaxNotesLength, Multiline: true}
+)
+
 // parseAppointment checks the form and returns the appointment's fields
 // and its participants' memberKeys (responsible first when set).
 func parseAppointment(in AppointmentInput, zone *time.Location, members []MemberRow) (Appointment, []string, FieldErrors) {
 	errs := FieldErrors{}
 	var a Appointment
-	a.Title = strings.TrimSpace(in.Title)
-	if n := utf8.RuneCountInString(a.Title); n == 0 || n > MaxTitleLength || !plainLine(a.Title) {
-		errs["title"] = "groups.appointments.error.title"
+	var p formrule.Problem
+	if a.Title, p = appointmentTitleRule.Check(in.Title); p != formrule.OK {
+		errs["title"] = p.Message("groups.appointments.error.title", "groups.appointments.error.title")
 	}
-	a.Location = strings.TrimSpace(in.Location)
-	if utf8.RuneCountInString(a.Location) > MaxLocationLength || !plainLine(a.Location) {
-		errs["location"] = "groups.appointments.error.location"
+	if a.Location, p = appointmentLocationRule.Check(in.Location); p != formrule.OK {
+		errs["location"] = p.Message("", "groups.appointments.error.location")
 	}
-	a.Notes = strings.TrimSpace(strings.ReplaceAll(in.Notes, "\r\n", "\n"))
-	if utf8.RuneCountInString(a.Notes) > MaxNotesLength || !plainText(a.Notes) {
-		errs["notes"] = "groups.appointments.error.notes"
+	if a.Notes, p = appointmentNotesRule.Check(in.Notes); p != formrule.OK {
+		errs["notes"] = p.Message("", "groups.appointments.error.notes")
 	}
 	start, err := time.ParseInLocation(FormTimeLayout, strings.TrimSpace(in.Start), zone)
-	if err != nil {
+	switch {
+	case err != nil:
 		errs["start"] = "groups.appointments.error.start"
+	case formrule.CheckDate(start) != formrule.OK:
+		errs["start"] = formrule.DateOutOfRange.Key()
 	}
 	end, err := time.ParseInLocation(FormTimeLayout, strings.TrimSpace(in.End), zone)
 	switch {
 	case err != nil:
 		errs["end"] = "groups.appointments.error.end"
+	case formrule.CheckDate(end) != formrule.OK:
+		errs["end"] = formrule.DateOutOfRange.Key()
 	case errs["start"] == "" && !end.After(start):
 		errs["end"] = "groups.appointments.error.end_before_start"
 	}
@@ -192,18 +201,6 @@ func parseAppointment(in AppointmentInput, zone *time.Location, members []Member
 		return Appointment{}, nil, errs
 	}
 	return a, keys, nil
-}
-
-// plainLine is text without control characters.
-func plainLine(s string) bool {
-	return utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
-}
-
-// plainText is plainLine that may also hold line breaks and tabs.
-func plainText(s string) bool {
-	return utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool {
-		return unicode.IsControl(r) && r != '\n' && r != '\t'
-	})
 }
 
 // CreateAppointment saves a new appointment for an active member: the

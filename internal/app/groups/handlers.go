@@ -145,7 +145,7 @@ func (h *handlers) create(c echo.Context) error {
 	name := c.FormValue("name")
 	g, err := h.svc.Create(c.Request().Context(), auth.From(c), name)
 	if errors.Is(err, ErrName) {
-		return renderNewGroup(c, http.StatusUnprocessableEntity, views.NewGroupProps{Name: name, Error: "groups.error.name"})
+		return renderNewGroup(c, http.StatusUnprocessableEntity, views.NewGroupProps{Name: name, Error: nameErrorKey(err, "groups.error.name")})
 	}
 	if err != nil {
 		return err
@@ -184,7 +184,7 @@ func (h *handlers) rename(c echo.Context) error {
 	name := c.FormValue("name")
 	_, err = h.svc.Rename(ctx, m, name)
 	if errors.Is(err, ErrName) {
-		return renderGroup(c, http.StatusUnprocessableEntity, views.GroupProps{RenameValue: name, RenameError: "groups.error.name"}, m, g)
+		return renderGroup(c, http.StatusUnprocessableEntity, views.GroupProps{RenameValue: name, RenameError: nameErrorKey(err, "groups.error.name")}, m, g)
 	}
 	if err != nil {
 		return refuse(c, err)

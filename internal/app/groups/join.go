@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -23,8 +24,11 @@ import (
 // JoinTTL is how long a join link works unless closed sooner.
 const JoinTTL = 24 * time.Hour
 
-// maxJoinMeta bounds the owner's note on a join link, in characters.
-const maxJoinMeta = 200
+// MaxJoinMeta bounds the owner's note on a join link, in characters.
+const MaxJoinMeta = 200
+
+// metaRule is the owner's note on a join link: optional, one line.
+var metaRule = formrule.Text{Max: MaxJoinMeta}
 
 // Errors of join links.
 var (
@@ -72,13 +76,15 @@ func joinPath(groupID, sessionID string) string {
 }
 
 // OpenJoinSession opens a join link for the group, as an owner. It
-// expires after JoinTTL.
+// expires after JoinTTL. A note that breaks the text rules is
+// FieldErrors{"meta": …} and opens nothing.
 func (s *Service) OpenJoinSession(ctx context.Context, m Membership, by *auth.Identity, meta string) (JoinSessionRow, error) {
 	if !m.Owner() {
 		return JoinSessionRow{}, ErrNotOwner
 	}
-	if r := []rune(meta); len(r) > maxJoinMeta {
-		meta = string(r[:maxJoinMeta])
+	meta, p := metaRule.Check(meta)
+	if p != formrule.OK {
+		return JoinSessionRow{}, FieldErrors{"meta": p.Message("", "groups.join.error.meta")}
 	}
 	now := s.now().UTC()
 	pk, rk := joinSessionKey(m.GroupID, newSessionID())

@@ -6,6 +6,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -22,15 +23,22 @@ func joinSessionURL(groupID, sessionID string) string {
 	return groupURL(groupID) + "/join-sessions/" + url.PathEscape(sessionID)
 }
 
-// openJoinSession is POST /groups/:id/join-sessions (owners).
+// openJoinSession is POST /groups/:id/join-sessions (owners). A note
+// that breaks the text rules shows the group page again with its error.
 func (h *handlers) openJoinSession(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, _, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
+	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
 	if err != nil {
 		return refuse(c, err)
 	}
-	js, err := h.svc.OpenJoinSession(ctx, m, id, c.FormValue("meta"))
+	meta := c.FormValue("meta")
+	js, err := h.svc.OpenJoinSession(ctx, m, id, meta)
+	var fe FieldErrors
+	if errors.As(err, &fe) {
+		p := views.GroupProps{RenameValue: g.GroupName, JoinMeta: strings.ToValidUTF8(meta, "\uFFFD"), JoinMetaError: fe["meta"]}
+		return renderGroup(c, http.StatusUnprocessableEntity, p, m, g)
+	}
 	if err != nil {
 		return refuse(c, err)
 	}
@@ -116,7 +124,7 @@ func (h *handlers) spinOff(c echo.Context) error {
 	name := c.FormValue("name")
 	g, err := h.svc.SpinOff(ctx, m, id, c.Param("session"), name)
 	if errors.Is(err, ErrName) {
-		return h.renderJoinSession(c, http.StatusUnprocessableEntity, views.JoinSessionProps{SpinOffName: name, SpinOffError: "groups.error.name"})
+		return h.renderJoinSession(c, http.StatusUnprocessableEntity, views.JoinSessionProps{SpinOffName: name, SpinOffError: nameErrorKey(err, "groups.error.name")})
 	}
 	if err != nil {
 		return refuse(c, err)
@@ -213,7 +221,7 @@ func (h *handlers) joinAsGuest(c echo.Context, link JoinLink) error {
 	f := joinForm{Name: c.FormValue("name")}
 	clean, err := CleanName(f.Name)
 	if err != nil {
-		f.NameError = "groups.join.error.name"
+		f.NameError = nameErrorKey(err, "groups.join.error.name")
 	}
 	photo, photoErr := h.joinPhoto(c)
 	if errors.Is(photoErr, errJoinPhotoTooLarge) {

@@ -12,12 +12,11 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -264,20 +263,34 @@ func (s *Service) group(ctx context.Context, groupID string) (GroupRow, error) {
 	return g, nil
 }
 
-// CleanName trims a group name and checks it: 1–80 characters of plain
-// text.
+// nameRule is a group's or a guest's name: one line of 1–80 characters.
+var nameRule = formrule.Text{Max: MaxNameLength, Required: true}
+
+// NameError refuses a group or guest name (errors.Is ErrName); Problem
+// says what is wrong with it.
+type NameError struct{ Problem formrule.Problem }
+
+func (e *NameError) Error() string        { return ErrName.Error() }
+func (e *NameError) Is(target error) bool { return target == ErrName }
+
+// CleanName trims a group name and checks it against nameRule.
 func CleanName(name string) (string, error) {
-	name = strings.TrimSpace(name)
-	n := utf8.RuneCountInString(name)
-	if n == 0 || n > MaxNameLength || !utf8.ValidString(name) {
-		return "", ErrName
-	}
-	for _, r := range name {
-		if unicode.IsControl(r) {
-			return "", ErrName
-		}
+	name, p := nameRule.Check(name)
+	if p != formrule.OK {
+		return "", &NameError{Problem: p}
 	}
 	return name, nil
+}
+
+// nameErrorKey is the i18n key a name field shows for err: fallback (a
+// message about the length) for a missing or too-long name, the text
+// rules' own message for a bad character.
+func nameErrorKey(err error, fallback string) string {
+	var ne *NameError
+	if errors.As(err, &ne) {
+		return ne.Problem.Message(fallback, fallback)
+	}
+	return fallback
 }
 
 // Create makes a group with id as its only owner: the Groups row, the

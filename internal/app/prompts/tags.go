@@ -8,8 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -64,13 +64,21 @@ var tagSlug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 const maxTagLength, maxTagNameLength = 32, 40
 
+// Rules of a tag's display names; the Russian one falls back to the
+// English one when blank.
+var (
+	englishTagRule = formrule.Text{Max: maxTagNameLength, Required: true}
+	russianTagRule = formrule.Text{Max: maxTagNameLength}
+)
+
 func checkTagNames(english, russian string) (string, string, error) {
-	english, russian = strings.TrimSpace(english), strings.TrimSpace(russian)
-	switch {
-	case english == "" || utf8.RuneCountInString(english) > maxTagNameLength || hasControl(english):
-		return "", "", &InvalidTagError{Field: "english", Key: "admin.tags.error.name"}
-	case utf8.RuneCountInString(russian) > maxTagNameLength || hasControl(russian):
-		return "", "", &InvalidTagError{Field: "russian", Key: "admin.tags.error.name"}
+	english, p := englishTagRule.Check(english)
+	if p != formrule.OK {
+		return "", "", &InvalidTagError{Field: "english", Key: p.Message("admin.tags.error.name", "admin.tags.error.name")}
+	}
+	russian, p = russianTagRule.Check(russian)
+	if p != formrule.OK {
+		return "", "", &InvalidTagError{Field: "russian", Key: p.Message("", "admin.tags.error.name")}
 	}
 	return english, russian, nil
 }

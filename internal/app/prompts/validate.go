@@ -3,7 +3,8 @@ package prompts
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/harmony/harmony/internal/formrule"
 )
 
 // normalizeTitle is the title compared for duplicates: lower-cased
@@ -37,23 +38,22 @@ func titleTokens(title string) []string {
 	return out
 }
 
+// Rules of a prompt's text fields.
+var (
+	titleRule = formrule.Text{Max: MaxTitleLength, Required: true}
+	textRule  = formrule.Text{Max: MaxTextLength, Required: true, Multiline: true}
+)
+
 // validate checks in against the limits and the active tags, and returns
 // the cleaned input.
 func validate(in Input, active map[string]bool) (Input, *InvalidError) {
 	var f FieldErrors
-	in.Title = strings.TrimSpace(in.Title)
-	in.Text = strings.TrimSpace(in.Text)
-	switch {
-	case in.Title == "":
-		f.Title = "prompts.error.title_required"
-	case utf8.RuneCountInString(in.Title) > MaxTitleLength || hasControl(in.Title):
-		f.Title = "prompts.error.title_long"
+	var p formrule.Problem
+	if in.Title, p = titleRule.Check(in.Title); p != formrule.OK {
+		f.Title = p.Message("prompts.error.title_required", "prompts.error.title_long")
 	}
-	switch {
-	case in.Text == "":
-		f.Text = "prompts.error.text_required"
-	case utf8.RuneCountInString(in.Text) > MaxTextLength:
-		f.Text = "prompts.error.text_long"
+	if in.Text, p = textRule.Check(in.Text); p != formrule.OK {
+		f.Text = p.Message("prompts.error.text_required", "prompts.error.text_long")
 	}
 	var tags []string
 	seen := map[string]bool{}
@@ -79,8 +79,4 @@ func validate(in Input, active map[string]bool) (Input, *InvalidError) {
 		return in, &InvalidError{Fields: f}
 	}
 	return in, nil
-}
-
-func hasControl(s string) bool {
-	return strings.ContainsFunc(s, unicode.IsControl)
 }

@@ -1,0 +1,141 @@
+// Package formrule owns the rules that every form's input passes before it
+// is stored: text is valid UTF-8, carries no control or bidi characters,
+// is trimmed, fits a length counted in characters (runes), and keeps line
+// breaks only where a field may span lines; dates fall in a sane range.
+//
+// A rule answers with a Problem. Modules turn it into a field error: their
+// own wording for a missing or too-long value (Problem.Message), the
+// shared one (Problem.Key) for everything else.
+package formrule
+
+import (
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Problem is what is wrong with a value; OK means nothing.
+type Problem int
+
+// The problems a rule finds, in the order it looks for them.
+const (
+	OK Problem = iota
+	// BadEncoding is text that is not valid UTF-8.
+	BadEncoding
+	// Missing is a required value left blank.
+	Missing
+	// LineBreak is a line break in a single-line field.
+	LineBreak
+	// ControlChar is a control character (NUL, ESC, BEL, backspace, C1
+	// controls, a tab outside multi-line text, U+2028/U+2029).
+	ControlChar
+	// BidiControl is an invisible text-direction character (embeddings,
+	// overrides, isolates and the LRM, RLM and ALM marks), which can make
+	// text read differently from what it holds.
+	BidiControl
+	// TooLong is text over the rule's Max characters.
+	TooLong
+	// DateOutOfRange is a date before MinYear or after MaxYear.
+	DateOutOfRange
+)
+
+// keys are the shared i18n keys of the problems.
+var keys = map[Problem]string{
+	BadEncoding:    "form.error.encoding",
+	Missing:        "form.error.required",
+	LineBreak:      "form.error.line_break",
+	ControlChar:    "form.error.control",
+	BidiControl:    "form.error.bidi",
+	TooLong:        "form.error.too_long",
+	DateOutOfRange: "form.error.date_range",
+}
+
+// Key is the i18n key of the shared message for p ("" for OK). The
+// too-long message takes the limit as {max}.
+func (p Problem) Key() string { return keys[p] }
+
+// Message is the i18n key a field shows for p: missing or tooLong, the
+// field's own wording, when p is Missing or TooLong and they are set,
+// else the shared Key.
+func (p Problem) Message(missing, tooLong string) string {
+	switch {
+	case p == Missing && missing != "":
+		return missing
+	case p == TooLong && tooLong != "":
+		return tooLong
+	}
+	return p.Key()
+}
+
+// Text is the rule for one text field.
+type Text struct {
+	// Max is the most characters (runes) allowed after cleaning; 0 means
+	// no limit beyond what the body limit lets through.
+	Max int
+	// Required refuses text that is blank after trimming.
+	Required bool
+	// Multiline keeps line breaks and tabs; CRLF and a lone CR become LF.
+	Multiline bool
+}
+
+// Check cleans s (surrounding white space trimmed, line breaks
+// normalised in multi-line text) and checks it. It returns the cleaned
+// text even when there is a problem, so a form can show back what was
+// typed; invalid UTF-8 comes back with U+FFFD in place of the bad bytes.
+func (r Text) Check(s string) (string, Problem) {
+	if !utf8.ValidString(s) {
+		return strings.TrimSpace(strings.ToValidUTF8(s, "\uFFFD")), BadEncoding
+	}
+	if r.Multiline {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+		s = strings.ReplaceAll(s, "\r", "\n")
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		if r.Required {
+			return s, Missing
+		}
+		return s, OK
+	}
+	if p := r.characters(s); p != OK {
+		return s, p
+	}
+	if r.Max > 0 && utf8.RuneCountInString(s) > r.Max {
+		return s, TooLong
+	}
+	return s, OK
+}
+
+// characters finds the first character s may not hold.
+func (r Text) characters(s string) Problem {
+	for _, c := range s {
+		switch {
+		case (c == '\n' || c == '\t') && r.Multiline:
+		case c == '\n' || c == '\r':
+			return LineBreak
+		case unicode.IsControl(c), c == '\u2028', c == '\u2029':
+			return ControlChar
+		case unicode.Is(unicode.Bidi_Control, c):
+			return BidiControl
+		}
+	}
+	return OK
+}
+
+// Years a date may fall in: anything outside is a typo or a probe, and
+// storage cannot hold years before 1601. The form.error.date_range
+// messages name these years.
+const (
+	MinYear = 1900
+	MaxYear = 2200
+)
+
+// CheckDate is DateOutOfRange for a date (in its own zone) before MinYear
+// or after MaxYear, else OK.
+func CheckDate(t time.Time) Problem {
+	if y := t.Year(); y < MinYear || y > MaxYear {
+		return DateOutOfRange
+	}
+	return OK
+}

@@ -1,0 +1,152 @@
+package formrule
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+func TestTextCheck(t *testing.T) {
+	line := Text{Max: 5, Required: true}
+	lines := Text{Max: 5, Multiline: true}
+	cases := []struct {
+		name    string
+		rule    Text
+		in      string
+		want    string
+		problem Problem
+	}{
+		{"plain", line, "abc", "abc", OK},
+		{"trimmed", line, "  abc\t ", "abc", OK},
+		{"runes not bytes", line, "пятьё", "пятьё", OK},
+		{"too long", line, "abcdef", "abcdef", TooLong},
+		{"too long in runes", line, "шестьё", "шестьё", TooLong},
+		{"blank required", line, " \t ", "", Missing},
+		{"blank optional", lines, "  ", "", OK},
+		{"invalid utf-8", line, "a\xffb", "a\uFFFDb", BadEncoding},
+		{"invalid utf-8 before length", line, "\xff" + strings.Repeat("a", 10), "\uFFFD" + strings.Repeat("a", 10), BadEncoding},
+		{"nul", line, "a\x00b", "a\x00b", ControlChar},
+		{"escape", lines, "a\x1b[31m", "a\x1b[31m", ControlChar},
+		{"bell", lines, "a\ab", "a\ab", ControlChar},
+		{"backspace", lines, "a\bb", "a\bb", ControlChar},
+		{"delete", line, "a\x7fb", "a\x7fb", ControlChar},
+		{"c1 control", line, "a\u0085b", "a\u0085b", ControlChar},
+		{"line separator", lines, "a\u2028b", "a\u2028b", ControlChar},
+		{"tab in a line", line, "a\tb", "a\tb", ControlChar},
+		{"newline in a line", line, "a\nb", "a\nb", LineBreak},
+		{"carriage return in a line", line, "a\rb", "a\rb", LineBreak},
+		{"tab and newline in text", lines, "a\tb\nc", "a\tb\nc", OK},
+		{"crlf becomes lf", lines, "a\r\nb\rc", "a\nb\nc", OK},
+		{"crlf counts once", Text{Max: 3, Multiline: true}, "a\r\nb", "a\nb", OK},
+		{"right-to-left override", line, "a\u202eb", "a\u202eb", BidiControl},
+		{"left-to-right embedding", line, "\u202aab", "\u202aab", BidiControl},
+		{"first strong isolate", line, "a\u2068b", "a\u2068b", BidiControl},
+		{"pop directional isolate", line, "a\u2069b", "a\u2069b", BidiControl},
+		{"right-to-left mark", line, "a\u200fb", "a\u200fb", BidiControl},
+		{"left-to-right mark", line, "a\u200eb", "a\u200eb", BidiControl},
+		{"arabic letter mark", line, "a\u061cb", "a\u061cb", BidiControl},
+		{"right-to-left letters", line, "שלום", "שלום", OK},
+		{"emoji with joiner", line, "👩\u200d💻", "👩\u200d💻", OK},
+		{"no limit", Text{}, strings.Repeat("a", 10000), strings.Repeat("a", 10000), OK},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, p := c.rule.Check(c.in)
+			if got != c.want || p != c.problem {
+				t.Errorf("Check(%q) = %q, %v; want %q, %v", c.in, got, p, c.want, c.problem)
+			}
+		})
+	}
+}
+
+func TestProblemMessage(t *testing.T) {
+	cases := []struct {
+		p                      Problem
+		missing, tooLong, want string
+	}{
+		{OK, "m", "t", ""},
+		{Missing, "m", "t", "m"},
+		{Missing, "", "t", "form.error.required"},
+		{TooLong, "m", "t", "t"},
+		{TooLong, "m", "", "form.error.too_long"},
+		{BidiControl, "m", "t", "form.error.bidi"},
+		{BadEncoding, "m", "t", "form.error.encoding"},
+		{ControlChar, "m", "t", "form.error.control"},
+		{LineBreak, "m", "t", "form.error.line_break"},
+		{DateOutOfRange, "m", "t", "form.error.date_range"},
+	}
+	for _, c := range cases {
+		if got := c.p.Message(c.missing, c.tooLong); got != c.want {
+			t.Errorf("%v.Message(%q, %q) = %q, want %q", c.p, c.missing, c.tooLong, got, c.want)
+		}
+	}
+}
+
+func TestCheckDate(t *testing.T) {
+	cases := []struct {
+		date string
+		want Problem
+	}{
+		{"1500-06-01", DateOutOfRange},
+		{"1600-12-31", DateOutOfRange},
+		{"1899-12-31", DateOutOfRange},
+		{"1900-01-01", OK},
+		{"2026-05-17", OK},
+		{"2200-12-31", OK},
+		{"2201-01-01", DateOutOfRange},
+		{"2300-01-01", DateOutOfRange},
+	}
+	for _, c := range cases {
+		d, err := time.Parse(time.DateOnly, c.date)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := CheckDate(d); got != c.want {
+			t.Errorf("CheckDate(%s) = %v, want %v", c.date, got, c.want)
+		}
+	}
+}
+
+// FuzzTextCheck holds the promises a stored value relies on: whatever
+// passes is valid UTF-8, trimmed, within its length, free of control and
+// bidi characters (line breaks and tabs only in multi-line text, never
+// CR), and passes again unchanged.
+func FuzzTextCheck(f *testing.F) {
+	for _, s := range []string{"", "abc", " a\r\nb ", "a\x00b", "\xff", "a\u202eb", "שלום", "a\tb\n", strings.Repeat("я", 9)} {
+		f.Add(s, 8, true)
+		f.Add(s, 0, false)
+	}
+	f.Fuzz(func(t *testing.T, s string, max int, multiline bool) {
+		if max < 0 {
+			max = -max
+		}
+		rule := Text{Max: max % 64, Multiline: multiline, Required: max%2 == 1}
+		got, p := rule.Check(s)
+		if !utf8.ValidString(got) {
+			t.Fatalf("Check(%q) returned invalid UTF-8 %q", s, got)
+		}
+		if p != OK {
+			return
+		}
+		if got != strings.TrimSpace(got) {
+			t.Errorf("Check(%q) = %q, not trimmed", s, got)
+		}
+		if rule.Max > 0 && utf8.RuneCountInString(got) > rule.Max {
+			t.Errorf("Check(%q) = %q, over %d characters", s, got, rule.Max)
+		}
+		if rule.Required && got == "" {
+			t.Errorf("Check(%q) passed blank", s)
+		}
+		for _, c := range got {
+			ok := !unicode.IsControl(c) || (multiline && (c == '\n' || c == '\t'))
+			if !ok || unicode.Is(unicode.Bidi_Control, c) || c == '\u2028' || c == '\u2029' {
+				t.Fatalf("Check(%q) = %q passed %U", s, got, c)
+			}
+		}
+		if again, p := rule.Check(got); again != got || p != OK {
+			t.Errorf("Check(%q) = %q, but checking that again gives %q, %v", s, got, again, p)
+		}
+	})
+}
