@@ -29,6 +29,14 @@ func newTestApp(t *testing.T, env map[string]string) *web.Server {
 // newTestAppOnStore is newTestApp that also returns the app and its store.
 func newTestAppOnStore(t *testing.T, env map[string]string) (*app, *storage.Store) {
 	t.Helper()
+	a, store, _ := newTestAppOnBackend(t, env)
+	return a, store
+}
+
+// newTestAppOnBackend also returns the backend under the store, for tests
+// that write what the store's front refuses (rows of older versions).
+func newTestAppOnBackend(t *testing.T, env map[string]string) (*app, *storage.Store, storage.Backend) {
+	t.Helper()
 	settings := map[string]string{
 		"SESSION_KEYS": strings.Repeat("11", 32),
 		"CURSOR_KEY":   strings.Repeat("22", 32),
@@ -51,7 +59,7 @@ func newTestAppOnStore(t *testing.T, env map[string]string) (*app, *storage.Stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv, store
+	return srv, store, b
 }
 
 // signIn signs c in by email code, reading the code from the development

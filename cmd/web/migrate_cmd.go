@@ -40,13 +40,9 @@ func migrateCmd(ctx context.Context, args []string, env config.LookupEnv, stdout
 	if err := fs.Parse(own); err != nil {
 		return usagef("%v", err)
 	}
-	cfg, log, err := loadCommandConfig(args, env, stderr)
+	cfg, store, log, err := openCommandStore(ctx, args, env, stderr)
 	if err != nil {
 		return err
-	}
-	store, err := openStore(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("open %s storage: %w", cfg.Backend(), err)
 	}
 	defer store.Close()
 	a, err := newServer(ctx, cfg, log, store, nil)

@@ -9,9 +9,7 @@ import (
 	"testing"
 
 	"github.com/harmony/harmony/internal/auth"
-	"github.com/harmony/harmony/internal/config"
 	"github.com/harmony/harmony/internal/storage"
-	"github.com/harmony/harmony/internal/storage/embedded"
 )
 
 func TestMigrateKeyText(t *testing.T) {
@@ -50,22 +48,8 @@ func TestMigrateKeyText(t *testing.T) {
 // follow; a second run finds nothing.
 func TestMigrateKeysRewritesOldRows(t *testing.T) {
 	ctx := context.Background()
-	settings := map[string]string{"SESSION_KEYS": strings.Repeat("11", 32), "CURSOR_KEY": strings.Repeat("22", 32), "DATA_DIR": t.TempDir()}
-	cfg, err := config.Load(nil, func(k string) (string, bool) { v, ok := settings[k]; return v, ok })
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := embedded.Open(cfg.DataDir, embedded.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := storage.New(b, storage.Options{})
-	t.Cleanup(func() { store.Close() })
+	a, store, b := newTestAppOnBackend(t, nil)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := newServer(ctx, cfg, log, store, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const oldMember = "auth:tenant%2Fann"
 	newMember := auth.AuthMemberKey("tenant/ann")
 	// The backend takes what the front now refuses.

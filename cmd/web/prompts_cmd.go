@@ -162,6 +162,20 @@ func loadCommandConfig(args []string, env config.LookupEnv, stderr io.Writer) (*
 	return cfg, newLogger(cfg, stderr), nil
 }
 
+// openCommandStore loads a command's settings and opens the store they
+// name; the caller closes it.
+func openCommandStore(ctx context.Context, args []string, env config.LookupEnv, stderr io.Writer) (*config.Config, *storage.Store, *slog.Logger, error) {
+	cfg, log, err := loadCommandConfig(args, env, stderr)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("open %s storage: %w", cfg.Backend(), err)
+	}
+	return cfg, store, log, nil
+}
+
 // promptsModule builds the prompts module on store as newServer does (no
 // profiles: the commands show no author names), and makes sure its tables
 // and tag catalog exist.

@@ -47,13 +47,9 @@ func reindexCmd(ctx context.Context, args []string, env config.LookupEnv, stdout
 	if run == nil {
 		return unknownSubject("reindex", subject, reindexUsage, names...)
 	}
-	cfg, log, err := loadCommandConfig(args, env, stderr)
+	cfg, store, log, err := openCommandStore(ctx, args, env, stderr)
 	if err != nil {
 		return err
-	}
-	store, err := openStore(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("open %s storage: %w", cfg.Backend(), err)
 	}
 	defer store.Close()
 	rep, err := run(ctx, cfg, store, log)
