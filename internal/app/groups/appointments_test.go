@@ -467,7 +467,7 @@ func TestScanIsPrivateAndReadable(t *testing.T) {
 		t.Fatalf("anonymous on the scan: %d", res.StatusCode)
 	}
 	// Removal takes effect on the next request.
-	post(t, ann.c, "/groups/"+id+"/members/"+auth.UserKey("bob@example.com")+"/remove", nil)
+	post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, auth.UserKey("bob@example.com"))+"/remove", nil)
 	if res := bob.c.Get(src); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("removed member on the scan: %d", res.StatusCode)
 	}

@@ -275,7 +275,7 @@ func TestDeclineResendCancel(t *testing.T) {
 	bob := a.signIn(t, "bob@example.com")
 
 	key := auth.UserKey("bob@example.com")
-	resend := "/groups/" + id + "/members/" + key + "/resend"
+	resend := "/groups/" + id + "/members/" + a.svc.memberRef(id, key) + "/resend"
 	if res := post(t, ann.c, resend, nil); res.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("resend within the cooldown: %d", res.StatusCode)
 	}
@@ -317,7 +317,7 @@ func TestDeclineResendCancel(t *testing.T) {
 	if res := invite(t, ann, id, "bob@example.com"); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("invite again: %d", res.StatusCode)
 	}
-	if res := post(t, ann.c, "/groups/"+id+"/members/"+key+"/cancel", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, key)+"/cancel", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("cancel: %d", res.StatusCode)
 	}
 	if res := bob.c.Get("/groups/" + id + "/invite"); res.StatusCode != http.StatusForbidden {
@@ -343,10 +343,10 @@ func TestRolesLastOwnerAndRemoval(t *testing.T) {
 	if res := post(t, ann.c, "/groups/"+id+"/leave", nil); res.StatusCode != http.StatusConflict {
 		t.Fatalf("last owner leaving: %d", res.StatusCode)
 	}
-	if res := post(t, bob.c, "/groups/"+id+"/members/"+auth.UserKey("ann@example.com")+"/remove", nil); res.StatusCode != http.StatusForbidden {
+	if res := post(t, bob.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, auth.UserKey("ann@example.com"))+"/remove", nil); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("member removing the owner: %d", res.StatusCode)
 	}
-	if res := post(t, ann.c, "/groups/"+id+"/members/"+bobKey+"/promote", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, bobKey)+"/promote", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("promote: %d", res.StatusCode)
 	}
 	if a.member(t, id, "bob@example.com").Role != RoleOwner {
@@ -369,7 +369,7 @@ func TestRolesLastOwnerAndRemoval(t *testing.T) {
 	if res := carol.c.Get("/groups/" + id); res.StatusCode != http.StatusOK {
 		t.Fatalf("carol before removal: %d", res.StatusCode)
 	}
-	if res := post(t, bob.c, "/groups/"+id+"/members/"+auth.UserKey("carol@example.com")+"/remove", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, bob.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, auth.UserKey("carol@example.com"))+"/remove", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("remove carol: %d", res.StatusCode)
 	}
 	if res := carol.c.Get("/groups/" + id); res.StatusCode != http.StatusNotFound {

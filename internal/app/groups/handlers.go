@@ -350,7 +350,7 @@ func (h *handlers) roster(c echo.Context) error {
 	u := groupURL(g.GroupID)
 	rows := make([]views.RosterRow, 0, len(page.Entries))
 	for _, e := range page.Entries {
-		rows = append(rows, rosterRow(c, e, m, u))
+		rows = append(rows, rosterRow(c, e, m, u, h.svc.memberRef(g.GroupID, e.Row.RowKey)))
 	}
 	next := ""
 	if page.Next != "" {
@@ -372,8 +372,9 @@ func (h *handlers) roster(c echo.Context) error {
 }
 
 // rosterRow shows one entry to the viewer m: emails and actions are for
-// owners only (never for members or guests).
-func rosterRow(c echo.Context, e RosterEntry, viewer Membership, groupURL string) views.RosterRow {
+// owners only (never for members or guests). ref is the row's memberRef,
+// the only identifier of it the page shows.
+func rosterRow(c echo.Context, e RosterEntry, viewer Membership, groupURL, ref string) views.RosterRow {
 	r := e.Row
 	owner := viewer.Owner()
 	self := r.RowKey == viewer.Row.RowKey
@@ -385,13 +386,13 @@ func rosterRow(c echo.Context, e RosterEntry, viewer Membership, groupURL string
 		}
 	}
 	row := views.RosterRow{
-		Key:       r.RowKey,
+		Key:       ref,
 		Name:      name,
 		AvatarURL: account.AvatarURL(r.MemberKey, e.PhotoKey),
 		Status:    r.Status,
 		Role:      r.Role,
 		Self:      self,
-		ActionURL: groupURL + "/members/" + url.PathEscape(r.RowKey),
+		ActionURL: groupURL + "/members/" + url.PathEscape(ref),
 	}
 	switch r.Status {
 	case StatusActive:
@@ -421,9 +422,9 @@ func (h *handlers) memberAction(action string) echo.HandlerFunc {
 		if err != nil {
 			return refuse(c, err)
 		}
-		target := c.Param("user")
-		if !validUserKey(target) && !auth.IsGuestKey(target) {
-			return web.NotFound(errors.New("groups: not a member key"))
+		target, err := h.svc.memberKeyOfRef(g.GroupID, c.Param("user"))
+		if err != nil {
+			return web.NotFound(err)
 		}
 		switch action {
 		case "promote":

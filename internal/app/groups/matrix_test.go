@@ -170,7 +170,7 @@ func TestGroupRouteMatrix(t *testing.T) {
 				target = pending.UserKey
 			}
 			appt, token := matrixAppointment(t, a, groupID, people[owner].id)
-			path := strings.NewReplacer(":id", groupID, ":user", target, ":session", sessionID, ":appt", appt).Replace(r.Path)
+			path := strings.NewReplacer(":id", groupID, ":user", a.svc.memberRef(groupID, target), ":session", sessionID, ":appt", appt).Replace(r.Path)
 			if strings.HasSuffix(path, "/calendar.ics") {
 				path += "?token=" + token
 			}
