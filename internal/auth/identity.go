@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -21,10 +22,16 @@ import (
 var ErrBadEmail = errors.New("auth: not an email address")
 
 // NormalizeEmail trims and lower-cases an address (document 004) and checks
-// that it is a single bare address ("a@b.c", no display name).
+// that it is a single bare address ("a@b.c", no display name) without
+// control or bidi characters.
 func NormalizeEmail(s string) (string, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	if s == "" || len(s) > 254 {
+		return "", ErrBadEmail
+	}
+	// net/mail takes any non-ASCII character; an address shown to group
+	// owners must not hold control or bidi characters.
+	if _, p := (formrule.Text{Max: 254}).Check(s); p != formrule.OK {
 		return "", ErrBadEmail
 	}
 	a, err := mail.ParseAddress(s)

@@ -18,7 +18,7 @@ func TestNormalizeEmail(t *testing.T) {
 			t.Errorf("NormalizeEmail(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "anna", "anna@", "Anna <anna@example.com>", "a@b", "a@b.c, d@e.f", "a b@c.d"} {
+	for _, bad := range []string{"", "anna", "anna@", "Anna <anna@example.com>", "a@b", "a@b.c, d@e.f", "a b@c.d", "ann\u202e@example.com", "ann@exam\u2066ple.com", "ann\u0085@example.com"} {
 		if _, err := NormalizeEmail(bad); !errors.Is(err, ErrBadEmail) {
 			t.Errorf("NormalizeEmail(%q) accepted", bad)
 		}
