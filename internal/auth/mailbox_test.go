@@ -18,10 +18,13 @@ func TestDevMailboxOnlyForLoopback(t *testing.T) {
 		t.Fatalf("loopback client: %d", res.StatusCode)
 	}
 	for name, req := range map[string]func(*http.Request){
-		"another host":       func(r *http.Request) { r.RemoteAddr = "203.0.113.7:51000" },
-		"a private network":  func(r *http.Request) { r.RemoteAddr = "192.168.1.20:51000" },
-		"forwarded by proxy": func(r *http.Request) { r.RemoteAddr = "127.0.0.1:51000"; r.Header.Set("X-Forwarded-For", "203.0.113.7") },
-		"Forwarded header":   func(r *http.Request) { r.RemoteAddr = "[::1]:51000"; r.Header.Set("Forwarded", "for=203.0.113.7") },
+		"another host":      func(r *http.Request) { r.RemoteAddr = "203.0.113.7:51000" },
+		"a private network": func(r *http.Request) { r.RemoteAddr = "192.168.1.20:51000" },
+		"forwarded by proxy": func(r *http.Request) {
+			r.RemoteAddr = "127.0.0.1:51000"
+			r.Header.Set("X-Forwarded-For", "203.0.113.7")
+		},
+		"Forwarded header": func(r *http.Request) { r.RemoteAddr = "[::1]:51000"; r.Header.Set("Forwarded", "for=203.0.113.7") },
 	} {
 		r := httptest.NewRequest(http.MethodGet, "/dev/mailbox", nil)
 		req(r)

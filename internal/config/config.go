@@ -32,7 +32,7 @@ type Config struct {
 	// derived from ADDR (development only); serve re-derives it from the
 	// port it really got.
 	BaseURLFromAddr bool
-	DataDir string
+	DataDir         string
 	// AzureConnectionString selects the Azure backend when set; empty means
 	// the embedded store in DataDir.
 	AzureConnectionString string
