@@ -1,9 +1,11 @@
 // Package media is Harmony's image pipeline for uploads (profile photos,
 // appointment scans): it recognises JPEG, PNG and WebP by their magic
-// bytes, refuses files and pictures that are too big before decoding them,
-// turns phone photos upright from their EXIF orientation, and re-encodes
-// every size as a fresh JPEG, which drops all metadata (GPS positions
-// included). It stores nothing.
+// bytes, refuses files and pictures that are too big before decoding them
+// (by bytes on disk, by pixels, and by the memory decoding would take),
+// bounds the memory all decodes in the process hold at once, turns phone
+// photos upright from their EXIF orientation, and re-encodes every size as
+// a fresh JPEG, which drops all metadata (GPS positions included). It
+// stores nothing.
 package media
 
 import (
@@ -12,22 +14,23 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"image/jpeg"
 	"image/png"
 	"io"
+	"runtime"
 	"slices"
 
-	xdraw "golang.org/x/image/draw"
 	"golang.org/x/image/webp"
+	"golang.org/x/sync/semaphore"
 )
 
 // Default limits, used when Options leave them zero.
 const (
 	// DefaultMaxBytes is the largest file accepted.
 	DefaultMaxBytes = 10 << 20
-	// DefaultMaxPixels bounds decoding memory: it is checked from the
-	// header before any pixel is decoded.
+	// DefaultMaxPixels is the most pixels accepted, checked from the
+	// header before any pixel is decoded. Memory is bounded separately,
+	// by MemoryBudget: a 40-megapixel picture may still need too much.
 	DefaultMaxPixels = 40_000_000
 	jpegQuality      = 85
 )
@@ -38,6 +41,9 @@ var (
 	ErrUnsupported   = errors.New("media: not a JPEG, PNG or WebP image")
 	ErrTooLarge      = errors.New("media: file too large")
 	ErrTooManyPixels = errors.New("media: image has too many pixels")
+	// ErrTooMuchMemory is an image whose processing would need more than
+	// MemoryBudget: 16-bit colour, a progressive JPEG, many megapixels.
+	ErrTooMuchMemory = errors.New("media: image needs too much memory to decode")
 	ErrDamaged       = errors.New("media: image could not be decoded")
 )
 
@@ -62,9 +68,9 @@ type Result struct {
 	Width, Height int
 }
 
-// decodeSlots bounds concurrent decodes across the whole process: a
-// 40-megapixel image takes 160 MB decoded, whichever module asked.
-var decodeSlots = make(chan struct{}, 2)
+// memoryInUse holds each running Process call's peak memory, whichever
+// module asked, so that together they stay within MemoryBudget.
+var memoryInUse = semaphore.NewWeighted(MemoryBudget)
 
 // Format names the image types accepted, from their magic bytes.
 type Format int
@@ -91,8 +97,10 @@ func Sniff(data []byte) Format {
 }
 
 // Process reads an uploaded image from r, checks it and makes its
-// variants. It reads at most MaxBytes+1 bytes. It waits for a decode slot
-// (two run at once in the process) until ctx ends.
+// variants. It reads at most MaxBytes+1 bytes. From the image's header it
+// works out the memory it will need (peakMemory), refuses an image over
+// MemoryBudget, and waits until that much of the budget is free or ctx
+// ends.
 func Process(ctx context.Context, r io.Reader, opts Options) (Result, error) {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
@@ -108,96 +116,149 @@ func Process(ctx context.Context, r io.Reader, opts Options) (Result, error) {
 			return Result{}, fmt.Errorf("media: size %d", s)
 		}
 	}
-	data, err := io.ReadAll(io.LimitReader(r, int64(opts.MaxBytes)+1))
+	data, err := readAll(r, opts.MaxBytes+1)
 	if err != nil {
 		return Result{}, err
 	}
 	if len(data) > opts.MaxBytes {
 		return Result{}, ErrTooLarge
 	}
-	select {
-	case decodeSlots <- struct{}{}:
-	case <-ctx.Done():
-		return Result{}, ctx.Err()
+	j, err := plan(data, opts)
+	if err != nil {
+		return Result{}, err
 	}
-	defer func() { <-decodeSlots }()
-	return process(data, opts)
+	if j.memory > MemoryBudget {
+		return Result{}, fmt.Errorf("%w: %d MiB", ErrTooMuchMemory, j.memory>>20)
+	}
+	if err := memoryInUse.Acquire(ctx, j.memory); err != nil {
+		return Result{}, err
+	}
+	defer memoryInUse.Release(j.memory)
+	if j.memory >= MemoryBudget/8 {
+		// Collect the decoded picture before the next decode may start.
+		// Without this the heap keeps it until its next collection, which
+		// the pacer sets at twice the live heap, and the next large
+		// picture does not always reuse its pages: 4 uploads of the
+		// largest accepted image one after the other peaked at 2.7 times
+		// MemoryBudget (docs/PERFORMANCE.md). The collection costs well
+		// under a millisecond here, as pixels hold no pointers to scan.
+		defer runtime.GC()
+	}
+	return j.run()
 }
 
-func process(data []byte, opts Options) (Result, error) {
+// readAll reads r to its end or to limit bytes. It starts with room for
+// what r says it holds (a bytes.Reader), so an upload already in memory
+// is copied once instead of being grown into, which leaves several times
+// its size of garbage.
+func readAll(r io.Reader, limit int) ([]byte, error) {
+	size := 512
+	if sized, ok := r.(interface{ Len() int }); ok {
+		size = min(sized.Len(), limit) + 1 // +1: room to see the end
+	}
+	data := make([]byte, 0, size)
+	r = io.LimitReader(r, int64(limit))
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// job is an image checked from its header, ready to decode.
+type job struct {
+	data        []byte
+	decode      func(io.Reader) (image.Image, error)
+	orientation int
+	// sizes are the variants asked for, largest first, without repeats.
+	sizes []int
+	// scaled is the largest variant's size before it is turned.
+	scaled image.Point
+	// width and height are the original's, upright.
+	width, height int
+	memory        int64
+}
+
+// plan reads the image's header: its format, its size, its orientation and
+// the memory processing it will take.
+func plan(data []byte, opts Options) (job, error) {
 	format := Sniff(data)
 	var decodeConfig func(io.Reader) (image.Config, error)
-	var decode func(io.Reader) (image.Image, error)
+	j := job{data: data, orientation: 1}
 	switch format {
 	case FormatJPEG:
-		decodeConfig, decode = jpeg.DecodeConfig, jpeg.Decode
+		decodeConfig, j.decode = jpeg.DecodeConfig, jpeg.Decode
+		j.orientation = jpegOrientation(data)
 	case FormatPNG:
-		decodeConfig, decode = png.DecodeConfig, png.Decode
+		decodeConfig, j.decode = png.DecodeConfig, png.Decode
 	case FormatWebP:
-		decodeConfig, decode = webp.DecodeConfig, webp.Decode
+		decodeConfig, j.decode = webp.DecodeConfig, webp.Decode
 	default:
-		return Result{}, ErrUnsupported
+		return job{}, ErrUnsupported
 	}
 	cfg, err := decodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return Result{}, fmt.Errorf("%w: %v", ErrDamaged, err)
+		return job{}, fmt.Errorf("%w: %v", ErrDamaged, err)
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return Result{}, ErrDamaged
+		return job{}, ErrDamaged
 	}
 	if int64(cfg.Width)*int64(cfg.Height) > opts.MaxPixels {
-		return Result{}, ErrTooManyPixels
+		return job{}, ErrTooManyPixels
 	}
-	img, err := decode(bytes.NewReader(data))
-	if err != nil {
-		return Result{}, fmt.Errorf("%w: %v", ErrDamaged, err)
-	}
-	orientation := 1
-	if format == FormatJPEG {
-		orientation = jpegOrientation(data)
-	}
-	out := Result{Variants: make(map[int][]byte, len(opts.Sizes)), Width: cfg.Width, Height: cfg.Height}
-	if orientation >= 5 {
-		out.Width, out.Height = cfg.Height, cfg.Width
+	j.width, j.height = cfg.Width, cfg.Height
+	if j.orientation >= 5 {
+		j.width, j.height = cfg.Height, cfg.Width
 	}
 	// The largest variant is scaled from the original, then turned; the
 	// smaller ones are scaled from it, which is cheaper and as good.
-	sizes := slices.Clone(opts.Sizes)
-	slices.SortFunc(sizes, func(a, b int) int { return b - a })
-	largest := orient(fit(img, sizes[0]), orientation)
-	for _, side := range sizes {
-		if _, done := out.Variants[side]; done {
-			continue
-		}
+	j.sizes = slices.Clone(opts.Sizes)
+	slices.SortFunc(j.sizes, func(a, b int) int { return b - a })
+	j.sizes = slices.Compact(j.sizes)
+	variants := variantSizes(cfg.Width, cfg.Height, j.sizes)
+	j.scaled = variants[0]
+	j.memory = peakMemory(format, cfg, data, variants, j.orientation >= 2)
+	return j, nil
+}
+
+// variantSizes are the variants' sizes, before turning, for sizes sorted
+// largest first.
+func variantSizes(w, h int, sizes []int) []image.Point {
+	largest := fitSize(w, h, sizes[0])
+	out := []image.Point{largest}
+	for _, side := range sizes[1:] {
+		out = append(out, fitSize(largest.X, largest.Y, side))
+	}
+	return out
+}
+
+// run decodes the image and makes its variants. The decoded picture is
+// not used, so not kept, once the largest variant is scaled from it.
+func (j job) run() (Result, error) {
+	img, err := j.decode(bytes.NewReader(j.data))
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: %v", ErrDamaged, err)
+	}
+	largest := orient(scaleOnWhite(img, j.scaled), j.orientation)
+	out := Result{Variants: make(map[int][]byte, len(j.sizes)), Width: j.width, Height: j.height}
+	for i, side := range j.sizes {
 		v := largest
-		if side != sizes[0] {
-			v = fit(largest, side)
+		if i > 0 {
+			v = scaleOnWhite(largest, fitSize(largest.Rect.Dx(), largest.Rect.Dy(), side))
 		}
 		if out.Variants[side], err = encodeJPEG(v); err != nil {
 			return Result{}, err
 		}
 	}
 	return out, nil
-}
-
-// fit scales src down (never up) so its longer side is at most side,
-// keeping the aspect ratio, onto white: JPEG has no transparency.
-func fit(src image.Image, side int) *image.RGBA {
-	b := src.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if w > side || h > side {
-		if w >= h {
-			h = max(1, (h*side+w/2)/w)
-			w = side
-		} else {
-			w = max(1, (w*side+h/2)/h)
-			h = side
-		}
-	}
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	xdraw.Draw(dst, dst.Bounds(), image.NewUniform(color.White), image.Point{}, xdraw.Src)
-	xdraw.CatmullRom.Scale(dst, dst.Bounds(), src, b, xdraw.Over, nil)
-	return dst
 }
 
 func encodeJPEG(img image.Image) ([]byte, error) {

@@ -8,8 +8,6 @@ import (
 	"image/color"
 	"image/jpeg"
 	"os"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -245,33 +243,48 @@ func (r *countingReader) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Decodes are bounded process-wide; a caller whose context ends while it
-// waits for a slot gives up.
-func TestProcessWaitsForADecodeSlot(t *testing.T) {
-	for range cap(decodeSlots) {
-		decodeSlots <- struct{}{}
+// Process calls share MemoryBudget across the process: one that does not
+// fit waits for memory until its context ends, while one that fits in
+// what is left runs at once, and one over the whole budget is refused
+// without waiting.
+func TestProcessWaitsForMemory(t *testing.T) {
+	small, deep := encodePNG(t, testImage(8, 8)), mediatest.DeepPNG(t, 6320, 6320)
+	j, err := plan(small, Options{MaxPixels: DefaultMaxPixels, Sizes: photoSizes.Sizes})
+	if err != nil {
+		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	ctx := context.Background()
+	held := MemoryBudget - j.memory
+	if err := memoryInUse.Acquire(ctx, held); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { memoryInUse.Release(held) })
+	if _, err := processPhoto(small); err != nil {
+		t.Fatalf("an image that fits in what is left: %v", err)
+	}
+	memoryInUse.Acquire(ctx, j.memory) // now all of it is taken
+	held += j.memory
+
+	timeout, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
 	defer cancel()
-	_, err := Process(ctx, strings.NewReader("\x89PNG\r\n\x1a\n"), photoSizes)
-	if !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := Process(timeout, bytes.NewReader(small), photoSizes); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("%v, want the deadline", err)
 	}
-	var wg sync.WaitGroup
+	if _, err := Process(timeout, bytes.NewReader(deep), photoSizes); !errors.Is(err, ErrTooMuchMemory) {
+		t.Errorf("%v, want ErrTooMuchMemory", err)
+	}
 	done := make(chan error, 1)
-	wg.Go(func() {
-		_, err := Process(context.Background(), bytes.NewReader(encodePNG(t, testImage(8, 8))), photoSizes)
+	go func() {
+		_, err := processPhoto(small)
 		done <- err
-	})
+	}()
 	select {
-	case <-done:
-		t.Fatal("decoded without a free slot")
+	case err := <-done:
+		t.Fatalf("processed without free memory: %v", err)
 	case <-time.After(20 * time.Millisecond):
 	}
-	for range cap(decodeSlots) {
-		<-decodeSlots
-	}
-	wg.Wait()
+	memoryInUse.Release(j.memory)
+	held -= j.memory
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}

@@ -10,4 +10,5 @@ var (
 	GPSSecret    = mediatest.GPSSecret
 	EncodedPNG   = mediatest.EncodedPNG
 	NoisyPNG     = mediatest.NoisyPNG
+	DeepPNG      = mediatest.DeepPNG
 )

@@ -29,8 +29,8 @@ func validGuestKey(k string) bool {
 
 // GuestPhoto gives a guest (someone who joined by link without an account)
 // a profile photo. The photo is checked first, so a bad image stores
-// nothing (ErrPhotoType, ErrPhotoPixels, ErrPhotoDamaged or
-// ErrPhotoTooLarge); then a minimal profile (the display name, no email,
+// nothing (ErrPhotoType, ErrPhotoPixels, ErrPhotoMemory, ErrPhotoDamaged
+// or ErrPhotoTooLarge); then a minimal profile (the display name, no email,
 // enabled) is created if the guest has none, and the photo is stored as
 // UploadPhoto stores it. Guests never enter the Users directory.
 func (s *Service) GuestPhoto(ctx context.Context, memberKey, displayName string, data []byte) error {

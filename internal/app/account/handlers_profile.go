@@ -84,6 +84,8 @@ func (h *handlers) uploadPhoto(c echo.Context) error {
 		status, message = http.StatusBadRequest, "account.photo.error_type"
 	case errors.Is(err, ErrPhotoPixels):
 		status, message = http.StatusBadRequest, "account.photo.error_pixels"
+	case errors.Is(err, ErrPhotoMemory):
+		status, message = http.StatusBadRequest, "account.photo.error_memory"
 	case errors.Is(err, ErrPhotoDamaged):
 		status, message = http.StatusBadRequest, "account.photo.error_damaged"
 	default:

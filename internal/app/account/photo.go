@@ -31,6 +31,7 @@ var (
 	ErrPhotoType     = media.ErrUnsupported
 	ErrPhotoTooLarge = media.ErrTooLarge
 	ErrPhotoPixels   = media.ErrTooManyPixels
+	ErrPhotoMemory   = media.ErrTooMuchMemory
 	ErrPhotoDamaged  = media.ErrDamaged
 )
 
@@ -53,8 +54,8 @@ func smallPhotoKey(photoKey string) string {
 
 // UploadPhoto checks and re-encodes a photo, stores its two sizes, points
 // the profile at them and deletes the previous photo. Bad images are
-// ErrPhotoType, ErrPhotoPixels, ErrPhotoDamaged or ErrPhotoTooLarge, and
-// nothing is stored.
+// ErrPhotoType, ErrPhotoPixels, ErrPhotoMemory, ErrPhotoDamaged or
+// ErrPhotoTooLarge, and nothing is stored.
 func (s *Service) UploadPhoto(ctx context.Context, memberKey string, data []byte) (ProfileRow, error) {
 	if _, err := s.Profile(ctx, memberKey); err != nil {
 		return ProfileRow{}, err

@@ -145,6 +145,8 @@ func TestBadPhotosAreRefusedAndNothingStored(t *testing.T) {
 	}{
 		{"text renamed .jpg", "photo.jpg", []byte("just some text, honestly\n"), http.StatusBadRequest, "isn't a JPEG, PNG or WebP"},
 		{"41 megapixels", "huge.png", account.PNGHeader(8000, 5125), http.StatusBadRequest, "40 megapixels"},
+		// 335 KB and 40 megapixels, but 320 MB once decoded.
+		{"16-bit 6320×6320", "deep.png", account.DeepPNG(t, 6320, 6320), http.StatusBadRequest, "too much memory"},
 		{"damaged jpeg", "broken.jpg", account.JPEGWithEXIF(t, 64, 64, 1)[:400], http.StatusBadRequest, "couldn't be read"},
 		{"empty file", "empty.jpg", nil, http.StatusBadRequest, "Choose a photo"},
 	}

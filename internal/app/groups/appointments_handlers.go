@@ -435,6 +435,8 @@ func (h *handlers) uploadScan(c echo.Context) error {
 		status, message = http.StatusBadRequest, "account.photo.error_type"
 	case errors.Is(err, media.ErrTooManyPixels):
 		status, message = http.StatusBadRequest, "account.photo.error_pixels"
+	case errors.Is(err, media.ErrTooMuchMemory):
+		status, message = http.StatusBadRequest, "account.photo.error_memory"
 	case errors.Is(err, media.ErrDamaged):
 		status, message = http.StatusBadRequest, "account.photo.error_damaged"
 	default:

@@ -489,3 +489,26 @@ func TestScanIsPrivateAndReadable(t *testing.T) {
 		t.Fatal("reading the scan saved the draft")
 	}
 }
+
+// A scan that decoding would make too large (16-bit colour: 335 KB on
+// disk, 320 MB decoded) is refused from its header, and nothing is stored.
+func TestScanTooBigToDecodeIsRefused(t *testing.T) {
+	a := newGroupsApp(t)
+	ann, _, id := joinedPair(t, a)
+	appt := createAppointment(t, ann, id, url.Values{"title": {"Doctor"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"}})
+	base := "/groups/" + id + "/appointments/" + appt
+
+	res := uploadScan(t, ann.c, base+"/scan", mediatest.DeepPNG(t, 6320, 6320))
+	if res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("16-bit 6320×6320 scan: %d", res.StatusCode)
+	}
+	if msg := res.Doc(t).Find(testID("field-error")).Text(); !strings.Contains(msg, "too much memory") {
+		t.Fatalf("message %q", msg)
+	}
+	if rows := a.indexRows(t, id); rows[0].HasScan {
+		t.Fatal("the refused scan was stored")
+	}
+	if res := ann.c.Get(base + "/scan"); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("scan after a refused upload: %d", res.StatusCode)
+	}
+}

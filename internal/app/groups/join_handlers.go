@@ -246,8 +246,12 @@ func (h *handlers) joinAsGuest(c echo.Context, link JoinLink) error {
 		h.svc.log.WarnContext(ctx, "guest photo unreadable", "member", id.MemberKey, "err", photoErr)
 	}
 	flash := "groups.flash.joined"
-	if photoErr != nil || (photo != nil && !h.storeGuestPhoto(c, id, photo)) {
+	if photoErr != nil {
 		flash = "groups.join.photo_failed"
+	} else if photo != nil {
+		if notice := h.storeGuestPhoto(c, id, photo); notice != "" {
+			flash = notice
+		}
 	}
 	if err := web.SetFlash(c, flash); err != nil {
 		return err
@@ -286,21 +290,22 @@ func (h *handlers) joinPhoto(c echo.Context) ([]byte, error) {
 }
 
 // storeGuestPhoto stores a new guest's photo. The guest has joined
-// already, so a photo that cannot be used is reported as false (a
-// notice), never as an error.
-func (h *handlers) storeGuestPhoto(c echo.Context, id *auth.Identity, data []byte) bool {
+// already, so a photo that cannot be used is reported as a notice (the
+// flash's i18n key, "" when the photo is stored), never as an error.
+func (h *handlers) storeGuestPhoto(c echo.Context, id *auth.Identity, data []byte) string {
 	ctx := c.Request().Context()
 	err := h.svc.guestPhotos.GuestPhoto(ctx, id.MemberKey, id.DisplayName, data)
 	switch {
 	case err == nil:
-		return true
-	case errors.Is(err, media.ErrUnsupported), errors.Is(err, media.ErrTooLarge),
-		errors.Is(err, media.ErrTooManyPixels), errors.Is(err, media.ErrDamaged):
-		return false
+		return ""
+	case errors.Is(err, media.ErrTooManyPixels), errors.Is(err, media.ErrTooMuchMemory):
+		return "groups.join.photo_too_big"
+	case errors.Is(err, media.ErrUnsupported), errors.Is(err, media.ErrTooLarge), errors.Is(err, media.ErrDamaged):
+		return "groups.join.photo_failed"
 	default:
 		// The join stands; the photo is a nicety, so log and tell them.
 		h.svc.log.ErrorContext(ctx, "guest photo not stored", "member", id.MemberKey, "err", err)
-		return false
+		return "groups.join.photo_failed"
 	}
 }
 

@@ -144,6 +144,26 @@ func TestJoinAsGuestWithUnusablePhoto(t *testing.T) {
 	}
 }
 
+// A photo that decoding would make too large (16-bit colour: 335 KB on
+// disk, 320 MB decoded) is refused from its header; the join stands.
+func TestJoinAsGuestWithPhotoTooBigToDecode(t *testing.T) {
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Picnickers")
+	sid := openJoin(t, olga, groupID)
+
+	pia := a.joinWithPhoto(t, groupID, sid, "Pia", mediatest.DeepPNG(t, 6320, 6320), "deep.png")
+	if got := flashOn(t, pia.c, groupID); !strings.Contains(got, "too large to process") {
+		t.Fatalf("flash %q", got)
+	}
+	if src := rosterAvatar(t, olga, groupID, "Pia"); src != "" {
+		t.Fatalf("avatar %q for a refused photo", src)
+	}
+	if _, err := a.Accounts.Profile(ctx, pia.id.MemberKey); err == nil {
+		t.Fatal("a refused photo made a profile")
+	}
+}
+
 func TestJoinPhotoFieldOnlyForVisitors(t *testing.T) {
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")

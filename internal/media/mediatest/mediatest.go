@@ -116,3 +116,60 @@ func PNGHeader(w, h uint32) []byte {
 	out = append(out, chunk("IDAT", []byte("not deflate data"))...)
 	return append(out, chunk("IEND", nil)...)
 }
+
+// DeepPNG is a w×h PNG of 16-bit RGB in one colour. It compresses to
+// almost nothing (a 6320×6320 one is about 300 KB) but decodes to 8 bytes
+// a pixel.
+func DeepPNG(t testing.TB, w, h int) []byte {
+	return FlatPNG(t, w, h, color.RGBA64{0x1234, 0x5678, 0x9abc, 0xffff})
+}
+
+// FlatPNG is a w×h PNG in colour c, whose type picks the PNG's: 16-bit
+// RGB for color.RGBA64, RGBA for a translucent color.NRGBA, RGB for
+// color.RGBA, grey for color.Gray. Making it takes no memory, however
+// large.
+func FlatPNG(t testing.TB, w, h int, c color.Color) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, flat{image.Rect(0, 0, w, h), c}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// FlatJPEG is a w×h baseline 4:2:0 JPEG in colour c.
+func FlatJPEG(t testing.TB, w, h int, c color.Color) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, flat{image.Rect(0, 0, w, h), c}, &jpeg.Options{Quality: 85}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// flat is a picture in one colour that takes no memory.
+type flat struct {
+	rect image.Rectangle
+	c    color.Color
+}
+
+func (f flat) ColorModel() color.Model {
+	switch f.c.(type) {
+	case color.RGBA64:
+		return color.RGBA64Model
+	case color.NRGBA:
+		return color.NRGBAModel
+	case color.Gray:
+		return color.GrayModel
+	}
+	return color.RGBAModel
+}
+
+func (f flat) Bounds() image.Rectangle { return f.rect }
+func (f flat) At(int, int) color.Color { return f.c }
+
+func (f flat) Opaque() bool {
+	_, _, _, a := f.c.RGBA()
+	return a == 0xffff
+}
