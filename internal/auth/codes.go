@@ -20,15 +20,26 @@ import (
 
 // Email one-time codes (document 003). One row per email holds the current
 // code's hash, its expiry, the wrong attempts and the send cooldown.
+//
+// The attempt budget belongs to one issued code: five wrong guesses burn
+// that code and nothing else. There is no lockout of the address, because
+// anyone can request a code for anyone's address and type wrong ones: a
+// lockout would let a stranger keep a person out of their account. The
+// owner asks for a fresh code after the one-minute cooldown and it works.
+// What bounds guessing instead: a code is one of 10^6, five guesses each,
+// at most one new code per address per minute (so at most 5 guesses a
+// minute on an address, whoever asks), and wrong codes are limited per
+// client IP (wrongCodeBurst, then one per wrongCodeEvery: about 500 a day),
+// which is what stops one machine from guessing across many addresses.
+// One IP at that rate needs about 2,000 days for an even chance at one
+// address; the remaining risk is a large botnet on one address, which the
+// per-address minute bound keeps at 5 × 1,440 guesses a day (0.7 %).
 const (
 	codeDigits = 6
 	// codeTTL is how long a code works.
 	codeTTL = 10 * time.Minute
-	// maxCodeAttempts wrong guesses burn the code and lock the email.
+	// maxCodeAttempts wrong guesses burn the code.
 	maxCodeAttempts = 5
-	// codeLockout is how long a locked email gets no new code: with five
-	// guesses per lockout, guessing a code takes years.
-	codeLockout = 15 * time.Minute
 	// codeCooldown separates two sends to one address.
 	codeCooldown = 60 * time.Second
 )
@@ -38,11 +49,12 @@ var (
 	// ErrCodeFormat is input that is not six digits; it costs no attempt.
 	ErrCodeFormat = errors.New("auth: a code is six digits")
 	ErrCodeWrong  = errors.New("auth: wrong code")
-	// ErrCodeLocked follows too many wrong attempts; the code is burnt.
-	ErrCodeLocked  = errors.New("auth: too many wrong codes")
+	// ErrCodeBurned follows the last wrong attempt a code allows; that
+	// code is gone, and a new one may be requested after the cooldown.
+	ErrCodeBurned  = errors.New("auth: too many wrong codes")
 	ErrCodeExpired = errors.New("auth: code expired")
 	// ErrCodeInvalid means there is no usable code: never sent, used, or
-	// burnt by a lock that has since passed.
+	// burnt by wrong attempts.
 	ErrCodeInvalid = errors.New("auth: no valid code")
 	// ErrMailUnavailable means this server cannot send mail.
 	ErrMailUnavailable = errors.New("auth: no mail sender configured")
@@ -59,23 +71,24 @@ type otpRow struct {
 	// SESSION_KEYS, so a copy of the table does not give the codes away
 	// (a million codes are quick to try against a plain hash). Empty once
 	// the code is burnt.
-	CodeHash    []byte     `table:"CodeHash"`
-	SentAt      time.Time  `table:"SentAt"`
-	ExpiresAt   time.Time  `table:"ExpiresAt"`
-	Attempts    int32      `table:"Attempts"`
-	LockedUntil *time.Time `table:"LockedUntil"`
+	CodeHash  []byte    `table:"CodeHash"`
+	SentAt    time.Time `table:"SentAt"`
+	ExpiresAt time.Time `table:"ExpiresAt"`
+	// Attempts are the wrong guesses at this code; a new code starts at 0.
+	Attempts int32 `table:"Attempts"`
 }
 
 // codeKey is the OtpCodes row's keys.
 func codeKey(userKey string) (pk, rk string) { return userKey, "otp" }
 
-// codeRemaining is how many wrong codes are left before the lock.
+// codeRemaining is how many wrong codes are left before the code burns.
 func (r *otpRow) codeRemaining() int { return maxCodeAttempts - int(r.Attempts) }
 
 // SendCode emails a new sign-in code to email (normalized), unless one
-// went out less than a minute ago or the address is locked after wrong
-// codes: then it quietly does nothing, so the answer is the same in every
-// case and for every address, known or not.
+// went out less than a minute ago: then it quietly does nothing, so the
+// answer is the same in every case and for every address, known or not.
+// The new code replaces the last one, burnt or not, with a fresh attempt
+// budget.
 func (s *Service) SendCode(ctx context.Context, email string) error {
 	if s.mailer == nil {
 		return ErrMailUnavailable
@@ -90,13 +103,8 @@ func (s *Service) SendCode(ctx context.Context, email string) error {
 		if err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
-		if row != nil {
-			if row.LockedUntil != nil && now.Before(*row.LockedUntil) {
-				return nil
-			}
-			if now.Before(row.SentAt.Add(codeCooldown)) {
-				return nil
-			}
+		if row != nil && now.Before(row.SentAt.Add(codeCooldown)) {
+			return nil
 		}
 		code = newCode()
 		pk, rk := codeKey(userKey)
@@ -131,8 +139,8 @@ func (s *Service) SendCode(ctx context.Context, email string) error {
 }
 
 // VerifyCode checks code for email (normalized) and uses it up: a code
-// works once. Wrong codes count; the fifth burns the code and locks the
-// address for a while.
+// works once. Wrong codes count against this code only; the fifth burns it
+// (ErrCodeBurned), and the address can have a new one after the cooldown.
 func (s *Service) VerifyCode(ctx context.Context, email, code string) error {
 	code = strings.Map(func(r rune) rune {
 		if r == ' ' || r == '-' {
@@ -155,9 +163,6 @@ func (s *Service) VerifyCode(ctx context.Context, email, code string) error {
 			return err
 		}
 		switch {
-		case row.LockedUntil != nil && now.Before(*row.LockedUntil):
-			result = ErrCodeLocked
-			return nil
 		case len(row.CodeHash) == 0:
 			result = ErrCodeInvalid
 			return nil
@@ -175,9 +180,8 @@ func (s *Service) VerifyCode(ctx context.Context, email, code string) error {
 		row.Attempts++
 		result = &wrongCode{left: row.codeRemaining()}
 		if row.codeRemaining() <= 0 {
-			until := now.Add(codeLockout)
-			row.LockedUntil, row.CodeHash = &until, nil
-			result = ErrCodeLocked
+			row.CodeHash = nil
+			result = ErrCodeBurned
 		}
 		e, err := storage.Marshal(row)
 		if err != nil {

@@ -209,21 +209,16 @@ func (s *Service) verifyLinkCode(c echo.Context) error {
 		return web.Redirect(c, "/account/email")
 	}
 	p := authview.AddEmailProps{Email: email, CodeSent: true, Error: true}
-	if !s.verifyLimit.allow(c.RealIP(), s.now()) {
-		p.Message = i18n.T(ctx, "auth.error.rate_limited")
-		return s.renderAddEmail(c, http.StatusTooManyRequests, p)
-	}
-	err = s.LinkEmail(ctx, id.MemberKey, email, c.FormValue("code"))
+	status, msg, err := s.codeAttempt(c, func() error { return s.LinkEmail(ctx, id.MemberKey, email, c.FormValue("code")) })
 	if errors.Is(err, ErrEmailTaken) {
-		p.Message = i18n.T(ctx, "auth.link.taken")
-		return s.renderAddEmail(c, http.StatusConflict, p)
-	}
-	if status, msg, ok := codeRefusal(ctx, err); ok {
-		p.Message = msg
-		return s.renderAddEmail(c, status, p)
+		status, msg, err = http.StatusConflict, i18n.T(ctx, "auth.link.taken"), nil
 	}
 	if err != nil {
 		return err
+	}
+	if status != 0 {
+		p.Message = msg
+		return s.renderAddEmail(c, status, p)
 	}
 	sess, err := web.Session(c)
 	if err != nil {
@@ -239,23 +234,31 @@ func (s *Service) verifyLinkCode(c echo.Context) error {
 	return web.Redirect(c, "/account/email")
 }
 
-// codeRefusal maps VerifyCode's errors to a status and a message for the
-// person who typed the code; ok is false for any other error.
-func codeRefusal(ctx context.Context, err error) (status int, msg string, ok bool) {
+// codeAttempt runs try, a check of a typed code (VerifyCode, or LinkEmail
+// which calls it), under the per-IP limits: every attempt takes from
+// verifyLimit, and a wrong one from wrongCodes. A refusal the person can
+// act on comes back as a status and a message; other errors as err.
+func (s *Service) codeAttempt(c echo.Context, try func() error) (status int, msg string, err error) {
+	ctx, ip, now := c.Request().Context(), c.RealIP(), s.now()
+	if !s.wrongCodes.has(ip, now) || !s.verifyLimit.allow(ip, now) {
+		return http.StatusTooManyRequests, i18n.T(ctx, "auth.error.rate_limited"), nil
+	}
+	err = try()
+	if errors.Is(err, ErrCodeWrong) || errors.Is(err, ErrCodeBurned) {
+		s.wrongCodes.allow(ip, now)
+	}
 	if left, ok := AttemptsLeft(err); ok {
-		return http.StatusUnprocessableEntity, i18n.N(ctx, "auth.error.code_wrong", left), true
+		return http.StatusUnprocessableEntity, i18n.N(ctx, "auth.error.code_wrong", left), nil
 	}
 	switch {
-	case err == nil:
-		return 0, "", false
 	case errors.Is(err, ErrCodeFormat):
-		return http.StatusUnprocessableEntity, i18n.T(ctx, "auth.error.code_format"), true
-	case errors.Is(err, ErrCodeLocked):
-		return http.StatusTooManyRequests, i18n.T(ctx, "auth.error.code_locked"), true
+		return http.StatusUnprocessableEntity, i18n.T(ctx, "auth.error.code_format"), nil
+	case errors.Is(err, ErrCodeBurned):
+		return http.StatusUnprocessableEntity, i18n.T(ctx, "auth.error.code_burned"), nil
 	case errors.Is(err, ErrCodeExpired):
-		return http.StatusUnprocessableEntity, i18n.T(ctx, "auth.error.code_expired"), true
+		return http.StatusUnprocessableEntity, i18n.T(ctx, "auth.error.code_expired"), nil
 	case errors.Is(err, ErrCodeInvalid):
-		return http.StatusUnprocessableEntity, i18n.T(ctx, "auth.error.code_invalid"), true
+		return http.StatusUnprocessableEntity, i18n.T(ctx, "auth.error.code_invalid"), nil
 	}
-	return 0, "", false
+	return 0, "", err
 }

@@ -117,31 +117,14 @@ func (s *Service) verifyCode(c echo.Context) error {
 	if email == "" {
 		return web.Redirect(c, "/signin")
 	}
-	refuse := func(status int, key string, args ...any) error {
-		return s.renderCode(c, status, authview.CodeProps{Email: email, Next: next, Error: true, Message: i18n.T(ctx, key, args...)})
+	status, msg, err := s.codeAttempt(c, func() error { return s.VerifyCode(ctx, email, c.FormValue("code")) })
+	if err != nil {
+		return err
 	}
-	if !s.verifyLimit.allow(c.RealIP(), s.now()) {
-		return refuse(http.StatusTooManyRequests, "auth.error.rate_limited")
+	if status != 0 {
+		return s.renderCode(c, status, authview.CodeProps{Email: email, Next: next, Error: true, Message: msg})
 	}
-	err = s.VerifyCode(ctx, email, c.FormValue("code"))
-	if left, ok := AttemptsLeft(err); ok {
-		return s.renderCode(c, http.StatusUnprocessableEntity, authview.CodeProps{
-			Email: email, Next: next, Error: true, Message: i18n.N(ctx, "auth.error.code_wrong", left),
-		})
-	}
-	switch {
-	case err == nil:
-		return s.CompleteSignIn(c, VerifiedIdentity{Method: MethodCode, Email: email, EmailVerified: true}, next)
-	case errors.Is(err, ErrCodeFormat):
-		return refuse(http.StatusUnprocessableEntity, "auth.error.code_format")
-	case errors.Is(err, ErrCodeLocked):
-		return refuse(http.StatusTooManyRequests, "auth.error.code_locked")
-	case errors.Is(err, ErrCodeExpired):
-		return refuse(http.StatusUnprocessableEntity, "auth.error.code_expired")
-	case errors.Is(err, ErrCodeInvalid):
-		return refuse(http.StatusUnprocessableEntity, "auth.error.code_invalid")
-	}
-	return err
+	return s.CompleteSignIn(c, VerifiedIdentity{Method: MethodCode, Email: email, EmailVerified: true}, next)
 }
 
 // signOut ends this browser's session and goes home.

@@ -8,7 +8,7 @@ import (
 )
 
 // Per-IP limits on the code endpoints, on top of the per-email cooldown
-// and lockout. The key is c.RealIP(), which believes X-Forwarded-For only
+// and the per-code attempt budget. The key is c.RealIP(), which believes X-Forwarded-For only
 // from TRUSTED_PROXIES, so a forged header does not buy a fresh bucket.
 // The limits are generous for people behind one NAT and for test suites,
 // and still stop one machine from mailing thousands of addresses.
@@ -17,6 +17,10 @@ const (
 	codeSendEvery   = 20 * time.Second
 	codeVerifyBurst = 60
 	codeVerifyEvery = 5 * time.Second
+	// Wrong codes: what stops one machine from guessing across many
+	// addresses now that no address is ever locked (codes.go).
+	wrongCodeBurst = 20
+	wrongCodeEvery = 3 * time.Minute
 )
 
 // maxTrackedIPs bounds the limiter's memory; past it, full buckets (which
@@ -51,6 +55,14 @@ func (l *ipLimiter) allow(ip string, now time.Time) bool {
 		l.buckets[ip] = b
 	}
 	return b.AllowN(now, 1)
+}
+
+// has reports whether ip has a token at now, without taking it.
+func (l *ipLimiter) has(ip string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buckets[ip]
+	return b == nil || b.TokensAt(now) >= 1
 }
 
 func (l *ipLimiter) dropFull(now time.Time) {

@@ -80,6 +80,7 @@ type Service struct {
 	adminEmails map[string]bool
 	sendLimit   *ipLimiter
 	verifyLimit *ipLimiter
+	wrongCodes  *ipLimiter
 	upgraders   []GuestUpgrader
 	linkers     []EmailLinker
 
@@ -117,6 +118,7 @@ func New(store *storage.Store, cfg *config.Config, profiles Profiles, mailer mai
 		adminEmails: map[string]bool{},
 		sendLimit:   newIPLimiter(codeSendBurst, codeSendEvery),
 		verifyLimit: newIPLimiter(codeVerifyBurst, codeVerifyEvery),
+		wrongCodes:  newIPLimiter(wrongCodeBurst, wrongCodeEvery),
 	}
 	if mb, ok := mailer.(recentMail); ok && !cfg.IsProduction() {
 		s.mailbox = mb
