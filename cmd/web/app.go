@@ -63,6 +63,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 	accounts.CountNewUsers(adminModule.Metrics())
 	wireAI(cfg.OpenAI, log, now, adminModule, accounts, groupsModule)
 	groupsModule.CountMetrics(adminModule.Metrics())
+	groupsModule.UseInviteLimits(groups.InviteLimits{PerHour: cfg.InviteLimitHour, PerDay: cfg.InviteLimitDay})
 	groupsModule.UseGuests(authService)
 	groupsModule.UseGuestPhotos(accounts)
 	authService.OnGuestUpgrade(groupsModule)

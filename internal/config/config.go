@@ -59,6 +59,9 @@ type Config struct {
 	SessionMaxAge      time.Duration
 	// BodyLimit is the largest request body accepted, in bytes.
 	BodyLimit int64
+	// InviteLimitHour and InviteLimitDay bound the invitation mails one
+	// person sends.
+	InviteLimitHour, InviteLimitDay int
 	// PromptTags seed an empty prompt tag catalog; nil means the built-in
 	// list. Admins manage the catalog from then on.
 	PromptTags []PromptTag

@@ -154,6 +154,13 @@ func TestLoadValidation(t *testing.T) {
 		{name: "base url with path", env: map[string]string{"BASE_URL": "https://x.example/app"}, wantErr: []string{"BASE_URL"}},
 		{name: "base url not http", env: map[string]string{"BASE_URL": "ftp://x.example"}, wantErr: []string{"BASE_URL"}},
 		{name: "bad addr", env: map[string]string{"ADDR": "8080"}, wantErr: []string{"ADDR"}},
+		{name: "invite limits", env: map[string]string{"INVITE_LIMIT_HOUR": "5", "INVITE_LIMIT_DAY": "30"},
+			check: func(t *testing.T, c *Config) {
+				if c.InviteLimitHour != 5 || c.InviteLimitDay != 30 {
+					t.Errorf("invite limits %d %d", c.InviteLimitHour, c.InviteLimitDay)
+				}
+			}},
+		{name: "bad invite limit", env: map[string]string{"INVITE_LIMIT_HOUR": "0", "INVITE_LIMIT_DAY": "lots"}, wantErr: []string{"INVITE_LIMIT_HOUR", "INVITE_LIMIT_DAY"}},
 		{name: "durations in days", env: map[string]string{"MESSAGES_TTL": "90d", "SESSION_IDLE_TIMEOUT": "2h"},
 			check: func(t *testing.T, c *Config) {
 				if c.MessagesTTL != 90*24*time.Hour || c.SessionIdleTimeout != 2*time.Hour {

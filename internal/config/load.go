@@ -10,6 +10,7 @@ import (
 	"net/mail"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -195,6 +196,12 @@ func parse(raw map[string]string) (*Config, error) {
 	} else if c.BodyLimit < 1024 {
 		fail("BODY_LIMIT", errors.New("must be at least 1KiB"))
 	}
+	if c.InviteLimitHour, err = parseCount(raw["INVITE_LIMIT_HOUR"]); err != nil {
+		fail("INVITE_LIMIT_HOUR", err)
+	}
+	if c.InviteLimitDay, err = parseCount(raw["INVITE_LIMIT_DAY"]); err != nil {
+		fail("INVITE_LIMIT_DAY", err)
+	}
 
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -218,6 +225,15 @@ func BaseURLForAddr(addr string) *url.URL {
 
 // parseBaseURL accepts an absolute http(s) origin. A path would need every
 // route and cookie to be mounted below it, which the app does not do.
+// parseCount reads a whole number of at least 1.
+func parseCount(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("want a whole number of at least 1, got %q", s)
+	}
+	return n, nil
+}
+
 func parseBaseURL(s string) (*url.URL, error) {
 	if err := checkURL(s, "http", "https"); err != nil {
 		return nil, err

@@ -52,6 +52,8 @@ func settings() []setting {
 		{env: "LOG_LEVEL", def: "info", usage: "debug, info, warn or error"},
 		{env: "TRUSTED_PROXIES", usage: "comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For is believed"},
 		{env: "BODY_LIMIT", def: "4MiB", usage: "largest request body accepted, e.g. 512KiB, 4MiB or a byte count"},
+		{env: "INVITE_LIMIT_HOUR", def: "20", usage: "invitation mails one person may send in an hour"},
+		{env: "INVITE_LIMIT_DAY", def: "100", usage: "invitation mails one person may send in a day (UTC)"},
 	}
 }
 

@@ -46,6 +46,8 @@ func newGroupsApp(t *testing.T) *groupsApp {
 	// Join links make guests; a guest who signs in keeps their groups.
 	app.svc.UseGuests(app.Auth)
 	app.svc.UseGuestPhotos(app.Accounts)
+	// Tests invite in bulk; invite_quota_test.go sets the limits it tests.
+	app.svc.UseInviteLimits(InviteLimits{PerHour: 1 << 20, PerDay: 1 << 20})
 	app.Auth.OnGuestUpgrade(app.svc)
 	if err := app.Store.Provision(ctx, app.svc.Tables(), app.svc.Containers()); err != nil {
 		t.Fatal(err)

@@ -40,6 +40,8 @@ func refuse(c echo.Context, err error) error {
 		return web.NewError(http.StatusConflict, i18n.T(ctx, "groups.error.last_owner"), err)
 	case errors.Is(err, ErrCooldown):
 		return web.NewError(http.StatusTooManyRequests, i18n.T(ctx, "groups.error.cooldown", "minutes", int(ResendCooldown/time.Minute)), err)
+	case errors.Is(err, ErrInviteLimit):
+		return web.NewError(http.StatusTooManyRequests, i18n.T(ctx, "groups.error.invite_limit"), err)
 	}
 	return err
 }
@@ -238,8 +240,10 @@ func (h *handlers) invite(c echo.Context) error {
 	}
 	email := c.FormValue("email")
 	_, err = h.svc.Invite(ctx, m, g, id, email)
-	formError := ""
+	formError, status := "", http.StatusUnprocessableEntity
 	switch {
+	case errors.Is(err, ErrInviteLimit):
+		formError, status = "groups.error.invite_limit", http.StatusTooManyRequests
 	case errors.Is(err, ErrEmail):
 		formError = "groups.error.email"
 	case errors.Is(err, ErrAlreadyMember):
@@ -251,7 +255,7 @@ func (h *handlers) invite(c echo.Context) error {
 	}
 	if formError != "" {
 		p := views.GroupProps{RenameValue: g.GroupName, InviteEmail: email, InviteError: formError}
-		return renderGroup(c, http.StatusUnprocessableEntity, p, m, g)
+		return renderGroup(c, status, p, m, g)
 	}
 	if err := web.SetFlash(c, "groups.flash.invited"); err != nil {
 		return err

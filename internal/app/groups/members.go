@@ -81,6 +81,20 @@ func (s *Service) Invite(ctx context.Context, m Membership, g GroupRow, by *auth
 	if err != nil {
 		return MemberRow{}, ErrEmail
 	}
+	release, err := s.reserveInvite(ctx, by.MemberKey)
+	if err != nil {
+		return MemberRow{}, err
+	}
+	row, sent, err := s.invite(ctx, g, by, email)
+	if !sent {
+		release()
+	}
+	return row, err
+}
+
+// invite is Invite within the inviter's quota; sent reports whether a mail
+// went out (or would have, without a mailer).
+func (s *Service) invite(ctx context.Context, g GroupRow, by *auth.Identity, email string) (_ MemberRow, sent bool, err error) {
 	userKey := auth.UserKey(email)
 	now := s.now().UTC()
 	pk, rk := groupMemberKey(g.GroupID, userKey)
@@ -113,21 +127,23 @@ func (s *Service) Invite(ctx context.Context, m Membership, g GroupRow, by *auth
 			return nil
 		})
 		if err != nil {
-			return MemberRow{}, err
+			return MemberRow{}, false, err
 		}
 		if reinvited {
 			s.count(ctx, admin.InvitesSent)
 		}
-		return row, s.sendInvite(ctx, g, by, row.Email)
+		err = s.sendInvite(ctx, g, by, row.Email)
+		return row, err == nil, err
 	}
 	if err != nil {
-		return MemberRow{}, err
+		return MemberRow{}, false, err
 	}
 	if err := s.mirror(ctx, fresh); err != nil {
-		return MemberRow{}, err
+		return MemberRow{}, false, err
 	}
 	s.count(ctx, admin.InvitesSent)
-	return fresh, s.sendInvite(ctx, g, by, email)
+	err = s.sendInvite(ctx, g, by, email)
+	return fresh, err == nil, err
 }
 
 // Resend mails a pending invitation again, at most once per
@@ -135,6 +151,10 @@ func (s *Service) Invite(ctx context.Context, m Membership, g GroupRow, by *auth
 func (s *Service) Resend(ctx context.Context, m Membership, g GroupRow, by *auth.Identity, userKey string) error {
 	if !m.Owner() {
 		return ErrNotOwner
+	}
+	release, err := s.reserveInvite(ctx, by.MemberKey)
+	if err != nil {
+		return err
 	}
 	now := s.now().UTC()
 	row, err := s.changeMember(ctx, g.GroupID, userKey, func(row *MemberRow) error {
@@ -148,9 +168,14 @@ func (s *Service) Resend(ctx context.Context, m Membership, g GroupRow, by *auth
 		return nil
 	})
 	if err != nil {
+		release()
 		return err
 	}
-	return s.sendInvite(ctx, g, by, row.Email)
+	if err := s.sendInvite(ctx, g, by, row.Email); err != nil {
+		release()
+		return err
+	}
+	return nil
 }
 
 // InviteURL is the link an invitation mail carries.

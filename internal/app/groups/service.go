@@ -61,6 +61,9 @@ type Service struct {
 	pageSize int
 	// rosterPageSize is how many members a roster page shows.
 	rosterPageSize int
+	// inviteQuota counts invitation mails per inviter (invite_quota.go).
+	inviteQuota  *storage.Table
+	inviteLimits InviteLimits
 }
 
 // Limits and periods.
@@ -100,12 +103,14 @@ func New(store *storage.Store, profiles Profiles, mailer mail.Sender, cursors *s
 		now:            now,
 		pageSize:       12,
 		rosterPageSize: 25,
+		inviteQuota:    store.Table(inviteQuotaTable),
+		inviteLimits:   DefaultInviteLimits,
 	}
 }
 
 // Tables are the tables this module needs provisioned.
 func (s *Service) Tables() []string {
-	return []string{groupsTable, userGroupsTable, membersTable, joinSessionsTable, appointmentsTable, participantsTable}
+	return []string{groupsTable, userGroupsTable, membersTable, joinSessionsTable, appointmentsTable, participantsTable, inviteQuotaTable}
 }
 
 // Containers are the blob containers this module needs provisioned.
