@@ -159,7 +159,9 @@ func loadCommandConfig(args []string, env config.LookupEnv, stderr io.Writer) (*
 	if _, err := cfg.EnsureDevSecrets(); err != nil {
 		return nil, nil, err
 	}
-	return cfg, newLogger(cfg, stderr), nil
+	log := newLogger(cfg, stderr)
+	slog.SetDefault(log) // the storage front's warnings about unreadable rows
+	return cfg, log, nil
 }
 
 // openCommandStore loads a command's settings and opens the store they

@@ -26,6 +26,7 @@ func serve(ctx context.Context, args []string, env config.LookupEnv, _, stderr i
 		return err
 	}
 	log := newLogger(cfg, stderr)
+	slog.SetDefault(log) // the storage front's warnings about unreadable rows
 	created, err := cfg.EnsureDevSecrets()
 	if err != nil {
 		return err

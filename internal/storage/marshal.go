@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
@@ -168,10 +169,18 @@ func goValue(fv reflect.Value) any {
 	return fv.Interface() // time.Time, GUID, []byte
 }
 
+// ErrBadRow is a stored value that does not fit its field even leniently
+// (a word where a bool belongs, a fraction where an integer does). Rows
+// written by other tools may hold one; Decode skips such rows.
+var ErrBadRow = fmt.Errorf("%w: row does not fit its type", ErrInvalid)
+
 // Unmarshal fills a tagged row struct from an Entity. Missing properties
-// leave their fields zero (nil for pointers). A stored value of another type
-// than the field is an error, except that integers widen and narrow when the
-// value fits, as rows written by other tools may carry Int32 for Int64.
+// leave their fields zero (nil for pointers). Rows written by other tools
+// may use another compatible EDM type, and numbers decode losslessly
+// across them: an integer field takes Int32, Int64 and a Double holding a
+// whole number in range; a float64 field takes integers it holds exactly; a
+// bool field takes the strings "true" and "false". Anything else is
+// ErrBadRow.
 func Unmarshal(e Entity, v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
@@ -216,6 +225,9 @@ func Unmarshal(e Entity, v any) error {
 	return nil
 }
 
+// maxExactFloat is 2^53: every integer up to it is exact as a float64.
+const maxExactFloat = 1 << 53
+
 func setField(fv reflect.Value, val any, name string) error {
 	switch fv.Kind() {
 	case reflect.Int, reflect.Int32, reflect.Int64:
@@ -227,14 +239,43 @@ func setField(fv reflect.Value, val any, name string) error {
 			n = x
 		case int:
 			n = int64(x)
+		case float64:
+			if x != math.Trunc(x) || math.IsInf(x, 0) || x < math.MinInt64 || x >= math.MaxInt64 {
+				return typeMismatch(name, fv, val)
+			}
+			n = int64(x)
 		default:
 			return typeMismatch(name, fv, val)
 		}
 		if fv.OverflowInt(n) {
-			return fmt.Errorf("%w: property %s value %d overflows %s", ErrInvalid, name, n, fv.Type())
+			return fmt.Errorf("%w: property %s value %d overflows %s", ErrBadRow, name, n, fv.Type())
 		}
 		fv.SetInt(n)
 		return nil
+	case reflect.Float64:
+		switch x := val.(type) {
+		case int32:
+			fv.SetFloat(float64(x))
+			return nil
+		case int64:
+			if x > maxExactFloat || x < -maxExactFloat {
+				return typeMismatch(name, fv, val)
+			}
+			fv.SetFloat(float64(x))
+			return nil
+		}
+	case reflect.Bool:
+		if s, ok := val.(string); ok {
+			switch strings.ToLower(strings.TrimSpace(s)) {
+			case "true":
+				fv.SetBool(true)
+				return nil
+			case "false":
+				fv.SetBool(false)
+				return nil
+			}
+			return typeMismatch(name, fv, val)
+		}
 	}
 	rval := reflect.ValueOf(val)
 	if rval.Type() != fv.Type() {
@@ -245,5 +286,5 @@ func setField(fv reflect.Value, val any, name string) error {
 }
 
 func typeMismatch(name string, fv reflect.Value, val any) error {
-	return fmt.Errorf("%w: property %s holds %T, field is %s", ErrInvalid, name, val, fv.Type())
+	return fmt.Errorf("%w: property %s holds %T, field is %s", ErrBadRow, name, val, fv.Type())
 }

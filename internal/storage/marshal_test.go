@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -70,5 +71,36 @@ func TestUnmarshalTypeMismatch(t *testing.T) {
 	}
 	if err := Unmarshal(Entity{}, out); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("non-pointer accepted: %v", err)
+	}
+}
+
+// Rows written by other tools: numbers decode losslessly across Int32,
+// Int64 and Double, a bool takes "true" and "false", and anything else is
+// ErrBadRow, which Decode skips.
+func TestUnmarshalAcceptsCompatibleTypes(t *testing.T) {
+	type row struct {
+		N int64   `table:"N"`
+		I int32   `table:"I"`
+		F float64 `table:"F"`
+		B bool    `table:"B"`
+		P *int64  `table:"P"`
+	}
+	good := []map[string]any{
+		{"N": int32(7), "I": int64(7), "F": int32(7), "B": "true", "P": 7.0},
+		{"N": 7.0, "I": 7.0, "F": int64(7), "B": "FALSE", "P": int32(7)},
+	}
+	for _, props := range good {
+		var r row
+		if err := Unmarshal(Entity{PartitionKey: "p", RowKey: "r", Props: props}, &r); err != nil || r.N != 7 || r.I != 7 || r.F != 7 || r.P == nil || *r.P != 7 {
+			t.Errorf("%v: %+v, %v", props, r, err)
+		}
+	}
+	for _, props := range []map[string]any{
+		{"N": 7.5}, {"N": "7"}, {"I": int64(1 << 40)}, {"I": 1e12}, {"F": int64(1<<53 + 1)}, {"B": "maybe"}, {"B": int32(1)}, {"N": math.Inf(1)},
+	} {
+		var r row
+		if err := Unmarshal(Entity{PartitionKey: "p", RowKey: "r", Props: props}, &r); !errors.Is(err, ErrBadRow) {
+			t.Errorf("%v: err %v, want ErrBadRow", props, err)
+		}
 	}
 }

@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 )
@@ -12,6 +14,9 @@ type Options struct {
 	// Prefix is prepended to every table name, and (lower-cased, with a dash)
 	// to every container name, so environments can share one account.
 	Prefix string
+	// Log receives the warnings about rows that do not fit their type
+	// (Decode); nil means slog.Default().
+	Log *slog.Logger
 }
 
 // Store is the front every module uses: it validates, prefixes names, counts
@@ -19,6 +24,7 @@ type Options struct {
 type Store struct {
 	b      Backend
 	prefix string
+	log    *slog.Logger
 
 	mu          sync.Mutex
 	provisioned map[string]bool
@@ -26,7 +32,11 @@ type Store struct {
 
 // New wraps a backend.
 func New(b Backend, opts Options) *Store {
-	return &Store{b: b, prefix: opts.Prefix, provisioned: map[string]bool{}}
+	log := opts.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Store{b: b, prefix: opts.Prefix, log: log, provisioned: map[string]bool{}}
 }
 
 // BackendName is "embedded" or "azure", for logs.
@@ -83,7 +93,7 @@ func (s *Store) containerName(c string) string {
 // Table returns a handle on a table. The name is unprefixed; the handle is
 // cheap and may be kept.
 func (s *Store) Table(name string) *Table {
-	return &Table{b: s.b, name: s.prefix + name}
+	return &Table{b: s.b, name: s.prefix + name, log: s.log}
 }
 
 // Container returns a handle on a blob container (unprefixed name).
@@ -96,6 +106,7 @@ func (s *Store) Container(name string) *Container {
 type Table struct {
 	b    Backend
 	name string
+	log  *slog.Logger
 }
 
 // Name is the table's full (prefixed) name.
@@ -206,19 +217,45 @@ func (t *Table) QueryAll(ctx context.Context, q Query, fn func(Entity) error) er
 }
 
 // All runs a query to its end and unmarshals every entity into a T (a
-// struct with table tags), in order. Like QueryAll, it is for bounded
-// partitions, rebuilds and admin tools.
+// struct with table tags), in order, skipping rows that do not fit T (see
+// Decode). Like QueryAll, it is for bounded partitions, rebuilds and admin
+// tools.
 func All[T any](ctx context.Context, t *Table, q Query) ([]T, error) {
 	var out []T
 	err := t.QueryAll(ctx, q, func(e Entity) error {
+		rows, err := Decode[T](ctx, t, []Entity{e})
+		out = append(out, rows...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Decode unmarshals entities of t into Ts, in order. A row that another
+// tool wrote with a value that does not fit its field (ErrBadRow: a word
+// where a bool belongs, a fraction where an integer does) is logged as a
+// warning naming the table and keys, and left out, so one bad row never
+// takes a page down and an admin can still reach the pages that repair it.
+// Compatible types (Int32 for Int64, a whole Double, "true" for a bool)
+// decode as they are (Unmarshal).
+func Decode[T any](ctx context.Context, t *Table, es []Entity) ([]T, error) {
+	out := make([]T, 0, len(es))
+	for _, e := range es {
 		var v T
-		if err := Unmarshal(e, &v); err != nil {
-			return err
+		err := Unmarshal(e, &v)
+		if errors.Is(err, ErrBadRow) {
+			t.log.WarnContext(ctx, "storage: row skipped: a value does not fit its type",
+				"table", t.name, "pk", e.PartitionKey, "rk", e.RowKey, "err", err)
+			continue
+		}
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, v)
-		return nil
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // Transact applies ops atomically: at most MaxTxOps operations, one partition

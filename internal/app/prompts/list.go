@@ -147,7 +147,7 @@ func (s *Service) listNewest(ctx context.Context, cursor *storage.Cursor) (Page,
 	if err != nil {
 		return Page{}, nil, err
 	}
-	items, err := itemsOf[NewestRow](ents, func(r NewestRow) Item {
+	items, err := itemsOf(ctx, s.newestIndex, ents, func(r NewestRow) Item {
 		return Item{PromptID: r.PromptID, AuthorID: r.AuthorID, Title: r.Title, Tags: splitTags(r.Tags), CreatedAt: r.CreatedAt, Likes: r.Likes, Dislikes: r.Dislikes, Counts: true}
 	})
 	return Page{Items: items}, next, err
@@ -174,20 +174,21 @@ func (s *Service) listLiked(ctx context.Context, cursor *storage.Cursor) (Page, 
 	if err != nil {
 		return Page{}, nil, err
 	}
-	items, err := itemsOf[LikedRow](ents, func(r LikedRow) Item {
+	items, err := itemsOf(ctx, s.likedIndex, ents, func(r LikedRow) Item {
 		return Item{PromptID: r.PromptID, AuthorID: r.AuthorID, Title: r.Title, Tags: splitTags(r.Tags), CreatedAt: r.CreatedAt, Likes: r.Likes, Dislikes: r.Dislikes, Counts: true}
 	})
 	return Page{Items: items}, next, err
 }
 
-// itemsOf unmarshals index rows and turns each into an Item.
-func itemsOf[R any](ents []storage.Entity, item func(R) Item) ([]Item, error) {
-	out := make([]Item, 0, len(ents))
-	for _, e := range ents {
-		var r R
-		if err := storage.Unmarshal(e, &r); err != nil {
-			return nil, err
-		}
+// itemsOf unmarshals index rows of t (leaving out, with a warning, any
+// that another tool wrote unreadably) and turns each into an Item.
+func itemsOf[R any](ctx context.Context, t *storage.Table, ents []storage.Entity, item func(R) Item) ([]Item, error) {
+	rows, err := storage.Decode[R](ctx, t, ents)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Item, 0, len(rows))
+	for _, r := range rows {
 		out = append(out, item(r))
 	}
 	return out, nil
@@ -220,12 +221,11 @@ func (s *Service) ListMine(ctx context.Context, authorID string, cursor *storage
 	if err != nil {
 		return MinePage{}, err
 	}
-	out := MinePage{Prompts: make([]PromptRow, len(page.Entities))}
-	for i, e := range page.Entities {
-		if err := storage.Unmarshal(e, &out.Prompts[i]); err != nil {
-			return MinePage{}, err
-		}
+	rows, err := storage.Decode[PromptRow](ctx, s.prompts, page.Entities)
+	if err != nil {
+		return MinePage{}, err
 	}
+	out := MinePage{Prompts: rows}
 	if page.Next != nil {
 		out.Next = s.cursors.Encode(MineQuery(authorID), storage.Cursor{Next: page.Next})
 	}

@@ -142,7 +142,7 @@ func (s *Service) listTagged(ctx context.Context, tags []string, cursor *storage
 	if err != nil {
 		return Page{}, nil, err
 	}
-	items, err := itemsOf(ents, func(r TagIndexRow) Item {
+	items, err := itemsOf(ctx, s.tagIndex, ents, func(r TagIndexRow) Item {
 		return Item{PromptID: r.PromptID, AuthorID: r.AuthorID, Title: r.Title, Tags: splitTags(r.Tags), CreatedAt: r.CreatedAt, Likes: r.Likes, Dislikes: r.Dislikes, Counts: true}
 	})
 	return Page{Items: items}, filterCursor(driver, last), err
@@ -255,11 +255,11 @@ func (s *Service) search(ctx context.Context, l Listing, cursor *storage.Cursor)
 		score int
 	}
 	var hits []hit
-	for _, e := range window {
-		var r TitleTokenRow
-		if err := storage.Unmarshal(e, &r); err != nil {
-			return Page{}, nil, err
-		}
+	rows, err := storage.Decode[TitleTokenRow](ctx, s.titleSearch, window)
+	if err != nil {
+		return Page{}, nil, err
+	}
+	for _, r := range rows {
 		if sc := matchScore(r.Title, q); sc > 0 && hasAllTags(r.Tags, l.Tags) {
 			hits = append(hits, hit{r, sc})
 		}
