@@ -337,7 +337,7 @@ func (s *Service) coverMonth(ctx context.Context, month string) error {
 		return err
 	}
 	s.mu.Lock()
-	s.firstMonth = month
+	s.firstMonth, s.firstMonthRead = month, s.now()
 	s.mu.Unlock()
 	return nil
 }

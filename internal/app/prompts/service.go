@@ -47,9 +47,17 @@ type Service struct {
 	seedTags []DefaultTag
 
 	mu sync.Mutex
-	// firstMonth caches the catalog's first month (never changes once set).
-	firstMonth string
+	// firstMonth caches the catalog's first month, read at firstMonthRead.
+	// Another process (web seed prompts, another instance's reindex) may
+	// move it back, so the cache lives firstMonthTTL.
+	firstMonth     string
+	firstMonthRead time.Time
 }
+
+// firstMonthTTL is how long an instance trusts its cached first month: one
+// point read per instance every few seconds keeps every instance right
+// within that time after a seed moved the month back.
+const firstMonthTTL = 5 * time.Second
 
 // Limits of a prompt (document 001).
 const (
@@ -163,22 +171,27 @@ func (s *Service) Seed(ctx context.Context) error {
 }
 
 // catalogFirstMonth is the oldest month bucket of the newest index: the
-// month of the first start, kept on a meta row (CatalogMetaRow).
+// month of the first start, kept on a meta row (CatalogMetaRow), cached for
+// firstMonthTTL.
 func (s *Service) catalogFirstMonth(ctx context.Context) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.firstMonth != "" {
+	now := s.now()
+	if s.firstMonth != "" && now.Sub(s.firstMonthRead) < firstMonthTTL {
 		return s.firstMonth, nil
 	}
 	pk, rk := catalogMetaKey()
-	e, err := storage.Marshal(CatalogMetaRow{PartitionKey: pk, RowKey: rk, FirstMonth: storage.MonthBucket(s.now())})
-	if err != nil {
-		return "", err
-	}
-	if _, err := s.newestIndex.Insert(ctx, e); err != nil && !errors.Is(err, storage.ErrExists) {
-		return "", err
-	}
 	got, err := s.newestIndex.Get(ctx, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		e, merr := storage.Marshal(CatalogMetaRow{PartitionKey: pk, RowKey: rk, FirstMonth: storage.MonthBucket(now)})
+		if merr != nil {
+			return "", merr
+		}
+		if _, err := s.newestIndex.Insert(ctx, e); err != nil && !errors.Is(err, storage.ErrExists) {
+			return "", err
+		}
+		got, err = s.newestIndex.Get(ctx, pk, rk)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -186,7 +199,7 @@ func (s *Service) catalogFirstMonth(ctx context.Context) (string, error) {
 	if err := storage.Unmarshal(got, &meta); err != nil {
 		return "", err
 	}
-	s.firstMonth = meta.FirstMonth
+	s.firstMonth, s.firstMonthRead = meta.FirstMonth, now
 	return s.firstMonth, nil
 }
 
