@@ -156,17 +156,30 @@ func (r *Runner) Start(ctx context.Context) {
 	}
 }
 
-// Stop ends the tickers, cancels running jobs' contexts and waits for them
-// to return. It is safe to call more than once, and without Start.
+// Stop ends the tickers, cancels running jobs' contexts, waits for them
+// to return, and releases this instance's leases, so another instance
+// takes the jobs over at once rather than after up to a period. It is safe
+// to call more than once, and without Start.
 func (r *Runner) Stop() {
 	r.mu.Lock()
 	stop := r.stop
 	r.mu.Unlock()
-	if stop != nil {
-		stop()
+	if stop == nil {
+		return
 	}
+	stop()
 	r.wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	for _, e := range r.order {
+		if err := r.leases.release(ctx, e.Name); err != nil {
+			r.log.Warn("job lease not released; it lapses at its end", "job", e.Name, "err", err)
+		}
+	}
 }
+
+// releaseTimeout bounds the lease release at shutdown.
+const releaseTimeout = 5 * time.Second
 
 func (r *Runner) loop(ctx context.Context, e *entry) {
 	defer r.wg.Done()

@@ -304,3 +304,37 @@ func TestAddRefusesBadJobs(t *testing.T) {
 		}
 	}
 }
+
+// A stopped instance gives its leases up: another takes the job at once,
+// and a lease held by someone else is never released by the one stopping.
+func TestStopReleasesLeases(t *testing.T) {
+	ctx := context.Background()
+	store := newStore(t)
+	clock := webtest.NewClock(start)
+	a := newRunner(store, "a", clock.Now, quiet())
+	b := newRunner(store, "b", clock.Now, quiet())
+	for _, r := range []*Runner{a, b} {
+		for _, name := range []string{"purge", "rollup"} {
+			if err := r.Add(Job{Name: name, Every: time.Hour, Run: func(context.Context) error { return nil }}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !a.tick(ctx, a.jobs["purge"]) || !b.tick(ctx, b.jobs["rollup"]) {
+		t.Fatal("the free leases were not taken")
+	}
+	a.Start(ctx)
+	a.Stop()
+	if !b.tick(ctx, b.jobs["purge"]) {
+		t.Fatal("b could not take the lease a released at shutdown")
+	}
+	pk, rk := leaseKey("rollup")
+	e, err := store.Table(LeasesTable).Get(ctx, pk, rk)
+	if err != nil {
+		t.Fatalf("b's lease is gone: %v", err)
+	}
+	var row LeaseRow
+	if err := storage.Unmarshal(e, &row); err != nil || row.Holder != "b" {
+		t.Fatalf("b's lease: %+v, %v", row, err)
+	}
+}

@@ -75,3 +75,29 @@ func (l *leases) acquire(ctx context.Context, job string, d time.Duration) (bool
 	}
 	return err == nil, err
 }
+
+// release gives up this holder's lease on job, at the ETag read, so a
+// lease another holder took meanwhile stays. Another instance may then run
+// the job at once instead of waiting out the period.
+func (l *leases) release(ctx context.Context, job string) error {
+	pk, rk := leaseKey(job)
+	e, err := l.table.Get(ctx, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var held LeaseRow
+	if err := storage.Unmarshal(e, &held); err != nil {
+		return err
+	}
+	if held.Holder != l.holder {
+		return nil
+	}
+	err = l.table.Delete(ctx, pk, rk, held.ETag)
+	if errors.Is(err, storage.ErrPrecondition) || errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	return err
+}
