@@ -15,14 +15,31 @@ import (
 	errorviews "github.com/harmony/harmony/views/errors"
 )
 
+// StatusClientClosedRequest is what the access log records for a request
+// the client abandoned (nginx's 499); it is never sent.
+const StatusClientClosedRequest = 499
+
+// ClientGone reports whether the client abandoned the request: its
+// context was cancelled by the server when the connection closed.
+func ClientGone(c echo.Context) bool {
+	return errors.Is(c.Request().Context().Err(), context.Canceled)
+}
+
 // handleError is echo's HTTPErrorHandler: the one place an error becomes a
 // response. It logs every 5xx with its request id and cause, and answers
 // with a page, an htmx fragment, or JSON under /api/, never with the cause.
 func (s *Server) handleError(err error, c echo.Context) {
 	req := c.Request()
 	ctx := req.Context()
-	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		s.log.DebugContext(ctx, "client went away", "request_id", RequestID(c), "path", req.URL.Path)
+	if ClientGone(c) {
+		// Whatever failed (a cancelled storage call, a transport error the
+		// backend calls transient, a broken pipe), nobody is waiting: it is
+		// not a server error. The access log records 499 (nginx's "client
+		// closed request"), and no 5xx is counted or logged as an error.
+		s.log.InfoContext(ctx, "client went away", "request_id", RequestID(c), "path", req.URL.Path, "err", err)
+		if !c.Response().Committed {
+			c.Response().Status = StatusClientClosedRequest
+		}
 		return
 	}
 	status, message := classify(ctx, err)

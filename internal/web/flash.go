@@ -1,6 +1,8 @@
 package web
 
 import (
+	"log/slog"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/i18n"
@@ -12,14 +14,21 @@ import (
 const flashKey = "flash"
 
 // SetFlash remembers a success message (an i18n key) for the next page;
-// call it before redirecting.
+// call it before redirecting. Only the newest message is kept (the page
+// shows one), so messages never pile up in the cookie when the page a form
+// redirects to is not loaded (a script, a closed tab). The write it reports
+// on is saved already: a session that cannot be saved loses the message,
+// with a warning, and never fails the request.
 func SetFlash(c echo.Context, messageKey string) error {
 	sess, err := Session(c)
-	if err != nil {
-		return err
+	if err == nil {
+		sess.Values[flashKey] = []any{messageKey}
+		err = SaveSession(c, sess)
 	}
-	sess.AddFlash(messageKey, flashKey)
-	return SaveSession(c, sess)
+	if err != nil {
+		slog.WarnContext(c.Request().Context(), "flash message not saved", "request_id", RequestID(c), "err", err)
+	}
+	return nil
 }
 
 // TakeFlash returns the pending message, translated, and forgets it.
