@@ -153,22 +153,13 @@ func (s *Service) sendLinkCode(c echo.Context) error {
 	} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
-	if !s.sendLimit.allow(c.RealIP(), s.now()) {
-		p.Message = i18n.T(ctx, "auth.error.rate_limited")
-		return s.renderAddEmail(c, http.StatusTooManyRequests, p)
-	}
-	if err := s.SendCode(ctx, email); errors.Is(err, ErrMailFailed) {
-		return web.NewError(http.StatusServiceUnavailable, i18n.T(ctx, "auth.error.mail_failed"), err)
-	} else if err != nil {
-		return err
-	}
-	sess, err := web.Session(c)
+	status, msg, err := s.mailCode(c, email, map[string]string{pendingLinkEmail: email})
 	if err != nil {
 		return err
 	}
-	sess.Values[pendingLinkEmail] = email
-	if err := web.SaveSession(c, sess); err != nil {
-		return err
+	if status != 0 {
+		p.Message = msg
+		return s.renderAddEmail(c, status, p)
 	}
 	return web.Redirect(c, "/account/email/code")
 }

@@ -57,25 +57,39 @@ func (s *Service) sendCode(c echo.Context) error {
 		props.EmailError = i18n.T(ctx, "auth.error.bad_email")
 		return s.renderSignIn(c, http.StatusUnprocessableEntity, props)
 	}
-	if !s.sendLimit.allow(c.RealIP(), s.now()) {
-		props.Message = i18n.T(ctx, "auth.error.rate_limited")
-		return s.renderSignIn(c, http.StatusTooManyRequests, props)
-	}
-	if err := s.SendCode(ctx, email); errors.Is(err, ErrMailFailed) {
-		return web.NewError(http.StatusServiceUnavailable, i18n.T(ctx, "auth.error.mail_failed"), err)
-	} else if err != nil {
-		return err
-	}
-	sess, err := web.Session(c)
+	status, msg, err := s.mailCode(c, email, map[string]string{pendingEmail: email, pendingNext: next})
 	if err != nil {
 		return err
 	}
-	sess.Values[pendingEmail] = email
-	sess.Values[pendingNext] = next
-	if err := web.SaveSession(c, sess); err != nil {
-		return err
+	if status != 0 {
+		props.Message = msg
+		return s.renderSignIn(c, status, props)
 	}
 	return web.Redirect(c, "/signin/code")
+}
+
+// mailCode sends a code to email under the per-IP send limit and keeps
+// pending (the address and where to go next) in the session for the code
+// form. A refusal the person can act on comes back as a status and a
+// message.
+func (s *Service) mailCode(c echo.Context, email string, pending map[string]string) (status int, msg string, err error) {
+	ctx := c.Request().Context()
+	if !s.sendLimit.allow(c.RealIP(), s.now()) {
+		return http.StatusTooManyRequests, i18n.T(ctx, "auth.error.rate_limited"), nil
+	}
+	if err := s.SendCode(ctx, email); errors.Is(err, ErrMailFailed) {
+		return 0, "", web.NewError(http.StatusServiceUnavailable, i18n.T(ctx, "auth.error.mail_failed"), err)
+	} else if err != nil {
+		return 0, "", err
+	}
+	sess, err := web.Session(c)
+	if err != nil {
+		return 0, "", err
+	}
+	for k, v := range pending {
+		sess.Values[k] = v
+	}
+	return 0, "", web.SaveSession(c, sess)
 }
 
 // pending returns the email and next path the code form is for.
