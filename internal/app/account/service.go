@@ -93,44 +93,26 @@ var ErrNoAccount = fmt.Errorf("account: no such account: %w", storage.ErrNotFoun
 // none).
 func (s *Service) Profile(ctx context.Context, memberKey string) (ProfileRow, error) {
 	pk, rk := profileKey(memberKey)
-	e, err := s.profiles.Get(ctx, pk, rk)
+	p, err := storage.Get[ProfileRow](ctx, s.profiles, pk, rk)
 	if errors.Is(err, storage.ErrNotFound) {
 		return ProfileRow{}, ErrNoAccount
 	}
-	if err != nil {
-		return ProfileRow{}, err
-	}
-	var p ProfileRow
-	if err := storage.Unmarshal(e, &p); err != nil {
-		return ProfileRow{}, err
-	}
-	return p, nil
+	return p, err
 }
 
 // updateProfile applies change to the stored profile under its ETag,
 // retrying when someone wrote in between, then copies the result into the
 // directory. change may return an error to abandon the write.
 func (s *Service) updateProfile(ctx context.Context, memberKey string, change func(p *ProfileRow) error) (ProfileRow, error) {
-	var out ProfileRow
-	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
-		p, err := s.Profile(ctx, memberKey)
-		if err != nil {
-			return err
+	pk, rk := profileKey(memberKey)
+	out, err := storage.Modify(ctx, s.profiles, pk, rk, func(p *ProfileRow, exists bool) error {
+		if !exists {
+			return ErrNoAccount
 		}
-		if err := change(&p); err != nil {
+		if err := change(p); err != nil {
 			return err
 		}
 		p.UpdatedAt = s.now().UTC()
-		e, err := storage.Marshal(p)
-		if err != nil {
-			return err
-		}
-		etag, err := s.profiles.Update(ctx, e, storage.Replace, p.ETag)
-		if err != nil {
-			return err
-		}
-		p.ETag = etag
-		out = p
 		return nil
 	})
 	if err != nil {

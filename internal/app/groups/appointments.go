@@ -293,7 +293,7 @@ func (s *Service) DeleteAppointment(ctx context.Context, m Membership, id *auth.
 		row.DeletedByUserKey = id.MemberKey
 	}
 	row.PurgeAfterAt, row.UpdatedAt = timePtr(now.Add(PurgeAfter)), now
-	_, err = updateRow(ctx, s.appointments, row, row.ETag)
+	_, err = storage.Update(ctx, s.appointments, row, row.ETag)
 	if errors.Is(err, storage.ErrPrecondition) {
 		return storage.ErrConflict
 	}
@@ -329,7 +329,7 @@ func (s *Service) saveAppointment(ctx context.Context, doc Appointment, old *App
 	row.PartitionKey, row.RowKey, row.AppointmentID = pk, rk, doc.AppointmentID
 	row.StartTime, row.EndTime, row.Title, row.Location = doc.Start, doc.End, doc.Title, doc.Location
 	row.Status, row.UpdatedAt = doc.Status, doc.UpdatedAt
-	if err := upsertRow(ctx, s.appointments, row); err != nil {
+	if _, err := storage.Upsert(ctx, s.appointments, row); err != nil {
 		return AppointmentIndexRow{}, err
 	}
 	if old != nil && old.RowKey != rk {

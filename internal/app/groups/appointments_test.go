@@ -204,7 +204,7 @@ func TestAppointmentEditMovesRowCancelAndDelete(t *testing.T) {
 	// still opens, and the next save removes the stale row.
 	stale := rows[0]
 	stale.RowKey = "20300601100000Z|" + appt
-	if err := upsertRow(ctx, a.svc.appointments, stale); err != nil {
+	if _, err := storage.Upsert(ctx, a.svc.appointments, stale); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.svc.appointments.Delete(ctx, id, rows[0].RowKey, storage.AnyETag); err != nil {

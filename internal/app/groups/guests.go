@@ -143,7 +143,7 @@ func (s *Service) carryOver(ctx context.Context, guest MemberRow, account *auth.
 		row.DisplayName = account.DisplayName
 	}
 	row.UpdatedAt = s.now().UTC()
-	err := insertRow(ctx, s.members, row)
+	_, err := storage.Insert(ctx, s.members, row)
 	if errors.Is(err, storage.ErrExists) {
 		_, err = s.changeMember(ctx, groupID, account.UserKey, func(r *MemberRow) error {
 			if r.Status == StatusActive {

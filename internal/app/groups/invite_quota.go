@@ -81,35 +81,12 @@ func (s *Service) reserveInvite(ctx context.Context, memberKey string) (release 
 // changeInviteQuota applies change to memberKey's quota row of the day of
 // at, at its ETag, starting the hour's count afresh in a new hour.
 func (s *Service) changeInviteQuota(ctx context.Context, memberKey string, at time.Time, change func(*inviteQuotaRow) error) error {
-	tbl := s.inviteQuota
-	return storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
-		pk, rk := inviteQuotaKey(memberKey, at)
-		q := inviteQuotaRow{PartitionKey: pk, RowKey: rk, Hour: int64(at.Hour())}
-		e, err := tbl.Get(ctx, pk, rk)
-		switch {
-		case errors.Is(err, storage.ErrNotFound):
-		case err != nil:
-			return err
-		default:
-			if err := storage.Unmarshal(e, &q); err != nil {
-				return err
-			}
-			if q.Hour != int64(at.Hour()) {
-				q.Hour, q.HourCount = int64(at.Hour()), 0
-			}
+	pk, rk := inviteQuotaKey(memberKey, at)
+	_, err := storage.Modify(ctx, s.inviteQuota, pk, rk, func(q *inviteQuotaRow, exists bool) error {
+		if !exists || q.Hour != int64(at.Hour()) {
+			q.Hour, q.HourCount = int64(at.Hour()), 0
 		}
-		if err := change(&q); err != nil {
-			return err
-		}
-		out, err := storage.Marshal(q)
-		if err != nil {
-			return err
-		}
-		if q.ETag == "" {
-			_, err = tbl.Insert(ctx, out)
-		} else {
-			_, err = tbl.Update(ctx, out, storage.Replace, q.ETag)
-		}
-		return err
+		return change(q)
 	})
+	return err
 }

@@ -93,7 +93,8 @@ func (s *Service) OpenJoinSession(ctx context.Context, m Membership, by *auth.Id
 		CreatedByUserKey: by.UserKey, CreatedAt: now, ExpiresAt: now.Add(JoinTTL),
 		Meta: meta, UpdatedAt: now,
 	}
-	return row, insertRow(ctx, s.joinSessions, row)
+	_, err := storage.Insert(ctx, s.joinSessions, row)
+	return row, err
 }
 
 // joinSession reads a group's join session; a bad or unknown id is
@@ -141,7 +142,7 @@ func (s *Service) CloseJoinSession(ctx context.Context, m Membership, sessionID 
 		}
 		now := s.now().UTC()
 		row.Status, row.ClosedAt, row.UpdatedAt = JoinClosed, timePtr(now), now
-		_, err = updateRow(ctx, s.joinSessions, row, row.ETag)
+		_, err = storage.Update(ctx, s.joinSessions, row, row.ETag)
 		return err
 	})
 }
@@ -227,7 +228,7 @@ func (s *Service) Join(ctx context.Context, link JoinLink, id *auth.Identity) (M
 		Status: StatusActive, Role: RoleMember, DisplayName: id.DisplayName,
 		JoinedAt: timePtr(now), JoinedVia: link.Session.RowKey, UpdatedAt: now,
 	}
-	err := insertRow(ctx, s.members, fresh)
+	_, err := storage.Insert(ctx, s.members, fresh)
 	if errors.Is(err, storage.ErrExists) {
 		return s.changeMember(ctx, groupID, rowKey, func(row *MemberRow) error {
 			switch row.Status {
@@ -277,7 +278,7 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 			Status: StatusActive, Role: RoleMember, DisplayName: j.DisplayName,
 			JoinedAt: timePtr(now), UpdatedAt: now,
 		}
-		if err := insertRow(ctx, s.members, row); err != nil {
+		if _, err := storage.Insert(ctx, s.members, row); err != nil {
 			return GroupRow{}, err
 		}
 		if err := s.mirror(ctx, row); err != nil {

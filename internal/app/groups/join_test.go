@@ -396,7 +396,7 @@ func TestGuestKeepsAppointmentsWhenSigningIn(t *testing.T) {
 	guestRow := a.member(t, groupID, "gus@example.com")
 	guestRow.PartitionKey, guestRow.RowKey, guestRow.ETag = groupID, guestKey, ""
 	guestRow.UserKey, guestRow.MemberKey, guestRow.Email = "", "", ""
-	if err := upsertRow(ctx, a.svc.members, guestRow); err != nil {
+	if _, err := storage.Upsert(ctx, a.svc.members, guestRow); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.svc.mirror(ctx, guestRow); err != nil {
@@ -405,7 +405,7 @@ func TestGuestKeepsAppointmentsWhenSigningIn(t *testing.T) {
 	moved, _ := a.participantRow(t, groupID, picnic, memberKey)
 	stale := moved
 	stale.RowKey, stale.MemberKey, stale.ETag = "m:"+storage.EscapeKey(guestKey), guestKey, ""
-	if err := upsertRow(ctx, a.svc.participants, stale); err != nil {
+	if _, err := storage.Upsert(ctx, a.svc.participants, stale); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.svc.participants.Delete(ctx, moved.PartitionKey, moved.RowKey, storage.AnyETag); err != nil {

@@ -16,15 +16,10 @@ import (
 // memberRow reads one GroupMembers row.
 func (s *Service) memberRow(ctx context.Context, groupID, rowKey string) (MemberRow, error) {
 	pk, rk := groupMemberKey(groupID, rowKey)
-	e, err := s.members.Get(ctx, pk, rk)
+	row, err := storage.Get[MemberRow](ctx, s.members, pk, rk)
 	if errors.Is(err, storage.ErrNotFound) {
 		return MemberRow{}, ErrNoMember
 	}
-	if err != nil {
-		return MemberRow{}, err
-	}
-	var row MemberRow
-	err = storage.Unmarshal(e, &row)
 	return row, err
 }
 
@@ -34,32 +29,26 @@ func (s *Service) memberRow(ctx context.Context, groupID, rowKey string) (Member
 // and every step is idempotent.
 func (s *Service) mirror(ctx context.Context, row MemberRow) error {
 	pk, rk := userGroupKey(userGroupsPartition(row), row.PartitionKey)
-	return upsertRow(ctx, s.userGroups, UserGroupRow{
+	_, err := storage.Upsert(ctx, s.userGroups, UserGroupRow{
 		PartitionKey: pk, RowKey: rk, GroupID: row.PartitionKey,
 		Status: row.Status, InvitedAt: row.InvitedAt, JoinedAt: row.JoinedAt,
 		RemovedAt: row.RemovedAt, UpdatedAt: row.UpdatedAt,
 	})
+	return err
 }
 
 // changeMember applies change to a member row under its ETag and mirrors
 // the result into UserGroups. change returns an error to abandon.
 func (s *Service) changeMember(ctx context.Context, groupID, rowKey string, change func(row *MemberRow) error) (MemberRow, error) {
-	var out MemberRow
-	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
-		row, err := s.memberRow(ctx, groupID, rowKey)
-		if err != nil {
-			return err
+	pk, rk := groupMemberKey(groupID, rowKey)
+	out, err := storage.Modify(ctx, s.members, pk, rk, func(row *MemberRow, exists bool) error {
+		if !exists {
+			return ErrNoMember
 		}
-		if err := change(&row); err != nil {
+		if err := change(row); err != nil {
 			return err
 		}
 		row.UpdatedAt = s.now().UTC()
-		etag, err := updateRow(ctx, s.members, row, row.ETag)
-		if err != nil {
-			return err
-		}
-		row.ETag = etag
-		out = row
 		return nil
 	})
 	if err != nil {
@@ -104,7 +93,7 @@ func (s *Service) invite(ctx context.Context, g GroupRow, by *auth.Identity, ema
 		InvitedAt: timePtr(now), InvitedByUserKey: by.UserKey, InviteSentAt: timePtr(now),
 		UpdatedAt: now,
 	}
-	err = insertRow(ctx, s.members, fresh)
+	_, err = storage.Insert(ctx, s.members, fresh)
 	if errors.Is(err, storage.ErrExists) {
 		var row MemberRow
 		reinvited := false
@@ -311,7 +300,7 @@ func (s *Service) leave(ctx context.Context, groupID, rowKey string) error {
 		s.markRemoved(&row)
 		row.UpdatedAt = s.now().UTC()
 		if row.Role != RoleOwner {
-			etag, err := updateRow(ctx, s.members, row, row.ETag)
+			etag, err := storage.Update(ctx, s.members, row, row.ETag)
 			row.ETag = etag
 			out = row
 			return err

@@ -68,7 +68,8 @@ func (s *Service) UploadScan(ctx context.Context, m Membership, appointmentID st
 	now := s.now().UTC()
 	row := d.Index
 	row.HasScan, row.ScanCapturedAt, row.UpdatedAt = true, timePtr(now), now
-	return upsertRow(ctx, s.appointments, row)
+	_, err = storage.Upsert(ctx, s.appointments, row)
+	return err
 }
 
 // Scan returns an appointment's scan JPEG to an active member. Whether it

@@ -251,15 +251,11 @@ func (s *Service) Open(ctx context.Context, groupID string, id *auth.Identity, n
 // group reads a live group; deleted and missing groups are ErrNoGroup.
 func (s *Service) group(ctx context.Context, groupID string) (GroupRow, error) {
 	pk, rk := groupKey(groupID)
-	e, err := s.groups.Get(ctx, pk, rk)
+	g, err := storage.Get[GroupRow](ctx, s.groups, pk, rk)
 	if errors.Is(err, storage.ErrNotFound) {
 		return GroupRow{}, ErrNoGroup
 	}
 	if err != nil {
-		return GroupRow{}, err
-	}
-	var g GroupRow
-	if err := storage.Unmarshal(e, &g); err != nil {
 		return GroupRow{}, err
 	}
 	if g.IsDeleted {
@@ -314,7 +310,7 @@ func (s *Service) Create(ctx context.Context, id *auth.Identity, name string) (G
 		CreatedAt: now, UpdatedAt: now,
 		CreatedByUserKey: id.UserKey,
 	}
-	if err := insertRow(ctx, s.groups, g); err != nil {
+	if _, err := storage.Insert(ctx, s.groups, g); err != nil {
 		return GroupRow{}, err
 	}
 	mpk, mrk := groupMemberKey(groupID, id.UserKey)
@@ -324,7 +320,7 @@ func (s *Service) Create(ctx context.Context, id *auth.Identity, name string) (G
 		Status: StatusActive, Role: RoleOwner, DisplayName: id.DisplayName,
 		JoinedAt: timePtr(now), UpdatedAt: now,
 	}
-	if err := insertRow(ctx, s.members, owner); err != nil {
+	if _, err := storage.Insert(ctx, s.members, owner); err != nil {
 		return GroupRow{}, err
 	}
 	upk, urk := userGroupKey(id.UserKey, groupID)
@@ -332,7 +328,7 @@ func (s *Service) Create(ctx context.Context, id *auth.Identity, name string) (G
 		PartitionKey: upk, RowKey: urk, GroupID: groupID,
 		Status: StatusActive, JoinedAt: timePtr(now), UpdatedAt: now,
 	}
-	if err := upsertRow(ctx, s.userGroups, ug); err != nil {
+	if _, err := storage.Upsert(ctx, s.userGroups, ug); err != nil {
 		return GroupRow{}, err
 	}
 	s.count(ctx, admin.NewGroups)
@@ -368,48 +364,13 @@ func (s *Service) updateGroup(ctx context.Context, m Membership, change func(g *
 	if !m.Owner() {
 		return GroupRow{}, ErrNotOwner
 	}
-	var out GroupRow
-	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
-		g, err := s.group(ctx, m.GroupID)
-		if err != nil {
-			return err
+	pk, rk := groupKey(m.GroupID)
+	return storage.Modify(ctx, s.groups, pk, rk, func(g *GroupRow, exists bool) error {
+		if !exists || g.IsDeleted {
+			return ErrNoGroup
 		}
-		change(&g)
+		change(g)
 		g.UpdatedAt = s.now().UTC()
-		etag, err := updateRow(ctx, s.groups, g, g.ETag)
-		if err != nil {
-			return err
-		}
-		g.ETag = etag
-		out = g
 		return nil
 	})
-	return out, err
-}
-
-// insertRow, updateRow and upsertRow marshal a row struct and write it.
-func insertRow(ctx context.Context, t *storage.Table, row any) error {
-	e, err := storage.Marshal(row)
-	if err != nil {
-		return err
-	}
-	_, err = t.Insert(ctx, e)
-	return err
-}
-
-func updateRow(ctx context.Context, t *storage.Table, row any, etag string) (string, error) {
-	e, err := storage.Marshal(row)
-	if err != nil {
-		return "", err
-	}
-	return t.Update(ctx, e, storage.Replace, etag)
-}
-
-func upsertRow(ctx context.Context, t *storage.Table, row any) error {
-	e, err := storage.Marshal(row)
-	if err != nil {
-		return err
-	}
-	_, err = t.Upsert(ctx, e, storage.Replace)
-	return err
 }

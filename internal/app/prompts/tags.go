@@ -129,26 +129,15 @@ func (s *Service) UpdateTag(ctx context.Context, tag, english, russian string, a
 
 // editTag applies change to one tag at its ETag.
 func (s *Service) editTag(ctx context.Context, tag string, change func(*TagRow)) error {
-	return storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
-		pk, rk := tagCatalogKey(tag)
-		e, err := s.tagCatalog.Get(ctx, pk, rk)
-		if errors.Is(err, storage.ErrNotFound) {
+	pk, rk := tagCatalogKey(tag)
+	_, err := storage.Modify(ctx, s.tagCatalog, pk, rk, func(t *TagRow, exists bool) error {
+		if !exists {
 			return ErrNoTag
 		}
-		if err != nil {
-			return err
-		}
-		var t TagRow
-		if err := storage.Unmarshal(e, &t); err != nil {
-			return err
-		}
-		change(&t)
-		if e, err = storage.Marshal(t); err != nil {
-			return err
-		}
-		_, err = s.tagCatalog.Update(ctx, e, storage.Replace, t.ETag)
-		return err
+		change(t)
+		return nil
 	})
+	return err
 }
 
 // MoveTag moves a tag one place up (delta -1) or down (+1) in the order.
