@@ -170,15 +170,48 @@ func (z *Localizer) lookup(key string) (entry, bool) {
 	return e, ok
 }
 
+// fill puts the named args into text's {name} placeholders in one pass;
+// a placeholder without an arg stays as it is, and filled values are not
+// scanned again. (A strings.Replacer per call cost an eighth of a catalog
+// page's CPU: pages translate dozens of strings.)
 func (z *Localizer) fill(text string, args []any) string {
 	if len(args) < 2 || !strings.Contains(text, "{") {
 		return text
 	}
-	pairs := make([]string, 0, len(args))
-	for i := 0; i+1 < len(args); i += 2 {
-		pairs = append(pairs, "{"+fmt.Sprint(args[i])+"}", z.printer.Sprint(args[i+1]))
+	var b strings.Builder
+	b.Grow(len(text) + 16)
+	for {
+		open := strings.IndexByte(text, '{')
+		if open < 0 {
+			break
+		}
+		end := strings.IndexByte(text[open:], '}')
+		if end < 0 {
+			break
+		}
+		name := text[open+1 : open+end]
+		b.WriteString(text[:open])
+		if v, ok := argNamed(args, name); ok {
+			b.WriteString(z.printer.Sprint(v))
+		} else {
+			b.WriteString(text[open : open+end+1])
+		}
+		text = text[open+end+1:]
 	}
-	return strings.NewReplacer(pairs...).Replace(text)
+	b.WriteString(text)
+	return b.String()
+}
+
+// argNamed finds name among the name, value pairs of args.
+func argNamed(args []any, name string) (any, bool) {
+	for i := 0; i+1 < len(args); i += 2 {
+		if k, ok := args[i].(string); ok && k == name {
+			return args[i+1], true
+		} else if !ok && fmt.Sprint(args[i]) == name {
+			return args[i+1], true
+		}
+	}
+	return nil, false
 }
 
 // PluralForm is the CLDR plural category of the whole number n in l:

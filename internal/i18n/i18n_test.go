@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func newCatalog(t *testing.T) *Catalog {
+func newCatalog(t testing.TB) *Catalog {
 	t.Helper()
 	c, err := New()
 	if err != nil {
@@ -166,5 +166,36 @@ func TestWithoutLocalizer(t *testing.T) {
 	ctx := context.Background()
 	if T(ctx, "home.title") != "home.title" || LangOf(ctx) != EN {
 		t.Error("a context without a Localizer must show keys and default to English")
+	}
+}
+
+// fill replaces each {name} with its arg in one pass: unknown placeholders
+// stay, a value that looks like a placeholder is not filled again, numbers
+// are formatted for the language, and text without args is returned as is.
+func TestFillPlaceholders(t *testing.T) {
+	z := newCatalog(t).For(EN)
+	for _, c := range []struct {
+		text string
+		args []any
+		want string
+	}{
+		{"Hello {name}!", []any{"name", "Ann"}, "Hello Ann!"},
+		{"{a}{b}{a}", []any{"a", "1", "b", "2"}, "121"},
+		{"{name} has {n} items", []any{"n", 12345, "name", "{n}"}, "{n} has 12,345 items"},
+		{"keep {unknown} and {", []any{"name", "x"}, "keep {unknown} and {"},
+		{"no braces", []any{"name", "x"}, "no braces"},
+		{"odd {name", []any{"name", "x"}, "odd {name"},
+	} {
+		if got := z.fill(c.text, c.args); got != c.want {
+			t.Errorf("fill(%q, %v) = %q, want %q", c.text, c.args, got, c.want)
+		}
+	}
+}
+
+func BenchmarkTranslate(b *testing.B) {
+	ctx := WithLocalizer(context.Background(), newCatalog(b).For(RU))
+	b.ReportAllocs()
+	for b.Loop() {
+		T(ctx, "error.reference", "id", "abc123")
 	}
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"compress/gzip"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -15,6 +16,10 @@ import (
 // event as it happens.
 func compress() echo.MiddlewareFunc {
 	return middleware.GzipWithConfig(middleware.GzipConfig{
+		// Level 1 compresses HTML nearly as well as the default and costs
+		// a fraction of the CPU: at the default level gzip was a third of
+		// a catalog page's CPU under load (docs/PERFORMANCE.md).
+		Level:     gzip.BestSpeed,
 		MinLength: 1024,
 		Skipper: func(c echo.Context) bool {
 			req := c.Request()
