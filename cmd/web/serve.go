@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/config"
+	"github.com/harmony/harmony/internal/logctx"
 	"github.com/harmony/harmony/static"
 )
 
@@ -107,11 +108,12 @@ func serve(ctx context.Context, args []string, env config.LookupEnv, _, stderr i
 }
 
 // newLogger logs text for people in development and JSON for machines in
-// production.
+// production. Every line logged with a request's context carries its
+// request_id and, once known, the member (logctx).
 func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
 	if cfg.IsProduction() {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		return slog.New(logctx.NewHandler(slog.NewJSONHandler(w, opts)))
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(logctx.NewHandler(slog.NewTextHandler(w, opts)))
 }

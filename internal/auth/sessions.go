@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/logctx"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/viewer"
@@ -145,7 +146,8 @@ func skipIdentity(path string) bool {
 func (s *Service) attach(c echo.Context, id *Identity, avatarURL string) {
 	setIdentity(c, id)
 	req := c.Request()
-	c.SetRequest(req.WithContext(viewer.With(req.Context(), viewerOf(id, avatarURL))))
+	ctx := logctx.WithMember(viewer.With(req.Context(), viewerOf(id, avatarURL)), id.MemberKey)
+	c.SetRequest(req.WithContext(ctx))
 }
 
 func (s *Service) loadIdentity(c echo.Context) (*Identity, string, error) {

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/logctx"
 )
 
 const requestIDKey = "web.request_id"
@@ -19,6 +21,8 @@ func (s *Server) assignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 		id := hex.EncodeToString(b)
 		c.Set(requestIDKey, id)
 		c.Response().Header().Set(echo.HeaderXRequestID, id)
+		req := c.Request()
+		c.SetRequest(req.WithContext(logctx.WithRequestID(req.Context(), id)))
 		return next(c)
 	}
 }

@@ -1,0 +1,40 @@
+package web_test
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/logctx"
+	"github.com/harmony/harmony/internal/web"
+)
+
+// A line a handler (or any service it calls) logs with the request's
+// context carries the request id the response sends in X-Request-ID.
+func TestLinesLoggedWithTheRequestCarryItsID(t *testing.T) {
+	var srv *testServer
+	srv = newServer(t, nil, func(d *web.Deps) {
+		d.Logger = slog.New(logctx.NewHandler(d.Logger.Handler()))
+	})
+	srv.Echo().GET("/test/log", func(c echo.Context) error {
+		slog.New(logctx.NewHandler(slog.NewJSONHandler(srv.logs, nil))).InfoContext(c.Request().Context(), "service says hello")
+		return c.String(http.StatusOK, "ok")
+	})
+	res := srv.client.Get("/test/log")
+	id := res.Header.Get("X-Request-ID")
+	if id == "" {
+		t.Fatal("no request id")
+	}
+	for _, line := range strings.Split(srv.logs.String(), "\n") {
+		if strings.Contains(line, "service says hello") && !strings.Contains(line, `"request_id":"`+id+`"`) {
+			t.Fatalf("the service's line lacks the request id %s: %s", id, line)
+		}
+		if strings.Contains(line, "service says hello") {
+			return
+		}
+	}
+	t.Fatalf("no line from the service:\n%s", srv.logs.String())
+}
