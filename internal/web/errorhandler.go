@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/static"
@@ -94,9 +95,19 @@ type apiError struct {
 // user-safe message ("" means the standard text for the status).
 func classify(ctx context.Context, err error) (int, string) {
 	var webErr *Error
+	var faultErr *fault.Error
 	var httpErr *echo.HTTPError
 	var tooLarge *http.MaxBytesError
 	switch {
+	case errors.As(err, &faultErr):
+		if faultErr.Status() < 400 || faultErr.Status() > 599 {
+			return http.StatusInternalServerError, ""
+		}
+		key, args := faultErr.Message()
+		if key == "" {
+			return faultErr.Status(), ""
+		}
+		return faultErr.Status(), i18n.T(ctx, key, args...)
 	case errors.As(err, &webErr):
 		if webErr.Status < 400 || webErr.Status > 599 {
 			return http.StatusInternalServerError, ""

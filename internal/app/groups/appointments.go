@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -70,10 +72,10 @@ func (e FieldErrors) Error() string { return fmt.Sprintf("groups: %d bad form fi
 // Errors about appointments.
 var (
 	// ErrNoAppointment is a missing, deleted or foreign appointment (404).
-	ErrNoAppointment = fmt.Errorf("groups: no such appointment: %w", storage.ErrNotFound)
+	ErrNoAppointment = fault.NotFound("groups: no such appointment", storage.ErrNotFound)
 	// ErrNotCreator refuses deleting an appointment to a member who is
 	// neither its creator nor an owner (403).
-	ErrNotCreator = errors.New("groups: only its creator or an owner may delete an appointment")
+	ErrNotCreator = fault.New(http.StatusForbidden, "groups.appointments.error.not_creator", "groups: only its creator or an owner may delete an appointment")
 )
 
 // AppointmentDetail is one appointment as its page shows it.

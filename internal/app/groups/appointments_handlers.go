@@ -46,17 +46,6 @@ func appointmentURL(groupID, appointmentID string) string {
 	return groupURL(groupID) + "/appointments/" + url.PathEscape(appointmentID)
 }
 
-// refuseAppointment adds the appointment errors to refuse.
-func refuseAppointment(c echo.Context, err error) error {
-	switch {
-	case errors.Is(err, ErrNoAppointment), errors.Is(err, ErrNoScan):
-		return web.NotFound(err)
-	case errors.Is(err, ErrNotCreator):
-		return web.Forbidden(i18n.T(c.Request().Context(), "groups.appointments.error.not_creator"), err)
-	}
-	return refuse(c, err)
-}
-
 // whenText formats a start and end in zone: "Mon 2 Jun 2030, 10:00–11:00".
 func whenText(start, end time.Time, zone *time.Location) string {
 	s, e := start.In(zone), end.In(zone)
@@ -86,7 +75,7 @@ func (h *handlers) upcoming(c echo.Context) error {
 	id := auth.From(c)
 	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	cursor, err := web.ReadCursor(c, h.svc.cursors, upcomingQuery(g.GroupID))
 	if err != nil {
@@ -179,7 +168,7 @@ func (h *handlers) newAppointment(c echo.Context) error {
 	id := auth.From(c)
 	_, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	p, err := h.appointmentForm(ctx, g, h.svc.Zone(ctx, id), AppointmentInput{})
 	if err != nil {
@@ -195,7 +184,7 @@ func (h *handlers) createAppointment(c echo.Context) error {
 	id := auth.From(c)
 	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	zone := h.svc.Zone(ctx, id)
 	in := appointmentInput(c)
@@ -210,7 +199,7 @@ func (h *handlers) createAppointment(c echo.Context) error {
 		return renderAppointmentForm(c, http.StatusUnprocessableEntity, p)
 	}
 	if err != nil {
-		return refuseAppointment(c, err)
+		return err
 	}
 	if err := web.SetFlash(c, "groups.appointments.flash.created"); err != nil {
 		return err
@@ -224,11 +213,11 @@ func (h *handlers) appointment(c echo.Context) error {
 	id := auth.From(c)
 	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	d, err := h.svc.Appointment(ctx, m, c.Param("appt"))
 	if err != nil {
-		return refuseAppointment(c, err)
+		return err
 	}
 	flash, err := web.TakeFlash(c)
 	if err != nil {
@@ -304,11 +293,11 @@ func (h *handlers) editAppointment(c echo.Context) error {
 	id := auth.From(c)
 	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	d, err := h.svc.Appointment(ctx, m, c.Param("appt"))
 	if err != nil {
-		return refuseAppointment(c, err)
+		return err
 	}
 	zone := h.svc.Zone(ctx, id)
 	p, err := h.appointmentForm(ctx, g, zone, editInput(d, zone))
@@ -325,7 +314,7 @@ func (h *handlers) updateAppointment(c echo.Context) error {
 	id := auth.From(c)
 	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	zone := h.svc.Zone(ctx, id)
 	in := appointmentInput(c)
@@ -341,7 +330,7 @@ func (h *handlers) updateAppointment(c echo.Context) error {
 		return renderAppointmentForm(c, http.StatusUnprocessableEntity, p)
 	}
 	if err != nil {
-		return refuseAppointment(c, err)
+		return err
 	}
 	if err := web.SetFlash(c, "groups.appointments.flash.saved"); err != nil {
 		return err
@@ -355,10 +344,10 @@ func (h *handlers) cancelAppointment(c echo.Context) error {
 	id := auth.From(c)
 	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if err := h.svc.CancelAppointment(ctx, m, id, c.Param("appt")); err != nil {
-		return refuseAppointment(c, err)
+		return err
 	}
 	if err := web.SetFlash(c, "groups.appointments.flash.canceled"); err != nil {
 		return err
@@ -373,10 +362,10 @@ func (h *handlers) deleteAppointment(c echo.Context) error {
 	id := auth.From(c)
 	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if err := h.svc.DeleteAppointment(ctx, m, id, c.Param("appt")); err != nil {
-		return refuseAppointment(c, err)
+		return err
 	}
 	if err := web.SetFlash(c, "groups.appointments.flash.deleted"); err != nil {
 		return err
@@ -390,11 +379,11 @@ func (h *handlers) scan(c echo.Context) error {
 	ctx := c.Request().Context()
 	m, _, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	data, err := h.svc.Scan(ctx, m, c.Param("appt"))
 	if err != nil {
-		return refuseAppointment(c, err)
+		return err
 	}
 	hdr := c.Response().Header()
 	hdr.Set("Cache-Control", "private, no-store")
@@ -412,7 +401,7 @@ func (h *handlers) uploadScan(c echo.Context) error {
 	id := auth.From(c)
 	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	apptID := c.Param("appt")
 	data, err := readScanFile(c)
@@ -440,11 +429,11 @@ func (h *handlers) uploadScan(c echo.Context) error {
 	case errors.Is(err, media.ErrDamaged):
 		status, message = http.StatusBadRequest, "account.photo.error_damaged"
 	default:
-		return refuseAppointment(c, err)
+		return err
 	}
 	d, err := h.svc.Appointment(ctx, m, apptID)
 	if err != nil {
-		return refuseAppointment(c, err)
+		return err
 	}
 	return h.renderAppointment(c, status, m, g, id, d, components.FlashProps{}, i18n.T(ctx, message, "mb", MaxScanBytes>>20))
 }
@@ -479,11 +468,11 @@ func (h *handlers) readScan(c echo.Context) error {
 	id := auth.From(c)
 	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	d, draft, err := h.svc.ReadScan(ctx, m, id, c.Param("appt"))
 	if err != nil {
-		return refuseAppointment(c, err)
+		return err
 	}
 	zone := h.svc.Zone(ctx, id)
 	in := editInput(d, zone)
@@ -515,10 +504,10 @@ func (h *handlers) regenerateCalendarToken(c echo.Context) error {
 	ctx := c.Request().Context()
 	m, g, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessOwner)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if _, err := h.svc.RegenerateCalendarToken(ctx, m); err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if err := web.SetFlash(c, "groups.calendar.flash.regenerated"); err != nil {
 		return err
@@ -531,7 +520,7 @@ func (h *handlers) regenerateCalendarToken(c echo.Context) error {
 func (h *handlers) calendarFeed(c echo.Context) error {
 	body, err := h.svc.CalendarFeed(c.Request().Context(), c.Param("id"), c.QueryParam("token"))
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	hdr := c.Response().Header()
 	hdr.Set("Cache-Control", "private, max-age=300")

@@ -23,7 +23,7 @@ func (h *handlers) month(c echo.Context) error {
 	id := auth.From(c)
 	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	zone := h.svc.Zone(ctx, id)
 	now := h.svc.now().In(zone)

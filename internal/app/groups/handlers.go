@@ -25,27 +25,6 @@ func formatDate(t *time.Time) string {
 	return t.UTC().Format("2006-01-02")
 }
 
-// refuse maps the module's errors to responses. Every refusal of a group
-// the person may not see is the same 404.
-func refuse(c echo.Context, err error) error {
-	ctx := c.Request().Context()
-	switch {
-	case errors.Is(err, ErrNoGroup), errors.Is(err, ErrNoMember):
-		return web.NotFound(err)
-	case errors.Is(err, ErrNotOwner):
-		return web.Forbidden(i18n.T(ctx, "groups.error.not_owner"), err)
-	case errors.Is(err, ErrNotInvitee):
-		return web.Forbidden(i18n.T(ctx, "groups.error.not_invitee"), err)
-	case errors.Is(err, ErrLastOwner):
-		return web.NewError(http.StatusConflict, i18n.T(ctx, "groups.error.last_owner"), err)
-	case errors.Is(err, ErrCooldown):
-		return web.NewError(http.StatusTooManyRequests, i18n.T(ctx, "groups.error.cooldown", "minutes", int(ResendCooldown/time.Minute)), err)
-	case errors.Is(err, ErrInviteLimit):
-		return web.NewError(http.StatusTooManyRequests, i18n.T(ctx, "groups.error.invite_limit"), err)
-	}
-	return err
-}
-
 // Home serves "/" to a signed-in person: their dashboard (a guest's
 // lists the groups they joined by link). Visitors get the marketing page.
 func (s *Service) Home(c echo.Context, marketing echo.HandlerFunc) error {
@@ -162,7 +141,7 @@ func (h *handlers) create(c echo.Context) error {
 func (h *handlers) groupPage(c echo.Context) error {
 	m, g, err := h.svc.Open(c.Request().Context(), c.Param("id"), auth.From(c), AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	flash, err := web.TakeFlash(c)
 	if err != nil {
@@ -181,7 +160,7 @@ func (h *handlers) rename(c echo.Context) error {
 	ctx := c.Request().Context()
 	m, g, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessOwner)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	name := c.FormValue("name")
 	_, err = h.svc.Rename(ctx, m, name)
@@ -189,7 +168,7 @@ func (h *handlers) rename(c echo.Context) error {
 		return renderGroup(c, http.StatusUnprocessableEntity, views.GroupProps{RenameValue: name, RenameError: nameErrorKey(err, "groups.error.name")}, m, g)
 	}
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if err := web.SetFlash(c, "groups.flash.renamed"); err != nil {
 		return err
@@ -203,10 +182,10 @@ func (h *handlers) deleteGroup(c echo.Context) error {
 	id := auth.From(c)
 	m, _, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if err := h.svc.Delete(ctx, m, id); err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if err := web.SetFlash(c, "groups.flash.deleted"); err != nil {
 		return err
@@ -219,10 +198,10 @@ func (h *handlers) leave(c echo.Context) error {
 	ctx := c.Request().Context()
 	m, _, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if err := h.svc.Leave(ctx, m); err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if err := web.SetFlash(c, "groups.flash.left"); err != nil {
 		return err
@@ -236,7 +215,7 @@ func (h *handlers) invite(c echo.Context) error {
 	id := auth.From(c)
 	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	email := c.FormValue("email")
 	_, err = h.svc.Invite(ctx, m, g, id, email)
@@ -251,7 +230,7 @@ func (h *handlers) invite(c echo.Context) error {
 	case errors.Is(err, ErrCooldown):
 		formError = "groups.error.invite_cooldown"
 	case err != nil:
-		return refuse(c, err)
+		return err
 	}
 	if formError != "" {
 		p := views.GroupProps{RenameValue: g.GroupName, InviteEmail: email, InviteError: formError}
@@ -273,7 +252,7 @@ func (h *handlers) invitePage(c echo.Context) error {
 		err = ErrNotInvitee
 	}
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	u := groupURL(g.GroupID)
 	if m.Row.Status == StatusActive {
@@ -296,11 +275,11 @@ func (h *handlers) accept(c echo.Context) error {
 		err = ErrNotInvitee
 	}
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	row, err := h.svc.Accept(ctx, m, id)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if web.HTMXFrom(c).Partial {
 		card := groupCard(MyGroup{Group: g, Status: row.Status, InvitedAt: row.InvitedAt, JoinedAt: row.JoinedAt})
@@ -321,10 +300,10 @@ func (h *handlers) decline(c echo.Context) error {
 		err = ErrNotInvitee
 	}
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if err := h.svc.Decline(ctx, m, id); err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if web.HTMXFrom(c).Partial {
 		return web.RenderFragment(c, http.StatusOK, views.DeclinedCard(g.GroupName))
@@ -341,7 +320,7 @@ func (h *handlers) roster(c echo.Context) error {
 	id := auth.From(c)
 	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	cursor, err := web.ReadCursor(c, h.svc.cursors, rosterQuery(g.GroupID))
 	if err != nil {
@@ -424,7 +403,7 @@ func (h *handlers) memberAction(action string) echo.HandlerFunc {
 		id := auth.From(c)
 		m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
 		if err != nil {
-			return refuse(c, err)
+			return err
 		}
 		target, err := h.svc.memberKeyOfRef(g.GroupID, c.Param("user"))
 		if err != nil {
@@ -441,7 +420,7 @@ func (h *handlers) memberAction(action string) echo.HandlerFunc {
 			err = h.svc.Cancel(ctx, m, target)
 		}
 		if err != nil {
-			return refuse(c, err)
+			return err
 		}
 		if err := web.SetFlash(c, "groups.flash."+action); err != nil {
 			return err

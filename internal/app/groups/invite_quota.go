@@ -2,9 +2,10 @@ package groups
 
 import (
 	"context"
-	"errors"
+	"net/http"
 	"time"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -15,7 +16,7 @@ import (
 // when nothing goes out, so only invitations that were sent count.
 
 // ErrInviteLimit is an invitation past the inviter's hourly or daily limit.
-var ErrInviteLimit = errors.New("groups: too many invitations")
+var ErrInviteLimit = fault.New(http.StatusTooManyRequests, "groups.error.invite_limit", "groups: too many invitations")
 
 // InviteLimits are how many invitation mails one person may send.
 type InviteLimits struct {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"net/http"
 	"net/url"
 	"slices"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -36,7 +38,7 @@ var (
 	ErrJoinClosed = errors.New("groups: this join link is closed")
 	// ErrJoinRemoved refuses a join link to someone the owners removed:
 	// a link does not undo a removal.
-	ErrJoinRemoved = errors.New("groups: removed from this group")
+	ErrJoinRemoved = fault.New(http.StatusForbidden, "groups.error.join_removed", "groups: removed from this group")
 )
 
 // GuestSignIn is what joining by link needs of auth.

@@ -30,7 +30,7 @@ func (h *handlers) openJoinSession(c echo.Context) error {
 	id := auth.From(c)
 	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	meta := c.FormValue("meta")
 	js, err := h.svc.OpenJoinSession(ctx, m, id, meta)
@@ -40,7 +40,7 @@ func (h *handlers) openJoinSession(c echo.Context) error {
 		return renderGroup(c, http.StatusUnprocessableEntity, p, m, g)
 	}
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	return web.Redirect(c, joinSessionURL(m.GroupID, js.RowKey))
 }
@@ -59,11 +59,11 @@ func (h *handlers) renderJoinSession(c echo.Context, status int, p views.JoinSes
 	ctx := c.Request().Context()
 	m, g, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessOwner)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	js, err := h.svc.JoinSession(ctx, m, c.Param("session"))
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	joined, err := h.svc.Joined(ctx, m, js.RowKey)
 	if err != nil {
@@ -101,10 +101,10 @@ func (h *handlers) closeJoinSession(c echo.Context) error {
 	ctx := c.Request().Context()
 	m, _, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessOwner)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if err := h.svc.CloseJoinSession(ctx, m, c.Param("session")); err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if err := web.SetFlash(c, "groups.flash.join_closed"); err != nil {
 		return err
@@ -119,7 +119,7 @@ func (h *handlers) spinOff(c echo.Context) error {
 	id := auth.From(c)
 	m, _, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	name := c.FormValue("name")
 	g, err := h.svc.SpinOff(ctx, m, id, c.Param("session"), name)
@@ -127,7 +127,7 @@ func (h *handlers) spinOff(c echo.Context) error {
 		return h.renderJoinSession(c, http.StatusUnprocessableEntity, views.JoinSessionProps{SpinOffName: name, SpinOffError: nameErrorKey(err, "groups.error.name")})
 	}
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if err := web.SetFlash(c, "groups.flash.spun_off"); err != nil {
 		return err
@@ -135,19 +135,15 @@ func (h *handlers) spinOff(c echo.Context) error {
 	return web.Redirect(c, groupURL(g.GroupID))
 }
 
-// refuseLink maps a join link's errors: a closed or expired link says so
-// (410), an unknown one is a 404.
+// refuseLink answers a closed or expired link with its own page (410);
+// every other error goes to the central handler.
 func refuseLink(c echo.Context, err error) error {
-	ctx := c.Request().Context()
-	switch {
-	case errors.Is(err, ErrJoinClosed):
+	if errors.Is(err, ErrJoinClosed) {
 		return web.Render(c, http.StatusGone, web.Page{
-			Title: i18n.T(ctx, "groups.join.closed_heading"), Section: "groups", Content: views.JoinClosed(),
+			Title: i18n.T(c.Request().Context(), "groups.join.closed_heading"), Section: "groups", Content: views.JoinClosed(),
 		})
-	case errors.Is(err, ErrJoinRemoved):
-		return web.Forbidden(i18n.T(ctx, "groups.error.join_removed"), err)
 	}
-	return refuse(c, err)
+	return err
 }
 
 // joinPage is GET /join/:id/:session, for anyone holding the link.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"github.com/harmony/harmony/internal/ai"
+	"github.com/harmony/harmony/internal/fault"
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
@@ -47,7 +48,7 @@ func (s *Service) CanExtract() bool { return s.extractor != nil }
 
 // ErrNoScan is an appointment without a scan, or scan reading that is not
 // configured (404).
-var ErrNoScan = errors.New("groups: no scan")
+var ErrNoScan = fault.NotFound("groups: no scan", nil)
 
 // UploadScan checks and re-encodes a photo of an appointment card for an
 // active member, stores it as the appointment's scan (replacing any

@@ -8,14 +8,15 @@ package groups
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/storage"
@@ -144,13 +145,13 @@ var (
 	// ErrNoGroup is a group that does not exist, is deleted, or that the
 	// person may not see: the pages answer 404 for all three, so a
 	// group's existence never leaks.
-	ErrNoGroup = fmt.Errorf("groups: no such group: %w", storage.ErrNotFound)
+	ErrNoGroup = fault.NotFound("groups: no such group", storage.ErrNotFound)
 	// ErrNotOwner refuses an owner's action to a member (403: a member
 	// knows the group exists).
-	ErrNotOwner = errors.New("groups: only owners may do this")
+	ErrNotOwner = fault.New(http.StatusForbidden, "groups.error.not_owner", "groups: only owners may do this")
 	// ErrNotInvitee is an invitation link opened by someone it was not
 	// sent to (or no longer valid).
-	ErrNotInvitee = errors.New("groups: this invitation is not for you")
+	ErrNotInvitee = fault.New(http.StatusForbidden, "groups.error.not_invitee", "groups: this invitation is not for you")
 	// ErrName is a group name that is empty, too long or not plain text.
 	ErrName = errors.New("groups: bad group name")
 	// ErrEmail is an invitation address that is not one email address.
@@ -158,12 +159,13 @@ var (
 	// ErrAlreadyMember is an invitation to someone already active.
 	ErrAlreadyMember = errors.New("groups: already a member")
 	// ErrCooldown is a resend within ResendCooldown of the last mail.
-	ErrCooldown = errors.New("groups: invitation sent too recently")
+	ErrCooldown = fault.New(http.StatusTooManyRequests, "groups.error.cooldown", "groups: invitation sent too recently",
+		"minutes", int(ResendCooldown/time.Minute))
 	// ErrLastOwner refuses the last owner leaving or being removed.
-	ErrLastOwner = errors.New("groups: the last owner cannot leave")
+	ErrLastOwner = fault.New(http.StatusConflict, "groups.error.last_owner", "groups: the last owner cannot leave")
 	// ErrNoMember is an action on a row that is not in the right state
 	// (cancel an accepted invite, promote an invitee, ...).
-	ErrNoMember = fmt.Errorf("groups: no such member: %w", storage.ErrNotFound)
+	ErrNoMember = fault.NotFound("groups: no such member", storage.ErrNotFound)
 )
 
 // Access is what a route needs of the person asking.

@@ -54,18 +54,6 @@ func hasAccount(c echo.Context) bool {
 
 func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
-// refuse maps the module's errors to responses. A prompt the viewer may
-// not see is the same 404 as one that does not exist.
-func refuse(c echo.Context, err error) error {
-	switch {
-	case errors.Is(err, ErrNoPrompt):
-		return web.NotFound(err)
-	case errors.Is(err, ErrOwnPrompt):
-		return web.Forbidden(i18n.T(c.Request().Context(), "prompts.error.own_prompt"), err)
-	}
-	return err
-}
-
 // tagBook looks up display names in the whole catalog, retired tags
 // included, in the request's language.
 type tagBook struct {
@@ -201,7 +189,7 @@ func (h *handlers) prompt(c echo.Context) error {
 	me := viewerID(c)
 	p, err := h.svc.Open(ctx, me, c.Param("id"))
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	vote := views.VoteProps{URL: promptURL(p.PromptID) + "/vote", Likes: p.Likes, Dislikes: p.Dislikes}
 	switch {
@@ -253,7 +241,7 @@ func (h *handlers) vote(c echo.Context) error {
 	promptID := c.Param("id")
 	tally, err := h.svc.Vote(ctx, auth.From(c).MemberKey, promptID, value)
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	u := promptURL(promptID)
 	if web.HTMXFrom(c).Partial {

@@ -76,7 +76,7 @@ func (h *handlers) edit(c echo.Context) error {
 	ctx := c.Request().Context()
 	p, err := h.svc.Mine(ctx, auth.From(c).MemberKey, c.Param("id"))
 	if err != nil {
-		return refuse(c, err)
+		return err
 	}
 	tags := splitTags(p.Tags)
 	choices, err := h.tagChoices(ctx, tags, tags)
@@ -105,7 +105,7 @@ func (h *handlers) update(c echo.Context) error {
 		// The prompt's own tags stay on offer even when retired.
 		old, oerr := h.svc.Mine(ctx, me, promptID)
 		if oerr != nil {
-			return refuse(c, oerr)
+			return oerr
 		}
 		u := promptURL(old.PromptID)
 		form := views.FormProps{Heading: "prompts.edit.heading", Action: u, CancelURL: u, Revision: revision}
@@ -136,7 +136,7 @@ func (h *handlers) formFailed(c echo.Context, err error, in Input, form views.Fo
 		c.Response().Header().Set("Retry-After", strconv.Itoa(seconds))
 		status, form.Problem = http.StatusTooManyRequests, i18n.N(ctx, "prompts.error.too_soon", seconds)
 	default:
-		return refuse(c, err)
+		return err
 	}
 	choices, err := h.tagChoices(ctx, kept, in.Tags)
 	if err != nil {
@@ -149,7 +149,7 @@ func (h *handlers) formFailed(c echo.Context, err error, in Input, form views.Fo
 // delete is POST /prompts/:id/delete (the author's own prompts only).
 func (h *handlers) delete(c echo.Context) error {
 	if err := h.svc.Delete(c.Request().Context(), auth.From(c).MemberKey, c.Param("id")); err != nil {
-		return refuse(c, err)
+		return err
 	}
 	if err := web.SetFlash(c, "prompts.flash.deleted"); err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -101,7 +102,7 @@ func (s *Service) Slug() string { return "prompts" }
 var (
 	// ErrNoPrompt is a prompt that does not exist, is deleted, or is
 	// private to someone else: all three answer 404, so nothing leaks.
-	ErrNoPrompt = fmt.Errorf("prompts: no such prompt: %w", storage.ErrNotFound)
+	ErrNoPrompt = fault.NotFound("prompts: no such prompt", storage.ErrNotFound)
 	// ErrDuplicateTitle is a second prompt of one author with the same
 	// normalised title.
 	ErrDuplicateTitle = errors.New("prompts: you already have a prompt with this title")

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -16,7 +18,7 @@ const (
 )
 
 // ErrOwnPrompt is a vote on one's own prompt.
-var ErrOwnPrompt = errors.New("prompts: you cannot vote on your own prompt")
+var ErrOwnPrompt = fault.New(http.StatusForbidden, "prompts.error.own_prompt", "prompts: you cannot vote on your own prompt")
 
 // Tally is a prompt's counts and the viewer's own vote.
 type Tally struct {
