@@ -19,25 +19,6 @@ import (
 	views "github.com/harmony/harmony/views/groups"
 )
 
-// appointmentRoutes registers the appointment pages on the member group
-// g, and the token-gated .ics feed on e (no session needed).
-func (h *handlers) appointmentRoutes(e *echo.Echo, g *echo.Group) {
-	g.GET("/appointments", h.upcoming)
-	g.GET("/appointments/new", h.newAppointment)
-	g.POST("/appointments", h.createAppointment)
-	g.GET("/appointments/month", h.month)
-	g.GET("/appointments/:appt", h.appointment)
-	g.GET("/appointments/:appt/edit", h.editAppointment)
-	g.POST("/appointments/:appt/edit", h.updateAppointment)
-	g.POST("/appointments/:appt/cancel", h.cancelAppointment)
-	g.POST("/appointments/:appt/delete", h.deleteAppointment)
-	g.GET("/appointments/:appt/scan", h.scan)
-	g.POST("/appointments/:appt/scan", h.uploadScan)
-	g.POST("/appointments/:appt/scan/read", h.readScan)
-	g.POST("/calendar/token", h.regenerateCalendarToken)
-	e.GET("/groups/:id/calendar.ics", h.calendarFeed)
-}
-
 // dashboardAppointments is how many upcoming appointments each group
 // card on the dashboard shows.
 const dashboardAppointments = 3
@@ -73,10 +54,7 @@ func appointmentItem(row AppointmentIndexRow, groupID string, zone *time.Locatio
 func (h *handlers) upcoming(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	cursor, err := web.ReadCursor(c, h.svc.cursors, upcomingQuery(g.GroupID))
 	if err != nil {
 		return err
@@ -166,10 +144,7 @@ func appointmentInput(c echo.Context) AppointmentInput {
 func (h *handlers) newAppointment(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	_, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
-	if err != nil {
-		return err
-	}
+	_, g := Opened(c)
 	p, err := h.appointmentForm(ctx, g, h.svc.Zone(ctx, id), AppointmentInput{})
 	if err != nil {
 		return err
@@ -182,10 +157,7 @@ func (h *handlers) newAppointment(c echo.Context) error {
 func (h *handlers) createAppointment(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	zone := h.svc.Zone(ctx, id)
 	in := appointmentInput(c)
 	doc, err := h.svc.CreateAppointment(ctx, m, id, in, zone)
@@ -211,10 +183,7 @@ func (h *handlers) createAppointment(c echo.Context) error {
 func (h *handlers) appointment(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	d, err := h.svc.Appointment(ctx, m, c.Param("appt"))
 	if err != nil {
 		return err
@@ -291,10 +260,7 @@ func editInput(d AppointmentDetail, zone *time.Location) AppointmentInput {
 func (h *handlers) editAppointment(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	d, err := h.svc.Appointment(ctx, m, c.Param("appt"))
 	if err != nil {
 		return err
@@ -312,14 +278,11 @@ func (h *handlers) editAppointment(c echo.Context) error {
 func (h *handlers) updateAppointment(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	zone := h.svc.Zone(ctx, id)
 	in := appointmentInput(c)
 	apptID := c.Param("appt")
-	_, err = h.svc.UpdateAppointment(ctx, m, id, apptID, in, zone)
+	_, err := h.svc.UpdateAppointment(ctx, m, id, apptID, in, zone)
 	var fe FieldErrors
 	if errors.As(err, &fe) {
 		p, perr := h.appointmentForm(ctx, g, zone, in)
@@ -342,10 +305,7 @@ func (h *handlers) updateAppointment(c echo.Context) error {
 func (h *handlers) cancelAppointment(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	if err := h.svc.CancelAppointment(ctx, m, id, c.Param("appt")); err != nil {
 		return err
 	}
@@ -360,10 +320,7 @@ func (h *handlers) cancelAppointment(c echo.Context) error {
 func (h *handlers) deleteAppointment(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	if err := h.svc.DeleteAppointment(ctx, m, id, c.Param("appt")); err != nil {
 		return err
 	}
@@ -377,10 +334,7 @@ func (h *handlers) deleteAppointment(c echo.Context) error {
 // through the app only, never cached by shared caches.
 func (h *handlers) scan(c echo.Context) error {
 	ctx := c.Request().Context()
-	m, _, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessMember)
-	if err != nil {
-		return err
-	}
+	m, _ := Opened(c)
 	data, err := h.svc.Scan(ctx, m, c.Param("appt"))
 	if err != nil {
 		return err
@@ -399,10 +353,7 @@ var errNoScanFile = errors.New("groups: no scan in the upload")
 func (h *handlers) uploadScan(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	apptID := c.Param("appt")
 	data, err := readScanFile(c)
 	if err == nil {
@@ -466,10 +417,7 @@ func readScanFile(c echo.Context) ([]byte, error) {
 func (h *handlers) readScan(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	d, draft, err := h.svc.ReadScan(ctx, m, id, c.Param("appt"))
 	if err != nil {
 		return err
@@ -502,10 +450,7 @@ func (h *handlers) readScan(c echo.Context) error {
 // regenerateCalendarToken is POST /groups/:id/calendar/token (owners).
 func (h *handlers) regenerateCalendarToken(c echo.Context) error {
 	ctx := c.Request().Context()
-	m, g, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessOwner)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	if _, err := h.svc.RegenerateCalendarToken(ctx, m); err != nil {
 		return err
 	}

@@ -21,10 +21,7 @@ const monthLayout = "2006-01"
 func (h *handlers) month(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	zone := h.svc.Zone(ctx, id)
 	now := h.svc.now().In(zone)
 	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, zone)

@@ -139,10 +139,7 @@ func (h *handlers) create(c echo.Context) error {
 
 // groupPage is GET /groups/:id.
 func (h *handlers) groupPage(c echo.Context) error {
-	m, g, err := h.svc.Open(c.Request().Context(), c.Param("id"), auth.From(c), AccessMember)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	flash, err := web.TakeFlash(c)
 	if err != nil {
 		return err
@@ -158,12 +155,9 @@ func renderGroup(c echo.Context, status int, p views.GroupProps, m Membership, g
 // rename is POST /groups/:id/rename (owners).
 func (h *handlers) rename(c echo.Context) error {
 	ctx := c.Request().Context()
-	m, g, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessOwner)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	name := c.FormValue("name")
-	_, err = h.svc.Rename(ctx, m, name)
+	_, err := h.svc.Rename(ctx, m, name)
 	if errors.Is(err, ErrName) {
 		return renderGroup(c, http.StatusUnprocessableEntity, views.GroupProps{RenameValue: name, RenameError: nameErrorKey(err, "groups.error.name")}, m, g)
 	}
@@ -180,10 +174,7 @@ func (h *handlers) rename(c echo.Context) error {
 func (h *handlers) deleteGroup(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, _, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
-	if err != nil {
-		return err
-	}
+	m, _ := Opened(c)
 	if err := h.svc.Delete(ctx, m, id); err != nil {
 		return err
 	}
@@ -196,10 +187,7 @@ func (h *handlers) deleteGroup(c echo.Context) error {
 // leave is POST /groups/:id/leave.
 func (h *handlers) leave(c echo.Context) error {
 	ctx := c.Request().Context()
-	m, _, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessMember)
-	if err != nil {
-		return err
-	}
+	m, _ := Opened(c)
 	if err := h.svc.Leave(ctx, m); err != nil {
 		return err
 	}
@@ -213,12 +201,9 @@ func (h *handlers) leave(c echo.Context) error {
 func (h *handlers) invite(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	email := c.FormValue("email")
-	_, err = h.svc.Invite(ctx, m, g, id, email)
+	_, err := h.svc.Invite(ctx, m, g, id, email)
 	formError, status := "", http.StatusUnprocessableEntity
 	switch {
 	case errors.Is(err, ErrInviteLimit):
@@ -246,14 +231,7 @@ func (h *handlers) invite(c echo.Context) error {
 // invited address's account sees the group; anyone else is told the
 // link is not for them, whether or not the group exists.
 func (h *handlers) invitePage(c echo.Context) error {
-	ctx := c.Request().Context()
-	m, g, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessInvitee)
-	if errors.Is(err, ErrNoGroup) {
-		err = ErrNotInvitee
-	}
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	u := groupURL(g.GroupID)
 	if m.Row.Status == StatusActive {
 		return web.Redirect(c, u)
@@ -270,13 +248,7 @@ func (h *handlers) invitePage(c echo.Context) error {
 func (h *handlers) accept(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessInvitee)
-	if errors.Is(err, ErrNoGroup) {
-		err = ErrNotInvitee
-	}
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	row, err := h.svc.Accept(ctx, m, id)
 	if err != nil {
 		return err
@@ -295,13 +267,7 @@ func (h *handlers) accept(c echo.Context) error {
 func (h *handlers) decline(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessInvitee)
-	if errors.Is(err, ErrNoGroup) {
-		err = ErrNotInvitee
-	}
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	if err := h.svc.Decline(ctx, m, id); err != nil {
 		return err
 	}
@@ -317,11 +283,7 @@ func (h *handlers) decline(c echo.Context) error {
 // roster is GET /groups/:id/members[?cursor=…].
 func (h *handlers) roster(c echo.Context) error {
 	ctx := c.Request().Context()
-	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessMember)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	cursor, err := web.ReadCursor(c, h.svc.cursors, rosterQuery(g.GroupID))
 	if err != nil {
 		return err
@@ -401,10 +363,7 @@ func (h *handlers) memberAction(action string) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		id := auth.From(c)
-		m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
-		if err != nil {
-			return err
-		}
+		m, g := Opened(c)
 		target, err := h.svc.memberKeyOfRef(g.GroupID, c.Param("user"))
 		if err != nil {
 			return web.NotFound(err)

@@ -28,10 +28,7 @@ func joinSessionURL(groupID, sessionID string) string {
 func (h *handlers) openJoinSession(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, g, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	meta := c.FormValue("meta")
 	js, err := h.svc.OpenJoinSession(ctx, m, id, meta)
 	var fe FieldErrors
@@ -57,10 +54,7 @@ func (h *handlers) joinSessionPage(c echo.Context) error {
 
 func (h *handlers) renderJoinSession(c echo.Context, status int, p views.JoinSessionProps) error {
 	ctx := c.Request().Context()
-	m, g, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessOwner)
-	if err != nil {
-		return err
-	}
+	m, g := Opened(c)
 	js, err := h.svc.JoinSession(ctx, m, c.Param("session"))
 	if err != nil {
 		return err
@@ -99,10 +93,7 @@ func (h *handlers) renderJoinSession(c echo.Context, status int, p views.JoinSes
 // closeJoinSession is POST /groups/:id/join-sessions/:session/close.
 func (h *handlers) closeJoinSession(c echo.Context) error {
 	ctx := c.Request().Context()
-	m, _, err := h.svc.Open(ctx, c.Param("id"), auth.From(c), AccessOwner)
-	if err != nil {
-		return err
-	}
+	m, _ := Opened(c)
 	if err := h.svc.CloseJoinSession(ctx, m, c.Param("session")); err != nil {
 		return err
 	}
@@ -117,10 +108,7 @@ func (h *handlers) closeJoinSession(c echo.Context) error {
 func (h *handlers) spinOff(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, _, err := h.svc.Open(ctx, c.Param("id"), id, AccessOwner)
-	if err != nil {
-		return err
-	}
+	m, _ := Opened(c)
 	name := c.FormValue("name")
 	g, err := h.svc.SpinOff(ctx, m, id, c.Param("session"), name)
 	if errors.Is(err, ErrName) {

@@ -7,10 +7,12 @@ import (
 )
 
 // Routes registers the group pages. Creating and the invitation page need
-// an account; the group's own pages take any identity (guests join by
-// link in a later slice) and authorize from its GroupMembers row.
+// an account; a group's own pages take any identity (guests join by link)
+// and are authorized from the asker's GroupMembers row by Require, whose
+// access level each route names here.
 func (s *Service) Routes(e *echo.Echo) {
 	h := &handlers{svc: s}
+	member, owner, invitee := s.Require(AccessMember), s.Require(AccessOwner), s.RequireInvitee()
 	e.GET("/api/me/groups", h.apiMyGroups)
 	// The section's page: the dashboard, or an introduction for visitors.
 	e.GET("/groups", h.groupsIndex)
@@ -18,32 +20,46 @@ func (s *Service) Routes(e *echo.Echo) {
 	acct := e.Group("/groups", auth.RequireAccount)
 	acct.GET("/new", h.newGroup)
 	acct.POST("", h.create)
-	acct.GET("/:id/invite", h.invitePage)
-	acct.POST("/:id/invite/accept", h.accept)
-	acct.POST("/:id/invite/decline", h.decline)
+	acct.GET("/:id/invite", h.invitePage, invitee)
+	acct.POST("/:id/invite/accept", h.accept, invitee)
+	acct.POST("/:id/invite/decline", h.decline, invitee)
 
 	g := e.Group("/groups/:id", auth.RequireMember)
-	g.GET("", h.groupPage)
-	g.POST("/rename", h.rename)
-	g.POST("/delete", h.deleteGroup)
-	g.POST("/leave", h.leave)
-	g.POST("/invites", h.invite)
-	g.GET("/members", h.roster)
+	g.GET("", h.groupPage, member)
+	g.POST("/rename", h.rename, owner)
+	g.POST("/delete", h.deleteGroup, owner)
+	g.POST("/leave", h.leave, member)
+	g.POST("/invites", h.invite, owner)
+	g.GET("/members", h.roster, member)
 	for _, a := range memberActions {
-		g.POST("/members/:user/"+a, h.memberAction(a))
+		g.POST("/members/:user/"+a, h.memberAction(a), owner)
 	}
 
 	// Join links: the owner's pages, and the link itself for anyone
 	// holding it (join*.go).
-	g.POST("/join-sessions", h.openJoinSession)
-	g.GET("/join-sessions/:session", h.joinSessionPage)
-	g.POST("/join-sessions/:session/close", h.closeJoinSession)
-	g.POST("/join-sessions/:session/spinoff", h.spinOff)
+	g.POST("/join-sessions", h.openJoinSession, owner)
+	g.GET("/join-sessions/:session", h.joinSessionPage, owner)
+	g.POST("/join-sessions/:session/close", h.closeJoinSession, owner)
+	g.POST("/join-sessions/:session/spinoff", h.spinOff, owner)
 	e.GET("/join/:id/:session", h.joinPage)
 	e.POST("/join/:id/:session", h.join)
 
-	// Appointments, their scans and the .ics feed (appointments*.go).
-	h.appointmentRoutes(e, g)
+	// Appointments, their scans and the .ics feed (appointments*.go); the
+	// feed is token-gated and needs no session.
+	g.GET("/appointments", h.upcoming, member)
+	g.GET("/appointments/new", h.newAppointment, member)
+	g.POST("/appointments", h.createAppointment, member)
+	g.GET("/appointments/month", h.month, member)
+	g.GET("/appointments/:appt", h.appointment, member)
+	g.GET("/appointments/:appt/edit", h.editAppointment, member)
+	g.POST("/appointments/:appt/edit", h.updateAppointment, member)
+	g.POST("/appointments/:appt/cancel", h.cancelAppointment, member)
+	g.POST("/appointments/:appt/delete", h.deleteAppointment, member)
+	g.GET("/appointments/:appt/scan", h.scan, member)
+	g.POST("/appointments/:appt/scan", h.uploadScan, member)
+	g.POST("/appointments/:appt/scan/read", h.readScan, member)
+	g.POST("/calendar/token", h.regenerateCalendarToken, owner)
+	e.GET("/groups/:id/calendar.ics", h.calendarFeed)
 }
 
 // memberActions are an owner's actions on one roster row.
