@@ -219,10 +219,7 @@ func (s *Service) verifyLinkCode(c echo.Context) error {
 	if err := web.SaveSession(c, sess); err != nil {
 		return err
 	}
-	if err := web.SetFlash(c, "auth.link.done"); err != nil {
-		return err
-	}
-	return web.Redirect(c, "/account/email")
+	return web.FlashRedirect(c, "auth.link.done", "/account/email")
 }
 
 // codeAttempt runs try, a check of a typed code (VerifyCode, or LinkEmail

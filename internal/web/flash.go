@@ -19,7 +19,7 @@ const flashKey = "flash"
 // redirects to is not loaded (a script, a closed tab). The write it reports
 // on is saved already: a session that cannot be saved loses the message,
 // with a warning, and never fails the request.
-func SetFlash(c echo.Context, messageKey string) error {
+func SetFlash(c echo.Context, messageKey string) {
 	sess, err := Session(c)
 	if err == nil {
 		sess.Values[flashKey] = []any{messageKey}
@@ -28,7 +28,13 @@ func SetFlash(c echo.Context, messageKey string) error {
 	if err != nil {
 		slog.WarnContext(c.Request().Context(), "flash message not saved", "request_id", RequestID(c), "err", err)
 	}
-	return nil
+}
+
+// FlashRedirect is the end of a successful POST: remember the message
+// (an i18n key) and redirect, 303 or HX-Redirect for htmx (Redirect).
+func FlashRedirect(c echo.Context, messageKey, target string) error {
+	SetFlash(c, messageKey)
+	return Redirect(c, target)
 }
 
 // TakeFlash returns the pending message, translated, and forgets it.

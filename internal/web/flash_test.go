@@ -17,10 +17,7 @@ import (
 func TestFlashMessagesDoNotPileUp(t *testing.T) {
 	srv := newServer(t, nil)
 	srv.Echo().GET("/test/saved", func(c echo.Context) error {
-		if err := web.SetFlash(c, "account.flash.settings_saved"); err != nil {
-			return err
-		}
-		return web.Redirect(c, "/")
+		return web.FlashRedirect(c, "account.flash.settings_saved", "/")
 	})
 	size := 0
 	for i := 0; i < 100; i++ {

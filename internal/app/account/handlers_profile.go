@@ -54,10 +54,7 @@ func (h *handlers) saveProfile(c echo.Context) error {
 		}
 		return h.renderProfile(c, http.StatusUnprocessableEntity, h.profileProps(p, views.ProfileForm(in), errs))
 	}
-	if err := web.SetFlash(c, "account.flash.profile_saved"); err != nil {
-		return err
-	}
-	return web.Redirect(c, "/account")
+	return web.FlashRedirect(c, "account.flash.profile_saved", "/account")
 }
 
 // uploadPhoto is POST /account/photo (multipart field "photo").
@@ -72,10 +69,7 @@ func (h *handlers) uploadPhoto(c echo.Context) error {
 	var message string
 	switch {
 	case err == nil:
-		if err := web.SetFlash(c, "account.flash.photo_saved"); err != nil {
-			return err
-		}
-		return web.Redirect(c, "/account")
+		return web.FlashRedirect(c, "account.flash.photo_saved", "/account")
 	case errors.Is(err, errNoPhoto):
 		status, message = http.StatusBadRequest, "account.photo.error_missing"
 	case errors.Is(err, ErrPhotoTooLarge):

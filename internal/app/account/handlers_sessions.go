@@ -58,10 +58,7 @@ func (h *handlers) revokeSession(c echo.Context) error {
 	if sessionID == id.SessionID {
 		return web.Redirect(c, "/")
 	}
-	if err := web.SetFlash(c, "account.flash.session_revoked"); err != nil {
-		return err
-	}
-	return web.Redirect(c, "/account/sessions")
+	return web.FlashRedirect(c, "account.flash.session_revoked", "/account/sessions")
 }
 
 // revokeAllSessions is POST /account/sessions/revoke-all: sign out

@@ -48,10 +48,7 @@ func (h *handlers) saveSettings(c echo.Context) error {
 	if len(errs) > 0 {
 		return renderSettings(c, http.StatusUnprocessableEntity, components.FlashProps{}, in, errs)
 	}
-	if err := web.SetFlash(c, "account.flash.settings_saved"); err != nil {
-		return err
-	}
-	return web.Redirect(c, "/account/settings")
+	return web.FlashRedirect(c, "account.flash.settings_saved", "/account/settings")
 }
 
 // checked reads a checkbox: a ticked box sends its value, an unticked one
@@ -108,10 +105,7 @@ func (h *handlers) savePreferences(c echo.Context) error {
 	if len(errs) > 0 {
 		return renderPreferences(c, http.StatusUnprocessableEntity, components.FlashProps{}, in, errs)
 	}
-	if err := web.SetFlash(c, "account.flash.preferences_saved"); err != nil {
-		return err
-	}
-	return web.Redirect(c, "/account/preferences")
+	return web.FlashRedirect(c, "account.flash.preferences_saved", "/account/preferences")
 }
 
 func renderPreferences(c echo.Context, status int, flash components.FlashProps, in PreferencesInput, errs FieldErrors) error {

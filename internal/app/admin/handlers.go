@@ -167,10 +167,7 @@ func (h *handlers) moderate(action Action) echo.HandlerFunc {
 			row := userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role == account.RoleAdmin, id.MemberKey, back)
 			return web.RenderFragment(c, http.StatusOK, views.UserItem(row))
 		}
-		if err := web.SetFlash(c, "admin.flash."+string(action)); err != nil {
-			return err
-		}
-		return web.Redirect(c, back)
+		return web.FlashRedirect(c, "admin.flash."+string(action), back)
 	}
 }
 

@@ -173,10 +173,7 @@ func (h *handlers) createAppointment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := web.SetFlash(c, "groups.appointments.flash.created"); err != nil {
-		return err
-	}
-	return web.Redirect(c, appointmentURL(g.GroupID, doc.AppointmentID))
+	return web.FlashRedirect(c, "groups.appointments.flash.created", appointmentURL(g.GroupID, doc.AppointmentID))
 }
 
 // appointment is GET /groups/:id/appointments/:appt.
@@ -295,10 +292,7 @@ func (h *handlers) updateAppointment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := web.SetFlash(c, "groups.appointments.flash.saved"); err != nil {
-		return err
-	}
-	return web.Redirect(c, appointmentURL(g.GroupID, apptID))
+	return web.FlashRedirect(c, "groups.appointments.flash.saved", appointmentURL(g.GroupID, apptID))
 }
 
 // cancelAppointment is POST /groups/:id/appointments/:appt/cancel.
@@ -309,10 +303,7 @@ func (h *handlers) cancelAppointment(c echo.Context) error {
 	if err := h.svc.CancelAppointment(ctx, m, id, c.Param("appt")); err != nil {
 		return err
 	}
-	if err := web.SetFlash(c, "groups.appointments.flash.canceled"); err != nil {
-		return err
-	}
-	return web.Redirect(c, appointmentURL(g.GroupID, c.Param("appt")))
+	return web.FlashRedirect(c, "groups.appointments.flash.canceled", appointmentURL(g.GroupID, c.Param("appt")))
 }
 
 // deleteAppointment is POST /groups/:id/appointments/:appt/delete (its
@@ -324,10 +315,7 @@ func (h *handlers) deleteAppointment(c echo.Context) error {
 	if err := h.svc.DeleteAppointment(ctx, m, id, c.Param("appt")); err != nil {
 		return err
 	}
-	if err := web.SetFlash(c, "groups.appointments.flash.deleted"); err != nil {
-		return err
-	}
-	return web.Redirect(c, groupURL(g.GroupID)+"/appointments")
+	return web.FlashRedirect(c, "groups.appointments.flash.deleted", groupURL(g.GroupID)+"/appointments")
 }
 
 // scan is GET /groups/:id/appointments/:appt/scan: the private scan,
@@ -363,10 +351,7 @@ func (h *handlers) uploadScan(c echo.Context) error {
 	var message string
 	switch {
 	case err == nil:
-		if err := web.SetFlash(c, "groups.scan.flash.saved"); err != nil {
-			return err
-		}
-		return web.Redirect(c, appointmentURL(g.GroupID, apptID))
+		return web.FlashRedirect(c, "groups.scan.flash.saved", appointmentURL(g.GroupID, apptID))
 	case errors.Is(err, errNoScanFile):
 		status, message = http.StatusBadRequest, "account.photo.error_missing"
 	case errors.Is(err, media.ErrTooLarge):
@@ -454,10 +439,7 @@ func (h *handlers) regenerateCalendarToken(c echo.Context) error {
 	if _, err := h.svc.RegenerateCalendarToken(ctx, m); err != nil {
 		return err
 	}
-	if err := web.SetFlash(c, "groups.calendar.flash.regenerated"); err != nil {
-		return err
-	}
-	return web.Redirect(c, groupURL(g.GroupID)+"/appointments")
+	return web.FlashRedirect(c, "groups.calendar.flash.regenerated", groupURL(g.GroupID)+"/appointments")
 }
 
 // calendarFeed is GET /groups/:id/calendar.ics?token=…: no session; the

@@ -131,10 +131,7 @@ func (h *handlers) create(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := web.SetFlash(c, "groups.flash.created"); err != nil {
-		return err
-	}
-	return web.Redirect(c, groupURL(g.GroupID))
+	return web.FlashRedirect(c, "groups.flash.created", groupURL(g.GroupID))
 }
 
 // groupPage is GET /groups/:id.
@@ -164,10 +161,7 @@ func (h *handlers) rename(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := web.SetFlash(c, "groups.flash.renamed"); err != nil {
-		return err
-	}
-	return web.Redirect(c, groupURL(g.GroupID))
+	return web.FlashRedirect(c, "groups.flash.renamed", groupURL(g.GroupID))
 }
 
 // deleteGroup is POST /groups/:id/delete (owners): a soft delete.
@@ -178,10 +172,7 @@ func (h *handlers) deleteGroup(c echo.Context) error {
 	if err := h.svc.Delete(ctx, m, id); err != nil {
 		return err
 	}
-	if err := web.SetFlash(c, "groups.flash.deleted"); err != nil {
-		return err
-	}
-	return web.Redirect(c, "/groups")
+	return web.FlashRedirect(c, "groups.flash.deleted", "/groups")
 }
 
 // leave is POST /groups/:id/leave.
@@ -191,10 +182,7 @@ func (h *handlers) leave(c echo.Context) error {
 	if err := h.svc.Leave(ctx, m); err != nil {
 		return err
 	}
-	if err := web.SetFlash(c, "groups.flash.left"); err != nil {
-		return err
-	}
-	return web.Redirect(c, "/groups")
+	return web.FlashRedirect(c, "groups.flash.left", "/groups")
 }
 
 // invite is POST /groups/:id/invites (owners).
@@ -221,10 +209,7 @@ func (h *handlers) invite(c echo.Context) error {
 		p := views.GroupProps{RenameValue: g.GroupName, InviteEmail: email, InviteError: formError}
 		return renderGroup(c, status, p, m, g)
 	}
-	if err := web.SetFlash(c, "groups.flash.invited"); err != nil {
-		return err
-	}
-	return web.Redirect(c, groupURL(g.GroupID)+"/members")
+	return web.FlashRedirect(c, "groups.flash.invited", groupURL(g.GroupID)+"/members")
 }
 
 // invitePage is GET /groups/:id/invite, the link in the mail. Only the
@@ -257,10 +242,7 @@ func (h *handlers) accept(c echo.Context) error {
 		card := groupCard(MyGroup{Group: g, Status: row.Status, InvitedAt: row.InvitedAt, JoinedAt: row.JoinedAt})
 		return web.RenderFragment(c, http.StatusOK, views.GroupCardItem(card))
 	}
-	if err := web.SetFlash(c, "groups.flash.joined"); err != nil {
-		return err
-	}
-	return web.Redirect(c, groupURL(g.GroupID))
+	return web.FlashRedirect(c, "groups.flash.joined", groupURL(g.GroupID))
 }
 
 // decline is POST /groups/:id/invite/decline.
@@ -274,10 +256,7 @@ func (h *handlers) decline(c echo.Context) error {
 	if web.HTMXFrom(c).Partial {
 		return web.RenderFragment(c, http.StatusOK, views.DeclinedCard(g.GroupName))
 	}
-	if err := web.SetFlash(c, "groups.flash.declined"); err != nil {
-		return err
-	}
-	return web.Redirect(c, "/groups")
+	return web.FlashRedirect(c, "groups.flash.declined", "/groups")
 }
 
 // roster is GET /groups/:id/members[?cursor=…].
@@ -381,9 +360,6 @@ func (h *handlers) memberAction(action string) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if err := web.SetFlash(c, "groups.flash."+action); err != nil {
-			return err
-		}
-		return web.Redirect(c, groupURL(g.GroupID)+"/members")
+		return web.FlashRedirect(c, "groups.flash."+action, groupURL(g.GroupID)+"/members")
 	}
 }

@@ -97,10 +97,7 @@ func (h *handlers) closeJoinSession(c echo.Context) error {
 	if err := h.svc.CloseJoinSession(ctx, m, c.Param("session")); err != nil {
 		return err
 	}
-	if err := web.SetFlash(c, "groups.flash.join_closed"); err != nil {
-		return err
-	}
-	return web.Redirect(c, joinSessionURL(m.GroupID, c.Param("session")))
+	return web.FlashRedirect(c, "groups.flash.join_closed", joinSessionURL(m.GroupID, c.Param("session")))
 }
 
 // spinOff is POST /groups/:id/join-sessions/:session/spinoff: a new group
@@ -117,10 +114,7 @@ func (h *handlers) spinOff(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := web.SetFlash(c, "groups.flash.spun_off"); err != nil {
-		return err
-	}
-	return web.Redirect(c, groupURL(g.GroupID))
+	return web.FlashRedirect(c, "groups.flash.spun_off", groupURL(g.GroupID))
 }
 
 // refuseLink answers a closed or expired link with its own page (410);
@@ -188,10 +182,7 @@ func (h *handlers) join(c echo.Context) error {
 	if _, err := h.svc.Join(ctx, link, id); err != nil {
 		return refuseLink(c, err)
 	}
-	if err := web.SetFlash(c, "groups.flash.joined"); err != nil {
-		return err
-	}
-	return web.Redirect(c, groupURL(link.Group.GroupID))
+	return web.FlashRedirect(c, "groups.flash.joined", groupURL(link.Group.GroupID))
 }
 
 // joinAsGuest makes a visitor a guest of the link's group. The name and
@@ -237,10 +228,7 @@ func (h *handlers) joinAsGuest(c echo.Context, link JoinLink) error {
 			flash = notice
 		}
 	}
-	if err := web.SetFlash(c, flash); err != nil {
-		return err
-	}
-	return web.Redirect(c, groupURL(link.Group.GroupID))
+	return web.FlashRedirect(c, flash, groupURL(link.Group.GroupID))
 }
 
 // errJoinPhotoTooLarge is a join form photo over account.MaxPhotoBytes.

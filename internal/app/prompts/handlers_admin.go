@@ -65,10 +65,7 @@ func (h *handlers) addTag(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	if err := web.SetFlash(c, "admin.tags.flash.added"); err != nil {
-		return err
-	}
-	return web.Redirect(c, adminTagsURL)
+	return web.FlashRedirect(c, "admin.tags.flash.added", adminTagsURL)
 }
 
 // updateTag is POST /admin/tags/:tag (english, russian, active): rename,
@@ -84,10 +81,7 @@ func (h *handlers) updateTag(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	if err := web.SetFlash(c, "admin.tags.flash.updated"); err != nil {
-		return err
-	}
-	return web.Redirect(c, adminTagsURL+"#tag-"+url.PathEscape(row.Tag))
+	return web.FlashRedirect(c, "admin.tags.flash.updated", adminTagsURL+"#tag-"+url.PathEscape(row.Tag))
 }
 
 // moveDeltas are the move form's directions.
@@ -104,10 +98,7 @@ func (h *handlers) moveTag(c echo.Context) error {
 	if err := h.svc.MoveTag(ctx, tag, delta); err != nil {
 		return err
 	}
-	if err := web.SetFlash(c, "admin.tags.flash.moved"); err != nil {
-		return err
-	}
-	return web.Redirect(c, adminTagsURL+"#tag-"+url.PathEscape(tag))
+	return web.FlashRedirect(c, "admin.tags.flash.moved", adminTagsURL+"#tag-"+url.PathEscape(tag))
 }
 
 // reindex is POST /admin/prompts/reindex: it rebuilds every prompt index

@@ -65,10 +65,7 @@ func (h *handlers) create(c echo.Context) error {
 		form := views.FormProps{Heading: "prompts.new.heading", Action: "/prompts", CancelURL: "/prompts/mine"}
 		return h.formFailed(c, err, in, form, nil)
 	}
-	if err := web.SetFlash(c, "prompts.flash.created"); err != nil {
-		return err
-	}
-	return web.Redirect(c, promptURL(p.PromptID))
+	return web.FlashRedirect(c, "prompts.flash.created", promptURL(p.PromptID))
 }
 
 // edit is GET /prompts/:id/edit (the author's own prompts only).
@@ -111,10 +108,7 @@ func (h *handlers) update(c echo.Context) error {
 		form := views.FormProps{Heading: "prompts.edit.heading", Action: u, CancelURL: u, Revision: revision}
 		return h.formFailed(c, err, in, form, splitTags(old.Tags))
 	}
-	if err := web.SetFlash(c, "prompts.flash.updated"); err != nil {
-		return err
-	}
-	return web.Redirect(c, promptURL(p.PromptID))
+	return web.FlashRedirect(c, "prompts.flash.updated", promptURL(p.PromptID))
 }
 
 // formFailed shows the form again with the person's input and what went
@@ -151,8 +145,5 @@ func (h *handlers) delete(c echo.Context) error {
 	if err := h.svc.Delete(c.Request().Context(), auth.From(c).MemberKey, c.Param("id")); err != nil {
 		return err
 	}
-	if err := web.SetFlash(c, "prompts.flash.deleted"); err != nil {
-		return err
-	}
-	return web.Redirect(c, "/prompts/mine")
+	return web.FlashRedirect(c, "prompts.flash.deleted", "/prompts/mine")
 }
