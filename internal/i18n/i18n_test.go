@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"testing"
+	"time"
 )
 
 func newCatalog(t testing.TB) *Catalog {
@@ -197,5 +198,23 @@ func BenchmarkTranslate(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		T(ctx, "error.reference", "id", "abc123")
+	}
+}
+
+func TestDatesInTheReadersLanguage(t *testing.T) {
+	c := newCatalog(t)
+	at := time.Date(2030, 6, 2, 10, 5, 0, 0, time.UTC)
+	en := WithLocalizer(context.Background(), c.For(EN))
+	ru := WithLocalizer(context.Background(), c.For(RU))
+	for _, tc := range []struct{ got, want string }{
+		{Date(en, at), "2 June 2030"},
+		{Date(ru, at), "2 июня 2030"},
+		{DateTime(en, at), "Sun 2 Jun 2030, 10:05"},
+		{DateTime(ru, at), "вс, 2 июн. 2030, 10:05"},
+		{Date(context.Background(), at), "2 June 2030"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
 	}
 }

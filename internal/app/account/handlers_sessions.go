@@ -2,7 +2,6 @@ package account
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -32,8 +31,8 @@ func (h *handlers) showSessions(c echo.Context) error {
 			ID:       s.ID,
 			Browser:  d.Browser,
 			OS:       d.OS,
-			SignedIn: formatTime(s.CreatedAt, list.Zone),
-			LastSeen: formatTime(s.LastSeenAt, list.Zone),
+			SignedIn: i18n.DateTime(ctx, s.CreatedAt.In(list.Zone)),
+			LastSeen: i18n.DateTime(ctx, s.LastSeenAt.In(list.Zone)),
 			Current:  s.Current,
 		})
 	}
@@ -41,10 +40,6 @@ func (h *handlers) showSessions(c echo.Context) error {
 		Title:   i18n.T(ctx, "account.tab.sessions"),
 		Content: views.Sessions(views.SessionsProps{Flash: flash, Sessions: rows, Zone: list.Zone.String()}),
 	})
-}
-
-func formatTime(t time.Time, zone *time.Location) string {
-	return t.In(zone).Format("2006-01-02 15:04")
 }
 
 // revokeSession is POST /account/sessions/:id/revoke. Ending the session

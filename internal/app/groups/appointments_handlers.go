@@ -27,23 +27,24 @@ func appointmentURL(groupID, appointmentID string) string {
 	return groupURL(groupID) + "/appointments/" + url.PathEscape(appointmentID)
 }
 
-// whenText formats a start and end in zone: "Mon 2 Jun 2030, 10:00–11:00".
-func whenText(start, end time.Time, zone *time.Location) string {
+// whenText formats a start and end in zone, in the reader's language:
+// "Mon 2 Jun 2030, 10:00–11:00", "пн, 2 июн. 2030, 10:00–11:00".
+func whenText(ctx context.Context, start, end time.Time, zone *time.Location) string {
 	s, e := start.In(zone), end.In(zone)
 	zoneName := ""
 	if zone == time.UTC {
 		zoneName = " UTC"
 	}
 	if s.Format(time.DateOnly) == e.Format(time.DateOnly) {
-		return s.Format("Mon 2 Jan 2006, 15:04") + "–" + e.Format("15:04") + zoneName
+		return i18n.DateTime(ctx, s) + "–" + e.Format("15:04") + zoneName
 	}
-	return s.Format("Mon 2 Jan 2006, 15:04") + " – " + e.Format("Mon 2 Jan 2006, 15:04") + zoneName
+	return i18n.DateTime(ctx, s) + " – " + i18n.DateTime(ctx, e) + zoneName
 }
 
-func appointmentItem(row AppointmentIndexRow, groupID string, zone *time.Location) views.AppointmentItem {
+func appointmentItem(ctx context.Context, row AppointmentIndexRow, groupID string, zone *time.Location) views.AppointmentItem {
 	return views.AppointmentItem{
 		ID: row.AppointmentID, Title: row.Title, Location: row.Location,
-		When:     whenText(row.StartTime, row.EndTime, zone),
+		When:     whenText(ctx, row.StartTime, row.EndTime, zone),
 		Datetime: row.StartTime.UTC().Format(time.RFC3339),
 		Href:     appointmentURL(groupID, row.AppointmentID),
 		Canceled: row.Status == AppointmentCanceled, HasScan: row.HasScan,
@@ -66,7 +67,7 @@ func (h *handlers) upcoming(c echo.Context) error {
 	zone := h.svc.Zone(ctx, id)
 	items := make([]views.AppointmentItem, 0, len(page.Rows))
 	for _, r := range page.Rows {
-		items = append(items, appointmentItem(r, g.GroupID, zone))
+		items = append(items, appointmentItem(ctx, r, g.GroupID, zone))
 	}
 	u := groupURL(g.GroupID)
 	next := ""
@@ -196,9 +197,9 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 	ctx := c.Request().Context()
 	zone := h.svc.Zone(ctx, id)
 	u := appointmentURL(g.GroupID, d.Doc.AppointmentID)
-	item := appointmentItem(d.Index, g.GroupID, zone)
+	item := appointmentItem(ctx, d.Index, g.GroupID, zone)
 	item.Title, item.Location = d.Doc.Title, d.Doc.Location
-	item.When = whenText(d.Doc.Start, d.Doc.End, zone)
+	item.When = whenText(ctx, d.Doc.Start, d.Doc.End, zone)
 	item.Canceled = d.Doc.Status == AppointmentCanceled
 	p := views.AppointmentProps{
 		Flash: flash, GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), URL: u,

@@ -38,7 +38,7 @@ func (h *handlers) month(c echo.Context) error {
 	}
 	byDay := map[int][]views.AppointmentItem{}
 	for _, r := range rows {
-		item := appointmentItem(r, g.GroupID, zone)
+		item := appointmentItem(ctx, r, g.GroupID, zone)
 		item.When = r.StartTime.In(zone).Format("15:04")
 		day := r.StartTime.In(zone).Day()
 		byDay[day] = append(byDay[day], item)

@@ -1,6 +1,7 @@
 package groups
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -18,11 +19,12 @@ import (
 // groupURL is a group's page.
 func groupURL(groupID string) string { return "/groups/" + url.PathEscape(groupID) }
 
-func formatDate(t *time.Time) string {
+// formatDate is a day in the reader's language ("2 June 2030").
+func formatDate(ctx context.Context, t *time.Time) string {
 	if t == nil {
 		return ""
 	}
-	return t.UTC().Format("2006-01-02")
+	return i18n.Date(ctx, t.UTC())
 }
 
 // Home serves "/" to a signed-in person: their dashboard (a guest's
@@ -71,9 +73,9 @@ func (h *handlers) dashboard(c echo.Context) error {
 	}
 	cards := make([]views.GroupCard, 0, len(page.Groups))
 	for _, g := range page.Groups {
-		card := groupCard(g)
+		card := groupCard(ctx, g)
 		for _, r := range upcoming[g.Group.GroupID] {
-			card.Upcoming = append(card.Upcoming, appointmentItem(r, g.Group.GroupID, time.UTC))
+			card.Upcoming = append(card.Upcoming, appointmentItem(ctx, r, g.Group.GroupID, time.UTC))
 		}
 		cards = append(cards, card)
 	}
@@ -93,17 +95,17 @@ func (h *handlers) dashboard(c echo.Context) error {
 	})
 }
 
-func groupCard(g MyGroup) views.GroupCard {
+func groupCard(ctx context.Context, g MyGroup) views.GroupCard {
 	u := groupURL(g.Group.GroupID)
 	card := views.GroupCard{
 		ID: g.Group.GroupID, Name: g.Group.GroupName, Href: u,
 		Invited:    g.Status == StatusInvited,
-		Date:       formatDate(g.JoinedAt),
+		Date:       formatDate(ctx, g.JoinedAt),
 		AcceptURL:  u + "/invite/accept",
 		DeclineURL: u + "/invite/decline",
 	}
 	if card.Invited {
-		card.Date = formatDate(g.InvitedAt)
+		card.Date = formatDate(ctx, g.InvitedAt)
 	}
 	return card
 }
@@ -239,7 +241,7 @@ func (h *handlers) accept(c echo.Context) error {
 		return err
 	}
 	if web.HTMXFrom(c).Partial {
-		card := groupCard(MyGroup{Group: g, Status: row.Status, InvitedAt: row.InvitedAt, JoinedAt: row.JoinedAt})
+		card := groupCard(c.Request().Context(), MyGroup{Group: g, Status: row.Status, InvitedAt: row.InvitedAt, JoinedAt: row.JoinedAt})
 		return web.RenderFragment(c, http.StatusOK, views.GroupCardItem(card))
 	}
 	return web.FlashRedirect(c, "groups.flash.joined", groupURL(g.GroupID))
@@ -320,11 +322,11 @@ func rosterRow(c echo.Context, e RosterEntry, viewer Membership, groupURL, ref s
 	}
 	switch r.Status {
 	case StatusActive:
-		row.Date = formatDate(r.JoinedAt)
+		row.Date = formatDate(c.Request().Context(), r.JoinedAt)
 	case StatusInvited:
-		row.Date = formatDate(r.InvitedAt)
+		row.Date = formatDate(c.Request().Context(), r.InvitedAt)
 	case StatusRemoved:
-		row.Date = formatDate(r.RemovedAt)
+		row.Date = formatDate(c.Request().Context(), r.RemovedAt)
 	}
 	if owner {
 		row.Email = r.Email

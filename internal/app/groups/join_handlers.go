@@ -71,7 +71,7 @@ func (h *handlers) renderJoinSession(c echo.Context, status int, p views.JoinSes
 	for _, r := range joined {
 		p.Joined = append(p.Joined, views.JoinedPerson{
 			Name: r.DisplayName, AvatarURL: account.AvatarURL(r.MemberKey, ""),
-			Guest: auth.IsGuestKey(r.RowKey), Date: formatDate(r.JoinedAt),
+			Guest: auth.IsGuestKey(r.RowKey), Date: formatDate(c.Request().Context(), r.JoinedAt),
 		})
 	}
 	if p.Open {

@@ -1,6 +1,7 @@
 package groups
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -65,5 +66,22 @@ func TestRosterShowsNoEmailHashes(t *testing.T) {
 	}
 	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, carol)+"/cancel", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("cancel by ref: %d", res.StatusCode)
+	}
+}
+
+// Dates speak the reader's language: the roster's join date.
+func TestRosterDatesInTheReadersLanguage(t *testing.T) {
+	a := newGroupsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+	id := createGroup(t, ann, "Smiths")
+	day := a.Clock.Now().UTC()
+	for lang, want := range map[string]string{
+		"en": fmt.Sprintf("%d May %d", day.Day(), day.Year()),
+		"ru": fmt.Sprintf("%d мая %d", day.Day(), day.Year()),
+	} {
+		res := ann.c.Get("/groups/"+id+"/members", "Accept-Language", lang)
+		if got := res.Doc(t).Find(testID("roster-row")).Text(); !strings.Contains(got, want) {
+			t.Errorf("%s roster says %q, want %q", lang, got, want)
+		}
 	}
 }

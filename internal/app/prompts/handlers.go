@@ -52,7 +52,8 @@ func hasAccount(c echo.Context) bool {
 	return id != nil && !id.Guest
 }
 
-func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+// day is the date of t in the reader's language ("2 June 2030").
+func day(ctx context.Context, t time.Time) string { return i18n.Date(ctx, t.UTC()) }
 
 // tagBook looks up display names in the whole catalog, retired tags
 // included, in the request's language.
@@ -107,7 +108,7 @@ func (h *handlers) catalog(c echo.Context) error {
 	book := newTagBook(ctx, tags)
 	cards := make([]views.Card, 0, len(page.Items))
 	for _, it := range page.Items {
-		cards = append(cards, itemCard(it, book))
+		cards = append(cards, itemCard(ctx, it, book))
 	}
 	next := ""
 	if page.Next != "" {
@@ -141,10 +142,10 @@ func (h *handlers) catalog(c echo.Context) error {
 	})
 }
 
-func itemCard(it Item, book tagBook) views.Card {
+func itemCard(ctx context.Context, it Item, book tagBook) views.Card {
 	return views.Card{
 		ID: it.PromptID, Title: it.Title, Href: promptURL(it.PromptID), Tags: book.labels(it.Tags),
-		Date: day(it.CreatedAt), Datetime: it.CreatedAt.UTC().Format(time.RFC3339),
+		Date: day(ctx, it.CreatedAt), Datetime: it.CreatedAt.UTC().Format(time.RFC3339),
 		Counts: it.Counts, Likes: it.Likes, Dislikes: it.Dislikes,
 	}
 }
@@ -216,12 +217,12 @@ func (h *handlers) prompt(c echo.Context) error {
 		Flash: flash, ID: p.PromptID, URL: u, Title: p.Title, Text: p.PromptText,
 		Tags:    newTagBook(ctx, tags).labels(splitTags(p.Tags)),
 		Author:  h.svc.AuthorName(ctx, p.AuthorID),
-		Created: day(p.CreatedAt), CreatedISO: p.CreatedAt.UTC().Format(time.RFC3339),
+		Created: day(ctx, p.CreatedAt), CreatedISO: p.CreatedAt.UTC().Format(time.RFC3339),
 		Private: p.Visibility == Private, Vote: vote,
 		Editable: vote.Author, EditURL: u + "/edit", DeleteURL: u + "/delete",
 	}
 	if p.Revision > 1 {
-		props.Updated, props.UpdatedISO = day(p.UpdatedAt), p.UpdatedAt.UTC().Format(time.RFC3339)
+		props.Updated, props.UpdatedISO = day(ctx, p.UpdatedAt), p.UpdatedAt.UTC().Format(time.RFC3339)
 	}
 	props.Variables, props.Filled = fillForm(p.PromptText, c.QueryParams())
 	return web.Render(c, http.StatusOK, web.Page{Title: p.Title, Section: "prompts", Content: views.Prompt(props)})
@@ -274,7 +275,7 @@ func (h *handlers) mine(c echo.Context) error {
 	for _, p := range page.Prompts {
 		cards = append(cards, views.Card{
 			ID: p.PromptID, Title: p.Title, Href: promptURL(p.PromptID), Tags: book.labels(splitTags(p.Tags)),
-			Date: day(p.CreatedAt), Datetime: p.CreatedAt.UTC().Format(time.RFC3339),
+			Date: day(ctx, p.CreatedAt), Datetime: p.CreatedAt.UTC().Format(time.RFC3339),
 			Counts: true, Likes: p.Likes, Dislikes: p.Dislikes,
 			Private: p.Visibility == Private, EditURL: promptURL(p.PromptID) + "/edit",
 		})

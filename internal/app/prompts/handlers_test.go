@@ -693,7 +693,7 @@ func TestEditKeepsRetiredTagAndDelete(t *testing.T) {
 		t.Fatalf("edit keeping the retired tag: %d", res.StatusCode)
 	}
 	page := ann.c.Get("/prompts/" + id).Doc(t)
-	if page.Find(testID("flash")).Length() != 1 || page.Find(testID("prompt-updated")).Text() != day(a.Clock.Now()) || page.Find(testID("private-badge")).Length() != 1 {
+	if page.Find(testID("flash")).Length() != 1 || page.Find(testID("prompt-updated")).Text() != day(ctx, a.Clock.Now()) || page.Find(testID("private-badge")).Length() != 1 {
 		t.Error("after the edit: no flash, no updated date or no private badge")
 	}
 

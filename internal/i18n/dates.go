@@ -1,0 +1,52 @@
+package i18n
+
+import (
+	"context"
+	"strconv"
+	"time"
+)
+
+// Dates in the reader's language: Russian pages say "2 июня 2030" and
+// "пн, 2 июн. 2030, 10:00", English ones "2 June 2030" and
+// "Mon 2 Jun 2030, 10:00". Go's time.Format knows English names only.
+// Callers convert to the viewer's zone first.
+
+var (
+	monthsFull = map[Lang][12]string{
+		EN: {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"},
+		// Genitive: a date says "2 июня", not "2 июнь".
+		RU: {"января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября", "ноября", "декабря"},
+	}
+	monthsShort = map[Lang][12]string{
+		EN: {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"},
+		RU: {"янв.", "февр.", "мар.", "апр.", "мая", "июн.", "июл.", "авг.", "сент.", "окт.", "нояб.", "дек."},
+	}
+	weekdaysShort = map[Lang][7]string{
+		EN: {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"},
+		RU: {"вс", "пн", "вт", "ср", "чт", "пт", "сб"},
+	}
+)
+
+func langFor(ctx context.Context) Lang {
+	if l := LangOf(ctx); l == RU {
+		return RU
+	}
+	return EN
+}
+
+// Date is a calendar date: "2 June 2030", "2 июня 2030".
+func Date(ctx context.Context, t time.Time) string {
+	l := langFor(ctx)
+	return strconv.Itoa(t.Day()) + " " + monthsFull[l][t.Month()-1] + " " + strconv.Itoa(t.Year())
+}
+
+// DateTime is a weekday, date and time: "Mon 2 Jun 2030, 10:00",
+// "пн, 2 июн. 2030, 10:00".
+func DateTime(ctx context.Context, t time.Time) string {
+	l := langFor(ctx)
+	wd := weekdaysShort[l][t.Weekday()]
+	if l == RU {
+		wd += ","
+	}
+	return wd + " " + strconv.Itoa(t.Day()) + " " + monthsShort[l][t.Month()-1] + " " + strconv.Itoa(t.Year()) + ", " + t.Format("15:04")
+}
