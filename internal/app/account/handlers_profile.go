@@ -1,9 +1,6 @@
 package account
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -61,28 +58,15 @@ func (h *handlers) saveProfile(c echo.Context) error {
 func (h *handlers) uploadPhoto(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	data, err := readPhoto(c)
+	data, err := web.ReadUpload(c, "photo", MaxPhotoBytes)
 	if err == nil {
 		_, err = h.svc.UploadPhoto(ctx, id.MemberKey, data)
 	}
-	var status int
-	var message string
-	switch {
-	case err == nil:
+	if err == nil {
 		return web.FlashRedirect(c, "account.flash.photo_saved", "/account")
-	case errors.Is(err, errNoPhoto):
-		status, message = http.StatusBadRequest, "account.photo.error_missing"
-	case errors.Is(err, ErrPhotoTooLarge):
-		status, message = http.StatusRequestEntityTooLarge, "account.photo.error_too_large"
-	case errors.Is(err, ErrPhotoType):
-		status, message = http.StatusBadRequest, "account.photo.error_type"
-	case errors.Is(err, ErrPhotoPixels):
-		status, message = http.StatusBadRequest, "account.photo.error_pixels"
-	case errors.Is(err, ErrPhotoMemory):
-		status, message = http.StatusBadRequest, "account.photo.error_memory"
-	case errors.Is(err, ErrPhotoDamaged):
-		status, message = http.StatusBadRequest, "account.photo.error_damaged"
-	default:
+	}
+	status, message, ok := web.UploadRefusal(err)
+	if !ok {
 		return err
 	}
 	p, perr := h.svc.Profile(ctx, id.MemberKey)
@@ -92,39 +76,6 @@ func (h *handlers) uploadPhoto(c echo.Context) error {
 	props := h.profileProps(p, formOf(p), nil)
 	props.PhotoError = i18n.T(ctx, message, "mb", MaxPhotoBytes>>20)
 	return h.renderProfile(c, status, props)
-}
-
-var errNoPhoto = errors.New("account: no photo in the upload")
-
-// readPhoto returns the uploaded file's bytes, refusing a file over
-// MaxPhotoBytes without reading it (the route's body limit already stopped
-// anything much larger).
-func readPhoto(c echo.Context) ([]byte, error) {
-	fh, err := c.FormFile("photo")
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		return nil, ErrPhotoTooLarge
-	case err != nil:
-		return nil, fmt.Errorf("%w: %v", errNoPhoto, err)
-	case fh.Size == 0:
-		return nil, errNoPhoto
-	case fh.Size > MaxPhotoBytes:
-		return nil, ErrPhotoTooLarge
-	}
-	f, err := fh.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxPhotoBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxPhotoBytes {
-		return nil, ErrPhotoTooLarge
-	}
-	return data, nil
 }
 
 func formOf(p ProfileRow) views.ProfileForm {

@@ -3,8 +3,6 @@ package groups
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"time"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
-	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/views/components"
 	views "github.com/harmony/harmony/views/groups"
@@ -335,8 +332,6 @@ func (h *handlers) scan(c echo.Context) error {
 	return c.Blob(http.StatusOK, "image/jpeg", data)
 }
 
-var errNoScanFile = errors.New("groups: no scan in the upload")
-
 // uploadScan is POST /groups/:id/appointments/:appt/scan (multipart
 // field "scan").
 func (h *handlers) uploadScan(c echo.Context) error {
@@ -344,28 +339,15 @@ func (h *handlers) uploadScan(c echo.Context) error {
 	id := auth.From(c)
 	m, g := Opened(c)
 	apptID := c.Param("appt")
-	data, err := readScanFile(c)
+	data, err := web.ReadUpload(c, "scan", MaxScanBytes)
 	if err == nil {
 		err = h.svc.UploadScan(ctx, m, apptID, data)
 	}
-	var status int
-	var message string
-	switch {
-	case err == nil:
+	if err == nil {
 		return web.FlashRedirect(c, "groups.scan.flash.saved", appointmentURL(g.GroupID, apptID))
-	case errors.Is(err, errNoScanFile):
-		status, message = http.StatusBadRequest, "account.photo.error_missing"
-	case errors.Is(err, media.ErrTooLarge):
-		status, message = http.StatusRequestEntityTooLarge, "account.photo.error_too_large"
-	case errors.Is(err, media.ErrUnsupported):
-		status, message = http.StatusBadRequest, "account.photo.error_type"
-	case errors.Is(err, media.ErrTooManyPixels):
-		status, message = http.StatusBadRequest, "account.photo.error_pixels"
-	case errors.Is(err, media.ErrTooMuchMemory):
-		status, message = http.StatusBadRequest, "account.photo.error_memory"
-	case errors.Is(err, media.ErrDamaged):
-		status, message = http.StatusBadRequest, "account.photo.error_damaged"
-	default:
+	}
+	status, message, ok := web.UploadRefusal(err)
+	if !ok {
 		return err
 	}
 	d, err := h.svc.Appointment(ctx, m, apptID)
@@ -373,29 +355,6 @@ func (h *handlers) uploadScan(c echo.Context) error {
 		return err
 	}
 	return h.renderAppointment(c, status, m, g, id, d, components.FlashProps{}, i18n.T(ctx, message, "mb", MaxScanBytes>>20))
-}
-
-// readScanFile returns the uploaded file's bytes, refusing a file over
-// MaxScanBytes without reading it.
-func readScanFile(c echo.Context) ([]byte, error) {
-	fh, err := c.FormFile("scan")
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		return nil, media.ErrTooLarge
-	case err != nil:
-		return nil, fmt.Errorf("%w: %v", errNoScanFile, err)
-	case fh.Size == 0:
-		return nil, errNoScanFile
-	case fh.Size > MaxScanBytes:
-		return nil, media.ErrTooLarge
-	}
-	f, err := fh.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxScanBytes+1))
 }
 
 // readScan is POST /groups/:id/appointments/:appt/scan/read: the edit

@@ -2,8 +2,6 @@ package groups
 
 import (
 	"errors"
-	"io"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
@@ -242,21 +240,12 @@ func (h *handlers) joinPhoto(c echo.Context) ([]byte, error) {
 	if h.svc.guestPhotos == nil {
 		return nil, nil
 	}
-	fh, err := c.FormFile("photo")
-	var tooLarge *http.MaxBytesError
+	data, err := web.ReadUpload(c, "photo", account.MaxPhotoBytes)
 	switch {
-	case errors.Is(err, http.ErrMissingFile), errors.Is(err, http.ErrNotMultipart), err == nil && fh.Size == 0:
+	case errors.Is(err, web.ErrNoUpload):
 		return nil, nil // no photo: nothing to do
-	case errors.As(err, &tooLarge):
+	case errors.Is(err, media.ErrTooLarge):
 		return nil, errJoinPhotoTooLarge
-	case err != nil:
-		return nil, err
-	case fh.Size > account.MaxPhotoBytes:
-		return nil, errJoinPhotoTooLarge
-	}
-	data, err := readFormFile(fh, account.MaxPhotoBytes+1)
-	if err == nil && len(data) > account.MaxPhotoBytes {
-		err = errJoinPhotoTooLarge
 	}
 	return data, err
 }
@@ -279,14 +268,4 @@ func (h *handlers) storeGuestPhoto(c echo.Context, id *auth.Identity, data []byt
 		h.svc.log.ErrorContext(ctx, "guest photo not stored", "member", id.MemberKey, "err", err)
 		return "groups.join.photo_failed"
 	}
-}
-
-// readFormFile reads at most limit bytes of an uploaded file.
-func readFormFile(fh *multipart.FileHeader, limit int64) ([]byte, error) {
-	f, err := fh.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, limit))
 }

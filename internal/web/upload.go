@@ -1,0 +1,69 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/media"
+)
+
+// ErrNoUpload is a form that sent no file (or an empty one) in the field.
+var ErrNoUpload = errors.New("web: no file in the upload")
+
+// ReadUpload reads the multipart file in field, refusing one over max
+// bytes (media.ErrTooLarge) without reading past it. The route's body limit
+// stops anything much larger before it is read at all.
+func ReadUpload(c echo.Context, field string, max int64) ([]byte, error) {
+	fh, err := c.FormFile(field)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, media.ErrTooLarge
+	case errors.Is(err, http.ErrMissingFile), errors.Is(err, http.ErrNotMultipart):
+		return nil, ErrNoUpload
+	case err != nil:
+		return nil, fmt.Errorf("%w: %v", ErrNoUpload, err)
+	case fh.Size == 0:
+		return nil, ErrNoUpload
+	case fh.Size > max:
+		return nil, media.ErrTooLarge
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, media.ErrTooLarge
+	}
+	return data, nil
+}
+
+// UploadRefusal maps what ReadUpload and media.Process refuse to the
+// status and i18n key of the message the form shows (which takes the size
+// limit as {mb}); ok is false for any other error.
+func UploadRefusal(err error) (status int, messageKey string, ok bool) {
+	switch {
+	case errors.Is(err, ErrNoUpload):
+		return http.StatusBadRequest, "upload.error.missing", true
+	case errors.Is(err, media.ErrTooLarge):
+		return http.StatusRequestEntityTooLarge, "upload.error.too_large", true
+	case errors.Is(err, media.ErrUnsupported):
+		return http.StatusBadRequest, "upload.error.type", true
+	case errors.Is(err, media.ErrTooManyPixels):
+		return http.StatusBadRequest, "upload.error.pixels", true
+	case errors.Is(err, media.ErrTooMuchMemory):
+		return http.StatusBadRequest, "upload.error.memory", true
+	case errors.Is(err, media.ErrDamaged):
+		return http.StatusBadRequest, "upload.error.damaged", true
+	}
+	return 0, "", false
+}
