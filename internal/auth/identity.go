@@ -11,6 +11,7 @@ import (
 	"errors"
 	"net/mail"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -131,6 +132,21 @@ type Identity struct {
 	SessionID string
 	// Language is the user's setting ("ru", "en"), empty when unset.
 	Language string
+	// Timezone is the profile's IANA zone, "" for none; Location reads it.
+	Timezone string
+}
+
+// Location is the zone the person reads times in: their profile's, copied
+// into the session so that no page pays a profile read for it, else UTC.
+func (id *Identity) Location() *time.Location {
+	if id == nil || id.Timezone == "" {
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(id.Timezone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
 }
 
 const identityKey = "harmony.identity"

@@ -43,6 +43,8 @@ type ProfileState struct {
 	// Language is "ru", "en" or "".
 	Language  string
 	AvatarURL string
+	// Timezone is the profile's IANA zone, "" for none.
+	Timezone string
 }
 
 // GuestUpgrader moves what a guest owns to the account they sign in to

@@ -44,6 +44,8 @@ type sessionRow struct {
 	Language  string `table:"Language"`
 	AvatarURL string `table:"AvatarURL"`
 	Guest     bool   `table:"Guest"`
+	// Timezone is the profile's IANA zone, "" for none (UTC).
+	Timezone string `table:"Timezone"`
 }
 
 // sessionKey is the Sessions row's keys: the member's partition holds all
@@ -77,6 +79,7 @@ func (r *sessionRow) identity(adminEmail bool) *Identity {
 		Guest:       r.Guest,
 		SessionID:   r.ID,
 		Language:    r.Language,
+		Timezone:    r.Timezone,
 	}
 	switch {
 	case r.Email != "":
@@ -245,6 +248,7 @@ func (s *Service) startSession(c echo.Context, memberKey, email string, st Profi
 		DisplayName: st.DisplayName,
 		AdminRole:   st.Admin,
 		Language:    st.Language,
+		Timezone:    st.Timezone,
 		AvatarURL:   st.AvatarURL,
 		Guest:       guest,
 	}
@@ -371,6 +375,7 @@ func (s *Service) RefreshSessions(ctx context.Context, memberKey string, st Prof
 			"AdminRole":   st.Admin,
 			"Language":    st.Language,
 			"AvatarURL":   st.AvatarURL,
+			"Timezone":    st.Timezone,
 		}}
 		if _, err := s.sessions.Update(ctx, e, storage.Merge, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err

@@ -173,6 +173,7 @@ func (s *Service) stateOf(ctx context.Context, memberKey string, p ProfileRow) (
 		Admin:       p.Role == RoleAdmin,
 		Language:    settings.Language,
 		AvatarURL:   AvatarURL(memberKey, p.PhotoKey),
+		Timezone:    p.Timezone,
 	}, nil
 }
 

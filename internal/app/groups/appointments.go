@@ -85,21 +85,10 @@ type AppointmentDetail struct {
 	Participants []ParticipantRow
 }
 
-// Zone is the person's time zone from their profile; UTC for guests,
-// when unset, or when the profile cannot be read. One point read.
-func (s *Service) Zone(ctx context.Context, id *auth.Identity) *time.Location {
-	if id == nil || id.Guest || s.profiles == nil {
-		return time.UTC
-	}
-	p, err := s.profiles.Profile(ctx, id.MemberKey)
-	if err != nil || p.Timezone == "" {
-		return time.UTC
-	}
-	loc, err := time.LoadLocation(p.Timezone)
-	if err != nil {
-		return time.UTC
-	}
-	return loc
+// Zone is the person's time zone, which their session carries from the
+// profile (auth.Identity.Location); UTC for guests and when unset. No read.
+func (s *Service) Zone(_ context.Context, id *auth.Identity) *time.Location {
+	return id.Location()
 }
 
 // memberKeyOf is the memberKey a member row stands for: the account's

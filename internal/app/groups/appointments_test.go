@@ -512,3 +512,26 @@ func TestScanTooBigToDecodeIsRefused(t *testing.T) {
 		t.Fatalf("scan after a refused upload: %d", res.StatusCode)
 	}
 }
+
+// The dashboard shows times in the viewer's zone, which the session
+// carries from the profile: a Berlin user sees the dentist at 10:00, not
+// at 08:00 UTC, and a change of zone applies to the open session at once.
+func TestDashboardTimesInTheViewersZone(t *testing.T) {
+	a := newGroupsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+	id := createGroup(t, ann, "Smiths")
+	if errs, err := a.Accounts.UpdateProfile(ctx, ann.id.MemberKey, account.ProfileInput{DisplayName: "Ann", Timezone: "Europe/Berlin"}); err != nil || len(errs) > 0 {
+		t.Fatal(err, errs)
+	}
+	createAppointment(t, ann, id, url.Values{"title": {"Dentist"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"}})
+	when := ann.c.Get("/").Doc(t).Find(testID("upcoming-appointment")).Text()
+	if !strings.Contains(when, "10:00") || strings.Contains(when, "08:00") {
+		t.Fatalf("Berlin dashboard says %q", when)
+	}
+	if errs, err := a.Accounts.UpdateProfile(ctx, ann.id.MemberKey, account.ProfileInput{DisplayName: "Ann", Timezone: "Europe/Moscow"}); err != nil || len(errs) > 0 {
+		t.Fatal(err, errs)
+	}
+	if when := ann.c.Get("/").Doc(t).Find(testID("upcoming-appointment")).Text(); !strings.Contains(when, "11:00") {
+		t.Fatalf("after moving to Moscow the dashboard says %q", when)
+	}
+}

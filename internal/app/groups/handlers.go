@@ -65,17 +65,18 @@ func (h *handlers) dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	// One bounded range query per group shown. Times are UTC here: the
-	// person's zone would cost a profile read beyond the budget.
+	// One bounded range query per group shown; times in the viewer's zone,
+	// which the session carries.
 	upcoming, err := h.svc.NextAppointments(ctx, page.Groups, dashboardAppointments)
 	if err != nil {
 		return err
 	}
+	zone := h.svc.Zone(ctx, id)
 	cards := make([]views.GroupCard, 0, len(page.Groups))
 	for _, g := range page.Groups {
 		card := groupCard(ctx, g)
 		for _, r := range upcoming[g.Group.GroupID] {
-			card.Upcoming = append(card.Upcoming, appointmentItem(ctx, r, g.Group.GroupID, time.UTC))
+			card.Upcoming = append(card.Upcoming, appointmentItem(ctx, r, g.Group.GroupID, zone))
 		}
 		cards = append(cards, card)
 	}
