@@ -1,6 +1,8 @@
 package web
 
 import (
+	"net/url"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/storage"
@@ -24,4 +26,13 @@ func ReadCursor(c echo.Context, cursors *storage.Cursors, query string) (*storag
 		return nil, err
 	}
 	return &cur, nil
+}
+
+// NextURL is the "load more" link of a list at path: path with the next
+// page's token, or "" on the last page (token "").
+func NextURL(path, token string) string {
+	if token == "" {
+		return ""
+	}
+	return path + "?" + CursorParam + "=" + url.QueryEscape(token)
 }

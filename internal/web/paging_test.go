@@ -80,3 +80,12 @@ func TestTamperedOrForeignCursorGets400Page(t *testing.T) {
 		t.Fatalf("htmx request: want a 400 fragment, got %d:\n%s", frag.StatusCode, frag.Body)
 	}
 }
+
+func TestNextURL(t *testing.T) {
+	if got := web.NextURL("/groups", ""); got != "" {
+		t.Errorf("last page: %q", got)
+	}
+	if got := web.NextURL("/groups/G1/members", "a+b/c="); got != "/groups/G1/members?cursor=a%2Bb%2Fc%3D" {
+		t.Errorf("next: %q", got)
+	}
+}

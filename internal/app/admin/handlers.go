@@ -106,10 +106,7 @@ func (h *handlers) renderUsers(c echo.Context, status int, cursor *storage.Curso
 	if failed != nil {
 		rows = append([]views.UserRow{*failed}, rows...)
 	}
-	next := ""
-	if page.Next != "" {
-		next = "/admin/users?" + web.CursorParam + "=" + url.QueryEscape(page.Next)
-	}
+	next := web.NextURL("/admin/users", page.Next)
 	flash, err := web.TakeFlash(c)
 	if err != nil {
 		return err

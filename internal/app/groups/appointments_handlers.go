@@ -67,10 +67,7 @@ func (h *handlers) upcoming(c echo.Context) error {
 		items = append(items, appointmentItem(ctx, r, g.GroupID, zone))
 	}
 	u := groupURL(g.GroupID)
-	next := ""
-	if page.Next != "" {
-		next = u + "/appointments?" + web.CursorParam + "=" + url.QueryEscape(page.Next)
-	}
+	next := web.NextURL(u+"/appointments", page.Next)
 	flash, err := web.TakeFlash(c)
 	if err != nil {
 		return err

@@ -80,10 +80,7 @@ func (h *handlers) dashboard(c echo.Context) error {
 		}
 		cards = append(cards, card)
 	}
-	next := ""
-	if page.Next != "" {
-		next = "/groups?" + web.CursorParam + "=" + url.QueryEscape(page.Next)
-	}
+	next := web.NextURL("/groups", page.Next)
 	flash, err := web.TakeFlash(c)
 	if err != nil {
 		return err
@@ -279,10 +276,7 @@ func (h *handlers) roster(c echo.Context) error {
 	for _, e := range page.Entries {
 		rows = append(rows, rosterRow(c, e, m, u, h.svc.memberRef(g.GroupID, e.Row.RowKey)))
 	}
-	next := ""
-	if page.Next != "" {
-		next = u + "/members?" + web.CursorParam + "=" + url.QueryEscape(page.Next)
-	}
+	next := web.NextURL(u+"/members", page.Next)
 	flash, err := web.TakeFlash(c)
 	if err != nil {
 		return err

@@ -280,10 +280,7 @@ func (h *handlers) mine(c echo.Context) error {
 			Private: p.Visibility == Private, EditURL: promptURL(p.PromptID) + "/edit",
 		})
 	}
-	next := ""
-	if page.Next != "" {
-		next = "/prompts/mine?" + web.CursorParam + "=" + url.QueryEscape(page.Next)
-	}
+	next := web.NextURL("/prompts/mine", page.Next)
 	flash, err := web.TakeFlash(c)
 	if err != nil {
 		return err
