@@ -19,8 +19,8 @@ import (
 	"github.com/openai/openai-go/option"
 	"github.com/openai/openai-go/shared"
 
-	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/config"
+	"github.com/harmony/harmony/internal/metrics"
 )
 
 // DefaultModel is used when OPENAI_MODEL is empty: it reads images.
@@ -56,7 +56,7 @@ var (
 
 // UsageRecorder counts each call (the admin module's Usage).
 type UsageRecorder interface {
-	Record(ctx context.Context, ev admin.UsageEvent) error
+	Record(ctx context.Context, ev metrics.UsageEvent) error
 }
 
 // Extractor reads appointments from scans with an OpenAI-compatible chat
@@ -159,12 +159,12 @@ func (e *Extractor) ExtractAppointment(ctx context.Context, userKey string, jpeg
 	if refusedJSONMode(err) && !e.noJSONMode.Load() {
 		// Some OpenAI-compatible servers refuse response_format. The
 		// prompt asks for JSON anyway: stop sending it, and ask again.
-		e.record(ctx, admin.UsageEvent{UserKey: userKey, Model: e.model, At: e.now(), Failed: true})
+		e.record(ctx, metrics.UsageEvent{UserKey: userKey, Model: e.model, At: e.now(), Failed: true})
 		e.noJSONMode.Store(true)
 		e.log.Warn("ai: the server refused JSON mode; asking without it", "model", e.model, "err", err)
 		res, err = e.complete(ctx, jpeg, false)
 	}
-	ev := admin.UsageEvent{UserKey: userKey, Model: e.model, At: e.now()}
+	ev := metrics.UsageEvent{UserKey: userKey, Model: e.model, At: e.now()}
 	if err != nil {
 		ev.Failed = true
 		e.record(ctx, ev)
@@ -210,7 +210,7 @@ func refusedJSONMode(err error) bool {
 
 // record counts a call. A failed count is logged, never returned: the
 // person asked for an appointment, not for bookkeeping.
-func (e *Extractor) record(ctx context.Context, ev admin.UsageEvent) {
+func (e *Extractor) record(ctx context.Context, ev metrics.UsageEvent) {
 	if e.usage == nil {
 		return
 	}

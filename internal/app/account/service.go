@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -46,15 +47,21 @@ type Service struct {
 	aiConfigured bool
 }
 
-// NewUserCounter is told of each account created at a first sign-in (the
-// admin module's daily metrics implement it).
+// NewUsers is the daily counter of accounts created at a first sign-in.
+const NewUsers metrics.Counter = "newUsers"
+
+// NewUserCounter counts the accounts created (metrics.Daily implements it).
 type NewUserCounter interface {
-	CountNewUser(ctx context.Context, at time.Time) error
+	Register(counters ...metrics.Counter)
+	Incr(ctx context.Context, counter metrics.Counter, at time.Time) error
 }
 
-// CountNewUsers makes c count the accounts created from now on. Call it
-// while wiring, before serving.
-func (s *Service) CountNewUsers(c NewUserCounter) { s.newUsers = c }
+// CountNewUsers registers NewUsers with c and makes it count the accounts
+// created from now on. Call it while wiring, before serving.
+func (s *Service) CountNewUsers(c NewUserCounter) {
+	c.Register(NewUsers)
+	s.newUsers = c
+}
 
 // New builds the module. The auth service is both this module's sessions
 // and its caller (auth.Profiles): cmd/web breaks the cycle with

@@ -71,7 +71,7 @@ func (s *Service) createProfile(ctx context.Context, memberKey, email, displayNa
 	p.ETag = etag
 	if s.newUsers != nil {
 		// A missed count must not stop anyone signing in.
-		if err := s.newUsers.CountNewUser(ctx, now); err != nil {
+		if err := s.newUsers.Incr(ctx, NewUsers, now); err != nil {
 			s.log.WarnContext(ctx, "new account not counted", "member", memberKey, "err", err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/account/accounttest"
+	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/webtest"
@@ -33,7 +34,7 @@ func newAdminApp(t *testing.T) *adminApp {
 	app := &adminApp{}
 	app.App = accounttest.New(t, accounttest.Options{
 		Env:    map[string]string{"ADMIN_EMAILS": bossEmail},
-		Tables: append([]string{logTable, metricsTable}, UsageTables...),
+		Tables: append([]string{logTable, metrics.Table}, UsageTables...),
 		Modules: func(store *storage.Store, accounts *account.Service, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) []web.Module {
 			app.svc = New(store, accounts, cursors, log, now)
 			accounts.CountNewUsers(app.svc.Metrics())

@@ -2,17 +2,19 @@ package admin
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/admin"
 )
 
-// metrics is GET /admin/metrics: the last 30 days of DailyMetrics as a
-// chart, with the numbers in a table under it, and the AI usage per model.
-func (h *handlers) metrics(c echo.Context) error {
+// metricsPage is GET /admin/metrics: the last 30 days of DailyMetrics as
+// a chart, with the numbers in a table under it, and the AI usage per model.
+func (h *handlers) metricsPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	rows, err := h.svc.RecentMetrics(ctx)
 	if err != nil {
@@ -22,7 +24,7 @@ func (h *handlers) metrics(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	props := metricsProps(rows)
+	props := metricsProps(rows, h.svc.metrics.Counters())
 	for _, m := range models {
 		props.Models = append(props.Models, views.ModelUsage(m))
 	}
@@ -33,27 +35,27 @@ func (h *handlers) metrics(c echo.Context) error {
 	})
 }
 
-// metricsProps turns the days (oldest first) into the chart and the table
-// (newest first).
-func metricsProps(rows []MetricsRow) views.MetricsProps {
+// metricsProps turns the days (oldest first) of counters into the chart
+// and the table (newest first).
+func metricsProps(rows []metrics.Day, counters []metrics.Counter) views.MetricsProps {
 	labels := make([]string, len(rows))
-	series := make([]views.SeriesInput, len(Counters))
-	for j, counter := range Counters {
+	series := make([]views.SeriesInput, len(counters))
+	for j, counter := range counters {
 		series[j] = views.SeriesInput{Key: string(counter), Values: make([]int64, len(rows))}
 	}
 	days := make([]views.MetricsDay, len(rows))
 	for i, r := range rows {
-		labels[i] = r.RowKey[len("2006-"):] // MM-DD
-		values := make([]int64, len(Counters))
-		for j, counter := range Counters {
+		labels[i] = r.Date.Format("01-02")
+		values := make([]int64, len(counters))
+		for j, counter := range counters {
 			values[j] = r.Get(counter)
 			series[j].Values[i] = values[j]
 		}
-		days[len(rows)-1-i] = views.MetricsDay{Date: r.RowKey, Values: values}
+		days[len(rows)-1-i] = views.MetricsDay{Date: r.Date.Format(time.DateOnly), Values: values}
 	}
 	p := views.MetricsProps{Chart: views.NewLineChart(labels, series, 7), Days: days}
 	if len(rows) > 0 {
-		p.From, p.To = rows[0].RowKey, rows[len(rows)-1].RowKey
+		p.From, p.To = rows[0].Date.Format(time.DateOnly), rows[len(rows)-1].Date.Format(time.DateOnly)
 	}
 	return p
 }

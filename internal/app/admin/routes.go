@@ -12,7 +12,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	g := e.Group("/admin", auth.RequireAdmin)
 	g.GET("", h.overview)
 	g.GET("/users", h.users)
-	g.GET("/metrics", h.metrics)
+	g.GET("/metrics", h.metricsPage)
 	g.POST("/users/reindex", h.rebuildDirectory)
 	for _, a := range Actions {
 		g.POST("/users/:member/"+string(a), h.moderate(a))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -30,7 +31,7 @@ type Accounts interface {
 type Service struct {
 	accounts Accounts
 	log      *storage.Table
-	metrics  *Metrics
+	metrics  *metrics.Daily
 	usage    *Usage
 	cursors  *storage.Cursors
 	logger   *slog.Logger
@@ -48,7 +49,7 @@ func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, logg
 	return &Service{
 		accounts: accounts,
 		log:      store.Table(logTable),
-		metrics:  NewMetrics(store, now),
+		metrics:  metrics.NewDaily(store, now),
 		usage:    NewUsage(store, now),
 		cursors:  cursors,
 		logger:   logger,
@@ -59,11 +60,11 @@ func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, logg
 
 // Tables are the tables this module needs provisioned.
 func (s *Service) Tables() []string {
-	return append([]string{logTable, metricsTable}, UsageTables...)
+	return append([]string{logTable, metrics.Table}, UsageTables...)
 }
 
 // Metrics are the daily counters, for the modules that increment them.
-func (s *Service) Metrics() *Metrics { return s.metrics }
+func (s *Service) Metrics() *metrics.Daily { return s.metrics }
 
 // Usage are the AI usage counters, for the AI client that records them
 // and the account page that shows them.
@@ -79,7 +80,7 @@ func (s *Service) RecentModelUsage(ctx context.Context) ([]ModelUsage, error) {
 const metricsDays = 30
 
 // RecentMetrics returns the metrics page's days, oldest first.
-func (s *Service) RecentMetrics(ctx context.Context) ([]MetricsRow, error) {
+func (s *Service) RecentMetrics(ctx context.Context) ([]metrics.Day, error) {
 	return s.metrics.Last(ctx, metricsDays)
 }
 

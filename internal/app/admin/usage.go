@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -71,19 +72,6 @@ func modelOfUsageKey(rk string) (string, error) {
 	return storage.UnescapeKey(rk[len(time.DateOnly)+1:])
 }
 
-// UsageEvent is one AI call to count.
-type UsageEvent struct {
-	UserKey string
-	Model   string
-	At      time.Time
-	// TokensIn and TokensOut are what the API reported (zero when it
-	// failed before answering).
-	TokensIn  int64
-	TokensOut int64
-	// Failed counts the call as an error too.
-	Failed bool
-}
-
 // ErrUsageEvent refuses an event without a person or a model.
 var ErrUsageEvent = errors.New("admin: usage event needs a userKey and a model")
 
@@ -115,7 +103,7 @@ var UsageTables = []string{userUsageTable, userModelUsageTable, modelUsageTable}
 // Record counts one call in the three usage tables: three counter rows,
 // each updated under its ETag (see addCounts), so concurrent calls add up
 // exactly. It tries every table even when one fails, and joins the errors.
-func (u *Usage) Record(ctx context.Context, ev UsageEvent) error {
+func (u *Usage) Record(ctx context.Context, ev metrics.UsageEvent) error {
 	if ev.UserKey == "" || ev.Model == "" {
 		return ErrUsageEvent
 	}
@@ -125,14 +113,14 @@ func (u *Usage) Record(ctx context.Context, ev UsageEvent) error {
 	}
 	in, out := max(ev.TokensIn, 0), max(ev.TokensOut, 0)
 	pk, rk := userUsageKey(ev.UserKey, ev.At)
-	errUser := addCounts(ctx, u.users, pk, rk, map[string]int64{
+	errUser := metrics.AddCounts(ctx, u.users, pk, rk, map[string]int64{
 		"openaiCalls": 1, "openaiTokensIn": in, "openaiTokensOut": out, "openaiErrors": failed,
 	}, u.now)
 	counts := map[string]int64{"calls": 1, "tokensIn": in, "tokensOut": out, "errors": failed}
 	pk, rk = userModelUsageKey(ev.UserKey, ev.Model, ev.At)
-	errUserModel := addCounts(ctx, u.userModels, pk, rk, counts, u.now)
+	errUserModel := metrics.AddCounts(ctx, u.userModels, pk, rk, counts, u.now)
 	pk, rk = modelUsageKey(ev.Model, ev.At)
-	errModel := addCounts(ctx, u.models, pk, rk, counts, u.now)
+	errModel := metrics.AddCounts(ctx, u.models, pk, rk, counts, u.now)
 	if err := errors.Join(errUser, errUserModel, errModel); err != nil {
 		return fmt.Errorf("admin: record AI usage: %w", err)
 	}
@@ -143,7 +131,7 @@ func (u *Usage) Record(ctx context.Context, ev UsageEvent) error {
 // range query on the person's partition), for their account page.
 func (u *Usage) UserAIUsage(ctx context.Context, userKey string) (account.AIUsage, error) {
 	total := account.AIUsage{Days: metricsDays}
-	first, today := dayWindow(u.now(), metricsDays)
+	first, today := metrics.DayWindow(u.now(), metricsDays)
 	pk, from := userUsageKey(userKey, first)
 	_, to := userUsageKey(userKey, today.AddDate(0, 0, 1))
 	err := u.users.QueryAll(ctx, storage.Query{PartitionKey: pk, RowKeyFrom: from, RowKeyTo: to}, func(e storage.Entity) error {
@@ -178,9 +166,9 @@ func (u *Usage) ByModel(ctx context.Context, days int) ([]ModelUsage, error) {
 	if days < 1 {
 		return nil, nil
 	}
-	first, today := dayWindow(u.now(), days)
+	first, today := metrics.DayWindow(u.now(), days)
 	sums := map[string]*ModelUsage{}
-	err := queryMonthDays(ctx, u.models, first, today, func(e storage.Entity) error {
+	err := metrics.QueryMonthDays(ctx, u.models, first, today, func(e storage.Entity) error {
 		var r ModelUsageRow
 		if err := storage.Unmarshal(e, &r); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/embedded"
 	"github.com/harmony/harmony/internal/web/webtest"
@@ -34,7 +35,7 @@ func TestRecordEscapesModelNames(t *testing.T) {
 	at := time.Date(2030, 5, 17, 23, 30, 0, 0, time.UTC)
 	u, store := newUsage(t, func() time.Time { return at })
 	const model = "org/vision|v2#beta?"
-	if err := u.Record(ctx, UsageEvent{UserKey: "u1", Model: model, At: at, TokensIn: 10, TokensOut: 3}); err != nil {
+	if err := u.Record(ctx, metrics.UsageEvent{UserKey: "u1", Model: model, At: at, TokensIn: 10, TokensOut: 3}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := store.Table(modelUsageTable).Get(ctx, "2030-05", "2030-05-17|org~2Fvision~7Cv2~23beta~3F")
@@ -51,7 +52,7 @@ func TestRecordEscapesModelNames(t *testing.T) {
 	if err != nil || len(models) != 1 || models[0].Model != model {
 		t.Errorf("models %+v, err %v", models, err)
 	}
-	for _, ev := range []UsageEvent{{Model: model, At: at}, {UserKey: "u1", At: at}} {
+	for _, ev := range []metrics.UsageEvent{{Model: model, At: at}, {UserKey: "u1", At: at}} {
 		if err := u.Record(ctx, ev); !errors.Is(err, ErrUsageEvent) {
 			t.Errorf("%+v: %v", ev, err)
 		}
@@ -64,7 +65,7 @@ func TestUsageWindows(t *testing.T) {
 	clock := webtest.NewClock(time.Date(2030, 3, 10, 8, 0, 0, 0, time.UTC))
 	u, _ := newUsage(t, clock.Now)
 	day := func(m time.Month, d int) time.Time { return time.Date(2030, m, d, 12, 0, 0, 0, time.UTC) }
-	for _, ev := range []UsageEvent{
+	for _, ev := range []metrics.UsageEvent{
 		{UserKey: "u1", Model: "a", At: day(2, 8), TokensIn: 1000},               // before the window
 		{UserKey: "u1", Model: "a", At: day(2, 9), TokensIn: 100, TokensOut: 10}, // the first day shown
 		{UserKey: "u1", Model: "b", At: day(2, 28), TokensIn: 5, Failed: true},
@@ -117,7 +118,7 @@ func TestMetricsPageListsUsageByModel(t *testing.T) {
 		t.Error("no empty state without usage")
 	}
 	now := a.Clock.Now()
-	for _, ev := range []UsageEvent{
+	for _, ev := range []metrics.UsageEvent{
 		{UserKey: "u1", Model: "acme/small", At: now, TokensIn: 50, TokensOut: 5},
 		{UserKey: "u2", Model: "acme/large", At: now.AddDate(0, 0, -3), TokensIn: 900, TokensOut: 90},
 		{UserKey: "u2", Model: "acme/large", At: now, Failed: true},
@@ -167,7 +168,7 @@ func TestAccountPageShowsOwnAIUsage(t *testing.T) {
 	}
 	mine := auth.UserKey("me@example.com")
 	now := a.Clock.Now()
-	for _, ev := range []UsageEvent{
+	for _, ev := range []metrics.UsageEvent{
 		{UserKey: mine, Model: "m", At: now, TokensIn: 1200, TokensOut: 45},
 		{UserKey: mine, Model: "m", At: now.AddDate(0, 0, -29), Failed: true},
 		{UserKey: mine, Model: "m", At: now.AddDate(0, 0, -30), TokensIn: 1}, // too old

@@ -13,7 +13,6 @@ import (
 	"github.com/oklog/ulid/v2"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
@@ -219,7 +218,7 @@ func (s *Service) CreateAppointment(ctx context.Context, m Membership, id *auth.
 	if err := s.setParticipants(ctx, doc, keys, id.MemberKey); err != nil {
 		return Appointment{}, err
 	}
-	s.count(ctx, admin.NewAppointments)
+	s.count(ctx, NewAppointments)
 	return doc, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/mail"
@@ -119,7 +118,7 @@ func (s *Service) invite(ctx context.Context, g GroupRow, by *auth.Identity, ema
 			return MemberRow{}, false, err
 		}
 		if reinvited {
-			s.count(ctx, admin.InvitesSent)
+			s.count(ctx, InvitesSent)
 		}
 		err = s.sendInvite(ctx, g, by, row.Email)
 		return row, err == nil, err
@@ -130,7 +129,7 @@ func (s *Service) invite(ctx context.Context, g GroupRow, by *auth.Identity, ema
 	if err := s.mirror(ctx, fresh); err != nil {
 		return MemberRow{}, false, err
 	}
-	s.count(ctx, admin.InvitesSent)
+	s.count(ctx, InvitesSent)
 	err = s.sendInvite(ctx, g, by, email)
 	return fresh, err == nil, err
 }
@@ -233,7 +232,7 @@ func (s *Service) Accept(ctx context.Context, m Membership, id *auth.Identity) (
 		return nil
 	})
 	if err == nil && accepted {
-		s.count(ctx, admin.InvitesAccepted)
+		s.count(ctx, InvitesAccepted)
 	}
 	return row, err
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -125,7 +125,7 @@ func TestGroupMetrics(t *testing.T) {
 	if err := a.Store.Provision(ctx, []string{"DailyMetrics"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	metrics := admin.NewMetrics(a.Store, a.Clock.Now)
+	metrics := metrics.NewDaily(a.Store, a.Clock.Now)
 	a.svc.CountMetrics(metrics)
 	olga := a.signIn(t, "olga@example.com")
 	id := createGroup(t, olga, "Counted")
@@ -147,7 +147,7 @@ func TestGroupMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := days[len(days)-1]
-	if d.NewGroups != 1 || d.InvitesSent != 2 || d.InvitesAccepted != 1 {
+	if d.Get(NewGroups) != 1 || d.Get(InvitesSent) != 2 || d.Get(InvitesAccepted) != 1 {
 		t.Fatalf("counters %+v", d)
 	}
 }

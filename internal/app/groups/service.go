@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
-	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/mail"
+	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -117,18 +117,32 @@ func (s *Service) Tables() []string {
 // Containers are the blob containers this module needs provisioned.
 func (s *Service) Containers() []string { return []string{GroupBlobsContainer} }
 
-// MetricsCounter is what the module needs of admin.Metrics.
+// The daily counters the module increments (metrics.Daily shows them on
+// the admin metrics page once registered).
+const (
+	NewGroups       metrics.Counter = "newGroups"
+	NewAppointments metrics.Counter = "newAppointments"
+	InvitesSent     metrics.Counter = "invitesSent"
+	InvitesAccepted metrics.Counter = "invitesAccepted"
+)
+
+// MetricsCounter is what the module needs of metrics.Daily.
 type MetricsCounter interface {
-	Incr(ctx context.Context, counter admin.Counter, at time.Time) error
+	Register(counters ...metrics.Counter)
+	Incr(ctx context.Context, counter metrics.Counter, at time.Time) error
 }
 
-// CountMetrics makes m count new groups and invitations from now on.
-// Call it while wiring, before serving.
-func (s *Service) CountMetrics(m MetricsCounter) { s.metrics = m }
+// CountMetrics registers the module's counters with m and makes it count
+// new groups, appointments and invitations from now on. Call it while
+// wiring, before serving.
+func (s *Service) CountMetrics(m MetricsCounter) {
+	m.Register(NewGroups, NewAppointments, InvitesSent, InvitesAccepted)
+	s.metrics = m
+}
 
 // count adds one to a daily counter. A failing counter never fails the
 // action it counts: it is logged and dropped.
-func (s *Service) count(ctx context.Context, c admin.Counter) {
+func (s *Service) count(ctx context.Context, c metrics.Counter) {
 	if s.metrics == nil {
 		return
 	}
@@ -333,7 +347,7 @@ func (s *Service) Create(ctx context.Context, id *auth.Identity, name string) (G
 	if _, err := storage.Upsert(ctx, s.userGroups, ug); err != nil {
 		return GroupRow{}, err
 	}
-	s.count(ctx, admin.NewGroups)
+	s.count(ctx, NewGroups)
 	return g, nil
 }
 

@@ -1,0 +1,207 @@
+// Package metrics owns the site's daily counters (table DailyMetrics,
+// document 004) and the AI usage event: modules register the counters they
+// increment and count through it, and the admin section reads them. It
+// knows no module, so any module (the AI client included) may use it
+// without depending on the admin section.
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Table is the daily counters' table.
+const Table = "DailyMetrics"
+
+// Counter names one daily counter (a DailyMetrics column).
+type Counter string
+
+// Shards spread one day's counts over this many rows: every increment
+// writes one of them at random, so a busy day is not one hot row that all
+// writers race for. A day's count is the sum of its shards.
+const Shards = 8
+
+// attempts is the ETag retry budget of one increment: losing a count is
+// worse than waiting.
+const attempts = 64
+
+// ErrUnknownCounter refuses a counter nobody registered.
+var ErrUnknownCounter = errors.New("metrics: unknown counter")
+
+// Daily keeps the daily counters.
+type Daily struct {
+	table *storage.Table
+	now   func() time.Time
+
+	mu       sync.Mutex
+	counters []Counter
+}
+
+// NewDaily builds the counters on store's DailyMetrics table. now nil
+// means time.Now.
+func NewDaily(store *storage.Store, now func() time.Time) *Daily {
+	if now == nil {
+		now = time.Now
+	}
+	return &Daily{table: store.Table(Table), now: now}
+}
+
+// Register adds counters, in the order the metrics page shows them; a
+// module registers the counters it increments while the app is wired.
+func (d *Daily) Register(counters ...Counter) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, c := range counters {
+		if !slices.Contains(d.counters, c) {
+			d.counters = append(d.counters, c)
+		}
+	}
+}
+
+// Counters are the registered counters, in registration order.
+func (d *Daily) Counters() []Counter {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.counters)
+}
+
+func (d *Daily) known(c Counter) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Contains(d.counters, c)
+}
+
+// Key is DailyMetrics' key of one shard of a day: PK the UTC month, RK the
+// UTC day and the shard. Rows written before sharding have the bare day as
+// their RK; Last counts them too.
+func Key(at time.Time, shard int) (pk, rk string) {
+	at = at.UTC()
+	return at.Format("2006-01"), at.Format(time.DateOnly) + fmt.Sprintf("|s%d", shard)
+}
+
+// Incr adds one to counter on the UTC day of at, in a random shard.
+// Concurrent increments are exact (AddCounts).
+func (d *Daily) Incr(ctx context.Context, counter Counter, at time.Time) error {
+	if !d.known(counter) {
+		return fmt.Errorf("%w: %q", ErrUnknownCounter, counter)
+	}
+	pk, rk := Key(at, rand.IntN(Shards))
+	if err := AddCounts(ctx, d.table, pk, rk, map[string]int64{string(counter): 1}, d.now); err != nil {
+		return fmt.Errorf("metrics: count %s: %w", counter, err)
+	}
+	return nil
+}
+
+// AddCounts adds deltas to the int64 columns of one counter row and stamps
+// updatedAt. Each attempt inserts the row when it is missing or updates it
+// under its ETag, so concurrent writers never lose a count: the loser of a
+// race reads again and retries (DailyMetrics and the AI usage tables).
+func AddCounts(ctx context.Context, table *storage.Table, pk, rk string, deltas map[string]int64, now func() time.Time) error {
+	return storage.Optimistic(ctx, attempts, func(ctx context.Context) error {
+		props := make(map[string]any, len(deltas)+1)
+		props["updatedAt"] = now().UTC()
+		e, err := table.Get(ctx, pk, rk)
+		if errors.Is(err, storage.ErrNotFound) {
+			for col, v := range deltas {
+				props[col] = v
+			}
+			_, err = table.Insert(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: props})
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		for col, v := range deltas {
+			n, _ := e.Props[col].(int64)
+			props[col] = n + v
+		}
+		_, err = table.Update(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: props}, storage.Merge, e.ETag)
+		return err
+	})
+}
+
+// Day is one UTC day's counts.
+type Day struct {
+	Date   time.Time
+	Counts map[Counter]int64
+}
+
+// Get is counter c's count on the day.
+func (d Day) Get(c Counter) int64 { return d.Counts[c] }
+
+// Last returns the last days UTC days up to today, oldest first, one per
+// day (zero counts for days without rows), summing each day's shards. It
+// runs one range query per month partition the days span: two at most for
+// 31 days or fewer.
+func (d *Daily) Last(ctx context.Context, days int) ([]Day, error) {
+	if days < 1 {
+		return nil, nil
+	}
+	first, today := DayWindow(d.now(), days)
+	sums := map[string]map[Counter]int64{}
+	err := QueryMonthDays(ctx, d.table, first, today, func(e storage.Entity) error {
+		day, _, _ := strings.Cut(e.RowKey, "|")
+		if sums[day] == nil {
+			sums[day] = map[Counter]int64{}
+		}
+		for name, v := range e.Props {
+			if n, ok := v.(int64); ok {
+				sums[day][Counter(name)] += n
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Day, 0, days)
+	for t := first; !t.After(today); t = t.AddDate(0, 0, 1) {
+		counts := sums[t.Format(time.DateOnly)]
+		if counts == nil {
+			counts = map[Counter]int64{}
+		}
+		out = append(out, Day{Date: t, Counts: counts})
+	}
+	return out, nil
+}
+
+// DayWindow is the last days UTC days up to now's: the first and the last.
+func DayWindow(now time.Time, days int) (first, today time.Time) {
+	today = now.UTC().Truncate(24 * time.Hour)
+	return today.AddDate(0, 0, -(days - 1)), today
+}
+
+// QueryMonthDays reads the rows of a table keyed PK YYYY-MM, RK starting
+// with YYYY-MM-DD (DailyMetrics, DailyUsageByModel) for the days from first
+// to last: one range query per month partition the days span.
+func QueryMonthDays(ctx context.Context, table *storage.Table, first, last time.Time, fn func(storage.Entity) error) error {
+	from := first.UTC().Format(time.DateOnly)
+	to := last.UTC().AddDate(0, 0, 1).Format(time.DateOnly)
+	for month := time.Date(first.Year(), first.Month(), 1, 0, 0, 0, 0, time.UTC); !month.After(last); month = month.AddDate(0, 1, 0) {
+		if err := table.QueryAll(ctx, storage.Query{PartitionKey: month.Format("2006-01"), RowKeyFrom: from, RowKeyTo: to}, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UsageEvent is one AI call to count (the AI client records every call).
+type UsageEvent struct {
+	UserKey string
+	Model   string
+	At      time.Time
+	// TokensIn and TokensOut are what the API reported (zero when it
+	// failed before answering).
+	TokensIn  int64
+	TokensOut int64
+	// Failed counts the call as an error too.
+	Failed bool
+}

@@ -1,0 +1,137 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/embedded"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+var ctx = context.Background()
+
+func newDaily(t *testing.T, now func() time.Time) *Daily {
+	t.Helper()
+	b, err := embedded.Open(t.TempDir(), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := storage.New(b, storage.Options{})
+	t.Cleanup(func() { store.Close() })
+	if err := store.Provision(ctx, []string{Table}, nil); err != nil {
+		t.Fatal(err)
+	}
+	d := NewDaily(store, now)
+	d.Register("newUsers", "newGroups", "newAppointments", "invitesSent")
+	return d
+}
+
+func TestIncrIsExactUnderContention(t *testing.T) {
+	at := time.Date(2030, 5, 17, 23, 59, 0, 0, time.UTC)
+	m := newDaily(t, func() time.Time { return at })
+	d := m
+	var wg sync.WaitGroup
+	errs := make(chan error, 150)
+	for i := 0; i < 100; i++ {
+		wg.Go(func() { errs <- m.Incr(ctx, "newUsers", at) })
+	}
+	// Another counter on the same row, at the same time.
+	for i := 0; i < 50; i++ {
+		wg.Go(func() { errs <- m.Incr(ctx, "invitesSent", at) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	days, err := m.Last(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(days) != 1 || days[0].Get("newUsers") != 100 || days[0].Get("invitesSent") != 50 || days[0].Get("newGroups") != 0 {
+		t.Fatalf("counts %+v, want 100 new users and 50 invites", days)
+	}
+	if days[0].Date.Format(time.DateOnly) != "2030-05-17" {
+		t.Errorf("day %v", days[0].Date)
+	}
+	// The counts went to several shards, not one hot row.
+	shards := 0
+	err = d.table.QueryAll(ctx, storage.Query{PartitionKey: "2030-05"}, func(storage.Entity) error { shards++; return nil })
+	if err != nil || shards < 2 || shards > Shards {
+		t.Errorf("%d shard rows (%v), want 2..%d", shards, err, Shards)
+	}
+}
+
+func TestIncrCountsTheUTCDay(t *testing.T) {
+	m := newDaily(t, func() time.Time { return time.Date(2030, 5, 18, 12, 0, 0, 0, time.UTC) })
+	moscow := time.FixedZone("MSK", 3*3600)
+	// 01:30 in Moscow on the 18th is still the 17th in UTC.
+	if err := m.Incr(ctx, "newGroups", time.Date(2030, 5, 18, 1, 30, 0, 0, moscow)); err != nil {
+		t.Fatal(err)
+	}
+	days, _ := m.Last(ctx, 2)
+	if days[0].Date.Format(time.DateOnly) != "2030-05-17" || days[0].Get("newGroups") != 1 || days[1].Get("newGroups") != 0 {
+		t.Errorf("days %+v", days)
+	}
+	if err := m.Incr(ctx, "bogus", time.Now()); !errors.Is(err, ErrUnknownCounter) {
+		t.Errorf("unknown counter: %v", err)
+	}
+}
+
+// Thirty days back from the 10th reach into last month: two partitions,
+// one query each, and the days without rows are zeros.
+func TestLastSpansTwoMonthsInTwoQueries(t *testing.T) {
+	clock := webtest.NewClock(time.Date(2030, 3, 10, 8, 0, 0, 0, time.UTC))
+	m := newDaily(t, clock.Now)
+	for _, at := range []time.Time{
+		time.Date(2030, 2, 8, 0, 0, 0, 0, time.UTC),   // a day before the window
+		time.Date(2030, 2, 9, 0, 0, 0, 0, time.UTC),   // the first day shown
+		time.Date(2030, 2, 28, 23, 0, 0, 0, time.UTC), // last day of February
+		time.Date(2030, 3, 10, 7, 0, 0, 0, time.UTC),  // today
+		time.Date(2030, 3, 10, 7, 5, 0, 0, time.UTC),
+	} {
+		if err := m.Incr(ctx, "newAppointments", at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rctx, counter := storage.WithCounter(context.Background())
+	days, err := m.Last(rctx, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := counter.Snapshot(); q.Queries != 2 || q.Reads != 0 {
+		t.Errorf("storage calls %s, want 2 queries", q)
+	}
+	key := func(d Day) string { return d.Date.Format(time.DateOnly) }
+	if len(days) != 30 || key(days[0]) != "2030-02-09" || key(days[29]) != "2030-03-10" {
+		t.Fatalf("%d days from %s to %s", len(days), key(days[0]), key(days[len(days)-1]))
+	}
+	want := map[string]int64{"2030-02-09": 1, "2030-02-28": 1, "2030-03-10": 2}
+	for _, d := range days {
+		if d.Get("newAppointments") != want[key(d)] {
+			t.Errorf("%s: %d, want %d", key(d), d.Get("newAppointments"), want[key(d)])
+		}
+	}
+}
+
+// Rows written before sharding (RK the bare day) count with the shards.
+func TestLastCountsRowsFromBeforeSharding(t *testing.T) {
+	at := time.Date(2030, 5, 17, 12, 0, 0, 0, time.UTC)
+	d := newDaily(t, func() time.Time { return at })
+	if _, err := d.table.Insert(ctx, storage.Entity{PartitionKey: "2030-05", RowKey: "2030-05-17", Props: map[string]any{"newUsers": int64(3)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Incr(ctx, "newUsers", at); err != nil {
+		t.Fatal(err)
+	}
+	days, err := d.Last(ctx, 1)
+	if err != nil || days[0].Get("newUsers") != 4 {
+		t.Fatalf("%+v, %v", days, err)
+	}
+}
