@@ -5,16 +5,11 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/labstack/echo/v4"
-
-	"github.com/harmony/harmony/internal/app/account"
-	"github.com/harmony/harmony/internal/app/admin"
-	"github.com/harmony/harmony/internal/app/groups"
 	"github.com/harmony/harmony/internal/app/prompts"
-	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/config"
 	"github.com/harmony/harmony/internal/jobs"
 	"github.com/harmony/harmony/internal/mail"
+	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 )
@@ -28,83 +23,17 @@ type app struct {
 	Tables []string
 }
 
-// newServer builds every module on store, provisions their tables and
-// containers, and returns the router and the job runner (not started).
-// serve and the tests build the app the same way. now nil means time.Now.
+// newServer builds the app on store with the platform's composition root
+// and the modules list (modules.go), and returns the router and the job
+// runner (not started). serve, the commands and the tests build the app
+// the same way. now nil means time.Now.
 func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store *storage.Store, now func() time.Time) (*app, error) {
-	mailer, err := mail.FromConfig(cfg, log)
+	a, err := platform.Build(ctx, cfg, store, log, platform.Options{Now: now}, modules()...)
 	if err != nil {
 		return nil, err
 	}
-	logMailer(log, mailer)
-	cursors, err := storage.NewCursors(cfg.CursorKeys...)
-	if err != nil {
-		return nil, err
-	}
-	// Modules add their jobs (runner.Add) as they are built.
-	runner := jobs.New(store, log, jobs.Options{Now: now})
-
-	// auth and account need each other: auth asks account for the profile
-	// at sign-in, account asks auth for the sessions. ProfilesFunc lets
-	// auth be built first.
-	var accounts *account.Service
-	profiles := auth.ProfilesFunc(func(ctx context.Context, memberKey, email, displayName string) (auth.ProfileState, error) {
-		return accounts.OnSignIn(ctx, memberKey, email, displayName)
-	})
-	authService, err := auth.New(store, cfg, profiles, mailer, log, now)
-	if err != nil {
-		return nil, err
-	}
-	accounts = account.New(store, authService, log, now)
-	adminModule := admin.New(store, accounts, cursors, log, now)
-	groupsModule := groups.New(store, accounts, mailer, cursors, cfg.BaseURL.String(), log, now)
-	promptsModule := prompts.New(store, accounts, cursors, log, now)
-	promptsModule.UseSeedTags(promptSeedTags(cfg))
-	accounts.CountNewUsers(adminModule.Metrics())
-	wireAI(cfg.OpenAI, log, now, adminModule, accounts, groupsModule)
-	groupsModule.CountMetrics(adminModule.Metrics())
-	groupsModule.UseInviteLimits(groups.InviteLimits{PerHour: cfg.InviteLimitHour, PerDay: cfg.InviteLimitDay})
-	groupsModule.UseGuests(authService)
-	groupsModule.UseGuestPhotos(accounts)
-	authService.OnGuestUpgrade(groupsModule)
-	// The profile learns a newly verified email before groups reads it.
-	authService.OnEmailLinked(accounts)
-	authService.OnEmailLinked(groupsModule)
-	if err := runner.Add(authService.PurgeSessionsJob()); err != nil {
-		return nil, err
-	}
-	if err := runner.Add(groupsModule.PurgeJob()); err != nil {
-		return nil, err
-	}
-
-	var tables []string
-	tables = append(tables, runner.Tables()...)
-	tables = append(tables, authService.Tables()...)
-	tables = append(tables, accounts.Tables()...)
-	tables = append(tables, adminModule.Tables()...)
-	tables = append(tables, groupsModule.Tables()...)
-	tables = append(tables, promptsModule.Tables()...)
-	containers := append(accounts.Containers(), groupsModule.Containers()...)
-	if err := store.Provision(ctx, tables, containers); err != nil {
-		return nil, err
-	}
-	if err := promptsModule.Seed(ctx); err != nil {
-		return nil, err
-	}
-
-	srv, err := web.New(web.Deps{
-		Config:       cfg,
-		Logger:       log,
-		Version:      config.Version,
-		UserLanguage: authService.UserLanguage,
-		Middleware:   []echo.MiddlewareFunc{authService.Middleware()},
-		Modules:      []web.Module{authService, accounts, adminModule, groupsModule, promptsModule},
-		Now:          now,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &app{Server: srv, Jobs: runner, Tables: tables}, nil
+	logMailer(log, a.Core.Mailer)
+	return &app{Server: a.Server, Jobs: a.Core.Jobs, Tables: a.Tables}, nil
 }
 
 // logMailer says at start where sign-in codes go.

@@ -21,7 +21,7 @@ import (
 // They get MemberUserKey(memberKey) instead, so every table keyed by userKey
 // (GroupMembers, UserGroups, AI usage) works for them, and nobody's key is
 // ever empty. When they add and verify an address in account settings (by
-// a code, like sign-in), LinkEmail claims it in AccountsByEmail and the
+// a code, like sign-in), ConfirmEmail claims it in AccountsByEmail and the
 // registered EmailLinkers move what they hold from the derived userKey to
 // the email's, where invitations to that address are waiting.
 
@@ -54,13 +54,13 @@ var (
 	ErrHasEmail   = errors.New("auth: the account has a verified address already")
 )
 
-// LinkEmail checks the code sent to email and makes it the verified
+// ConfirmEmail checks the code sent to email and makes it the verified
 // address of the account memberKey, which has none: the address is claimed
 // in AccountsByEmail (refused with ErrEmailTaken when another account holds
 // it), the linkers move the account's memberships, and its sessions learn
 // the address, so the next request carries the new userKey. The code
 // errors are VerifyCode's.
-func (s *Service) LinkEmail(ctx context.Context, memberKey, email, code string) error {
+func (s *Service) ConfirmEmail(ctx context.Context, memberKey, email, code string) error {
 	if err := s.VerifyCode(ctx, email, code); err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func (s *Service) verifyLinkCode(c echo.Context) error {
 		return web.Redirect(c, "/account/email")
 	}
 	p := authview.AddEmailProps{Email: email, CodeSent: true, Error: true}
-	status, msg, err := s.codeAttempt(c, func() error { return s.LinkEmail(ctx, id.MemberKey, email, c.FormValue("code")) })
+	status, msg, err := s.codeAttempt(c, func() error { return s.ConfirmEmail(ctx, id.MemberKey, email, c.FormValue("code")) })
 	if errors.Is(err, ErrEmailTaken) {
 		status, msg, err = http.StatusConflict, i18n.T(ctx, "auth.link.taken"), nil
 	}

@@ -3,7 +3,6 @@ package admin
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,7 +13,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/account/accounttest"
-	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/webtest"
@@ -33,13 +32,12 @@ func newAdminApp(t *testing.T) *adminApp {
 	t.Helper()
 	app := &adminApp{}
 	app.App = accounttest.New(t, accounttest.Options{
-		Env:    map[string]string{"ADMIN_EMAILS": bossEmail},
-		Tables: append([]string{logTable, metrics.Table}, UsageTables...),
-		Modules: func(store *storage.Store, accounts *account.Service, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) []web.Module {
-			app.svc = New(store, accounts, cursors, log, now)
-			accounts.CountNewUsers(app.svc.Metrics())
-			return []web.Module{app.svc}
-		},
+		Env: map[string]string{"ADMIN_EMAILS": bossEmail},
+		Modules: []platform.Factory{func(c *platform.Core) (web.Module, error) {
+			app.svc = New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
+			app.svc.UseMetrics(c.Metrics)
+			return app.svc, nil
+		}},
 	})
 	return app
 }

@@ -66,6 +66,10 @@ func (s *Service) Tables() []string {
 // Metrics are the daily counters, for the modules that increment them.
 func (s *Service) Metrics() *metrics.Daily { return s.metrics }
 
+// UseMetrics shows d, the app's shared daily counters, on the metrics
+// page instead of counters of the admin module's own. Call it while wiring.
+func (s *Service) UseMetrics(d *metrics.Daily) { s.metrics = d }
+
 // Usage are the AI usage counters, for the AI client that records them
 // and the account page that shows them.
 func (s *Service) Usage() *Usage { return s.usage }

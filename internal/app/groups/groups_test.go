@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/mail"
+	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/webtest"
@@ -37,21 +37,16 @@ func newGroupsApp(t *testing.T) *groupsApp {
 	t.Helper()
 	app := &groupsApp{invites: mail.NewDevMailbox(slog.New(slog.NewTextHandler(io.Discard, nil)), 1000)}
 	app.App = accounttest.New(t, accounttest.Options{
-		Tables: []string{groupsTable, userGroupsTable, membersTable, joinSessionsTable, appointmentsTable, participantsTable},
-		Modules: func(store *storage.Store, accounts *account.Service, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) []web.Module {
-			app.svc = New(store, accounts, app.invites, cursors, "http://localhost:8080", log, now)
-			return []web.Module{app.svc}
-		},
+		Modules: []platform.Factory{func(c *platform.Core) (web.Module, error) {
+			app.svc = New(c.Store, c.Accounts, app.invites, c.Cursors, "http://localhost:8080", c.Log, c.Now)
+			return app.svc, nil
+		}},
 	})
 	// Join links make guests; a guest who signs in keeps their groups.
 	app.svc.UseGuests(app.Auth)
 	app.svc.UseGuestPhotos(app.Accounts)
 	// Tests invite in bulk; invite_quota_test.go sets the limits it tests.
 	app.svc.UseInviteLimits(InviteLimits{PerHour: 1 << 20, PerDay: 1 << 20})
-	app.Auth.OnGuestUpgrade(app.svc)
-	if err := app.Store.Provision(ctx, app.svc.Tables(), app.svc.Containers()); err != nil {
-		t.Fatal(err)
-	}
 	return app
 }
 

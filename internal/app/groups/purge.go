@@ -16,8 +16,11 @@ const GroupBlobsContainer = "familyscheduler"
 // PurgeEvery is how often the purge job runs.
 const PurgeEvery = time.Hour
 
+// Jobs are the module's background jobs (platform.JobProvider).
+func (s *Service) Jobs() []jobs.Job { return []jobs.Job{s.PurgeJob()} }
+
 // PurgeJob is the background job that removes deleted groups past their
-// purgeAfterAt (registered on the jobs runner by cmd/web).
+// purgeAfterAt.
 func (s *Service) PurgeJob() jobs.Job {
 	return jobs.Job{Name: "groups-purge", Every: PurgeEvery, Run: s.Purge}
 }

@@ -2,7 +2,6 @@ package prompts
 
 import (
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -15,9 +14,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/labstack/echo/v4"
 
-	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/account/accounttest"
-	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
@@ -35,17 +33,11 @@ func newPromptsApp(t *testing.T) *promptsApp {
 	app := &promptsApp{}
 	app.App = accounttest.New(t, accounttest.Options{
 		Env: map[string]string{"ADMIN_EMAILS": bossEmail},
-		Modules: func(store *storage.Store, accounts *account.Service, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) []web.Module {
-			app.svc = New(store, accounts, cursors, log, now)
-			return []web.Module{app.svc}
-		},
+		Modules: []platform.Factory{func(c *platform.Core) (web.Module, error) {
+			app.svc = New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
+			return app.svc, nil
+		}},
 	})
-	if err := app.Store.Provision(ctx, app.svc.Tables(), nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := app.svc.Seed(ctx); err != nil {
-		t.Fatal(err)
-	}
 	return app
 }
 

@@ -22,6 +22,8 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/config"
 	"github.com/harmony/harmony/internal/mail"
+	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/embedded"
 	"github.com/harmony/harmony/internal/web"
@@ -38,10 +40,10 @@ type Clock = webtest.Clock
 type Options struct {
 	// Env overrides configuration variables (ADMIN_EMAILS, ...).
 	Env map[string]string
-	// Modules builds further modules on the same store (the admin module).
-	Modules func(store *storage.Store, accounts *account.Service, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) []web.Module
-	// Tables the further modules need.
-	Tables []string
+	// Modules are further modules, built on the same core the way the
+	// app builds them (platform.Build): their tables, jobs and hooks are
+	// wired as in production.
+	Modules []platform.Factory
 }
 
 // App is a running test server with its services.
@@ -53,6 +55,7 @@ type App struct {
 	Accounts *account.Service
 	Cursors  *storage.Cursors
 	Mailbox  *mail.DevMailbox
+	Metrics  *metrics.Daily
 	Clock    *Clock
 	Echo     *echo.Echo
 	Handler  http.Handler
@@ -81,35 +84,14 @@ func New(t testing.TB, opts Options) *App {
 	a := &App{t: t, Config: cfg, Store: storage.New(backend, storage.Options{}), Clock: webtest.NewClock(Start)}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	a.Mailbox = mail.NewDevMailbox(log, 1000)
-	if a.Cursors, err = storage.NewCursors(cfg.CursorKeys...); err != nil {
-		t.Fatal(err)
-	}
-	profiles := auth.ProfilesFunc(func(ctx context.Context, memberKey, email, name string) (auth.ProfileState, error) {
-		return a.Accounts.OnSignIn(ctx, memberKey, email, name)
-	})
-	if a.Auth, err = auth.New(a.Store, cfg, profiles, a.Mailbox, log, a.Clock.Now); err != nil {
-		t.Fatal(err)
-	}
-	a.Accounts = account.New(a.Store, a.Auth, log, a.Clock.Now)
-	modules := []web.Module{a.Auth, a.Accounts, whoamiModule{}}
-	if opts.Modules != nil {
-		modules = append(modules, opts.Modules(a.Store, a.Accounts, a.Cursors, log, a.Clock.Now)...)
-	}
-	tables := append(append(a.Auth.Tables(), a.Accounts.Tables()...), opts.Tables...)
-	if err := a.Store.Provision(context.Background(), tables, a.Accounts.Containers()); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := web.New(web.Deps{
-		Config:       cfg,
-		Logger:       log,
-		UserLanguage: a.Auth.UserLanguage,
-		Middleware:   []echo.MiddlewareFunc{a.Auth.Middleware()},
-		Modules:      modules,
-		Now:          a.Clock.Now,
-	})
+	whoami := func(*platform.Core) (web.Module, error) { return whoamiModule{}, nil }
+	built, err := platform.Build(context.Background(), cfg, a.Store, log,
+		platform.Options{Now: a.Clock.Now, Mailer: a.Mailbox}, append([]platform.Factory{whoami}, opts.Modules...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	a.Auth, a.Accounts, a.Cursors, a.Metrics = built.Core.Auth, built.Core.Accounts, built.Core.Cursors, built.Core.Metrics
+	srv := built.Server
 	a.Echo, a.Handler = srv.Echo(), srv.Handler()
 	return a
 }

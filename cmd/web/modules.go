@@ -1,0 +1,57 @@
+package main
+
+import (
+	"github.com/harmony/harmony/internal/ai"
+	"github.com/harmony/harmony/internal/app/admin"
+	"github.com/harmony/harmony/internal/app/groups"
+	"github.com/harmony/harmony/internal/app/prompts"
+	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/web"
+)
+
+// modules are the app's modules beyond identity and accounts, in the order
+// their sections appear. Adding a module is one line here.
+func modules() []platform.Factory {
+	var m built
+	return []platform.Factory{
+		m.admin,
+		m.groups,
+		m.prompts,
+	}
+}
+
+// built keeps the modules another module's wiring needs (the AI client
+// counts its calls in the admin section's usage tables).
+type built struct {
+	admin_ *admin.Service
+}
+
+func (m *built) admin(c *platform.Core) (web.Module, error) {
+	m.admin_ = admin.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
+	m.admin_.UseMetrics(c.Metrics)
+	return m.admin_, nil
+}
+
+func (m *built) groups(c *platform.Core) (web.Module, error) {
+	g := groups.New(c.Store, c.Accounts, c.Mailer, c.Cursors, c.Config.BaseURL.String(), c.Log, c.Now)
+	g.CountMetrics(c.Metrics)
+	g.UseInviteLimits(groups.InviteLimits{PerHour: c.Config.InviteLimitHour, PerDay: c.Config.InviteLimitDay})
+	g.UseGuests(c.Auth)
+	g.UseGuestPhotos(c.Accounts)
+	// "Read the scan" only when an OpenAI-compatible API is configured:
+	// a nil *ai.Extractor in the interface would offer a button that
+	// cannot work. Every call is counted in the usage tables.
+	extractor := ai.New(c.Config.OpenAI, m.admin_.Usage(), c.Log, c.Now)
+	if extractor != nil {
+		g.UseExtractor(extractor)
+		c.Log.Info("AI scan reading is on", "model", extractor.Model())
+	}
+	c.Accounts.ShowAIUsage(m.admin_.Usage(), extractor != nil)
+	return g, nil
+}
+
+func (m *built) prompts(c *platform.Core) (web.Module, error) {
+	p := prompts.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
+	p.UseSeedTags(promptSeedTags(c.Config))
+	return p, nil
+}

@@ -1,0 +1,193 @@
+// Package platform is the composition root: it builds the core every
+// module is built on (mail, cursors, the job runner, the daily counters,
+// identity and accounts), builds the modules it is given on that core,
+// wires what they declare through small optional interfaces, provisions
+// their tables and containers, and returns the router. Production
+// (cmd/web) and the test harnesses build the app with the same Build.
+//
+// A module is a web.Module (a slug and its routes) built by a Factory. It
+// may also implement:
+//   - Tabler and Containerer: the tables and blob containers it owns,
+//     provisioned at start;
+//   - JobProvider: its background jobs, run by the core's runner;
+//   - Seeder: content a first start needs (the prompt tag catalog);
+//   - auth.GuestUpgrader and auth.EmailLinker: called when a guest signs
+//     in, or an account verifies its first email.
+//
+// Adding a module is one Factory in the list cmd/web passes to Build.
+package platform
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/config"
+	"github.com/harmony/harmony/internal/jobs"
+	"github.com/harmony/harmony/internal/mail"
+	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
+)
+
+// Core is what every module may be built with.
+type Core struct {
+	Config   *config.Config
+	Store    *storage.Store
+	Log      *slog.Logger
+	Now      func() time.Time
+	Mailer   mail.Sender
+	Cursors  *storage.Cursors
+	Jobs     *jobs.Runner
+	Metrics  *metrics.Daily
+	Auth     *auth.Service
+	Accounts *account.Service
+}
+
+// Factory builds one module on the core.
+type Factory func(*Core) (web.Module, error)
+
+// Optional interfaces a module may implement (see the package comment).
+type (
+	Tabler      interface{ Tables() []string }
+	Containerer interface{ Containers() []string }
+	JobProvider interface{ Jobs() []jobs.Job }
+	Seeder      interface {
+		Seed(ctx context.Context) error
+	}
+)
+
+// Options adjust a build.
+type Options struct {
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Mailer replaces the one the configuration names (tests catch mail).
+	Mailer mail.Sender
+}
+
+// App is the built application.
+type App struct {
+	*web.Server
+	Core    *Core
+	Modules []web.Module
+	// Tables are every table the app owns (for key migration).
+	Tables []string
+}
+
+// Build builds the core and the modules of factories on store, wires and
+// provisions them, and returns the app (jobs not started).
+func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *slog.Logger, opts Options, factories ...Factory) (*App, error) {
+	core, err := newCore(cfg, store, log, opts)
+	if err != nil {
+		return nil, err
+	}
+	modules := []web.Module{core.Auth, core.Accounts}
+	for _, f := range factories {
+		m, err := f(core)
+		if err != nil {
+			return nil, fmt.Errorf("platform: build a module: %w", err)
+		}
+		modules = append(modules, m)
+	}
+	// The profile learns a newly verified email before modules read it.
+	core.Auth.OnEmailLinked(core.Accounts)
+	tables := append(core.Jobs.Tables(), metrics.Table)
+	var containers []string
+	for _, m := range modules {
+		if u, ok := m.(auth.GuestUpgrader); ok {
+			core.Auth.OnGuestUpgrade(u)
+		}
+		if l, ok := m.(auth.EmailLinker); ok && m != web.Module(core.Accounts) && m != web.Module(core.Auth) {
+			core.Auth.OnEmailLinked(l)
+		}
+		if t, ok := m.(Tabler); ok {
+			tables = append(tables, t.Tables()...)
+		}
+		if c, ok := m.(Containerer); ok {
+			containers = append(containers, c.Containers()...)
+		}
+		if j, ok := m.(JobProvider); ok {
+			for _, job := range j.Jobs() {
+				if err := core.Jobs.Add(job); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	tables, containers = unique(tables), unique(containers)
+	if err := store.Provision(ctx, tables, containers); err != nil {
+		return nil, err
+	}
+	for _, m := range modules {
+		if s, ok := m.(Seeder); ok {
+			if err := s.Seed(ctx); err != nil {
+				return nil, fmt.Errorf("platform: seed %s: %w", m.Slug(), err)
+			}
+		}
+	}
+	srv, err := web.New(web.Deps{
+		Config:       cfg,
+		Logger:       log,
+		Version:      config.Version,
+		UserLanguage: core.Auth.UserLanguage,
+		Middleware:   []echo.MiddlewareFunc{core.Auth.Middleware()},
+		Modules:      modules,
+		Now:          opts.Now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &App{Server: srv, Core: core, Modules: modules, Tables: tables}, nil
+}
+
+// newCore builds what every module is built on. auth and account need
+// each other (auth asks account for the profile at sign-in, account asks
+// auth for the sessions); auth.ProfilesFunc lets auth be built first.
+func newCore(cfg *config.Config, store *storage.Store, log *slog.Logger, opts Options) (*Core, error) {
+	c := &Core{Config: cfg, Store: store, Log: log, Now: opts.Now, Mailer: opts.Mailer}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Mailer == nil {
+		var err error
+		if c.Mailer, err = mail.FromConfig(cfg, log); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if c.Cursors, err = storage.NewCursors(cfg.CursorKeys...); err != nil {
+		return nil, err
+	}
+	c.Jobs = jobs.New(store, log, jobs.Options{Now: opts.Now})
+	c.Metrics = metrics.NewDaily(store, c.Now)
+	profiles := auth.ProfilesFunc(func(ctx context.Context, memberKey, email, displayName string) (auth.ProfileState, error) {
+		return c.Accounts.OnSignIn(ctx, memberKey, email, displayName)
+	})
+	if c.Auth, err = auth.New(store, cfg, profiles, c.Mailer, log, c.Now); err != nil {
+		return nil, err
+	}
+	if err := c.Jobs.Add(c.Auth.PurgeSessionsJob()); err != nil {
+		return nil, err
+	}
+	c.Accounts = account.New(store, c.Auth, log, c.Now)
+	c.Accounts.CountNewUsers(c.Metrics)
+	return c, nil
+}
+
+// unique keeps the first of each name, in order.
+func unique(names []string) []string {
+	seen := map[string]bool{}
+	out := names[:0:0]
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
