@@ -21,6 +21,8 @@ type app struct {
 	Jobs *jobs.Runner
 	// Tables are every table the modules own (for key migration).
 	Tables []string
+	// Rebuilders are the modules' repairs (web reindex).
+	Rebuilders []platform.Rebuilder
 }
 
 // newServer builds the app on store with the platform's composition root
@@ -33,7 +35,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 		return nil, err
 	}
 	logMailer(log, a.Core.Mailer)
-	return &app{Server: a.Server, Jobs: a.Core.Jobs, Tables: a.Tables}, nil
+	return &app{Server: a.Server, Jobs: a.Core.Jobs, Tables: a.Tables, Rebuilders: a.Rebuilders}, nil
 }
 
 // logMailer says at start where sign-in codes go.

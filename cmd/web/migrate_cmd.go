@@ -57,12 +57,12 @@ func migrateCmd(ctx context.Context, args []string, env config.LookupEnv, stdout
 	if *dry || rep.rows+rep.props+rep.blobs == 0 {
 		return nil
 	}
-	for _, r := range reindexSubjects {
-		out, err := r.run(ctx, cfg, store, log)
+	for _, r := range a.Rebuilders {
+		out, err := r.Rebuild(ctx)
 		if err != nil {
-			return fmt.Errorf("rebuild %s: %w", r.name, err)
+			return fmt.Errorf("rebuild %s: %w", r.RebuildSubject(), err)
 		}
-		fmt.Fprintf(stdout, "rebuilt %s: %v\n", r.name, out)
+		fmt.Fprintf(stdout, "rebuilt %s: %v\n", r.RebuildSubject(), out)
 	}
 	return nil
 }

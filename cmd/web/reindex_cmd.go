@@ -5,54 +5,44 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"time"
+	"slices"
 
-	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/config"
-	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/platform"
 )
 
 const reindexUsage = "usage: web reindex prompts|users [settings flags]"
 
-// rebuild builds one module on store, runs its repair and returns the
-// report to print.
-type rebuild func(ctx context.Context, cfg *config.Config, store *storage.Store, log *slog.Logger) (fmt.Stringer, error)
+// reindexSubjects are the subjects of the app's rebuilds (the modules'
+// platform.Rebuilder), known before anything is opened so that a bad
+// command line touches nothing; a test keeps the list equal to the app's.
+var reindexSubjects = []string{"prompts", "users"}
 
-// reindexSubjects are what "web reindex" rebuilds, in the order the usage
-// names them.
-var reindexSubjects = []struct {
-	name string
-	run  rebuild
-}{
-	{"prompts", reindexPrompts},
-	{"users", reindexUsers},
-}
-
-// reindexCmd is "web reindex prompts|users": it rebuilds the subject's
-// derived tables from its canonical table and prints what it fixed.
+// reindexCmd is "web reindex prompts|users": it builds the app on the
+// configured store, runs the subject's rebuild (its derived tables from
+// their canonical rows) and prints what it fixed.
 func reindexCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, stderr io.Writer) error {
 	if wantsHelp(args) {
 		return flag.ErrHelp
 	}
 	subject, args := subjectOf(args)
-	var run rebuild
-	names := make([]string, 0, len(reindexSubjects))
-	for _, s := range reindexSubjects {
-		names = append(names, s.name)
-		if s.name == subject {
-			run = s.run
-		}
-	}
-	if run == nil {
-		return unknownSubject("reindex", subject, reindexUsage, names...)
+	if !slices.Contains(reindexSubjects, subject) {
+		return unknownSubject("reindex", subject, reindexUsage, reindexSubjects...)
 	}
 	cfg, store, log, err := openCommandStore(ctx, args, env, stderr)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	rep, err := run(ctx, cfg, store, log)
+	a, err := newServer(ctx, cfg, log, store, nil)
+	if err != nil {
+		return err
+	}
+	r := rebuilderOf(a.Rebuilders, subject)
+	if r == nil {
+		return fmt.Errorf("the app has no rebuild %q", subject)
+	}
+	rep, err := r.Rebuild(ctx)
 	if err != nil {
 		return err
 	}
@@ -60,22 +50,12 @@ func reindexCmd(ctx context.Context, args []string, env config.LookupEnv, stdout
 	return err
 }
 
-// reindexPrompts rebuilds every prompt index from the Prompts table.
-func reindexPrompts(ctx context.Context, cfg *config.Config, store *storage.Store, log *slog.Logger) (fmt.Stringer, error) {
-	svc, err := promptsModule(ctx, cfg, store, log)
-	if err != nil {
-		return nil, err
+// rebuilderOf is the rebuild of subject, or nil.
+func rebuilderOf(rs []platform.Rebuilder, subject string) platform.Rebuilder {
+	for _, r := range rs {
+		if r.RebuildSubject() == subject {
+			return r
+		}
 	}
-	return svc.Reindex(ctx)
-}
-
-// reindexUsers rebuilds the Users directory from UserProfiles. The
-// rebuild touches no session, so the account module is built without the
-// auth service newServer gives it.
-func reindexUsers(ctx context.Context, _ *config.Config, store *storage.Store, log *slog.Logger) (fmt.Stringer, error) {
-	svc := account.New(store, nil, log, time.Now)
-	if err := store.Provision(ctx, svc.Tables(), nil); err != nil {
-		return nil, err
-	}
-	return svc.RebuildDirectory(ctx)
+	return nil
 }

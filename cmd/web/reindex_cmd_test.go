@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,5 +68,21 @@ func TestReindexRefusesAnUnknownSubject(t *testing.T) {
 		if got := errOut.String(); !strings.Contains(got, `ubjects are "prompts", "users"`) || !strings.Contains(got, "usage: web reindex prompts|users") {
 			t.Errorf("%v: stderr %q", args, got)
 		}
+	}
+}
+
+// The subjects "web reindex" accepts are exactly the app's rebuilds, which
+// the modules declare (platform.Rebuilder).
+func TestReindexSubjectsAreTheAppsRebuilds(t *testing.T) {
+	a, _ := newTestAppOnStore(t, nil)
+	var got []string
+	for _, r := range a.Rebuilders {
+		got = append(got, r.RebuildSubject())
+	}
+	want := slices.Clone(reindexSubjects)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("the app rebuilds %v, web reindex knows %v", got, reindexSubjects)
 	}
 }

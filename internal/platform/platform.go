@@ -11,6 +11,8 @@
 //     provisioned at start;
 //   - JobProvider: its background jobs, run by the core's runner;
 //   - Seeder: content a first start needs (the prompt tag catalog);
+//   - Rebuilder: the repairs of its derived tables from their canonical
+//     rows, which "web reindex <subject>" runs;
 //   - auth.GuestUpgrader and auth.EmailLinker: called when a guest signs
 //     in, or an account verifies its first email.
 //
@@ -60,6 +62,14 @@ type (
 	Seeder      interface {
 		Seed(ctx context.Context) error
 	}
+	// Rebuilder recomputes a module's derived tables (indexes,
+	// directories) from their canonical rows: the repair after a write
+	// that stopped half way. Rebuild is idempotent and its report says
+	// what it fixed; RebuildSubject names it: web reindex <subject>.
+	Rebuilder interface {
+		RebuildSubject() string
+		Rebuild(ctx context.Context) (fmt.Stringer, error)
+	}
 )
 
 // Options adjust a build.
@@ -77,6 +87,8 @@ type App struct {
 	Modules []web.Module
 	// Tables are every table the app owns (for key migration).
 	Tables []string
+	// Rebuilders are the modules' repairs, in module order.
+	Rebuilders []Rebuilder
 }
 
 // Build builds the core and the modules of factories on store, wires and
@@ -98,7 +110,11 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 	core.Auth.OnEmailLinked(core.Accounts)
 	tables := append(core.Jobs.Tables(), metrics.Table)
 	var containers []string
+	var rebuilders []Rebuilder
 	for _, m := range modules {
+		if r, ok := m.(Rebuilder); ok {
+			rebuilders = append(rebuilders, r)
+		}
 		if u, ok := m.(auth.GuestUpgrader); ok {
 			core.Auth.OnGuestUpgrade(u)
 		}
@@ -142,7 +158,7 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 	if err != nil {
 		return nil, err
 	}
-	return &App{Server: srv, Core: core, Modules: modules, Tables: tables}, nil
+	return &App{Server: srv, Core: core, Modules: modules, Tables: tables, Rebuilders: rebuilders}, nil
 }
 
 // newCore builds what every module is built on. auth and account need

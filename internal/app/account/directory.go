@@ -162,3 +162,10 @@ func (s *Service) SetAdmin(ctx context.Context, memberKey string, admin bool) (P
 	}
 	return p, s.refreshSessions(ctx, memberKey, p)
 }
+
+// RebuildSubject and Rebuild make the Users directory's repair one of the
+// app's rebuilds (platform.Rebuilder): web reindex users.
+func (s *Service) RebuildSubject() string { return "users" }
+
+// Rebuild is RebuildDirectory.
+func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) { return s.RebuildDirectory(ctx) }

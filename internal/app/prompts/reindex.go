@@ -375,3 +375,10 @@ func mustMarshal(row any) storage.Entity {
 	}
 	return e
 }
+
+// RebuildSubject and Rebuild make the prompt indexes' repair one of the
+// app's rebuilds (platform.Rebuilder): web reindex prompts.
+func (s *Service) RebuildSubject() string { return "prompts" }
+
+// Rebuild is Reindex.
+func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) { return s.Reindex(ctx) }
