@@ -40,7 +40,10 @@ RESERVED_PORTS=${RESERVED_PORTS:-}
 free_port() {
   local port
   for _ in $(seq 1 50); do
-    port=$((20000 + RANDOM % 20000))
+    # Below the kernel's ephemeral range (32768 and up by default): a port
+    # chosen there can be taken meanwhile by any outgoing connection, and
+    # the server that was to listen on it then fails to bind.
+    port=$((20000 + RANDOM % 12000))
     case " $RESERVED_PORTS " in *" $port "*) continue ;; esac
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       echo "$port"
