@@ -17,7 +17,7 @@ import (
 	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/config"
 	"github.com/harmony/harmony/internal/storage"
-	"github.com/harmony/harmony/internal/storage/embedded"
+	"github.com/harmony/harmony/internal/storage/storetest"
 )
 
 const (
@@ -96,15 +96,7 @@ func ok(content string) func(map[string]any) (int, string) {
 // embedded store.
 func setup(t *testing.T, reply func(map[string]any) (int, string)) (*Extractor, *fakeAPI, *storage.Store) {
 	t.Helper()
-	b, err := embedded.Open(t.TempDir(), embedded.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := storage.New(b, storage.Options{})
-	t.Cleanup(func() { store.Close() })
-	if err := store.Provision(bg, admin.UsageTables, nil); err != nil {
-		t.Fatal(err)
-	}
+	store := storetest.Open(t, admin.UsageTables...)
 	api := newFakeAPI(t, reply)
 	now := func() time.Time { return today }
 	cfg := config.OpenAI{BaseURL: api.URL + "/v1", APIKey: testKey, Model: testModel}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/storage"
-	"github.com/harmony/harmony/internal/storage/embedded"
+	"github.com/harmony/harmony/internal/storage/storetest"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -20,16 +20,7 @@ var start = time.Date(2030, 5, 17, 9, 30, 0, 0, time.UTC)
 
 func newStore(t *testing.T) *storage.Store {
 	t.Helper()
-	b, err := embedded.Open(t.TempDir(), embedded.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := storage.New(b, storage.Options{})
-	t.Cleanup(func() { store.Close() })
-	if err := store.Provision(context.Background(), []string{LeasesTable}, nil); err != nil {
-		t.Fatal(err)
-	}
-	return store
+	return storetest.Open(t, LeasesTable)
 }
 
 // logBuffer collects log output safely across goroutines.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/storage"
-	"github.com/harmony/harmony/internal/storage/embedded"
+	"github.com/harmony/harmony/internal/storage/storetest"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -16,15 +16,7 @@ var ctx = context.Background()
 
 func newDaily(t *testing.T, now func() time.Time) *Daily {
 	t.Helper()
-	b, err := embedded.Open(t.TempDir(), embedded.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := storage.New(b, storage.Options{})
-	t.Cleanup(func() { store.Close() })
-	if err := store.Provision(ctx, []string{Table}, nil); err != nil {
-		t.Fatal(err)
-	}
+	store := storetest.Open(t, Table)
 	d := NewDaily(store, now)
 	d.Register("newUsers", "newGroups", "newAppointments", "invitesSent")
 	return d

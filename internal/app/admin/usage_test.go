@@ -11,21 +11,13 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
-	"github.com/harmony/harmony/internal/storage/embedded"
+	"github.com/harmony/harmony/internal/storage/storetest"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
 func newUsage(t *testing.T, now func() time.Time) (*Usage, *storage.Store) {
 	t.Helper()
-	b, err := embedded.Open(t.TempDir(), embedded.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := storage.New(b, storage.Options{})
-	t.Cleanup(func() { store.Close() })
-	if err := store.Provision(ctx, UsageTables, nil); err != nil {
-		t.Fatal(err)
-	}
+	store := storetest.Open(t, UsageTables...)
 	return NewUsage(store, now), store
 }
 
