@@ -83,7 +83,7 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nWith nothing set, \"web\" serves http://localhost:8080 in development mode on the\nembedded store in ./data.")
+	fmt.Fprintln(w, "\nWith nothing set, \"web\" serves http://127.0.0.1:8080 (loopback only) in development mode on the\nembedded store in ./data.")
 	fmt.Fprintln(w)
 	config.Usage(w)
 }

@@ -28,7 +28,7 @@ func (s setting) flagName() string {
 func settings() []setting {
 	return []setting{
 		{env: "ADDR", def: "127.0.0.1:8080", usage: "address the HTTP server listens on; loopback unless set (a container needs :8080, all interfaces)"},
-		{env: "BASE_URL", usage: "public URL of the site; https turns on production mode, Secure cookies and HSTS. Required (https) in production; in development it follows ADDR (http://localhost:8080 for the default)"},
+		{env: "BASE_URL", usage: "public URL of the site; https turns on production mode, Secure cookies and HSTS. Required (https) in production; in development it follows ADDR (http://127.0.0.1:8080 for the default)"},
 		{env: "ENV", def: string(Development), usage: "development or production; production refuses generated secrets"},
 		{env: "DATA_DIR", def: "./data", usage: "directory for the embedded store (harmony.db, blobs/) and, in development, generated keys"},
 		{env: "AZURE_STORAGE_CONNECTION_STRING", aliases: []string{"AZURE_TABLES_CONNECTION_STRING"}, secret: true,
