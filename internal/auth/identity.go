@@ -11,6 +11,7 @@ import (
 	"errors"
 	"net/mail"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -142,12 +143,21 @@ func (id *Identity) Location() *time.Location {
 	if id == nil || id.Timezone == "" {
 		return time.UTC
 	}
+	if loc, ok := zones.Load(id.Timezone); ok {
+		return loc.(*time.Location)
+	}
 	loc, err := time.LoadLocation(id.Timezone)
 	if err != nil {
 		return time.UTC
 	}
+	zones.Store(id.Timezone, loc)
 	return loc
 }
+
+// zones caches loaded time zones: time.LoadLocation reads the zone
+// database on every call, and pages ask for the viewer's zone each time.
+// Profiles accept only valid zone names, so the cache stays small.
+var zones sync.Map
 
 const identityKey = "harmony.identity"
 
