@@ -85,6 +85,15 @@ func TestAccountWithoutVerifiedEmailUsesGroupsFully(t *testing.T) {
 	if settings.Find(`[data-testid="settings-email-add"]`).Length() != 1 {
 		t.Fatal("settings offer no way to add an email address")
 	}
+	for _, bad := range []string{"", "not an address", "eve\u202e@example.com"} {
+		res := eve.PostForm("/account/email", eve.WithCSRF("/account/email", url.Values{"email": {bad}}))
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(`[data-testid="add-email-error"]`).Length() != 1 {
+			t.Fatalf("address %q: %d, want 422 with a field error", bad, res.StatusCode)
+		}
+	}
+	if res := eve.PostForm("/account/email/code", eve.WithCSRF("/account/email", url.Values{"code": {"123456"}})); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/account/email" {
+		t.Fatalf("a code with no address pending: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
 	if res := eve.PostForm("/account/email", eve.WithCSRF("/account/email", url.Values{"email": {"bob@example.com"}})); res.StatusCode != http.StatusConflict {
 		t.Fatalf("claiming Bob's address: %d, want 409", res.StatusCode)
 	}
