@@ -40,7 +40,7 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 
 // logMailer says at start where sign-in codes go.
 func logMailer(log *slog.Logger, mailer mail.Sender) {
-	switch mailer.(type) {
+	switch mail.Delivering(mailer).(type) {
 	case nil:
 		log.Warn("no SMTP_URL: sign-in by email code is off")
 	case *mail.DevMailbox:

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -59,6 +60,8 @@ func newTestAppOnBackend(t *testing.T, env map[string]string) (*app, *storage.St
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv.Jobs.Start(context.Background())
+	t.Cleanup(srv.Jobs.Stop)
 	return srv, store, b
 }
 
@@ -70,7 +73,18 @@ func signIn(t *testing.T, c *webtest.Client, email string) {
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("request code: %d", res.StatusCode)
 	}
-	code := c.Get("/dev/mailbox").Doc(t).Find(`[data-testid="mailbox-item"] [data-testid="mailbox-code"]`).First().Text()
+	// Mail goes out through the task queue, which the running app drains
+	// at once; the developer refreshes the page until it is there.
+	code := ""
+	for deadline := time.Now().Add(5 * time.Second); len(code) != 6 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		c.Get("/dev/mailbox").Doc(t).Find(`[data-testid="mailbox-item"]`).EachWithBreak(func(_ int, item *goquery.Selection) bool {
+			if item.Find(`[data-testid="mailbox-to"]`).Text() == email {
+				code = item.Find(`[data-testid="mailbox-code"]`).Text()
+				return false
+			}
+			return true
+		})
+	}
 	if len(code) != 6 {
 		t.Fatalf("no code in the development mailbox: %q", code)
 	}

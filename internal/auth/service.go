@@ -122,7 +122,7 @@ func New(store *storage.Store, cfg *config.Config, profiles Profiles, mailer mai
 		verifyLimit: newIPLimiter(codeVerifyBurst, codeVerifyEvery),
 		wrongCodes:  newIPLimiter(wrongCodeBurst, wrongCodeEvery),
 	}
-	if mb, ok := mailer.(recentMail); ok && !cfg.IsProduction() {
+	if mb, ok := mail.Delivering(mailer).(recentMail); ok && !cfg.IsProduction() {
 		s.mailbox = mb
 	}
 	for _, key := range cfg.SessionKeys {

@@ -39,7 +39,7 @@ func settings() []setting {
 		{env: "SESSION_IDLE_TIMEOUT", def: "168h", usage: "sign a session out after this long without a request (Go duration, or days like 7d)"},
 		{env: "SESSION_MAX_AGE", def: "720h", usage: "sign a session out this long after sign-in, however active (Go duration, or days like 30d)"},
 		{env: "ADMIN_EMAILS", usage: "comma-separated emails of administrators"},
-		{env: "SMTP_URL", secret: true, usage: "mail server for sign-in codes, e.g. smtp://user:pass@host:587 or smtps://host:465"},
+		{env: "SMTP_URL", secret: true, usage: "mail server, e.g. smtp://user:pass@host:587 or smtps://host:465; ?auth=login|xoauth2|... picks the mechanism"},
 		{env: "OIDC_ISSUER", usage: "OpenID Connect issuer URL for single sign-on; empty turns it off"},
 		{env: "OIDC_CLIENT_ID", usage: "OpenID Connect client id"},
 		{env: "OIDC_CLIENT_SECRET", secret: true, usage: "OpenID Connect client secret (empty for a public client with PKCE)"},

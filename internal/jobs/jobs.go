@@ -74,6 +74,7 @@ type Runner struct {
 type entry struct {
 	Job
 	running sync.Mutex
+	kick    chan struct{} // buffered 1: a pending wake-up
 }
 
 var jobName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
@@ -130,7 +131,7 @@ func (r *Runner) Add(j Job) error {
 	if _, dup := r.jobs[j.Name]; dup {
 		return fmt.Errorf("%w: %s added twice", ErrInvalidJob, j.Name)
 	}
-	e := &entry{Job: j}
+	e := &entry{Job: j, kick: make(chan struct{}, 1)}
 	r.jobs[j.Name] = e
 	r.order = append(r.order, e)
 	return nil
@@ -183,18 +184,46 @@ const releaseTimeout = 5 * time.Second
 
 func (r *Runner) loop(ctx context.Context, e *entry) {
 	defer r.wg.Done()
-	wait := r.jitter(e.Every)
+	t := time.NewTimer(r.jitter(e.Every))
+	defer t.Stop()
 	for {
-		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
-			t.Stop()
 			return
+		case <-e.kick:
+			r.kicked(ctx, e) // the period's timer runs on
 		case <-t.C:
+			r.tick(ctx, e)
+			t.Reset(e.Every + r.jitter(e.Every))
 		}
-		r.tick(ctx, e)
-		wait = e.Every + r.jitter(e.Every)
 	}
+}
+
+// Kick asks for the named job to run soon in this process, without its
+// lease: for work that should not wait for the period, such as a task
+// just enqueued. Kicks while one is pending merge into it. A kick before
+// Start runs at Start. Only jobs safe to run on several instances at
+// once may be kicked (the task drain claims each task atomically).
+func (r *Runner) Kick(name string) {
+	r.mu.Lock()
+	e := r.jobs[name]
+	r.mu.Unlock()
+	if e == nil {
+		return
+	}
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+}
+
+// kicked runs e now unless it is running here already (a RunOnce).
+func (r *Runner) kicked(ctx context.Context, e *entry) {
+	if !e.running.TryLock() {
+		return
+	}
+	defer e.running.Unlock()
+	r.run(ctx, e)
 }
 
 // tick runs e if this instance can take its lease and it is not already

@@ -22,16 +22,10 @@ const fromName = "Harmony"
 // alternative when m has one. It refuses header injection (a line break in
 // To or Subject) and anything but one plain recipient address.
 func compose(from string, m Message, now time.Time) ([]byte, error) {
-	to, err := recipient(m.To)
-	if err != nil {
+	if err := Check(m); err != nil {
 		return nil, err
 	}
-	if strings.ContainsAny(m.Subject, "\r\n") {
-		return nil, fmt.Errorf("%w: line break in the subject", ErrBadMessage)
-	}
-	if strings.TrimSpace(m.Text) == "" {
-		return nil, fmt.Errorf("%w: empty text body", ErrBadMessage)
-	}
+	to, _ := recipient(m.To)
 	sender := mail.Address{Name: fromName, Address: from}
 
 	var b bytes.Buffer
@@ -75,6 +69,21 @@ func compose(from string, m Message, now time.Time) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// Check refuses a message no sender could send (ErrBadMessage): not one
+// plain recipient, a line break in the subject, no text body.
+func Check(m Message) error {
+	if _, err := recipient(m.To); err != nil {
+		return err
+	}
+	if strings.ContainsAny(m.Subject, "\r\n") {
+		return fmt.Errorf("%w: line break in the subject", ErrBadMessage)
+	}
+	if strings.TrimSpace(m.Text) == "" {
+		return fmt.Errorf("%w: empty text body", ErrBadMessage)
+	}
+	return nil
 }
 
 // recipient accepts one bare address ("anna@example.org") and nothing a

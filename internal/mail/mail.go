@@ -19,6 +19,9 @@ type Message struct {
 	Subject string
 	Text    string
 	HTML    string
+	// Key, when set, makes a queued send idempotent: the same key sends
+	// once (Queued).
+	Key string `json:",omitempty"`
 }
 
 // Sender delivers messages.

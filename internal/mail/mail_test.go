@@ -241,6 +241,78 @@ func TestSMTPRejectsAnUntrustedCertificate(t *testing.T) {
 	}
 }
 
+// A burst of mail (the queue's drain) goes out on one connection.
+func TestSMTPReusesTheConnection(t *testing.T) {
+	srv := startFakeSMTP(t, fakeOptions{startTLS: true})
+	s := srv.client(t, "smtp://user:pass@mail.example.org")
+	t.Cleanup(func() { s.Close() })
+	for _, to := range []string{"anna@example.org", "boris@example.org", "vera@example.org"} {
+		if err := s.Send(context.Background(), Message{To: to, Subject: "Code", Text: "123456"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := srv.waitFor(t, 3)
+	if len(got) != 3 || got[0].conn != 1 || got[2].conn != 1 || got[2].to != "vera@example.org" {
+		t.Errorf("deliveries %+v, want three on connection 1", got)
+	}
+}
+
+// A kept connection the server dropped is replaced, and the message still
+// goes out.
+func TestSMTPRedialsADroppedConnection(t *testing.T) {
+	srv := startFakeSMTP(t, fakeOptions{})
+	s, err := NewSMTP("smtp://"+srv.addr(), "no-reply@harmony.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	if err := s.Send(ctx, Message{To: "anna@example.org", Subject: "1", Text: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.conn.Close() // as if the server timed the idle connection out
+	s.mu.Unlock()
+	if err := s.Send(ctx, Message{To: "anna@example.org", Subject: "2", Text: "two"}); err != nil {
+		t.Fatalf("after the drop: %v", err)
+	}
+	if got := srv.waitFor(t, 2); got[1].conn != 2 {
+		t.Errorf("second delivery on connection %d, want a new one", got[1].conn)
+	}
+}
+
+// A server that offers only LOGIN (Office 365 and many hosts) gets LOGIN;
+// XOAUTH2 is used when the URL asks for it, with the token as password.
+func TestSMTPAuthMechanisms(t *testing.T) {
+	for _, tc := range []struct {
+		name, offers, url, want string
+	}{
+		{"login only", "LOGIN", "smtp://user:pass@mail.example.org", "login:user:pass"},
+		{"plain preferred to login", "LOGIN PLAIN", "smtp://user:pass@mail.example.org", "\x00user\x00pass"},
+		{"xoauth2 asked for", "PLAIN XOAUTH2", "smtp://anna%40example.org:ya29.token@mail.example.org?auth=xoauth2", "user=anna@example.org\x01auth=Bearer ya29.token\x01\x01"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startFakeSMTP(t, fakeOptions{startTLS: true, auth: tc.offers})
+			s := srv.client(t, tc.url)
+			t.Cleanup(func() { s.Close() })
+			if err := s.Send(context.Background(), Message{To: "anna@example.org", Subject: "Code", Text: "123456"}); err != nil {
+				t.Fatal(err)
+			}
+			if got := srv.waitFor(t, 1)[0].auth; got != tc.want {
+				t.Errorf("auth %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if _, err := NewSMTP("smtp://u:p@mail.example.org?auth=kerberos", "no-reply@harmony.example"); err == nil {
+		t.Error("an unknown ?auth= was accepted")
+	}
+	srv := startFakeSMTP(t, fakeOptions{startTLS: true, auth: "GSSAPI"})
+	s := srv.client(t, "smtp://user:pass@mail.example.org")
+	if err := s.Send(context.Background(), Message{To: "anna@example.org", Subject: "Code", Text: "1"}); err == nil || !strings.Contains(err.Error(), "GSSAPI") {
+		t.Errorf("no common mechanism: %v", err)
+	}
+}
+
 func TestDevMailboxKeepsTheNewest(t *testing.T) {
 	var logs bytes.Buffer
 	d := NewDevMailbox(slog.New(slog.NewTextHandler(&logs, nil)), 2)
@@ -290,14 +362,21 @@ func TestFromConfig(t *testing.T) {
 	}
 }
 
-// A fake SMTP server that speaks just enough of the protocol for net/smtp:
-// EHLO, STARTTLS, AUTH PLAIN, MAIL, RCPT, DATA, QUIT.
+// A fake SMTP server that speaks just enough of the protocol for the
+// client: EHLO, STARTTLS, AUTH (PLAIN, LOGIN, XOAUTH2), MAIL, RCPT, DATA,
+// RSET, QUIT. Each delivery is recorded before its DATA is answered, and a
+// connection that delivered nothing is recorded when it closes.
 
-type fakeOptions struct{ startTLS, implicitTLS bool }
+type fakeOptions struct {
+	startTLS, implicitTLS bool
+	// auth is the AUTH line's mechanisms; "" means PLAIN.
+	auth string
+}
 
 type fakeSession struct {
 	from, to, auth, data string
 	tls                  bool
+	conn                 int // which connection (1, 2, ...)
 }
 
 type fakeSMTP struct {
@@ -308,10 +387,14 @@ type fakeSMTP struct {
 
 	mu       sync.Mutex
 	sessions []fakeSession
+	conns    int
 }
 
 func startFakeSMTP(t *testing.T, opts fakeOptions) *fakeSMTP {
 	t.Helper()
+	if opts.auth == "" {
+		opts.auth = "PLAIN"
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -325,7 +408,11 @@ func startFakeSMTP(t *testing.T, opts fakeOptions) *fakeSMTP {
 			if err != nil {
 				return
 			}
-			go srv.serve(conn)
+			srv.mu.Lock()
+			srv.conns++
+			n := srv.conns
+			srv.mu.Unlock()
+			go srv.serve(conn, n)
 		}
 	}()
 	return srv
@@ -374,22 +461,21 @@ func (f *fakeSMTP) waitFor(t *testing.T, n int) []fakeSession {
 	return nil
 }
 
-func (f *fakeSMTP) serve(conn net.Conn) {
+func (f *fakeSMTP) serve(conn net.Conn, n int) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	var s fakeSession
-	recorded := false
+	s := fakeSession{conn: n}
+	delivered := false
 	record := func() {
-		if !recorded {
-			recorded = true
-			f.mu.Lock()
-			f.sessions = append(f.sessions, s)
-			f.mu.Unlock()
-		}
+		f.mu.Lock()
+		f.sessions = append(f.sessions, s)
+		f.mu.Unlock()
 	}
-	// A session is recorded before QUIT is answered, so the client's Send
-	// returns only after the test can see it; a broken-off one on close.
-	defer record()
+	defer func() {
+		if !delivered {
+			record()
+		}
+	}()
 	tlsConfig := &tls.Config{Certificates: []tls.Certificate{f.cert}}
 	if f.opts.implicitTLS {
 		conn = tls.Server(conn, tlsConfig)
@@ -410,7 +496,7 @@ func (f *fakeSMTP) serve(conn net.Conn) {
 			if f.opts.startTLS && !s.tls {
 				ext = append(ext, "250-STARTTLS")
 			}
-			reply(strings.Join(append(ext, "250 AUTH PLAIN"), "\r\n"))
+			reply(strings.Join(append(ext, "250 AUTH "+f.opts.auth), "\r\n"))
 		case "STARTTLS":
 			reply("220 go ahead")
 			tc := tls.Server(conn, tlsConfig)
@@ -421,18 +507,39 @@ func (f *fakeSMTP) serve(conn net.Conn) {
 			tp = textproto.NewConn(conn)
 		case "AUTH":
 			mech, initial, _ := strings.Cut(arg, " ")
-			raw, err := base64.StdEncoding.DecodeString(initial)
-			if mech != "PLAIN" || err != nil {
-				reply("535 no")
+			if !strings.Contains(" "+f.opts.auth+" ", " "+mech+" ") {
+				reply("504 unrecognized mechanism")
 				continue
 			}
-			s.auth = string(raw)
+			switch mech {
+			case "PLAIN", "XOAUTH2":
+				raw, err := base64.StdEncoding.DecodeString(initial)
+				if err != nil {
+					reply("535 no")
+					continue
+				}
+				s.auth = string(raw)
+			case "LOGIN":
+				var answers []string
+				for _, prompt := range []string{"Username:", "Password:"} {
+					reply("334 " + base64.StdEncoding.EncodeToString([]byte(prompt)))
+					line, err := tp.ReadLine()
+					if err != nil {
+						return
+					}
+					raw, _ := base64.StdEncoding.DecodeString(line)
+					answers = append(answers, string(raw))
+				}
+				s.auth = "login:" + strings.Join(answers, ":")
+			}
 			reply("235 ok")
 		case "MAIL":
 			s.from = strings.Trim(strings.TrimPrefix(arg, "FROM:"), "<>")
 			reply("250 ok")
 		case "RCPT":
 			s.to = strings.Trim(strings.TrimPrefix(arg, "TO:"), "<>")
+			reply("250 ok")
+		case "RSET", "NOOP":
 			reply("250 ok")
 		case "DATA":
 			reply("354 go on")
@@ -441,9 +548,10 @@ func (f *fakeSMTP) serve(conn net.Conn) {
 				return
 			}
 			s.data = string(data)
+			delivered = true
+			record()
 			reply("250 queued")
 		case "QUIT":
-			record()
 			reply("221 bye")
 			return
 		default:

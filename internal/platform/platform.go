@@ -9,7 +9,8 @@
 // may also implement:
 //   - Tabler and Containerer: the tables and blob containers it owns,
 //     provisioned at start;
-//   - JobProvider: its background jobs, run by the core's runner;
+//   - JobProvider: its background jobs, run by the core's runner (one-off
+//     tasks register their kinds on Core.Tasks instead);
 //   - Seeder: content a first start needs (the prompt tag catalog);
 //   - Rebuilder: the repairs of its derived tables from their canonical
 //     rows, which "web reindex <subject>" runs;
@@ -34,6 +35,7 @@ import (
 	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/tasks"
 	"github.com/harmony/harmony/internal/web"
 )
 
@@ -46,6 +48,7 @@ type Core struct {
 	Mailer   mail.Sender
 	Cursors  *storage.Cursors
 	Jobs     *jobs.Runner
+	Tasks    *tasks.Queue
 	Metrics  *metrics.Daily
 	Auth     *auth.Service
 	Accounts *account.Service
@@ -108,7 +111,7 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 	}
 	// The profile learns a newly verified email before modules read it.
 	core.Auth.OnEmailLinked(core.Accounts)
-	tables := append(core.Jobs.Tables(), metrics.Table)
+	tables := append(core.Jobs.Tables(), metrics.Table, tasks.Table)
 	var containers []string
 	var rebuilders []Rebuilder
 	for _, m := range modules {
@@ -165,21 +168,35 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 // each other (auth asks account for the profile at sign-in, account asks
 // auth for the sessions); auth.ProfilesFunc lets auth be built first.
 func newCore(cfg *config.Config, store *storage.Store, log *slog.Logger, opts Options) (*Core, error) {
-	c := &Core{Config: cfg, Store: store, Log: log, Now: opts.Now, Mailer: opts.Mailer}
+	c := &Core{Config: cfg, Store: store, Log: log, Now: opts.Now}
 	if c.Now == nil {
 		c.Now = time.Now
-	}
-	if c.Mailer == nil {
-		var err error
-		if c.Mailer, err = mail.FromConfig(cfg, log); err != nil {
-			return nil, err
-		}
 	}
 	var err error
 	if c.Cursors, err = storage.NewCursors(cfg.CursorKeys...); err != nil {
 		return nil, err
 	}
 	c.Jobs = jobs.New(store, log, jobs.Options{Now: opts.Now})
+	// One-off tasks: the runner drains them, and an enqueue wakes it.
+	c.Tasks = tasks.New(store, log, tasks.Options{Now: c.Now, Holder: c.Jobs.Holder()})
+	c.Tasks.WakeWith(func() { c.Jobs.Kick(tasks.JobName) })
+	for _, j := range c.Tasks.Jobs() {
+		if err := c.Jobs.Add(j); err != nil {
+			return nil, err
+		}
+	}
+	// Mail goes out through the queue, off the request path.
+	sender := opts.Mailer
+	if sender == nil {
+		if sender, err = mail.FromConfig(cfg, log); err != nil {
+			return nil, err
+		}
+	}
+	if sender != nil {
+		if c.Mailer, err = mail.NewQueued(c.Tasks, sender); err != nil {
+			return nil, err
+		}
+	}
 	c.Metrics = metrics.NewDaily(store, c.Now)
 	profiles := auth.ProfilesFunc(func(ctx context.Context, memberKey, email, displayName string) (auth.ProfileState, error) {
 		return c.Accounts.OnSignIn(ctx, memberKey, email, displayName)

@@ -4,8 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
+
 	"net/http"
 	"net/url"
 	"regexp"
@@ -25,20 +24,29 @@ import (
 
 var ctx = context.Background()
 
-// groupsApp is the real stack with the groups module; invitations go to
-// their own development mailbox.
+// groupsApp is the real stack with the groups module.
 type groupsApp struct {
 	*accounttest.App
-	svc     *Service
-	invites *mail.DevMailbox
+	svc *Service
+}
+
+// invitations are the invitation mails sent so far, newest first.
+func (a *groupsApp) invitations() []mail.Delivered {
+	var out []mail.Delivered
+	for _, m := range a.Mail() {
+		if strings.Contains(m.Text, "/invite") {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func newGroupsApp(t *testing.T) *groupsApp {
 	t.Helper()
-	app := &groupsApp{invites: mail.NewDevMailbox(slog.New(slog.NewTextHandler(io.Discard, nil)), 1000)}
+	app := &groupsApp{}
 	app.App = accounttest.New(t, accounttest.Options{
 		Modules: []platform.Factory{func(c *platform.Core) (web.Module, error) {
-			app.svc = New(c.Store, c.Accounts, app.invites, c.Cursors, "http://localhost:8080", c.Log, c.Now)
+			app.svc = New(c.Store, c.Accounts, c.Mailer, c.Cursors, "http://localhost:8080", c.Log, c.Now)
 			return app.svc, nil
 		}},
 	})
@@ -197,7 +205,7 @@ func TestInviteBeforeAccountThenAcceptFromDashboard(t *testing.T) {
 	if ug := a.userGroup(t, id, "bob@example.com"); ug.Status != StatusInvited || ug.InvitedAt == nil {
 		t.Fatalf("invited UserGroups row %+v", ug)
 	}
-	mails := a.invites.Recent()
+	mails := a.invitations()
 	if len(mails) != 1 || mails[0].To != "bob@example.com" || !strings.Contains(mails[0].Text, "http://localhost:8080/groups/"+id+"/invite") {
 		t.Fatalf("invitation mail %+v", mails)
 	}
@@ -283,7 +291,7 @@ func TestDeclineResendCancel(t *testing.T) {
 	if res := post(t, ann.c, resend, nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("resend after the cooldown: %d", res.StatusCode)
 	}
-	if n := len(a.invites.Recent()); n != 2 {
+	if n := len(a.invitations()); n != 2 {
 		t.Fatalf("%d invitation mails, want 2", n)
 	}
 

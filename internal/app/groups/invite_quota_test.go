@@ -10,7 +10,7 @@ import (
 
 func (a *groupsApp) mailsTo(email string) int {
 	n := 0
-	for _, m := range a.invites.Recent() {
+	for _, m := range a.invitations() {
 		if m.To == email {
 			n++
 		}

@@ -26,6 +26,7 @@ import (
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/embedded"
+	"github.com/harmony/harmony/internal/tasks"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
@@ -55,6 +56,7 @@ type App struct {
 	Accounts *account.Service
 	Cursors  *storage.Cursors
 	Mailbox  *mail.DevMailbox
+	Tasks    *tasks.Queue
 	Metrics  *metrics.Daily
 	Clock    *Clock
 	Echo     *echo.Echo
@@ -91,6 +93,7 @@ func New(t testing.TB, opts Options) *App {
 		t.Fatal(err)
 	}
 	a.Auth, a.Accounts, a.Cursors, a.Metrics = built.Core.Auth, built.Core.Accounts, built.Core.Cursors, built.Core.Metrics
+	a.Tasks = built.Core.Tasks
 	srv := built.Server
 	a.Echo, a.Handler = srv.Echo(), srv.Handler()
 	return a
@@ -111,6 +114,16 @@ func (whoamiModule) Routes(e *echo.Echo) {
 	})
 }
 
+// Mail runs the due tasks (mail goes out through the queue) and returns
+// what the development mailbox received, newest first.
+func (a *App) Mail() []mail.Delivered {
+	a.t.Helper()
+	if _, err := a.Tasks.RunDue(context.Background()); err != nil {
+		a.t.Fatalf("running the queued tasks: %v", err)
+	}
+	return a.Mailbox.Recent()
+}
+
 // Client is a new browser on the app.
 func (a *App) Client() *webtest.Client { return webtest.NewClient(a.t, a.Handler) }
 
@@ -125,7 +138,7 @@ func (a *App) SignIn(c *webtest.Client, email string) string {
 		a.t.Fatalf("sign in %s: asking for a code: %d", email, res.StatusCode)
 	}
 	code := ""
-	for _, m := range a.Mailbox.Recent() {
+	for _, m := range a.Mail() {
 		if m.To == email {
 			code = codeInSubject.FindString(m.Subject)
 			break
@@ -157,7 +170,7 @@ func (a *App) TrySignIn(c *webtest.Client, email string) *webtest.Response {
 	a.t.Helper()
 	c.PostForm("/signin/code", c.WithCSRF("/signin", url.Values{"email": {email}}))
 	code := ""
-	for _, m := range a.Mailbox.Recent() {
+	for _, m := range a.Mail() {
 		if m.To == email {
 			code = codeInSubject.FindString(m.Subject)
 			break
