@@ -35,6 +35,19 @@ async function mailsTo(email: string): Promise<Mail[]> {
     .sort((a, b) => Date.parse(a.date) - Date.parse(b.date));
 }
 
+// waitForMail waits until MailDev holds a message for email whose subject
+// matches, and returns the newest such.
+export async function waitForMail(email: string, subject: RegExp): Promise<Mail> {
+  let found: Mail | undefined;
+  await expect
+    .poll(async () => (found = (await mailsTo(email)).filter((m) => subject.test(m.subject)).pop()) !== undefined, {
+      message: `a mail to ${email} with a subject like ${subject}`,
+      timeout: 15_000,
+    })
+    .toBe(true);
+  return found!;
+}
+
 // mailCount is how many messages MailDev holds for email; pass it to
 // readCode to wait for a message sent after that point.
 export async function mailCount(email: string): Promise<number> {

@@ -4,6 +4,7 @@ import (
 	"github.com/harmony/harmony/internal/ai"
 	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/app/groups"
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/app/prompts"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/web"
@@ -15,6 +16,7 @@ func modules() []platform.Factory {
 	var m built
 	return []platform.Factory{
 		m.admin,
+		m.inbox,
 		m.groups,
 		m.prompts,
 	}
@@ -24,6 +26,7 @@ func modules() []platform.Factory {
 // counts its calls in the admin section's usage tables).
 type built struct {
 	admin_ *admin.Service
+	inbox_ *inbox.Service
 }
 
 func (m *built) admin(c *platform.Core) (web.Module, error) {
@@ -32,8 +35,15 @@ func (m *built) admin(c *platform.Core) (web.Module, error) {
 	return m.admin_, nil
 }
 
+func (m *built) inbox(c *platform.Core) (web.Module, error) {
+	var err error
+	m.inbox_, err = inbox.FromCore(c)
+	return m.inbox_, err
+}
+
 func (m *built) groups(c *platform.Core) (web.Module, error) {
-	g := groups.New(c.Store, c.Accounts, c.Mailer, c.Cursors, c.Config.BaseURL.String(), c.Log, c.Now)
+	g := groups.New(c.Store, c.Accounts, c.Cursors, c.Config.BaseURL.String(), c.Log, c.Now)
+	g.UseNotifier(m.inbox_)
 	g.CountMetrics(c.Metrics)
 	g.UseInviteLimits(groups.InviteLimits{PerHour: c.Config.InviteLimitHour, PerDay: c.Config.InviteLimitDay})
 	g.UseGuests(c.Auth)

@@ -130,6 +130,16 @@ func (s *Service) resolveAccount(ctx context.Context, v VerifiedIdentity) (membe
 	return memberKey, email, nil
 }
 
+// MemberByEmail is the memberKey of the account that verified email;
+// storage.ErrNotFound when none has.
+func (s *Service) MemberByEmail(ctx context.Context, email string) (string, error) {
+	email, err := NormalizeEmail(email)
+	if err != nil {
+		return "", storage.ErrNotFound
+	}
+	return s.accountByEmail(ctx, email)
+}
+
 func (s *Service) accountByEmail(ctx context.Context, email string) (string, error) {
 	pk, rk := accountKey(UserKey(email))
 	e, err := s.accounts.Get(ctx, pk, rk)

@@ -42,6 +42,7 @@ func Render(c echo.Context, status int, p Page) error {
 		Title:      p.Title,
 		Nav:        navItems(p.Section),
 		CurrentURL: c.Request().URL.RequestURI(),
+		Unread:     unreadBadge(c),
 	}
 	return RenderFragment(c, status, layout.Page(props, p.Content))
 }

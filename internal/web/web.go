@@ -67,6 +67,7 @@ type Server struct {
 	now          func() time.Time
 	built        map[string]bool
 	homePage     HomeProvider
+	badger       UnreadBadger
 }
 
 // New builds the router with every middleware and route. It needs no
@@ -103,6 +104,7 @@ func New(d Deps) (*Server, error) {
 		now:          d.Now,
 		built:        map[string]bool{},
 		homePage:     homeProvider(d.Modules),
+		badger:       unreadBadger(d.Modules),
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -143,6 +145,9 @@ func (s *Server) use() {
 		s.attachSessions,
 	)
 	s.echo.Use(s.middleware...)
+	if s.badger != nil {
+		s.echo.Use(s.offerBadge)
+	}
 	s.echo.Use(
 		s.chooseLanguage,
 		s.limitBody,

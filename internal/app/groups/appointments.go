@@ -13,6 +13,7 @@ import (
 	"github.com/oklog/ulid/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
@@ -219,6 +220,7 @@ func (s *Service) CreateAppointment(ctx context.Context, m Membership, id *auth.
 		return Appointment{}, err
 	}
 	s.count(ctx, NewAppointments)
+	s.notifyAppointment(ctx, id, "groups.notify.appointment_created", doc, members)
 	return doc, nil
 }
 
@@ -244,7 +246,11 @@ func (s *Service) UpdateAppointment(ctx context.Context, m Membership, id *auth.
 	if _, err := s.saveAppointment(ctx, doc, &d.Index); err != nil {
 		return Appointment{}, err
 	}
-	return doc, s.setParticipants(ctx, doc, keys, id.MemberKey)
+	if err := s.setParticipants(ctx, doc, keys, id.MemberKey); err != nil {
+		return Appointment{}, err
+	}
+	s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", doc, members)
+	return doc, nil
 }
 
 // CancelAppointment marks an appointment canceled (it stays listed, and
@@ -255,8 +261,49 @@ func (s *Service) CancelAppointment(ctx context.Context, m Membership, id *auth.
 		return err
 	}
 	d.Doc.Status, d.Doc.UpdatedBy, d.Doc.UpdatedAt = AppointmentCanceled, id.MemberKey, s.now().UTC()
-	_, err = s.saveAppointment(ctx, d.Doc, &d.Index)
-	return err
+	if _, err = s.saveAppointment(ctx, d.Doc, &d.Index); err != nil {
+		return err
+	}
+	if s.notifier != nil {
+		members, err := s.ActiveMembers(ctx, m.GroupID)
+		if err != nil {
+			s.log.WarnContext(ctx, "groups: cancellation not announced", "err", err)
+			return nil
+		}
+		s.notifyAppointment(ctx, id, "groups.notify.appointment_cancelled", d.Doc, members)
+	}
+	return nil
+}
+
+// notifyAppointment tells the group's other members with an account what
+// id did to doc. The change is saved already, so a failure to post is
+// logged, not returned: the member's edit stands.
+func (s *Service) notifyAppointment(ctx context.Context, id *auth.Identity, kind string, doc Appointment, members []MemberRow) {
+	if s.notifier == nil {
+		return
+	}
+	var to []inbox.Recipient
+	for _, m := range members {
+		if m.MemberKey != "" && m.MemberKey != id.MemberKey {
+			to = append(to, inbox.Recipient{MemberKey: m.MemberKey})
+		}
+	}
+	if len(to) == 0 {
+		return
+	}
+	g, err := s.group(ctx, doc.GroupID)
+	if err == nil {
+		err = s.notifier.Post(ctx, inbox.Notice{
+			To:   to,
+			Kind: kind,
+			Args: map[string]string{"name": id.DisplayName, "group": g.GroupName, "title": doc.Title},
+			When: doc.Start,
+			Link: appointmentURL(doc.GroupID, doc.AppointmentID),
+		})
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "groups: appointment change not announced", "kind", kind, "err", err)
+	}
 }
 
 // CanDelete reports whether m may delete the appointment: an owner, or

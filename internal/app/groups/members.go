@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"net/url"
 
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
-	"github.com/harmony/harmony/internal/i18n"
-	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -168,23 +167,28 @@ func (s *Service) Resend(ctx context.Context, m Membership, g GroupRow, by *auth
 
 // InviteURL is the link an invitation mail carries.
 func (s *Service) InviteURL(groupID string) string {
-	return s.baseURL + "/groups/" + url.PathEscape(groupID) + "/invite"
+	return s.baseURL + invitePath(groupID)
 }
 
-// sendInvite mails the invitation in the inviter's language. Without a
-// mailer the invitation stands and the owner can share the link.
+// invitePath is an invitation's page.
+func invitePath(groupID string) string { return "/groups/" + url.PathEscape(groupID) + "/invite" }
+
+// sendInvite tells the invitee: in their inbox when the address has an
+// account, and by email in the inviter's language otherwise (or as the
+// invitee's settings allow). Without a notifier the invitation stands and
+// the owner can share the link.
 func (s *Service) sendInvite(ctx context.Context, g GroupRow, by *auth.Identity, to string) error {
-	if s.mailer == nil {
+	if s.notifier == nil {
 		return nil
 	}
-	link := s.InviteURL(g.GroupID)
-	msg := mail.Message{
-		To:      to,
-		Subject: i18n.T(ctx, "groups.mail.invite_subject", "name", by.DisplayName, "group", g.GroupName),
-		Text:    i18n.T(ctx, "groups.mail.invite_text", "name", by.DisplayName, "group", g.GroupName, "email", to, "link", link),
-	}
-	if err := s.mailer.Send(ctx, msg); err != nil {
-		return fmt.Errorf("groups: invitation saved but not mailed: %w", err)
+	err := s.notifier.Post(ctx, inbox.Notice{
+		To:   []inbox.Recipient{{Email: to}},
+		Kind: "groups.notify.invited",
+		Args: map[string]string{"name": by.DisplayName, "group": g.GroupName, "email": to},
+		Link: invitePath(g.GroupID),
+	})
+	if err != nil {
+		return fmt.Errorf("groups: invitation saved but not sent: %w", err)
 	}
 	return nil
 }

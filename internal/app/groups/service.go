@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
-	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -53,11 +53,13 @@ type Service struct {
 	guestPhotos GuestPhotos
 	// metrics counts new groups and invitations; nil counts nothing.
 	metrics MetricsCounter
-	mailer  mail.Sender
-	cursors *storage.Cursors
-	baseURL string
-	log     *slog.Logger
-	now     func() time.Time
+	// notifier tells people of invitations and plan changes; nil tells
+	// no one (UseNotifier).
+	notifier Notifier
+	cursors  *storage.Cursors
+	baseURL  string
+	log      *slog.Logger
+	now      func() time.Time
 	// pageSize is how many groups the dashboard shows per page.
 	pageSize int
 	// rosterPageSize is how many members a roster page shows.
@@ -81,10 +83,17 @@ const (
 	metaReads = 8
 )
 
-// New builds the module. mailer may be nil (production without SMTP):
-// invitations are then saved but not mailed. baseURL is the public origin
-// that invitation links start with.
-func New(store *storage.Store, profiles Profiles, mailer mail.Sender, cursors *storage.Cursors, baseURL string, log *slog.Logger, now func() time.Time) *Service {
+// Notifier posts to people's inboxes (and their email): the inbox module.
+type Notifier interface {
+	Post(ctx context.Context, n inbox.Notice) error
+}
+
+// UseNotifier has invitations and appointment changes posted through n.
+func (s *Service) UseNotifier(n Notifier) { s.notifier = n }
+
+// New builds the module. baseURL is the public origin that invitation
+// links start with.
+func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, baseURL string, log *slog.Logger, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
@@ -97,7 +106,6 @@ func New(store *storage.Store, profiles Profiles, mailer mail.Sender, cursors *s
 		participants:   store.Table(participantsTable),
 		blobs:          store.Container(GroupBlobsContainer),
 		profiles:       profiles,
-		mailer:         mailer,
 		cursors:        cursors,
 		baseURL:        strings.TrimSuffix(baseURL, "/"),
 		log:            log,

@@ -1,0 +1,108 @@
+package inbox
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/inbox"
+)
+
+// Routes registers the inbox pages; every one is the signed-in account's.
+func (s *Service) Routes(e *echo.Echo) {
+	h := &handlers{svc: s}
+	e.GET("/inbox", h.show, auth.RequireAccount)
+	e.POST("/inbox/read-all", h.markAllRead, auth.RequireAccount)
+	e.GET("/inbox/:id", h.open, auth.RequireAccount)
+	e.POST("/inbox/:id/read", h.markRead, auth.RequireAccount)
+}
+
+// handlers are the inbox's HTTP handlers.
+type handlers struct {
+	svc *Service
+}
+
+// show is GET /inbox[?cursor=…]: the notifications, newest first; an
+// htmx "load more" gets the next chunk only.
+func (h *handlers) show(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	cursor, err := web.ReadCursor(c, h.svc.cursors, listQuery(id.MemberKey))
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.List(ctx, id.MemberKey, cursor)
+	if err != nil {
+		return err
+	}
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	zone := id.Location()
+	rows := make([]views.Row, 0, len(page.Items))
+	anyUnread := false
+	for _, it := range page.Items {
+		anyUnread = anyUnread || it.Unread
+		rows = append(rows, views.Row{
+			ID:     it.ID,
+			Text:   it.Text(ctx, zone),
+			At:     i18n.DateTime(ctx, it.At.In(zone)),
+			Href:   "/inbox/" + url.PathEscape(it.ID),
+			Unread: it.Unread,
+		})
+	}
+	next := web.NextURL("/inbox", page.Next)
+	return web.Render(c, http.StatusOK, web.Page{
+		Title:    i18n.T(ctx, "inbox.title"),
+		Content:  views.Inbox(views.Props{Flash: flash, Rows: rows, NextURL: next, AnyUnread: anyUnread || cursor != nil}),
+		Fragment: views.Chunk(rows, next),
+	})
+}
+
+// open is GET /inbox/:id: marks the notification read and follows it.
+func (h *handlers) open(c echo.Context) error {
+	link, err := h.svc.Open(c.Request().Context(), auth.From(c).MemberKey, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, web.LocalPath(link))
+}
+
+// markRead is POST /inbox/:id/read; htmx swaps the row in place.
+func (h *handlers) markRead(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	if err := h.svc.MarkRead(ctx, id.MemberKey, c.Param("id")); err != nil {
+		return err
+	}
+	return web.Redirect(c, "/inbox")
+}
+
+// markAllRead is POST /inbox/read-all: one write.
+func (h *handlers) markAllRead(c echo.Context) error {
+	if err := h.svc.MarkAllRead(c.Request().Context(), auth.From(c).MemberKey); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "inbox.flash.all_read", "/inbox")
+}
+
+// UnreadBadge is the header's count for the signed-in account; -1 hides
+// the bell (visitors and guests have no inbox).
+func (s *Service) UnreadBadge(c echo.Context) int {
+	id := auth.From(c)
+	if id == nil || id.Guest {
+		return -1
+	}
+	n, err := s.Unread(c.Request().Context(), id.MemberKey)
+	if err != nil {
+		// The badge is decoration: a failed count must not fail the page.
+		s.log.WarnContext(c.Request().Context(), "inbox: unread count failed", "err", err)
+		return 0
+	}
+	return n
+}

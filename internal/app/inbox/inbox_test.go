@@ -1,0 +1,308 @@
+package inbox_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/app/account/accounttest"
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+var ctx = context.Background()
+
+type inboxApp struct {
+	*accounttest.App
+	svc *inbox.Service
+}
+
+func newInboxApp(t *testing.T) *inboxApp {
+	t.Helper()
+	app := &inboxApp{}
+	app.App = accounttest.New(t, accounttest.Options{Modules: []platform.Factory{
+		func(c *platform.Core) (web.Module, error) {
+			var err error
+			app.svc, err = inbox.FromCore(c)
+			return app.svc, err
+		},
+	}})
+	return app
+}
+
+func testID(id string) string { return `[data-testid="` + id + `"]` }
+
+// post posts an appointment-style notice to memberKey and runs the queue.
+func (a *inboxApp) post(t *testing.T, n inbox.Notice) {
+	t.Helper()
+	if err := a.svc.Post(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Tasks.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func changed(memberKey, title string) inbox.Notice {
+	return inbox.Notice{
+		To:   []inbox.Recipient{{MemberKey: memberKey}},
+		Kind: "groups.notify.appointment_changed",
+		Args: map[string]string{"name": "Anna", "group": "Smiths", "title": title},
+		When: time.Date(2030, 6, 3, 16, 30, 0, 0, time.UTC),
+		Link: "/groups/g1/appointments/a1",
+	}
+}
+
+func mailsTo(a *inboxApp, email string) int {
+	n := 0
+	for _, m := range a.Mail() {
+		if m.To == email && !strings.Contains(m.Subject, "code") {
+			n++
+		}
+	}
+	return n
+}
+
+// A notice reaches the inbox page and the bell in the reader's language,
+// its time in the reader's zone, and their email.
+func TestANoticeReachesTheInboxTheBellAndTheEmail(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	bob := a.SignIn(c, "bob@example.com")
+	if res := c.PostForm("/account/settings", c.WithCSRF("/account/settings", url.Values{
+		"language": {"ru"}, "profileVisibility": {"public"}, "notificationsEnabled": {"on"}, "emailNotifications": {"on"},
+	})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("settings: %d", res.StatusCode)
+	}
+	if res := c.PostForm("/account/profile", c.WithCSRF("/account", url.Values{"displayName": {"Bob"}, "timezone": {"Europe/Moscow"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("profile: %d", res.StatusCode)
+	}
+	page := c.Get("/").Doc(t)
+	if page.Find(testID("inbox-bell")).Length() != 1 || page.Find(testID("inbox-count")).Length() != 0 {
+		t.Fatal("a member with nothing unread should see the bell without a count")
+	}
+
+	a.post(t, changed(bob, "Ужин"))
+	page = c.Get("/inbox").Doc(t)
+	items := page.Find(testID("inbox-item"))
+	if items.Length() != 1 {
+		t.Fatalf("%d items", items.Length())
+	}
+	text := items.Find(testID("inbox-open")).Text()
+	// 16:30 UTC is 19:30 in Moscow; the month is in Russian.
+	if !strings.Contains(text, "Anna меняет «Ужин»") || !strings.Contains(text, "июн") || !strings.Contains(text, "19:30") {
+		t.Errorf("item text %q", text)
+	}
+	if v, _ := items.Attr("data-unread"); v != "true" {
+		t.Error("a new notice is not unread")
+	}
+	if got := page.Find(testID("inbox-count")).Text(); got != "1" {
+		t.Errorf("bell count %q, want 1", got)
+	}
+	mails := a.Mail()
+	if len(mails) == 0 || mails[0].To != "bob@example.com" || !strings.Contains(mails[0].Subject, "Изменение в группе «Smiths»") ||
+		!strings.Contains(mails[0].Text, a.Config.BaseURL.String()+"/groups/g1/appointments/a1") {
+		t.Errorf("mail %+v", mails[0])
+	}
+
+	// Opening it marks it read and follows the link.
+	href, _ := items.Find(testID("inbox-open")).Attr("href")
+	res := c.Get(href)
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/groups/g1/appointments/a1" {
+		t.Fatalf("open: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if c.Get("/inbox").Doc(t).Find(testID("inbox-count")).Length() != 0 {
+		t.Error("the bell still counts an opened notice")
+	}
+}
+
+// Marking all read is one write, whatever the number of notices.
+func TestMarkAllReadIsOneWrite(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	bob := a.SignIn(c, "bob@example.com")
+	for i := range 5 {
+		a.post(t, changed(bob, fmt.Sprintf("Plan %d", i)))
+	}
+	if n, _ := a.svc.Unread(ctx, bob); n != 5 {
+		t.Fatalf("unread %d, want 5", n)
+	}
+	res := c.PostForm("/inbox/read-all", c.WithCSRF("/inbox", nil))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("read-all: %d", res.StatusCode)
+	}
+	if ops := res.StorageOps(t); ops["writes"]+ops["txs"] != 1 {
+		t.Errorf("mark all read took %s, want one write", res.Header.Get("X-Storage-Ops"))
+	}
+	page := c.Get("/inbox").Doc(t)
+	if page.Find(`[data-unread="true"]`).Length() != 0 || page.Find(testID("inbox-count")).Length() != 0 {
+		t.Error("notices still unread after mark all read")
+	}
+	// A notice after that is unread again.
+	a.Clock.Advance(time.Second)
+	a.post(t, changed(bob, "Later"))
+	if n, _ := a.svc.Unread(ctx, bob); n != 1 {
+		t.Errorf("unread %d after a new notice, want 1", n)
+	}
+	// Marking one read is one write too.
+	id, _ := c.Get("/inbox").Doc(t).Find(`[data-unread="true"]`).Find(testID("inbox-open")).Attr("href")
+	res = c.PostForm(id+"/read", c.WithCSRF("/inbox", nil))
+	if ops := res.StorageOps(t); res.StatusCode != http.StatusSeeOther || ops["writes"] != 1 {
+		t.Errorf("mark read: %d, %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
+	}
+	if n, _ := a.svc.Unread(ctx, bob); n != 0 {
+		t.Errorf("unread %d, want 0", n)
+	}
+}
+
+// The member's settings decide the email; the inbox row is written
+// either way.
+func TestEmailFollowsTheNotificationSettings(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	bob := a.SignIn(c, "bob@example.com")
+	if res := c.PostForm("/account/settings", c.WithCSRF("/account/settings", url.Values{
+		"language": {"en"}, "profileVisibility": {"public"}, "notificationsEnabled": {"on"},
+	})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("settings: %d", res.StatusCode)
+	}
+	a.post(t, changed(bob, "Dinner"))
+	if n := mailsTo(a, "bob@example.com"); n != 0 {
+		t.Errorf("%d notification mails with email notifications off", n)
+	}
+	if n, _ := a.svc.Unread(ctx, bob); n != 1 {
+		t.Errorf("unread %d, want 1", n)
+	}
+}
+
+// Someone without an account gets the email (an invitation is how they
+// learn of the site), in the poster's language; with an account the
+// address finds their inbox.
+func TestARecipientByAddress(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	invite := func(to string) inbox.Notice {
+		return inbox.Notice{
+			To:   []inbox.Recipient{{Email: to}},
+			Kind: "groups.notify.invited",
+			Args: map[string]string{"name": "Anna", "group": "Smiths", "email": to},
+			Link: "/groups/g1/invite",
+		}
+	}
+	a.post(t, invite("new@example.com"))
+	if n := mailsTo(a, "new@example.com"); n != 1 {
+		t.Errorf("%d mails to an address without an account, want 1", n)
+	}
+	c := a.Client()
+	carol := a.SignIn(c, "carol@example.com")
+	a.post(t, invite("Carol@Example.com"))
+	if n, _ := a.svc.Unread(ctx, carol); n != 1 {
+		t.Errorf("the address did not find the account's inbox: unread %d", n)
+	}
+}
+
+// Several recipients fan out, each gets one copy, and a key makes a
+// repeated post a no-op.
+func TestFanOutAndIdempotency(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	var keys []string
+	for _, e := range []string{"a@example.com", "b@example.com", "c@example.com"} {
+		keys = append(keys, a.SignIn(a.Client(), e))
+	}
+	n := changed("", "Trip")
+	n.To = nil
+	for _, k := range keys {
+		n.To = append(n.To, inbox.Recipient{MemberKey: k})
+	}
+	n.Key = "trip|changed|1"
+	for range 2 {
+		if err := a.svc.Post(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The fan-out, then the deliveries it enqueued.
+	for range 2 {
+		if _, err := a.Tasks.RunDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range keys {
+		if got, _ := a.svc.Unread(ctx, k); got != 1 {
+			t.Errorf("%s: %d unread, want 1", k, got)
+		}
+	}
+	if err := a.svc.Post(ctx, inbox.Notice{To: n.To, Kind: "no.such.kind"}); !errors.Is(err, inbox.ErrBadNotice) {
+		t.Errorf("a kind without a message: %v", err)
+	}
+}
+
+// Bad ids and other people's notices are 404 and change nothing; the
+// inbox is for accounts only.
+func TestBadRequestsChangeNothing(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	bob := a.SignIn(c, "bob@example.com")
+	a.post(t, changed(bob, "Dinner"))
+	mine, _ := c.Get("/inbox").Doc(t).Find(testID("inbox-open")).Attr("href")
+
+	eve := a.Client()
+	a.SignIn(eve, "eve@example.com")
+	for _, path := range []string{mine, "/inbox/state", "/inbox/%27%3B--", "/inbox/0640408377317906726%7Cnot-a-ulid"} {
+		if res := eve.Get(path); res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", path, res.StatusCode)
+		}
+		if res := eve.PostForm(path+"/read", eve.WithCSRF("/inbox", nil)); res.StatusCode != http.StatusNotFound {
+			t.Errorf("POST %s/read: %d, want 404", path, res.StatusCode)
+		}
+	}
+	if n, _ := a.svc.Unread(ctx, bob); n != 1 {
+		t.Errorf("bob's notice changed: unread %d", n)
+	}
+	if res := c.Get("/inbox?cursor=garbage"); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("a bad cursor: %d", res.StatusCode)
+	}
+	anon := webtest.NewClient(t, a.Handler)
+	if res := anon.Get("/inbox"); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/signin") {
+		t.Errorf("anonymous: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+}
+
+// A long inbox pages by cursor, newest first.
+func TestTheInboxPages(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	bob := a.SignIn(c, "bob@example.com")
+	for i := range 35 {
+		a.Clock.Advance(time.Minute)
+		if err := a.svc.Post(ctx, changed(bob, fmt.Sprintf("Plan %02d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.Tasks.RunDue(ctx)
+	page := c.Get("/inbox").Doc(t)
+	items := page.Find(testID("inbox-open"))
+	if items.Length() != 30 || !strings.Contains(items.First().Text(), "Plan 34") {
+		t.Fatalf("first page: %d items, first %q", items.Length(), items.First().Text())
+	}
+	more, ok := page.Find(testID("load-more")).Attr("href")
+	if !ok {
+		t.Fatal("no load-more link")
+	}
+	rest := c.Get(more).Doc(t).Find(testID("inbox-open"))
+	if rest.Length() != 5 || !strings.Contains(rest.Last().Text(), "Plan 00") {
+		t.Errorf("second page: %d items, last %q", rest.Length(), rest.Last().Text())
+	}
+}

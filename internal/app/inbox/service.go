@@ -1,0 +1,496 @@
+// Package inbox is every member's notifications: one function (Post)
+// through which any module tells people something, a per-member list
+// newest first with an unread badge in the header, and email delivery
+// through the task queue that honours the member's notification settings.
+package inbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/mail"
+	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/tasks"
+)
+
+// Accounts is what the inbox reads about a recipient: the email address
+// and zone on the profile, and the language and notification switches in
+// the settings.
+type Accounts interface {
+	Profile(ctx context.Context, memberKey string) (account.ProfileRow, error)
+	Settings(ctx context.Context, memberKey string) (account.SettingsRow, error)
+}
+
+// Directory finds the account that owns a verified address.
+type Directory interface {
+	MemberByEmail(ctx context.Context, email string) (string, error)
+}
+
+// Service is the inbox module.
+type Service struct {
+	table    *storage.Table
+	accounts Accounts
+	dir      Directory
+	mailer   mail.Sender // the delivering sender: the inbox task is the queue
+	cursors  *storage.Cursors
+	catalog  *i18n.Catalog
+	baseURL  string
+	log      *slog.Logger
+	now      func() time.Time
+
+	post    tasks.Kind[posted]
+	deliver tasks.Kind[delivery]
+	badges  badgeCache
+}
+
+// Deps are what New needs.
+type Deps struct {
+	Store    *storage.Store
+	Tasks    *tasks.Queue
+	Accounts Accounts
+	Dir      Directory
+	// Mailer may be nil: notifications then stay in the inbox.
+	Mailer  mail.Sender
+	Cursors *storage.Cursors
+	BaseURL string
+	Log     *slog.Logger
+	Now     func() time.Time
+}
+
+// New builds the service and registers its task kinds.
+func New(d Deps) (*Service, error) {
+	catalog, err := i18n.New()
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{
+		table:    d.Store.Table(Table),
+		accounts: d.Accounts,
+		dir:      d.Dir,
+		mailer:   mail.Delivering(d.Mailer),
+		cursors:  d.Cursors,
+		catalog:  catalog,
+		baseURL:  d.BaseURL,
+		log:      d.Log,
+		now:      d.Now,
+		badges:   badgeCache{m: map[string]badge{}},
+	}
+	if s.post, err = tasks.Register(d.Tasks, "inbox.post", s.fanOut); err != nil {
+		return nil, err
+	}
+	if s.deliver, err = tasks.Register(d.Tasks, "inbox.deliver", s.deliverOne); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Slug names the module.
+func (s *Service) Slug() string { return "inbox" }
+
+// Tables are the module's tables.
+func (s *Service) Tables() []string { return []string{Table} }
+
+// Recipient is who a notice is for: an account by member key, or an
+// address (which finds its account, if there is one; without one the
+// notice is only mailed).
+type Recipient struct {
+	MemberKey string `json:",omitempty"`
+	Email     string `json:",omitempty"`
+}
+
+// Notice is what a module tells people. Its text is the message
+// Kind+".title" (the inbox line) and Kind+".mail_subject" and
+// ".mail_text" (the email), filled with Args, plus "when" (When in the
+// reader's zone and language) and "link" (the absolute Link, in mail).
+type Notice struct {
+	To   []Recipient
+	Kind string
+	Args map[string]string
+	When time.Time
+	Link string
+	// Key makes Post idempotent: a second Post with the same key within
+	// tasks.KeyTTL posts nothing.
+	Key string
+}
+
+// posted is a notice on its way: the task that fans it out.
+type posted struct {
+	Notice
+	ID   string
+	At   time.Time
+	Lang string // the poster's language, for readers without an account
+}
+
+// delivery is one recipient's copy.
+type delivery struct {
+	posted
+	For Recipient
+}
+
+// ErrBadNotice is a notice no one could read.
+var ErrBadNotice = errors.New("inbox: bad notice")
+
+// Post queues n for its recipients: one write on the caller's path. The
+// drain writes each inbox row and sends each email.
+func (s *Service) Post(ctx context.Context, n Notice) error {
+	if len(n.To) == 0 {
+		return nil
+	}
+	if n.Kind == "" || s.catalog.For(i18n.EN).T(n.Kind+".title") == n.Kind+".title" {
+		return fmt.Errorf("%w: kind %q has no message", ErrBadNotice, n.Kind)
+	}
+	p := posted{Notice: n, ID: ulid.Make().String(), At: s.now().UTC(), Lang: string(i18n.LangOf(ctx))}
+	return s.post.Enqueue(ctx, n.Key, p)
+}
+
+// fanOut gives each recipient their own delivery task, keyed so that a
+// retried fan-out adds none twice.
+func (s *Service) fanOut(ctx context.Context, p posted) error {
+	if len(p.To) == 1 {
+		return s.deliverOne(ctx, delivery{posted: p, For: p.To[0]})
+	}
+	for _, to := range p.To {
+		d := delivery{posted: p, For: to}
+		d.To = nil
+		if err := s.deliver.Enqueue(ctx, "inbox|"+p.ID+"|"+to.MemberKey+"|"+to.Email, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deliverOne writes the recipient's inbox row (once: a retry finds it)
+// and mails them if their settings allow.
+func (s *Service) deliverOne(ctx context.Context, d delivery) error {
+	memberKey := d.For.MemberKey
+	if memberKey == "" && d.For.Email != "" {
+		mk, err := s.dir.MemberByEmail(ctx, d.For.Email)
+		switch {
+		case err == nil:
+			memberKey = mk
+		case !errors.Is(err, storage.ErrNotFound):
+			return err
+		}
+	}
+	if memberKey != "" {
+		if err := s.writeRow(ctx, memberKey, d.posted); err != nil {
+			return err
+		}
+	}
+	return s.mail(ctx, memberKey, d)
+}
+
+func (s *Service) writeRow(ctx context.Context, memberKey string, p posted) error {
+	args, err := json.Marshal(p.Args)
+	if err != nil {
+		return err
+	}
+	pk, rk := noticeKey(memberKey, p.At, p.ID)
+	row := NoticeRow{MemberKey: pk, RowKey: rk, Kind: p.Kind, Args: string(args), Link: p.Link, At: p.At}
+	if !p.When.IsZero() {
+		row.When = &p.When
+	}
+	_, err = storage.Insert(ctx, s.table, row)
+	if err != nil && !errors.Is(err, storage.ErrExists) {
+		return err
+	}
+	s.badges.forget(memberKey)
+	return nil
+}
+
+// mail sends the email copy: to an account's address when its settings
+// allow notifications by email, or to the bare address of someone
+// without an account (an invitation is how they learn of it).
+func (s *Service) mail(ctx context.Context, memberKey string, d delivery) error {
+	if s.mailer == nil {
+		return nil
+	}
+	to, lang, zone := d.For.Email, d.Lang, time.UTC
+	if memberKey != "" {
+		settings, err := s.accounts.Settings(ctx, memberKey)
+		if err != nil {
+			return err
+		}
+		if !settings.NotificationsEnabled || !settings.EmailNotifications {
+			return nil
+		}
+		profile, err := s.accounts.Profile(ctx, memberKey)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		if profile.Email != "" {
+			to = profile.Email
+		}
+		if settings.Language != "" {
+			lang = settings.Language
+		}
+		if loc, err := time.LoadLocation(profile.Timezone); err == nil && profile.Timezone != "" {
+			zone = loc
+		}
+	}
+	if to == "" {
+		return nil
+	}
+	l, ok := i18n.ParseLang(lang)
+	if !ok {
+		l = i18n.Default
+	}
+	lctx := i18n.WithLocalizer(ctx, s.catalog.For(l))
+	args := messageArgs(lctx, d.Args, d.When, zone)
+	args = append(args, "link", s.baseURL+d.Link, "settings", s.baseURL+"/account/settings")
+	err := s.mailer.Send(ctx, mail.Message{
+		To:      to,
+		Subject: i18n.T(lctx, d.Kind+".mail_subject", args...),
+		Text:    i18n.T(lctx, d.Kind+".mail_text", args...),
+	})
+	if errors.Is(err, mail.ErrBadMessage) {
+		return tasks.Permanent(err)
+	}
+	return err
+}
+
+// messageArgs are a notice's message arguments, with "when" in zone.
+func messageArgs(ctx context.Context, args map[string]string, when time.Time, zone *time.Location) []any {
+	out := make([]any, 0, 2*len(args)+2)
+	for k, v := range args {
+		out = append(out, k, v)
+	}
+	if !when.IsZero() {
+		out = append(out, "when", i18n.DateTime(ctx, when.In(zone)))
+	}
+	return out
+}
+
+// Item is one notification as a page shows it.
+type Item struct {
+	ID     string
+	Kind   string
+	Args   map[string]string
+	When   time.Time
+	Link   string
+	At     time.Time
+	Unread bool
+}
+
+// Text is the notification's line in ctx's language, times in zone.
+func (it Item) Text(ctx context.Context, zone *time.Location) string {
+	return i18n.T(ctx, it.Kind+".title", messageArgs(ctx, it.Args, it.When, zone)...)
+}
+
+// Page is one page of a member's inbox.
+type Page struct {
+	Items []Item
+	// Next is the next page's cursor token, "" on the last page.
+	Next string
+}
+
+// pageSize is how many notifications a page shows.
+const pageSize = 30
+
+// listQuery names the inbox list for cursors.
+func listQuery(memberKey string) string { return "inbox|" + memberKey }
+
+// List reads a page of memberKey's inbox, newest first.
+func (s *Service) List(ctx context.Context, memberKey string, cur *storage.Cursor) (Page, error) {
+	state, err := s.state(ctx, memberKey)
+	if err != nil {
+		return Page{}, err
+	}
+	q := storage.Query{PartitionKey: memberKey, RowKeyTo: noticeKeysEnd, Limit: pageSize}
+	if cur != nil {
+		q.Continuation = cur.Next
+	}
+	var rows []NoticeRow
+	var next *storage.Continuation
+	for len(rows) < pageSize {
+		p, err := s.table.Query(ctx, q)
+		if err != nil {
+			return Page{}, err
+		}
+		got, err := storage.Decode[NoticeRow](ctx, s.table, p.Entities)
+		if err != nil {
+			return Page{}, err
+		}
+		rows = append(rows, got...)
+		if next = p.Next; next == nil {
+			break
+		}
+		q.Continuation, q.Limit = next, pageSize-len(rows)
+	}
+	out := Page{Items: make([]Item, 0, len(rows))}
+	for _, r := range rows {
+		var args map[string]string
+		if err := json.Unmarshal([]byte(r.Args), &args); err != nil {
+			s.log.WarnContext(ctx, "inbox: notification with unreadable args", "member", memberKey, "rk", r.RowKey, "err", err)
+		}
+		it := Item{ID: r.RowKey, Kind: r.Kind, Args: args, Link: r.Link, At: r.At, Unread: !r.Read && r.At.After(state.ReadThrough)}
+		if r.When != nil {
+			it.When = *r.When
+		}
+		out.Items = append(out.Items, it)
+	}
+	if next != nil {
+		out.Next = s.cursors.Encode(listQuery(memberKey), storage.Cursor{Next: next})
+	}
+	return out, nil
+}
+
+func (s *Service) state(ctx context.Context, memberKey string) (StateRow, error) {
+	pk, rk := stateKey(memberKey)
+	st, err := storage.Get[StateRow](ctx, s.table, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		return StateRow{}, nil
+	}
+	return st, err
+}
+
+// errNoNotice answers a notification id that is not the member's.
+func errNoNotice(cause error) error {
+	return fault.NotFound("inbox: no such notification", cause)
+}
+
+// MarkRead marks one notification read: one write.
+func (s *Service) MarkRead(ctx context.Context, memberKey, id string) error {
+	if !validNoticeRowKey(id) {
+		return errNoNotice(nil)
+	}
+	_, err := s.table.Update(ctx, storage.Entity{PartitionKey: memberKey, RowKey: id, Props: map[string]any{"read": true}}, storage.Merge, storage.AnyETag)
+	if errors.Is(err, storage.ErrNotFound) {
+		return errNoNotice(err)
+	}
+	s.badges.forget(memberKey)
+	return err
+}
+
+// Open marks a notification read and returns where it points.
+func (s *Service) Open(ctx context.Context, memberKey, id string) (string, error) {
+	if !validNoticeRowKey(id) {
+		return "", errNoNotice(nil)
+	}
+	row, err := storage.Get[NoticeRow](ctx, s.table, memberKey, id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return "", errNoNotice(err)
+	}
+	if err != nil {
+		return "", err
+	}
+	if !row.Read {
+		if err := s.MarkRead(ctx, memberKey, id); err != nil {
+			return "", err
+		}
+	}
+	if row.Link == "" {
+		return "/inbox", nil
+	}
+	return row.Link, nil
+}
+
+// MarkAllRead marks every notification so far read with one write: the
+// state row's readThrough moves to now.
+func (s *Service) MarkAllRead(ctx context.Context, memberKey string) error {
+	pk, rk := stateKey(memberKey)
+	_, err := storage.Upsert(ctx, s.table, StateRow{MemberKey: pk, RowKey: rk, ReadThrough: s.now().UTC()})
+	s.badges.forget(memberKey)
+	return err
+}
+
+// badgeCap is the most unread notifications the badge counts ("99+").
+const badgeCap = 100
+
+// Unread counts memberKey's unread notifications, up to badgeCap. The
+// header shows it on every page, so the count is kept for badgeTTL in
+// this process (a write here forgets it at once; another instance's
+// write shows within badgeTTL).
+func (s *Service) Unread(ctx context.Context, memberKey string) (int, error) {
+	now := s.now()
+	if n, ok := s.badges.get(memberKey, now); ok {
+		return n, nil
+	}
+	state, err := s.state(ctx, memberKey)
+	if err != nil {
+		return 0, err
+	}
+	q := storage.Query{
+		PartitionKey: memberKey,
+		RowKeyTo:     noticeKeysEnd,
+		Filters:      []storage.Filter{{Name: "read", Op: storage.Eq, Value: false}},
+		Select:       []string{"read"},
+		Limit:        badgeCap,
+	}
+	if !state.ReadThrough.IsZero() {
+		// Newer rows sort first: those after readThrough are below its key.
+		q.RowKeyTo = storage.ReverseTicks(state.ReadThrough)
+	}
+	n := 0
+	for n < badgeCap {
+		p, err := s.table.Query(ctx, q)
+		if err != nil {
+			return 0, err
+		}
+		n += len(p.Entities)
+		if p.Next == nil {
+			break
+		}
+		q.Continuation, q.Limit = p.Next, badgeCap-n
+	}
+	s.badges.put(memberKey, min(n, badgeCap), now)
+	return min(n, badgeCap), nil
+}
+
+// badgeTTL is how long a counted badge is reused.
+const badgeTTL = 20 * time.Second
+
+type badge struct {
+	n     int
+	until time.Time
+}
+
+type badgeCache struct {
+	mu sync.Mutex
+	m  map[string]badge
+}
+
+func (b *badgeCache) get(memberKey string, now time.Time) (int, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e, ok := b.m[memberKey]
+	if !ok || now.After(e.until) {
+		return 0, false
+	}
+	return e.n, true
+}
+
+func (b *badgeCache) put(memberKey string, n int, now time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.m) > 10_000 { // many idle members: start over
+		clear(b.m)
+	}
+	b.m[memberKey] = badge{n: n, until: now.Add(badgeTTL)}
+}
+
+func (b *badgeCache) forget(memberKey string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.m, memberKey)
+}
+
+// FromCore builds the inbox on the platform's core: the one wiring that
+// production and the test harnesses share.
+func FromCore(c *platform.Core) (*Service, error) {
+	return New(Deps{
+		Store: c.Store, Tasks: c.Tasks, Accounts: c.Accounts, Dir: c.Auth, Mailer: c.Mailer,
+		Cursors: c.Cursors, BaseURL: c.Config.BaseURL.String(), Log: c.Log, Now: c.Now,
+	})
+}
