@@ -533,11 +533,19 @@ func (f *fakeSMTP) serve(conn net.Conn, n int) {
 				s.auth = "login:" + strings.Join(answers, ":")
 			}
 			reply("235 ok")
-		case "MAIL":
-			s.from = strings.Trim(strings.TrimPrefix(arg, "FROM:"), "<>")
-			reply("250 ok")
-		case "RCPT":
-			s.to = strings.Trim(strings.TrimPrefix(arg, "TO:"), "<>")
+		case "MAIL", "RCPT":
+			// A path is <address> (RFC 5321 4.1.2), as real servers insist.
+			name, path, _ := strings.Cut(arg, ":")
+			path, _, _ = strings.Cut(path, " ")
+			if !strings.HasPrefix(path, "<") || !strings.HasSuffix(path, ">") {
+				reply("501 bad address syntax")
+				continue
+			}
+			if name == "FROM" {
+				s.from = strings.Trim(path, "<>")
+			} else {
+				s.to = strings.Trim(path, "<>")
+			}
 			reply("250 ok")
 		case "RSET", "NOOP":
 			reply("250 ok")

@@ -272,12 +272,13 @@ func (s *SMTP) authenticate(c *smtp.Client) error {
 	return nil
 }
 
-// deliver sends one message on an open, signed-in connection.
+// deliver sends one message on an open, signed-in connection. The
+// client sends the paths as given, so they carry their angle brackets.
 func (s *SMTP) deliver(c *smtp.Client, to string, body []byte) error {
-	if err := c.Mail(s.from); err != nil {
+	if err := c.Mail("<" + s.from + ">"); err != nil {
 		return err
 	}
-	if err := c.Rcpt(to); err != nil {
+	if err := c.Rcpt("<" + to + ">"); err != nil {
 		return err
 	}
 	w, err := c.Data()
