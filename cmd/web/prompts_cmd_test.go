@@ -63,7 +63,7 @@ func TestSeedAndReindexRefuseBadArguments(t *testing.T) {
 		{[]string{"seed", "prompts", "--count", "5", "--seed", "x"}, `invalid value "x" for flag -seed`},
 		{[]string{"seed", "users", "--count", "5"}, `cannot seed "users"`},
 		{[]string{"reindex"}, "reindex what?"},
-		{[]string{"reindex", "groups"}, `cannot reindex "groups"`},
+		{[]string{"reindex", "chat"}, `cannot reindex "chat"`},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

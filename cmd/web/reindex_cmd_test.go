@@ -59,13 +59,13 @@ func TestReindexUsersRestoresTheDirectory(t *testing.T) {
 }
 
 func TestReindexRefusesAnUnknownSubject(t *testing.T) {
-	for _, args := range [][]string{{"reindex", "groups"}, {"reindex"}, {"reindex", "-data-dir", "x"}} {
+	for _, args := range [][]string{{"reindex", "chat"}, {"reindex"}, {"reindex", "-data-dir", "x"}} {
 		dataDir := filepath.Join(t.TempDir(), "data")
 		var out, errOut bytes.Buffer
 		if code := run(args, envOf(map[string]string{"DATA_DIR": dataDir}), &out, &errOut); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
-		if got := errOut.String(); !strings.Contains(got, `ubjects are "prompts", "users"`) || !strings.Contains(got, "usage: web reindex prompts|users") {
+		if got := errOut.String(); !strings.Contains(got, `ubjects are "groups", "prompts", "users"`) || !strings.Contains(got, "usage: web reindex groups|prompts|users") {
 			t.Errorf("%v: stderr %q", args, got)
 		}
 	}

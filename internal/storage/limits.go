@@ -198,6 +198,10 @@ func EntitySize(e Entity) int {
 	return n
 }
 
+// Normalize validates e as a write would and returns it in the form a
+// read returns it (int as int64, times in UTC at 100 ns).
+func Normalize(e Entity) (Entity, error) { return normalizeEntity(e) }
+
 // normalizeEntity validates an entity for a write and returns a copy with
 // normalized values; the caller's map is not changed.
 func normalizeEntity(e Entity) (Entity, error) {

@@ -2,11 +2,9 @@ package account
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -77,57 +75,21 @@ func (r RebuildReport) String() string {
 	return fmt.Sprintf("users: %d profiles read; fixed %d directory rows written, %d removed", r.Profiles, r.Written, r.Removed)
 }
 
-// RebuildDirectory is the repair path for the Users directory: it
-// recomputes every row from UserProfiles, writes the missing and stale
-// ones, and deletes rows whose profile is gone. It reads both tables whole,
-// so it is for operators and tests, not for requests.
+// RebuildDirectory is the repair path for the Users directory: the
+// projection's rebuild recomputes every row from UserProfiles, writes the
+// missing and stale ones, and deletes rows whose profile is gone. It
+// reads both tables whole, so it is for operators and tests, not for
+// requests.
 func (s *Service) RebuildDirectory(ctx context.Context) (RebuildReport, error) {
-	var report RebuildReport
-	have := map[string]DirectoryRow{}
-	err := s.directory.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
-		var row DirectoryRow
-		if err := storage.Unmarshal(e, &row); err != nil {
-			return err
-		}
-		have[row.PartitionKey+"\x00"+row.RowKey] = row
-		return nil
-	})
-	if err != nil {
-		return report, err
-	}
-	err = s.profiles.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
-		var p ProfileRow
-		if err := storage.Unmarshal(e, &p); err != nil {
-			return err
-		}
-		if _, rk := profileKey(p.PartitionKey); p.RowKey != rk {
-			return nil // not a profile row
-		}
-		if auth.IsGuestKey(p.PartitionKey) {
-			return nil // guests are not in the directory
-		}
-		report.Profiles++
-		want := directoryRowFor(p.PartitionKey, p)
-		id := want.PartitionKey + "\x00" + want.RowKey
-		old, ok := have[id]
-		delete(have, id)
-		if ok && sameDirectory(old, want) {
-			return nil
-		}
-		report.Written++
-		return s.writeDirectory(ctx, p.PartitionKey, p)
-	})
-	if err != nil {
-		return report, err
-	}
-	for _, orphan := range have {
-		err := s.directory.Delete(ctx, orphan.PartitionKey, orphan.RowKey, storage.AnyETag)
-		if err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return report, err
-		}
-		report.Removed++
-	}
-	return report, nil
+	r, err := s.listing.Rebuild(ctx)
+	return RebuildReport{Profiles: r.Canonical, Written: r.Written, Removed: r.Removed}, err
+}
+
+// RepairDirectory rewrites one account's directory row from its profile:
+// the repair of a profile write that stopped before its directory row.
+func (s *Service) RepairDirectory(ctx context.Context, memberKey string) error {
+	pk, rk := profileKey(memberKey)
+	return s.listing.Repair(ctx, pk, rk)
 }
 
 // SetEnabled enables or disables an account. Disabling ends every session

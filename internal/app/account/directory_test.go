@@ -198,3 +198,31 @@ func TestListUsersPagesWithoutRepeatsOrGaps(t *testing.T) {
 		t.Error("foreign bucket accepted")
 	}
 }
+
+// A profile write that stopped before its directory row (injected by
+// writing UserProfiles alone) is repaired from the profile.
+func TestRepairDirectoryAfterAHalfFinishedWrite(t *testing.T) {
+	a := newApp(t)
+	const key = "auth:01HALFWRITE"
+	if _, err := a.Accounts.OnSignIn(ctx, key, "half@example.com", "Before"); err != nil {
+		t.Fatal(err)
+	}
+	profiles := a.Store.Table("UserProfiles")
+	e, err := profiles.Get(ctx, key, "profile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Props["displayName"] = "After"
+	if _, err := profiles.Update(ctx, e, storage.Replace, e.ETag); err != nil {
+		t.Fatal(err)
+	}
+	if d := directory(t, a.Accounts)[key]; d.DisplayName != "Before" {
+		t.Fatalf("the injected crash left the directory at %q", d.DisplayName)
+	}
+	if err := a.Accounts.RepairDirectory(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if d := directory(t, a.Accounts)[key]; d.DisplayName != "After" {
+		t.Errorf("after repair the directory shows %q", d.DisplayName)
+	}
+}

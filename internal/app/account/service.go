@@ -18,6 +18,7 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/projection"
 )
 
 // Sessions is what this module needs from the auth service: the sessions
@@ -34,6 +35,8 @@ type Sessions interface {
 type Service struct {
 	profiles    *storage.Table
 	directory   *storage.Table
+	// listing keeps the directory in step with the profiles.
+	listing *projection.Projection[ProfileRow]
 	settings    *storage.Table
 	preferences *storage.Table
 	photos      *storage.Container
@@ -70,7 +73,7 @@ func New(store *storage.Store, sessions Sessions, log *slog.Logger, now func() t
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{
+	s := &Service{
 		profiles:    store.Table(profilesTable),
 		directory:   store.Table(directoryTable),
 		settings:    store.Table(settingsTable),
@@ -79,6 +82,27 @@ func New(store *storage.Store, sessions Sessions, log *slog.Logger, now func() t
 		sessions:    sessions,
 		log:         log,
 		now:         now,
+	}
+	s.listing = s.directoryProjection()
+	return s
+}
+
+// directoryProjection is the Users directory as a projection of the
+// profiles: one row per account's profile, none for guests (they may
+// have a profile, a photo from joining by link, but are not accounts).
+func (s *Service) directoryProjection() *projection.Projection[ProfileRow] {
+	_, profileRK := profileKey("")
+	return &projection.Projection[ProfileRow]{
+		Canonical: s.profiles,
+		Derived:   []*storage.Table{s.directory},
+		Canon:     func(e storage.Entity) bool { return e.RowKey == profileRK },
+		Rows: func(p ProfileRow) ([]projection.Row, error) {
+			if auth.IsGuestKey(p.PartitionKey) {
+				return nil, nil
+			}
+			r, err := projection.RowOf(s.directory, directoryRowFor(p.PartitionKey, p))
+			return []projection.Row{r}, err
+		},
 	}
 }
 
@@ -125,32 +149,12 @@ func (s *Service) updateProfile(ctx context.Context, memberKey string, change fu
 	if err != nil {
 		return ProfileRow{}, err
 	}
-	s.syncDirectory(ctx, memberKey, out)
+	// The profile is the truth and is saved, so a failure here is
+	// logged, not returned: the rebuild repairs the row.
+	if err := s.listing.Sync(ctx, nil, &out); err != nil {
+		s.log.ErrorContext(ctx, "directory row not updated; web reindex users repairs it", "member", memberKey, "err", err)
+	}
 	return out, nil
-}
-
-// syncDirectory copies the profile into its directory row. The profile is
-// the truth and is already saved, so a failure here is logged, not
-// returned: RebuildDirectory repairs the row.
-func (s *Service) syncDirectory(ctx context.Context, memberKey string, p ProfileRow) {
-	if err := s.writeDirectory(ctx, memberKey, p); err != nil {
-		s.log.ErrorContext(ctx, "directory row not updated; RebuildDirectory repairs it",
-			"member", memberKey, "err", err)
-	}
-}
-
-func (s *Service) writeDirectory(ctx context.Context, memberKey string, p ProfileRow) error {
-	if auth.IsGuestKey(memberKey) {
-		// Guests may have a profile (a photo from joining by link) but
-		// are not accounts: they stay out of the directory.
-		return nil
-	}
-	e, err := storage.Marshal(directoryRowFor(memberKey, p))
-	if err != nil {
-		return err
-	}
-	_, err = s.directory.Upsert(ctx, e, storage.Replace)
-	return err
 }
 
 // Settings returns memberKey's settings (the defaults when none are saved).

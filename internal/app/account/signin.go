@@ -75,7 +75,7 @@ func (s *Service) createProfile(ctx context.Context, memberKey, email, displayNa
 			s.log.WarnContext(ctx, "new account not counted", "member", memberKey, "err", err)
 		}
 	}
-	if err := s.writeDirectory(ctx, memberKey, p); err != nil {
+	if err := s.listing.Sync(ctx, nil, &p); err != nil {
 		return ProfileRow{}, err
 	}
 	return p, nil
@@ -93,7 +93,7 @@ func (s *Service) ensureDirectory(ctx context.Context, memberKey string, p Profi
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
-	return s.writeDirectory(ctx, memberKey, p)
+	return s.listing.Sync(ctx, nil, &p)
 }
 
 // ensureSettings inserts default settings unless some are stored.

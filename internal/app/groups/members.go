@@ -9,6 +9,7 @@ import (
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/projection"
 )
 
 // memberRow reads one GroupMembers row.
@@ -26,13 +27,45 @@ func (s *Service) memberRow(ctx context.Context, groupID, rowKey string) (Member
 // and is the truth; an error here is returned so the caller retries,
 // and every step is idempotent.
 func (s *Service) mirror(ctx context.Context, row MemberRow) error {
-	pk, rk := userGroupKey(userGroupsPartition(row), row.PartitionKey)
-	_, err := storage.Upsert(ctx, s.userGroups, UserGroupRow{
-		PartitionKey: pk, RowKey: rk, GroupID: row.PartitionKey,
-		Status: row.Status, InvitedAt: row.InvitedAt, JoinedAt: row.JoinedAt,
-		RemovedAt: row.RemovedAt, UpdatedAt: row.UpdatedAt,
-	})
-	return err
+	return s.memberships.Sync(ctx, nil, &row)
+}
+
+// membershipProjection is UserGroups as a projection of GroupMembers:
+// each member row (invited, active or removed) has one mirror row in the
+// person's partition, which the dashboard reads.
+func (s *Service) membershipProjection() *projection.Projection[MemberRow] {
+	return &projection.Projection[MemberRow]{
+		Canonical: s.members,
+		Derived:   []*storage.Table{s.userGroups},
+		Rows: func(row MemberRow) ([]projection.Row, error) {
+			pk, rk := userGroupKey(userGroupsPartition(row), row.PartitionKey)
+			r, err := projection.RowOf(s.userGroups, UserGroupRow{
+				PartitionKey: pk, RowKey: rk, GroupID: row.PartitionKey,
+				Status: row.Status, InvitedAt: row.InvitedAt, JoinedAt: row.JoinedAt,
+				RemovedAt: row.RemovedAt, UpdatedAt: row.UpdatedAt,
+			})
+			return []projection.Row{r}, err
+		},
+	}
+}
+
+// RebuildSubject and Rebuild make the mirror's repair one of the app's
+// rebuilds (platform.Rebuilder): web reindex groups, and the admin
+// button.
+func (s *Service) RebuildSubject() string { return "groups" }
+
+// Rebuild recomputes UserGroups from GroupMembers: missing and stale
+// mirror rows are written, rows without a member row deleted.
+func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
+	r, err := s.memberships.Rebuild(ctx)
+	return r, err
+}
+
+// RepairMembership rewrites one member row's mirror from what is stored:
+// the repair of a member write that stopped before its mirror.
+func (s *Service) RepairMembership(ctx context.Context, groupID, rowKey string) error {
+	pk, rk := groupMemberKey(groupID, rowKey)
+	return s.memberships.Repair(ctx, pk, rk)
 }
 
 // changeMember applies change to a member row under its ETag and mirrors

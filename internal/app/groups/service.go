@@ -20,6 +20,7 @@ import (
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/projection"
 )
 
 // Profiles is what the roster needs from the account module.
@@ -56,10 +57,12 @@ type Service struct {
 	// notifier tells people of invitations and plan changes; nil tells
 	// no one (UseNotifier).
 	notifier Notifier
-	cursors  *storage.Cursors
-	baseURL  string
-	log      *slog.Logger
-	now      func() time.Time
+	// memberships keeps UserGroups in step with GroupMembers.
+	memberships *projection.Projection[MemberRow]
+	cursors     *storage.Cursors
+	baseURL     string
+	log         *slog.Logger
+	now         func() time.Time
 	// pageSize is how many groups the dashboard shows per page.
 	pageSize int
 	// rosterPageSize is how many members a roster page shows.
@@ -97,7 +100,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{
+	s := &Service{
 		groups:         store.Table(groupsTable),
 		userGroups:     store.Table(userGroupsTable),
 		members:        store.Table(membersTable),
@@ -115,6 +118,8 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 		inviteQuota:    store.Table(inviteQuotaTable),
 		inviteLimits:   DefaultInviteLimits,
 	}
+	s.memberships = s.membershipProjection()
+	return s
 }
 
 // Tables are the tables this module needs provisioned.
@@ -347,12 +352,7 @@ func (s *Service) Create(ctx context.Context, id *auth.Identity, name string) (G
 	if _, err := storage.Insert(ctx, s.members, owner); err != nil {
 		return GroupRow{}, err
 	}
-	upk, urk := userGroupKey(id.UserKey, groupID)
-	ug := UserGroupRow{
-		PartitionKey: upk, RowKey: urk, GroupID: groupID,
-		Status: StatusActive, JoinedAt: timePtr(now), UpdatedAt: now,
-	}
-	if _, err := storage.Upsert(ctx, s.userGroups, ug); err != nil {
+	if err := s.mirror(ctx, owner); err != nil {
 		return GroupRow{}, err
 	}
 	s.count(ctx, NewGroups)

@@ -1,7 +1,6 @@
 package prompts
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/projection"
 )
 
 // How the indexes follow the canonical Prompts row.
@@ -81,14 +81,10 @@ func asIndexed(p *PromptRow, state string) *PromptRow {
 }
 
 // indexRow is one row some index holds for a prompt.
-type indexRow struct {
-	table *storage.Table
-	row   any
-	pk    string
-	rk    string
-}
+type indexRow = projection.Row
 
-func (r indexRow) id() string { return r.table.Name() + "\x00" + r.pk + "\x00" + r.rk }
+// index is row v of table t.
+func index(t *storage.Table, v any) indexRow { return indexRow{Table: t, Entity: mustMarshal(v)} }
 
 // indexRows are the rows the indexes hold for p (none unless listed).
 func (s *Service) indexRows(p *PromptRow) []indexRow {
@@ -97,31 +93,31 @@ func (s *Service) indexRows(p *PromptRow) []indexRow {
 	}
 	var rows []indexRow
 	pk, rk := newestKey(p.CreatedAt, p.PromptID)
-	rows = append(rows, indexRow{s.newestIndex, NewestRow{
+	rows = append(rows, index(s.newestIndex, NewestRow{
 		PartitionKey: pk, RowKey: rk, PromptID: p.PromptID, AuthorID: p.AuthorID,
 		Title: p.Title, TitleNormalized: p.TitleNormalized, Tags: p.Tags,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Likes: p.Likes, Dislikes: p.Dislikes,
-	}, pk, rk})
+	}))
 	pk, rk = likedKey(p.Likes-p.Dislikes, p.CreatedAt, p.PromptID)
-	rows = append(rows, indexRow{s.likedIndex, LikedRow{
+	rows = append(rows, index(s.likedIndex, LikedRow{
 		PartitionKey: pk, RowKey: rk, PromptID: p.PromptID, AuthorID: p.AuthorID,
 		Title: p.Title, Tags: p.Tags, CreatedAt: p.CreatedAt,
 		Likes: p.Likes, Dislikes: p.Dislikes, Score: p.Likes - p.Dislikes,
-	}, pk, rk})
+	}))
 	for _, tag := range splitTags(p.Tags) {
 		pk, rk := tagIndexKey(tag, p.PromptID)
-		rows = append(rows, indexRow{s.tagIndex, TagIndexRow{
+		rows = append(rows, index(s.tagIndex, TagIndexRow{
 			PartitionKey: pk, RowKey: rk, Tag: tag, PromptID: p.PromptID, AuthorID: p.AuthorID,
 			Title: p.Title, Tags: p.Tags, Visibility: p.Visibility, CreatedAt: p.CreatedAt,
 			Likes: p.Likes, Dislikes: p.Dislikes,
-		}, pk, rk})
+		}))
 	}
 	for _, tok := range titleTokens(p.Title) {
 		pk, rk := titleTokenKey(tok, p.PromptID)
-		rows = append(rows, indexRow{s.titleSearch, TitleTokenRow{
+		rows = append(rows, index(s.titleSearch, TitleTokenRow{
 			PartitionKey: pk, RowKey: rk, Token: tok, PromptID: p.PromptID, Title: p.Title, Tags: p.Tags,
 			Visibility: p.Visibility, AuthorID: p.AuthorID, CreatedAt: p.CreatedAt,
-		}, pk, rk})
+		}))
 	}
 	return rows
 }
@@ -135,7 +131,7 @@ const reconcileAttempts = 64
 // (see the comment at the top of this file). A missing row is nothing to do.
 func (s *Service) reconcile(ctx context.Context, authorID, promptID string) error {
 	defer s.locks.lock(promptID)()
-	written := map[string]indexRow{} // rows earlier attempts wrote
+	written := map[string]projection.Row{} // rows earlier attempts wrote
 	var counts map[string]int64
 	err := storage.Optimistic(ctx, reconcileAttempts, func(ctx context.Context) error {
 		p, err := s.load(ctx, authorID, promptID)
@@ -161,7 +157,7 @@ func (s *Service) reconcile(ctx context.Context, authorID, promptID string) erro
 		if p.IndexedState != "" && had == nil {
 			s.log.WarnContext(ctx, "prompts: unreadable IndexedState, rewriting", "prompt", promptID)
 		}
-		if err := s.applyDiff(ctx, had, s.indexRows(&p), written); err != nil {
+		if err := projection.Apply(ctx, had, s.indexRows(&p), written); err != nil {
 			return err
 		}
 		before := asIndexed(&p, p.IndexedState)
@@ -183,53 +179,6 @@ func (s *Service) reconcile(ctx context.Context, authorID, promptID string) erro
 	// reindex makes them exact, so a failure here is logged, not returned.
 	if err := s.addTagCounts(ctx, counts); err != nil {
 		s.log.WarnContext(ctx, "prompts: tag counts", "prompt", promptID, "err", err)
-	}
-	return nil
-}
-
-// applyDiff deletes the rows of had (and of written) that want lacks and
-// writes the rows of want that had lacks or holds with other content, or
-// that written may have overwritten. Rows it writes are added to written.
-func (s *Service) applyDiff(ctx context.Context, had, want []indexRow, written map[string]indexRow) error {
-	wantIDs := make(map[string]bool, len(want))
-	for _, r := range want {
-		wantIDs[r.id()] = true
-	}
-	hadContent := make(map[string][]byte, len(had))
-	gone := make(map[string]indexRow)
-	for _, r := range had {
-		b, _ := json.Marshal(r.row)
-		hadContent[r.id()] = b
-		if !wantIDs[r.id()] {
-			gone[r.id()] = r
-		}
-	}
-	for id, r := range written {
-		if !wantIDs[id] {
-			gone[id] = r
-		}
-	}
-	for id, r := range gone {
-		if err := r.table.Delete(ctx, r.pk, r.rk, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return err
-		}
-		delete(written, id)
-	}
-	for _, r := range want {
-		id := r.id()
-		b, _ := json.Marshal(r.row)
-		old, ok := hadContent[id]
-		if _, rewritten := written[id]; ok && !rewritten && bytes.Equal(old, b) {
-			continue
-		}
-		e, err := storage.Marshal(r.row)
-		if err != nil {
-			return err
-		}
-		if _, err := r.table.Upsert(ctx, e, storage.Replace); err != nil {
-			return err
-		}
-		written[id] = r
 	}
 	return nil
 }

@@ -86,7 +86,7 @@ func (s *Service) Reindex(ctx context.Context) (ReindexReport, error) {
 			return rep, err
 		}
 		for _, r := range s.indexRows(p) {
-			want[fingerprint(r.id())] = wantRow{content: contentOf(mustMarshal(r.row)), prompt: int32(i)}
+			want[fingerprint(r.ID())] = wantRow{content: contentOf(r.Entity), prompt: int32(i)}
 		}
 		if listed(p) {
 			for _, t := range splitTags(p.Tags) {
@@ -284,8 +284,8 @@ func (s *Service) sweepIndex(ctx context.Context, t *storage.Table, want map[uin
 // writeWanted writes the index row of p whose fingerprint is id.
 func (s *Service) writeWanted(ctx context.Context, id uint64, p *PromptRow) error {
 	for _, r := range s.indexRows(p) {
-		if fingerprint(r.id()) == id {
-			_, err := r.table.Upsert(ctx, mustMarshal(r.row), storage.Replace)
+		if fingerprint(r.ID()) == id {
+			_, err := r.Table.Upsert(ctx, r.Entity, storage.Replace)
 			return err
 		}
 	}

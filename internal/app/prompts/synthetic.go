@@ -218,7 +218,7 @@ func (s *Service) synthBatches(chunk []synthPrompt) (canonical, indexes *txBatch
 			canonical.add(s.votes, storage.TxInsert, v.PartitionKey, v)
 		}
 		for _, r := range s.indexRows(p) {
-			indexes.add(r.table, storage.TxUpsert, r.pk, r.row)
+			indexes.add(r.Table, storage.TxUpsert, r.Entity.PartitionKey, r.Entity)
 		}
 	}
 	return canonical, indexes
@@ -233,7 +233,7 @@ type txBatch struct {
 type txGroup struct {
 	table *storage.Table
 	kind  storage.TxKind
-	rows  []any // tagged row structs, marshalled by the writer
+	rows  []any // tagged row structs, marshalled by the writer, or entities
 }
 
 func newTxBatch() *txBatch { return &txBatch{groups: map[string]*txGroup{}} }
@@ -282,9 +282,12 @@ func (w *synthWriter) writeGroup(ctx context.Context, grp *txGroup) error {
 		return nil
 	}
 	for _, row := range grp.rows {
-		e, err := storage.Marshal(row)
-		if err != nil {
-			return err
+		e, ok := row.(storage.Entity)
+		if !ok {
+			var err error
+			if e, err = storage.Marshal(row); err != nil {
+				return err
+			}
 		}
 		n := storage.EntitySize(e)
 		if len(ops) == storage.MaxTxOps || size+n > storage.MaxTxBytes {

@@ -1,0 +1,233 @@
+// Package projection keeps derived rows (indexes, directories, mirrors) in
+// step with the canonical rows they are computed from. A module declares
+// once which derived rows a canonical row implies (Projection.Rows); it
+// then gets maintenance on every write (Sync), the repair of a write that
+// stopped half way (Repair, and Rebuild, which also finds orphans), and a
+// rebuild from scratch.
+//
+// Derived rows are written after their canonical row, never in the same
+// transaction (Azure batches one partition only), so a crash in between
+// leaves them stale. Each derived row is a pure function of its canonical
+// row, so writing it again is always safe: repairs are idempotent.
+package projection
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Row is one derived row: its table and the entity it must hold there.
+type Row struct {
+	Table  *storage.Table
+	Entity storage.Entity
+}
+
+// RowOf marshals a row struct (with table tags) into a Row of t.
+func RowOf(t *storage.Table, v any) (Row, error) {
+	e, err := storage.Marshal(v)
+	if err != nil {
+		return Row{}, err
+	}
+	return Row{Table: t, Entity: e}, nil
+}
+
+// ID names the row across tables.
+func (r Row) ID() string { return r.Table.Name() + "\x00" + r.Entity.PartitionKey + "\x00" + r.Entity.RowKey }
+
+// content is what two versions of a row are compared by.
+func (r Row) content() []byte {
+	b, _ := json.Marshal(r.Entity.Props) // props are plain values
+	return b
+}
+
+// Apply moves the derived rows from had to want: it deletes the rows of
+// had (and of written) that want lacks, and writes the rows of want that
+// had lacks or holds with other content, or that written may have
+// overwritten. written, when not nil, collects the rows written, for a
+// caller that retries after losing a race (see the prompts indexes).
+func Apply(ctx context.Context, had, want []Row, written map[string]Row) error {
+	if written == nil {
+		written = map[string]Row{}
+	}
+	wantIDs := make(map[string]bool, len(want))
+	for _, r := range want {
+		wantIDs[r.ID()] = true
+	}
+	hadContent := make(map[string][]byte, len(had))
+	gone := map[string]Row{}
+	for _, r := range had {
+		hadContent[r.ID()] = r.content()
+		if !wantIDs[r.ID()] {
+			gone[r.ID()] = r
+		}
+	}
+	for id, r := range written {
+		if !wantIDs[id] {
+			gone[id] = r
+		}
+	}
+	for id, r := range gone {
+		if err := r.Table.Delete(ctx, r.Entity.PartitionKey, r.Entity.RowKey, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		delete(written, id)
+	}
+	for _, r := range want {
+		id := r.ID()
+		old, ok := hadContent[id]
+		if _, rewritten := written[id]; ok && !rewritten && bytes.Equal(old, r.content()) {
+			continue
+		}
+		if _, err := r.Table.Upsert(ctx, r.Entity, storage.Replace); err != nil {
+			return err
+		}
+		written[id] = r
+	}
+	return nil
+}
+
+// Projection declares the derived rows of one canonical table.
+type Projection[C any] struct {
+	// Canonical is the table of the rows that are the truth.
+	Canonical *storage.Table
+	// Derived are the tables whose rows it owns, for Rebuild's sweep.
+	Derived []*storage.Table
+	// Rows are the derived rows c implies (none is fine: a guest has no
+	// directory row). It must depend on c alone.
+	Rows func(c C) ([]Row, error)
+	// Canon reports whether a canonical table entity is one of the rows
+	// Rows takes (a table may hold other rows too); nil means all.
+	Canon func(e storage.Entity) bool
+	// Derivative reports whether an entity of a derived table is a
+	// derived row at all (an index's meta row is not); Rebuild deletes
+	// derived rows no canonical row implies. nil means all.
+	Derivative func(e storage.Entity) bool
+}
+
+// Sync maintains the derived rows after a write of the canonical row:
+// before is the row as it was (nil when new), after as written (nil when
+// deleted). Rows before implied that after does not are deleted.
+func (p *Projection[C]) Sync(ctx context.Context, before, after *C) error {
+	var had, want []Row
+	var err error
+	if before != nil {
+		if had, err = p.Rows(*before); err != nil {
+			return err
+		}
+	}
+	if after != nil {
+		if want, err = p.Rows(*after); err != nil {
+			return err
+		}
+	}
+	// had's content is not known to be stored: write every wanted row.
+	return Apply(ctx, stale(had), want, nil)
+}
+
+// stale marks rows whose stored content is unknown, so Apply rewrites
+// them rather than trusting they match.
+func stale(rows []Row) []Row {
+	out := make([]Row, len(rows))
+	for i, r := range rows {
+		r.Entity.Props = map[string]any{"\x00unknown": true}
+		out[i] = r
+	}
+	return out
+}
+
+// Repair rewrites the derived rows of the canonical row at pk, rk from
+// what is stored: the fix for a write that stopped between the canonical
+// row and its derived rows. A missing canonical row is nothing to repair
+// here (its orphans are Rebuild's).
+func (p *Projection[C]) Repair(ctx context.Context, pk, rk string) error {
+	c, err := storage.Get[C](ctx, p.Canonical, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return p.Sync(ctx, nil, &c)
+}
+
+// Report counts what Rebuild did.
+type Report struct {
+	Canonical int // canonical rows read
+	Written   int // derived rows added or corrected
+	Removed   int // derived rows no canonical row implies, deleted
+}
+
+func (r Report) String() string {
+	return fmt.Sprintf("%d canonical rows read; %d derived rows written, %d removed", r.Canonical, r.Written, r.Removed)
+}
+
+// Rebuild recomputes every derived row from the canonical table: it
+// writes the missing and stale ones and deletes those no canonical row
+// implies. It reads the tables whole (the derived ones into memory), so
+// it is for operators, jobs and tests, not for requests.
+func (p *Projection[C]) Rebuild(ctx context.Context) (Report, error) {
+	var rep Report
+	have := map[string]Row{}
+	for _, t := range p.Derived {
+		err := t.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
+			if p.Derivative != nil && !p.Derivative(e) {
+				return nil
+			}
+			r := Row{Table: t, Entity: storage.Entity{PartitionKey: e.PartitionKey, RowKey: e.RowKey, Props: e.Props}}
+			have[r.ID()] = r
+			return nil
+		})
+		if err != nil {
+			return rep, err
+		}
+	}
+	err := p.Canonical.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
+		if p.Canon != nil && !p.Canon(e) {
+			return nil
+		}
+		var c C
+		if err := storage.Unmarshal(e, &c); err != nil {
+			return err
+		}
+		rep.Canonical++
+		want, err := p.Rows(c)
+		if err != nil {
+			return err
+		}
+		for _, r := range want {
+			// Compare in the form a read returns (UTC times at storage
+			// precision).
+			norm, err := storage.Normalize(r.Entity)
+			if err != nil {
+				return err
+			}
+			r.Entity = norm
+			old, ok := have[r.ID()]
+			delete(have, r.ID())
+			if ok && bytes.Equal(old.content(), r.content()) {
+				continue
+			}
+			if _, err := r.Table.Upsert(ctx, r.Entity, storage.Replace); err != nil {
+				return err
+			}
+			rep.Written++
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	for _, orphan := range have {
+		err := orphan.Table.Delete(ctx, orphan.Entity.PartitionKey, orphan.Entity.RowKey, storage.AnyETag)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return rep, err
+		}
+		rep.Removed++
+	}
+	return rep, nil
+}
