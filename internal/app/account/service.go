@@ -33,10 +33,10 @@ type Sessions interface {
 // Service is the account module: its tables, its photo container and its
 // pages.
 type Service struct {
-	profiles    *storage.Table
-	directory   *storage.Table
+	profiles  *storage.Table
+	directory *storage.Table
 	// listing keeps the directory in step with the profiles.
-	listing *projection.Projection[ProfileRow]
+	listing     *projection.Projection[ProfileRow]
 	settings    *storage.Table
 	preferences *storage.Table
 	photos      *storage.Container

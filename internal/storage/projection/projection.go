@@ -37,7 +37,9 @@ func RowOf(t *storage.Table, v any) (Row, error) {
 }
 
 // ID names the row across tables.
-func (r Row) ID() string { return r.Table.Name() + "\x00" + r.Entity.PartitionKey + "\x00" + r.Entity.RowKey }
+func (r Row) ID() string {
+	return r.Table.Name() + "\x00" + r.Entity.PartitionKey + "\x00" + r.Entity.RowKey
+}
 
 // content is what two versions of a row are compared by.
 func (r Row) content() []byte {
