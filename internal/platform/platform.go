@@ -13,7 +13,8 @@
 //     tasks register their kinds on Core.Tasks instead);
 //   - Seeder: content a first start needs (the prompt tag catalog);
 //   - Rebuilder: the repairs of its derived tables from their canonical
-//     rows, which "web reindex <subject>" runs;
+//     rows, which "web reindex <subject>" and the admin buttons run;
+//   - RebuildRunner: given every Rebuilder (the admin section);
 //   - auth.GuestUpgrader and auth.EmailLinker: called when a guest signs
 //     in, or an account verifies its first email.
 //
@@ -72,6 +73,11 @@ type (
 	Rebuilder interface {
 		RebuildSubject() string
 		Rebuild(ctx context.Context) (fmt.Stringer, error)
+	}
+	// RebuildRunner is handed every module's Rebuilder once all are
+	// built: the admin section's rebuild buttons.
+	RebuildRunner interface {
+		UseRebuilders([]Rebuilder)
 	}
 )
 
@@ -136,6 +142,11 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 					return nil, err
 				}
 			}
+		}
+	}
+	for _, m := range modules {
+		if r, ok := m.(RebuildRunner); ok {
+			r.UseRebuilders(rebuilders)
 		}
 	}
 	tables, containers = unique(tables), unique(containers)

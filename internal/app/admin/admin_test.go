@@ -123,8 +123,9 @@ func TestAdminPagesRender(t *testing.T) {
 	if href, _ := doc.Find(testID("admin-tool-tags") + " a").Attr("href"); href != "/admin/tags" {
 		t.Errorf("tags link %q", href)
 	}
-	if action, _ := doc.Find(testID("admin-tool-reindex") + " form").Attr("action"); action != "/admin/prompts/reindex" {
-		t.Errorf("reindex form action %q", action)
+	// The rebuild buttons are the app's rebuilds, the list web reindex uses.
+	if n := doc.Find(testID("admin-rebuilds") + " form").Length(); n != len(a.rebuildSubjects()) || n == 0 {
+		t.Errorf("%d rebuild buttons for rebuilds %v", n, a.rebuildSubjects())
 	}
 	if doc.Find(testID("admin-tool-reports")+" "+testID("soon-badge")).Length() != 1 {
 		t.Error("reports not marked coming soon")
@@ -577,5 +578,28 @@ func TestModerationReasonRefusesTextThatMustNotBeStored(t *testing.T) {
 	}
 	if entries, _ := a.svc.RecentLog(ctx, 10); len(entries) != 0 {
 		t.Errorf("log %+v", entries)
+	}
+}
+
+func (a *adminApp) rebuildSubjects() []string { return a.svc.RebuildSubjects() }
+
+// A rebuild button runs the rebuild and shows its report; an unknown
+// subject is 404.
+func TestRebuildButtonsRunTheAppsRebuilds(t *testing.T) {
+	a := newAdminApp(t)
+	boss := a.Client()
+	a.SignIn(boss, bossEmail)
+	if got := a.rebuildSubjects(); len(got) != 1 || got[0] != "users" {
+		t.Fatalf("rebuilds %v, want the accounts module's users", got)
+	}
+	res := boss.PostForm("/admin/rebuild/users", boss.WithCSRF("/admin", nil))
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("rebuild: %d", res.StatusCode)
+	}
+	if report := res.Doc(t).Find(testID("admin-rebuild-report")).Text(); !strings.Contains(report, "users: 1 profiles read") {
+		t.Errorf("report %q", report)
+	}
+	if res := boss.PostForm("/admin/rebuild/nothing", boss.WithCSRF("/admin", nil)); res.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown rebuild: %d", res.StatusCode)
 	}
 }

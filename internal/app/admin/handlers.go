@@ -25,12 +25,28 @@ var tools = []views.Tool{
 	{Slug: "users", Href: "/admin/users"},
 	{Slug: "reports", Soon: true},
 	{Slug: "tags", Href: "/admin/tags"},
-	{Slug: "reindex", Action: "/admin/prompts/reindex"},
 	{Slug: "metrics", Href: "/admin/metrics"},
 }
 
 // overview is GET /admin.
 func (h *handlers) overview(c echo.Context) error {
+	return h.renderOverview(c, "", "")
+}
+
+// rebuild is POST /admin/rebuild/:subject: one of the app's rebuilds
+// (the same list as "web reindex"). The overview is the answer, with the
+// report; a second run is harmless.
+func (h *handlers) rebuild(c echo.Context) error {
+	subject := c.Param("subject")
+	report, err := h.svc.Rebuild(c.Request().Context(), subject)
+	if err != nil {
+		return err
+	}
+	return h.renderOverview(c, subject, report)
+}
+
+// renderOverview shows the overview, with a rebuild's report when one ran.
+func (h *handlers) renderOverview(c echo.Context, subject, report string) error {
 	ctx := c.Request().Context()
 	rows, err := h.svc.RecentLog(ctx, recentLogSize)
 	if err != nil {
@@ -50,7 +66,10 @@ func (h *handlers) overview(c echo.Context) error {
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:   i18n.T(ctx, "module.admin.name"),
 		Section: "admin",
-		Content: views.Overview(views.OverviewProps{Tools: tools, Log: entries}),
+		Content: views.Overview(views.OverviewProps{
+			Tools: tools, Log: entries,
+			Rebuilds: h.svc.RebuildSubjects(), RebuiltSubject: subject, RebuildReport: report,
+		}),
 	})
 }
 

@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/platform"
 	"log/slog"
 	"time"
 
@@ -38,6 +40,37 @@ type Service struct {
 	now      func() time.Time
 	// pageSize is how many people one users page shows.
 	pageSize int
+	// rebuilds are the app's repairs of derived tables, one button each.
+	rebuilds []platform.Rebuilder
+}
+
+// UseRebuilders takes the app's rebuilds (platform.RebuildRunner).
+func (s *Service) UseRebuilders(rs []platform.Rebuilder) { s.rebuilds = rs }
+
+// ErrNoRebuild is a rebuild subject the app does not have.
+var ErrNoRebuild = fault.NotFound("admin: no such rebuild", nil)
+
+// Rebuild runs the named rebuild and returns its report.
+func (s *Service) Rebuild(ctx context.Context, subject string) (string, error) {
+	for _, r := range s.rebuilds {
+		if r.RebuildSubject() == subject {
+			rep, err := r.Rebuild(ctx)
+			if err != nil {
+				return "", err
+			}
+			return rep.String(), nil
+		}
+	}
+	return "", ErrNoRebuild
+}
+
+// RebuildSubjects names the rebuilds, in module order.
+func (s *Service) RebuildSubjects() []string {
+	out := make([]string, 0, len(s.rebuilds))
+	for _, r := range s.rebuilds {
+		out = append(out, r.RebuildSubject())
+	}
+	return out
 }
 
 // New builds the module. cursors signs the users list's paging tokens
