@@ -23,6 +23,8 @@ type app struct {
 	Tables []string
 	// Rebuilders are the modules' repairs (web reindex).
 	Rebuilders []platform.Rebuilder
+	// Built is the whole app (demo content, the task queue).
+	Built *platform.App
 }
 
 // newServer builds the app on store with the platform's composition root
@@ -35,7 +37,20 @@ func newServer(ctx context.Context, cfg *config.Config, log *slog.Logger, store 
 		return nil, err
 	}
 	logMailer(log, a.Core.Mailer)
-	return &app{Server: a.Server, Jobs: a.Core.Jobs, Tables: a.Tables, Rebuilders: a.Rebuilders}, nil
+	return &app{Server: a.Server, Jobs: a.Core.Jobs, Tables: a.Tables, Rebuilders: a.Rebuilders, Built: a}, nil
+}
+
+// seedDemo fills an empty store with demo content and delivers what it
+// queued (the inboxes), returning the summary.
+func (a *app) seedDemo(ctx context.Context) (string, error) {
+	summary, err := a.Built.SeedDemo(ctx)
+	if err != nil {
+		return "", err
+	}
+	if _, err := a.Built.Core.Tasks.RunDue(ctx); err != nil {
+		return "", err
+	}
+	return summary, nil
 }
 
 // logMailer says at start where sign-in codes go.

@@ -28,8 +28,8 @@ func commands() []command {
 	return []command{
 		{"serve", "run the web server (the default)", serve},
 		{"version", "print the version", printVersion},
-		{"seed", "prompts --count N [--seed S]: add N synthetic prompts (demos, load tests)", seedCmd},
-		{"reindex", "prompts: rebuild the prompt indexes from the Prompts table;\n           users: rebuild the Users directory from UserProfiles", reindexCmd},
+		{"seed", "demo: fill an empty store with demo content; prompts --count N [--seed S]: add N synthetic prompts (load tests)", seedCmd},
+		{"reindex", "groups: rebuild UserGroups from GroupMembers;\n           prompts: rebuild the prompt indexes from the Prompts table;\n           users: rebuild the Users directory from UserProfiles", reindexCmd},
 		{"migrate", "keys [--dry-run]: rewrite data written before keys were escaped\n           without '%' (one-off; rebuilds the derived tables after)", migrateCmd},
 	}
 }

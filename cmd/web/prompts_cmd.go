@@ -33,7 +33,7 @@ func usagef(format string, args ...any) error {
 // maxSeedCount guards against a typo that would fill the disk.
 const maxSeedCount = 10_000_000
 
-const seedUsage = "usage: web seed prompts --count N [--seed S] [settings flags]"
+const seedUsage = "usage: web seed prompts --count N [--seed S] | web seed demo [settings flags]"
 
 // seedCmd is "web seed prompts --count N [--seed S]": it adds N synthetic
 // prompts to the catalog of the configured store (the same settings as
@@ -43,8 +43,12 @@ func seedCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, s
 		return flag.ErrHelp
 	}
 	subject, args := subjectOf(args)
-	if subject != "prompts" {
-		return unknownSubject("seed", subject, seedUsage, "prompts")
+	switch subject {
+	case "demo":
+		return seedDemoCmd(ctx, args, env, stdout, stderr)
+	case "prompts":
+	default:
+		return unknownSubject("seed", subject, seedUsage, "demo", "prompts")
 	}
 	own, settings := splitFlags(args, "count", "seed")
 	fs := flag.NewFlagSet("web seed prompts", flag.ContinueOnError)
@@ -98,6 +102,29 @@ func seedCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, s
 		return err
 	}
 	_, err = fmt.Fprintln(stdout, rep)
+	return err
+}
+
+// seedDemoCmd is "web seed demo": demo content for every module that has
+// some, into an empty store (a store with accounts is refused, untouched).
+func seedDemoCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, stderr io.Writer) error {
+	cfg, store, log, err := openCommandStore(ctx, args, env, stderr)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if cfg.IsProduction() {
+		return errors.New("demo content is for development; production refuses it")
+	}
+	a, err := newServer(ctx, cfg, log, store, nil)
+	if err != nil {
+		return err
+	}
+	summary, err := a.seedDemo(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, summary)
 	return err
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/harmony/harmony/internal/config"
 	"github.com/harmony/harmony/internal/logctx"
+	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/static"
 )
 
@@ -61,6 +62,18 @@ func serve(ctx context.Context, args []string, env config.LookupEnv, _, stderr i
 	srv, err := newServer(ctx, cfg, log, store, nil)
 	if err != nil {
 		return err
+	}
+	if cfg.Demo {
+		// DEMO=1 (development only): an empty store gets demo content.
+		summary, err := srv.seedDemo(ctx)
+		switch {
+		case errors.Is(err, platform.ErrNotEmpty):
+			log.Info("DEMO=1: the store has accounts already; no demo content added")
+		case err != nil:
+			return fmt.Errorf("demo content: %w", err)
+		default:
+			log.Info(summary)
+		}
 	}
 	// Jobs stop before the store closes (defers run last first), whether
 	// serving ends by a signal or by an error.

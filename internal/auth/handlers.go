@@ -27,7 +27,13 @@ func (s *Service) showSignIn(c echo.Context) error {
 	if id := From(c); id != nil && !id.Guest {
 		return web.Redirect(c, next)
 	}
-	return s.renderSignIn(c, http.StatusOK, authview.SignInProps{Next: next})
+	flash, err := web.TakeFlash(c)
+	if err != nil {
+		return err
+	}
+	// ?email= fills the field in (the demo banner's "sign in as").
+	email, _ := NormalizeEmail(c.QueryParam("email"))
+	return s.renderSignIn(c, http.StatusOK, authview.SignInProps{Next: next, Flash: flash, Email: email})
 }
 
 func (s *Service) renderSignIn(c echo.Context, status int, p authview.SignInProps) error {

@@ -81,6 +81,20 @@ func (s *Service) CompleteSignIn(c echo.Context, v VerifiedIdentity, next string
 	return web.Redirect(c, web.LocalPath(next))
 }
 
+// EnsureAccount is the account a first sign-in by code with email would
+// make (or the one the address already has), without a session: for
+// demo content and operators' tools. It returns the memberKey.
+func (s *Service) EnsureAccount(ctx context.Context, email, displayName string) (string, error) {
+	memberKey, email, err := s.resolveAccount(ctx, VerifiedIdentity{Method: MethodCode, Email: email, EmailVerified: true, Name: displayName})
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.profiles.OnSignIn(ctx, memberKey, email, displayName); err != nil {
+		return "", fmt.Errorf("auth: profile of %s: %w", memberKey, err)
+	}
+	return memberKey, nil
+}
+
 // resolveAccount finds or mints the memberKey a verified identity signs in
 // to, and returns the verified email ("" when there is none).
 func (s *Service) resolveAccount(ctx context.Context, v VerifiedIdentity) (memberKey, email string, err error) {

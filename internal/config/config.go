@@ -65,6 +65,9 @@ type Config struct {
 	// PromptTags seed an empty prompt tag catalog; nil means the built-in
 	// list. Admins manage the catalog from then on.
 	PromptTags []PromptTag
+	// Demo fills an empty store with demo content at start
+	// (development only).
+	Demo bool
 }
 
 // PromptTag is one tag of PROMPT_TAGS.

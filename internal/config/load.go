@@ -202,6 +202,16 @@ func parse(raw map[string]string) (*Config, error) {
 	if c.InviteLimitDay, err = parseCount(raw["INVITE_LIMIT_DAY"]); err != nil {
 		fail("INVITE_LIMIT_DAY", err)
 	}
+	switch raw["DEMO"] {
+	case "", "0", "false":
+	case "1", "true":
+		c.Demo = true
+		if c.IsProduction() {
+			fail("DEMO", errors.New("demo content is for development; production refuses it"))
+		}
+	default:
+		fail("DEMO", fmt.Errorf("want 1 or 0, got %q", raw["DEMO"]))
+	}
 
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -115,6 +115,12 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 		}
 		modules = append(modules, m)
 	}
+	// In development an empty store offers demo content.
+	var demo *demoModule
+	if !cfg.IsProduction() {
+		demo = &demoModule{}
+		modules = append(modules, demo)
+	}
 	// The profile learns a newly verified email before modules read it.
 	core.Auth.OnEmailLinked(core.Accounts)
 	tables := append(core.Jobs.Tables(), metrics.Table, tasks.Table)
@@ -172,7 +178,11 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 	if err != nil {
 		return nil, err
 	}
-	return &App{Server: srv, Core: core, Modules: modules, Tables: tables, Rebuilders: rebuilders}, nil
+	app := &App{Server: srv, Core: core, Modules: modules, Tables: tables, Rebuilders: rebuilders}
+	if demo != nil {
+		demo.app = app
+	}
+	return app, nil
 }
 
 // newCore builds what every module is built on. auth and account need

@@ -1,6 +1,9 @@
 package web
 
-import "github.com/labstack/echo/v4"
+import (
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+)
 
 // UnreadBadger is a module that counts the header's unread badge (the
 // inbox): -1 hides the bell, for people with no inbox.
@@ -19,10 +22,16 @@ func unreadBadger(modules []Module) UnreadBadger {
 	return nil
 }
 
-// offerBadge lets Render ask for the badge, only for full pages.
-func (s *Server) offerBadge(next echo.HandlerFunc) echo.HandlerFunc {
+// offerPageParts lets Render ask for the badge and the banner, only for
+// full pages.
+func (s *Server) offerPageParts(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		c.Set(badgerKey, s.badger)
+		if s.badger != nil {
+			c.Set(badgerKey, s.badger)
+		}
+		if s.bannerer != nil {
+			c.Set(bannerKey, s.bannerer)
+		}
 		return next(c)
 	}
 }
@@ -33,4 +42,29 @@ func unreadBadge(c echo.Context) int {
 		return b.UnreadBadge(c)
 	}
 	return -1
+}
+
+// Bannerer is a module with a notice for the top of every full page (the
+// development offer of demo content); nil from Banner shows none.
+type Bannerer interface {
+	Banner(c echo.Context) templ.Component
+}
+
+const bannerKey = "web.bannerer"
+
+func bannerer(modules []Module) Bannerer {
+	for _, m := range modules {
+		if b, ok := m.(Bannerer); ok {
+			return b
+		}
+	}
+	return nil
+}
+
+// banner is the page's banner, or nil.
+func banner(c echo.Context) templ.Component {
+	if b, ok := c.Get(bannerKey).(Bannerer); ok && b != nil {
+		return b.Banner(c)
+	}
+	return nil
 }

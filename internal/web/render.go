@@ -43,6 +43,7 @@ func Render(c echo.Context, status int, p Page) error {
 		Nav:        navItems(p.Section),
 		CurrentURL: c.Request().URL.RequestURI(),
 		Unread:     unreadBadge(c),
+		Banner:     banner(c),
 	}
 	return RenderFragment(c, status, layout.Page(props, p.Content))
 }

@@ -68,6 +68,7 @@ type Server struct {
 	built        map[string]bool
 	homePage     HomeProvider
 	badger       UnreadBadger
+	bannerer     Bannerer
 }
 
 // New builds the router with every middleware and route. It needs no
@@ -105,6 +106,7 @@ func New(d Deps) (*Server, error) {
 		built:        map[string]bool{},
 		homePage:     homeProvider(d.Modules),
 		badger:       unreadBadger(d.Modules),
+		bannerer:     bannerer(d.Modules),
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -145,8 +147,8 @@ func (s *Server) use() {
 		s.attachSessions,
 	)
 	s.echo.Use(s.middleware...)
-	if s.badger != nil {
-		s.echo.Use(s.offerBadge)
+	if s.badger != nil || s.bannerer != nil {
+		s.echo.Use(s.offerPageParts)
 	}
 	s.echo.Use(
 		s.chooseLanguage,

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+// An empty development store offers demo content on the home page; the
+// button fills it, and Anna then signs in to a living app: her groups
+// with plans, a catalog with the cast's prompts, and an inbox.
+func TestDemoContentFromTheBanner(t *testing.T) {
+	a, _ := newTestAppOnStore(t, nil)
+	c := webtest.NewClient(t, a.Handler())
+	if c.Get("/").Doc(t).Find(`[data-testid="demo-banner"]`).Length() != 1 {
+		t.Fatal("an empty development store does not offer demo content")
+	}
+	res := c.PostForm("/dev/demo", c.WithCSRF("/", nil))
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/signin?email=anna%40demo.example") && !strings.HasPrefix(res.Header.Get("Location"), "/signin?email=anna@demo.example") {
+		t.Fatalf("seed: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if email, _ := c.Get(res.Header.Get("Location")).Doc(t).Find(`input[name="email"]`).Attr("value"); email != platform.DemoSignIn {
+		t.Errorf("the sign-in form is not filled in: %q", email)
+	}
+	if c.Get("/").Doc(t).Find(`[data-testid="demo-banner"]`).Length() != 0 {
+		t.Error("a filled store still offers demo content")
+	}
+	// A second press adds nothing.
+	if _, err := a.Built.SeedDemo(context.Background()); !errors.Is(err, platform.ErrNotEmpty) {
+		t.Errorf("a second seed: %v", err)
+	}
+
+	signIn(t, c, platform.DemoSignIn)
+	dash := c.Get("/").Doc(t)
+	if n := dash.Find(`[data-testid="group-card"]`).Length(); n != 3 {
+		t.Errorf("Anna's dashboard shows %d groups, want 3", n)
+	}
+	if !strings.Contains(dash.Text(), "Dentist check-up") {
+		t.Error("the dashboard shows no upcoming plans")
+	}
+	catalog := c.Get("/prompts").Doc(t)
+	if n := catalog.Find(`[data-testid="prompt-card"]`).Length(); n < 10 {
+		t.Errorf("the catalog shows %d prompts", n)
+	}
+	if c.Get("/prompts?q="+url.QueryEscape("meal planner")).Doc(t).Find(`[data-testid="prompt-card"]`).Length() == 0 {
+		t.Error("the cast's prompt is not in the catalog")
+	}
+	inbox := c.Get("/inbox").Doc(t)
+	if inbox.Find(`[data-testid="inbox-item"]`).Length() == 0 {
+		t.Error("Anna's inbox is empty after the demo")
+	}
+}
+
+// "web seed demo" fills an empty store once, and production refuses it.
+func TestSeedDemoCommand(t *testing.T) {
+	dataDir := filepath.Join(t.TempDir(), "data")
+	env := envOf(map[string]string{"DATA_DIR": dataDir})
+	var out, errOut bytes.Buffer
+	if code := run([]string{"seed", "demo"}, env, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "demo: 6 people") || !strings.Contains(out.String(), "groups") || !strings.Contains(out.String(), "prompts") {
+		t.Errorf("summary %q", out.String())
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := run([]string{"seed", "demo"}, env, &out, &errOut); code == 0 || !strings.Contains(errOut.String(), "empty store only") {
+		t.Errorf("a second seed: exit %d, %s", code, errOut.String())
+	}
+	prod := envOf(map[string]string{"DATA_DIR": t.TempDir(), "ENV": "production", "DEMO": "1"})
+	if code := run([]string{"serve"}, prod, &out, &errOut); code == 0 || !strings.Contains(errOut.String(), "DEMO") {
+		t.Errorf("DEMO=1 in production: exit %d, %s", code, errOut.String())
+	}
+}

@@ -1,0 +1,124 @@
+package groups
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/platform"
+)
+
+// demoGroup is one group of the demo content: who owns it, who joined,
+// who is still invited, and its plans.
+type demoGroup struct {
+	name    string
+	owner   string   // cast local part
+	members []string // accepted
+	invited []string // addresses, pending
+	plans   []demoPlan
+}
+
+// demoPlan is an appointment days and hours after the seed's day, in the
+// owner's zone.
+type demoPlan struct {
+	title, location, notes string
+	days, hour, minute     int
+	hours                  int    // length
+	responsible            string // cast local part, "" for none
+	withAll                bool   // every member takes part
+}
+
+var demoGroups = []demoGroup{
+	{
+		name: "The Smiths", owner: "anna", members: []string{"tom", "lily"}, invited: []string{"grandma.smith@demo.example"},
+		plans: []demoPlan{
+			{title: "Dentist check-up", location: "Bright Smile Clinic, 12 High St", days: 2, hour: 9, minute: 30, hours: 1, responsible: "tom"},
+			{title: "Football practice", location: "Riverside Park", notes: "Bring the blue kit and water.", days: 3, hour: 17, hours: 2, responsible: "anna", withAll: true},
+			{title: "Parents' evening", location: "St Mary's School, hall B", days: 6, hour: 18, hours: 1, responsible: "anna"},
+			{title: "Grandma's birthday dinner", location: "Luigi's, Market Square", notes: "Table for six booked under Smith.", days: 12, hour: 19, hours: 3, withAll: true},
+			{title: "Car service", location: "Hillside Garage", days: 20, hour: 8, hours: 2, responsible: "tom"},
+		},
+	},
+	{
+		name: "Семья Ивановых", owner: "boris", members: []string{"masha", "anna"},
+		plans: []demoPlan{
+			{title: "Приём у педиатра", location: "Детская поликлиника № 3, каб. 214", days: 1, hour: 10, hours: 1, responsible: "masha"},
+			{title: "Родительское собрание", location: "Школа № 57, актовый зал", days: 4, hour: 19, hours: 1, responsible: "boris"},
+			{title: "Поездка на дачу", location: "СНТ «Берёзка»", notes: "Взять рассаду и удобрения.", days: 9, hour: 8, hours: 10, withAll: true},
+			{title: "Бассейн", location: "ФОК «Волна»", days: 5, hour: 18, minute: 30, hours: 1, responsible: "masha"},
+		},
+	},
+	{
+		name: "Book club · Книжный клуб", owner: "olga", members: []string{"anna", "lily", "masha"}, invited: []string{"boris@demo.example"},
+		plans: []demoPlan{
+			{title: "“Anna Karenina”, part 1 · «Анна Каренина», ч. 1", location: "Café Pushkin, upstairs", notes: "Chapters 1–34. Bring questions!", days: 7, hour: 19, hours: 2, responsible: "olga", withAll: true},
+			{title: "“The Master and Margarita” · «Мастер и Маргарита»", location: "Online", days: 35, hour: 19, hours: 2, responsible: "lily", withAll: true},
+		},
+	},
+}
+
+// SeedDemo creates the demo groups the way their members would: the owner
+// creates and invites, the members accept, and plans are made (which also
+// fills the inboxes).
+func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
+	idOf := func(local string) *auth.Identity {
+		p := cast.Person(local)
+		return &auth.Identity{MemberKey: p.Key, UserKey: auth.UserKey(p.Email), Email: p.Email, DisplayName: p.Name}
+	}
+	for _, dg := range demoGroups {
+		owner := idOf(dg.owner)
+		g, err := s.Create(ctx, owner, dg.name)
+		if err != nil {
+			return err
+		}
+		m, _, err := s.Open(ctx, g.GroupID, owner, AccessOwner)
+		if err != nil {
+			return err
+		}
+		for _, local := range dg.members {
+			if _, err := s.Invite(ctx, m, g, owner, cast.Person(local).Email); err != nil {
+				return fmt.Errorf("invite %s: %w", local, err)
+			}
+			id := idOf(local)
+			mi, _, err := s.Open(ctx, g.GroupID, id, AccessInvitee)
+			if err != nil {
+				return err
+			}
+			if _, err := s.Accept(ctx, mi, id); err != nil {
+				return fmt.Errorf("accept %s: %w", local, err)
+			}
+		}
+		for _, email := range dg.invited {
+			if _, err := s.Invite(ctx, m, g, owner, email); err != nil {
+				return fmt.Errorf("invite %s: %w", email, err)
+			}
+		}
+		zone, err := time.LoadLocation(cast.Person(dg.owner).Timezone)
+		if err != nil {
+			return err
+		}
+		day := cast.Now.In(zone)
+		everyone := []string{owner.MemberKey}
+		for _, local := range dg.members {
+			everyone = append(everyone, cast.Person(local).Key)
+		}
+		for _, p := range dg.plans {
+			start := time.Date(day.Year(), day.Month(), day.Day()+p.days, p.hour, p.minute, 0, 0, zone)
+			in := AppointmentInput{
+				Title: p.title, Location: p.location, Notes: p.notes,
+				Start: start.Format(FormTimeLayout), End: start.Add(time.Duration(p.hours) * time.Hour).Format(FormTimeLayout),
+			}
+			if p.responsible != "" {
+				in.Responsible = cast.Person(p.responsible).Key
+			}
+			if p.withAll {
+				in.Participants = everyone
+			}
+			if _, err := s.CreateAppointment(ctx, m, owner, in, zone); err != nil {
+				return fmt.Errorf("plan %q: %w", p.title, err)
+			}
+		}
+	}
+	return nil
+}
