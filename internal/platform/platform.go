@@ -15,6 +15,7 @@
 //   - Rebuilder: the repairs of its derived tables from their canonical
 //     rows, which "web reindex <subject>" and the admin buttons run;
 //   - RebuildRunner: given every Rebuilder (the admin section);
+//   - DemoSeeder: its demo content (demo.go);
 //   - auth.GuestUpgrader and auth.EmailLinker: called when a guest signs
 //     in, or an account verifies its first email.
 //

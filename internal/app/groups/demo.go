@@ -52,8 +52,8 @@ var demoGroups = []demoGroup{
 	{
 		name: "Book club · Книжный клуб", owner: "olga", members: []string{"anna", "lily", "masha"}, invited: []string{"boris@demo.example"},
 		plans: []demoPlan{
-			{title: "“Anna Karenina”, part 1 · «Анна Каренина», ч. 1", location: "Café Pushkin, upstairs", notes: "Chapters 1–34. Bring questions!", days: 7, hour: 19, hours: 2, responsible: "olga", withAll: true},
-			{title: "“The Master and Margarita” · «Мастер и Маргарита»", location: "Online", days: 35, hour: 19, hours: 2, responsible: "lily", withAll: true},
+			{title: "Anna Karenina, part 1 · «Анна Каренина», ч. 1", location: "Café Pushkin, upstairs", notes: "Chapters 1–34. Bring questions!", days: 7, hour: 19, hours: 2, responsible: "olga", withAll: true},
+			{title: "The Master and Margarita · «Мастер и Маргарита»", location: "Online", days: 35, hour: 19, hours: 2, responsible: "lily", withAll: true},
 		},
 	},
 }
