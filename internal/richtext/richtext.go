@@ -1,0 +1,162 @@
+// Package richtext renders what members write (forum posts, blog posts,
+// event descriptions, chat messages) from Markdown to safe HTML, and to a
+// plain excerpt for previews and notifications.
+//
+// Markdown is parsed by goldmark with GitHub's extensions (tables,
+// strikethrough, task lists, bare links). Raw HTML in the source is never
+// passed through, and the result is sanitised again by a bluemonday
+// policy, so a gap in one layer is caught by the other. Links may point
+// to http, https and mailto URLs or within the site, and every link gets
+// rel="nofollow ugc noopener": search engines do not credit it to the
+// site, and a page it opens cannot reach back into ours. Images are not
+// shown: an image in a post is a tracking pixel anyone can plant, so only
+// its alt text remains (uploads, when a module offers them, are its own
+// feature). Callers bound the length through their form rules.
+package richtext
+
+import (
+	"bytes"
+	"html/template"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/microcosm-cc/bluemonday"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// LinkRel is the rel every rendered link carries.
+const LinkRel = "nofollow ugc noopener"
+
+var (
+	markdown = goldmark.New(
+		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkTransformer{}, 100))),
+	)
+	policy = newPolicy()
+)
+
+func newPolicy() *bluemonday.Policy {
+	p := bluemonday.UGCPolicy()
+	p.AllowURLSchemes("http", "https", "mailto")
+	p.RequireParseableURLs(true)
+	p.AllowRelativeURLs(true)
+	// The rel the renderer sets, and nothing else: no image, no class
+	// games, no ids to clash with the page's.
+	p.AllowAttrs("rel").Matching(regexp.MustCompile(`^` + LinkRel + `$`)).OnElements("a")
+	p.AllowAttrs("checked", "disabled").OnElements("input")
+	p.AllowAttrs("type").Matching(regexp.MustCompile(`^checkbox$`)).OnElements("input")
+	p.AllowAttrs("align").Matching(regexp.MustCompile(`^(left|right|center)$`)).OnElements("th", "td")
+	p.AllowElements("del")
+	return p
+}
+
+// Render turns member Markdown into safe HTML.
+func Render(src string) template.HTML {
+	var buf bytes.Buffer
+	if err := markdown.Convert([]byte(src), &buf); err != nil {
+		// goldmark fails only on a failing writer, and a buffer does not
+		// fail; escaped text is still the right answer.
+		return template.HTML(template.HTMLEscapeString(src))
+	}
+	return template.HTML(policy.SanitizeBytes(buf.Bytes()))
+}
+
+// linkTransformer gives links their rel and turns images into their alt
+// text.
+type linkTransformer struct{}
+
+func (linkTransformer) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	var images []*ast.Image
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Link:
+			n.SetAttributeString("rel", []byte(LinkRel))
+		case *ast.AutoLink:
+			n.SetAttributeString("rel", []byte(LinkRel))
+		case *ast.Image:
+			images = append(images, n)
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, img := range images {
+		parent := img.Parent()
+		for c := img.FirstChild(); c != nil; {
+			next := c.NextSibling()
+			parent.InsertBefore(parent, img, c)
+			c = next
+		}
+		parent.RemoveChild(parent, img)
+	}
+}
+
+// Plain is src as one line of plain text, markup removed, cut at a word
+// boundary with "…" when longer than max characters (max ≤ 0: no cut).
+func Plain(src string, max int) string {
+	source := []byte(src)
+	doc := markdown.Parser().Parse(text.NewReader(source))
+	var b strings.Builder
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		switch n := n.(type) {
+		case *ast.Text:
+			if entering {
+				b.Write(n.Segment.Value(source))
+				if n.SoftLineBreak() || n.HardLineBreak() {
+					b.WriteByte(' ')
+				}
+			}
+		case *ast.String:
+			if entering {
+				b.Write(n.Value)
+			}
+		case *ast.AutoLink:
+			if entering {
+				b.Write(n.Label(source))
+			}
+		case *ast.CodeBlock, *ast.FencedCodeBlock:
+			if entering {
+				lines := n.Lines()
+				for i := 0; i < lines.Len(); i++ {
+					seg := lines.At(i)
+					b.Write(seg.Value(source))
+				}
+			}
+		case *ast.RawHTML, *ast.HTMLBlock:
+			return ast.WalkSkipChildren, nil
+		}
+		if !entering && n.Type() == ast.TypeBlock {
+			b.WriteByte(' ')
+		}
+		return ast.WalkContinue, nil
+	})
+	return cut(strings.Join(strings.Fields(b.String()), " "), max)
+}
+
+// cut shortens s to at most max characters at a word boundary, with "…".
+func cut(s string, max int) string {
+	if max <= 0 || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	runes := []rune(s)
+	end := max - 1
+	if !unicode.IsSpace(runes[end]) {
+		// The cut falls inside a word: back to the word's start, unless
+		// that loses more than half.
+		for i := end - 1; i > end/2; i-- {
+			if unicode.IsSpace(runes[i]) {
+				end = i
+				break
+			}
+		}
+	}
+	return strings.TrimRightFunc(string(runes[:end]), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }) + "…"
+}

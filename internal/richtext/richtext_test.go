@@ -1,0 +1,164 @@
+package richtext
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// xssPayloads are ways people try to get script into a page through
+// Markdown and the HTML it lets through.
+var xssPayloads = []string{
+	`<script>alert(1)</script>`,
+	`<img src=x onerror=alert(1)>`,
+	`[click](javascript:alert(1))`,
+	`[click](JAVASCRIPT:alert(1))`,
+	`[click]( javascript:alert(1) )`,
+	`[click](jav&#x09;ascript:alert(1))`,
+	`[click](java&#x0A;script:alert(1))`,
+	`[click](&#106;avascript:alert(1))`,
+	`[click](vbscript:msgbox(1))`,
+	`[click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)`,
+	`[click](file:///etc/passwd)`,
+	`<javascript:alert(1)>`,
+	`<a href="javascript:alert(1)">x</a>`,
+	`<a href="https://example.org" onclick="alert(1)">x</a>`,
+	`<svg onload=alert(1)>`,
+	`<iframe src="https://evil.example"></iframe>`,
+	`<object data="x.swf"></object><embed src="x.swf">`,
+	`<p style="background:url(javascript:alert(1))">x</p>`,
+	`<style>body{display:none}</style>`,
+	`<div onmouseover="alert(1)">hover</div>`,
+	"[x][1]\n\n[1]: javascript:alert(1)",
+	`[x](https://example.org "a\" onmouseover=\"alert(1)")`,
+	`[[x](javascript:alert(1))](https://example.org)`,
+	`<!-- <script>alert(1)</script> -->`,
+	`![x](javascript:alert(1))`,
+	`![x" onerror="alert(1)](https://example.org/a.png)`,
+	"```html\n<script>alert(1)</script>\n```",
+	"`<script>alert(1)</script>`",
+	`<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>`,
+	`<form action="https://evil.example"><input name=x></form>`,
+	`<base href="https://evil.example/">`,
+	`<meta http-equiv="refresh" content="0;url=https://evil.example">`,
+	`[x](//evil.example/%0Ajavascript:alert(1))`,
+	`<a href="&#x6A;avascript:alert(1)">x</a>`,
+	"<details open ontoggle=alert(1)>",
+	`| a |` + "\n|---|\n" + `| <img src=x onerror=alert(1)> |`,
+}
+
+// assertSafe fails when out holds anything a browser could run: a script,
+// frame, object, style or form element, an event handler, a style
+// attribute, or a link or source with a scheme other than http, https or
+// mailto.
+func assertSafe(t *testing.T, in, out string) {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(out))
+	if err != nil {
+		t.Fatalf("%q: unparseable output %q", in, out)
+	}
+	for _, tag := range []string{"script", "iframe", "object", "embed", "svg", "math", "style", "form", "base", "meta", "link", "img", "details"} {
+		if doc.Find(tag).Length() > 0 {
+			t.Errorf("%q rendered a <%s>: %s", in, tag, out)
+		}
+	}
+	doc.Find("*").Each(func(_ int, s *goquery.Selection) {
+		for _, a := range s.Nodes[0].Attr {
+			name := strings.ToLower(a.Key)
+			if strings.HasPrefix(name, "on") || name == "style" || name == "formaction" || name == "srcdoc" {
+				t.Errorf("%q rendered attribute %s=%q: %s", in, a.Key, a.Val, out)
+			}
+			if name == "href" || name == "src" || name == "action" {
+				assertSafeURL(t, in, a.Val, out)
+			}
+		}
+	})
+}
+
+func assertSafeURL(t *testing.T, in, raw, out string) {
+	t.Helper()
+	// The parser has decoded the attribute already, as a browser does.
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		t.Errorf("%q rendered an unparseable URL %q: %s", in, raw, out)
+		return
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "", "http", "https", "mailto":
+	default:
+		t.Errorf("%q rendered a %s: URL: %s", in, u.Scheme, out)
+	}
+}
+
+func TestXSSPayloadsRenderNothingExecutable(t *testing.T) {
+	for _, in := range xssPayloads {
+		assertSafe(t, in, string(Render(in)))
+	}
+}
+
+func FuzzRender(f *testing.F) {
+	for _, in := range xssPayloads {
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		assertSafe(t, in, string(Render(in)))
+	})
+}
+
+func TestMarkdownRenders(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"# Title", "<h1>Title</h1>"},
+		{"*em* and **strong** and ~~gone~~", "<em>em</em> and <strong>strong</strong> and <del>gone</del>"},
+		{"- a\n- b", "<ul>\n<li>a</li>\n<li>b</li>\n</ul>"},
+		{"```\n<b>x</b>\n```", "<pre><code>&lt;b&gt;x&lt;/b&gt;\n</code></pre>"},
+		{"| a | b |\n|---|---|\n| 1 | 2 |", "<td>1</td>"},
+		{"- [x] done", `<input checked="" disabled="" type="checkbox"`},
+		{"Привет, **мир**", "Привет, <strong>мир</strong>"},
+		{"![a cat](https://example.org/cat.png)", "<p>a cat</p>"},
+		{"<b>raw</b> text", "raw text"},
+	}
+	for _, c := range cases {
+		if got := string(Render(c.in)); !strings.Contains(got, c.want) {
+			t.Errorf("%q → %q, want it to contain %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestLinksGetRel(t *testing.T) {
+	for _, in := range []string{"[site](https://example.org/a?b=1)", "see https://example.org/x", "<https://example.org>", "[local](/groups/1)", "[mail](mailto:anna@example.org)"} {
+		doc, _ := goquery.NewDocumentFromReader(strings.NewReader(string(Render(in))))
+		a := doc.Find("a")
+		if a.Length() != 1 {
+			t.Errorf("%q: %d links", in, a.Length())
+			continue
+		}
+		if rel, _ := a.Attr("rel"); rel != LinkRel {
+			t.Errorf("%q: rel %q, want %q", in, rel, LinkRel)
+		}
+		if href, _ := a.Attr("href"); href == "" {
+			t.Errorf("%q: no href", in)
+		}
+	}
+}
+
+func TestPlain(t *testing.T) {
+	cases := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"# Dinner\n\nAt **Luigi's**, [map](https://example.org).\n\n- bring cake", 0, "Dinner At Luigi's, map. bring cake"},
+		{"<script>x</script>\n\nHi <b>there</b>", 0, "Hi there"},
+		{"one two three four five six", 14, "one two three…"},
+		{"Встреча в субботу у метро", 15, "Встреча в…"},
+		{"short", 10, "short"},
+		{"```\ncode here\n```", 0, "code here"},
+	}
+	for _, c := range cases {
+		if got := Plain(c.in, c.max); got != c.want {
+			t.Errorf("Plain(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
+	}
+}
