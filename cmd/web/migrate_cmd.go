@@ -40,16 +40,12 @@ func migrateCmd(ctx context.Context, args []string, env config.LookupEnv, stdout
 	if err := fs.Parse(own); err != nil {
 		return usagef("%v", err)
 	}
-	cfg, store, log, err := openCommandStore(ctx, args, env, stderr)
+	a, closeStore, err := openCommandApp(ctx, args, env, stderr)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	a, err := newServer(ctx, cfg, log, store, nil)
-	if err != nil {
-		return err
-	}
-	rep, err := migrateKeys(ctx, store, a.Tables, []string{"profile-images"}, *dry, log)
+	defer closeStore()
+	rep, err := migrateKeys(ctx, a.Built.Core.Store, a.Tables, []string{"profile-images"}, *dry, a.Built.Core.Log)
 	if err != nil {
 		return err
 	}

@@ -108,17 +108,13 @@ func seedCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, s
 // seedDemoCmd is "web seed demo": demo content for every module that has
 // some, into an empty store (a store with accounts is refused, untouched).
 func seedDemoCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, stderr io.Writer) error {
-	cfg, store, log, err := openCommandStore(ctx, args, env, stderr)
+	a, closeStore, err := openCommandApp(ctx, args, env, stderr)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	if cfg.IsProduction() {
+	defer closeStore()
+	if a.Built.Core.Config.IsProduction() {
 		return errors.New("demo content is for development; production refuses it")
-	}
-	a, err := newServer(ctx, cfg, log, store, nil)
-	if err != nil {
-		return err
 	}
 	summary, err := a.seedDemo(ctx)
 	if err != nil {
@@ -193,6 +189,21 @@ func loadCommandConfig(args []string, env config.LookupEnv, stderr io.Writer) (*
 
 // openCommandStore loads a command's settings and opens the store they
 // name; the caller closes it.
+// openCommandApp opens the configured store and builds the app on it, as
+// serve does, for the commands that work through the modules (reindex,
+// migrate, seed demo). closeStore closes the store.
+func openCommandApp(ctx context.Context, args []string, env config.LookupEnv, stderr io.Writer) (a *app, closeStore func() error, err error) {
+	cfg, store, log, err := openCommandStore(ctx, args, env, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a, err = newServer(ctx, cfg, log, store, nil); err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return a, store.Close, nil
+}
+
 func openCommandStore(ctx context.Context, args []string, env config.LookupEnv, stderr io.Writer) (*config.Config, *storage.Store, *slog.Logger, error) {
 	cfg, log, err := loadCommandConfig(args, env, stderr)
 	if err != nil {

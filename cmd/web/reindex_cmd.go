@@ -29,15 +29,11 @@ func reindexCmd(ctx context.Context, args []string, env config.LookupEnv, stdout
 	if !slices.Contains(reindexSubjects, subject) {
 		return unknownSubject("reindex", subject, reindexUsage, reindexSubjects...)
 	}
-	cfg, store, log, err := openCommandStore(ctx, args, env, stderr)
+	a, closeStore, err := openCommandApp(ctx, args, env, stderr)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	a, err := newServer(ctx, cfg, log, store, nil)
-	if err != nil {
-		return err
-	}
+	defer closeStore()
 	r := rebuilderOf(a.Rebuilders, subject)
 	if r == nil {
 		return fmt.Errorf("the app has no rebuild %q", subject)

@@ -14,38 +14,43 @@ type Device struct {
 // Opera also say "Chrome", Chrome also says "Safari", Android also says
 // "Linux", iOS also says "Mac OS X".
 func ParseUserAgent(ua string) Device {
-	var d Device
-	switch {
-	case strings.Contains(ua, "Edg/") || strings.Contains(ua, "Edge/"):
-		d.Browser = "Edge"
-	case strings.Contains(ua, "OPR/") || strings.Contains(ua, "Opera"):
-		d.Browser = "Opera"
-	case strings.Contains(ua, "YaBrowser/"):
-		d.Browser = "Yandex Browser"
-	case strings.Contains(ua, "SamsungBrowser/"):
-		d.Browser = "Samsung Internet"
-	case strings.Contains(ua, "Firefox/") || strings.Contains(ua, "FxiOS/"):
-		d.Browser = "Firefox"
-	case strings.Contains(ua, "Chrome/") || strings.Contains(ua, "Chromium/") || strings.Contains(ua, "CriOS/"):
-		d.Browser = "Chrome"
-	case strings.Contains(ua, "Safari/"):
-		d.Browser = "Safari"
-	case strings.HasPrefix(ua, "curl/"):
-		d.Browser = "curl"
+	return Device{Browser: firstMatch(ua, browserMarks), OS: firstMatch(ua, osMarks)}
+}
+
+// mark names what a user agent holding any of its tokens is; the first
+// match wins, so the more specific come first (Edge says Chrome too).
+type mark struct {
+	name   string
+	tokens []string
+}
+
+var browserMarks = []mark{
+	{"Edge", []string{"Edg/", "Edge/"}},
+	{"Opera", []string{"OPR/", "Opera"}},
+	{"Yandex Browser", []string{"YaBrowser/"}},
+	{"Samsung Internet", []string{"SamsungBrowser/"}},
+	{"Firefox", []string{"Firefox/", "FxiOS/"}},
+	{"Chrome", []string{"Chrome/", "Chromium/", "CriOS/"}},
+	{"Safari", []string{"Safari/"}},
+	{"curl", []string{"curl/"}},
+}
+
+var osMarks = []mark{
+	{"iOS", []string{"iPhone", "iPad", "iPod"}},
+	{"Android", []string{"Android"}},
+	{"Windows", []string{"Windows"}},
+	{"ChromeOS", []string{"CrOS"}},
+	{"macOS", []string{"Mac OS X", "Macintosh"}},
+	{"Linux", []string{"Linux"}},
+}
+
+func firstMatch(ua string, marks []mark) string {
+	for _, m := range marks {
+		for _, t := range m.tokens {
+			if strings.Contains(ua, t) {
+				return m.name
+			}
+		}
 	}
-	switch {
-	case strings.Contains(ua, "iPhone") || strings.Contains(ua, "iPad") || strings.Contains(ua, "iPod"):
-		d.OS = "iOS"
-	case strings.Contains(ua, "Android"):
-		d.OS = "Android"
-	case strings.Contains(ua, "Windows"):
-		d.OS = "Windows"
-	case strings.Contains(ua, "CrOS"):
-		d.OS = "ChromeOS"
-	case strings.Contains(ua, "Mac OS X") || strings.Contains(ua, "Macintosh"):
-		d.OS = "macOS"
-	case strings.Contains(ua, "Linux"):
-		d.OS = "Linux"
-	}
-	return d
+	return ""
 }

@@ -150,25 +150,38 @@ func (h *handlers) newAppointment(c echo.Context) error {
 
 // createAppointment is POST /groups/:id/appointments.
 func (h *handlers) createAppointment(c echo.Context) error {
+	_, g := Opened(c)
+	return h.submitAppointment(c, "groups.appointments.new", groupURL(g.GroupID)+"/appointments", "groups.appointments.flash.created",
+		func(ctx context.Context, m Membership, id *auth.Identity, in AppointmentInput, zone *time.Location) (string, error) {
+			doc, err := h.svc.CreateAppointment(ctx, m, id, in, zone)
+			return doc.AppointmentID, err
+		})
+}
+
+// submitAppointment runs an appointment form, new or edit: save writes
+// it and the appointment's page follows, or its field errors show the
+// form again with 422 (and nothing was written).
+func (h *handlers) submitAppointment(c echo.Context, heading, action, flashKey string,
+	save func(ctx context.Context, m Membership, id *auth.Identity, in AppointmentInput, zone *time.Location) (string, error)) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
 	m, g := Opened(c)
 	zone := h.svc.Zone(ctx, id)
 	in := appointmentInput(c)
-	doc, err := h.svc.CreateAppointment(ctx, m, id, in, zone)
+	apptID, err := save(ctx, m, id, in, zone)
 	var fe FieldErrors
 	if errors.As(err, &fe) {
 		p, perr := h.appointmentForm(ctx, g, zone, in)
 		if perr != nil {
 			return perr
 		}
-		p.Heading, p.Action, p.Errors = "groups.appointments.new", groupURL(g.GroupID)+"/appointments", fe
+		p.Heading, p.Action, p.Errors = heading, action, fe
 		return renderAppointmentForm(c, http.StatusUnprocessableEntity, p)
 	}
 	if err != nil {
 		return err
 	}
-	return web.FlashRedirect(c, "groups.appointments.flash.created", appointmentURL(g.GroupID, doc.AppointmentID))
+	return web.FlashRedirect(c, flashKey, appointmentURL(g.GroupID, apptID))
 }
 
 // appointment is GET /groups/:id/appointments/:appt.
@@ -268,26 +281,13 @@ func (h *handlers) editAppointment(c echo.Context) error {
 
 // updateAppointment is POST /groups/:id/appointments/:appt/edit.
 func (h *handlers) updateAppointment(c echo.Context) error {
-	ctx := c.Request().Context()
-	id := auth.From(c)
-	m, g := Opened(c)
-	zone := h.svc.Zone(ctx, id)
-	in := appointmentInput(c)
+	_, g := Opened(c)
 	apptID := c.Param("appt")
-	_, err := h.svc.UpdateAppointment(ctx, m, id, apptID, in, zone)
-	var fe FieldErrors
-	if errors.As(err, &fe) {
-		p, perr := h.appointmentForm(ctx, g, zone, in)
-		if perr != nil {
-			return perr
-		}
-		p.Heading, p.Action, p.Errors = "groups.appointments.edit", appointmentURL(g.GroupID, apptID)+"/edit", fe
-		return renderAppointmentForm(c, http.StatusUnprocessableEntity, p)
-	}
-	if err != nil {
-		return err
-	}
-	return web.FlashRedirect(c, "groups.appointments.flash.saved", appointmentURL(g.GroupID, apptID))
+	return h.submitAppointment(c, "groups.appointments.edit", appointmentURL(g.GroupID, apptID)+"/edit", "groups.appointments.flash.saved",
+		func(ctx context.Context, m Membership, id *auth.Identity, in AppointmentInput, zone *time.Location) (string, error) {
+			_, err := h.svc.UpdateAppointment(ctx, m, id, apptID, in, zone)
+			return apptID, err
+		})
 }
 
 // cancelAppointment is POST /groups/:id/appointments/:appt/cancel.

@@ -267,18 +267,25 @@ func (b *Backend) GetBlob(ctx context.Context, container, name string) (storage.
 func (b *Backend) blobMeta(container, name string) (blobMeta, error) {
 	var m blobMeta
 	err := b.db.View(func(tx *bolt.Tx) error {
-		cb, err := containerBucket(tx, container)
-		if err != nil {
-			return err
-		}
-		v := cb.Get([]byte(name))
-		if v == nil {
-			return fmt.Errorf("%w: blob %s/%s", storage.ErrNotFound, container, name)
-		}
-		m, err = parseBlobMeta(v)
+		var err error
+		_, m, err = lookupBlob(tx, container, name)
 		return err
 	})
 	return m, err
+}
+
+// lookupBlob finds a blob's metadata in its container's bucket.
+func lookupBlob(tx *bolt.Tx, container, name string) (*bolt.Bucket, blobMeta, error) {
+	cb, err := containerBucket(tx, container)
+	if err != nil {
+		return nil, blobMeta{}, err
+	}
+	v := cb.Get([]byte(name))
+	if v == nil {
+		return nil, blobMeta{}, fmt.Errorf("%w: blob %s/%s", storage.ErrNotFound, container, name)
+	}
+	m, err := parseBlobMeta(v)
+	return cb, m, err
 }
 
 func readFile(path string, size uint64) ([]byte, error) {
@@ -301,15 +308,7 @@ func (b *Backend) DeleteBlob(ctx context.Context, container, name string) error 
 	}
 	var file string
 	err := b.db.Update(func(tx *bolt.Tx) error {
-		cb, err := containerBucket(tx, container)
-		if err != nil {
-			return err
-		}
-		v := cb.Get([]byte(name))
-		if v == nil {
-			return fmt.Errorf("%w: blob %s/%s", storage.ErrNotFound, container, name)
-		}
-		m, err := parseBlobMeta(v)
+		cb, m, err := lookupBlob(tx, container, name)
 		if err != nil {
 			return err
 		}

@@ -32,12 +32,7 @@ func testOrdering(t *testing.T, s *suite) {
 	})
 	t.Run("WithinPartition", func(t *testing.T) {
 		t.Parallel()
-		tbl := s.table(t)
-		var es []storage.Entity
-		for _, k := range orderKeys {
-			es = append(es, ent("p", k, nil))
-		}
-		seed(t, tbl, es)
+		tbl, es := s.orderedPartition(t)
 		wantQuery(t, tbl, storage.Query{PartitionKey: "p"}, es, "partition query")
 	})
 	t.Run("AcrossPartitions", func(t *testing.T) {
@@ -55,12 +50,7 @@ func testOrdering(t *testing.T, s *suite) {
 	})
 	t.Run("RangeBoundsInUTF16Order", func(t *testing.T) {
 		t.Parallel()
-		tbl := s.table(t)
-		var es []storage.Entity
-		for _, k := range orderKeys {
-			es = append(es, ent("p", k, nil))
-		}
-		seed(t, tbl, es)
+		tbl, es := s.orderedPartition(t)
 		for _, bound := range []string{"\uE000", "😀", "\uFFFF", "a\uE000", "ж"} {
 			from := matching(es, func(e storage.Entity) bool { return storage.CompareKeys(e.RowKey, bound) >= 0 })
 			wantQuery(t, tbl, storage.Query{PartitionKey: "p", RowKeyFrom: bound}, from, "RowKeyFrom "+bound)
@@ -68,4 +58,16 @@ func testOrdering(t *testing.T, s *suite) {
 			wantQuery(t, tbl, storage.Query{PartitionKey: "p", RowKeyTo: bound}, to, "RowKeyTo "+bound)
 		}
 	})
+}
+
+// orderedPartition is a fresh table whose partition "p" holds one row per
+// orderKeys entry, and those rows.
+func (s *suite) orderedPartition(t testing.TB) (*storage.Table, []storage.Entity) {
+	tbl := s.table(t)
+	var es []storage.Entity
+	for _, k := range orderKeys {
+		es = append(es, ent("p", k, nil))
+	}
+	seed(t, tbl, es)
+	return tbl, es
 }
