@@ -1,0 +1,200 @@
+package main
+
+import (
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+// badTexts are what every text field must refuse (formrule): each names
+// the case for the failure message.
+var badTexts = []struct{ name, value string }{
+	{"NUL", "a\x00b"},
+	{"escape", "a\x1b[31mb"},
+	{"bidi override", "abc\u202Edcba"},
+	{"invalid UTF-8", "a\xff\xfeb"},
+	{"line separator", "a\u2028b"},
+	{"very long", strings.Repeat("я", 70_000)},
+}
+
+// TestEveryFormRefusesBadText crawls the app as an admin with a group, an
+// appointment and a prompt, finds every POST form with a text field, and
+// submits each bad text in all its text fields: every form must answer
+// with a 4xx, not a 5xx and not success, and write nothing.
+func TestEveryFormRefusesBadText(t *testing.T) {
+	a, _ := newTestAppOnStore(t, map[string]string{"ADMIN_EMAILS": "boss@example.org"})
+	c := webtest.NewClient(t, a.Handler())
+	signIn(t, c, "boss@example.org")
+	seedForms(t, c)
+
+	joinURL := seedJoinLink(t, c)
+	forms := crawlForms(t, c, "/")
+	// A visitor's forms: signing in, and joining by link as a guest.
+	anon := webtest.NewClient(t, a.Handler())
+	forms = append(forms, crawlForms(t, anon, "/signin")...)
+	forms = append(forms, crawlForms(t, anon, joinURL)...)
+	t.Logf("%d forms: %v", len(forms), formNames(forms))
+	if len(forms) < 15 {
+		t.Fatalf("found only %d forms with text fields: %v", len(forms), formNames(forms))
+	}
+	for _, f := range forms {
+		for _, bad := range badTexts {
+			values := url.Values{}
+			for k, v := range f.values {
+				values[k] = append([]string(nil), v...)
+			}
+			for _, name := range f.textFields {
+				values.Set(name, bad.value)
+			}
+			res := f.client.PostForm(f.action, values)
+			ops := res.StorageOps(t)
+			switch {
+			case res.StatusCode >= 500:
+				t.Errorf("%s on %s: %d", bad.name, f, res.StatusCode)
+			case res.StatusCode < 400:
+				t.Errorf("%s on %s was accepted (%d → %s)", bad.name, f, res.StatusCode, res.Header.Get("Location"))
+			case ops["writes"]+ops["txs"]+ops["blob_writes"] != 0:
+				t.Errorf("%s on %s: refused with %d but wrote (%s)", bad.name, f, res.StatusCode, res.Header.Get("X-Storage-Ops"))
+			}
+		}
+	}
+}
+
+// seedForms makes the content whose pages hold forms: a group with an
+// appointment, a prompt.
+func seedForms(t *testing.T, c *webtest.Client) {
+	t.Helper()
+	res := c.PostForm("/groups", c.WithCSRF("/groups/new", url.Values{"name": {"Forms"}}))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("create group: %d", res.StatusCode)
+	}
+	group := res.Header.Get("Location")
+	res = c.PostForm(group+"/appointments", c.WithCSRF(group+"/appointments/new", url.Values{
+		"title": {"Dentist"}, "start": {"2031-03-04T10:00"}, "end": {"2031-03-04T11:00"},
+	}))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("create appointment: %d", res.StatusCode)
+	}
+	res = c.PostForm("/prompts", c.WithCSRF("/prompts/new", url.Values{
+		"title": {"A prompt with forms"}, "text": {"Write about {{topic}}."}, "tags": {"writing"}, "visibility": {"public"},
+	}))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("create prompt: %d", res.StatusCode)
+	}
+}
+
+// seedJoinLink opens a join link on the group the admin owns and returns
+// its page's path.
+func seedJoinLink(t *testing.T, c *webtest.Client) string {
+	t.Helper()
+	group := c.Get("/groups").Doc(t).Find(`[data-testid="group-card"] a`).First().AttrOr("href", "")
+	res := c.PostForm(group+"/join-sessions", c.WithCSRF(group, url.Values{"meta": {"Welcome"}}))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("open join link: %d", res.StatusCode)
+	}
+	link := c.Get(res.Header.Get("Location")).Doc(t).Find(`[data-testid="join-url"]`).AttrOr("href", "")
+	u, err := url.Parse(link)
+	if err != nil || u.Path == "" {
+		t.Fatalf("join link %q", link)
+	}
+	return u.Path
+}
+
+// form is one POST form found on a page.
+type form struct {
+	client       *webtest.Client
+	page, action string
+	values       url.Values // its fields' values as served (the CSRF token too)
+	textFields   []string
+}
+
+func (f form) String() string { return f.action + " (on " + f.page + ")" }
+
+func formNames(forms []form) []string {
+	var out []string
+	for _, f := range forms {
+		out = append(out, f.String())
+	}
+	return out
+}
+
+// crawlForms visits the site's pages from start, following same-site links
+// (not sign-out, not development pages), and returns each distinct POST
+// form action that has a text field, with the page it was found on.
+func crawlForms(t *testing.T, c *webtest.Client, start string) []form {
+	t.Helper()
+	seen := map[string]bool{start: true}
+	queue := []string{start}
+	found := map[string]form{}
+	for len(queue) > 0 && len(seen) < 2000 {
+		page := queue[0]
+		queue = queue[1:]
+		res := c.Get(page)
+		if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+			continue
+		}
+		doc := res.Doc(t)
+		doc.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
+			href, _ := a.Attr("href")
+			u, err := url.Parse(href)
+			if err != nil || u.IsAbs() || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "/dev/") ||
+				strings.HasPrefix(u.Path, "/static/") || strings.HasPrefix(u.Path, "/media/") || strings.HasSuffix(u.Path, ".ics") {
+				return
+			}
+			u.Fragment = ""
+			if link := u.String(); !seen[link] {
+				seen[link] = true
+				queue = append(queue, link)
+			}
+		})
+		doc.Find("form").Each(func(_ int, s *goquery.Selection) {
+			if m, _ := s.Attr("method"); !strings.EqualFold(m, "post") {
+				return
+			}
+			action, _ := s.Attr("action")
+			if action == "" || action == "/signout" || strings.HasPrefix(action, "/dev/") {
+				return
+			}
+			if _, ok := found[action]; ok {
+				return
+			}
+			f := form{client: c, page: page, action: action, values: url.Values{}}
+			s.Find("input, textarea, select").Each(func(_ int, in *goquery.Selection) {
+				name, ok := in.Attr("name")
+				if !ok || name == "" {
+					return
+				}
+				typ := strings.ToLower(in.AttrOr("type", "text"))
+				switch {
+				case goquery.NodeName(in) == "textarea" || typ == "text" || typ == "email" || typ == "search" || typ == "url":
+					f.textFields = append(f.textFields, name)
+					f.values.Set(name, in.Text()+in.AttrOr("value", ""))
+				case typ == "checkbox" || typ == "radio":
+					if _, checked := in.Attr("checked"); checked {
+						f.values.Add(name, in.AttrOr("value", "on"))
+					}
+				case goquery.NodeName(in) == "select":
+					f.values.Set(name, in.Find("option[selected]").AttrOr("value", in.Find("option").First().AttrOr("value", "")))
+				case typ == "file" || typ == "submit" || typ == "button":
+				default:
+					f.values.Set(name, in.AttrOr("value", ""))
+				}
+			})
+			if len(f.textFields) > 0 {
+				found[action] = f
+			}
+		})
+	}
+	out := make([]form, 0, len(found))
+	for _, f := range found {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].action < out[j].action })
+	return out
+}
