@@ -146,3 +146,16 @@ test('an admin sees the users and disabling one ends their session at once', asy
   await user.ctx.close();
   await admin.ctx.close();
 });
+
+test('a first visit takes the browser time zone into an empty profile', async ({ browser }) => {
+  const ctx = await browser.newContext({ timezoneId: 'Asia/Tokyo' });
+  const page = await ctx.newPage();
+  await signInWithOIDC(page, uniqueEmail('zone').split('@')[0]);
+  // zone.js posts the zone after the first page; the profile shows it.
+  await expect(async () => {
+    await page.goto('/account');
+    await expect(page.locator('select#timezone')).toHaveValue('Asia/Tokyo', { timeout: 500 });
+  }).toPass({ timeout: 10_000 });
+  await expect(page.locator('body')).not.toHaveAttribute('data-zone-url', /.+/);
+  await ctx.close();
+});

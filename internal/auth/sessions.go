@@ -91,7 +91,8 @@ func (r *sessionRow) identity(adminEmail bool) *Identity {
 }
 
 func viewerOf(id *Identity, avatarURL string) viewer.Viewer {
-	return viewer.Viewer{SignedIn: true, Guest: id.Guest, Admin: id.Admin, Name: id.DisplayName, AvatarURL: avatarURL}
+	return viewer.Viewer{SignedIn: true, Guest: id.Guest, Admin: id.Admin, Name: id.DisplayName, AvatarURL: avatarURL,
+		ZoneUnset: !id.Guest && id.Timezone == ""}
 }
 
 // expired reports whether the session has passed its absolute or idle end.

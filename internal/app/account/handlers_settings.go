@@ -123,3 +123,12 @@ func renderPreferences(c echo.Context, status int, flash components.FlashProps, 
 		}),
 	})
 }
+
+// adoptTimezone is POST /account/timezone (static/js/zone.js): the
+// browser's zone for a profile that names none. 204: nothing to show.
+func (h *handlers) adoptTimezone(c echo.Context) error {
+	if _, err := h.svc.AdoptTimezone(c.Request().Context(), auth.From(c).MemberKey, c.FormValue("timezone")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

@@ -3,6 +3,10 @@ package account
 import (
 	"context"
 	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/harmony/harmony/internal/fault"
 
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -34,6 +38,38 @@ func (s *Service) UpdateProfile(ctx context.Context, memberKey string, in Profil
 	}
 	return nil, nil
 }
+
+// ErrBadTimezone is a zone name that is not an IANA zone.
+var ErrBadTimezone = fault.New(http.StatusUnprocessableEntity, "account.error.timezone_invalid", "account: not a time zone")
+
+// AdoptTimezone sets the browser's zone on a profile that names none (a
+// zone chosen by hand stays), and the sessions follow at once. It reports
+// whether it changed anything.
+func (s *Service) AdoptTimezone(ctx context.Context, memberKey, zone string) (bool, error) {
+	zone = strings.TrimSpace(zone)
+	if !ValidTimezone(zone) {
+		return false, ErrBadTimezone
+	}
+	changed := false
+	p, err := s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
+		if p.Timezone != "" {
+			return errZoneSet
+		}
+		p.Timezone, changed = zone, true
+		return nil
+	})
+	if errors.Is(err, errZoneSet) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	s.refreshDisplay(ctx, memberKey, p)
+	return changed, nil
+}
+
+// errZoneSet abandons AdoptTimezone's write: the profile has a zone.
+var errZoneSet = errors.New("account: zone already set")
 
 // UpdateSettings saves the settings form; invalid input writes nothing. A
 // changed language reaches the member's sessions at once.

@@ -287,3 +287,41 @@ func TestAccountPagesNeedAnAccount(t *testing.T) {
 func TestUnsafeRoutesNeedCSRF(t *testing.T) {
 	webtest.AssertUnsafeRoutesNeedCSRF(t, newApp(t).Echo)
 }
+
+// A profile without a zone takes the browser's once (static/js/zone.js
+// posts it); a zone chosen by hand stays, and a bad name is refused.
+func TestFirstVisitAdoptsTheBrowserZone(t *testing.T) {
+	a := newApp(t)
+	c := a.Client()
+	key := a.SignIn(c, "zone@example.com")
+	body := c.Get("/").Doc(t).Find("body")
+	if url, _ := body.Attr("data-zone-url"); url != "/account/timezone" {
+		t.Fatalf("a profile without a zone does not ask for the browser's: %q", url)
+	}
+	if res := c.PostForm("/account/timezone", c.WithCSRF("/", url.Values{"timezone": {"Mars/Olympus"}})); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("a bad zone: %d", res.StatusCode)
+	}
+	if p, _ := a.Accounts.Profile(ctx, key); p.Timezone != "" {
+		t.Fatalf("a refused zone was saved: %q", p.Timezone)
+	}
+	if res := c.PostForm("/account/timezone", c.WithCSRF("/", url.Values{"timezone": {"Asia/Tokyo"}})); res.StatusCode != http.StatusNoContent {
+		t.Fatalf("adopt: %d", res.StatusCode)
+	}
+	if p, _ := a.Accounts.Profile(ctx, key); p.Timezone != "Asia/Tokyo" {
+		t.Fatalf("profile zone %q", p.Timezone)
+	}
+	page := c.Get("/account/sessions").Doc(t)
+	if _, asks := page.Find("body").Attr("data-zone-url"); asks {
+		t.Error("the page still asks for the browser's zone")
+	}
+	if !strings.Contains(page.Find(`[data-testid="account-sessions"]`).Text(), "Asia/Tokyo") {
+		t.Error("the session does not carry the adopted zone")
+	}
+	// Another browser later does not move a zone already set.
+	if res := c.PostForm("/account/timezone", c.WithCSRF("/", url.Values{"timezone": {"Europe/Paris"}})); res.StatusCode != http.StatusNoContent {
+		t.Fatalf("second adopt: %d", res.StatusCode)
+	}
+	if p, _ := a.Accounts.Profile(ctx, key); p.Timezone != "Asia/Tokyo" {
+		t.Errorf("a set zone moved to %q", p.Timezone)
+	}
+}

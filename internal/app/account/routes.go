@@ -19,6 +19,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/account/photo", h.uploadPhoto, auth.RequireAccount)
 	e.GET("/account/settings", h.showSettings, auth.RequireAccount)
 	e.POST("/account/settings", h.saveSettings, auth.RequireAccount)
+	e.POST("/account/timezone", h.adoptTimezone, auth.RequireAccount)
 	e.GET("/account/preferences", h.showPreferences, auth.RequireAccount)
 	e.POST("/account/preferences", h.savePreferences, auth.RequireAccount)
 	e.GET("/account/sessions", h.showSessions, auth.RequireAccount)

@@ -13,6 +13,9 @@ type Viewer struct {
 	Name     string
 	// AvatarURL is the profile photo's URL, empty for none.
 	AvatarURL string
+	// ZoneUnset is an account whose profile names no time zone: the page
+	// sends the browser's (static/js/zone.js).
+	ZoneUnset bool
 }
 
 type key struct{}
