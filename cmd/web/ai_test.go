@@ -9,6 +9,7 @@ import (
 // With an AI API configured, people see their AI usage on their account
 // page; without one (and no past usage), the section is absent.
 func TestAIUsageOnTheAccountPageFollowsTheConfiguration(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		env  map[string]string

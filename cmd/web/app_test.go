@@ -97,6 +97,7 @@ func signIn(t *testing.T, c *webtest.Client, email string) {
 // TestUnsafeRoutesNeedCSRF runs the CSRF route matrix over the router serve
 // builds, every module's routes included.
 func TestUnsafeRoutesNeedCSRF(t *testing.T) {
+	t.Parallel()
 	srv := newTestApp(t, nil)
 	paths := map[string]bool{}
 	for _, r := range srv.Echo().Routes() {
@@ -114,6 +115,7 @@ func TestUnsafeRoutesNeedCSRF(t *testing.T) {
 // TestAdminRoutesRefuseNonAdmins walks every /admin route: visitors are
 // sent to sign in, signed-in people who are not admins get 403.
 func TestAdminRoutesRefuseNonAdmins(t *testing.T) {
+	t.Parallel()
 	srv := newTestApp(t, map[string]string{"ADMIN_EMAILS": "boss@example.org"})
 	anon := webtest.NewClient(t, srv.Handler())
 	user := webtest.NewClient(t, srv.Handler())
@@ -164,6 +166,7 @@ func TestAdminRoutesRefuseNonAdmins(t *testing.T) {
 // TestSignInThroughTheWholeApp checks the wiring: the account module makes
 // the profile, the header shows it, and sign-out ends the session.
 func TestSignInThroughTheWholeApp(t *testing.T) {
+	t.Parallel()
 	srv := newTestApp(t, nil)
 	c := webtest.NewClient(t, srv.Handler())
 	signIn(t, c, "anna@example.org")
@@ -183,6 +186,7 @@ func TestSignInThroughTheWholeApp(t *testing.T) {
 }
 
 func TestDevMailboxAbsentInProductionApp(t *testing.T) {
+	t.Parallel()
 	srv := newTestApp(t, map[string]string{"ENV": "production", "BASE_URL": "https://harmony.example", "SMTP_URL": "smtp://127.0.0.1:1"})
 	if res := webtest.NewClient(t, srv.Handler()).Get("/dev/mailbox"); res.StatusCode != http.StatusNotFound {
 		t.Errorf("GET /dev/mailbox in production: %d", res.StatusCode)
@@ -192,6 +196,7 @@ func TestDevMailboxAbsentInProductionApp(t *testing.T) {
 // TestNoBrokenLinksInTheApp follows every same-site link on the home page,
 // for a visitor and for a signed-in person.
 func TestNoBrokenLinksInTheApp(t *testing.T) {
+	t.Parallel()
 	srv := newTestApp(t, nil)
 	visitor := webtest.NewClient(t, srv.Handler())
 	member := webtest.NewClient(t, srv.Handler())
@@ -218,6 +223,7 @@ func TestNoBrokenLinksInTheApp(t *testing.T) {
 // TestPromptTagsSeedTheCatalog: PROMPT_TAGS is the tag list a first start
 // puts in the prompt catalog's chips.
 func TestPromptTagsSeedTheCatalog(t *testing.T) {
+	t.Parallel()
 	srv := newTestApp(t, map[string]string{"PROMPT_TAGS": "baking=Baking/Выпечка, chess=Chess/Шахматы"})
 	doc := webtest.NewClient(t, srv.Handler()).Get("/prompts").Doc(t)
 	var chips []string

@@ -18,6 +18,7 @@ import (
 // button fills it, and Anna then signs in to a living app: her groups
 // with plans, a catalog with the cast's prompts, and an inbox.
 func TestDemoContentFromTheBanner(t *testing.T) {
+	t.Parallel()
 	a, _ := newTestAppOnStore(t, nil)
 	c := webtest.NewClient(t, a.Handler())
 	if c.Get("/").Doc(t).Find(`[data-testid="demo-banner"]`).Length() != 1 {
@@ -61,6 +62,7 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 
 // "web seed demo" fills an empty store once, and production refuses it.
 func TestSeedDemoCommand(t *testing.T) {
+	t.Parallel()
 	dataDir := filepath.Join(t.TempDir(), "data")
 	env := envOf(map[string]string{"DATA_DIR": dataDir})
 	var out, errOut bytes.Buffer

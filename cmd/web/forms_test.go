@@ -28,6 +28,7 @@ var badTexts = []struct{ name, value string }{
 // submits each bad text in all its text fields: every form must answer
 // with a 4xx, not a 5xx and not success, and write nothing.
 func TestEveryFormRefusesBadText(t *testing.T) {
+	t.Parallel()
 	a, _ := newTestAppOnStore(t, map[string]string{"ADMIN_EMAILS": "boss@example.org"})
 	c := webtest.NewClient(t, a.Handler())
 	signIn(t, c, "boss@example.org")

@@ -23,6 +23,7 @@ import (
 // groups, and reaches invitations to an address once it verifies it in
 // account settings.
 func TestAccountWithoutVerifiedEmailUsesGroupsFully(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.New(t, "harmony-test", "harmony-test-secret")
 	var handler http.Handler
 	eve := webtest.NewClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
@@ -182,6 +183,7 @@ func apiGroups(t *testing.T, c *webtest.Client) []string {
 // app wrote is a valid key: under 1 KiB, and without '%', which the real
 // Table service decodes twice.
 func TestOddOIDCSubjectsSignInAndWriteValidKeys(t *testing.T) {
+	t.Parallel()
 	var printable []byte
 	for c := byte(' '); c <= '~'; c++ {
 		printable = append(printable, c)

@@ -21,6 +21,7 @@ func envOf(m map[string]string) config.LookupEnv {
 }
 
 func TestHelpListsCommandsAndSettings(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"-h"}, {"serve", "-help"}, {"help"}} {
 		var out, errOut bytes.Buffer
 		if code := run(args, envOf(nil), &out, &errOut); code != 0 {
@@ -35,6 +36,7 @@ func TestHelpListsCommandsAndSettings(t *testing.T) {
 }
 
 func TestUnknownCommand(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	if code := run([]string{"frobnicate"}, envOf(nil), &out, &errOut); code != 2 {
 		t.Errorf("exit %d, want 2", code)
@@ -45,6 +47,7 @@ func TestUnknownCommand(t *testing.T) {
 }
 
 func TestProductionRefusesToStartWithoutSecrets(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	env := envOf(map[string]string{"ENV": "production", "DATA_DIR": t.TempDir()})
 	if code := run(nil, env, &out, &errOut); code != 1 {
@@ -112,6 +115,7 @@ func startServe(t *testing.T, dataDir string) (string, *syncBuffer, func() error
 }
 
 func TestServeStartsStopsAndRestartsOnTheSameData(t *testing.T) {
+	t.Parallel()
 	dataDir := filepath.Join(t.TempDir(), "data")
 	base, logs, stop := startServe(t, dataDir)
 	for _, path := range []string{"/api/health", "/"} {

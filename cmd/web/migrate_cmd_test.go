@@ -13,6 +13,7 @@ import (
 )
 
 func TestMigrateKeyText(t *testing.T) {
+	t.Parallel()
 	hashed := auth.AuthMemberKey(strings.Repeat("/", 255))
 	for old, want := range map[string]string{
 		"auth:tenant%2Fuser+1":               "auth:tenant~2Fuser+1",
@@ -47,6 +48,7 @@ func TestMigrateKeyText(t *testing.T) {
 // twice) move to their new keys; references in properties and photo blobs
 // follow; a second run finds nothing.
 func TestMigrateKeysRewritesOldRows(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, store, b := newTestAppOnBackend(t, nil)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -113,6 +115,7 @@ func TestMigrateKeysRewritesOldRows(t *testing.T) {
 }
 
 func TestMigrateCommand(t *testing.T) {
+	t.Parallel()
 	env := envOf(map[string]string{"DATA_DIR": t.TempDir()})
 	var out, errOut bytes.Buffer
 	if code := run([]string{"migrate", "keys", "--dry-run"}, env, &out, &errOut); code != 0 || !strings.Contains(out.String(), "keys: scanned") {

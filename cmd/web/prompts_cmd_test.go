@@ -9,6 +9,7 @@ import (
 )
 
 func TestSeedAndReindexPrompts(t *testing.T) {
+	t.Parallel()
 	dataDir := filepath.Join(t.TempDir(), "data")
 	env := envOf(map[string]string{"DATA_DIR": dataDir})
 
@@ -51,6 +52,7 @@ func TestSeedAndReindexPrompts(t *testing.T) {
 }
 
 func TestSeedAndReindexRefuseBadArguments(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want string
@@ -83,6 +85,7 @@ func TestSeedAndReindexRefuseBadArguments(t *testing.T) {
 }
 
 func TestHelpListsSeedAndReindex(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"-h"}, {"seed", "-h"}, {"reindex", "prompts", "--help"}} {
 		var out, errOut bytes.Buffer
 		if code := run(args, envOf(nil), &out, &errOut); code != 0 {

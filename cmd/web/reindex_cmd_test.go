@@ -16,6 +16,7 @@ import (
 )
 
 func TestReindexUsersRestoresTheDirectory(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dataDir := filepath.Join(t.TempDir(), "data")
 	env := envOf(map[string]string{"DATA_DIR": dataDir})
@@ -59,6 +60,7 @@ func TestReindexUsersRestoresTheDirectory(t *testing.T) {
 }
 
 func TestReindexRefusesAnUnknownSubject(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"reindex", "chat"}, {"reindex"}, {"reindex", "-data-dir", "x"}} {
 		dataDir := filepath.Join(t.TempDir(), "data")
 		var out, errOut bytes.Buffer
@@ -74,6 +76,7 @@ func TestReindexRefusesAnUnknownSubject(t *testing.T) {
 // The subjects "web reindex" accepts are exactly the app's rebuilds, which
 // the modules declare (platform.Rebuilder).
 func TestReindexSubjectsAreTheAppsRebuilds(t *testing.T) {
+	t.Parallel()
 	a, _ := newTestAppOnStore(t, nil)
 	var got []string
 	for _, r := range a.Rebuilders {

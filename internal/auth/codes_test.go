@@ -30,6 +30,7 @@ func message(t *testing.T, res *webtest.Response) string {
 // Five wrong guesses burn that code, and only that code: there is no
 // lockout of the address, so a new code after the cooldown works.
 func TestWrongCodesBurnOnlyThatCode(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	h.requestCode(c, "anna@example.org")
@@ -64,6 +65,7 @@ func TestWrongCodesBurnOnlyThatCode(t *testing.T) {
 // wrong ones does not keep the owner out: the owner asks for a new code
 // and signs in. Service level, then through HTTP from two clients.
 func TestAttackersWrongCodesDoNotStopTheOwner(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	cat, err := i18n.New()
 	if err != nil {
@@ -107,6 +109,7 @@ func TestAttackersWrongCodesDoNotStopTheOwner(t *testing.T) {
 // Wrong codes are limited per client IP, across addresses: one machine
 // cannot guess its way through many people's codes.
 func TestWrongCodesAreLimitedPerIP(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	wrong := 0
@@ -134,6 +137,7 @@ func TestWrongCodesAreLimitedPerIP(t *testing.T) {
 }
 
 func TestUsedCodeFails(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	h.signIn(c, "anna@example.org")
@@ -163,6 +167,7 @@ func TestUsedCodeFails(t *testing.T) {
 }
 
 func TestExpiredCodeFails(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	h.requestCode(c, "anna@example.org")
@@ -178,6 +183,7 @@ func TestExpiredCodeFails(t *testing.T) {
 }
 
 func TestCodeRequestNoEnumeration(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	known := "anna@example.org"
 	h.signIn(h.client(), known)
@@ -207,6 +213,7 @@ func TestCodeRequestNoEnumeration(t *testing.T) {
 }
 
 func TestCodeCooldown(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	h.requestCode(c, "anna@example.org")
@@ -235,6 +242,7 @@ func TestCodeCooldown(t *testing.T) {
 }
 
 func TestRateLimitUsesRealClientIP(t *testing.T) {
+	t.Parallel()
 	send := func(h *harness, c *webtest.Client, i int, forwardedFor string) int {
 		email := "user" + strings.Repeat("x", i) + "@example.org"
 		return h.requestCode(c, email, "X-Forwarded-For", forwardedFor).StatusCode
@@ -293,6 +301,7 @@ func TestRateLimitUsesRealClientIP(t *testing.T) {
 }
 
 func TestRateLimiterRefillsAndForgets(t *testing.T) {
+	t.Parallel()
 	l := newIPLimiter(2, time.Minute)
 	now := startTime
 	if !l.allow("a", now) || !l.allow("a", now) || l.allow("a", now) {
@@ -308,6 +317,7 @@ func TestRateLimiterRefillsAndForgets(t *testing.T) {
 }
 
 func TestBadEmailIsRefusedWithFieldError(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	res := h.requestCode(c, "not an email")
@@ -327,6 +337,7 @@ func TestBadEmailIsRefusedWithFieldError(t *testing.T) {
 }
 
 func TestCodesAreStoredOnlyAsHashes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	h.requestCode(h.client(), "anna@example.org")
 	code := h.lastCode("anna@example.org")
@@ -347,6 +358,7 @@ func TestCodesAreStoredOnlyAsHashes(t *testing.T) {
 }
 
 func TestCodeEmailIsInTheUsersLanguage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	h.requestCode(c, "anna@example.org", "Accept-Language", "ru-RU,ru;q=0.9")
@@ -358,6 +370,7 @@ func TestCodeEmailIsInTheUsersLanguage(t *testing.T) {
 }
 
 func TestEmailSignInUnavailableWithoutMail(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{noMail: true, env: map[string]string{"ENV": "production", "BASE_URL": "https://harmony.example", "CURSOR_KEY": testCursorKey}})
 	c := h.client()
 	doc := c.Get("/signin").Doc(t)
@@ -371,6 +384,7 @@ func TestEmailSignInUnavailableWithoutMail(t *testing.T) {
 }
 
 func TestDevMailboxAbsentInProduction(t *testing.T) {
+	t.Parallel()
 	dev := newHarness(t, harnessOptions{})
 	c := dev.client()
 	dev.requestCode(c, "anna@example.org")
@@ -391,6 +405,7 @@ func TestDevMailboxAbsentInProduction(t *testing.T) {
 }
 
 func TestSignInPagesRender(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	doc := c.Get("/signin?next=/groups").Doc(t)

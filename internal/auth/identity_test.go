@@ -9,6 +9,7 @@ import (
 )
 
 func TestNormalizeEmail(t *testing.T) {
+	t.Parallel()
 	good := map[string]string{
 		"  Anna@Example.COM ":     "anna@example.com",
 		"a.b+tag@sub.example.org": "a.b+tag@sub.example.org",
@@ -26,6 +27,7 @@ func TestNormalizeEmail(t *testing.T) {
 }
 
 func TestIdentityKeys(t *testing.T) {
+	t.Parallel()
 	// printf anna@example.com | sha256sum
 	if got := UserKey("anna@example.com"); got != "f7d54c22dda5b1780276601cd005909b70543fc4a6ba72d735b4cb9bbb611f01" {
 		t.Errorf("UserKey = %q", got)
@@ -43,6 +45,7 @@ func TestIdentityKeys(t *testing.T) {
 // a valid key, short enough to sit inside composite keys, distinct from every
 // other subject's, and recognised by IsAuthMemberKey.
 func TestAuthMemberKeyForOddSubjects(t *testing.T) {
+	t.Parallel()
 	var all []byte
 	for c := byte(' '); c <= '~'; c++ {
 		all = append(all, c)

@@ -11,6 +11,7 @@ import (
 // straight from this machine may read it, never one from the network or
 // one a local proxy forwards.
 func TestDevMailboxOnlyForLoopback(t *testing.T) {
+	t.Parallel()
 	dev := newHarness(t, harnessOptions{})
 	c := dev.client()
 	dev.requestCode(c, "anna@example.org")

@@ -27,6 +27,7 @@ func oidcTestConfig(t *testing.T, issuer string) *config.Config {
 }
 
 func TestOIDCDiscoveryRetriedLazily(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.New(t, "c", "s")
 	idp.SetDiscoveryDown(true)
 	o, err := newOIDC(context.Background(), oidcTestConfig(t, idp.URL), slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -48,6 +49,7 @@ func TestOIDCDiscoveryRetriedLazily(t *testing.T) {
 }
 
 func TestOIDCDiscoveryRetryIsThrottled(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.New(t, "c", "s")
 	idp.SetDiscoveryDown(true)
 	o, err := newOIDC(context.Background(), oidcTestConfig(t, idp.URL), slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -63,6 +65,7 @@ func TestOIDCDiscoveryRetryIsThrottled(t *testing.T) {
 }
 
 func TestOIDCIssuerMismatchRefusesToStart(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.New(t, "c", "s")
 	// A trailing slash is a different issuer: tokens would never verify.
 	_, err := newOIDC(context.Background(), oidcTestConfig(t, idp.URL+"/"), slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -72,6 +75,7 @@ func TestOIDCIssuerMismatchRefusesToStart(t *testing.T) {
 }
 
 func TestOIDCPublicClientSendsNoSecret(t *testing.T) {
+	t.Parallel()
 	idp := oidctest.New(t, "c", "")
 	cfg := oidcTestConfig(t, idp.URL)
 	cfg.OIDC.ClientSecret = ""
@@ -89,6 +93,7 @@ func TestOIDCPublicClientSendsNoSecret(t *testing.T) {
 }
 
 func TestOIDCFlowsExpireAndAreSingleUse(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_800_000_000, 0)
 	old := oidcFlow{State: "old", Created: now.Add(-oidcFlowMaxAge).Unix()}
 	live := oidcFlow{State: "live", Next: "/x", Created: now.Add(-time.Minute).Unix()}
@@ -120,6 +125,7 @@ func TestOIDCFlowsExpireAndAreSingleUse(t *testing.T) {
 }
 
 func TestClaimBoolAcceptsStrings(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]bool{`true`: true, `"true"`: true, `false`: false, `"false"`: false, `null`: false, `1`: false} {
 		var c idClaims
 		if err := json.Unmarshal([]byte(`{"email_verified":`+in+`}`), &c); err != nil {

@@ -258,6 +258,7 @@ func withQuery(t *testing.T, raw, name, value string) string {
 }
 
 func TestOIDCSignInCreatesAccount(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	a.idp.SetLogin(oidctest.Login{Subject: "ann-123", Email: "Ann@Example.org", EmailVerified: true, Name: "Ann Example"})
 
@@ -291,6 +292,7 @@ func TestOIDCSignInCreatesAccount(t *testing.T) {
 }
 
 func TestOIDCUsesPKCES256(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	if res := a.signIn("/"); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("callback: status %d; body %.300s", res.StatusCode, res.Body)
@@ -319,6 +321,7 @@ func TestOIDCUsesPKCES256(t *testing.T) {
 }
 
 func TestOIDCMissingStateRejected(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	callback := withQuery(t, a.authorize("/"), "state", "")
 	a.assertRefused(a.browser.Get(callback), http.StatusBadRequest)
@@ -329,6 +332,7 @@ func TestOIDCMissingStateRejected(t *testing.T) {
 }
 
 func TestOIDCWrongStateRejected(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	callback := a.authorize("/")
 	state := mustQuery(t, callback, "state")
@@ -350,6 +354,7 @@ func TestOIDCWrongStateRejected(t *testing.T) {
 }
 
 func TestOIDCReplayedStateRejected(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 
 	// A refused callback uses its state up too: the replay stops at the
@@ -389,6 +394,7 @@ func TestOIDCReplayedStateRejected(t *testing.T) {
 }
 
 func TestOIDCNonceMismatchRejected(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	a.idp.SetLogin(oidctest.Login{Subject: "n-1", Nonce: "a-nonce-from-another-sign-in"})
 	a.assertRefused(a.signIn("/"), http.StatusBadRequest)
@@ -400,6 +406,7 @@ func TestOIDCNonceMismatchRejected(t *testing.T) {
 }
 
 func TestOIDCWrongAudienceRejected(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	a.idp.SetLogin(oidctest.Login{Subject: "aud-1", Audience: "some-other-client"})
 	a.assertRefused(a.signIn("/"), http.StatusBadRequest)
@@ -407,6 +414,7 @@ func TestOIDCWrongAudienceRejected(t *testing.T) {
 }
 
 func TestOIDCWrongIssuerRejected(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	a.idp.SetLogin(oidctest.Login{Subject: "iss-1", Issuer: "https://evil.example"})
 	a.assertRefused(a.signIn("/"), http.StatusBadRequest)
@@ -414,6 +422,7 @@ func TestOIDCWrongIssuerRejected(t *testing.T) {
 }
 
 func TestOIDCExpiredTokenRejected(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	a.idp.SetLogin(oidctest.Login{Subject: "exp-1", Expired: true})
 	a.assertRefused(a.signIn("/"), http.StatusBadRequest)
@@ -421,6 +430,7 @@ func TestOIDCExpiredTokenRejected(t *testing.T) {
 }
 
 func TestOIDCForeignSigningKeyRejected(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	a.idp.SetLogin(oidctest.Login{Subject: "forged-1", Email: "admin@example.org", EmailVerified: true, ForeignKey: true})
 	a.assertRefused(a.signIn("/"), http.StatusBadRequest)
@@ -428,6 +438,7 @@ func TestOIDCForeignSigningKeyRejected(t *testing.T) {
 }
 
 func TestOIDCNextOnlyRedirectsOnSite(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ next, want string }{
 		{"/account", "/account"},
 		{"/events?page=2", "/events?page=2"},
@@ -453,6 +464,7 @@ func TestOIDCNextOnlyRedirectsOnSite(t *testing.T) {
 }
 
 func TestOIDCVerifiedEmailLinksToCodeAccount(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	codeAccount := a.signInWithCode("carol@example.org")
 
@@ -467,6 +479,7 @@ func TestOIDCVerifiedEmailLinksToCodeAccount(t *testing.T) {
 }
 
 func TestOIDCUnverifiedEmailDoesNotLink(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	victim := a.signInWithCode("dave@example.org")
 
@@ -488,6 +501,7 @@ func TestOIDCUnverifiedEmailDoesNotLink(t *testing.T) {
 }
 
 func TestOIDCSubjectWithSlashIsEscaped(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	sub := "tenant/42+user"
 	a.idp.SetLogin(oidctest.Login{Subject: sub})
@@ -504,6 +518,7 @@ func TestOIDCSubjectWithSlashIsEscaped(t *testing.T) {
 }
 
 func TestOIDCProviderErrorShowsFriendlyPage(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	a.idp.SetLogin(oidctest.Login{Error: "access_denied"})
 	callback := a.authorize("/account")
@@ -526,6 +541,7 @@ func TestOIDCProviderErrorShowsFriendlyPage(t *testing.T) {
 }
 
 func TestOIDCProviderDownAtStartStillBoots(t *testing.T) {
+	t.Parallel()
 	a := newOIDCAppWith(t, func(idp *oidctest.Provider) { idp.SetDiscoveryDown(true) })
 	// Email codes work while the provider is away.
 	if mk := a.signInWithCode("erin@example.org"); mk == "" {
@@ -576,6 +592,7 @@ func mustQuery(t *testing.T, raw, name string) string {
 }
 
 func TestOIDCClaimsOnlyInUserInfoAreRead(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	a.idp.SetLogin(oidctest.Login{Subject: "ui-1", Email: "Una@Example.org", EmailVerified: true, Name: "Una Info", ClaimsOnlyInUserInfo: true})
 	if res := a.signIn("/"); res.StatusCode != http.StatusSeeOther {
@@ -588,6 +605,7 @@ func TestOIDCClaimsOnlyInUserInfoAreRead(t *testing.T) {
 }
 
 func TestOIDCUserInfoForAnotherSubjectIsIgnored(t *testing.T) {
+	t.Parallel()
 	a := newOIDCApp(t)
 	a.idp.SetLogin(oidctest.Login{Subject: "ui-2", Email: "victim@example.org", EmailVerified: true, Name: "Victim",
 		ClaimsOnlyInUserInfo: true, UserInfoSubject: "someone-else"})

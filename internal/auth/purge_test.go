@@ -10,6 +10,7 @@ import (
 )
 
 func TestPurgeDeletesExpiredSessionsOnly(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{env: map[string]string{"SESSION_IDLE_TIMEOUT": "1h", "SESSION_MAX_AGE": "2h"}})
 	ctx := context.Background()
 	purge := func() int {
@@ -67,6 +68,7 @@ func TestPurgeDeletesExpiredSessionsOnly(t *testing.T) {
 }
 
 func TestPurgeIsBoundedPerRun(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	ctx := context.Background()
 	old := h.clock.Now().Add(-365 * 24 * time.Hour)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestSignInByCodeCreatesAccountAndSession(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	c.Get("/")
@@ -41,6 +42,7 @@ func TestSignInByCodeCreatesAccountAndSession(t *testing.T) {
 }
 
 func TestAnonymousHeaderOffersSignIn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	doc := h.client().Get("/groups").Doc(t)
 	href, _ := doc.Find(`[data-testid="signin-link"]`).Attr("href")
@@ -50,6 +52,7 @@ func TestAnonymousHeaderOffersSignIn(t *testing.T) {
 }
 
 func TestSessionCookieCapturedBeforeSignOutIsRejected(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	member := h.signIn(c, "anna@example.org")
@@ -74,6 +77,7 @@ func TestSessionCookieCapturedBeforeSignOutIsRejected(t *testing.T) {
 }
 
 func TestSignOutEverywhereEndsOtherSessions(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	laptop, phone, tablet := h.client(), h.client(), h.client()
 	member := h.signIn(laptop, "anna@example.org")
@@ -129,6 +133,7 @@ func TestSignOutEverywhereEndsOtherSessions(t *testing.T) {
 }
 
 func TestSessionIDRotatesAtSignIn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	// A guest session first: sign-in must replace it, not reuse it.
@@ -168,6 +173,7 @@ func TestSessionIDRotatesAtSignIn(t *testing.T) {
 }
 
 func TestIdleTimeoutEndsSession(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{env: map[string]string{"SESSION_IDLE_TIMEOUT": "1h", "SESSION_MAX_AGE": "24h"}})
 	c := h.client()
 	member := h.signIn(c, "anna@example.org")
@@ -187,6 +193,7 @@ func TestIdleTimeoutEndsSession(t *testing.T) {
 }
 
 func TestAbsoluteTimeoutEndsSession(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{env: map[string]string{"SESSION_IDLE_TIMEOUT": "1h", "SESSION_MAX_AGE": "3h"}})
 	c := h.client()
 	member := h.signIn(c, "anna@example.org")
@@ -203,6 +210,7 @@ func TestAbsoluteTimeoutEndsSession(t *testing.T) {
 }
 
 func TestLastSeenIsWrittenAtMostEveryFiveMinutes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	member := h.signIn(c, "anna@example.org")
@@ -220,6 +228,7 @@ func TestLastSeenIsWrittenAtMostEveryFiveMinutes(t *testing.T) {
 }
 
 func TestOneStorageReadPerRequest(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	h.signIn(c, "anna@example.org")
@@ -230,6 +239,7 @@ func TestOneStorageReadPerRequest(t *testing.T) {
 }
 
 func TestSessionKeyRotation(t *testing.T) {
+	t.Parallel()
 	oldKey, newKey := testSessionKey, strings.Repeat("33", 32)
 	store, clk := openStore(t), webtest.NewClock(startTime)
 	before := newHarness(t, harnessOptions{store: store, clock: clk, env: map[string]string{"SESSION_KEYS": oldKey}})
@@ -278,6 +288,7 @@ func jarSet(t *testing.T, c *webtest.Client, ck *http.Cookie) {
 }
 
 func TestCookieFlagsHTTPS(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{env: map[string]string{"BASE_URL": "https://harmony.example"}})
 	c := webtest.NewTLSClient(t, h.handler)
 	if res := h.requestCode(c, "anna@example.org"); res.StatusCode != http.StatusSeeOther {
@@ -312,6 +323,7 @@ func TestCookieFlagsHTTPS(t *testing.T) {
 }
 
 func TestRequireGuards(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{env: map[string]string{"ADMIN_EMAILS": "boss@example.org"}})
 	anon := h.client()
 	res := anon.Get("/whoami?x=1")
@@ -353,6 +365,7 @@ func TestRequireGuards(t *testing.T) {
 }
 
 func TestDisabledAccountCannotSignIn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	member := h.signIn(c, "anna@example.org")
@@ -380,6 +393,7 @@ func TestDisabledAccountCannotSignIn(t *testing.T) {
 }
 
 func TestNextOnlyRedirectsOnSite(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	for next, want := range map[string]string{
 		"/groups/7?tab=events": "/groups/7?tab=events",
@@ -401,6 +415,7 @@ func TestNextOnlyRedirectsOnSite(t *testing.T) {
 }
 
 func TestSameVerifiedEmailReachesSameAccount(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	byCode := h.signIn(h.client(), "anna@example.org")
 	verified := func(sub, email, isVerified string) string {
@@ -427,6 +442,7 @@ func TestSameVerifiedEmailReachesSameAccount(t *testing.T) {
 }
 
 func TestGuestSignInAndUpgrade(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	upgrades := &upgradeLog{}
 	h.svc.OnGuestUpgrade(upgrades)
@@ -470,6 +486,7 @@ func TestGuestSignInAndUpgrade(t *testing.T) {
 }
 
 func TestSessionRowsSurviveUnreadableCookies(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	c := h.client()
 	jarSet(t, c, &http.Cookie{Name: "harmony_session", Value: "forged-value"})

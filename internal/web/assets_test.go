@@ -11,6 +11,7 @@ import (
 
 // Every asset the layout references is served, hashed and immutable.
 func TestLayoutAssets(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	doc := s.client.Get("/").Doc(t)
 	var urls []string
@@ -54,6 +55,7 @@ func TestLayoutAssets(t *testing.T) {
 }
 
 func TestStaleOrUnhashedAssetIsNotFound(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	css, _ := s.client.Get("/").Doc(t).Find(`link[rel="stylesheet"]`).Attr("href")
 	stale := regexp.MustCompile(`\.[0-9a-f]{12}\.css$`).ReplaceAllString(css, ".000000000000.css")
@@ -65,6 +67,7 @@ func TestStaleOrUnhashedAssetIsNotFound(t *testing.T) {
 }
 
 func TestAssetsGzippedOnce(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	js, _ := s.client.Get("/").Doc(t).Find(`script[src]`).Attr("src")
 	res := s.client.Get(js, "Accept-Encoding", "gzip")

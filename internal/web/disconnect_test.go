@@ -18,6 +18,7 @@ import (
 // failure it caused looks like: it is logged at info as "client went
 // away", recorded as 499 in the access log, and no 5xx is logged.
 func TestClientDisconnectIsNotAServerError(t *testing.T) {
+	t.Parallel()
 	for name, failure := range map[string]error{
 		"cancelled storage call":         fmt.Errorf("read: %w", context.Canceled),
 		"transport error after a cancel": fmt.Errorf("azure query: %w", storage.ErrTransient),

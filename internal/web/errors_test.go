@@ -18,6 +18,7 @@ import (
 )
 
 func TestNotFoundPage(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	tests := []struct {
 		name     string
@@ -53,6 +54,7 @@ func TestNotFoundPage(t *testing.T) {
 }
 
 func TestNotFoundInRussian(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	doc := s.client.Get("/nope", "Cookie", "lang=ru").Doc(t)
 	if got := doc.Find("h1").Text(); got != "Страница не найдена" {
@@ -61,6 +63,7 @@ func TestNotFoundInRussian(t *testing.T) {
 }
 
 func TestAPINotFoundIsJSON(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	res := s.client.Get("/api/nope")
 	var body map[string]string
@@ -70,6 +73,7 @@ func TestAPINotFoundIsJSON(t *testing.T) {
 }
 
 func TestPanicBecomesFriendly500(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	s.Echo().GET("/boom", func(echo.Context) error { panic("secret internal detail") })
 	res := s.client.Get("/boom")
@@ -106,6 +110,7 @@ func TestPanicBecomesFriendly500(t *testing.T) {
 
 // A component that fails halfway must not produce a truncated 200.
 func TestRenderErrorIsClean500(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	halfway := templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		io.WriteString(w, `<p id="half-rendered">partial output</p>`)
@@ -127,6 +132,7 @@ func TestRenderErrorIsClean500(t *testing.T) {
 }
 
 func TestErrorMapping(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err     error
 		status  int

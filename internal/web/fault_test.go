@@ -16,6 +16,7 @@ import (
 // A module's error carries its status and message; the central handler
 // answers it, wrapped or not, with no adapter in the module.
 func TestFaultErrorsCarryStatusAndMessage(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, nil)
 	for path, err := range map[string]error{
 		"/test/conflict": fmt.Errorf("leave: %w", fault.New(http.StatusConflict, "groups.error.last_owner", "last owner")),

@@ -15,6 +15,7 @@ import (
 // the hundredth answer is still a redirect (it was a 500, "securecookie:
 // the value is too long", after about 45).
 func TestFlashMessagesDoNotPileUp(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, nil)
 	srv.Echo().GET("/test/saved", func(c echo.Context) error {
 		return web.FlashRedirect(c, "account.flash.settings_saved", "/")

@@ -14,6 +14,7 @@ import (
 )
 
 func TestLanguageResolution(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		headers []string
@@ -42,6 +43,7 @@ func TestLanguageResolution(t *testing.T) {
 }
 
 func TestRussianHomePage(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	doc := s.client.Get("/", "Accept-Language", "ru").Doc(t)
 	checks := map[string]string{
@@ -65,6 +67,7 @@ func TestRussianHomePage(t *testing.T) {
 }
 
 func TestUserSettingBeatsCookie(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil, func(d *web.Deps) {
 		d.UserLanguage = func(echo.Context) (i18n.Lang, bool) { return i18n.RU, true }
 	})
@@ -75,6 +78,7 @@ func TestUserSettingBeatsCookie(t *testing.T) {
 }
 
 func TestSwitchLanguageNeedsCSRF(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	s.client.Get("/") // a session with a token exists; the post still lacks it
 	res := s.client.PostForm("/lang", url.Values{"lang": {"ru"}, "next": {"/"}})
@@ -90,6 +94,7 @@ func TestSwitchLanguageNeedsCSRF(t *testing.T) {
 }
 
 func TestSwitchLanguage(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	form := s.client.WithCSRF("/events", url.Values{"lang": {"ru"}, "next": {"/events?page=2"}})
 	res := s.client.PostForm("/lang", form)
@@ -115,6 +120,7 @@ func TestSwitchLanguage(t *testing.T) {
 }
 
 func TestSwitchLanguageStaysOnSite(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	for _, next := range []string{
 		"https://evil.example/",
@@ -134,6 +140,7 @@ func TestSwitchLanguageStaysOnSite(t *testing.T) {
 }
 
 func TestSwitchLanguageForHTMX(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	token := s.client.CSRFToken("/")
 	res := s.client.PostForm("/lang", url.Values{"lang": {"ru"}, "next": {"/forum"}},
@@ -144,6 +151,7 @@ func TestSwitchLanguageForHTMX(t *testing.T) {
 }
 
 func TestSwitchLanguageRefusesUnknown(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	res := s.client.PostForm("/lang", s.client.WithCSRF("/", url.Values{"lang": {"de"}}))
 	if res.StatusCode != http.StatusBadRequest {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestLocalPath(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"/":                        "/",
 		"/events?page=2":           "/events?page=2",

@@ -15,6 +15,7 @@ import (
 // A line a handler (or any service it calls) logs with the request's
 // context carries the request id the response sends in X-Request-ID.
 func TestLinesLoggedWithTheRequestCarryItsID(t *testing.T) {
+	t.Parallel()
 	var srv *testServer
 	srv = newServer(t, nil, func(d *web.Deps) {
 		d.Logger = slog.New(logctx.NewHandler(d.Logger.Handler()))

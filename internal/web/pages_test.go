@@ -18,6 +18,7 @@ import (
 var navModules = []string{"groups", "prompts", "events", "forum", "chat", "people", "store", "blog"}
 
 func TestHomePage(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	res := s.client.Get("/")
 	if res.StatusCode != http.StatusOK {
@@ -80,6 +81,7 @@ func TestHomePage(t *testing.T) {
 
 // Every link in the navigation and on the home page leads to a real page.
 func TestNoBrokenLinks(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	doc := s.client.Get("/").Doc(t)
 	seen := map[string]bool{"/admin": true}
@@ -100,6 +102,7 @@ func TestNoBrokenLinks(t *testing.T) {
 }
 
 func TestComingSoonPages(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	for _, slug := range append(navModules, "admin") {
 		t.Run(slug, func(t *testing.T) {
@@ -127,6 +130,7 @@ func TestComingSoonPages(t *testing.T) {
 }
 
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	res := s.client.Get("/api/health")
 	if res.StatusCode != http.StatusOK {
@@ -155,6 +159,7 @@ func TestHealth(t *testing.T) {
 }
 
 func TestFavicon(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	res := s.client.Get("/favicon.ico")
 	if res.StatusCode != http.StatusFound {
@@ -167,6 +172,7 @@ func TestFavicon(t *testing.T) {
 }
 
 func TestHeadIsServedByGetRoutes(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	for _, path := range []string{"/", "/api/health", "/groups"} {
 		res := s.client.Do(webtest.NewRequest(t, http.MethodHead, path, nil))
@@ -196,6 +202,7 @@ func (groupsModule) Routes(e *echo.Echo) {
 }
 
 func TestBuiltModuleReplacesComingSoon(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil, func(d *web.Deps) { d.Modules = []web.Module{groupsModule{}} })
 	home := s.client.Get("/").Doc(t)
 	if home.Find(`[data-testid="module-card-groups"] [data-testid="soon-badge"]`).Length() != 0 {

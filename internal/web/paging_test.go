@@ -34,6 +34,7 @@ func (m listModule) Routes(e *echo.Echo) {
 }
 
 func TestTamperedOrForeignCursorGets400Page(t *testing.T) {
+	t.Parallel()
 	cursors, err := storage.NewCursors(bytes.Repeat([]byte("c"), 32))
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +83,7 @@ func TestTamperedOrForeignCursorGets400Page(t *testing.T) {
 }
 
 func TestNextURL(t *testing.T) {
+	t.Parallel()
 	if got := web.NextURL("/groups", ""); got != "" {
 		t.Errorf("last page: %q", got)
 	}

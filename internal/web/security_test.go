@@ -17,6 +17,7 @@ const wantCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-sr
 var prodEnv = map[string]string{"BASE_URL": "https://harmony.example"}
 
 func TestSecurityHeaders(t *testing.T) {
+	t.Parallel()
 	for _, path := range []string{"/", "/nope", "/api/health"} {
 		res := newServer(t, nil).client.Get(path)
 		for name, want := range map[string]string{
@@ -39,6 +40,7 @@ func TestSecurityHeaders(t *testing.T) {
 }
 
 func TestHTTPSTurnsOnHSTSAndHostCookie(t *testing.T) {
+	t.Parallel()
 	res := newServer(t, prodEnv).client.Get("/")
 	if !strings.HasPrefix(res.Header.Get("Strict-Transport-Security"), "max-age=") {
 		t.Errorf("HSTS %q", res.Header.Get("Strict-Transport-Security"))
@@ -56,6 +58,7 @@ func TestHTTPSTurnsOnHSTSAndHostCookie(t *testing.T) {
 }
 
 func TestDevSessionCookie(t *testing.T) {
+	t.Parallel()
 	res := newServer(t, nil).client.Get("/")
 	var session *http.Cookie
 	for _, ck := range res.Cookies() {
@@ -69,6 +72,7 @@ func TestDevSessionCookie(t *testing.T) {
 }
 
 func TestStorageOpsHeader(t *testing.T) {
+	t.Parallel()
 	dev := newServer(t, nil).client.Get("/")
 	if got := dev.Header.Get("X-Storage-Ops"); !strings.HasPrefix(got, "total=0 ") {
 		t.Errorf("development: X-Storage-Ops %q", got)
@@ -88,6 +92,7 @@ func TestStorageOpsHeader(t *testing.T) {
 }
 
 func TestCSRFRouteMatrix(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	// A route of every unsafe method, as modules will add them.
 	ok := func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }
@@ -98,6 +103,7 @@ func TestCSRFRouteMatrix(t *testing.T) {
 }
 
 func TestCSRFAcceptsHeaderAndField(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	s.Echo().DELETE("/probe", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	token := s.client.CSRFToken("/")
@@ -112,6 +118,7 @@ func TestCSRFAcceptsHeaderAndField(t *testing.T) {
 }
 
 func TestCSRFRefusesCrossOrigin(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	form := s.client.WithCSRF("/", url.Values{"lang": {"ru"}})
 	res := s.client.PostForm("/lang", form, "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
@@ -123,6 +130,7 @@ func TestCSRFRefusesCrossOrigin(t *testing.T) {
 // A cookie signed with a key that was rotated to second place still works;
 // one whose key was dropped does not.
 func TestSessionKeyRotation(t *testing.T) {
+	t.Parallel()
 	oldKey, newKey := testSessionKey, strings.Repeat("33", 32)
 	before := newServer(t, map[string]string{"SESSION_KEYS": oldKey})
 	form := before.client.WithCSRF("/", url.Values{"lang": {"ru"}})
@@ -141,6 +149,7 @@ func TestSessionKeyRotation(t *testing.T) {
 }
 
 func TestRealIPTrustsOnlyConfiguredProxies(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		trusted string
@@ -162,6 +171,7 @@ func TestRealIPTrustsOnlyConfiguredProxies(t *testing.T) {
 }
 
 func TestBodyLimit(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, map[string]string{"BODY_LIMIT": "1KiB"})
 	form := s.client.WithCSRF("/", url.Values{"lang": {"en"}, "pad": {strings.Repeat("x", 4096)}})
 	if res := s.client.PostForm("/lang", form); res.StatusCode != http.StatusRequestEntityTooLarge {
@@ -170,6 +180,7 @@ func TestBodyLimit(t *testing.T) {
 }
 
 func TestGzipForPagesOnly(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, nil)
 	page := s.client.Get("/", "Accept-Encoding", "gzip")
 	if page.Header.Get("Content-Encoding") != "gzip" {

@@ -41,6 +41,7 @@ func directory(t *testing.T, s *account.Service) map[string]account.DirectoryRow
 }
 
 func TestFirstSignInCreatesTheAccount(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	const key = "auth:01TESTFIRSTSIGNIN"
 	st, err := a.Accounts.OnSignIn(ctx, key, "first@example.com", "")
@@ -88,6 +89,7 @@ func TestFirstSignInCreatesTheAccount(t *testing.T) {
 }
 
 func TestSignInRepairsAMissingDirectoryRow(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	const key = "auth:01TESTREPAIR"
 	if _, err := a.Accounts.OnSignIn(ctx, key, "r@example.com", "R"); err != nil {
@@ -105,6 +107,7 @@ func TestSignInRepairsAMissingDirectoryRow(t *testing.T) {
 }
 
 func TestDirectoryFollowsTheProfile(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	key := a.SignIn(c, "dir@example.com")
@@ -129,6 +132,7 @@ func TestDirectoryFollowsTheProfile(t *testing.T) {
 }
 
 func TestRebuildDirectory(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	keys := []string{"auth:01REBUILDA", "auth:01REBUILDB", "auth:01REBUILDC"}
 	for i, k := range keys {
@@ -175,6 +179,7 @@ func TestRebuildDirectory(t *testing.T) {
 }
 
 func TestListUsersPagesWithoutRepeatsOrGaps(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	want := map[string]bool{}
 	for i := 0; i < 40; i++ {
@@ -202,6 +207,7 @@ func TestListUsersPagesWithoutRepeatsOrGaps(t *testing.T) {
 // A profile write that stopped before its directory row (injected by
 // writing UserProfiles alone) is repaired from the profile.
 func TestRepairDirectoryAfterAHalfFinishedWrite(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	const key = "auth:01HALFWRITE"
 	if _, err := a.Accounts.OnSignIn(ctx, key, "half@example.com", "Before"); err != nil {

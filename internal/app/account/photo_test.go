@@ -62,6 +62,7 @@ func avatarSrc(t *testing.T, c *webtest.Client) string {
 }
 
 func TestPhotoUploadStripsEXIFAndIsServed(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	key := a.SignIn(c, "photo@example.com")
@@ -106,6 +107,7 @@ func TestPhotoUploadStripsEXIFAndIsServed(t *testing.T) {
 }
 
 func TestNewPhotoReplacesTheOld(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	key := a.SignIn(c, "replace@example.com")
@@ -134,6 +136,7 @@ func TestNewPhotoReplacesTheOld(t *testing.T) {
 }
 
 func TestBadPhotosAreRefusedAndNothingStored(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	key := a.SignIn(c, "bad@example.com")
@@ -171,6 +174,7 @@ func TestBadPhotosAreRefusedAndNothingStored(t *testing.T) {
 }
 
 func TestOversizedUploadIs413(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	key := a.SignIn(c, "big@example.com")
@@ -206,6 +210,7 @@ func TestOversizedUploadIs413(t *testing.T) {
 }
 
 func TestMediaURLsAreStrict(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	a.SignIn(c, "media@example.com")
@@ -238,6 +243,7 @@ func TestMediaURLsAreStrict(t *testing.T) {
 // An OIDC subject with a slash or a bar is escaped in its memberKey; its
 // photo URL must still work.
 func TestPhotoOfAnEscapedMemberKey(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	key := "auth:" + "google-oauth2~7C12~2F34"
 	if !account.ValidMemberKey(key) {
@@ -260,6 +266,7 @@ func TestPhotoOfAnEscapedMemberKey(t *testing.T) {
 // A photo larger than the site-wide BODY_LIMIT (4 MiB) but within the
 // photo limit goes through: the upload route has its own body limit.
 func TestPhotoLargerThanTheSiteBodyLimit(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	key := a.SignIn(c, "large@example.com")

@@ -33,6 +33,7 @@ func validProfile() url.Values {
 func testID(id string) string { return `[data-testid="` + id + `"]` }
 
 func TestProfileEditRoundTrip(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	key := a.SignIn(c, "anna@example.com")
@@ -94,6 +95,7 @@ func TestProfileEditRoundTrip(t *testing.T) {
 }
 
 func TestProfileValidation(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	key := a.SignIn(c, "val@example.com")
@@ -155,6 +157,7 @@ func TestProfileValidation(t *testing.T) {
 }
 
 func TestProfileBoundaries(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	key := a.SignIn(c, "edge@example.com")
@@ -175,6 +178,7 @@ func TestProfileBoundaries(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	key := a.SignIn(c, "set@example.com")
@@ -224,6 +228,7 @@ func TestSettings(t *testing.T) {
 }
 
 func TestPreferences(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	key := a.SignIn(c, "prefs@example.com")
@@ -270,6 +275,7 @@ func TestPreferences(t *testing.T) {
 }
 
 func TestAccountPagesNeedAnAccount(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	for _, path := range []string{"/account", "/account/settings", "/account/preferences", "/account/sessions"} {
@@ -285,12 +291,14 @@ func TestAccountPagesNeedAnAccount(t *testing.T) {
 }
 
 func TestUnsafeRoutesNeedCSRF(t *testing.T) {
+	t.Parallel()
 	webtest.AssertUnsafeRoutesNeedCSRF(t, newApp(t).Echo)
 }
 
 // A profile without a zone takes the browser's once (static/js/zone.js
 // posts it); a zone chosen by hand stays, and a bad name is refused.
 func TestFirstVisitAdoptsTheBrowserZone(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	key := a.SignIn(c, "zone@example.com")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestSessionsPageRevokeAndSignOutEverywhere(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	laptop, phone, tablet := a.Client(), a.Client(), a.Client()
 	const email = "devices@example.com"
@@ -59,6 +60,7 @@ func TestSessionsPageRevokeAndSignOutEverywhere(t *testing.T) {
 }
 
 func TestRevokingTheCurrentSessionSignsOut(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	c := a.Client()
 	a.SignIn(c, "self@example.com")
@@ -78,6 +80,7 @@ func TestRevokingTheCurrentSessionSignsOut(t *testing.T) {
 
 // One member cannot end another member's session by its id.
 func TestRevokeIsScopedToTheMember(t *testing.T) {
+	t.Parallel()
 	a := newApp(t)
 	victim, attacker := a.Client(), a.Client()
 	victimKey := a.SignIn(victim, "victim@example.com")

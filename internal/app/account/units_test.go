@@ -7,6 +7,7 @@ import (
 )
 
 func TestAge(t *testing.T) {
+	t.Parallel()
 	day := func(s string) time.Time {
 		d, err := time.Parse("2006-01-02", s)
 		if err != nil {
@@ -33,6 +34,7 @@ func TestAge(t *testing.T) {
 }
 
 func TestValidTimezone(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"UTC", "Europe/Moscow", "America/Argentina/Buenos_Aires", "Asia/Kamchatka"} {
 		if !ValidTimezone(ok) {
 			t.Errorf("%q refused", ok)
@@ -51,6 +53,7 @@ func TestValidTimezone(t *testing.T) {
 }
 
 func TestValidMemberKey(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"auth:01HZX3K5Q8W2VJ7N4M6B9C0D1E", "auth:google-oauth2~7C1234", "auth:abc~2Fdef", "auth:~h" + strings.Repeat("0a", 32)} {
 		if !ValidMemberKey(ok) {
 			t.Errorf("%q refused", ok)
@@ -64,6 +67,7 @@ func TestValidMemberKey(t *testing.T) {
 }
 
 func TestDirectoryBuckets(t *testing.T) {
+	t.Parallel()
 	var b directoryBuckets
 	var seen []string
 	for bucket, ok := b.First(), true; ok; bucket, ok = b.After(bucket) {
@@ -89,6 +93,7 @@ func TestDirectoryBuckets(t *testing.T) {
 }
 
 func TestParseUserAgent(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		ua          string
 		browser, os string
@@ -112,6 +117,7 @@ func TestParseUserAgent(t *testing.T) {
 }
 
 func TestInitialDisplayName(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ hint, email, want string }{
 		{"Анна Петрова", "anna@example.com", "Анна Петрова"},
 		{"", "anna.petrova@example.com", "anna.petrova"},

@@ -77,6 +77,7 @@ func request(t *testing.T, c *webtest.Client, r *echo.Route, target string) *web
 }
 
 func TestEveryAdminRouteNeedsAnAdmin(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	routes := adminRoutes(a.Echo)
 	if len(routes) < 6 {
@@ -109,6 +110,7 @@ func TestEveryAdminRouteNeedsAnAdmin(t *testing.T) {
 }
 
 func TestAdminPagesRender(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	boss := a.Client()
 	a.SignIn(boss, bossEmail)
@@ -149,6 +151,7 @@ func (a *adminApp) post(t *testing.T, c *webtest.Client, target string, action A
 }
 
 func TestDisableEndsSessionsAtOnceAndBlocksSignIn(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	boss := a.Client()
 	bossKey := a.SignIn(boss, bossEmail)
@@ -225,6 +228,7 @@ func TestDisableEndsSessionsAtOnceAndBlocksSignIn(t *testing.T) {
 }
 
 func TestGrantAndRevokeAdmin(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	boss := a.Client()
 	a.SignIn(boss, bossEmail)
@@ -262,6 +266,7 @@ func TestGrantAndRevokeAdmin(t *testing.T) {
 }
 
 func TestAdminCannotDisableOrDemoteThemselves(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	boss := a.Client()
 	a.SignIn(boss, bossEmail)
@@ -299,6 +304,7 @@ func TestAdminCannotDisableOrDemoteThemselves(t *testing.T) {
 }
 
 func TestBadActionInputChangesNothing(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	boss := a.Client()
 	a.SignIn(boss, bossEmail)
@@ -335,6 +341,7 @@ func TestBadActionInputChangesNothing(t *testing.T) {
 }
 
 func TestHTMXActionSwapsTheRow(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	boss := a.Client()
 	a.SignIn(boss, bossEmail)
@@ -360,6 +367,7 @@ func TestHTMXActionSwapsTheRow(t *testing.T) {
 }
 
 func TestUsersPaging(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	a.svc.pageSize = 15
 	boss := a.Client()
@@ -439,6 +447,7 @@ func TestUsersPaging(t *testing.T) {
 }
 
 func TestTamperedCursorIs400(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	a.svc.pageSize = 2
 	boss := a.Client()
@@ -477,10 +486,12 @@ func TestTamperedCursorIs400(t *testing.T) {
 }
 
 func TestUnsafeAdminRoutesNeedCSRF(t *testing.T) {
+	t.Parallel()
 	webtest.AssertUnsafeRoutesNeedCSRF(t, newAdminApp(t).Echo)
 }
 
 func TestRebuildDirectoryButton(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	boss, member := a.Client(), a.Client()
 	a.SignIn(boss, bossEmail)
@@ -535,6 +546,7 @@ func TestRebuildDirectoryButton(t *testing.T) {
 }
 
 func TestModerationReasonRefusesTextThatMustNotBeStored(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	boss := a.Client()
 	a.SignIn(boss, bossEmail)
@@ -586,6 +598,7 @@ func (a *adminApp) rebuildSubjects() []string { return a.svc.RebuildSubjects() }
 // A rebuild button runs the rebuild and shows its report; an unknown
 // subject is 404.
 func TestRebuildButtonsRunTheAppsRebuilds(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	boss := a.Client()
 	a.SignIn(boss, bossEmail)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestMetricsPageChartsTheLast30Days(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	boss := a.Client()
 	a.SignIn(boss, bossEmail)
@@ -67,6 +68,7 @@ func TestMetricsPageChartsTheLast30Days(t *testing.T) {
 
 // A failing counter never stops a sign-in.
 func TestSignInSurvivesAFailingCounter(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	a.Accounts.CountNewUsers(failingCounter{})
 	if key := a.SignIn(a.Client(), "fine@example.com"); key == "" {

@@ -24,6 +24,7 @@ func newUsage(t *testing.T, now func() time.Time) (*Usage, *storage.Store) {
 // Model names may hold key delimiters: they are escaped in keys and come
 // back whole.
 func TestRecordEscapesModelNames(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2030, 5, 17, 23, 30, 0, 0, time.UTC)
 	u, store := newUsage(t, func() time.Time { return at })
 	const model = "org/vision|v2#beta?"
@@ -54,6 +55,7 @@ func TestRecordEscapesModelNames(t *testing.T) {
 // Thirty days back from the 10th reach into last month: the per-model
 // totals are two range queries, a person's one.
 func TestUsageWindows(t *testing.T) {
+	t.Parallel()
 	clock := webtest.NewClock(time.Date(2030, 3, 10, 8, 0, 0, 0, time.UTC))
 	u, _ := newUsage(t, clock.Now)
 	day := func(m time.Month, d int) time.Time { return time.Date(2030, m, d, 12, 0, 0, 0, time.UTC) }
@@ -103,6 +105,7 @@ func TestUsageWindows(t *testing.T) {
 }
 
 func TestMetricsPageListsUsageByModel(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	boss := a.Client()
 	a.SignIn(boss, bossEmail)
@@ -137,6 +140,7 @@ func TestMetricsPageListsUsageByModel(t *testing.T) {
 // "Your AI usage" shows a person their own calls: always when AI is on,
 // and without AI only when there is usage to show.
 func TestAccountPageShowsOwnAIUsage(t *testing.T) {
+	t.Parallel()
 	a := newAdminApp(t)
 	a.Accounts.ShowAIUsage(a.svc.Usage(), false)
 	me := a.Client()

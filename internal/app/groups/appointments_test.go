@@ -86,6 +86,7 @@ func (a *groupsApp) indexRows(t *testing.T, groupID string) []AppointmentIndexRo
 }
 
 func TestAppointmentCreateValidatesAndStoresUTC(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann, bob, id := joinedPair(t, a)
 	// Ann enters times in Moscow time (UTC+3).
@@ -173,6 +174,7 @@ func TestAppointmentCreateValidatesAndStoresUTC(t *testing.T) {
 }
 
 func TestAppointmentEditMovesRowCancelAndDelete(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann, bob, id := joinedPair(t, a)
 	appt := createAppointment(t, ann, id, url.Values{"title": {"Swim"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"}, "responsible": {bob.id.MemberKey}})
@@ -257,6 +259,7 @@ func TestAppointmentEditMovesRowCancelAndDelete(t *testing.T) {
 }
 
 func TestUpcomingPagesMonthAndDashboard(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann, _, id := joinedPair(t, a)
 	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
@@ -313,6 +316,7 @@ func TestUpcomingPagesMonthAndDashboard(t *testing.T) {
 func accounttestStart() time.Time { return time.Date(2030, 5, 17, 9, 30, 0, 0, time.UTC) }
 
 func TestCalendarFeed(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann, bob, id := joinedPair(t, a)
 	appt := createAppointment(t, ann, id, url.Values{
@@ -387,6 +391,7 @@ func TestCalendarFeed(t *testing.T) {
 }
 
 func TestICSFoldsLongLinesOnRuneBoundaries(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	writeICSLine(&b, "DESCRIPTION:"+strings.Repeat("я", 100))
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\r\n"), "\r\n")
@@ -425,6 +430,7 @@ func (f *fakeExtractor) ExtractAppointment(_ context.Context, userKey string, jp
 }
 
 func TestScanIsPrivateAndReadable(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann, bob, id := joinedPair(t, a)
 	appt := createAppointment(t, ann, id, url.Values{"title": {"Doctor"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"}})
@@ -493,6 +499,7 @@ func TestScanIsPrivateAndReadable(t *testing.T) {
 // A scan that decoding would make too large (16-bit colour: 335 KB on
 // disk, 320 MB decoded) is refused from its header, and nothing is stored.
 func TestScanTooBigToDecodeIsRefused(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann, _, id := joinedPair(t, a)
 	appt := createAppointment(t, ann, id, url.Values{"title": {"Doctor"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"}})
@@ -517,6 +524,7 @@ func TestScanTooBigToDecodeIsRefused(t *testing.T) {
 // carries from the profile: a Berlin user sees the dentist at 10:00, not
 // at 08:00 UTC, and a change of zone applies to the open session at once.
 func TestDashboardTimesInTheViewersZone(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	id := createGroup(t, ann, "Smiths")

@@ -133,6 +133,7 @@ func (a *groupsApp) userGroup(t *testing.T, groupID, email string) UserGroupRow 
 }
 
 func TestCreateRenameDelete(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 
@@ -197,6 +198,7 @@ func invite(t *testing.T, owner person, groupID, email string) *webtest.Response
 }
 
 func TestInviteBeforeAccountThenAcceptFromDashboard(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	id := createGroup(t, ann, "Smiths")
@@ -283,6 +285,7 @@ func TestInviteBeforeAccountThenAcceptFromDashboard(t *testing.T) {
 }
 
 func TestDeclineResendCancel(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	id := createGroup(t, ann, "Smiths")
@@ -347,6 +350,7 @@ func TestDeclineResendCancel(t *testing.T) {
 }
 
 func TestRolesLastOwnerAndRemoval(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	id := createGroup(t, ann, "Smiths")
@@ -396,6 +400,7 @@ func TestRolesLastOwnerAndRemoval(t *testing.T) {
 }
 
 func TestLastOwnersLeavingTogether(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann, bob := offline("ann@example.com"), offline("bob@example.com")
 	g, err := a.svc.Create(ctx, ann, "Pair")
@@ -427,6 +432,7 @@ func TestLastOwnersLeavingTogether(t *testing.T) {
 // 004's budget: the session read, one query of UserGroups, and per group
 // shown one point read and one range query of its appointments.
 func TestDashboardStorageBudget(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{3, 30} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			a := newGroupsApp(t)
@@ -484,6 +490,7 @@ func TestDashboardStorageBudget(t *testing.T) {
 }
 
 func TestDashboardCursorIsPersonal(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	bob := a.signIn(t, "bob@example.com")
@@ -503,6 +510,7 @@ func TestDashboardCursorIsPersonal(t *testing.T) {
 }
 
 func TestAPIMyGroups(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	anon := a.Client()
 	res := anon.Get("/api/me/groups")
@@ -554,6 +562,7 @@ func TestAPIMyGroups(t *testing.T) {
 }
 
 func TestSignedOutHomeStaysMarketing(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	doc := a.Client().Get("/").Doc(t)
 	if doc.Find(testID("home-hero")).Length() != 1 || doc.Find(testID("groups-dashboard")).Length() != 0 {

@@ -21,6 +21,7 @@ func (a *groupsApp) mailsTo(email string) int {
 // An owner may send 20 invitations an hour: the 21st gets a clear 429,
 // and writes and sends nothing. The hour passes and invitations go again.
 func TestInvitationsAreLimitedPerHour(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	a.svc.UseInviteLimits(DefaultInviteLimits)
 	ann := a.signIn(t, "ann@example.com")
@@ -50,6 +51,7 @@ func TestInvitationsAreLimitedPerHour(t *testing.T) {
 // a member already) and resends within the cooldown count nothing, and a
 // resend that goes out counts.
 func TestInvitationsAreLimitedPerDay(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	a.svc.UseInviteLimits(InviteLimits{PerHour: 2, PerDay: 3})
 	ann := a.signIn(t, "ann@example.com")

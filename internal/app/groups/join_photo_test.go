@@ -89,6 +89,7 @@ func flashOn(t *testing.T, c *webtest.Client, groupID string) string {
 }
 
 func TestJoinAsGuestWithPhoto(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")
 	groupID := createGroup(t, olga, "Picnickers")
@@ -118,6 +119,7 @@ func TestJoinAsGuestWithPhoto(t *testing.T) {
 }
 
 func TestJoinAsGuestWithUnusablePhoto(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")
 	groupID := createGroup(t, olga, "Picnickers")
@@ -147,6 +149,7 @@ func TestJoinAsGuestWithUnusablePhoto(t *testing.T) {
 // A photo that decoding would make too large (16-bit colour: 335 KB on
 // disk, 320 MB decoded) is refused from its header; the join stands.
 func TestJoinAsGuestWithPhotoTooBigToDecode(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")
 	groupID := createGroup(t, olga, "Picnickers")
@@ -165,6 +168,7 @@ func TestJoinAsGuestWithPhotoTooBigToDecode(t *testing.T) {
 }
 
 func TestJoinPhotoFieldOnlyForVisitors(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")
 	groupID := createGroup(t, olga, "Picnickers")
@@ -177,6 +181,7 @@ func TestJoinPhotoFieldOnlyForVisitors(t *testing.T) {
 }
 
 func TestJoinWithTooLargePhotoKeepsTheForm(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")
 	groupID := createGroup(t, olga, "Picnickers")

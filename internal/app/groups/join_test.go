@@ -54,6 +54,7 @@ func (a *groupsApp) guestOf(t *testing.T, owner person, groupName, name string) 
 }
 
 func TestJoinLinkAsGuest(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")
 	groupID := createGroup(t, olga, "Picnickers")
@@ -174,6 +175,7 @@ func TestJoinLinkAsGuest(t *testing.T) {
 }
 
 func TestGuestIsConfinedToTheirGroupAndRemovalIsImmediate(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")
 	groupA := createGroup(t, olga, "Alpha")
@@ -206,6 +208,7 @@ func TestGuestIsConfinedToTheirGroupAndRemovalIsImmediate(t *testing.T) {
 }
 
 func TestSpinOffFromJoinSession(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")
 	groupID := createGroup(t, olga, "Conference")
@@ -250,6 +253,7 @@ func TestSpinOffFromJoinSession(t *testing.T) {
 }
 
 func TestGuestKeepsGroupsWhenSigningIn(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")
 	joined := createGroup(t, olga, "Joined by link")
@@ -319,6 +323,7 @@ func (a *groupsApp) participantRow(t *testing.T, groupID, appointmentID, memberK
 }
 
 func TestGuestKeepsAppointmentsWhenSigningIn(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")
 	groupID := createGroup(t, olga, "Picnickers")

@@ -98,6 +98,7 @@ func groupRoutes(e *echo.Echo) []*echo.Route {
 }
 
 func TestGroupRouteMatrix(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	people := [columns]person{}
 	people[anonymous] = person{c: a.Client()}
@@ -208,5 +209,6 @@ func send(t *testing.T, c *webtest.Client, method, path string) *webtest.Respons
 }
 
 func TestUnsafeGroupRoutesNeedCSRF(t *testing.T) {
+	t.Parallel()
 	webtest.AssertUnsafeRoutesNeedCSRF(t, newGroupsApp(t).Echo)
 }

@@ -13,6 +13,7 @@ import (
 // link shows a member's userKey (an unsalted hash of their email), which
 // anyone in the group could check against guessed addresses.
 func TestRosterShowsNoEmailHashes(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	a.svc.rosterPageSize = 2
 	ann := a.signIn(t, "ann@example.com")
@@ -71,6 +72,7 @@ func TestRosterShowsNoEmailHashes(t *testing.T) {
 
 // Dates speak the reader's language: the roster's join date.
 func TestRosterDatesInTheReadersLanguage(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	id := createGroup(t, ann, "Smiths")

@@ -15,6 +15,7 @@ import (
 // writing GroupMembers alone) is repaired from the member row, and the
 // rebuild also removes mirror rows whose member row is gone.
 func TestTheMirrorRepairsAHalfFinishedWrite(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	id := createGroup(t, ann, "Smiths")

@@ -13,6 +13,7 @@ import (
 )
 
 func TestPurgeRemovesDeletedGroupsPastPurgeAfter(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")
 	doomed := createGroup(t, olga, "Doomed")
@@ -98,6 +99,7 @@ func TestPurgeRemovesDeletedGroupsPastPurgeAfter(t *testing.T) {
 // A purge cut short (here: only the member step ran) is finished by the
 // next run.
 func TestPurgeResumes(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")
 	id := createGroup(t, olga, "Half")
@@ -121,6 +123,7 @@ func TestPurgeResumes(t *testing.T) {
 }
 
 func TestGroupMetrics(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	if err := a.Store.Provision(ctx, []string{"DailyMetrics"}, nil); err != nil {
 		t.Fatal(err)

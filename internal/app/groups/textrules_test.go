@@ -28,6 +28,7 @@ func (a *groupsApp) allGroups(t *testing.T) []GroupRow {
 }
 
 func TestGroupNameRefusesBidiControls(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	spoof := "Family \u202egnp.exe"
@@ -52,6 +53,7 @@ func TestGroupNameRefusesBidiControls(t *testing.T) {
 }
 
 func TestGuestNameRefusesBidiControls(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")
 	groupID := createGroup(t, olga, "Picnickers")
@@ -74,6 +76,7 @@ func TestGuestNameRefusesBidiControls(t *testing.T) {
 }
 
 func TestAppointmentRefusesBidiTitleAndDatesOutOfRange(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	id := createGroup(t, ann, "Smiths")
@@ -112,6 +115,7 @@ func TestAppointmentRefusesBidiTitleAndDatesOutOfRange(t *testing.T) {
 }
 
 func TestJoinLinkNoteRefusesWhatMustNotBeStored(t *testing.T) {
+	t.Parallel()
 	a := newGroupsApp(t)
 	olga := a.signIn(t, "olga@example.com")
 	groupID := createGroup(t, olga, "Picnickers")

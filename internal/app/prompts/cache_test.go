@@ -15,6 +15,7 @@ import (
 // accepts a page link another instance made for an older month, and its
 // own walk reaches every prompt, with no restart.
 func TestCatalogCacheFollowsAnotherInstance(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	u := a.signIn(t, "ann@example.com")
 	a.mustCreate(t, u.key, Input{Title: "Fresh prompt", Text: "Say {{x}}.", Tags: []string{"writing"}, Visibility: string(Public)})

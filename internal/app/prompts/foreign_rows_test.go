@@ -14,6 +14,7 @@ import (
 // rows read as they are, and an unreadable one is left out with a warning,
 // so an admin can reach the pages that repair it.
 func TestPagesSurviveRowsWrittenByOtherTools(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	author := a.signIn(t, "ann@example.com")
 	p := a.mustCreate(t, author.key, Input{Title: "Healthy prompt", Text: "Say {{x}}.", Tags: []string{"writing"}, Visibility: string(Public)})

@@ -113,6 +113,7 @@ func chipHref(t *testing.T, doc *goquery.Document, tag string) string {
 }
 
 func TestCatalogPageListsNewest(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	first := a.createPrompt(t, ann, promptForm("Summarise a meeting", "Summarise {{notes}}.", Public, "writing"))
@@ -166,6 +167,7 @@ func TestCatalogPageListsNewest(t *testing.T) {
 }
 
 func TestCatalogEmptyStates(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	doc := a.Client().Get("/prompts").Doc(t)
 	if doc.Find(testID("prompts-empty")).Length() != 1 || doc.Find(testID("prompt-list")).Length() != 0 {
@@ -178,6 +180,7 @@ func TestCatalogEmptyStates(t *testing.T) {
 }
 
 func TestCatalogTagFilterLinksAreShareable(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	both := a.createPrompt(t, ann, promptForm("Blog post outline", "Outline {{topic}}.", Public, "writing", "marketing"))
@@ -223,6 +226,7 @@ func TestCatalogTagFilterLinksAreShareable(t *testing.T) {
 }
 
 func TestSearchFragmentForHtmx(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	poem := a.createPrompt(t, ann, promptForm("Write a poem about autumn", "Poem about {{season}}.", Public, "creative"))
@@ -266,6 +270,7 @@ func TestSearchFragmentForHtmx(t *testing.T) {
 }
 
 func TestLoadMoreFragmentAndLink(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	for i := range 33 {
 		a.mustCreate(t, "auth:writer", Input{Title: fmt.Sprintf("Prompt %02d", i), Text: "Text", Visibility: Public})
@@ -294,6 +299,7 @@ func TestLoadMoreFragmentAndLink(t *testing.T) {
 }
 
 func TestBadCursorIs400(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	for i := range 31 {
 		a.mustCreate(t, "auth:writer", Input{Title: fmt.Sprintf("Prompt %02d", i), Text: "Text", Tags: []string{"data"}, Visibility: Public})
@@ -320,6 +326,7 @@ func TestBadCursorIs400(t *testing.T) {
 }
 
 func TestPromptPageShowsPrompt(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	id := a.createPrompt(t, ann, promptForm("Meeting notes", "Turn these notes into actions.", Public, "productivity", "business"))
@@ -365,6 +372,7 @@ func TestPromptPageShowsPrompt(t *testing.T) {
 }
 
 func TestPromptPageFillsVariablesWithoutJS(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	text := "Write a {{ tone }} poem about {{topic}} in {{Язык}}.\nAgain {{topic}}; not {{bad!}} nor {{}}."
@@ -405,6 +413,7 @@ func TestPromptPageFillsVariablesWithoutJS(t *testing.T) {
 }
 
 func TestPlaceholders(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		text  string
 		names []string
@@ -449,6 +458,7 @@ func FuzzFillVariables(f *testing.F) {
 }
 
 func TestPrivatePromptIs404ForOthers(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	secret := a.createPrompt(t, ann, promptForm("Secret recipe", "Only mine.", Private))
@@ -483,6 +493,7 @@ func TestPrivatePromptIs404ForOthers(t *testing.T) {
 }
 
 func TestCreateFormErrorsAre422AndWriteNothing(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	page := ann.c.Get("/prompts/new").Doc(t)
@@ -550,6 +561,7 @@ func TestCreateFormErrorsAre422AndWriteNothing(t *testing.T) {
 }
 
 func TestDuplicateTitleIs409(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	a.createPrompt(t, ann, promptForm("Weekly Report", "Text one", Public))
@@ -571,6 +583,7 @@ func TestDuplicateTitleIs409(t *testing.T) {
 }
 
 func TestCreateRateLimitIs429(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	a.createPrompt(t, ann, promptForm("First", "Text", Public))
@@ -607,6 +620,7 @@ func revisionOf(t *testing.T, c *webtest.Client, id string) string {
 }
 
 func TestStaleEditIs409WithMessage(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	id := a.createPrompt(t, ann, promptForm("Original", "Text", Public, "writing"))
@@ -657,6 +671,7 @@ func TestStaleEditIs409WithMessage(t *testing.T) {
 }
 
 func TestEditKeepsRetiredTagAndDelete(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	id := a.createPrompt(t, ann, promptForm("Tagged", "Text", Public, "fun"))
@@ -705,6 +720,7 @@ func TestEditKeepsRetiredTagAndDelete(t *testing.T) {
 }
 
 func TestVoteHtmxSwapsCounts(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	id := a.createPrompt(t, ann, promptForm("Votable", "Text", Public))
@@ -751,6 +767,7 @@ func TestVoteHtmxSwapsCounts(t *testing.T) {
 }
 
 func TestVoteWithoutJSRedirects(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	id := a.createPrompt(t, ann, promptForm("Votable", "Text", Public))
@@ -777,6 +794,7 @@ func TestVoteWithoutJSRedirects(t *testing.T) {
 }
 
 func TestAuthorCannotVote(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	id := a.createPrompt(t, ann, promptForm("Mine", "Text", Public))
@@ -797,6 +815,7 @@ func TestAuthorCannotVote(t *testing.T) {
 }
 
 func TestMinePageListsOwnPrompts(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	bob := a.signIn(t, "bob@example.com")
@@ -855,6 +874,7 @@ func promptAdminRoutes(t *testing.T, a *promptsApp) []string {
 }
 
 func TestAdminTagsRefuseNonAdmins(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	member := a.signIn(t, "member@example.com")
 	before, _ := a.svc.AllTags(ctx)
@@ -885,6 +905,7 @@ func TestAdminTagsRefuseNonAdmins(t *testing.T) {
 }
 
 func TestAdminTagsAddRenameDeactivateMove(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	boss := a.signIn(t, bossEmail)
 	res := boss.c.Get("/admin/tags")
@@ -969,6 +990,7 @@ func TestAdminTagsAddRenameDeactivateMove(t *testing.T) {
 }
 
 func TestAdminReindexShowsReport(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	a.createPrompt(t, ann, promptForm("Indexed", "Text", Public, "data"))
@@ -986,6 +1008,7 @@ func TestAdminReindexShowsReport(t *testing.T) {
 }
 
 func TestUnsafePromptRoutesNeedCSRF(t *testing.T) {
+	t.Parallel()
 	webtest.AssertUnsafeRoutesNeedCSRF(t, newPromptsApp(t).Echo)
 }
 
@@ -993,6 +1016,7 @@ func TestUnsafePromptRoutesNeedCSRF(t *testing.T) {
 // issue 5's budget of 3 table queries, with 1,000 prompts over about
 // three months: the tag catalog, and the current month's bucket.
 func TestCatalogPageStorageBudget(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("creates 1,000 prompts")
 	}

@@ -116,6 +116,7 @@ func buildCatalog(t *testing.T, f fixture, n int) []catalogPrompt {
 // and on one that returns short and empty pages at random: every listing
 // holds exactly the prompts it should, in order, none repeated.
 func TestCatalogPaging2500(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []struct {
 		name string
 		opts embedded.Options
@@ -179,6 +180,7 @@ func expectOrder(t *testing.T, got []Item, want []catalogPrompt) {
 }
 
 func TestNewestSkipsEmptyMonthsCheaply(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	p := f.mustCreate(t, alice, input("Lonely prompt"))
 	f.clock.Advance(200 * 24 * time.Hour) // about 7 empty months since
@@ -199,6 +201,7 @@ func TestNewestSkipsEmptyMonthsCheaply(t *testing.T) {
 // TestTagFilterDrivesSmallestTag checks that a two-tag filter reads the
 // rarer tag's partition: its cost follows the smaller tag.
 func TestTagFilterDrivesSmallestTag(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.svc.pageSize = 5
 	for i := 0; i < 40; i++ {
@@ -223,6 +226,7 @@ func TestTagFilterDrivesSmallestTag(t *testing.T) {
 }
 
 func TestUnknownTagListsNothing(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.mustCreate(t, alice, input("Something", "writing"))
 	page, err := f.svc.List(ctx, Listing{Tags: []string{"writing", "no-such-tag"}}, nil)
@@ -232,6 +236,7 @@ func TestUnknownTagListsNothing(t *testing.T) {
 }
 
 func TestForeignOrForgedCursorsAreRefused(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, c := range []storage.Cursor{
 		{Bucket: "fun|" + newPromptID(f.clock.Now())}, // driver not among the tags
@@ -253,6 +258,7 @@ func TestForeignOrForgedCursorsAreRefused(t *testing.T) {
 }
 
 func TestListingURLsAreCanonical(t *testing.T) {
+	t.Parallel()
 	a := Listing{Sort: "liked", Tags: []string{" Coding", "writing", "coding"}, Q: "  go  "}
 	b := Listing{Sort: "liked", Tags: []string{"writing", "coding"}, Q: "go"}
 	if a.CursorQuery() != b.CursorQuery() {
@@ -267,6 +273,7 @@ func TestListingURLsAreCanonical(t *testing.T) {
 }
 
 func TestMineListsNewestFirstWithPrivate(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.svc.pageSize = 2
 	var want []string
@@ -310,6 +317,7 @@ func TestMineListsNewestFirstWithPrivate(t *testing.T) {
 }
 
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	mk := func(title string, tags ...string) string {
 		return f.mustCreate(t, alice, input(title, tags...)).PromptID
@@ -358,6 +366,7 @@ func TestSearch(t *testing.T) {
 // TestSearchPagingAcrossWindows pages a search whose matches span several
 // ranking windows, on short pages: each match once.
 func TestSearchPagingAcrossWindows(t *testing.T) {
+	t.Parallel()
 	f := newFixtureOn(t, embedded.Options{NoSync: true, ShortPages: true, Seed: 3}, nil)
 	f.svc.pageSize = 7
 	want := map[string]bool{}
@@ -382,6 +391,7 @@ func TestSearchPagingAcrossWindows(t *testing.T) {
 // TestMostLikedStartsAtTopBucketInUse: the walk skips the empty buckets
 // above the most popular prompt, and a prompt voted higher raises it.
 func TestMostLikedStartsAtTopBucketInUse(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.svc.pageSize = 5
 	var ps []PromptRow

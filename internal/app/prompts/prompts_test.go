@@ -96,6 +96,7 @@ func has(t *testing.T, table *storage.Table, pk, rk string) bool {
 }
 
 func TestCreateValidation(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	many := []string{"writing", "coding", "marketing", "education", "research", "productivity", "creative", "business", "translation", "data", "design"}
 	cases := []struct {
@@ -139,6 +140,7 @@ func TestCreateValidation(t *testing.T) {
 }
 
 func TestTitleTokensRussian(t *testing.T) {
+	t.Parallel()
 	got := strings.Join(titleTokens("Пиши ПИСЬМО, go!"), " ")
 	want := "пиш пиши пис пись письм письмо go"
 	if got != want {
@@ -147,6 +149,7 @@ func TestTitleTokensRussian(t *testing.T) {
 }
 
 func TestDuplicateTitle(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.mustCreate(t, alice, input("Code Review"))
 	f.clock.Advance(CreateInterval)
@@ -174,6 +177,7 @@ func (f fixture) rev(t *testing.T, author, id string) int64 {
 }
 
 func TestIndexesFollowChanges(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	s := f.svc
 	p := f.mustCreate(t, alice, input("Write cover letters", "writing", "business"))
@@ -231,6 +235,7 @@ func TestIndexesFollowChanges(t *testing.T) {
 }
 
 func TestPrivatePromptIsNotFoundForOthers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	in := input("Secret")
 	in.Visibility = Private
@@ -249,6 +254,7 @@ func TestPrivatePromptIsNotFoundForOthers(t *testing.T) {
 }
 
 func TestEditWithStaleRevision(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	p := f.mustCreate(t, alice, input("Original"))
 	stale := f.rev(t, alice, p.PromptID)

@@ -51,6 +51,7 @@ func ids(items []Item) []string {
 // public catalog is then wrong, runs the rebuild, and checks the catalog
 // is right again and a second rebuild finds nothing.
 func TestReindexRepairsInjectedFailure(t *testing.T) {
+	t.Parallel()
 	var crash *crashAfterCanonical
 	f := newFixtureOn(t, embedded.Options{NoSync: true}, func(b storage.Backend) storage.Backend {
 		crash = &crashAfterCanonical{Backend: b}
@@ -134,6 +135,7 @@ func TestReindexRepairsInjectedFailure(t *testing.T) {
 // TestReindexRecountsVotes: a vote row whose count never reached the
 // prompt (the process died between the two writes) is counted.
 func TestReindexRecountsVotes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	p := f.mustCreate(t, alice, input("Half voted"))
 	if _, err := f.svc.setVote(ctx, bob, p.PromptID, Like); err != nil {
@@ -151,6 +153,7 @@ func TestReindexRecountsVotes(t *testing.T) {
 }
 
 func TestReindexOfHealthyCatalogFixesNothing(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for i, title := range []string{"One", "Two", "Три"} {
 		p := f.mustCreate(t, alice, input(title, "writing"))

@@ -32,6 +32,7 @@ func countRows(t *testing.T, table *storage.Table) int {
 }
 
 func TestSeedSyntheticCatalog(t *testing.T) {
+	t.Parallel()
 	var progress []int
 	f, rep := seedSynthetic(t, 500, SyntheticOptions{Seed: 7, Authors: 60, Workers: 3,
 		Progress: func(done, total int) { progress = append(progress, done) }})
@@ -176,6 +177,7 @@ func TestSeedSyntheticCatalog(t *testing.T) {
 }
 
 func TestSeedSyntheticNeedsNoReindex(t *testing.T) {
+	t.Parallel()
 	f, _ := seedSynthetic(t, 500, SyntheticOptions{Seed: 3, Authors: 40})
 	rep, err := f.svc.Reindex(ctx)
 	if err != nil {
@@ -187,6 +189,7 @@ func TestSeedSyntheticNeedsNoReindex(t *testing.T) {
 }
 
 func TestSeedSyntheticIsDeterministic(t *testing.T) {
+	t.Parallel()
 	rows := func(f fixture) []string {
 		var out []string
 		err := f.svc.prompts.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
@@ -215,6 +218,7 @@ func TestSeedSyntheticIsDeterministic(t *testing.T) {
 }
 
 func TestSeedSyntheticTwiceWithOneSeedWritesNothing(t *testing.T) {
+	t.Parallel()
 	f, _ := seedSynthetic(t, 50, SyntheticOptions{Seed: 5, Authors: 10})
 	before := countRows(t, f.svc.prompts) + countRows(t, f.svc.votes) + countRows(t, f.svc.newestIndex)
 	f.clock.Advance(time.Hour)
@@ -237,6 +241,7 @@ func TestSeedSyntheticTwiceWithOneSeedWritesNothing(t *testing.T) {
 // The first month reaches back to the oldest synthetic prompt, also when
 // the catalog began later (it begins at the first start).
 func TestSeedSyntheticMovesTheFirstMonthBack(t *testing.T) {
+	t.Parallel()
 	f, rep := seedSynthetic(t, 60, SyntheticOptions{Seed: 1})
 	first, err := f.svc.catalogFirstMonth(ctx)
 	if err != nil {
@@ -255,6 +260,7 @@ func TestSeedSyntheticMovesTheFirstMonthBack(t *testing.T) {
 }
 
 func TestSyntheticTitles(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	russian := 0
 	for j := range titleSpace {
@@ -292,6 +298,7 @@ func TestSyntheticTitles(t *testing.T) {
 }
 
 func TestSyntheticPromptIDs(t *testing.T) {
+	t.Parallel()
 	g := newSynthGen(SyntheticOptions{Seed: 2, Authors: 10}, time.Date(2030, 5, 17, 9, 30, 0, 0, time.UTC), 100, nil)
 	var prev string
 	for i := range 100 {

@@ -16,6 +16,7 @@ func tagNames(tags []TagRow) []string {
 }
 
 func TestSeedIsIdempotentAndKeepsAdminChanges(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	if err := f.svc.UpdateTag(ctx, "fun", "Jokes", "Шутки", false); err != nil {
 		t.Fatal(err)
@@ -34,6 +35,7 @@ func TestSeedIsIdempotentAndKeepsAdminChanges(t *testing.T) {
 }
 
 func TestSeedUsesConfiguredTagsOnlyOnFirstStart(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t) // seeded with DefaultTags
 	f.svc.UseSeedTags([]DefaultTag{{"only", "Only", "Только"}})
 	if err := f.svc.Seed(ctx); err != nil {
@@ -59,6 +61,7 @@ func TestSeedUsesConfiguredTagsOnlyOnFirstStart(t *testing.T) {
 }
 
 func TestAdminTagOperations(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	s := f.svc
 	if err := s.AddTag(ctx, "prompt-eng", "Prompt engineering", "Промпт-инжиниринг"); err != nil {
@@ -123,6 +126,7 @@ func TestAdminTagOperations(t *testing.T) {
 }
 
 func TestCreateRateLimit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.mustCreate(t, alice, input("First"))
 	f.clock.Advance(10 * time.Second)
@@ -145,6 +149,7 @@ func TestCreateRateLimit(t *testing.T) {
 }
 
 func TestPromptIDsCountDown(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	a, b := newPromptID(t0), newPromptID(t0.Add(time.Millisecond))
 	if !(b < a) || !validPromptID(a) {

@@ -16,6 +16,7 @@ const (
 )
 
 func TestPromptFormRefusesTextThatMustNotBeStored(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	cases := []struct {
@@ -58,6 +59,7 @@ func TestPromptFormRefusesTextThatMustNotBeStored(t *testing.T) {
 }
 
 func TestPromptTextKeepsTabsAndLineBreaks(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	ann := a.signIn(t, "ann@example.com")
 	id := a.createPrompt(t, ann, promptForm("Table", "Name:\t{{name}}\r\nAge:\t{{age}}\r\n", Public))
@@ -68,6 +70,7 @@ func TestPromptTextKeepsTabsAndLineBreaks(t *testing.T) {
 }
 
 func TestAdminTagNamesRefuseTextThatMustNotBeStored(t *testing.T) {
+	t.Parallel()
 	a := newPromptsApp(t)
 	boss := a.signIn(t, bossEmail)
 	cases := []struct {

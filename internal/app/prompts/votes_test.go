@@ -54,6 +54,7 @@ func (f fixture) indexCounts(t *testing.T, p PromptRow, likes, dislikes int64) {
 }
 
 func TestVoteTransitions(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	p := f.mustCreate(t, alice, input("Vote on me", "fun"))
 	steps := []struct {
@@ -91,6 +92,7 @@ func TestVoteTransitions(t *testing.T) {
 }
 
 func TestVoteRefusals(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	p := f.mustCreate(t, alice, input("Mine"))
 	if _, err := f.svc.Vote(ctx, alice, p.PromptID, Like); !errors.Is(err, ErrOwnPrompt) {
@@ -119,6 +121,7 @@ func TestVoteRefusals(t *testing.T) {
 // ETag retries across instances are exercised: exactly 200 likes, and one
 // most-liked row at the right key.
 func TestVoteConcurrency200Voters(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	p := f.mustCreate(t, alice, input("Popular", "fun"))
 	other := New(f.svc.store, nil, f.svc.cursors, f.svc.log, f.clock.Now)
@@ -157,6 +160,7 @@ func TestVoteConcurrency200Voters(t *testing.T) {
 // TestVoteConcurrencyOneVoter200Times has one person send 200 likes at once:
 // exactly one like.
 func TestVoteConcurrencyOneVoter200Times(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	p := f.mustCreate(t, alice, input("Clicked a lot"))
 	var wg sync.WaitGroup
@@ -181,6 +185,7 @@ func TestVoteConcurrencyOneVoter200Times(t *testing.T) {
 // tags: afterwards the indexes match the row exactly (one most-liked row,
 // the latest counts, the latest title and tags).
 func TestVotesAndEditsConverge(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	p := f.mustCreate(t, alice, input("Racing", "fun", "writing"))
 	var wg sync.WaitGroup
