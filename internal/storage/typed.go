@@ -51,6 +51,10 @@ func Update[T any](ctx context.Context, t *Table, v T, ifMatch string) (string, 
 	return t.Update(ctx, e, Replace, ifMatch)
 }
 
+// ErrNoChange, returned by Modify's change, means the row is as it should
+// be: Modify writes nothing and returns the row as read, with no error.
+var ErrNoChange = errors.New("storage: no change")
+
 // Modify reads the row (pk, rk) into a T, lets change edit it, and writes
 // it back at the ETag read, starting over when someone wrote in between (up
 // to DefaultAttempts; then ErrConflict). exists is false for a missing row:
@@ -74,7 +78,10 @@ func Modify[T any](ctx context.Context, t *Table, pk, rk string, change func(v *
 		if err := Unmarshal(e, &v); err != nil {
 			return err
 		}
-		if err := change(&v, exists); err != nil {
+		if err := change(&v, exists); errors.Is(err, ErrNoChange) {
+			out = v
+			return nil
+		} else if err != nil {
 			return err
 		}
 		next, err := Marshal(v)

@@ -101,3 +101,27 @@ func TestInsertUpsertUpdate(t *testing.T) {
 		t.Fatalf("after upsert: %+v, %v", row, err)
 	}
 }
+
+// A change that finds the row as it should be writes nothing.
+func TestModifyNoChange(t *testing.T) {
+	ctx := context.Background()
+	tbl := typedTable(t)
+	first, err := storage.Modify(ctx, tbl, "p", "r", func(v *counterRow, _ bool) error { v.N = 5; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted, counter := storage.WithCounter(ctx)
+	got, err := storage.Modify(counted, tbl, "p", "r", func(v *counterRow, _ bool) error {
+		if v.N == 5 {
+			return storage.ErrNoChange
+		}
+		v.N = 5
+		return nil
+	})
+	if err != nil || got.N != 5 || got.ETag != first.ETag {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	if w := counter.Snapshot(); w.Total() != 1 {
+		t.Errorf("a no-change modify took %s, want the one read", w)
+	}
+}

@@ -137,16 +137,22 @@ func (s *Service) CloseJoinSession(ctx context.Context, m Membership, sessionID 
 	if !m.Owner() {
 		return ErrNotOwner
 	}
-	return storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
-		row, err := s.joinSession(ctx, m.GroupID, sessionID)
-		if err != nil || row.Status == JoinClosed {
-			return err
+	if !validGroupID(m.GroupID) || !validSessionID(sessionID) {
+		return ErrNoGroup
+	}
+	pk, rk := joinSessionKey(m.GroupID, sessionID)
+	_, err := storage.Modify(ctx, s.joinSessions, pk, rk, func(row *JoinSessionRow, exists bool) error {
+		switch {
+		case !exists:
+			return ErrNoGroup
+		case row.Status == JoinClosed:
+			return storage.ErrNoChange
 		}
 		now := s.now().UTC()
 		row.Status, row.ClosedAt, row.UpdatedAt = JoinClosed, timePtr(now), now
-		_, err = storage.Update(ctx, s.joinSessions, row, row.ETag)
-		return err
+		return nil
 	})
+	return err
 }
 
 // Joined lists who joined by the session, newest first, removed people

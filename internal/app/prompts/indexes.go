@@ -268,26 +268,14 @@ func (s *Service) likedTop(ctx context.Context) (int, error) {
 // raiseLikedTop makes the top bucket at least b.
 func (s *Service) raiseLikedTop(ctx context.Context, b int) error {
 	pk, rk := likedMetaKey()
-	return storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
-		e, err := s.likedIndex.Get(ctx, pk, rk)
-		if errors.Is(err, storage.ErrNotFound) {
-			_, err = s.likedIndex.Insert(ctx, mustMarshal(LikedMetaRow{PartitionKey: pk, RowKey: rk, Top: int64(b)}))
-			return err
-		}
-		if err != nil {
-			return err
-		}
-		var m LikedMetaRow
-		if err := storage.Unmarshal(e, &m); err != nil {
-			return err
-		}
+	_, err := storage.Modify(ctx, s.likedIndex, pk, rk, func(m *LikedMetaRow, _ bool) error {
 		if m.Top >= int64(b) {
-			return nil
+			return storage.ErrNoChange
 		}
 		m.Top = int64(b)
-		_, err = s.likedIndex.Update(ctx, mustMarshal(m), storage.Replace, m.ETag)
-		return err
+		return nil
 	})
+	return err
 }
 
 // setLikedTop sets the top bucket to exactly b (reindex).
