@@ -13,13 +13,16 @@ type UnreadBadger interface {
 
 const badgerKey = "web.unreadBadger"
 
-func unreadBadger(modules []Module) UnreadBadger {
+// firstModule is the first module that implements T (the zero T for
+// none): the home page, the badge and the banner each come from one.
+func firstModule[T any](modules []Module) T {
 	for _, m := range modules {
-		if b, ok := m.(UnreadBadger); ok {
-			return b
+		if v, ok := m.(T); ok {
+			return v
 		}
 	}
-	return nil
+	var zero T
+	return zero
 }
 
 // offerPageParts lets Render ask for the badge and the banner, only for
@@ -51,15 +54,6 @@ type Bannerer interface {
 }
 
 const bannerKey = "web.bannerer"
-
-func bannerer(modules []Module) Bannerer {
-	for _, m := range modules {
-		if b, ok := m.(Bannerer); ok {
-			return b
-		}
-	}
-	return nil
-}
 
 // banner is the page's banner, or nil.
 func banner(c echo.Context) templ.Component {

@@ -15,16 +15,6 @@ type HomeProvider interface {
 	Home(c echo.Context, marketing echo.HandlerFunc) error
 }
 
-// homeProvider is the first module that serves the home page, or nil.
-func homeProvider(modules []Module) HomeProvider {
-	for _, m := range modules {
-		if h, ok := m.(HomeProvider); ok {
-			return h
-		}
-	}
-	return nil
-}
-
 // home is GET /: a module's page for the people it serves, otherwise the
 // marketing page.
 func (s *Server) home(c echo.Context) error {

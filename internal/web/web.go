@@ -104,9 +104,9 @@ func New(d Deps) (*Server, error) {
 		bodyLimits:   routeBodyLimits(d.Modules),
 		now:          d.Now,
 		built:        map[string]bool{},
-		homePage:     homeProvider(d.Modules),
-		badger:       unreadBadger(d.Modules),
-		bannerer:     bannerer(d.Modules),
+		homePage:     firstModule[HomeProvider](d.Modules),
+		badger:       firstModule[UnreadBadger](d.Modules),
+		bannerer:     firstModule[Bannerer](d.Modules),
 	}
 	if s.now == nil {
 		s.now = time.Now
