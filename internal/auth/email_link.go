@@ -124,11 +124,7 @@ func (s *Service) renderAddEmail(c echo.Context, status int, p authview.AddEmail
 // showAddEmail is GET /account/email: the address and, when there is none,
 // the form to add one.
 func (s *Service) showAddEmail(c echo.Context) error {
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
-	return s.renderAddEmail(c, http.StatusOK, authview.AddEmailProps{Message: flash.Message})
+	return s.renderAddEmail(c, http.StatusOK, authview.AddEmailProps{})
 }
 
 // sendLinkCode is POST /account/email: it mails a code to the address and

@@ -27,13 +27,9 @@ func (s *Service) showSignIn(c echo.Context) error {
 	if id := From(c); id != nil && !id.Guest {
 		return web.Redirect(c, next)
 	}
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
 	// ?email= fills the field in (the demo banner's "sign in as").
 	email, _ := NormalizeEmail(c.QueryParam("email"))
-	return s.renderSignIn(c, http.StatusOK, authview.SignInProps{Next: next, Flash: flash, Email: email})
+	return s.renderSignIn(c, http.StatusOK, authview.SignInProps{Next: next, Email: email})
 }
 
 func (s *Service) renderSignIn(c echo.Context, status int, p authview.SignInProps) error {

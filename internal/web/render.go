@@ -38,7 +38,14 @@ func Render(c echo.Context, status int, p Page) error {
 		}
 		return RenderFragment(c, status, frag)
 	}
+	// The layout shows the message a redirect left, once: a full page
+	// takes it; a fragment leaves it for the page that follows.
+	flash, err := TakeFlash(c)
+	if err != nil && !errors.Is(err, errNoSessions) {
+		return err
+	}
 	props := layout.Props{
+		Flash:      flash,
 		Title:      p.Title,
 		Nav:        navItems(p.Section),
 		CurrentURL: c.Request().URL.RequestURI(),

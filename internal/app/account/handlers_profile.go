@@ -18,12 +18,7 @@ func (h *handlers) showProfile(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
 	props := h.profileProps(p, formOf(p), nil)
-	props.Flash = flash
 	return h.renderProfile(c, http.StatusOK, props)
 }
 

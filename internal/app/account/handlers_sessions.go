@@ -20,10 +20,6 @@ func (h *handlers) showSessions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
 	rows := make([]views.SessionRow, 0, len(list.Sessions))
 	for _, s := range list.Sessions {
 		d := ParseUserAgent(s.UserAgent)
@@ -38,7 +34,7 @@ func (h *handlers) showSessions(c echo.Context) error {
 	}
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:   i18n.T(ctx, "account.tab.sessions"),
-		Content: views.Sessions(views.SessionsProps{Flash: flash, Sessions: rows, Zone: list.Zone.String()}),
+		Content: views.Sessions(views.SessionsProps{Sessions: rows, Zone: list.Zone.String()}),
 	})
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/account"
-	"github.com/harmony/harmony/views/components"
 )
 
 // showSettings is GET /account/settings.
@@ -19,11 +18,7 @@ func (h *handlers) showSettings(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
-	return renderSettings(c, http.StatusOK, flash, SettingsInput{
+	return renderSettings(c, http.StatusOK, SettingsInput{
 		ProfileVisibility:    row.ProfileVisibility,
 		AnonymousLikes:       row.AnonymousLikes,
 		Language:             row.Language,
@@ -46,7 +41,7 @@ func (h *handlers) saveSettings(c echo.Context) error {
 		return err
 	}
 	if len(errs) > 0 {
-		return renderSettings(c, http.StatusUnprocessableEntity, components.FlashProps{}, in, errs)
+		return renderSettings(c, http.StatusUnprocessableEntity, in, errs)
 	}
 	return web.FlashRedirect(c, "account.flash.settings_saved", "/account/settings")
 }
@@ -58,11 +53,10 @@ func checked(c echo.Context, name string) bool {
 	return v == "on" || v == "true" || v == "1"
 }
 
-func renderSettings(c echo.Context, status int, flash components.FlashProps, in SettingsInput, errs FieldErrors) error {
+func renderSettings(c echo.Context, status int, in SettingsInput, errs FieldErrors) error {
 	return web.Render(c, status, web.Page{
 		Title: i18n.T(c.Request().Context(), "account.tab.settings"),
 		Content: views.Settings(views.SettingsProps{
-			Flash:        flash,
 			Form:         views.SettingsForm(in),
 			Errors:       views.FieldErrors(errs),
 			Visibilities: Visibilities,
@@ -78,11 +72,7 @@ func (h *handlers) showPreferences(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
-	return renderPreferences(c, http.StatusOK, flash, PreferencesInput{
+	return renderPreferences(c, http.StatusOK, PreferencesInput{
 		AgeRangeMin:   strconv.Itoa(row.AgeRangeMin),
 		AgeRangeMax:   strconv.Itoa(row.AgeRangeMax),
 		MaxDistanceKm: strconv.Itoa(row.MaxDistanceKm),
@@ -103,16 +93,15 @@ func (h *handlers) savePreferences(c echo.Context) error {
 		return err
 	}
 	if len(errs) > 0 {
-		return renderPreferences(c, http.StatusUnprocessableEntity, components.FlashProps{}, in, errs)
+		return renderPreferences(c, http.StatusUnprocessableEntity, in, errs)
 	}
 	return web.FlashRedirect(c, "account.flash.preferences_saved", "/account/preferences")
 }
 
-func renderPreferences(c echo.Context, status int, flash components.FlashProps, in PreferencesInput, errs FieldErrors) error {
+func renderPreferences(c echo.Context, status int, in PreferencesInput, errs FieldErrors) error {
 	return web.Render(c, status, web.Page{
 		Title: i18n.T(c.Request().Context(), "account.tab.preferences"),
 		Content: views.Preferences(views.PreferencesProps{
-			Flash:   flash,
 			Form:    views.PreferencesForm(in),
 			Errors:  views.FieldErrors(errs),
 			ShowMe:  ShowMeOptions,

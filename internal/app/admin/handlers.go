@@ -126,14 +126,10 @@ func (h *handlers) renderUsers(c echo.Context, status int, cursor *storage.Curso
 		rows = append([]views.UserRow{*failed}, rows...)
 	}
 	next := web.NextURL("/admin/users", page.Next)
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
 	return web.Render(c, status, web.Page{
 		Title:    i18n.T(ctx, "admin.users.heading"),
 		Section:  "admin",
-		Content:  views.Users(views.UsersProps{Flash: flash, Report: report, Rows: rows, NextURL: next, First: cursor == nil}),
+		Content:  views.Users(views.UsersProps{Report: report, Rows: rows, NextURL: next, First: cursor == nil}),
 		Fragment: views.UsersChunk(rows, next),
 	})
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/web"
-	"github.com/harmony/harmony/views/components"
 	views "github.com/harmony/harmony/views/groups"
 )
 
@@ -68,12 +67,8 @@ func (h *handlers) upcoming(c echo.Context) error {
 	}
 	u := groupURL(g.GroupID)
 	next := web.NextURL(u+"/appointments", page.Next)
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
 	p := views.AppointmentsProps{
-		Flash: flash, GroupName: g.GroupName, GroupURL: u, Zone: zone.String(),
+		GroupName: g.GroupName, GroupURL: u, Zone: zone.String(),
 		Items: items, NextURL: next, First: cursor == nil,
 	}
 	if g.CalendarToken != "" {
@@ -193,14 +188,10 @@ func (h *handlers) appointment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
-	return h.renderAppointment(c, http.StatusOK, m, g, id, d, flash, "")
+	return h.renderAppointment(c, http.StatusOK, m, g, id, d, "")
 }
 
-func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g GroupRow, id *auth.Identity, d AppointmentDetail, flash components.FlashProps, scanError string) error {
+func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g GroupRow, id *auth.Identity, d AppointmentDetail, scanError string) error {
 	ctx := c.Request().Context()
 	zone := h.svc.Zone(ctx, id)
 	u := appointmentURL(g.GroupID, d.Doc.AppointmentID)
@@ -209,7 +200,7 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 	item.When = whenText(ctx, d.Doc.Start, d.Doc.End, zone)
 	item.Canceled = d.Doc.Status == AppointmentCanceled
 	p := views.AppointmentProps{
-		Flash: flash, GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), URL: u,
+		GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), URL: u,
 		Item: item, Notes: d.Doc.Notes, CanDelete: CanDelete(m, id, d.Index), ScanError: scanError,
 	}
 	names, err := h.svc.ActiveMembers(ctx, g.GroupID)
@@ -351,7 +342,7 @@ func (h *handlers) uploadScan(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.renderAppointment(c, status, m, g, id, d, components.FlashProps{}, i18n.T(ctx, message, "mb", MaxScanBytes>>20))
+	return h.renderAppointment(c, status, m, g, id, d, i18n.T(ctx, message, "mb", MaxScanBytes>>20))
 }
 
 // readScan is POST /groups/:id/appointments/:appt/scan/read: the edit

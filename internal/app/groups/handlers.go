@@ -81,14 +81,10 @@ func (h *handlers) dashboard(c echo.Context) error {
 		cards = append(cards, card)
 	}
 	next := web.NextURL("/groups", page.Next)
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:    i18n.T(ctx, "groups.dashboard.heading"),
 		Section:  "groups",
-		Content:  views.Dashboard(views.DashboardProps{Flash: flash, Groups: cards, NextURL: next, First: cursor == nil}),
+		Content:  views.Dashboard(views.DashboardProps{Groups: cards, NextURL: next, First: cursor == nil}),
 		Fragment: views.GroupsChunk(cards, next),
 	})
 }
@@ -137,11 +133,7 @@ func (h *handlers) create(c echo.Context) error {
 // groupPage is GET /groups/:id.
 func (h *handlers) groupPage(c echo.Context) error {
 	m, g := Opened(c)
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
-	return renderGroup(c, http.StatusOK, views.GroupProps{Flash: flash, RenameValue: g.GroupName}, m, g)
+	return renderGroup(c, http.StatusOK, views.GroupProps{RenameValue: g.GroupName}, m, g)
 }
 
 func renderGroup(c echo.Context, status int, p views.GroupProps, m Membership, g GroupRow) error {
@@ -277,15 +269,11 @@ func (h *handlers) roster(c echo.Context) error {
 		rows = append(rows, rosterRow(c, e, m, u, h.svc.memberRef(g.GroupID, e.Row.RowKey)))
 	}
 	next := web.NextURL(u+"/members", page.Next)
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:   i18n.T(ctx, "groups.roster.heading"),
 		Section: "groups",
 		Content: views.Roster(views.RosterProps{
-			Flash: flash, GroupName: g.GroupName, GroupURL: u,
+			GroupName: g.GroupName, GroupURL: u,
 			Rows: rows, NextURL: next, First: cursor == nil,
 		}),
 		Fragment: views.RosterChunk(rows, next),

@@ -43,11 +43,7 @@ func (h *handlers) openJoinSession(c echo.Context) error {
 // joinSessionPage is GET /groups/:id/join-sessions/:session (owners): the
 // link, its QR code and who joined; htmx polling gets the list alone.
 func (h *handlers) joinSessionPage(c echo.Context) error {
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
-	return h.renderJoinSession(c, http.StatusOK, views.JoinSessionProps{Flash: flash})
+	return h.renderJoinSession(c, http.StatusOK, views.JoinSessionProps{})
 }
 
 func (h *handlers) renderJoinSession(c echo.Context, status int, p views.JoinSessionProps) error {

@@ -39,10 +39,6 @@ func (h *handlers) show(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
 	zone := id.Location()
 	rows := make([]views.Row, 0, len(page.Items))
 	anyUnread := false
@@ -59,7 +55,7 @@ func (h *handlers) show(c echo.Context) error {
 	next := web.NextURL("/inbox", page.Next)
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:    i18n.T(ctx, "inbox.title"),
-		Content:  views.Inbox(views.Props{Flash: flash, Rows: rows, NextURL: next, AnyUnread: anyUnread || cursor != nil}),
+		Content:  views.Inbox(views.Props{Rows: rows, NextURL: next, AnyUnread: anyUnread || cursor != nil}),
 		Fragment: views.Chunk(rows, next),
 	})
 }

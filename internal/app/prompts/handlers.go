@@ -114,14 +114,10 @@ func (h *handlers) catalog(c echo.Context) error {
 	if page.Next != "" {
 		next = catalogURL(l, page.Next)
 	}
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
 	newest, liked := l, l
 	newest.Sort, liked.Sort = SortNewest, SortLiked
 	p := views.CatalogProps{
-		Flash: flash, Q: l.Q, Sort: l.Sort, Tags: l.Tags,
+		Q: l.Q, Sort: l.Sort, Tags: l.Tags,
 		NewestURL: catalogURL(newest, ""), LikedURL: catalogURL(liked, ""),
 		Chips: tagChips(l, tags, book), Cards: cards, NextURL: next,
 		First: cursor == nil, FirstURL: catalogURL(l, ""),
@@ -208,13 +204,9 @@ func (h *handlers) prompt(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
 	u := promptURL(p.PromptID)
 	props := views.PromptProps{
-		Flash: flash, ID: p.PromptID, URL: u, Title: p.Title, Text: p.PromptText,
+		ID: p.PromptID, URL: u, Title: p.Title, Text: p.PromptText,
 		Tags:    newTagBook(ctx, tags).labels(splitTags(p.Tags)),
 		Author:  h.svc.AuthorName(ctx, p.AuthorID),
 		Created: day(ctx, p.CreatedAt), CreatedISO: p.CreatedAt.UTC().Format(time.RFC3339),
@@ -281,14 +273,10 @@ func (h *handlers) mine(c echo.Context) error {
 		})
 	}
 	next := web.NextURL("/prompts/mine", page.Next)
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:    i18n.T(ctx, "prompts.mine.heading"),
 		Section:  "prompts",
-		Content:  views.Mine(views.MineProps{Flash: flash, Cards: cards, NextURL: next, First: cursor == nil}),
+		Content:  views.Mine(views.MineProps{Cards: cards, NextURL: next, First: cursor == nil}),
 		Fragment: views.Chunk(cards, next),
 	})
 }

@@ -19,11 +19,7 @@ func adminTagURL(tag string) string { return adminTagsURL + "/" + url.PathEscape
 
 // adminTags is GET /admin/tags.
 func (h *handlers) adminTags(c echo.Context) error {
-	flash, err := web.TakeFlash(c)
-	if err != nil {
-		return err
-	}
-	return h.renderTags(c, http.StatusOK, views.TagsAdminProps{Flash: flash}, nil)
+	return h.renderTags(c, http.StatusOK, views.TagsAdminProps{}, nil)
 }
 
 // renderTags shows every tag, active or not, in order. failed, when set,
