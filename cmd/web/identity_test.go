@@ -88,7 +88,7 @@ func TestAccountWithoutVerifiedEmailUsesGroupsFully(t *testing.T) {
 	}
 	for _, bad := range []string{"", "not an address", "eve\u202e@example.com"} {
 		res := eve.PostForm("/account/email", eve.WithCSRF("/account/email", url.Values{"email": {bad}}))
-		if res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(`[data-testid="add-email-error"]`).Length() != 1 {
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(`[data-testid="field-error"]`).Length() != 1 {
 			t.Fatalf("address %q: %d, want 422 with a field error", bad, res.StatusCode)
 		}
 	}
