@@ -572,7 +572,7 @@ func variablesBlock(p PromptProps) templ.Component {
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = components.Field(components.FieldProps{ID: v.ID, Label: i18n.Isolate(v.Name)}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var26), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(components.FieldProps{ID: v.ID, Label: v.Name, IsolateLabel: true}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var26), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
