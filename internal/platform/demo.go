@@ -122,7 +122,13 @@ type demoModule struct {
 	// filled is set once the store has people: from then on nothing is
 	// offered, and nothing is checked.
 	filled atomic.Bool
+	// emptyUntil caches an empty answer for a few seconds, so a busy
+	// home page does not walk the directory on every request.
+	emptyUntil atomic.Int64
 }
+
+// emptyFor is how long an empty answer is reused.
+const emptyFor = 10 * time.Second
 
 func (*demoModule) Slug() string { return "demo" }
 
@@ -135,11 +141,16 @@ func (d *demoModule) offered(c echo.Context) bool {
 	if d.filled.Load() || !web.FromLoopback(c.Request()) {
 		return false
 	}
+	now := d.app.Core.Now()
+	if now.UnixNano() < d.emptyUntil.Load() {
+		return true
+	}
 	empty, err := d.app.Empty(c.Request().Context())
 	if err != nil || !empty {
 		d.filled.Store(err == nil)
 		return false
 	}
+	d.emptyUntil.Store(now.Add(emptyFor).UnixNano())
 	return true
 }
 
@@ -166,6 +177,7 @@ func (d *demoModule) seed(c echo.Context) error {
 		return err
 	}
 	d.filled.Store(true)
+	d.emptyUntil.Store(0)
 	d.app.Core.Log.InfoContext(ctx, "demo content added", "summary", summary)
 	return web.FlashRedirect(c, "demo.flash.seeded", "/signin?email="+DemoSignIn)
 }
