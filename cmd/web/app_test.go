@@ -28,7 +28,7 @@ func newTestApp(t *testing.T, env map[string]string) *web.Server {
 }
 
 // newTestAppOnStore is newTestApp that also returns the app and its store.
-func newTestAppOnStore(t *testing.T, env map[string]string) (*app, *storage.Store) {
+func newTestAppOnStore(t testing.TB, env map[string]string) (*app, *storage.Store) {
 	t.Helper()
 	a, store, _ := newTestAppOnBackend(t, env)
 	return a, store
@@ -36,7 +36,7 @@ func newTestAppOnStore(t *testing.T, env map[string]string) (*app, *storage.Stor
 
 // newTestAppOnBackend also returns the backend under the store, for tests
 // that write what the store's front refuses (rows of older versions).
-func newTestAppOnBackend(t *testing.T, env map[string]string) (*app, *storage.Store, storage.Backend) {
+func newTestAppOnBackend(t testing.TB, env map[string]string) (*app, *storage.Store, storage.Backend) {
 	t.Helper()
 	settings := map[string]string{
 		"SESSION_KEYS": strings.Repeat("11", 32),
