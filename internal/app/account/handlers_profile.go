@@ -25,8 +25,6 @@ func (h *handlers) showProfile(c echo.Context) error {
 // saveProfile is POST /account/profile: 303 back with a flash, or the form
 // again with its errors (422) and nothing saved.
 func (h *handlers) saveProfile(c echo.Context) error {
-	ctx := c.Request().Context()
-	id := auth.From(c)
 	in := ProfileInput{
 		DisplayName: c.FormValue("displayName"),
 		Bio:         c.FormValue("bio"),
@@ -35,18 +33,17 @@ func (h *handlers) saveProfile(c echo.Context) error {
 		BirthDate:   c.FormValue("birthDate"),
 		Timezone:    c.FormValue("timezone"),
 	}
-	errs, err := h.svc.UpdateProfile(ctx, id.MemberKey, in)
+	return submit(c, in, h.svc.UpdateProfile, h.refusedProfile, "account.flash.profile_saved", "/account")
+}
+
+// refusedProfile shows the profile form again with what was typed and
+// its errors.
+func (h *handlers) refusedProfile(c echo.Context, status int, in ProfileInput, errs FieldErrors) error {
+	p, err := h.svc.Profile(c.Request().Context(), auth.From(c).MemberKey)
 	if err != nil {
 		return err
 	}
-	if len(errs) > 0 {
-		p, err := h.svc.Profile(ctx, id.MemberKey)
-		if err != nil {
-			return err
-		}
-		return h.renderProfile(c, http.StatusUnprocessableEntity, h.profileProps(p, views.ProfileForm(in), errs))
-	}
-	return web.FlashRedirect(c, "account.flash.profile_saved", "/account")
+	return h.renderProfile(c, status, h.profileProps(p, views.ProfileForm(in), errs))
 }
 
 // uploadPhoto is POST /account/photo (multipart field "photo").

@@ -1,6 +1,8 @@
 package account
 
 import (
+	"context"
+
 	"net/http"
 	"strconv"
 
@@ -36,14 +38,24 @@ func (h *handlers) saveSettings(c echo.Context) error {
 		NotificationsEnabled: checked(c, "notificationsEnabled"),
 		EmailNotifications:   checked(c, "emailNotifications"),
 	}
-	errs, err := h.svc.UpdateSettings(c.Request().Context(), auth.From(c).MemberKey, in)
+	return submit(c, in, h.svc.UpdateSettings, renderSettings, "account.flash.settings_saved", "/account/settings")
+}
+
+// submit saves one of the account's forms: field errors show the form
+// again with 422 (and nothing was written); success returns to target
+// with a flash.
+func submit[In any](c echo.Context, in In,
+	save func(ctx context.Context, memberKey string, in In) (FieldErrors, error),
+	render func(c echo.Context, status int, in In, errs FieldErrors) error,
+	flashKey, target string) error {
+	errs, err := save(c.Request().Context(), auth.From(c).MemberKey, in)
 	if err != nil {
 		return err
 	}
 	if len(errs) > 0 {
-		return renderSettings(c, http.StatusUnprocessableEntity, in, errs)
+		return render(c, http.StatusUnprocessableEntity, in, errs)
 	}
-	return web.FlashRedirect(c, "account.flash.settings_saved", "/account/settings")
+	return web.FlashRedirect(c, flashKey, target)
 }
 
 // checked reads a checkbox: a ticked box sends its value, an unticked one
@@ -88,14 +100,7 @@ func (h *handlers) savePreferences(c echo.Context) error {
 		MaxDistanceKm: c.FormValue("maxDistanceKm"),
 		ShowMe:        c.FormValue("showMe"),
 	}
-	errs, err := h.svc.UpdatePreferences(c.Request().Context(), auth.From(c).MemberKey, in)
-	if err != nil {
-		return err
-	}
-	if len(errs) > 0 {
-		return renderPreferences(c, http.StatusUnprocessableEntity, in, errs)
-	}
-	return web.FlashRedirect(c, "account.flash.preferences_saved", "/account/preferences")
+	return submit(c, in, h.svc.UpdatePreferences, renderPreferences, "account.flash.preferences_saved", "/account/preferences")
 }
 
 func renderPreferences(c echo.Context, status int, in PreferencesInput, errs FieldErrors) error {
