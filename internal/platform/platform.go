@@ -33,6 +33,7 @@ import (
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/config"
+	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/jobs"
 	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/metrics"
@@ -172,9 +173,16 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 		Logger:       log,
 		Version:      config.Version,
 		UserLanguage: core.Auth.UserLanguage,
-		Middleware:   []echo.MiddlewareFunc{core.Auth.Middleware()},
-		Modules:      modules,
-		Now:          opts.Now,
+		SaveLanguage: func(c echo.Context, lang i18n.Lang) error {
+			id := auth.From(c)
+			if id == nil || id.Guest {
+				return nil
+			}
+			return core.Accounts.SetLanguage(c.Request().Context(), id.MemberKey, string(lang))
+		},
+		Middleware: []echo.MiddlewareFunc{core.Auth.Middleware()},
+		Modules:    modules,
+		Now:        opts.Now,
 	})
 	if err != nil {
 		return nil, err

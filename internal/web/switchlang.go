@@ -10,8 +10,9 @@ import (
 )
 
 // switchLanguage handles the footer's language form: it remembers the
-// choice in the lang cookie for a year and returns to the page the visitor
-// came from, never to another site.
+// choice in the lang cookie for a year, saves it as the signed-in
+// person's setting (which would otherwise beat the cookie), and returns
+// to the page the visitor came from, never to another site.
 func (s *Server) switchLanguage(c echo.Context) error {
 	lang, ok := i18n.ParseLang(c.FormValue("lang"))
 	if !ok {
@@ -27,5 +28,10 @@ func (s *Server) switchLanguage(c echo.Context) error {
 		Secure:   s.cfg.Secure(),
 		SameSite: http.SameSiteLaxMode,
 	})
+	if s.saveLanguage != nil {
+		if err := s.saveLanguage(c, lang); err != nil {
+			return err
+		}
+	}
 	return Redirect(c, LocalPath(c.FormValue("next")))
 }

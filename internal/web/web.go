@@ -42,6 +42,9 @@ type Deps struct {
 	// beats the lang cookie and Accept-Language. The identity module
 	// provides it; nil means nobody is signed in.
 	UserLanguage func(c echo.Context) (i18n.Lang, bool)
+	// SaveLanguage stores the footer switch's choice as the signed-in
+	// person's setting (which beats the cookie); nil saves nothing.
+	SaveLanguage func(c echo.Context, lang i18n.Lang) error
 	// Middleware runs after the session store is attached and before the
 	// language is chosen: the identity module's middleware goes here.
 	Middleware []echo.MiddlewareFunc
@@ -62,6 +65,7 @@ type Server struct {
 	crossOrigin  *http.CrossOriginProtection
 	version      string
 	userLanguage func(echo.Context) (i18n.Lang, bool)
+	saveLanguage func(echo.Context, i18n.Lang) error
 	middleware   []echo.MiddlewareFunc
 	bodyLimits   map[string]int64
 	now          func() time.Time
@@ -100,6 +104,7 @@ func New(d Deps) (*Server, error) {
 		crossOrigin:  crossOrigin,
 		version:      d.Version,
 		userLanguage: d.UserLanguage,
+		saveLanguage: d.SaveLanguage,
 		middleware:   d.Middleware,
 		bodyLimits:   routeBodyLimits(d.Modules),
 		now:          d.Now,

@@ -3,6 +3,7 @@ package account
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -70,6 +71,35 @@ func (s *Service) AdoptTimezone(ctx context.Context, memberKey, zone string) (bo
 
 // errZoneSet abandons AdoptTimezone's write: the profile has a zone.
 var errZoneSet = errors.New("account: zone already set")
+
+// SetLanguage saves lang as memberKey's language (the footer's switch),
+// keeping the other settings; the sessions follow at once.
+func (s *Service) SetLanguage(ctx context.Context, memberKey, lang string) error {
+	if !contains(Languages, lang) {
+		return fmt.Errorf("account: language %q", lang)
+	}
+	pk, rk := settingsKey(memberKey)
+	changed := false
+	_, err := storage.Modify(ctx, s.settings, pk, rk, func(row *SettingsRow, exists bool) error {
+		if !exists {
+			*row = defaultSettings(memberKey, s.now().UTC())
+		}
+		if row.Language == lang {
+			return storage.ErrNoChange
+		}
+		row.Language, row.UpdatedAt, changed = lang, s.now().UTC(), true
+		return nil
+	})
+	if err != nil || !changed {
+		return err
+	}
+	p, err := s.Profile(ctx, memberKey)
+	if err != nil {
+		return err
+	}
+	s.refreshDisplay(ctx, memberKey, p)
+	return nil
+}
 
 // UpdateSettings saves the settings form; invalid input writes nothing. A
 // changed language reaches the member's sessions at once.

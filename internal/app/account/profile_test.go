@@ -333,3 +333,30 @@ func TestFirstVisitAdoptsTheBrowserZone(t *testing.T) {
 		t.Errorf("a set zone moved to %q", p.Timezone)
 	}
 }
+
+// The footer's switch changes a signed-in person's language setting, which
+// would otherwise beat the cookie the switch sets.
+func TestFooterSwitchChangesTheSetting(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	c := a.Client()
+	key := a.SignIn(c, "switch@example.com")
+	if res := c.PostForm("/account/settings", c.WithCSRF("/account/settings", url.Values{
+		"language": {"en"}, "profileVisibility": {"public"},
+	})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("settings: %d", res.StatusCode)
+	}
+	res := c.PostForm("/lang", c.WithCSRF("/", url.Values{"lang": {"ru"}, "next": {"/account/settings"}}))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("switch: %d", res.StatusCode)
+	}
+	if lang, _ := c.Get("/account/settings").Doc(t).Find("html").Attr("lang"); lang != "ru" {
+		t.Errorf("after the switch the page is in %q", lang)
+	}
+	if s, _ := a.Accounts.Settings(ctx, key); s.Language != "ru" {
+		t.Errorf("setting %q, want ru", s.Language)
+	}
+	if res := c.PostForm("/lang", c.WithCSRF("/", url.Values{"lang": {"xx"}})); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("an unknown language: %d", res.StatusCode)
+	}
+}
