@@ -92,3 +92,26 @@ for (const path of ['/', '/groups']) {
     });
   }
 }
+
+test('on a phone the modules fold behind a Menu button that works without JavaScript', async ({ browser }) => {
+  const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
+  const page = await ctx.newPage();
+  await page.goto('/');
+  const header = await page.locator('.site-header').boundingBox();
+  expect(header!.height).toBeLessThan(120);
+  await expect(page.getByTestId('site-nav')).toBeHidden();
+  await page.getByTestId('nav-toggle').click();
+  await expect(page.getByTestId('site-nav')).toBeVisible();
+  await page.getByTestId('site-nav').locator('a[href="/prompts"]').click();
+  await expect(page).toHaveURL(/\/prompts$/);
+  await ctx.close();
+});
+
+test('on a desktop the header keeps the modules on one row', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto('/');
+  await expect(page.getByTestId('nav-toggle')).toBeHidden();
+  await expect(page.getByTestId('site-nav')).toBeVisible();
+  const header = await page.locator('.site-header').boundingBox();
+  expect(header!.height).toBeLessThan(80);
+});
