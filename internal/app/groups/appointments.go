@@ -541,6 +541,9 @@ func upcomingQuery(groupID string) string { return "groups/appointments|" + grou
 // notDeleted is the filter every listing of the index uses.
 var notDeleted = storage.Filter{Name: "isDeleted", Op: storage.Eq, Value: false}
 
+// notCanceled keeps index rows whose appointment still takes place.
+var notCanceled = storage.Filter{Name: "status", Op: storage.Ne, Value: AppointmentCanceled}
+
 // Upcoming reads one page of the group's appointments starting from now,
 // in time order: one range query of the group's index partition.
 func (s *Service) Upcoming(ctx context.Context, m Membership, cursor *storage.Cursor) (AppointmentsPage, error) {
@@ -615,7 +618,9 @@ func (s *Service) NextAppointments(ctx context.Context, groups []MyGroup, n int)
 		eg.Go(func() error {
 			page, err := s.appointments.Query(gctx, storage.Query{
 				PartitionKey: g.Group.GroupID, RowKeyFrom: from,
-				Filters: []storage.Filter{notDeleted}, Limit: n,
+				// A cancelled plan is not coming up: the dashboard leaves
+				// it out (the group's list still shows it, marked).
+				Filters: []storage.Filter{notDeleted, notCanceled}, Limit: n,
 			})
 			if err != nil {
 				return err

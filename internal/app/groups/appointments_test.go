@@ -543,3 +543,25 @@ func TestDashboardTimesInTheViewersZone(t *testing.T) {
 		t.Fatalf("after moving to Moscow the dashboard says %q", when)
 	}
 }
+
+// A cancelled appointment is not "coming up" on the dashboard; the
+// group's own list still shows it, marked.
+func TestDashboardLeavesOutCancelledAppointments(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+	id := createGroup(t, ann, "Smiths")
+	dentist := createAppointment(t, ann, id, url.Values{"title": {"Dentist"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"}})
+	createAppointment(t, ann, id, url.Values{"title": {"Football"}, "start": {"2030-06-02T10:00"}, "end": {"2030-06-02T11:00"}})
+	if res := post(t, ann.c, "/groups/"+id+"/appointments/"+dentist+"/cancel", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("cancel: %d", res.StatusCode)
+	}
+	dash := ann.c.Get("/").Doc(t).Find(testID("upcoming-appointment")).Text()
+	if strings.Contains(dash, "Dentist") || !strings.Contains(dash, "Football") {
+		t.Errorf("dashboard shows %q", dash)
+	}
+	list := ann.c.Get("/groups/" + id + "/appointments").Doc(t).Text()
+	if !strings.Contains(list, "Dentist") {
+		t.Error("the group's list lost the cancelled appointment")
+	}
+}
