@@ -224,3 +224,18 @@ for (const scheme of ['light', 'dark'] as const) {
     await owner.ctx.close();
   });
 }
+
+test('a long unbroken title and a scan stay within a phone screen', async ({ browser }) => {
+  const a = await signIn(browser, uniqueLocal('overflow'));
+  const groupPath = await createGroup(a.page, 'Семья'.repeat(16)); // 80 letters, no break
+  const me = (await a.page.getByTestId('user-name').textContent())!.trim();
+  const appt = await createAppointment(a.page, groupPath, 'Zahnarzttermin'.repeat(8), me);
+  await uploadScan(a.page);
+  await a.page.setViewportSize({ width: 390, height: 844 });
+  for (const path of [groupPath, `${groupPath}/appointments`, appt, '/']) {
+    await a.page.goto(path);
+    const width = await a.page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width, path).toBeLessThanOrEqual(390);
+  }
+  await a.ctx.close();
+});

@@ -137,7 +137,7 @@ func parseAppointment(in AppointmentInput, zone *time.Location, members []Member
 	var a Appointment
 	var p formrule.Problem
 	if a.Title, p = appointmentTitleRule.Check(in.Title); p != formrule.OK {
-		errs["title"] = p.Message("groups.appointments.error.title", "groups.appointments.error.title")
+		errs["title"] = p.Message("groups.appointments.error.title_missing", "groups.appointments.error.title")
 	}
 	if a.Location, p = appointmentLocationRule.Check(in.Location); p != formrule.OK {
 		errs["location"] = p.Message("", "groups.appointments.error.location")

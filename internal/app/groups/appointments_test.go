@@ -565,3 +565,23 @@ func TestDashboardLeavesOutCancelledAppointments(t *testing.T) {
 		t.Error("the group's list lost the cancelled appointment")
 	}
 }
+
+// An empty title and a long one get different messages.
+func TestAppointmentTitleMessages(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+	id := createGroup(t, ann, "Smiths")
+	for _, tc := range []struct{ title, want string }{
+		{"", "Give the appointment a title."},
+		{strings.Repeat("x", MaxTitleLength+1), "at most 120 characters"},
+	} {
+		res := post(t, ann.c, "/groups/"+id+"/appointments", url.Values{"title": {tc.title}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"}})
+		if res.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("title %q: %d", tc.title, res.StatusCode)
+		}
+		if got := res.Doc(t).Find(`[data-field="appt-title"]`).Text(); !strings.Contains(got, tc.want) {
+			t.Errorf("title of %d characters: %q, want %q", len(tc.title), got, tc.want)
+		}
+	}
+}
