@@ -71,7 +71,10 @@ func (h *handlers) upcoming(c echo.Context) error {
 		GroupName: g.GroupName, GroupURL: u, Zone: zone.String(),
 		Items: items, NextURL: next, First: cursor == nil,
 	}
-	if g.CalendarToken != "" {
+	// The feed's URL is a secret of the group's accounts: a guest who came
+	// by a public link does not get it.
+	p.ShowFeed = !id.Guest
+	if g.CalendarToken != "" && p.ShowFeed {
 		p.FeedURL = h.svc.CalendarURL(g)
 	}
 	if m.Owner() {

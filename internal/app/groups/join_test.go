@@ -428,3 +428,29 @@ func TestGuestKeepsAppointmentsWhenSigningIn(t *testing.T) {
 		t.Fatalf("account deletes the appointment it made as a guest: %d", res.StatusCode)
 	}
 }
+
+// A guest who came by a public join link does not see the group's private
+// calendar feed URL; members with accounts do.
+func TestGuestsDoNotSeeThePrivateFeed(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+	id := createGroup(t, ann, "Smiths")
+	if res := post(t, ann.c, "/groups/"+id+"/calendar/token", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("turn the feed on: %d", res.StatusCode)
+	}
+	if ann.c.Get("/groups/"+id+"/appointments").Doc(t).Find(testID("calendar-url")).Length() != 1 {
+		t.Fatal("the owner does not see the feed URL")
+	}
+	guest := a.joinAsGuest(t, id, openJoin(t, ann, id), "Grandpa")
+	page := guest.c.Get("/groups/" + id + "/appointments")
+	if page.StatusCode != http.StatusOK {
+		t.Fatalf("guest appointments: %d", page.StatusCode)
+	}
+	if n := page.Doc(t).Find(testID("calendar-feed")).Length(); n != 0 {
+		t.Error("a guest sees the calendar feed")
+	}
+	if strings.Contains(string(page.Body), "calendar.ics") {
+		t.Error("the feed URL is in a guest's page")
+	}
+}
