@@ -569,3 +569,25 @@ func TestSignedOutHomeStaysMarketing(t *testing.T) {
 		t.Fatal("the signed-out home page is not the marketing page")
 	}
 }
+
+// The only owner is not offered "Leave the group", but told how to leave;
+// with a second owner, or as a plain member, the button is there.
+func TestTheSoleOwnerIsNotOfferedLeave(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, id := joinedPair(t, a)
+	page := ann.c.Get("/groups/" + id).Doc(t)
+	if page.Find(testID("leave-group")).Length() != 0 || page.Find(testID("sole-owner")).Length() != 1 {
+		t.Error("the sole owner is offered to leave")
+	}
+	if bob.c.Get("/groups/"+id).Doc(t).Find(testID("leave-group")).Length() != 1 {
+		t.Error("a member is not offered to leave")
+	}
+	bobKey := auth.UserKey("bob@example.com")
+	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, bobKey)+"/promote", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("promote: %d", res.StatusCode)
+	}
+	if ann.c.Get("/groups/"+id).Doc(t).Find(testID("leave-group")).Length() != 1 {
+		t.Error("an owner with a co-owner is not offered to leave")
+	}
+}

@@ -133,11 +133,16 @@ func (h *handlers) create(c echo.Context) error {
 // groupPage is GET /groups/:id.
 func (h *handlers) groupPage(c echo.Context) error {
 	m, g := Opened(c)
-	return renderGroup(c, http.StatusOK, views.GroupProps{RenameValue: g.GroupName}, m, g)
+	return h.renderGroup(c, http.StatusOK, views.GroupProps{RenameValue: g.GroupName}, m, g)
 }
 
-func renderGroup(c echo.Context, status int, p views.GroupProps, m Membership, g GroupRow) error {
+func (h *handlers) renderGroup(c echo.Context, status int, p views.GroupProps, m Membership, g GroupRow) error {
 	p.ID, p.Name, p.URL, p.Owner = g.GroupID, g.GroupName, groupURL(g.GroupID), m.Owner()
+	sole, err := h.svc.SoleOwner(c.Request().Context(), m)
+	if err != nil {
+		return err
+	}
+	p.SoleOwner = sole
 	return web.Render(c, status, web.Page{Title: g.GroupName, Section: "groups", Content: views.Group(p)})
 }
 
@@ -148,7 +153,7 @@ func (h *handlers) rename(c echo.Context) error {
 	name := c.FormValue("name")
 	_, err := h.svc.Rename(ctx, m, name)
 	if errors.Is(err, ErrName) {
-		return renderGroup(c, http.StatusUnprocessableEntity, views.GroupProps{RenameValue: name, RenameError: nameErrorKey(err, "groups.error.name")}, m, g)
+		return h.renderGroup(c, http.StatusUnprocessableEntity, views.GroupProps{RenameValue: name, RenameError: nameErrorKey(err, "groups.error.name")}, m, g)
 	}
 	if err != nil {
 		return err
@@ -199,7 +204,7 @@ func (h *handlers) invite(c echo.Context) error {
 	}
 	if formError != "" {
 		p := views.GroupProps{RenameValue: g.GroupName, InviteEmail: email, InviteError: formError}
-		return renderGroup(c, status, p, m, g)
+		return h.renderGroup(c, status, p, m, g)
 	}
 	return web.FlashRedirect(c, "groups.flash.invited", groupURL(g.GroupID)+"/members")
 }

@@ -32,7 +32,7 @@ func (h *handlers) openJoinSession(c echo.Context) error {
 	var fe FieldErrors
 	if errors.As(err, &fe) {
 		p := views.GroupProps{RenameValue: g.GroupName, JoinMeta: strings.ToValidUTF8(meta, "\uFFFD"), JoinMetaError: fe["meta"]}
-		return renderGroup(c, http.StatusUnprocessableEntity, p, m, g)
+		return h.renderGroup(c, http.StatusUnprocessableEntity, p, m, g)
 	}
 	if err != nil {
 		return err

@@ -315,6 +315,20 @@ func (s *Service) Remove(ctx context.Context, m Membership, userKey string) erro
 
 // Leave takes the member out of the group. The last owner must hand over
 // (promote someone) first.
+// SoleOwner reports whether m is the group's only active owner, who may
+// not leave (the group would have no owner): the page offers them no
+// "Leave" button.
+func (s *Service) SoleOwner(ctx context.Context, m Membership) (bool, error) {
+	if !m.Owner() {
+		return false, nil
+	}
+	_, err := s.otherOwner(ctx, m.GroupID, m.Row.RowKey)
+	if errors.Is(err, ErrLastOwner) {
+		return true, nil
+	}
+	return false, err
+}
+
 func (s *Service) Leave(ctx context.Context, m Membership) error {
 	return s.leave(ctx, m.GroupID, m.Row.RowKey)
 }
