@@ -105,7 +105,7 @@ type RosterPage struct {
 func rosterQuery(groupID string) string { return "groups/roster|" + groupID }
 
 // Roster reads one page of the group's members: active, invited, and
-// removed within RecentlyRemoved. Names and photos come from the members'
+// removed within RecentlyRemoved (not invitations cancelled or declined). Names and photos come from the members'
 // profiles (bounded parallel point reads), falling back to the name
 // cached on the row.
 func (s *Service) Roster(ctx context.Context, m Membership, cursor *storage.Cursor) (RosterPage, error) {
@@ -124,7 +124,9 @@ func (s *Service) Roster(ctx context.Context, m Membership, cursor *storage.Curs
 		if err := storage.Unmarshal(e, &row); err != nil {
 			return RosterPage{}, err
 		}
-		if row.Status == StatusRemoved && (row.RemovedAt == nil || row.RemovedAt.Before(since)) {
+		// Removed people show for a while; an invitation that was
+		// cancelled or declined (removed, never joined) is simply gone.
+		if row.Status == StatusRemoved && (row.RemovedAt == nil || row.RemovedAt.Before(since) || row.JoinedAt == nil) {
 			continue
 		}
 		entries = append(entries, RosterEntry{Row: row, DisplayName: row.DisplayName})

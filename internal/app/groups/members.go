@@ -286,7 +286,44 @@ func (s *Service) Decline(ctx context.Context, m Membership, id *auth.Identity) 
 		s.markRemoved(row)
 		return nil
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	s.notifyOwners(ctx, m.GroupID, "groups.notify.declined", id)
+	return nil
+}
+
+// notifyOwners tells the group's active owners what id did. The change is
+// saved already, so a failure is logged, not returned.
+func (s *Service) notifyOwners(ctx context.Context, groupID, kind string, id *auth.Identity) {
+	if s.notifier == nil {
+		return
+	}
+	owners, err := storage.All[MemberRow](ctx, s.members, storage.Query{
+		PartitionKey: groupID,
+		Filters: []storage.Filter{
+			{Name: "role", Op: storage.Eq, Value: RoleOwner},
+			{Name: "status", Op: storage.Eq, Value: StatusActive},
+		},
+	})
+	var to []inbox.Recipient
+	for _, o := range owners {
+		if o.MemberKey != "" {
+			to = append(to, inbox.Recipient{MemberKey: o.MemberKey})
+		}
+	}
+	var g GroupRow
+	if err == nil && len(to) > 0 {
+		if g, err = s.group(ctx, groupID); err == nil {
+			err = s.notifier.Post(ctx, inbox.Notice{
+				To: to, Kind: kind, Link: groupURL(groupID) + "/members",
+				Args: map[string]string{"name": id.DisplayName, "group": g.GroupName},
+			})
+		}
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "groups: owners not told", "kind", kind, "err", err)
+	}
 }
 
 // Promote makes an active member an owner.
