@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,7 +62,16 @@ type AppointmentInput struct {
 	Title, Start, End, Location, Notes string
 	Participants                       []string
 	Responsible                        string
+	// Revision is the version the edit form was opened at (Revision of
+	// the appointment); "" when creating. An edit at an older one is
+	// refused with ErrStaleEdit, so two people editing at once do not
+	// overwrite each other unseen.
+	Revision string
 }
+
+// Revision names an appointment's version: its last change, to the
+// nanosecond.
+func Revision(a Appointment) string { return strconv.FormatInt(a.UpdatedAt.UnixNano(), 10) }
 
 // FieldErrors maps a form field to the i18n key of what is wrong with
 // it. Returned as an error, it means nothing was written.
@@ -71,6 +81,9 @@ func (e FieldErrors) Error() string { return fmt.Sprintf("groups: %d bad form fi
 
 // Errors about appointments.
 var (
+	// ErrStaleEdit refuses an edit made on an older version: someone
+	// saved in between.
+	ErrStaleEdit = fault.New(http.StatusConflict, "groups.appointments.error.stale", "groups: the appointment changed since the form was opened")
 	// ErrNoAppointment is a missing, deleted or foreign appointment (404).
 	ErrNoAppointment = fault.NotFound("groups: no such appointment", storage.ErrNotFound)
 	// ErrNotCreator refuses deleting an appointment to a member who is
@@ -234,6 +247,9 @@ func (s *Service) UpdateAppointment(ctx context.Context, m Membership, id *auth.
 	members, err := s.ActiveMembers(ctx, m.GroupID)
 	if err != nil {
 		return Appointment{}, err
+	}
+	if in.Revision != "" && in.Revision != Revision(d.Doc) {
+		return Appointment{}, ErrStaleEdit
 	}
 	fields, keys, errs := parseAppointment(in, zone, members)
 	if errs != nil {

@@ -107,7 +107,7 @@ func (h *handlers) appointmentForm(ctx context.Context, g GroupRow, zone *time.L
 	p := views.AppointmentFormProps{
 		GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), Zone: zone.String(),
 		Title: in.Title, Start: in.Start, End: in.End, Location: in.Location, Notes: in.Notes,
-		NoResponsible: in.Responsible == "",
+		NoResponsible: in.Responsible == "", Revision: in.Revision,
 	}
 	for _, row := range members {
 		key := memberKeyOf(row)
@@ -130,6 +130,7 @@ func appointmentInput(c echo.Context) AppointmentInput {
 		Title: c.FormValue("title"), Start: c.FormValue("start"), End: c.FormValue("end"),
 		Location: c.FormValue("location"), Notes: c.FormValue("notes"),
 		Participants: form["participant"], Responsible: c.FormValue("responsible"),
+		Revision: c.FormValue("revision"),
 	}
 }
 
@@ -175,6 +176,21 @@ func (h *handlers) submitAppointment(c echo.Context, heading, action, flashKey s
 		}
 		p.Heading, p.Action, p.Errors = heading, action, fe
 		return renderAppointmentForm(c, http.StatusUnprocessableEntity, p)
+	}
+	if errors.Is(err, ErrStaleEdit) {
+		// Keep what they typed, say what happened, and take the current
+		// version: saving again is a deliberate overwrite.
+		current, cerr := h.svc.Appointment(ctx, m, c.Param("appt"))
+		if cerr != nil {
+			return cerr
+		}
+		in.Revision = Revision(current.Doc)
+		p, perr := h.appointmentForm(ctx, g, zone, in)
+		if perr != nil {
+			return perr
+		}
+		p.Heading, p.Action, p.Conflict = heading, action, true
+		return renderAppointmentForm(c, http.StatusConflict, p)
 	}
 	if err != nil {
 		return err
@@ -244,7 +260,7 @@ func formTime(t time.Time, zone *time.Location) string {
 func editInput(d AppointmentDetail, zone *time.Location) AppointmentInput {
 	in := AppointmentInput{
 		Title: d.Doc.Title, Start: formTime(d.Doc.Start, zone), End: formTime(d.Doc.End, zone),
-		Location: d.Doc.Location, Notes: d.Doc.Notes,
+		Location: d.Doc.Location, Notes: d.Doc.Notes, Revision: Revision(d.Doc),
 	}
 	for _, p := range d.Participants {
 		in.Participants = append(in.Participants, p.MemberKey)

@@ -585,3 +585,53 @@ func TestAppointmentTitleMessages(t *testing.T) {
 		}
 	}
 }
+
+// Two people edit the same appointment: the second save, made on the old
+// version, is refused with 409 and their input kept; the first save
+// stands; saving again then replaces it deliberately.
+func TestConcurrentEditsDoNotOverwriteUnseen(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, id := joinedPair(t, a)
+	appt := createAppointment(t, ann, id, url.Values{"title": {"Dentist"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"}})
+	edit := "/groups/" + id + "/appointments/" + appt + "/edit"
+	form := func(c person) url.Values {
+		doc := c.c.Get(edit).Doc(t)
+		rev, _ := doc.Find(`input[name="revision"]`).Attr("value")
+		if rev == "" {
+			t.Fatal("the edit form carries no revision")
+		}
+		return url.Values{"revision": {rev}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"}}
+	}
+	annForm, bobForm := form(ann), form(bob)
+	a.Clock.Advance(time.Second)
+	annForm.Set("title", "Dentist (Ann)")
+	if res := post(t, ann.c, edit, annForm); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("ann's save: %d", res.StatusCode)
+	}
+	a.Clock.Advance(time.Second)
+	bobForm.Set("title", "Dentist (Bob)")
+	res := post(t, bob.c, edit, bobForm)
+	if res.StatusCode != http.StatusConflict {
+		t.Fatalf("bob's stale save: %d", res.StatusCode)
+	}
+	doc := res.Doc(t)
+	if doc.Find(testID("appointment-conflict")).Length() != 1 {
+		t.Error("no conflict message")
+	}
+	if v, _ := doc.Find(`input[name="title"]`).Attr("value"); v != "Dentist (Bob)" {
+		t.Errorf("bob's input was not kept: %q", v)
+	}
+	if got := ann.c.Get("/groups/" + id + "/appointments/" + appt).Doc(t).Find(testID("appointment-title")).Text(); got != "Dentist (Ann)" {
+		t.Errorf("after the refused save the title is %q", got)
+	}
+	// The refused form carries the current version: saving it again wins.
+	rev, _ := doc.Find(`input[name="revision"]`).Attr("value")
+	bobForm.Set("revision", rev)
+	if res := post(t, bob.c, edit, bobForm); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bob's deliberate save: %d", res.StatusCode)
+	}
+	if got := ann.c.Get("/groups/" + id + "/appointments/" + appt).Doc(t).Find(testID("appointment-title")).Text(); got != "Dentist (Bob)" {
+		t.Errorf("after the deliberate save the title is %q", got)
+	}
+}
