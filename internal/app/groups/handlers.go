@@ -143,6 +143,16 @@ func (h *handlers) renderGroup(c echo.Context, status int, p views.GroupProps, m
 		return err
 	}
 	p.SoleOwner = sole
+	links, err := h.svc.OpenJoinSessions(c.Request().Context(), m)
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		p.OpenLinks = append(p.OpenLinks, views.OpenLink{
+			Href: joinSessionURL(g.GroupID, l.RowKey), Meta: l.Meta,
+			Until: i18n.DateTime(c.Request().Context(), l.ExpiresAt.In(auth.From(c).Location())),
+		})
+	}
 	return web.Render(c, status, web.Page{Title: g.GroupName, Section: "groups", Content: views.Group(p)})
 }
 

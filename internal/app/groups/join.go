@@ -131,6 +131,27 @@ func (s *Service) JoinSession(ctx context.Context, m Membership, sessionID strin
 	return s.joinSession(ctx, m.GroupID, sessionID)
 }
 
+// OpenJoinSessions lists the group's join links that still admit people,
+// newest first, for its owners: one query of the group's partition.
+func (s *Service) OpenJoinSessions(ctx context.Context, m Membership) ([]JoinSessionRow, error) {
+	if !m.Owner() {
+		return nil, nil
+	}
+	now := s.now().UTC()
+	rows, err := storage.All[JoinSessionRow](ctx, s.joinSessions, storage.Query{
+		PartitionKey: m.GroupID,
+		Filters: []storage.Filter{
+			{Name: "status", Op: storage.Eq, Value: JoinOpen},
+			{Name: "expiresAt", Op: storage.Gt, Value: now},
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(rows, func(a, b JoinSessionRow) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	return rows, nil
+}
+
 // CloseJoinSession closes a join link, as an owner: it admits nobody
 // from the next request on. Closing twice is fine.
 func (s *Service) CloseJoinSession(ctx context.Context, m Membership, sessionID string) error {

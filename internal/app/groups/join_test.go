@@ -454,3 +454,33 @@ func TestGuestsDoNotSeeThePrivateFeed(t *testing.T) {
 		t.Error("the feed URL is in a guest's page")
 	}
 }
+
+// The group page lists the join links still open, so an owner can get
+// back to a link and its QR code; a closed or expired one leaves the list.
+func TestTheGroupPageListsOpenJoinLinks(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, id := joinedPair(t, a)
+	session := openJoin(t, ann, id)
+	links := ann.c.Get("/groups/" + id).Doc(t).Find(testID("open-join-link"))
+	if links.Length() != 1 {
+		t.Fatalf("%d open links listed, want 1", links.Length())
+	}
+	if href, _ := links.Find("a").Attr("href"); href != "/groups/"+id+"/join-sessions/"+session || !strings.Contains(links.Text(), "Picnic") {
+		t.Errorf("listed link %q, %q", href, links.Text())
+	}
+	if bob.c.Get("/groups/"+id).Doc(t).Find(testID("open-join-links")).Length() != 0 {
+		t.Error("a member sees the owners' open links")
+	}
+	if res := post(t, ann.c, "/groups/"+id+"/join-sessions/"+session+"/close", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("close: %d", res.StatusCode)
+	}
+	if n := ann.c.Get("/groups/" + id).Doc(t).Find(testID("open-join-link")).Length(); n != 0 {
+		t.Errorf("%d links listed after closing", n)
+	}
+	openJoin(t, ann, id)
+	a.Clock.Advance(25 * time.Hour)
+	if n := ann.c.Get("/groups/" + id).Doc(t).Find(testID("open-join-link")).Length(); n != 0 {
+		t.Errorf("%d links listed after they expired", n)
+	}
+}
