@@ -31,11 +31,12 @@ async function createGroup(page: Page, name: string): Promise<string> {
   await form.getByLabel('Group name').fill(name);
   await form.getByRole('button', { name: 'Create group' }).click();
   await expect(page.getByTestId('group-name')).toHaveText(name);
-  return new URL(page.url()).pathname;
+  // A new group opens on its settings tab, to invite people.
+  return new URL(page.url()).pathname.replace(/\/settings$/, '');
 }
 
 async function invite(page: Page, groupPath: string, email: string): Promise<void> {
-  await page.goto(groupPath);
+  await page.goto(`${groupPath}/settings`);
   const form = page.getByTestId('invite-form');
   await form.getByLabel('Email address').fill(email);
   await form.getByTestId('invite-submit').click();
@@ -52,7 +53,7 @@ function localInput(days: number, hour: number): string {
 // createAppointment fills the form; responsible is a member's display name
 // (also ticked as a participant). It returns the appointment's path.
 async function createAppointment(page: Page, groupPath: string, title: string, responsible: string): Promise<string> {
-  await page.goto(`${groupPath}/appointments`);
+  await page.goto(groupPath);
   await page.getByTestId('new-appointment').click();
   const form = page.getByTestId('appointment-form');
   await form.getByLabel('Title').fill(title);
@@ -152,7 +153,7 @@ test('groups: invite, accept, appointment with a scan, join link, removal', asyn
 
   // 6. A opens a join link; a guest joins in a fresh context; the owner's
   // page, polling every 3 s, lists them.
-  await a.page.goto(groupPath);
+  await a.page.goto(`${groupPath}/settings`);
   await a.page.getByTestId('open-join').click();
   await expect(a.page.getByTestId('join-session-page')).toBeVisible();
   await expect(a.page.getByTestId('joined-empty')).toBeVisible();
@@ -198,7 +199,7 @@ test('groups: invite, accept, appointment with a scan, join link, removal', asyn
 });
 
 for (const scheme of ['light', 'dark'] as const) {
-  test(`axe finds no serious or critical violations on the dashboard, roster and appointment pages (${scheme})`, async ({ browser }) => {
+  test(`axe finds no serious or critical violations on the dashboard, calendar, roster and appointment pages (${scheme})`, async ({ browser }) => {
     test.setTimeout(60_000);
     const stamp = uniqueLocal('gx');
     const owner = await signIn(browser, `${stamp}-a`);
@@ -214,6 +215,11 @@ for (const scheme of ['light', 'dark'] as const) {
       ['dashboard', '/', 'groups-dashboard'],
       ['roster', `${groupPath}/members`, 'roster'],
       ['appointment', apptPath, 'appointment-page'],
+      ['agenda', groupPath, 'appointments-page'],
+      ['month', `${groupPath}/appointments/month`, 'month-page'],
+      ['week', `${groupPath}/appointments/week`, 'week-page'],
+      ['settings', `${groupPath}/settings`, 'group-page'],
+      ['new appointment', `${groupPath}/appointments/new`, 'appointment-form-page'],
     ] as const) {
       await page.goto(url);
       await expect(page.getByTestId(ready)).toBeVisible();
@@ -232,7 +238,7 @@ test('a long unbroken title and a scan stay within a phone screen', async ({ bro
   const appt = await createAppointment(a.page, groupPath, 'Zahnarzttermin'.repeat(8), me);
   await uploadScan(a.page);
   await a.page.setViewportSize({ width: 390, height: 844 });
-  for (const path of [groupPath, `${groupPath}/appointments`, appt, '/']) {
+  for (const path of [groupPath, `${groupPath}/appointments/month`, `${groupPath}/appointments/week`, `${groupPath}/settings`, `${groupPath}/members`, appt, '/']) {
     await a.page.goto(path);
     const width = await a.page.evaluate(() => document.documentElement.scrollWidth);
     expect(width, path).toBeLessThanOrEqual(390);

@@ -17,7 +17,7 @@ async function createGroup(page: Page, name: string): Promise<string> {
   await form.getByLabel('Group name').fill(name);
   await form.getByRole('button', { name: 'Create group' }).click();
   await expect(page.getByTestId('group-name')).toHaveText(name);
-  return new URL(page.url()).pathname.split('/').pop() || '';
+  return new URL(page.url()).pathname.split('/')[2] || '';
 }
 
 test('an account without a verified email sees only its groups and reaches invitations once it confirms an address', async ({ browser }) => {
@@ -37,7 +37,7 @@ test('an account without a verified email sees only its groups and reaches invit
   expect(await groupCards(eve)).toEqual([family]);
 
   // Bob invites Eve's address; it does not reach her account yet.
-  await bob.goto(`/groups/${bobsGroup}`);
+  await bob.goto(`/groups/${bobsGroup}/settings`);
   const form = bob.getByTestId('invite-form');
   await form.getByLabel('Email address').fill(email);
   await form.getByTestId('invite-submit').click();

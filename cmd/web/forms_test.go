@@ -75,7 +75,7 @@ func seedForms(t *testing.T, c *webtest.Client) {
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("create group: %d", res.StatusCode)
 	}
-	group := res.Header.Get("Location")
+	group := strings.TrimSuffix(res.Header.Get("Location"), "/settings")
 	res = c.PostForm(group+"/appointments", c.WithCSRF(group+"/appointments/new", url.Values{
 		"title": {"Dentist"}, "start": {"2031-03-04T10:00"}, "end": {"2031-03-04T11:00"},
 	}))

@@ -129,7 +129,7 @@ func TestAccountWithoutVerifiedEmailUsesGroupsFully(t *testing.T) {
 	}
 }
 
-var groupLocation = regexp.MustCompile(`^/groups/([0-9A-Z]{26})$`)
+var groupLocation = regexp.MustCompile(`^/groups/([0-9A-Z]{26})/settings$`)
 
 // createGroupAs creates a group through the form and returns its id.
 func createGroupAs(t *testing.T, c *webtest.Client, name string) string {

@@ -50,3 +50,30 @@ func DateTime(ctx context.Context, t time.Time) string {
 	}
 	return wd + " " + strconv.Itoa(t.Day()) + " " + monthsShort[l][t.Month()-1] + " " + strconv.Itoa(t.Year()) + ", " + t.Format("15:04")
 }
+
+// Day is a weekday and date without the year: "Mon 2 Jun", "пн, 2 июн.".
+func Day(ctx context.Context, t time.Time) string {
+	l := langFor(ctx)
+	wd := weekdaysShort[l][t.Weekday()]
+	if l == RU {
+		wd += ","
+	}
+	return wd + " " + strconv.Itoa(t.Day()) + " " + monthsShort[l][t.Month()-1]
+}
+
+// Weekday is a day's short name: "Mon", "пн".
+func Weekday(ctx context.Context, d time.Weekday) string { return weekdaysShort[langFor(ctx)][d] }
+
+// MonthYear is a month's caption: "June 2030", "Июнь 2030".
+func MonthYear(ctx context.Context, t time.Time) string {
+	l := langFor(ctx)
+	name := monthsFull[l][t.Month()-1]
+	if l == RU {
+		name = monthsNominative[t.Month()-1]
+	}
+	return name + " " + strconv.Itoa(t.Year())
+}
+
+// monthsNominative name a Russian month on its own ("Июнь"), where a
+// date takes the genitive.
+var monthsNominative = [12]string{"Январь", "Февраль", "Март", "Апрель", "Май", "Июнь", "Июль", "Август", "Сентябрь", "Октябрь", "Ноябрь", "Декабрь"}

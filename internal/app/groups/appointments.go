@@ -48,6 +48,8 @@ type Appointment struct {
 	Location      string            `json:"location"`
 	Notes         string            `json:"notes"`
 	Status        AppointmentStatus `json:"status"`
+	// AllDay: Start and End are midnights in Timezone, End exclusive.
+	AllDay bool `json:"allDay,omitempty"`
 	// Responsible is the memberKey of who picks up, "" for nobody.
 	Responsible string    `json:"responsible"`
 	CreatedBy   string    `json:"createdBy"` // memberKey
@@ -62,6 +64,8 @@ type AppointmentInput struct {
 	Title, Start, End, Location, Notes string
 	Participants                       []string
 	Responsible                        string
+	// AllDay takes only the dates of Start and End (End inclusive).
+	AllDay bool
 	// Revision is the version the edit form was opened at (Revision of
 	// the appointment); "" when creating. An edit at an older one is
 	// refused with ErrStaleEdit, so two people editing at once do not
@@ -146,6 +150,7 @@ var (
 // parseAppointment checks the form and returns the appointment's fields
 // and its participants' memberKeys (responsible first when set).
 func parseAppointment(in AppointmentInput, zone *time.Location, members []MemberRow) (Appointment, []string, FieldErrors) {
+	tz := zone
 	errs := FieldErrors{}
 	var a Appointment
 	var p formrule.Problem
@@ -158,23 +163,30 @@ func parseAppointment(in AppointmentInput, zone *time.Location, members []Member
 	if a.Notes, p = appointmentNotesRule.Check(in.Notes); p != formrule.OK {
 		errs["notes"] = p.Message("", "groups.appointments.error.notes")
 	}
-	start, err := time.ParseInLocation(FormTimeLayout, strings.TrimSpace(in.Start), zone)
-	switch {
-	case err != nil:
-		errs["start"] = "groups.appointments.error.start"
-	case formrule.CheckDate(start) != formrule.OK:
-		errs["start"] = formrule.DateOutOfRange.Key()
+	if in.AllDay {
+		// All-day appointments are dates, the same wherever one looks
+		// from: kept as midnights UTC.
+		zone = time.UTC
 	}
-	end, err := time.ParseInLocation(FormTimeLayout, strings.TrimSpace(in.End), zone)
+	start, bad := parseFormTime(in.Start, zone, in.AllDay, "groups.appointments.error.start")
+	if bad != "" {
+		errs["start"] = bad
+	}
+	end, bad := parseFormTime(in.End, zone, in.AllDay, "groups.appointments.error.end")
+	if in.AllDay && bad == "" {
+		end = end.AddDate(0, 0, 1) // the form's last day is included
+	}
 	switch {
-	case err != nil:
-		errs["end"] = "groups.appointments.error.end"
-	case formrule.CheckDate(end) != formrule.OK:
-		errs["end"] = formrule.DateOutOfRange.Key()
-	case errs["start"] == "" && !end.After(start):
+	case bad != "":
+		errs["end"] = bad
+	case errs["start"] != "":
+	case !end.After(start):
 		errs["end"] = "groups.appointments.error.end_before_start"
+	case end.Sub(start) > MaxAppointmentDays*24*time.Hour+time.Hour: // an hour for a DST change
+		errs["end"] = "groups.appointments.error.too_long"
 	}
-	a.Start, a.End, a.Timezone = start.UTC(), end.UTC(), zone.String()
+	a.AllDay = in.AllDay
+	a.Start, a.End, a.Timezone = start.UTC(), end.UTC(), tz.String()
 
 	active := map[string]bool{}
 	for _, m := range members {
@@ -205,6 +217,37 @@ func parseAppointment(in AppointmentInput, zone *time.Location, members []Member
 		return Appointment{}, nil, errs
 	}
 	return a, keys, nil
+}
+
+// parseFormTime reads a form's date and time, wall clock in zone; with
+// dateOnly, just the day (its midnight), from a date or a datetime. The
+// problem is an i18n key, "" when the time is good. A time the zone
+// skips (clocks going forward) is refused rather than silently moved:
+// Go would make 02:30 on a spring-forward night 03:30.
+func parseFormTime(v string, zone *time.Location, dateOnly bool, missing string) (time.Time, string) {
+	v = strings.TrimSpace(v)
+	if dateOnly && len(v) >= len(time.DateOnly) {
+		v = v[:len(time.DateOnly)] + "T00:00"
+	}
+	t, err := time.ParseInLocation(FormTimeLayout, v, zone)
+	switch {
+	case err != nil:
+		return time.Time{}, missing
+	case formrule.CheckDate(t) != formrule.OK:
+		return time.Time{}, formrule.DateOutOfRange.Key()
+	case !dateOnly && t.Add(-time.Hour).Format(FormTimeLayout) == v:
+		// An hour the clocks go back over happens twice: take the first,
+		// as RFC 5545 does.
+		return t.Add(-time.Hour), ""
+	case t.Format(FormTimeLayout) != v:
+		if dateOnly {
+			// A zone whose day starts at 01:00 (a midnight DST change):
+			// the day starts when it starts.
+			return t, ""
+		}
+		return time.Time{}, "groups.appointments.error.dst_gap"
+	}
+	return t, ""
 }
 
 // CreateAppointment saves a new appointment for an active member: the
@@ -257,7 +300,7 @@ func (s *Service) UpdateAppointment(ctx context.Context, m Membership, id *auth.
 	}
 	doc := d.Doc
 	doc.Title, doc.Start, doc.End, doc.Timezone = fields.Title, fields.Start, fields.End, fields.Timezone
-	doc.Location, doc.Notes, doc.Responsible = fields.Location, fields.Notes, fields.Responsible
+	doc.Location, doc.Notes, doc.Responsible, doc.AllDay = fields.Location, fields.Notes, fields.Responsible, fields.AllDay
 	doc.UpdatedBy, doc.UpdatedAt = id.MemberKey, s.now().UTC()
 	if _, err := s.saveAppointment(ctx, doc, &d.Index); err != nil {
 		return Appointment{}, err
@@ -381,7 +424,7 @@ func (s *Service) saveAppointment(ctx context.Context, doc Appointment, old *App
 	}
 	row.PartitionKey, row.RowKey, row.AppointmentID = pk, rk, doc.AppointmentID
 	row.StartTime, row.EndTime, row.Title, row.Location = doc.Start, doc.End, doc.Title, doc.Location
-	row.Status, row.UpdatedAt = doc.Status, doc.UpdatedAt
+	row.Status, row.AllDay, row.UpdatedAt = doc.Status, doc.AllDay, doc.UpdatedAt
 	if _, err := storage.Upsert(ctx, s.appointments, row); err != nil {
 		return AppointmentIndexRow{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -25,7 +26,15 @@ func appointmentURL(groupID, appointmentID string) string {
 
 // whenText formats a start and end in zone, in the reader's language:
 // "Mon 2 Jun 2030, 10:00–11:00", "пн, 2 июн. 2030, 10:00–11:00".
-func whenText(ctx context.Context, start, end time.Time, zone *time.Location) string {
+func whenText(ctx context.Context, start, end time.Time, allDay bool, zone *time.Location) string {
+	if allDay { // dates, not instants: "Mon 2 Jun 2030, all day"
+		last := end.UTC().AddDate(0, 0, -1)
+		text := i18n.Day(ctx, start.UTC()) + " " + strconv.Itoa(start.UTC().Year())
+		if last.After(start.UTC()) {
+			text = i18n.Day(ctx, start.UTC()) + " – " + i18n.Day(ctx, last) + " " + strconv.Itoa(last.Year())
+		}
+		return text + ", " + i18n.T(ctx, "groups.appointments.all_day_lower")
+	}
 	s, e := start.In(zone), end.In(zone)
 	zoneName := ""
 	if zone == time.UTC {
@@ -40,14 +49,26 @@ func whenText(ctx context.Context, start, end time.Time, zone *time.Location) st
 func appointmentItem(ctx context.Context, row AppointmentIndexRow, groupID string, zone *time.Location) views.AppointmentItem {
 	return views.AppointmentItem{
 		ID: row.AppointmentID, Title: row.Title, Location: row.Location,
-		When:     whenText(ctx, row.StartTime, row.EndTime, zone),
+		When:     whenText(ctx, row.StartTime, row.EndTime, row.AllDay, zone),
 		Datetime: row.StartTime.UTC().Format(time.RFC3339),
 		Href:     appointmentURL(groupID, row.AppointmentID),
 		Canceled: row.Status == AppointmentCanceled, HasScan: row.HasScan,
 	}
 }
 
-// upcoming is GET /groups/:id/appointments[?cursor=…].
+// toAgenda is GET /groups/:id/appointments, the agenda's old address:
+// it moved to the group's page.
+func (h *handlers) toAgenda(c echo.Context) error {
+	_, g := Opened(c)
+	u := groupURL(g.GroupID)
+	if q := c.QueryString(); q != "" {
+		u += "?" + q
+	}
+	return c.Redirect(http.StatusMovedPermanently, u)
+}
+
+// upcoming is GET /groups/:id[?cursor=…]: the group's home, its agenda
+// of what comes next.
 func (h *handlers) upcoming(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
@@ -66,22 +87,13 @@ func (h *handlers) upcoming(c echo.Context) error {
 		items = append(items, appointmentItem(ctx, r, g.GroupID, zone))
 	}
 	u := groupURL(g.GroupID)
-	next := web.NextURL(u+"/appointments", page.Next)
+	next := web.NextURL(u, page.Next)
 	p := views.AppointmentsProps{
-		GroupName: g.GroupName, GroupURL: u, Zone: zone.String(),
+		GroupName: g.GroupName, GroupURL: u, Zone: zoneNote(g, zone),
 		Items: items, NextURL: next, First: cursor == nil,
 	}
-	// The feed's URL is a secret of the group's accounts: a guest who came
-	// by a public link does not get it.
-	p.ShowFeed = !id.Guest
-	if g.CalendarToken != "" && p.ShowFeed {
-		p.FeedURL = h.svc.CalendarURL(g)
-	}
-	if m.Owner() {
-		p.TokenURL = u + "/calendar/token"
-	}
 	return web.Render(c, http.StatusOK, web.Page{
-		Title:    i18n.T(ctx, "groups.appointments.heading"),
+		Title:    g.GroupName,
 		Section:  "groups",
 		Content:  views.Appointments(p),
 		Fragment: views.AppointmentsChunk(items, next),
@@ -107,7 +119,7 @@ func (h *handlers) appointmentForm(ctx context.Context, g GroupRow, zone *time.L
 	p := views.AppointmentFormProps{
 		GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), Zone: zone.String(),
 		Title: in.Title, Start: in.Start, End: in.End, Location: in.Location, Notes: in.Notes,
-		NoResponsible: in.Responsible == "", Revision: in.Revision,
+		NoResponsible: in.Responsible == "", Revision: in.Revision, AllDay: in.AllDay,
 	}
 	for _, row := range members {
 		key := memberKeyOf(row)
@@ -130,16 +142,36 @@ func appointmentInput(c echo.Context) AppointmentInput {
 		Title: c.FormValue("title"), Start: c.FormValue("start"), End: c.FormValue("end"),
 		Location: c.FormValue("location"), Notes: c.FormValue("notes"),
 		Participants: form["participant"], Responsible: c.FormValue("responsible"),
-		Revision: c.FormValue("revision"),
+		Revision: c.FormValue("revision"), AllDay: c.FormValue("allDay") != "",
 	}
 }
 
-// newAppointment is GET /groups/:id/appointments/new.
+// proposedStart is where a new appointment's form starts: the day and
+// hour clicked in a calendar (?date=YYYY-MM-DD&time=HH:MM, 09:00 when
+// only the day), else the next full hour. A bad value is ignored: the
+// form is only a proposal.
+func proposedStart(c echo.Context, now time.Time, zone *time.Location) time.Time {
+	if date := c.QueryParam("date"); date != "" {
+		clock := c.QueryParam("time")
+		if clock == "" {
+			clock = "09:00"
+		}
+		if t, err := time.ParseInLocation(FormTimeLayout, date+"T"+clock, zone); err == nil {
+			return t
+		}
+	}
+	return time.Date(now.Year(), now.Month(), now.Day(), now.Hour()+1, 0, 0, 0, zone)
+}
+
+// newAppointment is GET /groups/:id/appointments/new[?date=…&time=…].
 func (h *handlers) newAppointment(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
 	_, g := Opened(c)
-	p, err := h.appointmentForm(ctx, g, h.svc.Zone(ctx, id), AppointmentInput{})
+	zone := h.svc.Zone(ctx, id)
+	start := proposedStart(c, h.svc.now().In(zone), zone)
+	in := AppointmentInput{Start: start.Format(FormTimeLayout), End: start.Add(time.Hour).Format(FormTimeLayout)}
+	p, err := h.appointmentForm(ctx, g, zone, in)
 	if err != nil {
 		return err
 	}
@@ -216,7 +248,7 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 	u := appointmentURL(g.GroupID, d.Doc.AppointmentID)
 	item := appointmentItem(ctx, d.Index, g.GroupID, zone)
 	item.Title, item.Location = d.Doc.Title, d.Doc.Location
-	item.When = whenText(ctx, d.Doc.Start, d.Doc.End, zone)
+	item.When = whenText(ctx, d.Doc.Start, d.Doc.End, d.Doc.AllDay, zone)
 	item.Canceled = d.Doc.Status == AppointmentCanceled
 	p := views.AppointmentProps{
 		GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), URL: u,
@@ -260,7 +292,10 @@ func formTime(t time.Time, zone *time.Location) string {
 func editInput(d AppointmentDetail, zone *time.Location) AppointmentInput {
 	in := AppointmentInput{
 		Title: d.Doc.Title, Start: formTime(d.Doc.Start, zone), End: formTime(d.Doc.End, zone),
-		Location: d.Doc.Location, Notes: d.Doc.Notes, Revision: Revision(d.Doc),
+		Location: d.Doc.Location, Notes: d.Doc.Notes, Revision: Revision(d.Doc), AllDay: d.Doc.AllDay,
+	}
+	if d.Doc.AllDay { // dates; the form's last day is included
+		in.Start, in.End = formTime(d.Doc.Start, time.UTC), formTime(d.Doc.End.AddDate(0, 0, -1), time.UTC)
 	}
 	for _, p := range d.Participants {
 		in.Participants = append(in.Participants, p.MemberKey)
@@ -320,7 +355,7 @@ func (h *handlers) deleteAppointment(c echo.Context) error {
 	if err := h.svc.DeleteAppointment(ctx, m, id, c.Param("appt")); err != nil {
 		return err
 	}
-	return web.FlashRedirect(c, "groups.appointments.flash.deleted", groupURL(g.GroupID)+"/appointments")
+	return web.FlashRedirect(c, "groups.appointments.flash.deleted", groupURL(g.GroupID))
 }
 
 // scan is GET /groups/:id/appointments/:appt/scan: the private scan,
@@ -406,7 +441,7 @@ func (h *handlers) regenerateCalendarToken(c echo.Context) error {
 	if _, err := h.svc.RegenerateCalendarToken(ctx, m); err != nil {
 		return err
 	}
-	return web.FlashRedirect(c, "groups.calendar.flash.regenerated", groupURL(g.GroupID)+"/appointments")
+	return web.FlashRedirect(c, "groups.calendar.flash.regenerated", groupURL(g.GroupID)+"/settings")
 }
 
 // calendarFeed is GET /groups/:id/calendar.ics?token=…: no session; the

@@ -247,7 +247,7 @@ func TestAppointmentEditMovesRowCancelAndDelete(t *testing.T) {
 	if res := ann.c.Get("/groups/" + id + "/appointments/" + appt); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("deleted appointment page: %d", res.StatusCode)
 	}
-	if n := ann.c.Get("/groups/" + id + "/appointments").Doc(t).Find(testID("appointment-row")).Length(); n != 0 {
+	if n := ann.c.Get("/groups/" + id).Doc(t).Find(testID("appointment-row")).Length(); n != 0 {
 		t.Fatalf("%d deleted appointments listed", n)
 	}
 	// The blob alone is not an appointment.
@@ -271,7 +271,7 @@ func TestUpcomingPagesMonthAndDashboard(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res := ann.c.Get("/groups/" + id + "/appointments")
+	res := ann.c.Get("/groups/" + id)
 	doc := res.Doc(t)
 	seen := doc.Find(testID("appointment-row")).Length()
 	if doc.Find(testID("appointment-row")).First().Find("a").Text() != "A02" {
@@ -297,10 +297,10 @@ func TestUpcomingPagesMonthAndDashboard(t *testing.T) {
 	month := ann.c.Get("/groups/" + id + "/appointments/month?m=2030-05")
 	mdoc := month.Doc(t)
 	// May 15..31 = 17 appointments (the test clock starts on 17 May).
-	if month.StatusCode != http.StatusOK || mdoc.Find(testID("month-appointment")).Length() != 17 || mdoc.Find("table caption").Length() != 1 || mdoc.Find(`th[scope="col"]`).Length() != 7 {
+	if month.StatusCode != http.StatusOK || mdoc.Find(`[data-in-month="true"] [data-testid="month-appointment"]`).Length() != 17 || mdoc.Find(`th[scope="col"]`).Length() != 7 {
 		t.Fatalf("month: %d, %d appointments", month.StatusCode, mdoc.Find(testID("month-appointment")).Length())
 	}
-	if href, _ := mdoc.Find(testID("month-next")).Attr("href"); !strings.HasSuffix(href, "m=2030-06") {
+	if href, _ := mdoc.Find(testID("calendar-next")).Attr("href"); !strings.HasSuffix(href, "m=2030-06") {
 		t.Fatalf("next month link %q", href)
 	}
 	if res := ann.c.Get("/groups/" + id + "/appointments/month?m=nonsense"); res.StatusCode != http.StatusBadRequest {
@@ -335,7 +335,7 @@ func TestCalendarFeed(t *testing.T) {
 	if res := post(t, ann.c, "/groups/"+id+"/calendar/token", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("turn the feed on: %d", res.StatusCode)
 	}
-	feedURL, _ := bob.c.Get("/groups/" + id + "/appointments").Doc(t).Find(testID("calendar-url")).Attr("value")
+	feedURL, _ := bob.c.Get("/groups/" + id + "/settings").Doc(t).Find(testID("calendar-url")).Attr("value")
 	u, err := url.Parse(feedURL)
 	if err != nil || u.Query().Get("token") == "" {
 		t.Fatalf("feed url %q", feedURL)
@@ -560,7 +560,7 @@ func TestDashboardLeavesOutCancelledAppointments(t *testing.T) {
 	if strings.Contains(dash, "Dentist") || !strings.Contains(dash, "Football") {
 		t.Errorf("dashboard shows %q", dash)
 	}
-	list := ann.c.Get("/groups/" + id + "/appointments").Doc(t).Text()
+	list := ann.c.Get("/groups/" + id).Doc(t).Text()
 	if !strings.Contains(list, "Dentist") {
 		t.Error("the group's list lost the cancelled appointment")
 	}

@@ -27,6 +27,10 @@ type demoPlan struct {
 	hours                  int    // length
 	responsible            string // cast local part, "" for none
 	withAll                bool   // every member takes part
+	// allDay plans take whole days: spanDays of them (1 when 0).
+	allDay   bool
+	spanDays int
+	canceled bool
 }
 
 var demoGroups = []demoGroup{
@@ -38,6 +42,11 @@ var demoGroups = []demoGroup{
 			{title: "Parents' evening", location: "St Mary's School, hall B", days: 6, hour: 18, hours: 1, responsible: "anna"},
 			{title: "Grandma's birthday dinner", location: "Luigi's, Market Square", notes: "Table for six booked under Smith.", days: 12, hour: 19, hours: 3, withAll: true},
 			{title: "Car service", location: "Hillside Garage", days: 20, hour: 8, hours: 2, responsible: "tom"},
+			{title: "Lily's birthday", days: 10, allDay: true, withAll: true},
+			{title: "Grandma and Grandpa visit", location: "Staying in the guest room", days: 15, allDay: true, spanDays: 4, withAll: true},
+			{title: "School trip to the museum", location: "Natural History Museum", days: 8, hour: 9, hours: 6, responsible: "lily"},
+			{title: "Piano lesson", location: "Mrs Green's", days: 4, hour: 16, hours: 1, responsible: "lily", canceled: true},
+			{title: "Vet: Biscuit's jabs", location: "Oakfield Vets", days: 4, hour: 16, minute: 30, hours: 1, responsible: "tom"},
 		},
 	},
 	{
@@ -64,7 +73,7 @@ var demoGroups = []demoGroup{
 func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 	idOf := func(local string) *auth.Identity {
 		p := cast.Person(local)
-		return &auth.Identity{MemberKey: p.Key, UserKey: auth.UserKey(p.Email), Email: p.Email, DisplayName: p.Name}
+		return &auth.Identity{MemberKey: p.Key, UserKey: auth.UserKey(p.Email), Email: p.Email, DisplayName: p.Name, Timezone: p.Timezone}
 	}
 	for _, dg := range demoGroups {
 		owner := idOf(dg.owner)
@@ -109,14 +118,25 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 				Title: p.title, Location: p.location, Notes: p.notes,
 				Start: start.Format(FormTimeLayout), End: start.Add(time.Duration(p.hours) * time.Hour).Format(FormTimeLayout),
 			}
+			if p.allDay {
+				in.AllDay = true
+				in.Start = start.Format(time.DateOnly)
+				in.End = start.AddDate(0, 0, max(1, p.spanDays)-1).Format(time.DateOnly)
+			}
 			if p.responsible != "" {
 				in.Responsible = cast.Person(p.responsible).Key
 			}
 			if p.withAll {
 				in.Participants = everyone
 			}
-			if _, err := s.CreateAppointment(ctx, m, owner, in, zone); err != nil {
+			doc, err := s.CreateAppointment(ctx, m, owner, in, zone)
+			if err != nil {
 				return fmt.Errorf("plan %q: %w", p.title, err)
+			}
+			if p.canceled {
+				if err := s.CancelAppointment(ctx, m, owner, doc.AppointmentID); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -127,11 +127,13 @@ func (h *handlers) create(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return web.FlashRedirect(c, "groups.flash.created", groupURL(g.GroupID))
+	// A new group's first step is inviting people: its settings tab.
+	return web.FlashRedirect(c, "groups.flash.created", groupURL(g.GroupID)+"/settings")
 }
 
-// groupPage is GET /groups/:id.
-func (h *handlers) groupPage(c echo.Context) error {
+// settingsPage is GET /groups/:id/settings: owners invite, open join
+// links, rename and delete; everyone may leave.
+func (h *handlers) settingsPage(c echo.Context) error {
 	m, g := Opened(c)
 	return h.renderGroup(c, http.StatusOK, views.GroupProps{RenameValue: g.GroupName}, m, g)
 }
@@ -143,6 +145,15 @@ func (h *handlers) renderGroup(c echo.Context, status int, p views.GroupProps, m
 		return err
 	}
 	p.SoleOwner = sole
+	// The feed's URL is a secret of the group's accounts: a guest who came
+	// by a public link does not get it.
+	p.ShowFeed = !auth.From(c).Guest
+	if g.CalendarToken != "" && p.ShowFeed {
+		p.FeedURL = h.svc.CalendarURL(g)
+	}
+	if m.Owner() {
+		p.TokenURL = p.URL + "/calendar/token"
+	}
 	links, err := h.svc.OpenJoinSessions(c.Request().Context(), m)
 	if err != nil {
 		return err
@@ -168,7 +179,7 @@ func (h *handlers) rename(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return web.FlashRedirect(c, "groups.flash.renamed", groupURL(g.GroupID))
+	return web.FlashRedirect(c, "groups.flash.renamed", groupURL(g.GroupID)+"/settings")
 }
 
 // deleteGroup is POST /groups/:id/delete (owners): a soft delete.

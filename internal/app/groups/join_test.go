@@ -439,11 +439,11 @@ func TestGuestsDoNotSeeThePrivateFeed(t *testing.T) {
 	if res := post(t, ann.c, "/groups/"+id+"/calendar/token", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("turn the feed on: %d", res.StatusCode)
 	}
-	if ann.c.Get("/groups/"+id+"/appointments").Doc(t).Find(testID("calendar-url")).Length() != 1 {
+	if ann.c.Get("/groups/"+id+"/settings").Doc(t).Find(testID("calendar-url")).Length() != 1 {
 		t.Fatal("the owner does not see the feed URL")
 	}
 	guest := a.joinAsGuest(t, id, openJoin(t, ann, id), "Grandpa")
-	page := guest.c.Get("/groups/" + id + "/appointments")
+	page := guest.c.Get("/groups/" + id + "/settings")
 	if page.StatusCode != http.StatusOK {
 		t.Fatalf("guest appointments: %d", page.StatusCode)
 	}
@@ -462,25 +462,25 @@ func TestTheGroupPageListsOpenJoinLinks(t *testing.T) {
 	a := newGroupsApp(t)
 	ann, bob, id := joinedPair(t, a)
 	session := openJoin(t, ann, id)
-	links := ann.c.Get("/groups/" + id).Doc(t).Find(testID("open-join-link"))
+	links := ann.c.Get("/groups/" + id + "/settings").Doc(t).Find(testID("open-join-link"))
 	if links.Length() != 1 {
 		t.Fatalf("%d open links listed, want 1", links.Length())
 	}
 	if href, _ := links.Find("a").Attr("href"); href != "/groups/"+id+"/join-sessions/"+session || !strings.Contains(links.Text(), "Picnic") {
 		t.Errorf("listed link %q, %q", href, links.Text())
 	}
-	if bob.c.Get("/groups/"+id).Doc(t).Find(testID("open-join-links")).Length() != 0 {
+	if bob.c.Get("/groups/"+id+"/settings").Doc(t).Find(testID("open-join-links")).Length() != 0 {
 		t.Error("a member sees the owners' open links")
 	}
 	if res := post(t, ann.c, "/groups/"+id+"/join-sessions/"+session+"/close", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("close: %d", res.StatusCode)
 	}
-	if n := ann.c.Get("/groups/" + id).Doc(t).Find(testID("open-join-link")).Length(); n != 0 {
+	if n := ann.c.Get("/groups/" + id + "/settings").Doc(t).Find(testID("open-join-link")).Length(); n != 0 {
 		t.Errorf("%d links listed after closing", n)
 	}
 	openJoin(t, ann, id)
 	a.Clock.Advance(25 * time.Hour)
-	if n := ann.c.Get("/groups/" + id).Doc(t).Find(testID("open-join-link")).Length(); n != 0 {
+	if n := ann.c.Get("/groups/" + id + "/settings").Doc(t).Find(testID("open-join-link")).Length(); n != 0 {
 		t.Errorf("%d links listed after they expired", n)
 	}
 }

@@ -65,10 +65,12 @@ var matrix = map[string][columns]int{
 	// deletes. The upload without a file is a 400; "Read the scan" is 404
 	// while no Extractor is configured. The .ics feed needs no session,
 	// only its token (sent here), so every column gets it.
-	"GET /groups/:id/appointments":                  {303, 404, 404, 404, 200, 200, 404},
+	"GET /groups/:id/appointments":                  {303, 404, 404, 404, 301, 301, 404},
+	"GET /groups/:id/settings":                      {303, 404, 404, 404, 200, 200, 404},
 	"GET /groups/:id/appointments/new":              {303, 404, 404, 404, 200, 200, 404},
 	"POST /groups/:id/appointments":                 {401, 404, 404, 404, 303, 303, 404},
 	"GET /groups/:id/appointments/month":            {303, 404, 404, 404, 200, 200, 404},
+	"GET /groups/:id/appointments/week":             {303, 404, 404, 404, 200, 200, 404},
 	"GET /groups/:id/appointments/:appt":            {303, 404, 404, 404, 200, 200, 404},
 	"GET /groups/:id/appointments/:appt/edit":       {303, 404, 404, 404, 200, 200, 404},
 	"POST /groups/:id/appointments/:appt/edit":      {401, 404, 404, 404, 303, 303, 404},

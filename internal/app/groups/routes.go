@@ -25,7 +25,10 @@ func (s *Service) Routes(e *echo.Echo) {
 	acct.POST("/:id/invite/decline", h.decline, invitee)
 
 	g := e.Group("/groups/:id", auth.RequireMember)
-	g.GET("", h.groupPage, member)
+	// The group's home is its calendar's agenda; owners' forms (and
+	// leaving) are on its settings tab.
+	g.GET("", h.upcoming, member)
+	g.GET("/settings", h.settingsPage, member)
 	g.POST("/rename", h.rename, owner)
 	g.POST("/delete", h.deleteGroup, owner)
 	g.POST("/leave", h.leave, member)
@@ -46,10 +49,11 @@ func (s *Service) Routes(e *echo.Echo) {
 
 	// Appointments, their scans and the .ics feed (appointments*.go); the
 	// feed is token-gated and needs no session.
-	g.GET("/appointments", h.upcoming, member)
+	g.GET("/appointments", h.toAgenda, member)
 	g.GET("/appointments/new", h.newAppointment, member)
 	g.POST("/appointments", h.createAppointment, member)
 	g.GET("/appointments/month", h.month, member)
+	g.GET("/appointments/week", h.week, member)
 	g.GET("/appointments/:appt", h.appointment, member)
 	g.GET("/appointments/:appt/edit", h.editAppointment, member)
 	g.POST("/appointments/:appt/edit", h.updateAppointment, member)

@@ -52,6 +52,9 @@ type GroupRow struct {
 	// .ics feed; "" until an owner turns the feed on. Regenerating it
 	// stops the old feed URL at once.
 	CalendarToken string `table:"calendarToken"`
+	// Timezone is the group's home zone (IANA), its creator's at first;
+	// pages note it where it differs from the viewer's.
+	Timezone string `table:"timezone"`
 }
 
 // groupsPartition is the one partition of Groups: every read is a point
@@ -215,17 +218,20 @@ const (
 // Location and CreatedBy are promoted too, so lists and the dashboard
 // read no blob and delete rights come from a table, not a blob.
 type AppointmentIndexRow struct {
-	PartitionKey   string            `table:"PartitionKey"` // groupId
-	RowKey         string            `table:"RowKey"`       // appointmentIndexRowKey
-	ETag           string            `table:"ETag"`
-	AppointmentID  string            `table:"appointmentId"`
-	StartTime      time.Time         `table:"startTime"`
-	EndTime        time.Time         `table:"endTime"`
-	Title          string            `table:"title"`
-	Location       string            `table:"location"`
-	Status         AppointmentStatus `table:"status"`
-	HasScan        bool              `table:"hasScan"`
-	ScanCapturedAt *time.Time        `table:"scanCapturedAt"`
+	PartitionKey  string            `table:"PartitionKey"` // groupId
+	RowKey        string            `table:"RowKey"`       // appointmentIndexRowKey
+	ETag          string            `table:"ETag"`
+	AppointmentID string            `table:"appointmentId"`
+	StartTime     time.Time         `table:"startTime"`
+	EndTime       time.Time         `table:"endTime"`
+	Title         string            `table:"title"`
+	Location      string            `table:"location"`
+	Status        AppointmentStatus `table:"status"`
+	// AllDay says the appointment fills whole days (from midnight to
+	// midnight in Timezone); its times are not shown.
+	AllDay         bool       `table:"allDay"`
+	HasScan        bool       `table:"hasScan"`
+	ScanCapturedAt *time.Time `table:"scanCapturedAt"`
 	// CreatedBy is the creator's memberKey: they may delete it.
 	CreatedBy        string     `table:"createdBy"`
 	CreatedAt        time.Time  `table:"createdAt"`

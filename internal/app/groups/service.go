@@ -338,6 +338,7 @@ func (s *Service) Create(ctx context.Context, id *auth.Identity, name string) (G
 		GroupID: groupID, GroupName: name,
 		CreatedAt: now, UpdatedAt: now,
 		CreatedByUserKey: id.UserKey,
+		Timezone:         id.Location().String(),
 	}
 	if _, err := storage.Insert(ctx, s.groups, g); err != nil {
 		return GroupRow{}, err

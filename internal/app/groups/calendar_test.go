@@ -1,0 +1,204 @@
+package groups
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+func mustZone(t *testing.T, name string) *time.Location {
+	t.Helper()
+	z, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return z
+}
+
+// TestCalendarDaysSpreadsAppointments: a multi-day appointment is on
+// every day it covers, an all-day one on its dates in any zone, and a
+// day's timed appointments follow the ones that fill it.
+func TestCalendarDaysSpreadsAppointments(t *testing.T) {
+	t.Parallel()
+	berlin := mustZone(t, "Europe/Berlin")
+	at := func(s string) time.Time { v, _ := time.ParseInLocation(FormTimeLayout, s, berlin); return v.UTC() }
+	rows := []AppointmentIndexRow{
+		{AppointmentID: "visit", StartTime: at("2030-03-29T18:00"), EndTime: at("2030-04-01T12:00")},
+		{AppointmentID: "dentist", StartTime: at("2030-03-30T09:00"), EndTime: at("2030-03-30T10:00")},
+		// All day on 30 March: midnights UTC, whatever the zone.
+		{AppointmentID: "birthday", AllDay: true, StartTime: time.Date(2030, 3, 30, 0, 0, 0, 0, time.UTC), EndTime: time.Date(2030, 3, 31, 0, 0, 0, 0, time.UTC)},
+	}
+	first := time.Date(2030, 3, 28, 0, 0, 0, 0, berlin)
+	for _, zone := range []*time.Location{berlin, mustZone(t, "America/Los_Angeles"), mustZone(t, "Pacific/Auckland")} {
+		days := CalendarDays(rows, first.In(zone), 6, zone)
+		var birthday []int
+		for i, d := range days {
+			for _, sp := range d {
+				if sp.Row.AppointmentID == "birthday" {
+					birthday = append(birthday, i)
+				}
+			}
+		}
+		if fmt.Sprint(birthday) != "[2]" && zone != berlin {
+			// first.In(zone) may be the 27th or 28th; the birthday's date
+			// must still be 30 March.
+			d0 := midnight(first.In(zone))
+			if len(birthday) != 1 || d0.AddDate(0, 0, birthday[0]).Day() != 30 {
+				t.Fatalf("%s: birthday on days %v from %s", zone, birthday, d0.Format(time.DateOnly))
+			}
+		}
+	}
+	days := CalendarDays(rows, first, 6, berlin)
+	ids := func(d []Span) string {
+		var s []string
+		for _, sp := range d {
+			mark := ""
+			if sp.Continued {
+				mark += "<"
+			}
+			if sp.Continues {
+				mark += ">"
+			}
+			s = append(s, sp.Row.AppointmentID+mark)
+		}
+		return strings.Join(s, ",")
+	}
+	// 28, 29, 30 (DST starts on the 31st in Berlin), 31, 1 April, 2 April.
+	want := []string{"", "visit>", "visit<>,birthday,dentist", "visit<>", "visit<", ""}
+	for i, d := range days {
+		if got := ids(d); got != want[i] {
+			t.Errorf("day %d: %q, want %q", i, got, want[i])
+		}
+	}
+	if sp := days[1][0]; sp.Start.Format("15:04") != "18:00" || sp.Timed() {
+		t.Errorf("the visit's first day starts at %s, timed %v", sp.Start.Format("15:04"), sp.Timed())
+	}
+	if !days[3][0].AllDay() || days[2][2].AllDay() || !days[2][2].Timed() {
+		t.Error("a middle day of the visit fills the day; the dentist is timed")
+	}
+}
+
+func TestFormTimesRefuseDSTGap(t *testing.T) {
+	t.Parallel()
+	berlin := mustZone(t, "Europe/Berlin")
+	in := AppointmentInput{Title: "Night train", Start: "2030-03-31T02:30", End: "2030-03-31T04:00"}
+	_, _, errs := parseAppointment(in, berlin, nil)
+	if errs["start"] != "groups.appointments.error.dst_gap" {
+		t.Fatalf("a start in the spring-forward gap: %v", errs)
+	}
+	// The autumn overlap is a real time (its first occurrence).
+	in.Start, in.End = "2030-10-27T02:30", "2030-10-27T04:00"
+	if a, _, errs := parseAppointment(in, berlin, nil); errs != nil || a.Start.Format(time.RFC3339) != "2030-10-27T00:30:00Z" {
+		t.Fatalf("autumn overlap: %v %s", errs, a.Start)
+	}
+	// All-day: dates, stored as midnights UTC, the end date included.
+	in = AppointmentInput{Title: "Visit", Start: "2030-03-30", End: "2030-04-01", AllDay: true}
+	a, _, errs := parseAppointment(in, berlin, nil)
+	if errs != nil || !a.AllDay || a.Start != time.Date(2030, 3, 30, 0, 0, 0, 0, time.UTC) || a.End != time.Date(2030, 4, 2, 0, 0, 0, 0, time.UTC) {
+		t.Fatalf("all day: %v %s %s", errs, a.Start, a.End)
+	}
+	in.End = "2030-05-30"
+	if _, _, errs := parseAppointment(in, berlin, nil); errs["end"] != "groups.appointments.error.too_long" {
+		t.Fatalf("61 days: %v", errs)
+	}
+}
+
+// TestMonthAndWeekViews: the month grid shows a multi-day appointment on
+// each of its days, marks cancelled ones and today, and costs the same
+// storage whatever the month holds; the week view puts overlapping
+// appointments side by side.
+func TestMonthAndWeekViews(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, _, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	add := func(in AppointmentInput) Appointment {
+		t.Helper()
+		doc, err := a.svc.CreateAppointment(ctx, m, ann.id, in, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	visit := add(AppointmentInput{Title: "Grandma visits", Start: "2030-05-30T15:00", End: "2030-06-02T11:00"})
+	add(AppointmentInput{Title: "Birthday", Start: "2030-06-05", End: "2030-06-05", AllDay: true})
+	dentist := add(AppointmentInput{Title: "Dentist", Start: "2030-06-04T10:00", End: "2030-06-04T11:00"})
+	add(AppointmentInput{Title: "Swim", Start: "2030-06-04T10:30", End: "2030-06-04T12:00"})
+	if err := a.svc.CancelAppointment(ctx, m, ann.id, dentist.AppointmentID); err != nil {
+		t.Fatal(err)
+	}
+
+	res := ann.c.Get("/groups/" + id + "/appointments/month?m=2030-06")
+	doc := res.Doc(t)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("month: %d", res.StatusCode)
+	}
+	onDays := func(doc *goquery.Document, appt string) []string {
+		var days []string
+		doc.Find(`[data-testid="month-day"]`).Each(func(_ int, s *goquery.Selection) {
+			if s.Find(`[data-appointment="`+appt+`"]`).Length() > 0 {
+				days = append(days, s.AttrOr("data-date", ""))
+			}
+		})
+		return days
+	}
+	// June 2030 starts on a Saturday: the grid opens on Monday 27 May.
+	if got := fmt.Sprint(onDays(doc, visit.AppointmentID)); got != "[2030-05-30 2030-05-31 2030-06-01 2030-06-02]" {
+		t.Fatalf("the visit is on %s", got)
+	}
+	if first := doc.Find(`[data-testid="month-day"]`).First().AttrOr("data-date", ""); first != "2030-05-27" || doc.Find(`[data-testid="month-day"]`).Length()%7 != 0 {
+		t.Fatalf("grid starts %s with %d days", first, doc.Find(`[data-testid="month-day"]`).Length())
+	}
+	if c := doc.Find(`[data-appointment="` + dentist.AppointmentID + `"] a`); c.AttrOr("data-canceled", "") != "true" || !strings.Contains(c.Text(), "(") {
+		t.Fatal("the cancelled dentist is not marked")
+	}
+	if n := doc.Find(`[aria-current="date"]`).Length(); n != 0 {
+		t.Fatalf("June 2030 is not this month, yet %d days are today", n)
+	}
+	may := ann.c.Get("/groups/" + id + "/appointments/month").Doc(t)
+	if today := may.Find(`[aria-current="date"]`).Closest("td").AttrOr("data-date", ""); today != "2030-05-17" {
+		t.Fatalf("today is %q", today)
+	}
+	if href := may.Find(testID("tab-month")).AttrOr("aria-current", ""); href != "page" {
+		t.Fatal("the month tab is not current")
+	}
+	add2 := doc.Find(`[data-date="2030-06-12"] [data-testid="month-add"]`).AttrOr("href", "")
+	form := ann.c.Get(add2).Doc(t)
+	if v := form.Find(`input[name="start"]`).AttrOr("value", ""); v != "2030-06-12T09:00" || form.Find(`input[name="end"]`).AttrOr("value", "") != "2030-06-12T10:00" {
+		t.Fatalf("a click on 12 June opens the form at %q", v)
+	}
+
+	week := ann.c.Get("/groups/" + id + "/appointments/week?d=2030-06-05").Doc(t)
+	swim := week.Find(`[data-date="2030-06-04"] .week-item`).Last()
+	den := week.Find(`[data-date="2030-06-04"] .week-item`).First()
+	// 07:00 is row 1: 10:00 is row 4; the swim overlaps and takes lane 1.
+	if !den.HasClass("week-r4") || !den.HasClass("week-s1") || !swim.HasClass("week-r4") || !swim.HasClass("week-s2") || !swim.HasClass("week-l1") {
+		t.Fatalf("week placement: %q and %q", den.AttrOr("class", ""), swim.AttrOr("class", ""))
+	}
+	if week.Find(`[data-date="2030-06-05"] .week-spans [data-testid="week-appointment"]`).Length() != 1 {
+		t.Fatal("the birthday is not above the hours")
+	}
+	if u := week.Find(`[data-date="2030-06-06"] [data-testid="week-slot"]`).Eq(3).AttrOr("href", ""); !strings.HasSuffix(u, "date=2030-06-06&time=10%3A00") {
+		t.Fatalf("the 10:00 slot opens %q", u)
+	}
+	for _, bad := range []string{"/appointments/month?m=2030-13", "/appointments/week?d=tuesday"} {
+		if res := ann.c.Get("/groups/" + id + bad); res.StatusCode != http.StatusBadRequest {
+			t.Fatalf("%s: %d", bad, res.StatusCode)
+		}
+	}
+
+	// The month costs the same with 150 more appointments in it.
+	before := ann.c.Get("/groups/" + id + "/appointments/month?m=2030-06").StorageOps(t)
+	for i := range 150 {
+		s := time.Date(2030, 6, 1+i%28, 8+i%10, 0, 0, 0, time.UTC)
+		add(AppointmentInput{Title: fmt.Sprintf("A%03d", i), Start: s.Format(FormTimeLayout), End: s.Add(time.Hour).Format(FormTimeLayout)})
+	}
+	after := ann.c.Get("/groups/" + id + "/appointments/month?m=2030-06").StorageOps(t)
+	if after["queries"] != before["queries"] || after["total"] != before["total"] {
+		t.Fatalf("month storage grew with its content: %v then %v", before, after)
+	}
+}
