@@ -123,7 +123,9 @@ test('an admin sees the users and disabling one ends their session at once', asy
     await admin.page.waitForLoadState('networkidle');
   }
   await expect(row).toHaveCount(1);
+  // Disabling asks first, in place of the row.
   await row.getByTestId('admin-disable').click();
+  await admin.page.getByTestId('confirm-row').getByTestId('admin-disable-confirm').click();
   await expect(rows.filter({ hasText: userEmail.split('@')[0] }).getByTestId('admin-enable')).toBeVisible();
 
   // The disabled user is signed out on their next request.

@@ -182,7 +182,9 @@ test('groups: invite, accept, appointment with a scan, join link, removal', asyn
   await a.page.goto(`${groupPath}/members`);
   const bRow = a.page.getByTestId('roster-row').filter({ hasText: bEmail });
   await expect(bRow).toHaveAttribute('data-status', 'active');
+  // Removing asks first (a <details>, no script needed).
   await bRow.getByTestId('member-remove').click();
+  await bRow.getByTestId('member-remove-confirm').click();
   await expect(a.page.getByTestId('roster-row').filter({ hasText: bEmail })).toHaveAttribute('data-status', 'removed');
 
   const refused = await b.page.goto(groupPath);

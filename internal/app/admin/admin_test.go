@@ -146,7 +146,8 @@ func TestAdminPagesRender(t *testing.T) {
 func (a *adminApp) post(t *testing.T, c *webtest.Client, target string, action Action, reason string) *webtest.Response {
 	t.Helper()
 	a.Clock.Advance(time.Second)
-	form := c.WithCSRF("/admin/users", url.Values{"reason": {reason}, "next": {"/admin/users"}})
+	// As confirmed: TestDisableAndGrantAskFirst covers the question.
+	form := c.WithCSRF("/admin/users", url.Values{"reason": {reason}, "next": {"/admin/users"}, "confirm": {"yes"}})
 	return c.PostForm("/admin/users/"+url.PathEscape(target)+"/"+string(action), form)
 }
 
@@ -347,7 +348,7 @@ func TestHTMXActionSwapsTheRow(t *testing.T) {
 	a.SignIn(boss, bossEmail)
 	user := a.Client()
 	userKey := a.SignIn(user, "row@example.com")
-	form := boss.WithCSRF("/admin/users", url.Values{"reason": {""}, "next": {"/admin/users"}})
+	form := boss.WithCSRF("/admin/users", url.Values{"reason": {""}, "next": {"/admin/users"}, "confirm": {"yes"}})
 	req := webtest.NewRequest(t, http.MethodPost, "/admin/users/"+url.PathEscape(userKey)+"/disable", strings.NewReader(form.Encode()),
 		"Content-Type", "application/x-www-form-urlencoded", "HX-Request", "true", "HX-Request-Type", "partial")
 	res := boss.Do(req)
@@ -572,7 +573,7 @@ func TestModerationReasonRefusesTextThatMustNotBeStored(t *testing.T) {
 			t.Errorf("%s: the reason field is not marked invalid", tc.name)
 		}
 		// htmx gets the row alone.
-		form := boss.WithCSRF("/admin/users", url.Values{"reason": {tc.reason}, "next": {"/admin/users"}})
+		form := boss.WithCSRF("/admin/users", url.Values{"reason": {tc.reason}, "next": {"/admin/users"}, "confirm": {"yes"}})
 		req := webtest.NewRequest(t, http.MethodPost, "/admin/users/"+url.PathEscape(userKey)+"/disable", strings.NewReader(form.Encode()),
 			"Content-Type", "application/x-www-form-urlencoded", "HX-Request", "true", "HX-Request-Type", "partial")
 		res = boss.Do(req)
@@ -614,5 +615,40 @@ func TestRebuildButtonsRunTheAppsRebuilds(t *testing.T) {
 	}
 	if res := boss.PostForm("/admin/rebuild/nothing", boss.WithCSRF("/admin", nil)); res.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown rebuild: %d", res.StatusCode)
+	}
+}
+
+// TestDisableAndGrantAskFirst: disabling an account or making it an
+// admin without confirmation asks (a page, or the row's place for htmx),
+// keeps the typed reason, and changes nothing.
+func TestDisableAndGrantAskFirst(t *testing.T) {
+	t.Parallel()
+	a := newAdminApp(t)
+	boss := a.Client()
+	a.SignIn(boss, bossEmail)
+	user := a.Client()
+	userKey := a.SignIn(user, "asked@example.com")
+	for _, action := range []Action{ActionDisable, ActionGrantAdmin} {
+		path := "/admin/users/" + url.PathEscape(userKey) + "/" + string(action)
+		form := boss.WithCSRF("/admin/users", url.Values{"reason": {"a reason"}, "next": {"/admin/users"}})
+		res := boss.PostForm(path, form)
+		page := res.Doc(t)
+		keep := page.Find(`[data-testid="confirm-page"] form input[name="reason"]`).AttrOr("value", "")
+		if res.StatusCode != http.StatusOK || keep != "a reason" || page.Find(`input[name="confirm"][value="yes"]`).Length() != 1 {
+			t.Fatalf("%s unconfirmed: %d, reason kept %q", action, res.StatusCode, keep)
+		}
+		req := webtest.NewRequest(t, http.MethodPost, path, strings.NewReader(form.Encode()),
+			"Content-Type", "application/x-www-form-urlencoded", "HX-Request", "true", "HX-Request-Type", "partial")
+		res = boss.Do(req)
+		row := res.Doc(t)
+		if res.StatusCode != http.StatusOK || row.Find(testID("confirm-row")).Length() != 1 || row.Find(`button[hx-post="`+path+`"]`).Length() != 1 {
+			t.Fatalf("%s unconfirmed by htmx: %d %.300s", action, res.StatusCode, res.Body)
+		}
+	}
+	if res := user.Get("/account"); res.StatusCode != http.StatusOK {
+		t.Fatalf("the user was disabled without confirmation: %d", res.StatusCode)
+	}
+	if res := user.Get("/admin"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("the user became an admin without confirmation: %d", res.StatusCode)
 	}
 }

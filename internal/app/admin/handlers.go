@@ -160,6 +160,16 @@ func (h *handlers) moderate(action Action) echo.HandlerFunc {
 			return web.NotFound(errors.New("admin: not a member key"))
 		}
 		id := auth.From(c)
+		if (action == ActionDisable || action == ActionGrantAdmin) && !web.Confirmed(c) {
+			p, err := h.svc.Account(ctx, target)
+			if errors.Is(err, storage.ErrNotFound) {
+				return web.NotFound(err)
+			}
+			if err != nil {
+				return err
+			}
+			return web.AskConfirm(c, views.ModerateConfirm(ctx, string(action), p.DisplayName))
+		}
 		actor := Actor{MemberKey: id.MemberKey, Name: id.DisplayName}
 		reason := c.FormValue("reason")
 		p, err := h.svc.Moderate(ctx, actor, target, action, reason)

@@ -315,21 +315,36 @@ func (s *Service) UpdateAppointment(ctx context.Context, m Membership, id *auth.
 // CancelAppointment marks an appointment canceled (it stays listed, and
 // the feed says STATUS:CANCELLED). Any active member may.
 func (s *Service) CancelAppointment(ctx context.Context, m Membership, id *auth.Identity, appointmentID string) error {
+	return s.setStatus(ctx, m, id, appointmentID, AppointmentCanceled, "groups.notify.appointment_cancelled")
+}
+
+// RestoreAppointment undoes a cancellation: the appointment takes place
+// after all. Any active member may.
+func (s *Service) RestoreAppointment(ctx context.Context, m Membership, id *auth.Identity, appointmentID string) error {
+	return s.setStatus(ctx, m, id, appointmentID, AppointmentActive, "groups.notify.appointment_restored")
+}
+
+// setStatus changes an appointment's status and tells the other members
+// (kind is the notice). Setting the status it has changes nothing.
+func (s *Service) setStatus(ctx context.Context, m Membership, id *auth.Identity, appointmentID string, status AppointmentStatus, kind string) error {
 	d, err := s.Appointment(ctx, m, appointmentID)
 	if err != nil {
 		return err
 	}
-	d.Doc.Status, d.Doc.UpdatedBy, d.Doc.UpdatedAt = AppointmentCanceled, id.MemberKey, s.now().UTC()
+	if d.Doc.Status == status {
+		return nil
+	}
+	d.Doc.Status, d.Doc.UpdatedBy, d.Doc.UpdatedAt = status, id.MemberKey, s.now().UTC()
 	if _, err = s.saveAppointment(ctx, d.Doc, &d.Index); err != nil {
 		return err
 	}
 	if s.notifier != nil {
 		members, err := s.ActiveMembers(ctx, m.GroupID)
 		if err != nil {
-			s.log.WarnContext(ctx, "groups: cancellation not announced", "err", err)
+			s.log.WarnContext(ctx, "groups: status change not announced", "err", err)
 			return nil
 		}
-		s.notifyAppointment(ctx, id, "groups.notify.appointment_cancelled", d.Doc, members)
+		s.notifyAppointment(ctx, id, kind, d.Doc, members)
 	}
 	return nil
 }

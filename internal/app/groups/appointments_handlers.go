@@ -340,10 +340,35 @@ func (h *handlers) cancelAppointment(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
 	m, g := Opened(c)
+	if !web.Confirmed(c) {
+		return h.askAppointment(c, m, "cancel")
+	}
 	if err := h.svc.CancelAppointment(ctx, m, id, c.Param("appt")); err != nil {
 		return err
 	}
 	return web.FlashRedirect(c, "groups.appointments.flash.canceled", appointmentURL(g.GroupID, c.Param("appt")))
+}
+
+// askAppointment asks before cancelling or deleting an appointment that
+// exists.
+func (h *handlers) askAppointment(c echo.Context, m Membership, action string) error {
+	ctx := c.Request().Context()
+	d, err := h.svc.Appointment(ctx, m, c.Param("appt"))
+	if err != nil {
+		return err
+	}
+	return web.AskConfirm(c, views.AppointmentConfirm(ctx, "", action, d.Doc.Title))
+}
+
+// restoreAppointment is POST /groups/:id/appointments/:appt/restore: a
+// cancelled appointment takes place after all.
+func (h *handlers) restoreAppointment(c echo.Context) error {
+	ctx := c.Request().Context()
+	m, g := Opened(c)
+	if err := h.svc.RestoreAppointment(ctx, m, auth.From(c), c.Param("appt")); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "groups.appointments.flash.restored", appointmentURL(g.GroupID, c.Param("appt")))
 }
 
 // deleteAppointment is POST /groups/:id/appointments/:appt/delete (its
@@ -352,6 +377,9 @@ func (h *handlers) deleteAppointment(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
 	m, g := Opened(c)
+	if !web.Confirmed(c) {
+		return h.askAppointment(c, m, "delete")
+	}
 	if err := h.svc.DeleteAppointment(ctx, m, id, c.Param("appt")); err != nil {
 		return err
 	}

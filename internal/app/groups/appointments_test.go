@@ -216,7 +216,7 @@ func TestAppointmentEditMovesRowCancelAndDelete(t *testing.T) {
 		t.Fatalf("detail with the row behind the blob: %d", res.StatusCode)
 	}
 
-	if res := post(t, bob.c, "/groups/"+id+"/appointments/"+appt+"/cancel", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, bob.c, "/groups/"+id+"/appointments/"+appt+"/cancel", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("cancel: %d", res.StatusCode)
 	}
 	rows = a.indexRows(t, id)
@@ -228,15 +228,15 @@ func TestAppointmentEditMovesRowCancelAndDelete(t *testing.T) {
 	}
 
 	// Bob neither created it nor owns the group.
-	if res := post(t, bob.c, "/groups/"+id+"/appointments/"+appt+"/delete", nil); res.StatusCode != http.StatusForbidden {
+	if res := post(t, bob.c, "/groups/"+id+"/appointments/"+appt+"/delete", confirmed); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("member deleting another's appointment: %d", res.StatusCode)
 	}
 	// Bob may delete his own.
 	own := createAppointment(t, bob, id, url.Values{"title": {"Bob's"}, "start": {"2030-06-05T10:00"}, "end": {"2030-06-05T11:00"}})
-	if res := post(t, bob.c, "/groups/"+id+"/appointments/"+own+"/delete", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, bob.c, "/groups/"+id+"/appointments/"+own+"/delete", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("creator deleting: %d", res.StatusCode)
 	}
-	if res := post(t, ann.c, "/groups/"+id+"/appointments/"+appt+"/delete", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, ann.c, "/groups/"+id+"/appointments/"+appt+"/delete", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("owner deleting: %d", res.StatusCode)
 	}
 	for _, r := range a.indexRows(t, id) {
@@ -324,7 +324,7 @@ func TestCalendarFeed(t *testing.T) {
 		"location": {`Hall \ B`}, "notes": {strings.Repeat("Long notes with ünïcödé ", 10) + "\nline two"},
 	})
 	canceled := createAppointment(t, ann, id, url.Values{"title": {"Canceled"}, "start": {"2030-06-02T10:00"}, "end": {"2030-06-02T11:00"}})
-	post(t, ann.c, "/groups/"+id+"/appointments/"+canceled+"/cancel", nil)
+	post(t, ann.c, "/groups/"+id+"/appointments/"+canceled+"/cancel", confirmed)
 
 	if res := a.Client().Get("/groups/" + id + "/calendar.ics?token=" + strings.Repeat("0", 32)); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("no feed yet: %d", res.StatusCode)
@@ -384,7 +384,7 @@ func TestCalendarFeed(t *testing.T) {
 		t.Fatalf("new token: %d", res.StatusCode)
 	}
 	// A deleted group has no feed.
-	post(t, ann.c, "/groups/"+id+"/delete", nil)
+	post(t, ann.c, "/groups/"+id+"/delete", confirmed)
 	if res := anon.Get("/groups/" + id + "/calendar.ics?token=" + g.CalendarToken); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("deleted group's feed: %d", res.StatusCode)
 	}
@@ -473,7 +473,7 @@ func TestScanIsPrivateAndReadable(t *testing.T) {
 		t.Fatalf("anonymous on the scan: %d", res.StatusCode)
 	}
 	// Removal takes effect on the next request.
-	post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, auth.UserKey("bob@example.com"))+"/remove", nil)
+	post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, auth.UserKey("bob@example.com"))+"/remove", confirmed)
 	if res := bob.c.Get(src); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("removed member on the scan: %d", res.StatusCode)
 	}
@@ -553,7 +553,7 @@ func TestDashboardLeavesOutCancelledAppointments(t *testing.T) {
 	id := createGroup(t, ann, "Smiths")
 	dentist := createAppointment(t, ann, id, url.Values{"title": {"Dentist"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"}})
 	createAppointment(t, ann, id, url.Values{"title": {"Football"}, "start": {"2030-06-02T10:00"}, "end": {"2030-06-02T11:00"}})
-	if res := post(t, ann.c, "/groups/"+id+"/appointments/"+dentist+"/cancel", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, ann.c, "/groups/"+id+"/appointments/"+dentist+"/cancel", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("cancel: %d", res.StatusCode)
 	}
 	dash := ann.c.Get("/").Doc(t).Find(testID("upcoming-appointment")).Text()

@@ -3,11 +3,14 @@ package groups
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/harmony/harmony/internal/auth"
 )
 
 func mustZone(t *testing.T, name string) *time.Location {
@@ -200,5 +203,114 @@ func TestMonthAndWeekViews(t *testing.T) {
 	after := ann.c.Get("/groups/" + id + "/appointments/month?m=2030-06").StorageOps(t)
 	if after["queries"] != before["queries"] || after["total"] != before["total"] {
 		t.Fatalf("month storage grew with its content: %v then %v", before, after)
+	}
+}
+
+// TestDestructiveActionsAskFirst: deleting a group, cancelling or
+// deleting an appointment, and removing, promoting or demoting a member
+// answer a POST without confirmation with a page that asks (posting the
+// same again with the confirmation) and change nothing.
+func TestDestructiveActionsAskFirst(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessOwner)
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Dentist", Start: "2030-06-01T10:00", End: "2030-06-01T11:00"}, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appt := "/groups/" + id + "/appointments/" + doc.AppointmentID
+	bobRef := a.svc.memberRef(id, auth.UserKey("bob@example.com"))
+	for _, path := range []string{
+		"/groups/" + id + "/delete",
+		appt + "/cancel",
+		appt + "/delete",
+		"/groups/" + id + "/members/" + bobRef + "/remove",
+		"/groups/" + id + "/members/" + bobRef + "/promote",
+	} {
+		res := post(t, ann.c, path, url.Values{"note": {"kept"}})
+		page := res.Doc(t)
+		ops := res.StorageOps(t)
+		if res.StatusCode != http.StatusOK || page.Find(testID("confirm-page")).Length() != 1 || ops["writes"]+ops["txs"]+ops["blob_writes"] != 0 {
+			t.Fatalf("%s unconfirmed: %d, %s", path, res.StatusCode, res.Header.Get("X-Storage-Ops"))
+		}
+		form := page.Find(`[data-testid="confirm-page"] form`)
+		if form.AttrOr("action", "") != path || form.Find(`input[name="confirm"][value="yes"]`).Length() != 1 || form.Find(`input[name="note"][value="kept"]`).Length() != 1 {
+			t.Fatalf("%s: the confirm page posts to %q without the fields", path, form.AttrOr("action", ""))
+		}
+	}
+	if row := a.member(t, id, "bob@example.com"); row.Status != StatusActive || row.Role != RoleMember {
+		t.Fatalf("bob changed without confirmation: %+v", row)
+	}
+	if d, err := a.svc.Appointment(ctx, m, doc.AppointmentID); err != nil || d.Doc.Status != AppointmentActive {
+		t.Fatalf("appointment changed without confirmation: %v %s", err, d.Doc.Status)
+	}
+	// The in-page step is a <details> holding the confirming form.
+	roster := ann.c.Get("/groups/" + id + "/members").Doc(t)
+	if roster.Find(`details.confirm [data-testid="member-remove-confirm"]`).Length() != 1 {
+		t.Fatal("the roster's remove has no confirmation step")
+	}
+
+	// Promote, then demote: bob is an owner, then a member again.
+	if res := post(t, ann.c, "/groups/"+id+"/members/"+bobRef+"/promote", confirmed); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("promote: %d", res.StatusCode)
+	}
+	if ann.c.Get("/groups/"+id+"/members").Doc(t).Find(testID("member-demote")).Length() != 1 {
+		t.Fatal("no demote offered for a co-owner")
+	}
+	if res := post(t, ann.c, "/groups/"+id+"/members/"+bobRef+"/demote", confirmed); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("demote: %d", res.StatusCode)
+	}
+	if row := a.member(t, id, "bob@example.com"); row.Role != RoleMember || a.userGroup(t, id, "bob@example.com").Status != StatusActive {
+		t.Fatalf("bob after demote: %+v", row)
+	}
+	// The last owner cannot be demoted by a co-owner who then leaves
+	// none: bob (a member) may not demote, and ann may not demote herself
+	// through the roster (no button), so the group keeps an owner.
+	if res := post(t, bob.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, auth.UserKey("ann@example.com"))+"/demote", confirmed); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("a member demotes the owner: %d", res.StatusCode)
+	}
+
+	// Cancel, then restore.
+	if res := post(t, bob.c, appt+"/cancel", confirmed); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("cancel: %d", res.StatusCode)
+	}
+	page := bob.c.Get(appt).Doc(t)
+	if page.Find(testID("restore-appointment")).Length() != 1 || page.Find(testID("cancel-appointment")).Length() != 0 {
+		t.Fatal("a cancelled appointment offers no restore")
+	}
+	if res := post(t, bob.c, appt+"/restore", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("restore: %d", res.StatusCode)
+	}
+	if d, _ := a.svc.Appointment(ctx, m, doc.AppointmentID); d.Doc.Status != AppointmentActive || d.Index.Status != AppointmentActive {
+		t.Fatalf("restored appointment is %s/%s", d.Doc.Status, d.Index.Status)
+	}
+}
+
+// TestDemoteKeepsAnOwner: two owners demoting each other at once leave
+// one owner, never none.
+func TestDemoteKeepsAnOwner(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, id := joinedPair(t, a)
+	bobKey, annKey := auth.UserKey("bob@example.com"), auth.UserKey("ann@example.com")
+	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, bobKey)+"/promote", confirmed); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("promote: %d", res.StatusCode)
+	}
+	ma, _, _ := a.svc.Open(ctx, id, ann.id, AccessOwner)
+	mb, _, _ := a.svc.Open(ctx, id, bob.id, AccessOwner)
+	errs := make(chan error, 2)
+	go func() { errs <- a.svc.Demote(ctx, ma, bobKey) }()
+	go func() { errs <- a.svc.Demote(ctx, mb, annKey) }()
+	<-errs
+	<-errs
+	owners := 0
+	for _, e := range []string{"ann@example.com", "bob@example.com"} {
+		if a.member(t, id, e).Role == RoleOwner {
+			owners++
+		}
+	}
+	if owners != 1 {
+		t.Fatalf("%d owners after both demoted each other", owners)
 	}
 }

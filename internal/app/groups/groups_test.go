@@ -96,6 +96,9 @@ func post(t *testing.T, c *webtest.Client, path string, form url.Values, headers
 	return c.PostForm(path, c.WithCSRF("/", form), headers...)
 }
 
+// confirmed is the form of a destructive action the person confirmed.
+var confirmed = url.Values{"confirm": {"yes"}}
+
 var groupPath = regexp.MustCompile(`^/groups/([0-9A-Z]{26})(?:/settings)?$`)
 
 // createGroup creates a group through the form and returns its id.
@@ -167,7 +170,7 @@ func TestCreateRenameDelete(t *testing.T) {
 		t.Fatalf("rename to nothing: %d", res.StatusCode)
 	}
 
-	if res := post(t, ann.c, "/groups/"+id+"/delete", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, ann.c, "/groups/"+id+"/delete", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete: %d", res.StatusCode)
 	}
 	pk, rk := groupKey(id)
@@ -341,7 +344,7 @@ func TestDeclineResendCancel(t *testing.T) {
 	if res := invite(t, ann, id, "bob@example.com"); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("invite again: %d", res.StatusCode)
 	}
-	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, key)+"/cancel", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, key)+"/cancel", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("cancel: %d", res.StatusCode)
 	}
 	if res := bob.c.Get("/groups/" + id + "/invite"); res.StatusCode != http.StatusForbidden {
@@ -368,10 +371,10 @@ func TestRolesLastOwnerAndRemoval(t *testing.T) {
 	if res := post(t, ann.c, "/groups/"+id+"/leave", nil); res.StatusCode != http.StatusConflict {
 		t.Fatalf("last owner leaving: %d", res.StatusCode)
 	}
-	if res := post(t, bob.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, auth.UserKey("ann@example.com"))+"/remove", nil); res.StatusCode != http.StatusForbidden {
+	if res := post(t, bob.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, auth.UserKey("ann@example.com"))+"/remove", confirmed); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("member removing the owner: %d", res.StatusCode)
 	}
-	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, bobKey)+"/promote", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, bobKey)+"/promote", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("promote: %d", res.StatusCode)
 	}
 	if a.member(t, id, "bob@example.com").Role != RoleOwner {
@@ -394,7 +397,7 @@ func TestRolesLastOwnerAndRemoval(t *testing.T) {
 	if res := carol.c.Get("/groups/" + id); res.StatusCode != http.StatusOK {
 		t.Fatalf("carol before removal: %d", res.StatusCode)
 	}
-	if res := post(t, bob.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, auth.UserKey("carol@example.com"))+"/remove", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, bob.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, auth.UserKey("carol@example.com"))+"/remove", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("remove carol: %d", res.StatusCode)
 	}
 	if res := carol.c.Get("/groups/" + id); res.StatusCode != http.StatusNotFound {
@@ -533,8 +536,8 @@ func TestAPIMyGroups(t *testing.T) {
 	if _, err := a.svc.Invite(ctx, m, g, owner, ann.id.Email); err != nil {
 		t.Fatal(err)
 	}
-	post(t, ann.c, "/groups/"+deleted+"/delete", nil)
-	post(t, ann.c, "/groups/"+left+"/members/x/promote", nil) // noise: refused
+	post(t, ann.c, "/groups/"+deleted+"/delete", confirmed)
+	post(t, ann.c, "/groups/"+left+"/members/x/promote", confirmed) // noise: refused
 	// Ann leaves "Left" after handing it over.
 	ml, _, _ := a.svc.Open(ctx, left, ann.id, AccessOwner)
 	gl, _ := a.svc.group(ctx, left)
@@ -590,7 +593,7 @@ func TestTheSoleOwnerIsNotOfferedLeave(t *testing.T) {
 		t.Error("a member is not offered to leave")
 	}
 	bobKey := auth.UserKey("bob@example.com")
-	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, bobKey)+"/promote", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, bobKey)+"/promote", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("promote: %d", res.StatusCode)
 	}
 	if ann.c.Get("/groups/"+id+"/settings").Doc(t).Find(testID("leave-group")).Length() != 1 {

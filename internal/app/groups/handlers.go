@@ -186,7 +186,10 @@ func (h *handlers) rename(c echo.Context) error {
 func (h *handlers) deleteGroup(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	m, _ := Opened(c)
+	m, g := Opened(c)
+	if !web.Confirmed(c) {
+		return web.AskConfirm(c, views.DeleteGroupConfirm(ctx, groupURL(g.GroupID), g.GroupName))
+	}
 	if err := h.svc.Delete(ctx, m, id); err != nil {
 		return err
 	}
@@ -340,6 +343,7 @@ func rosterRow(c echo.Context, e RosterEntry, viewer Membership, groupURL, ref s
 	if owner {
 		row.Email = r.Email
 		row.CanPromote = r.Status == StatusActive && r.Role != RoleOwner
+		row.CanDemote = r.Status == StatusActive && r.Role == RoleOwner && !self
 		row.CanRemove = r.Status == StatusActive && !self
 		row.CanResend = r.Status == StatusInvited
 		row.CanCancel = r.Status == StatusInvited
@@ -358,7 +362,20 @@ func (h *handlers) memberAction(action string) echo.HandlerFunc {
 		if err != nil {
 			return web.NotFound(err)
 		}
+		if action != "resend" && !web.Confirmed(c) {
+			row, err := h.svc.memberRow(ctx, g.GroupID, target)
+			if err != nil {
+				return err
+			}
+			name := row.DisplayName
+			if name == "" {
+				name = row.Email // only owners act here
+			}
+			return web.AskConfirm(c, views.MemberConfirm(ctx, name, "", action, "member-"+action, action == "remove" || action == "cancel"))
+		}
 		switch action {
+		case "demote":
+			err = h.svc.Demote(ctx, m, target)
 		case "promote":
 			err = h.svc.Promote(ctx, m, target)
 		case "remove":

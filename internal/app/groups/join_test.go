@@ -191,7 +191,7 @@ func TestGuestIsConfinedToTheirGroupAndRemovalIsImmediate(t *testing.T) {
 		t.Fatalf("guest on A: %d", res.StatusCode)
 	}
 	// The owner removes the guest from the roster.
-	if res := post(t, olga.c, "/groups/"+groupA+"/members/"+a.svc.memberRef(groupA, gus.id.MemberKey)+"/remove", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, olga.c, "/groups/"+groupA+"/members/"+a.svc.memberRef(groupA, gus.id.MemberKey)+"/remove", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("remove guest: %d", res.StatusCode)
 	}
 	if res := gus.c.Get("/groups/" + groupA); res.StatusCode != http.StatusNotFound {
@@ -348,7 +348,7 @@ func TestGuestKeepsAppointmentsWhenSigningIn(t *testing.T) {
 	}
 	dropped := createAppointment(t, olga, other, url.Values{"title": {"Dropped"}, "start": {"2030-06-04T10:00"}, "end": {"2030-06-04T11:00"},
 		"participant": {guestKey}})
-	if res := post(t, olga.c, "/groups/"+other+"/members/"+a.svc.memberRef(other, guestKey)+"/remove", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, olga.c, "/groups/"+other+"/members/"+a.svc.memberRef(other, guestKey)+"/remove", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("remove guest: %d", res.StatusCode)
 	}
 
@@ -424,7 +424,7 @@ func TestGuestKeepsAppointmentsWhenSigningIn(t *testing.T) {
 		t.Fatal("guest member row left")
 	}
 
-	if res := post(t, gus.c, "/groups/"+groupID+"/appointments/"+own+"/delete", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, gus.c, "/groups/"+groupID+"/appointments/"+own+"/delete", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("account deletes the appointment it made as a guest: %d", res.StatusCode)
 	}
 }

@@ -51,6 +51,7 @@ var matrix = map[string][columns]int{
 	"GET /groups/:id/members":                {303, 404, 404, 404, 200, 200, 404},
 	"POST /groups/:id/members/:user/promote": {401, 404, 404, 404, 403, 303, 404},
 	"POST /groups/:id/members/:user/remove":  {401, 404, 404, 404, 403, 303, 404},
+	"POST /groups/:id/members/:user/demote":  {401, 404, 404, 404, 403, 404, 404}, // the target is not an owner
 	// The pending invitation was just sent: authorized, but cooling down.
 	"POST /groups/:id/members/:user/resend":           {401, 404, 404, 404, 403, 429, 404},
 	"POST /groups/:id/members/:user/cancel":           {401, 404, 404, 404, 403, 303, 404},
@@ -75,6 +76,7 @@ var matrix = map[string][columns]int{
 	"GET /groups/:id/appointments/:appt/edit":       {303, 404, 404, 404, 200, 200, 404},
 	"POST /groups/:id/appointments/:appt/edit":      {401, 404, 404, 404, 303, 303, 404},
 	"POST /groups/:id/appointments/:appt/cancel":    {401, 404, 404, 404, 303, 303, 404},
+	"POST /groups/:id/appointments/:appt/restore":   {401, 404, 404, 404, 303, 303, 404},
 	"POST /groups/:id/appointments/:appt/delete":    {401, 404, 404, 404, 403, 303, 404},
 	"GET /groups/:id/appointments/:appt/scan":       {303, 404, 404, 404, 200, 200, 404},
 	"POST /groups/:id/appointments/:appt/scan":      {401, 404, 404, 404, 400, 400, 404},
@@ -205,6 +207,7 @@ func send(t *testing.T, c *webtest.Client, method, path string) *webtest.Respons
 	form := c.WithCSRF("/", url.Values{
 		"name": {"Renamed"}, "email": {"new@example.com"},
 		"title": {"Dentist"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"},
+		"confirm": {"yes"},
 	})
 	req := webtest.NewRequest(t, method, path, strings.NewReader(form.Encode()), "Content-Type", "application/x-www-form-urlencoded")
 	return c.Do(req)

@@ -58,14 +58,14 @@ func TestRosterShowsNoEmailHashes(t *testing.T) {
 		"another group's ref": a.svc.memberRef(other, carol),
 		"mangled ref":         a.svc.memberRef(id, carol) + "x",
 	} {
-		if res := post(t, ann.c, "/groups/"+id+"/members/"+ref+"/cancel", nil); res.StatusCode != http.StatusNotFound {
+		if res := post(t, ann.c, "/groups/"+id+"/members/"+ref+"/cancel", confirmed); res.StatusCode != http.StatusNotFound {
 			t.Errorf("%s: %d, want 404", name, res.StatusCode)
 		}
 	}
 	if a.member(t, id, "carol@example.com").Status != StatusInvited {
 		t.Fatal("a refused action changed the row")
 	}
-	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, carol)+"/cancel", nil); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, carol)+"/cancel", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("cancel by ref: %d", res.StatusCode)
 	}
 }

@@ -370,11 +370,35 @@ func (s *Service) Leave(ctx context.Context, m Membership) error {
 	return s.leave(ctx, m.GroupID, m.Row.RowKey)
 }
 
-// leave marks an active member removed. When they are an owner, the
-// write goes in one transaction with a touch of another active owner's
-// row under its ETag, so two owners leaving at once cannot both succeed
-// and leave the group without an owner.
+// leave marks an active member removed (ownerKept).
 func (s *Service) leave(ctx context.Context, groupID, rowKey string) error {
+	return s.ownerKept(ctx, groupID, rowKey, func(row *MemberRow) error {
+		s.markRemoved(row)
+		return nil
+	})
+}
+
+// Demote makes an owner a plain member again, as another owner. The
+// group keeps at least one owner (ownerKept).
+func (s *Service) Demote(ctx context.Context, m Membership, userKey string) error {
+	if !m.Owner() {
+		return ErrNotOwner
+	}
+	return s.ownerKept(ctx, m.GroupID, userKey, func(row *MemberRow) error {
+		if row.Role != RoleOwner {
+			return ErrNoMember
+		}
+		row.Role = RoleMember
+		return nil
+	})
+}
+
+// ownerKept changes an active member's row with change. When they are
+// an owner, the write goes in one transaction with a touch of another
+// active owner's row under its ETag, so two owners leaving or demoting
+// each other at once cannot both succeed and leave the group without
+// an owner.
+func (s *Service) ownerKept(ctx context.Context, groupID, rowKey string, change func(*MemberRow) error) error {
 	var out MemberRow
 	err := storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
 		row, err := s.memberRow(ctx, groupID, rowKey)
@@ -384,9 +408,12 @@ func (s *Service) leave(ctx context.Context, groupID, rowKey string) error {
 		if row.Status != StatusActive {
 			return ErrNoMember
 		}
-		s.markRemoved(&row)
+		wasOwner := row.Role == RoleOwner
+		if err := change(&row); err != nil {
+			return err
+		}
 		row.UpdatedAt = s.now().UTC()
-		if row.Role != RoleOwner {
+		if !wasOwner {
 			etag, err := storage.Update(ctx, s.members, row, row.ETag)
 			row.ETag = etag
 			out = row

@@ -3,7 +3,6 @@ package groups
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"testing"
 	"time"
 
@@ -37,7 +36,7 @@ func TestPurgeRemovesDeletedGroupsPastPurgeAfter(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if res := post(t, olga.c, "/groups/"+doomed+"/delete", url.Values{}); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, olga.c, "/groups/"+doomed+"/delete", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatal("delete")
 	}
 
@@ -104,7 +103,7 @@ func TestPurgeResumes(t *testing.T) {
 	olga := a.signIn(t, "olga@example.com")
 	id := createGroup(t, olga, "Half")
 	openJoin(t, olga, id)
-	if res := post(t, olga.c, "/groups/"+id+"/delete", url.Values{}); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, olga.c, "/groups/"+id+"/delete", confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatal("delete")
 	}
 	if err := a.svc.purgeMembers(ctx, id); err != nil {

@@ -58,6 +58,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	g.GET("/appointments/:appt/edit", h.editAppointment, member)
 	g.POST("/appointments/:appt/edit", h.updateAppointment, member)
 	g.POST("/appointments/:appt/cancel", h.cancelAppointment, member)
+	g.POST("/appointments/:appt/restore", h.restoreAppointment, member)
 	g.POST("/appointments/:appt/delete", h.deleteAppointment, member)
 	g.GET("/appointments/:appt/scan", h.scan, member)
 	g.POST("/appointments/:appt/scan", h.uploadScan, member)
@@ -67,7 +68,7 @@ func (s *Service) Routes(e *echo.Echo) {
 }
 
 // memberActions are an owner's actions on one roster row.
-var memberActions = []string{"promote", "remove", "resend", "cancel"}
+var memberActions = []string{"promote", "demote", "remove", "resend", "cancel"}
 
 // handlers are the group pages' HTTP handlers: each parses the request,
 // calls one Service method and renders.
