@@ -35,6 +35,9 @@ func (s *Service) showSignIn(c echo.Context) error {
 func (s *Service) renderSignIn(c echo.Context, status int, p authview.SignInProps) error {
 	ctx := c.Request().Context()
 	p.EmailEnabled = s.mailer != nil
+	if id := From(c); id != nil && id.Guest {
+		p.Guest = id.DisplayName
+	}
 	if s.oidc != nil {
 		name := s.cfg.OIDC.Name
 		if name == "" {

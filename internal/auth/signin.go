@@ -60,7 +60,14 @@ func (s *Service) CompleteSignIn(c echo.Context, v VerifiedIdentity, next string
 	if err != nil {
 		return err
 	}
-	st, err := s.profiles.OnSignIn(ctx, memberKey, email, strings.TrimSpace(v.Name))
+	// A guest signing in keeps the name they chose when they joined
+	// ("Grandpa Hans", not "hans" from the email), unless the provider
+	// names them.
+	name := strings.TrimSpace(v.Name)
+	if prev := From(c); name == "" && prev != nil && prev.Guest {
+		name = prev.DisplayName
+	}
+	st, err := s.profiles.OnSignIn(ctx, memberKey, email, name)
 	if err != nil {
 		return fmt.Errorf("auth: profile of %s: %w", memberKey, err)
 	}

@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/storage"
 )
+
+var _ auth.GuestUpgrader = (*Service)(nil)
 
 // ErrNotGuest is GuestPhoto's answer for a memberKey that is not a guest's.
 var ErrNotGuest = errors.New("account: not a guest member key")
@@ -72,4 +76,55 @@ func (s *Service) ensureGuestProfile(ctx context.Context, memberKey, displayName
 		return err
 	}
 	return nil
+}
+
+// UpgradeGuest gives the account a guest signed in to the photo they
+// chose as a guest, when the account has none, and deletes the guest's
+// profile (auth calls it at sign-in; the composition root registers
+// it). The name comes with the sign-in itself (auth passes the guest's
+// name to OnSignIn). A guest without a photo has no profile: nothing to
+// do.
+func (s *Service) UpgradeGuest(ctx context.Context, guestKey, memberKey string) error {
+	if !validGuestKey(guestKey) {
+		return nil
+	}
+	guest, err := s.Profile(ctx, guestKey)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	acct, err := s.Profile(ctx, memberKey)
+	if err != nil {
+		return err
+	}
+	if guest.PhotoKey != "" && acct.PhotoKey == "" {
+		if err := s.copyPhoto(ctx, guest.PhotoKey, memberKey); err != nil {
+			return fmt.Errorf("account: guest photo: %w", err)
+		}
+	}
+	if guest.PhotoKey != "" {
+		s.deletePhoto(ctx, guest.PhotoKey)
+	}
+	pk, rk := profileKey(guestKey)
+	if err := s.profiles.Delete(ctx, pk, rk, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+// copyPhoto stores the photo at photoKey (both sizes, processed already)
+// as memberKey's and points their profile at it.
+func (s *Service) copyPhoto(ctx context.Context, photoKey, memberKey string) error {
+	large, err := s.photos.Get(ctx, photoKey)
+	if err != nil {
+		return err
+	}
+	small, err := s.photos.Get(ctx, smallPhotoKey(photoKey))
+	if err != nil {
+		return err
+	}
+	_, err = s.savePhoto(ctx, memberKey, media.Result{Variants: map[int][]byte{largePhotoSide: large.Data, smallPhotoSide: small.Data}})
+	return err
 }

@@ -231,3 +231,36 @@ func TestJoinWithTooLargePhotoKeepsTheForm(t *testing.T) {
 		t.Fatalf("joined list shows %d people", got)
 	}
 }
+
+// TestGuestSigningInKeepsNameAndPhoto: "Grandpa Hans", a guest with a
+// photo, is told on the sign-in page that his groups come with him, and
+// after signing in with an email is still "Grandpa Hans" with his photo,
+// not "hans"; the guest profile is gone.
+func TestGuestSigningInKeepsNameAndPhoto(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Family")
+	hans := a.joinWithPhoto(t, groupID, openJoin(t, olga, groupID), "Grandpa Hans", mediatest.EncodedPNG(t, 400, 300), "hans.png")
+	guestKey := hans.id.MemberKey
+
+	hint := hans.c.Get("/signin").Doc(t).Find(testID("signin-guest")).Text()
+	if !strings.Contains(hint, "Grandpa Hans") {
+		t.Fatalf("the sign-in page does not tell the guest their groups are kept: %q", hint)
+	}
+	memberKey := a.SignIn(hans.c, "hans@example.com")
+	p, err := a.Accounts.Profile(ctx, memberKey)
+	if err != nil || p.DisplayName != "Grandpa Hans" || p.PhotoKey == "" || !strings.HasPrefix(p.PhotoKey, memberKey+"/") {
+		t.Fatalf("account after sign-in: %v %+v", err, p)
+	}
+	if _, err := a.Accounts.Profile(ctx, guestKey); err == nil {
+		t.Fatal("the guest profile is still there")
+	}
+	src := rosterAvatar(t, olga, groupID, "Grandpa Hans")
+	if !strings.HasPrefix(src, "/media/profile/"+url.PathEscape(memberKey)+"/") {
+		t.Fatalf("roster avatar %q", src)
+	}
+	if img := olga.c.Get(src); img.StatusCode != http.StatusOK || img.Header.Get("Content-Type") != "image/jpeg" {
+		t.Fatalf("avatar: %d %s", img.StatusCode, img.Header.Get("Content-Type"))
+	}
+}
