@@ -32,8 +32,15 @@ func AskConfirm(c echo.Context, p components.ConfirmProps) error {
 	if err != nil {
 		return BadRequest(i18n.T(c.Request().Context(), "error.400.body"), err)
 	}
+	kept := map[string]bool{csrf.Field: true, components.ConfirmField: true}
+	for _, f := range p.Keep {
+		kept[f[0]] = true
+	}
+	if p.Choice != nil {
+		kept[p.Choice.Name] = true
+	}
 	for name, values := range form {
-		if name == csrf.Field || name == components.ConfirmField {
+		if kept[name] {
 			continue
 		}
 		for _, v := range values {

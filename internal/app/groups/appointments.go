@@ -50,6 +50,17 @@ type Appointment struct {
 	Status        AppointmentStatus `json:"status"`
 	// AllDay: Start and End are midnights in Timezone, End exclusive.
 	AllDay bool `json:"allDay,omitempty"`
+	// Repeat makes it a series (recurrence.go): the RRULE, Start and End
+	// its first occurrence. ExDates are removed occurrences' starts,
+	// Moved those edited on their own (each replaced by an override).
+	Repeat  string      `json:"repeat,omitempty"`
+	ExDates []time.Time `json:"exDates,omitempty"`
+	Moved   []time.Time `json:"moved,omitempty"`
+	// An override names its series and the occurrence start it replaces.
+	SeriesID     string     `json:"seriesId,omitempty"`
+	RecurrenceID *time.Time `json:"recurrenceId,omitempty"`
+	// Sequence counts changes, for the .ics feed's SEQUENCE.
+	Sequence int `json:"sequence"`
 	// Responsible is the memberKey of who picks up, "" for nobody.
 	Responsible string    `json:"responsible"`
 	CreatedBy   string    `json:"createdBy"` // memberKey
@@ -66,6 +77,12 @@ type AppointmentInput struct {
 	Responsible                        string
 	// AllDay takes only the dates of Start and End (End inclusive).
 	AllDay bool
+	// Repeat makes it a series; Scope says, when editing an occurrence,
+	// what the edit applies to (ScopeThis, ScopeFollowing, ScopeAll),
+	// and At which occurrence ("" for the series or a single one).
+	Repeat RepeatInput
+	Scope  string
+	At     string
 	// Revision is the version the edit form was opened at (Revision of
 	// the appointment); "" when creating. An edit at an older one is
 	// refused with ErrStaleEdit, so two people editing at once do not
@@ -100,6 +117,9 @@ type AppointmentDetail struct {
 	Doc          Appointment
 	Index        AppointmentIndexRow
 	Participants []ParticipantRow
+	// At is the occurrence of a series the detail shows (Occurrence);
+	// zero for the series or a single appointment.
+	At time.Time
 }
 
 // Zone is the person's time zone, which their session carries from the
@@ -186,6 +206,9 @@ func parseAppointment(in AppointmentInput, zone *time.Location, members []Member
 		errs["end"] = "groups.appointments.error.too_long"
 	}
 	a.AllDay = in.AllDay
+	if errs["start"] == "" && errs["end"] == "" {
+		a.Repeat = parseRepeat(in.Repeat, start, errs)
+	}
 	a.Start, a.End, a.Timezone = start.UTC(), end.UTC(), tz.String()
 
 	active := map[string]bool{}
@@ -293,6 +316,9 @@ func (s *Service) UpdateAppointment(ctx context.Context, m Membership, id *auth.
 	}
 	if in.Revision != "" && in.Revision != Revision(d.Doc) {
 		return Appointment{}, ErrStaleEdit
+	}
+	if d.Doc.Repeat != "" && in.At != "" {
+		return s.editOccurrence(ctx, m, id, d, in, zone, members)
 	}
 	fields, keys, errs := parseAppointment(in, zone, members)
 	if errs != nil {
@@ -425,6 +451,9 @@ func (s *Service) DeleteAppointment(ctx context.Context, m Membership, id *auth.
 // the index: the detail page falls back to finding the row by id
 // (findIndexRow) and shows the blob; the next save writes a fresh row.
 func (s *Service) saveAppointment(ctx context.Context, doc Appointment, old *AppointmentIndexRow) (AppointmentIndexRow, error) {
+	if old != nil {
+		doc.Sequence++ // every change, for calendars that follow the feed
+	}
 	data, err := json.Marshal(doc)
 	if err != nil {
 		return AppointmentIndexRow{}, err
@@ -433,6 +462,9 @@ func (s *Service) saveAppointment(ctx context.Context, doc Appointment, old *App
 		return AppointmentIndexRow{}, err
 	}
 	pk, rk := appointmentIndexKey(doc.GroupID, doc.Start, doc.AppointmentID)
+	if doc.Repeat != "" {
+		pk, rk = seriesIndexKey(doc.GroupID, doc.AppointmentID)
+	}
 	row := AppointmentIndexRow{CreatedAt: doc.CreatedAt, CreatedBy: doc.CreatedBy}
 	if old != nil {
 		row = *old
@@ -440,16 +472,43 @@ func (s *Service) saveAppointment(ctx context.Context, doc Appointment, old *App
 	row.PartitionKey, row.RowKey, row.AppointmentID = pk, rk, doc.AppointmentID
 	row.StartTime, row.EndTime, row.Title, row.Location = doc.Start, doc.End, doc.Title, doc.Location
 	row.Status, row.AllDay, row.UpdatedAt = doc.Status, doc.AllDay, doc.UpdatedAt
+	row.Repeat, row.Timezone, row.SeriesID, row.Skipped, row.SeriesEnd = doc.Repeat, doc.Timezone, doc.SeriesID, "", nil
+	if doc.Repeat != "" {
+		var skipped []string
+		for _, t := range append(slices.Clone(doc.ExDates), doc.Moved...) {
+			skipped = append(skipped, appointmentTimeKey(t))
+		}
+		row.Skipped, row.SeriesEnd = strings.Join(skipped, ","), timePtr(seriesEnd(doc))
+	}
 	if _, err := storage.Upsert(ctx, s.appointments, row); err != nil {
 		return AppointmentIndexRow{}, err
 	}
-	if old != nil && old.RowKey != rk {
+	if doc.Repeat != "" && (old == nil || old.Repeat == "") {
+		if err := s.markHasSeries(ctx, doc.GroupID); err != nil {
+			return AppointmentIndexRow{}, err
+		}
+	}
+	if old != nil && (old.PartitionKey != pk || old.RowKey != rk) {
 		err := s.appointments.Delete(ctx, old.PartitionKey, old.RowKey, storage.AnyETag)
 		if err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return AppointmentIndexRow{}, err
 		}
 	}
 	return row, nil
+}
+
+// markHasSeries notes on the group that it has a series, so the
+// dashboard knows to read its series partition (HasSeries).
+func (s *Service) markHasSeries(ctx context.Context, groupID string) error {
+	pk, rk := groupKey(groupID)
+	_, err := storage.Modify(ctx, s.groups, pk, rk, func(g *GroupRow, exists bool) error {
+		if !exists || g.HasSeries {
+			return storage.ErrNoChange
+		}
+		g.HasSeries = true
+		return nil
+	})
+	return err
 }
 
 // setParticipants makes keys (responsible first when doc has one) the
@@ -524,7 +583,7 @@ func (s *Service) Appointment(ctx context.Context, m Membership, appointmentID s
 	if err != nil {
 		return AppointmentDetail{}, err
 	}
-	row, err := s.findIndexRow(ctx, m.GroupID, appointmentID, doc.Start)
+	row, err := s.findIndexRow(ctx, m.GroupID, appointmentID, doc.Start, doc.Repeat != "")
 	if err != nil {
 		return AppointmentDetail{}, err
 	}
@@ -573,8 +632,11 @@ func (s *Service) appointmentDoc(ctx context.Context, groupID, appointmentID str
 // After a half-finished move (see saveAppointment) the row may still sit
 // at an older start; then one query of the group's partition finds it
 // by id.
-func (s *Service) findIndexRow(ctx context.Context, groupID, appointmentID string, start time.Time) (AppointmentIndexRow, error) {
+func (s *Service) findIndexRow(ctx context.Context, groupID, appointmentID string, start time.Time, series bool) (AppointmentIndexRow, error) {
 	pk, rk := appointmentIndexKey(groupID, start, appointmentID)
+	if series {
+		pk, rk = seriesIndexKey(groupID, appointmentID)
+	}
 	e, err := s.appointments.Get(ctx, pk, rk)
 	if errors.Is(err, storage.ErrNotFound) {
 		var found *storage.Entity
@@ -602,15 +664,9 @@ func (s *Service) findIndexRow(ctx context.Context, groupID, appointmentID strin
 	return row, err
 }
 
-// AppointmentsPage is one page of a group's upcoming appointments.
-type AppointmentsPage struct {
-	Rows []AppointmentIndexRow
-	// Next is the next page's cursor token, "" on the last page.
-	Next string
-}
-
-// upcomingQuery names a group's upcoming list for its cursors.
-func upcomingQuery(groupID string) string { return "groups/appointments|" + groupID }
+// agendaSpan is how far an agenda page looks ahead for repeating
+// appointments when no single one bounds it.
+const agendaSpan = 90 * 24 * time.Hour
 
 // notDeleted is the filter every listing of the index uses.
 var notDeleted = storage.Filter{Name: "isDeleted", Op: storage.Eq, Value: false}
@@ -618,61 +674,71 @@ var notDeleted = storage.Filter{Name: "isDeleted", Op: storage.Eq, Value: false}
 // notCanceled keeps index rows whose appointment still takes place.
 var notCanceled = storage.Filter{Name: "status", Op: storage.Ne, Value: AppointmentCanceled}
 
-// Upcoming reads one page of the group's appointments starting from now,
-// in time order: one range query of the group's index partition.
-func (s *Service) Upcoming(ctx context.Context, m Membership, cursor *storage.Cursor) (AppointmentsPage, error) {
-	q := storage.Query{
+// AgendaPage is one page of a group's agenda.
+type AgendaPage struct {
+	// Rows are appointments and occurrences of series starting in
+	// [from, Next), in time order.
+	Rows []AppointmentIndexRow
+	// Next is where the next page starts; zero on the last.
+	Next time.Time
+}
+
+// Agenda reads what the group has coming from from on: one range query
+// of its single appointments (at most agendaPage) and one of its series,
+// expanded up to the last single read (or agendaSpan when that was all).
+// A page ends where its last appointment starts, so the next page, from
+// there, repeats and skips nothing.
+func (s *Service) Agenda(ctx context.Context, m Membership, from time.Time) (AgendaPage, error) {
+	page, err := s.appointments.Query(ctx, storage.Query{
 		PartitionKey: m.GroupID,
-		RowKeyFrom:   appointmentTimeKey(s.now()),
+		RowKeyFrom:   appointmentTimeKey(from),
 		Filters:      []storage.Filter{notDeleted},
 		Limit:        s.rosterPageSize,
-	}
-	if cursor != nil {
-		q.Continuation = cursor.Next
-	}
-	page, err := s.appointments.Query(ctx, q)
+	})
 	if err != nil {
-		return AppointmentsPage{}, err
+		return AgendaPage{}, err
 	}
-	out := AppointmentsPage{}
+	var rows []AppointmentIndexRow
 	for _, e := range page.Entities {
 		var row AppointmentIndexRow
 		if err := storage.Unmarshal(e, &row); err != nil {
-			return AppointmentsPage{}, err
+			return AgendaPage{}, err
 		}
-		out.Rows = append(out.Rows, row)
+		rows = append(rows, row)
 	}
-	if page.Next != nil {
-		out.Next = s.cursors.Encode(upcomingQuery(m.GroupID), storage.Cursor{Next: page.Next})
+	end, more := from.Add(agendaSpan), false
+	if page.Next != nil && len(rows) > 0 {
+		end, more = rows[len(rows)-1].StartTime, true
 	}
-	return out, nil
-}
-
-// Month reads the appointments starting in the month of first (its
-// first day at midnight in the person's zone): one range query on the
-// row keys between the month's bounds in UTC, at most
-// maxMonthAppointments.
-func (s *Service) Month(ctx context.Context, m Membership, first time.Time) ([]AppointmentIndexRow, error) {
-	var out []AppointmentIndexRow
-	errStop := errors.New("stop")
-	err := s.appointments.QueryAll(ctx, storage.Query{
-		PartitionKey: m.GroupID,
-		RowKeyFrom:   appointmentTimeKey(first),
-		RowKeyTo:     appointmentTimeKey(first.AddDate(0, 1, 0)),
-		Filters:      []storage.Filter{notDeleted},
-	}, func(e storage.Entity) error {
-		var row AppointmentIndexRow
-		if err := storage.Unmarshal(e, &row); err != nil {
-			return err
+	series, err := s.seriesRunning(ctx, m.GroupID, from, end)
+	if err != nil {
+		return AgendaPage{}, err
+	}
+	for _, row := range series {
+		for _, occ := range Occurrences(row, from, end) {
+			if !occ.StartTime.Before(from) {
+				rows = append(rows, occ)
+			}
 		}
-		out = append(out, row)
-		if len(out) >= maxMonthAppointments {
-			return errStop
+		if row.SeriesEnd != nil && row.SeriesEnd.After(end) {
+			more = true
 		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStop) {
-		return nil, err
+	}
+	slices.SortStableFunc(rows, func(a, b AppointmentIndexRow) int { return a.StartTime.Compare(b.StartTime) })
+	if len(rows) > s.rosterPageSize {
+		end, more = rows[s.rosterPageSize].StartTime, true
+	}
+	if !end.After(from) {
+		end = from.Add(time.Second) // all at one instant: show them, move on
+	}
+	out := AgendaPage{}
+	for _, r := range rows {
+		if r.StartTime.Before(end) {
+			out.Rows = append(out.Rows, r)
+		}
+	}
+	if more {
+		out.Next = end
 	}
 	return out, nil
 }
@@ -704,6 +770,31 @@ func (s *Service) NextAppointments(ctx context.Context, groups []MyGroup, n int)
 				if err := storage.Unmarshal(e, &rows[j]); err != nil {
 					return err
 				}
+			}
+			if g.Group.HasSeries {
+				// Its series' occurrences until the last single shown, or
+				// the agenda's span: one more query, for such groups only.
+				now := s.now()
+				end := now.Add(agendaSpan)
+				if len(rows) == n {
+					end = rows[n-1].StartTime.Add(time.Second)
+				}
+				series, err := s.seriesRunning(gctx, g.Group.GroupID, now, end)
+				if err != nil {
+					return err
+				}
+				for _, row := range series {
+					if row.Status == AppointmentCanceled {
+						continue
+					}
+					for _, occ := range Occurrences(row, now, end) {
+						if !occ.StartTime.Before(now) {
+							rows = append(rows, occ)
+						}
+					}
+				}
+				slices.SortStableFunc(rows, func(a, b AppointmentIndexRow) int { return a.StartTime.Compare(b.StartTime) })
+				rows = rows[:min(len(rows), n)]
 			}
 			out[i] = rows // each goroutine owns its element
 			return nil

@@ -24,6 +24,20 @@ func appointmentURL(groupID, appointmentID string) string {
 	return groupURL(groupID) + "/appointments/" + url.PathEscape(appointmentID)
 }
 
+// occurrenceURL is one occurrence of a series: its page, ?at= its start.
+func occurrenceURL(groupID, appointmentID string, at time.Time) string {
+	return appointmentURL(groupID, appointmentID) + "?at=" + appointmentTimeKey(at)
+}
+
+// rowURL is the page of what an index row shows: an appointment, or one
+// occurrence of a series.
+func rowURL(groupID string, row AppointmentIndexRow) string {
+	if !row.Occurrence.IsZero() {
+		return occurrenceURL(groupID, row.AppointmentID, row.Occurrence)
+	}
+	return appointmentURL(groupID, row.AppointmentID)
+}
+
 // whenText formats a start and end in zone, in the reader's language:
 // "Mon 2 Jun 2030, 10:00–11:00", "пн, 2 июн. 2030, 10:00–11:00".
 func whenText(ctx context.Context, start, end time.Time, allDay bool, zone *time.Location) string {
@@ -51,8 +65,9 @@ func appointmentItem(ctx context.Context, row AppointmentIndexRow, groupID strin
 		ID: row.AppointmentID, Title: row.Title, Location: row.Location,
 		When:     whenText(ctx, row.StartTime, row.EndTime, row.AllDay, zone),
 		Datetime: row.StartTime.UTC().Format(time.RFC3339),
-		Href:     appointmentURL(groupID, row.AppointmentID),
+		Href:     rowURL(groupID, row),
 		Canceled: row.Status == AppointmentCanceled, HasScan: row.HasScan,
+		Repeats: row.Repeat != "",
 	}
 }
 
@@ -67,17 +82,22 @@ func (h *handlers) toAgenda(c echo.Context) error {
 	return c.Redirect(http.StatusMovedPermanently, u)
 }
 
-// upcoming is GET /groups/:id[?cursor=…]: the group's home, its agenda
-// of what comes next.
+// upcoming is GET /groups/:id[?from=…]: the group's home, its agenda
+// of what comes next, a page at a time from ?from= (an
+// appointmentTimeKey; now by default).
 func (h *handlers) upcoming(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
 	m, g := Opened(c)
-	cursor, err := web.ReadCursor(c, h.svc.cursors, upcomingQuery(g.GroupID))
-	if err != nil {
-		return err
+	from := h.svc.now()
+	if v := c.QueryParam("from"); v != "" {
+		t, ok := parseAt(v)
+		if !ok {
+			return web.BadRequest(i18n.T(ctx, "groups.agenda.error.from"), nil)
+		}
+		from = t
 	}
-	page, err := h.svc.Upcoming(ctx, m, cursor)
+	page, err := h.svc.Agenda(ctx, m, from)
 	if err != nil {
 		return err
 	}
@@ -87,10 +107,13 @@ func (h *handlers) upcoming(c echo.Context) error {
 		items = append(items, appointmentItem(ctx, r, g.GroupID, zone))
 	}
 	u := groupURL(g.GroupID)
-	next := web.NextURL(u, page.Next)
+	next := ""
+	if !page.Next.IsZero() {
+		next = u + "?from=" + appointmentTimeKey(page.Next)
+	}
 	p := views.AppointmentsProps{
 		GroupName: g.GroupName, GroupURL: u, Zone: zoneNote(g, zone),
-		Items: items, NextURL: next, First: cursor == nil,
+		Items: items, NextURL: next, First: c.QueryParam("from") == "",
 	}
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:    g.GroupName,
@@ -120,6 +143,7 @@ func (h *handlers) appointmentForm(ctx context.Context, g GroupRow, zone *time.L
 		GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), Zone: zone.String(),
 		Title: in.Title, Start: in.Start, End: in.End, Location: in.Location, Notes: in.Notes,
 		NoResponsible: in.Responsible == "", Revision: in.Revision, AllDay: in.AllDay,
+		Repeat: repeatFields(ctx, in.Repeat), Scope: in.Scope, At: in.At,
 	}
 	for _, row := range members {
 		key := memberKeyOf(row)
@@ -130,6 +154,27 @@ func (h *handlers) appointmentForm(ctx context.Context, g GroupRow, zone *time.L
 		p.Members = append(p.Members, views.MemberChoice{Key: key, Name: name, Checked: chosen[key] || key == in.Responsible, Responsible: key == in.Responsible})
 	}
 	return p, nil
+}
+
+// repeatFields are the form's repeat choices, as typed or stored.
+func repeatFields(ctx context.Context, in RepeatInput) views.RepeatFields {
+	f := views.RepeatFields{Freq: in.Freq, Interval: in.Interval, Weekdays: map[string]bool{}, Monthly: in.Monthly, Ends: in.Ends, Until: in.Until, Count: in.Count}
+	if f.Interval == "" {
+		f.Interval = "1"
+	}
+	if f.Ends == "" {
+		f.Ends = "never"
+	}
+	if f.Monthly == "" {
+		f.Monthly = MonthlyByDate
+	}
+	for _, d := range in.Weekdays {
+		f.Weekdays[d] = true
+	}
+	for i, code := range weekdayCodes {
+		f.Days = append(f.Days, [2]string{code, i18n.Weekday(ctx, time.Weekday((i+1)%7))})
+	}
+	return f
 }
 
 func renderAppointmentForm(c echo.Context, status int, p views.AppointmentFormProps) error {
@@ -143,6 +188,12 @@ func appointmentInput(c echo.Context) AppointmentInput {
 		Location: c.FormValue("location"), Notes: c.FormValue("notes"),
 		Participants: form["participant"], Responsible: c.FormValue("responsible"),
 		Revision: c.FormValue("revision"), AllDay: c.FormValue("allDay") != "",
+		Repeat: RepeatInput{
+			Freq: c.FormValue("repeat"), Interval: c.FormValue("repeatInterval"), Weekdays: form["repeatWeekday"],
+			Monthly: c.FormValue("repeatMonthly"), Ends: c.FormValue("repeatEnds"),
+			Until: c.FormValue("repeatUntil"), Count: c.FormValue("repeatCount"),
+		},
+		Scope: c.FormValue("scope"), At: c.FormValue("at"),
 	}
 }
 
@@ -235,7 +286,7 @@ func (h *handlers) appointment(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
 	m, g := Opened(c)
-	d, err := h.svc.Appointment(ctx, m, c.Param("appt"))
+	d, err := h.svc.appointmentOrOccurrence(ctx, m, c.Param("appt"), c.QueryParam("at"))
 	if err != nil {
 		return err
 	}
@@ -253,6 +304,18 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 	p := views.AppointmentProps{
 		GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), URL: u,
 		Item: item, Notes: d.Doc.Notes, CanDelete: CanDelete(m, id, d.Index), ScanError: scanError,
+		EditURL: u + "/edit",
+	}
+	if d.Doc.Repeat != "" {
+		p.Repeat = describeRepeat(ctx, d.Doc.Repeat, d.Doc.Start.In(seriesZone(d.Index)))
+		p.SeriesURL = u
+	}
+	if !d.At.IsZero() {
+		p.At = appointmentTimeKey(d.At)
+		p.EditURL += "?at=" + p.At
+	}
+	if d.Doc.SeriesID != "" {
+		p.SeriesURL = appointmentURL(g.GroupID, d.Doc.SeriesID)
 	}
 	names, err := h.svc.ActiveMembers(ctx, g.GroupID)
 	if err != nil {
@@ -293,6 +356,10 @@ func editInput(d AppointmentDetail, zone *time.Location) AppointmentInput {
 	in := AppointmentInput{
 		Title: d.Doc.Title, Start: formTime(d.Doc.Start, zone), End: formTime(d.Doc.End, zone),
 		Location: d.Doc.Location, Notes: d.Doc.Notes, Revision: Revision(d.Doc), AllDay: d.Doc.AllDay,
+		Repeat: repeatInputOf(d.Doc.Repeat, d.Doc.Start.In(seriesZone(d.Index))),
+	}
+	if !d.At.IsZero() {
+		in.At, in.Scope = appointmentTimeKey(d.At), ScopeThis
 	}
 	if d.Doc.AllDay { // dates; the form's last day is included
 		in.Start, in.End = formTime(d.Doc.Start, time.UTC), formTime(d.Doc.End.AddDate(0, 0, -1), time.UTC)
@@ -311,7 +378,7 @@ func (h *handlers) editAppointment(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
 	m, g := Opened(c)
-	d, err := h.svc.Appointment(ctx, m, c.Param("appt"))
+	d, err := h.svc.appointmentOrOccurrence(ctx, m, c.Param("appt"), c.QueryParam("at"))
 	if err != nil {
 		return err
 	}
@@ -343,21 +410,31 @@ func (h *handlers) cancelAppointment(c echo.Context) error {
 	if !web.Confirmed(c) {
 		return h.askAppointment(c, m, "cancel")
 	}
-	if err := h.svc.CancelAppointment(ctx, m, id, c.Param("appt")); err != nil {
+	var err error
+	if at := c.FormValue("at"); at != "" && c.FormValue("scope") != ScopeAll {
+		err = h.svc.CancelOccurrence(ctx, m, id, c.Param("appt"), at)
+	} else {
+		err = h.svc.CancelAppointment(ctx, m, id, c.Param("appt"))
+	}
+	if err != nil {
 		return err
 	}
 	return web.FlashRedirect(c, "groups.appointments.flash.canceled", appointmentURL(g.GroupID, c.Param("appt")))
 }
 
-// askAppointment asks before cancelling or deleting an appointment that
-// exists.
+// askAppointment asks before cancelling or deleting an appointment, or
+// an occurrence of a series (at), that exists.
 func (h *handlers) askAppointment(c echo.Context, m Membership, action string) error {
 	ctx := c.Request().Context()
-	d, err := h.svc.Appointment(ctx, m, c.Param("appt"))
+	d, err := h.svc.appointmentOrOccurrence(ctx, m, c.Param("appt"), c.FormValue("at"))
 	if err != nil {
 		return err
 	}
-	return web.AskConfirm(c, views.AppointmentConfirm(ctx, "", action, d.Doc.Title))
+	ask := views.AppointmentConfirm(ctx, "", action, d.Doc.Title)
+	if !d.At.IsZero() {
+		ask = views.OccurrenceConfirm(ctx, "", action, d.Doc.Title, appointmentTimeKey(d.At))
+	}
+	return web.AskConfirm(c, ask)
 }
 
 // restoreAppointment is POST /groups/:id/appointments/:appt/restore: a
@@ -380,7 +457,13 @@ func (h *handlers) deleteAppointment(c echo.Context) error {
 	if !web.Confirmed(c) {
 		return h.askAppointment(c, m, "delete")
 	}
-	if err := h.svc.DeleteAppointment(ctx, m, id, c.Param("appt")); err != nil {
+	var err error
+	if at, scope := c.FormValue("at"), c.FormValue("scope"); at != "" && scope != ScopeAll {
+		err = h.svc.DeleteOccurrences(ctx, m, id, c.Param("appt"), scope, at)
+	} else {
+		err = h.svc.DeleteAppointment(ctx, m, id, c.Param("appt"))
+	}
+	if err != nil {
 		return err
 	}
 	return web.FlashRedirect(c, "groups.appointments.flash.deleted", groupURL(g.GroupID))

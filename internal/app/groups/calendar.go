@@ -15,14 +15,16 @@ import (
 const MaxAppointmentDays = 31
 
 // maxRangeAppointments bounds one range read (a month is at most 42
-// days on screen).
-const maxRangeAppointments = 1000
+// days on screen), occurrences of series included.
+const maxRangeAppointments = 2000
 
 // Between reads the appointments of m's group that overlap [from, to),
-// in start order: one range query of the group's index partition, from
-// MaxAppointmentDays before from (an appointment may have begun earlier
-// and still run), keeping those that end after from. Cancelled ones are
-// included; the views mark them.
+// in start order, recurring series expanded into their occurrences. Two
+// queries, whatever the range holds: a range query of the group's
+// time-keyed partition, from MaxAppointmentDays before from (an
+// appointment may have begun earlier and still run), and one of its
+// series partition for the series running then. Cancelled appointments
+// are included; the views mark them.
 func (s *Service) Between(ctx context.Context, m Membership, from, to time.Time) ([]AppointmentIndexRow, error) {
 	var out []AppointmentIndexRow
 	errStop := errors.New("stop")
@@ -46,7 +48,26 @@ func (s *Service) Between(ctx context.Context, m Membership, from, to time.Time)
 	if err != nil && !errors.Is(err, errStop) {
 		return nil, err
 	}
-	return out, nil
+	series, err := s.seriesRunning(ctx, m.GroupID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range series {
+		out = append(out, Occurrences(row, from, to)...)
+	}
+	slices.SortStableFunc(out, func(a, b AppointmentIndexRow) int { return a.StartTime.Compare(b.StartTime) })
+	return out[:min(len(out), maxRangeAppointments)], nil
+}
+
+// seriesRunning reads the group's series that have occurrences in
+// [from, to): one query of its series partition.
+func (s *Service) seriesRunning(ctx context.Context, groupID string, from, to time.Time) ([]AppointmentIndexRow, error) {
+	return storage.All[AppointmentIndexRow](ctx, s.appointments, storage.Query{
+		PartitionKey: seriesPartition(groupID),
+		Filters: []storage.Filter{notDeleted,
+			{Name: "seriesEnd", Op: storage.Gt, Value: from.UTC()},
+			{Name: "startTime", Op: storage.Lt, Value: to.UTC()}},
+	})
 }
 
 // Span is one appointment's part on one calendar day.

@@ -173,7 +173,7 @@ func (cc calendarContext) days(ctx context.Context, start time.Time, spans [][]S
 		}
 		for _, sp := range day {
 			item := views.CalendarItem{
-				ID: sp.Row.AppointmentID, Title: sp.Row.Title, Href: appointmentURL(cc.g.GroupID, sp.Row.AppointmentID),
+				ID: sp.Row.AppointmentID, Title: sp.Row.Title, Href: rowURL(cc.g.GroupID, sp.Row),
 				Datetime: sp.Row.StartTime.UTC().Format(time.RFC3339),
 				Canceled: sp.Row.Status == AppointmentCanceled, Continued: sp.Continued, Continues: sp.Continues,
 				Timed: sp.Timed(),

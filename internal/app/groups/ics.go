@@ -7,6 +7,10 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -83,6 +87,22 @@ func (s *Service) CalendarFeed(ctx context.Context, groupID, token string) ([]by
 	if err := eg.Wait(); err != nil {
 		return nil, err
 	}
+	// The series running in the window, with their rules: one query, and
+	// a blob read each.
+	series, err := s.seriesRunning(ctx, groupID, s.now().Add(-feedPast), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range series[:min(len(series), feedLimit)] {
+		doc, err := s.appointmentDoc(ctx, groupID, row.AppointmentID)
+		if errors.Is(err, ErrNoAppointment) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, &doc)
+	}
 	return WriteICS(g, docs, s.now(), s.baseURL), nil
 }
 
@@ -103,15 +123,53 @@ func WriteICS(g GroupRow, docs []*Appointment, now time.Time, baseURL string) []
 	w("CALSCALE", "GREGORIAN")
 	w("METHOD", "PUBLISH")
 	w("X-WR-CALNAME", icsText(g.GroupName))
+	zones := map[string]*time.Location{}
+	for _, d := range docs {
+		if d != nil && (d.Repeat != "" || d.SeriesID != "") && !d.AllDay {
+			if loc, err := time.LoadLocation(d.Timezone); err == nil && loc != time.UTC {
+				zones[loc.String()] = loc
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(zones)) {
+		writeVTimezone(&b, zones[name], now)
+	}
 	for _, d := range docs {
 		if d == nil {
 			continue
 		}
+		// A series' times are wall clock in its zone (TZID), so a
+		// weekly 17:00 stays at 17:00 across a DST change; an override
+		// names the occurrence it replaces the same way.
+		at := func(name string, t time.Time) {
+			switch loc := zones[d.Timezone]; {
+			case d.AllDay:
+				w(name+";VALUE=DATE", t.UTC().Format("20060102"))
+			case loc != nil:
+				w(name+";TZID="+loc.String(), t.In(loc).Format("20060102T150405"))
+			default:
+				w(name, t.UTC().Format(icsTime))
+			}
+		}
+		uid := d.AppointmentID
+		if d.SeriesID != "" {
+			uid = d.SeriesID
+		}
 		w("BEGIN", "VEVENT")
-		w("UID", d.AppointmentID+"@"+host)
+		w("UID", uid+"@"+host)
 		w("DTSTAMP", stamp)
-		w("DTSTART", d.Start.UTC().Format(icsTime))
-		w("DTEND", d.End.UTC().Format(icsTime))
+		if d.RecurrenceID != nil {
+			at("RECURRENCE-ID", *d.RecurrenceID)
+		}
+		at("DTSTART", d.Start)
+		at("DTEND", d.End)
+		if d.Repeat != "" {
+			w("RRULE", d.Repeat)
+			for _, x := range d.ExDates {
+				at("EXDATE", x)
+			}
+		}
+		w("SEQUENCE", strconv.Itoa(d.Sequence))
 		w("SUMMARY", icsText(d.Title))
 		if d.Location != "" {
 			w("LOCATION", icsText(d.Location))
@@ -132,6 +190,85 @@ func WriteICS(g GroupRow, docs []*Appointment, now time.Time, baseURL string) []
 }
 
 const icsTime = "20060102T150405Z"
+
+// writeVTimezone describes loc for the feed's TZIDs (RFC 5545 3.6.5):
+// its standard and daylight offsets this year, and the yearly rule of
+// each change ("the last Sunday of March"), read from Go's zone data.
+func writeVTimezone(b *bytes.Buffer, loc *time.Location, now time.Time) {
+	w := func(name, value string) { writeICSLine(b, name+":"+value) }
+	offset := func(secs int) string {
+		sign := "+"
+		if secs < 0 {
+			sign, secs = "-", -secs
+		}
+		return fmt.Sprintf("%s%02d%02d", sign, secs/3600, secs/60%60)
+	}
+	year := now.In(loc).Year()
+	w("BEGIN", "VTIMEZONE")
+	w("TZID", loc.String())
+	changes := zoneChanges(loc, year)
+	if len(changes) == 0 {
+		name, off := time.Date(year, 1, 1, 0, 0, 0, 0, loc).Zone()
+		w("BEGIN", "STANDARD")
+		w("DTSTART", "19700101T000000")
+		w("TZOFFSETFROM", offset(off))
+		w("TZOFFSETTO", offset(off))
+		w("TZNAME", name)
+		w("END", "STANDARD")
+	}
+	for _, c := range changes {
+		kind := "STANDARD"
+		if c.to > c.from {
+			kind = "DAYLIGHT"
+		}
+		local := c.at.In(time.FixedZone("", c.from))
+		nth := (local.Day()-1)/7 + 1
+		if local.AddDate(0, 0, 7).Month() != local.Month() {
+			nth = -1
+		}
+		w("BEGIN", kind)
+		w("DTSTART", "1970"+local.Format("0102T150405"))
+		w("RRULE", fmt.Sprintf("FREQ=YEARLY;BYMONTH=%d;BYDAY=%d%s", int(local.Month()), nth, codeOf(local.Weekday())))
+		w("TZOFFSETFROM", offset(c.from))
+		w("TZOFFSETTO", offset(c.to))
+		name, _ := c.at.In(loc).Zone()
+		w("TZNAME", name)
+		w("END", kind)
+	}
+	w("END", "VTIMEZONE")
+}
+
+// zoneChange is a change of a zone's UTC offset.
+type zoneChange struct {
+	at       time.Time
+	from, to int
+}
+
+// zoneChanges finds the offset changes of loc in year: day by day, then
+// to the second.
+func zoneChanges(loc *time.Location, year int) []zoneChange {
+	var out []zoneChange
+	t := time.Date(year, 1, 1, 0, 0, 0, 0, time.UTC)
+	_, prev := t.In(loc).Zone()
+	for d := 0; d < 366; d++ {
+		next := t.Add(24 * time.Hour)
+		if _, off := next.In(loc).Zone(); off != prev {
+			lo, hi := t, next
+			for hi.Sub(lo) > time.Second {
+				mid := lo.Add(hi.Sub(lo) / 2)
+				if _, o := mid.In(loc).Zone(); o == prev {
+					lo = mid
+				} else {
+					hi = mid
+				}
+			}
+			out = append(out, zoneChange{at: hi, from: prev, to: off})
+			prev = off
+		}
+		t = next
+	}
+	return out
+}
 
 // icsText escapes a TEXT value (RFC 5545 3.3.11).
 var icsText = strings.NewReplacer(`\`, `\\`, ";", `\;`, ",", `\,`, "\r\n", `\n`, "\n", `\n`, "\r", `\n`).Replace

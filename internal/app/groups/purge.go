@@ -132,22 +132,24 @@ func (s *Service) purgeJoinSessions(ctx context.Context, groupID string) error {
 // partition, then its AppointmentsIndex row (which is what finds the
 // participants on a rerun).
 func (s *Service) purgeAppointments(ctx context.Context, groupID string) error {
-	var rows []storage.Entity
-	err := s.appointments.QueryAll(ctx, storage.Query{PartitionKey: groupID, Select: []string{"appointmentId"}}, func(e storage.Entity) error {
-		rows = append(rows, e)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, e := range rows {
-		if apptID, _ := e.Props["appointmentId"].(string); apptID != "" {
-			if err := deletePartition(ctx, s.participants, participantsPartition(groupID, apptID)); err != nil {
+	for _, pk := range []string{groupID, seriesPartition(groupID)} {
+		var rows []storage.Entity
+		err := s.appointments.QueryAll(ctx, storage.Query{PartitionKey: pk, Select: []string{"appointmentId"}}, func(e storage.Entity) error {
+			rows = append(rows, e)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, e := range rows {
+			if apptID, _ := e.Props["appointmentId"].(string); apptID != "" {
+				if err := deletePartition(ctx, s.participants, participantsPartition(groupID, apptID)); err != nil {
+					return err
+				}
+			}
+			if err := deleteRow(ctx, s.appointments, pk, e.RowKey); err != nil {
 				return err
 			}
-		}
-		if err := deleteRow(ctx, s.appointments, groupID, e.RowKey); err != nil {
-			return err
 		}
 	}
 	return nil

@@ -55,6 +55,9 @@ type GroupRow struct {
 	// Timezone is the group's home zone (IANA), its creator's at first;
 	// pages note it where it differs from the viewer's.
 	Timezone string `table:"timezone"`
+	// HasSeries says the group has had a recurring series: only then do
+	// the dashboard's next appointments read its series partition.
+	HasSeries bool `table:"hasSeries"`
 }
 
 // groupsPartition is the one partition of Groups: every read is a point
@@ -240,6 +243,31 @@ type AppointmentIndexRow struct {
 	DeletedAt        *time.Time `table:"deletedAt"`
 	DeletedByUserKey string     `table:"deletedByUserKey"`
 	PurgeAfterAt     *time.Time `table:"purgeAfterAt"`
+	// A series (recurrence.go) sits in its group's series partition:
+	// Repeat is its RRULE, Timezone the zone it repeats in, Skipped the
+	// occurrence starts it leaves out (appointmentTimeKeys, comma
+	// separated: removed and moved ones), SeriesEnd when its last
+	// occurrence ends. StartTime and EndTime are the first occurrence's.
+	Repeat    string     `table:"repeat"`
+	Timezone  string     `table:"timezone"`
+	Skipped   string     `table:"skipped"`
+	SeriesEnd *time.Time `table:"seriesEnd"`
+	// SeriesID names the series an override replaces an occurrence of.
+	SeriesID string `table:"seriesId"`
+	// Occurrence is the start of the occurrence an expanded series row
+	// stands for (Occurrences); never stored.
+	Occurrence time.Time `table:"-"`
+}
+
+// seriesPartition is the AppointmentsIndex partition of a group's
+// recurring series: one query finds them all, apart from the time-keyed
+// single appointments.
+func seriesPartition(groupID string) string { return groupID + "|series" }
+
+// seriesIndexKey is a series' AppointmentsIndex key: PK the group's
+// series partition, RK the appointmentId.
+func seriesIndexKey(groupID, appointmentID string) (pk, rk string) {
+	return seriesPartition(groupID), appointmentID
 }
 
 // appointmentTimeKey is the time part of an index RowKey:

@@ -1,0 +1,326 @@
+package groups
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/teambition/rrule-go"
+
+	"github.com/harmony/harmony/internal/i18n"
+)
+
+// Recurring appointments are series: one appointment (blob and index
+// row) with a rule, RFC 5545's RRULE subset the form offers, expanded
+// when read. Nothing is stored per occurrence, so a month costs the same
+// whatever its series hold. An occurrence edited on its own becomes an
+// override: a single appointment with SeriesID and RecurrenceID (the
+// start it replaces), its start listed in the series' Moved. A removed
+// occurrence is listed in ExDates.
+
+// Repeat frequencies the form offers.
+const (
+	RepeatNone    = ""
+	RepeatDaily   = "daily"
+	RepeatWeekly  = "weekly"
+	RepeatMonthly = "monthly"
+	RepeatYearly  = "yearly"
+)
+
+// Monthly modes: on the start's date, or on its weekday in the month
+// ("the 2nd Tuesday", "the last Friday").
+const (
+	MonthlyByDate    = "date"
+	MonthlyByWeekday = "weekday"
+)
+
+// Series limits.
+const (
+	maxRepeatInterval = 99
+	maxRepeatCount    = 730
+	// maxExpanded bounds the occurrences one read expands.
+	maxExpanded = 2000
+)
+
+// RepeatInput is the form's repeat fields as typed.
+type RepeatInput struct {
+	Freq     string
+	Interval string
+	// Weekdays are "MO".."SU" (weekly).
+	Weekdays []string
+	Monthly  string
+	// Ends is "never", "until" or "count".
+	Ends  string
+	Until string // YYYY-MM-DD, the last day included
+	Count string
+}
+
+// weekdayCodes are RRULE's weekday codes, Monday first.
+var weekdayCodes = []string{"MO", "TU", "WE", "TH", "FR", "SA", "SU"}
+
+var rruleWeekdays = map[string]rrule.Weekday{"MO": rrule.MO, "TU": rrule.TU, "WE": rrule.WE, "TH": rrule.TH, "FR": rrule.FR, "SA": rrule.SA, "SU": rrule.SU}
+
+// codeOf is a Go weekday's RRULE code.
+func codeOf(d time.Weekday) string { return weekdayCodes[(int(d)+6)%7] }
+
+// parseRepeat turns the repeat fields into an RRULE (without DTSTART;
+// "" when it does not repeat) for a series starting at start (in its
+// zone). Problems go into errs by field.
+func parseRepeat(in RepeatInput, start time.Time, errs FieldErrors) string {
+	freq := map[string]rrule.Frequency{RepeatDaily: rrule.DAILY, RepeatWeekly: rrule.WEEKLY, RepeatMonthly: rrule.MONTHLY, RepeatYearly: rrule.YEARLY}
+	f, ok := freq[in.Freq]
+	if in.Freq == RepeatNone {
+		return ""
+	}
+	if !ok {
+		errs["repeat"] = "groups.repeat.error.freq"
+		return ""
+	}
+	opt := rrule.ROption{Freq: f, Interval: 1}
+	if v := strings.TrimSpace(in.Interval); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxRepeatInterval {
+			errs["repeatInterval"] = "groups.repeat.error.interval"
+			return ""
+		}
+		opt.Interval = n
+	}
+	switch f {
+	case rrule.WEEKLY:
+		days := in.Weekdays
+		if len(days) == 0 {
+			days = []string{codeOf(start.Weekday())}
+		}
+		for _, code := range weekdayCodes { // Monday first, no repeats
+			if slices.Contains(days, code) {
+				opt.Byweekday = append(opt.Byweekday, rruleWeekdays[code])
+			}
+		}
+		for _, d := range days {
+			if _, ok := rruleWeekdays[d]; !ok {
+				errs["repeatWeekdays"] = "groups.repeat.error.weekdays"
+				return ""
+			}
+		}
+	case rrule.MONTHLY:
+		if in.Monthly == MonthlyByWeekday {
+			n := (start.Day()-1)/7 + 1
+			if n == 5 || start.AddDate(0, 0, 7).Month() != start.Month() {
+				n = -1 // the last one in the month
+			}
+			wd := rruleWeekdays[codeOf(start.Weekday())]
+			opt.Byweekday = []rrule.Weekday{wd.Nth(n)}
+		}
+	}
+	switch in.Ends {
+	case "", "never":
+	case "until":
+		until, err := time.ParseInLocation(time.DateOnly, strings.TrimSpace(in.Until), start.Location())
+		if err != nil || until.Year() > 9998 {
+			errs["repeatUntil"] = "groups.repeat.error.until"
+			return ""
+		}
+		if until.Before(midnight(start)) {
+			errs["repeatUntil"] = "groups.repeat.error.until_before"
+			return ""
+		}
+		// The last day counts whole: UNTIL is its last second, in UTC.
+		opt.Until = until.AddDate(0, 0, 1).Add(-time.Second).UTC()
+	case "count":
+		n, err := strconv.Atoi(strings.TrimSpace(in.Count))
+		if err != nil || n < 1 || n > maxRepeatCount {
+			errs["repeatCount"] = "groups.repeat.error.count"
+			return ""
+		}
+		opt.Count = n
+	default:
+		errs["repeatEnds"] = "groups.repeat.error.ends"
+		return ""
+	}
+	return opt.RRuleString()
+}
+
+// ruleOf parses a stored RRULE for a series starting at start.
+func ruleOf(text string, start time.Time) (*rrule.RRule, error) {
+	opt, err := rrule.StrToROptionInLocation(text, start.Location())
+	if err != nil {
+		return nil, fmt.Errorf("groups: rule %q: %w", text, err)
+	}
+	opt.Dtstart = start
+	return rrule.NewRRule(*opt)
+}
+
+// seriesZone is where a series' wall clock lives: all-day series on
+// dates (UTC), others in the zone they were entered in, so 17:00
+// training stays at 17:00 across a DST change.
+func seriesZone(row AppointmentIndexRow) *time.Location {
+	if row.AllDay || row.Timezone == "" {
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(row.Timezone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// Occurrences expands a series index row into the occurrences that
+// overlap [from, to): copies of the row with each occurrence's start and
+// end, and Occurrence set to its start. Removed and moved occurrences
+// are left out (their overrides are rows of their own).
+func Occurrences(row AppointmentIndexRow, from, to time.Time) []AppointmentIndexRow {
+	zone := seriesZone(row)
+	start := row.StartTime.In(zone)
+	r, err := ruleOf(row.Repeat, start)
+	if err != nil {
+		return nil
+	}
+	length := row.EndTime.Sub(row.StartTime)
+	skip := map[string]bool{}
+	for _, k := range strings.Split(row.Skipped, ",") {
+		skip[k] = true
+	}
+	var out []AppointmentIndexRow
+	next := r.Iterator()
+	for n := 0; n < maxExpanded; n++ {
+		t, ok := next()
+		if !ok || !t.Before(to) {
+			break
+		}
+		if !t.Add(length).After(from) || skip[appointmentTimeKey(t)] {
+			continue
+		}
+		occ := row
+		occ.StartTime, occ.EndTime = t.UTC(), t.Add(length).UTC()
+		if row.AllDay { // a day is a day, even across DST
+			occ.EndTime = t.AddDate(0, 0, int(length.Hours()/24+0.5)).UTC()
+		}
+		occ.Occurrence = occ.StartTime
+		out = append(out, occ)
+	}
+	return out
+}
+
+// isOccurrence reports whether at is an occurrence's start of the series
+// (removed ones included: they can still be named).
+func isOccurrence(row AppointmentIndexRow, at time.Time) bool {
+	zone := seriesZone(row)
+	r, err := ruleOf(row.Repeat, row.StartTime.In(zone))
+	if err != nil {
+		return false
+	}
+	got := r.Between(at.Add(-time.Second), at.Add(time.Second), true)
+	return len(got) == 1 && got[0].Equal(at)
+}
+
+// seriesEnd is when a series' last occurrence ends: far in the future
+// for one without an end.
+func seriesEnd(doc Appointment) time.Time {
+	forever := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	zone := time.UTC
+	if !doc.AllDay {
+		if loc, err := time.LoadLocation(doc.Timezone); err == nil {
+			zone = loc
+		}
+	}
+	r, err := ruleOf(doc.Repeat, doc.Start.In(zone))
+	if err != nil {
+		return forever
+	}
+	if r.OrigOptions.Count == 0 && r.OrigOptions.Until.IsZero() {
+		return forever
+	}
+	var last time.Time
+	next := r.Iterator()
+	for n := 0; n < maxRepeatCount*7; n++ { // weekly on seven days
+		t, ok := next()
+		if !ok {
+			break
+		}
+		last = t
+	}
+	if last.IsZero() {
+		return doc.End.UTC()
+	}
+	return last.Add(doc.End.Sub(doc.Start)).UTC()
+}
+
+// untilBefore ends a series' rule before at (for "this and following"):
+// UNTIL one second before it, a COUNT dropped.
+func untilBefore(text string, start, at time.Time) (string, error) {
+	opt, err := rrule.StrToROptionInLocation(text, start.Location())
+	if err != nil {
+		return "", err
+	}
+	opt.Count, opt.Until = 0, at.Add(-time.Second).UTC()
+	return opt.RRuleString(), nil
+}
+
+// repeatInputOf fills the form's repeat fields from a stored rule.
+func repeatInputOf(text string, start time.Time) RepeatInput {
+	if text == "" {
+		return RepeatInput{Freq: RepeatNone, Ends: "never", Monthly: MonthlyByDate}
+	}
+	opt, err := rrule.StrToROptionInLocation(text, start.Location())
+	if err != nil {
+		return RepeatInput{Freq: RepeatNone}
+	}
+	in := RepeatInput{Interval: strconv.Itoa(max(1, opt.Interval)), Ends: "never", Monthly: MonthlyByDate}
+	in.Freq = map[rrule.Frequency]string{rrule.DAILY: RepeatDaily, rrule.WEEKLY: RepeatWeekly, rrule.MONTHLY: RepeatMonthly, rrule.YEARLY: RepeatYearly}[opt.Freq]
+	for _, d := range opt.Byweekday {
+		if opt.Freq == rrule.MONTHLY {
+			in.Monthly = MonthlyByWeekday
+			continue
+		}
+		in.Weekdays = append(in.Weekdays, weekdayCodes[d.Day()])
+	}
+	switch {
+	case opt.Count > 0:
+		in.Ends, in.Count = "count", strconv.Itoa(opt.Count)
+	case !opt.Until.IsZero():
+		in.Ends, in.Until = "until", opt.Until.In(start.Location()).Format(time.DateOnly)
+	}
+	return in
+}
+
+// describeRepeat says a rule in words: "Every week on Tue, Thu, until
+// 3 Jun 2031".
+func describeRepeat(ctx context.Context, text string, start time.Time) string {
+	in := repeatInputOf(text, start)
+	if in.Freq == RepeatNone {
+		return ""
+	}
+	n, _ := strconv.Atoi(in.Interval)
+	out := i18n.T(ctx, "groups.repeat.every_"+in.Freq+"_one")
+	if n > 1 {
+		out = i18n.N(ctx, "groups.repeat.every_"+in.Freq, n)
+	}
+	switch {
+	case in.Freq == RepeatWeekly && len(in.Weekdays) > 0:
+		var days []string
+		for _, code := range in.Weekdays {
+			days = append(days, i18n.Weekday(ctx, time.Weekday((slices.Index(weekdayCodes, code)+1)%7)))
+		}
+		out += " " + i18n.T(ctx, "groups.repeat.on_days", "days", strings.Join(days, ", "))
+	case in.Freq == RepeatMonthly && in.Monthly == MonthlyByWeekday:
+		n := (start.Day()-1)/7 + 1
+		if n == 5 || start.AddDate(0, 0, 7).Month() != start.Month() {
+			n = -1
+		}
+		out += " " + i18n.T(ctx, "groups.repeat.on_nth."+strconv.Itoa(n), "day", i18n.Weekday(ctx, start.Weekday()))
+	case in.Freq == RepeatMonthly:
+		out += " " + i18n.T(ctx, "groups.repeat.on_date", "day", start.Day())
+	}
+	switch in.Ends {
+	case "until":
+		t, _ := time.Parse(time.DateOnly, in.Until)
+		out += ", " + i18n.T(ctx, "groups.repeat.until", "date", i18n.Date(ctx, t))
+	case "count":
+		c, _ := strconv.Atoi(in.Count)
+		out += ", " + i18n.N(ctx, "groups.repeat.times", c)
+	}
+	return out
+}

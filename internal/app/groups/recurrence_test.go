@@ -1,0 +1,384 @@
+package groups
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	ics "github.com/arran4/golang-ical"
+	"github.com/teambition/rrule-go"
+)
+
+// weeklyTraining is a Tuesday and Thursday series at 17:00 in Berlin
+// from Tuesday 19 March 2030, across the spring DST change (31 March).
+var weeklyTraining = AppointmentInput{
+	Title: "Football training", Start: "2030-03-19T17:00", End: "2030-03-19T18:30",
+	Repeat: RepeatInput{Freq: RepeatWeekly, Interval: "1", Weekdays: []string{"TU", "TH"}, Ends: "never"},
+}
+
+func startsIn(rows []AppointmentIndexRow, zone *time.Location) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, r.StartTime.In(zone).Format("Mon 02 15:04"))
+	}
+	return out
+}
+
+// TestSeriesExpandsInItsZone: a weekly series keeps its wall-clock time
+// across DST, and expands only inside the asked range.
+func TestSeriesExpandsInItsZone(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, _, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	berlin := mustZone(t, "Europe/Berlin")
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, weeklyTraining, berlin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Repeat != "FREQ=WEEKLY;INTERVAL=1;BYDAY=TU,TH" {
+		t.Fatalf("rule %q", doc.Repeat)
+	}
+	rows, err := a.svc.Between(ctx, m, time.Date(2030, 3, 25, 0, 0, 0, 0, berlin), time.Date(2030, 4, 5, 0, 0, 0, 0, berlin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[Tue 26 17:00 Thu 28 17:00 Tue 02 17:00 Thu 04 17:00]"
+	if got := fmt.Sprint(startsIn(rows, berlin)); got != want {
+		t.Fatalf("occurrences %s, want %s", got, want)
+	}
+	if rows[0].Occurrence.IsZero() || !strings.Contains(rowURL(id, rows[0]), "?at=20300326160000Z") {
+		t.Fatalf("occurrence link %q", rowURL(id, rows[0]))
+	}
+	// A count and an until date end the series.
+	for _, tc := range []struct {
+		repeat RepeatInput
+		want   int
+	}{
+		{RepeatInput{Freq: RepeatDaily, Ends: "count", Count: "3"}, 3},
+		{RepeatInput{Freq: RepeatMonthly, Monthly: MonthlyByWeekday, Ends: "until", Until: "2030-12-31"}, 10}, // 3rd Tuesday, Mar..Dec
+		{RepeatInput{Freq: RepeatYearly, Interval: "2", Ends: "count", Count: "2"}, 2},
+	} {
+		in := weeklyTraining
+		in.Repeat = tc.repeat
+		doc, err := a.svc.CreateAppointment(ctx, m, ann.id, in, berlin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := a.svc.Appointment(ctx, m, doc.AppointmentID)
+		got := Occurrences(d.Index, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2040, 1, 1, 0, 0, 0, 0, time.UTC))
+		if len(got) != tc.want {
+			t.Errorf("%+v: %d occurrences, want %d (%s)", tc.repeat, len(got), tc.want, doc.Repeat)
+		}
+		if end := d.Index.SeriesEnd; end == nil || !end.Equal(got[len(got)-1].EndTime) {
+			t.Errorf("%+v: series end %v, last occurrence ends %s", tc.repeat, end, got[len(got)-1].EndTime)
+		}
+	}
+}
+
+// TestEditingOccurrences: this one becomes an override, this and the
+// following ones a new series, all of them moves the series; deleting
+// one or the following leaves them out.
+func TestEditingOccurrences(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, _, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	berlin := mustZone(t, "Europe/Berlin")
+	april := func() []string {
+		t.Helper()
+		rows, err := a.svc.Between(ctx, m, time.Date(2030, 4, 1, 0, 0, 0, 0, berlin), time.Date(2030, 4, 13, 0, 0, 0, 0, berlin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.StartTime.In(berlin).Format("02 15:04 ")+r.Title)
+		}
+		return out
+	}
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, weeklyTraining, berlin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := a.svc.Appointment(ctx, m, doc.AppointmentID)
+	edit := func(at, scope string, change func(*AppointmentInput)) {
+		t.Helper()
+		occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, at)
+		if err != nil {
+			t.Fatalf("occurrence %s: %v", at, err)
+		}
+		in := editInput(occ, berlin)
+		in.Scope = scope
+		change(&in)
+		if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin); err != nil {
+			t.Fatalf("edit %s %s: %v", at, scope, err)
+		}
+	}
+	// Only Thursday 4 April: at 18:00, "Match".
+	edit("20300404150000Z", ScopeThis, func(in *AppointmentInput) {
+		in.Title, in.Start, in.End = "Match", "2030-04-04T18:00", "2030-04-04T20:00"
+	})
+	want := "[02 17:00 Football training 04 18:00 Match 09 17:00 Football training 11 17:00 Football training]"
+	if got := fmt.Sprint(april()); got != want {
+		t.Fatalf("after editing one:\n%s\nwant\n%s", got, want)
+	}
+	// All of them: an hour earlier, which moves the series (the override
+	// stays as it is).
+	edit("20300402150000Z", ScopeAll, func(in *AppointmentInput) {
+		in.Start, in.End = "2030-04-02T16:00", "2030-04-02T17:30"
+	})
+	want = "[02 16:00 Football training 04 18:00 Match 09 16:00 Football training 11 16:00 Football training]"
+	if got := fmt.Sprint(april()); got != want {
+		t.Fatalf("after editing all:\n%s\nwant\n%s", got, want)
+	}
+	// From Tuesday 9 April on: "Training (new coach)".
+	edit("20300409140000Z", ScopeFollowing, func(in *AppointmentInput) { in.Title = "Training (new coach)" })
+	want = "[02 16:00 Football training 04 18:00 Match 09 16:00 Training (new coach) 11 16:00 Training (new coach)]"
+	if got := fmt.Sprint(april()); got != want {
+		t.Fatalf("after editing the following:\n%s\nwant\n%s", got, want)
+	}
+	// Delete Tuesday 2 April from the original series.
+	if err := a.svc.DeleteOccurrences(ctx, m, ann.id, doc.AppointmentID, ScopeThis, "20300402140000Z"); err != nil {
+		t.Fatal(err)
+	}
+	want = "[04 18:00 Match 09 16:00 Training (new coach) 11 16:00 Training (new coach)]"
+	if got := fmt.Sprint(april()); got != want {
+		t.Fatalf("after deleting one:\n%s\nwant\n%s", got, want)
+	}
+	// A deleted occurrence, and a time the rule does not give, are 404.
+	for _, at := range []string{"20300402140000Z", "20300403140000Z", "nonsense"} {
+		if _, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, at); err != ErrNoOccurrence {
+			t.Errorf("occurrence %s: %v", at, err)
+		}
+	}
+	_ = d
+}
+
+// TestRepeatFormRefusesBadInput: every bad repeat field is a 422 with
+// its message and writes nothing.
+func TestRepeatFormRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, _, id := joinedPair(t, a)
+	base := url.Values{"title": {"Swim"}, "start": {"2030-06-04T10:00"}, "end": {"2030-06-04T11:00"}}
+	for _, tc := range []struct {
+		field string
+		set   url.Values
+	}{
+		{"repeat", url.Values{"repeat": {"hourly"}}},
+		{"repeatInterval", url.Values{"repeat": {"daily"}, "repeatInterval": {"0"}}},
+		{"repeatInterval", url.Values{"repeat": {"daily"}, "repeatInterval": {"1e9"}}},
+		{"repeatWeekdays", url.Values{"repeat": {"weekly"}, "repeatWeekday": {"XX"}}},
+		{"repeatUntil", url.Values{"repeat": {"daily"}, "repeatEnds": {"until"}, "repeatUntil": {"2030-06-01"}}},
+		{"repeatUntil", url.Values{"repeat": {"daily"}, "repeatEnds": {"until"}, "repeatUntil": {"soon"}}},
+		{"repeatCount", url.Values{"repeat": {"daily"}, "repeatEnds": {"count"}, "repeatCount": {"100000"}}},
+		{"repeatEnds", url.Values{"repeat": {"daily"}, "repeatEnds": {"whenever"}}},
+	} {
+		form := url.Values{}
+		for k, v := range base {
+			form[k] = v
+		}
+		for k, v := range tc.set {
+			form[k] = v
+		}
+		res := post(t, ann.c, "/groups/"+id+"/appointments", form)
+		ops := res.StorageOps(t)
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(`[data-testid="repeat"] [data-testid="field-error"]`).Length() != 1 || ops["writes"]+ops["blob_writes"]+ops["txs"] != 0 {
+			t.Errorf("%v: %d, %s", tc.set, res.StatusCode, res.Header.Get("X-Storage-Ops"))
+		}
+	}
+	// A good one is created through the form, and its page says how it
+	// repeats.
+	form := url.Values{"repeat": {"weekly"}, "repeatInterval": {"2"}, "repeatWeekday": {"TU"}, "repeatEnds": {"count"}, "repeatCount": {"5"}}
+	for k, v := range base {
+		form[k] = v
+	}
+	res := post(t, ann.c, "/groups/"+id+"/appointments", form)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("create a series: %d", res.StatusCode)
+	}
+	page := ann.c.Get(res.Header.Get("Location")).Doc(t)
+	if got := page.Find(testID("appointment-repeat")).Text(); got != "Every 2 weeks on Tue, 5 times" {
+		t.Fatalf("repeat described as %q", got)
+	}
+}
+
+// TestFeedCarriesRulesAndExceptions: the .ics feed has the series with
+// its RRULE, EXDATE and a rising SEQUENCE, and the override with the
+// series' UID and RECURRENCE-ID; expanding the feed gives the
+// occurrences the month view shows.
+func TestFeedCarriesRulesAndExceptions(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, _, id := joinedPair(t, a)
+	m, g, _ := a.svc.Open(ctx, id, ann.id, AccessOwner)
+	berlin := mustZone(t, "Europe/Berlin")
+	in := weeklyTraining
+	in.Start, in.End = "2030-05-21T17:00", "2030-05-21T18:30" // the feed shows 60 days back
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, in, berlin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.DeleteOccurrences(ctx, m, ann.id, doc.AppointmentID, ScopeThis, "20300523150000Z"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.CancelOccurrence(ctx, m, ann.id, doc.AppointmentID, "20300528150000Z"); err != nil {
+		t.Fatal(err)
+	}
+	g, err = a.svc.RegenerateCalendarToken(ctx, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := ann.c.Get("/groups/" + id + "/calendar.ics?token=" + g.CalendarToken)
+	cal, err := ics.ParseCalendar(bytes.NewReader([]byte(res.Body)))
+	if err != nil {
+		t.Fatalf("feed does not parse: %v\n%s", err, res.Body)
+	}
+	var series, override *ics.VEvent
+	for _, e := range cal.Events() {
+		switch {
+		case e.GetProperty(ics.ComponentPropertyRrule) != nil:
+			series = e
+		case e.GetProperty(ics.ComponentProperty("RECURRENCE-ID")) != nil:
+			override = e
+		}
+	}
+	if series == nil || override == nil || series.Id() != override.Id() {
+		t.Fatalf("series %v, override %v\n%s", series != nil, override != nil, res.Body)
+	}
+	if len(cal.Timezones()) != 1 || series.GetProperty(ics.ComponentPropertyDtStart).ICalParameters["TZID"][0] != "Europe/Berlin" {
+		t.Fatalf("no Europe/Berlin VTIMEZONE for the series' TZID:\n%s", res.Body)
+	}
+	if seq := series.GetProperty(ics.ComponentPropertySequence).Value; seq != "2" {
+		t.Errorf("series SEQUENCE %s after two changes", seq)
+	}
+	if st := override.GetProperty(ics.ComponentPropertyStatus).Value; st != "CANCELLED" {
+		t.Errorf("override status %s", st)
+	}
+	// Expand the feed's rule with its EXDATEs and the override's
+	// RECURRENCE-ID, as a calendar app would.
+	start, err := series.GetStartAt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, err := rrule.StrToROptionInLocation(series.GetProperty(ics.ComponentPropertyRrule).Value, berlin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Dtstart = start.In(berlin)
+	rule, _ := rrule.NewRRule(*opt)
+	skip := map[string]bool{}
+	for _, p := range series.GetProperties(ics.ComponentPropertyExdate) {
+		x, _ := time.ParseInLocation("20060102T150405", p.Value, berlin)
+		skip[x.UTC().Format(time.RFC3339)] = true
+	}
+	rid, _ := time.ParseInLocation("20060102T150405", override.GetProperty(ics.ComponentProperty("RECURRENCE-ID")).Value, berlin)
+	skip[rid.UTC().Format(time.RFC3339)] = true
+	from, to := time.Date(2030, 5, 20, 0, 0, 0, 0, berlin), time.Date(2030, 6, 10, 0, 0, 0, 0, berlin)
+	var fromFeed []string
+	for _, occ := range rule.Between(from, to, true) {
+		if !skip[occ.UTC().Format(time.RFC3339)] {
+			fromFeed = append(fromFeed, occ.UTC().Format(time.RFC3339))
+		}
+	}
+	d, _ := a.svc.Appointment(ctx, m, doc.AppointmentID)
+	var ours []string
+	for _, occ := range Occurrences(d.Index, from, to) {
+		ours = append(ours, occ.StartTime.Format(time.RFC3339))
+	}
+	if fmt.Sprint(fromFeed) != fmt.Sprint(ours) || len(ours) != 4 {
+		t.Fatalf("feed expands to %v, the calendar shows %v", fromFeed, ours)
+	}
+}
+
+// TestMonthCostIsIndependentOfSeries: a month with 50 series costs the
+// same storage as one with one.
+func TestMonthCostIsIndependentOfSeries(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, _, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	add := func() {
+		if _, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Walk", Start: "2030-05-01T08:00", End: "2030-05-01T09:00",
+			Repeat: RepeatInput{Freq: RepeatDaily, Interval: "2"}}, time.UTC); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add()
+	one := ann.c.Get("/groups/" + id + "/appointments/month?m=2030-06")
+	for range 49 {
+		add()
+	}
+	fifty := ann.c.Get("/groups/" + id + "/appointments/month?m=2030-06")
+	// Every other day from 1 May: 15 days of June (2nd, 4th, … 30th).
+	if n := fifty.Doc(t).Find(`[data-in-month="true"] [data-testid="month-appointment"]`).Length(); n != 50*15 {
+		t.Fatalf("%d occurrences in June, want 750", n)
+	}
+	a1, a50 := one.StorageOps(t), fifty.StorageOps(t)
+	if a1["queries"] != a50["queries"] || a1["total"] != a50["total"] {
+		t.Fatalf("one series %v, fifty %v", a1, a50)
+	}
+}
+
+// TestAgendaAndDashboardShowSeries: the agenda lists a series'
+// occurrences among single appointments, page after page without gaps
+// or repeats, and the dashboard card shows the next one.
+func TestAgendaAndDashboardShowSeries(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, _, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	// The test clock is Friday 17 May 2030, 09:30 UTC.
+	if _, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Piano", Start: "2030-05-20T08:00", End: "2030-05-20T09:00",
+		Repeat: RepeatInput{Freq: RepeatWeekly, Ends: "count", Count: "40"}}, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		s := time.Date(2030, 5, 18+i, 10, 0, 0, 0, time.UTC)
+		if _, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: fmt.Sprintf("S%02d", i), Start: s.Format(FormTimeLayout), End: s.Add(time.Hour).Format(FormTimeLayout)}, time.UTC); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]int{}
+	var order []string
+	next := "/groups/" + id
+	for pages := 0; next != "" && pages < 20; pages++ {
+		doc := ann.c.Get(next).Doc(t)
+		doc.Find(testID("appointment-row")).Each(func(_ int, s *goquery.Selection) {
+			key := s.Find("a").AttrOr("href", "")
+			seen[key]++
+			order = append(order, s.Find("time").AttrOr("datetime", ""))
+		})
+		next = doc.Find(testID("load-more")).AttrOr("href", "")
+	}
+	pianos := 0
+	for href, n := range seen {
+		if n != 1 {
+			t.Errorf("%s listed %d times", href, n)
+		}
+		if strings.Contains(href, "?at=") {
+			pianos++
+		}
+	}
+	if pianos != 40 || len(seen) != 70 {
+		t.Fatalf("agenda listed %d occurrences of the series and %d in all, want 40 and 70", pianos, len(seen))
+	}
+	for i := 1; i < len(order); i++ {
+		if order[i] < order[i-1] {
+			t.Fatalf("out of order at %d: %s after %s", i, order[i], order[i-1])
+		}
+	}
+	dash := ann.c.Get("/").Doc(t)
+	if first := dash.Find(testID("upcoming-appointment")).First().Text(); !strings.Contains(first, "S00") {
+		t.Fatalf("dashboard's next is %q", first)
+	}
+	if !strings.Contains(dash.Find(testID("group-upcoming")).Text(), "Piano") {
+		t.Fatalf("the dashboard does not show the series: %q", dash.Find(testID("group-upcoming")).Text())
+	}
+}

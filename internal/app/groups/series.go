@@ -1,0 +1,269 @@
+package groups
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// What an edit, cancellation or deletion of one occurrence of a series
+// applies to.
+const (
+	ScopeThis      = "this"
+	ScopeFollowing = "following"
+	ScopeAll       = "all"
+)
+
+// ErrNoOccurrence is an ?at= that is not an occurrence of the series
+// (404).
+var ErrNoOccurrence = fault.New(http.StatusNotFound, "groups.repeat.error.no_occurrence", "groups: not an occurrence of the series")
+
+// parseAt reads an occurrence's start as links carry it
+// (appointmentTimeKey).
+func parseAt(v string) (time.Time, bool) {
+	t, err := time.Parse("20060102150405Z", v)
+	return t.UTC(), err == nil
+}
+
+// Occurrence reads one occurrence of a series: the series' detail with
+// Doc's start and end moved to the occurrence's. A removed occurrence,
+// or a time the rule does not give, is ErrNoOccurrence.
+func (s *Service) Occurrence(ctx context.Context, m Membership, appointmentID, at string) (AppointmentDetail, error) {
+	d, err := s.Appointment(ctx, m, appointmentID)
+	if err != nil {
+		return AppointmentDetail{}, err
+	}
+	t, err := occurrenceAt(d, at)
+	if err != nil {
+		return AppointmentDetail{}, err
+	}
+	length := d.Doc.End.Sub(d.Doc.Start)
+	d.Doc.Start, d.Doc.End, d.At = t, t.Add(length), t
+	return d, nil
+}
+
+// occurrenceAt reads ?at= as an occurrence of the series d: one the
+// rule gives and that was not removed.
+func occurrenceAt(d AppointmentDetail, at string) (time.Time, error) {
+	t, ok := parseAt(at)
+	if !ok || d.Doc.Repeat == "" || !isOccurrence(d.Index, t) || slices.ContainsFunc(d.Doc.ExDates, t.Equal) {
+		return time.Time{}, ErrNoOccurrence
+	}
+	return t, nil
+}
+
+// editOccurrence applies an edit of the occurrence at in.At to the
+// series d by in.Scope: this one becomes an override, this and the
+// following ones a new series (the old one ends before it), all the
+// series itself (the edit's change of time moves every occurrence).
+func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Identity, d AppointmentDetail, in AppointmentInput, zone *time.Location, members []MemberRow) (Appointment, error) {
+	at, err := occurrenceAt(d, in.At)
+	if err != nil {
+		return Appointment{}, err
+	}
+	if in.Scope == ScopeThis {
+		in.Repeat = RepeatInput{} // one occurrence does not repeat
+	}
+	fields, keys, errs := parseAppointment(in, zone, members)
+	if errs != nil {
+		return Appointment{}, errs
+	}
+	now := s.now().UTC()
+	series := d.Doc
+	series.UpdatedBy, series.UpdatedAt = id.MemberKey, now
+	switch {
+	case in.Scope == ScopeThis:
+		doc := fields
+		doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
+		doc.SeriesID, doc.RecurrenceID = series.AppointmentID, timePtr(at)
+		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = id.MemberKey, id.MemberKey, now, now
+		if _, err := s.saveAppointment(ctx, doc, nil); err != nil {
+			return Appointment{}, err
+		}
+		if err := s.setParticipants(ctx, doc, keys, id.MemberKey); err != nil {
+			return Appointment{}, err
+		}
+		series.Moved = append(series.Moved, at)
+		if _, err := s.saveAppointment(ctx, series, &d.Index); err != nil {
+			return Appointment{}, err
+		}
+		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", doc, members)
+		return doc, nil
+	case in.Scope == ScopeFollowing && at.After(series.Start):
+		rule, err := untilBefore(series.Repeat, series.Start.In(seriesZone(d.Index)), at)
+		if err != nil {
+			return Appointment{}, err
+		}
+		series.Repeat = rule
+		if _, err := s.saveAppointment(ctx, series, &d.Index); err != nil {
+			return Appointment{}, err
+		}
+		doc := fields
+		doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
+		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = id.MemberKey, id.MemberKey, now, now
+		if _, err := s.saveAppointment(ctx, doc, nil); err != nil {
+			return Appointment{}, err
+		}
+		if err := s.setParticipants(ctx, doc, keys, id.MemberKey); err != nil {
+			return Appointment{}, err
+		}
+		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", doc, members)
+		return doc, nil
+	default: // all of them
+		series.Title, series.Location, series.Notes, series.Responsible = fields.Title, fields.Location, fields.Notes, fields.Responsible
+		series.AllDay, series.Timezone, series.Repeat = fields.AllDay, fields.Timezone, fields.Repeat
+		if fields.Repeat != "" {
+			// The edit moves every occurrence as it moved this one, and
+			// the removed and overridden ones with them.
+			delta := fields.Start.Sub(at)
+			series.Start = series.Start.Add(delta)
+			series.End = series.Start.Add(fields.End.Sub(fields.Start))
+			if delta != 0 {
+				series.ExDates, series.Moved = shifted(series.ExDates, delta), shifted(series.Moved, delta)
+				if err := s.shiftOverrides(ctx, m.GroupID, series.AppointmentID, delta); err != nil {
+					return Appointment{}, err
+				}
+			}
+		} else {
+			series.Start, series.End = fields.Start, fields.End
+		}
+		if _, err := s.saveAppointment(ctx, series, &d.Index); err != nil {
+			return Appointment{}, err
+		}
+		if err := s.setParticipants(ctx, series, keys, id.MemberKey); err != nil {
+			return Appointment{}, err
+		}
+		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", series, members)
+		return series, nil
+	}
+}
+
+// removeOccurrences deletes the occurrence at (ScopeThis) or it and the
+// following ones (ScopeFollowing) from a series; ScopeAll is the
+// caller's: deleting the series.
+func (s *Service) removeOccurrences(ctx context.Context, m Membership, id *auth.Identity, d AppointmentDetail, scope, at string) error {
+	occ, err := s.Occurrence(ctx, m, d.Doc.AppointmentID, at)
+	if err != nil {
+		return err
+	}
+	series := d.Doc
+	series.UpdatedBy, series.UpdatedAt = id.MemberKey, s.now().UTC()
+	if scope == ScopeFollowing {
+		rule, err := untilBefore(series.Repeat, series.Start.In(seriesZone(d.Index)), occ.At)
+		if err != nil {
+			return err
+		}
+		series.Repeat = rule
+	} else {
+		series.ExDates = append(series.ExDates, occ.At)
+	}
+	_, err = s.saveAppointment(ctx, series, &d.Index)
+	return err
+}
+
+// cancelOccurrence cancels one occurrence: an override with the series'
+// fields at that time, marked cancelled, so it shows struck through.
+func (s *Service) cancelOccurrence(ctx context.Context, m Membership, id *auth.Identity, d AppointmentDetail, at string) error {
+	occ, err := s.Occurrence(ctx, m, d.Doc.AppointmentID, at)
+	if err != nil {
+		return err
+	}
+	now := s.now().UTC()
+	doc := occ.Doc
+	doc.AppointmentID, doc.Repeat, doc.ExDates, doc.Moved = newAppointmentID(), "", nil, nil
+	doc.SeriesID, doc.RecurrenceID, doc.Status, doc.Sequence = d.Doc.AppointmentID, timePtr(occ.At), AppointmentCanceled, 0
+	doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = id.MemberKey, id.MemberKey, now, now
+	if _, err := s.saveAppointment(ctx, doc, nil); err != nil {
+		return err
+	}
+	var keys []string
+	for _, p := range d.Participants {
+		keys = append(keys, p.MemberKey)
+	}
+	if err := s.setParticipants(ctx, doc, keys, id.MemberKey); err != nil {
+		return err
+	}
+	series := d.Doc
+	series.Moved, series.UpdatedBy, series.UpdatedAt = append(series.Moved, occ.At), id.MemberKey, now
+	_, err = s.saveAppointment(ctx, series, &d.Index)
+	if err == nil && s.notifier != nil {
+		if members, merr := s.ActiveMembers(ctx, m.GroupID); merr == nil {
+			s.notifyAppointment(ctx, id, "groups.notify.appointment_cancelled", doc, members)
+		}
+	}
+	return err
+}
+
+// DeleteOccurrences removes the occurrence at, or it and the following
+// ones (scope), from a series: for its creator or an owner, as deleting
+// it is.
+func (s *Service) DeleteOccurrences(ctx context.Context, m Membership, id *auth.Identity, appointmentID, scope, at string) error {
+	d, err := s.Appointment(ctx, m, appointmentID)
+	if err != nil {
+		return err
+	}
+	if !CanDelete(m, id, d.Index) {
+		return ErrNotCreator
+	}
+	return s.removeOccurrences(ctx, m, id, d, scope, at)
+}
+
+// CancelOccurrence cancels one occurrence of a series, for any active
+// member.
+func (s *Service) CancelOccurrence(ctx context.Context, m Membership, id *auth.Identity, appointmentID, at string) error {
+	d, err := s.Appointment(ctx, m, appointmentID)
+	if err != nil {
+		return err
+	}
+	return s.cancelOccurrence(ctx, m, id, d, at)
+}
+
+// appointmentOrOccurrence reads an appointment, or with at one
+// occurrence of a series.
+func (s *Service) appointmentOrOccurrence(ctx context.Context, m Membership, appointmentID, at string) (AppointmentDetail, error) {
+	if at == "" {
+		return s.Appointment(ctx, m, appointmentID)
+	}
+	return s.Occurrence(ctx, m, appointmentID, at)
+}
+
+// shifted is ts, each moved by delta.
+func shifted(ts []time.Time, delta time.Duration) []time.Time {
+	out := make([]time.Time, len(ts))
+	for i, t := range ts {
+		out[i] = t.Add(delta)
+	}
+	return out
+}
+
+// shiftOverrides moves the occurrence each override of the series
+// replaces (RecurrenceID) by delta, as the series moved: one query of
+// the group's appointments for the series' overrides, then each one's
+// blob and row. Their own times stay as they were set.
+func (s *Service) shiftOverrides(ctx context.Context, groupID, seriesID string, delta time.Duration) error {
+	rows, err := storage.All[AppointmentIndexRow](ctx, s.appointments, storage.Query{
+		PartitionKey: groupID,
+		Filters:      []storage.Filter{{Name: "seriesId", Op: storage.Eq, Value: seriesID}},
+	})
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		doc, err := s.appointmentDoc(ctx, groupID, row.AppointmentID)
+		if err != nil {
+			return err
+		}
+		if doc.RecurrenceID != nil {
+			doc.RecurrenceID = timePtr(doc.RecurrenceID.Add(delta))
+			if _, err := s.saveAppointment(ctx, doc, &row); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
