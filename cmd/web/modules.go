@@ -44,6 +44,9 @@ func (m *built) inbox(c *platform.Core) (web.Module, error) {
 func (m *built) groups(c *platform.Core) (web.Module, error) {
 	g := groups.New(c.Store, c.Accounts, c.Cursors, c.Config.BaseURL.String(), c.Log, c.Now)
 	g.UseNotifier(m.inbox_)
+	if err := g.UseReminders(c.Tasks); err != nil {
+		return nil, err
+	}
 	g.CountMetrics(c.Metrics)
 	g.UseInviteLimits(groups.InviteLimits{PerHour: c.Config.InviteLimitHour, PerDay: c.Config.InviteLimitDay})
 	g.UseGuests(c.Auth)

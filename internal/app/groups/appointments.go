@@ -61,6 +61,9 @@ type Appointment struct {
 	RecurrenceID *time.Time `json:"recurrenceId,omitempty"`
 	// Sequence counts changes, for the .ics feed's SEQUENCE.
 	Sequence int `json:"sequence"`
+	// Remind is everyone's reminder, minutes before the start (0: none;
+	// who picks up still gets one, reminders.go).
+	Remind int `json:"remind,omitempty"`
 	// Responsible is the memberKey of who picks up, "" for nobody.
 	Responsible string    `json:"responsible"`
 	CreatedBy   string    `json:"createdBy"` // memberKey
@@ -83,6 +86,8 @@ type AppointmentInput struct {
 	Repeat RepeatInput
 	Scope  string
 	At     string
+	// Remind is the reminder for everyone, minutes from ReminderLeads.
+	Remind string
 	// Revision is the version the edit form was opened at (Revision of
 	// the appointment); "" when creating. An edit at an older one is
 	// refused with ErrStaleEdit, so two people editing at once do not
@@ -209,6 +214,13 @@ func parseAppointment(in AppointmentInput, zone *time.Location, members []Member
 	if errs["start"] == "" && errs["end"] == "" {
 		a.Repeat = parseRepeat(in.Repeat, start, errs)
 	}
+	if v := strings.TrimSpace(in.Remind); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || !validLead(n) {
+			errs["remind"] = "groups.reminder.error"
+		}
+		a.Remind = n
+	}
 	a.Start, a.End, a.Timezone = start.UTC(), end.UTC(), tz.String()
 
 	active := map[string]bool{}
@@ -292,10 +304,7 @@ func (s *Service) CreateAppointment(ctx context.Context, m Membership, id *auth.
 	doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
 	doc.CreatedBy, doc.UpdatedBy = id.MemberKey, id.MemberKey
 	doc.CreatedAt, doc.UpdatedAt = now, now
-	if _, err := s.saveAppointment(ctx, doc, nil); err != nil {
-		return Appointment{}, err
-	}
-	if err := s.setParticipants(ctx, doc, keys, id.MemberKey); err != nil {
+	if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
 		return Appointment{}, err
 	}
 	s.count(ctx, NewAppointments)
@@ -327,11 +336,9 @@ func (s *Service) UpdateAppointment(ctx context.Context, m Membership, id *auth.
 	doc := d.Doc
 	doc.Title, doc.Start, doc.End, doc.Timezone = fields.Title, fields.Start, fields.End, fields.Timezone
 	doc.Location, doc.Notes, doc.Responsible, doc.AllDay = fields.Location, fields.Notes, fields.Responsible, fields.AllDay
+	doc.Repeat, doc.Remind = fields.Repeat, fields.Remind
 	doc.UpdatedBy, doc.UpdatedAt = id.MemberKey, s.now().UTC()
-	if _, err := s.saveAppointment(ctx, doc, &d.Index); err != nil {
-		return Appointment{}, err
-	}
-	if err := s.setParticipants(ctx, doc, keys, id.MemberKey); err != nil {
+	if err := s.commitWith(ctx, &doc, &d.Index, keys, id.MemberKey); err != nil {
 		return Appointment{}, err
 	}
 	s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", doc, members)
@@ -361,7 +368,7 @@ func (s *Service) setStatus(ctx context.Context, m Membership, id *auth.Identity
 		return nil
 	}
 	d.Doc.Status, d.Doc.UpdatedBy, d.Doc.UpdatedAt = status, id.MemberKey, s.now().UTC()
-	if _, err = s.saveAppointment(ctx, d.Doc, &d.Index); err != nil {
+	if err = s.commit(ctx, &d.Doc, &d.Index, d.Participants); err != nil {
 		return err
 	}
 	if s.notifier != nil {
@@ -450,7 +457,7 @@ func (s *Service) DeleteAppointment(ctx context.Context, m Membership, id *auth.
 // the blob write succeeds and the upsert fails, the blob is ahead of
 // the index: the detail page falls back to finding the row by id
 // (findIndexRow) and shows the blob; the next save writes a fresh row.
-func (s *Service) saveAppointment(ctx context.Context, doc Appointment, old *AppointmentIndexRow) (AppointmentIndexRow, error) {
+func (s *Service) saveAppointment(ctx context.Context, doc *Appointment, old *AppointmentIndexRow) (AppointmentIndexRow, error) {
 	if old != nil {
 		doc.Sequence++ // every change, for calendars that follow the feed
 	}
@@ -478,7 +485,7 @@ func (s *Service) saveAppointment(ctx context.Context, doc Appointment, old *App
 		for _, t := range append(slices.Clone(doc.ExDates), doc.Moved...) {
 			skipped = append(skipped, appointmentTimeKey(t))
 		}
-		row.Skipped, row.SeriesEnd = strings.Join(skipped, ","), timePtr(seriesEnd(doc))
+		row.Skipped, row.SeriesEnd = strings.Join(skipped, ","), timePtr(seriesEnd(*doc))
 	}
 	if _, err := storage.Upsert(ctx, s.appointments, row); err != nil {
 		return AppointmentIndexRow{}, err
@@ -515,7 +522,7 @@ func (s *Service) markHasSeries(ctx context.Context, groupID string) error {
 // appointment's participants: one read of its partition, then one
 // transaction of upserts and deletes, so the set never shows half
 // changed and there is never more than one responsible.
-func (s *Service) setParticipants(ctx context.Context, doc Appointment, keys []string, by string) error {
+func (s *Service) setParticipants(ctx context.Context, doc Appointment, keys []string, by string) ([]ParticipantRow, error) {
 	pk := participantsPartition(doc.GroupID, doc.AppointmentID)
 	existing := map[string]ParticipantRow{}
 	err := s.participants.QueryAll(ctx, storage.Query{PartitionKey: pk}, func(e storage.Entity) error {
@@ -527,9 +534,10 @@ func (s *Service) setParticipants(ctx context.Context, doc Appointment, keys []s
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	now := s.now().UTC()
+	var final []ParticipantRow
 	var ops []storage.TxOp
 	keep := map[string]bool{}
 	for _, key := range keys {
@@ -541,6 +549,7 @@ func (s *Service) setParticipants(ctx context.Context, doc Appointment, keys []s
 		}
 		row, ok := existing[rk]
 		if ok && row.Role == role && row.Status == StatusActive {
+			final = append(final, row)
 			continue
 		}
 		if !ok {
@@ -552,8 +561,9 @@ func (s *Service) setParticipants(ctx context.Context, doc Appointment, keys []s
 		}
 		e, err := storage.Marshal(row)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		final = append(final, row)
 		ops = append(ops, storage.TxOp{Kind: storage.TxUpsert, Entity: e, Mode: storage.Replace})
 	}
 	for rk := range existing {
@@ -562,9 +572,35 @@ func (s *Service) setParticipants(ctx context.Context, doc Appointment, keys []s
 		}
 	}
 	if len(ops) == 0 {
-		return nil
+		return final, nil
 	}
-	return s.participants.Transact(ctx, ops)
+	return final, s.participants.Transact(ctx, ops)
+}
+
+// commitWith saves doc (after old, nil when new), makes keys its
+// participants, and schedules its next reminder.
+func (s *Service) commitWith(ctx context.Context, doc *Appointment, old *AppointmentIndexRow, keys []string, by string) error {
+	row, err := s.saveAppointment(ctx, doc, old)
+	if err != nil {
+		return err
+	}
+	parts, err := s.setParticipants(ctx, *doc, keys, by)
+	if err != nil {
+		return err
+	}
+	s.scheduleReminders(ctx, AppointmentDetail{Doc: *doc, Index: row, Participants: parts})
+	return nil
+}
+
+// commit saves doc, whose participants stay parts, and schedules its
+// next reminder.
+func (s *Service) commit(ctx context.Context, doc *Appointment, old *AppointmentIndexRow, parts []ParticipantRow) error {
+	row, err := s.saveAppointment(ctx, doc, old)
+	if err != nil {
+		return err
+	}
+	s.scheduleReminders(ctx, AppointmentDetail{Doc: *doc, Index: row, Participants: parts})
+	return nil
 }
 
 // validAppointmentID reports whether s can be an appointment id (a

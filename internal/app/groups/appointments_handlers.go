@@ -143,7 +143,7 @@ func (h *handlers) appointmentForm(ctx context.Context, g GroupRow, zone *time.L
 		GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), Zone: zone.String(),
 		Title: in.Title, Start: in.Start, End: in.End, Location: in.Location, Notes: in.Notes,
 		NoResponsible: in.Responsible == "", Revision: in.Revision, AllDay: in.AllDay,
-		Repeat: repeatFields(ctx, in.Repeat), Scope: in.Scope, At: in.At,
+		Repeat: repeatFields(ctx, in.Repeat), Scope: in.Scope, At: in.At, Remind: in.Remind,
 	}
 	for _, row := range members {
 		key := memberKeyOf(row)
@@ -193,7 +193,7 @@ func appointmentInput(c echo.Context) AppointmentInput {
 			Monthly: c.FormValue("repeatMonthly"), Ends: c.FormValue("repeatEnds"),
 			Until: c.FormValue("repeatUntil"), Count: c.FormValue("repeatCount"),
 		},
-		Scope: c.FormValue("scope"), At: c.FormValue("at"),
+		Scope: c.FormValue("scope"), At: c.FormValue("at"), Remind: c.FormValue("remind"),
 	}
 }
 
@@ -331,6 +331,12 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 			continue // no longer an active member
 		}
 		p.Participants = append(p.Participants, views.ParticipantItem{Name: name, Responsible: part.Role == RoleResponsible})
+		if part.MemberKey == id.MemberKey && !id.Guest {
+			p.MyReminder = &views.MyReminder{
+				Choice: part.Remind, URL: u + "/remind", At: p.At,
+				Default: int(leadOf(d.Doc, ParticipantRow{Role: part.Role}).Minutes()),
+			}
+		}
 	}
 	if d.Index.HasScan {
 		p.ScanURL = u + "/scan?v=" + url.QueryEscape(d.Index.ScanCapturedAt.UTC().Format("20060102150405"))
@@ -357,6 +363,7 @@ func editInput(d AppointmentDetail, zone *time.Location) AppointmentInput {
 		Title: d.Doc.Title, Start: formTime(d.Doc.Start, zone), End: formTime(d.Doc.End, zone),
 		Location: d.Doc.Location, Notes: d.Doc.Notes, Revision: Revision(d.Doc), AllDay: d.Doc.AllDay,
 		Repeat: repeatInputOf(d.Doc.Repeat, d.Doc.Start.In(seriesZone(d.Index))),
+		Remind: strconv.Itoa(d.Doc.Remind),
 	}
 	if !d.At.IsZero() {
 		in.At, in.Scope = appointmentTimeKey(d.At), ScopeThis
@@ -435,6 +442,28 @@ func (h *handlers) askAppointment(c echo.Context, m Membership, action string) e
 		ask = views.OccurrenceConfirm(ctx, "", action, d.Doc.Title, appointmentTimeKey(d.At))
 	}
 	return web.AskConfirm(c, ask)
+}
+
+// setMyReminder is POST /groups/:id/appointments/:appt/remind: a
+// participant chooses their own reminder.
+func (h *handlers) setMyReminder(c echo.Context) error {
+	ctx := c.Request().Context()
+	m, g := Opened(c)
+	err := h.svc.SetMyReminder(ctx, m, auth.From(c), c.Param("appt"), c.FormValue("remind"))
+	var fe FieldErrors
+	if errors.As(err, &fe) {
+		return web.BadRequest(i18n.T(ctx, "groups.reminder.error"), err)
+	}
+	if err != nil {
+		return err
+	}
+	back := appointmentURL(g.GroupID, c.Param("appt"))
+	if at := c.FormValue("at"); at != "" {
+		if t, ok := parseAt(at); ok {
+			back = occurrenceURL(g.GroupID, c.Param("appt"), t)
+		}
+	}
+	return web.FlashRedirect(c, "groups.reminder.flash.saved", back)
 }
 
 // restoreAppointment is POST /groups/:id/appointments/:appt/restore: a

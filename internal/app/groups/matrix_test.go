@@ -77,6 +77,7 @@ var matrix = map[string][columns]int{
 	"POST /groups/:id/appointments/:appt/edit":      {401, 404, 404, 404, 303, 303, 404},
 	"POST /groups/:id/appointments/:appt/cancel":    {401, 404, 404, 404, 303, 303, 404},
 	"POST /groups/:id/appointments/:appt/restore":   {401, 404, 404, 404, 303, 303, 404},
+	"POST /groups/:id/appointments/:appt/remind":    {401, 404, 404, 404, 403, 403, 404}, // only participants
 	"POST /groups/:id/appointments/:appt/delete":    {401, 404, 404, 404, 403, 303, 404},
 	"GET /groups/:id/appointments/:appt/scan":       {303, 404, 404, 404, 200, 200, 404},
 	"POST /groups/:id/appointments/:appt/scan":      {401, 404, 404, 404, 400, 400, 404},

@@ -59,6 +59,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	g.POST("/appointments/:appt/edit", h.updateAppointment, member)
 	g.POST("/appointments/:appt/cancel", h.cancelAppointment, member)
 	g.POST("/appointments/:appt/restore", h.restoreAppointment, member)
+	g.POST("/appointments/:appt/remind", h.setMyReminder, member)
 	g.POST("/appointments/:appt/delete", h.deleteAppointment, member)
 	g.GET("/appointments/:appt/scan", h.scan, member)
 	g.POST("/appointments/:appt/scan", h.uploadScan, member)

@@ -302,6 +302,9 @@ type ParticipantRow struct {
 	AssignedAt   *time.Time      `table:"assignedAt"`
 	AssignedBy   string          `table:"assignedBy"` // memberKey
 	UpdatedAt    time.Time       `table:"updatedAt"`
+	// Remind is the participant's own reminder: "" follows the
+	// appointment, "none", or minutes before (reminders.go).
+	Remind string `table:"remind"`
 }
 
 // participantsPartition is an appointment's AppointmentParticipants

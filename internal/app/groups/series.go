@@ -2,6 +2,7 @@ package groups
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"time"
@@ -82,14 +83,11 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 		doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
 		doc.SeriesID, doc.RecurrenceID = series.AppointmentID, timePtr(at)
 		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = id.MemberKey, id.MemberKey, now, now
-		if _, err := s.saveAppointment(ctx, doc, nil); err != nil {
-			return Appointment{}, err
-		}
-		if err := s.setParticipants(ctx, doc, keys, id.MemberKey); err != nil {
+		if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
 			return Appointment{}, err
 		}
 		series.Moved = append(series.Moved, at)
-		if _, err := s.saveAppointment(ctx, series, &d.Index); err != nil {
+		if err := s.commit(ctx, &series, &d.Index, d.Participants); err != nil {
 			return Appointment{}, err
 		}
 		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", doc, members)
@@ -100,23 +98,20 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 			return Appointment{}, err
 		}
 		series.Repeat = rule
-		if _, err := s.saveAppointment(ctx, series, &d.Index); err != nil {
+		if err := s.commit(ctx, &series, &d.Index, d.Participants); err != nil {
 			return Appointment{}, err
 		}
 		doc := fields
 		doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
 		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = id.MemberKey, id.MemberKey, now, now
-		if _, err := s.saveAppointment(ctx, doc, nil); err != nil {
-			return Appointment{}, err
-		}
-		if err := s.setParticipants(ctx, doc, keys, id.MemberKey); err != nil {
+		if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
 			return Appointment{}, err
 		}
 		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", doc, members)
 		return doc, nil
 	default: // all of them
 		series.Title, series.Location, series.Notes, series.Responsible = fields.Title, fields.Location, fields.Notes, fields.Responsible
-		series.AllDay, series.Timezone, series.Repeat = fields.AllDay, fields.Timezone, fields.Repeat
+		series.AllDay, series.Timezone, series.Repeat, series.Remind = fields.AllDay, fields.Timezone, fields.Repeat, fields.Remind
 		if fields.Repeat != "" {
 			// The edit moves every occurrence as it moved this one, and
 			// the removed and overridden ones with them.
@@ -132,10 +127,7 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 		} else {
 			series.Start, series.End = fields.Start, fields.End
 		}
-		if _, err := s.saveAppointment(ctx, series, &d.Index); err != nil {
-			return Appointment{}, err
-		}
-		if err := s.setParticipants(ctx, series, keys, id.MemberKey); err != nil {
+		if err := s.commitWith(ctx, &series, &d.Index, keys, id.MemberKey); err != nil {
 			return Appointment{}, err
 		}
 		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", series, members)
@@ -162,8 +154,7 @@ func (s *Service) removeOccurrences(ctx context.Context, m Membership, id *auth.
 	} else {
 		series.ExDates = append(series.ExDates, occ.At)
 	}
-	_, err = s.saveAppointment(ctx, series, &d.Index)
-	return err
+	return s.commit(ctx, &series, &d.Index, d.Participants)
 }
 
 // cancelOccurrence cancels one occurrence: an override with the series'
@@ -178,19 +169,16 @@ func (s *Service) cancelOccurrence(ctx context.Context, m Membership, id *auth.I
 	doc.AppointmentID, doc.Repeat, doc.ExDates, doc.Moved = newAppointmentID(), "", nil, nil
 	doc.SeriesID, doc.RecurrenceID, doc.Status, doc.Sequence = d.Doc.AppointmentID, timePtr(occ.At), AppointmentCanceled, 0
 	doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = id.MemberKey, id.MemberKey, now, now
-	if _, err := s.saveAppointment(ctx, doc, nil); err != nil {
-		return err
-	}
 	var keys []string
 	for _, p := range d.Participants {
 		keys = append(keys, p.MemberKey)
 	}
-	if err := s.setParticipants(ctx, doc, keys, id.MemberKey); err != nil {
+	if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
 		return err
 	}
 	series := d.Doc
 	series.Moved, series.UpdatedBy, series.UpdatedAt = append(series.Moved, occ.At), id.MemberKey, now
-	_, err = s.saveAppointment(ctx, series, &d.Index)
+	err = s.commit(ctx, &series, &d.Index, d.Participants)
 	if err == nil && s.notifier != nil {
 		if members, merr := s.ActiveMembers(ctx, m.GroupID); merr == nil {
 			s.notifyAppointment(ctx, id, "groups.notify.appointment_cancelled", doc, members)
@@ -254,13 +242,16 @@ func (s *Service) shiftOverrides(ctx context.Context, groupID, seriesID string, 
 		return err
 	}
 	for _, row := range rows {
-		doc, err := s.appointmentDoc(ctx, groupID, row.AppointmentID)
+		d, err := s.Appointment(ctx, Membership{GroupID: groupID}, row.AppointmentID)
+		if errors.Is(err, ErrNoAppointment) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
-		if doc.RecurrenceID != nil {
-			doc.RecurrenceID = timePtr(doc.RecurrenceID.Add(delta))
-			if _, err := s.saveAppointment(ctx, doc, &row); err != nil {
+		if d.Doc.RecurrenceID != nil {
+			d.Doc.RecurrenceID = timePtr(d.Doc.RecurrenceID.Add(delta))
+			if err := s.commit(ctx, &d.Doc, &d.Index, d.Participants); err != nil {
 				return err
 			}
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/tasks"
 )
 
 // Profiles is what the roster needs from the account module.
@@ -57,6 +58,8 @@ type Service struct {
 	// notifier tells people of invitations and plan changes; nil tells
 	// no one (UseNotifier).
 	notifier Notifier
+	// reminders schedules reminder tasks; nil sends none.
+	reminders *tasks.Kind[reminderTask]
 	// memberships keeps UserGroups in step with GroupMembers.
 	memberships *projection.Projection[MemberRow]
 	cursors     *storage.Cursors

@@ -185,6 +185,30 @@ func TestEmailFollowsTheNotificationSettings(t *testing.T) {
 	}
 }
 
+// "Show notifications on the site" off: no inbox row, no badge, no
+// email, whatever the email setting says.
+func TestNotificationsOffWritesNothing(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	bob := a.SignIn(c, "bob@example.com")
+	if res := c.PostForm("/account/settings", c.WithCSRF("/account/settings", url.Values{
+		"language": {"en"}, "profileVisibility": {"public"}, "emailNotifications": {"on"},
+	})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("settings: %d", res.StatusCode)
+	}
+	a.post(t, changed(bob, "Dinner"))
+	if n := mailsTo(a, "bob@example.com"); n != 0 {
+		t.Errorf("%d notification mails with notifications off", n)
+	}
+	if n, _ := a.svc.Unread(ctx, bob); n != 0 {
+		t.Errorf("unread %d with notifications off", n)
+	}
+	if c.Get("/").Doc(t).Find(`[data-testid="inbox-count"]`).Length() != 0 {
+		t.Error("the bell shows a count with notifications off")
+	}
+}
+
 // Someone without an account gets the email (an invitation is how they
 // learn of the site), in the poster's language; with an account the
 // address finds their inbox.

@@ -183,12 +183,25 @@ func (s *Service) deliverOne(ctx context.Context, d delivery) error {
 			return err
 		}
 	}
+	var settings *account.SettingsRow
 	if memberKey != "" {
+		st, err := s.accounts.Settings(ctx, memberKey)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		if err == nil {
+			settings = &st
+		}
+		// "Show notifications on the site" off: no inbox row, no badge,
+		// and (as the settings page says) no email either.
+		if settings != nil && !settings.NotificationsEnabled {
+			return nil
+		}
 		if err := s.writeRow(ctx, memberKey, d.posted); err != nil {
 			return err
 		}
 	}
-	return s.mail(ctx, memberKey, d)
+	return s.mail(ctx, memberKey, settings, d)
 }
 
 func (s *Service) writeRow(ctx context.Context, memberKey string, p posted) error {
@@ -212,17 +225,13 @@ func (s *Service) writeRow(ctx context.Context, memberKey string, p posted) erro
 // mail sends the email copy: to an account's address when its settings
 // allow notifications by email, or to the bare address of someone
 // without an account (an invitation is how they learn of it).
-func (s *Service) mail(ctx context.Context, memberKey string, d delivery) error {
+func (s *Service) mail(ctx context.Context, memberKey string, settings *account.SettingsRow, d delivery) error {
 	if s.mailer == nil {
 		return nil
 	}
 	to, lang, zone := d.For.Email, d.Lang, time.UTC
 	if memberKey != "" {
-		settings, err := s.accounts.Settings(ctx, memberKey)
-		if err != nil {
-			return err
-		}
-		if !settings.NotificationsEnabled || !settings.EmailNotifications {
+		if settings == nil || !settings.NotificationsEnabled || !settings.EmailNotifications {
 			return nil
 		}
 		profile, err := s.accounts.Profile(ctx, memberKey)
