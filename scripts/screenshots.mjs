@@ -5,7 +5,7 @@
 //
 // A SHOT is name=path, or name=path@person to be signed in as a demo
 // person (anna, boris); {group:NAME} in a path is replaced by that demo
-// group's id. Each shot is taken at 1280 px and 390 px wide, light and
+// group's id, and a path {appt:GROUP/TITLE} is that appointment's page. Each shot is taken at 1280 px and 390 px wide, light and
 // dark: OUT_DIR/name-{desktop,mobile}-{light,dark}.png.
 import { chromium } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
@@ -37,6 +37,18 @@ async function signIn(person) {
 
 const groupIDs = {};
 async function resolve(path, state) {
+  const a = path.match(/\{appt:([^/}]+)\/([^}]+)\}/);
+  if (a) {
+    // {appt:GROUP/TITLE} is that appointment's page (its next one).
+    const ctx = await browser.newContext({ storageState: state });
+    const page = await ctx.newPage();
+    await page.goto(`${base}/groups`);
+    const group = await page.getByTestId('group-card').filter({ hasText: a[1] }).first().locator('a').first().getAttribute('href');
+    await page.goto(`${base}${group}`);
+    const href = await page.getByTestId('appointment-row').filter({ hasText: a[2] }).first().locator('a').first().getAttribute('href');
+    await ctx.close();
+    return path.replace(a[0], href);
+  }
   const m = path.match(/\{group:([^}]+)\}/);
   if (!m) return path;
   if (!groupIDs[m[1]]) {
