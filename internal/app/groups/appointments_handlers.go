@@ -404,8 +404,10 @@ func (h *handlers) updateAppointment(c echo.Context) error {
 	apptID := c.Param("appt")
 	return h.submitAppointment(c, "groups.appointments.edit", appointmentURL(g.GroupID, apptID)+"/edit", "groups.appointments.flash.saved",
 		func(ctx context.Context, m Membership, id *auth.Identity, in AppointmentInput, zone *time.Location) (string, error) {
-			_, err := h.svc.UpdateAppointment(ctx, m, id, apptID, in, zone)
-			return apptID, err
+			// An edit of one occurrence, or of the following ones, is a
+			// new appointment: its page follows.
+			doc, err := h.svc.UpdateAppointment(ctx, m, id, apptID, in, zone)
+			return doc.AppointmentID, err
 		})
 }
 
