@@ -521,6 +521,11 @@ for (const scheme of ['light', 'dark'] as const) {
     await check(author, 'edit form', `/prompts/${id}/edit`, 'prompt-form');
     await check(author, 'my prompts', '/prompts/mine', 'my-prompts-page');
     await check(admin, 'tag admin', '/admin/tags', 'admin-tags');
+    // On a phone the tags table scrolls inside its card; the page does not.
+    await admin.page.setViewportSize({ width: 390, height: 844 });
+    await admin.page.goto('/admin/tags');
+    expect(await admin.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await admin.page.setViewportSize({ width: 1280, height: 900 });
 
     // The form with field errors.
     await author.page.goto('/prompts/new');
