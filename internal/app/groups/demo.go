@@ -40,7 +40,7 @@ var demoGroups = []demoGroup{
 		name: "The Smiths", owner: "anna", members: []string{"tom", "lily"}, invited: []string{"grandma.smith@demo.example"},
 		plans: []demoPlan{
 			{title: "Dentist check-up", location: "Bright Smile Clinic, 12 High St", days: 2, hour: 9, minute: 30, hours: 1, responsible: "tom"},
-			{title: "Football practice", location: "Riverside Park", notes: "Bring the blue kit and water.", days: -4, hour: 17, hours: 2, responsible: "anna", withAll: true, weekly: true},
+			{title: "Football practice", location: "Riverside Park", notes: "Bring the blue kit and water.", days: -25, hour: 17, hours: 2, responsible: "anna", withAll: true, weekly: true},
 			{title: "Parents' evening", location: "St Mary's School, hall B", days: 6, hour: 18, hours: 1, responsible: "anna"},
 			{title: "Grandma's birthday dinner", location: "Luigi's, Market Square", notes: "Table for six booked under Smith.", days: 12, hour: 19, hours: 3, withAll: true},
 			{title: "Car service", location: "Hillside Garage", days: 20, hour: 8, hours: 2, responsible: "tom"},
@@ -57,7 +57,7 @@ var demoGroups = []demoGroup{
 			{title: "Приём у педиатра", location: "Детская поликлиника № 3, каб. 214", days: 1, hour: 10, hours: 1, responsible: "masha"},
 			{title: "Родительское собрание", location: "Школа № 57, актовый зал", days: 4, hour: 19, hours: 1, responsible: "boris"},
 			{title: "Поездка на дачу", location: "СНТ «Берёзка»", notes: "Взять рассаду и удобрения.", days: 9, hour: 8, hours: 10, withAll: true},
-			{title: "Бассейн", location: "ФОК «Волна»", days: -2, hour: 18, minute: 30, hours: 1, responsible: "masha", weekly: true},
+			{title: "Бассейн", location: "ФОК «Волна»", days: -23, hour: 18, minute: 30, hours: 1, responsible: "masha", weekly: true},
 		},
 	},
 	{
