@@ -64,6 +64,8 @@ type Appointment struct {
 	// Remind is everyone's reminder, minutes before the start (0: none;
 	// who picks up still gets one, reminders.go).
 	Remind int `json:"remind,omitempty"`
+	// Who are the participants' memberKeys, who picks up first.
+	Who []string `json:"who,omitempty"`
 	// Responsible is the memberKey of who picks up, "" for nobody.
 	Responsible string    `json:"responsible"`
 	CreatedBy   string    `json:"createdBy"` // memberKey
@@ -480,6 +482,7 @@ func (s *Service) saveAppointment(ctx context.Context, doc *Appointment, old *Ap
 	row.StartTime, row.EndTime, row.Title, row.Location = doc.Start, doc.End, doc.Title, doc.Location
 	row.Status, row.AllDay, row.UpdatedAt = doc.Status, doc.AllDay, doc.UpdatedAt
 	row.Repeat, row.Timezone, row.SeriesID, row.Skipped, row.SeriesEnd = doc.Repeat, doc.Timezone, doc.SeriesID, "", nil
+	row.Who = strings.Join(doc.Who[:min(len(doc.Who), maxShownParticipants)], ",")
 	if doc.Repeat != "" {
 		var skipped []string
 		for _, t := range append(slices.Clone(doc.ExDates), doc.Moved...) {
@@ -580,6 +583,7 @@ func (s *Service) setParticipants(ctx context.Context, doc Appointment, keys []s
 // commitWith saves doc (after old, nil when new), makes keys its
 // participants, and schedules its next reminder.
 func (s *Service) commitWith(ctx context.Context, doc *Appointment, old *AppointmentIndexRow, keys []string, by string) error {
+	doc.Who = keys
 	row, err := s.saveAppointment(ctx, doc, old)
 	if err != nil {
 		return err

@@ -60,9 +60,11 @@ func whenText(ctx context.Context, start, end time.Time, allDay bool, zone *time
 	return i18n.DateTime(ctx, s) + " – " + i18n.DateTime(ctx, e) + zoneName
 }
 
-func appointmentItem(ctx context.Context, row AppointmentIndexRow, groupID string, zone *time.Location) views.AppointmentItem {
+func appointmentItem(ctx context.Context, row AppointmentIndexRow, g GroupRow, zone *time.Location) views.AppointmentItem {
+	groupID := g.GroupID
 	return views.AppointmentItem{
-		ID: row.AppointmentID, Title: row.Title, Location: row.Location,
+		Colors: whoColors(g, row),
+		ID:     row.AppointmentID, Title: row.Title, Location: row.Location,
 		When:     whenText(ctx, row.StartTime, row.EndTime, row.AllDay, zone),
 		Datetime: row.StartTime.UTC().Format(time.RFC3339),
 		Href:     rowURL(groupID, row),
@@ -104,7 +106,7 @@ func (h *handlers) upcoming(c echo.Context) error {
 	zone := h.svc.Zone(ctx, id)
 	items := make([]views.AppointmentItem, 0, len(page.Rows))
 	for _, r := range page.Rows {
-		items = append(items, appointmentItem(ctx, r, g.GroupID, zone))
+		items = append(items, appointmentItem(ctx, r, g, zone))
 	}
 	u := groupURL(g.GroupID)
 	next := ""
@@ -297,7 +299,7 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 	ctx := c.Request().Context()
 	zone := h.svc.Zone(ctx, id)
 	u := appointmentURL(g.GroupID, d.Doc.AppointmentID)
-	item := appointmentItem(ctx, d.Index, g.GroupID, zone)
+	item := appointmentItem(ctx, d.Index, g, zone)
 	item.Title, item.Location = d.Doc.Title, d.Doc.Location
 	item.When = whenText(ctx, d.Doc.Start, d.Doc.End, d.Doc.AllDay, zone)
 	item.Canceled = d.Doc.Status == AppointmentCanceled
@@ -330,7 +332,7 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 		if !ok {
 			continue // no longer an active member
 		}
-		p.Participants = append(p.Participants, views.ParticipantItem{Name: name, Responsible: part.Role == RoleResponsible})
+		p.Participants = append(p.Participants, views.ParticipantItem{Name: name, Responsible: part.Role == RoleResponsible, Color: ColorOf(g, part.MemberKey)})
 		if part.MemberKey == id.MemberKey && !id.Guest {
 			p.MyReminder = &views.MyReminder{
 				Choice: part.Remind, URL: u + "/remind", At: p.At,

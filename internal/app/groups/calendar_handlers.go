@@ -176,7 +176,7 @@ func (cc calendarContext) days(ctx context.Context, start time.Time, spans [][]S
 				ID: sp.Row.AppointmentID, Title: sp.Row.Title, Href: rowURL(cc.g.GroupID, sp.Row),
 				Datetime: sp.Row.StartTime.UTC().Format(time.RFC3339),
 				Canceled: sp.Row.Status == AppointmentCanceled, Continued: sp.Continued, Continues: sp.Continues,
-				Timed: sp.Timed(),
+				Timed: sp.Timed(), Colors: whoColors(cc.g, sp.Row),
 			}
 			if !sp.Row.AllDay && !sp.Continued {
 				item.Time = sp.Start.Format("15:04")

@@ -314,3 +314,40 @@ func TestDemoteKeepsAnOwner(t *testing.T) {
 		t.Fatalf("%d owners after both demoted each other", owners)
 	}
 }
+
+// TestMemberColours: a member's colour, assigned until they choose one,
+// marks the appointments they take part in; a colour not offered is
+// refused and changes nothing.
+func TestMemberColours(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	if _, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Swim", Start: "2030-06-04T10:00", End: "2030-06-04T11:00",
+		Participants: []string{ann.id.MemberKey}, Responsible: bob.id.MemberKey}, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	chip := func() string {
+		return ann.c.Get("/groups/"+id+"/appointments/month?m=2030-06").Doc(t).Find(`[data-testid="month-appointment"] a`).AttrOr("class", "")
+	}
+	_, g, _ := a.svc.Open(ctx, id, bob.id, AccessMember)
+	if want := fmt.Sprintf(" c%d ", ColorOf(g, bob.id.MemberKey)); !strings.Contains(chip()+" ", want) {
+		t.Fatalf("chip %q lacks who picks up's assigned colour%s", chip(), want)
+	}
+	pick := (ColorOf(g, bob.id.MemberKey) + 3) % MemberColors
+	if res := post(t, bob.c, "/groups/"+id+"/color", url.Values{"color": {fmt.Sprint(pick)}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("choose a colour: %d", res.StatusCode)
+	}
+	if !strings.Contains(chip()+" ", fmt.Sprintf(" c%d ", pick)) {
+		t.Fatalf("chip %q does not follow bob's choice c%d", chip(), pick)
+	}
+	for _, bad := range []string{"8", "-1", "blue", ""} {
+		res := post(t, bob.c, "/groups/"+id+"/color", url.Values{"color": {bad}})
+		if ops := res.StorageOps(t); res.StatusCode != http.StatusBadRequest || ops["writes"] != 0 {
+			t.Errorf("colour %q: %d, %s", bad, res.StatusCode, res.Header.Get("X-Storage-Ops"))
+		}
+	}
+	if got := ann.c.Get("/groups/"+id+"/settings").Doc(t).Find(`input[name="color"][checked]`).AttrOr("value", ""); got != fmt.Sprint(ColorOf(g, ann.id.MemberKey)) {
+		t.Fatalf("ann's settings check colour %q", got)
+	}
+}

@@ -76,7 +76,7 @@ func (h *handlers) dashboard(c echo.Context) error {
 	for _, g := range page.Groups {
 		card := groupCard(ctx, g)
 		for _, r := range upcoming[g.Group.GroupID] {
-			card.Upcoming = append(card.Upcoming, appointmentItem(ctx, r, g.Group.GroupID, zone))
+			card.Upcoming = append(card.Upcoming, appointmentItem(ctx, r, g.Group, zone))
 		}
 		cards = append(cards, card)
 	}
@@ -131,6 +131,21 @@ func (h *handlers) create(c echo.Context) error {
 	return web.FlashRedirect(c, "groups.flash.created", groupURL(g.GroupID)+"/settings")
 }
 
+// setColor is POST /groups/:id/color: the member's own colour.
+func (h *handlers) setColor(c echo.Context) error {
+	ctx := c.Request().Context()
+	m, g := Opened(c)
+	err := h.svc.SetColor(ctx, m, auth.From(c).MemberKey, c.FormValue("color"))
+	var fe FieldErrors
+	if errors.As(err, &fe) {
+		return web.BadRequest(i18n.T(ctx, "groups.color.error"), err)
+	}
+	if err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "groups.color.flash", groupURL(g.GroupID)+"/settings")
+}
+
 // settingsPage is GET /groups/:id/settings: owners invite, open join
 // links, rename and delete; everyone may leave.
 func (h *handlers) settingsPage(c echo.Context) error {
@@ -145,6 +160,7 @@ func (h *handlers) renderGroup(c echo.Context, status int, p views.GroupProps, m
 		return err
 	}
 	p.SoleOwner = sole
+	p.MyColor = ColorOf(g, auth.From(c).MemberKey)
 	// The feed's URL is a secret of the group's accounts: a guest who came
 	// by a public link does not get it.
 	p.ShowFeed = !auth.From(c).Guest

@@ -29,6 +29,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	// leaving) are on its settings tab.
 	g.GET("", h.upcoming, member)
 	g.GET("/settings", h.settingsPage, member)
+	g.POST("/color", h.setColor, member)
 	g.POST("/rename", h.rename, owner)
 	g.POST("/delete", h.deleteGroup, owner)
 	g.POST("/leave", h.leave, member)

@@ -58,6 +58,9 @@ type GroupRow struct {
 	// HasSeries says the group has had a recurring series: only then do
 	// the dashboard's next appointments read its series partition.
 	HasSeries bool `table:"hasSeries"`
+	// Colors are the colours members chose (JSON memberKey → 0…7;
+	// colors.go).
+	Colors string `table:"colors"`
 }
 
 // groupsPartition is the one partition of Groups: every read is a point
@@ -254,6 +257,9 @@ type AppointmentIndexRow struct {
 	SeriesEnd *time.Time `table:"seriesEnd"`
 	// SeriesID names the series an override replaces an occurrence of.
 	SeriesID string `table:"seriesId"`
+	// Who names the first participants (memberKeys, comma separated,
+	// who picks up first), for their colours in calendars.
+	Who string `table:"who"`
 	// Occurrence is the start of the occurrence an expanded series row
 	// stands for (Occurrences); never stored.
 	Occurrence time.Time `table:"-"`
