@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
@@ -15,7 +16,9 @@ func TestLayoutAssets(t *testing.T) {
 	s := newServer(t, nil)
 	doc := s.client.Get("/").Doc(t)
 	var urls []string
-	doc.Find(`link[href], script[src]`).Each(func(_ int, el *goquery.Selection) {
+	// The manifest keeps one address (TestWebManifest); what it and the
+	// page name are hashed.
+	doc.Find(`link[href]:not([rel="manifest"]), script[src]`).Each(func(_ int, el *goquery.Selection) {
 		if v, ok := el.Attr("href"); ok {
 			urls = append(urls, v)
 		}
@@ -27,7 +30,7 @@ func TestLayoutAssets(t *testing.T) {
 		t.Fatalf("layout references %v; want stylesheet, script and icon", urls)
 	}
 	hashed := regexp.MustCompile(`^/static/.+\.[0-9a-f]{12}\.[a-z]+$`)
-	wantType := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}
+	wantType := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png"}
 	for _, u := range urls {
 		if !hashed.MatchString(u) {
 			t.Errorf("%s is not a content-hashed URL", u)
@@ -51,6 +54,38 @@ func TestLayoutAssets(t *testing.T) {
 		if res.Header.Get("Set-Cookie") != "" {
 			t.Errorf("GET %s sets a cookie on a cacheable asset", u)
 		}
+	}
+}
+
+// TestWebManifest: the page links the manifest, which names the app,
+// opens it standalone at /, and lists icons that are served as PNGs.
+func TestWebManifest(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, nil)
+	href, _ := s.client.Get("/").Doc(t).Find(`link[rel="manifest"]`).Attr("href")
+	res := s.client.Get(href)
+	var m struct {
+		Name, ShortName, StartURL, Display string
+		Icons                              []struct{ Src, Sizes, Type, Purpose string }
+	}
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/manifest+json" {
+		t.Fatalf("GET %q: %d %s", href, res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	if err := json.Unmarshal([]byte(strings.NewReplacer(`"short_name"`, `"shortName"`, `"start_url"`, `"startURL"`).Replace(res.Body)), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Name != "Harmony" || m.StartURL != "/" || m.Display != "standalone" || len(m.Icons) < 2 {
+		t.Fatalf("manifest %+v", m)
+	}
+	sizes := map[string]bool{}
+	for _, ic := range m.Icons {
+		if img := s.client.Get(ic.Src); img.StatusCode != http.StatusOK || img.Header.Get("Content-Type") != "image/png" {
+			t.Errorf("icon %s: %d %s", ic.Src, img.StatusCode, img.Header.Get("Content-Type"))
+		}
+		sizes[ic.Sizes] = true
+	}
+	if !sizes["192x192"] || !sizes["512x512"] {
+		t.Errorf("icon sizes %v, want 192 and 512", sizes)
 	}
 }
 

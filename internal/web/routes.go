@@ -9,6 +9,7 @@ func (s *Server) routes() {
 	e.POST("/lang", s.switchLanguage)
 	e.GET("/static/*", s.serveStatic)
 	e.GET("/favicon.ico", s.favicon)
+	e.GET("/manifest.webmanifest", s.manifest)
 	for _, sec := range sections() {
 		if !s.built[sec.slug] {
 			e.GET(sec.href(), s.comingSoon(sec.slug))
