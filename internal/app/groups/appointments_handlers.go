@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/groups"
 )
@@ -292,10 +294,17 @@ func (h *handlers) appointment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.renderAppointment(c, http.StatusOK, m, g, id, d, "")
+	return h.renderAppointment(c, http.StatusOK, m, g, id, d, pageForms{})
 }
 
-func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g GroupRow, id *auth.Identity, d AppointmentDetail, scanError string) error {
+// pageForms refill the appointment page's forms after a refusal.
+type pageForms struct {
+	ScanError    string
+	Comment      string
+	CommentError string // i18n key
+}
+
+func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g GroupRow, id *auth.Identity, d AppointmentDetail, forms pageForms) error {
 	ctx := c.Request().Context()
 	zone := h.svc.Zone(ctx, id)
 	u := appointmentURL(g.GroupID, d.Doc.AppointmentID)
@@ -305,7 +314,8 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 	item.Canceled = d.Doc.Status == AppointmentCanceled
 	p := views.AppointmentProps{
 		GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), URL: u,
-		Item: item, Notes: d.Doc.Notes, CanDelete: CanDelete(m, id, d.Index), ScanError: scanError,
+		Item: item, Notes: d.Doc.Notes, CanDelete: CanDelete(m, id, d.Index), ScanError: forms.ScanError,
+		Comment: forms.Comment, CommentError: forms.CommentError,
 		EditURL: u + "/edit",
 	}
 	if d.Doc.Repeat != "" {
@@ -339,6 +349,21 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 				Default: int(leadOf(d.Doc, ParticipantRow{Role: part.Role}).Minutes()),
 			}
 		}
+	}
+	comments, err := h.svc.Comments(ctx, g.GroupID, d.Doc.AppointmentID)
+	if err != nil {
+		return err
+	}
+	for _, cm := range comments {
+		item := views.CommentItem{
+			ID: cm.RowKey, Author: cm.AuthorName, Body: templ.Raw(richtext.Render(cm.Body)),
+			When: i18n.DateTime(ctx, cm.CreatedAt.In(zone)), Datetime: cm.CreatedAt.UTC().Format(time.RFC3339),
+			Color: ColorOf(g, cm.AuthorKey),
+		}
+		if cm.AuthorKey == id.MemberKey || m.Owner() {
+			item.DeleteURL = u + "/comments/" + cm.RowKey + "/delete"
+		}
+		p.Comments = append(p.Comments, item)
 	}
 	if d.Index.HasScan {
 		p.ScanURL = u + "/scan?v=" + url.QueryEscape(d.Index.ScanCapturedAt.UTC().Format("20060102150405"))
@@ -470,6 +495,42 @@ func (h *handlers) setMyReminder(c echo.Context) error {
 	return web.FlashRedirect(c, "groups.reminder.flash.saved", back)
 }
 
+// addComment is POST /groups/:id/appointments/:appt/comments. A bad
+// comment shows the page again with it (422) and writes nothing.
+func (h *handlers) addComment(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	m, g := Opened(c)
+	body := c.FormValue("comment")
+	_, err := h.svc.AddComment(ctx, m, id, c.Param("appt"), body)
+	var fe FieldErrors
+	if errors.As(err, &fe) {
+		d, derr := h.svc.Appointment(ctx, m, c.Param("appt"))
+		if derr != nil {
+			return derr
+		}
+		return h.renderAppointment(c, http.StatusUnprocessableEntity, m, g, id, d, pageForms{Comment: body, CommentError: fe["comment"]})
+	}
+	if err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "groups.comments.flash.added", appointmentURL(g.GroupID, c.Param("appt"))+"#comments")
+}
+
+// deleteComment is POST …/comments/:comment/delete (its author, or an
+// owner), after confirmation.
+func (h *handlers) deleteComment(c echo.Context) error {
+	ctx := c.Request().Context()
+	m, g := Opened(c)
+	if !web.Confirmed(c) {
+		return web.AskConfirm(c, views.CommentDeleteConfirm(ctx, ""))
+	}
+	if err := h.svc.DeleteComment(ctx, m, auth.From(c), c.Param("appt"), c.Param("comment")); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "groups.comments.flash.deleted", appointmentURL(g.GroupID, c.Param("appt"))+"#comments")
+}
+
 // restoreAppointment is POST /groups/:id/appointments/:appt/restore: a
 // cancelled appointment takes place after all.
 func (h *handlers) restoreAppointment(c echo.Context) error {
@@ -540,7 +601,7 @@ func (h *handlers) uploadScan(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.renderAppointment(c, status, m, g, id, d, i18n.T(ctx, message, "mb", MaxScanBytes>>20))
+	return h.renderAppointment(c, status, m, g, id, d, pageForms{ScanError: i18n.T(ctx, message, "mb", MaxScanBytes>>20)})
 }
 
 // readScan is POST /groups/:id/appointments/:appt/scan/read: the edit

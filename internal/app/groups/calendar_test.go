@@ -351,3 +351,62 @@ func TestMemberColours(t *testing.T) {
 		t.Fatalf("ann's settings check colour %q", got)
 	}
 }
+
+// TestAppointmentComments: a comment (Markdown, made safe) shows on the
+// appointment, tells the other participants, can be deleted by its
+// author after confirmation and not by another member; a bad one is
+// shown back with its message and writes nothing.
+func TestAppointmentComments(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Picnic", Start: "2030-06-04T10:00", End: "2030-06-04T11:00",
+		Participants: []string{ann.id.MemberKey, bob.id.MemberKey}}, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appt := "/groups/" + id + "/appointments/" + doc.AppointmentID
+	res := post(t, bob.c, appt+"/comments", url.Values{"comment": {"I'll bring **cake** <script>alert(1)</script>"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("comment: %d", res.StatusCode)
+	}
+	page := ann.c.Get(appt).Doc(t)
+	c := page.Find(testID("comment"))
+	if c.Length() != 1 || c.Find("strong").Last().Text() != "cake" || c.Find("script").Length() != 0 || !strings.Contains(c.Text(), "bob") {
+		t.Fatalf("comment shows as %q", c.Text())
+	}
+	a.Tasks.RunDue(ctx)
+	if !strings.Contains(ann.c.Get("/inbox").Doc(t).Find(testID("inbox-list")).Text(), "commented on “Picnic”") {
+		t.Fatal("ann is not told of bob's comment")
+	}
+	for _, bad := range []string{"", "   ", strings.Repeat("x", 2001), "a\x00b"} {
+		res := post(t, bob.c, appt+"/comments", url.Values{"comment": {bad}})
+		ops := res.StorageOps(t)
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(`[data-testid="comment-form"] [data-testid="field-error"], [data-testid="comment-form"] .field-error`).Length() == 0 || ops["writes"] != 0 {
+			t.Errorf("comment %.20q: %d, %s", bad, res.StatusCode, res.Header.Get("X-Storage-Ops"))
+		}
+	}
+	del := c.Find(`form[action$="/delete"]`).AttrOr("action", "")
+	if page.Find(testID("delete-comment")).Length() != 0 && !strings.Contains(del, "/comments/") {
+		t.Fatalf("delete form %q", del)
+	}
+	commentID := strings.TrimPrefix(c.AttrOr("id", ""), "comment-")
+	// Bob, a plain member, may not delete ann's comment.
+	if res := post(t, ann.c, appt+"/comments", url.Values{"comment": {"Thanks!"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("ann's comment: %d", res.StatusCode)
+	}
+	annsID := strings.TrimPrefix(bob.c.Get(appt).Doc(t).Find(testID("comment")).Last().AttrOr("id", ""), "comment-")
+	if res := post(t, bob.c, appt+"/comments/"+annsID+"/delete", confirmed); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("bob deletes ann's comment: %d", res.StatusCode)
+	}
+	if res := post(t, bob.c, appt+"/comments/"+commentID+"/delete", nil); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("confirm-page")).Length() != 1 {
+		t.Fatalf("delete without confirmation: %d", res.StatusCode)
+	}
+	if res := post(t, bob.c, appt+"/comments/"+commentID+"/delete", confirmed); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.StatusCode)
+	}
+	if left := ann.c.Get(appt).Doc(t).Find(testID("comment")); left.Length() != 1 || strings.Contains(left.Text(), "cake") {
+		t.Fatal("the deleted comment still shows")
+	}
+}

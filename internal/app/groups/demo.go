@@ -33,6 +33,8 @@ type demoPlan struct {
 	canceled bool
 	// weekly repeats it every week, on its weekday.
 	weekly bool
+	// comments are [who, text] pairs, in order.
+	comments [][2]string
 }
 
 var demoGroups = []demoGroup{
@@ -42,7 +44,8 @@ var demoGroups = []demoGroup{
 			{title: "Dentist check-up", location: "Bright Smile Clinic, 12 High St", days: 2, hour: 9, minute: 30, hours: 1, responsible: "tom"},
 			{title: "Football practice", location: "Riverside Park", notes: "Bring the blue kit and water.", days: -25, hour: 17, hours: 2, responsible: "anna", withAll: true, weekly: true},
 			{title: "Parents' evening", location: "St Mary's School, hall B", days: 6, hour: 18, hours: 1, responsible: "anna"},
-			{title: "Grandma's birthday dinner", location: "Luigi's, Market Square", notes: "Table for six booked under Smith.", days: 12, hour: 19, hours: 3, withAll: true},
+			{title: "Grandma's birthday dinner", location: "Luigi's, Market Square", notes: "Table for six booked under Smith.", days: 12, hour: 19, hours: 3, withAll: true,
+				comments: [][2]string{{"lily", "I'll bake the cake. **Chocolate**, as always?"}, {"tom", "Yes! I'll pick up the flowers on the way."}}},
 			{title: "Car service", location: "Hillside Garage", days: 20, hour: 8, hours: 2, responsible: "tom"},
 			{title: "Lily's birthday", days: 10, allDay: true, withAll: true},
 			{title: "Grandma and Grandpa visit", location: "Staying in the guest room", days: 15, allDay: true, spanDays: 4, withAll: true},
@@ -137,6 +140,11 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			doc, err := s.CreateAppointment(ctx, m, owner, in, zone)
 			if err != nil {
 				return fmt.Errorf("plan %q: %w", p.title, err)
+			}
+			for _, c := range p.comments {
+				if _, err := s.AddComment(ctx, m, idOf(c[0]), doc.AppointmentID, c[1]); err != nil {
+					return fmt.Errorf("comment on %q: %w", p.title, err)
+				}
 			}
 			if p.canceled {
 				if err := s.CancelAppointment(ctx, m, owner, doc.AppointmentID); err != nil {

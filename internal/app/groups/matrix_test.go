@@ -66,25 +66,27 @@ var matrix = map[string][columns]int{
 	// deletes. The upload without a file is a 400; "Read the scan" is 404
 	// while no Extractor is configured. The .ics feed needs no session,
 	// only its token (sent here), so every column gets it.
-	"GET /groups/:id/appointments":                  {303, 404, 404, 404, 301, 301, 404},
-	"GET /groups/:id/settings":                      {303, 404, 404, 404, 200, 200, 404},
-	"POST /groups/:id/color":                        {401, 404, 404, 404, 400, 400, 404}, // the matrix form has no colour
-	"GET /groups/:id/appointments/new":              {303, 404, 404, 404, 200, 200, 404},
-	"POST /groups/:id/appointments":                 {401, 404, 404, 404, 303, 303, 404},
-	"GET /groups/:id/appointments/month":            {303, 404, 404, 404, 200, 200, 404},
-	"GET /groups/:id/appointments/week":             {303, 404, 404, 404, 200, 200, 404},
-	"GET /groups/:id/appointments/:appt":            {303, 404, 404, 404, 200, 200, 404},
-	"GET /groups/:id/appointments/:appt/edit":       {303, 404, 404, 404, 200, 200, 404},
-	"POST /groups/:id/appointments/:appt/edit":      {401, 404, 404, 404, 303, 303, 404},
-	"POST /groups/:id/appointments/:appt/cancel":    {401, 404, 404, 404, 303, 303, 404},
-	"POST /groups/:id/appointments/:appt/restore":   {401, 404, 404, 404, 303, 303, 404},
-	"POST /groups/:id/appointments/:appt/remind":    {401, 404, 404, 404, 403, 403, 404}, // only participants
-	"POST /groups/:id/appointments/:appt/delete":    {401, 404, 404, 404, 403, 303, 404},
-	"GET /groups/:id/appointments/:appt/scan":       {303, 404, 404, 404, 200, 200, 404},
-	"POST /groups/:id/appointments/:appt/scan":      {401, 404, 404, 404, 400, 400, 404},
-	"POST /groups/:id/appointments/:appt/scan/read": {401, 404, 404, 404, 404, 404, 404},
-	"POST /groups/:id/calendar/token":               {401, 404, 404, 404, 403, 303, 404},
-	"GET /groups/:id/calendar.ics":                  {200, 200, 200, 200, 200, 200, 200},
+	"GET /groups/:id/appointments":                                 {303, 404, 404, 404, 301, 301, 404},
+	"GET /groups/:id/settings":                                     {303, 404, 404, 404, 200, 200, 404},
+	"POST /groups/:id/color":                                       {401, 404, 404, 404, 400, 400, 404}, // the matrix form has no colour
+	"GET /groups/:id/appointments/new":                             {303, 404, 404, 404, 200, 200, 404},
+	"POST /groups/:id/appointments":                                {401, 404, 404, 404, 303, 303, 404},
+	"GET /groups/:id/appointments/month":                           {303, 404, 404, 404, 200, 200, 404},
+	"GET /groups/:id/appointments/week":                            {303, 404, 404, 404, 200, 200, 404},
+	"GET /groups/:id/appointments/:appt":                           {303, 404, 404, 404, 200, 200, 404},
+	"GET /groups/:id/appointments/:appt/edit":                      {303, 404, 404, 404, 200, 200, 404},
+	"POST /groups/:id/appointments/:appt/edit":                     {401, 404, 404, 404, 303, 303, 404},
+	"POST /groups/:id/appointments/:appt/cancel":                   {401, 404, 404, 404, 303, 303, 404},
+	"POST /groups/:id/appointments/:appt/restore":                  {401, 404, 404, 404, 303, 303, 404},
+	"POST /groups/:id/appointments/:appt/comments":                 {401, 404, 404, 404, 422, 422, 404}, // the matrix form has no comment
+	"POST /groups/:id/appointments/:appt/comments/:comment/delete": {401, 404, 404, 404, 404, 404, 404}, // no such comment
+	"POST /groups/:id/appointments/:appt/remind":                   {401, 404, 404, 404, 403, 403, 404}, // only participants
+	"POST /groups/:id/appointments/:appt/delete":                   {401, 404, 404, 404, 403, 303, 404},
+	"GET /groups/:id/appointments/:appt/scan":                      {303, 404, 404, 404, 200, 200, 404},
+	"POST /groups/:id/appointments/:appt/scan":                     {401, 404, 404, 404, 400, 400, 404},
+	"POST /groups/:id/appointments/:appt/scan/read":                {401, 404, 404, 404, 404, 404, 404},
+	"POST /groups/:id/calendar/token":                              {401, 404, 404, 404, 403, 303, 404},
+	"GET /groups/:id/calendar.ics":                                 {200, 200, 200, 200, 200, 200, 200},
 }
 
 // groupRoutes are every registered route under /groups and /api/me/groups.

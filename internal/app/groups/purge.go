@@ -146,6 +146,9 @@ func (s *Service) purgeAppointments(ctx context.Context, groupID string) error {
 				if err := deletePartition(ctx, s.participants, participantsPartition(groupID, apptID)); err != nil {
 					return err
 				}
+				if err := deletePartition(ctx, s.comments, participantsPartition(groupID, apptID)); err != nil {
+					return err
+				}
 			}
 			if err := deleteRow(ctx, s.appointments, pk, e.RowKey); err != nil {
 				return err

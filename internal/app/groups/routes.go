@@ -61,6 +61,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	g.POST("/appointments/:appt/cancel", h.cancelAppointment, member)
 	g.POST("/appointments/:appt/restore", h.restoreAppointment, member)
 	g.POST("/appointments/:appt/remind", h.setMyReminder, member)
+	g.POST("/appointments/:appt/comments", h.addComment, member)
+	g.POST("/appointments/:appt/comments/:comment/delete", h.deleteComment, member)
 	g.POST("/appointments/:appt/delete", h.deleteAppointment, member)
 	g.GET("/appointments/:appt/scan", h.scan, member)
 	g.POST("/appointments/:appt/scan", h.uploadScan, member)

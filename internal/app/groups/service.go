@@ -40,6 +40,7 @@ type Service struct {
 	// participants (appointments.go).
 	appointments *storage.Table
 	participants *storage.Table
+	comments     *storage.Table
 	// extractor reads appointment scans; nil hides "Read the scan"
 	// (scan.go).
 	extractor Extractor
@@ -110,6 +111,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 		joinSessions:   store.Table(joinSessionsTable),
 		appointments:   store.Table(appointmentsTable),
 		participants:   store.Table(participantsTable),
+		comments:       store.Table(commentsTable),
 		blobs:          store.Container(GroupBlobsContainer),
 		profiles:       profiles,
 		cursors:        cursors,
@@ -127,7 +129,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 
 // Tables are the tables this module needs provisioned.
 func (s *Service) Tables() []string {
-	return []string{groupsTable, userGroupsTable, membersTable, joinSessionsTable, appointmentsTable, participantsTable, inviteQuotaTable}
+	return []string{groupsTable, userGroupsTable, membersTable, joinSessionsTable, appointmentsTable, participantsTable, commentsTable, inviteQuotaTable}
 }
 
 // Containers are the blob containers this module needs provisioned.
