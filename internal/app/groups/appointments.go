@@ -66,6 +66,9 @@ type Appointment struct {
 	Remind int `json:"remind,omitempty"`
 	// Who are the participants' memberKeys, who picks up first.
 	Who []string `json:"who,omitempty"`
+	// ImportUID is the UID of the calendar event it was imported from:
+	// importing it again updates it (import.go).
+	ImportUID string `json:"importUid,omitempty"`
 	// Responsible is the memberKey of who picks up, "" for nobody.
 	Responsible string    `json:"responsible"`
 	CreatedBy   string    `json:"createdBy"` // memberKey
@@ -483,6 +486,7 @@ func (s *Service) saveAppointment(ctx context.Context, doc *Appointment, old *Ap
 	row.Status, row.AllDay, row.UpdatedAt = doc.Status, doc.AllDay, doc.UpdatedAt
 	row.Repeat, row.Timezone, row.SeriesID, row.Skipped, row.SeriesEnd = doc.Repeat, doc.Timezone, doc.SeriesID, "", nil
 	row.Who = strings.Join(doc.Who[:min(len(doc.Who), maxShownParticipants)], ",")
+	row.ImportUID = doc.ImportUID
 	if doc.Repeat != "" {
 		var skipped []string
 		for _, t := range append(slices.Clone(doc.ExDates), doc.Moved...) {

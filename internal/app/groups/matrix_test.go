@@ -68,6 +68,9 @@ var matrix = map[string][columns]int{
 	// only its token (sent here), so every column gets it.
 	"GET /groups/:id/appointments":                                 {303, 404, 404, 404, 301, 301, 404},
 	"GET /groups/:id/settings":                                     {303, 404, 404, 404, 200, 200, 404},
+	"GET /groups/:id/import":                                       {303, 404, 404, 404, 200, 200, 404},
+	"POST /groups/:id/import":                                      {401, 404, 404, 404, 400, 400, 404}, // the matrix form has no file
+	"POST /groups/:id/import/:token":                               {401, 404, 404, 404, 404, 404, 404}, // no such import
 	"POST /groups/:id/color":                                       {401, 404, 404, 404, 400, 400, 404}, // the matrix form has no colour
 	"GET /groups/:id/appointments/new":                             {303, 404, 404, 404, 200, 200, 404},
 	"POST /groups/:id/appointments":                                {401, 404, 404, 404, 303, 303, 404},

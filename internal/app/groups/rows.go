@@ -260,6 +260,8 @@ type AppointmentIndexRow struct {
 	// Who names the first participants (memberKeys, comma separated,
 	// who picks up first), for their colours in calendars.
 	Who string `table:"who"`
+	// ImportUID is the calendar event UID it was imported from.
+	ImportUID string `table:"importUid"`
 	// Occurrence is the start of the occurrence an expanded series row
 	// stands for (Occurrences); never stored.
 	Occurrence time.Time `table:"-"`

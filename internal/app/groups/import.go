@@ -1,0 +1,319 @@
+package groups
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	ics "github.com/arran4/golang-ical"
+	"github.com/teambition/rrule-go"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Import adds a calendar file's events (a Google or Apple export, any
+// RFC 5545 .ics) to a group: the file is read and shown as a preview,
+// kept meanwhile as a blob of the group's, then imported. An event whose
+// UID was imported before updates that appointment instead of adding it
+// again. Times keep their zone (TZID), all-day events stay dates, and
+// repeating ones keep their RRULE and EXDATEs. What cannot be imported
+// (no start, too long, a rule we do not expand) is listed with why.
+
+// Import limits.
+const (
+	MaxImportBytes  = 1 << 20
+	maxImportEvents = 500
+)
+
+// Errors of an import.
+var (
+	// ErrNotCalendar is a file that is not an iCalendar file (400).
+	ErrNotCalendar = fault.New(http.StatusBadRequest, "groups.import.error.parse", "groups: not a calendar file")
+	// ErrNoImport is an import that expired or never was (404).
+	ErrNoImport = fault.New(http.StatusNotFound, "groups.import.error.gone", "groups: no such import")
+)
+
+// ImportItem is one event of a file, ready to import or not.
+type ImportItem struct {
+	UID string
+	Doc Appointment
+	// Existing is the appointment an earlier import of UID made; "" for
+	// a new one.
+	Existing string
+	// Problem is why it cannot be imported (an i18n key); "" when it can.
+	Problem string
+}
+
+// ImportPreview is what a file would do.
+type ImportPreview struct {
+	Token string
+	Items []ImportItem
+}
+
+// importBlobName is where a previewed file waits for its import.
+func importBlobName(groupID, token string) string {
+	return groupBlobPrefix(groupID) + "imports/" + token + ".ics"
+}
+
+// PreviewImport reads data as a calendar and keeps it for ImportFile:
+// one blob write, and one query per index partition for UIDs imported
+// before.
+func (s *Service) PreviewImport(ctx context.Context, m Membership, data []byte) (ImportPreview, error) {
+	items, err := s.readCalendar(ctx, m, data)
+	if err != nil {
+		return ImportPreview{}, err
+	}
+	b := make([]byte, 16)
+	rand.Read(b) // never fails
+	token := hex.EncodeToString(b)
+	if _, err := s.blobs.Put(ctx, importBlobName(m.GroupID, token), data, "text/calendar"); err != nil {
+		return ImportPreview{}, err
+	}
+	return ImportPreview{Token: token, Items: items}, nil
+}
+
+// ImportFile imports the previewed file token as id: adds or updates
+// each importable event, then forgets the file. It returns how many were
+// added and updated.
+func (s *Service) ImportFile(ctx context.Context, m Membership, id *auth.Identity, token string) (added, updated int, err error) {
+	if len(token) != 32 || strings.Trim(token, "0123456789abcdef") != "" {
+		return 0, 0, ErrNoImport
+	}
+	name := importBlobName(m.GroupID, token)
+	blob, err := s.blobs.Get(ctx, name)
+	if errors.Is(err, storage.ErrNotFound) {
+		return 0, 0, ErrNoImport
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	items, err := s.readCalendar(ctx, m, blob.Data)
+	if err != nil {
+		return 0, 0, err
+	}
+	now := s.now().UTC()
+	for _, it := range items {
+		if it.Problem != "" {
+			continue
+		}
+		doc := it.Doc
+		doc.GroupID = m.GroupID
+		if it.Existing != "" {
+			d, err := s.Appointment(ctx, m, it.Existing)
+			if err == nil {
+				doc.AppointmentID, doc.CreatedBy, doc.CreatedAt, doc.Sequence = d.Doc.AppointmentID, d.Doc.CreatedBy, d.Doc.CreatedAt, d.Doc.Sequence
+				doc.Who, doc.Responsible, doc.Remind = d.Doc.Who, d.Doc.Responsible, d.Doc.Remind
+				doc.UpdatedBy, doc.UpdatedAt = id.MemberKey, now
+				if err := s.commit(ctx, &doc, &d.Index, d.Participants); err != nil {
+					return added, updated, err
+				}
+				updated++
+				continue
+			}
+			if !errors.Is(err, ErrNoAppointment) {
+				return added, updated, err
+			}
+		}
+		doc.AppointmentID = newAppointmentID()
+		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = id.MemberKey, id.MemberKey, now, now
+		if err := s.commitWith(ctx, &doc, nil, nil, id.MemberKey); err != nil {
+			return added, updated, err
+		}
+		added++
+	}
+	if err := s.blobs.Delete(ctx, name); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		s.log.WarnContext(ctx, "groups: imported file not deleted", "blob", name, "err", err)
+	}
+	if added > 0 {
+		s.count(ctx, NewAppointments)
+	}
+	return added, updated, nil
+}
+
+// readCalendar parses data and turns its events into appointments of
+// m's group, marking those imported before.
+func (s *Service) readCalendar(ctx context.Context, m Membership, data []byte) ([]ImportItem, error) {
+	cal, err := ics.ParseCalendar(bytes.NewReader(data))
+	if err != nil || len(cal.Events()) == 0 {
+		return nil, ErrNotCalendar
+	}
+	known, err := s.importedUIDs(ctx, m.GroupID)
+	if err != nil {
+		return nil, err
+	}
+	var items []ImportItem
+	for _, e := range cal.Events() {
+		if len(items) == maxImportEvents {
+			break
+		}
+		if e.GetProperty(ics.ComponentProperty("RECURRENCE-ID")) != nil {
+			continue // a changed occurrence: its series carries the rule
+		}
+		it := eventItem(e)
+		it.Existing = known[it.UID]
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+// importedUIDs maps the UIDs imported into the group to their
+// appointments: one query of each index partition.
+func (s *Service) importedUIDs(ctx context.Context, groupID string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, pk := range []string{groupID, seriesPartition(groupID)} {
+		rows, err := storage.All[AppointmentIndexRow](ctx, s.appointments, storage.Query{
+			PartitionKey: pk,
+			Filters:      []storage.Filter{notDeleted, {Name: "importUid", Op: storage.Gt, Value: ""}},
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out[r.ImportUID] = r.AppointmentID
+		}
+	}
+	return out, nil
+}
+
+// eventItem turns one VEVENT into an appointment, or says why not.
+func eventItem(e *ics.VEvent) ImportItem {
+	prop := func(name ics.ComponentProperty) string {
+		if p := e.GetProperty(name); p != nil {
+			return unescapeICS(p.Value)
+		}
+		return ""
+	}
+	it := ImportItem{UID: prop(ics.ComponentPropertyUniqueId)}
+	doc := Appointment{Status: AppointmentActive, ImportUID: it.UID}
+	doc.Title, _ = appointmentTitleRule.Check(cutRunes(prop(ics.ComponentPropertySummary), MaxTitleLength))
+	if doc.Title == "" {
+		doc.Title = "—"
+	}
+	doc.Location, _ = appointmentLocationRule.Check(cutRunes(prop(ics.ComponentPropertyLocation), MaxLocationLength))
+	doc.Notes, _ = appointmentNotesRule.Check(cutRunes(prop(ics.ComponentPropertyDescription), MaxNotesLength))
+	if strings.EqualFold(prop(ics.ComponentPropertyStatus), "CANCELLED") {
+		doc.Status = AppointmentCanceled
+	}
+	start, allDay, zone, ok := readICSTime(e.GetProperty(ics.ComponentPropertyDtStart))
+	if !ok || it.UID == "" {
+		it.Doc, it.Problem = doc, "groups.import.problem.start"
+		return it
+	}
+	end, _, _, ok := readICSTime(e.GetProperty(ics.ComponentPropertyDtEnd))
+	if !ok {
+		switch d, err := parseICSDuration(prop(ics.ComponentPropertyDuration)); {
+		case err == nil:
+			end = start.Add(d)
+		case allDay:
+			end = start.AddDate(0, 0, 1)
+		default:
+			end = start.Add(time.Hour)
+		}
+	}
+	doc.Start, doc.End, doc.AllDay, doc.Timezone = start.UTC(), end.UTC(), allDay, zone.String()
+	switch {
+	case !end.After(start):
+		it.Problem = "groups.import.problem.end"
+	case end.Sub(start) > MaxAppointmentDays*24*time.Hour+time.Hour:
+		it.Problem = "groups.import.problem.long"
+	}
+	if rule := prop(ics.ComponentPropertyRrule); rule != "" && it.Problem == "" {
+		opt, err := rrule.StrToROptionInLocation(rule, zone)
+		if err != nil || opt.Freq > rrule.DAILY || opt.Freq < rrule.YEARLY {
+			it.Problem = "groups.import.problem.rule"
+		} else {
+			doc.Repeat = opt.RRuleString()
+			for _, p := range e.GetProperties(ics.ComponentPropertyExdate) {
+				for _, v := range strings.Split(p.Value, ",") {
+					one := *p
+					one.Value = v
+					if t, _, _, ok := readICSTime(&one); ok {
+						doc.ExDates = append(doc.ExDates, t.UTC())
+					}
+				}
+			}
+		}
+	}
+	it.Doc = doc
+	return it
+}
+
+// readICSTime reads a DATE or DATE-TIME property: UTC ("…Z"), in its TZID,
+// or floating (taken as UTC); a DATE is all-day (midnight UTC).
+func readICSTime(p *ics.IANAProperty) (t time.Time, allDay bool, zone *time.Location, ok bool) {
+	if p == nil {
+		return time.Time{}, false, nil, false
+	}
+	v := strings.TrimSpace(p.Value)
+	zone = time.UTC
+	if tz := p.ICalParameters["TZID"]; len(tz) == 1 {
+		if loc, err := time.LoadLocation(strings.Trim(tz[0], `"`)); err == nil {
+			zone = loc
+		}
+	}
+	if vt := p.ICalParameters["VALUE"]; len(vt) == 1 && strings.EqualFold(vt[0], "DATE") || len(v) == 8 {
+		d, err := time.ParseInLocation("20060102", v, time.UTC)
+		return d, true, time.UTC, err == nil
+	}
+	if strings.HasSuffix(v, "Z") {
+		d, err := time.Parse("20060102T150405Z", v)
+		return d, false, zone, err == nil
+	}
+	d, err := time.ParseInLocation("20060102T150405", v, zone)
+	return d, false, zone, err == nil
+}
+
+// parseICSDuration reads an RFC 5545 DURATION (P1D, PT1H30M, P1W).
+func parseICSDuration(v string) (time.Duration, error) {
+	v = strings.TrimPrefix(strings.TrimSpace(v), "+")
+	if !strings.HasPrefix(v, "P") {
+		return 0, fmt.Errorf("groups: duration %q", v)
+	}
+	var d time.Duration
+	inTime, n := false, 0
+	for _, r := range v[1:] {
+		switch {
+		case r >= '0' && r <= '9':
+			n = n*10 + int(r-'0')
+		case r == 'T':
+			inTime = true
+		case r == 'W':
+			d += time.Duration(n) * 7 * 24 * time.Hour
+			n = 0
+		case r == 'D':
+			d += time.Duration(n) * 24 * time.Hour
+			n = 0
+		case r == 'H' && inTime:
+			d += time.Duration(n) * time.Hour
+			n = 0
+		case r == 'M' && inTime:
+			d += time.Duration(n) * time.Minute
+			n = 0
+		case r == 'S' && inTime:
+			d += time.Duration(n) * time.Second
+			n = 0
+		default:
+			return 0, fmt.Errorf("groups: duration %q", v)
+		}
+	}
+	return d, nil
+}
+
+// unescapeICS undoes TEXT escaping (RFC 5545 3.3.11).
+var unescapeICS = strings.NewReplacer(`\n`, "\n", `\N`, "\n", `\,`, ",", `\;`, ";", `\\`, `\`).Replace
+
+// cutRunes cuts s to n characters.
+func cutRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return strings.TrimSpace(string(r[:n]))
+	}
+	return s
+}
