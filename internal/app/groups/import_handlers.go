@@ -47,7 +47,7 @@ func (h *handlers) previewImport(c echo.Context) error {
 	zone := h.svc.Zone(ctx, auth.From(c))
 	p.Token = preview.Token
 	for _, it := range preview.Items {
-		row := views.ImportRow{Title: it.Doc.Title, When: whenText(ctx, it.Doc.Start, it.Doc.End, it.Doc.AllDay, zone), Status: "new", Repeats: it.Doc.Repeat != ""}
+		row := views.ImportRow{Title: it.Doc.Title, When: whenText(ctx, it.Doc.Start, it.Doc.End, it.Doc.AllDay, zone), Status: "new", Repeats: it.Doc.Repeat != "", Canceled: it.Doc.Status == AppointmentCanceled}
 		switch {
 		case it.Problem != "":
 			row.Status, row.Problem = "skip", it.Problem
