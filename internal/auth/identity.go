@@ -140,17 +140,26 @@ type Identity struct {
 // Location is the zone the person reads times in: their profile's, copied
 // into the session so that no page pays a profile read for it, else UTC.
 func (id *Identity) Location() *time.Location {
-	if id == nil || id.Timezone == "" {
+	if id == nil {
 		return time.UTC
 	}
-	if loc, ok := zones.Load(id.Timezone); ok {
+	return Zone(id.Timezone)
+}
+
+// Zone is the IANA zone name's location, UTC for "" or an unknown name,
+// from a cache: time.LoadLocation reads the zone database on every call.
+func Zone(name string) *time.Location {
+	if name == "" || name == "UTC" {
+		return time.UTC
+	}
+	if loc, ok := zones.Load(name); ok {
 		return loc.(*time.Location)
 	}
-	loc, err := time.LoadLocation(id.Timezone)
+	loc, err := time.LoadLocation(name)
 	if err != nil {
 		return time.UTC
 	}
-	zones.Store(id.Timezone, loc)
+	zones.Store(name, loc)
 	return loc
 }
 

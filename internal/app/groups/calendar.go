@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/harmony/harmony/internal/storage"
@@ -55,7 +56,12 @@ func (s *Service) Between(ctx context.Context, m Membership, from, to time.Time)
 	for _, row := range series {
 		out = append(out, Occurrences(row, from, to)...)
 	}
-	slices.SortStableFunc(out, func(a, b AppointmentIndexRow) int { return a.StartTime.Compare(b.StartTime) })
+	slices.SortFunc(out, func(a, b AppointmentIndexRow) int {
+		if c := a.StartTime.Compare(b.StartTime); c != 0 {
+			return c
+		}
+		return strings.Compare(a.AppointmentID, b.AppointmentID) // a total order: stable pages
+	})
 	return out[:min(len(out), maxRangeAppointments)], nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/teambition/rrule-go"
 
+	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
 )
 
@@ -157,14 +158,10 @@ func ruleOf(text string, start time.Time) (*rrule.RRule, error) {
 // dates (UTC), others in the zone they were entered in, so 17:00
 // training stays at 17:00 across a DST change.
 func seriesZone(row AppointmentIndexRow) *time.Location {
-	if row.AllDay || row.Timezone == "" {
+	if row.AllDay {
 		return time.UTC
 	}
-	loc, err := time.LoadLocation(row.Timezone)
-	if err != nil {
-		return time.UTC
-	}
-	return loc
+	return auth.Zone(row.Timezone)
 }
 
 // Occurrences expands a series index row into the occurrences that
@@ -174,11 +171,16 @@ func seriesZone(row AppointmentIndexRow) *time.Location {
 func Occurrences(row AppointmentIndexRow, from, to time.Time) []AppointmentIndexRow {
 	zone := seriesZone(row)
 	start := row.StartTime.In(zone)
-	r, err := ruleOf(row.Repeat, start)
+	opt, err := rrule.StrToROptionInLocation(row.Repeat, zone)
 	if err != nil {
 		return nil
 	}
 	length := row.EndTime.Sub(row.StartTime)
+	opt.Dtstart = fastForward(*opt, start, from.Add(-length))
+	r, err := rrule.NewRRule(*opt)
+	if err != nil {
+		return nil
+	}
 	skip := map[string]bool{}
 	for _, k := range strings.Split(row.Skipped, ",") {
 		skip[k] = true
@@ -204,6 +206,46 @@ func Occurrences(row AppointmentIndexRow, from, to time.Time) []AppointmentIndex
 	return out
 }
 
+// fastForward moves a rule's start from start to its last period
+// beginning before from, so expanding a series that began years ago
+// does not walk every occurrence since: whole intervals of days, weeks,
+// months or years keep the rule's alignment. A rule with a COUNT counts
+// from its real start, and a monthly or yearly one on a day some months
+// lack (the 29th and later) would drift, so those stay.
+func fastForward(opt rrule.ROption, start, from time.Time) time.Time {
+	if opt.Count > 0 || !from.After(start) {
+		return start
+	}
+	k := max(1, opt.Interval)
+	days := daysBetween(midnight(start), midnight(from.In(start.Location())))
+	var t time.Time
+	switch opt.Freq {
+	case rrule.DAILY:
+		t = start.AddDate(0, 0, days/k*k)
+	case rrule.WEEKLY:
+		// Whole weeks from start's week, so BYDAY days before start's
+		// weekday in that week still come.
+		weeks := days / 7 / k * k
+		t = start.AddDate(0, 0, 7*max(0, weeks-k))
+	case rrule.MONTHLY, rrule.YEARLY:
+		if start.Day() > 28 {
+			return start
+		}
+		months := (from.Year()-start.Year())*12 + int(from.Month()) - int(start.Month())
+		step := k
+		if opt.Freq == rrule.YEARLY {
+			step = 12 * k
+		}
+		t = start.AddDate(0, max(0, months/step*step-step), 0)
+	default:
+		return start
+	}
+	if t.Before(start) {
+		return start
+	}
+	return t
+}
+
 // isOccurrence reports whether at is an occurrence's start of the series
 // (removed ones included: they can still be named).
 func isOccurrence(row AppointmentIndexRow, at time.Time) bool {
@@ -222,9 +264,7 @@ func seriesEnd(doc Appointment) time.Time {
 	forever := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 	zone := time.UTC
 	if !doc.AllDay {
-		if loc, err := time.LoadLocation(doc.Timezone); err == nil {
-			zone = loc
-		}
+		zone = auth.Zone(doc.Timezone)
 	}
 	r, err := ruleOf(doc.Repeat, doc.Start.In(zone))
 	if err != nil {

@@ -382,3 +382,38 @@ func TestAgendaAndDashboardShowSeries(t *testing.T) {
 		t.Fatalf("the dashboard does not show the series: %q", dash.Find(testID("group-upcoming")).Text())
 	}
 }
+
+// TestFastForwardKeepsOccurrences: expanding a long-running series from
+// a moved start gives exactly the occurrences expanding from its real
+// start gives, for each kind of rule, across DST, in many windows.
+func TestFastForwardKeepsOccurrences(t *testing.T) {
+	t.Parallel()
+	berlin := mustZone(t, "Europe/Berlin")
+	start := time.Date(2026, 1, 13, 17, 30, 0, 0, berlin) // a Tuesday
+	rules := []string{
+		"FREQ=DAILY;INTERVAL=1", "FREQ=DAILY;INTERVAL=3", "FREQ=WEEKLY;INTERVAL=1;BYDAY=MO,TU,SA",
+		"FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,TH", "FREQ=MONTHLY;INTERVAL=1", "FREQ=MONTHLY;INTERVAL=2;BYDAY=2TU",
+		"FREQ=MONTHLY;INTERVAL=1;BYDAY=-1FR", "FREQ=YEARLY;INTERVAL=1", "FREQ=WEEKLY;INTERVAL=1;BYDAY=SU;UNTIL=20310101T000000Z",
+	}
+	for _, rule := range rules {
+		row := AppointmentIndexRow{Repeat: rule, Timezone: "Europe/Berlin", StartTime: start.UTC(), EndTime: start.Add(90 * time.Minute).UTC()}
+		full, _ := ruleOf(rule, start)
+		for w := 0; w < 60; w++ {
+			from := start.AddDate(0, w*2, w%7)
+			to := from.AddDate(0, 1, 3)
+			var want []string
+			for _, occ := range full.Between(from.Add(-90*time.Minute), to, true) {
+				if occ.Add(90*time.Minute).After(from) && occ.Before(to) {
+					want = append(want, occ.UTC().Format(time.RFC3339))
+				}
+			}
+			var got []string
+			for _, occ := range Occurrences(row, from, to) {
+				got = append(got, occ.StartTime.Format(time.RFC3339))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%s in [%s, %s):\n got %v\nwant %v", rule, from.Format(time.DateOnly), to.Format(time.DateOnly), got, want)
+			}
+		}
+	}
+}
