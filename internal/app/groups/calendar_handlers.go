@@ -27,6 +27,9 @@ const (
 	dayFirstHour = 7
 	dayLastHour  = 21
 	maxLanes     = 4
+	// monthCellItems is how many appointments a month's day shows before
+	// "+N more".
+	monthCellItems = 3
 )
 
 // calendarParam reads ?name= in layout as a day in zone; "" is today.
@@ -97,6 +100,10 @@ func (h *handlers) month(c echo.Context) error {
 	}
 	for i := range days {
 		days[i].InMonth = start.AddDate(0, 0, i).Month() == first.Month()
+		// A cell holds monthCellItems; "+N more" leads to the week.
+		if n := len(days[i].Items); n > monthCellItems+1 {
+			days[i].Items, days[i].More = days[i].Items[:monthCellItems], n-monthCellItems
+		}
 	}
 	for i := 0; i < len(days); i += 7 {
 		p.Weeks = append(p.Weeks, days[i:i+7])
