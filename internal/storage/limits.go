@@ -262,6 +262,20 @@ func normalizeQuery(q Query) (Query, error) {
 			return Query{}, fmt.Errorf("%w: query key is not valid UTF-8", ErrInvalidKey)
 		}
 	}
+	if q.RowKeyIn != nil {
+		switch {
+		case q.Scan:
+			return Query{}, fmt.Errorf("%w: RowKeyIn reads one partition; it takes no Scan", ErrInvalid)
+		case len(q.RowKeyIn) == 0 || len(q.RowKeyIn) > MaxRowKeysIn:
+			return Query{}, fmt.Errorf("%w: RowKeyIn takes 1 to %d keys, not %d", ErrInvalid, MaxRowKeysIn, len(q.RowKeyIn))
+		}
+		for _, k := range q.RowKeyIn {
+			if err := ValidateKey(k); err != nil {
+				return Query{}, fmt.Errorf("RowKeyIn: %w", err)
+			}
+		}
+		q.RowKeyIn = append([]string(nil), q.RowKeyIn...)
+	}
 	q.Filters = append([]Filter(nil), q.Filters...) // the caller's slice stays as it was
 	for i, f := range q.Filters {
 		if f.Op < Eq || f.Op > Ge {

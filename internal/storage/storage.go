@@ -112,6 +112,10 @@ type Filter struct {
 	Value any
 }
 
+// MaxRowKeysIn is the most keys Query.RowKeyIn takes: Azure allows 15
+// comparisons in a filter, one of them the partition key.
+const MaxRowKeysIn = 14
+
 // MaxPageSize is the most entities one query page returns (Azure's $top limit).
 const MaxPageSize = 1000
 
@@ -134,6 +138,10 @@ type Query struct {
 	// RowKeyPrefix, when set, restricts row keys to those starting with it. It
 	// combines with the range bounds.
 	RowKeyPrefix string
+	// RowKeyIn, when set, restricts row keys to these (at most
+	// MaxRowKeysIn, in one partition): a batch of point reads in one
+	// query. It combines with the other conditions.
+	RowKeyIn []string
 	// Filters are ANDed.
 	Filters []Filter
 	// Select, when non-empty, returns only these properties (keys, ETag and

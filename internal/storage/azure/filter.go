@@ -64,6 +64,17 @@ func renderFilter(q storage.Query) (string, error) {
 			}
 		}
 	}
+	if len(q.RowKeyIn) > 0 {
+		var any []string
+		for _, k := range q.RowKeyIn {
+			c, err := renderComparison("RowKey", storage.Eq, k)
+			if err != nil {
+				return "", err
+			}
+			any = append(any, c)
+		}
+		clauses = append(clauses, "("+strings.Join(any, " or ")+")")
+	}
 	for _, f := range q.Filters {
 		if err := add(f.Name, f.Op, f.Value); err != nil {
 			return "", err

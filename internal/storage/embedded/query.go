@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -83,6 +84,9 @@ type plan struct {
 
 	// Row-key window applied in every partition: [rkLo, rkHi) and rkPrefix.
 	rkLo, rkHi, rkPrefix []byte
+	// rkIn, when not nil, are the only row keys wanted (encoded, sorted):
+	// the scan seeks from one to the next.
+	rkIn [][]byte
 
 	filters []filter
 	keep    map[string]bool // Select; nil keeps every property
@@ -100,6 +104,12 @@ func compile(q storage.Query) (*plan, error) {
 	if q.RowKeyPrefix != "" {
 		p.rkPrefix = appendKey(nil, q.RowKeyPrefix)
 		p.rkLo = maxBytes(p.rkLo, p.rkPrefix)
+	}
+	if q.RowKeyIn != nil {
+		for _, k := range q.RowKeyIn {
+			p.rkIn = append(p.rkIn, appendKey(nil, k))
+		}
+		slices.SortFunc(p.rkIn, bytes.Compare)
 	}
 	for _, f := range q.Filters {
 		cf, err := compileFilter(f)
@@ -223,6 +233,18 @@ func (p *plan) skipTo(pk, rk []byte) []byte {
 	if p.rkPrefix != nil && !bytes.HasPrefix(rk, p.rkPrefix) ||
 		p.rkHi != nil && bytes.Compare(rk, p.rkHi) >= 0 {
 		return append(bytes.Clone(pk), keySep+1)
+	}
+	if p.rkIn != nil {
+		// The first wanted key at or after rk; past the last, the
+		// partition is done.
+		i, found := slices.BinarySearchFunc(p.rkIn, rk, bytes.Compare)
+		switch {
+		case found:
+			return nil
+		case i == len(p.rkIn):
+			return append(bytes.Clone(pk), keySep+1)
+		}
+		return append(append(append(make([]byte, 0, len(pk)+1+len(p.rkIn[i])), pk...), keySep), p.rkIn[i]...)
 	}
 	return nil
 }

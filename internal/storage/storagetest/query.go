@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +31,8 @@ var opNames = map[storage.Op]string{
 func inRange(rk string, q storage.Query) bool {
 	return (q.RowKeyFrom == "" || storage.CompareKeys(rk, q.RowKeyFrom) >= 0) &&
 		(q.RowKeyTo == "" || storage.CompareKeys(rk, q.RowKeyTo) < 0) &&
-		strings.HasPrefix(rk, q.RowKeyPrefix)
+		strings.HasPrefix(rk, q.RowKeyPrefix) &&
+		(q.RowKeyIn == nil || slices.Contains(q.RowKeyIn, rk))
 }
 
 // compareValues orders two values of one EDM type. Strings compare as UTF-16
@@ -204,6 +206,22 @@ func testQuery(t *testing.T, s *suite) {
 			run(t, q, fmt.Sprintf("prefix %+q range [%+q, %+q)", q.RowKeyPrefix, q.RowKeyFrom, q.RowKeyTo))
 		}
 	})
+	t.Run("RowKeyIn", func(t *testing.T) {
+		t.Parallel()
+		// A batch of point reads: present and absent keys, in any order,
+		// keys that sort oddly in UTF-16, alone and with other conditions.
+		for _, q := range []storage.Query{
+			{RowKeyIn: []string{"abd"}},
+			{RowKeyIn: []string{"k2", "a", "nope", "😀", "a\uFFFF", "ж"}},
+			{RowKeyIn: []string{"a\U0010FFFF", "a\uE000", "a😀"}},
+			{RowKeyIn: []string{"missing", "also missing"}},
+			{RowKeyIn: []string{"ab", "abc", "b", "k0"}, RowKeyPrefix: "a"},
+			{RowKeyIn: []string{"ab", "abc", "abd", "k1"}, RowKeyFrom: "abc", Limit: 1},
+		} {
+			q.PartitionKey = "r"
+			run(t, q, fmt.Sprintf("keys %+q prefix %+q from %+q", q.RowKeyIn, q.RowKeyPrefix, q.RowKeyFrom))
+		}
+	})
 	t.Run("WholeTableRange", func(t *testing.T) {
 		t.Parallel()
 		// Without a partition key, the range applies to the row key in
@@ -303,6 +321,10 @@ func testQuery(t *testing.T, s *suite) {
 			{storage.Query{PartitionKey: "p", Scan: true}, storage.ErrInvalid},
 			{storage.Query{PartitionKey: "a%b"}, storage.ErrInvalidKey},
 			{storage.Query{PartitionKey: "a/b"}, storage.ErrInvalidKey},
+			{storage.Query{Scan: true, RowKeyIn: []string{"a"}}, storage.ErrInvalid},
+			{storage.Query{PartitionKey: "p", RowKeyIn: []string{}}, storage.ErrInvalid},
+			{storage.Query{PartitionKey: "p", RowKeyIn: strings.Split("a b c d e f g h i j k l m n o", " ")}, storage.ErrInvalid},
+			{storage.Query{PartitionKey: "p", RowKeyIn: []string{"a/b"}}, storage.ErrInvalidKey},
 		} {
 			_, err := tbl.Query(t.Context(), c.q)
 			wantErr(t, err, c.target, fmt.Sprintf("query %+v", c.q))
