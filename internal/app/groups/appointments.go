@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
@@ -446,6 +445,9 @@ func (s *Service) DeleteAppointment(ctx context.Context, m Membership, id *auth.
 	if errors.Is(err, storage.ErrPrecondition) {
 		return storage.ErrConflict
 	}
+	if err == nil {
+		s.refreshUpcoming(ctx, m.GroupID)
+	}
 	return err
 }
 
@@ -597,6 +599,7 @@ func (s *Service) commitWith(ctx context.Context, doc *Appointment, old *Appoint
 		return err
 	}
 	s.scheduleReminders(ctx, AppointmentDetail{Doc: *doc, Index: row, Participants: parts})
+	s.refreshUpcoming(ctx, doc.GroupID)
 	return nil
 }
 
@@ -608,6 +611,7 @@ func (s *Service) commit(ctx context.Context, doc *Appointment, old *Appointment
 		return err
 	}
 	s.scheduleReminders(ctx, AppointmentDetail{Doc: *doc, Index: row, Participants: parts})
+	s.refreshUpcoming(ctx, doc.GroupID)
 	return nil
 }
 
@@ -785,73 +789,4 @@ func (s *Service) Agenda(ctx context.Context, m Membership, from time.Time) (Age
 		out.Next = end
 	}
 	return out, nil
-}
-
-// NextAppointments reads the next n appointments of each active group
-// in groups: one bounded range query per group, at most metaReads at a
-// time. Invitations get none.
-func (s *Service) NextAppointments(ctx context.Context, groups []MyGroup, n int) (map[string][]AppointmentIndexRow, error) {
-	out := make([][]AppointmentIndexRow, len(groups))
-	from := appointmentTimeKey(s.now())
-	eg, gctx := errgroup.WithContext(ctx)
-	eg.SetLimit(metaReads)
-	for i, g := range groups {
-		if g.Status != StatusActive {
-			continue
-		}
-		eg.Go(func() error {
-			page, err := s.appointments.Query(gctx, storage.Query{
-				PartitionKey: g.Group.GroupID, RowKeyFrom: from,
-				// A cancelled plan is not coming up: the dashboard leaves
-				// it out (the group's list still shows it, marked).
-				Filters: []storage.Filter{notDeleted, notCanceled}, Limit: n,
-			})
-			if err != nil {
-				return err
-			}
-			rows := make([]AppointmentIndexRow, len(page.Entities))
-			for j, e := range page.Entities {
-				if err := storage.Unmarshal(e, &rows[j]); err != nil {
-					return err
-				}
-			}
-			if g.Group.HasSeries {
-				// Its series' occurrences until the last single shown, or
-				// the agenda's span: one more query, for such groups only.
-				now := s.now()
-				end := now.Add(agendaSpan)
-				if len(rows) == n {
-					end = rows[n-1].StartTime.Add(time.Second)
-				}
-				series, err := s.seriesRunning(gctx, g.Group.GroupID, now, end)
-				if err != nil {
-					return err
-				}
-				for _, row := range series {
-					if row.Status == AppointmentCanceled {
-						continue
-					}
-					for _, occ := range Occurrences(row, now, end) {
-						if !occ.StartTime.Before(now) {
-							rows = append(rows, occ)
-						}
-					}
-				}
-				slices.SortStableFunc(rows, func(a, b AppointmentIndexRow) int { return a.StartTime.Compare(b.StartTime) })
-				rows = rows[:min(len(rows), n)]
-			}
-			out[i] = rows // each goroutine owns its element
-			return nil
-		})
-	}
-	if err := eg.Wait(); err != nil {
-		return nil, err
-	}
-	byGroup := make(map[string][]AppointmentIndexRow, len(groups))
-	for i, g := range groups {
-		if len(out[i]) > 0 {
-			byGroup[g.Group.GroupID] = out[i]
-		}
-	}
-	return byGroup, nil
 }

@@ -100,6 +100,9 @@ func (s *Service) ImportFile(ctx context.Context, m Membership, id *auth.Identit
 		return 0, 0, err
 	}
 	now := s.now().UTC()
+	// One summary refresh for the whole file, at the end.
+	defer s.refreshUpcoming(ctx, m.GroupID)
+	ctx = context.WithValue(ctx, batchKey{}, true)
 	for _, it := range items {
 		if it.Problem != "" {
 			continue

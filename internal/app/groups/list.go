@@ -3,6 +3,7 @@ package groups
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -31,8 +32,8 @@ func myGroupsQuery(userKey string) string { return "groups/mine|" + userKey }
 
 // MyGroups reads one page of the groups where userKey is active or
 // invited, newest group first by id order, leaving out deleted groups.
-// It costs one query on the person's UserGroups partition and one point
-// read of Groups per listed row, at most metaReads at a time.
+// It costs one query on the person's UserGroups partition and one query
+// of Groups for the page's rows (groupsByID).
 func (s *Service) MyGroups(ctx context.Context, userKey string, cursor *storage.Cursor, limit int) (MyGroupsPage, error) {
 	if limit <= 0 {
 		limit = s.pageSize
@@ -55,34 +56,43 @@ func (s *Service) MyGroups(ctx context.Context, userKey string, cursor *storage.
 			return MyGroupsPage{}, err
 		}
 	}
-	metas := make([]*GroupRow, len(rows))
-	eg, gctx := errgroup.WithContext(ctx)
-	eg.SetLimit(metaReads)
+	ids := make([]string, len(rows))
 	for i, r := range rows {
-		eg.Go(func() error {
-			g, err := s.group(gctx, r.GroupID)
-			if errors.Is(err, ErrNoGroup) {
-				return nil // deleted (or purged): never shown
-			}
-			if err != nil {
-				return err
-			}
-			metas[i] = &g // each goroutine owns its element
-			return nil
-		})
+		ids[i] = r.GroupID
 	}
-	if err := eg.Wait(); err != nil {
+	metas, err := s.groupsByID(ctx, ids)
+	if err != nil {
 		return MyGroupsPage{}, err
 	}
 	out := MyGroupsPage{}
-	for i, r := range rows {
-		if metas[i] == nil {
-			continue
+	for _, r := range rows {
+		g, ok := metas[r.GroupID]
+		if !ok {
+			continue // deleted (or purged): never shown
 		}
-		out.Groups = append(out.Groups, MyGroup{Group: *metas[i], Status: r.Status, InvitedAt: r.InvitedAt, JoinedAt: r.JoinedAt})
+		out.Groups = append(out.Groups, MyGroup{Group: g, Status: r.Status, InvitedAt: r.InvitedAt, JoinedAt: r.JoinedAt})
 	}
 	if page.Next != nil {
 		out.Next = s.cursors.Encode(myGroupsQuery(userKey), storage.Cursor{Next: page.Next})
+	}
+	return out, nil
+}
+
+// groupsByID reads the groups with these ids that exist and are not
+// deleted: one query of the Groups partition per storage.MaxRowKeysIn
+// ids, however many.
+func (s *Service) groupsByID(ctx context.Context, ids []string) (map[string]GroupRow, error) {
+	out := make(map[string]GroupRow, len(ids))
+	for chunk := range slices.Chunk(ids, storage.MaxRowKeysIn) {
+		rows, err := storage.All[GroupRow](ctx, s.groups, storage.Query{PartitionKey: groupsPartition, RowKeyIn: chunk})
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range rows {
+			if !g.IsDeleted {
+				out[g.GroupID] = g
+			}
+		}
 	}
 	return out, nil
 }

@@ -54,11 +54,34 @@ func (s *Service) membershipProjection() *projection.Projection[MemberRow] {
 // button.
 func (s *Service) RebuildSubject() string { return "groups" }
 
-// Rebuild recomputes UserGroups from GroupMembers: missing and stale
-// mirror rows are written, rows without a member row deleted.
+// Rebuild recomputes UserGroups from GroupMembers (missing and stale
+// mirror rows are written, rows without a member row deleted), then
+// every group's summary of what comes next (upcoming.go).
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	r, err := s.memberships.Rebuild(ctx)
-	return r, err
+	if err != nil {
+		return r, err
+	}
+	n := 0
+	err = s.groups.QueryAll(ctx, storage.Query{PartitionKey: groupsPartition, Select: []string{"isDeleted"}}, func(e storage.Entity) error {
+		if deleted, _ := e.Props["isDeleted"].(bool); !deleted {
+			s.refreshUpcoming(ctx, e.RowKey)
+			n++
+		}
+		return nil
+	})
+	return RebuildReport{Report: r, Summaries: n}, err
+}
+
+// RebuildReport says what the groups rebuild did: the mirror's report
+// and how many group summaries it recomputed.
+type RebuildReport struct {
+	projection.Report
+	Summaries int
+}
+
+func (r RebuildReport) String() string {
+	return fmt.Sprintf("%s; %d group summaries recomputed", r.Report, r.Summaries)
 }
 
 // RepairMembership rewrites one member row's mirror from what is stored:

@@ -62,7 +62,7 @@ func TestTheMirrorRepairsAHalfFinishedWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := rep.(projection.Report); got != (projection.Report{Canonical: 2, Written: 2, Removed: 1}) {
+	if got := rep.(RebuildReport); got.Report != (projection.Report{Canonical: 2, Written: 2, Removed: 1}) || got.Summaries != 1 {
 		t.Errorf("report %+v", got)
 	}
 	if ug := a.userGroup(t, id, "ann@example.com"); ug.Status != StatusActive {

@@ -61,6 +61,9 @@ type GroupRow struct {
 	// Colors are the colours members chose (JSON memberKey → 0…7;
 	// colors.go).
 	Colors string `table:"colors"`
+	// Upcoming is the summary of its next appointments (JSON,
+	// upcoming.go), a cache for the dashboard.
+	Upcoming string `table:"upcoming"`
 }
 
 // groupsPartition is the one partition of Groups: every read is a point

@@ -344,6 +344,7 @@ func (s *Service) Create(ctx context.Context, id *auth.Identity, name string) (G
 		CreatedAt: now, UpdatedAt: now,
 		CreatedByUserKey: id.UserKey,
 		Timezone:         id.Location().String(),
+		Upcoming:         emptySummary,
 	}
 	if _, err := storage.Insert(ctx, s.groups, g); err != nil {
 		return GroupRow{}, err
