@@ -3,9 +3,9 @@ package groups
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
