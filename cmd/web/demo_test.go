@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
@@ -46,6 +48,24 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	}
 	if !strings.Contains(dash.Text(), "Dentist check-up") {
 		t.Error("the dashboard shows no upcoming plans")
+	}
+	// The Smiths' calendar is a realistic month: training every week, a
+	// birthday all day, a visit over four days, a cancelled lesson.
+	smiths, _ := dash.Find(`[data-testid="group-card"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return strings.Contains(s.Text(), "The Smiths")
+	}).Find("a").First().Attr("href")
+	agenda := c.Get(smiths).Doc(t)
+	rows := agenda.Find(`[data-testid="appointment-row"]`)
+	if n := rows.FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "Football practice") }).Length(); n < 3 {
+		t.Errorf("the weekly training shows %d times in the agenda", n)
+	}
+	for _, want := range []string{"Lily's birthday", "all day", "Grandma and Grandpa visit", " – "} {
+		if !strings.Contains(rows.Text(), want) {
+			t.Errorf("the family's agenda lacks %q", want)
+		}
+	}
+	if rows.Filter(`[data-canceled="true"]`).Length() != 1 {
+		t.Error("the family's agenda has no cancelled appointment")
 	}
 	catalog := c.Get("/prompts").Doc(t)
 	if n := catalog.Find(`[data-testid="prompt-card"]`).Length(); n < 10 {
