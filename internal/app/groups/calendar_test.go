@@ -410,3 +410,31 @@ func TestAppointmentComments(t *testing.T) {
 		t.Fatal("the deleted comment still shows")
 	}
 }
+
+// TestGroupTimezone: an owner sets the group's zone, and a viewer in
+// another zone is told it; a zone that is not one, or a member trying,
+// changes nothing.
+func TestGroupTimezone(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, id := joinedPair(t, a)
+	if res := post(t, ann.c, "/groups/"+id+"/timezone", url.Values{"timezone": {"Europe/Berlin"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("set zone: %d", res.StatusCode)
+	}
+	if note := bob.c.Get("/groups/" + id).Doc(t).Find(testID("calendar-zone")).Text(); !strings.Contains(note, "UTC") || !strings.Contains(note, "Europe/Berlin") {
+		t.Fatalf("zone note %q", note)
+	}
+	for _, tc := range []struct {
+		who    person
+		zone   string
+		status int
+	}{{ann, "Mars/Olympus", http.StatusBadRequest}, {ann, "", http.StatusBadRequest}, {bob, "Asia/Tokyo", http.StatusForbidden}} {
+		res := post(t, tc.who.c, "/groups/"+id+"/timezone", url.Values{"timezone": {tc.zone}})
+		if ops := res.StorageOps(t); res.StatusCode != tc.status || ops["writes"] != 0 {
+			t.Errorf("zone %q: %d, %s", tc.zone, res.StatusCode, res.Header.Get("X-Storage-Ops"))
+		}
+	}
+	if _, g, _ := a.svc.Open(ctx, id, ann.id, AccessOwner); g.Timezone != "Europe/Berlin" {
+		t.Fatalf("zone now %q", g.Timezone)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -131,6 +132,21 @@ func (h *handlers) create(c echo.Context) error {
 	return web.FlashRedirect(c, "groups.flash.created", groupURL(g.GroupID)+"/settings")
 }
 
+// setTimezone is POST /groups/:id/timezone (owners).
+func (h *handlers) setTimezone(c echo.Context) error {
+	ctx := c.Request().Context()
+	m, g := Opened(c)
+	_, err := h.svc.SetTimezone(ctx, m, c.FormValue("timezone"))
+	var fe FieldErrors
+	if errors.As(err, &fe) {
+		return web.BadRequest(i18n.T(ctx, "groups.timezone.error"), err)
+	}
+	if err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "groups.timezone.flash", groupURL(g.GroupID)+"/settings")
+}
+
 // setColor is POST /groups/:id/color: the member's own colour.
 func (h *handlers) setColor(c echo.Context) error {
 	ctx := c.Request().Context()
@@ -161,6 +177,13 @@ func (h *handlers) renderGroup(c echo.Context, status int, p views.GroupProps, m
 	}
 	p.SoleOwner = sole
 	p.MyColor = ColorOf(g, auth.From(c).MemberKey)
+	p.Timezone = g.Timezone
+	if p.Owner {
+		p.Timezones = account.CommonTimezones
+		if g.Timezone != "" && !slices.Contains(p.Timezones, g.Timezone) {
+			p.Timezones = append([]string{g.Timezone}, p.Timezones...)
+		}
+	}
 	// The feed's URL is a secret of the group's accounts: a guest who came
 	// by a public link does not get it.
 	p.ShowFeed = !auth.From(c).Guest

@@ -71,6 +71,7 @@ var matrix = map[string][columns]int{
 	"GET /groups/:id/import":                                       {303, 404, 404, 404, 200, 200, 404},
 	"POST /groups/:id/import":                                      {401, 404, 404, 404, 400, 400, 404}, // the matrix form has no file
 	"POST /groups/:id/import/:token":                               {401, 404, 404, 404, 404, 404, 404}, // no such import
+	"POST /groups/:id/timezone":                                    {401, 404, 404, 404, 403, 400, 404}, // the matrix form has no zone
 	"POST /groups/:id/color":                                       {401, 404, 404, 404, 400, 400, 404}, // the matrix form has no colour
 	"GET /groups/:id/appointments/new":                             {303, 404, 404, 404, 200, 200, 404},
 	"POST /groups/:id/appointments":                                {401, 404, 404, 404, 303, 303, 404},

@@ -30,6 +30,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	g.GET("", h.upcoming, member)
 	g.GET("/settings", h.settingsPage, member)
 	g.POST("/color", h.setColor, member)
+	g.POST("/timezone", h.setTimezone, owner)
 	g.GET("/import", h.importPage, member)
 	g.POST("/import", h.previewImport, member)
 	g.POST("/import/:token", h.importFile, member)

@@ -366,6 +366,16 @@ func (s *Service) Create(ctx context.Context, id *auth.Identity, name string) (G
 	return g, nil
 }
 
+// SetTimezone sets the group's home zone (IANA), as an owner: pages
+// note it where it differs from the viewer's. A zone that is not one is
+// a field error and writes nothing.
+func (s *Service) SetTimezone(ctx context.Context, m Membership, zone string) (GroupRow, error) {
+	if !account.ValidTimezone(zone) {
+		return GroupRow{}, FieldErrors{"timezone": "groups.timezone.error"}
+	}
+	return s.updateGroup(ctx, m, func(g *GroupRow) { g.Timezone = zone })
+}
+
 // Rename changes a group's name: one read and one conditional update of
 // the Groups row, nothing else (document 004's budget).
 func (s *Service) Rename(ctx context.Context, m Membership, name string) (GroupRow, error) {
