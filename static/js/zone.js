@@ -21,5 +21,6 @@
   } catch (e) {
     return;
   }
-  fetch(url, { method: "POST", headers: headers, body: "timezone=" + encodeURIComponent(zone), credentials: "same-origin" });
+  // keepalive: a navigation away (the very next click) must not cancel it.
+  fetch(url, { method: "POST", headers: headers, body: "timezone=" + encodeURIComponent(zone), credentials: "same-origin", keepalive: true });
 })();

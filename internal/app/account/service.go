@@ -202,6 +202,10 @@ func (s *Service) refreshSessions(ctx context.Context, memberKey string, p Profi
 // language): the change is saved, and sessions that miss it catch up at
 // the next sign-in, so a failure is logged rather than shown as an error.
 func (s *Service) refreshDisplay(ctx context.Context, memberKey string, p ProfileRow) {
+	// The profile is saved: its sessions must follow even when the
+	// browser has gone on to another page and cancelled the request.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
 	if err := s.refreshSessions(ctx, memberKey, p); err != nil {
 		s.log.WarnContext(ctx, "sessions not refreshed after a profile change", "member", memberKey, "err", err)
 	}
