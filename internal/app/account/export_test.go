@@ -1,5 +1,7 @@
 package account
 
+import "context"
+
 import "github.com/harmony/harmony/internal/media/mediatest"
 
 // Fixtures the HTTP tests (package account_test) use; they live in
@@ -12,3 +14,8 @@ var (
 	NoisyPNG     = mediatest.NoisyPNG
 	DeepPNG      = mediatest.DeepPNG
 )
+
+// RefreshDisplayForTest exposes refreshDisplay to the package's tests.
+func (s *Service) RefreshDisplayForTest(ctx context.Context, memberKey string, p ProfileRow) {
+	s.refreshDisplay(ctx, memberKey, p)
+}

@@ -360,3 +360,28 @@ func TestFooterSwitchChangesTheSetting(t *testing.T) {
 		t.Errorf("an unknown language: %d", res.StatusCode)
 	}
 }
+
+// A saved profile change reaches the sessions even when the request's
+// context ends right after the profile write (the browser moved on):
+// the session refresh does not inherit the cancellation.
+func TestSessionsFollowAProfileChangeWhoseRequestEnded(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	c := a.Client()
+	key := a.SignIn(c, "gone@example.com")
+	p, err := a.Accounts.Profile(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The session has no zone yet, so the page asks the browser for one.
+	if _, asks := c.Get("/").Doc(t).Find("body").Attr("data-zone-url"); !asks {
+		t.Fatal("a session without a zone does not ask for one")
+	}
+	p.Timezone = "Europe/Berlin"
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	a.Accounts.RefreshDisplayForTest(ended, key, p)
+	if _, asks := c.Get("/").Doc(t).Find("body").Attr("data-zone-url"); asks {
+		t.Fatal("the session missed the change")
+	}
+}
