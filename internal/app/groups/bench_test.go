@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/azure"
 	"github.com/harmony/harmony/internal/storage/embedded"
+	"github.com/harmony/harmony/internal/storage/storagetest"
 )
 
 // BenchmarkMonthView measures a month of a group's calendar (issue 11):
@@ -19,52 +22,72 @@ import (
 // days, for a group with 10 appointments (one of them a weekly series)
 // and one with 5,000 (50 of them series: weekly and every other day),
 // the singles spread over ten years, as a busy family's would be. It
-// reports p50 and p90 per month, and the storage calls. The goal is a
+// reports p50 and p90 per month, and the storage calls, on the embedded
+// store and, with HARMONY_AZURITE set, on Azurite. The goal is a
 // p50 within 1.5× of the small group's. docs/PERFORMANCE.md has the
 // figures and the command (scripts/bench groups).
 func BenchmarkMonthView(b *testing.B) {
-	for _, n := range []int{10, 5000} {
-		b.Run(fmt.Sprintf("appointments=%d", n), func(b *testing.B) {
-			svc, m := benchGroup(b, n)
-			zone, _ := time.LoadLocation("Europe/Berlin")
-			first := time.Date(2030, 6, 1, 0, 0, 0, 0, zone)
-			start, days := monthGrid(first)
-			ctx, counter := storage.WithCounter(context.Background())
-			var times []time.Duration
-			shown := 0
-			for b.Loop() {
-				t0 := time.Now()
-				rows, err := svc.Between(ctx, m, start, start.AddDate(0, 0, days))
-				if err != nil {
-					b.Fatal(err)
-				}
-				spans := CalendarDays(rows, start, days, zone)
-				times = append(times, time.Since(t0))
-				shown = 0
-				for _, d := range spans {
-					shown += len(d)
-				}
-			}
-			slices.Sort(times)
-			c := counter.Snapshot()
-			b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50-µs")
-			b.ReportMetric(float64(times[len(times)*9/10].Microseconds()), "p90-µs")
-			b.ReportMetric(float64(c.Queries)/float64(len(times)), "queries/month")
-			b.ReportMetric(float64(shown), "items/month")
-		})
+	backends := []string{"embedded"}
+	if os.Getenv("HARMONY_AZURITE") != "" {
+		backends = append(backends, "azurite") // a store over the network
+	}
+	for _, backend := range backends {
+		for _, n := range []int{10, 5000} {
+			b.Run(fmt.Sprintf("%s/appointments=%d", backend, n), func(b *testing.B) {
+				benchMonth(b, backend, n)
+			})
+		}
 	}
 }
 
-// benchGroup makes a group with n appointments on a fresh embedded store:
+func benchMonth(b *testing.B, backend string, n int) {
+	svc, m := benchGroup(b, backend, n)
+	zone, _ := time.LoadLocation("Europe/Berlin")
+	first := time.Date(2030, 6, 1, 0, 0, 0, 0, zone)
+	start, days := monthGrid(first)
+	ctx, counter := storage.WithCounter(context.Background())
+	var times []time.Duration
+	shown := 0
+	for b.Loop() {
+		t0 := time.Now()
+		rows, err := svc.Between(ctx, m, start, start.AddDate(0, 0, days))
+		if err != nil {
+			b.Fatal(err)
+		}
+		spans := CalendarDays(rows, start, days, zone)
+		times = append(times, time.Since(t0))
+		shown = 0
+		for _, d := range spans {
+			shown += len(d)
+		}
+	}
+	slices.Sort(times)
+	c := counter.Snapshot()
+	b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(times[len(times)*9/10].Microseconds()), "p90-µs")
+	b.ReportMetric(float64(c.Queries)/float64(len(times)), "queries/month")
+	b.ReportMetric(float64(shown), "items/month")
+}
+
+// benchGroup makes a group with n appointments on a fresh store (embedded,
+// or tables of its own on Azurite):
 // n/100 series (at least one) and the rest single ones over ten years.
-func benchGroup(b *testing.B, n int) (*Service, Membership) {
+func benchGroup(b *testing.B, kind string, n int) (*Service, Membership) {
 	b.Helper()
-	backend, err := embedded.Open(b.TempDir(), embedded.Options{NoSync: true})
+	var backend storage.Backend
+	var err error
+	prefix := ""
+	if kind == "azurite" {
+		backend, err = azure.Open(b.Context(), storagetest.AzuriteConnectionString(b))
+		prefix = fmt.Sprintf("b%d%d", n, time.Now().UnixNano()%1e9) // tables of their own
+	} else {
+		backend, err = embedded.Open(b.TempDir(), embedded.Options{NoSync: true})
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { backend.Close() })
-	store := storage.New(backend, storage.Options{})
+	store := storage.New(backend, storage.Options{Prefix: prefix})
 	cursors, _ := storage.NewCursors(make([]byte, 32))
 	now := func() time.Time { return time.Date(2030, 5, 17, 9, 30, 0, 0, time.UTC) }
 	svc := New(store, nil, cursors, "http://localhost", slog.New(slog.NewTextHandler(io.Discard, nil)), now)
