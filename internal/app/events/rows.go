@@ -1,0 +1,73 @@
+package events
+
+import (
+	"fmt"
+	"time"
+)
+
+// AttendeesTable holds, per event (one partition), its seat counter,
+// each person's registration and the waitlist queue, so every seat
+// change is one transaction of one partition.
+const AttendeesTable = "EventAttendees"
+
+// Registration states.
+const (
+	StatusGoing     = "going"
+	StatusWaitlist  = "waitlist"
+	StatusCancelled = "cancelled"
+)
+
+// SeatsRow is an event's seat counter: RowKey seatsRowKey. Every change
+// to registrations is written at its ETag.
+type SeatsRow struct {
+	PartitionKey string `table:"PartitionKey"` // eventId
+	RowKey       string `table:"RowKey"`       // seatsRowKey
+	ETag         string `table:"ETag"`
+	Capacity     int    `table:"capacity"`
+	// Going is the seats taken (parties count their guests); Waiting the
+	// people on the waitlist.
+	Going   int `table:"going"`
+	Waiting int `table:"waiting"`
+	// NextSeq numbers waitlist entries, first come first served.
+	NextSeq   int64     `table:"nextSeq"`
+	UpdatedAt time.Time `table:"updatedAt"`
+}
+
+// AttendeeRow is one person's registration (TABLES.md: RK memberKey,
+// here prefixed so the partition's other rows cannot collide with it).
+type AttendeeRow struct {
+	PartitionKey string    `table:"PartitionKey"` // eventId
+	RowKey       string    `table:"RowKey"`       // attendeeRowKey
+	ETag         string    `table:"ETag"`
+	MemberKey    string    `table:"memberKey"`
+	Status       string    `table:"status"`
+	Party        int       `table:"party"` // seats: themselves and their guests
+	Seq          int64     `table:"seq"`   // waitlist order while waiting
+	RegisteredAt time.Time `table:"registeredAt"`
+	UpdatedAt    time.Time `table:"updatedAt"`
+	Attended     bool      `table:"attended"`
+}
+
+// QueueRow is one waitlist entry: its RowKey sorts by arrival.
+type QueueRow struct {
+	PartitionKey string `table:"PartitionKey"` // eventId
+	RowKey       string `table:"RowKey"`       // queueRowKey
+	ETag         string `table:"ETag"`
+	MemberKey    string `table:"memberKey"`
+	Party        int    `table:"party"`
+}
+
+// seatsRowKey is the seat counter's RowKey.
+const seatsRowKey = "c|seats"
+
+// attendeeRowKey is a registration's RowKey: "m|{memberKey}".
+func attendeeRowKey(memberKey string) string { return "m|" + memberKey }
+
+// queuePrefix starts every waitlist entry's RowKey.
+const queuePrefix = "w|"
+
+// queueRowKey is a waitlist entry's RowKey: "w|{seq, 12 digits}|{memberKey}",
+// so the partition's w| range reads the waitlist in order.
+func queueRowKey(seq int64, memberKey string) string {
+	return fmt.Sprintf("%s%012d|%s", queuePrefix, seq, memberKey)
+}

@@ -1,0 +1,267 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/azure"
+	"github.com/harmony/harmony/internal/storage/embedded"
+	"github.com/harmony/harmony/internal/storage/storagetest"
+)
+
+// backends are the stores the seat tests run on: the embedded one, and
+// Azurite when HARMONY_AZURITE names it (scripts/test sets it).
+func backends(t *testing.T) map[string]func(t *testing.T) *Seats {
+	out := map[string]func(t *testing.T) *Seats{
+		"embedded": func(t *testing.T) *Seats {
+			b, err := embedded.Open(t.TempDir(), embedded.Options{NoSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			return newSeats(t, storage.New(b, storage.Options{}))
+		},
+	}
+	if os.Getenv("HARMONY_AZURITE") != "" || os.Getenv("HARMONY_REQUIRE_AZURITE") != "" {
+		out["azurite"] = func(t *testing.T) *Seats {
+			b, err := azure.Open(t.Context(), storagetest.AzuriteConnectionString(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			return newSeats(t, storage.New(b, storage.Options{Prefix: fmt.Sprintf("s%d", time.Now().UnixNano()%1e12)}))
+		}
+	}
+	return out
+}
+
+func newSeats(t *testing.T, store *storage.Store) *Seats {
+	t.Helper()
+	if err := store.Provision(t.Context(), []string{AttendeesTable}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return NewSeats(store, nil)
+}
+
+// check holds the counter to the rows: seats taken and people waiting
+// are exactly what the registrations say.
+func check(t *testing.T, s *Seats, event string) SeatsRow {
+	t.Helper()
+	c, err := s.Counts(t.Context(), event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.Attendees(t.Context(), event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	going, waiting := 0, 0
+	for _, r := range rows {
+		switch r.Status {
+		case StatusGoing:
+			going += r.Party
+		case StatusWaitlist:
+			waiting++
+		}
+	}
+	queue, _ := s.Waitlist(t.Context(), event)
+	if c.Going != going || c.Waiting != waiting || len(queue) != waiting || c.Capacity > 0 && c.Going > c.Capacity {
+		t.Fatalf("counter %d going, %d waiting (capacity %d); rows %d going, %d waiting; queue %d", c.Going, c.Waiting, c.Capacity, going, waiting, len(queue))
+	}
+	return c
+}
+
+func TestSeats(t *testing.T) {
+	t.Parallel()
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			t.Run("FIFOAndPromotion", func(t *testing.T) { seatsFIFO(t, open(t)) })
+			t.Run("Parties", func(t *testing.T) { seatsParties(t, open(t)) })
+			t.Run("Capacity", func(t *testing.T) { seatsCapacity(t, open(t)) })
+			t.Run("Concurrency", func(t *testing.T) { seatsConcurrency(t, open(t)) })
+		})
+	}
+}
+
+func register(t *testing.T, s *Seats, event, who string, party int) Registration {
+	t.Helper()
+	r, err := s.Register(t.Context(), event, who, party)
+	if err != nil {
+		t.Fatalf("register %s: %v", who, err)
+	}
+	return r
+}
+
+func seatsFIFO(t *testing.T, s *Seats) {
+	ctx := t.Context()
+	if err := s.Open(ctx, "e1", 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"a", "b"} {
+		if r := register(t, s, "e1", who, 1); r.Status != StatusGoing {
+			t.Fatalf("%s: %+v", who, r)
+		}
+	}
+	if r := register(t, s, "e1", "c", 1); r.Status != StatusWaitlist || r.Position != 1 {
+		t.Fatalf("c: %+v", r)
+	}
+	if r := register(t, s, "e1", "d", 1); r.Status != StatusWaitlist || r.Position != 2 {
+		t.Fatalf("d: %+v", r)
+	}
+	if r := register(t, s, "e1", "c", 1); r.Status != StatusWaitlist {
+		t.Fatalf("registering again changed c: %+v", r)
+	}
+	promoted, err := s.Cancel(ctx, "e1", "b")
+	if err != nil || fmt.Sprint(promoted) != "[c]" {
+		t.Fatalf("b cancels: promoted %v, %v", promoted, err)
+	}
+	if r := register(t, s, "e1", "d", 1); r.Status != StatusWaitlist || r.Position != 1 {
+		t.Fatalf("d moved up to %+v", r)
+	}
+	// Registering again after cancelling goes to the end of the line.
+	if r := register(t, s, "e1", "b", 1); r.Status != StatusWaitlist || r.Position != 2 {
+		t.Fatalf("b again: %+v", r)
+	}
+	if _, err := s.Cancel(ctx, "e1", "nobody"); err != ErrNotRegistered {
+		t.Fatalf("cancel by a stranger: %v", err)
+	}
+	check(t, s, "e1")
+}
+
+func seatsParties(t *testing.T, s *Seats) {
+	ctx := t.Context()
+	if err := s.Open(ctx, "e2", 3); err != nil {
+		t.Fatal(err)
+	}
+	register(t, s, "e2", "a", 2) // one seat left
+	if r := register(t, s, "e2", "b", 3); r.Status != StatusWaitlist {
+		t.Fatalf("a party of 3 into one seat: %+v", r)
+	}
+	// One seat is free, but b waits: c waits behind b.
+	if r := register(t, s, "e2", "c", 1); r.Status != StatusWaitlist || r.Position != 2 {
+		t.Fatalf("c with someone waiting: %+v", r)
+	}
+	// Three free: b, at the head, goes; c still waits (no seat left).
+	if promoted, _ := s.Cancel(ctx, "e2", "a"); fmt.Sprint(promoted) != "[b]" {
+		t.Fatalf("promoted %v", promoted)
+	}
+	if err := s.Open(ctx, "e4", 3); err != nil {
+		t.Fatal(err)
+	}
+	register(t, s, "e4", "a", 2)
+	register(t, s, "e4", "d", 1) // full
+	register(t, s, "e4", "b", 3)
+	register(t, s, "e4", "c", 1)
+	// One seat frees: b at the head needs three, and c does not jump it.
+	if promoted, _ := s.Cancel(ctx, "e4", "d"); len(promoted) != 0 {
+		t.Fatalf("promoted %v into one seat", promoted)
+	}
+	for _, bad := range []int{0, -1, MaxParty + 1} {
+		if _, err := s.Register(ctx, "e2", "z", bad); err != ErrBadParty {
+			t.Fatalf("party %d: %v", bad, err)
+		}
+	}
+	check(t, s, "e2")
+	check(t, s, "e4")
+}
+
+func seatsCapacity(t *testing.T, s *Seats) {
+	ctx := t.Context()
+	if err := s.Open(ctx, "e3", 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"a", "b", "c", "d"} {
+		register(t, s, "e3", who, 1)
+	}
+	promoted, err := s.SetCapacity(ctx, "e3", 3)
+	if err != nil || fmt.Sprint(promoted) != "[b c]" {
+		t.Fatalf("raise: %v %v", promoted, err)
+	}
+	if _, err := s.SetCapacity(ctx, "e3", 2); err != ErrCapacityBelowGoing {
+		t.Fatalf("lower below the seats taken: %v", err)
+	}
+	if c := check(t, s, "e3"); c.Capacity != 3 || c.Going != 3 || c.Waiting != 1 {
+		t.Fatalf("after a refused lowering: %+v", c)
+	}
+}
+
+// seatsConcurrency: 200 registrations at once for 50 seats give exactly
+// 50 going and 150 waiting, numbered without gaps; then 20 going people
+// cancelling at once promote exactly the first 20 waiting.
+func seatsConcurrency(t *testing.T, s *Seats) {
+	ctx := context.Background()
+	if err := s.Open(ctx, "rush", 50); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 200)
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.Register(ctx, "rush", fmt.Sprintf("p%03d", i), 1); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("a registration failed: %v", err)
+	}
+	c := check(t, s, "rush")
+	if c.Going != 50 || c.Waiting != 150 {
+		t.Fatalf("%d going and %d waiting, want 50 and 150", c.Going, c.Waiting)
+	}
+	rows, _ := s.Attendees(ctx, "rush")
+	var seqs []int64
+	var going []string
+	for _, r := range rows {
+		if r.Status == StatusWaitlist {
+			seqs = append(seqs, r.Seq)
+		} else {
+			going = append(going, r.MemberKey)
+		}
+	}
+	slices.Sort(seqs)
+	for i, seq := range seqs {
+		if seq != int64(i) {
+			t.Fatalf("waitlist numbers %v… are not 0..149", seqs[:min(10, len(seqs))])
+		}
+	}
+	before, _ := s.Waitlist(ctx, "rush")
+	promotedCh := make(chan []string, 20)
+	for _, who := range going[:20] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := s.Cancel(ctx, "rush", who)
+			if err != nil {
+				t.Errorf("cancel %s: %v", who, err)
+			}
+			promotedCh <- p
+		}()
+	}
+	wg.Wait()
+	close(promotedCh)
+	var promoted []string
+	for p := range promotedCh {
+		promoted = append(promoted, p...)
+	}
+	slices.Sort(promoted)
+	want := slices.Clone(before[:20])
+	slices.Sort(want)
+	if fmt.Sprint(promoted) != fmt.Sprint(want) {
+		t.Fatalf("promoted %v, want the first 20 waiting %v", promoted, want)
+	}
+	if c := check(t, s, "rush"); c.Going != 50 || c.Waiting != 130 {
+		t.Fatalf("after 20 cancellations: %d going, %d waiting", c.Going, c.Waiting)
+	}
+}
