@@ -1,0 +1,397 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/projection"
+)
+
+// Tables of the catalog.
+const (
+	EventsTable  = "Events"
+	ByDateTable  = "EventsByDate"
+	eventsPart   = "event"
+	upcomingPart = "upcoming" // by start, ascending
+	pastPart     = "past"     // by start, descending (inverted keys)
+)
+
+// Categories are the built-in ones (document 000); admins may add more
+// later.
+var Categories = []string{"concert", "meetup", "festival", "party", "yachting"}
+
+// Event limits.
+const (
+	MaxTitle       = 120
+	MinTitle       = 3
+	MaxDescription = 20000
+	MaxPlace       = 200
+	MaxCapacity    = 100000
+	MaxPriceCents  = 100_000_000
+	MaxDays        = 31
+)
+
+// EventRow is an event (TABLES.md's Events, keyed here by id alone: an
+// event's page is found by its id, and its category can change; the
+// listing index carries the category).
+type EventRow struct {
+	PartitionKey string    `table:"PartitionKey"` // "event"
+	RowKey       string    `table:"RowKey"`       // eventId (ULID)
+	ETag         string    `table:"ETag"`
+	Title        string    `table:"title"`
+	Description  string    `table:"description"` // Markdown
+	Category     string    `table:"category"`
+	Start        time.Time `table:"start"`
+	End          time.Time `table:"end"`
+	Timezone     string    `table:"timezone"`
+	Place        string    `table:"place"`
+	// ConfirmedOnly is shown only to people going: an online link, an
+	// exact address.
+	ConfirmedOnly string `table:"confirmedOnly"`
+	Capacity      int    `table:"capacity"` // 0: no limit
+	MaxGuests     int    `table:"maxGuests"`
+	PriceCents    int64  `table:"priceCents"`
+	Currency      string `table:"currency"`
+	IsSecret      bool   `table:"isSecret"`
+	IsPublished   bool   `table:"isPublished"`
+	IsCancelled   bool   `table:"isCancelled"`
+	OrganizerKey  string `table:"organizerKey"`
+	// Sequence rises with every change of time or place (.ics SEQUENCE).
+	Sequence  int       `table:"sequence"`
+	CreatedAt time.Time `table:"createdAt"`
+	UpdatedAt time.Time `table:"updatedAt"`
+}
+
+// ListingRow is an event's card in EventsByDate: listed while published
+// and not secret, in the partitions of upcoming events (by start, from
+// now on) and of past ones (newest first), across categories and within
+// its own (listingKeys).
+type ListingRow struct {
+	PartitionKey string    `table:"PartitionKey"` // listingPart
+	RowKey       string    `table:"RowKey"`       // listingKey
+	ETag         string    `table:"ETag"`
+	EventID      string    `table:"eventId"`
+	Title        string    `table:"title"`
+	Category     string    `table:"category"`
+	Start        time.Time `table:"start"`
+	End          time.Time `table:"end"`
+	Place        string    `table:"place"`
+	Capacity     int       `table:"capacity"`
+	PriceCents   int64     `table:"priceCents"`
+	Currency     string    `table:"currency"`
+	IsCancelled  bool      `table:"isCancelled"`
+}
+
+// startKey is a start's listing key part: it sorts as the time does.
+func startKey(t time.Time) string { return t.UTC().Format("20060102150405") }
+
+// pastKey sorts newest first: the start's seconds subtracted from a
+// constant, zero-padded.
+func pastKey(t time.Time) string {
+	return fmt.Sprintf("%012d", int64(math.MaxInt32)*100-t.Unix())
+}
+
+// listingPart is the listing partition of upcoming or past events, of
+// all categories ("") or of one.
+func listingPart(past bool, category string) string {
+	p := upcomingPart
+	if past {
+		p = pastPart
+	}
+	if category != "" {
+		p += "|" + category
+	}
+	return p
+}
+
+// listingKeys are an event's listing keys: upcoming and past, across all
+// categories and within its own, so every listing is one partition read
+// in order, with no filter.
+func listingKeys(e EventRow) [][2]string {
+	var out [][2]string
+	for _, cat := range []string{"", e.Category} {
+		out = append(out,
+			[2]string{listingPart(false, cat), startKey(e.Start) + "|" + e.RowKey},
+			[2]string{listingPart(true, cat), pastKey(e.Start) + "|" + e.RowKey})
+	}
+	return out
+}
+
+// Catalog is the events, their listing index, and their seats.
+type Catalog struct {
+	events  *storage.Table
+	byDate  *storage.Table
+	seats   *Seats
+	listing *projection.Projection[EventRow]
+	now     func() time.Time
+}
+
+// NewCatalog keeps the catalog in store.
+func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
+	if now == nil {
+		now = time.Now
+	}
+	c := &Catalog{events: store.Table(EventsTable), byDate: store.Table(ByDateTable), seats: NewSeats(store, now), now: now}
+	c.listing = &projection.Projection[EventRow]{
+		Canonical: c.events,
+		Derived:   []*storage.Table{c.byDate},
+		Rows: func(e EventRow) ([]projection.Row, error) {
+			if !e.IsPublished || e.IsSecret {
+				return nil, nil
+			}
+			var rows []projection.Row
+			for _, k := range listingKeys(e) {
+				r, err := projection.RowOf(c.byDate, ListingRow{
+					PartitionKey: k[0], RowKey: k[1], EventID: e.RowKey, Title: e.Title, Category: e.Category,
+					Start: e.Start, End: e.End, Place: e.Place, Capacity: e.Capacity,
+					PriceCents: e.PriceCents, Currency: e.Currency, IsCancelled: e.IsCancelled,
+				})
+				if err != nil {
+					return nil, err
+				}
+				rows = append(rows, r)
+			}
+			return rows, nil
+		},
+	}
+	return c
+}
+
+// Tables are the tables the catalog needs.
+func (c *Catalog) Tables() []string { return []string{EventsTable, ByDateTable, AttendeesTable} }
+
+// EventInput is the event form as typed.
+type EventInput struct {
+	Title, Description, Category, Start, End, Place, ConfirmedOnly string
+	Capacity, MaxGuests, Price, Currency                          string
+	Secret                                                         bool
+}
+
+// FieldErrors maps a form field to the i18n key of what is wrong with
+// it; returned as an error, nothing was written.
+type FieldErrors map[string]string
+
+func (e FieldErrors) Error() string { return fmt.Sprintf("events: %d bad form fields", len(e)) }
+
+var (
+	titleRule = formrule.Text{Max: MaxTitle, Required: true}
+	descRule  = formrule.Text{Max: MaxDescription, Multiline: true}
+	placeRule = formrule.Text{Max: MaxPlace}
+)
+
+// ErrNoEvent is a missing event (404).
+var ErrNoEvent = fault.NotFound("events: no such event", storage.ErrNotFound)
+
+// parseEvent checks the form: times are wall clock in zone.
+func parseEvent(in EventInput, zone *time.Location) (EventRow, FieldErrors) {
+	errs := FieldErrors{}
+	var e EventRow
+	var p formrule.Problem
+	if e.Title, p = titleRule.Check(in.Title); p != formrule.OK || len([]rune(e.Title)) < MinTitle && e.Title != "" {
+		errs["title"] = "events.error.title"
+	}
+	if e.Description, p = descRule.Check(in.Description); p != formrule.OK {
+		errs["description"] = "events.error.description"
+	}
+	if e.Place, p = placeRule.Check(in.Place); p != formrule.OK {
+		errs["place"] = "events.error.place"
+	}
+	if e.ConfirmedOnly, p = placeRule.Check(in.ConfirmedOnly); p != formrule.OK {
+		errs["confirmedOnly"] = "events.error.place"
+	}
+	if e.Category = strings.TrimSpace(in.Category); !slices.Contains(Categories, e.Category) {
+		errs["category"] = "events.error.category"
+	}
+	start, err := time.ParseInLocation("2006-01-02T15:04", strings.TrimSpace(in.Start), zone)
+	if err != nil || formrule.CheckDate(start) != formrule.OK {
+		errs["start"] = "events.error.start"
+	}
+	end, err := time.ParseInLocation("2006-01-02T15:04", strings.TrimSpace(in.End), zone)
+	switch {
+	case err != nil || formrule.CheckDate(end) != formrule.OK:
+		errs["end"] = "events.error.end"
+	case errs["start"] == "" && !end.After(start):
+		errs["end"] = "events.error.end_before_start"
+	case errs["start"] == "" && end.Sub(start) > MaxDays*24*time.Hour:
+		errs["end"] = "events.error.too_long"
+	}
+	e.Start, e.End, e.Timezone = start.UTC(), end.UTC(), zone.String()
+	e.Capacity = number(in.Capacity, 0, MaxCapacity, "capacity", errs)
+	e.MaxGuests = number(in.MaxGuests, 0, MaxParty-1, "maxGuests", errs)
+	if v := strings.TrimSpace(in.Price); v != "" {
+		f, err := strconv.ParseFloat(strings.ReplaceAll(v, ",", "."), 64)
+		if err != nil || f < 0 || f*100 > MaxPriceCents || math.IsNaN(f) {
+			errs["price"] = "events.error.price"
+		}
+		e.PriceCents = int64(math.Round(f * 100))
+	}
+	e.Currency = strings.ToUpper(strings.TrimSpace(in.Currency))
+	if e.PriceCents > 0 && (len(e.Currency) != 3 || strings.Trim(e.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
+		errs["currency"] = "events.error.currency"
+	}
+	e.IsSecret = in.Secret
+	if len(errs) > 0 {
+		return EventRow{}, errs
+	}
+	return e, nil
+}
+
+// number reads a whole number in [lo, hi]; "" is lo.
+func number(v string, lo, hi int, field string, errs FieldErrors) int {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return lo
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		errs[field] = "events.error." + field
+	}
+	return n
+}
+
+// Create adds an event by organizerKey, unpublished until Publish: the
+// event row, its seat counter, and (when listed) its listing rows.
+func (c *Catalog) Create(ctx context.Context, organizerKey string, in EventInput, zone *time.Location) (EventRow, error) {
+	e, errs := parseEvent(in, zone)
+	if errs != nil {
+		return EventRow{}, errs
+	}
+	now := c.now().UTC()
+	e.PartitionKey, e.RowKey, e.OrganizerKey, e.CreatedAt, e.UpdatedAt = eventsPart, ulid.Make().String(), organizerKey, now, now
+	if err := c.seats.Open(ctx, e.RowKey, e.Capacity); err != nil {
+		return EventRow{}, err
+	}
+	if _, err := storage.Insert(ctx, c.events, e); err != nil {
+		return EventRow{}, err
+	}
+	return e, c.listing.Sync(ctx, nil, &e)
+}
+
+// Event reads one event.
+func (c *Catalog) Event(ctx context.Context, id string) (EventRow, error) {
+	if _, err := ulid.ParseStrict(id); err != nil {
+		return EventRow{}, ErrNoEvent
+	}
+	e, err := storage.Get[EventRow](ctx, c.events, eventsPart, id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return EventRow{}, ErrNoEvent
+	}
+	return e, err
+}
+
+// change applies to an event under its ETag, then brings its listing
+// rows in step (projection.Sync; a crash between is Repair's).
+func (c *Catalog) change(ctx context.Context, id string, f func(e *EventRow) error) (EventRow, error) {
+	var before EventRow
+	after, err := storage.Modify(ctx, c.events, eventsPart, id, func(e *EventRow, exists bool) error {
+		if !exists {
+			return ErrNoEvent
+		}
+		before = *e
+		if err := f(e); err != nil {
+			return err
+		}
+		e.UpdatedAt = c.now().UTC()
+		return nil
+	})
+	if err != nil {
+		return EventRow{}, err
+	}
+	return after, c.listing.Sync(ctx, &before, &after)
+}
+
+// Publish lists an event (unless secret) and opens its registration.
+func (c *Catalog) Publish(ctx context.Context, id string, published bool) (EventRow, error) {
+	return c.change(ctx, id, func(e *EventRow) error {
+		e.IsPublished = published
+		return nil
+	})
+}
+
+// Update changes an event's fields; a change of time or place raises its
+// SEQUENCE. Its capacity goes through the seat counter (raising it
+// promotes from the waitlist, lowering it below the seats taken is
+// refused before anything is written).
+func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *time.Location) (EventRow, []string, error) {
+	f, errs := parseEvent(in, zone)
+	if errs != nil {
+		return EventRow{}, nil, errs
+	}
+	promoted, err := c.seats.SetCapacity(ctx, id, f.Capacity)
+	if err != nil {
+		return EventRow{}, nil, err
+	}
+	e, err := c.change(ctx, id, func(e *EventRow) error {
+		if !e.Start.Equal(f.Start) || !e.End.Equal(f.End) || e.Place != f.Place || e.ConfirmedOnly != f.ConfirmedOnly {
+			e.Sequence++
+		}
+		e.Title, e.Description, e.Category, e.Start, e.End, e.Timezone = f.Title, f.Description, f.Category, f.Start, f.End, f.Timezone
+		e.Place, e.ConfirmedOnly, e.Capacity, e.MaxGuests = f.Place, f.ConfirmedOnly, f.Capacity, f.MaxGuests
+		e.PriceCents, e.Currency, e.IsSecret = f.PriceCents, f.Currency, f.IsSecret
+		return nil
+	})
+	return e, promoted, err
+}
+
+// Cancel marks an event cancelled: it stays listed, marked.
+func (c *Catalog) Cancel(ctx context.Context, id string) (EventRow, error) {
+	return c.change(ctx, id, func(e *EventRow) error {
+		if !e.IsCancelled {
+			e.IsCancelled, e.Sequence = true, e.Sequence+1
+		}
+		return nil
+	})
+}
+
+// ListPage is one page of a listing.
+type ListPage struct {
+	Rows []ListingRow
+	// Next continues the listing; nil on the last page.
+	Next *storage.Continuation
+}
+
+// List reads a page of upcoming events (from now, by start) or past ones
+// (newest first), optionally of one category: one query of one
+// partition, whatever the number of events, with no filter.
+func (c *Catalog) List(ctx context.Context, past bool, category string, limit int, next *storage.Continuation) (ListPage, error) {
+	now := c.now()
+	from := startKey(now)
+	if past {
+		from = pastKey(now)
+	}
+	q := storage.Query{PartitionKey: listingPart(past, category), RowKeyFrom: from, Limit: limit, Continuation: next}
+	page, err := c.byDate.Query(ctx, q)
+	if err != nil {
+		return ListPage{}, err
+	}
+	out := ListPage{Next: page.Next}
+	for _, e := range page.Entities {
+		var r ListingRow
+		if err := storage.Unmarshal(e, &r); err != nil {
+			return ListPage{}, err
+		}
+		out.Rows = append(out.Rows, r)
+	}
+	return out, nil
+}
+
+// RebuildListing recomputes EventsByDate from Events.
+func (c *Catalog) RebuildListing(ctx context.Context) (projection.Report, error) {
+	return c.listing.Rebuild(ctx)
+}
+
+// RepairListing rewrites one event's listing rows from the stored event.
+func (c *Catalog) RepairListing(ctx context.Context, id string) error {
+	return c.listing.Repair(ctx, eventsPart, id)
+}

@@ -1,0 +1,239 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/embedded"
+)
+
+type testClock struct{ t time.Time }
+
+func (c *testClock) now() time.Time { return c.t }
+
+func newCatalog(t *testing.T) (*Catalog, *storage.Store, *testClock) {
+	t.Helper()
+	b, err := embedded.Open(t.TempDir(), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	store := storage.New(b, storage.Options{})
+	clock := &testClock{t: time.Date(2030, 5, 17, 9, 30, 0, 0, time.UTC)}
+	c := NewCatalog(store, clock.now)
+	if err := store.Provision(t.Context(), c.Tables(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return c, store, clock
+}
+
+func input(title, start, category string) EventInput {
+	s, _ := time.Parse("2006-01-02T15:04", start)
+	return EventInput{Title: title, Category: category, Start: start, End: s.Add(2 * time.Hour).Format("2006-01-02T15:04"), Capacity: "50", Place: "Hall"}
+}
+
+func titles(p ListPage) string {
+	var out []string
+	for _, r := range p.Rows {
+		out = append(out, r.Title)
+	}
+	return fmt.Sprint(out)
+}
+
+func rowCount(t *testing.T, store *storage.Store, table string) int {
+	t.Helper()
+	n := 0
+	store.Table(table).QueryAll(t.Context(), storage.Query{Scan: true}, func(storage.Entity) error { n++; return nil })
+	return n
+}
+
+// TestEventFormRefusesBadInput: every bad field is a field error and
+// nothing is written.
+func TestEventFormRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	c, store, _ := newCatalog(t)
+	good := input("Jazz night", "2030-06-01T20:00", "concert")
+	for field, change := range map[string]func(*EventInput){
+		"title":          func(in *EventInput) { in.Title = "ab" },
+		"category":       func(in *EventInput) { in.Category = "wrestling" },
+		"start":          func(in *EventInput) { in.Start = "tomorrow" },
+		"end":            func(in *EventInput) { in.End = "2030-06-01T19:00" },
+		"capacity":       func(in *EventInput) { in.Capacity = "-3" },
+		"price":          func(in *EventInput) { in.Price = "free" },
+		"currency":       func(in *EventInput) { in.Price, in.Currency = "10", "euro" },
+		"maxGuests":      func(in *EventInput) { in.MaxGuests = "99" },
+		"description":    func(in *EventInput) { in.Description = "a\x00b" },
+		"end (too long)": func(in *EventInput) { in.End = "2030-08-01T19:00" },
+	} {
+		in := good
+		change(&in)
+		_, err := c.Create(t.Context(), "auth:org", in, time.UTC)
+		if fe, ok := err.(FieldErrors); !ok || len(fe) == 0 {
+			t.Errorf("%s: %v", field, err)
+		}
+	}
+	for _, table := range c.Tables() {
+		if n := rowCount(t, store, table); n != 0 {
+			t.Errorf("%s holds %d rows after refused forms", table, n)
+		}
+	}
+}
+
+// TestListing: only published, not secret events are listed, upcoming by
+// start and past newest first, per category too; a cancelled one stays,
+// marked; a change of time moves it and raises its SEQUENCE.
+func TestListing(t *testing.T) {
+	t.Parallel()
+	c, _, clock := newCatalog(t)
+	ctx := t.Context()
+	mk := func(in EventInput, publish bool) EventRow {
+		e, err := c.Create(ctx, "auth:org", in, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if publish {
+			if e, err = c.Publish(ctx, e.RowKey, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return e
+	}
+	jazz := mk(input("Jazz night", "2030-06-01T20:00", "concert"), true)
+	mk(input("Sailing day", "2030-05-20T10:00", "yachting"), true)
+	mk(input("Draft", "2030-05-25T10:00", "party"), false)
+	secret := input("Surprise party", "2030-05-22T19:00", "party")
+	secret.Secret = true
+	mk(secret, true)
+	mk(input("Last year's fair", "2029-09-01T10:00", "festival"), true)
+
+	list := func(past bool, cat string) string {
+		p, err := c.List(ctx, past, cat, 20, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return titles(p)
+	}
+	if got := list(false, ""); got != "[Sailing day Jazz night]" {
+		t.Fatalf("upcoming: %s", got)
+	}
+	if got := list(false, "concert"); got != "[Jazz night]" {
+		t.Fatalf("concerts: %s", got)
+	}
+	if got := list(true, ""); got != "[Last year's fair]" {
+		t.Fatalf("past: %s", got)
+	}
+	in := input("Jazz night", "2030-05-19T20:00", "concert")
+	e, _, err := c.Update(ctx, jazz.RowKey, in, time.UTC)
+	if err != nil || e.Sequence != 1 {
+		t.Fatalf("move: %v, sequence %d", err, e.Sequence)
+	}
+	if got := list(false, ""); got != "[Jazz night Sailing day]" {
+		t.Fatalf("after the move: %s", got)
+	}
+	if e, _ := c.Cancel(ctx, jazz.RowKey); e.Sequence != 2 {
+		t.Fatalf("cancel: sequence %d", e.Sequence)
+	}
+	p, _ := c.List(ctx, false, "concert", 20, nil)
+	if len(p.Rows) != 1 || !p.Rows[0].IsCancelled {
+		t.Fatalf("a cancelled event is not listed, marked: %+v", p.Rows)
+	}
+	clock.t = time.Date(2030, 5, 21, 0, 0, 0, 0, time.UTC) // both sailed and played
+	if got := list(true, ""); got != "[Sailing day Jazz night Last year's fair]" {
+		t.Fatalf("past, newest first: %s", got)
+	}
+}
+
+// TestCapacityChangeIsCheckedFirst: lowering a capacity below the seats
+// taken is refused and changes nothing; raising it promotes.
+func TestCapacityChangeIsCheckedFirst(t *testing.T) {
+	t.Parallel()
+	c, _, _ := newCatalog(t)
+	ctx := t.Context()
+	in := input("Workshop", "2030-06-01T10:00", "meetup")
+	in.Capacity = "2"
+	e, _ := c.Create(ctx, "auth:org", in, time.UTC)
+	for _, who := range []string{"a", "b", "c"} {
+		c.seats.Register(ctx, e.RowKey, who, 1)
+	}
+	in.Capacity = "1"
+	if _, _, err := c.Update(ctx, e.RowKey, in, time.UTC); err != ErrCapacityBelowGoing {
+		t.Fatalf("lower below the seats taken: %v", err)
+	}
+	if got, _ := c.Event(ctx, e.RowKey); got.Capacity != 2 {
+		t.Fatalf("capacity now %d", got.Capacity)
+	}
+	in.Capacity = "3"
+	if _, promoted, err := c.Update(ctx, e.RowKey, in, time.UTC); err != nil || fmt.Sprint(promoted) != "[c]" {
+		t.Fatalf("raise: %v %v", promoted, err)
+	}
+}
+
+// TestListingRebuildRepairsAHalfFinishedWrite: an event row written
+// without its listing rows (a crash between them), and a listing row
+// whose event is gone, are put right by the rebuild.
+func TestListingRebuildRepairsAHalfFinishedWrite(t *testing.T) {
+	t.Parallel()
+	c, _, _ := newCatalog(t)
+	ctx := t.Context()
+	e, _ := c.Create(ctx, "auth:org", input("Quiz", "2030-06-03T19:00", "meetup"), time.UTC)
+	// The publish's event write happened; its listing rows did not.
+	e.IsPublished = true
+	if _, err := storage.Upsert(ctx, c.events, e); err != nil {
+		t.Fatal(err)
+	}
+	// And an orphan: a listing row for an event that is gone.
+	if _, err := storage.Upsert(ctx, c.byDate, ListingRow{PartitionKey: upcomingPart, RowKey: startKey(e.Start) + "|01ZZZZZZZZZZZZZZZZZZZZZZZZ", EventID: "01ZZZZZZZZZZZZZZZZZZZZZZZZ", Title: "Ghost", Start: e.Start, End: e.End}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := c.List(ctx, false, "", 20, nil)
+	if titles(before) != "[Ghost]" {
+		t.Fatalf("before the rebuild: %s", titles(before))
+	}
+	rep, err := c.RebuildListing(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := c.List(ctx, false, "", 20, nil)
+	if titles(after) != "[Quiz]" || rep.Removed != 1 || rep.Written != 4 {
+		t.Fatalf("after the rebuild: %s, %s", titles(after), rep)
+	}
+}
+
+// TestListingCostDoesNotGrow: a page of the listing is one query, with
+// 100 events or 2,000, first page or deep.
+func TestListingCostDoesNotGrow(t *testing.T) {
+	t.Parallel()
+	c, _, _ := newCatalog(t)
+	ctx := context.Background()
+	queries := map[int][2]int64{}
+	made := 0
+	for _, n := range []int{100, 2000} {
+		for ; made < n; made++ {
+			s := time.Date(2030, 6, 1, 10, 0, 0, 0, time.UTC).Add(time.Duration(made) * time.Hour)
+			e, err := c.Create(ctx, "auth:org", input(fmt.Sprintf("E%04d", made), s.Format("2006-01-02T15:04"), Categories[made%len(Categories)]), time.UTC)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Publish(ctx, e.RowKey, true)
+		}
+		cctx, counter := storage.WithCounter(ctx)
+		first, _ := c.List(cctx, false, "", 30, nil)
+		firstQ := counter.Snapshot().Queries
+		page := first
+		for range 3 {
+			page, _ = c.List(ctx, false, "", 30, page.Next)
+		}
+		cctx, counter = storage.WithCounter(ctx)
+		deep, _ := c.List(cctx, false, "", 30, page.Next)
+		queries[n] = [2]int64{firstQ, counter.Snapshot().Queries}
+		if len(first.Rows) != 30 || len(deep.Rows) != 30 {
+			t.Fatalf("%d events: pages of %d and %d", n, len(first.Rows), len(deep.Rows))
+		}
+	}
+	if queries[100] != [2]int64{1, 1} || queries[2000] != [2]int64{1, 1} {
+		t.Fatalf("queries per page (first, deep): %v", queries)
+	}
+}
