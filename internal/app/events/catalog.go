@@ -174,7 +174,7 @@ func (c *Catalog) Tables() []string { return []string{EventsTable, ByDateTable, 
 // EventInput is the event form as typed.
 type EventInput struct {
 	Title, Description, Category, Start, End, Place, ConfirmedOnly string
-	Capacity, MaxGuests, Price, Currency                          string
+	Capacity, MaxGuests, Price, Currency                           string
 	Secret                                                         bool
 }
 
