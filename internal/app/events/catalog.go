@@ -142,7 +142,7 @@ func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
 	if now == nil {
 		now = time.Now
 	}
-	c := &Catalog{events: store.Table(EventsTable), byDate: store.Table(ByDateTable), seats: NewSeats(store, now), now: now}
+	c := &Catalog{events: store.Table(EventsTable), byDate: store.Table(ByDateTable), seats: NewSeats(store, nil, now), now: now}
 	c.listing = &projection.Projection[EventRow]{
 		Canonical: c.events,
 		Derived:   []*storage.Table{c.byDate},
@@ -169,7 +169,9 @@ func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
 }
 
 // Tables are the tables the catalog needs.
-func (c *Catalog) Tables() []string { return []string{EventsTable, ByDateTable, AttendeesTable} }
+func (c *Catalog) Tables() []string {
+	return []string{EventsTable, ByDateTable, AttendeesTable, UserEventsTable}
+}
 
 // EventInput is the event form as typed.
 type EventInput struct {

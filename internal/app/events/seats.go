@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/projection"
 )
 
 // Seat-change limits.
@@ -34,18 +36,27 @@ var (
 	ErrNotRegistered = fault.New(http.StatusNotFound, "events.error.not_registered", "events: not registered")
 )
 
-// Seats is the seat accounting of events on one table.
+// Seats is the seat accounting of events on one table, and each
+// person's list of their registrations (UserEvents, mine.go).
 type Seats struct {
-	table *storage.Table
-	now   func() time.Time
+	table      *storage.Table
+	userEvents *storage.Table
+	mine       *projection.Projection[AttendeeRow]
+	log        *slog.Logger
+	now        func() time.Time
 }
 
 // NewSeats keeps the accounting in store's EventAttendees table.
-func NewSeats(store *storage.Store, now func() time.Time) *Seats {
+func NewSeats(store *storage.Store, log *slog.Logger, now func() time.Time) *Seats {
 	if now == nil {
 		now = time.Now
 	}
-	return &Seats{table: store.Table(AttendeesTable), now: now}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Seats{table: store.Table(AttendeesTable), userEvents: store.Table(UserEventsTable), log: log, now: now}
+	s.mine = userEventsProjection(s.table, s.userEvents)
+	return s
 }
 
 // Registration is a person's state for an event.
@@ -83,12 +94,18 @@ func (s *Seats) Register(ctx context.Context, eventID, memberKey string, party i
 		return Registration{}, ErrBadParty
 	}
 	var out Registration
+	var changes []change
 	err := storage.Optimistic(ctx, seatAttempts, func(ctx context.Context) error {
+		changes = nil
 		c, err := s.Counts(ctx, eventID)
 		if err != nil {
 			return err
 		}
 		a, err := storage.Get[AttendeeRow](ctx, s.table, eventID, attendeeRowKey(memberKey))
+		var before *AttendeeRow
+		if err == nil {
+			before = &a
+		}
 		switch {
 		case err == nil && (a.Status == StatusGoing || a.Status == StatusWaitlist):
 			out = Registration{Status: a.Status, Party: a.Party}
@@ -113,11 +130,13 @@ func (s *Seats) Register(ctx context.Context, eventID, memberKey string, party i
 			return err
 		}
 		out = Registration{Status: row.Status, Party: party}
+		changes = []change{{before, &row}}
 		return nil
 	})
 	if err != nil {
 		return Registration{}, err
 	}
+	s.mirror(ctx, changes)
 	if out.Status == StatusWaitlist {
 		out.Position, err = s.position(ctx, eventID, memberKey)
 	}
@@ -131,8 +150,9 @@ func (s *Seats) Register(ctx context.Context, eventID, memberKey string, party i
 // the memberKeys it promoted.
 func (s *Seats) Cancel(ctx context.Context, eventID, memberKey string) ([]string, error) {
 	var promoted []string
+	var changes []change
 	err := storage.Optimistic(ctx, seatAttempts, func(ctx context.Context) error {
-		promoted = nil
+		promoted, changes = nil, nil
 		c, err := s.Counts(ctx, eventID)
 		if err != nil {
 			return err
@@ -153,9 +173,10 @@ func (s *Seats) Cancel(ctx context.Context, eventID, memberKey string) ([]string
 			c.Waiting--
 			ops = append(ops, deleteOp(eventID, queueRowKey(a.Seq, memberKey)))
 		}
+		before := a
 		a.Status, a.UpdatedAt = StatusCancelled, now
 		ops = append(ops, upsertOp(a))
-		more, keys, err := s.promote(ctx, &c, now)
+		more, moved, err := s.promote(ctx, &c, now)
 		if err != nil {
 			return err
 		}
@@ -164,9 +185,13 @@ func (s *Seats) Cancel(ctx context.Context, eventID, memberKey string) ([]string
 		if err := s.commit(ctx, ops); err != nil {
 			return err
 		}
-		promoted = keys
+		changes = append([]change{{&before, &a}}, moved...)
+		promoted = keysOf(moved)
 		return nil
 	})
+	if err == nil {
+		s.mirror(ctx, changes)
+	}
 	return promoted, err
 }
 
@@ -175,8 +200,9 @@ func (s *Seats) Cancel(ctx context.Context, eventID, memberKey string) ([]string
 // refused (ErrCapacityBelowGoing). 0 means no limit.
 func (s *Seats) SetCapacity(ctx context.Context, eventID string, capacity int) ([]string, error) {
 	var promoted []string
+	var changes []change
 	err := storage.Optimistic(ctx, seatAttempts, func(ctx context.Context) error {
-		promoted = nil
+		promoted, changes = nil, nil
 		c, err := s.Counts(ctx, eventID)
 		if err != nil {
 			return err
@@ -186,17 +212,29 @@ func (s *Seats) SetCapacity(ctx context.Context, eventID string, capacity int) (
 		}
 		now := s.now().UTC()
 		c.Capacity, c.UpdatedAt = capacity, now
-		ops, keys, err := s.promote(ctx, &c, now)
+		ops, moved, err := s.promote(ctx, &c, now)
 		if err != nil {
 			return err
 		}
 		if err := s.commit(ctx, append(ops, counterOp(c))); err != nil {
 			return err
 		}
-		promoted = keys
+		changes, promoted = moved, keysOf(moved)
 		return nil
 	})
+	if err == nil {
+		s.mirror(ctx, changes)
+	}
 	return promoted, err
+}
+
+// keysOf are the memberKeys of changed registrations.
+func keysOf(changes []change) []string {
+	var out []string
+	for _, c := range changes {
+		out = append(out, c.after.MemberKey)
+	}
+	return out
 }
 
 // commit runs one seat change's transaction. A waitlist row it deletes
@@ -212,8 +250,9 @@ func (s *Seats) commit(ctx context.Context, ops []storage.TxOp) error {
 
 // promote moves the head of the waitlist into free seats, in order,
 // stopping at the first party that does not fit: it returns the
-// transaction's operations and who moved, and updates c.
-func (s *Seats) promote(ctx context.Context, c *SeatsRow, now time.Time) ([]storage.TxOp, []string, error) {
+// transaction's operations and the registrations it changes, and updates
+// c.
+func (s *Seats) promote(ctx context.Context, c *SeatsRow, now time.Time) ([]storage.TxOp, []change, error) {
 	if c.Waiting == 0 {
 		return nil, nil, nil
 	}
@@ -222,7 +261,7 @@ func (s *Seats) promote(ctx context.Context, c *SeatsRow, now time.Time) ([]stor
 		return nil, nil, err
 	}
 	var ops []storage.TxOp
-	var keys []string
+	var moved []change
 	for _, e := range page.Entities {
 		var q QueueRow
 		if err := storage.Unmarshal(e, &q); err != nil {
@@ -235,12 +274,13 @@ func (s *Seats) promote(ctx context.Context, c *SeatsRow, now time.Time) ([]stor
 		if err != nil {
 			return nil, nil, fmt.Errorf("events: waitlisted %s: %w", q.MemberKey, err)
 		}
+		before := a
 		a.Status, a.Seq, a.UpdatedAt = StatusGoing, 0, now
 		c.Going, c.Waiting = c.Going+q.Party, c.Waiting-1
 		ops = append(ops, deleteOp(c.PartitionKey, q.RowKey), upsertOp(a))
-		keys = append(keys, q.MemberKey)
+		moved = append(moved, change{&before, &a})
 	}
-	return ops, keys, nil
+	return ops, moved, nil
 }
 
 // position is memberKey's place on the waitlist: one query of the

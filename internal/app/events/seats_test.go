@@ -43,10 +43,10 @@ func backends(t *testing.T) map[string]func(t *testing.T) *Seats {
 
 func newSeats(t *testing.T, store *storage.Store) *Seats {
 	t.Helper()
-	if err := store.Provision(t.Context(), []string{AttendeesTable}, nil); err != nil {
+	if err := store.Provision(t.Context(), []string{AttendeesTable, UserEventsTable}, nil); err != nil {
 		t.Fatal(err)
 	}
-	return NewSeats(store, nil)
+	return NewSeats(store, nil, nil)
 }
 
 // check holds the counter to the rows: seats taken and people waiting
@@ -133,6 +133,33 @@ func seatsFIFO(t *testing.T, s *Seats) {
 		t.Fatalf("cancel by a stranger: %v", err)
 	}
 	check(t, s, "e1")
+	// My events follows: c was promoted, d waits, and a cancelled
+	// registration leaves no row.
+	mine := func(who string) string {
+		rows, err := s.Mine(ctx, who)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.RowKey+":"+r.Status)
+		}
+		return fmt.Sprint(out)
+	}
+	if mine("c") != "[e1:going]" || mine("d") != "[e1:waitlist]" {
+		t.Fatalf("my events: c %s, d %s", mine("c"), mine("d"))
+	}
+	s.Cancel(ctx, "e1", "d")
+	if mine("d") != "[]" {
+		t.Fatalf("d after cancelling: %s", mine("d"))
+	}
+	// A lost mirror write is what the rebuild puts back.
+	if err := s.userEvents.Delete(ctx, "c", "e1", storage.AnyETag); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := s.RebuildUserEvents(ctx); err != nil || rep.Written != 1 || mine("c") != "[e1:going]" {
+		t.Fatalf("rebuild: %v %v, c %s", rep, err, mine("c"))
+	}
 }
 
 func seatsParties(t *testing.T, s *Seats) {
@@ -263,5 +290,24 @@ func seatsConcurrency(t *testing.T, s *Seats) {
 	}
 	if c := check(t, s, "rush"); c.Going != 50 || c.Waiting != 130 {
 		t.Fatalf("after 20 cancellations: %d going, %d waiting", c.Going, c.Waiting)
+	}
+	// Everyone's "My events" agrees with their registration.
+	rows, _ = s.Attendees(ctx, "rush")
+	for _, r := range rows {
+		mine, err := s.Mine(ctx, r.MemberKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "[]"
+		if r.Status != StatusCancelled {
+			want = "[" + r.Status + "]"
+		}
+		var got []string
+		for _, m := range mine {
+			got = append(got, m.Status)
+		}
+		if fmt.Sprint(got) != want {
+			t.Fatalf("%s: my events %v, registration %s", r.MemberKey, got, r.Status)
+		}
 	}
 }

@@ -1,0 +1,72 @@
+package events
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/projection"
+)
+
+// UserEventsTable lists each person's registrations (document 000's
+// reverse index): "My events" reads one partition.
+const UserEventsTable = "UserEvents"
+
+// UserEventRow is one of a person's registrations, mirrored from their
+// AttendeeRow by the projection kit.
+type UserEventRow struct {
+	PartitionKey string    `table:"PartitionKey"` // memberKey
+	RowKey       string    `table:"RowKey"`       // eventId
+	ETag         string    `table:"ETag"`
+	Status       string    `table:"status"`
+	Party        int       `table:"party"`
+	Seq          int64     `table:"seq"`
+	UpdatedAt    time.Time `table:"updatedAt"`
+}
+
+// userEventsProjection mirrors each registration into its person's
+// UserEvents partition; the seat counter and the waitlist queue are not
+// registrations (Canon), and a cancelled registration leaves no row.
+func userEventsProjection(attendees, userEvents *storage.Table) *projection.Projection[AttendeeRow] {
+	return &projection.Projection[AttendeeRow]{
+		Canonical: attendees,
+		Derived:   []*storage.Table{userEvents},
+		Canon:     func(e storage.Entity) bool { return strings.HasPrefix(e.RowKey, "m|") },
+		Rows: func(a AttendeeRow) ([]projection.Row, error) {
+			if a.Status == StatusCancelled {
+				return nil, nil
+			}
+			r, err := projection.RowOf(userEvents, UserEventRow{
+				PartitionKey: a.MemberKey, RowKey: a.PartitionKey,
+				Status: a.Status, Party: a.Party, Seq: a.Seq, UpdatedAt: a.UpdatedAt,
+			})
+			return []projection.Row{r}, err
+		},
+	}
+}
+
+// Mine lists memberKey's registrations (going and waiting): one query.
+func (s *Seats) Mine(ctx context.Context, memberKey string) ([]UserEventRow, error) {
+	return storage.All[UserEventRow](ctx, s.userEvents, storage.Query{PartitionKey: memberKey})
+}
+
+// RebuildUserEvents recomputes UserEvents from the registrations.
+func (s *Seats) RebuildUserEvents(ctx context.Context) (projection.Report, error) {
+	return s.mine.Rebuild(ctx)
+}
+
+// change is a registration as it was and as a seat change left it.
+type change struct{ before, after *AttendeeRow }
+
+// mirror brings the registrations a seat change touched in step in
+// UserEvents, after the change committed. A failure leaves their rows
+// stale until RebuildUserEvents: it is logged, and the seat change
+// stands.
+func (s *Seats) mirror(ctx context.Context, changes []change) {
+	for _, c := range changes {
+		if err := s.mine.Sync(ctx, c.before, c.after); err != nil {
+			s.log.WarnContext(ctx, "events: my events not updated", "event", c.after.PartitionKey, "member", c.after.MemberKey, "err", err)
+		}
+	}
+}
