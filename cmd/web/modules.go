@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/harmony/harmony/internal/ai"
 	"github.com/harmony/harmony/internal/app/admin"
+	"github.com/harmony/harmony/internal/app/events"
 	"github.com/harmony/harmony/internal/app/groups"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/app/prompts"
@@ -19,6 +20,7 @@ func modules() []platform.Factory {
 		m.inbox,
 		m.groups,
 		m.prompts,
+		m.events,
 	}
 }
 
@@ -61,6 +63,10 @@ func (m *built) groups(c *platform.Core) (web.Module, error) {
 	}
 	c.Accounts.ShowAIUsage(m.admin_.Usage(), extractor != nil)
 	return g, nil
+}
+
+func (m *built) events(c *platform.Core) (web.Module, error) {
+	return events.New(c.Store, c.Cursors, c.Log, c.Now), nil
 }
 
 func (m *built) prompts(c *platform.Core) (web.Module, error) {

@@ -77,3 +77,12 @@ func MonthYear(ctx context.Context, t time.Time) string {
 // monthsNominative name a Russian month on its own ("Июнь"), where a
 // date takes the genitive.
 var monthsNominative = [12]string{"Январь", "Февраль", "Март", "Апрель", "Май", "Июнь", "Июль", "Август", "Сентябрь", "Октябрь", "Ноябрь", "Декабрь"}
+
+// Span is a start and end: "Mon 2 Jun 2030, 10:00–11:00" within a day,
+// both in full otherwise. Callers convert to the viewer's zone first.
+func Span(ctx context.Context, start, end time.Time) string {
+	if start.Format(time.DateOnly) == end.Format(time.DateOnly) {
+		return DateTime(ctx, start) + "–" + end.Format("15:04")
+	}
+	return DateTime(ctx, start) + " – " + DateTime(ctx, end)
+}

@@ -295,6 +295,9 @@ func (c *Catalog) Event(ctx context.Context, id string) (EventRow, error) {
 // change applies to an event under its ETag, then brings its listing
 // rows in step (projection.Sync; a crash between is Repair's).
 func (c *Catalog) change(ctx context.Context, id string, f func(e *EventRow) error) (EventRow, error) {
+	if _, err := ulid.ParseStrict(id); err != nil {
+		return EventRow{}, ErrNoEvent
+	}
 	var before EventRow
 	after, err := storage.Modify(ctx, c.events, eventsPart, id, func(e *EventRow, exists bool) error {
 		if !exists {

@@ -331,3 +331,19 @@ func insertOp(v any) storage.TxOp {
 func deleteOp(pk, rk string) storage.TxOp {
 	return storage.TxOp{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: pk, RowKey: rk}, IfMatch: storage.AnyETag}
 }
+
+// Status is memberKey's registration for the event: "" when none.
+func (s *Seats) Status(ctx context.Context, eventID, memberKey string) (Registration, error) {
+	a, err := storage.Get[AttendeeRow](ctx, s.table, eventID, attendeeRowKey(memberKey))
+	if errors.Is(err, storage.ErrNotFound) {
+		return Registration{}, nil
+	}
+	if err != nil {
+		return Registration{}, err
+	}
+	r := Registration{Status: a.Status, Party: a.Party}
+	if a.Status == StatusWaitlist {
+		r.Position, err = s.position(ctx, eventID, memberKey)
+	}
+	return r, err
+}

@@ -56,10 +56,7 @@ func whenText(ctx context.Context, start, end time.Time, allDay bool, zone *time
 	if zone == time.UTC {
 		zoneName = " UTC"
 	}
-	if s.Format(time.DateOnly) == e.Format(time.DateOnly) {
-		return i18n.DateTime(ctx, s) + "–" + e.Format("15:04") + zoneName
-	}
-	return i18n.DateTime(ctx, s) + " – " + i18n.DateTime(ctx, e) + zoneName
+	return i18n.Span(ctx, s, e) + zoneName
 }
 
 func appointmentItem(ctx context.Context, row AppointmentIndexRow, g GroupRow, zone *time.Location) views.AppointmentItem {

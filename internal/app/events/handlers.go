@@ -1,0 +1,292 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/richtext"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/views/components"
+	views "github.com/harmony/harmony/views/events"
+)
+
+// listPage is how many events a listing page shows.
+const listPage = 20
+
+// Routes registers the events pages. Anyone reads the listing and a
+// published event; signing in registers; organizers (for now the admins)
+// create and publish.
+func (s *Service) Routes(e *echo.Echo) {
+	e.GET("/events", s.list)
+	e.GET("/events/new", s.newEvent, auth.RequireAccount)
+	e.POST("/events", s.create, auth.RequireAccount)
+	e.GET("/events/:id", s.page)
+	e.POST("/events/:id/register", s.register, auth.RequireAccount)
+	e.POST("/events/:id/cancel", s.cancelRegistration, auth.RequireAccount)
+	e.POST("/events/:id/publish", s.publish, auth.RequireAccount)
+}
+
+// organizer reports whether id may create and manage events.
+func organizer(id *auth.Identity) bool { return id != nil && id.Admin && !id.Guest }
+
+// ErrNotOrganizer refuses organizer pages to others (403).
+var ErrNotOrganizer = errors.New("events: organizers only")
+
+func eventURL(id string) string { return "/events/" + url.PathEscape(id) }
+
+// listQuery names a listing for its cursors.
+func listQuery(past bool, category string) string {
+	return fmt.Sprintf("events/list|%t|%s", past, category)
+}
+
+// list is GET /events[?when=past][&category=…][&cursor=…].
+func (s *Service) list(c echo.Context) error {
+	ctx := c.Request().Context()
+	past, category := c.QueryParam("when") == "past", c.QueryParam("category")
+	if category != "" && !validCategory(category) {
+		return web.BadRequest(i18n.T(ctx, "events.error.category"), nil)
+	}
+	cursor, err := web.ReadCursor(c, s.cursors, listQuery(past, category))
+	if err != nil {
+		return err
+	}
+	var next *storage.Continuation
+	if cursor != nil {
+		next = cursor.Next
+	}
+	page, err := s.catalog.List(ctx, past, category, listPage, next)
+	if err != nil {
+		return err
+	}
+	zone := auth.From(c).Location()
+	base := func(p bool, cat string) string {
+		q := url.Values{}
+		if p {
+			q.Set("when", "past")
+		}
+		if cat != "" {
+			q.Set("category", cat)
+		}
+		if len(q) == 0 {
+			return "/events"
+		}
+		return "/events?" + q.Encode()
+	}
+	p := views.ListProps{Past: past}
+	p.When = []views.Chip{
+		{Label: i18n.T(ctx, "events.list.upcoming"), Href: base(false, category), Current: !past},
+		{Label: i18n.T(ctx, "events.list.past"), Href: base(true, category), Current: past},
+	}
+	p.Categories = append(p.Categories, views.Chip{Label: i18n.T(ctx, "events.category.all"), Href: base(past, ""), Current: category == ""})
+	for _, cat := range Categories {
+		p.Categories = append(p.Categories, views.Chip{Label: i18n.T(ctx, "events.category."+cat), Href: base(past, cat), Current: cat == category})
+	}
+	for _, r := range page.Rows {
+		p.Cards = append(p.Cards, views.Card{
+			Href: eventURL(r.EventID), Title: r.Title, When: i18n.DateTime(ctx, r.Start.In(zone)),
+			Datetime: r.Start.UTC().Format(time.RFC3339), Place: r.Place, Price: price(ctx, r.PriceCents, r.Currency),
+			Category: i18n.T(ctx, "events.category."+r.Category), Capacity: r.Capacity, Cancelled: r.IsCancelled,
+		})
+	}
+	if page.Next != nil {
+		token := s.cursors.Encode(listQuery(past, category), storage.Cursor{Next: page.Next})
+		sep := "?"
+		if b := base(past, category); b != "/events" {
+			sep = "&"
+		}
+		p.NextURL = base(past, category) + sep + web.CursorParam + "=" + url.QueryEscape(token)
+	}
+	if organizer(auth.From(c)) {
+		p.NewURL = "/events/new"
+	}
+	return web.Render(c, http.StatusOK, web.Page{
+		Title: i18n.T(ctx, "events.list.heading"), Section: "events",
+		Content: views.List(p), Fragment: views.Cards(p.Cards, p.NextURL),
+	})
+}
+
+func validCategory(c string) bool {
+	for _, k := range Categories {
+		if k == c {
+			return true
+		}
+	}
+	return false
+}
+
+// price is a price as people read it: "Free", "12.50 EUR".
+func price(ctx context.Context, cents int64, currency string) string {
+	if cents == 0 {
+		return i18n.T(ctx, "events.free")
+	}
+	return fmt.Sprintf("%d.%02d %s", cents/100, cents%100, currency)
+}
+
+// page is GET /events/:id: a published event for anyone (a secret one by
+// its link), an unpublished one for organizers only.
+func (s *Service) page(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	e, err := s.catalog.Event(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if !e.IsPublished && !organizer(id) {
+		return ErrNoEvent
+	}
+	counts, err := s.catalog.seats.Counts(ctx, e.RowKey)
+	if err != nil {
+		return err
+	}
+	zone := id.Location()
+	p := views.PageProps{
+		ID: e.RowKey, URL: eventURL(e.RowKey), Title: e.Title,
+		When:     i18n.Span(ctx, e.Start.In(zone), e.End.In(zone)),
+		Datetime: e.Start.UTC().Format(time.RFC3339), Zone: zone.String(), Place: e.Place,
+		Price: price(ctx, e.PriceCents, e.Currency), Category: i18n.T(ctx, "events.category."+e.Category),
+		Cancelled: e.IsCancelled, Published: e.IsPublished, Going: counts.Going, Waiting: counts.Waiting,
+		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: organizer(id),
+	}
+	if e.Description != "" {
+		p.Description = templ.Raw(richtext.Render(e.Description))
+	}
+	if id == nil {
+		p.SignInURL = auth.SignInPath(eventURL(e.RowKey))
+	} else {
+		r, err := s.catalog.seats.Status(ctx, e.RowKey, id.MemberKey)
+		if err != nil {
+			return err
+		}
+		p.State, p.Position = r.Status, r.Position
+		if r.Status == StatusCancelled {
+			p.State = ""
+		}
+		// Confirmed-only details are for people going.
+		if r.Status == StatusGoing || organizer(id) {
+			p.Confirmed = e.ConfirmedOnly
+		}
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: e.Title, Section: "events", Content: views.Page(p)})
+}
+
+// register is POST /events/:id/register.
+func (s *Service) register(c echo.Context) error {
+	ctx := c.Request().Context()
+	e, err := s.catalog.Event(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if !e.IsPublished {
+		return ErrNoEvent
+	}
+	if e.IsCancelled {
+		return web.BadRequest(i18n.T(ctx, "events.register.cancelled_event"), nil)
+	}
+	party := 1
+	if v := c.FormValue("party"); v != "" {
+		if party, err = strconv.Atoi(v); err != nil || party < 1 || party > e.MaxGuests+1 {
+			return web.BadRequest(i18n.T(ctx, "events.error.party"), err)
+		}
+	}
+	r, err := s.catalog.seats.Register(ctx, e.RowKey, auth.From(c).MemberKey, party)
+	if err != nil {
+		return err
+	}
+	flash := "events.flash.going"
+	if r.Status == StatusWaitlist {
+		flash = "events.flash.waitlist"
+	}
+	return web.FlashRedirect(c, flash, eventURL(e.RowKey))
+}
+
+// cancelRegistration is POST /events/:id/cancel, after confirmation.
+func (s *Service) cancelRegistration(c echo.Context) error {
+	ctx := c.Request().Context()
+	e, err := s.catalog.Event(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if !web.Confirmed(c) {
+		return web.AskConfirm(c, confirmCancel(ctx))
+	}
+	if _, err := s.catalog.seats.Cancel(ctx, e.RowKey, auth.From(c).MemberKey); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "events.flash.cancelled", eventURL(e.RowKey))
+}
+
+// confirmCancel asks before a registration is given up.
+func confirmCancel(ctx context.Context) components.ConfirmProps {
+	return components.ConfirmProps{Label: i18n.T(ctx, "events.cancel"), Question: i18n.T(ctx, "events.cancel.question"), Yes: i18n.T(ctx, "events.cancel"), TestID: "event-cancel"}
+}
+
+// newEvent is GET /events/new (organizers).
+func (s *Service) newEvent(c echo.Context) error {
+	if !organizer(auth.From(c)) {
+		return web.Forbidden(i18n.T(c.Request().Context(), "events.error.organizers"), ErrNotOrganizer)
+	}
+	return s.renderForm(c, http.StatusOK, EventInput{Category: Categories[0]}, nil)
+}
+
+func (s *Service) renderForm(c echo.Context, status int, in EventInput, errs FieldErrors) error {
+	ctx := c.Request().Context()
+	p := views.FormProps{
+		Action: "/events", Zone: auth.From(c).Location().String(), Secret: in.Secret, Errors: errs,
+		Values: map[string]string{
+			"title": in.Title, "start": in.Start, "end": in.End, "place": in.Place, "confirmedOnly": in.ConfirmedOnly,
+			"capacity": in.Capacity, "maxGuests": in.MaxGuests, "price": in.Price, "currency": in.Currency, "description": in.Description,
+		},
+	}
+	for _, cat := range Categories {
+		p.Categories = append(p.Categories, views.Chip{Label: i18n.T(ctx, "events.category."+cat), Href: cat, Current: cat == in.Category})
+	}
+	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "events.new"), Section: "events", Content: views.Form(p)})
+}
+
+// create is POST /events (organizers): a new, unpublished event.
+func (s *Service) create(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	if !organizer(id) {
+		return web.Forbidden(i18n.T(ctx, "events.error.organizers"), ErrNotOrganizer)
+	}
+	in := EventInput{
+		Title: c.FormValue("title"), Description: c.FormValue("description"), Category: c.FormValue("category"),
+		Start: c.FormValue("start"), End: c.FormValue("end"), Place: c.FormValue("place"), ConfirmedOnly: c.FormValue("confirmedOnly"),
+		Capacity: c.FormValue("capacity"), MaxGuests: c.FormValue("maxGuests"), Price: c.FormValue("price"), Currency: c.FormValue("currency"),
+		Secret: c.FormValue("secret") != "",
+	}
+	e, err := s.catalog.Create(ctx, id.MemberKey, in, id.Location())
+	var fe FieldErrors
+	if errors.As(err, &fe) {
+		return s.renderForm(c, http.StatusUnprocessableEntity, in, fe)
+	}
+	if err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "events.flash.created", eventURL(e.RowKey))
+}
+
+// publish is POST /events/:id/publish (organizers).
+func (s *Service) publish(c echo.Context) error {
+	ctx := c.Request().Context()
+	if !organizer(auth.From(c)) {
+		return web.Forbidden(i18n.T(ctx, "events.error.organizers"), ErrNotOrganizer)
+	}
+	e, err := s.catalog.Publish(ctx, c.Param("id"), true)
+	if err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "events.flash.published", eventURL(e.RowKey))
+}

@@ -1,0 +1,122 @@
+package events_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/harmony/harmony/internal/app/account/accounttest"
+	"github.com/harmony/harmony/internal/app/events"
+	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+func newApp(t *testing.T) *accounttest.App {
+	return accounttest.New(t, accounttest.Options{
+		Env: map[string]string{"ADMIN_EMAILS": "org@example.com"},
+		Modules: []platform.Factory{func(c *platform.Core) (web.Module, error) {
+			return events.New(c.Store, c.Cursors, c.Log, c.Now), nil
+		}},
+	})
+}
+
+func testID(id string) string { return `[data-testid="` + id + `"]` }
+
+func post(c *webtest.Client, path string, form url.Values) *webtest.Response {
+	if form == nil {
+		form = url.Values{}
+	}
+	return c.PostForm(path, c.WithCSRF("/", form))
+}
+
+// TestEventPages: an organizer creates an event (a bad form is refused
+// and writes nothing), publishes it, and it is listed; two people
+// register for one seat, the second waits at position 1 and gets the
+// seat when the first cancels; the confirmed-only details show to the
+// person going only.
+func TestEventPages(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann, bob, anon := a.Client(), a.Client(), a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+
+	if res := anon.Get("/events"); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("events-empty")).Length() != 1 {
+		t.Fatalf("empty listing: %d", res.StatusCode)
+	}
+	if res := ann.Get("/events/new"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("a member opens the organizer form: %d", res.StatusCode)
+	}
+	form := url.Values{"title": {"Jazz night"}, "category": {"concert"}, "start": {"2030-06-01T20:00"}, "end": {"2030-06-01T23:00"},
+		"capacity": {"1"}, "place": {"Blue Note"}, "confirmedOnly": {"Door code 4711"}, "description": {"**Live** trio"}}
+	bad := url.Values{}
+	for k, v := range form {
+		bad[k] = v
+	}
+	bad.Set("capacity", "lots")
+	res := post(org, "/events", bad)
+	if ops := res.StorageOps(t); res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(".field-error").Length() == 0 || ops["writes"]+ops["txs"] != 0 {
+		t.Fatalf("bad form: %d %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
+	}
+	res = post(org, "/events", form)
+	page := res.Header.Get("Location")
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(page, "/events/") {
+		t.Fatalf("create: %d %s", res.StatusCode, page)
+	}
+	if res := anon.Get(page); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("an unpublished event for a visitor: %d", res.StatusCode)
+	}
+	if res := post(ann, page+"/publish", nil); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("a member publishes: %d", res.StatusCode)
+	}
+	if res := post(org, page+"/publish", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("publish: %d", res.StatusCode)
+	}
+	if n := anon.Get("/events?category=concert").Doc(t).Find(testID("event-card")).Length(); n != 1 {
+		t.Fatalf("%d concerts listed", n)
+	}
+	if res := anon.Get("/events?category=wrestling"); res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("an unknown category: %d", res.StatusCode)
+	}
+
+	post(ann, page+"/register", nil)
+	post(bob, page+"/register", nil)
+	state := func(c *webtest.Client) (string, string) {
+		d := c.Get(page).Doc(t)
+		return d.Find(testID("registration-state")).AttrOr("data-state", ""), d.Find(testID("registration-state")).Text()
+	}
+	if s, _ := state(ann); s != "going" {
+		t.Fatalf("ann: %q", s)
+	}
+	if s, text := state(bob); s != "waitlist" || !strings.Contains(text, "number 1 of 1") {
+		t.Fatalf("bob: %q %q", s, text)
+	}
+	if ann.Get(page).Doc(t).Find(testID("event-confirmed")).Text() != "Door code 4711" || bob.Get(page).Doc(t).Find(testID("event-confirmed")).Length() != 0 {
+		t.Fatal("the door code is not for people going only")
+	}
+	if res := post(ann, page+"/cancel", nil); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("confirm-page")).Length() != 1 {
+		t.Fatalf("cancel without confirming: %d", res.StatusCode)
+	}
+	if res := post(ann, page+"/cancel", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("cancel: %d", res.StatusCode)
+	}
+	if s, _ := state(bob); s != "going" {
+		t.Fatalf("bob after ann cancelled: %q", s)
+	}
+	for _, bad := range []string{"0", "2", "x"} {
+		if res := post(ann, page+"/register", url.Values{"party": {bad}}); res.StatusCode != http.StatusBadRequest {
+			t.Errorf("party %q: %d", bad, res.StatusCode)
+		}
+	}
+	if res := anon.Get("/events/not-an-id"); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("a bad id: %d", res.StatusCode)
+	}
+}
+
+func TestUnsafeEventRoutesNeedCSRF(t *testing.T) {
+	t.Parallel()
+	webtest.AssertUnsafeRoutesNeedCSRF(t, newApp(t).Echo)
+}

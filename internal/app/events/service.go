@@ -1,0 +1,54 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Service is the events module: the catalog with its listing, the seats,
+// and the pages (handlers.go).
+type Service struct {
+	catalog *Catalog
+	cursors *storage.Cursors
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// New builds the module on store.
+func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	c := NewCatalog(store, now)
+	c.seats.log = log
+	return &Service{catalog: c, cursors: cursors, log: log, now: now}
+}
+
+// Slug names the module's section.
+func (s *Service) Slug() string { return "events" }
+
+// Tables are the tables the module needs provisioned.
+func (s *Service) Tables() []string { return s.catalog.Tables() }
+
+// RebuildSubject and Rebuild make the module's derived rows one of the
+// app's rebuilds (web reindex events, the admin button): the listing
+// index and everyone's "My events".
+func (s *Service) RebuildSubject() string { return "events" }
+
+// Rebuild recomputes EventsByDate and UserEvents.
+func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
+	listing, err := s.catalog.RebuildListing(ctx)
+	if err != nil {
+		return listing, err
+	}
+	mine, err := s.catalog.seats.RebuildUserEvents(ctx)
+	return rebuildReport{listing.String(), mine.String()}, err
+}
+
+type rebuildReport [2]string
+
+func (r rebuildReport) String() string { return "listing: " + r[0] + "; my events: " + r[1] }
