@@ -66,7 +66,9 @@ func (m *built) groups(c *platform.Core) (web.Module, error) {
 }
 
 func (m *built) events(c *platform.Core) (web.Module, error) {
-	return events.New(c.Store, c.Cursors, c.Log, c.Now), nil
+	ev := events.New(c.Store, c.Cursors, c.Log, c.Now)
+	ev.UseNotifier(m.inbox_)
+	return ev, nil
 }
 
 func (m *built) prompts(c *platform.Core) (web.Module, error) {

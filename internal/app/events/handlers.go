@@ -199,7 +199,7 @@ func (s *Service) register(c echo.Context) error {
 			return web.BadRequest(i18n.T(ctx, "events.error.party"), err)
 		}
 	}
-	r, err := s.catalog.seats.Register(ctx, e.RowKey, auth.From(c).MemberKey, party)
+	r, err := s.Register(ctx, e, auth.From(c), party)
 	if err != nil {
 		return err
 	}
@@ -220,7 +220,7 @@ func (s *Service) cancelRegistration(c echo.Context) error {
 	if !web.Confirmed(c) {
 		return web.AskConfirm(c, confirmCancel(ctx))
 	}
-	if _, err := s.catalog.seats.Cancel(ctx, e.RowKey, auth.From(c).MemberKey); err != nil {
+	if err := s.CancelRegistration(ctx, e, auth.From(c)); err != nil {
 		return err
 	}
 	return web.FlashRedirect(c, "events.flash.cancelled", eventURL(e.RowKey))

@@ -8,17 +8,28 @@ import (
 
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/app/events"
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
 func newApp(t *testing.T) *accounttest.App {
+	var in *inbox.Service
 	return accounttest.New(t, accounttest.Options{
 		Env: map[string]string{"ADMIN_EMAILS": "org@example.com"},
-		Modules: []platform.Factory{func(c *platform.Core) (web.Module, error) {
-			return events.New(c.Store, c.Cursors, c.Log, c.Now), nil
-		}},
+		Modules: []platform.Factory{
+			func(c *platform.Core) (web.Module, error) {
+				var err error
+				in, err = inbox.FromCore(c)
+				return in, err
+			},
+			func(c *platform.Core) (web.Module, error) {
+				ev := events.New(c.Store, c.Cursors, c.Log, c.Now)
+				ev.UseNotifier(in)
+				return ev, nil
+			},
+		},
 	})
 }
 
@@ -105,6 +116,10 @@ func TestEventPages(t *testing.T) {
 	}
 	if s, _ := state(bob); s != "going" {
 		t.Fatalf("bob after ann cancelled: %q", s)
+	}
+	a.Tasks.RunDue(t.Context())
+	if !strings.Contains(bob.Get("/inbox").Doc(t).Find(testID("inbox-list")).Text(), "A seat opened") {
+		t.Fatal("bob is not told he got the seat")
 	}
 	for _, bad := range []string{"0", "2", "x"} {
 		if res := post(ann, page+"/register", url.Values{"party": {bad}}); res.StatusCode != http.StatusBadRequest {

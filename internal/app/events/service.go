@@ -12,10 +12,11 @@ import (
 // Service is the events module: the catalog with its listing, the seats,
 // and the pages (handlers.go).
 type Service struct {
-	catalog *Catalog
-	cursors *storage.Cursors
-	log     *slog.Logger
-	now     func() time.Time
+	catalog  *Catalog
+	cursors  *storage.Cursors
+	notifier Notifier
+	log      *slog.Logger
+	now      func() time.Time
 }
 
 // New builds the module on store.

@@ -1,0 +1,67 @@
+package events
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/auth"
+)
+
+// Notifier posts notices (the inbox module, which also mails them as
+// each person's settings allow).
+type Notifier interface {
+	Post(ctx context.Context, n inbox.Notice) error
+}
+
+// UseNotifier has registrations and promotions told through n. Call it
+// while wiring; without it nobody is told.
+func (s *Service) UseNotifier(n Notifier) { s.notifier = n }
+
+// tell posts kind about e to memberKeys, once per key (the notice key):
+// the seat change is saved already, so a failure is logged.
+func (s *Service) tell(ctx context.Context, e EventRow, kind, key string, memberKeys ...string) {
+	if s.notifier == nil {
+		return
+	}
+	for _, m := range memberKeys {
+		if auth.IsGuestKey(m) {
+			continue
+		}
+		err := s.notifier.Post(ctx, inbox.Notice{
+			To:   []inbox.Recipient{{MemberKey: m}},
+			Kind: kind,
+			Args: map[string]string{"title": e.Title, "place": e.Place},
+			When: e.Start,
+			Link: eventURL(e.RowKey),
+			Key:  fmt.Sprintf("%s|%s|%s|%s", kind, e.RowKey, m, key),
+		})
+		if err != nil {
+			s.log.WarnContext(ctx, "events: notice not posted", "kind", kind, "event", e.RowKey, "err", err)
+		}
+	}
+}
+
+// Register registers id for e and tells them where they stand.
+func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, party int) (Registration, error) {
+	r, err := s.catalog.seats.Register(ctx, e.RowKey, id.MemberKey, party)
+	if err != nil {
+		return r, err
+	}
+	kind := "events.notify.going"
+	if r.Status == StatusWaitlist {
+		kind = "events.notify.waitlist"
+	}
+	s.tell(ctx, e, kind, s.now().UTC().Format("20060102150405.000"), id.MemberKey)
+	return r, nil
+}
+
+// CancelRegistration gives up id's place and tells whoever it went to.
+func (s *Service) CancelRegistration(ctx context.Context, e EventRow, id *auth.Identity) error {
+	promoted, err := s.catalog.seats.Cancel(ctx, e.RowKey, id.MemberKey)
+	if err != nil {
+		return err
+	}
+	s.tell(ctx, e, "events.notify.promoted", s.now().UTC().Format("20060102150405.000"), promoted...)
+	return nil
+}
