@@ -1,10 +1,14 @@
 package events
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	ics "github.com/arran4/golang-ical"
 
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/embedded"
@@ -235,5 +239,42 @@ func TestListingCostDoesNotGrow(t *testing.T) {
 	}
 	if queries[100] != [2]int64{1, 1} || queries[2000] != [2]int64{1, 1} {
 		t.Fatalf("queries per page (first, deep): %v", queries)
+	}
+}
+
+// TestEventICS: the event's .ics parses, carries a SEQUENCE that rises
+// with a change of time, says CANCELLED once cancelled, and holds the
+// confirmed-only details only in a copy for someone going.
+func TestEventICS(t *testing.T) {
+	t.Parallel()
+	c, _, clock := newCatalog(t)
+	ctx := t.Context()
+	in := input("Jazz night", "2030-06-01T20:00", "concert")
+	in.ConfirmedOnly = "Door code 4711"
+	e, _ := c.Create(ctx, "auth:org", in, time.UTC)
+	parse := func(e EventRow, confirmed bool) *ics.VEvent {
+		t.Helper()
+		cal, err := ics.ParseCalendar(bytes.NewReader(EventICS(e, "harmony.test", clock.now(), confirmed)))
+		if err != nil || len(cal.Events()) != 1 {
+			t.Fatalf("parse: %v", err)
+		}
+		return cal.Events()[0]
+	}
+	ev := parse(e, false)
+	if ev.GetProperty(ics.ComponentPropertySequence).Value != "0" || strings.Contains(ev.GetProperty(ics.ComponentPropertyLocation).Value, "4711") {
+		t.Fatalf("first copy: %s", EventICS(e, "harmony.test", clock.now(), false))
+	}
+	if !strings.Contains(parse(e, true).GetProperty(ics.ComponentPropertyLocation).Value, "4711") {
+		t.Fatal("the copy for someone going lacks the door code")
+	}
+	in.Start, in.End = "2030-06-01T21:00", "2030-06-01T23:30"
+	e, _, _ = c.Update(ctx, e.RowKey, in, time.UTC)
+	if s := parse(e, false).GetProperty(ics.ComponentPropertySequence).Value; s != "1" {
+		t.Fatalf("after moving it: SEQUENCE %s", s)
+	}
+	e, _ = c.Cancel(ctx, e.RowKey)
+	ev = parse(e, false)
+	if ev.GetProperty(ics.ComponentPropertyStatus).Value != "CANCELLED" || ev.GetProperty(ics.ComponentPropertySequence).Value != "2" {
+		t.Fatal("a cancelled event's copy")
 	}
 }

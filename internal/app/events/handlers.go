@@ -32,6 +32,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/events/new", s.newEvent, auth.RequireAccount)
 	e.POST("/events", s.create, auth.RequireAccount)
 	e.GET("/events/:id", s.page)
+	e.GET("/events/:id/event.ics", s.ics)
 	e.POST("/events/:id/register", s.register, auth.RequireAccount)
 	e.POST("/events/:id/cancel", s.cancelRegistration, auth.RequireAccount)
 	e.POST("/events/:id/publish", s.publish, auth.RequireAccount)

@@ -108,6 +108,12 @@ func TestEventPages(t *testing.T) {
 	if ann.Get(page).Doc(t).Find(testID("event-confirmed")).Text() != "Door code 4711" || bob.Get(page).Doc(t).Find(testID("event-confirmed")).Length() != 0 {
 		t.Fatal("the door code is not for people going only")
 	}
+	if got := anon.Get(page + "/event.ics"); got.StatusCode != http.StatusOK || strings.Contains(got.Body, "4711") || !strings.Contains(got.Body, "SUMMARY:Jazz night") {
+		t.Fatalf("a visitor's .ics: %d\n%s", got.StatusCode, got.Body)
+	}
+	if got := ann.Get(page + "/event.ics"); !strings.Contains(got.Body, "Door code 4711") {
+		t.Fatalf("ann's .ics lacks the door code:\n%s", got.Body)
+	}
 	if res := post(ann, page+"/cancel", nil); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("confirm-page")).Length() != 1 {
 		t.Fatalf("cancel without confirming: %d", res.StatusCode)
 	}

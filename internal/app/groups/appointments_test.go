@@ -15,6 +15,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/ical"
 	"github.com/harmony/harmony/internal/media/mediatest"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web/webtest"
@@ -393,7 +394,7 @@ func TestCalendarFeed(t *testing.T) {
 func TestICSFoldsLongLinesOnRuneBoundaries(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	writeICSLine(&b, "DESCRIPTION:"+strings.Repeat("я", 100))
+	ical.Line(&b, "DESCRIPTION:"+strings.Repeat("я", 100))
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\r\n"), "\r\n")
 	for i, l := range lines {
 		if len(l) > 75 || (i > 0 && !strings.HasPrefix(l, " ")) || !utf8Valid(l) {

@@ -13,10 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/harmony/harmony/internal/ical"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -111,18 +111,18 @@ func (s *Service) CalendarFeed(ctx context.Context, groupID, token string) ([]by
 // skipped.
 func WriteICS(g GroupRow, docs []*Appointment, now time.Time, baseURL string) []byte {
 	var b bytes.Buffer
-	w := func(name, value string) { writeICSLine(&b, name+":"+value) }
+	w := func(name, value string) { ical.Line(&b, name+":"+value) }
 	host := strings.TrimPrefix(strings.TrimPrefix(baseURL, "https://"), "http://")
 	if host == "" {
 		host = "harmony"
 	}
-	stamp := now.UTC().Format(icsTime)
+	stamp := now.UTC().Format(ical.UTC)
 	w("BEGIN", "VCALENDAR")
 	w("VERSION", "2.0")
 	w("PRODID", "-//Harmony//Groups//EN")
 	w("CALSCALE", "GREGORIAN")
 	w("METHOD", "PUBLISH")
-	w("X-WR-CALNAME", icsText(g.GroupName))
+	w("X-WR-CALNAME", ical.Text(g.GroupName))
 	zones := map[string]*time.Location{}
 	for _, d := range docs {
 		if d != nil && (d.Repeat != "" || d.SeriesID != "") && !d.AllDay {
@@ -148,7 +148,7 @@ func WriteICS(g GroupRow, docs []*Appointment, now time.Time, baseURL string) []
 			case loc != nil:
 				w(name+";TZID="+loc.String(), t.In(loc).Format("20060102T150405"))
 			default:
-				w(name, t.UTC().Format(icsTime))
+				w(name, t.UTC().Format(ical.UTC))
 			}
 		}
 		uid := d.AppointmentID
@@ -170,14 +170,14 @@ func WriteICS(g GroupRow, docs []*Appointment, now time.Time, baseURL string) []
 			}
 		}
 		w("SEQUENCE", strconv.Itoa(d.Sequence))
-		w("SUMMARY", icsText(d.Title))
+		w("SUMMARY", ical.Text(d.Title))
 		if d.Location != "" {
-			w("LOCATION", icsText(d.Location))
+			w("LOCATION", ical.Text(d.Location))
 		}
 		if d.Notes != "" {
-			w("DESCRIPTION", icsText(d.Notes))
+			w("DESCRIPTION", ical.Text(d.Notes))
 		}
-		w("LAST-MODIFIED", d.UpdatedAt.UTC().Format(icsTime))
+		w("LAST-MODIFIED", d.UpdatedAt.UTC().Format(ical.UTC))
 		if d.Status == AppointmentCanceled {
 			w("STATUS", "CANCELLED")
 		} else {
@@ -189,13 +189,11 @@ func WriteICS(g GroupRow, docs []*Appointment, now time.Time, baseURL string) []
 	return b.Bytes()
 }
 
-const icsTime = "20060102T150405Z"
-
 // writeVTimezone describes loc for the feed's TZIDs (RFC 5545 3.6.5):
 // its standard and daylight offsets this year, and the yearly rule of
 // each change ("the last Sunday of March"), read from Go's zone data.
 func writeVTimezone(b *bytes.Buffer, loc *time.Location, now time.Time) {
-	w := func(name, value string) { writeICSLine(b, name+":"+value) }
+	w := func(name, value string) { ical.Line(b, name+":"+value) }
 	offset := func(secs int) string {
 		sign := "+"
 		if secs < 0 {
@@ -268,26 +266,4 @@ func zoneChanges(loc *time.Location, year int) []zoneChange {
 		t = next
 	}
 	return out
-}
-
-// icsText escapes a TEXT value (RFC 5545 3.3.11).
-var icsText = strings.NewReplacer(`\`, `\\`, ";", `\;`, ",", `\,`, "\r\n", `\n`, "\n", `\n`, "\r", `\n`).Replace
-
-// writeICSLine writes one content line, folded so no line is longer than
-// 75 octets (a CRLF and a space start each continuation), never inside
-// a UTF-8 sequence.
-func writeICSLine(b *bytes.Buffer, line string) {
-	limit := 75
-	for len(line) > limit {
-		cut := limit
-		for cut > 0 && !utf8.RuneStart(line[cut]) {
-			cut--
-		}
-		b.WriteString(line[:cut])
-		b.WriteString("\r\n ")
-		line = line[cut:]
-		limit = 74 // the leading space counts
-	}
-	b.WriteString(line)
-	b.WriteString("\r\n")
 }

@@ -1,0 +1,42 @@
+// Package ical writes RFC 5545 calendar text: content lines folded at 75
+// octets (never inside a UTF-8 sequence), TEXT values escaped, UTC
+// times. The groups feed and the events' .ics use it.
+package ical
+
+import (
+	"bytes"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// UTC is the layout of a UTC DATE-TIME value.
+const UTC = "20060102T150405Z"
+
+// Time is t as a UTC DATE-TIME value.
+func Time(t time.Time) string { return t.UTC().Format(UTC) }
+
+// Text escapes a TEXT value (RFC 5545 3.3.11).
+var Text = strings.NewReplacer(`\`, `\\`, ";", `\;`, ",", `\,`, "\r\n", `\n`, "\n", `\n`, "\r", `\n`).Replace
+
+// Line writes one content line, folded so no line is longer than 75
+// octets (a CRLF and a space start each continuation), never inside a
+// UTF-8 sequence.
+func Line(b *bytes.Buffer, line string) {
+	limit := 75
+	for len(line) > limit {
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(line[cut]) {
+			cut--
+		}
+		b.WriteString(line[:cut])
+		b.WriteString("\r\n ")
+		line = line[cut:]
+		limit = 74 // the leading space counts
+	}
+	b.WriteString(line)
+	b.WriteString("\r\n")
+}
+
+// Prop writes "NAME:value" as a folded line.
+func Prop(b *bytes.Buffer, name, value string) { Line(b, name+":"+value) }
