@@ -30,6 +30,7 @@ const listPage = 20
 func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/events", s.list)
 	e.GET("/events/new", s.newEvent, auth.RequireAccount)
+	e.GET("/events/mine", s.mine, auth.RequireAccount)
 	e.POST("/events", s.create, auth.RequireAccount)
 	e.GET("/events/:id", s.page)
 	e.GET("/events/:id/event.ics", s.ics)
@@ -230,6 +231,30 @@ func (s *Service) cancelRegistration(c echo.Context) error {
 // confirmCancel asks before a registration is given up.
 func confirmCancel(ctx context.Context) components.ConfirmProps {
 	return components.ConfirmProps{Label: i18n.T(ctx, "events.cancel"), Question: i18n.T(ctx, "events.cancel.question"), Yes: i18n.T(ctx, "events.cancel"), TestID: "event-cancel"}
+}
+
+// mine is GET /events/mine: what the person is going to or waiting for.
+func (s *Service) mine(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	mine, err := s.catalog.MyEvents(ctx, id.MemberKey)
+	if err != nil {
+		return err
+	}
+	zone := id.Location()
+	var rows []views.MyRow
+	for _, m := range mine {
+		state := i18n.T(ctx, "events.state.going")
+		if m.Status == StatusWaitlist {
+			state = i18n.T(ctx, "events.mine.waitlist", "position", m.Position)
+		}
+		rows = append(rows, views.MyRow{
+			Href: eventURL(m.Event.RowKey), Title: m.Event.Title, State: state, Status: m.Status,
+			When: i18n.DateTime(ctx, m.Event.Start.In(zone)), Datetime: m.Event.Start.UTC().Format(time.RFC3339),
+			Cancelled: m.Event.IsCancelled,
+		})
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "events.mine.heading"), Section: "events", Content: views.Mine(rows)})
 }
 
 // newEvent is GET /events/new (organizers).

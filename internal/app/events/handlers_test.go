@@ -105,6 +105,10 @@ func TestEventPages(t *testing.T) {
 	if s, text := state(bob); s != "waitlist" || !strings.Contains(text, "number 1 of 1") {
 		t.Fatalf("bob: %q %q", s, text)
 	}
+	mine := bob.Get("/events/mine").Doc(t).Find(testID("my-event"))
+	if mine.Length() != 1 || mine.AttrOr("data-status", "") != "waitlist" || !strings.Contains(mine.Text(), "number 1") {
+		t.Fatalf("bob's events: %q", mine.Text())
+	}
 	if ann.Get(page).Doc(t).Find(testID("event-confirmed")).Text() != "Door code 4711" || bob.Get(page).Doc(t).Find(testID("event-confirmed")).Length() != 0 {
 		t.Fatal("the door code is not for people going only")
 	}
@@ -122,6 +126,9 @@ func TestEventPages(t *testing.T) {
 	}
 	if s, _ := state(bob); s != "going" {
 		t.Fatalf("bob after ann cancelled: %q", s)
+	}
+	if ann.Get("/events/mine").Doc(t).Find(testID("my-events-empty")).Length() != 1 {
+		t.Fatal("ann's cancelled registration is still among her events")
 	}
 	a.Tasks.RunDue(t.Context())
 	if !strings.Contains(bob.Get("/inbox").Doc(t).Find(testID("inbox-list")).Text(), "A seat opened") {

@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,4 +70,52 @@ func (s *Seats) mirror(ctx context.Context, changes []change) {
 			s.log.WarnContext(ctx, "events: my events not updated", "event", c.after.PartitionKey, "member", c.after.MemberKey, "err", err)
 		}
 	}
+}
+
+// MyEvent is one of a person's registrations with its event.
+type MyEvent struct {
+	Event    EventRow
+	Status   string
+	Position int
+}
+
+// MyEvents lists memberKey's registrations with their events, by start:
+// one query of their UserEvents, one batch read of the events per
+// storage.MaxRowKeysIn, and, for each waitlist place, one query for its
+// position.
+func (c *Catalog) MyEvents(ctx context.Context, memberKey string) ([]MyEvent, error) {
+	mine, err := c.seats.Mine(ctx, memberKey)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(mine))
+	for i, m := range mine {
+		ids[i] = m.RowKey
+	}
+	byID := map[string]EventRow{}
+	for chunk := range slices.Chunk(ids, storage.MaxRowKeysIn) {
+		rows, err := storage.All[EventRow](ctx, c.events, storage.Query{PartitionKey: eventsPart, RowKeyIn: chunk})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range rows {
+			byID[e.RowKey] = e
+		}
+	}
+	var out []MyEvent
+	for _, m := range mine {
+		e, ok := byID[m.RowKey]
+		if !ok {
+			continue
+		}
+		my := MyEvent{Event: e, Status: m.Status}
+		if m.Status == StatusWaitlist {
+			if my.Position, err = c.seats.position(ctx, e.RowKey, memberKey); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, my)
+	}
+	slices.SortFunc(out, func(a, b MyEvent) int { return a.Event.Start.Compare(b.Event.Start) })
+	return out, nil
 }
