@@ -135,17 +135,24 @@ func price(ctx context.Context, cents int64, currency string) string {
 	return fmt.Sprintf("%d.%02d %s", cents/100, cents%100, currency)
 }
 
-// page is GET /events/:id: a published event for anyone (a secret one by
-// its link), an unpublished one for organizers only.
+// visibleEvent is the request's event (:id) as its viewer may see it: a
+// published one for anyone (a secret one by its link), an unpublished
+// one for organizers only; others get ErrNoEvent (404).
+func (s *Service) visibleEvent(c echo.Context) (EventRow, error) {
+	e, err := s.catalog.Event(c.Request().Context(), c.Param("id"))
+	if err == nil && !e.IsPublished && !organizer(auth.From(c)) {
+		err = ErrNoEvent
+	}
+	return e, err
+}
+
+// page is GET /events/:id (visibleEvent).
 func (s *Service) page(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	e, err := s.catalog.Event(ctx, c.Param("id"))
+	e, err := s.visibleEvent(c)
 	if err != nil {
 		return err
-	}
-	if !e.IsPublished && !organizer(id) {
-		return ErrNoEvent
 	}
 	counts, err := s.catalog.seats.Counts(ctx, e.RowKey)
 	if err != nil {

@@ -57,12 +57,9 @@ func EventICS(e EventRow, host string, now time.Time, confirmed bool) []byte {
 func (s *Service) ics(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	e, err := s.catalog.Event(ctx, c.Param("id"))
+	e, err := s.visibleEvent(c)
 	if err != nil {
 		return err
-	}
-	if !e.IsPublished && !organizer(id) {
-		return ErrNoEvent
 	}
 	confirmed := organizer(id)
 	if id != nil && !confirmed {
