@@ -37,6 +37,9 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/events/:id/register", s.register, auth.RequireAccount)
 	e.POST("/events/:id/cancel", s.cancelRegistration, auth.RequireAccount)
 	e.POST("/events/:id/publish", s.publish, auth.RequireAccount)
+	e.GET("/events/:id/edit", s.editEvent, auth.RequireAccount)
+	e.POST("/events/:id/edit", s.updateEvent, auth.RequireAccount)
+	e.POST("/events/:id/cancel-event", s.cancelEvent, auth.RequireAccount)
 }
 
 // organizer reports whether id may create and manage events.
@@ -269,13 +272,17 @@ func (s *Service) newEvent(c echo.Context) error {
 	if !organizer(auth.From(c)) {
 		return web.Forbidden(i18n.T(c.Request().Context(), "events.error.organizers"), ErrNotOrganizer)
 	}
-	return s.renderForm(c, http.StatusOK, EventInput{Category: Categories[0]}, nil)
+	return s.renderForm(c, http.StatusOK, "/events", EventInput{Category: Categories[0]}, nil)
 }
 
-func (s *Service) renderForm(c echo.Context, status int, in EventInput, errs FieldErrors) error {
+func (s *Service) renderForm(c echo.Context, status int, action string, in EventInput, errs FieldErrors) error {
 	ctx := c.Request().Context()
+	heading := "events.new"
+	if action != "/events" {
+		heading = "events.edit"
+	}
 	p := views.FormProps{
-		Action: "/events", Zone: auth.From(c).Location().String(), Secret: in.Secret, Errors: errs,
+		Heading: heading, Action: action, Zone: auth.From(c).Location().String(), Secret: in.Secret, Errors: errs,
 		Values: map[string]string{
 			"title": in.Title, "start": in.Start, "end": in.End, "place": in.Place, "confirmedOnly": in.ConfirmedOnly,
 			"capacity": in.Capacity, "maxGuests": in.MaxGuests, "price": in.Price, "currency": in.Currency, "description": in.Description,
@@ -294,21 +301,88 @@ func (s *Service) create(c echo.Context) error {
 	if !organizer(id) {
 		return web.Forbidden(i18n.T(ctx, "events.error.organizers"), ErrNotOrganizer)
 	}
-	in := EventInput{
-		Title: c.FormValue("title"), Description: c.FormValue("description"), Category: c.FormValue("category"),
-		Start: c.FormValue("start"), End: c.FormValue("end"), Place: c.FormValue("place"), ConfirmedOnly: c.FormValue("confirmedOnly"),
-		Capacity: c.FormValue("capacity"), MaxGuests: c.FormValue("maxGuests"), Price: c.FormValue("price"), Currency: c.FormValue("currency"),
-		Secret: c.FormValue("secret") != "",
-	}
+	in := eventInput(c)
 	e, err := s.catalog.Create(ctx, id.MemberKey, in, id.Location())
 	var fe FieldErrors
 	if errors.As(err, &fe) {
-		return s.renderForm(c, http.StatusUnprocessableEntity, in, fe)
+		return s.renderForm(c, http.StatusUnprocessableEntity, "/events", in, fe)
 	}
 	if err != nil {
 		return err
 	}
 	return web.FlashRedirect(c, "events.flash.created", eventURL(e.RowKey))
+}
+
+// eventInput reads the event form.
+func eventInput(c echo.Context) EventInput {
+	return EventInput{
+		Title: c.FormValue("title"), Description: c.FormValue("description"), Category: c.FormValue("category"),
+		Start: c.FormValue("start"), End: c.FormValue("end"), Place: c.FormValue("place"), ConfirmedOnly: c.FormValue("confirmedOnly"),
+		Capacity: c.FormValue("capacity"), MaxGuests: c.FormValue("maxGuests"), Price: c.FormValue("price"), Currency: c.FormValue("currency"),
+		Secret: c.FormValue("secret") != "",
+	}
+}
+
+// editEvent is GET /events/:id/edit (organizers).
+func (s *Service) editEvent(c echo.Context) error {
+	id := auth.From(c)
+	if !organizer(id) {
+		return web.Forbidden(i18n.T(c.Request().Context(), "events.error.organizers"), ErrNotOrganizer)
+	}
+	e, err := s.catalog.Event(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	zone := id.Location()
+	in := EventInput{
+		Title: e.Title, Description: e.Description, Category: e.Category,
+		Start: e.Start.In(zone).Format("2006-01-02T15:04"), End: e.End.In(zone).Format("2006-01-02T15:04"),
+		Place: e.Place, ConfirmedOnly: e.ConfirmedOnly, Capacity: strconv.Itoa(e.Capacity), MaxGuests: strconv.Itoa(e.MaxGuests),
+		Currency: e.Currency, Secret: e.IsSecret,
+	}
+	if e.PriceCents > 0 {
+		in.Price = fmt.Sprintf("%d.%02d", e.PriceCents/100, e.PriceCents%100)
+	}
+	return s.renderForm(c, http.StatusOK, eventURL(e.RowKey)+"/edit", in, nil)
+}
+
+// updateEvent is POST /events/:id/edit (organizers): a capacity below the
+// seats taken is a field error, like any other, and nothing changes.
+func (s *Service) updateEvent(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	if !organizer(id) {
+		return web.Forbidden(i18n.T(ctx, "events.error.organizers"), ErrNotOrganizer)
+	}
+	in := eventInput(c)
+	e, err := s.UpdateEvent(ctx, c.Param("id"), in, id.Location())
+	var fe FieldErrors
+	switch {
+	case errors.As(err, &fe):
+		return s.renderForm(c, http.StatusUnprocessableEntity, eventURL(c.Param("id"))+"/edit", in, fe)
+	case errors.Is(err, ErrCapacityBelowGoing):
+		return s.renderForm(c, http.StatusUnprocessableEntity, eventURL(c.Param("id"))+"/edit", in, FieldErrors{"capacity": "events.error.capacity_below_going"})
+	case err != nil:
+		return err
+	}
+	return web.FlashRedirect(c, "events.flash.saved", eventURL(e.RowKey))
+}
+
+// cancelEvent is POST /events/:id/cancel-event (organizers), after
+// confirmation.
+func (s *Service) cancelEvent(c echo.Context) error {
+	ctx := c.Request().Context()
+	if !organizer(auth.From(c)) {
+		return web.Forbidden(i18n.T(ctx, "events.error.organizers"), ErrNotOrganizer)
+	}
+	if !web.Confirmed(c) {
+		return web.AskConfirm(c, components.ConfirmProps{Label: i18n.T(ctx, "events.cancel_event"), Question: i18n.T(ctx, "events.cancel_event.question"), Yes: i18n.T(ctx, "events.cancel_event"), Danger: true, TestID: "event-cancel-event"})
+	}
+	e, err := s.CancelEvent(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "events.flash.event_cancelled", eventURL(e.RowKey))
 }
 
 // publish is POST /events/:id/publish (organizers).

@@ -148,3 +148,71 @@ func TestUnsafeEventRoutesNeedCSRF(t *testing.T) {
 	t.Parallel()
 	webtest.AssertUnsafeRoutesNeedCSRF(t, newApp(t).Echo)
 }
+
+// TestOrganizerEditsAndCancels: moving an event tells everyone
+// registered and raises its SEQUENCE; a capacity below the seats taken
+// is a field error that changes nothing; cancelling asks first, keeps
+// the event listed, marked, and tells everyone.
+func TestOrganizerEditsAndCancels(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann, bob := a.Client(), a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	form := url.Values{"title": {"Quiz night"}, "category": {"meetup"}, "start": {"2030-06-01T19:00"}, "end": {"2030-06-01T21:00"}, "capacity": {"2"}, "place": {"The Crown"}}
+	page := post(org, "/events", form).Header.Get("Location")
+	post(org, page+"/publish", nil)
+	post(ann, page+"/register", nil)
+	post(bob, page+"/register", nil)
+	if res := ann.Get(page + "/edit"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("a member edits: %d", res.StatusCode)
+	}
+	edit := org.Get(page + "/edit").Doc(t)
+	if v := edit.Find(`input[name="title"]`).AttrOr("value", ""); v != "Quiz night" {
+		t.Fatalf("edit form title %q", v)
+	}
+	moved := url.Values{}
+	for k, v := range form {
+		moved[k] = v
+	}
+	for _, bad := range []string{"0x", "1"} { // not a number; fewer than the two going
+		moved.Set("capacity", bad)
+		res := post(org, page+"/edit", moved)
+		if ops := res.StorageOps(t); res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(".field-error").Length() != 1 || ops["writes"]+ops["txs"] != 0 {
+			t.Fatalf("capacity %q: %d %s", bad, res.StatusCode, res.Header.Get("X-Storage-Ops"))
+		}
+	}
+	moved.Set("start", "2030-06-02T19:00")
+	moved.Set("end", "2030-06-02T21:00")
+	moved.Set("capacity", "2")
+	if res := post(org, page+"/edit", moved); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("move: %d", res.StatusCode)
+	}
+	if ics := org.Get(page + "/event.ics").Body; !strings.Contains(ics, "SEQUENCE:1") || !strings.Contains(ics, "DTSTART:20300602T190000Z") {
+		t.Fatalf("after the move:\n%s", ics)
+	}
+	a.Tasks.RunDue(t.Context())
+	for _, c := range []*webtest.Client{ann, bob} {
+		if !strings.Contains(c.Get("/inbox").Doc(t).Find(testID("inbox-list")).Text(), "“Quiz night” changed") {
+			t.Fatal("a registered person is not told of the move")
+		}
+	}
+	if res := post(org, page+"/cancel-event", nil); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("confirm-page")).Length() != 1 {
+		t.Fatalf("cancel without confirming: %d", res.StatusCode)
+	}
+	if res := post(org, page+"/cancel-event", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("cancel: %d", res.StatusCode)
+	}
+	card := a.Client().Get("/events?category=meetup").Doc(t).Find(testID("event-card"))
+	if card.Length() != 1 || card.AttrOr("data-cancelled", "") != "true" {
+		t.Fatal("the cancelled event is not listed, marked")
+	}
+	a.Tasks.RunDue(t.Context())
+	if !strings.Contains(bob.Get("/inbox").Doc(t).Find(testID("inbox-list")).Text(), "is cancelled") {
+		t.Fatal("bob is not told of the cancellation")
+	}
+	if res := post(ann, page+"/register", nil); res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("registering for a cancelled event: %d", res.StatusCode)
+	}
+}

@@ -3,6 +3,8 @@ package events
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"time"
 
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
@@ -64,4 +66,54 @@ func (s *Service) CancelRegistration(ctx context.Context, e EventRow, id *auth.I
 	}
 	s.tell(ctx, e, "events.notify.promoted", s.now().UTC().Format("20060102150405.000"), promoted...)
 	return nil
+}
+
+// registered are the memberKeys going to or waiting for e.
+func (s *Service) registered(ctx context.Context, e EventRow) ([]string, error) {
+	rows, err := s.catalog.seats.Attendees(ctx, e.RowKey)
+	var out []string
+	for _, r := range rows {
+		if r.Status == StatusGoing || r.Status == StatusWaitlist {
+			out = append(out, r.MemberKey)
+		}
+	}
+	return out, err
+}
+
+// UpdateEvent saves an organizer's changes: whoever a raised capacity
+// promotes is told, and a change of time or place (a new SEQUENCE) is
+// told to everyone registered.
+func (s *Service) UpdateEvent(ctx context.Context, eventID string, in EventInput, zone *time.Location) (EventRow, error) {
+	before, err := s.catalog.Event(ctx, eventID)
+	if err != nil {
+		return EventRow{}, err
+	}
+	e, promoted, err := s.catalog.Update(ctx, eventID, in, zone)
+	if err != nil {
+		return EventRow{}, err
+	}
+	s.tell(ctx, e, "events.notify.promoted", s.now().UTC().Format("20060102150405.000"), promoted...)
+	if e.Sequence != before.Sequence {
+		who, err := s.registered(ctx, e)
+		if err != nil {
+			s.log.WarnContext(ctx, "events: change not announced", "event", e.RowKey, "err", err)
+		}
+		s.tell(ctx, e, "events.notify.changed", strconv.Itoa(e.Sequence), who...)
+	}
+	return e, nil
+}
+
+// CancelEvent cancels an event (it stays listed, marked) and tells
+// everyone registered.
+func (s *Service) CancelEvent(ctx context.Context, eventID string) (EventRow, error) {
+	e, err := s.catalog.Cancel(ctx, eventID)
+	if err != nil {
+		return EventRow{}, err
+	}
+	who, err := s.registered(ctx, e)
+	if err != nil {
+		s.log.WarnContext(ctx, "events: cancellation not announced", "event", e.RowKey, "err", err)
+	}
+	s.tell(ctx, e, "events.notify.cancelled", "", who...)
+	return e, nil
 }
