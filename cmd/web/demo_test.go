@@ -67,6 +67,15 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	if rows.Filter(`[data-canceled="true"]`).Length() != 1 {
 		t.Error("the family's agenda has no cancelled appointment")
 	}
+	// Events in several categories; the jazz night is full, two waiting.
+	evs := c.Get("/events").Doc(t)
+	if n := evs.Find(`[data-testid="event-card"]`).Length(); n < 5 {
+		t.Errorf("the demo lists %d events", n)
+	}
+	jazz, _ := evs.Find(`[data-testid="event-card"] a`).First().Attr("href")
+	if seats := c.Get(jazz).Doc(t).Find(`[data-testid="event-seats"]`).Text(); !strings.Contains(seats, "2 of 2") || !strings.Contains(seats, "2 waiting") {
+		t.Errorf("the full demo event shows %q", seats)
+	}
 	catalog := c.Get("/prompts").Doc(t)
 	if n := catalog.Find(`[data-testid="prompt-card"]`).Length(); n < 10 {
 		t.Errorf("the catalog shows %d prompts", n)
