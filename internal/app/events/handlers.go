@@ -36,7 +36,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/events/:id/event.ics", s.ics)
 	e.POST("/events/:id/register", s.register, auth.RequireAccount)
 	e.POST("/events/:id/cancel", s.cancelRegistration, auth.RequireAccount)
-	e.POST("/events/:id/publish", s.publish, auth.RequireAccount)
+	e.POST("/events/:id/publish", s.publish(true), auth.RequireAccount)
+	e.POST("/events/:id/unpublish", s.publish(false), auth.RequireAccount)
 	e.GET("/events/:id/edit", s.editEvent, auth.RequireAccount)
 	e.POST("/events/:id/edit", s.updateEvent, auth.RequireAccount)
 	e.POST("/events/:id/cancel-event", s.cancelEvent, auth.RequireAccount)
@@ -385,15 +386,22 @@ func (s *Service) cancelEvent(c echo.Context) error {
 	return web.FlashRedirect(c, "events.flash.event_cancelled", eventURL(e.RowKey))
 }
 
-// publish is POST /events/:id/publish (organizers).
-func (s *Service) publish(c echo.Context) error {
-	ctx := c.Request().Context()
-	if !organizer(auth.From(c)) {
-		return web.Forbidden(i18n.T(ctx, "events.error.organizers"), ErrNotOrganizer)
+// publish is POST /events/:id/publish and …/unpublish (organizers): an
+// unpublished event leaves the listing and opens for organizers only.
+func (s *Service) publish(published bool) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		if !organizer(auth.From(c)) {
+			return web.Forbidden(i18n.T(ctx, "events.error.organizers"), ErrNotOrganizer)
+		}
+		e, err := s.catalog.Publish(ctx, c.Param("id"), published)
+		if err != nil {
+			return err
+		}
+		flash := "events.flash.published"
+		if !published {
+			flash = "events.flash.unpublished"
+		}
+		return web.FlashRedirect(c, flash, eventURL(e.RowKey))
 	}
-	e, err := s.catalog.Publish(ctx, c.Param("id"), true)
-	if err != nil {
-		return err
-	}
-	return web.FlashRedirect(c, "events.flash.published", eventURL(e.RowKey))
 }

@@ -89,6 +89,13 @@ func TestEventPages(t *testing.T) {
 	if n := anon.Get("/events?category=concert").Doc(t).Find(testID("event-card")).Length(); n != 1 {
 		t.Fatalf("%d concerts listed", n)
 	}
+	// Unpublished again, it leaves the listing and its page; published
+	// again, it is back.
+	post(org, page+"/unpublish", nil)
+	if n := anon.Get("/events").Doc(t).Find(testID("event-card")).Length(); n != 0 || anon.Get(page).StatusCode != http.StatusNotFound {
+		t.Fatal("an unpublished event is still shown")
+	}
+	post(org, page+"/publish", nil)
 	if res := anon.Get("/events?category=wrestling"); res.StatusCode != http.StatusBadRequest {
 		t.Fatalf("an unknown category: %d", res.StatusCode)
 	}
