@@ -1010,7 +1010,7 @@ func Page(p PageProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Confirm(components.ConfirmProps{Action: p.URL + "/cancel", Label: i18n.T(ctx, "events.cancel"), Question: i18n.T(ctx, "events.cancel.question"), Yes: i18n.T(ctx, "events.cancel"), TestID: "event-cancel"}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Confirm(EventConfirm(ctx, p.URL, "cancel")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1032,7 +1032,7 @@ func Page(p PageProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Confirm(components.ConfirmProps{Action: p.URL + "/cancel", Label: i18n.T(ctx, "events.leave_waitlist"), Question: i18n.T(ctx, "events.leave_waitlist.question"), Yes: i18n.T(ctx, "events.leave_waitlist"), TestID: "event-cancel"}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Confirm(EventConfirm(ctx, p.URL, "leave_waitlist")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1284,7 +1284,7 @@ func Page(p PageProps) templ.Component {
 				}
 			}
 			if !p.Cancelled {
-				templ_7745c5c3_Err = components.Confirm(components.ConfirmProps{Action: p.URL + "/cancel-event", Label: i18n.T(ctx, "events.cancel_event"), Question: i18n.T(ctx, "events.cancel_event.question"), Yes: i18n.T(ctx, "events.cancel_event"), Danger: true, TestID: "event-cancel-event"}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.Confirm(EventConfirm(ctx, p.URL, "cancel_event")).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1900,6 +1900,23 @@ func Mine(rows []MyRow) templ.Component {
 		}
 		return nil
 	})
+}
+
+// EventConfirm is the confirmation step of giving up a place ("cancel",
+// "leave_waitlist", both posting to …/cancel) or of an organizer
+// cancelling the event ("cancel_event") at url.
+func EventConfirm(ctx context.Context, url, kind string) components.ConfirmProps {
+	p := components.ConfirmProps{
+		Action:   url + "/cancel",
+		Label:    i18n.T(ctx, "events."+kind),
+		Question: i18n.T(ctx, "events."+kind+".question"),
+		Yes:      i18n.T(ctx, "events."+kind),
+		TestID:   "event-cancel",
+	}
+	if kind == "cancel_event" {
+		p.Action, p.Danger, p.TestID = url+"/cancel-event", true, "event-cancel-event"
+	}
+	return p
 }
 
 var _ = templruntime.GeneratedTemplate

@@ -17,7 +17,6 @@ import (
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
-	"github.com/harmony/harmony/views/components"
 	views "github.com/harmony/harmony/views/events"
 )
 
@@ -29,18 +28,19 @@ const listPage = 20
 // create and publish.
 func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/events", s.list)
-	e.GET("/events/new", s.newEvent, auth.RequireAccount)
+	org := []echo.MiddlewareFunc{auth.RequireAccount, requireOrganizer}
+	e.GET("/events/new", s.newEvent, org...)
 	e.GET("/events/mine", s.mine, auth.RequireAccount)
-	e.POST("/events", s.create, auth.RequireAccount)
+	e.POST("/events", s.create, org...)
 	e.GET("/events/:id", s.page)
 	e.GET("/events/:id/event.ics", s.ics)
 	e.POST("/events/:id/register", s.register, auth.RequireAccount)
 	e.POST("/events/:id/cancel", s.cancelRegistration, auth.RequireAccount)
-	e.POST("/events/:id/publish", s.publish(true), auth.RequireAccount)
-	e.POST("/events/:id/unpublish", s.publish(false), auth.RequireAccount)
-	e.GET("/events/:id/edit", s.editEvent, auth.RequireAccount)
-	e.POST("/events/:id/edit", s.updateEvent, auth.RequireAccount)
-	e.POST("/events/:id/cancel-event", s.cancelEvent, auth.RequireAccount)
+	e.POST("/events/:id/publish", s.publish(true), org...)
+	e.POST("/events/:id/unpublish", s.publish(false), org...)
+	e.GET("/events/:id/edit", s.editEvent, org...)
+	e.POST("/events/:id/edit", s.updateEvent, org...)
+	e.POST("/events/:id/cancel-event", s.cancelEvent, org...)
 }
 
 // organizer reports whether id may create and manage events.
@@ -48,6 +48,17 @@ func organizer(id *auth.Identity) bool { return id != nil && id.Admin && !id.Gue
 
 // ErrNotOrganizer refuses organizer pages to others (403).
 var ErrNotOrganizer = errors.New("events: organizers only")
+
+// requireOrganizer lets organizers through and refuses others with 403:
+// routes.go names which routes are theirs.
+func requireOrganizer(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !organizer(auth.From(c)) {
+			return web.Forbidden(i18n.T(c.Request().Context(), "events.error.organizers"), ErrNotOrganizer)
+		}
+		return next(c)
+	}
+}
 
 func eventURL(id string) string { return "/events/" + url.PathEscape(id) }
 
@@ -231,17 +242,12 @@ func (s *Service) cancelRegistration(c echo.Context) error {
 		return err
 	}
 	if !web.Confirmed(c) {
-		return web.AskConfirm(c, confirmCancel(ctx))
+		return web.AskConfirm(c, views.EventConfirm(ctx, "", "cancel"))
 	}
 	if err := s.CancelRegistration(ctx, e, auth.From(c)); err != nil {
 		return err
 	}
 	return web.FlashRedirect(c, "events.flash.cancelled", eventURL(e.RowKey))
-}
-
-// confirmCancel asks before a registration is given up.
-func confirmCancel(ctx context.Context) components.ConfirmProps {
-	return components.ConfirmProps{Label: i18n.T(ctx, "events.cancel"), Question: i18n.T(ctx, "events.cancel.question"), Yes: i18n.T(ctx, "events.cancel"), TestID: "event-cancel"}
 }
 
 // mine is GET /events/mine: what the person is going to or waiting for.
@@ -270,9 +276,6 @@ func (s *Service) mine(c echo.Context) error {
 
 // newEvent is GET /events/new (organizers).
 func (s *Service) newEvent(c echo.Context) error {
-	if !organizer(auth.From(c)) {
-		return web.Forbidden(i18n.T(c.Request().Context(), "events.error.organizers"), ErrNotOrganizer)
-	}
 	return s.renderForm(c, http.StatusOK, "/events", EventInput{Category: Categories[0]}, nil)
 }
 
@@ -299,9 +302,6 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 func (s *Service) create(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	if !organizer(id) {
-		return web.Forbidden(i18n.T(ctx, "events.error.organizers"), ErrNotOrganizer)
-	}
 	in := eventInput(c)
 	e, err := s.catalog.Create(ctx, id.MemberKey, in, id.Location())
 	var fe FieldErrors
@@ -327,9 +327,6 @@ func eventInput(c echo.Context) EventInput {
 // editEvent is GET /events/:id/edit (organizers).
 func (s *Service) editEvent(c echo.Context) error {
 	id := auth.From(c)
-	if !organizer(id) {
-		return web.Forbidden(i18n.T(c.Request().Context(), "events.error.organizers"), ErrNotOrganizer)
-	}
 	e, err := s.catalog.Event(c.Request().Context(), c.Param("id"))
 	if err != nil {
 		return err
@@ -352,9 +349,6 @@ func (s *Service) editEvent(c echo.Context) error {
 func (s *Service) updateEvent(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	if !organizer(id) {
-		return web.Forbidden(i18n.T(ctx, "events.error.organizers"), ErrNotOrganizer)
-	}
 	in := eventInput(c)
 	e, err := s.UpdateEvent(ctx, c.Param("id"), in, id.Location())
 	var fe FieldErrors
@@ -373,11 +367,8 @@ func (s *Service) updateEvent(c echo.Context) error {
 // confirmation.
 func (s *Service) cancelEvent(c echo.Context) error {
 	ctx := c.Request().Context()
-	if !organizer(auth.From(c)) {
-		return web.Forbidden(i18n.T(ctx, "events.error.organizers"), ErrNotOrganizer)
-	}
 	if !web.Confirmed(c) {
-		return web.AskConfirm(c, components.ConfirmProps{Label: i18n.T(ctx, "events.cancel_event"), Question: i18n.T(ctx, "events.cancel_event.question"), Yes: i18n.T(ctx, "events.cancel_event"), Danger: true, TestID: "event-cancel-event"})
+		return web.AskConfirm(c, views.EventConfirm(ctx, "", "cancel_event"))
 	}
 	e, err := s.CancelEvent(ctx, c.Param("id"))
 	if err != nil {
@@ -391,9 +382,6 @@ func (s *Service) cancelEvent(c echo.Context) error {
 func (s *Service) publish(published bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		if !organizer(auth.From(c)) {
-			return web.Forbidden(i18n.T(ctx, "events.error.organizers"), ErrNotOrganizer)
-		}
 		e, err := s.catalog.Publish(ctx, c.Param("id"), published)
 		if err != nil {
 			return err
