@@ -32,6 +32,7 @@ test('an organizer publishes an event, a member registers, and axe passes on the
   await org.fill('#event-capacity', '1');
   await org.getByTestId('event-submit').click();
   await org.getByTestId('event-publish').click();
+  await expect(org.getByTestId('event-unpublish')).toBeVisible();
   const eventPath = new URL(org.url()).pathname;
 
   const memberCtx = await browser.newContext();

@@ -128,7 +128,10 @@ type Identity struct {
 	Email       string
 	DisplayName string
 	Admin       bool
-	Guest       bool
+	// Organizer may create and run events: the granted role, and every
+	// admin.
+	Organizer bool
+	Guest     bool
 	// SessionID is the server-side session row's id (RowKey in Sessions).
 	SessionID string
 	// Language is the user's setting ("ru", "en"), empty when unset.

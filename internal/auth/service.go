@@ -40,6 +40,9 @@ type ProfileState struct {
 	// Admin is the role granted on the admin users page; ADMIN_EMAILS is
 	// added on top by auth.
 	Admin bool
+	// Organizer is the organizer role (events); admins are organizers
+	// too.
+	Organizer bool
 	// Language is "ru", "en" or "".
 	Language  string
 	AvatarURL string

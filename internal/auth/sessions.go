@@ -40,10 +40,12 @@ type sessionRow struct {
 	Email       string `table:"Email"`
 	DisplayName string `table:"DisplayName"`
 	// AdminRole is the granted role; ADMIN_EMAILS is checked on each load.
-	AdminRole bool   `table:"AdminRole"`
-	Language  string `table:"Language"`
-	AvatarURL string `table:"AvatarURL"`
-	Guest     bool   `table:"Guest"`
+	AdminRole bool `table:"AdminRole"`
+	// OrganizerRole is the granted organizer role (events).
+	OrganizerRole bool   `table:"OrganizerRole"`
+	Language      string `table:"Language"`
+	AvatarURL     string `table:"AvatarURL"`
+	Guest         bool   `table:"Guest"`
 	// Timezone is the profile's IANA zone, "" for none (UTC).
 	Timezone string `table:"Timezone"`
 }
@@ -76,6 +78,7 @@ func (r *sessionRow) identity(adminEmail bool) *Identity {
 		Email:       r.Email,
 		DisplayName: r.DisplayName,
 		Admin:       !r.Guest && (r.AdminRole || adminEmail),
+		Organizer:   !r.Guest && (r.AdminRole || adminEmail || r.OrganizerRole),
 		Guest:       r.Guest,
 		SessionID:   r.ID,
 		Language:    r.Language,
@@ -239,19 +242,20 @@ func (s *Service) startSession(c echo.Context, memberKey, email string, st Profi
 	}
 	now := s.now()
 	row := &sessionRow{
-		MemberKey:   memberKey,
-		CreatedAt:   now,
-		LastSeenAt:  now,
-		ExpiresAt:   now.Add(s.cfg.SessionMaxAge),
-		UserAgent:   truncate(c.Request().UserAgent(), maxUserAgent),
-		IP:          c.RealIP(),
-		Email:       email,
-		DisplayName: st.DisplayName,
-		AdminRole:   st.Admin,
-		Language:    st.Language,
-		Timezone:    st.Timezone,
-		AvatarURL:   st.AvatarURL,
-		Guest:       guest,
+		MemberKey:     memberKey,
+		CreatedAt:     now,
+		LastSeenAt:    now,
+		ExpiresAt:     now.Add(s.cfg.SessionMaxAge),
+		UserAgent:     truncate(c.Request().UserAgent(), maxUserAgent),
+		IP:            c.RealIP(),
+		Email:         email,
+		DisplayName:   st.DisplayName,
+		AdminRole:     st.Admin,
+		OrganizerRole: st.Organizer,
+		Language:      st.Language,
+		Timezone:      st.Timezone,
+		AvatarURL:     st.AvatarURL,
+		Guest:         guest,
 	}
 	for attempt := 0; ; attempt++ {
 		row.ID = newRandomID()
@@ -372,11 +376,12 @@ func (s *Service) RefreshSessions(ctx context.Context, memberKey string, st Prof
 	for _, r := range rows {
 		pk, rk := sessionKey(r.MemberKey, r.ID)
 		e := storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{
-			"DisplayName": st.DisplayName,
-			"AdminRole":   st.Admin,
-			"Language":    st.Language,
-			"AvatarURL":   st.AvatarURL,
-			"Timezone":    st.Timezone,
+			"DisplayName":   st.DisplayName,
+			"AdminRole":     st.Admin,
+			"OrganizerRole": st.Organizer,
+			"Language":      st.Language,
+			"AvatarURL":     st.AvatarURL,
+			"Timezone":      st.Timezone,
 		}}
 		if _, err := s.sessions.Update(ctx, e, storage.Merge, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err

@@ -108,14 +108,18 @@ func (s *Service) SetEnabled(ctx context.Context, memberKey string, enabled bool
 	return p, nil
 }
 
-// SetAdmin grants or revokes the admin role; the account's sessions follow
-// at once. A revoked role that did not reach the sessions is an error, so
-// the admin can retry: a session must not keep rights it lost.
-func (s *Service) SetAdmin(ctx context.Context, memberKey string, admin bool) (ProfileRow, error) {
+// SetRole grants role (RoleAdmin, RoleOrganizer) or, with granted
+// false, takes it back; taking back a role the account does not hold
+// changes nothing. The account's sessions follow at once. A revoked role
+// that did not reach the sessions is an error, so the admin can retry: a
+// session must not keep rights it lost.
+func (s *Service) SetRole(ctx context.Context, memberKey, role string, granted bool) (ProfileRow, error) {
 	p, err := s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
-		p.Role = ""
-		if admin {
-			p.Role = RoleAdmin
+		switch {
+		case granted:
+			p.Role = role
+		case p.Role == role:
+			p.Role = ""
 		}
 		return nil
 	})

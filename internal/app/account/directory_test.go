@@ -123,7 +123,7 @@ func TestDirectoryFollowsTheProfile(t *testing.T) {
 	if d := directory(t, a.Accounts)[key]; d.Enabled {
 		t.Error("directory still shows the account enabled")
 	}
-	if _, err := a.Accounts.SetAdmin(ctx, key, true); err != nil {
+	if _, err := a.Accounts.SetRole(ctx, key, account.RoleAdmin, true); err != nil {
 		t.Fatal(err)
 	}
 	if d := directory(t, a.Accounts)[key]; d.Role != account.RoleAdmin {

@@ -18,8 +18,12 @@ const (
 // and {memberKey}/{imageId}_s.jpg (small).
 const photoContainer = "profile-images"
 
-// RoleAdmin is the role an admin grants on the admin users page.
-const RoleAdmin = "admin"
+// Roles an admin grants on the admin users page: an admin may do
+// everything an organizer may (create and run events).
+const (
+	RoleAdmin     = "admin"
+	RoleOrganizer = "organizer"
+)
 
 // ProfileRow is the canonical profile (document 004's UserProfiles, with
 // document 000's profile fields and document 003's enabled flag). It is the
@@ -37,7 +41,7 @@ type ProfileRow struct {
 	Gender       string     `table:"gender"`
 	BirthDate    string     `table:"birthDate"` // YYYY-MM-DD, "" for unknown
 	Enabled      bool       `table:"enabled"`
-	Role         string     `table:"role"` // RoleAdmin or ""
+	Role         string     `table:"role"` // RoleAdmin, RoleOrganizer or ""
 	CreatedAt    time.Time  `table:"createdAt"`
 	UpdatedAt    time.Time  `table:"updatedAt"`
 	DeletedAt    *time.Time `table:"deletedAt"`

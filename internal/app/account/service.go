@@ -182,6 +182,7 @@ func (s *Service) stateOf(ctx context.Context, memberKey string, p ProfileRow) (
 		DisplayName: p.DisplayName,
 		Enabled:     p.Enabled && p.DeletedAt == nil,
 		Admin:       p.Role == RoleAdmin,
+		Organizer:   p.Role == RoleOrganizer,
 		Language:    settings.Language,
 		AvatarURL:   AvatarURL(memberKey, p.PhotoKey),
 		Timezone:    p.Timezone,

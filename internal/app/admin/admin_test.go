@@ -266,6 +266,47 @@ func TestGrantAndRevokeAdmin(t *testing.T) {
 	}
 }
 
+// TestGrantAndRevokeOrganizer: the organizer role (events) is granted
+// and taken back on the users page, shown as a badge, and logged; the
+// events module's tests show what it opens.
+func TestGrantAndRevokeOrganizer(t *testing.T) {
+	t.Parallel()
+	a := newAdminApp(t)
+	boss := a.Client()
+	a.SignIn(boss, bossEmail)
+	key := a.SignIn(a.Client(), "host@example.com")
+	badge := func() int {
+		row := boss.Get("/admin/users").Doc(t).Find(testID("admin-user-row") + `[data-member="` + key + `"]`)
+		return row.Find(testID("organizer-badge")).Length()
+	}
+	if badge() != 0 {
+		t.Fatal("badge before the grant")
+	}
+	if res := a.post(t, boss, key, ActionGrantOrganizer, ""); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("grant: %d", res.StatusCode)
+	}
+	if p, _ := a.Accounts.Profile(ctx, key); p.Role != account.RoleOrganizer || badge() != 1 {
+		t.Errorf("after the grant: role %q, badge %d", p.Role, badge())
+	}
+	// Revoking admin from an organizer leaves them an organizer.
+	if res := a.post(t, boss, key, ActionRevokeAdmin, ""); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("revoke admin: %d", res.StatusCode)
+	}
+	if p, _ := a.Accounts.Profile(ctx, key); p.Role != account.RoleOrganizer {
+		t.Errorf("revoking a role they lack changed it to %q", p.Role)
+	}
+	if res := a.post(t, boss, key, ActionRevokeOrganizer, ""); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("revoke: %d", res.StatusCode)
+	}
+	if p, _ := a.Accounts.Profile(ctx, key); p.Role != "" || badge() != 0 {
+		t.Errorf("after the revoke: role %q", p.Role)
+	}
+	entries, _ := a.svc.RecentLog(ctx, 10)
+	if len(entries) != 3 || entries[0].Action != "revoke-organizer" || entries[2].Action != "grant-organizer" {
+		t.Errorf("log %+v", entries)
+	}
+}
+
 func TestAdminCannotDisableOrDemoteThemselves(t *testing.T) {
 	t.Parallel()
 	a := newAdminApp(t)

@@ -116,7 +116,7 @@ func (h *handlers) renderUsers(c echo.Context, status int, cursor *storage.Curso
 	self := auth.From(c).MemberKey
 	rows := make([]views.UserRow, 0, len(page.Users))
 	for _, u := range page.Users {
-		row := userRow(u.RowKey, u.DisplayName, u.Email, u.PhotoKey, u.CreatedAt, u.Enabled, u.Role == account.RoleAdmin, self, back)
+		row := userRow(u.RowKey, u.DisplayName, u.Email, u.PhotoKey, u.CreatedAt, u.Enabled, u.Role, self, back)
 		if failed != nil && failed.MemberKey == row.MemberKey {
 			row, failed = *failed, nil
 		}
@@ -134,7 +134,7 @@ func (h *handlers) renderUsers(c echo.Context, status int, cursor *storage.Curso
 	})
 }
 
-func userRow(memberKey, name, email, photoKey string, created time.Time, enabled, admin bool, self, back string) views.UserRow {
+func userRow(memberKey, name, email, photoKey string, created time.Time, enabled bool, role, self, back string) views.UserRow {
 	return views.UserRow{
 		MemberKey: memberKey,
 		Name:      name,
@@ -142,7 +142,8 @@ func userRow(memberKey, name, email, photoKey string, created time.Time, enabled
 		AvatarURL: account.AvatarURL(memberKey, photoKey),
 		Joined:    created.UTC().Format("2006-01-02"),
 		Enabled:   enabled,
-		Admin:     admin,
+		Admin:     role == account.RoleAdmin,
+		Organizer: role == account.RoleOrganizer,
 		Self:      memberKey == self,
 		ActionURL: "/admin/users/" + url.PathEscape(memberKey),
 		Back:      back,
@@ -186,7 +187,7 @@ func (h *handlers) moderate(action Action) echo.HandlerFunc {
 			return err
 		}
 		if web.HTMXFrom(c).Partial {
-			row := userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role == account.RoleAdmin, id.MemberKey, back)
+			row := userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role, id.MemberKey, back)
 			return web.RenderFragment(c, http.StatusOK, views.UserItem(row))
 		}
 		return web.FlashRedirect(c, "admin.flash."+string(action), back)
@@ -204,7 +205,7 @@ func (h *handlers) reasonRefused(c echo.Context, target, reason, errKey, back st
 	if err != nil {
 		return err
 	}
-	row := userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role == account.RoleAdmin, auth.From(c).MemberKey, back)
+	row := userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role, auth.From(c).MemberKey, back)
 	row.Reason, row.ReasonError = strings.ToValidUTF8(reason, "\uFFFD"), errKey
 	if web.HTMXFrom(c).Partial {
 		return web.RenderFragment(c, http.StatusUnprocessableEntity, views.UserItem(row))

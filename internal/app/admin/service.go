@@ -25,7 +25,7 @@ type Accounts interface {
 	ListUsers(ctx context.Context, cursor *storage.Cursor, limit int) ([]account.DirectoryRow, *storage.Cursor, error)
 	Profile(ctx context.Context, memberKey string) (account.ProfileRow, error)
 	SetEnabled(ctx context.Context, memberKey string, enabled bool) (account.ProfileRow, error)
-	SetAdmin(ctx context.Context, memberKey string, admin bool) (account.ProfileRow, error)
+	SetRole(ctx context.Context, memberKey, role string, granted bool) (account.ProfileRow, error)
 	RebuildDirectory(ctx context.Context) (account.RebuildReport, error)
 }
 
@@ -133,10 +133,13 @@ const (
 	ActionEnable      Action = "enable"
 	ActionGrantAdmin  Action = "grant-admin"
 	ActionRevokeAdmin Action = "revoke-admin"
+	// An organizer creates and runs events (admins are organizers too).
+	ActionGrantOrganizer  Action = "grant-organizer"
+	ActionRevokeOrganizer Action = "revoke-organizer"
 )
 
 // Actions lists every action, as the routes name them.
-var Actions = []Action{ActionDisable, ActionEnable, ActionGrantAdmin, ActionRevokeAdmin}
+var Actions = []Action{ActionDisable, ActionEnable, ActionGrantAdmin, ActionRevokeAdmin, ActionGrantOrganizer, ActionRevokeOrganizer}
 
 // MaxReason is the longest reason an admin may give.
 const MaxReason = 500
@@ -183,9 +186,13 @@ func (s *Service) Moderate(ctx context.Context, actor Actor, target string, acti
 	case ActionEnable:
 		p, err = s.accounts.SetEnabled(ctx, target, true)
 	case ActionGrantAdmin:
-		p, err = s.accounts.SetAdmin(ctx, target, true)
+		p, err = s.accounts.SetRole(ctx, target, account.RoleAdmin, true)
 	case ActionRevokeAdmin:
-		p, err = s.accounts.SetAdmin(ctx, target, false)
+		p, err = s.accounts.SetRole(ctx, target, account.RoleAdmin, false)
+	case ActionGrantOrganizer:
+		p, err = s.accounts.SetRole(ctx, target, account.RoleOrganizer, true)
+	case ActionRevokeOrganizer:
+		p, err = s.accounts.SetRole(ctx, target, account.RoleOrganizer, false)
 	default:
 		return account.ProfileRow{}, fmt.Errorf("admin: unknown action %q: %w", action, storage.ErrNotFound)
 	}

@@ -24,8 +24,8 @@ import (
 const listPage = 20
 
 // Routes registers the events pages. Anyone reads the listing and a
-// published event; signing in registers; organizers (for now the admins)
-// create and publish.
+// published event; signing in registers; organizers (the role admins
+// grant, and admins) create and publish.
 func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/events", s.list)
 	org := []echo.MiddlewareFunc{auth.RequireAccount, requireOrganizer}
@@ -43,8 +43,9 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/events/:id/cancel-event", s.cancelEvent, org...)
 }
 
-// organizer reports whether id may create and manage events.
-func organizer(id *auth.Identity) bool { return id != nil && id.Admin && !id.Guest }
+// organizer reports whether id may create and manage events: the role
+// admins grant on the users page, and admins themselves.
+func organizer(id *auth.Identity) bool { return id != nil && id.Organizer && !id.Guest }
 
 // ErrNotOrganizer refuses organizer pages to others (403).
 var ErrNotOrganizer = errors.New("events: organizers only")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/app/events"
 	"github.com/harmony/harmony/internal/app/inbox"
@@ -148,6 +149,41 @@ func TestEventPages(t *testing.T) {
 	}
 	if res := anon.Get("/events/not-an-id"); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("a bad id: %d", res.StatusCode)
+	}
+}
+
+// TestOrganizerRole: the organizer role an admin grants opens the
+// organizer pages at once, in the person's live session, and taking it
+// back closes them again.
+func TestOrganizerRole(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	host := a.Client()
+	key := a.SignIn(host, "host@example.com")
+	if res := host.Get("/events/new"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("before the grant: %d", res.StatusCode)
+	}
+	if host.Get("/events").Doc(t).Find(testID("new-event")).Length() != 0 {
+		t.Error("the listing offers a member to create events")
+	}
+	if _, err := a.Accounts.SetRole(t.Context(), key, account.RoleOrganizer, true); err != nil {
+		t.Fatal(err)
+	}
+	if res := host.Get("/events/new"); res.StatusCode != http.StatusOK {
+		t.Fatalf("after the grant: %d", res.StatusCode)
+	}
+	if host.Get("/events").Doc(t).Find(testID("new-event")).Length() != 1 {
+		t.Error("the listing does not offer an organizer to create events")
+	}
+	res := post(host, "/events", url.Values{"title": {"Book club"}, "category": {"meetup"}, "start": {"2030-06-01T20:00"}, "end": {"2030-06-01T22:00"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("an organizer creates an event: %d", res.StatusCode)
+	}
+	if _, err := a.Accounts.SetRole(t.Context(), key, account.RoleOrganizer, false); err != nil {
+		t.Fatal(err)
+	}
+	if res := host.Get("/events/new"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("after the revoke: %d", res.StatusCode)
 	}
 }
 
