@@ -3,6 +3,7 @@ package i18n
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -59,6 +60,12 @@ func Day(ctx context.Context, t time.Time) string {
 		wd += ","
 	}
 	return wd + " " + strconv.Itoa(t.Day()) + " " + monthsShort[l][t.Month()-1]
+}
+
+// MonthAbbr is a month's short name without its dot, for a date tile:
+// "Jun", "июн".
+func MonthAbbr(ctx context.Context, t time.Time) string {
+	return strings.TrimSuffix(monthsShort[langFor(ctx)][t.Month()-1], ".")
 }
 
 // Weekday is a day's short name: "Mon", "пн".

@@ -68,7 +68,12 @@ type EventRow struct {
 	IsCancelled   bool   `table:"isCancelled"`
 	OrganizerKey  string `table:"organizerKey"`
 	// Sequence rises with every change of time or place (.ics SEQUENCE).
-	Sequence  int       `table:"sequence"`
+	Sequence int `table:"sequence"`
+	// Going and Waiting mirror the seat counter (seats taken, people
+	// waiting) for the listing's badges: SyncSeats copies them after
+	// each seat change; the counter in EventAttendees is canonical.
+	Going     int       `table:"going"`
+	Waiting   int       `table:"waiting"`
 	CreatedAt time.Time `table:"createdAt"`
 	UpdatedAt time.Time `table:"updatedAt"`
 }
@@ -88,6 +93,8 @@ type ListingRow struct {
 	End          time.Time `table:"end"`
 	Place        string    `table:"place"`
 	Capacity     int       `table:"capacity"`
+	Going        int       `table:"going"`
+	Waiting      int       `table:"waiting"`
 	PriceCents   int64     `table:"priceCents"`
 	Currency     string    `table:"currency"`
 	IsCancelled  bool      `table:"isCancelled"`
@@ -154,7 +161,7 @@ func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
 			for _, k := range listingKeys(e) {
 				r, err := projection.RowOf(c.byDate, ListingRow{
 					PartitionKey: k[0], RowKey: k[1], EventID: e.RowKey, Title: e.Title, Category: e.Category,
-					Start: e.Start, End: e.End, Place: e.Place, Capacity: e.Capacity,
+					Start: e.Start, End: e.End, Place: e.Place, Capacity: e.Capacity, Going: e.Going, Waiting: e.Waiting,
 					PriceCents: e.PriceCents, Currency: e.Currency, IsCancelled: e.IsCancelled,
 				})
 				if err != nil {
@@ -293,25 +300,29 @@ func (c *Catalog) Event(ctx context.Context, id string) (EventRow, error) {
 }
 
 // change applies to an event under its ETag, then brings its listing
-// rows in step (projection.Sync; a crash between is Repair's).
+// rows in step (projection.Sync; a crash between is Repair's). f
+// returning storage.ErrNoChange writes nothing.
 func (c *Catalog) change(ctx context.Context, id string, f func(e *EventRow) error) (EventRow, error) {
 	if _, err := ulid.ParseStrict(id); err != nil {
 		return EventRow{}, ErrNoEvent
 	}
 	var before EventRow
+	unchanged := false
 	after, err := storage.Modify(ctx, c.events, eventsPart, id, func(e *EventRow, exists bool) error {
 		if !exists {
 			return ErrNoEvent
 		}
 		before = *e
-		if err := f(e); err != nil {
+		err := f(e)
+		unchanged = errors.Is(err, storage.ErrNoChange)
+		if err != nil {
 			return err
 		}
 		e.UpdatedAt = c.now().UTC()
 		return nil
 	})
-	if err != nil {
-		return EventRow{}, err
+	if err != nil || unchanged {
+		return after, err
 	}
 	return after, c.listing.Sync(ctx, &before, &after)
 }
@@ -391,8 +402,41 @@ func (c *Catalog) List(ctx context.Context, past bool, category string, limit in
 	return out, nil
 }
 
-// RebuildListing recomputes EventsByDate from Events.
+// SyncSeats copies the event's seat counter into its row and its
+// listing cards, after a seat change committed. Each attempt reads the
+// event before the counter, so whichever sync writes last wrote counts
+// at least as new as every change before it; a failure leaves the badge
+// stale until the next change or RebuildListing.
+func (c *Catalog) SyncSeats(ctx context.Context, id string) (EventRow, error) {
+	return c.change(ctx, id, func(e *EventRow) error {
+		s, err := c.seats.Counts(ctx, id)
+		if err != nil {
+			return err
+		}
+		if e.Going == s.Going && e.Waiting == s.Waiting {
+			return storage.ErrNoChange
+		}
+		e.Going, e.Waiting = s.Going, s.Waiting
+		return nil
+	})
+}
+
+// RebuildListing copies every event's seat counts from its counter
+// (SyncSeats) and then recomputes EventsByDate from Events.
 func (c *Catalog) RebuildListing(ctx context.Context) (projection.Report, error) {
+	var ids []string
+	err := c.events.QueryAll(ctx, storage.Query{PartitionKey: eventsPart, Select: []string{"RowKey"}}, func(e storage.Entity) error {
+		ids = append(ids, e.RowKey)
+		return nil
+	})
+	if err != nil {
+		return projection.Report{}, err
+	}
+	for _, id := range ids {
+		if _, err := c.SyncSeats(ctx, id); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return projection.Report{}, fmt.Errorf("events: seats of %s: %w", id, err)
+		}
+	}
 	return c.listing.Rebuild(ctx)
 }
 

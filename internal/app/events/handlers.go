@@ -111,11 +111,15 @@ func (s *Service) list(c echo.Context) error {
 		p.Categories = append(p.Categories, views.Chip{Label: i18n.T(ctx, "events.category."+cat), Href: base(past, cat), Current: cat == category})
 	}
 	for _, r := range page.Rows {
-		p.Cards = append(p.Cards, views.Card{
-			Href: eventURL(r.EventID), Title: r.Title, When: i18n.DateTime(ctx, r.Start.In(zone)),
+		start := r.Start.In(zone)
+		card := views.Card{
+			Href: eventURL(r.EventID), Title: r.Title, When: i18n.DateTime(ctx, start),
 			Datetime: r.Start.UTC().Format(time.RFC3339), Place: r.Place, Price: price(ctx, r.PriceCents, r.Currency),
 			Category: i18n.T(ctx, "events.category."+r.Category), Capacity: r.Capacity, Cancelled: r.IsCancelled,
-		})
+			Month: i18n.MonthAbbr(ctx, start), Day: strconv.Itoa(start.Day()),
+		}
+		card.Seats, card.Scarce = seatsBadge(ctx, r.Capacity, r.Going, r.Waiting)
+		p.Cards = append(p.Cards, card)
 	}
 	if page.Next != nil {
 		token := s.cursors.Encode(listQuery(past, category), storage.Cursor{Next: page.Next})
@@ -132,6 +136,24 @@ func (s *Service) list(c echo.Context) error {
 		Title: i18n.T(ctx, "events.list.heading"), Section: "events",
 		Content: views.List(p), Fragment: views.Cards(p.Cards, p.NextURL),
 	})
+}
+
+// seatsBadge is a card's seats badge: "12 seats left", "Only 2 left"
+// (scarce: a tenth or fewer, or three), "Full · 4 waiting"; "" without a
+// limit.
+func seatsBadge(ctx context.Context, capacity, going, waiting int) (string, bool) {
+	left := capacity - going
+	switch {
+	case capacity == 0:
+		return "", false
+	case waiting > 0:
+		return i18n.N(ctx, "events.seats.full_waiting", waiting), true
+	case left <= 0:
+		return i18n.T(ctx, "events.seats.full"), true
+	case left <= 3 || left*10 <= capacity:
+		return i18n.N(ctx, "events.seats.only_left", left), true
+	}
+	return i18n.N(ctx, "events.seats.left", left), false
 }
 
 func validCategory(c string) bool {

@@ -101,8 +101,20 @@ func TestEventPages(t *testing.T) {
 		t.Fatalf("an unknown category: %d", res.StatusCode)
 	}
 
+	badge := func() string {
+		return strings.TrimSpace(anon.Get("/events").Doc(t).Find(testID("seats-badge")).Text())
+	}
+	if b := badge(); b != "Only 1 seat left" {
+		t.Fatalf("badge before anyone registered: %q", b)
+	}
 	post(ann, page+"/register", nil)
+	if b := badge(); b != "Full" {
+		t.Fatalf("badge with the seat taken: %q", b)
+	}
 	post(bob, page+"/register", nil)
+	if b := badge(); b != "Full · 1 waiting" {
+		t.Fatalf("badge with bob waiting: %q", b)
+	}
 	state := func(c *webtest.Client) (string, string) {
 		d := c.Get(page).Doc(t)
 		return d.Find(testID("registration-state")).AttrOr("data-state", ""), d.Find(testID("registration-state")).Text()

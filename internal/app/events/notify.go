@@ -50,6 +50,7 @@ func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, p
 	if err != nil {
 		return r, err
 	}
+	s.syncSeats(ctx, e.RowKey)
 	kind := "events.notify.going"
 	if r.Status == StatusWaitlist {
 		kind = "events.notify.waitlist"
@@ -64,8 +65,18 @@ func (s *Service) CancelRegistration(ctx context.Context, e EventRow, id *auth.I
 	if err != nil {
 		return err
 	}
+	s.syncSeats(ctx, e.RowKey)
 	s.tell(ctx, e, "events.notify.promoted", s.now().UTC().Format("20060102150405.000"), promoted...)
 	return nil
+}
+
+// syncSeats brings the event's badge in step after a seat change that
+// stands already: a failure is logged (the next change or a rebuild
+// repairs it).
+func (s *Service) syncSeats(ctx context.Context, eventID string) {
+	if _, err := s.catalog.SyncSeats(ctx, eventID); err != nil {
+		s.log.WarnContext(ctx, "events: seat counts not mirrored", "event", eventID, "err", err)
+	}
 }
 
 // registered are the memberKeys going to or waiting for e.
@@ -91,6 +102,9 @@ func (s *Service) UpdateEvent(ctx context.Context, eventID string, in EventInput
 	e, promoted, err := s.catalog.Update(ctx, eventID, in, zone)
 	if err != nil {
 		return EventRow{}, err
+	}
+	if len(promoted) > 0 {
+		s.syncSeats(ctx, e.RowKey)
 	}
 	s.tell(ctx, e, "events.notify.promoted", s.now().UTC().Format("20060102150405.000"), promoted...)
 	if e.Sequence != before.Sequence {
