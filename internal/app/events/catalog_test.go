@@ -160,7 +160,7 @@ func TestCapacityChangeIsCheckedFirst(t *testing.T) {
 	in.Capacity = "2"
 	e, _ := c.Create(ctx, "auth:org", in, time.UTC)
 	for _, who := range []string{"a", "b", "c"} {
-		c.seats.Register(ctx, e.RowKey, who, 1)
+		c.seats.Register(ctx, e.RowKey, Person{MemberKey: who}, 1)
 	}
 	in.Capacity = "1"
 	if _, _, err := c.Update(ctx, e.RowKey, in, time.UTC); err != ErrCapacityBelowGoing {

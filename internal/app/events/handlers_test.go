@@ -107,7 +107,9 @@ func TestEventPages(t *testing.T) {
 	if b := badge(); b != "Only 1 seat left" {
 		t.Fatalf("badge before anyone registered: %q", b)
 	}
-	post(ann, page+"/register", nil)
+	if res := post(ann, page+"/register", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("ann registers: %d %s", res.StatusCode, res.Body)
+	}
 	if b := badge(); b != "Full" {
 		t.Fatalf("badge with the seat taken: %q", b)
 	}

@@ -46,7 +46,7 @@ func (s *Service) tell(ctx context.Context, e EventRow, kind, key string, member
 
 // Register registers id for e and tells them where they stand.
 func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, party int) (Registration, error) {
-	r, err := s.catalog.seats.Register(ctx, e.RowKey, id.MemberKey, party)
+	r, err := s.catalog.seats.Register(ctx, e.RowKey, Person{MemberKey: id.MemberKey, Name: id.DisplayName, Email: id.Email}, party)
 	if err != nil {
 		return r, err
 	}

@@ -45,8 +45,29 @@ type AttendeeRow struct {
 	Seq          int64     `table:"seq"`   // waitlist order while waiting
 	RegisteredAt time.Time `table:"registeredAt"`
 	UpdatedAt    time.Time `table:"updatedAt"`
-	Attended     bool      `table:"attended"`
+	// Name and Email are the person's when they registered, for the
+	// organizer's attendee list and check-in.
+	Name  string `table:"name"`
+	Email string `table:"email"`
+	// Ticket is the code on their ticket's QR (ticketRowKey finds the
+	// registration from it); it survives cancelling and registering
+	// again.
+	Ticket      string     `table:"ticket"`
+	Attended    bool       `table:"attended"`
+	CheckedInAt *time.Time `table:"checkedInAt"`
 }
+
+// TicketRow finds a registration from its ticket code: RowKey
+// ticketRowKey, written in the registering transaction.
+type TicketRow struct {
+	PartitionKey string `table:"PartitionKey"` // eventId
+	RowKey       string `table:"RowKey"`       // ticketRowKey
+	ETag         string `table:"ETag"`
+	MemberKey    string `table:"memberKey"`
+}
+
+// ticketRowKey is a ticket code's RowKey: "t|{code}".
+func ticketRowKey(code string) string { return "t|" + code }
 
 // QueueRow is one waitlist entry: its RowKey sorts by arrival.
 type QueueRow struct {

@@ -85,14 +85,23 @@ func (s *Seats) Counts(ctx context.Context, eventID string) (SeatsRow, error) {
 // fits reports whether party more seats fit.
 func fits(c SeatsRow, party int) bool { return c.Capacity == 0 || c.Going+party <= c.Capacity }
 
-// Register registers memberKey with party seats. Someone already going or
+// Person is who registers: their memberKey, and their name and email as
+// the organizer's attendee list shows them.
+type Person struct {
+	MemberKey string
+	Name      string
+	Email     string
+}
+
+// Register registers p with party seats. Someone already going or
 // waiting keeps their place (nothing changes). While anyone waits, or the
 // seats do not fit, they join the end of the waitlist. One transaction at
 // the counter's ETag; retried when another change committed first.
-func (s *Seats) Register(ctx context.Context, eventID, memberKey string, party int) (Registration, error) {
+func (s *Seats) Register(ctx context.Context, eventID string, p Person, party int) (Registration, error) {
 	if party < 1 || party > MaxParty {
 		return Registration{}, ErrBadParty
 	}
+	memberKey := p.MemberKey
 	var out Registration
 	var changes []change
 	err := storage.Optimistic(ctx, seatAttempts, func(ctx context.Context) error {
@@ -114,8 +123,18 @@ func (s *Seats) Register(ctx context.Context, eventID, memberKey string, party i
 			return err
 		}
 		now := s.now().UTC()
-		row := AttendeeRow{PartitionKey: eventID, RowKey: attendeeRowKey(memberKey), MemberKey: memberKey, Party: party, RegisteredAt: now, UpdatedAt: now}
+		row := AttendeeRow{PartitionKey: eventID, RowKey: attendeeRowKey(memberKey), MemberKey: memberKey, Party: party,
+			RegisteredAt: now, UpdatedAt: now, Name: p.Name, Email: p.Email}
 		var ops []storage.TxOp
+		if before != nil {
+			row.ETag = before.ETag
+		}
+		if before != nil && before.Ticket != "" {
+			row.Ticket = before.Ticket
+		} else {
+			row.Ticket = newTicketCode()
+			ops = append(ops, insertOp(TicketRow{PartitionKey: eventID, RowKey: ticketRowKey(row.Ticket), MemberKey: memberKey}))
+		}
 		if c.Waiting == 0 && fits(c, party) {
 			row.Status = StatusGoing
 			c.Going += party
@@ -125,7 +144,7 @@ func (s *Seats) Register(ctx context.Context, eventID, memberKey string, party i
 			ops = append(ops, insertOp(QueueRow{PartitionKey: eventID, RowKey: queueRowKey(row.Seq, memberKey), MemberKey: memberKey, Party: party}))
 		}
 		c.UpdatedAt = now
-		ops = append(ops, counterOp(c), upsertOp(row))
+		ops = append(ops, counterOp(c), attendeeOp(row))
 		if err := s.commit(ctx, ops); err != nil {
 			return err
 		}
@@ -175,7 +194,7 @@ func (s *Seats) Cancel(ctx context.Context, eventID, memberKey string) ([]string
 		}
 		before := a
 		a.Status, a.UpdatedAt = StatusCancelled, now
-		ops = append(ops, upsertOp(a))
+		ops = append(ops, attendeeOp(a))
 		more, moved, err := s.promote(ctx, &c, now)
 		if err != nil {
 			return err
@@ -237,12 +256,13 @@ func keysOf(changes []change) []string {
 	return out
 }
 
-// commit runs one seat change's transaction. A waitlist row it deletes
-// being gone means another change committed since this one read (the
-// counter's ETag would refuse it too): a conflict, retried.
+// commit runs one seat change's transaction. A row it deletes or updates
+// being gone, or one it inserts being there, means another change
+// committed since this one read (the counter's ETag would refuse it
+// too): a conflict, retried.
 func (s *Seats) commit(ctx context.Context, ops []storage.TxOp) error {
 	err := s.table.Transact(ctx, ops)
-	if errors.Is(err, storage.ErrNotFound) {
+	if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrExists) {
 		return fmt.Errorf("%w: %w", storage.ErrPrecondition, err)
 	}
 	return err
@@ -277,7 +297,7 @@ func (s *Seats) promote(ctx context.Context, c *SeatsRow, now time.Time) ([]stor
 		before := a
 		a.Status, a.Seq, a.UpdatedAt = StatusGoing, 0, now
 		c.Going, c.Waiting = c.Going+q.Party, c.Waiting-1
-		ops = append(ops, deleteOp(c.PartitionKey, q.RowKey), upsertOp(a))
+		ops = append(ops, deleteOp(c.PartitionKey, q.RowKey), attendeeOp(a))
 		moved = append(moved, change{&before, &a})
 	}
 	return ops, moved, nil
@@ -318,9 +338,15 @@ func counterOp(c SeatsRow) storage.TxOp {
 	return storage.TxOp{Kind: storage.TxUpdate, Entity: e, Mode: storage.Replace, IfMatch: c.ETag}
 }
 
-func upsertOp(v any) storage.TxOp {
-	e, _ := storage.Marshal(v)
-	return storage.TxOp{Kind: storage.TxUpsert, Entity: e, Mode: storage.Replace}
+// attendeeOp writes a registration: a new one inserted, a read one at
+// the ETag it was read with, so a seat change never overwrites a
+// check-in it did not see (the transaction fails and is retried).
+func attendeeOp(a AttendeeRow) storage.TxOp {
+	e, _ := storage.Marshal(a) // an AttendeeRow always marshals
+	if a.ETag == "" {
+		return storage.TxOp{Kind: storage.TxInsert, Entity: e}
+	}
+	return storage.TxOp{Kind: storage.TxUpdate, Entity: e, Mode: storage.Replace, IfMatch: a.ETag}
 }
 
 func insertOp(v any) storage.TxOp {

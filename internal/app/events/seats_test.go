@@ -92,7 +92,7 @@ func TestSeats(t *testing.T) {
 
 func register(t *testing.T, s *Seats, event, who string, party int) Registration {
 	t.Helper()
-	r, err := s.Register(t.Context(), event, who, party)
+	r, err := s.Register(t.Context(), event, Person{MemberKey: who}, party)
 	if err != nil {
 		t.Fatalf("register %s: %v", who, err)
 	}
@@ -191,7 +191,7 @@ func seatsParties(t *testing.T, s *Seats) {
 		t.Fatalf("promoted %v into one seat", promoted)
 	}
 	for _, bad := range []int{0, -1, MaxParty + 1} {
-		if _, err := s.Register(ctx, "e2", "z", bad); err != ErrBadParty {
+		if _, err := s.Register(ctx, "e2", Person{MemberKey: "z"}, bad); err != ErrBadParty {
 			t.Fatalf("party %d: %v", bad, err)
 		}
 	}
@@ -233,7 +233,7 @@ func seatsConcurrency(t *testing.T, s *Seats) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := s.Register(ctx, "rush", fmt.Sprintf("p%03d", i), 1); err != nil {
+			if _, err := s.Register(ctx, "rush", Person{MemberKey: fmt.Sprintf("p%03d", i)}, 1); err != nil {
 				errs <- err
 			}
 		}()

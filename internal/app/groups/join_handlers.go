@@ -13,6 +13,7 @@ import (
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/views/components"
 	views "github.com/harmony/harmony/views/groups"
 )
 
@@ -70,11 +71,9 @@ func (h *handlers) renderJoinSession(c echo.Context, status int, p views.JoinSes
 	}
 	if p.Open {
 		p.JoinURL = h.svc.JoinURL(g.GroupID, js.RowKey)
-		qr, err := joinQR(p.JoinURL)
-		if err != nil {
+		if p.QR, err = components.EncodeQR(p.JoinURL); err != nil {
 			return err
 		}
-		p.QRPath, p.QRSize = qr.Path, qr.Size
 	}
 	return web.Render(c, status, web.Page{
 		Title:    i18n.T(ctx, "groups.join.session_heading"),

@@ -1,4 +1,4 @@
-package groups
+package components
 
 import (
 	"strconv"
@@ -12,16 +12,16 @@ import (
 const qrQuiet = 4
 
 // QRCode is a QR code drawn as one SVG path: Path fills the dark modules
-// of a Size × Size grid (quiet zone included). The page draws it with
-// attributes only, no inline style, so the CSP holds.
+// of a Size × Size grid (quiet zone included). The QR component draws it
+// with attributes only, no inline style, so the CSP holds.
 type QRCode struct {
 	Path string
 	Size int
 }
 
-// joinQR encodes text (a join link) as a QR code with medium error
+// EncodeQR encodes text (a link) as a QR code with medium error
 // correction.
-func joinQR(text string) (QRCode, error) {
+func EncodeQR(text string) (QRCode, error) {
 	code, err := qr.Encode(text, qr.M)
 	if err != nil {
 		return QRCode{}, err
