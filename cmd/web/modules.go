@@ -68,6 +68,7 @@ func (m *built) groups(c *platform.Core) (web.Module, error) {
 func (m *built) events(c *platform.Core) (web.Module, error) {
 	ev := events.New(c.Store, c.Cursors, c.Log, c.Now)
 	ev.UseNotifier(m.inbox_)
+	ev.UseBaseURL(c.Config.BaseURL.String())
 	return ev, nil
 }
 

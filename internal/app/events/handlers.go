@@ -41,6 +41,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/events/:id/edit", s.editEvent, org...)
 	e.POST("/events/:id/edit", s.updateEvent, org...)
 	e.POST("/events/:id/cancel-event", s.cancelEvent, org...)
+	s.ticketRoutes(e, org)
 }
 
 // organizer reports whether id may create and manage events: the role

@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"encoding/csv"
 	"net/http"
 	"net/url"
 	"strings"
@@ -28,6 +29,7 @@ func newApp(t *testing.T) *accounttest.App {
 			func(c *platform.Core) (web.Module, error) {
 				ev := events.New(c.Store, c.Cursors, c.Log, c.Now)
 				ev.UseNotifier(in)
+				ev.UseBaseURL(c.Config.BaseURL.String())
 				return ev, nil
 			},
 		},
@@ -198,6 +200,98 @@ func TestOrganizerRole(t *testing.T) {
 	}
 	if res := host.Get("/events/new"); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("after the revoke: %d", res.StatusCode)
+	}
+}
+
+// TestTicketsAndCheckIn: a person going has a ticket whose QR code
+// opens the organizer's check-in on them; the organizer marks them
+// attended (and can undo it), searches the list, and downloads the
+// attendees as CSV. Nobody else sees a ticket or the check-in, and bad
+// input changes nothing.
+func TestTicketsAndCheckIn(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann, bob, cat := a.Client(), a.Client(), a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	annKey := a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	a.SignIn(cat, "cat@example.com")
+	page := post(org, "/events", url.Values{"title": {"Quiz night"}, "category": {"meetup"}, "start": {"2030-06-01T19:00"}, "end": {"2030-06-01T22:00"}, "capacity": {"1"}}).Header.Get("Location")
+	post(org, page+"/publish", nil)
+	post(ann, page+"/register", nil)
+	post(bob, page+"/register", nil) // waitlisted
+
+	ticket := ann.Get(page + "/ticket")
+	doc := ticket.Doc(t)
+	code := doc.Find(testID("ticket-code")).Text()
+	if ticket.StatusCode != http.StatusOK || len(code) != 16 || doc.Find(testID("ticket-qr")+" path").Length() != 1 {
+		t.Fatalf("ann's ticket: %d code %q", ticket.StatusCode, code)
+	}
+	if ann.Get(page).Doc(t).Find(testID("ticket-link")).Length() != 1 {
+		t.Error("the event page does not link ann's ticket")
+	}
+	if res := bob.Get(page + "/ticket"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("a waitlisted person's ticket: %d", res.StatusCode)
+	}
+	for _, c := range []*webtest.Client{ann, bob} {
+		if res := c.Get(page + "/check-in"); res.StatusCode != http.StatusForbidden {
+			t.Errorf("a member opens the check-in: %d", res.StatusCode)
+		}
+		if res := c.Get(page + "/attendees.csv"); res.StatusCode != http.StatusForbidden {
+			t.Errorf("a member downloads the attendees: %d", res.StatusCode)
+		}
+	}
+
+	// The scanned code (any case) opens the check-in on ann.
+	scan := org.Get(page + "/check-in?ticket=" + strings.ToLower(code)).Doc(t)
+	found := scan.Find(testID("checkin-found") + " " + testID("attendee"))
+	if found.AttrOr("data-ticket", "") != code || !strings.Contains(found.Text(), "ann") {
+		t.Fatalf("the scanned ticket shows %q", found.Text())
+	}
+	for _, bad := range []string{"AAAAAAAAAAAAAAAA", "nope", "%00"} {
+		if d := org.Get(page + "/check-in?ticket=" + url.QueryEscape(bad)).Doc(t); d.Find(testID("checkin-problem")).Length() != 1 || d.Find(testID("checkin-found")).Length() != 0 {
+			t.Errorf("ticket %q is not refused", bad)
+		}
+	}
+	mark := func(member, attended string) *webtest.Response {
+		return post(org, page+"/check-in/"+url.PathEscape(member), url.Values{"attended": {attended}})
+	}
+	if res := mark(annKey, "maybe"); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("attended=maybe: %d", res.StatusCode)
+	}
+	if res := mark(bobKey, "true"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("checking in someone waitlisted: %d", res.StatusCode)
+	}
+	if res := mark(annKey, "true"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("check in: %d", res.StatusCode)
+	}
+	list := org.Get(page + "/check-in").Doc(t)
+	if list.Find(testID("attended-badge")).Length() != 1 || !strings.Contains(list.Find(testID("checkin-count")).Text(), "1 of 1") {
+		t.Fatalf("after the check-in: %q", list.Find(testID("checkin-count")).Text())
+	}
+	if ann.Get(page+"/ticket").Doc(t).Find(testID("ticket-attended")).Length() != 1 {
+		t.Error("ann's ticket does not say she is checked in")
+	}
+	if n := org.Get(page + "/check-in?q=zzz").Doc(t).Find(testID("attendee")).Length(); n != 0 {
+		t.Errorf("a search for nobody lists %d", n)
+	}
+	if n := org.Get(page + "/check-in?q=ANN").Doc(t).Find(testID("attendee")).Length(); n != 1 {
+		t.Errorf("a search for ann lists %d", n)
+	}
+	if res := org.Get(page + "/check-in?q=" + strings.Repeat("x", 101)); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("a long search: %d", res.StatusCode)
+	}
+
+	res := org.Get(page + "/attendees.csv")
+	rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(res.Body, "\ufeff"))).ReadAll()
+	if err != nil || res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("csv: %d %v", res.StatusCode, err)
+	}
+	if len(rows) != 3 || rows[1][1] != "ann@example.com" || rows[1][2] != "going" || rows[1][6] != "true" || rows[2][2] != "waitlist" {
+		t.Fatalf("csv rows: %q", rows)
+	}
+	if res := mark(annKey, "false"); res.StatusCode != http.StatusSeeOther || org.Get(page+"/check-in").Doc(t).Find(testID("attended-badge")).Length() != 0 {
+		t.Error("undoing the check-in")
 	}
 }
 

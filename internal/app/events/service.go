@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/harmony/harmony/internal/storage"
@@ -15,6 +16,8 @@ type Service struct {
 	catalog  *Catalog
 	cursors  *storage.Cursors
 	notifier Notifier
+	// baseURL is the app's address, for the links in tickets' QR codes.
+	baseURL string
 	log      *slog.Logger
 	now      func() time.Time
 }
@@ -28,6 +31,10 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 	c.seats.log = log
 	return &Service{catalog: c, cursors: cursors, log: log, now: now}
 }
+
+// UseBaseURL sets the app's address (BASE_URL) for absolute links: the
+// check-in link in a ticket's QR code. Call it while wiring.
+func (s *Service) UseBaseURL(u string) { s.baseURL = strings.TrimSuffix(u, "/") }
 
 // Slug names the module's section.
 func (s *Service) Slug() string { return "events" }
