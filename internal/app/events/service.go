@@ -18,8 +18,8 @@ type Service struct {
 	notifier Notifier
 	// baseURL is the app's address, for the links in tickets' QR codes.
 	baseURL string
-	log      *slog.Logger
-	now      func() time.Time
+	log     *slog.Logger
+	now     func() time.Time
 }
 
 // New builds the module on store.

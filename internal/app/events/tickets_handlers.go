@@ -189,4 +189,3 @@ func (s *Service) attendeesCSV(c echo.Context) error {
 	}
 	return web.CSV(c, "attendees-"+e.RowKey+".csv", rows)
 }
-
