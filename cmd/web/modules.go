@@ -69,6 +69,7 @@ func (m *built) events(c *platform.Core) (web.Module, error) {
 	ev := events.New(c.Store, c.Cursors, c.Log, c.Now)
 	ev.UseNotifier(m.inbox_)
 	ev.UseBaseURL(c.Config.BaseURL.String())
+	ev.LimitRegistrations(c.Config.RegistrationsPerMinute)
 	return ev, nil
 }
 

@@ -161,6 +161,13 @@ func TestLoadValidation(t *testing.T) {
 				}
 			}},
 		{name: "bad invite limit", env: map[string]string{"INVITE_LIMIT_HOUR": "0", "INVITE_LIMIT_DAY": "lots"}, wantErr: []string{"INVITE_LIMIT_HOUR", "INVITE_LIMIT_DAY"}},
+		{name: "registration limit", env: map[string]string{"REGISTRATIONS_PER_MINUTE": "3"},
+			check: func(t *testing.T, c *Config) {
+				if c.RegistrationsPerMinute != 3 {
+					t.Errorf("registrations per minute %d", c.RegistrationsPerMinute)
+				}
+			}},
+		{name: "bad registration limit", env: map[string]string{"REGISTRATIONS_PER_MINUTE": "-1"}, wantErr: []string{"REGISTRATIONS_PER_MINUTE"}},
 		{name: "durations in days", env: map[string]string{"MESSAGES_TTL": "90d", "SESSION_IDLE_TIMEOUT": "2h"},
 			check: func(t *testing.T, c *Config) {
 				if c.MessagesTTL != 90*24*time.Hour || c.SessionIdleTimeout != 2*time.Hour {

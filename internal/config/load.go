@@ -202,6 +202,9 @@ func parse(raw map[string]string) (*Config, error) {
 	if c.InviteLimitDay, err = parseCount(raw["INVITE_LIMIT_DAY"]); err != nil {
 		fail("INVITE_LIMIT_DAY", err)
 	}
+	if c.RegistrationsPerMinute, err = parseCount(raw["REGISTRATIONS_PER_MINUTE"]); err != nil {
+		fail("REGISTRATIONS_PER_MINUTE", err)
+	}
 	switch raw["DEMO"] {
 	case "", "0", "false":
 	case "1", "true":

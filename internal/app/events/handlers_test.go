@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/account/accounttest"
@@ -16,10 +17,14 @@ import (
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
-func newApp(t *testing.T) *accounttest.App {
+func newApp(t *testing.T, env ...string) *accounttest.App {
 	var in *inbox.Service
+	vars := map[string]string{"ADMIN_EMAILS": "org@example.com"}
+	for i := 0; i+1 < len(env); i += 2 {
+		vars[env[i]] = env[i+1]
+	}
 	return accounttest.New(t, accounttest.Options{
-		Env: map[string]string{"ADMIN_EMAILS": "org@example.com"},
+		Env: vars,
 		Modules: []platform.Factory{
 			func(c *platform.Core) (web.Module, error) {
 				var err error
@@ -30,6 +35,7 @@ func newApp(t *testing.T) *accounttest.App {
 				ev := events.New(c.Store, c.Cursors, c.Log, c.Now)
 				ev.UseNotifier(in)
 				ev.UseBaseURL(c.Config.BaseURL.String())
+				ev.LimitRegistrations(c.Config.RegistrationsPerMinute)
 				return ev, nil
 			},
 		},
@@ -292,6 +298,39 @@ func TestTicketsAndCheckIn(t *testing.T) {
 	}
 	if res := mark(annKey, "false"); res.StatusCode != http.StatusSeeOther || org.Get(page+"/check-in").Doc(t).Find(testID("attended-badge")).Length() != 0 {
 		t.Error("undoing the check-in")
+	}
+}
+
+// TestRegistrationLimit: past REGISTRATIONS_PER_MINUTE a registration
+// is refused with 429 and changes nothing; the next minute it goes
+// through.
+func TestRegistrationLimit(t *testing.T) {
+	t.Parallel()
+	a := newApp(t, "REGISTRATIONS_PER_MINUTE", "2")
+	org, ann := a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	var pages []string
+	for _, title := range []string{"One", "Two", "Three"} {
+		page := post(org, "/events", url.Values{"title": {title + " night"}, "category": {"party"}, "start": {"2030-06-01T19:00"}, "end": {"2030-06-01T22:00"}}).Header.Get("Location")
+		post(org, page+"/publish", nil)
+		pages = append(pages, page)
+	}
+	for _, page := range pages[:2] {
+		if res := post(ann, page+"/register", nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("register: %d", res.StatusCode)
+		}
+	}
+	res := post(ann, pages[2]+"/register", nil)
+	if ops := res.StorageOps(t); res.StatusCode != http.StatusTooManyRequests || ops["txs"]+ops["writes"] != 0 {
+		t.Fatalf("third registration in a minute: %d %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
+	}
+	if ann.Get(pages[2]).Doc(t).Find(testID("registration-state")).Length() != 0 {
+		t.Fatal("the refused registration registered")
+	}
+	a.Clock.Advance(time.Minute)
+	if res := post(ann, pages[2]+"/register", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a minute later: %d", res.StatusCode)
 	}
 }
 

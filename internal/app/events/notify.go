@@ -44,8 +44,12 @@ func (s *Service) tell(ctx context.Context, e EventRow, kind, key string, member
 	}
 }
 
-// Register registers id for e and tells them where they stand.
+// Register registers id for e and tells them where they stand: at most
+// LimitRegistrations a minute per person (ErrTooManyRegistrations).
 func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, party int) (Registration, error) {
+	if err := s.registrations.Take(ctx, id.MemberKey, s.now()); err != nil {
+		return Registration{}, err
+	}
 	r, err := s.catalog.seats.Register(ctx, e.RowKey, Person{MemberKey: id.MemberKey, Name: id.DisplayName, Email: id.Email}, party)
 	if err != nil {
 		return r, err

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/quota"
 )
 
 // Service is the events module: the catalog with its listing, the seats,
@@ -18,6 +21,8 @@ type Service struct {
 	notifier Notifier
 	// baseURL is the app's address, for the links in tickets' QR codes.
 	baseURL string
+	// registrations bounds one person's registrations per minute.
+	registrations quota.Limit
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -29,8 +34,25 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 	}
 	c := NewCatalog(store, now)
 	c.seats.log = log
-	return &Service{catalog: c, cursors: cursors, log: log, now: now}
+	return &Service{catalog: c, cursors: cursors, log: log, now: now, registrations: quota.Limit{
+		Table: store.Table(QuotaTable), Max: DefaultRegistrationsPerMinute, Window: time.Minute, Err: ErrTooManyRegistrations,
+	}}
 }
+
+// QuotaTable counts each person's registrations in the current minute.
+const QuotaTable = "EventQuota"
+
+// DefaultRegistrationsPerMinute is one person's registrations a minute
+// unless LimitRegistrations says otherwise.
+const DefaultRegistrationsPerMinute = 10
+
+// ErrTooManyRegistrations refuses a registration past the person's limit
+// (429); nothing changes.
+var ErrTooManyRegistrations = fault.New(http.StatusTooManyRequests, "events.error.too_many", "events: too many registrations")
+
+// LimitRegistrations sets how many registrations one person may make in
+// a minute (REGISTRATIONS_PER_MINUTE). Call it while wiring.
+func (s *Service) LimitRegistrations(perMinute int) { s.registrations.Max = perMinute }
 
 // UseBaseURL sets the app's address (BASE_URL) for absolute links: the
 // check-in link in a ticket's QR code. Call it while wiring.
@@ -40,7 +62,7 @@ func (s *Service) UseBaseURL(u string) { s.baseURL = strings.TrimSuffix(u, "/") 
 func (s *Service) Slug() string { return "events" }
 
 // Tables are the tables the module needs provisioned.
-func (s *Service) Tables() []string { return s.catalog.Tables() }
+func (s *Service) Tables() []string { return append(s.catalog.Tables(), QuotaTable) }
 
 // RebuildSubject and Rebuild make the module's derived rows one of the
 // app's rebuilds (web reindex events, the admin button): the listing
