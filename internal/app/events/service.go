@@ -23,8 +23,8 @@ type Service struct {
 	baseURL string
 	// registrations bounds one person's registrations per minute.
 	registrations quota.Limit
-	log     *slog.Logger
-	now     func() time.Time
+	log           *slog.Logger
+	now           func() time.Time
 }
 
 // New builds the module on store.
