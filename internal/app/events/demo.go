@@ -48,7 +48,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		if err != nil {
 			return fmt.Errorf("demo event %q: %w", d.title, err)
 		}
-		if e, err = s.catalog.Publish(ctx, e.RowKey, true); err != nil {
+		if e, err = s.Publish(ctx, e.RowKey, true); err != nil {
 			return err
 		}
 		for _, local := range d.going {

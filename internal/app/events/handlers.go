@@ -406,7 +406,7 @@ func (s *Service) cancelEvent(c echo.Context) error {
 func (s *Service) publish(published bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		e, err := s.catalog.Publish(ctx, c.Param("id"), published)
+		e, err := s.Publish(ctx, c.Param("id"), published)
 		if err != nil {
 			return err
 		}

@@ -36,6 +36,9 @@ func newApp(t *testing.T, env ...string) *accounttest.App {
 				ev.UseNotifier(in)
 				ev.UseBaseURL(c.Config.BaseURL.String())
 				ev.LimitRegistrations(c.Config.RegistrationsPerMinute)
+				if err := ev.UseReminders(c.Tasks); err != nil {
+					return nil, err
+				}
 				return ev, nil
 			},
 		},
@@ -331,6 +334,65 @@ func TestRegistrationLimit(t *testing.T) {
 	a.Clock.Advance(time.Minute)
 	if res := post(ann, pages[2]+"/register", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("a minute later: %d", res.StatusCode)
+	}
+}
+
+// TestReminderADayBefore: a day before the start everyone going is told
+// once, with the confirmed-only details; the waitlist is not, and no
+// mail to them carries the details. A change of time moves the
+// reminder: the old one does nothing.
+func TestReminderADayBefore(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann, bob := a.Client(), a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	form := url.Values{"title": {"Boat trip"}, "category": {"yachting"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T16:00"},
+		"capacity": {"1"}, "place": {"Marina"}, "confirmedOnly": {"Pier 7, berth 12"}}
+	page := post(org, "/events", form).Header.Get("Location")
+	post(org, page+"/publish", nil)
+	post(ann, page+"/register", nil)
+	post(bob, page+"/register", nil)
+	// Each look signs in afresh: two weeks on, the sessions have ended.
+	reminders := func(email string) int {
+		c := a.Client()
+		a.SignIn(c, email)
+		return strings.Count(c.Get("/inbox").Doc(t).Find(testID("inbox-list")).Text(), "Tomorrow")
+	}
+	a.Tasks.RunDue(t.Context())
+	if reminders("ann@example.com") != 0 {
+		t.Fatal("reminded two weeks early")
+	}
+	// The organizer moves it a day later: the reminder moves too.
+	form.Set("start", "2030-06-02T10:00")
+	form.Set("end", "2030-06-02T16:00")
+	post(org, page+"/edit", form)
+	a.Clock.Advance(time.Date(2030, 5, 31, 10, 1, 0, 0, time.UTC).Sub(a.Clock.Now()))
+	a.Tasks.RunDue(t.Context())
+	if reminders("ann@example.com") != 0 {
+		t.Fatal("the reminder of the old time went out")
+	}
+	a.Clock.Advance(time.Date(2030, 6, 1, 10, 1, 0, 0, time.UTC).Sub(a.Clock.Now()))
+	a.Tasks.RunDue(t.Context())
+	a.Tasks.RunDue(t.Context())
+	if n := reminders("ann@example.com"); n != 1 {
+		t.Fatalf("ann has %d reminders", n)
+	}
+	if reminders("bob@example.com") != 0 {
+		t.Fatal("the waitlisted bob is reminded")
+	}
+	annGot := false
+	for _, m := range a.Mail() {
+		if m.To == "bob@example.com" && strings.Contains(m.Text, "berth 12") {
+			t.Errorf("a mail to bob carries the confirmed-only details: %q", m.Subject)
+		}
+		if m.To == "ann@example.com" && strings.HasPrefix(m.Subject, "Tomorrow") {
+			annGot = strings.Contains(m.Text, "berth 12") && strings.Contains(m.Text, page+"/ticket")
+		}
+	}
+	if !annGot {
+		t.Error("ann's reminder mail lacks the details or her ticket")
 	}
 }
 

@@ -112,6 +112,7 @@ func (s *Service) UpdateEvent(ctx context.Context, eventID string, in EventInput
 	}
 	s.tell(ctx, e, "events.notify.promoted", s.now().UTC().Format("20060102150405.000"), promoted...)
 	if e.Sequence != before.Sequence {
+		s.scheduleReminder(ctx, e)
 		who, err := s.registered(ctx, e)
 		if err != nil {
 			s.log.WarnContext(ctx, "events: change not announced", "event", e.RowKey, "err", err)
@@ -119,6 +120,16 @@ func (s *Service) UpdateEvent(ctx context.Context, eventID string, in EventInput
 		s.tell(ctx, e, "events.notify.changed", strconv.Itoa(e.Sequence), who...)
 	}
 	return e, nil
+}
+
+// Publish lists an event (or, with published false, takes it back to
+// its organizers) and, when published, queues its reminder.
+func (s *Service) Publish(ctx context.Context, eventID string, published bool) (EventRow, error) {
+	e, err := s.catalog.Publish(ctx, eventID, published)
+	if err == nil && published {
+		s.scheduleReminder(ctx, e)
+	}
+	return e, err
 }
 
 // CancelEvent cancels an event (it stays listed, marked) and tells

@@ -11,6 +11,7 @@ import (
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
+	"github.com/harmony/harmony/internal/tasks"
 )
 
 // Service is the events module: the catalog with its listing, the seats,
@@ -21,6 +22,8 @@ type Service struct {
 	notifier Notifier
 	// baseURL is the app's address, for the links in tickets' QR codes.
 	baseURL string
+	// reminders queues the day-before reminders (reminders.go).
+	reminders *tasks.Kind[reminderTask]
 	// registrations bounds one person's registrations per minute.
 	registrations quota.Limit
 	log           *slog.Logger

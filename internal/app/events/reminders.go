@@ -1,0 +1,93 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/tasks"
+)
+
+// Reminders: a day before an event starts, everyone going is told, in
+// the inbox and by email (as their settings allow), with the details
+// kept for people going. Publishing an event, and every change of its
+// time or place (a new SEQUENCE), queues a task for its start minus
+// reminderLead, keyed by event, sequence and start. The task reads the
+// event again and does nothing when the event changed since (that
+// change queued its own), is cancelled or unpublished; each notice is
+// keyed by event, sequence and person, so a task run twice, or by two
+// instances, tells each person once.
+
+// reminderLead is how long before the start the reminder goes out.
+const reminderLead = 24 * time.Hour
+
+// reminderTask is one event's reminder at one version of it.
+type reminderTask struct {
+	EventID  string
+	Sequence int
+	Start    time.Time
+}
+
+// UseReminders lets the service send reminders through q. Call it while
+// wiring; without it none are sent.
+func (s *Service) UseReminders(q *tasks.Queue) error {
+	kind, err := tasks.Register(q, "events.reminder", s.remind)
+	if err != nil {
+		return err
+	}
+	s.reminders = &kind
+	return nil
+}
+
+// scheduleReminder queues e's reminder, unless it is due already (an
+// event published less than a day before its start gets none: its page
+// and the "going" notice say when it is).
+func (s *Service) scheduleReminder(ctx context.Context, e EventRow) {
+	due := e.Start.Add(-reminderLead)
+	if s.reminders == nil || !e.IsPublished || e.IsCancelled || !due.After(s.now()) {
+		return
+	}
+	t := reminderTask{EventID: e.RowKey, Sequence: e.Sequence, Start: e.Start}
+	key := fmt.Sprintf("events.remind|%s|%d|%s", e.RowKey, e.Sequence, startKey(e.Start))
+	if err := s.reminders.EnqueueAt(ctx, due, key, t); err != nil {
+		s.log.WarnContext(ctx, "events: reminder not scheduled", "event", e.RowKey, "err", err)
+	}
+}
+
+// remind runs a reminder task (see the top of this file).
+func (s *Service) remind(ctx context.Context, t reminderTask) error {
+	e, err := s.catalog.Event(ctx, t.EventID)
+	if errors.Is(err, ErrNoEvent) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if e.Sequence != t.Sequence || !e.Start.Equal(t.Start) || !e.IsPublished || e.IsCancelled || s.notifier == nil {
+		return nil
+	}
+	rows, err := s.catalog.seats.Attendees(ctx, e.RowKey)
+	if err != nil {
+		return err
+	}
+	for _, a := range rows {
+		if a.Status != StatusGoing || auth.IsGuestKey(a.MemberKey) {
+			continue
+		}
+		err := s.notifier.Post(ctx, inbox.Notice{
+			To:   []inbox.Recipient{{MemberKey: a.MemberKey}},
+			Kind: "events.notify.reminder",
+			Args: map[string]string{"title": e.Title, "place": e.Place, "details": e.ConfirmedOnly},
+			When: e.Start,
+			Link: eventURL(e.RowKey) + "/ticket",
+			Key:  fmt.Sprintf("events.reminder|%s|%d|%s", e.RowKey, e.Sequence, a.MemberKey),
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
