@@ -70,7 +70,7 @@ func (m *built) events(c *platform.Core) (web.Module, error) {
 	ev.UseNotifier(m.inbox_)
 	ev.UseBaseURL(c.Config.BaseURL.String())
 	ev.LimitRegistrations(c.Config.RegistrationsPerMinute)
-	if err := ev.UseReminders(c.Tasks); err != nil {
+	if err := ev.UseTasks(c.Tasks); err != nil {
 		return nil, err
 	}
 	return ev, nil

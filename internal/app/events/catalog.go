@@ -61,12 +61,17 @@ type EventRow struct {
 	ConfirmedOnly string `table:"confirmedOnly"`
 	Capacity      int    `table:"capacity"` // 0: no limit
 	MaxGuests     int    `table:"maxGuests"`
-	PriceCents    int64  `table:"priceCents"`
-	Currency      string `table:"currency"`
-	IsSecret      bool   `table:"isSecret"`
-	IsPublished   bool   `table:"isPublished"`
-	IsCancelled   bool   `table:"isCancelled"`
-	OrganizerKey  string `table:"organizerKey"`
+	// OfferHours is offer mode (0: off): a freed seat is offered to the
+	// head of the waitlist for this many hours; offers stop
+	// OfferStopHours before the start.
+	OfferHours     int    `table:"offerHours"`
+	OfferStopHours int    `table:"offerStopHours"`
+	PriceCents     int64  `table:"priceCents"`
+	Currency       string `table:"currency"`
+	IsSecret       bool   `table:"isSecret"`
+	IsPublished    bool   `table:"isPublished"`
+	IsCancelled    bool   `table:"isCancelled"`
+	OrganizerKey   string `table:"organizerKey"`
 	// Sequence rises with every change of time or place (.ics SEQUENCE).
 	Sequence int `table:"sequence"`
 	// Going and Waiting mirror the seat counter (seats taken, people
@@ -184,7 +189,26 @@ func (c *Catalog) Tables() []string {
 type EventInput struct {
 	Title, Description, Category, Start, End, Place, ConfirmedOnly string
 	Capacity, MaxGuests, Price, Currency                           string
+	OfferHours, OfferStopHours                                     string
 	Secret                                                         bool
+}
+
+// OfferHoldChoices are the offer holds the form offers, in hours (0:
+// seats go to the waitlist at once); OfferStopChoices how long before
+// the start offers stop.
+var (
+	OfferHoldChoices = []int{0, 2, 6, 12, 24, 48}
+	OfferStopChoices = []int{1, 3, 6, 12, 24, 48}
+)
+
+// plan is the event's seat plan.
+func (e EventRow) plan() Plan {
+	p := Plan{Capacity: e.Capacity}
+	if e.OfferHours > 0 {
+		p.OfferHold = time.Duration(e.OfferHours) * time.Hour
+		p.OffersEnd = e.Start.Add(-time.Duration(e.OfferStopHours) * time.Hour)
+	}
+	return p
 }
 
 // FieldErrors maps a form field to the i18n key of what is wrong with
@@ -238,6 +262,14 @@ func parseEvent(in EventInput, zone *time.Location) (EventRow, FieldErrors) {
 	e.Start, e.End, e.Timezone = start.UTC(), end.UTC(), zone.String()
 	e.Capacity = number(in.Capacity, 0, MaxCapacity, "capacity", errs)
 	e.MaxGuests = number(in.MaxGuests, 0, MaxParty-1, "maxGuests", errs)
+	if e.OfferHours = number(in.OfferHours, 0, 48, "offerHours", errs); !slices.Contains(OfferHoldChoices, e.OfferHours) {
+		errs["offerHours"] = "events.error.offerHours"
+	}
+	if e.OfferHours > 0 {
+		if e.OfferStopHours = number(in.OfferStopHours, 1, 48, "offerStopHours", errs); !slices.Contains(OfferStopChoices, e.OfferStopHours) {
+			errs["offerStopHours"] = "events.error.offerStopHours"
+		}
+	}
 	if v := strings.TrimSpace(in.Price); v != "" {
 		f, err := strconv.ParseFloat(strings.ReplaceAll(v, ",", "."), 64)
 		if err != nil || f < 0 || f*100 > MaxPriceCents || math.IsNaN(f) {
@@ -278,7 +310,7 @@ func (c *Catalog) Create(ctx context.Context, organizerKey string, in EventInput
 	}
 	now := c.now().UTC()
 	e.PartitionKey, e.RowKey, e.OrganizerKey, e.CreatedAt, e.UpdatedAt = eventsPart, ulid.Make().String(), organizerKey, now, now
-	if err := c.seats.Open(ctx, e.RowKey, e.Capacity); err != nil {
+	if err := c.seats.Open(ctx, e.RowKey, e.plan()); err != nil {
 		return EventRow{}, err
 	}
 	if _, err := storage.Insert(ctx, c.events, e); err != nil {
@@ -336,17 +368,17 @@ func (c *Catalog) Publish(ctx context.Context, id string, published bool) (Event
 }
 
 // Update changes an event's fields; a change of time or place raises its
-// SEQUENCE. Its capacity goes through the seat counter (raising it
-// promotes from the waitlist, lowering it below the seats taken is
-// refused before anything is written).
-func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *time.Location) (EventRow, []string, error) {
+// SEQUENCE. Its capacity and offer mode go through the seat counter
+// (raising the capacity promotes from the waitlist, lowering it below
+// the seats taken is refused before anything is written).
+func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *time.Location) (EventRow, Moves, error) {
 	f, errs := parseEvent(in, zone)
 	if errs != nil {
-		return EventRow{}, nil, errs
+		return EventRow{}, Moves{}, errs
 	}
-	promoted, err := c.seats.SetCapacity(ctx, id, f.Capacity)
+	moves, err := c.seats.SetPlan(ctx, id, f.plan())
 	if err != nil {
-		return EventRow{}, nil, err
+		return EventRow{}, Moves{}, err
 	}
 	e, err := c.change(ctx, id, func(e *EventRow) error {
 		if !e.Start.Equal(f.Start) || !e.End.Equal(f.End) || e.Place != f.Place || e.ConfirmedOnly != f.ConfirmedOnly {
@@ -354,10 +386,11 @@ func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *ti
 		}
 		e.Title, e.Description, e.Category, e.Start, e.End, e.Timezone = f.Title, f.Description, f.Category, f.Start, f.End, f.Timezone
 		e.Place, e.ConfirmedOnly, e.Capacity, e.MaxGuests = f.Place, f.ConfirmedOnly, f.Capacity, f.MaxGuests
+		e.OfferHours, e.OfferStopHours = f.OfferHours, f.OfferStopHours
 		e.PriceCents, e.Currency, e.IsSecret = f.PriceCents, f.Currency, f.IsSecret
 		return nil
 	})
-	return e, promoted, err
+	return e, moves, err
 }
 
 // Cancel marks an event cancelled: it stays listed, marked.

@@ -170,8 +170,8 @@ func TestCapacityChangeIsCheckedFirst(t *testing.T) {
 		t.Fatalf("capacity now %d", got.Capacity)
 	}
 	in.Capacity = "3"
-	if _, promoted, err := c.Update(ctx, e.RowKey, in, time.UTC); err != nil || fmt.Sprint(promoted) != "[c]" {
-		t.Fatalf("raise: %v %v", promoted, err)
+	if _, moves, err := c.Update(ctx, e.RowKey, in, time.UTC); err != nil || fmt.Sprint(moves.Promoted) != "[c]" {
+		t.Fatalf("raise: %+v %v", moves, err)
 	}
 }
 

@@ -36,6 +36,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/events/:id/event.ics", s.ics)
 	e.POST("/events/:id/register", s.register, auth.RequireAccount)
 	e.POST("/events/:id/cancel", s.cancelRegistration, auth.RequireAccount)
+	e.POST("/events/:id/accept", s.accept, auth.RequireAccount)
 	e.POST("/events/:id/publish", s.publish(true), org...)
 	e.POST("/events/:id/unpublish", s.publish(false), org...)
 	e.GET("/events/:id/edit", s.editEvent, org...)
@@ -193,7 +194,7 @@ func (s *Service) page(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	counts, err := s.catalog.seats.Counts(ctx, e.RowKey)
+	counts, err := s.Judge(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -204,7 +205,7 @@ func (s *Service) page(c echo.Context) error {
 		Datetime: e.Start.UTC().Format(time.RFC3339), Zone: zone.String(), Place: e.Place,
 		Price: price(ctx, e.PriceCents, e.Currency), Category: i18n.T(ctx, "events.category."+e.Category),
 		Cancelled: e.IsCancelled, Published: e.IsPublished, Going: counts.Going, Waiting: counts.Waiting,
-		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: organizer(id),
+		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: organizer(id), OfferHours: e.OfferHours,
 	}
 	if e.Description != "" {
 		p.Description = templ.Raw(richtext.Render(e.Description))
@@ -219,6 +220,9 @@ func (s *Service) page(c echo.Context) error {
 		p.State, p.Position = r.Status, r.Position
 		if r.Status == StatusCancelled {
 			p.State = ""
+		}
+		if r.Status == StatusOffered {
+			p.OfferUntil = i18n.DateTime(ctx, r.OfferUntil.In(zone))
 		}
 		// Confirmed-only details are for people going.
 		if r.Status == StatusGoing || organizer(id) {
@@ -274,6 +278,20 @@ func (s *Service) cancelRegistration(c echo.Context) error {
 	return web.FlashRedirect(c, "events.flash.cancelled", eventURL(e.RowKey))
 }
 
+// accept is POST /events/:id/accept: the viewer takes the seat offered
+// to them; a lapsed offer is a 409 with its message.
+func (s *Service) accept(c echo.Context) error {
+	ctx := c.Request().Context()
+	e, err := s.catalog.Event(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if err := s.Accept(ctx, e, auth.From(c)); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "events.flash.accepted", eventURL(e.RowKey))
+}
+
 // mine is GET /events/mine: what the person is going to or waiting for.
 func (s *Service) mine(c echo.Context) error {
 	ctx := c.Request().Context()
@@ -286,8 +304,11 @@ func (s *Service) mine(c echo.Context) error {
 	var rows []views.MyRow
 	for _, m := range mine {
 		state := i18n.T(ctx, "events.state.going")
-		if m.Status == StatusWaitlist {
+		switch m.Status {
+		case StatusWaitlist:
 			state = i18n.T(ctx, "events.mine.waitlist", "position", m.Position)
+		case StatusOffered:
+			state = i18n.T(ctx, "events.mine.offered", "until", i18n.DateTime(ctx, m.OfferUntil.In(zone)))
 		}
 		rows = append(rows, views.MyRow{
 			Href: eventURL(m.Event.RowKey), Title: m.Event.Title, State: state, Status: m.Status,
@@ -315,6 +336,16 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 			"title": in.Title, "start": in.Start, "end": in.End, "place": in.Place, "confirmedOnly": in.ConfirmedOnly,
 			"capacity": in.Capacity, "maxGuests": in.MaxGuests, "price": in.Price, "currency": in.Currency, "description": in.Description,
 		},
+	}
+	for _, h := range OfferHoldChoices {
+		label := i18n.T(ctx, "events.offer.none")
+		if h > 0 {
+			label = i18n.N(ctx, "events.offer.hold", h)
+		}
+		p.OfferHolds = append(p.OfferHolds, views.Chip{Label: label, Href: strconv.Itoa(h), Current: strconv.Itoa(h) == in.OfferHours || h == 0 && in.OfferHours == ""})
+	}
+	for _, h := range OfferStopChoices {
+		p.OfferStops = append(p.OfferStops, views.Chip{Label: i18n.N(ctx, "events.offer.stop", h), Href: strconv.Itoa(h), Current: strconv.Itoa(h) == in.OfferStopHours || h == 24 && in.OfferStopHours == ""})
 	}
 	for _, cat := range Categories {
 		p.Categories = append(p.Categories, views.Chip{Label: i18n.T(ctx, "events.category."+cat), Href: cat, Current: cat == in.Category})
@@ -344,6 +375,7 @@ func eventInput(c echo.Context) EventInput {
 		Title: c.FormValue("title"), Description: c.FormValue("description"), Category: c.FormValue("category"),
 		Start: c.FormValue("start"), End: c.FormValue("end"), Place: c.FormValue("place"), ConfirmedOnly: c.FormValue("confirmedOnly"),
 		Capacity: c.FormValue("capacity"), MaxGuests: c.FormValue("maxGuests"), Price: c.FormValue("price"), Currency: c.FormValue("currency"),
+		OfferHours: c.FormValue("offerHours"), OfferStopHours: c.FormValue("offerStopHours"),
 		Secret: c.FormValue("secret") != "",
 	}
 }
@@ -360,6 +392,7 @@ func (s *Service) editEvent(c echo.Context) error {
 		Title: e.Title, Description: e.Description, Category: e.Category,
 		Start: e.Start.In(zone).Format("2006-01-02T15:04"), End: e.End.In(zone).Format("2006-01-02T15:04"),
 		Place: e.Place, ConfirmedOnly: e.ConfirmedOnly, Capacity: strconv.Itoa(e.Capacity), MaxGuests: strconv.Itoa(e.MaxGuests),
+		OfferHours: strconv.Itoa(e.OfferHours), OfferStopHours: strconv.Itoa(e.OfferStopHours),
 		Currency: e.Currency, Secret: e.IsSecret,
 	}
 	if e.PriceCents > 0 {

@@ -13,6 +13,7 @@ import (
 	"github.com/harmony/harmony/internal/app/events"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
@@ -36,7 +37,7 @@ func newApp(t *testing.T, env ...string) *accounttest.App {
 				ev.UseNotifier(in)
 				ev.UseBaseURL(c.Config.BaseURL.String())
 				ev.LimitRegistrations(c.Config.RegistrationsPerMinute)
-				if err := ev.UseReminders(c.Tasks); err != nil {
+				if err := ev.UseTasks(c.Tasks); err != nil {
 					return nil, err
 				}
 				return ev, nil
@@ -393,6 +394,72 @@ func TestReminderADayBefore(t *testing.T) {
 	}
 	if !annGot {
 		t.Error("ann's reminder mail lacks the details or her ticket")
+	}
+}
+
+// TestOfferMode: in offer mode the freed seat is offered to the head of
+// the waitlist, who sees until when and takes it; when an offer lapses
+// the queued task settles it with nobody reading, and the person is
+// told. An offer hold the form does not offer is refused.
+func TestOfferMode(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann, bob := a.Client(), a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	form := url.Values{"title": {"Sailing day"}, "category": {"yachting"}, "start": {"2030-05-20T10:00"}, "end": {"2030-05-20T16:00"},
+		"capacity": {"1"}, "offerHours": {"5"}, "offerStopHours": {"24"}}
+	if res := post(org, "/events", form); res.StatusCode != http.StatusUnprocessableEntity || res.StorageOps(t)["writes"] != 0 {
+		t.Fatalf("a 5-hour hold: %d", res.StatusCode)
+	}
+	form.Set("offerHours", "2")
+	page := post(org, "/events", form).Header.Get("Location")
+	post(org, page+"/publish", nil)
+	post(ann, page+"/register", nil)
+	post(bob, page+"/register", nil)
+	post(ann, page+"/cancel", url.Values{"confirm": {"yes"}})
+	doc := bob.Get(page).Doc(t)
+	if st := doc.Find(testID("registration-state")); st.AttrOr("data-state", "") != "offered" || !strings.Contains(st.Text(), "Fri 17 May 2030, 11:30") {
+		t.Fatalf("bob's offer: %q", st.Text())
+	}
+	a.Tasks.RunDue(t.Context())
+	if !strings.Contains(bob.Get("/inbox").Doc(t).Find(testID("inbox-list")).Text(), "is yours if you take it by") {
+		t.Fatal("bob is not told of the offer")
+	}
+	if res := post(ann, page+"/accept", nil); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("ann takes a seat not offered to her: %d", res.StatusCode)
+	}
+	if res := post(bob, page+"/accept", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bob takes the seat: %d", res.StatusCode)
+	}
+	if st := bob.Get(page).Doc(t).Find(testID("registration-state")).AttrOr("data-state", ""); st != "going" {
+		t.Fatalf("bob after taking it: %q", st)
+	}
+	// Now ann waits, bob gives the seat up, and ann lets the offer lapse.
+	post(ann, page+"/register", nil)
+	post(bob, page+"/cancel", url.Values{"confirm": {"yes"}})
+	if st := ann.Get(page).Doc(t).Find(testID("registration-state")).AttrOr("data-state", ""); st != "offered" {
+		t.Fatalf("ann: %q", st)
+	}
+	a.Clock.Advance(2*time.Hour + 2*time.Second)
+	a.Tasks.RunDue(t.Context()) // the lapse task settles the offer
+	a.Tasks.RunDue(t.Context()) // and the inbox posts the notice
+	rows, _ := storage.All[events.AttendeeRow](t.Context(), a.Store.Table(events.AttendeesTable), storage.Query{PartitionKey: strings.TrimPrefix(page, "/events/"), RowKeyPrefix: "m|"})
+	lapsed := 0
+	for _, r := range rows {
+		if r.OfferLapsed && r.Status == events.StatusCancelled {
+			lapsed++
+		}
+	}
+	if lapsed != 1 {
+		t.Fatalf("%d lapsed registrations after the task ran", lapsed)
+	}
+	if !strings.Contains(ann.Get("/inbox").Doc(t).Find(testID("inbox-list")).Text(), "lapsed") {
+		t.Fatal("ann is not told her offer lapsed")
+	}
+	if res := post(ann, page+"/accept", nil); res.StatusCode != http.StatusConflict {
+		t.Fatalf("ann takes the lapsed seat: %d", res.StatusCode)
 	}
 }
 

@@ -17,13 +17,14 @@ const UserEventsTable = "UserEvents"
 // UserEventRow is one of a person's registrations, mirrored from their
 // AttendeeRow by the projection kit.
 type UserEventRow struct {
-	PartitionKey string    `table:"PartitionKey"` // memberKey
-	RowKey       string    `table:"RowKey"`       // eventId
-	ETag         string    `table:"ETag"`
-	Status       string    `table:"status"`
-	Party        int       `table:"party"`
-	Seq          int64     `table:"seq"`
-	UpdatedAt    time.Time `table:"updatedAt"`
+	PartitionKey string     `table:"PartitionKey"` // memberKey
+	RowKey       string     `table:"RowKey"`       // eventId
+	ETag         string     `table:"ETag"`
+	Status       string     `table:"status"`
+	Party        int        `table:"party"`
+	Seq          int64      `table:"seq"`
+	OfferUntil   *time.Time `table:"offerUntil"`
+	UpdatedAt    time.Time  `table:"updatedAt"`
 }
 
 // userEventsProjection mirrors each registration into its person's
@@ -40,7 +41,7 @@ func userEventsProjection(attendees, userEvents *storage.Table) *projection.Proj
 			}
 			r, err := projection.RowOf(userEvents, UserEventRow{
 				PartitionKey: a.MemberKey, RowKey: a.PartitionKey,
-				Status: a.Status, Party: a.Party, Seq: a.Seq, UpdatedAt: a.UpdatedAt,
+				Status: a.Status, Party: a.Party, Seq: a.Seq, OfferUntil: a.OfferUntil, UpdatedAt: a.UpdatedAt,
 			})
 			return []projection.Row{r}, err
 		},
@@ -77,6 +78,8 @@ type MyEvent struct {
 	Event    EventRow
 	Status   string
 	Position int
+	// OfferUntil is when a seat offered to them lapses.
+	OfferUntil time.Time
 }
 
 // MyEvents lists memberKey's registrations with their events, by start:
@@ -109,6 +112,9 @@ func (c *Catalog) MyEvents(ctx context.Context, memberKey string) ([]MyEvent, er
 			continue
 		}
 		my := MyEvent{Event: e, Status: m.Status}
+		if m.OfferUntil != nil {
+			my.OfferUntil = *m.OfferUntil
+		}
 		if m.Status == StatusWaitlist {
 			if my.Position, err = c.seats.position(ctx, e.RowKey, memberKey); err != nil {
 				return nil, err

@@ -23,6 +23,11 @@ func (s *Service) UseNotifier(n Notifier) { s.notifier = n }
 // tell posts kind about e to memberKeys, once per key (the notice key):
 // the seat change is saved already, so a failure is logged.
 func (s *Service) tell(ctx context.Context, e EventRow, kind, key string, memberKeys ...string) {
+	s.tellAt(ctx, e, kind, key, e.Start, memberKeys...)
+}
+
+// tellAt is tell with another time for the notice's {when}.
+func (s *Service) tellAt(ctx context.Context, e EventRow, kind, key string, when time.Time, memberKeys ...string) {
 	if s.notifier == nil {
 		return
 	}
@@ -34,7 +39,7 @@ func (s *Service) tell(ctx context.Context, e EventRow, kind, key string, member
 			To:   []inbox.Recipient{{MemberKey: m}},
 			Kind: kind,
 			Args: map[string]string{"title": e.Title, "place": e.Place},
-			When: e.Start,
+			When: when,
 			Link: eventURL(e.RowKey),
 			Key:  fmt.Sprintf("%s|%s|%s|%s", kind, e.RowKey, m, key),
 		})
@@ -44,34 +49,76 @@ func (s *Service) tell(ctx context.Context, e EventRow, kind, key string, member
 	}
 }
 
+// stamp is a notice key for a change now.
+func (s *Service) stamp() string { return s.now().UTC().Format("20060102150405.000") }
+
+// settled follows up a seat change that stands: the badge, and telling
+// whoever it moved. Promoted people are going; people offered a seat
+// are told until when, and their offer's lapse is queued (offerTask);
+// people whose offer lapsed are told so.
+func (s *Service) settled(ctx context.Context, e EventRow, m Moves) {
+	s.syncSeats(ctx, e.RowKey)
+	s.tell(ctx, e, "events.notify.promoted", s.stamp(), m.Promoted...)
+	for _, o := range m.Offered {
+		s.tellAt(ctx, e, "events.notify.offered", startKey(o.Until), o.Until, o.MemberKey)
+		s.scheduleLapse(ctx, e.RowKey, o)
+	}
+	for _, k := range m.Expired {
+		s.tell(ctx, e, "events.notify.offer_lapsed", s.stamp(), k)
+	}
+}
+
 // Register registers id for e and tells them where they stand: at most
 // LimitRegistrations a minute per person (ErrTooManyRegistrations).
 func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, party int) (Registration, error) {
 	if err := s.registrations.Take(ctx, id.MemberKey, s.now()); err != nil {
 		return Registration{}, err
 	}
-	r, err := s.catalog.seats.Register(ctx, e.RowKey, Person{MemberKey: id.MemberKey, Name: id.DisplayName, Email: id.Email}, party)
+	r, moves, err := s.catalog.seats.Register(ctx, e.RowKey, Person{MemberKey: id.MemberKey, Name: id.DisplayName, Email: id.Email}, party)
 	if err != nil {
 		return r, err
 	}
-	s.syncSeats(ctx, e.RowKey)
+	s.settled(ctx, e, moves)
 	kind := "events.notify.going"
 	if r.Status == StatusWaitlist {
 		kind = "events.notify.waitlist"
 	}
-	s.tell(ctx, e, kind, s.now().UTC().Format("20060102150405.000"), id.MemberKey)
+	if r.Status == StatusGoing || r.Status == StatusWaitlist {
+		s.tell(ctx, e, kind, s.stamp(), id.MemberKey)
+	}
 	return r, nil
 }
 
-// CancelRegistration gives up id's place and tells whoever it went to.
+// CancelRegistration gives up id's place (or declines the seat offered
+// to them) and tells whoever it went to.
 func (s *Service) CancelRegistration(ctx context.Context, e EventRow, id *auth.Identity) error {
-	promoted, err := s.catalog.seats.Cancel(ctx, e.RowKey, id.MemberKey)
+	moves, err := s.catalog.seats.Cancel(ctx, e.RowKey, id.MemberKey)
 	if err != nil {
 		return err
 	}
-	s.syncSeats(ctx, e.RowKey)
-	s.tell(ctx, e, "events.notify.promoted", s.now().UTC().Format("20060102150405.000"), promoted...)
+	s.settled(ctx, e, moves)
 	return nil
+}
+
+// Accept takes the seat offered to id.
+func (s *Service) Accept(ctx context.Context, e EventRow, id *auth.Identity) error {
+	moves, err := s.catalog.seats.Accept(ctx, e.RowKey, id.MemberKey)
+	s.settled(ctx, e, moves)
+	if err != nil {
+		return err
+	}
+	s.tell(ctx, e, "events.notify.going", s.stamp(), id.MemberKey)
+	return nil
+}
+
+// Judge reads e's seat counter after settling lapsed offers, and tells
+// whoever that moved.
+func (s *Service) Judge(ctx context.Context, e EventRow) (SeatsRow, error) {
+	c, moves, err := s.catalog.seats.Judge(ctx, e.RowKey)
+	if len(moves.Offered)+len(moves.Expired)+len(moves.Promoted) > 0 {
+		s.settled(ctx, e, moves)
+	}
+	return c, err
 }
 
 // syncSeats brings the event's badge in step after a seat change that
@@ -83,12 +130,13 @@ func (s *Service) syncSeats(ctx context.Context, eventID string) {
 	}
 }
 
-// registered are the memberKeys going to or waiting for e.
+// registered are the memberKeys going to, waiting for or offered a seat
+// at e.
 func (s *Service) registered(ctx context.Context, e EventRow) ([]string, error) {
 	rows, err := s.catalog.seats.Attendees(ctx, e.RowKey)
 	var out []string
 	for _, r := range rows {
-		if r.Status == StatusGoing || r.Status == StatusWaitlist {
+		if r.Status == StatusGoing || r.Status == StatusWaitlist || r.Status == StatusOffered {
 			out = append(out, r.MemberKey)
 		}
 	}
@@ -103,14 +151,11 @@ func (s *Service) UpdateEvent(ctx context.Context, eventID string, in EventInput
 	if err != nil {
 		return EventRow{}, err
 	}
-	e, promoted, err := s.catalog.Update(ctx, eventID, in, zone)
+	e, moves, err := s.catalog.Update(ctx, eventID, in, zone)
 	if err != nil {
 		return EventRow{}, err
 	}
-	if len(promoted) > 0 {
-		s.syncSeats(ctx, e.RowKey)
-	}
-	s.tell(ctx, e, "events.notify.promoted", s.now().UTC().Format("20060102150405.000"), promoted...)
+	s.settled(ctx, e, moves)
 	if e.Sequence != before.Sequence {
 		s.scheduleReminder(ctx, e)
 		who, err := s.registered(ctx, e)

@@ -31,15 +31,52 @@ type reminderTask struct {
 	Start    time.Time
 }
 
-// UseReminders lets the service send reminders through q. Call it while
-// wiring; without it none are sent.
-func (s *Service) UseReminders(q *tasks.Queue) error {
+// UseTasks lets the service send reminders and settle lapsed offers
+// through q. Call it while wiring; without it no reminder is sent, and
+// lapsed offers are settled only when someone reads or changes the
+// event's seats.
+func (s *Service) UseTasks(q *tasks.Queue) error {
 	kind, err := tasks.Register(q, "events.reminder", s.remind)
 	if err != nil {
 		return err
 	}
-	s.reminders = &kind
+	lapse, err := tasks.Register(q, "events.offer-lapse", s.lapse)
+	if err != nil {
+		return err
+	}
+	s.reminders, s.lapses = &kind, &lapse
 	return nil
+}
+
+// lapseTask settles an event's offers when one of them lapses.
+type lapseTask struct {
+	EventID string
+}
+
+// scheduleLapse queues the settling of o's event at o.Until, so the next
+// person is offered the seat and told even if nobody opens the page.
+func (s *Service) scheduleLapse(ctx context.Context, eventID string, o Offer) {
+	if s.lapses == nil {
+		return
+	}
+	key := fmt.Sprintf("events.lapse|%s|%s|%s", eventID, o.MemberKey, startKey(o.Until))
+	if err := s.lapses.EnqueueAt(ctx, o.Until.Add(time.Second), key, lapseTask{EventID: eventID}); err != nil {
+		s.log.WarnContext(ctx, "events: offer lapse not scheduled", "event", eventID, "err", err)
+	}
+}
+
+// lapse runs a lapse task: the offer may be taken or settled already,
+// and then nothing moves.
+func (s *Service) lapse(ctx context.Context, t lapseTask) error {
+	e, err := s.catalog.Event(ctx, t.EventID)
+	if errors.Is(err, ErrNoEvent) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = s.Judge(ctx, e)
+	return err
 }
 
 // scheduleReminder queues e's reminder, unless it is due already (an

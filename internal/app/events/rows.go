@@ -14,6 +14,7 @@ const AttendeesTable = "EventAttendees"
 const (
 	StatusGoing     = "going"
 	StatusWaitlist  = "waitlist"
+	StatusOffered   = "offered" // offer mode: a seat held for them until OfferUntil
 	StatusCancelled = "cancelled"
 )
 
@@ -28,6 +29,13 @@ type SeatsRow struct {
 	// people on the waitlist.
 	Going   int `table:"going"`
 	Waiting int `table:"waiting"`
+	// Offered is the seats held by offers (offer mode) until they are
+	// taken or lapse.
+	Offered int `table:"offered"`
+	// OfferHoldMinutes is offer mode's hold (0: seats are given, not
+	// offered); OffersEnd when offers stop.
+	OfferHoldMinutes int        `table:"offerHoldMinutes"`
+	OffersEnd        *time.Time `table:"offersEnd"`
 	// NextSeq numbers waitlist entries, first come first served.
 	NextSeq   int64     `table:"nextSeq"`
 	UpdatedAt time.Time `table:"updatedAt"`
@@ -52,7 +60,11 @@ type AttendeeRow struct {
 	// Ticket is the code on their ticket's QR (ticketRowKey finds the
 	// registration from it); it survives cancelling and registering
 	// again.
-	Ticket      string     `table:"ticket"`
+	Ticket string `table:"ticket"`
+	// OfferUntil is when the seat offered to them lapses (StatusOffered);
+	// OfferLapsed marks a registration ended by a lapsed offer.
+	OfferUntil  *time.Time `table:"offerUntil"`
+	OfferLapsed bool       `table:"offerLapsed"`
 	Attended    bool       `table:"attended"`
 	CheckedInAt *time.Time `table:"checkedInAt"`
 }
@@ -91,4 +103,36 @@ const queuePrefix = "w|"
 // so the partition's w| range reads the waitlist in order.
 func queueRowKey(seq int64, memberKey string) string {
 	return fmt.Sprintf("%s%012d|%s", queuePrefix, seq, memberKey)
+}
+
+// setPlan copies p into the counter.
+func (c *SeatsRow) setPlan(p Plan) {
+	c.Capacity, c.OfferHoldMinutes, c.OffersEnd = p.Capacity, int(p.OfferHold/time.Minute), nil
+	if p.OfferHold > 0 && !p.OffersEnd.IsZero() {
+		end := p.OffersEnd.UTC()
+		c.OffersEnd = &end
+	}
+}
+
+// OfferRow is an outstanding offer: RowKey offerRowKey sorts offers by
+// when they lapse, so the lapsed ones are one range of the partition.
+type OfferRow struct {
+	PartitionKey string `table:"PartitionKey"` // eventId
+	RowKey       string `table:"RowKey"`       // offerRowKey
+	ETag         string `table:"ETag"`
+	MemberKey    string `table:"memberKey"`
+}
+
+// offerPrefix starts every offer's RowKey.
+const offerPrefix = "o|"
+
+// offerRowKey is an offer's RowKey: "o|{until, UTC seconds}|{memberKey}".
+func offerRowKey(until time.Time, memberKey string) string {
+	return offerPrefix + until.UTC().Format("20060102150405") + "|" + memberKey
+}
+
+// offerBound is the RowKeyTo (exclusive) that reads the offers lapsed by
+// now: those whose time is now or earlier.
+func offerBound(now time.Time) string {
+	return offerPrefix + now.UTC().Add(time.Second).Format("20060102150405")
 }

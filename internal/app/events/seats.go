@@ -19,9 +19,11 @@ const (
 	// committed first: under a rush of registrations every attempt but
 	// one loses each round, and the jittered backoff spreads them out.
 	seatAttempts = 200
-	// maxPromotions bounds the people one change moves off the waitlist,
-	// so the transaction stays within its 100 operations (two each).
+	// maxPromotions bounds the people one change moves off the waitlist
+	// or whose offers it expires, per query.
 	maxPromotions = 40
+	// maxTxOps is a transaction's most operations (Azure's limit).
+	maxTxOps = 100
 	// MaxParty is the most seats one registration may take.
 	MaxParty = 10
 )
@@ -34,6 +36,10 @@ var (
 	ErrBadParty = fault.New(http.StatusUnprocessableEntity, "events.error.party", "events: bad party size")
 	// ErrNotRegistered is a cancellation by someone not registered.
 	ErrNotRegistered = fault.New(http.StatusNotFound, "events.error.not_registered", "events: not registered")
+	// ErrOfferLapsed is taking a seat whose offer lapsed (409).
+	ErrOfferLapsed = fault.New(http.StatusConflict, "events.error.offer_lapsed", "events: the offer lapsed")
+	// ErrNoOffer is taking a seat nobody offered (404).
+	ErrNoOffer = fault.New(http.StatusNotFound, "events.error.no_offer", "events: no offer")
 )
 
 // Seats is the seat accounting of events on one table, and each
@@ -65,12 +71,44 @@ type Registration struct {
 	Party  int
 	// Position is their place on the waitlist (1 is next), 0 otherwise.
 	Position int
+	// OfferUntil is when a seat offered to them lapses (StatusOffered).
+	OfferUntil time.Time
 }
 
-// Open creates an event's seat counter with its capacity (0 means no
-// limit). Opening an open event changes nothing.
-func (s *Seats) Open(ctx context.Context, eventID string, capacity int) error {
-	_, err := storage.Insert(ctx, s.table, SeatsRow{PartitionKey: eventID, RowKey: seatsRowKey, Capacity: capacity, UpdatedAt: s.now().UTC()})
+// Plan is an event's seat settings.
+type Plan struct {
+	// Capacity is the seats; 0 is no limit.
+	Capacity int
+	// OfferHold, when set, is offer mode: a freed seat is offered to the
+	// head of the waitlist for this long instead of given to them.
+	OfferHold time.Duration
+	// OffersEnd is when offers stop (a set time before the start): from
+	// then on freed seats go straight to the head of the waitlist, and
+	// no offer runs past it.
+	OffersEnd time.Time
+}
+
+// Moves are the people a seat change moved besides the one acting: who
+// got a seat from the waitlist, who was offered one, and whose offer
+// lapsed.
+type Moves struct {
+	Promoted []string
+	Offered  []Offer
+	Expired  []string
+}
+
+// Offer is a seat offered to MemberKey until Until.
+type Offer struct {
+	MemberKey string
+	Until     time.Time
+}
+
+// Open creates an event's seat counter with its plan. Opening an open
+// event changes nothing.
+func (s *Seats) Open(ctx context.Context, eventID string, p Plan) error {
+	c := SeatsRow{PartitionKey: eventID, RowKey: seatsRowKey, UpdatedAt: s.now().UTC()}
+	c.setPlan(p)
+	_, err := storage.Insert(ctx, s.table, c)
 	if errors.Is(err, storage.ErrExists) {
 		return nil
 	}
@@ -82,8 +120,11 @@ func (s *Seats) Counts(ctx context.Context, eventID string) (SeatsRow, error) {
 	return storage.Get[SeatsRow](ctx, s.table, eventID, seatsRowKey)
 }
 
-// fits reports whether party more seats fit.
-func fits(c SeatsRow, party int) bool { return c.Capacity == 0 || c.Going+party <= c.Capacity }
+// fits reports whether party more seats fit: seats held by offers are
+// taken until the offers lapse.
+func fits(c SeatsRow, party int) bool {
+	return c.Capacity == 0 || c.Going+c.Offered+party <= c.Capacity
+}
 
 // Person is who registers: their memberKey, and their name and email as
 // the organizer's attendee list shows them.
@@ -93,167 +134,379 @@ type Person struct {
 	Email     string
 }
 
-// Register registers p with party seats. Someone already going or
-// waiting keeps their place (nothing changes). While anyone waits, or the
-// seats do not fit, they join the end of the waitlist. One transaction at
-// the counter's ETag; retried when another change committed first.
-func (s *Seats) Register(ctx context.Context, eventID string, p Person, party int) (Registration, error) {
-	if party < 1 || party > MaxParty {
-		return Registration{}, ErrBadParty
+// seatTx is one seat change: the counter as read, the transaction's
+// operations (one per row: a later write of a row replaces an earlier
+// one, so a row expired and then changed again is written once, at the
+// ETag it was read with), the registrations read and changed, and who
+// moved.
+type seatTx struct {
+	s       *Seats
+	eventID string
+	now     time.Time
+	c       SeatsRow
+	ops     []storage.TxOp
+	at      map[string]int
+	rows    map[string]*AttendeeRow
+	changes []change
+	moves   Moves
+}
+
+// begin reads the counter for a change of eventID's seats.
+func (s *Seats) begin(ctx context.Context, eventID string) (*seatTx, error) {
+	c, err := s.Counts(ctx, eventID)
+	if err != nil {
+		return nil, err
 	}
-	memberKey := p.MemberKey
-	var out Registration
-	var changes []change
+	return &seatTx{s: s, eventID: eventID, now: s.now().UTC(), c: c, at: map[string]int{}, rows: map[string]*AttendeeRow{}}, nil
+}
+
+// put adds op, replacing an earlier op on the same row.
+func (t *seatTx) put(op storage.TxOp) {
+	if i, ok := t.at[op.Entity.RowKey]; ok {
+		t.ops[i] = op
+		return
+	}
+	t.at[op.Entity.RowKey] = len(t.ops)
+	t.ops = append(t.ops, op)
+}
+
+// attendee reads memberKey's registration once per change; later reads
+// see this change's edits. ok is false when there is none.
+func (t *seatTx) attendee(ctx context.Context, memberKey string) (*AttendeeRow, bool, error) {
+	if a, ok := t.rows[memberKey]; ok {
+		return a, a.ETag != "" || a.Status != "", nil
+	}
+	a, err := storage.Get[AttendeeRow](ctx, t.s.table, t.eventID, attendeeRowKey(memberKey))
+	if errors.Is(err, storage.ErrNotFound) {
+		t.rows[memberKey] = &AttendeeRow{PartitionKey: t.eventID, RowKey: attendeeRowKey(memberKey), MemberKey: memberKey}
+		return t.rows[memberKey], false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	t.rows[memberKey] = &a
+	return &a, true, nil
+}
+
+// write records a's new state (before is how it was).
+func (t *seatTx) write(before AttendeeRow, a *AttendeeRow) {
+	a.UpdatedAt = t.now
+	t.put(attendeeOp(*a))
+	b := before
+	var bp *AttendeeRow
+	if b.Status != "" {
+		bp = &b
+	}
+	after := *a
+	t.changes = append(t.changes, change{bp, &after})
+}
+
+// commit writes the counter at its ETag with every op in one
+// transaction, then mirrors the changed registrations into UserEvents.
+func (t *seatTx) commit(ctx context.Context) error {
+	t.c.UpdatedAt = t.now
+	t.put(counterOp(t.c))
+	return t.s.commit(ctx, t.ops)
+}
+
+// change runs f as one seat change of eventID, retried from a fresh read
+// when another change committed first; the changed registrations are
+// mirrored after it commits.
+func (s *Seats) change(ctx context.Context, eventID string, f func(ctx context.Context, t *seatTx) error) (*seatTx, error) {
+	var done *seatTx
 	err := storage.Optimistic(ctx, seatAttempts, func(ctx context.Context) error {
-		changes = nil
-		c, err := s.Counts(ctx, eventID)
+		t, err := s.begin(ctx, eventID)
 		if err != nil {
 			return err
 		}
-		a, err := storage.Get[AttendeeRow](ctx, s.table, eventID, attendeeRowKey(memberKey))
-		var before *AttendeeRow
-		if err == nil {
-			before = &a
+		if err := f(ctx, t); err != nil {
+			return err
 		}
-		switch {
-		case err == nil && (a.Status == StatusGoing || a.Status == StatusWaitlist):
-			out = Registration{Status: a.Status, Party: a.Party}
+		if len(t.ops) == 0 {
+			done = t
 			return nil
-		case err != nil && !errors.Is(err, storage.ErrNotFound):
+		}
+		if err := t.commit(ctx); err != nil {
 			return err
 		}
-		now := s.now().UTC()
-		row := AttendeeRow{PartitionKey: eventID, RowKey: attendeeRowKey(memberKey), MemberKey: memberKey, Party: party,
-			RegisteredAt: now, UpdatedAt: now, Name: p.Name, Email: p.Email}
-		var ops []storage.TxOp
-		if before != nil {
-			row.ETag = before.ETag
-		}
-		if before != nil && before.Ticket != "" {
-			row.Ticket = before.Ticket
-		} else {
-			row.Ticket = newTicketCode()
-			ops = append(ops, insertOp(TicketRow{PartitionKey: eventID, RowKey: ticketRowKey(row.Ticket), MemberKey: memberKey}))
-		}
-		if c.Waiting == 0 && fits(c, party) {
-			row.Status = StatusGoing
-			c.Going += party
-		} else {
-			row.Status, row.Seq = StatusWaitlist, c.NextSeq
-			c.Waiting, c.NextSeq = c.Waiting+1, c.NextSeq+1
-			ops = append(ops, insertOp(QueueRow{PartitionKey: eventID, RowKey: queueRowKey(row.Seq, memberKey), MemberKey: memberKey, Party: party}))
-		}
-		c.UpdatedAt = now
-		ops = append(ops, counterOp(c), attendeeOp(row))
-		if err := s.commit(ctx, ops); err != nil {
-			return err
-		}
-		out = Registration{Status: row.Status, Party: party}
-		changes = []change{{before, &row}}
+		done = t
 		return nil
 	})
 	if err != nil {
-		return Registration{}, err
+		return nil, err
 	}
-	s.mirror(ctx, changes)
-	if out.Status == StatusWaitlist {
-		out.Position, err = s.position(ctx, eventID, memberKey)
-	}
-	return out, err
+	s.mirror(ctx, done.changes)
+	return done, nil
 }
 
-// Cancel cancels memberKey's registration. Seats a going person frees go
-// to the head of the waitlist in the same transaction, first come first
-// served, never a party into fewer seats than it needs (the queue waits
-// for the head rather than letting a smaller party past it). It returns
-// the memberKeys it promoted.
-func (s *Seats) Cancel(ctx context.Context, eventID, memberKey string) ([]string, error) {
-	var promoted []string
-	var changes []change
-	err := storage.Optimistic(ctx, seatAttempts, func(ctx context.Context) error {
-		promoted, changes = nil, nil
-		c, err := s.Counts(ctx, eventID)
+// Register registers p with party seats. Someone already going, waiting
+// or offered a seat keeps their place (nothing changes). While anyone
+// waits, or the seats do not fit, they join the end of the waitlist.
+// Lapsed offers are settled first, in the same transaction at the
+// counter's ETag; retried when another change committed first.
+func (s *Seats) Register(ctx context.Context, eventID string, p Person, party int) (Registration, Moves, error) {
+	if party < 1 || party > MaxParty {
+		return Registration{}, Moves{}, ErrBadParty
+	}
+	var out Registration
+	t, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
+		out = Registration{}
+		if err := t.settle(ctx); err != nil {
+			return err
+		}
+		a, _, err := t.attendee(ctx, p.MemberKey)
 		if err != nil {
 			return err
 		}
-		a, err := storage.Get[AttendeeRow](ctx, s.table, eventID, attendeeRowKey(memberKey))
-		if errors.Is(err, storage.ErrNotFound) || err == nil && a.Status == StatusCancelled {
+		if a.Status == StatusGoing || a.Status == StatusWaitlist || a.Status == StatusOffered {
+			out = registrationOf(*a)
+			return nil
+		}
+		before := *a
+		a.Party, a.RegisteredAt, a.Name, a.Email, a.Seq, a.OfferUntil, a.Attended, a.CheckedInAt = party, t.now, p.Name, p.Email, 0, nil, false, nil
+		if a.Ticket == "" {
+			a.Ticket = newTicketCode()
+			t.put(insertOp(TicketRow{PartitionKey: eventID, RowKey: ticketRowKey(a.Ticket), MemberKey: p.MemberKey}))
+		}
+		if t.c.Waiting == 0 && fits(t.c, party) {
+			a.Status = StatusGoing
+			t.c.Going += party
+		} else {
+			a.Status, a.Seq = StatusWaitlist, t.c.NextSeq
+			t.c.Waiting, t.c.NextSeq = t.c.Waiting+1, t.c.NextSeq+1
+			t.put(insertOp(QueueRow{PartitionKey: eventID, RowKey: queueRowKey(a.Seq, p.MemberKey), MemberKey: p.MemberKey, Party: party}))
+		}
+		t.write(before, a)
+		out = registrationOf(*a)
+		return nil
+	})
+	if err != nil {
+		return Registration{}, Moves{}, err
+	}
+	if out.Status == StatusWaitlist {
+		out.Position, err = s.position(ctx, eventID, p.MemberKey)
+	}
+	return out, t.moves, err
+}
+
+// registrationOf is a registration as its person sees it.
+func registrationOf(a AttendeeRow) Registration {
+	r := Registration{Status: a.Status, Party: a.Party}
+	if a.OfferUntil != nil {
+		r.OfferUntil = *a.OfferUntil
+	}
+	return r
+}
+
+// Cancel cancels memberKey's registration, or declines a seat offered
+// to them. Seats freed go to the head of the waitlist in the same
+// transaction (or are offered to it, in offer mode), first come first
+// served, never a party into fewer seats than it needs (the queue waits
+// for the head rather than letting a smaller party past it).
+func (s *Seats) Cancel(ctx context.Context, eventID, memberKey string) (Moves, error) {
+	t, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
+		if err := t.settle(ctx); err != nil {
+			return err
+		}
+		a, ok, err := t.attendee(ctx, memberKey)
+		if err != nil {
+			return err
+		}
+		if !ok || a.Status == StatusCancelled {
 			return ErrNotRegistered
 		}
+		before := *a
+		t.release(a)
+		a.Status = StatusCancelled
+		t.write(before, a)
+		return t.promote(ctx)
+	})
+	if err != nil {
+		return Moves{}, err
+	}
+	return t.moves, nil
+}
+
+// release gives up a's seats or place (before it changes status).
+func (t *seatTx) release(a *AttendeeRow) {
+	switch a.Status {
+	case StatusGoing:
+		t.c.Going -= a.Party
+	case StatusWaitlist:
+		t.c.Waiting--
+		t.put(deleteOp(t.eventID, queueRowKey(a.Seq, a.MemberKey)))
+	case StatusOffered:
+		t.c.Offered -= a.Party
+		if a.OfferUntil != nil {
+			t.put(deleteOp(t.eventID, offerRowKey(*a.OfferUntil, a.MemberKey)))
+		}
+	}
+	a.Seq, a.OfferUntil = 0, nil
+}
+
+// Accept takes the seat offered to memberKey: they are going. An offer
+// that lapsed is ErrOfferLapsed (and the seat has gone on).
+func (s *Seats) Accept(ctx context.Context, eventID, memberKey string) (Moves, error) {
+	t, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
+		if err := t.settle(ctx); err != nil {
+			return err
+		}
+		a, _, err := t.attendee(ctx, memberKey)
 		if err != nil {
 			return err
 		}
-		now := s.now().UTC()
-		var ops []storage.TxOp
 		switch a.Status {
 		case StatusGoing:
-			c.Going -= a.Party
-		case StatusWaitlist:
-			c.Waiting--
-			ops = append(ops, deleteOp(eventID, queueRowKey(a.Seq, memberKey)))
+			return nil
+		case StatusOffered:
+		default:
+			if a.Status == StatusCancelled && a.OfferLapsed {
+				return ErrOfferLapsed
+			}
+			return ErrNoOffer
 		}
-		before := a
-		a.Status, a.UpdatedAt = StatusCancelled, now
-		ops = append(ops, attendeeOp(a))
-		more, moved, err := s.promote(ctx, &c, now)
-		if err != nil {
-			return err
-		}
-		c.UpdatedAt = now
-		ops = append(append(ops, more...), counterOp(c))
-		if err := s.commit(ctx, ops); err != nil {
-			return err
-		}
-		changes = append([]change{{&before, &a}}, moved...)
-		promoted = keysOf(moved)
+		before := *a
+		t.release(a)
+		a.Status = StatusGoing
+		t.c.Going += a.Party
+		t.write(before, a)
 		return nil
 	})
-	if err == nil {
-		s.mirror(ctx, changes)
+	if err != nil {
+		return Moves{}, err
 	}
-	return promoted, err
+	return t.moves, nil
 }
 
-// SetCapacity changes an event's capacity: raising it promotes as many
-// from the waitlist as now fit; lowering it below the seats taken is
-// refused (ErrCapacityBelowGoing). 0 means no limit.
-func (s *Seats) SetCapacity(ctx context.Context, eventID string, capacity int) ([]string, error) {
-	var promoted []string
-	var changes []change
-	err := storage.Optimistic(ctx, seatAttempts, func(ctx context.Context) error {
-		promoted, changes = nil, nil
-		c, err := s.Counts(ctx, eventID)
-		if err != nil {
+// SetPlan changes an event's seat plan: raising the capacity promotes
+// (or offers to) as many from the waitlist as now fit; lowering it below
+// the seats taken and offered is refused (ErrCapacityBelowGoing). 0
+// means no limit.
+func (s *Seats) SetPlan(ctx context.Context, eventID string, p Plan) (Moves, error) {
+	t, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
+		if err := t.settle(ctx); err != nil {
 			return err
 		}
-		if capacity < 0 || capacity > 0 && capacity < c.Going {
+		if p.Capacity < 0 || p.Capacity > 0 && p.Capacity < t.c.Going+t.c.Offered {
 			return ErrCapacityBelowGoing
 		}
-		now := s.now().UTC()
-		c.Capacity, c.UpdatedAt = capacity, now
-		ops, moved, err := s.promote(ctx, &c, now)
+		t.c.setPlan(p)
+		t.put(counterOp(t.c))
+		return t.promote(ctx)
+	})
+	if err != nil {
+		return Moves{}, err
+	}
+	return t.moves, nil
+}
+
+// Settle judges the event's lapsed offers now (an offer is over at its
+// time, whether or not anything ran then) and moves their seats on: the
+// read path calls it when a lapsed offer is outstanding.
+func (s *Seats) Settle(ctx context.Context, eventID string) (Moves, error) {
+	t, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
+		return t.settle(ctx)
+	})
+	if err != nil {
+		return Moves{}, err
+	}
+	return t.moves, nil
+}
+
+// lapsed reports whether c has an offer outstanding that lapsed by now:
+// one query, only while offers are out.
+func (s *Seats) lapsed(ctx context.Context, c SeatsRow, now time.Time) (bool, error) {
+	if c.Offered == 0 {
+		return false, nil
+	}
+	page, err := s.table.Query(ctx, storage.Query{PartitionKey: c.PartitionKey, RowKeyFrom: offerPrefix, RowKeyTo: offerBound(now), Limit: 1, Select: []string{"RowKey"}})
+	return err == nil && len(page.Entities) > 0, err
+}
+
+// settle expires the offers that lapsed by the change's time, and gives
+// their seats on (promote).
+func (t *seatTx) settle(ctx context.Context) error {
+	if t.c.Offered == 0 {
+		return t.promote(ctx)
+	}
+	page, err := t.s.table.Query(ctx, storage.Query{PartitionKey: t.eventID, RowKeyFrom: offerPrefix, RowKeyTo: offerBound(t.now), Limit: maxPromotions})
+	if err != nil {
+		return err
+	}
+	for _, e := range page.Entities {
+		var o OfferRow
+		if err := storage.Unmarshal(e, &o); err != nil {
+			return err
+		}
+		a, ok, err := t.attendee(ctx, o.MemberKey)
 		if err != nil {
 			return err
 		}
-		if err := s.commit(ctx, append(ops, counterOp(c))); err != nil {
-			return err
+		if !ok || a.Status != StatusOffered {
+			t.put(deleteOp(t.eventID, o.RowKey)) // a stray: its offer ended otherwise
+			continue
 		}
-		changes, promoted = moved, keysOf(moved)
-		return nil
-	})
-	if err == nil {
-		s.mirror(ctx, changes)
+		before := *a
+		t.release(a)
+		a.Status, a.OfferLapsed = StatusCancelled, true
+		t.write(before, a)
+		t.moves.Expired = append(t.moves.Expired, a.MemberKey)
 	}
-	return promoted, err
+	return t.promote(ctx)
 }
 
-// keysOf are the memberKeys of changed registrations.
-func keysOf(changes []change) []string {
-	var out []string
-	for _, c := range changes {
-		out = append(out, c.after.MemberKey)
+// offering reports whether a freed seat is offered now rather than
+// given.
+func (t *seatTx) offering() bool {
+	return t.c.OfferHoldMinutes > 0 && (t.c.OffersEnd == nil || t.now.Before(*t.c.OffersEnd))
+}
+
+// promote moves the head of the waitlist into free seats, in order,
+// stopping at the first party that does not fit: in offer mode (until
+// offers stop) they are offered the seats until now plus the hold,
+// never past the end of offers; otherwise they are going.
+func (t *seatTx) promote(ctx context.Context) error {
+	if t.c.Waiting == 0 {
+		return nil
 	}
-	return out
+	page, err := t.s.table.Query(ctx, storage.Query{PartitionKey: t.eventID, RowKeyPrefix: queuePrefix, Limit: maxPromotions})
+	if err != nil {
+		return err
+	}
+	for _, e := range page.Entities {
+		var q QueueRow
+		if err := storage.Unmarshal(e, &q); err != nil {
+			return err
+		}
+		if !fits(t.c, q.Party) || len(t.ops) > maxTxOps-4 {
+			break
+		}
+		a, ok, err := t.attendee(ctx, q.MemberKey)
+		if err != nil {
+			return err
+		}
+		if !ok || a.Status != StatusWaitlist {
+			return fmt.Errorf("events: waitlisted %s has no waiting registration: %w", q.MemberKey, storage.ErrPrecondition)
+		}
+		before := *a
+		t.release(a)
+		if t.offering() {
+			until := t.now.Add(time.Duration(t.c.OfferHoldMinutes) * time.Minute).Truncate(time.Second)
+			if t.c.OffersEnd != nil && until.After(*t.c.OffersEnd) {
+				until = *t.c.OffersEnd
+			}
+			a.Status, a.OfferUntil = StatusOffered, &until
+			t.c.Offered += a.Party
+			t.put(insertOp(OfferRow{PartitionKey: t.eventID, RowKey: offerRowKey(until, a.MemberKey), MemberKey: a.MemberKey}))
+			t.moves.Offered = append(t.moves.Offered, Offer{MemberKey: a.MemberKey, Until: until})
+		} else {
+			a.Status = StatusGoing
+			t.c.Going += a.Party
+			t.moves.Promoted = append(t.moves.Promoted, a.MemberKey)
+		}
+		t.write(before, a)
+	}
+	return nil
 }
 
 // commit runs one seat change's transaction. A row it deletes or updates
@@ -266,41 +519,6 @@ func (s *Seats) commit(ctx context.Context, ops []storage.TxOp) error {
 		return fmt.Errorf("%w: %w", storage.ErrPrecondition, err)
 	}
 	return err
-}
-
-// promote moves the head of the waitlist into free seats, in order,
-// stopping at the first party that does not fit: it returns the
-// transaction's operations and the registrations it changes, and updates
-// c.
-func (s *Seats) promote(ctx context.Context, c *SeatsRow, now time.Time) ([]storage.TxOp, []change, error) {
-	if c.Waiting == 0 {
-		return nil, nil, nil
-	}
-	page, err := s.table.Query(ctx, storage.Query{PartitionKey: c.PartitionKey, RowKeyPrefix: queuePrefix, Limit: maxPromotions})
-	if err != nil {
-		return nil, nil, err
-	}
-	var ops []storage.TxOp
-	var moved []change
-	for _, e := range page.Entities {
-		var q QueueRow
-		if err := storage.Unmarshal(e, &q); err != nil {
-			return nil, nil, err
-		}
-		if !fits(*c, q.Party) {
-			break
-		}
-		a, err := storage.Get[AttendeeRow](ctx, s.table, c.PartitionKey, attendeeRowKey(q.MemberKey))
-		if err != nil {
-			return nil, nil, fmt.Errorf("events: waitlisted %s: %w", q.MemberKey, err)
-		}
-		before := a
-		a.Status, a.Seq, a.UpdatedAt = StatusGoing, 0, now
-		c.Going, c.Waiting = c.Going+q.Party, c.Waiting-1
-		ops = append(ops, deleteOp(c.PartitionKey, q.RowKey), attendeeOp(a))
-		moved = append(moved, change{&before, &a})
-	}
-	return ops, moved, nil
 }
 
 // position is memberKey's place on the waitlist: one query of the
@@ -358,6 +576,27 @@ func deleteOp(pk, rk string) storage.TxOp {
 	return storage.TxOp{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: pk, RowKey: rk}, IfMatch: storage.AnyETag}
 }
 
+// Judge reads the event's counter, first settling any lapsed offer
+// outstanding (Settle): an offer is over at its time, so every page
+// shows what holds even if no job ran then. Without offers out it is
+// one read.
+func (s *Seats) Judge(ctx context.Context, eventID string) (SeatsRow, Moves, error) {
+	c, err := s.Counts(ctx, eventID)
+	if err != nil {
+		return c, Moves{}, err
+	}
+	lapsed, err := s.lapsed(ctx, c, s.now().UTC())
+	if err != nil || !lapsed {
+		return c, Moves{}, err
+	}
+	moves, err := s.Settle(ctx, eventID)
+	if err != nil {
+		return c, moves, err
+	}
+	c, err = s.Counts(ctx, eventID)
+	return c, moves, err
+}
+
 // Status is memberKey's registration for the event: "" when none.
 func (s *Seats) Status(ctx context.Context, eventID, memberKey string) (Registration, error) {
 	a, err := storage.Get[AttendeeRow](ctx, s.table, eventID, attendeeRowKey(memberKey))
@@ -367,7 +606,7 @@ func (s *Seats) Status(ctx context.Context, eventID, memberKey string) (Registra
 	if err != nil {
 		return Registration{}, err
 	}
-	r := Registration{Status: a.Status, Party: a.Party}
+	r := registrationOf(a)
 	if a.Status == StatusWaitlist {
 		r.Position, err = s.position(ctx, eventID, memberKey)
 	}

@@ -61,18 +61,24 @@ func check(t *testing.T, s *Seats, event string) SeatsRow {
 	if err != nil {
 		t.Fatal(err)
 	}
-	going, waiting := 0, 0
+	going, waiting, offered, offers := 0, 0, 0, 0
 	for _, r := range rows {
 		switch r.Status {
 		case StatusGoing:
 			going += r.Party
 		case StatusWaitlist:
 			waiting++
+		case StatusOffered:
+			offered += r.Party
+			offers++
 		}
 	}
 	queue, _ := s.Waitlist(t.Context(), event)
-	if c.Going != going || c.Waiting != waiting || len(queue) != waiting || c.Capacity > 0 && c.Going > c.Capacity {
-		t.Fatalf("counter %d going, %d waiting (capacity %d); rows %d going, %d waiting; queue %d", c.Going, c.Waiting, c.Capacity, going, waiting, len(queue))
+	offerRows, _ := storage.All[OfferRow](t.Context(), s.table, storage.Query{PartitionKey: event, RowKeyPrefix: offerPrefix})
+	if c.Going != going || c.Waiting != waiting || len(queue) != waiting || c.Offered != offered || len(offerRows) != offers ||
+		c.Capacity > 0 && c.Going+c.Offered > c.Capacity {
+		t.Fatalf("counter %d going, %d waiting, %d offered (capacity %d); rows %d going, %d waiting, %d offered; queue %d, offers %d",
+			c.Going, c.Waiting, c.Offered, c.Capacity, going, waiting, offered, len(queue), len(offerRows))
 	}
 	return c
 }
@@ -86,13 +92,14 @@ func TestSeats(t *testing.T) {
 			t.Run("Parties", func(t *testing.T) { seatsParties(t, open(t)) })
 			t.Run("Capacity", func(t *testing.T) { seatsCapacity(t, open(t)) })
 			t.Run("Concurrency", func(t *testing.T) { seatsConcurrency(t, open(t)) })
+			t.Run("Offers", func(t *testing.T) { seatsOffers(t, open(t)) })
 		})
 	}
 }
 
 func register(t *testing.T, s *Seats, event, who string, party int) Registration {
 	t.Helper()
-	r, err := s.Register(t.Context(), event, Person{MemberKey: who}, party)
+	r, _, err := s.Register(t.Context(), event, Person{MemberKey: who}, party)
 	if err != nil {
 		t.Fatalf("register %s: %v", who, err)
 	}
@@ -101,7 +108,7 @@ func register(t *testing.T, s *Seats, event, who string, party int) Registration
 
 func seatsFIFO(t *testing.T, s *Seats) {
 	ctx := t.Context()
-	if err := s.Open(ctx, "e1", 2); err != nil {
+	if err := s.Open(ctx, "e1", Plan{Capacity: 2}); err != nil {
 		t.Fatal(err)
 	}
 	for _, who := range []string{"a", "b"} {
@@ -118,9 +125,9 @@ func seatsFIFO(t *testing.T, s *Seats) {
 	if r := register(t, s, "e1", "c", 1); r.Status != StatusWaitlist {
 		t.Fatalf("registering again changed c: %+v", r)
 	}
-	promoted, err := s.Cancel(ctx, "e1", "b")
-	if err != nil || fmt.Sprint(promoted) != "[c]" {
-		t.Fatalf("b cancels: promoted %v, %v", promoted, err)
+	moves, err := s.Cancel(ctx, "e1", "b")
+	if promoted := moves.Promoted; err != nil || fmt.Sprint(promoted) != "[c]" {
+		t.Fatalf("b cancels: moved %+v, %v", moves, err)
 	}
 	if r := register(t, s, "e1", "d", 1); r.Status != StatusWaitlist || r.Position != 1 {
 		t.Fatalf("d moved up to %+v", r)
@@ -164,7 +171,7 @@ func seatsFIFO(t *testing.T, s *Seats) {
 
 func seatsParties(t *testing.T, s *Seats) {
 	ctx := t.Context()
-	if err := s.Open(ctx, "e2", 3); err != nil {
+	if err := s.Open(ctx, "e2", Plan{Capacity: 3}); err != nil {
 		t.Fatal(err)
 	}
 	register(t, s, "e2", "a", 2) // one seat left
@@ -176,10 +183,10 @@ func seatsParties(t *testing.T, s *Seats) {
 		t.Fatalf("c with someone waiting: %+v", r)
 	}
 	// Three free: b, at the head, goes; c still waits (no seat left).
-	if promoted, _ := s.Cancel(ctx, "e2", "a"); fmt.Sprint(promoted) != "[b]" {
-		t.Fatalf("promoted %v", promoted)
+	if m, _ := s.Cancel(ctx, "e2", "a"); fmt.Sprint(m.Promoted) != "[b]" {
+		t.Fatalf("moved %+v", m)
 	}
-	if err := s.Open(ctx, "e4", 3); err != nil {
+	if err := s.Open(ctx, "e4", Plan{Capacity: 3}); err != nil {
 		t.Fatal(err)
 	}
 	register(t, s, "e4", "a", 2)
@@ -187,11 +194,11 @@ func seatsParties(t *testing.T, s *Seats) {
 	register(t, s, "e4", "b", 3)
 	register(t, s, "e4", "c", 1)
 	// One seat frees: b at the head needs three, and c does not jump it.
-	if promoted, _ := s.Cancel(ctx, "e4", "d"); len(promoted) != 0 {
-		t.Fatalf("promoted %v into one seat", promoted)
+	if m, _ := s.Cancel(ctx, "e4", "d"); len(m.Promoted) != 0 {
+		t.Fatalf("promoted %v into one seat", m.Promoted)
 	}
 	for _, bad := range []int{0, -1, MaxParty + 1} {
-		if _, err := s.Register(ctx, "e2", Person{MemberKey: "z"}, bad); err != ErrBadParty {
+		if _, _, err := s.Register(ctx, "e2", Person{MemberKey: "z"}, bad); err != ErrBadParty {
 			t.Fatalf("party %d: %v", bad, err)
 		}
 	}
@@ -201,17 +208,17 @@ func seatsParties(t *testing.T, s *Seats) {
 
 func seatsCapacity(t *testing.T, s *Seats) {
 	ctx := t.Context()
-	if err := s.Open(ctx, "e3", 1); err != nil {
+	if err := s.Open(ctx, "e3", Plan{Capacity: 1}); err != nil {
 		t.Fatal(err)
 	}
 	for _, who := range []string{"a", "b", "c", "d"} {
 		register(t, s, "e3", who, 1)
 	}
-	promoted, err := s.SetCapacity(ctx, "e3", 3)
-	if err != nil || fmt.Sprint(promoted) != "[b c]" {
-		t.Fatalf("raise: %v %v", promoted, err)
+	moves, err := s.SetPlan(ctx, "e3", Plan{Capacity: 3})
+	if err != nil || fmt.Sprint(moves.Promoted) != "[b c]" {
+		t.Fatalf("raise: %+v %v", moves, err)
 	}
-	if _, err := s.SetCapacity(ctx, "e3", 2); err != ErrCapacityBelowGoing {
+	if _, err := s.SetPlan(ctx, "e3", Plan{Capacity: 2}); err != ErrCapacityBelowGoing {
 		t.Fatalf("lower below the seats taken: %v", err)
 	}
 	if c := check(t, s, "e3"); c.Capacity != 3 || c.Going != 3 || c.Waiting != 1 {
@@ -224,7 +231,7 @@ func seatsCapacity(t *testing.T, s *Seats) {
 // cancelling at once promote exactly the first 20 waiting.
 func seatsConcurrency(t *testing.T, s *Seats) {
 	ctx := context.Background()
-	if err := s.Open(ctx, "rush", 50); err != nil {
+	if err := s.Open(ctx, "rush", Plan{Capacity: 50}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -233,7 +240,7 @@ func seatsConcurrency(t *testing.T, s *Seats) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := s.Register(ctx, "rush", Person{MemberKey: fmt.Sprintf("p%03d", i)}, 1); err != nil {
+			if _, _, err := s.Register(ctx, "rush", Person{MemberKey: fmt.Sprintf("p%03d", i)}, 1); err != nil {
 				errs <- err
 			}
 		}()
@@ -269,11 +276,11 @@ func seatsConcurrency(t *testing.T, s *Seats) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p, err := s.Cancel(ctx, "rush", who)
+			m, err := s.Cancel(ctx, "rush", who)
 			if err != nil {
 				t.Errorf("cancel %s: %v", who, err)
 			}
-			promotedCh <- p
+			promotedCh <- m.Promoted
 		}()
 	}
 	wg.Wait()
@@ -310,4 +317,111 @@ func seatsConcurrency(t *testing.T, s *Seats) {
 			t.Fatalf("%s: my events %v, registration %s", r.MemberKey, got, r.Status)
 		}
 	}
+}
+
+// seatsOffers: in offer mode a freed seat is offered to the head of the
+// waitlist until the hold ends, held from newcomers meanwhile; taking it
+// makes them going, declining offers it on; an offer is judged lapsed
+// when read after its time (no job needed) and the next person is
+// offered; offers never run past their end, after which seats are given
+// directly; a capacity under the seats taken and offered is refused.
+func seatsOffers(t *testing.T, s *Seats) {
+	ctx := t.Context()
+	t0 := time.Date(2030, 6, 1, 10, 0, 0, 0, time.UTC)
+	now := t0
+	s.now = func() time.Time { return now }
+	state := func(event, who string) Registration {
+		t.Helper()
+		r, err := s.Status(ctx, event, who)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if err := s.Open(ctx, "o1", Plan{Capacity: 1, OfferHold: 2 * time.Hour, OffersEnd: t0.Add(48 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"a", "b", "c"} {
+		register(t, s, "o1", who, 1)
+	}
+	m, err := s.Cancel(ctx, "o1", "a")
+	if err != nil || len(m.Offered) != 1 || m.Offered[0].MemberKey != "b" || !m.Offered[0].Until.Equal(t0.Add(2*time.Hour)) || len(m.Promoted) != 0 {
+		t.Fatalf("a cancels: %+v %v", m, err)
+	}
+	if r := state("o1", "b"); r.Status != StatusOffered || !r.OfferUntil.Equal(t0.Add(2*time.Hour)) {
+		t.Fatalf("b: %+v", r)
+	}
+	// The seat is held for b: a newcomer waits behind c.
+	if r := register(t, s, "o1", "d", 1); r.Status != StatusWaitlist || r.Position != 2 {
+		t.Fatalf("d while the seat is offered: %+v", r)
+	}
+	check(t, s, "o1")
+	now = t0.Add(time.Hour)
+	if _, err := s.Accept(ctx, "o1", "b"); err != nil {
+		t.Fatalf("b takes the seat: %v", err)
+	}
+	if r := state("o1", "b"); r.Status != StatusGoing {
+		t.Fatalf("b after taking it: %+v", r)
+	}
+	if _, err := s.Accept(ctx, "o1", "c"); err != ErrNoOffer {
+		t.Fatalf("c takes a seat nobody offered: %v", err)
+	}
+	// b declines after all: c is offered the seat.
+	if m, _ := s.Cancel(ctx, "o1", "b"); len(m.Offered) != 1 || m.Offered[0].MemberKey != "c" {
+		t.Fatalf("b gives it up: %+v", m)
+	}
+	check(t, s, "o1")
+	// c never answers. Past the hold, the first read judges the offer
+	// lapsed and offers the seat to d; no job ran.
+	now = t0.Add(3*time.Hour + time.Second)
+	c, moves, err := s.Judge(ctx, "o1")
+	if err != nil || fmt.Sprint(moves.Expired) != "[c]" || len(moves.Offered) != 1 || moves.Offered[0].MemberKey != "d" || c.Offered != 1 {
+		t.Fatalf("judged after the hold: %+v %+v %v", c, moves, err)
+	}
+	if r := state("o1", "c"); r.Status != StatusCancelled {
+		t.Fatalf("c after the lapse: %+v", r)
+	}
+	if _, err := s.Accept(ctx, "o1", "c"); err != ErrOfferLapsed {
+		t.Fatalf("c takes the lapsed seat: %v", err)
+	}
+	if _, moves, _ := s.Judge(ctx, "o1"); len(moves.Expired)+len(moves.Offered) != 0 {
+		t.Fatalf("a second read moved %+v", moves)
+	}
+	check(t, s, "o1")
+
+	// Offers end three hours before the start: an offer made now runs to
+	// then, not for its full day, and after that seats are given.
+	if err := s.Open(ctx, "o2", Plan{Capacity: 1, OfferHold: 24 * time.Hour, OffersEnd: now.Add(3 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"a", "b", "c"} {
+		register(t, s, "o2", who, 1)
+	}
+	end := now.Add(3 * time.Hour)
+	if m, _ := s.Cancel(ctx, "o2", "a"); len(m.Offered) != 1 || !m.Offered[0].Until.Equal(end) {
+		t.Fatalf("an offer near the end: %+v", m)
+	}
+	now = end.Add(time.Second)
+	if _, moves, _ := s.Judge(ctx, "o2"); fmt.Sprint(moves.Expired) != "[b]" || fmt.Sprint(moves.Promoted) != "[c]" || len(moves.Offered) != 0 {
+		t.Fatalf("after offers ended: %+v", moves)
+	}
+	if r := state("o2", "c"); r.Status != StatusGoing {
+		t.Fatalf("c after offers ended: %+v", r)
+	}
+	check(t, s, "o2")
+
+	// Seats offered count as taken: the capacity cannot go under them.
+	plan := Plan{Capacity: 2, OfferHold: time.Hour, OffersEnd: now.Add(72 * time.Hour)}
+	if err := s.Open(ctx, "o3", plan); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"a", "b", "c"} {
+		register(t, s, "o3", who, 1)
+	}
+	s.Cancel(ctx, "o3", "a") // c is offered a's seat
+	plan.Capacity = 1
+	if _, err := s.SetPlan(ctx, "o3", plan); err != ErrCapacityBelowGoing {
+		t.Fatalf("capacity under the seats taken and offered: %v", err)
+	}
+	check(t, s, "o3")
 }

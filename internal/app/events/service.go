@@ -24,6 +24,8 @@ type Service struct {
 	baseURL string
 	// reminders queues the day-before reminders (reminders.go).
 	reminders *tasks.Kind[reminderTask]
+	// lapses settle offers when they lapse (reminders.go).
+	lapses *tasks.Kind[lapseTask]
 	// registrations bounds one person's registrations per minute.
 	registrations quota.Limit
 	log           *slog.Logger
