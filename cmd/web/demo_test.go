@@ -69,8 +69,11 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	}
 	// Events in several categories; the jazz night is full, two waiting.
 	evs := c.Get("/events").Doc(t)
-	if n := evs.Find(`[data-testid="event-card"]`).Length(); n < 5 {
-		t.Errorf("the demo lists %d events", n)
+	if n := evs.Find(`[data-testid="event-card"]`).Length(); n < 5 || evs.Find(`[data-testid="event-card"] .event-thumb`).Length() != n {
+		t.Errorf("the demo lists %d events, %d with pictures", n, evs.Find(`[data-testid="event-card"] .event-thumb`).Length())
+	}
+	if full := evs.Find(`[data-testid="seats-badge"]`).First().Text(); full != "Full · 2 waiting" {
+		t.Errorf("the jazz night's badge says %q", full)
 	}
 	jazz, _ := evs.Find(`[data-testid="event-card"] a`).First().Attr("href")
 	if seats := c.Get(jazz).Doc(t).Find(`[data-testid="event-seats"]`).Text(); !strings.Contains(seats, "2 of 2") || !strings.Contains(seats, "2 waiting") {

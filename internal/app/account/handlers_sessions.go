@@ -68,8 +68,5 @@ func (h *handlers) servePhoto(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	hdr := c.Response().Header()
-	hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	return c.Blob(http.StatusOK, "image/jpeg", blob.Data)
+	return web.ServeImage(c, blob.Data)
 }

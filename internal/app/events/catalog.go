@@ -14,8 +14,10 @@ import (
 
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // Tables of the catalog.
@@ -68,10 +70,12 @@ type EventRow struct {
 	OfferStopHours int    `table:"offerStopHours"`
 	PriceCents     int64  `table:"priceCents"`
 	Currency       string `table:"currency"`
-	IsSecret       bool   `table:"isSecret"`
-	IsPublished    bool   `table:"isPublished"`
-	IsCancelled    bool   `table:"isCancelled"`
-	OrganizerKey   string `table:"organizerKey"`
+	// ImageKey is the picture's blob name in ImagesContainer, "" for none.
+	ImageKey     string `table:"imageKey"`
+	IsSecret     bool   `table:"isSecret"`
+	IsPublished  bool   `table:"isPublished"`
+	IsCancelled  bool   `table:"isCancelled"`
+	OrganizerKey string `table:"organizerKey"`
 	// Sequence rises with every change of time or place (.ics SEQUENCE).
 	Sequence int `table:"sequence"`
 	// Going and Waiting mirror the seat counter (seats taken, people
@@ -102,6 +106,7 @@ type ListingRow struct {
 	Waiting      int       `table:"waiting"`
 	PriceCents   int64     `table:"priceCents"`
 	Currency     string    `table:"currency"`
+	ImageKey     string    `table:"imageKey"`
 	IsCancelled  bool      `table:"isCancelled"`
 }
 
@@ -144,6 +149,7 @@ func listingKeys(e EventRow) [][2]string {
 type Catalog struct {
 	events  *storage.Table
 	byDate  *storage.Table
+	images  *storage.Container
 	seats   *Seats
 	listing *projection.Projection[EventRow]
 	now     func() time.Time
@@ -154,7 +160,7 @@ func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
 	if now == nil {
 		now = time.Now
 	}
-	c := &Catalog{events: store.Table(EventsTable), byDate: store.Table(ByDateTable), seats: NewSeats(store, nil, now), now: now}
+	c := &Catalog{events: store.Table(EventsTable), byDate: store.Table(ByDateTable), images: store.Container(ImagesContainer), seats: NewSeats(store, nil, now), now: now}
 	c.listing = &projection.Projection[EventRow]{
 		Canonical: c.events,
 		Derived:   []*storage.Table{c.byDate},
@@ -167,7 +173,7 @@ func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
 				r, err := projection.RowOf(c.byDate, ListingRow{
 					PartitionKey: k[0], RowKey: k[1], EventID: e.RowKey, Title: e.Title, Category: e.Category,
 					Start: e.Start, End: e.End, Place: e.Place, Capacity: e.Capacity, Going: e.Going, Waiting: e.Waiting,
-					PriceCents: e.PriceCents, Currency: e.Currency, IsCancelled: e.IsCancelled,
+					PriceCents: e.PriceCents, Currency: e.Currency, IsCancelled: e.IsCancelled, ImageKey: e.ImageKey,
 				})
 				if err != nil {
 					return nil, err
@@ -191,6 +197,10 @@ type EventInput struct {
 	Capacity, MaxGuests, Price, Currency                           string
 	OfferHours, OfferStopHours                                     string
 	Secret                                                         bool
+	// Image is an uploaded picture (nil: keep the one there is);
+	// RemoveImage drops the picture.
+	Image       []byte
+	RemoveImage bool
 }
 
 // OfferHoldChoices are the offer holds the form offers, in hours (0:
@@ -301,27 +311,64 @@ func number(v string, lo, hi int, field string, errs FieldErrors) int {
 	return n
 }
 
-// Create adds an event by organizerKey, unpublished until Publish: the
-// event row, its seat counter, and (when listed) its listing rows.
+// Create adds an event by organizerKey, unpublished until Publish: its
+// picture, its seat counter, the event row and (when listed) its listing
+// rows. A bad form or picture writes nothing.
 func (c *Catalog) Create(ctx context.Context, organizerKey string, in EventInput, zone *time.Location) (EventRow, error) {
-	e, errs := parseEvent(in, zone)
-	if errs != nil {
-		return EventRow{}, errs
+	e, img, err := parseWithImage(ctx, in, zone)
+	if err != nil {
+		return EventRow{}, err
 	}
 	now := c.now().UTC()
 	e.PartitionKey, e.RowKey, e.OrganizerKey, e.CreatedAt, e.UpdatedAt = eventsPart, ulid.Make().String(), organizerKey, now, now
+	if img != nil {
+		if e.ImageKey, err = c.putImage(ctx, e.RowKey, *img); err != nil {
+			return EventRow{}, err
+		}
+	}
 	if err := c.seats.Open(ctx, e.RowKey, e.plan()); err != nil {
+		c.deleteImage(ctx, e.ImageKey)
 		return EventRow{}, err
 	}
 	if _, err := storage.Insert(ctx, c.events, e); err != nil {
+		c.deleteImage(ctx, e.ImageKey)
 		return EventRow{}, err
 	}
 	return e, c.listing.Sync(ctx, nil, &e)
 }
 
+// parseWithImage checks the form and its picture, if any: a refused
+// picture is a field error like the others.
+func parseWithImage(ctx context.Context, in EventInput, zone *time.Location) (EventRow, *media.Result, error) {
+	e, errs := parseEvent(in, zone)
+	var img *media.Result
+	if in.Image != nil {
+		r, err := processImage(ctx, in.Image)
+		if _, key, ok := web.UploadRefusal(err); ok {
+			if errs == nil {
+				errs = FieldErrors{}
+			}
+			errs["image"] = key
+		} else if err != nil {
+			return EventRow{}, nil, err
+		}
+		img = &r
+	}
+	if errs != nil {
+		return EventRow{}, nil, errs
+	}
+	return e, img, nil
+}
+
+// validEventID reports whether id is an event id (a ULID).
+func validEventID(id string) bool {
+	_, err := ulid.ParseStrict(id)
+	return err == nil
+}
+
 // Event reads one event.
 func (c *Catalog) Event(ctx context.Context, id string) (EventRow, error) {
-	if _, err := ulid.ParseStrict(id); err != nil {
+	if !validEventID(id) {
 		return EventRow{}, ErrNoEvent
 	}
 	e, err := storage.Get[EventRow](ctx, c.events, eventsPart, id)
@@ -335,7 +382,7 @@ func (c *Catalog) Event(ctx context.Context, id string) (EventRow, error) {
 // rows in step (projection.Sync; a crash between is Repair's). f
 // returning storage.ErrNoChange writes nothing.
 func (c *Catalog) change(ctx context.Context, id string, f func(e *EventRow) error) (EventRow, error) {
-	if _, err := ulid.ParseStrict(id); err != nil {
+	if !validEventID(id) {
 		return EventRow{}, ErrNoEvent
 	}
 	var before EventRow
@@ -372,13 +419,22 @@ func (c *Catalog) Publish(ctx context.Context, id string, published bool) (Event
 // (raising the capacity promotes from the waitlist, lowering it below
 // the seats taken is refused before anything is written).
 func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *time.Location) (EventRow, Moves, error) {
-	f, errs := parseEvent(in, zone)
-	if errs != nil {
-		return EventRow{}, Moves{}, errs
+	f, img, err := parseWithImage(ctx, in, zone)
+	if err != nil {
+		return EventRow{}, Moves{}, err
+	}
+	if !validEventID(id) {
+		return EventRow{}, Moves{}, ErrNoEvent
 	}
 	moves, err := c.seats.SetPlan(ctx, id, f.plan())
 	if err != nil {
 		return EventRow{}, Moves{}, err
+	}
+	newKey, oldKey := "", ""
+	if img != nil {
+		if newKey, err = c.putImage(ctx, id, *img); err != nil {
+			return EventRow{}, moves, err
+		}
 	}
 	e, err := c.change(ctx, id, func(e *EventRow) error {
 		if !e.Start.Equal(f.Start) || !e.End.Equal(f.End) || e.Place != f.Place || e.ConfirmedOnly != f.ConfirmedOnly {
@@ -387,10 +443,22 @@ func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *ti
 		e.Title, e.Description, e.Category, e.Start, e.End, e.Timezone = f.Title, f.Description, f.Category, f.Start, f.End, f.Timezone
 		e.Place, e.ConfirmedOnly, e.Capacity, e.MaxGuests = f.Place, f.ConfirmedOnly, f.Capacity, f.MaxGuests
 		e.OfferHours, e.OfferStopHours = f.OfferHours, f.OfferStopHours
+		oldKey = ""
+		switch {
+		case newKey != "":
+			oldKey, e.ImageKey = e.ImageKey, newKey
+		case in.RemoveImage:
+			oldKey, e.ImageKey = e.ImageKey, ""
+		}
 		e.PriceCents, e.Currency, e.IsSecret = f.PriceCents, f.Currency, f.IsSecret
 		return nil
 	})
-	return e, moves, err
+	if err != nil {
+		c.deleteImage(ctx, newKey)
+		return e, moves, err
+	}
+	c.deleteImage(ctx, oldKey)
+	return e, moves, nil
 }
 
 // Cancel marks an event cancelled: it stays listed, marked.

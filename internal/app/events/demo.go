@@ -1,8 +1,12 @@
 package events
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"time"
 
 	"github.com/harmony/harmony/internal/auth"
@@ -44,6 +48,9 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		if d.price != "" {
 			in.Currency = "GBP"
 		}
+		if in.Image, err = demoPicture(d.category); err != nil {
+			return err
+		}
 		e, err := s.catalog.Create(ctx, organizer.Key, in, zone)
 		if err != nil {
 			return fmt.Errorf("demo event %q: %w", d.title, err)
@@ -59,4 +66,45 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		}
 	}
 	return nil
+}
+
+// demoPalettes colour each category's demo picture: the sky from top to
+// bottom, and the discs.
+var demoPalettes = map[string][3]color.RGBA{
+	"concert":  {{0x2b, 0x1a, 0x5e, 255}, {0xc2, 0x3b, 0x7a, 255}, {0xff, 0xc8, 0x57, 255}},
+	"meetup":   {{0x0b, 0x4f, 0x6c, 255}, {0x01, 0xba, 0xef, 255}, {0xfb, 0xfb, 0xff, 255}},
+	"festival": {{0x1d, 0x35, 0x57, 255}, {0xe6, 0x39, 0x46, 255}, {0xf1, 0xfa, 0xee, 255}},
+	"yachting": {{0x03, 0x30, 0x6b, 255}, {0x4c, 0xc9, 0xf0, 255}, {0xff, 0xff, 0xff, 255}},
+	"party":    {{0x3a, 0x0c, 0xa3, 255}, {0xf7, 0x25, 0x85, 255}, {0xff, 0xd6, 0x0a, 255}},
+}
+
+// demoPicture draws a demo event's picture: a gradient with soft discs,
+// in its category's colours, as a PNG for the upload pipeline.
+func demoPicture(category string) ([]byte, error) {
+	const w, h = 1200, 675
+	p := demoPalettes[category]
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	discs := [][3]int{{w / 5, h / 3, 140}, {w * 3 / 4, h / 4, 90}, {w * 2 / 3, h * 3 / 4, 180}, {w / 3, h * 4 / 5, 70}}
+	for y := 0; y < h; y++ {
+		t := float64(y) / h
+		for x := 0; x < w; x++ {
+			c := mix(p[0], p[1], t*0.8+float64(x)/w*0.2)
+			for _, d := range discs {
+				dx, dy := float64(x-d[0]), float64(y-d[1])
+				if r := float64(d[2]); dx*dx+dy*dy < r*r {
+					c = mix(c, p[2], 0.35)
+				}
+			}
+			img.SetRGBA(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	err := png.Encode(&b, img)
+	return b.Bytes(), err
+}
+
+// mix blends a towards b by t (0 to 1).
+func mix(a, b color.RGBA, t float64) color.RGBA {
+	f := func(x, y uint8) uint8 { return uint8(float64(x) + (float64(y)-float64(x))*t) }
+	return color.RGBA{f(a.R, b.R), f(a.G, b.G), f(a.B, b.B), 255}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
@@ -34,6 +35,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/events", s.create, org...)
 	e.GET("/events/:id", s.page)
 	e.GET("/events/:id/event.ics", s.ics)
+	e.GET("/media/events/:id/:file", s.serveImage)
 	e.POST("/events/:id/register", s.register, auth.RequireAccount)
 	e.POST("/events/:id/cancel", s.cancelRegistration, auth.RequireAccount)
 	e.POST("/events/:id/accept", s.accept, auth.RequireAccount)
@@ -43,6 +45,23 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/events/:id/edit", s.updateEvent, org...)
 	e.POST("/events/:id/cancel-event", s.cancelEvent, org...)
 	s.ticketRoutes(e, org)
+}
+
+// BodyLimits let the event form carry a picture.
+func (s *Service) BodyLimits() map[string]int64 {
+	return map[string]int64{"/events": imageBodyLimit, "/events/:id/edit": imageBodyLimit}
+}
+
+// Containers are the blob containers the module needs.
+func (s *Service) Containers() []string { return []string{ImagesContainer} }
+
+// serveImage is GET /media/events/:id/:file: an event's picture.
+func (s *Service) serveImage(c echo.Context) error {
+	blob, err := s.catalog.ImageBlob(c.Request().Context(), c.Param("id"), c.Param("file"))
+	if err != nil {
+		return err
+	}
+	return web.ServeImage(c, blob.Data)
 }
 
 // organizer reports whether id may create and manage events: the role
@@ -118,7 +137,7 @@ func (s *Service) list(c echo.Context) error {
 			Href: eventURL(r.EventID), Title: r.Title, When: i18n.DateTime(ctx, start),
 			Datetime: r.Start.UTC().Format(time.RFC3339), Place: r.Place, Price: price(ctx, r.PriceCents, r.Currency),
 			Category: i18n.T(ctx, "events.category."+r.Category), Capacity: r.Capacity, Cancelled: r.IsCancelled,
-			Month: i18n.MonthAbbr(ctx, start), Day: strconv.Itoa(start.Day()),
+			Month: i18n.MonthAbbr(ctx, start), Day: strconv.Itoa(start.Day()), ImageURL: imageURL(r.ImageKey, true),
 		}
 		card.Seats, card.Scarce = seatsBadge(ctx, r.Capacity, r.Going, r.Waiting)
 		p.Cards = append(p.Cards, card)
@@ -206,6 +225,7 @@ func (s *Service) page(c echo.Context) error {
 		Price: price(ctx, e.PriceCents, e.Currency), Category: i18n.T(ctx, "events.category."+e.Category),
 		Cancelled: e.IsCancelled, Published: e.IsPublished, Going: counts.Going, Waiting: counts.Waiting,
 		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: organizer(id), OfferHours: e.OfferHours,
+		ImageURL: imageURL(e.ImageKey, false),
 	}
 	if e.Description != "" {
 		p.Description = templ.Raw(richtext.Render(e.Description))
@@ -326,12 +346,18 @@ func (s *Service) newEvent(c echo.Context) error {
 
 func (s *Service) renderForm(c echo.Context, status int, action string, in EventInput, errs FieldErrors) error {
 	ctx := c.Request().Context()
-	heading := "events.new"
+	heading, imageKey := "events.new", ""
 	if action != "/events" {
 		heading = "events.edit"
+		e, err := s.catalog.Event(ctx, c.Param("id"))
+		if err != nil {
+			return err
+		}
+		imageKey = e.ImageKey
 	}
 	p := views.FormProps{
 		Heading: heading, Action: action, Zone: auth.From(c).Location().String(), Secret: in.Secret, Errors: errs,
+		ImageURL: imageURL(imageKey, true),
 		Values: map[string]string{
 			"title": in.Title, "start": in.Start, "end": in.End, "place": in.Place, "confirmedOnly": in.ConfirmedOnly,
 			"capacity": in.Capacity, "maxGuests": in.MaxGuests, "price": in.Price, "currency": in.Currency, "description": in.Description,
@@ -357,9 +383,11 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 func (s *Service) create(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	in := eventInput(c)
+	in, fe := eventInput(c)
+	if fe != nil {
+		return s.renderForm(c, http.StatusUnprocessableEntity, "/events", in, fe)
+	}
 	e, err := s.catalog.Create(ctx, id.MemberKey, in, id.Location())
-	var fe FieldErrors
 	if errors.As(err, &fe) {
 		return s.renderForm(c, http.StatusUnprocessableEntity, "/events", in, fe)
 	}
@@ -369,15 +397,27 @@ func (s *Service) create(c echo.Context) error {
 	return web.FlashRedirect(c, "events.flash.created", eventURL(e.RowKey))
 }
 
-// eventInput reads the event form.
-func eventInput(c echo.Context) EventInput {
-	return EventInput{
+// eventInput reads the event form and its picture, if one was chosen: a
+// picture refused while reading (too large) is a field error.
+func eventInput(c echo.Context) (EventInput, FieldErrors) {
+	in := EventInput{
 		Title: c.FormValue("title"), Description: c.FormValue("description"), Category: c.FormValue("category"),
 		Start: c.FormValue("start"), End: c.FormValue("end"), Place: c.FormValue("place"), ConfirmedOnly: c.FormValue("confirmedOnly"),
 		Capacity: c.FormValue("capacity"), MaxGuests: c.FormValue("maxGuests"), Price: c.FormValue("price"), Currency: c.FormValue("currency"),
 		OfferHours: c.FormValue("offerHours"), OfferStopHours: c.FormValue("offerStopHours"),
-		Secret: c.FormValue("secret") != "",
+		Secret: c.FormValue("secret") != "", RemoveImage: c.FormValue("removeImage") != "",
 	}
+	data, err := web.ReadUpload(c, "image", media.DefaultMaxBytes)
+	switch _, key, ok := web.UploadRefusal(err); {
+	case errors.Is(err, web.ErrNoUpload):
+	case ok:
+		return in, FieldErrors{"image": key}
+	case err != nil:
+		return in, FieldErrors{"image": "upload.error.damaged"}
+	default:
+		in.Image = data
+	}
+	return in, nil
 }
 
 // editEvent is GET /events/:id/edit (organizers).
@@ -406,9 +446,11 @@ func (s *Service) editEvent(c echo.Context) error {
 func (s *Service) updateEvent(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	in := eventInput(c)
+	in, fe := eventInput(c)
+	if fe != nil {
+		return s.renderForm(c, http.StatusUnprocessableEntity, eventURL(c.Param("id"))+"/edit", in, fe)
+	}
 	e, err := s.UpdateEvent(ctx, c.Param("id"), in, id.Location())
-	var fe FieldErrors
 	switch {
 	case errors.As(err, &fe):
 		return s.renderForm(c, http.StatusUnprocessableEntity, eventURL(c.Param("id"))+"/edit", in, fe)

@@ -12,6 +12,7 @@ import (
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/app/events"
 	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/media/mediatest"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
@@ -460,6 +461,67 @@ func TestOfferMode(t *testing.T) {
 	}
 	if res := post(ann, page+"/accept", nil); res.StatusCode != http.StatusConflict {
 		t.Fatalf("ann takes the lapsed seat: %d", res.StatusCode)
+	}
+}
+
+// TestEventPicture: an organizer uploads a picture with the event form;
+// the page and the card show it, served from the event's own URL and
+// cacheable; a bad file is a 422 field error and writes nothing; a new
+// picture replaces the old one, whose blobs are deleted, and removing
+// it removes them.
+func TestEventPicture(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org := a.Client()
+	a.SignIn(org, "org@example.com")
+	form := url.Values{"title": {"Film night"}, "category": {"festival"}, "start": {"2030-06-01T20:00"}, "end": {"2030-06-01T23:00"}}
+	blobs := func() int {
+		infos, err := a.Store.Container(events.ImagesContainer).List(t.Context(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(infos)
+	}
+	for name, bad := range map[string][]byte{"text": []byte("not an image at all"), "header only": mediatest.PNGHeader(100, 100)} {
+		res := org.PostFile("/events", org.WithCSRF("/", form), "image", "x.png", bad)
+		if ops := res.StorageOps(t); res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find("#event-image-error").Length() != 1 || ops["writes"]+ops["txs"] != 0 || blobs() != 0 {
+			t.Fatalf("%s: %d %s, %d blobs", name, res.StatusCode, res.Header.Get("X-Storage-Ops"), blobs())
+		}
+	}
+	res := org.PostFile("/events", org.WithCSRF("/", form), "image", "poster.png", mediatest.EncodedPNG(t, 2000, 1000))
+	page := res.Header.Get("Location")
+	if res.StatusCode != http.StatusSeeOther || blobs() != 2 {
+		t.Fatalf("create with a picture: %d, %d blobs", res.StatusCode, blobs())
+	}
+	post(org, page+"/publish", nil)
+	src := org.Get(page).Doc(t).Find(testID("event-image")).AttrOr("src", "")
+	img := org.Get(src)
+	if !strings.HasPrefix(src, "/media/events/") || img.StatusCode != http.StatusOK || img.Header.Get("Content-Type") != "image/jpeg" ||
+		!strings.Contains(img.Header.Get("Cache-Control"), "immutable") {
+		t.Fatalf("the picture %q: %d %s", src, img.StatusCode, img.Header.Get("Content-Type"))
+	}
+	if thumb := a.Client().Get("/events").Doc(t).Find(".event-thumb").AttrOr("src", ""); !strings.HasSuffix(thumb, "_s.jpg") {
+		t.Fatalf("the card's picture %q", thumb)
+	}
+	for _, bad := range []string{"/media/events/x/y.jpg", strings.Replace(src, ".jpg", ".png", 1), src[:len(src)-6] + "../a.jpg"} {
+		if res := org.Get(bad); res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d", bad, res.StatusCode)
+		}
+	}
+	// A new picture replaces the old; then it is removed.
+	edit := org.WithCSRF(page+"/edit", form)
+	if res := org.PostFile(page+"/edit", edit, "image", "new.png", mediatest.EncodedPNG(t, 800, 600)); res.StatusCode != http.StatusSeeOther || blobs() != 2 {
+		t.Fatalf("replace: %d, %d blobs", res.StatusCode, blobs())
+	}
+	if org.Get(src).StatusCode != http.StatusNotFound {
+		t.Error("the old picture is still served")
+	}
+	edit.Set("removeImage", "on")
+	if res := org.PostFile(page+"/edit", edit, "image", "", nil); res.StatusCode != http.StatusSeeOther || blobs() != 0 {
+		t.Fatalf("remove: %d, %d blobs", res.StatusCode, blobs())
+	}
+	if org.Get(page).Doc(t).Find(testID("event-image")+"[src]").Length() != 0 {
+		t.Error("the page still shows a picture")
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -408,16 +407,7 @@ func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 // uploadScan posts a file as the scan.
 func uploadScan(t *testing.T, c *webtest.Client, path string, data []byte) *webtest.Response {
 	t.Helper()
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	for k, v := range c.WithCSRF("/", url.Values{}) {
-		w.WriteField(k, v[0])
-	}
-	f, _ := w.CreateFormFile("scan", "card.png")
-	f.Write(data)
-	w.Close()
-	req := webtest.NewRequest(t, http.MethodPost, path, &body, "Content-Type", w.FormDataContentType())
-	return c.Do(req)
+	return c.PostFile(path, c.WithCSRF("/", nil), "scan", "card.png", data)
 }
 
 type fakeExtractor struct{ userKey string }

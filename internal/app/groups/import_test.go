@@ -3,7 +3,6 @@ package groups
 import (
 	"bytes"
 	"fmt"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"strings"
@@ -16,17 +15,7 @@ import (
 // uploadICS posts data as the import form's file.
 func uploadICS(t *testing.T, p person, groupID string, data []byte) *webtest.Response {
 	t.Helper()
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	for k, v := range p.c.WithCSRF("/", nil) {
-		w.WriteField(k, v[0])
-	}
-	if data != nil {
-		f, _ := w.CreateFormFile("file", "calendar.ics")
-		f.Write(data)
-	}
-	w.Close()
-	return p.c.Do(webtest.NewRequest(t, http.MethodPost, "/groups/"+groupID+"/import", &body, "Content-Type", w.FormDataContentType()))
+	return p.c.PostFile("/groups/"+groupID+"/import", p.c.WithCSRF("/", nil), "file", "calendar.ics", data)
 }
 
 // TestImportGoogleAndAppleExports: a Google and an Apple export preview

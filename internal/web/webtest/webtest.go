@@ -4,7 +4,9 @@
 package webtest
 
 import (
+	"bytes"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -97,6 +99,30 @@ func (c *Client) PostForm(path string, form url.Values, headers ...string) *Resp
 	req := NewRequest(c.t, http.MethodPost, path, strings.NewReader(form.Encode()), headers...)
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	return c.Do(req)
+}
+
+// PostFile posts form to path as multipart, as a browser posts a form
+// with a file: the fields, and data as the file part field (named
+// filename); no file part when data is nil. It adds no token; use
+// WithCSRF for that.
+func (c *Client) PostFile(path string, form url.Values, field, filename string, data []byte) *Response {
+	c.t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	for k, vs := range form {
+		for _, v := range vs {
+			w.WriteField(k, v)
+		}
+	}
+	if data != nil {
+		f, err := w.CreateFormFile(field, filename)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		f.Write(data)
+	}
+	w.Close()
+	return c.Do(NewRequest(c.t, http.MethodPost, path, &body, "Content-Type", w.FormDataContentType()))
 }
 
 // CSRFToken loads path and returns the token its forms carry, as a browser
