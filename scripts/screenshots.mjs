@@ -5,7 +5,8 @@
 //
 // A SHOT is name=path, or name=path@person to be signed in as a demo
 // person (anna, boris); {group:NAME} in a path is replaced by that demo
-// group's id, and a path {appt:GROUP/TITLE} is that appointment's page. Each shot is taken at 1280 px and 390 px wide, light and
+// group's id, a path {appt:GROUP/TITLE} is that appointment's page, and
+// {event:TITLE} is that demo event's path. Each shot is taken at 1280 px and 390 px wide, light and
 // dark: OUT_DIR/name-{desktop,mobile}-{light,dark}.png.
 import { chromium } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
@@ -37,6 +38,16 @@ async function signIn(person) {
 
 const groupIDs = {};
 async function resolve(path, state) {
+  const ev = path.match(/\{event:([^}]+)\}/);
+  if (ev) {
+    // {event:TITLE} is that listed event's page.
+    const ctx = await browser.newContext({ storageState: state });
+    const page = await ctx.newPage();
+    await page.goto(`${base}/events`);
+    const href = await page.getByTestId('event-card').filter({ hasText: ev[1] }).first().locator('a').first().getAttribute('href');
+    await ctx.close();
+    return path.replace(ev[0], href);
+  }
   const a = path.match(/\{appt:([^/}]+)\/([^}]+)\}/);
   if (a) {
     // {appt:GROUP/TITLE} is that appointment's page (its next one).

@@ -217,15 +217,20 @@ func (s *Service) page(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	zone := id.Location()
+	zone, local := id.Location(), auth.Zone(e.Timezone)
 	p := views.PageProps{
 		ID: e.RowKey, URL: eventURL(e.RowKey), Title: e.Title,
-		When:     i18n.Span(ctx, e.Start.In(zone), e.End.In(zone)),
-		Datetime: e.Start.UTC().Format(time.RFC3339), Zone: zone.String(), Place: e.Place,
+		When:     i18n.Span(ctx, e.Start.In(local), e.End.In(local)),
+		Datetime: e.Start.UTC().Format(time.RFC3339), Zone: local.String(), Place: e.Place,
 		Price: price(ctx, e.PriceCents, e.Currency), Category: i18n.T(ctx, "events.category."+e.Category),
 		Cancelled: e.IsCancelled, Published: e.IsPublished, Going: counts.Going, Waiting: counts.Waiting,
 		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: organizer(id), OfferHours: e.OfferHours,
 		ImageURL: imageURL(e.ImageKey, false),
+	}
+	// The event's own time first, as on its posters; the viewer's too
+	// when they read times in another zone.
+	if zone.String() != local.String() && e.Start.In(zone).Format(time.DateTime) != e.Start.In(local).Format(time.DateTime) {
+		p.YourTime = i18n.Span(ctx, e.Start.In(zone), e.End.In(zone))
 	}
 	if e.Description != "" {
 		p.Description = templ.Raw(richtext.Render(e.Description))
