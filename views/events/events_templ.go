@@ -2249,7 +2249,7 @@ type MyRow struct {
 	Cancelled bool
 }
 
-func Mine(rows []MyRow) templ.Component {
+func Mine(rows []MyRow, feedURL string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -2434,6 +2434,14 @@ func Mine(rows []MyRow) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
+		}
+		templ_7745c5c3_Err = components.Feed(components.FeedProps{
+			Heading: i18n.T(ctx, "events.feed.heading"), Hint: i18n.T(ctx, "events.feed.hint"), Off: i18n.T(ctx, "events.feed.off"),
+			URLLabel: i18n.T(ctx, "events.feed.url"), URL: feedURL, ActionURL: "/events/mine/feed",
+			Enable: i18n.T(ctx, "events.feed.enable"), Replace: i18n.T(ctx, "events.feed.replace"),
+		}).Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
 		}
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 208, "</section>")
 		if templ_7745c5c3_Err != nil {

@@ -32,6 +32,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	org := []echo.MiddlewareFunc{auth.RequireAccount, requireOrganizer}
 	e.GET("/events/new", s.newEvent, org...)
 	e.GET("/events/mine", s.mine, auth.RequireAccount)
+	e.POST("/events/mine/feed", s.replaceFeed, auth.RequireAccount)
+	e.GET("/events/calendar/:file", s.myCalendar)
 	e.POST("/events", s.create, org...)
 	e.GET("/events/:id", s.page)
 	e.GET("/events/:id/event.ics", s.ics)
@@ -341,7 +343,15 @@ func (s *Service) mine(c echo.Context) error {
 			Cancelled: m.Event.IsCancelled,
 		})
 	}
-	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "events.mine.heading"), Section: "events", Content: views.Mine(rows)})
+	token, err := s.FeedToken(ctx, id.MemberKey)
+	if err != nil {
+		return err
+	}
+	feed := ""
+	if token != "" {
+		feed = s.feedURL(token)
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "events.mine.heading"), Section: "events", Content: views.Mine(rows, feed)})
 }
 
 // newEvent is GET /events/new (organizers).

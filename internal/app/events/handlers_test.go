@@ -525,6 +525,58 @@ func TestEventPicture(t *testing.T) {
 	}
 }
 
+// TestMyCalendarFeed: a person's private feed lists what they are going
+// to (with the confirmed-only details) and waiting for ("waitlisted
+// #1", tentative, without them); replacing the link kills the old one;
+// a made-up token is a 404.
+func TestMyCalendarFeed(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann, bob, anon := a.Client(), a.Client(), a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	page := post(org, "/events", url.Values{"title": {"Wine tasting"}, "category": {"meetup"}, "start": {"2030-06-01T19:00"}, "end": {"2030-06-01T22:00"},
+		"capacity": {"1"}, "confirmedOnly": {"Cellar door B"}}).Header.Get("Location")
+	post(org, page+"/publish", nil)
+	post(ann, page+"/register", nil)
+	post(bob, page+"/register", nil)
+	feedOf := func(c *webtest.Client) string {
+		t.Helper()
+		u := c.Get("/events/mine").Doc(t).Find(testID("calendar-url")).AttrOr("value", "")
+		i := strings.Index(u, "/events/calendar/")
+		if i < 0 {
+			t.Fatalf("no feed URL: %q", u)
+		}
+		return u[i:]
+	}
+	if bob.Get("/events/mine").Doc(t).Find(testID("calendar-url")).Length() != 0 {
+		t.Fatal("the feed is on before bob turned it on")
+	}
+	post(bob, "/events/mine/feed", nil)
+	post(ann, "/events/mine/feed", nil)
+	bobFeed := feedOf(bob)
+	got := anon.Get(bobFeed)
+	if got.StatusCode != http.StatusOK || !strings.Contains(got.Body, "SUMMARY:(waitlisted #1) Wine tasting") || !strings.Contains(got.Body, "STATUS:TENTATIVE") || strings.Contains(got.Body, "Cellar door") {
+		t.Fatalf("bob's feed: %d\n%s", got.StatusCode, got.Body)
+	}
+	if annFeed := anon.Get(feedOf(ann)).Body; !strings.Contains(annFeed, "SUMMARY:Wine tasting") || !strings.Contains(annFeed, "Cellar door B") || !strings.Contains(annFeed, "STATUS:CONFIRMED") {
+		t.Fatalf("ann's feed:\n%s", annFeed)
+	}
+	post(bob, "/events/mine/feed", nil)
+	if res := anon.Get(bobFeed); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("the replaced link: %d", res.StatusCode)
+	}
+	if res := anon.Get(feedOf(bob)); res.StatusCode != http.StatusOK {
+		t.Fatalf("the new link: %d", res.StatusCode)
+	}
+	for _, bad := range []string{"/events/calendar/x.ics", "/events/calendar/" + strings.Repeat("0", 32) + ".ics", "/events/calendar/" + strings.Repeat("z", 32) + ".ics", "/events/calendar/abc"} {
+		if res := anon.Get(bad); res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d", bad, res.StatusCode)
+		}
+	}
+}
+
 func TestUnsafeEventRoutesNeedCSRF(t *testing.T) {
 	t.Parallel()
 	webtest.AssertUnsafeRoutesNeedCSRF(t, newApp(t).Echo)

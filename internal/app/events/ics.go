@@ -13,41 +13,68 @@ import (
 	"github.com/harmony/harmony/internal/ical"
 )
 
-// EventICS is an event as an RFC 5545 calendar: its SEQUENCE rises with
-// every change of time or place, so calendars that imported it follow;
-// a cancelled event says STATUS:CANCELLED. The confirmed-only details go
-// only into a copy for someone going (confirmed).
+// calendarEntry is one event in a calendar: Confirmed adds the
+// confirmed-only details (for someone going); Note, when set, is put
+// before the title ("waitlisted #4") and makes the entry TENTATIVE.
+type calendarEntry struct {
+	Event     EventRow
+	Confirmed bool
+	Note      string
+}
+
+// EventICS is an event as an RFC 5545 calendar (writeCalendar).
 func EventICS(e EventRow, host string, now time.Time, confirmed bool) []byte {
+	return writeCalendar(host, now, "", []calendarEntry{{Event: e, Confirmed: confirmed}})
+}
+
+// writeCalendar writes entries as an RFC 5545 calendar: each event's
+// SEQUENCE rises with every change of time or place, so calendars that
+// imported it follow; a cancelled event says STATUS:CANCELLED. The
+// confirmed-only details go only into an entry for someone going.
+func writeCalendar(host string, now time.Time, name string, entries []calendarEntry) []byte {
 	var b bytes.Buffer
 	w := func(name, value string) { ical.Prop(&b, name, value) }
 	w("BEGIN", "VCALENDAR")
 	w("VERSION", "2.0")
 	w("PRODID", "-//Harmony//Events//EN")
 	w("METHOD", "PUBLISH")
-	w("BEGIN", "VEVENT")
-	w("UID", e.RowKey+"@"+host)
-	w("DTSTAMP", ical.Time(now))
-	w("DTSTART", ical.Time(e.Start))
-	w("DTEND", ical.Time(e.End))
-	w("SEQUENCE", strconv.Itoa(e.Sequence))
-	w("SUMMARY", ical.Text(e.Title))
-	location := e.Place
-	if confirmed && e.ConfirmedOnly != "" {
-		location = strings.TrimSpace(strings.Join([]string{e.Place, e.ConfirmedOnly}, " — "))
+	if name != "" {
+		w("X-WR-CALNAME", ical.Text(name))
 	}
-	if location != "" {
-		w("LOCATION", ical.Text(location))
+	for _, en := range entries {
+		e := en.Event
+		w("BEGIN", "VEVENT")
+		w("UID", e.RowKey+"@"+host)
+		w("DTSTAMP", ical.Time(now))
+		w("DTSTART", ical.Time(e.Start))
+		w("DTEND", ical.Time(e.End))
+		w("SEQUENCE", strconv.Itoa(e.Sequence))
+		summary := e.Title
+		if en.Note != "" {
+			summary = "(" + en.Note + ") " + summary
+		}
+		w("SUMMARY", ical.Text(summary))
+		location := e.Place
+		if en.Confirmed && e.ConfirmedOnly != "" {
+			location = strings.TrimSpace(strings.Join([]string{e.Place, e.ConfirmedOnly}, " — "))
+		}
+		if location != "" {
+			w("LOCATION", ical.Text(location))
+		}
+		if e.Description != "" {
+			w("DESCRIPTION", ical.Text(e.Description))
+		}
+		w("LAST-MODIFIED", ical.Time(e.UpdatedAt))
+		switch {
+		case e.IsCancelled:
+			w("STATUS", "CANCELLED")
+		case en.Note != "":
+			w("STATUS", "TENTATIVE")
+		default:
+			w("STATUS", "CONFIRMED")
+		}
+		w("END", "VEVENT")
 	}
-	if e.Description != "" {
-		w("DESCRIPTION", ical.Text(e.Description))
-	}
-	w("LAST-MODIFIED", ical.Time(e.UpdatedAt))
-	if e.IsCancelled {
-		w("STATUS", "CANCELLED")
-	} else {
-		w("STATUS", "CONFIRMED")
-	}
-	w("END", "VEVENT")
 	w("END", "VCALENDAR")
 	return b.Bytes()
 }

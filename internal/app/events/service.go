@@ -26,6 +26,8 @@ type Service struct {
 	reminders *tasks.Kind[reminderTask]
 	// lapses settle offers when they lapse (reminders.go).
 	lapses *tasks.Kind[lapseTask]
+	// feeds holds the "My events" calendar feeds' tokens (feed.go).
+	feeds *storage.Table
 	// registrations bounds one person's registrations per minute.
 	registrations quota.Limit
 	log           *slog.Logger
@@ -39,7 +41,7 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 	}
 	c := NewCatalog(store, now)
 	c.seats.log = log
-	return &Service{catalog: c, cursors: cursors, log: log, now: now, registrations: quota.Limit{
+	return &Service{catalog: c, cursors: cursors, log: log, now: now, feeds: store.Table(FeedsTable), registrations: quota.Limit{
 		Table: store.Table(QuotaTable), Max: DefaultRegistrationsPerMinute, Window: time.Minute, Err: ErrTooManyRegistrations,
 	}}
 }
@@ -67,7 +69,7 @@ func (s *Service) UseBaseURL(u string) { s.baseURL = strings.TrimSuffix(u, "/") 
 func (s *Service) Slug() string { return "events" }
 
 // Tables are the tables the module needs provisioned.
-func (s *Service) Tables() []string { return append(s.catalog.Tables(), QuotaTable) }
+func (s *Service) Tables() []string { return append(s.catalog.Tables(), QuotaTable, FeedsTable) }
 
 // RebuildSubject and Rebuild make the module's derived rows one of the
 // app's rebuilds (web reindex events, the admin button): the listing

@@ -1,0 +1,155 @@
+package events
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
+)
+
+// My events as a calendar feed: a private URL with a secret token that
+// a calendar app subscribes to, listing what the person is going to,
+// waiting for ("waitlisted #4") or offered, with the confirmed-only
+// details only where they are going. The person turns it on, and
+// replaces the token to revoke a URL they shared by mistake.
+//
+// EventFeeds holds two rows per feed: PK the token, RK "t", naming the
+// person (what serving reads), and PK the memberKey, RK "m", naming the
+// current token (what the page shows). Replacing deletes the old token's
+// row first, so a crash midway leaves no revoked URL working: at worst
+// the page shows a URL that answers 404 until the person replaces it
+// again.
+
+// FeedsTable holds the calendar feeds' tokens.
+const FeedsTable = "EventFeeds"
+
+// ErrNoFeed is a feed URL with no such token (404).
+var ErrNoFeed = fault.New(http.StatusNotFound, "events.error.no_feed", "events: no such feed")
+
+type feedRow struct {
+	PartitionKey string `table:"PartitionKey"` // token, or memberKey
+	RowKey       string `table:"RowKey"`       // "t", or "m"
+	ETag         string `table:"ETag"`
+	MemberKey    string `table:"memberKey"` // on "t" rows
+	Token        string `table:"token"`     // on "m" rows
+}
+
+// newFeedToken is 128 random bits in hex.
+func newFeedToken() string {
+	b := make([]byte, 16)
+	rand.Read(b) // never fails
+	return hex.EncodeToString(b)
+}
+
+// FeedToken is memberKey's current feed token, "" when the feed is off.
+func (s *Service) FeedToken(ctx context.Context, memberKey string) (string, error) {
+	r, err := storage.Get[feedRow](ctx, s.feeds, memberKey, "m")
+	if errors.Is(err, storage.ErrNotFound) {
+		return "", nil
+	}
+	return r.Token, err
+}
+
+// ReplaceFeedToken turns memberKey's feed on with a new token; the old
+// URL, if any, stops working first.
+func (s *Service) ReplaceFeedToken(ctx context.Context, memberKey string) (string, error) {
+	old, err := s.FeedToken(ctx, memberKey)
+	if err != nil {
+		return "", err
+	}
+	if old != "" {
+		if err := s.feeds.Delete(ctx, old, "t", storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return "", err
+		}
+	}
+	token := newFeedToken()
+	if _, err := storage.Insert(ctx, s.feeds, feedRow{PartitionKey: token, RowKey: "t", MemberKey: memberKey}); err != nil {
+		return "", err
+	}
+	_, err = storage.Upsert(ctx, s.feeds, feedRow{PartitionKey: memberKey, RowKey: "m", Token: token})
+	return token, err
+}
+
+// feedURL is a feed's address.
+func (s *Service) feedURL(token string) string {
+	return s.baseURL + "/events/calendar/" + token + ".ics"
+}
+
+// MyCalendar is the feed the token opens: everything its person is
+// going to, waiting for or offered, as an RFC 5545 calendar.
+func (s *Service) MyCalendar(ctx context.Context, token, host string) ([]byte, error) {
+	if len(token) != 32 {
+		return nil, ErrNoFeed
+	}
+	if _, err := hex.DecodeString(token); err != nil {
+		return nil, ErrNoFeed
+	}
+	r, err := storage.Get[feedRow](ctx, s.feeds, token, "t")
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, ErrNoFeed
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The member row must still name this token: a feed row left by a
+	// replacement that stopped midway is no feed.
+	if cur, err := s.FeedToken(ctx, r.MemberKey); err != nil || subtle.ConstantTimeCompare([]byte(cur), []byte(token)) != 1 {
+		if err != nil {
+			return nil, err
+		}
+		return nil, ErrNoFeed
+	}
+	mine, err := s.catalog.MyEvents(ctx, r.MemberKey)
+	if err != nil {
+		return nil, err
+	}
+	var entries []calendarEntry
+	for _, m := range mine {
+		en := calendarEntry{Event: m.Event, Confirmed: m.Status == StatusGoing}
+		switch m.Status {
+		case StatusWaitlist:
+			en.Note = "waitlisted #" + strconv.Itoa(m.Position)
+		case StatusOffered:
+			en.Note = "seat offered until " + m.OfferUntil.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		entries = append(entries, en)
+	}
+	return writeCalendar(host, s.now(), "Harmony: my events", entries), nil
+}
+
+// myCalendar is GET /events/calendar/:file (":token.ics"): no session,
+// the token is the key; anything wrong is the same 404.
+func (s *Service) myCalendar(c echo.Context) error {
+	file := c.Param("file")
+	if len(file) < 4 || file[len(file)-4:] != ".ics" {
+		return ErrNoFeed
+	}
+	body, err := s.MyCalendar(c.Request().Context(), file[:len(file)-4], c.Request().Host)
+	if err != nil {
+		return err
+	}
+	hdr := c.Response().Header()
+	hdr.Set("Cache-Control", "private, max-age=300")
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	return c.Blob(http.StatusOK, "text/calendar; charset=utf-8", body)
+}
+
+// replaceFeed is POST /events/mine/feed: turns the feed on, or replaces
+// its token (the old URL stops working).
+func (s *Service) replaceFeed(c echo.Context) error {
+	if _, err := s.ReplaceFeedToken(c.Request().Context(), auth.From(c).MemberKey); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "events.flash.feed", "/events/mine")
+}
+
