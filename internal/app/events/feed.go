@@ -152,4 +152,3 @@ func (s *Service) replaceFeed(c echo.Context) error {
 	}
 	return web.FlashRedirect(c, "events.flash.feed", "/events/mine")
 }
-
