@@ -27,8 +27,9 @@ func modules() []platform.Factory {
 // built keeps the modules another module's wiring needs (the AI client
 // counts its calls in the admin section's usage tables).
 type built struct {
-	admin_ *admin.Service
-	inbox_ *inbox.Service
+	admin_  *admin.Service
+	inbox_  *inbox.Service
+	groups_ *groups.Service
 }
 
 func (m *built) admin(c *platform.Core) (web.Module, error) {
@@ -62,12 +63,14 @@ func (m *built) groups(c *platform.Core) (web.Module, error) {
 		c.Log.Info("AI scan reading is on", "model", extractor.Model())
 	}
 	c.Accounts.ShowAIUsage(m.admin_.Usage(), extractor != nil)
+	m.groups_ = g
 	return g, nil
 }
 
 func (m *built) events(c *platform.Core) (web.Module, error) {
 	ev := events.New(c.Store, c.Cursors, c.Log, c.Now)
 	ev.UseNotifier(m.inbox_)
+	ev.UseGroups(m.groups_)
 	ev.UseBaseURL(c.Config.BaseURL.String())
 	ev.LimitRegistrations(c.Config.RegistrationsPerMinute)
 	if err := ev.UseTasks(c.Tasks); err != nil {

@@ -47,6 +47,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/events/:id/edit", s.updateEvent, org...)
 	e.POST("/events/:id/cancel-event", s.cancelEvent, org...)
 	s.ticketRoutes(e, org)
+	s.toGroupRoutes(e)
 }
 
 // BodyLimits let the event form carry a picture.
@@ -227,7 +228,7 @@ func (s *Service) page(c echo.Context) error {
 		Price: price(ctx, e.PriceCents, e.Currency), Category: i18n.T(ctx, "events.category."+e.Category),
 		Cancelled: e.IsCancelled, Published: e.IsPublished, Going: counts.Going, Waiting: counts.Waiting,
 		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: organizer(id), OfferHours: e.OfferHours,
-		ImageURL: imageURL(e.ImageKey, false),
+		ImageURL: imageURL(e.ImageKey, false), CanAddToGroup: s.groups != nil && id != nil && !id.Guest && !e.IsCancelled,
 	}
 	// The event's own time first, as on its posters; the viewer's too
 	// when they read times in another zone.

@@ -11,6 +11,7 @@ import (
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/app/events"
+	"github.com/harmony/harmony/internal/app/groups"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/media/mediatest"
 	"github.com/harmony/harmony/internal/platform"
@@ -21,6 +22,7 @@ import (
 
 func newApp(t *testing.T, env ...string) *accounttest.App {
 	var in *inbox.Service
+	var g *groups.Service
 	vars := map[string]string{"ADMIN_EMAILS": "org@example.com"}
 	for i := 0; i+1 < len(env); i += 2 {
 		vars[env[i]] = env[i+1]
@@ -34,8 +36,14 @@ func newApp(t *testing.T, env ...string) *accounttest.App {
 				return in, err
 			},
 			func(c *platform.Core) (web.Module, error) {
+				g = groups.New(c.Store, c.Accounts, c.Cursors, c.Config.BaseURL.String(), c.Log, c.Now)
+				g.UseNotifier(in)
+				return g, nil
+			},
+			func(c *platform.Core) (web.Module, error) {
 				ev := events.New(c.Store, c.Cursors, c.Log, c.Now)
 				ev.UseNotifier(in)
+				ev.UseGroups(g)
 				ev.UseBaseURL(c.Config.BaseURL.String())
 				ev.LimitRegistrations(c.Config.RegistrationsPerMinute)
 				if err := ev.UseTasks(c.Tasks); err != nil {
@@ -574,6 +582,56 @@ func TestMyCalendarFeed(t *testing.T) {
 		if res := anon.Get(bad); res.StatusCode != http.StatusNotFound {
 			t.Errorf("GET %s: %d", bad, res.StatusCode)
 		}
+	}
+}
+
+// TestAddToGroupCalendar: a person adds an event to one of their
+// groups with who goes; it becomes an appointment there with that
+// person picking up, linked back to the event; adding it again opens the
+// same appointment; a group that is not theirs, or no choice, is a 422
+// that writes nothing.
+func TestAddToGroupCalendar(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann, bob := a.Client(), a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	annKey := a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	page := post(org, "/events", url.Values{"title": {"School concert"}, "category": {"concert"}, "start": {"2030-06-05T18:00"}, "end": {"2030-06-05T20:00"}, "place": {"Town hall"}}).Header.Get("Location")
+	post(org, page+"/publish", nil)
+	if ann.Get(page+"/add-to-group").Doc(t).Find(testID("togroup-none")).Length() != 1 {
+		t.Fatal("someone without groups is not told to make one")
+	}
+	home := post(ann, "/groups", url.Values{"name": {"The Smiths"}}).Header.Get("Location")
+	groupID := strings.Split(home, "/")[2]
+	theirs := strings.Split(post(bob, "/groups", url.Values{"name": {"Bob's club"}}).Header.Get("Location"), "/")[2]
+	if ann.Get(page).Doc(t).Find(testID("event-add-to-group")).Length() != 1 {
+		t.Fatal("the event page does not offer adding it to a group")
+	}
+	form := ann.Get(page + "/add-to-group").Doc(t)
+	if form.Find(`option[value="`+groupID+`|`+annKey+`"]`).Length() != 1 {
+		t.Fatalf("the form does not offer ann in her group: %s", form.Find("select").Text())
+	}
+	for _, bad := range []string{"", "nope", theirs + "|", "01ZZZZZZZZZZZZZZZZZZZZZZZZ|"} {
+		res := post(ann, page+"/add-to-group", url.Values{"choice": {bad}})
+		if ops := res.StorageOps(t); res.StatusCode != http.StatusUnprocessableEntity || ops["writes"]+ops["txs"] != 0 {
+			t.Errorf("choice %q: %d %s", bad, res.StatusCode, res.Header.Get("X-Storage-Ops"))
+		}
+	}
+	res := post(ann, page+"/add-to-group", url.Values{"choice": {groupID + "|" + annKey}})
+	appt := res.Header.Get("Location")
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(appt, "/groups/"+groupID+"/appointments/") {
+		t.Fatalf("add: %d %s", res.StatusCode, appt)
+	}
+	doc := ann.Get(appt).Doc(t)
+	if doc.Find(testID("appointment-source")).AttrOr("href", "") != page || !strings.Contains(doc.Find(testID("appointment-location")).Text(), "Town hall") {
+		t.Fatalf("the appointment does not link the event: %q", doc.Find(testID("appointment-source")).AttrOr("href", ""))
+	}
+	if doc.Find(testID("participant")+`[data-responsible="true"]`).Length() != 1 {
+		t.Error("ann does not pick it up")
+	}
+	if again := post(ann, page+"/add-to-group", url.Values{"choice": {groupID + "|"}}); again.Header.Get("Location") != appt {
+		t.Fatalf("adding it again: %s, want %s", again.Header.Get("Location"), appt)
 	}
 }
 

@@ -26,6 +26,8 @@ type Service struct {
 	reminders *tasks.Kind[reminderTask]
 	// lapses settle offers when they lapse (reminders.go).
 	lapses *tasks.Kind[lapseTask]
+	// groups adds events to group calendars (togroup.go).
+	groups GroupCalendars
 	// feeds holds the "My events" calendar feeds' tokens (feed.go).
 	feeds *storage.Table
 	// registrations bounds one person's registrations per minute.

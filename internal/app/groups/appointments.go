@@ -68,6 +68,9 @@ type Appointment struct {
 	// ImportUID is the UID of the calendar event it was imported from:
 	// importing it again updates it (import.go).
 	ImportUID string `json:"importUid,omitempty"`
+	// Source is the item in another module it was added from (an
+	// event), linked from its page.
+	Source *Source `json:"source,omitempty"`
 	// Responsible is the memberKey of who picks up, "" for nobody.
 	Responsible string    `json:"responsible"`
 	CreatedBy   string    `json:"createdBy"` // memberKey
@@ -296,6 +299,12 @@ func parseFormTime(v string, zone *time.Location, dateOnly bool, missing string)
 // between them leaves nothing anyone sees. Bad input is FieldErrors and
 // writes nothing.
 func (s *Service) CreateAppointment(ctx context.Context, m Membership, id *auth.Identity, in AppointmentInput, zone *time.Location) (Appointment, error) {
+	return s.createAppointment(ctx, m, id, in, zone, nil)
+}
+
+// createAppointment is CreateAppointment, with from (if set) filling in
+// what the form does not carry before it is saved.
+func (s *Service) createAppointment(ctx context.Context, m Membership, id *auth.Identity, in AppointmentInput, zone *time.Location, from func(*Appointment)) (Appointment, error) {
 	members, err := s.ActiveMembers(ctx, m.GroupID)
 	if err != nil {
 		return Appointment{}, err
@@ -308,6 +317,9 @@ func (s *Service) CreateAppointment(ctx context.Context, m Membership, id *auth.
 	doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
 	doc.CreatedBy, doc.UpdatedBy = id.MemberKey, id.MemberKey
 	doc.CreatedAt, doc.UpdatedAt = now, now
+	if from != nil {
+		from(&doc)
+	}
 	if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
 		return Appointment{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -314,6 +315,10 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 		Item: item, Notes: d.Doc.Notes, CanDelete: CanDelete(m, id, d.Index), ScanError: forms.ScanError,
 		Comment: forms.Comment, CommentError: forms.CommentError,
 		EditURL: u + "/edit",
+	}
+	// A source link is a local path: another module's page.
+	if src := d.Doc.Source; src != nil && strings.HasPrefix(src.URL, "/") && !strings.HasPrefix(src.URL, "//") {
+		p.SourceTitle, p.SourceURL = src.Title, src.URL
 	}
 	if d.Doc.Repeat != "" {
 		p.Repeat = describeRepeat(ctx, d.Doc.Repeat, d.Doc.Start.In(seriesZone(d.Index)))
