@@ -48,7 +48,7 @@ func BenchmarkEventListing(b *testing.B) {
 		for _, n := range []int{100, 100_000} {
 			b.Run(fmt.Sprintf("%s/events=%d", backend, n), func(b *testing.B) {
 				c := benchListing(b, backend, n)
-				deep := deepContinuation(b, c, min(50, n/listPage-1))
+				deep := deepContinuation(b, c, n, min(50, n/listPage-1))
 				b.Run("first", func(b *testing.B) { benchList(b, c, "", nil) })
 				b.Run("deep", func(b *testing.B) { benchList(b, c, "", deep) })
 				b.Run("category", func(b *testing.B) { benchList(b, c, Categories[0], nil) })
@@ -84,9 +84,9 @@ func benchList(b *testing.B, c *Catalog, category string, next *storage.Continua
 	b.ReportMetric(float64(rows)/pages, "rows/page")
 }
 
-// deepContinuation follows the listing of all categories for pages pages
-// and returns the continuation of the next one.
-func deepContinuation(b *testing.B, c *Catalog, pages int) *storage.Continuation {
+// deepContinuation follows the listing of all categories of n events for
+// pages pages and returns the continuation of the next one.
+func deepContinuation(b *testing.B, c *Catalog, n, pages int) *storage.Continuation {
 	var next *storage.Continuation
 	for i := range pages {
 		page, err := c.List(context.Background(), false, "", listPage, next)
@@ -98,12 +98,19 @@ func deepContinuation(b *testing.B, c *Catalog, pages int) *storage.Continuation
 		}
 		next = page.Next
 	}
+	page, err := c.List(context.Background(), false, "", listPage, next)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if want := benchEvent(pages*listPage, n).RowKey; len(page.Rows) == 0 || page.Rows[0].EventID != want {
+		b.Fatalf("page %d does not start with event %d", pages+1, pages*listPage)
+	}
 	return next
 }
 
 // listingBenchVersion names the seeded stores on disk; bump it when the
 // generator or the listing rows change, so stale stores are not reused.
-const listingBenchVersion = 1
+const listingBenchVersion = 2
 
 // benchNow is the catalog's clock: before every seeded start.
 var benchNow = time.Date(2030, 5, 17, 9, 30, 0, 0, time.UTC)
@@ -201,6 +208,10 @@ func benchEvent(i, n int) EventRow {
 	}
 	if i%3 == 0 {
 		e.PriceCents, e.Currency = int64(500+i%50*100), "EUR"
+	}
+	e.Going = i * 7 % (e.Capacity + 1) // some full, some with a waitlist
+	if e.Going == e.Capacity {
+		e.Waiting = i % 12
 	}
 	return e
 }
