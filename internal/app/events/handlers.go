@@ -92,12 +92,32 @@ func listQuery(past bool, category string) string {
 	return fmt.Sprintf("events/list|%t|%s", past, category)
 }
 
-// list is GET /events[?when=past][&category=…][&cursor=…].
+// listURL is the listing of upcoming or past events of a category ("":
+// all).
+func listURL(past bool, category string) string {
+	q := url.Values{}
+	if past {
+		q.Set("when", "past")
+	}
+	if category != "" {
+		q.Set("category", category)
+	}
+	if len(q) == 0 {
+		return "/events"
+	}
+	return "/events?" + q.Encode()
+}
+
+// list is GET /events[?when=past][&category=…][&cursor=…], and the month
+// view with view=month.
 func (s *Service) list(c echo.Context) error {
 	ctx := c.Request().Context()
 	past, category := c.QueryParam("when") == "past", c.QueryParam("category")
 	if category != "" && !validCategory(category) {
 		return web.BadRequest(i18n.T(ctx, "events.error.category"), nil)
+	}
+	if c.QueryParam("view") == "month" {
+		return s.month(c, category)
 	}
 	cursor, err := web.ReadCursor(c, s.cursors, listQuery(past, category))
 	if err != nil {
@@ -112,28 +132,7 @@ func (s *Service) list(c echo.Context) error {
 		return err
 	}
 	zone := auth.From(c).Location()
-	base := func(p bool, cat string) string {
-		q := url.Values{}
-		if p {
-			q.Set("when", "past")
-		}
-		if cat != "" {
-			q.Set("category", cat)
-		}
-		if len(q) == 0 {
-			return "/events"
-		}
-		return "/events?" + q.Encode()
-	}
 	p := views.ListProps{Past: past}
-	p.When = []views.Chip{
-		{Label: i18n.T(ctx, "events.list.upcoming"), Href: base(false, category), Current: !past},
-		{Label: i18n.T(ctx, "events.list.past"), Href: base(true, category), Current: past},
-	}
-	p.Categories = append(p.Categories, views.Chip{Label: i18n.T(ctx, "events.category.all"), Href: base(past, ""), Current: category == ""})
-	for _, cat := range Categories {
-		p.Categories = append(p.Categories, views.Chip{Label: i18n.T(ctx, "events.category."+cat), Href: base(past, cat), Current: cat == category})
-	}
 	for _, r := range page.Rows {
 		start := r.Start.In(zone)
 		card := views.Card{
@@ -148,10 +147,34 @@ func (s *Service) list(c echo.Context) error {
 	if page.Next != nil {
 		token := s.cursors.Encode(listQuery(past, category), storage.Cursor{Next: page.Next})
 		sep := "?"
-		if b := base(past, category); b != "/events" {
+		if b := listURL(past, category); b != "/events" {
 			sep = "&"
 		}
-		p.NextURL = base(past, category) + sep + web.CursorParam + "=" + url.QueryEscape(token)
+		p.NextURL = listURL(past, category) + sep + web.CursorParam + "=" + url.QueryEscape(token)
+	}
+	return s.renderList(c, p, category, past)
+}
+
+// renderList renders the listing or the month view (p.Month) with the
+// tabs and category chips that move between them.
+func (s *Service) renderList(c echo.Context, p views.ListProps, category string, past bool) error {
+	ctx := c.Request().Context()
+	month := p.Month != nil
+	here := func(cat string) string { return listURL(past, cat) }
+	if month {
+		m := c.QueryParam("month")
+		here = func(cat string) string {
+			return "/events?" + url.Values{"view": {"month"}, "month": nonEmpty(m), "category": nonEmpty(cat)}.Encode()
+		}
+	}
+	p.When = []views.Chip{
+		{Label: i18n.T(ctx, "events.list.upcoming"), Href: listURL(false, category), Current: !past && !month},
+		{Label: i18n.T(ctx, "events.list.past"), Href: listURL(true, category), Current: past && !month},
+		{Label: i18n.T(ctx, "events.list.month"), Href: "/events?" + url.Values{"view": {"month"}, "category": nonEmpty(category)}.Encode(), Current: month},
+	}
+	p.Categories = append(p.Categories, views.Chip{Label: i18n.T(ctx, "events.category.all"), Href: here(""), Current: category == ""})
+	for _, cat := range Categories {
+		p.Categories = append(p.Categories, views.Chip{Label: i18n.T(ctx, "events.category."+cat), Href: here(cat), Current: cat == category})
 	}
 	if organizer(auth.From(c)) {
 		p.NewURL = "/events/new"
@@ -160,6 +183,14 @@ func (s *Service) list(c echo.Context) error {
 		Title: i18n.T(ctx, "events.list.heading"), Section: "events",
 		Content: views.List(p), Fragment: views.Cards(p.Cards, p.NextURL),
 	})
+}
+
+// nonEmpty is v as a query value, none when "".
+func nonEmpty(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return []string{v}
 }
 
 // seatsBadge is a card's seats badge: "12 seats left", "Only 2 left"

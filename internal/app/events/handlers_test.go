@@ -635,6 +635,45 @@ func TestAddToGroupCalendar(t *testing.T) {
 	}
 }
 
+// TestMonthView: the month view puts each listed event on its day, in
+// one query, filters by category, moves between months, and refuses a
+// month that is not one.
+func TestMonthView(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, anon := a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	for _, e := range [][3]string{{"Jazz in June", "concert", "2030-06-12T20:00"}, {"June meetup", "meetup", "2030-06-20T18:00"}, {"July party", "party", "2030-07-02T21:00"}} {
+		page := post(org, "/events", url.Values{"title": {e[0]}, "category": {e[1]}, "start": {e[2]}, "end": {e[2][:11] + "23:00"}}).Header.Get("Location")
+		post(org, page+"/publish", nil)
+	}
+	res := anon.Get("/events?view=month&month=2030-06")
+	doc := res.Doc(t)
+	if q := res.StorageOps(t)["queries"]; q != 1 {
+		t.Errorf("the month view made %d queries", q)
+	}
+	if got := doc.Find(testID("month-day") + `[data-date="2030-06-12"] ` + testID("month-event")).Text(); !strings.Contains(got, "20:00") || !strings.Contains(got, "Jazz in June") {
+		t.Fatalf("12 June shows %q", got)
+	}
+	if n := doc.Find(testID("month-event")).Length(); n != 2 {
+		t.Fatalf("June shows %d events", n)
+	}
+	if caption := doc.Find(testID("calendar-caption")).Text(); caption != "June 2030" {
+		t.Errorf("caption %q", caption)
+	}
+	if next := doc.Find(testID("calendar-next")).AttrOr("href", ""); !strings.Contains(anon.Get(next).Doc(t).Find(testID("month-event")).Text(), "July party") {
+		t.Errorf("the next month (%s) lacks the July party", next)
+	}
+	if n := anon.Get("/events?view=month&month=2030-06&category=meetup").Doc(t).Find(testID("month-event")).Length(); n != 1 {
+		t.Errorf("June's meetups: %d", n)
+	}
+	for _, bad := range []string{"2030-13", "June", "0001-01", "2030-06-01"} {
+		if res := anon.Get("/events?view=month&month=" + bad); res.StatusCode != http.StatusBadRequest {
+			t.Errorf("month %q: %d", bad, res.StatusCode)
+		}
+	}
+}
+
 func TestUnsafeEventRoutesNeedCSRF(t *testing.T) {
 	t.Parallel()
 	webtest.AssertUnsafeRoutesNeedCSRF(t, newApp(t).Echo)

@@ -44,7 +44,7 @@ func benchMonth(b *testing.B, backend string, n int) {
 	svc, m := benchGroup(b, backend, n)
 	zone, _ := time.LoadLocation("Europe/Berlin")
 	first := time.Date(2030, 6, 1, 0, 0, 0, 0, zone)
-	start, days := monthGrid(first)
+	start, days := MonthGrid(first)
 	ctx, counter := storage.WithCounter(context.Background())
 	var times []time.Duration
 	shown := 0

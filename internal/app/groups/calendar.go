@@ -168,9 +168,9 @@ func weekStart(t time.Time) time.Time {
 	return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
 }
 
-// monthGrid is the first day on a month's grid and how many days it
+// MonthGrid is the first day on a month's grid and how many days it
 // shows: whole Monday-first weeks covering the month of first.
-func monthGrid(first time.Time) (time.Time, int) {
+func MonthGrid(first time.Time) (time.Time, int) {
 	start := weekStart(first)
 	last := first.AddDate(0, 1, -1)
 	end := weekStart(last).AddDate(0, 0, 7)

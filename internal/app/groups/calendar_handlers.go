@@ -80,7 +80,7 @@ func (h *handlers) month(c echo.Context) error {
 		return err
 	}
 	first = time.Date(first.Year(), first.Month(), 1, 0, 0, 0, 0, cc.zone)
-	start, n := monthGrid(first)
+	start, n := MonthGrid(first)
 	rows, err := h.svc.Between(ctx, cc.m, start, start.AddDate(0, 0, n))
 	if err != nil {
 		return err
