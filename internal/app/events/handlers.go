@@ -278,7 +278,10 @@ func (s *Service) page(c echo.Context) error {
 		}
 		p.State, p.Position = r.Status, r.Position
 		if r.Status == StatusCancelled {
-			p.State = ""
+			p.State, p.Was = "", "cancelled"
+			if r.OfferLapsed {
+				p.Was = "lapsed"
+			}
 		}
 		if r.Status == StatusOffered {
 			p.OfferUntil = i18n.DateTime(ctx, r.OfferUntil.In(zone))

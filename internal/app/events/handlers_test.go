@@ -170,6 +170,9 @@ func TestEventPages(t *testing.T) {
 	if s, _ := state(bob); s != "going" {
 		t.Fatalf("bob after ann cancelled: %q", s)
 	}
+	if ann.Get(page).Doc(t).Find(testID("registration-was")).AttrOr("data-was", "") != "cancelled" {
+		t.Error("ann's page does not say she gave up her place")
+	}
 	if ann.Get("/events/mine").Doc(t).Find(testID("my-events-empty")).Length() != 1 {
 		t.Fatal("ann's cancelled registration is still among her events")
 	}
@@ -469,6 +472,9 @@ func TestOfferMode(t *testing.T) {
 	}
 	if res := post(ann, page+"/accept", nil); res.StatusCode != http.StatusConflict {
 		t.Fatalf("ann takes the lapsed seat: %d", res.StatusCode)
+	}
+	if ann.Get(page).Doc(t).Find(testID("registration-was")).AttrOr("data-was", "") != "lapsed" {
+		t.Error("ann's page does not say her offer lapsed")
 	}
 }
 

@@ -71,8 +71,10 @@ type Registration struct {
 	Party  int
 	// Position is their place on the waitlist (1 is next), 0 otherwise.
 	Position int
-	// OfferUntil is when a seat offered to them lapses (StatusOffered).
-	OfferUntil time.Time
+	// OfferUntil is when a seat offered to them lapses (StatusOffered);
+	// OfferLapsed marks a registration an unanswered offer ended.
+	OfferUntil  time.Time
+	OfferLapsed bool
 }
 
 // Plan is an event's seat settings.
@@ -291,7 +293,7 @@ func (s *Seats) Register(ctx context.Context, eventID string, p Person, party in
 
 // registrationOf is a registration as its person sees it.
 func registrationOf(a AttendeeRow) Registration {
-	r := Registration{Status: a.Status, Party: a.Party}
+	r := Registration{Status: a.Status, Party: a.Party, OfferLapsed: a.OfferLapsed}
 	if a.OfferUntil != nil {
 		r.OfferUntil = *a.OfferUntil
 	}
