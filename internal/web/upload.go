@@ -67,12 +67,3 @@ func UploadRefusal(err error) (status int, messageKey string, ok bool) {
 	}
 	return 0, "", false
 }
-
-// ServeImage answers with an uploaded image stored under a name unique
-// to its upload, so it may be cached for a year.
-func ServeImage(c echo.Context, data []byte) error {
-	hdr := c.Response().Header()
-	hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	return c.Blob(http.StatusOK, "image/jpeg", data)
-}

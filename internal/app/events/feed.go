@@ -138,10 +138,7 @@ func (s *Service) myCalendar(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	hdr := c.Response().Header()
-	hdr.Set("Cache-Control", "private, max-age=300")
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	return c.Blob(http.StatusOK, "text/calendar; charset=utf-8", body)
+	return web.ServeCalendarFeed(c, body)
 }
 
 // replaceFeed is POST /events/mine/feed: turns the feed on, or replaces

@@ -658,8 +658,5 @@ func (h *handlers) calendarFeed(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	hdr := c.Response().Header()
-	hdr.Set("Cache-Control", "private, max-age=300")
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	return c.Blob(http.StatusOK, "text/calendar; charset=utf-8", body)
+	return web.ServeCalendarFeed(c, body)
 }
