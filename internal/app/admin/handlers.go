@@ -25,6 +25,7 @@ var tools = []views.Tool{
 	{Slug: "users", Href: "/admin/users"},
 	{Slug: "reports", Soon: true},
 	{Slug: "tags", Href: "/admin/tags"},
+	{Slug: "event-categories", Href: "/admin/event-categories"},
 	{Slug: "metrics", Href: "/admin/metrics"},
 }
 

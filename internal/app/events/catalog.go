@@ -147,12 +147,14 @@ func listingKeys(e EventRow) [][2]string {
 
 // Catalog is the events, their listing index, and their seats.
 type Catalog struct {
-	events  *storage.Table
-	byDate  *storage.Table
-	images  *storage.Container
-	seats   *Seats
-	listing *projection.Projection[EventRow]
-	now     func() time.Time
+	events     *storage.Table
+	byDate     *storage.Table
+	categories *storage.Table
+	cats       categoryCache
+	images     *storage.Container
+	seats      *Seats
+	listing    *projection.Projection[EventRow]
+	now        func() time.Time
 }
 
 // NewCatalog keeps the catalog in store.
@@ -160,7 +162,7 @@ func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
 	if now == nil {
 		now = time.Now
 	}
-	c := &Catalog{events: store.Table(EventsTable), byDate: store.Table(ByDateTable), images: store.Container(ImagesContainer), seats: NewSeats(store, nil, now), now: now}
+	c := &Catalog{events: store.Table(EventsTable), byDate: store.Table(ByDateTable), categories: store.Table(CategoriesTable), images: store.Container(ImagesContainer), seats: NewSeats(store, nil, now), now: now}
 	c.listing = &projection.Projection[EventRow]{
 		Canonical: c.events,
 		Derived:   []*storage.Table{c.byDate},
@@ -188,7 +190,7 @@ func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
 
 // Tables are the tables the catalog needs.
 func (c *Catalog) Tables() []string {
-	return []string{EventsTable, ByDateTable, AttendeesTable, UserEventsTable}
+	return []string{EventsTable, ByDateTable, AttendeesTable, UserEventsTable, CategoriesTable}
 }
 
 // EventInput is the event form as typed.
@@ -233,11 +235,15 @@ var (
 	placeRule = formrule.Text{Max: MaxPlace}
 )
 
+// ErrNoCategory is a category nobody made (404).
+var ErrNoCategory = fault.NotFound("events: no such category", storage.ErrNotFound)
+
 // ErrNoEvent is a missing event (404).
 var ErrNoEvent = fault.NotFound("events: no such event", storage.ErrNotFound)
 
-// parseEvent checks the form: times are wall clock in zone.
-func parseEvent(in EventInput, zone *time.Location) (EventRow, FieldErrors) {
+// parseEvent checks the form: times are wall clock in zone, the category
+// one of known.
+func parseEvent(in EventInput, zone *time.Location, known []Category) (EventRow, FieldErrors) {
 	errs := FieldErrors{}
 	var e EventRow
 	var p formrule.Problem
@@ -253,7 +259,7 @@ func parseEvent(in EventInput, zone *time.Location) (EventRow, FieldErrors) {
 	if e.ConfirmedOnly, p = placeRule.Check(in.ConfirmedOnly); p != formrule.OK {
 		errs["confirmedOnly"] = "events.error.place"
 	}
-	if e.Category = strings.TrimSpace(in.Category); !slices.Contains(Categories, e.Category) {
+	if e.Category = strings.TrimSpace(in.Category); !slices.ContainsFunc(known, func(c Category) bool { return c.Slug == e.Category }) {
 		errs["category"] = "events.error.category"
 	}
 	start, err := time.ParseInLocation("2006-01-02T15:04", strings.TrimSpace(in.Start), zone)
@@ -315,7 +321,7 @@ func number(v string, lo, hi int, field string, errs FieldErrors) int {
 // picture, its seat counter, the event row and (when listed) its listing
 // rows. A bad form or picture writes nothing.
 func (c *Catalog) Create(ctx context.Context, organizerKey string, in EventInput, zone *time.Location) (EventRow, error) {
-	e, img, err := parseWithImage(ctx, in, zone)
+	e, img, err := c.parseWithImage(ctx, in, zone)
 	if err != nil {
 		return EventRow{}, err
 	}
@@ -339,8 +345,12 @@ func (c *Catalog) Create(ctx context.Context, organizerKey string, in EventInput
 
 // parseWithImage checks the form and its picture, if any: a refused
 // picture is a field error like the others.
-func parseWithImage(ctx context.Context, in EventInput, zone *time.Location) (EventRow, *media.Result, error) {
-	e, errs := parseEvent(in, zone)
+func (c *Catalog) parseWithImage(ctx context.Context, in EventInput, zone *time.Location) (EventRow, *media.Result, error) {
+	known, err := c.AllCategories(ctx)
+	if err != nil {
+		return EventRow{}, nil, err
+	}
+	e, errs := parseEvent(in, zone, known)
 	var img *media.Result
 	if in.Image != nil {
 		r, err := processImage(ctx, in.Image)
@@ -419,7 +429,7 @@ func (c *Catalog) Publish(ctx context.Context, id string, published bool) (Event
 // (raising the capacity promotes from the waitlist, lowering it below
 // the seats taken is refused before anything is written).
 func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *time.Location) (EventRow, Moves, error) {
-	f, img, err := parseWithImage(ctx, in, zone)
+	f, img, err := c.parseWithImage(ctx, in, zone)
 	if err != nil {
 		return EventRow{}, Moves{}, err
 	}

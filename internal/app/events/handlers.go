@@ -48,6 +48,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/events/:id/cancel-event", s.cancelEvent, org...)
 	s.ticketRoutes(e, org)
 	s.toGroupRoutes(e)
+	s.categoryRoutes(e)
 }
 
 // BodyLimits let the event form carry a picture.
@@ -113,8 +114,12 @@ func listURL(past bool, category string) string {
 func (s *Service) list(c echo.Context) error {
 	ctx := c.Request().Context()
 	past, category := c.QueryParam("when") == "past", c.QueryParam("category")
-	if category != "" && !validCategory(category) {
-		return web.BadRequest(i18n.T(ctx, "events.error.category"), nil)
+	if category != "" {
+		if _, ok, err := s.catalog.category(ctx, category); err != nil {
+			return err
+		} else if !ok {
+			return web.BadRequest(i18n.T(ctx, "events.error.category"), nil)
+		}
 	}
 	if c.QueryParam("view") == "month" {
 		return s.month(c, category)
@@ -132,13 +137,17 @@ func (s *Service) list(c echo.Context) error {
 		return err
 	}
 	zone := auth.From(c).Location()
+	labels, err := s.categoryLabels(ctx)
+	if err != nil {
+		return err
+	}
 	p := views.ListProps{Past: past}
 	for _, r := range page.Rows {
 		start := r.Start.In(zone)
 		card := views.Card{
 			Href: eventURL(r.EventID), Title: r.Title, When: i18n.DateTime(ctx, start),
 			Datetime: r.Start.UTC().Format(time.RFC3339), Place: r.Place, Price: price(ctx, r.PriceCents, r.Currency),
-			Category: i18n.T(ctx, "events.category."+r.Category), Capacity: r.Capacity, Cancelled: r.IsCancelled,
+			Category: labels[r.Category], Capacity: r.Capacity, Cancelled: r.IsCancelled,
 			Month: i18n.MonthAbbr(ctx, start), Day: strconv.Itoa(start.Day()), ImageURL: imageURL(r.ImageKey, true),
 		}
 		card.Seats, card.Scarce = seatsBadge(ctx, r.Capacity, r.Going, r.Waiting)
@@ -172,9 +181,13 @@ func (s *Service) renderList(c echo.Context, p views.ListProps, category string,
 		{Label: i18n.T(ctx, "events.list.past"), Href: listURL(true, category), Current: past && !month},
 		{Label: i18n.T(ctx, "events.list.month"), Href: "/events?" + url.Values{"view": {"month"}, "category": nonEmpty(category)}.Encode(), Current: month},
 	}
+	cats, err := s.catalog.ActiveCategories(ctx)
+	if err != nil {
+		return err
+	}
 	p.Categories = append(p.Categories, views.Chip{Label: i18n.T(ctx, "events.category.all"), Href: here(""), Current: category == ""})
-	for _, cat := range Categories {
-		p.Categories = append(p.Categories, views.Chip{Label: i18n.T(ctx, "events.category."+cat), Href: here(cat), Current: cat == category})
+	for _, cat := range cats {
+		p.Categories = append(p.Categories, views.Chip{Label: cat.Label(ctx), Href: here(cat.Slug), Current: cat.Slug == category})
 	}
 	if organizer(auth.From(c)) {
 		p.NewURL = "/events/new"
@@ -211,13 +224,15 @@ func seatsBadge(ctx context.Context, capacity, going, waiting int) (string, bool
 	return i18n.N(ctx, "events.seats.left", left), false
 }
 
-func validCategory(c string) bool {
-	for _, k := range Categories {
-		if k == c {
-			return true
-		}
+// categoryLabels names every category, retired ones too, in ctx's
+// language.
+func (s *Service) categoryLabels(ctx context.Context) (map[string]string, error) {
+	all, err := s.catalog.AllCategories(ctx)
+	out := make(map[string]string, len(all))
+	for _, c := range all {
+		out[c.Slug] = c.Label(ctx)
 	}
-	return false
+	return out, err
 }
 
 // price is a price as people read it: "Free", "12.50 EUR".
@@ -251,12 +266,16 @@ func (s *Service) page(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	labels, err := s.categoryLabels(ctx)
+	if err != nil {
+		return err
+	}
 	zone, local := id.Location(), auth.Zone(e.Timezone)
 	p := views.PageProps{
 		ID: e.RowKey, URL: eventURL(e.RowKey), Title: e.Title,
 		When:     i18n.Span(ctx, e.Start.In(local), e.End.In(local)),
 		Datetime: e.Start.UTC().Format(time.RFC3339), Zone: local.String(), Place: e.Place,
-		Price: price(ctx, e.PriceCents, e.Currency), Category: i18n.T(ctx, "events.category."+e.Category),
+		Price: price(ctx, e.PriceCents, e.Currency), Category: labels[e.Category],
 		Cancelled: e.IsCancelled, Published: e.IsPublished, Going: counts.Going, Waiting: counts.Waiting,
 		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: organizer(id), OfferHours: e.OfferHours,
 		ImageURL: imageURL(e.ImageKey, false), CanAddToGroup: s.groups != nil && id != nil && !id.Guest && !e.IsCancelled,
@@ -423,8 +442,16 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 	for _, h := range OfferStopChoices {
 		p.OfferStops = append(p.OfferStops, views.Chip{Label: i18n.N(ctx, "events.offer.stop", h), Href: strconv.Itoa(h), Current: strconv.Itoa(h) == in.OfferStopHours || h == 24 && in.OfferStopHours == ""})
 	}
-	for _, cat := range Categories {
-		p.Categories = append(p.Categories, views.Chip{Label: i18n.T(ctx, "events.category."+cat), Href: cat, Current: cat == in.Category})
+	all, err := s.catalog.AllCategories(ctx)
+	if err != nil {
+		return err
+	}
+	// The form offers the active categories, and the event's own if it
+	// was retired since.
+	for _, cat := range all {
+		if cat.Active || cat.Slug == in.Category {
+			p.Categories = append(p.Categories, views.Chip{Label: cat.Label(ctx), Href: cat.Slug, Current: cat.Slug == in.Category})
+		}
 	}
 	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "events.new"), Section: "events", Content: views.Form(p)})
 }

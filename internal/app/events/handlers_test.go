@@ -680,6 +680,59 @@ func TestMonthView(t *testing.T) {
 	}
 }
 
+// TestAdminCategories: admins add a category beside the built-in ones,
+// organizers file events under it and people filter by it; retired, it
+// leaves the choices while its events keep it. Bad names and taken
+// slugs are refused and write nothing; members cannot reach the page.
+func TestAdminCategories(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann := a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	if res := ann.Get("/admin/event-categories"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("a member opens the categories: %d", res.StatusCode)
+	}
+	add := func(slug, english string) *webtest.Response {
+		return post(org, "/admin/event-categories", url.Values{"slug": {slug}, "english": {english}, "russian": {"Морские прогулки"}})
+	}
+	for _, bad := range [][2]string{{"Boat Trips", "Boat trips"}, {"boat-trips", ""}, {"boat-trips", strings.Repeat("b", 41)}} {
+		if res := add(bad[0], bad[1]); res.StatusCode != http.StatusUnprocessableEntity || res.StorageOps(t)["writes"] != 0 {
+			t.Errorf("add %q: %d", bad, res.StatusCode)
+		}
+	}
+	if res := add("concert", "Concerts again"); res.StatusCode != http.StatusConflict {
+		t.Errorf("a built-in slug: %d", res.StatusCode)
+	}
+	if res := add("boat-trips", "Boat trips"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add: %d", res.StatusCode)
+	}
+	if org.Get("/events/new").Doc(t).Find(`#event-category option[value="boat-trips"]`).Length() != 1 {
+		t.Fatal("the form does not offer the new category")
+	}
+	page := post(org, "/events", url.Values{"title": {"Sunset cruise"}, "category": {"boat-trips"}, "start": {"2030-06-01T19:00"}, "end": {"2030-06-01T22:00"}}).Header.Get("Location")
+	post(org, page+"/publish", nil)
+	list := ann.Get("/events?category=boat-trips").Doc(t)
+	if list.Find(testID("event-card")).Length() != 1 || !strings.Contains(list.Find(testID("event-card")).Text(), "Boat trips") {
+		t.Fatalf("the category's listing: %q", list.Find(testID("event-list")).Text())
+	}
+	if res := post(org, "/admin/event-categories/boat-trips", url.Values{"english": {"Boat trips"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("retire: %d", res.StatusCode)
+	}
+	if ann.Get("/events").Doc(t).Find(testID("category-chip")+`[href*="boat-trips"]`).Length() != 0 {
+		t.Error("a retired category is still a chip")
+	}
+	if org.Get("/events/new").Doc(t).Find(`#event-category option[value="boat-trips"]`).Length() != 0 {
+		t.Error("the form still offers a retired category")
+	}
+	if !strings.Contains(ann.Get(page).Doc(t).Find(".eyebrow").Text(), "Boat trips") {
+		t.Error("the event lost its category's name")
+	}
+	if res := post(org, "/admin/event-categories/nope", url.Values{"english": {"Nope"}}); res.StatusCode != http.StatusNotFound {
+		t.Errorf("renaming a category nobody made: %d", res.StatusCode)
+	}
+}
+
 func TestUnsafeEventRoutesNeedCSRF(t *testing.T) {
 	t.Parallel()
 	webtest.AssertUnsafeRoutesNeedCSRF(t, newApp(t).Echo)

@@ -1,0 +1,80 @@
+package events
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/events"
+)
+
+// adminCategoriesURL is the admins' page of event categories.
+const adminCategoriesURL = "/admin/event-categories"
+
+// categoryRoutes registers the admins' category pages.
+func (s *Service) categoryRoutes(e *echo.Echo) {
+	e.GET(adminCategoriesURL, s.adminCategories, auth.RequireAdmin)
+	e.POST(adminCategoriesURL, s.addCategory, auth.RequireAdmin)
+	e.POST(adminCategoriesURL+"/:slug", s.updateCategory, auth.RequireAdmin)
+}
+
+// adminCategories is GET /admin/event-categories.
+func (s *Service) adminCategories(c echo.Context) error {
+	return s.renderCategories(c, http.StatusOK, views.CategoriesProps{}, nil)
+}
+
+// renderCategories shows every category; failed, when set, is a managed
+// one whose rename was refused, shown as sent.
+func (s *Service) renderCategories(c echo.Context, status int, p views.CategoriesProps, failed *views.CategoryItem) error {
+	ctx := c.Request().Context()
+	all, err := s.catalog.AllCategories(ctx)
+	if err != nil {
+		return err
+	}
+	for _, cat := range all {
+		it := views.CategoryItem{Slug: cat.Slug, Label: cat.Label(ctx), BuiltIn: cat.BuiltIn, Active: cat.Active, English: cat.English, Russian: cat.Russian,
+			UpdateURL: adminCategoriesURL + "/" + url.PathEscape(cat.Slug)}
+		if failed != nil && failed.Slug == cat.Slug {
+			it.English, it.Russian, it.Active, it.Errors = failed.English, failed.Russian, failed.Active, failed.Errors
+		}
+		p.Items = append(p.Items, it)
+	}
+	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "events.categories.heading"), Section: "admin", Content: views.CategoriesAdmin(p)})
+}
+
+// addCategory is POST /admin/event-categories (slug, english, russian).
+func (s *Service) addCategory(c echo.Context) error {
+	add := map[string]string{"slug": c.FormValue("slug"), "english": c.FormValue("english"), "russian": c.FormValue("russian")}
+	err := s.catalog.AddCategory(c.Request().Context(), add["slug"], add["english"], add["russian"])
+	var fe FieldErrors
+	switch {
+	case errors.As(err, &fe):
+		return s.renderCategories(c, http.StatusUnprocessableEntity, views.CategoriesProps{Add: add, AddErrors: fe}, nil)
+	case errors.Is(err, ErrCategoryExists):
+		return s.renderCategories(c, http.StatusConflict, views.CategoriesProps{Add: add, AddErrors: map[string]string{"slug": "events.categories.error.exists"}}, nil)
+	case err != nil:
+		return err
+	}
+	return web.FlashRedirect(c, "events.categories.flash.added", adminCategoriesURL)
+}
+
+// updateCategory is POST /admin/event-categories/:slug (english,
+// russian, active): rename, retire or bring back a category.
+func (s *Service) updateCategory(c echo.Context) error {
+	it := views.CategoryItem{Slug: c.Param("slug"), English: c.FormValue("english"), Russian: c.FormValue("russian"), Active: c.FormValue("active") == "true"}
+	err := s.catalog.UpdateCategory(c.Request().Context(), it.Slug, it.English, it.Russian, it.Active)
+	var fe FieldErrors
+	switch {
+	case errors.As(err, &fe):
+		it.Errors = fe
+		return s.renderCategories(c, http.StatusUnprocessableEntity, views.CategoriesProps{}, &it)
+	case err != nil:
+		return err
+	}
+	return web.FlashRedirect(c, "events.categories.flash.updated", adminCategoriesURL)
+}
