@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/harmony/harmony/internal/ai"
 	"github.com/harmony/harmony/internal/app/admin"
+	"github.com/harmony/harmony/internal/app/chat"
 	"github.com/harmony/harmony/internal/app/events"
 	"github.com/harmony/harmony/internal/app/groups"
 	"github.com/harmony/harmony/internal/app/inbox"
@@ -21,6 +22,7 @@ func modules() []platform.Factory {
 		m.groups,
 		m.prompts,
 		m.events,
+		m.chat,
 	}
 }
 
@@ -77,6 +79,10 @@ func (m *built) events(c *platform.Core) (web.Module, error) {
 		return nil, err
 	}
 	return ev, nil
+}
+
+func (m *built) chat(c *platform.Core) (web.Module, error) {
+	return chat.New(c.Store, c.Log, c.Now, chat.Options{TTL: c.Config.MessagesTTL, Rooms: c.Config.ChatRooms}), nil
 }
 
 func (m *built) prompts(c *platform.Core) (web.Module, error) {

@@ -86,6 +86,8 @@ func serve(ctx context.Context, args []string, env config.LookupEnv, _, stderr i
 		IdleTimeout: 2 * time.Minute,
 		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	// Chat streams end when shutdown starts, instead of holding it up.
+	httpServer.RegisterOnShutdown(srv.Built.Drain)
 	mode := config.Development
 	if cfg.IsProduction() {
 		mode = config.Production

@@ -62,6 +62,8 @@ type Config struct {
 	// InviteLimitHour and InviteLimitDay bound the invitation mails one
 	// person sends.
 	InviteLimitHour, InviteLimitDay int
+	// ChatRooms are the fixed chat rooms seeded on first start.
+	ChatRooms []string
 	// RegistrationsPerMinute bounds one person's event registrations.
 	RegistrationsPerMinute int
 	// PromptTags seed an empty prompt tag catalog; nil means the built-in

@@ -21,6 +21,9 @@ type LookupEnv func(name string) (string, bool)
 // Load reads every setting from the environment, then from flags in args
 // (a flag wins), and validates the result. It reports every problem at once.
 // With -h or -help in args it returns flag.ErrHelp.
+// roomSlug is what a chat room slug may be.
+var roomSlug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
 func Load(args []string, env LookupEnv) (*Config, error) {
 	raw, err := readRaw(args, env)
 	if err != nil {
@@ -201,6 +204,16 @@ func parse(raw map[string]string) (*Config, error) {
 	}
 	if c.InviteLimitDay, err = parseCount(raw["INVITE_LIMIT_DAY"]); err != nil {
 		fail("INVITE_LIMIT_DAY", err)
+	}
+	for _, r := range strings.Split(raw["CHAT_ROOMS"], ",") {
+		if r = strings.TrimSpace(r); r == "" {
+			continue
+		}
+		if !roomSlug.MatchString(r) || len(r) > 32 {
+			fail("CHAT_ROOMS", fmt.Errorf("%q is not a room slug (lower-case letters, digits, hyphens)", r))
+			continue
+		}
+		c.ChatRooms = append(c.ChatRooms, r)
 	}
 	if c.RegistrationsPerMinute, err = parseCount(raw["REGISTRATIONS_PER_MINUTE"]); err != nil {
 		fail("REGISTRATIONS_PER_MINUTE", err)

@@ -54,6 +54,7 @@ func settings() []setting {
 		{env: "BODY_LIMIT", def: "4MiB", usage: "largest request body accepted, e.g. 512KiB, 4MiB or a byte count"},
 		{env: "INVITE_LIMIT_HOUR", def: "20", usage: "invitation mails one person may send in an hour"},
 		{env: "INVITE_LIMIT_DAY", def: "100", usage: "invitation mails one person may send in a day (UTC)"},
+		{env: "CHAT_ROOMS", def: "general,random", usage: "the fixed chat rooms seeded on first start: comma-separated slugs (lower-case letters, digits, hyphens)"},
 		{env: "REGISTRATIONS_PER_MINUTE", def: "10", usage: "event registrations one person may make in a minute"},
 		{env: "DEMO", usage: "1 fills an empty store with demo content at start (development only; production refuses it). Same as web seed demo"},
 	}

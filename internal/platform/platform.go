@@ -16,6 +16,7 @@
 //     rows, which "web reindex <subject>" and the admin buttons run;
 //   - RebuildRunner: given every Rebuilder (the admin section);
 //   - DemoSeeder: its demo content (demo.go);
+//   - Drainer: told when the server starts shutting down (open streams);
 //   - auth.GuestUpgrader and auth.EmailLinker: called when a guest signs
 //     in, or an account verifies its first email.
 //
@@ -81,7 +82,20 @@ type (
 	RebuildRunner interface {
 		UseRebuilders([]Rebuilder)
 	}
+	// Drainer ends its long-lived responses (chat streams) when the
+	// server starts shutting down, so the shutdown does not wait for
+	// them.
+	Drainer interface{ Drain() }
 )
+
+// Drain tells every Drainer module the server is shutting down.
+func (a *App) Drain() {
+	for _, m := range a.Modules {
+		if d, ok := m.(Drainer); ok {
+			d.Drain()
+		}
+	}
+}
 
 // Options adjust a build.
 type Options struct {

@@ -1,0 +1,14 @@
+// Package chat is the chat module (documents 000 and 003, issue 13):
+// rooms, and later private, group and event chats, with messages kept
+// per chat in sequence and delivered live over Server-Sent Events, on
+// this instance at once and on others through a shared activity feed.
+//
+// What lives where:
+//   - rows.go: the tables and their keys;
+//   - log.go: a chat's message log (send in one transaction at the
+//     chat's head, read by sequence);
+//   - rooms.go: rooms, seeded on first start;
+//   - hub.go: live delivery (local subscribers, the activity feed that
+//     carries sends across instances);
+//   - handlers.go, stream.go: the pages and the SSE stream.
+package chat

@@ -1,0 +1,191 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/richtext"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/chat"
+)
+
+// pageSize is how many messages a chat page shows.
+const pageSize = 50
+
+// Routes registers the chat pages; everything needs an account.
+func (s *Service) Routes(e *echo.Echo) {
+	acc := auth.RequireAccount
+	e.GET("/chat", s.list)
+	e.GET("/chat/:id", s.page, acc)
+	e.POST("/chat/:id/messages", s.send, acc)
+	e.GET("/chat/:id/stream", s.stream, acc)
+}
+
+func chatURL(id string) string { return "/chat/" + url.PathEscape(id) }
+
+// list is GET /chat: the rooms with their last message and what the
+// viewer has not read.
+func (s *Service) list(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	rooms, err := s.Rooms(ctx)
+	if err != nil {
+		return err
+	}
+	if id == nil || id.Guest {
+		var names []string
+		for _, r := range rooms {
+			names = append(names, "#"+r.Name)
+		}
+		return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.Welcome(auth.SignInPath("/chat"), names)})
+	}
+	mine, err := storage.All[UserChatRow](ctx, s.userChats, storage.Query{PartitionKey: id.MemberKey})
+	if err != nil {
+		return err
+	}
+	read := map[string]int64{}
+	for _, m := range mine {
+		read[m.RowKey] = m.ReadSeq
+	}
+	zone := id.Location()
+	var items []views.ChatItem
+	for _, r := range rooms {
+		h, err := s.log.Head(ctx, r.RowKey)
+		if err != nil {
+			return err
+		}
+		it := views.ChatItem{Href: chatURL(r.RowKey), Name: "#" + r.Name, Preview: h.LastPreview, Sender: h.LastSender, Unread: unreadLabel(h.Seq - read[r.RowKey])}
+		if !h.LastAt.IsZero() {
+			it.When = shortTime(ctx, h.LastAt.In(zone), s.now().In(zone))
+		}
+		items = append(items, it)
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.List(items)})
+}
+
+// unreadLabel is an unread count as the list shows it: exact up to 99.
+func unreadLabel(n int64) string {
+	switch {
+	case n <= 0:
+		return ""
+	case n > 99:
+		return "99+"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// shortTime is a message time for the list: the time today, else the day.
+func shortTime(ctx context.Context, t, now time.Time) string {
+	if t.Format(time.DateOnly) == now.Format(time.DateOnly) {
+		return t.Format("15:04")
+	}
+	return i18n.Day(ctx, t)
+}
+
+// page is GET /chat/:id[?before=SEQ]: the newest messages (or those
+// before SEQ), the form, and the live stream from the last one shown.
+func (s *Service) page(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	ch, err := s.Chat(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	head, err := s.log.Head(ctx, ch.RowKey)
+	if err != nil {
+		return err
+	}
+	to := head.Seq
+	if v := c.QueryParam("before"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return web.BadRequest(i18n.T(ctx, "chat.error.cursor"), err)
+		}
+		to = min(n-1, head.Seq)
+	}
+	msgs, err := s.log.Range(ctx, ch.RowKey, to-pageSize+1, to)
+	if err != nil {
+		return err
+	}
+	p := views.PageProps{
+		ID: ch.RowKey, Name: "#" + ch.Name, URL: chatURL(ch.RowKey), Live: to == head.Seq,
+		StreamURL: chatURL(ch.RowKey) + "/stream?after=" + strconv.FormatInt(to, 10),
+	}
+	for _, m := range msgs {
+		p.Messages = append(p.Messages, s.item(ctx, id, m))
+	}
+	if first := to - pageSize + 1; first > 1 {
+		p.OlderURL = chatURL(ch.RowKey) + "?before=" + strconv.FormatInt(max(first, 1), 10)
+	}
+	if !p.Live {
+		p.NewerURL = chatURL(ch.RowKey)
+	}
+	if err := s.markRead(ctx, id.MemberKey, ch, to); err != nil {
+		s.logger.WarnContext(ctx, "chat: read marker not moved", "chat", ch.RowKey, "err", err)
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: p.Name, Section: "chat", Content: views.Page(p)})
+}
+
+// item is a message as the viewer sees it.
+func (s *Service) item(ctx context.Context, viewer *auth.Identity, m MessageRow) views.Message {
+	return views.Message{
+		Seq: m.Seq, Anchor: "m-" + strconv.FormatInt(m.Seq, 10), Sender: m.SenderName, Mine: viewer != nil && m.Sender == viewer.MemberKey,
+		System: m.Type == TypeSystem, Body: templ.Raw(richtext.Render(m.Body)),
+		Time: m.SentAt.In(viewer.Location()).Format("15:04"), Datetime: m.SentAt.UTC().Format(time.RFC3339),
+	}
+}
+
+// markRead moves memberKey's read marker in ch to seq, never backwards
+// (a stale tab reading older messages leaves it where it is).
+func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, seq int64) error {
+	_, err := storage.Modify(ctx, s.userChats, memberKey, ch.RowKey, func(r *UserChatRow, exists bool) error {
+		if exists && r.ReadSeq >= seq {
+			return storage.ErrNoChange
+		}
+		if !exists {
+			r.Kind, r.JoinedAt = ch.Kind, s.now().UTC()
+		}
+		r.ReadSeq = seq
+		return nil
+	})
+	return err
+}
+
+// send is POST /chat/:id/messages (body). htmx gets a fresh form (the
+// stream brings the message); a plain form goes back to the chat, at the
+// message. A refused message keeps its text with the reason.
+func (s *Service) send(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	ch, err := s.Chat(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	body := c.FormValue("body")
+	m, err := s.Send(ctx, ch.RowKey, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, body)
+	form := views.FormProps{Action: chatURL(ch.RowKey) + "/messages", Body: body}
+	switch {
+	case errors.Is(err, ErrBadBody):
+		form.Error = i18n.T(ctx, "chat.error.body", "max", MaxBody)
+		return web.Render(c, http.StatusUnprocessableEntity, web.Page{Title: "#" + ch.Name, Section: "chat", Content: views.FormPage(form), Fragment: views.Form(form)})
+	case errors.Is(err, ErrTooFast):
+		form.Error = i18n.T(ctx, "chat.error.too_fast")
+		return web.Render(c, http.StatusTooManyRequests, web.Page{Title: "#" + ch.Name, Section: "chat", Content: views.FormPage(form), Fragment: views.Form(form)})
+	case err != nil:
+		return err
+	}
+	if web.HTMXFrom(c).Partial {
+		return web.RenderFragment(c, http.StatusOK, views.Form(views.FormProps{Action: form.Action}))
+	}
+	return web.Redirect(c, chatURL(ch.RowKey)+"#m-"+strconv.FormatInt(m.Seq, 10))
+}

@@ -1,0 +1,76 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"slices"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Rooms (document 003): chats of kind room, their id "room-{slug}",
+// seeded on first start from the configured list; any signed-in person
+// reads and posts in them.
+
+// roomSlug is what a room's slug may be.
+var roomSlug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// RoomID is a room's chat id.
+func RoomID(slug string) string { return "room-" + slug }
+
+// Seed adds the configured rooms that are missing (every start; a room
+// there already is left as it is).
+func (s *Service) Seed(ctx context.Context) error {
+	for _, slug := range s.rooms {
+		if !roomSlug.MatchString(slug) {
+			continue
+		}
+		pk, rk := chatKey(KindRoom, RoomID(slug))
+		_, err := storage.Insert(ctx, s.chats, ChatRow{PartitionKey: pk, RowKey: rk, Kind: KindRoom, Name: slug, CreatedAt: s.now().UTC()})
+		if err != nil && !errors.Is(err, storage.ErrExists) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Rooms are the rooms, fixed ones first in their configured order, then
+// by name; archived ones are left out: one query.
+func (s *Service) Rooms(ctx context.Context) ([]ChatRow, error) {
+	rows, err := storage.All[ChatRow](ctx, s.chats, storage.Query{PartitionKey: "chat|" + KindRoom})
+	rows = slices.DeleteFunc(rows, func(r ChatRow) bool { return r.Archived })
+	rank := func(r ChatRow) int {
+		if i := slices.Index(s.rooms, r.Name); i >= 0 {
+			return i
+		}
+		return len(s.rooms)
+	}
+	slices.SortStableFunc(rows, func(a, b ChatRow) int {
+		if d := rank(a) - rank(b); d != 0 {
+			return d
+		}
+		if a.Name < b.Name {
+			return -1
+		}
+		return 0
+	})
+	return rows, err
+}
+
+// Chat reads a chat by id; anything else is ErrNoChat.
+func (s *Service) Chat(ctx context.Context, chatID string) (ChatRow, error) {
+	kind := ""
+	switch {
+	case len(chatID) > 5 && chatID[:5] == "room-" && roomSlug.MatchString(chatID[5:]):
+		kind = KindRoom
+	default:
+		return ChatRow{}, ErrNoChat
+	}
+	pk, rk := chatKey(kind, chatID)
+	c, err := storage.Get[ChatRow](ctx, s.chats, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) || err == nil && c.Archived {
+		return ChatRow{}, ErrNoChat
+	}
+	return c, err
+}

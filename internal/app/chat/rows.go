@@ -1,0 +1,103 @@
+package chat
+
+import (
+	"fmt"
+	"time"
+)
+
+// Tables of the chat module (docs/ARCHITECTURE.md, "Chat").
+const (
+	ChatsTable     = "Chats"
+	MessagesTable  = "Messages"
+	UserChatsTable = "UserChats"
+	FeedTable      = "ChatFeed"
+)
+
+// Kinds of chat.
+const (
+	KindRoom = "room"
+)
+
+// ChatRow is a chat: PK "chat|{kind}", RK its id.
+type ChatRow struct {
+	PartitionKey string    `table:"PartitionKey"`
+	RowKey       string    `table:"RowKey"`
+	ETag         string    `table:"ETag"`
+	Kind         string    `table:"kind"`
+	Name         string    `table:"name"`
+	Description  string    `table:"description"`
+	Archived     bool      `table:"archived"`
+	CreatedAt    time.Time `table:"createdAt"`
+}
+
+// chatKey is a chat's Chats key.
+func chatKey(kind, id string) (pk, rk string) { return "chat|" + kind, id }
+
+// HeadRow is a chat's head in its Messages partition (RowKey headKey):
+// the last sequence number given, and the last message for the chat
+// list. Every send writes it at its ETag in the send's transaction, so
+// sequence numbers are dense and in commit order.
+type HeadRow struct {
+	PartitionKey string    `table:"PartitionKey"` // chatId
+	RowKey       string    `table:"RowKey"`       // headKey
+	ETag         string    `table:"ETag"`
+	Seq          int64     `table:"seq"`
+	LastAt       time.Time `table:"lastAt"`
+	LastSender   string    `table:"lastSender"`
+	LastPreview  string    `table:"lastPreview"`
+}
+
+const headKey = "h"
+
+// Message types.
+const (
+	TypeText   = "text"
+	TypeSystem = "system"
+)
+
+// MessageRow is one message: RowKey messageKey(seq).
+type MessageRow struct {
+	PartitionKey string     `table:"PartitionKey"` // chatId
+	RowKey       string     `table:"RowKey"`       // messageKey
+	ETag         string     `table:"ETag"`
+	Seq          int64      `table:"seq"`
+	Type         string     `table:"type"`
+	Sender       string     `table:"sender"` // memberKey; "" for system
+	SenderName   string     `table:"senderName"`
+	Body         string     `table:"body"` // Markdown subset, at most MaxBody
+	SentAt       time.Time  `table:"sentAt"`
+	EditedAt     *time.Time `table:"editedAt"`
+	DeletedAt    *time.Time `table:"deletedAt"`
+	// ExpiresAt is when the message stops being served (MESSAGES_TTL);
+	// nil keeps it.
+	ExpiresAt *time.Time `table:"expiresAt"`
+}
+
+// messagePrefix starts every message's RowKey.
+const messagePrefix = "m|"
+
+// messageKey is a message's RowKey: "m|{seq, 12 digits}", so the log
+// reads in order and a range of sequence numbers is a range of keys.
+func messageKey(seq int64) string { return fmt.Sprintf("%s%012d", messagePrefix, seq) }
+
+// UserChatRow is one of a person's chats (PK memberKey, RK chatId): how
+// far they have read.
+type UserChatRow struct {
+	PartitionKey string    `table:"PartitionKey"` // memberKey
+	RowKey       string    `table:"RowKey"`       // chatId
+	ETag         string    `table:"ETag"`
+	Kind         string    `table:"kind"`
+	ReadSeq      int64     `table:"readSeq"`
+	JoinedAt     time.Time `table:"joinedAt"`
+}
+
+// FeedRow is one send in the activity feed (feed.go): PK a shard, RK
+// "{unix nanoseconds, 20 digits}|{chatId}", the chat's head sequence
+// then.
+type FeedRow struct {
+	PartitionKey string `table:"PartitionKey"`
+	RowKey       string `table:"RowKey"`
+	ETag         string `table:"ETag"`
+	ChatID       string `table:"chatId"`
+	Seq          int64  `table:"seq"`
+}

@@ -1,0 +1,105 @@
+package chat
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/jobs"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/quota"
+)
+
+// Service is the chat module.
+type Service struct {
+	chats     *storage.Table
+	userChats *storage.Table
+	log       *Log
+	hub       *Hub
+	sends     quota.Limit
+	rooms     []string
+	logger    *slog.Logger
+	now       func() time.Time
+}
+
+// Options configure the module.
+type Options struct {
+	// TTL expires messages (MESSAGES_TTL); zero keeps them.
+	TTL time.Duration
+	// Rooms are the fixed rooms seeded on first start (their slugs).
+	Rooms []string
+	// SendsPer10s bounds one person's messages per chat per 10 seconds.
+	SendsPer10s int
+}
+
+// QuotaTable counts each person's recent messages per chat.
+const QuotaTable = "ChatQuota"
+
+// ErrTooFast refuses a message past the sender's limit (429).
+var ErrTooFast = fault.New(http.StatusTooManyRequests, "chat.error.too_fast", "chat: too many messages")
+
+// DefaultRooms are seeded when Options.Rooms is empty.
+var DefaultRooms = []string{"general", "random"}
+
+// New builds the module on store.
+func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts Options) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if len(opts.Rooms) == 0 {
+		opts.Rooms = DefaultRooms
+	}
+	if opts.SendsPer10s <= 0 {
+		opts.SendsPer10s = 10
+	}
+	l := &Log{table: store.Table(MessagesTable), ttl: opts.TTL, now: now}
+	return &Service{
+		chats: store.Table(ChatsTable), userChats: store.Table(UserChatsTable), log: l,
+		hub:   newHub(l, store.Table(FeedTable), logger, now),
+		sends: quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
+		rooms: opts.Rooms, logger: logger, now: now,
+	}
+}
+
+// Slug names the module's section.
+func (s *Service) Slug() string { return "chat" }
+
+// Tables are the tables the module needs.
+func (s *Service) Tables() []string {
+	return []string{ChatsTable, MessagesTable, UserChatsTable, FeedTable, QuotaTable}
+}
+
+// Jobs are the module's background work: the feed's sweeper.
+func (s *Service) Jobs() []jobs.Job {
+	return []jobs.Job{{Name: "chat-feed-sweep", Every: time.Minute, Run: s.hub.sweepFeed}}
+}
+
+// Drain ends the open streams (server shutdown).
+func (s *Service) Drain() { s.hub.Drain() }
+
+// Hub is the instance's live delivery (for tests and benchmarks).
+func (s *Service) Hub() *Hub { return s.hub }
+
+// Send posts body to chatID as from: at most SendsPer10s a person per
+// chat (ErrTooFast), then one transaction at the chat's head, then live
+// delivery.
+func (s *Service) Send(ctx context.Context, chatID string, from Person, body string) (MessageRow, error) {
+	if _, p := bodyRule.Check(body); p != formrule.OK {
+		return MessageRow{}, ErrBadBody
+	}
+	if err := s.sends.Take(ctx, from.MemberKey+"|"+chatID, s.now()); err != nil {
+		return MessageRow{}, err
+	}
+	m, err := s.log.Append(ctx, chatID, from, TypeText, body)
+	if err != nil {
+		return m, err
+	}
+	s.hub.Sent(ctx, m)
+	return m, nil
+}

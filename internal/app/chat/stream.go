@@ -1,0 +1,151 @@
+package chat
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/chat"
+)
+
+// The stream: GET /chat/:id/stream?after=SEQ is a Server-Sent Events
+// stream of the chat's messages after SEQ (or after the Last-Event-ID a
+// reconnecting client sends, which wins). Each message is one event, its
+// id the message's sequence number and its data the message's HTML, which
+// htmx's SSE extension appends to the list. So a reconnect resumes with
+// exactly what was missed: the log is read from the last id the client
+// got, none lost and none twice. A client further behind than the hub
+// keeps (tailSize), or ahead of the log, gets a "reset" event and
+// reloads the page. A comment every heartbeatEvery keeps proxies from
+// dropping the stream; it ends when the client goes or the server
+// shuts down.
+
+// heartbeatEvery is the comment heartbeat's period.
+const heartbeatEvery = 25 * time.Second
+
+// stream is GET /chat/:id/stream.
+func (s *Service) stream(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	ch, err := s.Chat(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	last, err := resumeFrom(c)
+	if err != nil {
+		return web.BadRequest(i18n.T(ctx, "chat.error.cursor"), err)
+	}
+	sub := s.hub.Subscribe(ch.RowKey)
+	defer s.hub.Unsubscribe(sub)
+
+	w := c.Response()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	w.Flush()
+
+	send := func() (bool, error) {
+		msgs, reset, err := s.hub.Since(ctx, ch.RowKey, last)
+		if err != nil {
+			return false, err
+		}
+		if reset {
+			_, err := w.Write([]byte("event: reset\ndata: reset\n\n"))
+			w.Flush()
+			return true, err
+		}
+		for _, m := range msgs {
+			if err := writeEvent(ctx, w, strconv.FormatInt(m.Seq, 10), views.MessageItem(s.item(ctx, id, m))); err != nil {
+				return false, err
+			}
+			last = m.Seq
+		}
+		if len(msgs) > 0 {
+			w.Flush()
+			if err := s.markRead(ctx, id.MemberKey, ch, last); err != nil {
+				s.logger.WarnContext(ctx, "chat: read marker not moved", "chat", ch.RowKey, "err", err)
+			}
+		}
+		return false, nil
+	}
+	if done, err := send(); done || err != nil {
+		return nil
+	}
+	beat := time.NewTicker(heartbeatEvery)
+	defer beat.Stop()
+	recheck := time.NewTicker(recheckEvery)
+	defer recheck.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-sub.Done:
+			return nil
+		case <-beat.C:
+			if _, err := w.Write([]byte(": ping\n\n")); err != nil {
+				return nil
+			}
+			w.Flush()
+		case <-sub.Wake:
+			if done, err := send(); done || err != nil {
+				return nil
+			}
+		case <-recheck.C:
+			if done, err := send(); done || err != nil {
+				return nil
+			}
+		}
+	}
+}
+
+// resumeFrom is the sequence number the stream starts after: the
+// Last-Event-ID header when the client reconnects, else ?after.
+func resumeFrom(c echo.Context) (int64, error) {
+	v := c.Request().Header.Get("Last-Event-ID")
+	if v == "" {
+		v = c.QueryParam("after")
+	}
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err == nil && n < 0 {
+		err = strconv.ErrRange
+	}
+	return n, err
+}
+
+// writeEvent writes one SSE event: its id, and the component's HTML as
+// data lines.
+func writeEvent(ctx context.Context, w *echo.Response, id string, comp interface {
+	Render(context.Context, io.Writer) error
+}) error {
+	var b bytes.Buffer
+	if err := comp.Render(ctx, &b); err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	out.WriteString("id: " + id + "\n")
+	sc := bufio.NewScanner(&b)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		out.WriteString("data: ")
+		out.WriteString(strings.TrimRight(sc.Text(), "\r"))
+		out.WriteByte('\n')
+	}
+	out.WriteByte('\n')
+	_, err := w.Write(out.Bytes())
+	return err
+}
