@@ -1,0 +1,61 @@
+// Chat end to end (issue 13, first part): two people in two browsers
+// in a room; A sends and B sees it without reloading; B drops off the
+// network, A sends three messages, and B comes back with exactly those
+// three, each once. axe runs on the chat list and the room.
+import { test, expect, type Browser, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { signInWithOIDC, uniqueLocal } from './helpers';
+
+async function person(browser: Browser, login: string): Promise<Page> {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await signInWithOIDC(page, login);
+  return page;
+}
+
+async function axe(page: Page, name: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const r = await new AxeBuilder({ page }).analyze();
+    out.push(...r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${name} (${scheme}): ${v.id}`));
+  }
+  return out;
+}
+
+async function sendMessage(page: Page, text: string) {
+  await page.locator('#chat-body').fill(text);
+  await page.getByTestId('chat-send').click();
+  await expect(page.locator('#chat-body')).toHaveValue('');
+}
+
+test('a message reaches the other person live, and a dropped connection resumes with exactly what it missed', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const a = await person(browser, uniqueLocal('chat-a'));
+  const b = await person(browser, uniqueLocal('chat-b'));
+  const problems: string[] = [];
+  await b.goto('/chat');
+  await expect(b.getByTestId('chat-item').filter({ hasText: '#general' })).toBeVisible();
+  problems.push(...(await axe(b, 'chat list')));
+
+  const room = '/chat/room-general';
+  await a.goto(room);
+  await b.goto(room);
+  problems.push(...(await axe(b, 'room')));
+  const tag = uniqueLocal('m');
+  await sendMessage(a, `hello ${tag}`);
+  await expect(b.getByTestId('chat-message').filter({ hasText: `hello ${tag}` })).toHaveCount(1);
+  await expect(a.getByTestId('chat-message').filter({ hasText: `hello ${tag}` })).toHaveCount(1);
+
+  const before = await b.getByTestId('chat-message').count();
+  await b.context().setOffline(true);
+  for (const n of [1, 2, 3]) await sendMessage(a, `missed ${n} ${tag}`);
+  await b.waitForTimeout(1500);
+  await b.context().setOffline(false);
+  for (const n of [1, 2, 3]) {
+    await expect(b.getByTestId('chat-message').filter({ hasText: `missed ${n} ${tag}` })).toHaveCount(1, { timeout: 20_000 });
+  }
+  await b.waitForTimeout(1000);
+  await expect(b.getByTestId('chat-message')).toHaveCount(before + 3);
+  expect(problems).toEqual([]);
+});
