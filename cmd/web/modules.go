@@ -32,6 +32,7 @@ type built struct {
 	admin_  *admin.Service
 	inbox_  *inbox.Service
 	groups_ *groups.Service
+	events_ *events.Service
 }
 
 func (m *built) admin(c *platform.Core) (web.Module, error) {
@@ -78,11 +79,16 @@ func (m *built) events(c *platform.Core) (web.Module, error) {
 	if err := ev.UseTasks(c.Tasks); err != nil {
 		return nil, err
 	}
+	m.events_ = ev
 	return ev, nil
 }
 
 func (m *built) chat(c *platform.Core) (web.Module, error) {
-	return chat.New(c.Store, c.Log, c.Now, chat.Options{TTL: c.Config.MessagesTTL, Rooms: c.Config.ChatRooms}), nil
+	ch := chat.New(c.Store, c.Log, c.Now, chat.Options{TTL: c.Config.MessagesTTL, Rooms: c.Config.ChatRooms})
+	ch.UseGroups(m.groups_)
+	ch.UseEvents(m.events_)
+	ch.UsePeople(c.Accounts)
+	return ch, nil
 }
 
 func (m *built) prompts(c *platform.Core) (web.Module, error) {

@@ -120,6 +120,16 @@ func (s *Service) Slug() string { return "account" }
 // ErrNoAccount is returned for a memberKey without a profile.
 var ErrNoAccount = fmt.Errorf("account: no such account: %w", storage.ErrNotFound)
 
+// DisplayName is an enabled account's name (a private chat's other
+// person); a missing, disabled or deleted account is storage.ErrNotFound.
+func (s *Service) DisplayName(ctx context.Context, memberKey string) (string, error) {
+	p, err := s.Profile(ctx, memberKey)
+	if err == nil && (!p.Enabled || p.DeletedAt != nil) {
+		err = storage.ErrNotFound
+	}
+	return p.DisplayName, err
+}
+
 // Profile returns the profile of memberKey (ErrNoAccount when there is
 // none).
 func (s *Service) Profile(ctx context.Context, memberKey string) (ProfileRow, error) {

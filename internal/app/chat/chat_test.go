@@ -13,8 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/app/chat"
+	"github.com/harmony/harmony/internal/app/events"
+	"github.com/harmony/harmony/internal/app/groups"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/azure"
@@ -34,13 +38,31 @@ func newApp(t *testing.T, env ...string) *app {
 	for i := 0; i+1 < len(env); i += 2 {
 		vars[env[i]] = env[i+1]
 	}
+	if _, ok := vars["ADMIN_EMAILS"]; !ok {
+		vars["ADMIN_EMAILS"] = "org@example.com"
+	}
 	a := &app{}
+	var g *groups.Service
+	var ev *events.Service
 	a.App = accounttest.New(t, accounttest.Options{
 		Env: vars,
-		Modules: []platform.Factory{func(c *platform.Core) (web.Module, error) {
-			a.svc = chat.New(c.Store, c.Log, c.Now, chat.Options{TTL: c.Config.MessagesTTL, Rooms: []string{"general", "random"}, SendsPer10s: 5})
-			return a.svc, nil
-		}},
+		Modules: []platform.Factory{
+			func(c *platform.Core) (web.Module, error) {
+				g = groups.New(c.Store, c.Accounts, c.Cursors, c.Config.BaseURL.String(), c.Log, c.Now)
+				return g, nil
+			},
+			func(c *platform.Core) (web.Module, error) {
+				ev = events.New(c.Store, c.Cursors, c.Log, c.Now)
+				return ev, nil
+			},
+			func(c *platform.Core) (web.Module, error) {
+				a.svc = chat.New(c.Store, c.Log, c.Now, chat.Options{TTL: c.Config.MessagesTTL, Rooms: []string{"general", "random"}, SendsPer10s: 5})
+				a.svc.UseGroups(g)
+				a.svc.UseEvents(ev)
+				a.svc.UsePeople(c.Accounts)
+				return a.svc, nil
+			},
+		},
 	})
 	return a
 }
@@ -276,7 +298,7 @@ func TestConcurrentSendsAndInstances(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if _, err := a.Send(context.Background(), room, chat.Person{MemberKey: fmt.Sprintf("auth:p%03d", i), Name: "P"}, fmt.Sprint("message ", i)); err != nil {
+					if _, err := a.Send(context.Background(), chat.ChatRow{PartitionKey: "chat|room", RowKey: room, Kind: chat.KindRoom}, chat.Person{MemberKey: fmt.Sprintf("auth:p%03d", i), Name: "P"}, fmt.Sprint("message ", i)); err != nil {
 						t.Errorf("send %d: %v", i, err)
 					}
 				}()
@@ -313,5 +335,112 @@ func TestConcurrentSendsAndInstances(t *testing.T) {
 				t.Error("the second instance never read the feed")
 			}
 		})
+	}
+}
+
+// TestPrivateGroupAndEventChats: a private chat opened from either side,
+// twice, is one chat that only its two people see, and its first message
+// puts it in the other's list; a group's chat is for its active members
+// and a removed member loses it on the next request; an event's chat lets
+// people going post, the waitlist read (unless the organizer closes it),
+// and shuts out whoever cancels.
+func TestPrivateGroupAndEventChats(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob, cat, org := a.Client(), a.Client(), a.Client(), a.Client()
+	annKey := a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	a.SignIn(cat, "cat@example.com")
+	a.SignIn(org, "org@example.com")
+
+	open := func(c *webtest.Client, member string) string {
+		t.Helper()
+		res := post(c, "/chat/private", url.Values{"member": {member}})
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("private chat with %s: %d", member, res.StatusCode)
+		}
+		return res.Header.Get("Location")
+	}
+	dm := open(ann, bobKey)
+	if again, back := open(ann, bobKey), open(bob, annKey); again != dm || back != dm {
+		t.Fatalf("one private chat: %s %s %s", dm, again, back)
+	}
+	if res := post(ann, "/chat/private", url.Values{"member": {annKey}}); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("a private chat with oneself: %d", res.StatusCode)
+	}
+	if res := post(ann, "/chat/private", url.Values{"member": {"auth:nobody"}}); res.StatusCode != http.StatusNotFound {
+		t.Errorf("a private chat with nobody: %d", res.StatusCode)
+	}
+	if res := cat.Get(dm); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("a third person opens the private chat: %d", res.StatusCode)
+	}
+	if ann.Get(dm).Doc(t).Find("#chat-name").Text() != "bob" {
+		t.Errorf("ann's private chat is titled %q", ann.Get(dm).Doc(t).Find("#chat-name").Text())
+	}
+	post(ann, dm+"/messages", url.Values{"body": {"Coffee tomorrow?"}})
+	item := bob.Get("/chat").Doc(t).Find(testID("chat-item")).FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "ann") })
+	if item.Length() != 1 || !strings.HasPrefix(item.Find(testID("chat-unread")).Text(), "1") {
+		t.Fatalf("bob's list: %q", bob.Get("/chat").Doc(t).Find(testID("chat-list")).Text())
+	}
+
+	// A group's chat.
+	home := post(ann, "/groups", url.Values{"name": {"The Smiths"}}).Header.Get("Location")
+	groupID := strings.Split(home, "/")[2]
+	post(ann, "/groups/"+groupID+"/invites", url.Values{"email": {"bob@example.com"}})
+	post(bob, "/groups/"+groupID+"/invite/accept", nil)
+	gchat := "/chat/group-" + groupID
+	if res := post(bob, gchat+"/messages", url.Values{"body": {"Hi family"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bob posts in the group: %d", res.StatusCode)
+	}
+	if ann.Get(gchat).Doc(t).Find(testID("chat-message")).Length() != 1 {
+		t.Fatal("ann does not see the group's message")
+	}
+	if res := cat.Get(gchat); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("someone outside the group: %d", res.StatusCode)
+	}
+	roster := ann.Get("/groups/" + groupID + "/members").Doc(t)
+	bobRow := roster.Find(testID("roster-row")).FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "bob") })
+	if bobRow.Find(testID("member-message")).Length() != 1 {
+		t.Error("the roster offers no private message to bob")
+	}
+	remove := post(ann, "/groups/"+groupID+"/members/"+bobRow.AttrOr("data-member", "")+"/remove", url.Values{"confirm": {"yes"}})
+	if remove.StatusCode != http.StatusSeeOther {
+		t.Fatalf("remove bob: %d", remove.StatusCode)
+	}
+	if res := bob.Get(gchat); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("a removed member opens the group's chat: %d", res.StatusCode)
+	}
+	if res := post(bob, gchat+"/messages", url.Values{"body": {"still here?"}}); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("a removed member posts: %d", res.StatusCode)
+	}
+
+	// An event's chat: one seat, ann going, cat waiting.
+	page := post(org, "/events", url.Values{"title": {"Quiz"}, "category": {"meetup"}, "start": {"2030-06-01T19:00"}, "end": {"2030-06-01T21:00"}, "capacity": {"1"}}).Header.Get("Location")
+	post(org, page+"/publish", nil)
+	post(ann, page+"/register", nil)
+	post(cat, page+"/register", nil)
+	echat := "/chat/event-" + strings.TrimPrefix(page, "/events/")
+	if ann.Get(page).Doc(t).Find(testID("event-chat")).AttrOr("href", "") != echat {
+		t.Fatal("the event page does not link its chat")
+	}
+	if res := post(ann, echat+"/messages", url.Values{"body": {"See you there"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("ann (going) posts: %d", res.StatusCode)
+	}
+	doc := cat.Get(echat).Doc(t)
+	if doc.Find(testID("chat-message")).Length() != 1 || doc.Find(testID("chat-read-only")).Length() != 1 || doc.Find(testID("chat-form")).Length() != 0 {
+		t.Fatal("the waitlisted cat does not read the chat read-only")
+	}
+	if res := post(cat, echat+"/messages", url.Values{"body": {"me too"}}); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("cat (waiting) posts: %d", res.StatusCode)
+	}
+	if res := bob.Get(echat); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("someone not registered: %d", res.StatusCode)
+	}
+	post(ann, page+"/cancel", url.Values{"confirm": {"yes"}}) // cat gets the seat
+	if res := ann.Get(echat); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("ann after cancelling: %d", res.StatusCode)
+	}
+	if res := post(cat, echat+"/messages", url.Values{"body": {"I'm in!"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("cat, promoted, posts: %d", res.StatusCode)
 	}
 }

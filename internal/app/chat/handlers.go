@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -29,12 +30,14 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/chat/:id", s.page, acc)
 	e.POST("/chat/:id/messages", s.send, acc)
 	e.GET("/chat/:id/stream", s.stream, acc)
+	e.POST("/chat/private", s.startPrivate, acc)
 }
 
 func chatURL(id string) string { return "/chat/" + url.PathEscape(id) }
 
-// list is GET /chat: the rooms with their last message and what the
-// viewer has not read.
+// list is GET /chat: the rooms and the viewer's other chats, most
+// recent first, each with its last message and what the viewer has not
+// read. A visitor is asked to sign in.
 func (s *Service) list(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
@@ -57,18 +60,49 @@ func (s *Service) list(c echo.Context) error {
 	for _, m := range mine {
 		read[m.RowKey] = m.ReadSeq
 	}
-	zone := id.Location()
-	var items []views.ChatItem
-	for _, r := range rooms {
-		h, err := s.log.Head(ctx, r.RowKey)
+	type entry struct {
+		item views.ChatItem
+		at   time.Time
+	}
+	var entries []entry
+	add := func(chatID, title string) error {
+		h, err := s.log.Head(ctx, chatID)
 		if err != nil {
 			return err
 		}
-		it := views.ChatItem{Href: chatURL(r.RowKey), Name: "#" + r.Name, Preview: h.LastPreview, Sender: h.LastSender, Unread: unreadLabel(h.Seq - read[r.RowKey])}
+		it := views.ChatItem{Href: chatURL(chatID), Name: title, Preview: h.LastPreview, Sender: h.LastSender, Unread: unreadLabel(h.Seq - read[chatID])}
 		if !h.LastAt.IsZero() {
-			it.When = shortTime(ctx, h.LastAt.In(zone), s.now().In(zone))
+			it.When = shortTime(ctx, h.LastAt.In(id.Location()), s.now().In(id.Location()))
 		}
-		items = append(items, it)
+		entries = append(entries, entry{it, h.LastAt})
+		return nil
+	}
+	for _, r := range rooms {
+		if err := add(r.RowKey, "#"+r.Name); err != nil {
+			return err
+		}
+	}
+	for _, m := range mine {
+		if m.Kind == KindRoom {
+			continue
+		}
+		// Each chat is authorized again: a group left or an event
+		// cancelled drops out of the list.
+		acc, err := s.Open(ctx, id, m.RowKey)
+		if errors.Is(err, ErrNoChat) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := add(acc.Chat.RowKey, acc.Title); err != nil {
+			return err
+		}
+	}
+	slices.SortStableFunc(entries, func(a, b entry) int { return b.at.Compare(a.at) })
+	items := make([]views.ChatItem, len(entries))
+	for i, e := range entries {
+		items[i] = e.item
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.List(items)})
 }
@@ -97,10 +131,11 @@ func shortTime(ctx context.Context, t, now time.Time) string {
 func (s *Service) page(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	ch, err := s.Chat(ctx, c.Param("id"))
+	acc, err := s.Open(ctx, id, c.Param("id"))
 	if err != nil {
 		return err
 	}
+	ch := acc.Chat
 	head, err := s.log.Head(ctx, ch.RowKey)
 	if err != nil {
 		return err
@@ -118,7 +153,7 @@ func (s *Service) page(c echo.Context) error {
 		return err
 	}
 	p := views.PageProps{
-		ID: ch.RowKey, Name: "#" + ch.Name, URL: chatURL(ch.RowKey), Live: to == head.Seq,
+		ID: ch.RowKey, Name: acc.Title, URL: chatURL(ch.RowKey), Live: to == head.Seq, CanPost: acc.CanPost, Back: acc.Back, Kind: ch.Kind,
 		StreamURL: chatURL(ch.RowKey) + "/stream?after=" + strconv.FormatInt(to, 10),
 	}
 	for _, m := range msgs {
@@ -167,20 +202,24 @@ func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, se
 func (s *Service) send(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	ch, err := s.Chat(ctx, c.Param("id"))
+	acc, err := s.Open(ctx, id, c.Param("id"))
 	if err != nil {
 		return err
 	}
+	if !acc.CanPost {
+		return ErrReadOnly
+	}
+	ch := acc.Chat
 	body := c.FormValue("body")
-	m, err := s.Send(ctx, ch.RowKey, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, body)
+	m, err := s.Send(ctx, ch, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, body)
 	form := views.FormProps{Action: chatURL(ch.RowKey) + "/messages", Body: body}
 	switch {
 	case errors.Is(err, ErrBadBody):
 		form.Error = i18n.T(ctx, "chat.error.body", "max", MaxBody)
-		return web.Render(c, http.StatusUnprocessableEntity, web.Page{Title: "#" + ch.Name, Section: "chat", Content: views.FormPage(form), Fragment: views.Form(form)})
+		return web.Render(c, http.StatusUnprocessableEntity, web.Page{Title: acc.Title, Section: "chat", Content: views.FormPage(form), Fragment: views.Form(form)})
 	case errors.Is(err, ErrTooFast):
 		form.Error = i18n.T(ctx, "chat.error.too_fast")
-		return web.Render(c, http.StatusTooManyRequests, web.Page{Title: "#" + ch.Name, Section: "chat", Content: views.FormPage(form), Fragment: views.Form(form)})
+		return web.Render(c, http.StatusTooManyRequests, web.Page{Title: acc.Title, Section: "chat", Content: views.FormPage(form), Fragment: views.Form(form)})
 	case err != nil:
 		return err
 	}
@@ -188,4 +227,14 @@ func (s *Service) send(c echo.Context) error {
 		return web.RenderFragment(c, http.StatusOK, views.Form(views.FormProps{Action: form.Action}))
 	}
 	return web.Redirect(c, chatURL(ch.RowKey)+"#m-"+strconv.FormatInt(m.Seq, 10))
+}
+
+// startPrivate is POST /chat/private (member): the private chat with
+// that person, made on first use.
+func (s *Service) startPrivate(c echo.Context) error {
+	chatID, err := s.StartPrivate(c.Request().Context(), auth.From(c), c.FormValue("member"))
+	if err != nil {
+		return err
+	}
+	return web.Redirect(c, chatURL(chatID))
 }

@@ -57,20 +57,3 @@ func (s *Service) Rooms(ctx context.Context) ([]ChatRow, error) {
 	})
 	return rows, err
 }
-
-// Chat reads a chat by id; anything else is ErrNoChat.
-func (s *Service) Chat(ctx context.Context, chatID string) (ChatRow, error) {
-	kind := ""
-	switch {
-	case len(chatID) > 5 && chatID[:5] == "room-" && roomSlug.MatchString(chatID[5:]):
-		kind = KindRoom
-	default:
-		return ChatRow{}, ErrNoChat
-	}
-	pk, rk := chatKey(kind, chatID)
-	c, err := storage.Get[ChatRow](ctx, s.chats, pk, rk)
-	if errors.Is(err, storage.ErrNotFound) || err == nil && c.Archived {
-		return ChatRow{}, ErrNoChat
-	}
-	return c, err
-}

@@ -20,14 +20,22 @@ const (
 
 // ChatRow is a chat: PK "chat|{kind}", RK its id.
 type ChatRow struct {
-	PartitionKey string    `table:"PartitionKey"`
-	RowKey       string    `table:"RowKey"`
-	ETag         string    `table:"ETag"`
-	Kind         string    `table:"kind"`
-	Name         string    `table:"name"`
-	Description  string    `table:"description"`
-	Archived     bool      `table:"archived"`
-	CreatedAt    time.Time `table:"createdAt"`
+	PartitionKey string `table:"PartitionKey"`
+	RowKey       string `table:"RowKey"`
+	ETag         string `table:"ETag"`
+	Kind         string `table:"kind"`
+	Name         string `table:"name"`
+	Description  string `table:"description"`
+	Archived     bool   `table:"archived"`
+	// Ref is the group's or event's id (group and event chats).
+	Ref string `table:"ref"`
+	// MemberA and MemberB are a private chat's two people (A < B), with
+	// their names when it began.
+	MemberA   string    `table:"memberA"`
+	MemberB   string    `table:"memberB"`
+	NameA     string    `table:"nameA"`
+	NameB     string    `table:"nameB"`
+	CreatedAt time.Time `table:"createdAt"`
 }
 
 // chatKey is a chat's Chats key.

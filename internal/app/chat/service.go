@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -21,6 +22,9 @@ type Service struct {
 	hub       *Hub
 	sends     quota.Limit
 	rooms     []string
+	groups    Groups
+	events    Events
+	people    People
 	logger    *slog.Logger
 	now       func() time.Time
 }
@@ -86,20 +90,39 @@ func (s *Service) Drain() { s.hub.Drain() }
 // Hub is the instance's live delivery (for tests and benchmarks).
 func (s *Service) Hub() *Hub { return s.hub }
 
-// Send posts body to chatID as from: at most SendsPer10s a person per
-// chat (ErrTooFast), then one transaction at the chat's head, then live
-// delivery.
-func (s *Service) Send(ctx context.Context, chatID string, from Person, body string) (MessageRow, error) {
+// Send posts body to ch as from (whom the caller authorized): at most
+// SendsPer10s a person per chat (ErrTooFast), then one transaction at the
+// chat's head, then live delivery. The sender has read it; the other
+// person of a private chat finds it in their list.
+func (s *Service) Send(ctx context.Context, ch ChatRow, from Person, body string) (MessageRow, error) {
 	if _, p := bodyRule.Check(body); p != formrule.OK {
 		return MessageRow{}, ErrBadBody
 	}
-	if err := s.sends.Take(ctx, from.MemberKey+"|"+chatID, s.now()); err != nil {
+	if err := s.sends.Take(ctx, from.MemberKey+"|"+ch.RowKey, s.now()); err != nil {
 		return MessageRow{}, err
 	}
-	m, err := s.log.Append(ctx, chatID, from, TypeText, body)
+	m, err := s.log.Append(ctx, ch.RowKey, from, TypeText, body)
 	if err != nil {
 		return m, err
 	}
 	s.hub.Sent(ctx, m)
+	if err := s.markRead(ctx, from.MemberKey, ch, m.Seq); err != nil {
+		s.logger.WarnContext(ctx, "chat: read marker not moved", "chat", ch.RowKey, "err", err)
+	}
+	if ch.Kind == KindPrivate {
+		for _, k := range []string{ch.MemberA, ch.MemberB} {
+			if k != from.MemberKey {
+				s.join(ctx, k, ch)
+			}
+		}
+	}
 	return m, nil
+}
+
+// join puts ch in memberKey's list, unread, unless it is there.
+func (s *Service) join(ctx context.Context, memberKey string, ch ChatRow) {
+	_, err := storage.Insert(ctx, s.userChats, UserChatRow{PartitionKey: memberKey, RowKey: ch.RowKey, Kind: ch.Kind, JoinedAt: s.now().UTC()})
+	if err != nil && !errors.Is(err, storage.ErrExists) {
+		s.logger.WarnContext(ctx, "chat: not put in the list", "chat", ch.RowKey, "err", err)
+	}
 }

@@ -37,10 +37,11 @@ const heartbeatEvery = 25 * time.Second
 func (s *Service) stream(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	ch, err := s.Chat(ctx, c.Param("id"))
+	acc, err := s.Open(ctx, id, c.Param("id"))
 	if err != nil {
 		return err
 	}
+	ch := acc.Chat
 	last, err := resumeFrom(c)
 	if err != nil {
 		return web.BadRequest(i18n.T(ctx, "chat.error.cursor"), err)

@@ -71,11 +71,14 @@ type EventRow struct {
 	PriceCents     int64  `table:"priceCents"`
 	Currency       string `table:"currency"`
 	// ImageKey is the picture's blob name in ImagesContainer, "" for none.
-	ImageKey     string `table:"imageKey"`
-	IsSecret     bool   `table:"isSecret"`
-	IsPublished  bool   `table:"isPublished"`
-	IsCancelled  bool   `table:"isCancelled"`
-	OrganizerKey string `table:"organizerKey"`
+	ImageKey    string `table:"imageKey"`
+	IsSecret    bool   `table:"isSecret"`
+	IsPublished bool   `table:"isPublished"`
+	// ChatClosedToWaitlist keeps people waiting out of the event's chat
+	// (they read it otherwise).
+	ChatClosedToWaitlist bool   `table:"chatClosedToWaitlist"`
+	IsCancelled          bool   `table:"isCancelled"`
+	OrganizerKey         string `table:"organizerKey"`
 	// Sequence rises with every change of time or place (.ics SEQUENCE).
 	Sequence int `table:"sequence"`
 	// Going and Waiting mirror the seat counter (seats taken, people
@@ -199,6 +202,8 @@ type EventInput struct {
 	Capacity, MaxGuests, Price, Currency                           string
 	OfferHours, OfferStopHours                                     string
 	Secret                                                         bool
+	// ChatClosed keeps people waiting out of the event's chat.
+	ChatClosed bool
 	// Image is an uploaded picture (nil: keep the one there is);
 	// RemoveImage drops the picture.
 	Image       []byte
@@ -297,7 +302,7 @@ func parseEvent(in EventInput, zone *time.Location, known []Category) (EventRow,
 	if e.PriceCents > 0 && (len(e.Currency) != 3 || strings.Trim(e.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
 		errs["currency"] = "events.error.currency"
 	}
-	e.IsSecret = in.Secret
+	e.IsSecret, e.ChatClosedToWaitlist = in.Secret, in.ChatClosed
 	if len(errs) > 0 {
 		return EventRow{}, errs
 	}
@@ -460,7 +465,7 @@ func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *ti
 		case in.RemoveImage:
 			oldKey, e.ImageKey = e.ImageKey, ""
 		}
-		e.PriceCents, e.Currency, e.IsSecret = f.PriceCents, f.Currency, f.IsSecret
+		e.PriceCents, e.Currency, e.IsSecret, e.ChatClosedToWaitlist = f.PriceCents, f.Currency, f.IsSecret, f.ChatClosedToWaitlist
 		return nil
 	})
 	if err != nil {

@@ -309,6 +309,13 @@ func (s *Service) page(c echo.Context) error {
 		if r.Status == StatusGoing || organizer(id) {
 			p.Confirmed = e.ConfirmedOnly
 		}
+		// The event's chat: people going and organizers, the waitlist
+		// unless it is closed to them (EventChat decides on the chat's
+		// side too).
+		waiting := r.Status == StatusWaitlist || r.Status == StatusOffered
+		if r.Status == StatusGoing || organizer(id) || waiting && !e.ChatClosedToWaitlist {
+			p.ChatURL = "/chat/event-" + e.RowKey
+		}
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: e.Title, Section: "events", Content: views.Page(p)})
 }
@@ -425,7 +432,7 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 		imageKey = e.ImageKey
 	}
 	p := views.FormProps{
-		Heading: heading, Action: action, Zone: auth.From(c).Location().String(), Secret: in.Secret, Errors: errs,
+		Heading: heading, Action: action, Zone: auth.From(c).Location().String(), Secret: in.Secret, ChatClosed: in.ChatClosed, Errors: errs,
 		ImageURL: imageURL(imageKey, true),
 		Values: map[string]string{
 			"title": in.Title, "start": in.Start, "end": in.End, "place": in.Place, "confirmedOnly": in.ConfirmedOnly,
@@ -482,7 +489,7 @@ func eventInput(c echo.Context) (EventInput, FieldErrors) {
 		Start: c.FormValue("start"), End: c.FormValue("end"), Place: c.FormValue("place"), ConfirmedOnly: c.FormValue("confirmedOnly"),
 		Capacity: c.FormValue("capacity"), MaxGuests: c.FormValue("maxGuests"), Price: c.FormValue("price"), Currency: c.FormValue("currency"),
 		OfferHours: c.FormValue("offerHours"), OfferStopHours: c.FormValue("offerStopHours"),
-		Secret: c.FormValue("secret") != "", RemoveImage: c.FormValue("removeImage") != "",
+		Secret: c.FormValue("secret") != "", RemoveImage: c.FormValue("removeImage") != "", ChatClosed: c.FormValue("chatClosed") != "",
 	}
 	data, err := web.ReadUpload(c, "image", media.DefaultMaxBytes)
 	switch _, key, ok := web.UploadRefusal(err); {
@@ -510,7 +517,7 @@ func (s *Service) editEvent(c echo.Context) error {
 		Start: e.Start.In(zone).Format("2006-01-02T15:04"), End: e.End.In(zone).Format("2006-01-02T15:04"),
 		Place: e.Place, ConfirmedOnly: e.ConfirmedOnly, Capacity: strconv.Itoa(e.Capacity), MaxGuests: strconv.Itoa(e.MaxGuests),
 		OfferHours: strconv.Itoa(e.OfferHours), OfferStopHours: strconv.Itoa(e.OfferStopHours),
-		Currency: e.Currency, Secret: e.IsSecret,
+		Currency: e.Currency, Secret: e.IsSecret, ChatClosed: e.ChatClosedToWaitlist,
 	}
 	if e.PriceCents > 0 {
 		in.Price = fmt.Sprintf("%d.%02d", e.PriceCents/100, e.PriceCents%100)

@@ -371,6 +371,10 @@ func rosterRow(c echo.Context, e RosterEntry, viewer Membership, groupURL, ref s
 		Self:      self,
 		ActionURL: groupURL + "/members/" + url.PathEscape(ref),
 	}
+	// Another active account can be messaged privately.
+	if r.Status == StatusActive && !self && auth.IsAuthMemberKey(r.MemberKey) {
+		row.MessageKey = r.MemberKey
+	}
 	switch r.Status {
 	case StatusActive:
 		row.Date = formatDate(c.Request().Context(), r.JoinedAt)

@@ -1,0 +1,189 @@
+package chat
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Kinds of chat beyond rooms, and who may use them (Open):
+//   - private ("dm-{hash}"): its two people; the id is a hash of their
+//     two memberKeys in order, so opening it twice, or from both sides at
+//     once, finds one chat;
+//   - group ("group-{groupId}"): the group's active members, asked of the
+//     groups module on every request;
+//   - event ("event-{eventId}"): organizers and people going post, the
+//     waitlist reads unless the organizer closed it, asked of the events
+//     module on every request.
+const (
+	KindPrivate = "private"
+	KindGroup   = "group"
+	KindEvent   = "event"
+)
+
+// Groups is what group chats need from the groups module.
+type Groups interface {
+	GroupChat(ctx context.Context, groupID string, id *auth.Identity) (name string, err error)
+}
+
+// Events is what event chats need from the events module.
+type Events interface {
+	EventChat(ctx context.Context, eventID string, id *auth.Identity) (title string, canPost bool, err error)
+}
+
+// People finds a person's name for a private chat.
+type People interface {
+	DisplayName(ctx context.Context, memberKey string) (string, error)
+}
+
+// UseGroups, UseEvents and UsePeople turn on group, event and private
+// chats. Call them while wiring.
+func (s *Service) UseGroups(g Groups) { s.groups = g }
+func (s *Service) UseEvents(e Events) { s.events = e }
+func (s *Service) UsePeople(p People) { s.people = p }
+
+// ErrReadOnly refuses a message from someone who may only read (403).
+var ErrReadOnly = fault.New(http.StatusForbidden, "chat.error.read_only", "chat: read only")
+
+// ErrSelf refuses a private chat with oneself (400).
+var ErrSelf = fault.New(http.StatusBadRequest, "chat.error.self", "chat: a private chat with oneself")
+
+// Access is a chat as its viewer may use it.
+type Access struct {
+	Chat ChatRow
+	// Title names it for the viewer ("#general", the other person, the
+	// group, the event).
+	Title   string
+	CanPost bool
+	// Back is the page the chat belongs to (the group, the event), "" for
+	// none.
+	Back string
+}
+
+// PrivateID is the private chat of a and b, whichever opens it.
+func PrivateID(a, b string) string {
+	if b < a {
+		a, b = b, a
+	}
+	sum := sha256.Sum256([]byte(a + "|" + b))
+	return "dm-" + hex.EncodeToString(sum[:16])
+}
+
+// kindOf is the kind a chat id names, "" for none.
+func kindOf(chatID string) (kind, ref string) {
+	for _, k := range []struct{ prefix, kind string }{{"room-", KindRoom}, {"dm-", KindPrivate}, {"group-", KindGroup}, {"event-", KindEvent}} {
+		if rest, ok := strings.CutPrefix(chatID, k.prefix); ok && rest != "" && storage.ValidateKey(rest) == nil && !strings.ContainsAny(rest, "|") {
+			return k.kind, rest
+		}
+	}
+	return "", ""
+}
+
+// Open authorizes id for chatID; anything else is ErrNoChat (404), so a
+// chat someone may not see is no different from one that is not there.
+func (s *Service) Open(ctx context.Context, id *auth.Identity, chatID string) (Access, error) {
+	if id == nil || id.Guest {
+		return Access{}, ErrNoChat
+	}
+	kind, ref := kindOf(chatID)
+	switch kind {
+	case KindRoom:
+		if !roomSlug.MatchString(ref) {
+			return Access{}, ErrNoChat
+		}
+		c, err := s.chatRow(ctx, kind, chatID)
+		return Access{Chat: c, Title: "#" + c.Name, CanPost: true}, err
+	case KindPrivate:
+		c, err := s.chatRow(ctx, kind, chatID)
+		if err != nil {
+			return Access{}, err
+		}
+		switch id.MemberKey {
+		case c.MemberA:
+			return Access{Chat: c, Title: c.NameB, CanPost: true}, nil
+		case c.MemberB:
+			return Access{Chat: c, Title: c.NameA, CanPost: true}, nil
+		}
+		return Access{}, ErrNoChat
+	case KindGroup:
+		if s.groups == nil {
+			return Access{}, ErrNoChat
+		}
+		name, err := s.groups.GroupChat(ctx, ref, id)
+		if err != nil {
+			return Access{}, ErrNoChat
+		}
+		c, err := s.ensure(ctx, kind, chatID, name, ref)
+		return Access{Chat: c, Title: name, CanPost: true, Back: "/groups/" + ref}, err
+	case KindEvent:
+		if s.events == nil {
+			return Access{}, ErrNoChat
+		}
+		title, canPost, err := s.events.EventChat(ctx, ref, id)
+		if err != nil {
+			return Access{}, ErrNoChat
+		}
+		c, err := s.ensure(ctx, kind, chatID, title, ref)
+		return Access{Chat: c, Title: title, CanPost: canPost, Back: "/events/" + ref}, err
+	}
+	return Access{}, ErrNoChat
+}
+
+// chatRow reads a chat; missing or archived is ErrNoChat.
+func (s *Service) chatRow(ctx context.Context, kind, chatID string) (ChatRow, error) {
+	pk, rk := chatKey(kind, chatID)
+	c, err := storage.Get[ChatRow](ctx, s.chats, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) || err == nil && c.Archived {
+		return ChatRow{}, ErrNoChat
+	}
+	return c, err
+}
+
+// ensure reads a group's or event's chat, making it on first use, and
+// keeps its name in step with what it belongs to.
+func (s *Service) ensure(ctx context.Context, kind, chatID, name, ref string) (ChatRow, error) {
+	pk, rk := chatKey(kind, chatID)
+	return storage.Modify(ctx, s.chats, pk, rk, func(c *ChatRow, exists bool) error {
+		if exists && c.Name == name {
+			return storage.ErrNoChange
+		}
+		if !exists {
+			c.Kind, c.Ref, c.CreatedAt = kind, ref, s.now().UTC()
+		}
+		c.Name = name
+		return nil
+	})
+}
+
+// StartPrivate opens the private chat of me and other, making it on
+// first use: both may start it at once and get one chat.
+func (s *Service) StartPrivate(ctx context.Context, me *auth.Identity, other string) (string, error) {
+	if s.people == nil || me == nil || me.Guest || !auth.IsAuthMemberKey(other) {
+		return "", ErrNoChat
+	}
+	if other == me.MemberKey {
+		return "", ErrSelf
+	}
+	name, err := s.people.DisplayName(ctx, other)
+	if err != nil {
+		return "", ErrNoChat
+	}
+	chatID := PrivateID(me.MemberKey, other)
+	a, b, na, nb := me.MemberKey, other, me.DisplayName, name
+	if b < a {
+		a, b, na, nb = b, a, nb, na
+	}
+	pk, rk := chatKey(KindPrivate, chatID)
+	_, err = storage.Insert(ctx, s.chats, ChatRow{PartitionKey: pk, RowKey: rk, Kind: KindPrivate, MemberA: a, MemberB: b, NameA: na, NameB: nb, CreatedAt: s.now().UTC()})
+	if err != nil && !errors.Is(err, storage.ErrExists) {
+		return "", err
+	}
+	return chatID, nil
+}

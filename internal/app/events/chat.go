@@ -1,0 +1,39 @@
+package events
+
+import (
+	"context"
+
+	"github.com/harmony/harmony/internal/auth"
+)
+
+// EventChat authorizes id for the event's chat: organizers and people
+// going read and post; people on the waitlist or offered a seat read,
+// unless the organizer closed the chat to them; anyone else, and anyone
+// who cancelled, is ErrNoEvent. It returns the event's title. The
+// registration is read on every call, so cancelling closes the chat at
+// once.
+func (s *Service) EventChat(ctx context.Context, eventID string, id *auth.Identity) (title string, canPost bool, err error) {
+	e, err := s.catalog.Event(ctx, eventID)
+	if err != nil {
+		return "", false, err
+	}
+	if organizer(id) {
+		return e.Title, true, nil
+	}
+	if id == nil || !e.IsPublished {
+		return "", false, ErrNoEvent
+	}
+	r, err := s.catalog.seats.Status(ctx, e.RowKey, id.MemberKey)
+	if err != nil {
+		return "", false, err
+	}
+	switch r.Status {
+	case StatusGoing:
+		return e.Title, true, nil
+	case StatusWaitlist, StatusOffered:
+		if !e.ChatClosedToWaitlist {
+			return e.Title, false, nil
+		}
+	}
+	return "", false, ErrNoEvent
+}

@@ -1,0 +1,19 @@
+package groups
+
+import (
+	"context"
+
+	"github.com/harmony/harmony/internal/auth"
+)
+
+// GroupChat authorizes id for the group's chat: active members only,
+// read from the roster on every call, so someone removed loses the chat
+// on their next request. It returns the group's name; anyone else gets
+// ErrNoGroup.
+func (s *Service) GroupChat(ctx context.Context, groupID string, id *auth.Identity) (string, error) {
+	_, g, err := s.Open(ctx, groupID, id, AccessMember)
+	if err != nil {
+		return "", err
+	}
+	return g.GroupName, nil
+}
