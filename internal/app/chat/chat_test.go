@@ -444,3 +444,73 @@ func TestPrivateGroupAndEventChats(t *testing.T) {
 		t.Fatalf("cat, promoted, posts: %d", res.StatusCode)
 	}
 }
+
+// TestEditAndDelete: a sender edits within 15 minutes (marked edited)
+// and deletes (a tombstone); others cannot, an admin can delete anyone's;
+// a deleted message leaves no unread count behind; a stream delivers
+// each change as a replacement of the message it changed.
+func TestEditAndDelete(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob, org := a.Client(), a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	a.SignIn(org, "org@example.com")
+	room := "/chat/room-general"
+	post(bob, room+"/messages", url.Values{"body": {"bob here"}})
+	post(ann, room+"/messages", url.Values{"body": {"first draft"}})
+	post(ann, room+"/messages", url.Values{"body": {"second"}})
+	events, stop := openStream(t, org, room+"/stream?after=3", "")
+	defer stop()
+
+	if res := post(ann, room+"/messages/2/edit", url.Values{"body": {"final text"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("edit: %d", res.StatusCode)
+	}
+	if ev := next(t, events, 1)[0]; ev.id != "4" || !strings.Contains(ev.data, `hx-swap-oob="true"`) || !strings.Contains(ev.data, `id="m-2"`) || !strings.Contains(ev.data, "final text") {
+		t.Fatalf("the edit on the stream: %+v", ev)
+	}
+	msg := org.Get(room).Doc(t).Find("#m-2")
+	if !strings.Contains(msg.Text(), "final text") || msg.Find(testID("chat-edited")).Length() != 1 {
+		t.Fatalf("the edited message: %q", msg.Text())
+	}
+	if n := org.Get(room).Doc(t).Find(testID("chat-message")).Length(); n != 3 {
+		t.Fatalf("the room lists %d messages (edits are not messages)", n)
+	}
+	for _, bad := range []struct {
+		path string
+		want int
+	}{{room + "/messages/2/edit", http.StatusForbidden}, {room + "/messages/2/delete", http.StatusForbidden}, {room + "/messages/99/edit", http.StatusNotFound}, {room + "/messages/x/edit", http.StatusNotFound}} {
+		if res := post(bob, bad.path, url.Values{"body": {"hijack"}, "confirm": {"yes"}}); res.StatusCode != bad.want {
+			t.Errorf("bob: %s: %d, want %d", bad.path, res.StatusCode, bad.want)
+		}
+	}
+	if res := post(ann, room+"/messages/2/edit", url.Values{"body": {""}}); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("an empty edit: %d", res.StatusCode)
+	}
+	a.Clock.Advance(16 * time.Minute)
+	if res := post(ann, room+"/messages/3/edit", url.Values{"body": {"too late"}}); res.StatusCode != http.StatusConflict {
+		t.Fatalf("an edit after 15 minutes: %d", res.StatusCode)
+	}
+	// Bob has two unread from ann; she deletes one: one is left.
+	bobs := func() string {
+		return bob.Get("/chat").Doc(t).Find(testID("chat-item")).First().Find(testID("chat-unread")).Text()
+	}
+	if u := bobs(); !strings.HasPrefix(u, "2") {
+		t.Fatalf("bob's unread before: %q", u)
+	}
+	if res := post(ann, room+"/messages/3/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.StatusCode)
+	}
+	if u := bobs(); !strings.HasPrefix(u, "1") {
+		t.Fatalf("bob's unread after a deletion: %q", u)
+	}
+	if ev := next(t, events, 1)[0]; ev.id != "5" || !strings.Contains(ev.data, `data-deleted="true"`) {
+		t.Fatalf("the deletion on the stream: %+v", ev)
+	}
+	if bob.Get(room).Doc(t).Find("#m-3 "+testID("chat-tombstone")).Length() != 1 {
+		t.Fatal("no tombstone")
+	}
+	if res := post(org, room+"/messages/1/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("an admin deletes bob's message: %d", res.StatusCode)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/chat"
+	"github.com/harmony/harmony/views/components"
 )
 
 // pageSize is how many messages a chat page shows.
@@ -31,6 +32,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/:id/messages", s.send, acc)
 	e.GET("/chat/:id/stream", s.stream, acc)
 	e.POST("/chat/private", s.startPrivate, acc)
+	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc)
+	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc)
 }
 
 func chatURL(id string) string { return "/chat/" + url.PathEscape(id) }
@@ -70,7 +73,11 @@ func (s *Service) list(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		it := views.ChatItem{Href: chatURL(chatID), Name: title, Preview: h.LastPreview, Sender: h.LastSender, Unread: unreadLabel(h.Seq - read[chatID])}
+		n, err := s.log.Unread(ctx, chatID, read[chatID], h.Seq, id.MemberKey)
+		if err != nil {
+			return err
+		}
+		it := views.ChatItem{Href: chatURL(chatID), Name: title, Preview: h.LastPreview, Sender: h.LastSender, Unread: unreadLabel(n)}
 		if !h.LastAt.IsZero() {
 			it.When = shortTime(ctx, h.LastAt.In(id.Location()), s.now().In(id.Location()))
 		}
@@ -157,7 +164,9 @@ func (s *Service) page(c echo.Context) error {
 		StreamURL: chatURL(ch.RowKey) + "/stream?after=" + strconv.FormatInt(to, 10),
 	}
 	for _, m := range msgs {
-		p.Messages = append(p.Messages, s.item(ctx, id, m))
+		if !control(m) {
+			p.Messages = append(p.Messages, s.item(ctx, id, ch.RowKey, m))
+		}
 	}
 	if first := to - pageSize + 1; first > 1 {
 		p.OlderURL = chatURL(ch.RowKey) + "?before=" + strconv.FormatInt(max(first, 1), 10)
@@ -171,13 +180,25 @@ func (s *Service) page(c echo.Context) error {
 	return web.Render(c, http.StatusOK, web.Page{Title: p.Name, Section: "chat", Content: views.Page(p)})
 }
 
-// item is a message as the viewer sees it.
-func (s *Service) item(ctx context.Context, viewer *auth.Identity, m MessageRow) views.Message {
-	return views.Message{
-		Seq: m.Seq, Anchor: "m-" + strconv.FormatInt(m.Seq, 10), Sender: m.SenderName, Mine: viewer != nil && m.Sender == viewer.MemberKey,
-		System: m.Type == TypeSystem, Body: templ.Raw(richtext.Render(m.Body)),
+// item is a message as the viewer sees it, with what they may do to it.
+func (s *Service) item(ctx context.Context, viewer *auth.Identity, chatID string, m MessageRow) views.Message {
+	mine := viewer != nil && m.Sender == viewer.MemberKey
+	v := views.Message{
+		Seq: m.Seq, Anchor: "m-" + strconv.FormatInt(m.Seq, 10), Sender: m.SenderName, Mine: mine,
+		System: m.Type == TypeSystem, Body: templ.Raw(richtext.Render(m.Body)), Text: m.Body,
 		Time: m.SentAt.In(viewer.Location()).Format("15:04"), Datetime: m.SentAt.UTC().Format(time.RFC3339),
+		Edited: m.EditedAt != nil, Deleted: m.DeletedAt != nil,
 	}
+	base := chatURL(chatID) + "/messages/" + strconv.FormatInt(m.Seq, 10)
+	if !v.Deleted && m.Type == TypeText {
+		if mine && s.now().Sub(m.SentAt) <= editWindow {
+			v.EditURL = base + "/edit"
+		}
+		if mine || viewer != nil && viewer.Admin {
+			v.DeleteURL = base + "/delete"
+		}
+	}
+	return v
 }
 
 // markRead moves memberKey's read marker in ch to seq, never backwards
@@ -237,4 +258,64 @@ func (s *Service) startPrivate(c echo.Context) error {
 		return err
 	}
 	return web.Redirect(c, chatURL(chatID))
+}
+
+// target is the request's chat (authorized) and message number.
+func (s *Service) target(c echo.Context) (Access, int64, error) {
+	acc, err := s.Open(c.Request().Context(), auth.From(c), c.Param("id"))
+	if err != nil {
+		return acc, 0, err
+	}
+	seq, err := strconv.ParseInt(c.Param("seq"), 10, 64)
+	if err != nil || seq < 1 {
+		return acc, 0, ErrNoMessage
+	}
+	return acc, seq, nil
+}
+
+// changed answers an edit or a deletion: htmx gets the message, a plain
+// form goes back to it.
+func (s *Service) changed(c echo.Context, acc Access, m MessageRow) error {
+	if web.HTMXFrom(c).Partial {
+		return web.RenderFragment(c, http.StatusOK, views.MessageItem(s.item(c.Request().Context(), auth.From(c), acc.Chat.RowKey, m)))
+	}
+	return web.Redirect(c, chatURL(acc.Chat.RowKey)+"#m-"+strconv.FormatInt(m.Seq, 10))
+}
+
+// edit is POST /chat/:id/messages/:seq/edit (body): the sender, within
+// the edit window.
+func (s *Service) edit(c echo.Context) error {
+	ctx := c.Request().Context()
+	acc, seq, err := s.target(c)
+	if err != nil {
+		return err
+	}
+	id := auth.From(c)
+	m, err := s.Edit(ctx, acc.Chat, seq, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, c.FormValue("body"))
+	if err != nil {
+		return err
+	}
+	return s.changed(c, acc, m)
+}
+
+// remove is POST /chat/:id/messages/:seq/delete, after confirmation: the
+// sender, or an admin.
+func (s *Service) remove(c echo.Context) error {
+	ctx := c.Request().Context()
+	acc, seq, err := s.target(c)
+	if err != nil {
+		return err
+	}
+	if !web.Confirmed(c) {
+		return web.AskConfirm(c, components.ConfirmProps{
+			Action: chatURL(acc.Chat.RowKey) + "/messages/" + strconv.FormatInt(seq, 10) + "/delete",
+			Label:  i18n.T(ctx, "chat.delete"), Question: i18n.T(ctx, "chat.delete_question"), Yes: i18n.T(ctx, "chat.delete"), Danger: true, TestID: "chat-delete",
+		})
+	}
+	id := auth.From(c)
+	m, err := s.Delete(ctx, acc.Chat, seq, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, id.Admin)
+	if err != nil {
+		return err
+	}
+	return s.changed(c, acc, m)
 }

@@ -91,7 +91,7 @@ func (l *Log) Append(ctx context.Context, chatID string, from Person, typ, body 
 		if h.ETag == "" {
 			headOp = storage.TxOp{Kind: storage.TxInsert}
 		}
-		h.Seq, h.LastAt, h.LastSender, h.LastPreview = m.Seq, now, from.Name, preview(body)
+		h.Seq, h.LastAt, h.LastSender, h.LastPreview, h.LastMessage = m.Seq, now, from.Name, preview(body), m.Seq
 		if headOp.Entity, err = storage.Marshal(h); err != nil {
 			return err
 		}
@@ -138,4 +138,36 @@ func (l *Log) Range(ctx context.Context, chatID string, from, to int64) ([]Messa
 		}
 	}
 	return out, err
+}
+
+// unreadCap is where counting stops: the list shows "99+" beyond 99.
+const unreadCap = 100
+
+// Unread counts the messages after seq that viewer has not read: live,
+// not deleted, not their own, not control entries, so deletions and
+// expiry never leave phantom counts. One query, at most unreadCap rows,
+// and none when nothing came after seq.
+func (l *Log) Unread(ctx context.Context, chatID string, after, head int64, viewer string) (int64, error) {
+	if head <= after {
+		return 0, nil
+	}
+	page, err := l.table.Query(ctx, storage.Query{
+		PartitionKey: chatID, RowKeyFrom: messageKey(after + 1), RowKeyTo: messageKey(head + 1), Limit: unreadCap,
+		Select: []string{"type", "sender", "deletedAt", "expiresAt"},
+	})
+	if err != nil {
+		return 0, err
+	}
+	now := l.now()
+	var n int64
+	for _, e := range page.Entities {
+		var m MessageRow
+		if err := storage.Unmarshal(e, &m); err != nil {
+			return 0, err
+		}
+		if !control(m) && m.DeletedAt == nil && m.Sender != viewer && Live(m, now) {
+			n++
+		}
+	}
+	return n, nil
 }

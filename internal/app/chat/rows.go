@@ -53,6 +53,9 @@ type HeadRow struct {
 	LastAt       time.Time `table:"lastAt"`
 	LastSender   string    `table:"lastSender"`
 	LastPreview  string    `table:"lastPreview"`
+	// LastMessage is the last message's sequence number (control entries
+	// follow it): its edit or deletion changes the preview.
+	LastMessage int64 `table:"lastMessage"`
 }
 
 const headKey = "h"
@@ -79,6 +82,8 @@ type MessageRow struct {
 	// ExpiresAt is when the message stops being served (MESSAGES_TTL);
 	// nil keeps it.
 	ExpiresAt *time.Time `table:"expiresAt"`
+	// Target is the message a control entry (edit, delete) changed.
+	Target int64 `table:"target"`
 }
 
 // messagePrefix starts every message's RowKey.

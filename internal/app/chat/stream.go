@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -68,10 +69,29 @@ func (s *Service) stream(c echo.Context) error {
 			return true, err
 		}
 		for _, m := range msgs {
-			if err := writeEvent(ctx, w, strconv.FormatInt(m.Seq, 10), views.MessageItem(s.item(ctx, id, m))); err != nil {
-				return false, err
+			item := m
+			oob := false
+			if control(m) {
+				// A change: the message as it is now replaces the one shown.
+				t, err := s.log.Message(ctx, ch.RowKey, m.Target)
+				if err != nil && !errors.Is(err, ErrNoMessage) {
+					return false, err
+				}
+				item, oob = t, err == nil
 			}
 			last = m.Seq
+			if control(m) && !oob {
+				// Its message is gone (expired): only the id moves on.
+				if _, err := w.Write([]byte("id: " + strconv.FormatInt(m.Seq, 10) + "\n\n")); err != nil {
+					return false, err
+				}
+				continue
+			}
+			v := s.item(ctx, id, ch.RowKey, item)
+			v.OOB = oob
+			if err := writeEvent(ctx, w, strconv.FormatInt(m.Seq, 10), views.MessageItem(v)); err != nil {
+				return false, err
+			}
 		}
 		if len(msgs) > 0 {
 			w.Flush()
