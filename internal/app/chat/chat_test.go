@@ -514,3 +514,43 @@ func TestEditAndDelete(t *testing.T) {
 		t.Fatalf("an admin deletes bob's message: %d", res.StatusCode)
 	}
 }
+
+// TestMessagesExpire: with MESSAGES_TTL an expired message is never
+// served (page, stream, unread count, the list's preview) even though
+// the sweeper has not run; the sweeper then deletes the expired rows of
+// every chat, idle ones too.
+func TestMessagesExpire(t *testing.T) {
+	t.Parallel()
+	a := newApp(t, "MESSAGES_TTL", "1h")
+	ann, bob := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	room := "/chat/room-general"
+	post(ann, room+"/messages", url.Values{"body": {"old one"}})
+	post(ann, room+"/messages", url.Values{"body": {"old two"}})
+	post(ann, "/chat/room-random/messages", url.Values{"body": {"an idle room's only message"}})
+	a.Clock.Advance(30 * time.Minute)
+	post(ann, room+"/messages", url.Values{"body": {"fresh"}})
+	a.Clock.Advance(31 * time.Minute)
+	if n := bob.Get(room).Doc(t).Find(testID("chat-message")).Length(); n != 1 {
+		t.Fatalf("the room shows %d messages, want only the fresh one", n)
+	}
+	events, stop := openStream(t, bob, room+"/stream?after=0", "")
+	if got := next(t, events, 1); ids(got) != "3" {
+		t.Fatalf("the stream from the start: %s", ids(got))
+	}
+	stop()
+	list := bob.Get("/chat").Doc(t)
+	random := list.Find(testID("chat-item")).FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "#random") })
+	if strings.Contains(random.Text(), "idle room") || random.Find(testID("chat-unread")).Length() != 0 {
+		t.Fatalf("an expired message in the list: %q", random.Text())
+	}
+	n, err := a.svc.SweepExpired(t.Context())
+	if err != nil || n != 3 {
+		t.Fatalf("swept %d, %v; want 3", n, err)
+	}
+	left, _ := storage.All[chat.MessageRow](t.Context(), a.Store.Table(chat.MessagesTable), storage.Query{PartitionKey: chat.RoomID("general"), RowKeyPrefix: "m|"})
+	if len(left) != 1 || left[0].Body != "fresh" {
+		t.Fatalf("left after the sweep: %+v", left)
+	}
+}

@@ -78,6 +78,9 @@ func (s *Service) list(c echo.Context) error {
 			return err
 		}
 		it := views.ChatItem{Href: chatURL(chatID), Name: title, Preview: h.LastPreview, Sender: h.LastSender, Unread: unreadLabel(n)}
+		if h.LastExpiresAt != nil && !s.now().Before(*h.LastExpiresAt) {
+			it.Preview, it.Sender = "", "" // expired: never served
+		}
 		if !h.LastAt.IsZero() {
 			it.When = shortTime(ctx, h.LastAt.In(id.Location()), s.now().In(id.Location()))
 		}

@@ -91,7 +91,7 @@ func (l *Log) Append(ctx context.Context, chatID string, from Person, typ, body 
 		if h.ETag == "" {
 			headOp = storage.TxOp{Kind: storage.TxInsert}
 		}
-		h.Seq, h.LastAt, h.LastSender, h.LastPreview, h.LastMessage = m.Seq, now, from.Name, preview(body), m.Seq
+		h.Seq, h.LastAt, h.LastSender, h.LastPreview, h.LastMessage, h.LastExpiresAt = m.Seq, now, from.Name, preview(body), m.Seq, m.ExpiresAt
 		if headOp.Entity, err = storage.Marshal(h); err != nil {
 			return err
 		}

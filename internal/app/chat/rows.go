@@ -56,6 +56,9 @@ type HeadRow struct {
 	// LastMessage is the last message's sequence number (control entries
 	// follow it): its edit or deletion changes the preview.
 	LastMessage int64 `table:"lastMessage"`
+	// LastExpiresAt is when the last message expires: the list shows no
+	// preview of an expired message.
+	LastExpiresAt *time.Time `table:"lastExpiresAt"`
 }
 
 const headKey = "h"

@@ -81,7 +81,16 @@ func (s *Service) Tables() []string {
 
 // Jobs are the module's background work: the feed's sweeper.
 func (s *Service) Jobs() []jobs.Job {
-	return []jobs.Job{{Name: "chat-feed-sweep", Every: time.Minute, Run: s.hub.sweepFeed}}
+	return []jobs.Job{
+		{Name: "chat-feed-sweep", Every: time.Minute, Run: s.hub.sweepFeed},
+		{Name: "chat-ttl-sweep", Every: 10 * time.Minute, Run: func(ctx context.Context) error {
+			n, err := s.SweepExpired(ctx)
+			if n > 0 {
+				s.logger.InfoContext(ctx, "chat: expired messages deleted", "count", n)
+			}
+			return err
+		}},
+	}
 }
 
 // Drain ends the open streams (server shutdown).
