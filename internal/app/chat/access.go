@@ -65,6 +65,8 @@ type Access struct {
 	// Back is the page the chat belongs to (the group, the event), "" for
 	// none.
 	Back string
+	// Other is a private chat's other person.
+	Other string
 }
 
 // PrivateID is the private chat of a and b, whichever opens it.
@@ -107,9 +109,9 @@ func (s *Service) Open(ctx context.Context, id *auth.Identity, chatID string) (A
 		}
 		switch id.MemberKey {
 		case c.MemberA:
-			return Access{Chat: c, Title: c.NameB, CanPost: true}, nil
+			return Access{Chat: c, Title: c.NameB, CanPost: true, Other: c.MemberB}, nil
 		case c.MemberB:
-			return Access{Chat: c, Title: c.NameA, CanPost: true}, nil
+			return Access{Chat: c, Title: c.NameA, CanPost: true, Other: c.MemberA}, nil
 		}
 		return Access{}, ErrNoChat
 	case KindGroup:

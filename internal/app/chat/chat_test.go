@@ -374,8 +374,8 @@ func TestPrivateGroupAndEventChats(t *testing.T) {
 	if res := cat.Get(dm); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("a third person opens the private chat: %d", res.StatusCode)
 	}
-	if ann.Get(dm).Doc(t).Find("#chat-name").Text() != "bob" {
-		t.Errorf("ann's private chat is titled %q", ann.Get(dm).Doc(t).Find("#chat-name").Text())
+	if title := strings.TrimSpace(ann.Get(dm).Doc(t).Find("#chat-name").Children().Remove().End().Text()); title != "bob" {
+		t.Errorf("ann's private chat is titled %q", title)
 	}
 	post(ann, dm+"/messages", url.Values{"body": {"Coffee tomorrow?"}})
 	item := bob.Get("/chat").Doc(t).Find(testID("chat-item")).FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "ann") })
@@ -552,5 +552,53 @@ func TestMessagesExpire(t *testing.T) {
 	left, _ := storage.All[chat.MessageRow](t.Context(), a.Store.Table(chat.MessagesTable), storage.Query{PartitionKey: chat.RoomID("general"), RowKeyPrefix: "m|"})
 	if len(left) != 1 || left[0].Body != "fresh" {
 		t.Fatalf("left after the sweep: %+v", left)
+	}
+}
+
+// TestPresence: someone is online for two minutes after a sign of life,
+// their instance writes it at most once a minute, and appearing offline
+// hides them whatever they do.
+func TestPresence(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.Client(), a.Client()
+	annKey := a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	dm := post(bob, "/chat/private", url.Values{"member": {annKey}}).Header.Get("Location")
+	state := func() string {
+		return bob.Get(dm).Doc(t).Find("#chat-name "+testID("presence")).AttrOr("data-state", "")
+	}
+	if s := state(); s != "offline" {
+		t.Fatalf("before any sign of life: %q", s)
+	}
+	beat := func() int64 {
+		res := ann.PostForm("/chat/presence", ann.WithCSRF("/chat", nil))
+		if res.StatusCode != http.StatusNoContent {
+			t.Fatalf("heartbeat: %d", res.StatusCode)
+		}
+		ops := res.StorageOps(t)
+		return ops["writes"] + ops["txs"]
+	}
+	if w := beat(); w != 1 {
+		t.Fatalf("the first heartbeat wrote %d", w)
+	}
+	if s := state(); s != "online" {
+		t.Fatalf("after a heartbeat: %q", s)
+	}
+	a.Clock.Advance(30 * time.Second)
+	if w := beat(); w != 0 {
+		t.Fatalf("a heartbeat within the minute wrote %d", w)
+	}
+	a.Clock.Advance(2*time.Minute + time.Second)
+	if s := state(); s != "offline" {
+		t.Fatalf("two minutes later: %q", s)
+	}
+	post(ann, "/chat/appear-offline", url.Values{"hidden": {"true"}})
+	beat()
+	if s := state(); s != "offline" {
+		t.Fatalf("appearing offline: %q", s)
+	}
+	if ann.Get("/chat").Doc(t).Find(testID("appear-online")).Length() != 1 {
+		t.Error("ann's list does not offer to show her again")
 	}
 }

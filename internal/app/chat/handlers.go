@@ -32,6 +32,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/:id/messages", s.send, acc)
 	e.GET("/chat/:id/stream", s.stream, acc)
 	e.POST("/chat/private", s.startPrivate, acc)
+	e.POST("/chat/presence", s.heartbeat, acc)
+	e.POST("/chat/appear-offline", s.appearOffline, acc)
 	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc)
 	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc)
 }
@@ -68,7 +70,7 @@ func (s *Service) list(c echo.Context) error {
 		at   time.Time
 	}
 	var entries []entry
-	add := func(chatID, title string) error {
+	add := func(chatID, title, other string) error {
 		h, err := s.log.Head(ctx, chatID)
 		if err != nil {
 			return err
@@ -78,6 +80,13 @@ func (s *Service) list(c echo.Context) error {
 			return err
 		}
 		it := views.ChatItem{Href: chatURL(chatID), Name: title, Preview: h.LastPreview, Sender: h.LastSender, Unread: unreadLabel(n)}
+		if other != "" {
+			on, err := s.Online(ctx, other)
+			if err != nil {
+				return err
+			}
+			it.Presence = map[bool]string{true: "online", false: "offline"}[on]
+		}
 		if h.LastExpiresAt != nil && !s.now().Before(*h.LastExpiresAt) {
 			it.Preview, it.Sender = "", "" // expired: never served
 		}
@@ -88,7 +97,7 @@ func (s *Service) list(c echo.Context) error {
 		return nil
 	}
 	for _, r := range rooms {
-		if err := add(r.RowKey, "#"+r.Name); err != nil {
+		if err := add(r.RowKey, "#"+r.Name, ""); err != nil {
 			return err
 		}
 	}
@@ -105,7 +114,7 @@ func (s *Service) list(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := add(acc.Chat.RowKey, acc.Title); err != nil {
+		if err := add(acc.Chat.RowKey, acc.Title, acc.Other); err != nil {
 			return err
 		}
 	}
@@ -114,7 +123,11 @@ func (s *Service) list(c echo.Context) error {
 	for i, e := range entries {
 		items[i] = e.item
 	}
-	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.List(items)})
+	hidden, err := s.Hidden(ctx, id.MemberKey)
+	if err != nil {
+		return err
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.List(items, hidden)})
 }
 
 // unreadLabel is an unread count as the list shows it: exact up to 99.
@@ -176,6 +189,13 @@ func (s *Service) page(c echo.Context) error {
 	}
 	if !p.Live {
 		p.NewerURL = chatURL(ch.RowKey)
+	}
+	if acc.Other != "" {
+		on, err := s.Online(ctx, acc.Other)
+		if err != nil {
+			return err
+		}
+		p.Presence = map[bool]string{true: "online", false: "offline"}[on]
 	}
 	if err := s.markRead(ctx, id.MemberKey, ch, to); err != nil {
 		s.logger.WarnContext(ctx, "chat: read marker not moved", "chat", ch.RowKey, "err", err)

@@ -25,6 +25,8 @@ type Service struct {
 	groups    Groups
 	events    Events
 	people    People
+	presence  *storage.Table
+	pres      presence
 	logger    *slog.Logger
 	now       func() time.Time
 }
@@ -64,7 +66,7 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 	}
 	l := &Log{table: store.Table(MessagesTable), ttl: opts.TTL, now: now}
 	return &Service{
-		chats: store.Table(ChatsTable), userChats: store.Table(UserChatsTable), log: l,
+		chats: store.Table(ChatsTable), userChats: store.Table(UserChatsTable), log: l, presence: store.Table(PresenceTable),
 		hub:   newHub(l, store.Table(FeedTable), logger, now),
 		sends: quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
 		rooms: opts.Rooms, logger: logger, now: now,
@@ -76,7 +78,7 @@ func (s *Service) Slug() string { return "chat" }
 
 // Tables are the tables the module needs.
 func (s *Service) Tables() []string {
-	return []string{ChatsTable, MessagesTable, UserChatsTable, FeedTable, QuotaTable}
+	return []string{ChatsTable, MessagesTable, UserChatsTable, FeedTable, QuotaTable, PresenceTable}
 }
 
 // Jobs are the module's background work: the feed's sweeper.

@@ -104,6 +104,9 @@ func (s *Service) stream(c echo.Context) error {
 	if done, err := send(); done || err != nil {
 		return nil
 	}
+	// An open stream is a sign of life: marked now and with each
+	// heartbeat (Seen writes at most once a minute).
+	s.Seen(ctx, id.MemberKey)
 	beat := time.NewTicker(heartbeatEvery)
 	defer beat.Stop()
 	recheck := time.NewTicker(recheckEvery)
@@ -119,6 +122,7 @@ func (s *Service) stream(c echo.Context) error {
 				return nil
 			}
 			w.Flush()
+			s.Seen(ctx, id.MemberKey)
 		case <-sub.Wake:
 			if done, err := send(); done || err != nil {
 				return nil
