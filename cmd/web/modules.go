@@ -88,6 +88,7 @@ func (m *built) chat(c *platform.Core) (web.Module, error) {
 	ch.UseGroups(m.groups_)
 	ch.UseEvents(m.events_)
 	ch.UsePeople(c.Accounts)
+	ch.UseNotifier(m.inbox_)
 	return ch, nil
 }
 

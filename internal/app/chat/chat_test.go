@@ -19,6 +19,7 @@ import (
 	"github.com/harmony/harmony/internal/app/chat"
 	"github.com/harmony/harmony/internal/app/events"
 	"github.com/harmony/harmony/internal/app/groups"
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/azure"
@@ -44,9 +45,15 @@ func newApp(t *testing.T, env ...string) *app {
 	a := &app{}
 	var g *groups.Service
 	var ev *events.Service
+	var in *inbox.Service
 	a.App = accounttest.New(t, accounttest.Options{
 		Env: vars,
 		Modules: []platform.Factory{
+			func(c *platform.Core) (web.Module, error) {
+				var err error
+				in, err = inbox.FromCore(c)
+				return in, err
+			},
 			func(c *platform.Core) (web.Module, error) {
 				g = groups.New(c.Store, c.Accounts, c.Cursors, c.Config.BaseURL.String(), c.Log, c.Now)
 				return g, nil
@@ -60,6 +67,7 @@ func newApp(t *testing.T, env ...string) *app {
 				a.svc.UseGroups(g)
 				a.svc.UseEvents(ev)
 				a.svc.UsePeople(c.Accounts)
+				a.svc.UseNotifier(in)
 				return a.svc, nil
 			},
 		},
@@ -600,5 +608,38 @@ func TestPresence(t *testing.T) {
 	}
 	if ann.Get("/chat").Doc(t).Find(testID("appear-online")).Length() != 1 {
 		t.Error("ann's list does not offer to show her again")
+	}
+}
+
+// TestPrivateMessageToSomeoneAway: a private message to someone offline
+// reaches their inbox, at most once per chat per hour; to someone online
+// it does not.
+func TestPrivateMessageToSomeoneAway(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
+	notices := func() int {
+		a.Tasks.RunDue(t.Context())
+		return bob.Get("/inbox").Doc(t).Find(testID("inbox-item")).Length()
+	}
+	for _, b := range []string{"are you there?", "hello?", "ping"} {
+		post(ann, dm+"/messages", url.Values{"body": {b}})
+	}
+	if n := notices(); n != 1 {
+		t.Fatalf("bob away: %d notices for three messages, want 1", n)
+	}
+	a.Clock.Advance(time.Hour)
+	post(ann, dm+"/messages", url.Values{"body": {"an hour later"}})
+	if n := notices(); n != 2 {
+		t.Fatalf("an hour later: %d notices", n)
+	}
+	a.Clock.Advance(time.Hour)
+	bob.PostForm("/chat/presence", bob.WithCSRF("/chat", nil))
+	post(ann, dm+"/messages", url.Values{"body": {"now you are here"}})
+	if n := notices(); n != 2 {
+		t.Fatalf("bob online got a notice: %d", n)
 	}
 }

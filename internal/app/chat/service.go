@@ -26,6 +26,7 @@ type Service struct {
 	events    Events
 	people    People
 	presence  *storage.Table
+	notifier  Notifier
 	pres      presence
 	logger    *slog.Logger
 	now       func() time.Time
@@ -126,6 +127,7 @@ func (s *Service) Send(ctx context.Context, ch ChatRow, from Person, body string
 				s.join(ctx, k, ch)
 			}
 		}
+		s.tellOffline(ctx, ch, m)
 	}
 	return m, nil
 }
