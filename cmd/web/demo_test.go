@@ -86,6 +86,14 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	if c.Get("/prompts?q="+url.QueryEscape("meal planner")).Doc(t).Find(`[data-testid="prompt-card"]`).Length() == 0 {
 		t.Error("the cast's prompt is not in the catalog")
 	}
+	// Chats with history: the rooms, the family's group, the jazz night,
+	// and a private chat with Boris.
+	chats := c.Get("/chat").Doc(t).Find(`[data-testid="chat-list"]`).Text()
+	for _, want := range []string{"#general", "you should come", "Борис Иванов", "The Smiths", "Jazz night"} {
+		if !strings.Contains(chats, want) {
+			t.Errorf("Anna's chats lack %q", want)
+		}
+	}
 	inbox := c.Get("/inbox").Doc(t)
 	if inbox.Find(`[data-testid="inbox-item"]`).Length() == 0 {
 		t.Error("Anna's inbox is empty after the demo")

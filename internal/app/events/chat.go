@@ -37,3 +37,13 @@ func (s *Service) EventChat(ctx context.Context, eventID string, id *auth.Identi
 	}
 	return "", false, ErrNoEvent
 }
+
+// FirstUpcoming is the id of the first upcoming listed event, "" when
+// there is none (the chat's demo content).
+func (s *Service) FirstUpcoming(ctx context.Context) (string, error) {
+	page, err := s.catalog.List(ctx, false, "", 1, nil)
+	if err != nil || len(page.Rows) == 0 {
+		return "", err
+	}
+	return page.Rows[0].EventID, nil
+}

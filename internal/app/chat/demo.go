@@ -1,0 +1,116 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/harmony/harmony/internal/app/groups"
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/platform"
+)
+
+// demoLines are the demo's conversations: who says what, in order.
+var demoLines = map[string][][2]string{
+	"room-general": {
+		{"anna", "Welcome to **#general**! Introduce yourselves 👋"},
+		{"tom", "Hi all, Tom here. Mostly here for the events."},
+		{"boris", "Привет! Борис, из Москвы. Рад всех видеть."},
+		{"lily", "Hello from New York! Is anyone going to the jazz night?"},
+		{"anna", "I am, and Tom too. @Lily you should come!"},
+	},
+	"room-random": {
+		{"masha", "Кто-нибудь знает хорошую кофейню рядом с Hyde Park?"},
+		{"tom", "The one on Serpentine Road does a great flat white."},
+		{"olga", "Спасибо, Том! Запишу."},
+	},
+	"group": {
+		{"anna", "Don't forget Lily's birthday on Saturday 🎂"},
+		{"tom", "Cake is ordered. I'll pick it up at 10."},
+		{"anna", "Perfect, thanks!"},
+	},
+	"event": {
+		{"anna", "Doors open at 19:30: let's meet at the bar."},
+		{"tom", "See you there. I'll grab a table near the stage."},
+	},
+	"private": {
+		{"anna", "Hi Boris! Are you coming to London next month?"},
+		{"boris", "Да, планирую! Will let you know the dates."},
+	},
+}
+
+// SeedDemo adds conversations to the rooms, Anna's family group, the
+// first upcoming event and a private chat between Anna and Boris.
+func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
+	say := func(ch ChatRow, lines [][2]string) error {
+		for _, l := range lines {
+			p := cast.Person(l[0])
+			if _, err := s.log.Append(ctx, ch.RowKey, Person{MemberKey: p.Key, Name: p.Name}, TypeText, l[1]); err != nil {
+				return fmt.Errorf("demo chat %s: %w", ch.RowKey, err)
+			}
+			s.join(ctx, p.Key, ch)
+		}
+		return nil
+	}
+	for _, room := range []string{"room-general", "room-random"} {
+		ch, err := s.chatRow(ctx, KindRoom, room)
+		if err != nil {
+			continue // a configured list without it
+		}
+		if err := say(ch, demoLines[room]); err != nil {
+			return err
+		}
+	}
+	anna := cast.Person("anna")
+	id := &auth.Identity{MemberKey: anna.Key, UserKey: auth.UserKey(anna.Email), Email: anna.Email, DisplayName: anna.Name}
+	if g, ok := s.groups.(interface {
+		GroupChoices(ctx context.Context, id *auth.Identity) ([]groups.GroupChoice, error)
+	}); ok {
+		choices, err := g.GroupChoices(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, c := range choices {
+			if strings.Contains(c.Name, "Smith") {
+				acc, err := s.Open(ctx, id, "group-"+c.GroupID)
+				if err != nil {
+					return err
+				}
+				if err := say(acc.Chat, demoLines["group"]); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	if e, ok := s.events.(interface {
+		FirstUpcoming(ctx context.Context) (string, error)
+	}); ok {
+		eventID, err := e.FirstUpcoming(ctx)
+		if err != nil {
+			return err
+		}
+		if eventID != "" {
+			acc, err := s.Open(ctx, id, "event-"+eventID)
+			if err == nil {
+				if err := say(acc.Chat, demoLines["event"]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if s.people != nil {
+		chatID, err := s.StartPrivate(ctx, id, cast.Person("boris").Key)
+		if err != nil {
+			return err
+		}
+		acc, err := s.Open(ctx, id, chatID)
+		if err != nil {
+			return err
+		}
+		if err := say(acc.Chat, demoLines["private"]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
