@@ -1,10 +1,12 @@
 // Chat end to end (issue 13, first part): two people in two browsers
 // in a room; A sends and B sees it without reloading; B drops off the
 // network, A sends three messages, and B comes back with exactly those
-// three, each once. axe runs on the chat list and the room.
+// three, each once. axe runs on the chat list and the room. Then a
+// second instance of the app on the same store: a message sent through
+// one instance appears live in a browser on the other.
 import { test, expect, type Browser, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { signInWithOIDC, uniqueLocal } from './helpers';
+import { signInWithCode, signInWithOIDC, uniqueEmail, uniqueLocal } from './helpers';
 
 async function person(browser: Browser, login: string): Promise<Page> {
   const ctx = await browser.newContext();
@@ -58,4 +60,22 @@ test('a message reaches the other person live, and a dropped connection resumes 
   await b.waitForTimeout(1000);
   await expect(b.getByTestId('chat-message')).toHaveCount(before + 3);
   expect(problems).toEqual([]);
+});
+
+test('a message sent through one instance appears live in a browser on another instance of the app', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const second = process.env.E2E_SECOND_URL;
+  expect(second, 'the second instance (playwright.config.ts)').toBeTruthy();
+  const a = await person(browser, uniqueLocal('chat-one'));
+  const ctx2 = await browser.newContext({ baseURL: second });
+  const b = await ctx2.newPage();
+  await signInWithCode(b, uniqueEmail('chat-two'));
+  const room = '/chat/room-random';
+  await b.goto(room);
+  await expect(b.getByTestId('chat-page')).toBeVisible();
+  expect(new URL(b.url()).origin).toBe(second);
+  await a.goto(room);
+  const text = `across instances ${uniqueLocal('x')}`;
+  await sendMessage(a, text);
+  await expect(b.getByTestId('chat-message').filter({ hasText: text })).toHaveCount(1, { timeout: 10_000 });
 });

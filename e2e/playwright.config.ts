@@ -9,6 +9,13 @@ import { defineConfig } from '@playwright/test';
 
 const port = Number(process.env.E2E_PORT || 18080);
 const baseURL = `http://127.0.0.1:${port}`;
+// A second instance of the app on the same store and table prefix, for
+// the cross-instance chat test (e2e/chat.spec.ts reads E2E_SECOND_URL).
+const port2 = Number(process.env.E2E_PORT2 || port + 1);
+const secondURL = `http://127.0.0.1:${port2}`;
+process.env.E2E_SECOND_URL = secondURL;
+const tablePrefix = process.env.E2E_TABLE_PREFIX || `e2e${Date.now().toString(36)}`;
+process.env.E2E_TABLE_PREFIX = tablePrefix;
 const conn = process.env.HARMONY_AZURITE;
 if (!conn) {
   throw new Error('HARMONY_AZURITE is not set: run the suite through scripts/test');
@@ -29,6 +36,22 @@ put('OIDC_ISSUER', process.env.E2E_OIDC_ISSUER);
 put('OIDC_CLIENT_ID', process.env.E2E_OIDC_CLIENT_ID);
 put('OIDC_CLIENT_SECRET', process.env.E2E_OIDC_CLIENT_SECRET);
 if (process.env.E2E_OIDC_ISSUER) peers.OIDC_NAME = 'E2E SSO';
+
+// serverEnv is one instance's settings: every instance shares the store
+// and its table prefix.
+function serverEnv(p: number, url: string): Record<string, string> {
+  return {
+    ADDR: `127.0.0.1:${p}`,
+    BASE_URL: url,
+    AZURE_STORAGE_CONNECTION_STRING: conn!,
+    TABLE_PREFIX: tablePrefix,
+    DATA_DIR: `${process.env.TMPDIR || '/tmp'}/harmony-e2e-${p}`,
+    LOG_LEVEL: 'warn',
+    // e2e/helpers.ts signs in as this administrator (adminEmail).
+    ADMIN_EMAILS: 'admin@example.test',
+    ...peers,
+  };
+}
 
 export default defineConfig({
   testDir: '.',
@@ -54,27 +77,31 @@ export default defineConfig({
       ],
     },
   },
-  webServer: {
-    // Before it serves, the binary seeds synthetic prompts into the same
-    // store (same settings, same TABLE_PREFIX), so the catalog has several
-    // pages to scroll through (e2e/prompts.spec.ts).
-    command: `sh -c '../bin/web seed prompts --count ${seedPrompts} && exec ../bin/web serve'`,
-    cwd: __dirname,
-    url: `${baseURL}/api/health`,
-    reuseExistingServer: false,
-    timeout: 60_000,
-    stdout: 'pipe',
-    stderr: 'pipe',
-    env: {
-      ADDR: `127.0.0.1:${port}`,
-      BASE_URL: baseURL,
-      AZURE_STORAGE_CONNECTION_STRING: conn,
-      TABLE_PREFIX: `e2e${Date.now().toString(36)}`,
-      DATA_DIR: `${process.env.TMPDIR || '/tmp'}/harmony-e2e-${port}`,
-      LOG_LEVEL: 'warn',
-      // e2e/helpers.ts signs in as this administrator (adminEmail).
-      ADMIN_EMAILS: 'admin@example.test',
-      ...peers,
+  webServer: [
+    {
+      // Before it serves, the binary seeds synthetic prompts into the same
+      // store (same settings, same TABLE_PREFIX), so the catalog has several
+      // pages to scroll through (e2e/prompts.spec.ts).
+      command: `sh -c '../bin/web seed prompts --count ${seedPrompts} && exec ../bin/web serve'`,
+      cwd: __dirname,
+      url: `${baseURL}/api/health`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: serverEnv(port, baseURL),
     },
-  },
+    {
+      // The second instance: same store, its own port and data folder.
+      // It starts once the first one serves (the first seeds the store).
+      command: `sh -c 'for i in $(seq 300); do curl -fs ${baseURL}/api/health >/dev/null && break; sleep 0.2; done; exec ../bin/web serve'`,
+      cwd: __dirname,
+      url: `${secondURL}/api/health`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: serverEnv(port2, secondURL),
+    },
+  ],
 });
