@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -641,5 +642,71 @@ func TestPrivateMessageToSomeoneAway(t *testing.T) {
 	post(ann, dm+"/messages", url.Values{"body": {"now you are here"}})
 	if n := notices(); n != 2 {
 		t.Fatalf("bob online got a notice: %d", n)
+	}
+}
+
+// TestOpensAtFirstUnread: a chat opens at the first unread message with
+// a divider and a little context above it, pages older and newer by
+// cursor, jumps to the latest, and "unread from here" moves the marker
+// back on purpose.
+func TestOpensAtFirstUnread(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	room := "/chat/room-general"
+	csrf := ann.WithCSRF("/chat", nil)
+	for i := 1; i <= 80; i++ {
+		if i%5 == 1 {
+			a.Clock.Advance(11 * time.Second)
+		}
+		form := url.Values{"body": {fmt.Sprint("message ", i)}}
+		for k, v := range csrf {
+			form[k] = v
+		}
+		if res := ann.PostForm(room+"/messages", form); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("send %d: %d", i, res.StatusCode)
+		}
+	}
+	seqs := func(d *goquery.Document) (int, int) {
+		m := d.Find(testID("chat-message"))
+		first, _ := strconv.Atoi(m.First().AttrOr("data-seq", ""))
+		last, _ := strconv.Atoi(m.Last().AttrOr("data-seq", ""))
+		return first, last
+	}
+	bob.Get(room + "?before=21") // bob reads up to 20
+	doc := bob.Get(room).Doc(t)
+	if f, l := seqs(doc); f != 16 || l != 65 {
+		t.Fatalf("the page opens at %d..%d, want 16..65", f, l)
+	}
+	if doc.Find(testID("first-unread")).Next().AttrOr("data-seq", "") != "21" {
+		t.Fatal("the divider is not above message 21")
+	}
+	if doc.Find(testID("chat-stream")).Length() != 0 {
+		t.Fatal("a page short of the newest streams")
+	}
+	newer := bob.Get(doc.Find(testID("chat-newer")).AttrOr("href", "")).Doc(t)
+	if f, l := seqs(newer); f != 66 || l != 80 || newer.Find(testID("chat-stream")).Length() != 1 {
+		t.Fatalf("newer: %d..%d", f, l)
+	}
+	older := bob.Get(doc.Find(testID("chat-older")).AttrOr("href", "")).Doc(t)
+	if f, l := seqs(older); f != 1 || l != 15 {
+		t.Fatalf("older: %d..%d", f, l)
+	}
+	latest := bob.Get(room + "?latest=1").Doc(t)
+	if f, l := seqs(latest); f != 31 || l != 80 {
+		t.Fatalf("latest: %d..%d", f, l)
+	}
+	if res := post(bob, room+"/messages/30/unread", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("unread from 30: %d", res.StatusCode)
+	}
+	if u := bob.Get("/chat").Doc(t).Find(testID("chat-unread")).First().Text(); !strings.HasPrefix(u, "51") {
+		t.Fatalf("unread after marking from 30: %q", u)
+	}
+	for _, bad := range []string{"?before=0", "?after=-1", "?before=x"} {
+		if res := bob.Get(room + bad); res.StatusCode != http.StatusBadRequest {
+			t.Errorf("GET %s: %d", bad, res.StatusCode)
+		}
 	}
 }

@@ -36,6 +36,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/appear-offline", s.appearOffline, acc)
 	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc)
 	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc)
+	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc)
 }
 
 func chatURL(id string) string { return "/chat/" + url.PathEscape(id) }
@@ -80,6 +81,9 @@ func (s *Service) list(c echo.Context) error {
 			return err
 		}
 		it := views.ChatItem{Href: chatURL(chatID), Name: title, Preview: h.LastPreview, Sender: h.LastSender, Unread: unreadLabel(n)}
+		if n > 0 {
+			it.Href += "#first-unread"
+		}
 		if other != "" {
 			on, err := s.Online(ctx, other)
 			if err != nil {
@@ -149,8 +153,47 @@ func shortTime(ctx context.Context, t, now time.Time) string {
 	return i18n.Day(ctx, t)
 }
 
-// page is GET /chat/:id[?before=SEQ]: the newest messages (or those
-// before SEQ), the form, and the live stream from the last one shown.
+// unreadContext is how many read messages the page shows above the
+// first unread one.
+const unreadContext = 5
+
+// window is the part of the log a page shows, from its query: before=N
+// (older: the page ending before N), after=N (newer: the page starting
+// after N), latest (the newest page), or by default the page that opens
+// at the viewer's first unread message.
+func window(c echo.Context, head, read int64) (from, to int64, err error) {
+	num := func(name string) (int64, error) {
+		n, err := strconv.ParseInt(c.QueryParam(name), 10, 64)
+		if err == nil && n < 0 {
+			err = strconv.ErrRange
+		}
+		return n, err
+	}
+	switch {
+	case c.QueryParam("before") != "":
+		n, err := num("before")
+		if err != nil || n < 1 {
+			return 0, 0, errors.Join(err, strconv.ErrRange)
+		}
+		to = min(n-1, head)
+		return max(to-pageSize+1, 1), to, nil
+	case c.QueryParam("after") != "":
+		n, err := num("after")
+		if err != nil {
+			return 0, 0, err
+		}
+		from = min(n+1, head)
+		return from, min(from+pageSize-1, head), nil
+	case c.QueryParam("latest") == "" && read < head && head-read > pageSize-unreadContext:
+		from = max(read+1-unreadContext, 1)
+		return from, min(from+pageSize-1, head), nil
+	}
+	return max(head-pageSize+1, 1), head, nil
+}
+
+// page is GET /chat/:id: a page of the log (window), the form, and, when
+// the page reaches the newest message, the live stream from there. It
+// opens at the viewer's first unread message, marked.
 func (s *Service) page(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
@@ -163,32 +206,37 @@ func (s *Service) page(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	to := head.Seq
-	if v := c.QueryParam("before"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 1 {
-			return web.BadRequest(i18n.T(ctx, "chat.error.cursor"), err)
-		}
-		to = min(n-1, head.Seq)
+	mine, err := storage.Get[UserChatRow](ctx, s.userChats, id.MemberKey, ch.RowKey)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
 	}
-	msgs, err := s.log.Range(ctx, ch.RowKey, to-pageSize+1, to)
+	from, to, err := window(c, head.Seq, mine.ReadSeq)
+	if err != nil {
+		return web.BadRequest(i18n.T(ctx, "chat.error.cursor"), err)
+	}
+	msgs, err := s.log.Range(ctx, ch.RowKey, from, to)
 	if err != nil {
 		return err
 	}
+	u := chatURL(ch.RowKey)
 	p := views.PageProps{
-		ID: ch.RowKey, Name: acc.Title, URL: chatURL(ch.RowKey), Live: to == head.Seq, CanPost: acc.CanPost, Back: acc.Back, Kind: ch.Kind,
-		StreamURL: chatURL(ch.RowKey) + "/stream?after=" + strconv.FormatInt(to, 10),
+		ID: ch.RowKey, Name: acc.Title, URL: u, Live: to == head.Seq, CanPost: acc.CanPost, Back: acc.Back, Kind: ch.Kind,
+		StreamURL: u + "/stream?after=" + strconv.FormatInt(to, 10),
 	}
 	for _, m := range msgs {
-		if !control(m) {
-			p.Messages = append(p.Messages, s.item(ctx, id, ch.RowKey, m))
+		if control(m) {
+			continue
 		}
+		item := s.item(ctx, id, ch.RowKey, m)
+		item.FirstUnread = m.Seq == mine.ReadSeq+1 && mine.ReadSeq > 0
+		p.Messages = append(p.Messages, item)
 	}
-	if first := to - pageSize + 1; first > 1 {
-		p.OlderURL = chatURL(ch.RowKey) + "?before=" + strconv.FormatInt(max(first, 1), 10)
+	if from > 1 {
+		p.OlderURL = u + "?before=" + strconv.FormatInt(from, 10)
 	}
 	if !p.Live {
-		p.NewerURL = chatURL(ch.RowKey)
+		p.NewerURL = u + "?after=" + strconv.FormatInt(to, 10)
+		p.LatestURL = u + "?latest=1"
 	}
 	if acc.Other != "" {
 		on, err := s.Online(ctx, acc.Other)
@@ -203,6 +251,29 @@ func (s *Service) page(c echo.Context) error {
 	return web.Render(c, http.StatusOK, web.Page{Title: p.Name, Section: "chat", Content: views.Page(p)})
 }
 
+// markUnread is POST /chat/:id/messages/:seq/unread: the viewer's marker
+// goes back to just before that message (the one move back a person
+// makes on purpose), and they return to the list.
+func (s *Service) markUnread(c echo.Context) error {
+	ctx := c.Request().Context()
+	acc, seq, err := s.target(c)
+	if err != nil {
+		return err
+	}
+	id := auth.From(c)
+	_, err = storage.Modify(ctx, s.userChats, id.MemberKey, acc.Chat.RowKey, func(r *UserChatRow, exists bool) error {
+		if !exists {
+			r.Kind, r.JoinedAt = acc.Chat.Kind, s.now().UTC()
+		}
+		r.ReadSeq = seq - 1
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "chat.flash.unread", "/chat")
+}
+
 // item is a message as the viewer sees it, with what they may do to it.
 func (s *Service) item(ctx context.Context, viewer *auth.Identity, chatID string, m MessageRow) views.Message {
 	mine := viewer != nil && m.Sender == viewer.MemberKey
@@ -213,6 +284,9 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, chatID string
 		Edited: m.EditedAt != nil, Deleted: m.DeletedAt != nil,
 	}
 	base := chatURL(chatID) + "/messages/" + strconv.FormatInt(m.Seq, 10)
+	if !mine && !v.Deleted {
+		v.UnreadURL = base + "/unread"
+	}
 	if !v.Deleted && m.Type == TypeText {
 		if mine && s.now().Sub(m.SentAt) <= editWindow {
 			v.EditURL = base + "/edit"
