@@ -97,14 +97,15 @@ func TestRoomsPageAndSend(t *testing.T) {
 		t.Fatalf("the rooms: %d %q", n, list.Find(testID("chat-list")).Text())
 	}
 	res := post(ann, "/chat/room-general/messages", url.Values{"body": {"Hello, **everyone**"}})
-	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/chat/room-general#m-1" {
+	// Her first message there says she joined (entry 1), then the message.
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/chat/room-general#m-2" {
 		t.Fatalf("send: %d %s", res.StatusCode, res.Header.Get("Location"))
 	}
 	if u := bob.Get("/chat").Doc(t).Find(testID("chat-unread")).First().Text(); !strings.HasPrefix(u, "1") {
 		t.Fatalf("bob's unread: %q", u)
 	}
 	room := bob.Get("/chat/room-general").Doc(t)
-	if msg := room.Find(testID("chat-message")); msg.Length() != 1 || msg.Find("strong").Text() != "everyone" || msg.AttrOr("data-seq", "") != "1" {
+	if msg := room.Find(testID("chat-message")); msg.Length() != 1 || msg.Find("strong").Text() != "everyone" || msg.AttrOr("data-seq", "") != "2" {
 		t.Fatalf("the room shows %q", msg.Text())
 	}
 	if bob.Get("/chat").Doc(t).Find(testID("chat-unread")).Length() != 0 {
@@ -152,6 +153,7 @@ func openStream(t *testing.T, c *webtest.Client, path, lastID string) (<-chan ss
 		cancel()
 		t.Fatalf("stream %s: %v %v", path, err, res)
 	}
+	t.Cleanup(cancel)
 	out := make(chan sseEvent, 100)
 	go func() {
 		defer close(out)
@@ -221,12 +223,12 @@ func TestStreamResumesExactlyOnce(t *testing.T) {
 			t.Fatalf("send %q: %d", body, res.StatusCode)
 		}
 	}
-	send("before the stream")
-	events, stop := openStream(t, bob, "/chat/room-random/stream?after=1", "")
+	send("before the stream") // 1 says ann joined, 2 is this
+	events, stop := openStream(t, bob, "/chat/room-random/stream?after=2", "")
 	send("one")
 	send("two")
 	got := next(t, events, 2)
-	if ids(got) != "2,3" || !strings.Contains(got[0].data, "one") || !strings.Contains(got[1].data, `data-seq="3"`) {
+	if ids(got) != "3,4" || !strings.Contains(got[0].data, "one") || !strings.Contains(got[1].data, `data-seq="4"`) {
 		t.Fatalf("live: %+v", got)
 	}
 	stop()
@@ -234,10 +236,10 @@ func TestStreamResumesExactlyOnce(t *testing.T) {
 	for _, b := range []string{"three", "four", "five"} {
 		send(b)
 	}
-	events, stop = openStream(t, bob, "/chat/room-random/stream?after=1", "3")
+	events, stop = openStream(t, bob, "/chat/room-random/stream?after=2", "4")
 	defer stop()
 	got = next(t, events, 3)
-	if ids(got) != "4,5,6" || !strings.Contains(got[2].data, "five") {
+	if ids(got) != "5,6,7" || !strings.Contains(got[2].data, "five") {
 		t.Fatalf("resumed: %+v", got)
 	}
 	select {
@@ -315,11 +317,12 @@ func TestConcurrentSendsAndInstances(t *testing.T) {
 			wg.Wait()
 			deadline := time.After(10 * time.Second)
 			var got []int64
-			for len(got) < 100 {
+			texts := 0
+			for {
 				select {
 				case <-sub.Wake:
 				case <-deadline:
-					t.Fatalf("the other instance has %d of 100", len(got))
+					t.Fatalf("the other instance has %d of 100 messages", texts)
 				}
 				var last int64
 				if len(got) > 0 {
@@ -331,14 +334,22 @@ func TestConcurrentSendsAndInstances(t *testing.T) {
 				}
 				for _, m := range msgs {
 					got = append(got, m.Seq)
+					if m.Type == chat.TypeText {
+						texts++
+					}
+				}
+				if texts == 100 {
+					break
 				}
 			}
-			want := make([]int64, 100)
+			// Each sender's first message says they joined: 200 entries,
+			// numbered 1..200 without gaps or repeats, in one order.
+			want := make([]int64, len(got))
 			for i := range want {
 				want[i] = int64(i + 1)
 			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("sequence %v", got)
+			if !slices.Equal(got, want) || len(got) != 200 {
+				t.Fatalf("%d entries, sequence %v", len(got), got)
 			}
 			if b.Hub().FeedReads.Load() == 0 {
 				t.Error("the second instance never read the feed")
@@ -469,16 +480,16 @@ func TestEditAndDelete(t *testing.T) {
 	post(bob, room+"/messages", url.Values{"body": {"bob here"}})
 	post(ann, room+"/messages", url.Values{"body": {"first draft"}})
 	post(ann, room+"/messages", url.Values{"body": {"second"}})
-	events, stop := openStream(t, org, room+"/stream?after=3", "")
+	events, stop := openStream(t, org, room+"/stream?after=5", "")
 	defer stop()
 
-	if res := post(ann, room+"/messages/2/edit", url.Values{"body": {"final text"}}); res.StatusCode != http.StatusSeeOther {
+	if res := post(ann, room+"/messages/4/edit", url.Values{"body": {"final text"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("edit: %d", res.StatusCode)
 	}
-	if ev := next(t, events, 1)[0]; ev.id != "4" || !strings.Contains(ev.data, `hx-swap-oob="true"`) || !strings.Contains(ev.data, `id="m-2"`) || !strings.Contains(ev.data, "final text") {
+	if ev := next(t, events, 1)[0]; ev.id != "6" || !strings.Contains(ev.data, `hx-swap-oob="true"`) || !strings.Contains(ev.data, `id="m-4"`) || !strings.Contains(ev.data, "final text") {
 		t.Fatalf("the edit on the stream: %+v", ev)
 	}
-	msg := org.Get(room).Doc(t).Find("#m-2")
+	msg := org.Get(room).Doc(t).Find("#m-4")
 	if !strings.Contains(msg.Text(), "final text") || msg.Find(testID("chat-edited")).Length() != 1 {
 		t.Fatalf("the edited message: %q", msg.Text())
 	}
@@ -488,16 +499,16 @@ func TestEditAndDelete(t *testing.T) {
 	for _, bad := range []struct {
 		path string
 		want int
-	}{{room + "/messages/2/edit", http.StatusForbidden}, {room + "/messages/2/delete", http.StatusForbidden}, {room + "/messages/99/edit", http.StatusNotFound}, {room + "/messages/x/edit", http.StatusNotFound}} {
+	}{{room + "/messages/4/edit", http.StatusForbidden}, {room + "/messages/4/delete", http.StatusForbidden}, {room + "/messages/99/edit", http.StatusNotFound}, {room + "/messages/x/edit", http.StatusNotFound}} {
 		if res := post(bob, bad.path, url.Values{"body": {"hijack"}, "confirm": {"yes"}}); res.StatusCode != bad.want {
 			t.Errorf("bob: %s: %d, want %d", bad.path, res.StatusCode, bad.want)
 		}
 	}
-	if res := post(ann, room+"/messages/2/edit", url.Values{"body": {""}}); res.StatusCode != http.StatusUnprocessableEntity {
+	if res := post(ann, room+"/messages/4/edit", url.Values{"body": {""}}); res.StatusCode != http.StatusUnprocessableEntity {
 		t.Errorf("an empty edit: %d", res.StatusCode)
 	}
 	a.Clock.Advance(16 * time.Minute)
-	if res := post(ann, room+"/messages/3/edit", url.Values{"body": {"too late"}}); res.StatusCode != http.StatusConflict {
+	if res := post(ann, room+"/messages/5/edit", url.Values{"body": {"too late"}}); res.StatusCode != http.StatusConflict {
 		t.Fatalf("an edit after 15 minutes: %d", res.StatusCode)
 	}
 	// Bob has two unread from ann; she deletes one: one is left.
@@ -507,19 +518,19 @@ func TestEditAndDelete(t *testing.T) {
 	if u := bobs(); !strings.HasPrefix(u, "2") {
 		t.Fatalf("bob's unread before: %q", u)
 	}
-	if res := post(ann, room+"/messages/3/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+	if res := post(ann, room+"/messages/5/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete: %d", res.StatusCode)
 	}
 	if u := bobs(); !strings.HasPrefix(u, "1") {
 		t.Fatalf("bob's unread after a deletion: %q", u)
 	}
-	if ev := next(t, events, 1)[0]; ev.id != "5" || !strings.Contains(ev.data, `data-deleted="true"`) {
+	if ev := next(t, events, 1)[0]; ev.id != "7" || !strings.Contains(ev.data, `data-deleted="true"`) {
 		t.Fatalf("the deletion on the stream: %+v", ev)
 	}
-	if bob.Get(room).Doc(t).Find("#m-3 "+testID("chat-tombstone")).Length() != 1 {
+	if bob.Get(room).Doc(t).Find("#m-5 "+testID("chat-tombstone")).Length() != 1 {
 		t.Fatal("no tombstone")
 	}
-	if res := post(org, room+"/messages/1/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+	if res := post(org, room+"/messages/2/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("an admin deletes bob's message: %d", res.StatusCode)
 	}
 }
@@ -545,7 +556,7 @@ func TestMessagesExpire(t *testing.T) {
 		t.Fatalf("the room shows %d messages, want only the fresh one", n)
 	}
 	events, stop := openStream(t, bob, room+"/stream?after=0", "")
-	if got := next(t, events, 1); ids(got) != "3" {
+	if got := next(t, events, 1); ids(got) != "4" {
 		t.Fatalf("the stream from the start: %s", ids(got))
 	}
 	stop()
@@ -554,9 +565,10 @@ func TestMessagesExpire(t *testing.T) {
 	if strings.Contains(random.Text(), "idle room") || random.Find(testID("chat-unread")).Length() != 0 {
 		t.Fatalf("an expired message in the list: %q", random.Text())
 	}
+	// The expired: general's join, two messages; random's join and one.
 	n, err := a.svc.SweepExpired(t.Context())
-	if err != nil || n != 3 {
-		t.Fatalf("swept %d, %v; want 3", n, err)
+	if err != nil || n != 5 {
+		t.Fatalf("swept %d, %v; want 5", n, err)
 	}
 	left, _ := storage.All[chat.MessageRow](t.Context(), a.Store.Table(chat.MessagesTable), storage.Query{PartitionKey: chat.RoomID("general"), RowKeyPrefix: "m|"})
 	if len(left) != 1 || left[0].Body != "fresh" {
@@ -687,26 +699,49 @@ func TestOpensAtFirstUnread(t *testing.T) {
 		t.Fatal("a page short of the newest streams")
 	}
 	newer := bob.Get(doc.Find(testID("chat-newer")).AttrOr("href", "")).Doc(t)
-	if f, l := seqs(newer); f != 66 || l != 80 || newer.Find(testID("chat-stream")).Length() != 1 {
+	// Entry 1 says ann joined: her 80 messages are 2..81.
+	if f, l := seqs(newer); f != 66 || l != 81 || newer.Find(testID("chat-stream")).Length() != 1 {
 		t.Fatalf("newer: %d..%d", f, l)
 	}
 	older := bob.Get(doc.Find(testID("chat-older")).AttrOr("href", "")).Doc(t)
-	if f, l := seqs(older); f != 1 || l != 15 {
+	if f, l := seqs(older); f != 2 || l != 15 {
 		t.Fatalf("older: %d..%d", f, l)
 	}
 	latest := bob.Get(room + "?latest=1").Doc(t)
-	if f, l := seqs(latest); f != 31 || l != 80 {
+	if f, l := seqs(latest); f != 32 || l != 81 {
 		t.Fatalf("latest: %d..%d", f, l)
 	}
 	if res := post(bob, room+"/messages/30/unread", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("unread from 30: %d", res.StatusCode)
 	}
-	if u := bob.Get("/chat").Doc(t).Find(testID("chat-unread")).First().Text(); !strings.HasPrefix(u, "51") {
+	if u := bob.Get("/chat").Doc(t).Find(testID("chat-unread")).First().Text(); !strings.HasPrefix(u, "52") {
 		t.Fatalf("unread after marking from 30: %q", u)
 	}
 	for _, bad := range []string{"?before=0", "?after=-1", "?before=x"} {
 		if res := bob.Get(room + bad); res.StatusCode != http.StatusBadRequest {
 			t.Errorf("GET %s: %d", bad, res.StatusCode)
 		}
+	}
+}
+
+// TestMentions: "@name" tells that participant in their inbox, once per
+// message; a name nobody here has, or the sender's own, tells no one.
+func TestMentions(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, cat := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(cat, "cat@example.com")
+	room := "/chat/room-general"
+	cat.Get(room) // cat is a participant once she has opened it
+	post(ann, room+"/messages", url.Values{"body": {"@cat the slides are up, @ann too, @nobody"}})
+	post(ann, room+"/messages", url.Values{"body": {"no mention for @catherine"}})
+	a.Tasks.RunDue(t.Context())
+	items := cat.Get("/inbox").Doc(t).Find(testID("inbox-item"))
+	if items.Length() != 1 || !strings.Contains(items.Text(), "mentioned you") {
+		t.Fatalf("cat's inbox: %d %q", items.Length(), items.Text())
+	}
+	if n := ann.Get("/inbox").Doc(t).Find(testID("inbox-item")).Length(); n != 0 {
+		t.Fatalf("ann is told of her own mention: %d", n)
 	}
 }

@@ -248,6 +248,7 @@ func (s *Service) page(c echo.Context) error {
 	if err := s.markRead(ctx, id.MemberKey, ch, to); err != nil {
 		s.logger.WarnContext(ctx, "chat: read marker not moved", "chat", ch.RowKey, "err", err)
 	}
+	s.seen(ctx, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, ch)
 	return web.Render(c, http.StatusOK, web.Page{Title: p.Name, Section: "chat", Content: views.Page(p)})
 }
 
@@ -282,6 +283,9 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, chatID string
 		System: m.Type == TypeSystem, Body: templ.Raw(richtext.Render(m.Body)), Text: m.Body,
 		Time: m.SentAt.In(viewer.Location()).Format("15:04"), Datetime: m.SentAt.UTC().Format(time.RFC3339),
 		Edited: m.EditedAt != nil, Deleted: m.DeletedAt != nil,
+	}
+	if v.System {
+		v.Body = templ.Raw(templ.EscapeString(i18n.T(ctx, "chat.joined")))
 	}
 	base := chatURL(chatID) + "/messages/" + strconv.FormatInt(m.Seq, 10)
 	if !mine && !v.Deleted {
@@ -329,7 +333,7 @@ func (s *Service) send(c echo.Context) error {
 	}
 	ch := acc.Chat
 	body := c.FormValue("body")
-	m, err := s.Send(ctx, ch, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, body)
+	m, err := s.post(ctx, ch, acc.Title, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, body)
 	form := views.FormProps{Action: chatURL(ch.RowKey) + "/messages", Body: body}
 	switch {
 	case errors.Is(err, ErrBadBody):

@@ -165,7 +165,7 @@ func (l *Log) Unread(ctx context.Context, chatID string, after, head int64, view
 		if err := storage.Unmarshal(e, &m); err != nil {
 			return 0, err
 		}
-		if !control(m) && m.DeletedAt == nil && m.Sender != viewer && Live(m, now) {
+		if m.Type == TypeText && m.DeletedAt == nil && m.Sender != viewer && Live(m, now) {
 			n++
 		}
 	}

@@ -102,22 +102,29 @@ func (s *Service) Drain() { s.hub.Drain() }
 // Hub is the instance's live delivery (for tests and benchmarks).
 func (s *Service) Hub() *Hub { return s.hub }
 
-// Send posts body to ch as from (whom the caller authorized): at most
+// Send posts body to ch as from (whom the caller authorized), titled
+// title for notices: at most
 // SendsPer10s a person per chat (ErrTooFast), then one transaction at the
 // chat's head, then live delivery. The sender has read it; the other
 // person of a private chat finds it in their list.
 func (s *Service) Send(ctx context.Context, ch ChatRow, from Person, body string) (MessageRow, error) {
+	return s.post(ctx, ch, ch.Name, from, body)
+}
+
+func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Person, body string) (MessageRow, error) {
 	if _, p := bodyRule.Check(body); p != formrule.OK {
 		return MessageRow{}, ErrBadBody
 	}
 	if err := s.sends.Take(ctx, from.MemberKey+"|"+ch.RowKey, s.now()); err != nil {
 		return MessageRow{}, err
 	}
+	s.joined(ctx, from, ch)
 	m, err := s.log.Append(ctx, ch.RowKey, from, TypeText, body)
 	if err != nil {
 		return m, err
 	}
 	s.hub.Sent(ctx, m)
+	s.tellMentioned(ctx, ch, title, m)
 	if err := s.markRead(ctx, from.MemberKey, ch, m.Seq); err != nil {
 		s.logger.WarnContext(ctx, "chat: read marker not moved", "chat", ch.RowKey, "err", err)
 	}

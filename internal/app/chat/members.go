@@ -1,0 +1,165 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Participants and mentions. The first time someone opens a room, group
+// or event chat, a participant row (p|{memberKey}) goes into the chat's
+// Messages partition; the first time they write there, the log says
+// "{name} joined" (a system message, which unread counts leave out). The participants are
+// who an @mention can name: "@Anna Smith" or, when no one else shares
+// it, "@Anna". Each person mentioned (not the sender) is told in their
+// inbox, once per message.
+
+// participantPrefix starts every participant row's RowKey.
+const participantPrefix = "p|"
+
+// ParticipantRow is one person who joined a chat.
+type ParticipantRow struct {
+	PartitionKey string    `table:"PartitionKey"` // chatId
+	RowKey       string    `table:"RowKey"`       // "p|{memberKey}"
+	ETag         string    `table:"ETag"`
+	MemberKey    string    `table:"memberKey"`
+	Name         string    `table:"name"`
+	JoinedAt     time.Time `table:"joinedAt"`
+	// Announced is set once the log said they joined (their first
+	// message).
+	Announced bool `table:"announced"`
+}
+
+// seen records who as a participant of ch on their first visit (no
+// message: reading is not joining the conversation).
+func (s *Service) seen(ctx context.Context, who Person, ch ChatRow) {
+	if ch.Kind == KindPrivate {
+		return
+	}
+	_, err := storage.Insert(ctx, s.log.table, ParticipantRow{PartitionKey: ch.RowKey, RowKey: participantPrefix + who.MemberKey, MemberKey: who.MemberKey, Name: who.Name, JoinedAt: s.now().UTC()})
+	if err != nil && !errors.Is(err, storage.ErrExists) {
+		s.logger.WarnContext(ctx, "chat: participant not recorded", "chat", ch.RowKey, "err", err)
+	}
+}
+
+// joined records who as a participant of ch when they first write there,
+// and says so in the log: "{name} joined" (private chats have their two
+// people already, and no such message).
+func (s *Service) joined(ctx context.Context, who Person, ch ChatRow) {
+	if ch.Kind == KindPrivate {
+		return
+	}
+	first := false
+	_, err := storage.Modify(ctx, s.log.table, ch.RowKey, participantPrefix+who.MemberKey, func(p *ParticipantRow, exists bool) error {
+		if exists && p.Announced {
+			return storage.ErrNoChange
+		}
+		if !exists {
+			p.MemberKey, p.JoinedAt = who.MemberKey, s.now().UTC()
+		}
+		p.Name, p.Announced, first = who.Name, true, true
+		return nil
+	})
+	if err != nil || !first {
+		if err != nil {
+			s.logger.WarnContext(ctx, "chat: participant not recorded", "chat", ch.RowKey, "err", err)
+		}
+		return
+	}
+	m, err := s.log.Append(ctx, ch.RowKey, Person{MemberKey: who.MemberKey, Name: who.Name}, TypeSystem, "joined")
+	if err != nil {
+		s.logger.WarnContext(ctx, "chat: join not said", "chat", ch.RowKey, "err", err)
+		return
+	}
+	s.hub.Sent(ctx, m)
+}
+
+// mentioned are the participants of ch that body names with @ (not the
+// sender): one query of the participants, only when body has an @.
+func (s *Service) mentioned(ctx context.Context, ch ChatRow, sender, body string) ([]ParticipantRow, error) {
+	if !strings.Contains(body, "@") {
+		return nil, nil
+	}
+	var people []ParticipantRow
+	if ch.Kind == KindPrivate {
+		for _, k := range []struct{ key, name string }{{ch.MemberA, ch.NameA}, {ch.MemberB, ch.NameB}} {
+			people = append(people, ParticipantRow{MemberKey: k.key, Name: k.name})
+		}
+	} else {
+		var err error
+		people, err = storage.All[ParticipantRow](ctx, s.log.table, storage.Query{PartitionKey: ch.RowKey, RowKeyPrefix: participantPrefix, Limit: 1000})
+		if err != nil {
+			return nil, err
+		}
+	}
+	firsts := map[string]int{}
+	for _, p := range people {
+		firsts[strings.ToLower(firstName(p.Name))]++
+	}
+	text := strings.ToLower(body)
+	var out []ParticipantRow
+	for _, p := range people {
+		if p.MemberKey == sender || p.Name == "" {
+			continue
+		}
+		first := strings.ToLower(firstName(p.Name))
+		if mentions(text, strings.ToLower(p.Name)) || firsts[first] == 1 && mentions(text, first) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func firstName(name string) string {
+	if f := strings.Fields(name); len(f) > 0 {
+		return f[0]
+	}
+	return name
+}
+
+// mentions reports whether text has "@"+name followed by no more of a
+// name (a letter or digit).
+func mentions(text, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], "@"+name)
+		if j < 0 {
+			return false
+		}
+		end := i + j + 1 + len(name)
+		if r := []rune(text[end:]); len(r) == 0 || !unicode.IsLetter(r[0]) && !unicode.IsDigit(r[0]) {
+			return true
+		}
+		i = end
+	}
+}
+
+// tellMentioned tells each person m mentions, in their inbox.
+func (s *Service) tellMentioned(ctx context.Context, ch ChatRow, title string, m MessageRow) {
+	if s.notifier == nil || m.Type != TypeText {
+		return
+	}
+	people, err := s.mentioned(ctx, ch, m.Sender, m.Body)
+	if err != nil {
+		s.logger.WarnContext(ctx, "chat: mentions not read", "chat", ch.RowKey, "err", err)
+		return
+	}
+	for _, p := range people {
+		err := s.notifier.Post(ctx, inbox.Notice{
+			To:   []inbox.Recipient{{MemberKey: p.MemberKey}},
+			Kind: "chat.notify.mention",
+			Args: map[string]string{"name": m.SenderName, "chat": title, "preview": preview(m.Body)},
+			When: m.SentAt,
+			Link: chatURL(ch.RowKey) + fmt.Sprintf("#m-%d", m.Seq),
+			Key:  fmt.Sprintf("chat.mention|%s|%d|%s", ch.RowKey, m.Seq, p.MemberKey),
+		})
+		if err != nil {
+			s.logger.WarnContext(ctx, "chat: mention not posted", "chat", ch.RowKey, "err", err)
+		}
+	}
+}
