@@ -352,7 +352,6 @@ func newFanout(b *testing.B, kind string, rooms int, history bool) *fanout {
 	var wg sync.WaitGroup
 	b.Cleanup(func() { cancel(); wg.Wait() })
 	hub := f.watcher.Hub()
-	start := time.Now()
 	for r := range rooms {
 		ch := benchRoom(r)
 		who := fmt.Sprintf("auth:watcher%04d", r)
@@ -369,16 +368,12 @@ func newFanout(b *testing.B, kind string, rooms int, history bool) *fanout {
 		go func() {
 			defer wg.Done()
 			defer hub.Unsubscribe(sub)
-			// Streams open at different times: their rechecks are spread.
-			recheck := time.NewTimer(time.Until(start.Add(recheckEvery * time.Duration(r) / time.Duration(rooms))))
-			defer recheck.Stop()
+			var markedAt time.Time
 			for {
 				select {
 				case <-ctx.Done():
 					return
 				case <-sub.Wake:
-				case <-recheck.C:
-					recheck.Reset(recheckEvery)
 				}
 				msgs, _, err := hub.Since(ctx, ch.RowKey, last)
 				if err != nil {
@@ -387,8 +382,13 @@ func newFanout(b *testing.B, kind string, rooms int, history bool) *fanout {
 				if len(msgs) > 0 {
 					last = msgs[len(msgs)-1].Seq
 					f.delivered.Add(int64(len(msgs)))
-					if err := f.watcher.markRead(ctx, who, ch, last); err != nil && ctx.Err() == nil {
-						b.Errorf("read marker: %v", err)
+					// As the stream does: the marker moves at most every
+					// markEvery.
+					if time.Since(markedAt) >= markEvery {
+						if err := f.watcher.markRead(ctx, who, ch, last); err != nil && ctx.Err() == nil {
+							b.Errorf("read marker: %v", err)
+						}
+						markedAt = time.Now()
 					}
 				}
 			}

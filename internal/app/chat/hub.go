@@ -1,10 +1,13 @@
 package chat
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,10 +27,10 @@ import (
 // subscribers) and wakes the watchers of every chat whose head moved.
 // Rows are only hints: the chat's log is the source of truth, each
 // subscriber keeps the last sequence number it sent, and reads what
-// follows; so an overlap, a duplicate or a late feed row costs nothing
-// but a wake-up. A feed row lost by a crash between the send and the
-// feed write is caught by the next send to that chat, or by the
-// watchers' own check every recheckEvery.
+// follows; so an overlap or a duplicate costs nothing, and a late or
+// lost feed row leaves a gap that sends the next read to the log. A feed
+// row lost by a crash between the send and the feed write is caught by
+// the next send to that chat, or when the stream reconnects.
 //
 // The feed's ceiling is one partition's rate, about 2,000 entities a
 // second across the app (sends plus reads); docs/ARCHITECTURE.md says
@@ -35,12 +38,11 @@ import (
 
 // Feed settings.
 const (
-	feedShard    = "f0"
-	pollEvery    = time.Second
-	feedOverlap  = 5 * time.Second // rows written late still get read
-	feedKeep     = 2 * time.Minute // the sweeper deletes older rows
-	tailSize     = 200             // newest messages kept per watched chat
-	recheckEvery = 30 * time.Second
+	feedShard   = "f0"
+	pollEvery   = time.Second
+	feedOverlap = 5 * time.Second // rows written late still get read
+	feedKeep    = 2 * time.Minute // the sweeper deletes older rows
+	tailSize    = 200             // newest messages kept per watched chat
 )
 
 // Hub is an instance's live delivery.
@@ -60,15 +62,40 @@ type Hub struct {
 	FeedReads atomic.Int64
 }
 
-// watched is one chat with subscribers here.
+// watched is one chat with subscribers here, and the tail of its log
+// the hub holds for them: the entries after floor up to upTo (expired
+// ones left out), read from the log once and then extended by the sends
+// the hub hears of, here or through the feed, while they follow on
+// without a gap. A gap (a feed row lost or late) makes it stale: the
+// next read goes to the log.
 type watched struct {
 	subs map[*Sub]struct{}
-	// known is the newest head the hub heard of; tail the newest
-	// messages read, upTo the head they reach.
+
 	mu    sync.Mutex
-	known int64
-	tail  []MessageRow
+	read  bool
+	stale bool
+	floor int64
 	upTo  int64
+	tail  []MessageRow
+}
+
+// add extends the tail with m when it follows on; a gap marks it stale.
+// It reports whether m was news.
+func (w *watched) add(m MessageRow) bool {
+	switch {
+	case !w.read || m.Seq <= w.upTo:
+		return !w.read
+	case m.Seq == w.upTo+1 && !w.stale:
+		w.tail = append(w.tail, m)
+		if len(w.tail) > tailSize {
+			w.tail = w.tail[len(w.tail)-tailSize:]
+			w.floor = w.tail[0].Seq - 1
+		}
+		w.upTo = m.Seq
+	default:
+		w.stale = true
+	}
+	return true
 }
 
 // Sub is one subscriber: Wake is signalled (never blocking) when the
@@ -124,8 +151,9 @@ func (h *Hub) Drain() {
 	}
 }
 
-// wake signals chatID's subscribers here that its head is at least seq.
-func (h *Hub) wake(chatID string, seq int64) {
+// heard gives the chat's watchers here m (nil: only that the head
+// reached seq), and wakes them when it was news.
+func (h *Hub) heard(chatID string, seq int64, m *MessageRow) {
 	h.mu.Lock()
 	w := h.chats[chatID]
 	var subs []*Sub
@@ -139,10 +167,16 @@ func (h *Hub) wake(chatID string, seq int64) {
 		return
 	}
 	w.mu.Lock()
-	if seq > w.known {
-		w.known = seq
+	news := false
+	if m != nil {
+		news = w.add(*m)
+	} else if seq > w.upTo {
+		w.stale, news = true, true
 	}
 	w.mu.Unlock()
+	if !news {
+		return
+	}
 	for _, s := range subs {
 		select {
 		case s.Wake <- struct{}{}:
@@ -151,13 +185,18 @@ func (h *Hub) wake(chatID string, seq int64) {
 	}
 }
 
-// Sent tells the hub a message was sent here: local subscribers wake at
-// once, and the feed carries it to other instances. A lost feed row is
-// logged: the next send, or the watchers' recheck, catches up.
+// Sent tells the hub an entry was added here: local watchers get it at
+// once, and the feed carries it, whole, to other instances, whose
+// watchers then need no read of the log. A lost feed row is logged: the
+// other instances notice the gap at the next entry and read the log.
 func (h *Hub) Sent(ctx context.Context, m MessageRow) {
-	h.wake(m.PartitionKey, m.Seq)
+	h.heard(m.PartitionKey, m.Seq, &m)
+	entry, err := json.Marshal(m)
+	if err != nil {
+		h.logger.WarnContext(ctx, "chat: feed entry not encoded", "err", err)
+	}
 	now := h.now().UTC()
-	row := FeedRow{PartitionKey: feedShard, RowKey: feedKey(now, m.PartitionKey), ChatID: m.PartitionKey, Seq: m.Seq}
+	row := FeedRow{PartitionKey: feedShard, RowKey: feedKey(now, m.PartitionKey), ChatID: m.PartitionKey, Seq: m.Seq, Entry: string(entry)}
 	if _, err := storage.Upsert(context.WithoutCancel(ctx), h.feed, row); err != nil {
 		h.logger.WarnContext(ctx, "chat: feed row not written", "chat", m.PartitionKey, "err", err)
 	}
@@ -189,8 +228,8 @@ func (h *Hub) poll() {
 	}
 }
 
-// readFeed reads the last feedOverlap of the feed and wakes the chats
-// whose head moved past what the hub knew.
+// readFeed reads the last feedOverlap of the feed and hands each entry
+// to its chat's watchers here.
 func (h *Hub) readFeed(ctx context.Context) {
 	h.FeedReads.Add(1)
 	from := h.now().Add(-feedOverlap)
@@ -199,26 +238,27 @@ func (h *Hub) readFeed(ctx context.Context) {
 		h.logger.Warn("chat: feed not read", "err", err)
 		return
 	}
+	slices.SortFunc(rows, func(a, b FeedRow) int { return cmp.Compare(a.Seq, b.Seq) })
 	for _, r := range rows {
 		h.mu.Lock()
-		w := h.chats[r.ChatID]
+		_, watching := h.chats[r.ChatID]
 		h.mu.Unlock()
-		if w == nil {
+		if !watching {
 			continue
 		}
-		w.mu.Lock()
-		news := r.Seq > w.known
-		w.mu.Unlock()
-		if news {
-			h.wake(r.ChatID, r.Seq)
+		var m MessageRow
+		if r.Entry != "" && json.Unmarshal([]byte(r.Entry), &m) == nil && m.Seq == r.Seq {
+			h.heard(r.ChatID, r.Seq, &m)
+		} else {
+			h.heard(r.ChatID, r.Seq, nil)
 		}
 	}
 }
 
-// Since returns chatID's messages after seq, in order (at most
-// tailSize; reset is true when more were missed than that, or seq is
-// past the head: the client starts over). Subscribers of one chat share
-// one read of its log per new head.
+// Since returns chatID's entries after seq, in order (reset is true
+// when more were missed than the hub keeps, tailSize, or seq is past the
+// log: the client starts over). Watchers of one chat share the hub's
+// tail: no read while it covers what they need.
 func (h *Hub) Since(ctx context.Context, chatID string, seq int64) (msgs []MessageRow, reset bool, err error) {
 	h.mu.Lock()
 	w := h.chats[chatID]
@@ -228,28 +268,22 @@ func (h *Hub) Since(ctx context.Context, chatID string, seq int64) (msgs []Messa
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.known <= w.upTo && w.upTo > 0 && seq >= w.upTo-int64(len(w.tail)) {
-		return after(w.tail, seq, h.now()), seq > w.upTo, nil
+	if w.read && !w.stale && seq >= w.floor && seq <= w.upTo {
+		return after(w.tail, seq, h.now()), false, nil
 	}
 	head, err := h.log.Head(ctx, chatID)
 	if err != nil {
 		return nil, false, err
 	}
-	if seq > head.Seq {
+	if seq > head.Seq || head.Seq-seq > tailSize {
 		return nil, true, nil
 	}
-	if head.Seq-seq > tailSize {
-		return nil, true, nil
-	}
-	from := min(seq+1, head.Seq-tailSize+1)
+	from := max(min(seq+1, head.Seq-tailSize+1), 1)
 	rows, err := h.log.Range(ctx, chatID, from, head.Seq)
 	if err != nil {
 		return nil, false, err
 	}
-	w.tail, w.upTo = rows, head.Seq
-	if head.Seq > w.known {
-		w.known = head.Seq
-	}
+	w.read, w.stale, w.floor, w.upTo, w.tail = true, false, from-1, head.Seq, rows
 	return after(rows, seq, h.now()), false, nil
 }
 

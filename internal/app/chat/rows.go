@@ -116,4 +116,7 @@ type FeedRow struct {
 	ETag         string `table:"ETag"`
 	ChatID       string `table:"chatId"`
 	Seq          int64  `table:"seq"`
+	// Entry is the log entry itself (JSON), so other instances deliver it
+	// without reading the log.
+	Entry string `table:"entry"`
 }

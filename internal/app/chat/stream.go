@@ -31,8 +31,12 @@ import (
 // dropping the stream; it ends when the client goes or the server
 // shuts down.
 
-// heartbeatEvery is the comment heartbeat's period.
-const heartbeatEvery = 25 * time.Second
+// heartbeatEvery is the comment heartbeat's period; markEvery how often
+// a stream moves its reader's marker at most.
+const (
+	heartbeatEvery = 25 * time.Second
+	markEvery      = 15 * time.Second
+)
 
 // stream is GET /chat/:id/stream.
 func (s *Service) stream(c echo.Context) error {
@@ -95,12 +99,23 @@ func (s *Service) stream(c echo.Context) error {
 		}
 		if len(msgs) > 0 {
 			w.Flush()
-			if err := s.markRead(ctx, id.MemberKey, ch, last); err != nil {
-				s.logger.WarnContext(ctx, "chat: read marker not moved", "chat", ch.RowKey, "err", err)
-			}
 		}
 		return false, nil
 	}
+	// What the stream shows is read: the marker moves at most every
+	// markEvery, and when the stream ends.
+	marked, markedAt := last, time.Time{}
+	mark := func(force bool) {
+		if last == marked || !force && time.Since(markedAt) < markEvery {
+			return
+		}
+		if err := s.markRead(context.WithoutCancel(ctx), id.MemberKey, ch, last); err != nil {
+			s.logger.WarnContext(ctx, "chat: read marker not moved", "chat", ch.RowKey, "err", err)
+			return
+		}
+		marked, markedAt = last, time.Now()
+	}
+	defer mark(true)
 	if done, err := send(); done || err != nil {
 		return nil
 	}
@@ -109,8 +124,6 @@ func (s *Service) stream(c echo.Context) error {
 	s.Seen(ctx, id.MemberKey)
 	beat := time.NewTicker(heartbeatEvery)
 	defer beat.Stop()
-	recheck := time.NewTicker(recheckEvery)
-	defer recheck.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -127,10 +140,7 @@ func (s *Service) stream(c echo.Context) error {
 			if done, err := send(); done || err != nil {
 				return nil
 			}
-		case <-recheck.C:
-			if done, err := send(); done || err != nil {
-				return nil
-			}
+			mark(false)
 		}
 	}
 }
