@@ -262,6 +262,7 @@ func (s *Service) markUnread(c echo.Context) error {
 		return err
 	}
 	id := auth.From(c)
+	s.markers.Delete(id.MemberKey + "|" + acc.Chat.RowKey)
 	_, err = storage.Modify(ctx, s.userChats, id.MemberKey, acc.Chat.RowKey, func(r *UserChatRow, exists bool) error {
 		if !exists {
 			r.Kind, r.JoinedAt = acc.Chat.Kind, s.now().UTC()
@@ -303,9 +304,34 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, chatID string
 }
 
 // markRead moves memberKey's read marker in ch to seq, never backwards
-// (a stale tab reading older messages leaves it where it is).
+// (a stale tab reading older messages leaves it where it is). The
+// instance remembers the marker it last wrote with its ETag, so moving
+// it again is one conditional write and no read; when another instance
+// or tab wrote in between, the write is refused and the row read again.
 func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, seq int64) error {
-	_, err := storage.Modify(ctx, s.userChats, memberKey, ch.RowKey, func(r *UserChatRow, exists bool) error {
+	key := memberKey + "|" + ch.RowKey
+	if known, ok := s.markers.Load(key); ok {
+		r := known.(UserChatRow)
+		if r.ReadSeq >= seq {
+			return nil
+		}
+		r.ReadSeq = seq
+		e, err := storage.Marshal(r)
+		if err != nil {
+			return err
+		}
+		etag, err := s.userChats.Update(ctx, e, storage.Replace, r.ETag)
+		if err == nil {
+			r.ETag = etag
+			s.markers.Store(key, r)
+			return nil
+		}
+		s.markers.Delete(key)
+		if !errors.Is(err, storage.ErrPrecondition) && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+	}
+	r, err := storage.Modify(ctx, s.userChats, memberKey, ch.RowKey, func(r *UserChatRow, exists bool) error {
 		if exists && r.ReadSeq >= seq {
 			return storage.ErrNoChange
 		}
@@ -315,6 +341,9 @@ func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, se
 		r.ReadSeq = seq
 		return nil
 	})
+	if err == nil {
+		s.markers.Store(key, r)
+	}
 	return err
 }
 

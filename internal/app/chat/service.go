@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/harmony/harmony/internal/fault"
@@ -27,9 +28,11 @@ type Service struct {
 	people    People
 	presence  *storage.Table
 	notifier  Notifier
-	pres      presence
-	logger    *slog.Logger
-	now       func() time.Time
+	// markers are the read markers this instance last wrote (markRead).
+	markers sync.Map
+	pres    presence
+	logger  *slog.Logger
+	now     func() time.Time
 }
 
 // Options configure the module.
