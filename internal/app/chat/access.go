@@ -177,6 +177,9 @@ func (s *Service) StartPrivate(ctx context.Context, me *auth.Identity, other str
 	if err != nil {
 		return "", ErrNoChat
 	}
+	if s.hasBlocked(ctx, me.MemberKey, other) {
+		return "", ErrBlockedByYou
+	}
 	chatID := PrivateID(me.MemberKey, other)
 	a, b, na, nb := me.MemberKey, other, me.DisplayName, name
 	if b < a {

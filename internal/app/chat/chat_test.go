@@ -745,3 +745,57 @@ func TestMentions(t *testing.T) {
 		t.Fatalf("ann is told of her own mention: %d", n)
 	}
 }
+
+// TestBlock: someone blocked is folded away for the blocker in shared
+// rooms, cannot be messaged privately by the blocker, and never notifies
+// them (private messages, mentions); the blocked person sees no change
+// and is not told; unblocking undoes it.
+func TestBlock(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.Client(), a.Client()
+	annKey := a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	room := "/chat/room-general"
+	ann.Get(room)
+	post(bob, room+"/messages", url.Values{"body": {"hello from bob"}})
+	if res := post(ann, "/chat/block", url.Values{"member": {bobKey}, "name": {"bob"}}); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("confirm-page")).Length() != 1 {
+		t.Fatalf("block without confirming: %d", res.StatusCode)
+	}
+	if res := post(ann, "/chat/block", url.Values{"member": {bobKey}, "name": {"bob"}, "confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("block: %d", res.StatusCode)
+	}
+	if d := ann.Get(room).Doc(t); d.Find(testID("chat-collapsed")).Length() != 1 {
+		h, _ := d.Find(testID("chat-messages")).Html()
+		t.Fatalf("bob's message is not folded away for ann: %s", h)
+	}
+	if d := bob.Get(room).Doc(t); d.Find(testID("chat-collapsed")).Length() != 0 || strings.Contains(d.Text(), "blocked") {
+		t.Fatal("bob sees a difference")
+	}
+	if res := post(ann, "/chat/private", url.Values{"member": {bobKey}}); res.StatusCode != http.StatusConflict {
+		t.Fatalf("ann messages someone she blocked: %d", res.StatusCode)
+	}
+	dm := post(bob, "/chat/private", url.Values{"member": {annKey}})
+	if dm.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bob, who is not told, opens a private chat: %d", dm.StatusCode)
+	}
+	post(bob, dm.Header.Get("Location")+"/messages", url.Values{"body": {"are you there?"}})
+	post(bob, room+"/messages", url.Values{"body": {"@ann look"}})
+	a.Tasks.RunDue(t.Context())
+	if n := ann.Get("/inbox").Doc(t).Find(testID("inbox-item")).Length(); n != 0 {
+		t.Fatalf("ann got %d notices from bob", n)
+	}
+	if res := post(ann, dm.Header.Get("Location")+"/messages", url.Values{"body": {"hi"}}); res.StatusCode != http.StatusConflict {
+		t.Fatalf("ann writes in the private chat with bob: %d", res.StatusCode)
+	}
+	if ann.Get("/chat").Doc(t).Find(testID("blocked-person")).Length() != 1 {
+		t.Fatal("ann's list does not show whom she blocked")
+	}
+	post(ann, "/chat/unblock", url.Values{"member": {bobKey}})
+	if res := post(ann, "/chat/private", url.Values{"member": {bobKey}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("after unblocking: %d", res.StatusCode)
+	}
+	if ann.Get(room).Doc(t).Find(testID("chat-collapsed")).Length() != 0 {
+		t.Fatal("still folded after unblocking")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -34,6 +35,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/private", s.startPrivate, acc)
 	e.POST("/chat/presence", s.heartbeat, acc)
 	e.POST("/chat/appear-offline", s.appearOffline, acc)
+	e.POST("/chat/block", s.block, acc)
+	e.POST("/chat/unblock", s.unblock, acc)
 	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc)
 	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc)
 	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc)
@@ -131,7 +134,16 @@ func (s *Service) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.List(items, hidden)})
+	blocked, err := s.Blocked(ctx, id.MemberKey)
+	if err != nil {
+		return err
+	}
+	var people []views.BlockedPerson
+	for k, b := range blocked {
+		people = append(people, views.BlockedPerson{MemberKey: k, Name: b.Name})
+	}
+	slices.SortFunc(people, func(a, b views.BlockedPerson) int { return strings.Compare(a.Name, b.Name) })
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.List(views.ListProps{Items: items, Hidden: hidden, Blocked: people})})
 }
 
 // unreadLabel is an unread count as the list shows it: exact up to 99.
@@ -218,6 +230,10 @@ func (s *Service) page(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	blocked, err := s.Blocked(ctx, id.MemberKey)
+	if err != nil {
+		return err
+	}
 	u := chatURL(ch.RowKey)
 	p := views.PageProps{
 		ID: ch.RowKey, Name: acc.Title, URL: u, Live: to == head.Seq, CanPost: acc.CanPost, Back: acc.Back, Kind: ch.Kind,
@@ -227,7 +243,7 @@ func (s *Service) page(c echo.Context) error {
 		if control(m) {
 			continue
 		}
-		item := s.item(ctx, id, ch.RowKey, m)
+		item := s.item(ctx, id, blocked, ch.RowKey, m)
 		item.FirstUnread = m.Seq == mine.ReadSeq+1 && mine.ReadSeq > 0
 		p.Messages = append(p.Messages, item)
 	}
@@ -244,6 +260,8 @@ func (s *Service) page(c echo.Context) error {
 			return err
 		}
 		p.Presence = map[bool]string{true: "online", false: "offline"}[on]
+		_, p.Blocked = blocked[acc.Other]
+		p.Other = acc.Other
 	}
 	if err := s.markRead(ctx, id.MemberKey, ch, to); err != nil {
 		s.logger.WarnContext(ctx, "chat: read marker not moved", "chat", ch.RowKey, "err", err)
@@ -277,7 +295,7 @@ func (s *Service) markUnread(c echo.Context) error {
 }
 
 // item is a message as the viewer sees it, with what they may do to it.
-func (s *Service) item(ctx context.Context, viewer *auth.Identity, chatID string, m MessageRow) views.Message {
+func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[string]BlockRow, chatID string, m MessageRow) views.Message {
 	mine := viewer != nil && m.Sender == viewer.MemberKey
 	v := views.Message{
 		Seq: m.Seq, Anchor: "m-" + strconv.FormatInt(m.Seq, 10), Sender: m.SenderName, Mine: mine,
@@ -285,11 +303,14 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, chatID string
 		Time: m.SentAt.In(viewer.Location()).Format("15:04"), Datetime: m.SentAt.UTC().Format(time.RFC3339),
 		Edited: m.EditedAt != nil, Deleted: m.DeletedAt != nil,
 	}
+	if _, ok := blocked[m.Sender]; ok && !mine && m.Type == TypeText {
+		v.Collapsed = true
+	}
 	if v.System {
 		v.Body = templ.Raw(templ.EscapeString(i18n.T(ctx, "chat.joined")))
 	}
 	base := chatURL(chatID) + "/messages/" + strconv.FormatInt(m.Seq, 10)
-	if !mine && !v.Deleted {
+	if !mine && !v.Deleted && m.Type == TypeText {
 		v.UnreadURL = base + "/unread"
 	}
 	if !v.Deleted && m.Type == TypeText {
@@ -360,6 +381,9 @@ func (s *Service) send(c echo.Context) error {
 	if !acc.CanPost {
 		return ErrReadOnly
 	}
+	if acc.Other != "" && s.hasBlocked(ctx, id.MemberKey, acc.Other) {
+		return ErrBlockedByYou
+	}
 	ch := acc.Chat
 	body := c.FormValue("body")
 	m, err := s.post(ctx, ch, acc.Title, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, body)
@@ -407,7 +431,7 @@ func (s *Service) target(c echo.Context) (Access, int64, error) {
 // form goes back to it.
 func (s *Service) changed(c echo.Context, acc Access, m MessageRow) error {
 	if web.HTMXFrom(c).Partial {
-		return web.RenderFragment(c, http.StatusOK, views.MessageItem(s.item(c.Request().Context(), auth.From(c), acc.Chat.RowKey, m)))
+		return web.RenderFragment(c, http.StatusOK, views.MessageItem(s.item(c.Request().Context(), auth.From(c), nil, acc.Chat.RowKey, m)))
 	}
 	return web.Redirect(c, chatURL(acc.Chat.RowKey)+"#m-"+strconv.FormatInt(m.Seq, 10))
 }

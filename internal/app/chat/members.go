@@ -150,6 +150,9 @@ func (s *Service) tellMentioned(ctx context.Context, ch ChatRow, title string, m
 		return
 	}
 	for _, p := range people {
+		if s.hasBlocked(ctx, p.MemberKey, m.Sender) {
+			continue
+		}
 		err := s.notifier.Post(ctx, inbox.Notice{
 			To:   []inbox.Recipient{{MemberKey: p.MemberKey}},
 			Kind: "chat.notify.mention",

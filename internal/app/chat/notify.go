@@ -30,7 +30,7 @@ func (s *Service) tellOffline(ctx context.Context, ch ChatRow, m MessageRow) {
 	if to == m.Sender {
 		to = ch.MemberB
 	}
-	if on, err := s.Online(ctx, to); err != nil || on {
+	if on, err := s.Online(ctx, to); err != nil || on || s.hasBlocked(ctx, to, m.Sender) {
 		return
 	}
 	err := s.notifier.Post(ctx, inbox.Notice{

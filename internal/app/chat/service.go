@@ -28,6 +28,7 @@ type Service struct {
 	people    People
 	presence  *storage.Table
 	notifier  Notifier
+	blocks    *storage.Table
 	// markers are the read markers this instance last wrote (markRead).
 	markers sync.Map
 	pres    presence
@@ -70,7 +71,7 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 	}
 	l := &Log{table: store.Table(MessagesTable), ttl: opts.TTL, now: now}
 	return &Service{
-		chats: store.Table(ChatsTable), userChats: store.Table(UserChatsTable), log: l, presence: store.Table(PresenceTable),
+		chats: store.Table(ChatsTable), userChats: store.Table(UserChatsTable), log: l, presence: store.Table(PresenceTable), blocks: store.Table(BlocksTable),
 		hub:   newHub(l, store.Table(FeedTable), logger, now),
 		sends: quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
 		rooms: opts.Rooms, logger: logger, now: now,
@@ -82,7 +83,7 @@ func (s *Service) Slug() string { return "chat" }
 
 // Tables are the tables the module needs.
 func (s *Service) Tables() []string {
-	return []string{ChatsTable, MessagesTable, UserChatsTable, FeedTable, QuotaTable, PresenceTable}
+	return []string{ChatsTable, MessagesTable, UserChatsTable, FeedTable, QuotaTable, PresenceTable, BlocksTable}
 }
 
 // Jobs are the module's background work: the feed's sweeper.

@@ -51,6 +51,10 @@ func (s *Service) stream(c echo.Context) error {
 	if err != nil {
 		return web.BadRequest(i18n.T(ctx, "chat.error.cursor"), err)
 	}
+	blocked, err := s.Blocked(ctx, id.MemberKey)
+	if err != nil {
+		return err
+	}
 	sub := s.hub.Subscribe(ch.RowKey)
 	defer s.hub.Unsubscribe(sub)
 
@@ -91,7 +95,7 @@ func (s *Service) stream(c echo.Context) error {
 				}
 				continue
 			}
-			v := s.item(ctx, id, ch.RowKey, item)
+			v := s.item(ctx, id, blocked, ch.RowKey, item)
 			v.OOB = oob
 			if err := writeEvent(ctx, w, strconv.FormatInt(m.Seq, 10), views.MessageItem(v)); err != nil {
 				return false, err
