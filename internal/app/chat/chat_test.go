@@ -799,3 +799,28 @@ func TestBlock(t *testing.T) {
 		t.Fatal("still folded after unblocking")
 	}
 }
+
+// TestSeenBy: under the newest message of a private chat its sender sees
+// who read it, from the read markers; someone who turned read receipts
+// off is left out.
+func TestSeenBy(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
+	post(ann, dm+"/messages", url.Values{"body": {"did you see this?"}})
+	seen := func() string { return ann.Get(dm).Doc(t).Find(testID("chat-seen")).Text() }
+	if s := seen(); s != "" {
+		t.Fatalf("seen before bob opened it: %q", s)
+	}
+	bob.Get(dm)
+	if s := seen(); s != "Seen by bob" {
+		t.Fatalf("after bob read it: %q", s)
+	}
+	post(bob, "/chat/receipts", url.Values{"send": {"false"}})
+	if s := seen(); s != "" {
+		t.Fatalf("bob sends no receipts, yet: %q", s)
+	}
+}

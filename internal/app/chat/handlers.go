@@ -36,6 +36,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/presence", s.heartbeat, acc)
 	e.POST("/chat/appear-offline", s.appearOffline, acc)
 	e.POST("/chat/block", s.block, acc)
+	e.POST("/chat/receipts", s.receipts, acc)
 	e.POST("/chat/unblock", s.unblock, acc)
 	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc)
 	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc)
@@ -143,7 +144,11 @@ func (s *Service) list(c echo.Context) error {
 		people = append(people, views.BlockedPerson{MemberKey: k, Name: b.Name})
 	}
 	slices.SortFunc(people, func(a, b views.BlockedPerson) int { return strings.Compare(a.Name, b.Name) })
-	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.List(views.ListProps{Items: items, Hidden: hidden, Blocked: people})})
+	noReceipts := false
+	if pr, err := storage.Get[PresenceRow](ctx, s.presence, presencePart, id.MemberKey); err == nil {
+		noReceipts = pr.NoReceipts
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.List(views.ListProps{Items: items, Hidden: hidden, Blocked: people, NoReceipts: noReceipts})})
 }
 
 // unreadLabel is an unread count as the list shows it: exact up to 99.
@@ -249,6 +254,19 @@ func (s *Service) page(c echo.Context) error {
 	}
 	if from > 1 {
 		p.OlderURL = u + "?before=" + strconv.FormatInt(from, 10)
+	}
+	// "Seen by" under the newest message, in private and group chats.
+	if p.Live && len(p.Messages) > 0 && (ch.Kind == KindPrivate || ch.Kind == KindGroup) {
+		last := p.Messages[len(p.Messages)-1]
+		var sender string
+		for _, m := range msgs {
+			if m.Seq == last.Seq {
+				sender = m.Sender
+			}
+		}
+		if p.SeenBy, err = s.SeenBy(ctx, ch, last.Seq, sender); err != nil {
+			return err
+		}
 	}
 	if !p.Live {
 		p.NewerURL = u + "?after=" + strconv.FormatInt(to, 10)

@@ -38,6 +38,8 @@ type PresenceRow struct {
 	ETag         string    `table:"ETag"`
 	LastSeen     time.Time `table:"lastSeen"`
 	Hidden       bool      `table:"hidden"`
+	// NoReceipts leaves them out of "seen by" (seen.go).
+	NoReceipts bool `table:"noReceipts"`
 }
 
 // presence is an instance's record of what it wrote when.
