@@ -26,6 +26,7 @@ var tools = []views.Tool{
 	{Slug: "reports", Soon: true},
 	{Slug: "tags", Href: "/admin/tags"},
 	{Slug: "event-categories", Href: "/admin/event-categories"},
+	{Slug: "chat-rooms", Href: "/admin/chat-rooms"},
 	{Slug: "metrics", Href: "/admin/metrics"},
 }
 

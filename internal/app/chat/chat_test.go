@@ -824,3 +824,46 @@ func TestSeenBy(t *testing.T) {
 		t.Fatalf("bob sends no receipts, yet: %q", s)
 	}
 }
+
+// TestAdminRooms: admins create, rename and archive rooms; an archived
+// room leaves the list and its page; others cannot reach the page; bad
+// names and taken slugs are refused and write nothing.
+func TestAdminRooms(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann := a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	if res := ann.Get("/admin/chat-rooms"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("a member opens the rooms: %d", res.StatusCode)
+	}
+	create := func(slug, name string) *webtest.Response {
+		return post(org, "/admin/chat-rooms", url.Values{"slug": {slug}, "name": {name}, "description": {"Books we read"}})
+	}
+	for _, bad := range [][2]string{{"Book Club", "Book club"}, {"book-club", ""}} {
+		if res := create(bad[0], bad[1]); res.StatusCode != http.StatusUnprocessableEntity || res.StorageOps(t)["writes"] != 0 {
+			t.Errorf("create %q: %d", bad, res.StatusCode)
+		}
+	}
+	if res := create("general", "Again"); res.StatusCode != http.StatusConflict {
+		t.Errorf("a taken slug: %d", res.StatusCode)
+	}
+	if !strings.Contains(ann.Get("/chat").Doc(t).Find(testID("chat-list")).Text(), "#general") {
+		t.Error("the taken room changed")
+	}
+	if res := create("book-club", "Book club"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("create: %d", res.StatusCode)
+	}
+	if !strings.Contains(ann.Get("/chat").Doc(t).Find(testID("chat-list")).Text(), "#Book club") {
+		t.Fatal("the new room is not listed")
+	}
+	if res := post(org, "/admin/chat-rooms/room-book-club", url.Values{"name": {"Readers"}, "archived": {"true"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("archive: %d", res.StatusCode)
+	}
+	if strings.Contains(ann.Get("/chat").Doc(t).Find(testID("chat-list")).Text(), "Readers") {
+		t.Fatal("an archived room is listed")
+	}
+	if res := ann.Get("/chat/room-book-club"); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("an archived room's page: %d", res.StatusCode)
+	}
+}

@@ -37,6 +37,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/appear-offline", s.appearOffline, acc)
 	e.POST("/chat/block", s.block, acc)
 	e.POST("/chat/receipts", s.receipts, acc)
+	s.roomRoutes(e)
 	e.POST("/chat/unblock", s.unblock, acc)
 	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc)
 	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc)

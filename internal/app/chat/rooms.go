@@ -5,6 +5,7 @@ import (
 	"errors"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -41,7 +42,7 @@ func (s *Service) Rooms(ctx context.Context) ([]ChatRow, error) {
 	rows, err := storage.All[ChatRow](ctx, s.chats, storage.Query{PartitionKey: "chat|" + KindRoom})
 	rows = slices.DeleteFunc(rows, func(r ChatRow) bool { return r.Archived })
 	rank := func(r ChatRow) int {
-		if i := slices.Index(s.rooms, r.Name); i >= 0 {
+		if i := slices.Index(s.rooms, strings.TrimPrefix(r.RowKey, "room-")); i >= 0 {
 			return i
 		}
 		return len(s.rooms)

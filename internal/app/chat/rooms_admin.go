@@ -1,0 +1,155 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/chat"
+)
+
+// Rooms as admins manage them on /admin/chat-rooms: create one (a slug,
+// a name and a description), rename it, or archive it (it leaves the
+// list and its page; its messages stay). The fixed rooms are seeded at
+// start and managed the same way.
+
+const adminRoomsURL = "/admin/chat-rooms"
+
+var (
+	roomNameRule = formrule.Text{Max: 40, Required: true}
+	roomDescRule = formrule.Text{Max: 200}
+)
+
+// RoomErrors maps a room form's field to the i18n key of its problem.
+type RoomErrors map[string]string
+
+func (e RoomErrors) Error() string { return "chat: bad room form" }
+
+// ErrRoomExists is a new room whose slug is taken (409).
+var ErrRoomExists = errors.New("chat: the room exists")
+
+// checkRoom checks a room's name and description.
+func checkRoom(name, desc string) (string, string, RoomErrors) {
+	errs := RoomErrors{}
+	name, p := roomNameRule.Check(name)
+	if p != formrule.OK {
+		errs["name"] = "chat.rooms.error.name"
+	}
+	desc, p = roomDescRule.Check(desc)
+	if p != formrule.OK {
+		errs["description"] = "chat.rooms.error.description"
+	}
+	if len(errs) > 0 {
+		return "", "", errs
+	}
+	return name, desc, nil
+}
+
+// CreateRoom adds a room.
+func (s *Service) CreateRoom(ctx context.Context, slug, name, desc string) error {
+	slug = strings.TrimSpace(slug)
+	name, desc, errs := checkRoom(name, desc)
+	if !roomSlug.MatchString(slug) || len(slug) > 32 {
+		if errs == nil {
+			errs = RoomErrors{}
+		}
+		errs["slug"] = "chat.rooms.error.slug"
+	}
+	if errs != nil {
+		return errs
+	}
+	pk, rk := chatKey(KindRoom, RoomID(slug))
+	_, err := storage.Insert(ctx, s.chats, ChatRow{PartitionKey: pk, RowKey: rk, Kind: KindRoom, Name: name, Description: desc, CreatedAt: s.now().UTC()})
+	if errors.Is(err, storage.ErrExists) {
+		return ErrRoomExists
+	}
+	return err
+}
+
+// UpdateRoom renames a room, or archives it (or brings it back).
+func (s *Service) UpdateRoom(ctx context.Context, chatID, name, desc string, archived bool) error {
+	name, desc, errs := checkRoom(name, desc)
+	if errs != nil {
+		return errs
+	}
+	if kind, _ := kindOf(chatID); kind != KindRoom {
+		return ErrNoChat
+	}
+	pk, rk := chatKey(KindRoom, chatID)
+	_, err := storage.Modify(ctx, s.chats, pk, rk, func(c *ChatRow, exists bool) error {
+		if !exists {
+			return ErrNoChat
+		}
+		c.Name, c.Description, c.Archived = name, desc, archived
+		return nil
+	})
+	return err
+}
+
+// allRooms are every room, archived ones too (the admin page).
+func (s *Service) allRooms(ctx context.Context) ([]ChatRow, error) {
+	return storage.All[ChatRow](ctx, s.chats, storage.Query{PartitionKey: "chat|" + KindRoom})
+}
+
+// roomRoutes registers the admins' room pages.
+func (s *Service) roomRoutes(e *echo.Echo) {
+	e.GET(adminRoomsURL, s.adminRooms, auth.RequireAdmin)
+	e.POST(adminRoomsURL, s.createRoom, auth.RequireAdmin)
+	e.POST(adminRoomsURL+"/:id", s.updateRoom, auth.RequireAdmin)
+}
+
+func (s *Service) adminRooms(c echo.Context) error {
+	return s.renderRooms(c, http.StatusOK, nil, nil)
+}
+
+func (s *Service) renderRooms(c echo.Context, status int, add map[string]string, addErrs RoomErrors) error {
+	ctx := c.Request().Context()
+	rooms, err := s.allRooms(ctx)
+	if err != nil {
+		return err
+	}
+	p := views.RoomsAdminProps{Add: add, AddErrors: addErrs}
+	for _, r := range rooms {
+		p.Rooms = append(p.Rooms, views.RoomAdmin{ID: r.RowKey, Name: r.Name, Description: r.Description, Archived: r.Archived, UpdateURL: adminRoomsURL + "/" + url.PathEscape(r.RowKey)})
+	}
+	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "chat.rooms.heading"), Section: "admin", Content: views.RoomsAdmin(p)})
+}
+
+// createRoom is POST /admin/chat-rooms (slug, name, description).
+func (s *Service) createRoom(c echo.Context) error {
+	add := map[string]string{"slug": c.FormValue("slug"), "name": c.FormValue("name"), "description": c.FormValue("description")}
+	err := s.CreateRoom(c.Request().Context(), add["slug"], add["name"], add["description"])
+	var re RoomErrors
+	switch {
+	case errors.As(err, &re):
+		return s.renderRooms(c, http.StatusUnprocessableEntity, add, re)
+	case errors.Is(err, ErrRoomExists):
+		return s.renderRooms(c, http.StatusConflict, add, RoomErrors{"slug": "chat.rooms.error.exists"})
+	case err != nil:
+		return err
+	}
+	return web.FlashRedirect(c, "chat.rooms.flash.created", adminRoomsURL)
+}
+
+// updateRoom is POST /admin/chat-rooms/:id (name, description,
+// archived).
+func (s *Service) updateRoom(c echo.Context) error {
+	err := s.UpdateRoom(c.Request().Context(), c.Param("id"), c.FormValue("name"), c.FormValue("description"), c.FormValue("archived") == "true")
+	var re RoomErrors
+	if errors.As(err, &re) {
+		return web.BadRequest(i18n.T(c.Request().Context(), "chat.rooms.error.name"), err)
+	}
+	if err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "chat.rooms.flash.updated", adminRoomsURL)
+}
