@@ -13,9 +13,7 @@ import (
 // later messages in that hour add nothing.
 
 // Notifier posts notices (the inbox module).
-type Notifier interface {
-	Post(ctx context.Context, n inbox.Notice) error
-}
+type Notifier = inbox.Poster
 
 // UseNotifier has offline people told of private messages through n.
 func (s *Service) UseNotifier(n Notifier) { s.notifier = n }

@@ -12,9 +12,7 @@ import (
 
 // Notifier posts notices (the inbox module, which also mails them as
 // each person's settings allow).
-type Notifier interface {
-	Post(ctx context.Context, n inbox.Notice) error
-}
+type Notifier = inbox.Poster
 
 // UseNotifier has registrations and promotions told through n. Call it
 // while wiring; without it nobody is told.

@@ -91,9 +91,7 @@ const (
 )
 
 // Notifier posts to people's inboxes (and their email): the inbox module.
-type Notifier interface {
-	Post(ctx context.Context, n inbox.Notice) error
-}
+type Notifier = inbox.Poster
 
 // UseNotifier has invitations and appointment changes posted through n.
 func (s *Service) UseNotifier(n Notifier) { s.notifier = n }

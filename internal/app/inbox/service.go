@@ -141,6 +141,12 @@ type delivery struct {
 // ErrBadNotice is a notice no one could read.
 var ErrBadNotice = errors.New("inbox: bad notice")
 
+// Poster is what a module that tells people things needs: the inbox's
+// Post. Modules take it as their Notifier.
+type Poster interface {
+	Post(ctx context.Context, n Notice) error
+}
+
 // Post queues n for its recipients: one write on the caller's path. The
 // drain writes each inbox row and sends each email.
 func (s *Service) Post(ctx context.Context, n Notice) error {
