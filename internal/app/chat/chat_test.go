@@ -21,6 +21,7 @@ import (
 	"github.com/harmony/harmony/internal/app/events"
 	"github.com/harmony/harmony/internal/app/groups"
 	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/media/mediatest"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/azure"
@@ -865,5 +866,41 @@ func TestAdminRooms(t *testing.T) {
 	}
 	if res := ann.Get("/chat/room-book-club"); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("an archived room's page: %d", res.StatusCode)
+	}
+}
+
+// TestImageMessages: a picture (re-encoded by the media pipeline) with a
+// caption is a message; it is served only to who may read the chat; a
+// file that is not a picture is refused with a message and writes
+// nothing.
+func TestImageMessages(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob, cat := a.Client(), a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	a.SignIn(cat, "cat@example.com")
+	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
+	res := ann.PostFile(dm+"/messages", ann.WithCSRF("/chat", url.Values{"body": {"not a picture"}}), "image", "x.png", []byte("plain text"))
+	if ops := res.StorageOps(t); res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.Body, "field-error") || ops["writes"]+ops["txs"] != 0 {
+		t.Fatalf("a text file as a picture: %d %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
+	}
+	res = ann.PostFile(dm+"/messages", ann.WithCSRF("/chat", url.Values{"body": {"our garden"}}), "image", "garden.png", mediatest.EncodedPNG(t, 1600, 1200))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a picture: %d", res.StatusCode)
+	}
+	msg := bob.Get(dm).Doc(t).Find(testID("chat-message")).Last()
+	src := msg.Find(testID("chat-image")+" img").AttrOr("src", "")
+	if !strings.Contains(msg.Text(), "our garden") || !strings.HasSuffix(src, "_s.jpg") {
+		t.Fatalf("the picture message: %q %q", msg.Text(), src)
+	}
+	if img := bob.Get(src); img.StatusCode != http.StatusOK || img.Header.Get("Content-Type") != "image/jpeg" {
+		t.Fatalf("bob gets the picture: %d", img.StatusCode)
+	}
+	if img := cat.Get(src); img.StatusCode != http.StatusNotFound {
+		t.Fatalf("cat, outside the chat, gets the picture: %d", img.StatusCode)
+	}
+	if !strings.Contains(bob.Get("/chat").Doc(t).Find(testID("chat-list")).Text(), "📷 our garden") {
+		t.Error("the list's preview does not say it is a picture")
 	}
 }

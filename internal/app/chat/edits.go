@@ -126,7 +126,7 @@ func (l *Log) Delete(ctx context.Context, chatID string, seq int64, by Person, a
 			return storage.ErrNoChange
 		}
 		now := l.now().UTC()
-		m.Body, m.DeletedAt = "", &now
+		m.Body, m.DeletedAt, m.ImageKey = "", &now, ""
 		return nil
 	})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
@@ -37,6 +38,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/appear-offline", s.appearOffline, acc)
 	e.POST("/chat/block", s.block, acc)
 	e.POST("/chat/receipts", s.receipts, acc)
+	e.GET("/chat/:id/images/:file", s.serveImage, acc)
 	s.roomRoutes(e)
 	e.POST("/chat/unblock", s.unblock, acc)
 	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc)
@@ -321,6 +323,7 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 		System: m.Type == TypeSystem, Body: templ.Raw(richtext.Render(m.Body)), Text: m.Body,
 		Time: m.SentAt.In(viewer.Location()).Format("15:04"), Datetime: m.SentAt.UTC().Format(time.RFC3339),
 		Edited: m.EditedAt != nil, Deleted: m.DeletedAt != nil,
+		ImageURL: imageURL(m.ImageKey, true), ImageFull: imageURL(m.ImageKey, false),
 	}
 	if _, ok := blocked[m.Sender]; ok && !mine && m.Type == TypeText {
 		v.Collapsed = true
@@ -332,8 +335,8 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 	if !mine && !v.Deleted && m.Type == TypeText {
 		v.UnreadURL = base + "/unread"
 	}
-	if !v.Deleted && m.Type == TypeText {
-		if mine && s.now().Sub(m.SentAt) <= editWindow {
+	if !v.Deleted && (m.Type == TypeText || m.Type == TypeImage) {
+		if mine && s.now().Sub(m.SentAt) <= editWindow && m.Type == TypeText {
 			v.EditURL = base + "/edit"
 		}
 		if mine || viewer != nil && viewer.Admin {
@@ -405,8 +408,19 @@ func (s *Service) send(c echo.Context) error {
 	}
 	ch := acc.Chat
 	body := c.FormValue("body")
-	m, err := s.post(ctx, ch, acc.Title, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, body)
 	form := views.FormProps{Action: chatURL(ch.RowKey) + "/messages", Body: body}
+	image, err := web.ReadUpload(c, "image", media.DefaultMaxBytes)
+	if errors.Is(err, web.ErrNoUpload) {
+		image, err = nil, nil
+	}
+	var m MessageRow
+	if err == nil {
+		m, err = s.post(ctx, ch, acc.Title, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, body, image)
+	}
+	if status, key, ok := web.UploadRefusal(err); ok {
+		form.Error = i18n.T(ctx, key, "mb", 10)
+		return web.Render(c, max(status, http.StatusUnprocessableEntity), web.Page{Title: acc.Title, Section: "chat", Content: views.FormPage(form), Fragment: views.Form(form)})
+	}
 	switch {
 	case errors.Is(err, ErrBadBody):
 		form.Error = i18n.T(ctx, "chat.error.body", "max", MaxBody)

@@ -66,6 +66,11 @@ func preview(body string) string {
 // number, retried when another send committed first. Sequence numbers
 // are therefore dense, and every reader sees one order.
 func (l *Log) Append(ctx context.Context, chatID string, from Person, typ, body string) (MessageRow, error) {
+	return l.appendImage(ctx, chatID, from, typ, body, "")
+}
+
+// appendImage is Append with an image message's picture.
+func (l *Log) appendImage(ctx context.Context, chatID string, from Person, typ, body, imageKey string) (MessageRow, error) {
 	if typ == TypeText {
 		var p formrule.Problem
 		if body, p = bodyRule.Check(body); p != formrule.OK {
@@ -81,7 +86,7 @@ func (l *Log) Append(ctx context.Context, chatID string, from Person, typ, body 
 		now := l.now().UTC()
 		m := MessageRow{
 			PartitionKey: chatID, RowKey: messageKey(h.Seq + 1), Seq: h.Seq + 1, Type: typ,
-			Sender: from.MemberKey, SenderName: from.Name, Body: body, SentAt: now,
+			Sender: from.MemberKey, SenderName: from.Name, Body: body, SentAt: now, ImageKey: imageKey,
 		}
 		if l.ttl > 0 {
 			exp := now.Add(l.ttl)
@@ -91,7 +96,11 @@ func (l *Log) Append(ctx context.Context, chatID string, from Person, typ, body 
 		if h.ETag == "" {
 			headOp = storage.TxOp{Kind: storage.TxInsert}
 		}
-		h.Seq, h.LastAt, h.LastSender, h.LastPreview, h.LastMessage, h.LastExpiresAt = m.Seq, now, from.Name, preview(body), m.Seq, m.ExpiresAt
+		shown := body
+		if imageKey != "" {
+			shown = strings.TrimSpace("📷 " + body)
+		}
+		h.Seq, h.LastAt, h.LastSender, h.LastPreview, h.LastMessage, h.LastExpiresAt = m.Seq, now, from.Name, preview(shown), m.Seq, m.ExpiresAt
 		if headOp.Entity, err = storage.Marshal(h); err != nil {
 			return err
 		}
@@ -165,7 +174,7 @@ func (l *Log) Unread(ctx context.Context, chatID string, after, head int64, view
 		if err := storage.Unmarshal(e, &m); err != nil {
 			return 0, err
 		}
-		if m.Type == TypeText && m.DeletedAt == nil && m.Sender != viewer && Live(m, now) {
+		if (m.Type == TypeText || m.Type == TypeImage) && m.DeletedAt == nil && m.Sender != viewer && Live(m, now) {
 			n++
 		}
 	}

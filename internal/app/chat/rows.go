@@ -87,6 +87,8 @@ type MessageRow struct {
 	ExpiresAt *time.Time `table:"expiresAt"`
 	// Target is the message a control entry (edit, delete) changed.
 	Target int64 `table:"target"`
+	// ImageKey is an image message's picture in ImagesContainer.
+	ImageKey string `table:"imageKey"`
 }
 
 // messagePrefix starts every message's RowKey.

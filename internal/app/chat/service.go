@@ -11,6 +11,7 @@ import (
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/jobs"
+	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
 )
@@ -29,6 +30,7 @@ type Service struct {
 	presence  *storage.Table
 	notifier  Notifier
 	blocks    *storage.Table
+	images    *storage.Container
 	// markers are the read markers this instance last wrote (markRead).
 	markers sync.Map
 	pres    presence
@@ -71,11 +73,19 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 	}
 	l := &Log{table: store.Table(MessagesTable), ttl: opts.TTL, now: now}
 	return &Service{
-		chats: store.Table(ChatsTable), userChats: store.Table(UserChatsTable), log: l, presence: store.Table(PresenceTable), blocks: store.Table(BlocksTable),
+		chats: store.Table(ChatsTable), userChats: store.Table(UserChatsTable), log: l, presence: store.Table(PresenceTable), blocks: store.Table(BlocksTable), images: store.Container(ImagesContainer),
 		hub:   newHub(l, store.Table(FeedTable), logger, now),
 		sends: quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
 		rooms: opts.Rooms, logger: logger, now: now,
 	}
+}
+
+// Containers are the blob containers the module needs.
+func (s *Service) Containers() []string { return []string{ImagesContainer} }
+
+// BodyLimits let the message form carry a picture.
+func (s *Service) BodyLimits() map[string]int64 {
+	return map[string]int64{"/chat/:id/messages": imageBodyLimit}
 }
 
 // Slug names the module's section.
@@ -112,18 +122,38 @@ func (s *Service) Hub() *Hub { return s.hub }
 // chat's head, then live delivery. The sender has read it; the other
 // person of a private chat finds it in their list.
 func (s *Service) Send(ctx context.Context, ch ChatRow, from Person, body string) (MessageRow, error) {
-	return s.post(ctx, ch, ch.Name, from, body)
+	return s.post(ctx, ch, ch.Name, from, body, nil)
 }
 
-func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Person, body string) (MessageRow, error) {
-	if _, p := bodyRule.Check(body); p != formrule.OK {
+// post sends a text, or with image a picture with body as its caption.
+func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Person, body string, image []byte) (MessageRow, error) {
+	typ, rule := TypeText, bodyRule
+	if image != nil {
+		typ, rule = TypeImage, captionRule
+	}
+	body, p := rule.Check(body)
+	if p != formrule.OK {
 		return MessageRow{}, ErrBadBody
+	}
+	var img media.Result
+	if image != nil {
+		var err error
+		if img, err = processImage(ctx, image); err != nil {
+			return MessageRow{}, err
+		}
 	}
 	if err := s.sends.Take(ctx, from.MemberKey+"|"+ch.RowKey, s.now()); err != nil {
 		return MessageRow{}, err
 	}
+	key := ""
+	if image != nil {
+		var err error
+		if key, err = s.putImage(ctx, ch.RowKey, img); err != nil {
+			return MessageRow{}, err
+		}
+	}
 	s.joined(ctx, from, ch)
-	m, err := s.log.Append(ctx, ch.RowKey, from, TypeText, body)
+	m, err := s.log.appendImage(ctx, ch.RowKey, from, typ, body, key)
 	if err != nil {
 		return m, err
 	}
