@@ -904,3 +904,36 @@ func TestImageMessages(t *testing.T) {
 		t.Error("the list's preview does not say it is a picture")
 	}
 }
+
+// TestMarkReadIsRateLimited: a burst of page views moves the marker at
+// most markReadBurst times before the limit holds it; a minute later it
+// catches up.
+func TestMarkReadIsRateLimited(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	bob := a.Client()
+	a.SignIn(bob, "bob@example.com")
+	var senders []*webtest.Client
+	for _, e := range []string{"ann@example.com", "cat@example.com", "dan@example.com"} {
+		c := a.Client()
+		a.SignIn(c, e)
+		senders = append(senders, c)
+	}
+	room := "/chat/room-general"
+	bob.Get(room)
+	writes := int64(0)
+	for i := range 15 {
+		post(senders[i%3], room+"/messages", url.Values{"body": {fmt.Sprint("m", i)}})
+		writes += bob.Get(room).StorageOps(t)["writes"]
+	}
+	// Fifteen views that each had something new to mark: what is left of
+	// the burst of 10 after the first view goes through, the rest wait.
+	if writes != 9 {
+		t.Fatalf("%d marker writes for 15 views, want 9", writes)
+	}
+	a.Clock.Advance(time.Minute)
+	bob.Get(room)
+	if u := bob.Get("/chat").Doc(t).Find(testID("chat-unread")).Length(); u != 0 {
+		t.Fatal("the marker did not catch up")
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
@@ -352,6 +353,12 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 // it again is one conditional write and no read; when another instance
 // or tab wrote in between, the write is refused and the row read again.
 func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, seq int64) error {
+	// Marking read is rate limited per person (document 003): past the
+	// limit a move is skipped, and the next allowed one catches up.
+	lim, _ := s.readLimits.LoadOrStore(memberKey, rate.NewLimiter(rate.Every(time.Minute/markReadsPerMinute), markReadBurst))
+	if !lim.(*rate.Limiter).AllowN(s.now(), 1) {
+		return nil
+	}
 	key := memberKey + "|" + ch.RowKey
 	if known, ok := s.markers.Load(key); ok {
 		r := known.(UserChatRow)

@@ -42,6 +42,10 @@ func (s *Service) seen(ctx context.Context, who Person, ch ChatRow) {
 	if ch.Kind == KindPrivate {
 		return
 	}
+	// This instance records each person once per chat.
+	if _, known := s.participants.LoadOrStore(ch.RowKey+"|"+who.MemberKey, true); known {
+		return
+	}
 	_, err := storage.Insert(ctx, s.log.table, ParticipantRow{PartitionKey: ch.RowKey, RowKey: participantPrefix + who.MemberKey, MemberKey: who.MemberKey, Name: who.Name, JoinedAt: s.now().UTC()})
 	if err != nil && !errors.Is(err, storage.ErrExists) {
 		s.logger.WarnContext(ctx, "chat: participant not recorded", "chat", ch.RowKey, "err", err)

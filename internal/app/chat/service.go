@@ -31,11 +31,15 @@ type Service struct {
 	notifier  Notifier
 	blocks    *storage.Table
 	images    *storage.Container
-	// markers are the read markers this instance last wrote (markRead).
-	markers sync.Map
-	pres    presence
-	logger  *slog.Logger
-	now     func() time.Time
+	// markers are the read markers this instance last wrote (markRead);
+	// readLimits each person's marker rate limiter.
+	markers    sync.Map
+	readLimits sync.Map
+	// participants are the participant rows this instance recorded.
+	participants sync.Map
+	pres         presence
+	logger       *slog.Logger
+	now          func() time.Time
 }
 
 // Options configure the module.
@@ -47,6 +51,13 @@ type Options struct {
 	// SendsPer10s bounds one person's messages per chat per 10 seconds.
 	SendsPer10s int
 }
+
+// Marker writes a person may make: markReadsPerMinute on average, in
+// bursts of markReadBurst (per instance).
+const (
+	markReadsPerMinute = 30
+	markReadBurst      = 10
+)
 
 // QuotaTable counts each person's recent messages per chat.
 const QuotaTable = "ChatQuota"
