@@ -937,3 +937,32 @@ func TestMarkReadIsRateLimited(t *testing.T) {
 		t.Fatal("the marker did not catch up")
 	}
 }
+
+// TestRoomKeepsMessagesForItsDays: a room an admin set to keep messages
+// for a day stops serving them after a day, without MESSAGES_TTL; a bad
+// number of days is refused.
+func TestRoomKeepsMessagesForItsDays(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann := a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	if res := post(org, "/admin/chat-rooms/room-random", url.Values{"name": {"random"}, "keepDays": {"x"}}); res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("keepDays=x: %d", res.StatusCode)
+	}
+	if res := post(org, "/admin/chat-rooms/room-random", url.Values{"name": {"random"}, "keepDays": {"1"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("keep a day: %d", res.StatusCode)
+	}
+	post(ann, "/chat/room-random/messages", url.Values{"body": {"gone tomorrow"}})
+	post(ann, "/chat/room-general/messages", url.Values{"body": {"kept"}})
+	a.Clock.Advance(25 * time.Hour)
+	if n := ann.Get("/chat/room-random").Doc(t).Find(testID("chat-message")).Length(); n != 0 {
+		t.Fatalf("a day later the room shows %d messages", n)
+	}
+	if n := ann.Get("/chat/room-general").Doc(t).Find(testID("chat-message")).Length(); n != 1 {
+		t.Fatalf("the other room lost its message: %d", n)
+	}
+	if n, err := a.svc.SweepExpired(t.Context()); err != nil || n != 2 {
+		t.Fatalf("swept %d, %v; want the message and its join", n, err)
+	}
+}

@@ -66,11 +66,12 @@ func preview(body string) string {
 // number, retried when another send committed first. Sequence numbers
 // are therefore dense, and every reader sees one order.
 func (l *Log) Append(ctx context.Context, chatID string, from Person, typ, body string) (MessageRow, error) {
-	return l.appendImage(ctx, chatID, from, typ, body, "")
+	return l.appendEntry(ctx, chatID, from, typ, body, "", l.ttl)
 }
 
-// appendImage is Append with an image message's picture.
-func (l *Log) appendImage(ctx context.Context, chatID string, from Person, typ, body, imageKey string) (MessageRow, error) {
+// appendEntry is Append with an image message's picture and the chat's
+// message lifetime (0: none).
+func (l *Log) appendEntry(ctx context.Context, chatID string, from Person, typ, body, imageKey string, ttl time.Duration) (MessageRow, error) {
 	if typ == TypeText {
 		var p formrule.Problem
 		if body, p = bodyRule.Check(body); p != formrule.OK {
@@ -88,8 +89,8 @@ func (l *Log) appendImage(ctx context.Context, chatID string, from Person, typ, 
 			PartitionKey: chatID, RowKey: messageKey(h.Seq + 1), Seq: h.Seq + 1, Type: typ,
 			Sender: from.MemberKey, SenderName: from.Name, Body: body, SentAt: now, ImageKey: imageKey,
 		}
-		if l.ttl > 0 {
-			exp := now.Add(l.ttl)
+		if ttl > 0 {
+			exp := now.Add(ttl)
 			m.ExpiresAt = &exp
 		}
 		headOp := storage.TxOp{Kind: storage.TxUpdate, Mode: storage.Replace, IfMatch: h.ETag}

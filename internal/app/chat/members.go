@@ -76,7 +76,7 @@ func (s *Service) joined(ctx context.Context, who Person, ch ChatRow) {
 		}
 		return
 	}
-	m, err := s.log.Append(ctx, ch.RowKey, Person{MemberKey: who.MemberKey, Name: who.Name}, TypeSystem, "joined")
+	m, err := s.log.appendEntry(ctx, ch.RowKey, Person{MemberKey: who.MemberKey, Name: who.Name}, TypeSystem, "joined", "", s.ttlOf(ch))
 	if err != nil {
 		s.logger.WarnContext(ctx, "chat: join not said", "chat", ch.RowKey, "err", err)
 		return

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -75,9 +76,24 @@ func (s *Service) CreateRoom(ctx context.Context, slug, name, desc string) error
 	return err
 }
 
-// UpdateRoom renames a room, or archives it (or brings it back).
-func (s *Service) UpdateRoom(ctx context.Context, chatID, name, desc string, archived bool) error {
+// maxKeepDays bounds a room's own message lifetime.
+const maxKeepDays = 3650
+
+// UpdateRoom renames a room, sets how many days it keeps messages (0:
+// MESSAGES_TTL), or archives it (or brings it back).
+func (s *Service) UpdateRoom(ctx context.Context, chatID, name, desc string, keepDays string, archived bool) error {
 	name, desc, errs := checkRoom(name, desc)
+	days := 0
+	if v := strings.TrimSpace(keepDays); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > maxKeepDays {
+			if errs == nil {
+				errs = RoomErrors{}
+			}
+			errs["keepDays"] = "chat.rooms.error.keep"
+		}
+		days = n
+	}
 	if errs != nil {
 		return errs
 	}
@@ -89,7 +105,7 @@ func (s *Service) UpdateRoom(ctx context.Context, chatID, name, desc string, arc
 		if !exists {
 			return ErrNoChat
 		}
-		c.Name, c.Description, c.Archived = name, desc, archived
+		c.Name, c.Description, c.Archived, c.KeepDays = name, desc, archived, days
 		return nil
 	})
 	return err
@@ -119,7 +135,7 @@ func (s *Service) renderRooms(c echo.Context, status int, add map[string]string,
 	}
 	p := views.RoomsAdminProps{Add: add, AddErrors: addErrs}
 	for _, r := range rooms {
-		p.Rooms = append(p.Rooms, views.RoomAdmin{ID: r.RowKey, Name: r.Name, Description: r.Description, Archived: r.Archived, UpdateURL: adminRoomsURL + "/" + url.PathEscape(r.RowKey)})
+		p.Rooms = append(p.Rooms, views.RoomAdmin{ID: r.RowKey, Name: r.Name, Description: r.Description, Archived: r.Archived, KeepDays: strconv.Itoa(r.KeepDays), UpdateURL: adminRoomsURL + "/" + url.PathEscape(r.RowKey)})
 	}
 	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "chat.rooms.heading"), Section: "admin", Content: views.RoomsAdmin(p)})
 }
@@ -143,10 +159,12 @@ func (s *Service) createRoom(c echo.Context) error {
 // updateRoom is POST /admin/chat-rooms/:id (name, description,
 // archived).
 func (s *Service) updateRoom(c echo.Context) error {
-	err := s.UpdateRoom(c.Request().Context(), c.Param("id"), c.FormValue("name"), c.FormValue("description"), c.FormValue("archived") == "true")
+	err := s.UpdateRoom(c.Request().Context(), c.Param("id"), c.FormValue("name"), c.FormValue("description"), c.FormValue("keepDays"), c.FormValue("archived") == "true")
 	var re RoomErrors
 	if errors.As(err, &re) {
-		return web.BadRequest(i18n.T(c.Request().Context(), "chat.rooms.error.name"), err)
+		for _, key := range re {
+			return web.BadRequest(i18n.T(c.Request().Context(), key), err)
+		}
 	}
 	if err != nil {
 		return err

@@ -29,6 +29,9 @@ type ChatRow struct {
 	Archived     bool   `table:"archived"`
 	// Ref is the group's or event's id (group and event chats).
 	Ref string `table:"ref"`
+	// KeepDays is a room's own message lifetime in days; 0 follows
+	// MESSAGES_TTL.
+	KeepDays int `table:"keepDays"`
 	// MemberA and MemberB are a private chat's two people (A < B), with
 	// their names when it began.
 	MemberA   string    `table:"memberA"`

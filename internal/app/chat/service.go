@@ -164,7 +164,7 @@ func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Perso
 		}
 	}
 	s.joined(ctx, from, ch)
-	m, err := s.log.appendImage(ctx, ch.RowKey, from, typ, body, key)
+	m, err := s.log.appendEntry(ctx, ch.RowKey, from, typ, body, key, s.ttlOf(ch))
 	if err != nil {
 		return m, err
 	}
@@ -182,6 +182,15 @@ func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Perso
 		s.tellOffline(ctx, ch, m)
 	}
 	return m, nil
+}
+
+// ttlOf is how long ch keeps messages: a room's own days, else
+// MESSAGES_TTL (0: forever).
+func (s *Service) ttlOf(ch ChatRow) time.Duration {
+	if ch.KeepDays > 0 {
+		return time.Duration(ch.KeepDays) * 24 * time.Hour
+	}
+	return s.log.ttl
 }
 
 // join puts ch in memberKey's list, unread, unless it is there.

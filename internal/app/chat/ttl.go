@@ -7,12 +7,14 @@ import (
 	"github.com/harmony/harmony/internal/storage"
 )
 
-// Message expiry (MESSAGES_TTL, document 003). A message past its
+// Message expiry (MESSAGES_TTL, document 003, or a room's own lifetime
+// set by admins). A message past its
 // ExpiresAt is never served: every read checks it (Live), whether or not
 // the sweeper has run. The sweeper deletes expired rows in batches. Every
 // message of a chat gets the same TTL when it is sent, so a chat's
-// expired messages are the start of its log; the sweeper walks every
-// chat, idle ones too (they are in Chats whether or not anyone writes),
+// expired messages are the start of its log (a room's lifetime applies
+// to messages sent after it was set, so that holds too); the sweeper
+// walks every chat, idle ones too (they are in Chats whether or not anyone writes),
 // and deletes from the start of each log until the first live row.
 
 // sweepBatch is how many rows one transaction deletes (one partition).
@@ -24,9 +26,6 @@ var kinds = []string{KindRoom, KindPrivate, KindGroup, KindEvent}
 // SweepExpired deletes the expired messages and control entries of
 // every chat, and reports how many.
 func (s *Service) SweepExpired(ctx context.Context) (int, error) {
-	if s.log.ttl <= 0 {
-		return 0, nil
-	}
 	total := 0
 	for _, kind := range kinds {
 		chats, err := storage.All[ChatRow](ctx, s.chats, storage.Query{PartitionKey: "chat|" + kind, Select: []string{"RowKey"}})
