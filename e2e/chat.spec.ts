@@ -3,7 +3,9 @@
 // network, A sends three messages, and B comes back with exactly those
 // three, each once. axe runs on the chat list and the room. Then a
 // second instance of the app on the same store: a message sent through
-// one instance appears live in a browser on the other.
+// one instance appears live in a browser on the other. Then a group's
+// chat, which a removed member loses, and a private chat started from
+// the group's roster.
 import { test, expect, type Browser, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { signInWithCode, signInWithOIDC, uniqueEmail, uniqueLocal } from './helpers';
@@ -78,4 +80,54 @@ test('a message sent through one instance appears live in a browser on another i
   const text = `across instances ${uniqueLocal('x')}`;
   await sendMessage(a, text);
   await expect(b.getByTestId('chat-message').filter({ hasText: text })).toHaveCount(1, { timeout: 10_000 });
+});
+
+test('a group chat for its members, lost on removal; a private chat started from the roster', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const stamp = uniqueLocal('gc');
+  const groupName = `Choir ${stamp}`;
+  const a = await person(browser, `${stamp}-a`);
+  const bLogin = `${stamp}-b`;
+  const b = await person(browser, bLogin);
+
+  // A creates the group and invites B, who accepts.
+  await a.goto('/');
+  await a.getByTestId('new-group').click();
+  const form = a.getByTestId('create-group-form');
+  await form.getByLabel('Group name').fill(groupName);
+  await form.getByRole('button', { name: 'Create group' }).click();
+  const groupPath = new URL(a.url()).pathname.replace(/\/settings$/, '');
+  const invite = a.getByTestId('invite-form');
+  await invite.getByLabel('Email address').fill(`${bLogin}@example.test`);
+  await invite.getByTestId('invite-submit').click();
+  await b.goto('/');
+  await b.getByTestId('group-card').filter({ hasText: groupName }).getByTestId('group-accept').click();
+  await expect(b.locator('[data-testid="group-card"][data-status="active"]').filter({ hasText: groupName })).toBeVisible();
+
+  // The group's chat, from its Chat tab: B sees A's message live.
+  await b.goto(groupPath);
+  await b.getByTestId('tab-chat').click();
+  await expect(b.getByTestId('chat-page')).toBeVisible();
+  const chatPath = new URL(b.url()).pathname;
+  await a.goto(chatPath);
+  await sendMessage(a, `rehearsal moved ${stamp}`);
+  await expect(b.getByTestId('chat-message').filter({ hasText: `rehearsal moved ${stamp}` })).toHaveCount(1);
+
+  // A private chat with B from the group's roster.
+  await a.goto(`${groupPath}/members`);
+  await a.getByTestId('roster-row').filter({ hasText: bLogin }).getByTestId('member-message').click();
+  await expect(a.getByTestId('chat-page')).toBeVisible();
+  expect(new URL(a.url()).pathname).toMatch(/^\/chat\/dm-/);
+  await sendMessage(a, `just us ${stamp}`);
+  await b.goto('/chat');
+  await expect(b.getByTestId('chat-item').filter({ hasText: `just us ${stamp}` })).toBeVisible();
+
+  // A removes B: B's next request to the group's chat is refused.
+  await a.goto(`${groupPath}/members`);
+  const row = a.getByTestId('roster-row').filter({ hasText: bLogin });
+  await row.getByTestId('member-remove').click();
+  await row.getByTestId('member-remove-confirm').click();
+  await expect(a.getByTestId('roster-row').filter({ hasText: bLogin })).toHaveAttribute('data-status', 'removed');
+  const res = await b.goto(chatPath);
+  expect(res?.status()).toBe(404);
 });
