@@ -122,12 +122,16 @@ test('a group chat for its members, lost on removal; a private chat started from
   await b.goto('/chat');
   await expect(b.getByTestId('chat-item').filter({ hasText: `just us ${stamp}` })).toBeVisible();
 
-  // A removes B: B's next request to the group's chat is refused.
+  // A removes B while B has the group's chat open: B's stream ends, the
+  // page reloads, and the chat is no longer B's.
+  await b.goto(chatPath);
+  await expect(b.getByTestId('chat-page')).toBeVisible();
   await a.goto(`${groupPath}/members`);
   const row = a.getByTestId('roster-row').filter({ hasText: bLogin });
   await row.getByTestId('member-remove').click();
   await row.getByTestId('member-remove-confirm').click();
   await expect(a.getByTestId('roster-row').filter({ hasText: bLogin })).toHaveAttribute('data-status', 'removed');
+  await expect(b.getByTestId('error-page')).toBeVisible({ timeout: 15_000 });
   const res = await b.goto(chatPath);
   expect(res?.status()).toBe(404);
 });

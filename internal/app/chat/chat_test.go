@@ -67,6 +67,8 @@ func newApp(t *testing.T, env ...string) *app {
 			func(c *platform.Core) (web.Module, error) {
 				a.svc = chat.New(c.Store, c.Log, c.Now, chat.Options{TTL: c.Config.MessagesTTL, Rooms: []string{"general", "random"}, SendsPer10s: 5})
 				a.svc.UseGroups(g)
+				g.UseChat(a.svc)
+				ev.UseChat(a.svc)
 				a.svc.UseEvents(ev)
 				a.svc.UsePeople(c.Accounts)
 				a.svc.UseNotifier(in)
@@ -419,6 +421,15 @@ func TestPrivateGroupAndEventChats(t *testing.T) {
 	if res := cat.Get(gchat); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("someone outside the group: %d", res.StatusCode)
 	}
+	// Bob's open stream ends when he is removed, on any instance.
+	bobStream, stopBob := openStream(t, bob, gchat+"/stream?after=99999", "")
+	if ev := next(t, bobStream, 1)[0]; ev.event != "reset" {
+		t.Fatalf("a cursor past the log: %+v", ev)
+	}
+	stopBob()
+	head, _ := storage.Get[chat.HeadRow](t.Context(), a.Store.Table(chat.MessagesTable), "group-"+groupID, "h")
+	bobStream, stopBob = openStream(t, bob, gchat+"/stream?after="+strconv.FormatInt(head.Seq, 10), "")
+	defer stopBob()
 	roster := ann.Get("/groups/" + groupID + "/members").Doc(t)
 	bobRow := roster.Find(testID("roster-row")).FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "bob") })
 	if bobRow.Find(testID("member-message")).Length() != 1 {
@@ -428,8 +439,14 @@ func TestPrivateGroupAndEventChats(t *testing.T) {
 	if remove.StatusCode != http.StatusSeeOther {
 		t.Fatalf("remove bob: %d", remove.StatusCode)
 	}
+	if ev := next(t, bobStream, 1)[0]; ev.event != "reset" || !strings.Contains(ev.data, "left") {
+		t.Fatalf("bob's open stream after his removal: %+v", ev)
+	}
 	if res := bob.Get(gchat); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("a removed member opens the group's chat: %d", res.StatusCode)
+	}
+	if !strings.Contains(ann.Get(gchat).Doc(t).Find(testID("chat-system")).Text(), "left") {
+		t.Error("the group's chat does not say bob left")
 	}
 	if res := post(bob, gchat+"/messages", url.Values{"body": {"still here?"}}); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("a removed member posts: %d", res.StatusCode)

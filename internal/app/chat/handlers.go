@@ -321,7 +321,7 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 	mine := viewer != nil && m.Sender == viewer.MemberKey
 	v := views.Message{
 		Seq: m.Seq, Anchor: "m-" + strconv.FormatInt(m.Seq, 10), Sender: m.SenderName, Mine: mine,
-		System: m.Type == TypeSystem, Body: templ.Raw(richtext.Render(m.Body)), Text: m.Body,
+		System: m.Type == TypeSystem || m.Type == TypeLeft, Body: templ.Raw(richtext.Render(m.Body)), Text: m.Body,
 		Time: m.SentAt.In(viewer.Location()).Format("15:04"), Datetime: m.SentAt.UTC().Format(time.RFC3339),
 		Edited: m.EditedAt != nil, Deleted: m.DeletedAt != nil,
 		ImageURL: imageURL(m.ImageKey, true), ImageFull: imageURL(m.ImageKey, false),
@@ -330,7 +330,11 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 		v.Collapsed = true
 	}
 	if v.System {
-		v.Body = templ.Raw(templ.EscapeString(i18n.T(ctx, "chat.joined")))
+		key := "chat.joined"
+		if m.Type == TypeLeft {
+			key = "chat.left"
+		}
+		v.Body = templ.Raw(templ.EscapeString(i18n.T(ctx, key)))
 	}
 	base := chatURL(chatID) + "/messages/" + strconv.FormatInt(m.Seq, 10)
 	if !mine && !v.Deleted && m.Type == TypeText {

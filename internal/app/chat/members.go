@@ -170,3 +170,24 @@ func (s *Service) tellMentioned(ctx context.Context, ch ChatRow, title string, m
 		}
 	}
 }
+
+// TypeLeft is a system entry: its sender left what the chat belongs to
+// (a group, an event). Streams of that person end at it, on every
+// instance, so they stop getting the chat at once.
+const TypeLeft = "left"
+
+// Left says in chatID that memberKey left, when the chat exists: the
+// groups and events modules call it on removal, leaving and cancelling.
+func (s *Service) Left(ctx context.Context, chatID, memberKey, name string) {
+	kind, _ := kindOf(chatID)
+	ch, err := s.chatRow(ctx, kind, chatID)
+	if err != nil {
+		return // no chat yet: nothing to end
+	}
+	m, err := s.log.appendEntry(ctx, ch.RowKey, Person{MemberKey: memberKey, Name: name}, TypeLeft, "left", "", s.ttlOf(ch))
+	if err != nil {
+		s.logger.WarnContext(ctx, "chat: departure not said", "chat", chatID, "err", err)
+		return
+	}
+	s.hub.Sent(ctx, m)
+}

@@ -77,6 +77,13 @@ func (s *Service) stream(c echo.Context) error {
 			return true, err
 		}
 		for _, m := range msgs {
+			if m.Type == TypeLeft && m.Sender == id.MemberKey {
+				// They left what the chat belongs to: the page reloads,
+				// and the chat is no longer theirs.
+				_, err := w.Write([]byte("event: reset\ndata: left\n\n"))
+				w.Flush()
+				return true, err
+			}
 			item := m
 			oob := false
 			if control(m) {

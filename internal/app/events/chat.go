@@ -47,3 +47,13 @@ func (s *Service) FirstUpcoming(ctx context.Context) (string, error) {
 	}
 	return page.Rows[0].EventID, nil
 }
+
+// ChatLeaver is told when someone gives up their place (the chat
+// module): it says so in the event's chat and ends their open streams.
+type ChatLeaver interface {
+	Left(ctx context.Context, chatID, memberKey, name string)
+}
+
+// UseChat has cancellations told to the event's chat. Call it while
+// wiring.
+func (s *Service) UseChat(c ChatLeaver) { s.chat = c }

@@ -95,6 +95,9 @@ func (s *Service) CancelRegistration(ctx context.Context, e EventRow, id *auth.I
 		return err
 	}
 	s.settled(ctx, e, moves)
+	if s.chat != nil {
+		s.chat.Left(ctx, "event-"+e.RowKey, id.MemberKey, id.DisplayName)
+	}
 	return nil
 }
 

@@ -26,6 +26,8 @@ type Service struct {
 	reminders *tasks.Kind[reminderTask]
 	// lapses settle offers when they lapse (reminders.go).
 	lapses *tasks.Kind[lapseTask]
+	// chat is told of people giving up their place (chat.go).
+	chat ChatLeaver
 	// groups adds events to group calendars (togroup.go).
 	groups GroupCalendars
 	// feeds holds the "My events" calendar feeds' tokens (feed.go).

@@ -17,3 +17,13 @@ func (s *Service) GroupChat(ctx context.Context, groupID string, id *auth.Identi
 	}
 	return g.GroupName, nil
 }
+
+// ChatLeaver is told when someone leaves what a chat belongs to (the
+// chat module): it says so in the chat and ends their open streams.
+type ChatLeaver interface {
+	Left(ctx context.Context, chatID, memberKey, name string)
+}
+
+// UseChat has removals and departures told to the group's chat. Call it
+// while wiring.
+func (s *Service) UseChat(c ChatLeaver) { s.chat = c }

@@ -393,12 +393,19 @@ func (s *Service) Leave(ctx context.Context, m Membership) error {
 	return s.leave(ctx, m.GroupID, m.Row.RowKey)
 }
 
-// leave marks an active member removed (ownerKept).
+// leave marks an active member removed (ownerKept), and tells the
+// group's chat, which ends their open chat streams.
 func (s *Service) leave(ctx context.Context, groupID, rowKey string) error {
-	return s.ownerKept(ctx, groupID, rowKey, func(row *MemberRow) error {
+	var left MemberRow
+	err := s.ownerKept(ctx, groupID, rowKey, func(row *MemberRow) error {
 		s.markRemoved(row)
+		left = *row
 		return nil
 	})
+	if err == nil && s.chat != nil && left.MemberKey != "" {
+		s.chat.Left(ctx, "group-"+groupID, left.MemberKey, left.DisplayName)
+	}
+	return err
 }
 
 // Demote makes an owner a plain member again, as another owner. The

@@ -31,6 +31,8 @@ type Profiles interface {
 
 // Service is the groups module.
 type Service struct {
+	// chat is told of members leaving (chat.go).
+	chat       ChatLeaver
 	groups     *storage.Table
 	userGroups *storage.Table
 	members    *storage.Table
