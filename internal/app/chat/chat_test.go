@@ -983,3 +983,33 @@ func TestRoomKeepsMessagesForItsDays(t *testing.T) {
 		t.Fatalf("swept %d, %v; want the message and its join", n, err)
 	}
 }
+
+// TestDefaultRoom: everyone lands in the first fixed room until they
+// choose another; a room that is not open cannot be chosen, and an
+// archived choice falls back to the first.
+func TestDefaultRoom(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann := a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	land := func() string { return ann.Get("/chat/default").Header.Get("Location") }
+	if l := land(); l != "/chat/room-general" {
+		t.Fatalf("by default: %s", l)
+	}
+	if res := post(ann, "/chat/default", url.Values{"room": {"room-random"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("choose: %d", res.StatusCode)
+	}
+	if l := land(); l != "/chat/room-random" {
+		t.Fatalf("after choosing: %s", l)
+	}
+	for _, bad := range []string{"room-nope", "dm-x", ""} {
+		if res := post(ann, "/chat/default", url.Values{"room": {bad}}); res.StatusCode != http.StatusNotFound {
+			t.Errorf("choose %q: %d", bad, res.StatusCode)
+		}
+	}
+	post(org, "/admin/chat-rooms/room-random", url.Values{"name": {"random"}, "archived": {"true"}})
+	if l := land(); l != "/chat/room-general" {
+		t.Fatalf("with the choice archived: %s", l)
+	}
+}

@@ -39,6 +39,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/appear-offline", s.appearOffline, acc)
 	e.POST("/chat/block", s.block, acc)
 	e.POST("/chat/receipts", s.receipts, acc)
+	e.GET("/chat/default", s.defaultRoom, acc)
+	e.POST("/chat/default", s.setDefaultRoom, acc)
 	e.GET("/chat/:id/images/:file", s.serveImage, acc)
 	s.roomRoutes(e)
 	e.POST("/chat/unblock", s.unblock, acc)
@@ -152,7 +154,15 @@ func (s *Service) list(c echo.Context) error {
 	if pr, err := storage.Get[PresenceRow](ctx, s.presence, presencePart, id.MemberKey); err == nil {
 		noReceipts = pr.NoReceipts
 	}
-	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.List(views.ListProps{Items: items, Hidden: hidden, Blocked: people, NoReceipts: noReceipts})})
+	home, err := s.DefaultRoom(ctx, id.MemberKey)
+	if err != nil {
+		return err
+	}
+	var roomChoices []views.RoomChoice
+	for _, r := range rooms {
+		roomChoices = append(roomChoices, views.RoomChoice{ID: r.RowKey, Name: "#" + r.Name, Current: r.RowKey == home})
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.List(views.ListProps{Items: items, Hidden: hidden, Blocked: people, NoReceipts: noReceipts, Rooms: roomChoices})})
 }
 
 // unreadLabel is an unread count as the list shows it: exact up to 99.
@@ -516,4 +526,24 @@ func (s *Service) remove(c echo.Context) error {
 		return err
 	}
 	return s.changed(c, acc, m)
+}
+
+// defaultRoom is GET /chat/default: the reader's default room.
+func (s *Service) defaultRoom(c echo.Context) error {
+	chatID, err := s.DefaultRoom(c.Request().Context(), auth.From(c).MemberKey)
+	if err != nil {
+		return err
+	}
+	if chatID == "" {
+		return web.Redirect(c, "/chat")
+	}
+	return web.Redirect(c, chatURL(chatID))
+}
+
+// setDefaultRoom is POST /chat/default (room): the reader's default room.
+func (s *Service) setDefaultRoom(c echo.Context) error {
+	if err := s.SetDefaultRoom(c.Request().Context(), auth.From(c).MemberKey, c.FormValue("room")); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "chat.flash.default", "/chat")
 }

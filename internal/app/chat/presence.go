@@ -40,6 +40,9 @@ type PresenceRow struct {
 	Hidden       bool      `table:"hidden"`
 	// NoReceipts leaves them out of "seen by" (seen.go).
 	NoReceipts bool `table:"noReceipts"`
+	// DefaultRoom is the room /chat/default opens for them (document
+	// 003), "" for the first fixed room.
+	DefaultRoom string `table:"defaultRoom"`
 }
 
 // presence is an instance's record of what it wrote when.

@@ -58,3 +58,34 @@ func (s *Service) Rooms(ctx context.Context) ([]ChatRow, error) {
 	})
 	return rows, err
 }
+
+// DefaultRoom is the room memberKey lands in: their choice while it is
+// open, else the first fixed room (document 003's default room).
+func (s *Service) DefaultRoom(ctx context.Context, memberKey string) (string, error) {
+	rooms, err := s.Rooms(ctx)
+	if err != nil || len(rooms) == 0 {
+		return "", err
+	}
+	if p, err := storage.Get[PresenceRow](ctx, s.presence, presencePart, memberKey); err == nil && p.DefaultRoom != "" {
+		for _, r := range rooms {
+			if r.RowKey == p.DefaultRoom {
+				return r.RowKey, nil
+			}
+		}
+	}
+	return rooms[0].RowKey, nil
+}
+
+// SetDefaultRoom makes chatID memberKey's default room; it must be an
+// open room.
+func (s *Service) SetDefaultRoom(ctx context.Context, memberKey, chatID string) error {
+	if kind, _ := kindOf(chatID); kind != KindRoom {
+		return ErrNoChat
+	}
+	if _, err := s.chatRow(ctx, KindRoom, chatID); err != nil {
+		return err
+	}
+	e := storage.Entity{PartitionKey: presencePart, RowKey: memberKey, Props: map[string]any{"defaultRoom": chatID}}
+	_, err := s.presence.Upsert(ctx, e, storage.Merge)
+	return err
+}
