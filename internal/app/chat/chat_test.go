@@ -762,6 +762,14 @@ func TestMentions(t *testing.T) {
 	if n := ann.Get("/inbox").Doc(t).Find(testID("inbox-item")).Length(); n != 0 {
 		t.Fatalf("ann is told of her own mention: %d", n)
 	}
+	general := cat.Get("/chat").Doc(t).Find(testID("chat-item")).FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "#general") })
+	if general.Find(testID("chat-mentions")).Length() != 1 {
+		t.Fatalf("cat's list shows no mention badge: %q", general.Text())
+	}
+	cat.Get(room)
+	if cat.Get("/chat").Doc(t).Find(testID("chat-mentions")).Length() != 0 {
+		t.Fatal("the mention badge stays after reading")
+	}
 }
 
 // TestBlock: someone blocked is folded away for the blocker in shared

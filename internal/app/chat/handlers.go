@@ -86,7 +86,7 @@ func (s *Service) list(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		n, err := s.log.Unread(ctx, chatID, read[chatID], h.Seq, id.MemberKey)
+		n, mentioned, err := s.log.Unread(ctx, chatID, read[chatID], h.Seq, id.MemberKey, id.DisplayName)
 		if err != nil {
 			return err
 		}
@@ -94,6 +94,7 @@ func (s *Service) list(c echo.Context) error {
 		if n > 0 {
 			it.Href += "#first-unread"
 		}
+		it.Mentions = int(mentioned)
 		if other != "" {
 			on, err := s.Online(ctx, other)
 			if err != nil {

@@ -153,31 +153,35 @@ func (l *Log) Range(ctx context.Context, chatID string, from, to int64) ([]Messa
 // unreadCap is where counting stops: the list shows "99+" beyond 99.
 const unreadCap = 100
 
-// Unread counts the messages after seq that viewer has not read: live,
-// not deleted, not their own, not control entries, so deletions and
-// expiry never leave phantom counts. One query, at most unreadCap rows,
-// and none when nothing came after seq.
-func (l *Log) Unread(ctx context.Context, chatID string, after, head int64, viewer string) (int64, error) {
+// Unread counts the messages after seq that viewer (named name) has not
+// read: live, not deleted, not their own, not control entries, so
+// deletions and expiry never leave phantom counts; and how many of them
+// mention the viewer by name. One query, at most unreadCap rows, and
+// none when nothing came after seq.
+func (l *Log) Unread(ctx context.Context, chatID string, after, head int64, viewer, name string) (n, mentioned int64, err error) {
 	if head <= after {
-		return 0, nil
+		return 0, 0, nil
 	}
 	page, err := l.table.Query(ctx, storage.Query{
 		PartitionKey: chatID, RowKeyFrom: messageKey(after + 1), RowKeyTo: messageKey(head + 1), Limit: unreadCap,
-		Select: []string{"type", "sender", "deletedAt", "expiresAt"},
+		Select: []string{"type", "sender", "deletedAt", "expiresAt", "body"},
 	})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	now := l.now()
-	var n int64
+	full, first := strings.ToLower(name), strings.ToLower(firstName(name))
 	for _, e := range page.Entities {
 		var m MessageRow
 		if err := storage.Unmarshal(e, &m); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if (m.Type == TypeText || m.Type == TypeImage) && m.DeletedAt == nil && m.Sender != viewer && Live(m, now) {
 			n++
+			if body := strings.ToLower(m.Body); name != "" && (mentions(body, full) || mentions(body, first)) {
+				mentioned++
+			}
 		}
 	}
-	return n, nil
+	return n, mentioned, nil
 }
