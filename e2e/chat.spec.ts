@@ -135,3 +135,16 @@ test('a group chat for its members, lost on removal; a private chat started from
   const res = await b.goto(chatPath);
   expect(res?.status()).toBe(404);
 });
+
+test('the chat list updates live: a new message shows as unread without a reload', async ({ browser }) => {
+  const a = await person(browser, uniqueLocal('list-a'));
+  const b = await person(browser, uniqueLocal('list-b'));
+  await b.goto('/chat');
+  const random = b.getByTestId('chat-item').filter({ hasText: '#random' });
+  await expect(random).toBeVisible();
+  const text = `news ${uniqueLocal('n')}`;
+  await a.goto('/chat/room-random');
+  await sendMessage(a, text);
+  await expect(b.getByTestId('chat-item').filter({ hasText: text })).toBeVisible({ timeout: 10_000 });
+  await expect(b.getByTestId('chat-item').filter({ hasText: text }).getByTestId('chat-unread')).toBeVisible();
+});

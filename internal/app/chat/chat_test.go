@@ -1021,3 +1021,19 @@ func TestDefaultRoom(t *testing.T) {
 		t.Fatalf("with the choice archived: %s", l)
 	}
 }
+
+// TestChatListNews: the chat list's stream says "news" when a chat in
+// the list moves, so the page fetches itself again.
+func TestChatListNews(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	events, stop := openStream(t, bob, "/chat/news", "")
+	defer stop()
+	post(ann, "/chat/room-random/messages", url.Values{"body": {"anyone?"}})
+	if ev := next(t, events, 1)[0]; ev.event != "news" {
+		t.Fatalf("the list's stream: %+v", ev)
+	}
+}

@@ -40,6 +40,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/block", s.block, acc)
 	e.POST("/chat/receipts", s.receipts, acc)
 	e.GET("/chat/default", s.defaultRoom, acc)
+	e.GET("/chat/news", s.news, acc)
 	e.POST("/chat/default", s.setDefaultRoom, acc)
 	e.GET("/chat/:id/images/:file", s.serveImage, acc)
 	s.roomRoutes(e)

@@ -101,27 +101,29 @@ func (w *watched) add(m MessageRow) bool {
 // Sub is one subscriber: Wake is signalled (never blocking) when the
 // chat may have news; Done closes when the hub drains (shutdown).
 type Sub struct {
-	chatID string
-	Wake   chan struct{}
-	Done   <-chan struct{}
+	chats []string
+	Wake  chan struct{}
+	Done  <-chan struct{}
 }
 
 func newHub(l *Log, feed *storage.Table, logger *slog.Logger, now func() time.Time) *Hub {
 	return &Hub{log: l, feed: feed, logger: logger, now: now, chats: map[string]*watched{}, drain: make(chan struct{})}
 }
 
-// Subscribe watches chatID; the first subscriber on the instance starts
-// the feed poller.
-func (h *Hub) Subscribe(chatID string) *Sub {
+// Subscribe watches chatIDs (a stream one chat, the chat list all the
+// reader's); the first subscriber on the instance starts the feed poller.
+func (h *Hub) Subscribe(chatIDs ...string) *Sub {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := &Sub{chatID: chatID, Wake: make(chan struct{}, 1), Done: h.drain}
-	w := h.chats[chatID]
-	if w == nil {
-		w = &watched{subs: map[*Sub]struct{}{}}
-		h.chats[chatID] = w
+	s := &Sub{chats: chatIDs, Wake: make(chan struct{}, 1), Done: h.drain}
+	for _, chatID := range chatIDs {
+		w := h.chats[chatID]
+		if w == nil {
+			w = &watched{subs: map[*Sub]struct{}{}}
+			h.chats[chatID] = w
+		}
+		w.subs[s] = struct{}{}
 	}
-	w.subs[s] = struct{}{}
 	if !h.polling && !h.drained {
 		h.polling = true
 		go h.poll()
@@ -133,10 +135,12 @@ func (h *Hub) Subscribe(chatID string) *Sub {
 func (h *Hub) Unsubscribe(s *Sub) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if w := h.chats[s.chatID]; w != nil {
-		delete(w.subs, s)
-		if len(w.subs) == 0 {
-			delete(h.chats, s.chatID)
+	for _, chatID := range s.chats {
+		if w := h.chats[chatID]; w != nil {
+			delete(w.subs, s)
+			if len(w.subs) == 0 {
+				delete(h.chats, chatID)
+			}
 		}
 	}
 }

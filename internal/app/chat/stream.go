@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/chat"
 )
@@ -194,4 +196,69 @@ func writeEvent(ctx context.Context, w *echo.Response, id string, comp interface
 	out.WriteByte('\n')
 	_, err := w.Write(out.Bytes())
 	return err
+}
+
+// news is GET /chat/news: the chat list's stream. It watches every room
+// and every chat in the reader's list, and says "news" (a named event,
+// at most once a second) when any of them moves; the list page then
+// fetches itself again, which counts and authorizes anew.
+func (s *Service) news(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	rooms, err := s.Rooms(ctx)
+	if err != nil {
+		return err
+	}
+	mine, err := storage.All[UserChatRow](ctx, s.userChats, storage.Query{PartitionKey: id.MemberKey, Select: []string{"RowKey"}})
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, r := range rooms {
+		ids = append(ids, r.RowKey)
+	}
+	for _, m := range mine {
+		if !slices.Contains(ids, m.RowKey) {
+			ids = append(ids, m.RowKey)
+		}
+	}
+	sub := s.hub.Subscribe(ids...)
+	defer s.hub.Unsubscribe(sub)
+	w := c.Response()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	w.Flush()
+	beat := time.NewTicker(heartbeatEvery)
+	defer beat.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-sub.Done:
+			return nil
+		case <-beat.C:
+			if _, err := w.Write([]byte(": ping\n\n")); err != nil {
+				return nil
+			}
+			w.Flush()
+		case <-sub.Wake:
+			// Let a burst settle: one refresh for it.
+			select {
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+				return nil
+			}
+			select {
+			case <-sub.Wake:
+			default:
+			}
+			if _, err := w.Write([]byte("event: news\ndata: news\n\n")); err != nil {
+				return nil
+			}
+			w.Flush()
+		}
+	}
 }
