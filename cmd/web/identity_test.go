@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -101,7 +102,17 @@ func TestAccountWithoutVerifiedEmailUsesGroupsFully(t *testing.T) {
 	if res := eve.PostForm("/account/email", eve.WithCSRF("/account/email", url.Values{"email": {"eve@example.com"}})); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("send link code: %d %.300s", res.StatusCode, res.Body)
 	}
-	code := eve.Get("/dev/mailbox").Doc(t).Find(`[data-testid="mailbox-item"] [data-testid="mailbox-code"]`).First().Text()
+	// The mail goes through the task queue: wait for the one to Eve.
+	code := ""
+	for deadline := time.Now().Add(5 * time.Second); code == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		eve.Get("/dev/mailbox").Doc(t).Find(`[data-testid="mailbox-item"]`).EachWithBreak(func(_ int, item *goquery.Selection) bool {
+			if item.Find(`[data-testid="mailbox-to"]`).Text() == "eve@example.com" {
+				code = item.Find(`[data-testid="mailbox-code"]`).Text()
+				return false
+			}
+			return true
+		})
+	}
 	if res := eve.PostForm("/account/email/code", eve.WithCSRF("/account/email/code", url.Values{"code": {"000000"}})); res.StatusCode != http.StatusUnprocessableEntity || code == "000000" {
 		t.Fatalf("a wrong code: %d", res.StatusCode)
 	}
