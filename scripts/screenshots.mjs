@@ -6,7 +6,8 @@
 // A SHOT is name=path, or name=path@person to be signed in as a demo
 // person (anna, boris); {group:NAME} in a path is replaced by that demo
 // group's id, a path {appt:GROUP/TITLE} is that appointment's page, and
-// {event:TITLE} is that demo event's path. Each shot is taken at 1280 px and 390 px wide, light and
+// {event:TITLE} is that demo event's path, {chat:NAME} a chat in the
+// person's list. Each shot is taken at 1280 px and 390 px wide, light and
 // dark: OUT_DIR/name-{desktop,mobile}-{light,dark}.png.
 import { chromium } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
@@ -38,6 +39,16 @@ async function signIn(person) {
 
 const groupIDs = {};
 async function resolve(path, state) {
+  const ch = path.match(/\{chat:([^}]+)\}/);
+  if (ch) {
+    // {chat:NAME} is the chat of that name in the person's chat list.
+    const ctx = await browser.newContext({ storageState: state });
+    const page = await ctx.newPage();
+    await page.goto(`${base}/chat`);
+    const href = await page.getByTestId('chat-item').filter({ hasText: ch[1] }).first().locator('a').first().getAttribute('href');
+    await ctx.close();
+    return path.replace(ch[0], href.split('#')[0]);
+  }
   const ev = path.match(/\{event:([^}]+)\}/);
   if (ev) {
     // {event:TITLE} is that listed event's page.
