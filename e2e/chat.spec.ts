@@ -5,7 +5,7 @@
 // second instance of the app on the same store: a message sent through
 // one instance appears live in a browser on the other. Then a group's
 // chat, which a removed member loses, and a private chat started from
-// the group's roster.
+// the group's roster, whose "seen by" appears live.
 import { test, expect, type Browser, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { signInWithCode, signInWithOIDC, uniqueEmail, uniqueLocal } from './helpers';
@@ -120,7 +120,13 @@ test('a group chat for its members, lost on removal; a private chat started from
   expect(new URL(a.url()).pathname).toMatch(/^\/chat\/dm-/);
   await sendMessage(a, `just us ${stamp}`);
   await b.goto('/chat');
-  await expect(b.getByTestId('chat-item').filter({ hasText: `just us ${stamp}` })).toBeVisible();
+  const dmItem = b.getByTestId('chat-item').filter({ hasText: `just us ${stamp}` });
+  await expect(dmItem).toBeVisible();
+  // B opens it: A, still in the chat, sees "Seen by" appear live.
+  await expect(a.getByTestId('chat-seen')).toBeHidden();
+  await dmItem.getByRole('link').click();
+  await expect(b.getByTestId('chat-page')).toBeVisible();
+  await expect(a.getByTestId('chat-seen')).toBeVisible({ timeout: 10_000 });
 
   // A removes B while B has the group's chat open: B's stream ends, the
   // page reloads, and the chat is no longer B's.

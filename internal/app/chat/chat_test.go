@@ -44,6 +44,12 @@ func newApp(t *testing.T, env ...string) *app {
 	if _, ok := vars["ADMIN_EMAILS"]; !ok {
 		vars["ADMIN_EMAILS"] = "org@example.com"
 	}
+	// TEST_HEARTBEAT shortens the streams' heartbeat (chat.Options).
+	var beat time.Duration
+	if v, ok := vars["TEST_HEARTBEAT"]; ok {
+		beat, _ = time.ParseDuration(v)
+		delete(vars, "TEST_HEARTBEAT")
+	}
 	a := &app{}
 	var g *groups.Service
 	var ev *events.Service
@@ -65,7 +71,7 @@ func newApp(t *testing.T, env ...string) *app {
 				return ev, nil
 			},
 			func(c *platform.Core) (web.Module, error) {
-				a.svc = chat.New(c.Store, c.Log, c.Now, chat.Options{TTL: c.Config.MessagesTTL, Rooms: []string{"general", "random"}, SendsPer10s: 5})
+				a.svc = chat.New(c.Store, c.Log, c.Now, chat.Options{TTL: c.Config.MessagesTTL, Rooms: []string{"general", "random"}, SendsPer10s: 5, Heartbeat: beat})
 				a.svc.UseGroups(g)
 				g.UseChat(a.svc)
 				ev.UseChat(a.svc)
@@ -356,6 +362,14 @@ func TestConcurrentSendsAndInstances(t *testing.T) {
 			}
 			if b.Hub().FeedReads.Load() == 0 {
 				t.Error("the second instance never read the feed")
+			}
+			// A read marker moved on one instance reaches the other's
+			// watchers too ("seen by" follows it).
+			a.Hub().Read(t.Context(), room)
+			select {
+			case <-sub.Read:
+			case <-time.After(10 * time.Second):
+				t.Error("the other instance did not hear of the read marker")
 			}
 		})
 	}
@@ -851,6 +865,58 @@ func TestSeenBy(t *testing.T) {
 	}
 }
 
+// TestSeenByAndPresenceAreLive: an open stream of a private chat sends
+// the "seen by" line again when the other person reads (no id, so the
+// resume point stays), and the other person's presence as it changes.
+func TestSeenByAndPresenceAreLive(t *testing.T) {
+	t.Parallel()
+	a := newApp(t, "TEST_HEARTBEAT", "100ms")
+	ann, bob := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
+	post(ann, dm+"/messages", url.Values{"body": {"did you see this?"}})
+	after := ann.Get(dm).Doc(t).Find(testID("chat-stream")).AttrOr("hx-sse:connect", "")
+	if after == "" {
+		t.Fatal("ann's page has no stream")
+	}
+	events, stop := openStream(t, ann, after, "")
+	defer stop()
+	until := func(what string, ok func(sseEvent) bool) {
+		t.Helper()
+		timeout := time.After(10 * time.Second)
+		for {
+			select {
+			case ev, open := <-events:
+				if !open {
+					t.Fatalf("the stream ended waiting for %s", what)
+				}
+				if ok(ev) {
+					if ev.id != "" {
+						t.Errorf("%s came with id %q", what, ev.id)
+					}
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no %s in 10 s", what)
+			}
+		}
+	}
+	// Bob is offline until his own stream opens.
+	until("bob offline", func(ev sseEvent) bool {
+		return strings.Contains(ev.data, `id="chat-presence"`) && strings.Contains(ev.data, `data-state="offline"`)
+	})
+	bobEvents, stopBob := openStream(t, bob, dm+"/stream?after=0", "")
+	next(t, bobEvents, 1)
+	until("seen by bob", func(ev sseEvent) bool {
+		return strings.Contains(ev.data, `id="chat-seen"`) && strings.Contains(ev.data, "Seen by bob")
+	})
+	until("bob online", func(ev sseEvent) bool { return strings.Contains(ev.data, `data-state="online"`) })
+	stopBob()
+	a.Clock.Advance(3 * time.Minute)
+	until("bob offline again", func(ev sseEvent) bool { return strings.Contains(ev.data, `data-state="offline"`) })
+}
+
 // TestAdminRooms: admins create, rename and archive rooms; an archived
 // room leaves the list and its page; others cannot reach the page; bad
 // names and taken slugs are refused and write nothing.
@@ -1035,5 +1101,28 @@ func TestChatListNews(t *testing.T) {
 	post(ann, "/chat/room-random/messages", url.Values{"body": {"anyone?"}})
 	if ev := next(t, events, 1)[0]; ev.event != "news" {
 		t.Fatalf("the list's stream: %+v", ev)
+	}
+}
+
+// TestChatListPresenceIsLive: the list's stream says "news" when the
+// other person of one of the reader's private chats comes online, and
+// again when they go offline, with no message sent.
+func TestChatListPresenceIsLive(t *testing.T) {
+	t.Parallel()
+	a := newApp(t, "TEST_HEARTBEAT", "100ms")
+	ann, bob := a.Client(), a.Client()
+	annKey := a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	dm := post(bob, "/chat/private", url.Values{"member": {annKey}}).Header.Get("Location")
+	bob.Get(dm)
+	events, stop := openStream(t, bob, "/chat/news", "")
+	defer stop()
+	ann.PostForm("/chat/presence", ann.WithCSRF("/chat", nil))
+	if ev := next(t, events, 1)[0]; ev.event != "news" || ev.data != "presence\n" {
+		t.Fatalf("ann came online: %+v", ev)
+	}
+	a.Clock.Advance(3 * time.Minute)
+	if ev := next(t, events, 1)[0]; ev.event != "news" || ev.data != "presence\n" {
+		t.Fatalf("ann went offline: %+v", ev)
 	}
 }

@@ -101,7 +101,7 @@ func (s *Service) list(c echo.Context) error {
 			if err != nil {
 				return err
 			}
-			it.Presence = map[bool]string{true: "online", false: "offline"}[on]
+			it.Presence = presenceWord(on)
 		}
 		if h.LastExpiresAt != nil && !s.now().Before(*h.LastExpiresAt) {
 			it.Preview, it.Sender = "", "" // expired: never served
@@ -293,7 +293,7 @@ func (s *Service) page(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		p.Presence = map[bool]string{true: "online", false: "offline"}[on]
+		p.Presence = presenceWord(on)
 		_, p.Blocked = blocked[acc.Other]
 		p.Other = acc.Other
 	}
@@ -390,6 +390,7 @@ func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, se
 		if err == nil {
 			r.ETag = etag
 			s.markers.Store(key, r)
+			s.markerMoved(ctx, ch)
 			return nil
 		}
 		s.markers.Delete(key)
@@ -407,10 +408,20 @@ func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, se
 		r.ReadSeq = seq
 		return nil
 	})
+	if err == nil && r.ReadSeq == seq {
+		s.markerMoved(ctx, ch)
+	}
 	if err == nil {
 		s.markers.Store(key, r)
 	}
 	return err
+}
+
+// markerMoved tells watchers a marker moved, where "seen by" shows it.
+func (s *Service) markerMoved(ctx context.Context, ch ChatRow) {
+	if ch.Kind == KindPrivate || ch.Kind == KindGroup {
+		s.hub.Read(ctx, ch.RowKey)
+	}
 }
 
 // send is POST /chat/:id/messages (body). htmx gets a fresh form (the

@@ -58,6 +58,11 @@ type Hub struct {
 	drained bool
 	drain   chan struct{}
 
+	// gens numbers the read markers heard of, across chats.
+	gens atomic.Uint64
+	// readMark is the newest read row readFeed handed on (poller only).
+	readMark string
+
 	// FeedReads counts the feed queries this instance made.
 	FeedReads atomic.Int64
 }
@@ -77,6 +82,9 @@ type watched struct {
 	floor int64
 	upTo  int64
 	tail  []MessageRow
+	// gen counts the read markers heard of: "seen by" worked out at an
+	// older gen is out of date (seen.go).
+	gen uint64
 }
 
 // add extends the tail with m when it follows on; a gap marks it stale.
@@ -99,10 +107,12 @@ func (w *watched) add(m MessageRow) bool {
 }
 
 // Sub is one subscriber: Wake is signalled (never blocking) when the
-// chat may have news; Done closes when the hub drains (shutdown).
+// chat may have news, Read when someone's read marker in it moved; Done
+// closes when the hub drains (shutdown).
 type Sub struct {
 	chats []string
 	Wake  chan struct{}
+	Read  chan struct{}
 	Done  <-chan struct{}
 }
 
@@ -115,11 +125,11 @@ func newHub(l *Log, feed *storage.Table, logger *slog.Logger, now func() time.Ti
 func (h *Hub) Subscribe(chatIDs ...string) *Sub {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := &Sub{chats: chatIDs, Wake: make(chan struct{}, 1), Done: h.drain}
+	s := &Sub{chats: chatIDs, Wake: make(chan struct{}, 1), Read: make(chan struct{}, 1), Done: h.drain}
 	for _, chatID := range chatIDs {
 		w := h.chats[chatID]
 		if w == nil {
-			w = &watched{subs: map[*Sub]struct{}{}}
+			w = &watched{subs: map[*Sub]struct{}{}, gen: h.gens.Add(1)}
 			h.chats[chatID] = w
 		}
 		w.subs[s] = struct{}{}
@@ -206,6 +216,56 @@ func (h *Hub) Sent(ctx context.Context, m MessageRow) {
 	}
 }
 
+// Read tells the hub someone's read marker in chatID moved: watchers
+// here and, through a feed row without an entry, on other instances
+// update "seen by".
+func (h *Hub) Read(ctx context.Context, chatID string) {
+	h.readHeard(chatID)
+	row := FeedRow{PartitionKey: feedShard, RowKey: feedKey(h.now().UTC(), chatID) + "|read", ChatID: chatID, Read: true}
+	if _, err := storage.Upsert(context.WithoutCancel(ctx), h.feed, row); err != nil {
+		h.logger.WarnContext(ctx, "chat: feed row not written", "chat", chatID, "err", err)
+	}
+}
+
+// readHeard moves chatID's gen on and signals its watchers' Read.
+func (h *Hub) readHeard(chatID string) {
+	h.mu.Lock()
+	w := h.chats[chatID]
+	var subs []*Sub
+	if w != nil {
+		for s := range w.subs {
+			subs = append(subs, s)
+		}
+	}
+	h.mu.Unlock()
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	w.gen = h.gens.Add(1)
+	w.mu.Unlock()
+	for _, s := range subs {
+		select {
+		case s.Read <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Gen changes whenever the hub hears of a read marker moving in chatID,
+// and when it starts watching it (0 when it does not).
+func (h *Hub) Gen(chatID string) uint64 {
+	h.mu.Lock()
+	w := h.chats[chatID]
+	h.mu.Unlock()
+	if w == nil {
+		return 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.gen
+}
+
 // feedKey orders feed rows by time.
 func feedKey(t time.Time, chatID string) string {
 	return fmt.Sprintf("%020d|%s", t.UnixNano(), chatID)
@@ -243,10 +303,19 @@ func (h *Hub) readFeed(ctx context.Context) {
 		return
 	}
 	slices.SortFunc(rows, func(a, b FeedRow) int { return cmp.Compare(a.Seq, b.Seq) })
+	mark := h.readMark
 	for _, r := range rows {
 		h.mu.Lock()
 		_, watching := h.chats[r.ChatID]
 		h.mu.Unlock()
+		if r.Read {
+			// Each read row once: the overlap would show it five times.
+			if watching && r.RowKey > h.readMark {
+				h.readHeard(r.ChatID)
+			}
+			mark = max(mark, r.RowKey)
+			continue
+		}
 		if !watching {
 			continue
 		}
@@ -257,6 +326,7 @@ func (h *Hub) readFeed(ctx context.Context) {
 			h.heard(r.ChatID, r.Seq, nil)
 		}
 	}
+	h.readMark = mark
 }
 
 // Since returns chatID's entries after seq, in order (reset is true

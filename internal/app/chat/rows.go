@@ -124,4 +124,6 @@ type FeedRow struct {
 	// Entry is the log entry itself (JSON), so other instances deliver it
 	// without reading the log.
 	Entry string `table:"entry"`
+	// Read says someone's read marker in the chat moved (no entry).
+	Read bool `table:"read"`
 }

@@ -3,12 +3,15 @@ package chat
 import (
 	"context"
 	"errors"
+	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/chat"
 )
 
 // "Seen by" in private and group chats comes from the read markers
@@ -19,6 +22,39 @@ import (
 
 // seenLimit bounds the markers one page reads for "seen by".
 const seenLimit = 20
+
+// Streams keep "seen by" live: a marker moving in a private or group
+// chat writes a read row to the activity feed (hub.go), every instance
+// watching the chat hears of it, and each stream sends the line again
+// when it changed. The line is worked out once per instance for each
+// newest message and marker change (seenCache), however many streams
+// show it, and at least every seenFresh.
+const seenFresh = 30 * time.Second
+
+// seenCache is one chat's last "seen by" on this instance.
+type seenCache struct {
+	seq   int64
+	gen   uint64
+	at    time.Time
+	names []string
+}
+
+// liveSeenBy is SeenBy through the instance's cache.
+func (s *Service) liveSeenBy(ctx context.Context, ch ChatRow, seq int64, sender string) ([]string, error) {
+	gen := s.hub.Gen(ch.RowKey)
+	now := s.now()
+	if v, ok := s.seenLines.Load(ch.RowKey); ok {
+		c := v.(seenCache)
+		if c.seq == seq && c.gen == gen && now.Sub(c.at) < seenFresh {
+			return c.names, nil
+		}
+	}
+	names, err := s.SeenBy(ctx, ch, seq, sender)
+	if err == nil {
+		s.seenLines.Store(ch.RowKey, seenCache{seq: seq, gen: gen, at: now, names: names})
+	}
+	return names, err
+}
 
 // SeenBy names who read ch up to seq, but sender.
 func (s *Service) SeenBy(ctx context.Context, ch ChatRow, seq int64, sender string) ([]string, error) {
@@ -64,4 +100,61 @@ func (s *Service) receipts(c echo.Context) error {
 		return err
 	}
 	return web.FlashRedirect(c, map[bool]string{true: "chat.flash.receipts_off", false: "chat.flash.receipts_on"}[off], "/chat")
+}
+
+// statusState is what a stream last sent of the status around the log:
+// the newest message it showed (and its sender, "" until known), the
+// "seen by" line and the presence.
+type statusState struct {
+	newest   int64
+	sender   string
+	known    bool
+	seen     string
+	presence string
+}
+
+// status is the status around acc's log for st's newest message, and
+// whether it differs from what st last sent; presence also reads the
+// other person's presence (a private chat's heartbeat).
+func (s *Service) status(ctx context.Context, acc Access, st *statusState, presence bool) (views.StatusProps, bool, error) {
+	ch := acc.Chat
+	p := views.StatusProps{Presence: st.presence}
+	changed := false
+	if presence && acc.Other != "" {
+		on, err := s.Online(ctx, acc.Other)
+		if err != nil {
+			return p, false, err
+		}
+		p.Presence = presenceWord(on)
+		changed = p.Presence != st.presence
+		st.presence = p.Presence
+	}
+	if ch.Kind == KindPrivate || ch.Kind == KindGroup {
+		if !st.known && st.sender == "" && st.newest > 0 {
+			// Whose the newest message is: it is in the hub's tail.
+			m, err := s.log.Message(ctx, ch.RowKey, st.newest)
+			if err != nil && !errors.Is(err, ErrNoMessage) {
+				return p, false, err
+			}
+			st.sender = m.Sender
+		}
+		st.known = true
+		names, err := s.liveSeenBy(ctx, ch, st.newest, st.sender)
+		if err != nil {
+			return p, false, err
+		}
+		p.SeenBy = names
+		joined := strings.Join(names, "\x00")
+		changed = changed || joined != st.seen
+		st.seen = joined
+	}
+	return p, changed, nil
+}
+
+// presenceWord is how the views name a presence.
+func presenceWord(online bool) string {
+	if online {
+		return "online"
+	}
+	return "offline"
 }

@@ -37,9 +37,12 @@ type Service struct {
 	readLimits sync.Map
 	// participants are the participant rows this instance recorded.
 	participants sync.Map
-	pres         presence
-	logger       *slog.Logger
-	now          func() time.Time
+	// seenLines is each chat's last "seen by" here (seenCache).
+	seenLines sync.Map
+	pres      presence
+	beat      time.Duration
+	logger    *slog.Logger
+	now       func() time.Time
 }
 
 // Options configure the module.
@@ -50,6 +53,9 @@ type Options struct {
 	Rooms []string
 	// SendsPer10s bounds one person's messages per chat per 10 seconds.
 	SendsPer10s int
+	// Heartbeat is the streams' heartbeat period (zero: 25 s), when they
+	// also send a private chat's presence; tests shorten it.
+	Heartbeat time.Duration
 }
 
 // Marker writes a person may make: markReadsPerMinute on average, in
@@ -82,12 +88,15 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 	if opts.SendsPer10s <= 0 {
 		opts.SendsPer10s = 10
 	}
+	if opts.Heartbeat <= 0 {
+		opts.Heartbeat = heartbeatEvery
+	}
 	l := &Log{table: store.Table(MessagesTable), ttl: opts.TTL, now: now}
 	return &Service{
 		chats: store.Table(ChatsTable), userChats: store.Table(UserChatsTable), log: l, presence: store.Table(PresenceTable), blocks: store.Table(BlocksTable), images: store.Container(ImagesContainer),
 		hub:   newHub(l, store.Table(FeedTable), logger, now),
 		sends: quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
-		rooms: opts.Rooms, logger: logger, now: now,
+		rooms: opts.Rooms, beat: opts.Heartbeat, logger: logger, now: now,
 	}
 }
 

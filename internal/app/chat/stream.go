@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -68,6 +69,20 @@ func (s *Service) stream(c echo.Context) error {
 	w.WriteHeader(http.StatusOK)
 	w.Flush()
 
+	// What the page shows around the log follows it: "seen by" under the
+	// newest message, and a private chat's other person's presence.
+	st := statusState{newest: last}
+	sendStatus := func(presence bool) error {
+		p, changed, err := s.status(ctx, acc, &st, presence)
+		if err != nil || !changed {
+			return err
+		}
+		if err := writeEvent(ctx, w, "", views.Status(p)); err != nil {
+			return err
+		}
+		w.Flush()
+		return nil
+	}
 	send := func() (bool, error) {
 		msgs, reset, err := s.hub.Since(ctx, ch.RowKey, last)
 		if err != nil {
@@ -104,6 +119,9 @@ func (s *Service) stream(c echo.Context) error {
 				}
 				continue
 			}
+			if !control(m) {
+				st.newest, st.sender = m.Seq, m.Sender
+			}
 			v := s.item(ctx, id, blocked, ch.RowKey, item)
 			v.OOB = oob
 			if err := writeEvent(ctx, w, strconv.FormatInt(m.Seq, 10), views.MessageItem(v)); err != nil {
@@ -112,6 +130,7 @@ func (s *Service) stream(c echo.Context) error {
 		}
 		if len(msgs) > 0 {
 			w.Flush()
+			return false, sendStatus(false)
 		}
 		return false, nil
 	}
@@ -132,10 +151,11 @@ func (s *Service) stream(c echo.Context) error {
 	if done, err := send(); done || err != nil {
 		return nil
 	}
+	mark(false)
 	// An open stream is a sign of life: marked now and with each
 	// heartbeat (Seen writes at most once a minute).
 	s.Seen(ctx, id.MemberKey)
-	beat := time.NewTicker(heartbeatEvery)
+	beat := time.NewTicker(s.beat)
 	defer beat.Stop()
 	for {
 		select {
@@ -149,6 +169,13 @@ func (s *Service) stream(c echo.Context) error {
 			}
 			w.Flush()
 			s.Seen(ctx, id.MemberKey)
+			if sendStatus(true) != nil {
+				return nil
+			}
+		case <-sub.Read:
+			if sendStatus(false) != nil {
+				return nil
+			}
 		case <-sub.Wake:
 			if done, err := send(); done || err != nil {
 				return nil
@@ -175,8 +202,8 @@ func resumeFrom(c echo.Context) (int64, error) {
 	return n, err
 }
 
-// writeEvent writes one SSE event: its id, and the component's HTML as
-// data lines.
+// writeEvent writes one SSE event: its id (none: the client's last id
+// stays), and the component's HTML as data lines.
 func writeEvent(ctx context.Context, w *echo.Response, id string, comp interface {
 	Render(context.Context, io.Writer) error
 }) error {
@@ -185,7 +212,9 @@ func writeEvent(ctx context.Context, w *echo.Response, id string, comp interface
 		return err
 	}
 	var out bytes.Buffer
-	out.WriteString("id: " + id + "\n")
+	if id != "" {
+		out.WriteString("id: " + id + "\n")
+	}
 	sc := bufio.NewScanner(&b)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
@@ -201,7 +230,10 @@ func writeEvent(ctx context.Context, w *echo.Response, id string, comp interface
 // news is GET /chat/news: the chat list's stream. It watches every room
 // and every chat in the reader's list, and says "news" (a named event,
 // at most once a second) when any of them moves; the list page then
-// fetches itself again, which counts and authorizes anew.
+// fetches itself again, which counts and authorizes anew. With each
+// heartbeat it also reads the presence of the other people of the
+// reader's private chats (up to presenceWatch of them, one read each)
+// and says "news" when a dot changed.
 func (s *Service) news(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
@@ -209,10 +241,12 @@ func (s *Service) news(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	mine, err := storage.All[UserChatRow](ctx, s.userChats, storage.Query{PartitionKey: id.MemberKey, Select: []string{"RowKey"}})
+	mine, err := storage.All[UserChatRow](ctx, s.userChats, storage.Query{PartitionKey: id.MemberKey, Select: []string{"RowKey", "kind"}})
 	if err != nil {
 		return err
 	}
+	others := s.privateOthers(ctx, id.MemberKey, mine)
+	shown := s.presences(ctx, others)
 	var ids []string
 	for _, r := range rooms {
 		ids = append(ids, r.RowKey)
@@ -231,7 +265,7 @@ func (s *Service) news(c echo.Context) error {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	w.Flush()
-	beat := time.NewTicker(heartbeatEvery)
+	beat := time.NewTicker(s.beat)
 	defer beat.Stop()
 	for {
 		select {
@@ -240,7 +274,12 @@ func (s *Service) news(c echo.Context) error {
 		case <-sub.Done:
 			return nil
 		case <-beat.C:
-			if _, err := w.Write([]byte(": ping\n\n")); err != nil {
+			msg := ": ping\n\n"
+			if now := s.presences(ctx, others); !maps.Equal(now, shown) {
+				// Someone's dot changed: the list fetches itself again.
+				msg, shown = "event: news\ndata: presence\n\n", now
+			}
+			if _, err := w.Write([]byte(msg)); err != nil {
 				return nil
 			}
 			w.Flush()
@@ -261,4 +300,39 @@ func (s *Service) news(c echo.Context) error {
 			w.Flush()
 		}
 	}
+}
+
+// presenceWatch bounds the private chats whose presence the list's
+// stream follows.
+const presenceWatch = 50
+
+// privateOthers are the other people of memberKey's private chats in
+// mine (up to presenceWatch), read once when the list's stream opens.
+func (s *Service) privateOthers(ctx context.Context, memberKey string, mine []UserChatRow) []string {
+	var out []string
+	for _, m := range mine {
+		if m.Kind != KindPrivate || len(out) == presenceWatch {
+			continue
+		}
+		c, err := s.chatRow(ctx, KindPrivate, m.RowKey)
+		if err != nil {
+			continue
+		}
+		out = append(out, map[bool]string{true: c.MemberB, false: c.MemberA}[c.MemberA == memberKey])
+	}
+	return out
+}
+
+// presences are who of people is online now (a failed read counts as
+// unchanged: the next heartbeat tries again).
+func (s *Service) presences(ctx context.Context, people []string) map[string]bool {
+	out := make(map[string]bool, len(people))
+	for _, p := range people {
+		on, err := s.Online(ctx, p)
+		if err != nil {
+			return nil
+		}
+		out[p] = on
+	}
+	return out
 }
