@@ -154,3 +154,21 @@ test('the chat list updates live: a new message shows as unread without a reload
   await expect(b.getByTestId('chat-item').filter({ hasText: text })).toBeVisible({ timeout: 10_000 });
   await expect(b.getByTestId('chat-item').filter({ hasText: text }).getByTestId('chat-unread')).toBeVisible();
 });
+
+test('rooms: leave one from its page, find it in the directory and join again', async ({ browser }) => {
+  const b = await person(browser, uniqueLocal('dir-b'));
+  await b.goto('/chat/room-random');
+  await b.getByTestId('room-leave').click();
+  await expect(b.getByTestId('chat-directory')).toBeVisible();
+  const random = b.locator('[data-testid="directory-room"][data-room="room-random"]');
+  await expect(random).toHaveAttribute('data-in', 'false');
+  const problems = await axe(b, 'directory');
+  await b.goto('/chat');
+  await expect(b.getByTestId('chat-item').filter({ hasText: '#random' })).toHaveCount(0);
+  await b.getByTestId('chat-directory-link').first().click();
+  await random.getByTestId('room-join').click();
+  await expect(b.getByTestId('chat-page')).toBeVisible();
+  await b.goto('/chat');
+  await expect(b.getByTestId('chat-item').filter({ hasText: '#random' })).toBeVisible();
+  expect(problems).toEqual([]);
+});

@@ -86,10 +86,14 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	if c.Get("/prompts?q="+url.QueryEscape("meal planner")).Doc(t).Find(`[data-testid="prompt-card"]`).Length() == 0 {
 		t.Error("the cast's prompt is not in the catalog")
 	}
-	// Chats with history: the rooms, the family's group, the jazz night,
-	// and a private chat with Boris.
+	// Chats with history: the rooms (the private organisers' room among
+	// Anna's; the book club in the directory), the family's group, the
+	// jazz night, and a private chat with Boris.
+	if !strings.Contains(c.Get("/chat/rooms").Doc(t).Find(`[data-testid="directory-rooms"]`).Text(), "#Book club") {
+		t.Error("the directory lacks the book club")
+	}
 	chats := c.Get("/chat").Doc(t).Find(`[data-testid="chat-list"]`).Text()
-	for _, want := range []string{"#general", "you should come", "Борис Иванов", "The Smiths", "Jazz night"} {
+	for _, want := range []string{"#general", "you should come", "#Organisers", "Борис Иванов", "The Smiths", "Jazz night"} {
 		if !strings.Contains(chats, want) {
 			t.Errorf("Anna's chats lack %q", want)
 		}

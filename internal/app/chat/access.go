@@ -67,6 +67,8 @@ type Access struct {
 	Back string
 	// Other is a private chat's other person.
 	Other string
+	// InRoom says the viewer is in the room (rooms only).
+	InRoom bool
 }
 
 // PrivateID is the private chat of a and b, whichever opens it.
@@ -101,7 +103,17 @@ func (s *Service) Open(ctx context.Context, id *auth.Identity, chatID string) (A
 			return Access{}, ErrNoChat
 		}
 		c, err := s.chatRow(ctx, kind, chatID)
-		return Access{Chat: c, Title: "#" + c.Name, CanPost: true}, err
+		if err != nil {
+			return Access{}, err
+		}
+		in, err := s.roomMember(ctx, id.MemberKey, c)
+		if err != nil {
+			return Access{}, err
+		}
+		if c.Private && !in {
+			return Access{}, ErrNoChat
+		}
+		return Access{Chat: c, Title: "#" + c.Name, CanPost: true, InRoom: in}, nil
 	case KindPrivate:
 		c, err := s.chatRow(ctx, kind, chatID)
 		if err != nil {

@@ -946,17 +946,113 @@ func TestAdminRooms(t *testing.T) {
 	if res := create("book-club", "Book club"); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("create: %d", res.StatusCode)
 	}
-	if !strings.Contains(ann.Get("/chat").Doc(t).Find(testID("chat-list")).Text(), "#Book club") {
-		t.Fatal("the new room is not listed")
+	if !strings.Contains(ann.Get("/chat/rooms").Doc(t).Find(testID("directory-rooms")).Text(), "#Book club") {
+		t.Fatal("the new room is not in the directory")
 	}
 	if res := post(org, "/admin/chat-rooms/room-book-club", url.Values{"name": {"Readers"}, "archived": {"true"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("archive: %d", res.StatusCode)
 	}
-	if strings.Contains(ann.Get("/chat").Doc(t).Find(testID("chat-list")).Text(), "Readers") {
-		t.Fatal("an archived room is listed")
+	if strings.Contains(ann.Get("/chat/rooms").Doc(t).Find(testID("directory-rooms")).Text(), "Readers") {
+		t.Fatal("an archived room is in the directory")
 	}
 	if res := ann.Get("/chat/room-book-club"); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("an archived room's page: %d", res.StatusCode)
+	}
+}
+
+// TestRoomDirectoryAndPrivateRooms: a new public room is in the
+// directory, not in anyone's list, until they join it (or post in it);
+// leaving takes it out, fixed rooms included. A private room is its
+// members' only: others get 404 everywhere, and join only by its invite
+// link, which an admin can replace (the old one then opens nothing).
+func TestRoomDirectoryAndPrivateRooms(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann, bob, cat := a.Client(), a.Client(), a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	a.SignIn(cat, "cat@example.com")
+	post(org, "/admin/chat-rooms", url.Values{"slug": {"book-club"}, "name": {"Book club"}})
+	post(org, "/admin/chat-rooms", url.Values{"slug": {"staff"}, "name": {"Staff"}, "private": {"true"}})
+	list := func(c *webtest.Client) string { return c.Get("/chat").Doc(t).Find(testID("chat-list")).Text() }
+	inDir := func(c *webtest.Client, room string) string {
+		return c.Get("/chat/rooms").Doc(t).Find(testID("directory-room")+`[data-room="`+room+`"]`).AttrOr("data-in", "absent")
+	}
+	if got := inDir(ann, "room-book-club"); got != "false" || strings.Contains(list(ann), "Book club") {
+		t.Fatalf("before joining: directory %q, list %q", got, list(ann))
+	}
+	if inDir(ann, "room-staff") != "absent" {
+		t.Error("a private room is in an outsider's directory")
+	}
+	// A public room reads before joining, with a Join button.
+	if d := ann.Get("/chat/room-book-club").Doc(t); d.Find(testID("room-join")).Length() != 1 {
+		t.Error("the room page offers no Join")
+	}
+	if res := post(ann, "/chat/room-book-club/join", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("join: %d", res.StatusCode)
+	}
+	if inDir(ann, "room-book-club") != "true" || !strings.Contains(list(ann), "#Book club") {
+		t.Fatal("joined, yet not in the list")
+	}
+	post(ann, "/chat/room-book-club/leave", nil)
+	post(ann, "/chat/room-general/leave", nil)
+	if l := list(ann); strings.Contains(l, "Book club") || strings.Contains(l, "#general") {
+		t.Fatalf("after leaving: %q", l)
+	}
+	if !strings.Contains(list(bob), "#general") {
+		t.Error("ann's leaving took general from bob")
+	}
+	// Posting in a public room joins it.
+	post(bob, "/chat/room-book-club/messages", url.Values{"body": {"first!"}})
+	if !strings.Contains(list(bob), "#Book club") {
+		t.Error("posting did not join")
+	}
+
+	// The private room: 404 everywhere for an outsider, writes nothing.
+	for _, path := range []string{"/chat/room-staff", "/chat/room-staff/stream", "/chat/room-staff/join", "/chat/room-staff/join?key=nope"} {
+		if res := cat.Get(path); res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d", path, res.StatusCode)
+		}
+	}
+	for _, form := range []url.Values{nil, {"key": {"nope"}}} {
+		if res := post(cat, "/chat/room-staff/join", form); res.StatusCode != http.StatusNotFound || res.StorageOps(t)["writes"] != 0 {
+			t.Errorf("join with %v: %d", form, res.StatusCode)
+		}
+	}
+	if res := post(cat, "/chat/room-staff/messages", url.Values{"body": {"hi"}}); res.StatusCode != http.StatusNotFound {
+		t.Errorf("post to the private room: %d", res.StatusCode)
+	}
+	// The admin who made it is in it, and sees its link.
+	link := org.Get("/chat/room-staff").Doc(t).Find("#chat-invite-url").AttrOr("value", "")
+	if !strings.Contains(link, "/chat/room-staff/join?key=") {
+		t.Fatalf("the invite link: %q", link)
+	}
+	u, _ := url.Parse(link)
+	if d := ann.Get(u.RequestURI()).Doc(t); d.Find(testID("join-submit")).Length() != 1 {
+		t.Fatal("the invite link shows no Join")
+	}
+	if res := post(ann, "/chat/room-staff/join", url.Values{"key": {u.Query().Get("key")}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("join by link: %d", res.StatusCode)
+	}
+	if res := ann.Get("/chat/room-staff"); res.StatusCode != http.StatusOK || !strings.Contains(list(ann), "#Staff") {
+		t.Fatalf("a member: %d, list %q", res.StatusCode, list(ann))
+	}
+	// A new link: the old one opens nothing; members stay.
+	post(org, "/admin/chat-rooms/room-staff", url.Values{"name": {"Staff"}, "private": {"true"}, "newLink": {"true"}})
+	if res := cat.Get(u.RequestURI()); res.StatusCode != http.StatusNotFound {
+		t.Errorf("the replaced link: %d", res.StatusCode)
+	}
+	if res := ann.Get("/chat/room-staff"); res.StatusCode != http.StatusOK {
+		t.Errorf("a member after the new link: %d", res.StatusCode)
+	}
+	// Leaving a private room shuts it.
+	post(ann, "/chat/room-staff/leave", nil)
+	if res := ann.Get("/chat/room-staff"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("after leaving the private room: %d", res.StatusCode)
+	}
+	if res := post(ann, "/chat/room-nope/join", nil); res.StatusCode != http.StatusNotFound {
+		t.Errorf("join a room that is not there: %d", res.StatusCode)
 	}
 }
 

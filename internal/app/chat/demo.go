@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -24,6 +25,15 @@ var demoLines = map[string][][2]string{
 		{"tom", "The one on Serpentine Road does a great flat white."},
 		{"olga", "Спасибо, Том! Запишу."},
 	},
+	"room-book-club": {
+		{"lily", "This month: *The Remains of the Day*. Who's in?"},
+		{"masha", "Я! Читаю в переводе, обсудим в четверг?"},
+		{"lily", "Thursday works. Bring your favourite quote."},
+	},
+	"room-organisers": {
+		{"anna", "Jazz night is full: shall we ask the venue for ten more seats?"},
+		{"boris", "Давай. I can call them tomorrow morning."},
+	},
 	"group": {
 		{"anna", "Don't forget Lily's birthday on Saturday 🎂"},
 		{"tom", "Cake is ordered. I'll pick it up at 10."},
@@ -39,8 +49,9 @@ var demoLines = map[string][][2]string{
 	},
 }
 
-// SeedDemo adds conversations to the rooms, Anna's family group, the
-// first upcoming event and a private chat between Anna and Boris.
+// SeedDemo adds conversations to the rooms (a public book club and a
+// private organisers' room among them), Anna's family group, the first
+// upcoming event and a private chat between Anna and Boris.
 func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 	say := func(ch ChatRow, lines [][2]string) error {
 		for _, l := range lines {
@@ -48,11 +59,24 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			if _, err := s.log.Append(ctx, ch.RowKey, Person{MemberKey: p.Key, Name: p.Name}, TypeText, l[1]); err != nil {
 				return fmt.Errorf("demo chat %s: %w", ch.RowKey, err)
 			}
-			s.join(ctx, p.Key, ch)
+			if ch.Kind == KindRoom {
+				if err := s.setMember(ctx, p.Key, ch, true); err != nil {
+					return err
+				}
+			} else {
+				s.addToList(ctx, p.Key, ch)
+			}
 		}
 		return nil
 	}
-	for _, room := range []string{"room-general", "room-random"} {
+	// A public room to find in the directory, a private one for two.
+	if err := s.CreateRoom(ctx, "book-club", "Book club", "Books we read: one a month, in any language.", false); err != nil && !errors.Is(err, ErrRoomExists) {
+		return err
+	}
+	if err := s.CreateRoom(ctx, "organisers", "Organisers", "Planning the events.", true); err != nil && !errors.Is(err, ErrRoomExists) {
+		return err
+	}
+	for _, room := range []string{"room-general", "room-random", "room-book-club", "room-organisers"} {
 		ch, err := s.chatRow(ctx, KindRoom, room)
 		if err != nil {
 			continue // a configured list without it

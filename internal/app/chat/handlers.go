@@ -44,6 +44,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/default", s.setDefaultRoom, acc)
 	e.GET("/chat/:id/images/:file", s.serveImage, acc)
 	s.roomRoutes(e)
+	s.directoryRoutes(e)
 	e.POST("/chat/unblock", s.unblock, acc)
 	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc)
 	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc)
@@ -74,8 +75,10 @@ func (s *Service) list(c echo.Context) error {
 		return err
 	}
 	read := map[string]int64{}
+	rowOf := map[string]UserChatRow{}
 	for _, m := range mine {
 		read[m.RowKey] = m.ReadSeq
+		rowOf[m.RowKey] = m
 	}
 	type entry struct {
 		item views.ChatItem
@@ -113,6 +116,9 @@ func (s *Service) list(c echo.Context) error {
 		return nil
 	}
 	for _, r := range rooms {
+		if !s.inRoom(r, rowOf[r.RowKey]) {
+			continue // the directory offers it
+		}
 		if err := add(r.RowKey, "#"+r.Name, ""); err != nil {
 			return err
 		}
@@ -162,6 +168,9 @@ func (s *Service) list(c echo.Context) error {
 	}
 	var roomChoices []views.RoomChoice
 	for _, r := range rooms {
+		if r.Private && !s.inRoom(r, rowOf[r.RowKey]) {
+			continue
+		}
 		roomChoices = append(roomChoices, views.RoomChoice{ID: r.RowKey, Name: "#" + r.Name, Current: r.RowKey == home})
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.List(views.ListProps{Items: items, Hidden: hidden, Blocked: people, NoReceipts: noReceipts, Rooms: roomChoices})})
@@ -287,6 +296,12 @@ func (s *Service) page(c echo.Context) error {
 	if !p.Live {
 		p.NewerURL = u + "?after=" + strconv.FormatInt(to, 10)
 		p.LatestURL = u + "?latest=1"
+	}
+	if ch.Kind == KindRoom {
+		p.InRoom, p.Description = acc.InRoom, ch.Description
+		if ch.Private {
+			p.InviteURL = s.base + inviteURL(ch)
+		}
 	}
 	if acc.Other != "" {
 		on, err := s.Online(ctx, acc.Other)
@@ -450,6 +465,10 @@ func (s *Service) send(c echo.Context) error {
 	var m MessageRow
 	if err == nil {
 		m, err = s.post(ctx, ch, acc.Title, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, body, image)
+	}
+	if err == nil && ch.Kind == KindRoom && !acc.InRoom {
+		// Posting in a public room joins it.
+		err = s.setMember(ctx, id.MemberKey, ch, true)
 	}
 	if status, key, ok := web.UploadRefusal(err); ok {
 		form.Error = i18n.T(ctx, key, "mb", 10)

@@ -60,7 +60,8 @@ func (s *Service) Rooms(ctx context.Context) ([]ChatRow, error) {
 }
 
 // DefaultRoom is the room memberKey lands in: their choice while it is
-// open, else the first fixed room (document 003's default room).
+// open to them, else the first public room, fixed ones first (document
+// 003's default room).
 func (s *Service) DefaultRoom(ctx context.Context, memberKey string) (string, error) {
 	rooms, err := s.Rooms(ctx)
 	if err != nil || len(rooms) == 0 {
@@ -68,12 +69,20 @@ func (s *Service) DefaultRoom(ctx context.Context, memberKey string) (string, er
 	}
 	if p, err := storage.Get[PresenceRow](ctx, s.presence, presencePart, memberKey); err == nil && p.DefaultRoom != "" {
 		for _, r := range rooms {
-			if r.RowKey == p.DefaultRoom {
-				return r.RowKey, nil
+			if r.RowKey != p.DefaultRoom {
+				continue
+			}
+			if in, err := s.roomMember(ctx, memberKey, r); err != nil || !r.Private || in {
+				return r.RowKey, err
 			}
 		}
 	}
-	return rooms[0].RowKey, nil
+	for _, r := range rooms {
+		if !r.Private {
+			return r.RowKey, nil
+		}
+	}
+	return "", nil
 }
 
 // SetDefaultRoom makes chatID memberKey's default room; it must be an
@@ -82,10 +91,18 @@ func (s *Service) SetDefaultRoom(ctx context.Context, memberKey, chatID string) 
 	if kind, _ := kindOf(chatID); kind != KindRoom {
 		return ErrNoChat
 	}
-	if _, err := s.chatRow(ctx, KindRoom, chatID); err != nil {
+	r, err := s.chatRow(ctx, KindRoom, chatID)
+	if err != nil {
 		return err
 	}
+	in, err := s.roomMember(ctx, memberKey, r)
+	if err != nil {
+		return err
+	}
+	if r.Private && !in {
+		return ErrNoChat
+	}
 	e := storage.Entity{PartitionKey: presencePart, RowKey: memberKey, Props: map[string]any{"defaultRoom": chatID}}
-	_, err := s.presence.Upsert(ctx, e, storage.Merge)
+	_, err = s.presence.Upsert(ctx, e, storage.Merge)
 	return err
 }

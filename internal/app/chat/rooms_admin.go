@@ -19,8 +19,9 @@ import (
 )
 
 // Rooms as admins manage them on /admin/chat-rooms: create one (a slug,
-// a name and a description), rename it, or archive it (it leaves the
-// list and its page; its messages stay). The fixed rooms are seeded at
+// a name and a description, public or private), rename it, make it
+// private or public, replace a private room's invite link, or archive it
+// (it leaves the list and its page; its messages stay). The fixed rooms are seeded at
 // start and managed the same way.
 
 const adminRoomsURL = "/admin/chat-rooms"
@@ -55,8 +56,8 @@ func checkRoom(name, desc string) (string, string, RoomErrors) {
 	return name, desc, nil
 }
 
-// CreateRoom adds a room.
-func (s *Service) CreateRoom(ctx context.Context, slug, name, desc string) error {
+// CreateRoom adds a room; a private one gets its invite link.
+func (s *Service) CreateRoom(ctx context.Context, slug, name, desc string, private bool) error {
 	slug = strings.TrimSpace(slug)
 	name, desc, errs := checkRoom(name, desc)
 	if !roomSlug.MatchString(slug) || len(slug) > 32 {
@@ -69,7 +70,11 @@ func (s *Service) CreateRoom(ctx context.Context, slug, name, desc string) error
 		return errs
 	}
 	pk, rk := chatKey(KindRoom, RoomID(slug))
-	_, err := storage.Insert(ctx, s.chats, ChatRow{PartitionKey: pk, RowKey: rk, Kind: KindRoom, Name: name, Description: desc, CreatedAt: s.now().UTC()})
+	row := ChatRow{PartitionKey: pk, RowKey: rk, Kind: KindRoom, Name: name, Description: desc, Private: private, CreatedAt: s.now().UTC()}
+	if private {
+		row.Invite = newInvite()
+	}
+	_, err := storage.Insert(ctx, s.chats, row)
 	if errors.Is(err, storage.ErrExists) {
 		return ErrRoomExists
 	}
@@ -79,9 +84,18 @@ func (s *Service) CreateRoom(ctx context.Context, slug, name, desc string) error
 // maxKeepDays bounds a room's own message lifetime.
 const maxKeepDays = 3650
 
-// UpdateRoom renames a room, sets how many days it keeps messages (0:
-// MESSAGES_TTL), or archives it (or brings it back).
-func (s *Service) UpdateRoom(ctx context.Context, chatID, name, desc string, keepDays string, archived bool) error {
+// RoomChange is what an admin sets on a room: its name and description,
+// how many days it keeps messages ("" or "0": MESSAGES_TTL), whether
+// it is archived or private, and (NewLink) a fresh invite link, which
+// the old one stops opening.
+type RoomChange struct {
+	Name, Description, KeepDays string
+	Archived, Private, NewLink  bool
+}
+
+// UpdateRoom changes a room.
+func (s *Service) UpdateRoom(ctx context.Context, chatID string, in RoomChange) error {
+	name, desc, keepDays := in.Name, in.Description, in.KeepDays
 	name, desc, errs := checkRoom(name, desc)
 	days := 0
 	if v := strings.TrimSpace(keepDays); v != "" {
@@ -105,7 +119,10 @@ func (s *Service) UpdateRoom(ctx context.Context, chatID, name, desc string, kee
 		if !exists {
 			return ErrNoChat
 		}
-		c.Name, c.Description, c.Archived, c.KeepDays = name, desc, archived, days
+		c.Name, c.Description, c.Archived, c.KeepDays, c.Private = name, desc, in.Archived, days, in.Private
+		if c.Private && (c.Invite == "" || in.NewLink) {
+			c.Invite = newInvite()
+		}
 		return nil
 	})
 	return err
@@ -135,15 +152,19 @@ func (s *Service) renderRooms(c echo.Context, status int, add map[string]string,
 	}
 	p := views.RoomsAdminProps{Add: add, AddErrors: addErrs}
 	for _, r := range rooms {
-		p.Rooms = append(p.Rooms, views.RoomAdmin{ID: r.RowKey, Name: r.Name, Description: r.Description, Archived: r.Archived, KeepDays: strconv.Itoa(r.KeepDays), UpdateURL: adminRoomsURL + "/" + url.PathEscape(r.RowKey)})
+		ra := views.RoomAdmin{ID: r.RowKey, Name: r.Name, Description: r.Description, Archived: r.Archived, Private: r.Private, KeepDays: strconv.Itoa(r.KeepDays), UpdateURL: adminRoomsURL + "/" + url.PathEscape(r.RowKey)}
+		if r.Private {
+			ra.InviteURL = s.base + inviteURL(r)
+		}
+		p.Rooms = append(p.Rooms, ra)
 	}
 	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "chat.rooms.heading"), Section: "admin", Content: views.RoomsAdmin(p)})
 }
 
 // createRoom is POST /admin/chat-rooms (slug, name, description).
 func (s *Service) createRoom(c echo.Context) error {
-	add := map[string]string{"slug": c.FormValue("slug"), "name": c.FormValue("name"), "description": c.FormValue("description")}
-	err := s.CreateRoom(c.Request().Context(), add["slug"], add["name"], add["description"])
+	add := map[string]string{"slug": c.FormValue("slug"), "name": c.FormValue("name"), "description": c.FormValue("description"), "private": c.FormValue("private")}
+	err := s.CreateRoom(c.Request().Context(), add["slug"], add["name"], add["description"], add["private"] == "true")
 	var re RoomErrors
 	switch {
 	case errors.As(err, &re):
@@ -153,13 +174,26 @@ func (s *Service) createRoom(c echo.Context) error {
 	case err != nil:
 		return err
 	}
+	if add["private"] == "true" {
+		// Whoever makes a private room is in it, and shares its link.
+		r, err := s.chatRow(c.Request().Context(), KindRoom, RoomID(strings.TrimSpace(add["slug"])))
+		if err == nil {
+			err = s.setMember(c.Request().Context(), auth.From(c).MemberKey, r, true)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	return web.FlashRedirect(c, "chat.rooms.flash.created", adminRoomsURL)
 }
 
 // updateRoom is POST /admin/chat-rooms/:id (name, description,
-// archived).
+// keepDays, archived, private, newLink).
 func (s *Service) updateRoom(c echo.Context) error {
-	err := s.UpdateRoom(c.Request().Context(), c.Param("id"), c.FormValue("name"), c.FormValue("description"), c.FormValue("keepDays"), c.FormValue("archived") == "true")
+	err := s.UpdateRoom(c.Request().Context(), c.Param("id"), RoomChange{
+		Name: c.FormValue("name"), Description: c.FormValue("description"), KeepDays: c.FormValue("keepDays"),
+		Archived: c.FormValue("archived") == "true", Private: c.FormValue("private") == "true", NewLink: c.FormValue("newLink") == "true",
+	})
 	var re RoomErrors
 	if errors.As(err, &re) {
 		for _, key := range re {

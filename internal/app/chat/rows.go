@@ -32,6 +32,10 @@ type ChatRow struct {
 	// KeepDays is a room's own message lifetime in days; 0 follows
 	// MESSAGES_TTL.
 	KeepDays int `table:"keepDays"`
+	// Private makes a room its members' only, joined by its invite link
+	// (Invite is the link's secret).
+	Private bool   `table:"private"`
+	Invite  string `table:"invite"`
 	// MemberA and MemberB are a private chat's two people (A < B), with
 	// their names when it began.
 	MemberA   string    `table:"memberA"`
@@ -110,6 +114,9 @@ type UserChatRow struct {
 	Kind         string    `table:"kind"`
 	ReadSeq      int64     `table:"readSeq"`
 	JoinedAt     time.Time `table:"joinedAt"`
+	// Member is a room's membership: "joined", "left", or "" (the fixed
+	// rooms count as joined; directory.go).
+	Member string `table:"member"`
 }
 
 // FeedRow is one send in the activity feed (feed.go): PK a shard, RK

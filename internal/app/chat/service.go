@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,6 +42,7 @@ type Service struct {
 	seenLines sync.Map
 	pres      presence
 	beat      time.Duration
+	base      string
 	logger    *slog.Logger
 	now       func() time.Time
 }
@@ -53,6 +55,8 @@ type Options struct {
 	Rooms []string
 	// SendsPer10s bounds one person's messages per chat per 10 seconds.
 	SendsPer10s int
+	// BaseURL makes invite links absolute ("" leaves them relative).
+	BaseURL string
 	// Heartbeat is the streams' heartbeat period (zero: 25 s), when they
 	// also send a private chat's presence; tests shorten it.
 	Heartbeat time.Duration
@@ -96,7 +100,7 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 		chats: store.Table(ChatsTable), userChats: store.Table(UserChatsTable), log: l, presence: store.Table(PresenceTable), blocks: store.Table(BlocksTable), images: store.Container(ImagesContainer),
 		hub:   newHub(l, store.Table(FeedTable), logger, now),
 		sends: quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
-		rooms: opts.Rooms, beat: opts.Heartbeat, logger: logger, now: now,
+		rooms: opts.Rooms, base: strings.TrimSuffix(opts.BaseURL, "/"), beat: opts.Heartbeat, logger: logger, now: now,
 	}
 }
 
@@ -185,7 +189,7 @@ func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Perso
 	if ch.Kind == KindPrivate {
 		for _, k := range []string{ch.MemberA, ch.MemberB} {
 			if k != from.MemberKey {
-				s.join(ctx, k, ch)
+				s.addToList(ctx, k, ch)
 			}
 		}
 		s.tellOffline(ctx, ch, m)
@@ -202,8 +206,8 @@ func (s *Service) ttlOf(ch ChatRow) time.Duration {
 	return s.log.ttl
 }
 
-// join puts ch in memberKey's list, unread, unless it is there.
-func (s *Service) join(ctx context.Context, memberKey string, ch ChatRow) {
+// addToList puts ch in memberKey's list, unread, unless it is there.
+func (s *Service) addToList(ctx context.Context, memberKey string, ch ChatRow) {
 	_, err := storage.Insert(ctx, s.userChats, UserChatRow{PartitionKey: memberKey, RowKey: ch.RowKey, Kind: ch.Kind, JoinedAt: s.now().UTC()})
 	if err != nil && !errors.Is(err, storage.ErrExists) {
 		s.logger.WarnContext(ctx, "chat: not put in the list", "chat", ch.RowKey, "err", err)

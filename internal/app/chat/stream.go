@@ -241,18 +241,24 @@ func (s *Service) news(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	mine, err := storage.All[UserChatRow](ctx, s.userChats, storage.Query{PartitionKey: id.MemberKey, Select: []string{"RowKey", "kind"}})
+	mine, err := storage.All[UserChatRow](ctx, s.userChats, storage.Query{PartitionKey: id.MemberKey, Select: []string{"RowKey", "kind", "member"}})
 	if err != nil {
 		return err
 	}
 	others := s.privateOthers(ctx, id.MemberKey, mine)
 	shown := s.presences(ctx, others)
+	rowOf := map[string]UserChatRow{}
+	for _, m := range mine {
+		rowOf[m.RowKey] = m
+	}
 	var ids []string
 	for _, r := range rooms {
-		ids = append(ids, r.RowKey)
+		if s.inRoom(r, rowOf[r.RowKey]) {
+			ids = append(ids, r.RowKey)
+		}
 	}
 	for _, m := range mine {
-		if !slices.Contains(ids, m.RowKey) {
+		if m.Kind != KindRoom && !slices.Contains(ids, m.RowKey) {
 			ids = append(ids, m.RowKey)
 		}
 	}
