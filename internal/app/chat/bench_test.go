@@ -360,7 +360,11 @@ func newFanout(b *testing.B, kind string, rooms int, history bool) *fanout {
 		if history {
 			last = 1 // the page showed the first message
 		}
-		// The stream's first read, as it opens.
+		// The stream's first reads, as it opens: its reader's marker
+		// row, then what follows the page.
+		if err := f.watcher.knowMarker(ctx, who, ch); err != nil {
+			b.Fatal(err)
+		}
 		if _, _, err := hub.Since(ctx, ch.RowKey, last); err != nil {
 			b.Fatal(err)
 		}

@@ -397,11 +397,23 @@ func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, se
 			return nil
 		}
 		r.ReadSeq = seq
-		e, err := storage.Marshal(r)
-		if err != nil {
-			return err
+		var etag string
+		var err error
+		if r.ETag == "" {
+			// Known to be missing (knowMarker): the first marker is an
+			// insert, refused if someone made it meanwhile.
+			r.PartitionKey, r.RowKey, r.Kind, r.JoinedAt = memberKey, ch.RowKey, ch.Kind, s.now().UTC()
+			etag, err = storage.Insert(ctx, s.userChats, r)
+			if errors.Is(err, storage.ErrExists) {
+				err = storage.ErrPrecondition
+			}
+		} else {
+			var e storage.Entity
+			if e, err = storage.Marshal(r); err != nil {
+				return err
+			}
+			etag, err = s.userChats.Update(ctx, e, storage.Replace, r.ETag)
 		}
-		etag, err := s.userChats.Update(ctx, e, storage.Replace, r.ETag)
 		if err == nil {
 			r.ETag = etag
 			s.markers.Store(key, r)
@@ -430,6 +442,22 @@ func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, se
 		s.markers.Store(key, r)
 	}
 	return err
+}
+
+// knowMarker has the instance know memberKey's marker row in ch (read
+// now if it does not), so a stream moving it later writes without a
+// read: the read is paid when the stream opens, not per message.
+func (s *Service) knowMarker(ctx context.Context, memberKey string, ch ChatRow) error {
+	key := memberKey + "|" + ch.RowKey
+	if _, ok := s.markers.Load(key); ok {
+		return nil
+	}
+	r, err := storage.Get[UserChatRow](ctx, s.userChats, memberKey, ch.RowKey)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	s.markers.LoadOrStore(key, r) // a missing row: ETag "", ReadSeq 0
+	return nil
 }
 
 // markerMoved tells watchers a marker moved, where "seen by" shows it.

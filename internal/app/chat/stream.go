@@ -58,6 +58,9 @@ func (s *Service) stream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := s.knowMarker(ctx, id.MemberKey, ch); err != nil {
+		return err
+	}
 	sub := s.hub.Subscribe(ch.RowKey)
 	defer s.hub.Unsubscribe(sub)
 
