@@ -82,7 +82,7 @@ test('a message sent through one instance appears live in a browser on another i
   await expect(b.getByTestId('chat-message').filter({ hasText: text })).toHaveCount(1, { timeout: 10_000 });
 });
 
-test('a group chat for its members, lost on removal; a private chat started from the roster', async ({ browser }) => {
+test('a group chat for its members, lost on removal; a private chat started from the roster and from a profile', async ({ browser }) => {
   test.setTimeout(120_000);
   const stamp = uniqueLocal('gc');
   const groupName = `Choir ${stamp}`;
@@ -117,7 +117,15 @@ test('a group chat for its members, lost on removal; a private chat started from
   await a.goto(`${groupPath}/members`);
   await a.getByTestId('roster-row').filter({ hasText: bLogin }).getByTestId('member-message').click();
   await expect(a.getByTestId('chat-page')).toBeVisible();
-  expect(new URL(a.url()).pathname).toMatch(/^\/chat\/dm-/);
+  const dmPath = new URL(a.url()).pathname;
+  expect(dmPath).toMatch(/^\/chat\/dm-/);
+  // The same chat from B's page (their name in the roster links it).
+  await a.goto(`${groupPath}/members`);
+  await a.getByTestId('roster-row').filter({ hasText: bLogin }).getByTestId('member-name').click();
+  await expect(a.getByTestId('person-page')).toBeVisible();
+  expect((await new AxeBuilder({ page: a }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+  await a.getByTestId('person-message').click();
+  expect(new URL(a.url()).pathname).toBe(dmPath);
   await sendMessage(a, `just us ${stamp}`);
   await b.goto('/chat');
   const dmItem = b.getByTestId('chat-item').filter({ hasText: `just us ${stamp}` });

@@ -7,7 +7,7 @@
 // person (anna, boris); {group:NAME} in a path is replaced by that demo
 // group's id, a path {appt:GROUP/TITLE} is that appointment's page, and
 // {event:TITLE} is that demo event's path, {chat:NAME} a chat in the
-// person's list. Each shot is taken at 1280 px and 390 px wide, light and
+// person's list, {person:NAME} the page of someone who wrote in #general. Each shot is taken at 1280 px and 390 px wide, light and
 // dark: OUT_DIR/name-{desktop,mobile}-{light,dark}.png.
 import { chromium } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
@@ -48,6 +48,16 @@ async function resolve(path, state) {
     const href = await page.getByTestId('chat-item').filter({ hasText: ch[1] }).first().locator('a').first().getAttribute('href');
     await ctx.close();
     return path.replace(ch[0], href.split('#')[0]);
+  }
+  const who = path.match(/\{person:([^}]+)\}/);
+  if (who) {
+    // {person:NAME} is the page of the sender of that name in #general.
+    const ctx = await browser.newContext({ storageState: state });
+    const page = await ctx.newPage();
+    await page.goto(`${base}/chat/room-general`);
+    const href = await page.locator('a.chat-sender').filter({ hasText: who[1] }).first().getAttribute('href');
+    await ctx.close();
+    return path.replace(who[0], href);
   }
   const ev = path.match(/\{event:([^}]+)\}/);
   if (ev) {

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/mail"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -182,3 +183,12 @@ func From(c echo.Context) *Identity {
 // setIdentity records the identity on the request; only this package's
 // middleware and sign-in code call it.
 func setIdentity(c echo.Context, id *Identity) { c.Set(identityKey, id) }
+
+// ProfileURL is the page of a person with an account ("" for a guest,
+// who has none): the account module serves it.
+func ProfileURL(memberKey string) string {
+	if !IsAuthMemberKey(memberKey) {
+		return ""
+	}
+	return "/people/" + url.PathEscape(memberKey)
+}

@@ -25,6 +25,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/account/sessions", h.showSessions, auth.RequireAccount)
 	e.POST("/account/sessions/revoke-all", h.revokeAllSessions, auth.RequireAccount)
 	e.POST("/account/sessions/:id/revoke", h.revokeSession, auth.RequireAccount)
+	e.GET("/people/:member", h.showPerson, auth.RequireAccount)
 	// Photos are public to anyone holding the URL: it is unguessable.
 	e.GET(mediaPrefix+":member/:file", h.servePhoto)
 }

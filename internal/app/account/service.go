@@ -48,6 +48,8 @@ type Service struct {
 	// aiUsage, when set, feeds the profile page's AI usage (see ShowAIUsage).
 	aiUsage      AIUsageReader
 	aiConfigured bool
+	// messageAction is where people's pages post "Message" ("": none).
+	messageAction string
 }
 
 // NewUsers is the daily counter of accounts created at a first sign-in.

@@ -356,6 +356,9 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 	if _, ok := blocked[m.Sender]; ok && !mine && m.Type == TypeText {
 		v.Collapsed = true
 	}
+	if !v.System {
+		v.SenderURL = auth.ProfileURL(m.Sender)
+	}
 	if v.System {
 		key := "chat.joined"
 		if m.Type == TypeLeft {

@@ -375,6 +375,9 @@ func rosterRow(c echo.Context, e RosterEntry, viewer Membership, groupURL, ref s
 	if r.Status == StatusActive && !self && auth.IsAuthMemberKey(r.MemberKey) {
 		row.MessageKey = r.MemberKey
 	}
+	if r.Status == StatusActive {
+		row.ProfileURL = auth.ProfileURL(r.MemberKey)
+	}
 	switch r.Status {
 	case StatusActive:
 		row.Date = formatDate(c.Request().Context(), r.JoinedAt)

@@ -1,0 +1,56 @@
+package account_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/harmony/harmony/internal/auth"
+)
+
+// TestPersonPage: a person's page shows others their name, place and
+// about, with "Message" once chat is wired; their own page offers the
+// profile form instead; a visitor is sent to sign in; a guest's key, a
+// key of nobody, a disabled account and a malformed key are all 404.
+func TestPersonPage(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	anna, boris := a.Client(), a.Client()
+	annaKey := a.SignIn(anna, "anna@example.com")
+	borisKey := a.SignIn(boris, "boris@example.com")
+	anna.PostForm("/account/profile", anna.WithCSRF("/account", validProfile()))
+
+	page := auth.ProfileURL(annaKey)
+	doc := boris.Get(page).Doc(t)
+	if got := doc.Find("#person-name").Text(); got != "Анна Петрова" {
+		t.Errorf("name %q", got)
+	}
+	if doc.Find(testID("person-location")).Text() != "Москва" || !strings.Contains(doc.Find(testID("person-bio")).Text(), "cello") {
+		t.Error("place or about missing")
+	}
+	if doc.Find(testID("person-message")).Length() != 0 {
+		t.Error("Message offered without chat")
+	}
+	a.Accounts.UseMessaging("/chat/private")
+	doc = boris.Get(page).Doc(t)
+	if v := doc.Find(testID("person-message")).Closest("form").Find(`input[name="member"]`).AttrOr("value", ""); v != annaKey {
+		t.Errorf("Message posts member %q", v)
+	}
+	if d := anna.Get(page).Doc(t); d.Find(testID("person-edit")).Length() != 1 || d.Find(testID("person-message")).Length() != 0 {
+		t.Error("her own page: no edit link, or a Message button")
+	}
+	if res := a.Client().Get(page); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("a visitor: %d", res.StatusCode)
+	}
+	for _, key := range []string{"guest:abc", "auth:nobody", "not-a-key", "auth:%2F"} {
+		if res := boris.Get("/people/" + key); res.StatusCode != http.StatusNotFound {
+			t.Errorf("/people/%s: %d", key, res.StatusCode)
+		}
+	}
+	if _, err := a.Accounts.SetEnabled(ctx, borisKey, false); err != nil {
+		t.Fatal(err)
+	}
+	if res := anna.Get(auth.ProfileURL(borisKey)); res.StatusCode != http.StatusNotFound {
+		t.Errorf("a disabled account's page: %d", res.StatusCode)
+	}
+}
