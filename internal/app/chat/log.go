@@ -9,6 +9,7 @@ import (
 
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -170,7 +171,7 @@ func (l *Log) Unread(ctx context.Context, chatID string, after, head int64, view
 		return 0, 0, err
 	}
 	now := l.now()
-	full, first := strings.ToLower(name), strings.ToLower(firstName(name))
+	full, first := strings.ToLower(name), strings.ToLower(richtext.FirstName(name))
 	for _, e := range page.Entities {
 		var m MessageRow
 		if err := storage.Unmarshal(e, &m); err != nil {
@@ -178,7 +179,7 @@ func (l *Log) Unread(ctx context.Context, chatID string, after, head int64, view
 		}
 		if (m.Type == TypeText || m.Type == TypeImage) && m.DeletedAt == nil && m.Sender != viewer && Live(m, now) {
 			n++
-			if body := strings.ToLower(m.Body); name != "" && (mentions(body, full) || mentions(body, first)) {
+			if body := strings.ToLower(m.Body); name != "" && (richtext.Names(body, full) || richtext.Names(body, first)) {
 				mentioned++
 			}
 		}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -102,45 +102,15 @@ func (s *Service) mentioned(ctx context.Context, ch ChatRow, sender, body string
 			return nil, err
 		}
 	}
-	firsts := map[string]int{}
-	for _, p := range people {
-		firsts[strings.ToLower(firstName(p.Name))]++
+	named := make([]richtext.Named, len(people))
+	for i, p := range people {
+		named[i] = richtext.Named{Key: p.MemberKey, Name: p.Name}
 	}
-	text := strings.ToLower(body)
 	var out []ParticipantRow
-	for _, p := range people {
-		if p.MemberKey == sender || p.Name == "" {
-			continue
-		}
-		first := strings.ToLower(firstName(p.Name))
-		if mentions(text, strings.ToLower(p.Name)) || firsts[first] == 1 && mentions(text, first) {
-			out = append(out, p)
-		}
+	for _, n := range richtext.Mentioned(body, sender, named) {
+		out = append(out, ParticipantRow{MemberKey: n.Key, Name: n.Name})
 	}
 	return out, nil
-}
-
-func firstName(name string) string {
-	if f := strings.Fields(name); len(f) > 0 {
-		return f[0]
-	}
-	return name
-}
-
-// mentions reports whether text has "@"+name followed by no more of a
-// name (a letter or digit).
-func mentions(text, name string) bool {
-	for i := 0; ; {
-		j := strings.Index(text[i:], "@"+name)
-		if j < 0 {
-			return false
-		}
-		end := i + j + 1 + len(name)
-		if r := []rune(text[end:]); len(r) == 0 || !unicode.IsLetter(r[0]) && !unicode.IsDigit(r[0]) {
-			return true
-		}
-		i = end
-	}
 }
 
 // tellMentioned tells each person m mentions, in their inbox.
