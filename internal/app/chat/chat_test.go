@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,9 +23,7 @@ import (
 	"github.com/harmony/harmony/internal/media/mediatest"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
-	"github.com/harmony/harmony/internal/storage/azure"
-	"github.com/harmony/harmony/internal/storage/embedded"
-	"github.com/harmony/harmony/internal/storage/storagetest"
+	"github.com/harmony/harmony/internal/storage/storetest"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
@@ -268,29 +265,6 @@ func TestStreamResumesExactlyOnce(t *testing.T) {
 
 // backends are the stores the log tests run on: the embedded one, and
 // Azurite when HARMONY_AZURITE names it.
-func backends(t *testing.T) map[string]func(t *testing.T) *storage.Store {
-	out := map[string]func(t *testing.T) *storage.Store{
-		"embedded": func(t *testing.T) *storage.Store {
-			b, err := embedded.Open(t.TempDir(), embedded.Options{NoSync: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { b.Close() })
-			return storage.New(b, storage.Options{})
-		},
-	}
-	if os.Getenv("HARMONY_AZURITE") != "" || os.Getenv("HARMONY_REQUIRE_AZURITE") != "" {
-		out["azurite"] = func(t *testing.T) *storage.Store {
-			b, err := azure.Open(t.Context(), storagetest.AzuriteConnectionString(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { b.Close() })
-			return storage.New(b, storage.Options{Prefix: fmt.Sprintf("c%d", time.Now().UnixNano()%1e12)})
-		}
-	}
-	return out
-}
 
 // TestConcurrentSendsAndInstances: 100 concurrent sends into one room
 // all arrive, numbered 1 to 100 without gaps or repeats (one order for
@@ -298,7 +272,7 @@ func backends(t *testing.T) map[string]func(t *testing.T) *storage.Store {
 // is woken by the activity feed and reads them.
 func TestConcurrentSendsAndInstances(t *testing.T) {
 	t.Parallel()
-	for name, open := range backends(t) {
+	for name, open := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			store := open(t)

@@ -3,45 +3,16 @@ package events
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/harmony/harmony/internal/storage"
-	"github.com/harmony/harmony/internal/storage/azure"
-	"github.com/harmony/harmony/internal/storage/embedded"
-	"github.com/harmony/harmony/internal/storage/storagetest"
+	"github.com/harmony/harmony/internal/storage/storetest"
 )
 
-// backends are the stores the seat tests run on: the embedded one, and
-// Azurite when HARMONY_AZURITE names it (scripts/test sets it).
-func backends(t *testing.T) map[string]func(t *testing.T) *Seats {
-	out := map[string]func(t *testing.T) *Seats{
-		"embedded": func(t *testing.T) *Seats {
-			b, err := embedded.Open(t.TempDir(), embedded.Options{NoSync: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { b.Close() })
-			return newSeats(t, storage.New(b, storage.Options{}))
-		},
-	}
-	if os.Getenv("HARMONY_AZURITE") != "" || os.Getenv("HARMONY_REQUIRE_AZURITE") != "" {
-		out["azurite"] = func(t *testing.T) *Seats {
-			b, err := azure.Open(t.Context(), storagetest.AzuriteConnectionString(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { b.Close() })
-			return newSeats(t, storage.New(b, storage.Options{Prefix: fmt.Sprintf("s%d", time.Now().UnixNano()%1e12)}))
-		}
-	}
-	return out
-}
-
-func newSeats(t *testing.T, store *storage.Store) *Seats {
+func newSeats(t testing.TB, store *storage.Store) *Seats {
 	t.Helper()
 	if err := store.Provision(t.Context(), []string{AttendeesTable, UserEventsTable}, nil); err != nil {
 		t.Fatal(err)
@@ -85,14 +56,14 @@ func check(t *testing.T, s *Seats, event string) SeatsRow {
 
 func TestSeats(t *testing.T) {
 	t.Parallel()
-	for name, open := range backends(t) {
+	for name, open := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			t.Run("FIFOAndPromotion", func(t *testing.T) { seatsFIFO(t, open(t)) })
-			t.Run("Parties", func(t *testing.T) { seatsParties(t, open(t)) })
-			t.Run("Capacity", func(t *testing.T) { seatsCapacity(t, open(t)) })
-			t.Run("Concurrency", func(t *testing.T) { seatsConcurrency(t, open(t)) })
-			t.Run("Offers", func(t *testing.T) { seatsOffers(t, open(t)) })
+			t.Run("FIFOAndPromotion", func(t *testing.T) { seatsFIFO(t, newSeats(t, open(t))) })
+			t.Run("Parties", func(t *testing.T) { seatsParties(t, newSeats(t, open(t))) })
+			t.Run("Capacity", func(t *testing.T) { seatsCapacity(t, newSeats(t, open(t))) })
+			t.Run("Concurrency", func(t *testing.T) { seatsConcurrency(t, newSeats(t, open(t))) })
+			t.Run("Offers", func(t *testing.T) { seatsOffers(t, newSeats(t, open(t))) })
 		})
 	}
 }

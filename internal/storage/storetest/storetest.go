@@ -6,10 +6,15 @@ package storetest
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/azure"
 	"github.com/harmony/harmony/internal/storage/embedded"
+	"github.com/harmony/harmony/internal/storage/storagetest"
 )
 
 // Open returns a store on a fresh embedded backend with tables
@@ -33,4 +38,30 @@ func OpenWith(t testing.TB, opts embedded.Options, tables, containers []string) 
 		t.Fatal(err)
 	}
 	return store
+}
+
+// Backends are the stores a test that must hold on both backends runs
+// on, by name: the embedded one, and Azurite when HARMONY_AZURITE names
+// it (scripts/test sets it), each with tables provisioned under a fresh
+// prefix.
+func Backends(t testing.TB, tables ...string) map[string]func(t testing.TB) *storage.Store {
+	out := map[string]func(t testing.TB) *storage.Store{
+		"embedded": func(t testing.TB) *storage.Store { return Open(t, tables...) },
+	}
+	if os.Getenv("HARMONY_AZURITE") != "" || os.Getenv("HARMONY_REQUIRE_AZURITE") != "" {
+		out["azurite"] = func(t testing.TB) *storage.Store {
+			t.Helper()
+			b, err := azure.Open(context.Background(), storagetest.AzuriteConnectionString(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			store := storage.New(b, storage.Options{Prefix: fmt.Sprintf("t%d", time.Now().UnixNano()%1e12)})
+			t.Cleanup(func() { store.Close() })
+			if err := store.Provision(context.Background(), tables, nil); err != nil {
+				t.Fatal(err)
+			}
+			return store
+		}
+	}
+	return out
 }
