@@ -1,0 +1,468 @@
+package forum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/storetest"
+)
+
+// clock is a test's time, moved by hand.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+var (
+	ann   = Person{MemberKey: "auth:ann", Name: "Ann Lee"}
+	bob   = Person{MemberKey: "auth:bob", Name: "Bob Stone"}
+	admin = Person{MemberKey: "auth:boss", Name: "Boss", Admin: true}
+)
+
+// newForum is the forum on store with a "general" section and a clock.
+func newForum(t testing.TB, store *storage.Store) (*Service, *clock) {
+	t.Helper()
+	c := &clock{t: time.Date(2030, 3, 1, 9, 0, 0, 0, time.UTC)}
+	cursors, err := storage.NewCursors([]byte("0123456789abcdef0123456789abcdef"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(store, cursors, nil, c.now)
+	if err := store.Provision(context.Background(), s.Tables(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateSection(context.Background(), SectionInput{Slug: "general", Name: "General"}); err != nil {
+		t.Fatal(err)
+	}
+	return s, c
+}
+
+// sectionRows are a section's index rows.
+func sectionRows(t testing.TB, s *Service, section string) []ActivityRow {
+	t.Helper()
+	rows, err := storage.All[ActivityRow](context.Background(), s.activity, storage.Query{PartitionKey: sectionPart(section)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// TestConcurrentReplies: 50 replies at once to one topic are posts
+// 2…51, no gap and no repeat; the topic's counters match its rows; the
+// topic has exactly one index row per partition, at its last activity;
+// the section's counters are exact. On both backends.
+func TestConcurrentReplies(t *testing.T) {
+	t.Parallel()
+	for name, open := range storetest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, c := newForum(t, open(t))
+			ctx := context.Background()
+			topic, err := s.CreateTopic(ctx, ann, "general", "Concurrency", "first")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.advance(time.Second)
+			var wg sync.WaitGroup
+			for i := range 50 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					who := Person{MemberKey: fmt.Sprintf("auth:p%02d", i), Name: fmt.Sprintf("P%02d", i)}
+					if _, err := s.Reply(ctx, who, topic.PartitionKey, fmt.Sprint("reply ", i)); err != nil {
+						t.Errorf("reply %d: %v", i, err)
+					}
+				}()
+			}
+			wg.Wait()
+			posts, err := s.Posts(ctx, topic.PartitionKey, 1, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var nums []int
+			for _, p := range posts {
+				nums = append(nums, p.Num)
+			}
+			want := make([]int, 51)
+			for i := range want {
+				want[i] = i + 1
+			}
+			if !slices.Equal(nums, want) {
+				t.Fatalf("post numbers %v", nums)
+			}
+			h, err := s.Head(ctx, topic.PartitionKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Posts != 51 || h.Replies != 50 || len(parseRecent(h.Recent)) != recentKeep {
+				t.Fatalf("head: posts %d, replies %d, recent %d", h.Posts, h.Replies, len(parseRecent(h.Recent)))
+			}
+			rows := sectionRows(t, s, "general")
+			if len(rows) != 1 || rows[0].Replies != 50 || rows[0].RowKey != activityKey(false, h.LastActivityAt, h.PartitionKey) {
+				t.Fatalf("section index: %+v", rows)
+			}
+			all, _ := storage.All[ActivityRow](ctx, s.activity, storage.Query{PartitionKey: allPart})
+			if len(all) != 1 {
+				t.Fatalf("%d rows in the whole forum's index", len(all))
+			}
+			sec, _ := s.Section(ctx, "general")
+			if sec.Topics != 1 || sec.LastActivityAt == nil || !sec.LastActivityAt.Equal(h.LastActivityAt) {
+				t.Fatalf("section: %d topics, last %v (head %v)", sec.Topics, sec.LastActivityAt, h.LastActivityAt)
+			}
+		})
+	}
+}
+
+// TestSectionCountersUnderConcurrency: 20 topics opened at once in one
+// section count 20.
+func TestSectionCountersUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	s, _ := newForum(t, storetest.Open(t))
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.CreateTopic(ctx, ann, "general", fmt.Sprint("Topic ", i), "body"); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if sec, _ := s.Section(ctx, "general"); sec.Topics != 20 {
+		t.Fatalf("%d topics counted", sec.Topics)
+	}
+}
+
+// TestUnreadTracking: a marker moves forward only (a stale read leaves
+// it); "mark unread from here" sets it back; "mark all read" is one write
+// after which one new reply counts one, not the topic's history; hidden
+// and deleted posts never count, and showing a hidden post again counts
+// only for those who had not read past it.
+func TestUnreadTracking(t *testing.T) {
+	t.Parallel()
+	s, c := newForum(t, storetest.Open(t))
+	ctx := context.Background()
+	topic, _ := s.CreateTopic(ctx, ann, "general", "Unread", "first")
+	id := topic.PartitionKey
+	for i := range 5 {
+		c.advance(time.Minute)
+		if _, err := s.Reply(ctx, ann, id, fmt.Sprint("r", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unread := func() Unread {
+		t.Helper()
+		rows := sectionRows(t, s, "general")
+		rd, err := s.reader(ctx, bob.MemberKey, []string{id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rd.unreadOf(rows[0], c.now())
+	}
+	if u := unread(); !u.New {
+		t.Fatalf("never opened: %+v", u)
+	}
+	s.markRead(ctx, bob.MemberKey, id, 4)
+	s.markRead(ctx, bob.MemberKey, id, 2) // a stale tab
+	if u := unread(); u.N != 2 {
+		t.Fatalf("read to 4 of 6: %+v", u)
+	}
+	if err := s.MarkUnread(ctx, bob.MemberKey, id, 3); err != nil {
+		t.Fatal(err)
+	}
+	if u := unread(); u.N != 4 {
+		t.Fatalf("unread from 3: %+v", u)
+	}
+	// Hiding post 5 (unread for bob): one less; post 2 (read): no change.
+	if err := s.Hide(ctx, admin, id, 5, true); err != nil {
+		t.Fatal(err)
+	}
+	if u := unread(); u.N != 3 {
+		t.Fatalf("post 5 hidden: %+v", u)
+	}
+	s.markRead(ctx, bob.MemberKey, id, 6)
+	if u := unread(); u.N != 0 {
+		t.Fatalf("all read: %+v", u)
+	}
+	if err := s.Hide(ctx, admin, id, 5, false); err != nil {
+		t.Fatal(err)
+	}
+	if u := unread(); u.N != 0 {
+		t.Fatalf("post 5 shown again to someone who read past it: %+v", u)
+	}
+	if err := s.Delete(ctx, ann, id, 6); err != nil {
+		t.Fatal(err)
+	}
+	// Mark all read, then one reply: one unread, for a reader with a
+	// marker and for one without.
+	cat := Person{MemberKey: "auth:cat", Name: "Cat"}
+	for _, p := range []Person{bob, cat} {
+		if err := s.MarkAllRead(ctx, p.MemberKey); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.advance(time.Minute)
+	if _, err := s.Reply(ctx, ann, id, "after mark all"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []Person{bob, cat} {
+		rd, _ := s.reader(ctx, p.MemberKey, []string{id})
+		if u := rd.unreadOf(sectionRows(t, s, "general")[0], c.now()); u.N != 1 || u.New {
+			t.Errorf("%s after mark all and one reply: %+v", p.Name, u)
+		}
+	}
+	// Past the cutoff nothing is unread.
+	c.advance(cutoff + time.Hour)
+	if u := unread(); u.N != 0 || u.New {
+		t.Errorf("past the cutoff: %+v", u)
+	}
+}
+
+// TestSectionPaging: pinned topics first, on the first page; the rest by
+// last activity; while people reply and open topics between pages,
+// paging shows every topic that was there exactly once; a pin that
+// ended and a dismissed pin join the others at their activity.
+func TestSectionPaging(t *testing.T) {
+	t.Parallel()
+	s, c := newForum(t, storetest.Open(t))
+	ctx := context.Background()
+	var ids []string
+	for i := range 60 {
+		c.advance(time.Minute)
+		tp, err := s.CreateTopic(ctx, ann, "general", fmt.Sprint("Topic ", i), "body")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tp.PartitionKey)
+	}
+	until := c.now().Add(time.Hour)
+	if err := s.Pin(ctx, admin, ids[0], true, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Pin(ctx, admin, ids[1], true, &until); err != nil {
+		t.Fatal(err)
+	}
+	page, _, err := s.ListSection(ctx, "general", bob.MemberKey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Pinned) != 2 || len(page.Topics) != pageSize || page.Topics[0].TopicID != ids[59] {
+		t.Fatalf("first page: %d pinned, %d topics, first %s", len(page.Pinned), len(page.Topics), page.Topics[0].TopicID)
+	}
+	seen := map[string]int{}
+	for _, r := range append(page.Pinned, page.Topics...) {
+		seen[r.TopicID]++
+	}
+	// Between pages: replies to topics not yet shown and to one shown,
+	// and a new topic.
+	for _, i := range []int{5, 20, 58} {
+		c.advance(time.Second)
+		if _, err := s.Reply(ctx, bob, ids[i], "bump"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.CreateTopic(ctx, bob, "general", "Brand new", "body"); err != nil {
+		t.Fatal(err)
+	}
+	for next := page.Next; next != ""; {
+		p, _, err := s.ListSection(ctx, "general", bob.MemberKey, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Pinned) != 0 {
+			t.Error("pins on a later page")
+		}
+		for _, r := range p.Topics {
+			seen[r.TopicID]++
+		}
+		next = p.Next
+	}
+	for i, id := range ids {
+		if seen[id] != 1 {
+			t.Errorf("topic %d shown %d times", i, seen[id])
+		}
+	}
+	// The timed pin ends; bob dismisses the other: the first page then
+	// pins nothing for him, and both are in their places by activity.
+	c.advance(2 * time.Hour)
+	if err := s.DismissPin(ctx, bob.MemberKey, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	page, _, _ = s.ListSection(ctx, "general", bob.MemberKey, "")
+	if len(page.Pinned) != 0 {
+		t.Fatalf("pins left for bob: %d", len(page.Pinned))
+	}
+	page, _, _ = s.ListSection(ctx, "general", ann.MemberKey, "")
+	if len(page.Pinned) != 1 || page.Pinned[0].TopicID != ids[0] {
+		t.Fatalf("ann's pins: %+v", page.Pinned)
+	}
+	if _, _, err := s.ListSection(ctx, "general", "", "not-a-cursor"); !errors.Is(err, storage.ErrBadCursor) {
+		t.Errorf("a bad cursor: %v", err)
+	}
+}
+
+// TestLockAndSlowMode: a locked topic refuses members' replies and takes
+// staff's; slow mode refuses a second reply inside its window with the
+// time left, lets it after, and does not hold staff.
+func TestLockAndSlowMode(t *testing.T) {
+	t.Parallel()
+	s, c := newForum(t, storetest.Open(t))
+	ctx := context.Background()
+	tp, _ := s.CreateTopic(ctx, ann, "general", "Rules", "body")
+	id := tp.PartitionKey
+	if err := s.Lock(ctx, bob, id, true); !errors.Is(err, ErrNotStaff) {
+		t.Fatalf("a member locks: %v", err)
+	}
+	if err := s.Lock(ctx, admin, id, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Reply(ctx, bob, id, "hi"); !errors.Is(err, ErrLocked) {
+		t.Fatalf("reply to a locked topic: %v", err)
+	}
+	if _, err := s.Reply(ctx, admin, id, "staff note"); err != nil {
+		t.Fatalf("staff reply to a locked topic: %v", err)
+	}
+	s.Lock(ctx, admin, id, false)
+	if err := s.SlowMode(ctx, admin, id, 60); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Reply(ctx, bob, id, "one"); err != nil {
+		t.Fatal(err)
+	}
+	c.advance(20 * time.Second)
+	var slow ErrSlowMode
+	if _, err := s.Reply(ctx, bob, id, "two"); !errors.As(err, &slow) || slow.Wait != 40*time.Second {
+		t.Fatalf("second reply in slow mode: %v", err)
+	}
+	if _, err := s.Reply(ctx, admin, id, "staff"); err != nil {
+		t.Fatalf("staff in slow mode: %v", err)
+	}
+	c.advance(41 * time.Second)
+	if _, err := s.Reply(ctx, bob, id, "two"); err != nil {
+		t.Fatalf("after the wait: %v", err)
+	}
+	if h, _ := s.Head(ctx, id); h.Posts != 5 {
+		t.Fatalf("%d posts", h.Posts)
+	}
+}
+
+// TestRebuildRepairsHalfFinishedWrites: a topic written without its
+// index rows or section count (a crash in between), and an index row of
+// no topic, are put right by the rebuild.
+func TestRebuildRepairsHalfFinishedWrites(t *testing.T) {
+	t.Parallel()
+	s, c := newForum(t, storetest.Open(t))
+	ctx := context.Background()
+	if _, err := s.CreateTopic(ctx, ann, "general", "Whole", "body"); err != nil {
+		t.Fatal(err)
+	}
+	// The crash: the topic's partition written, nothing after it.
+	now := c.now()
+	id := newTopicID(now)
+	head, _ := storage.Marshal(TopicRow{PartitionKey: id, RowKey: headKey, Section: "general", Title: "Half", AuthorKey: ann.MemberKey, AuthorName: ann.Name, Posts: 1, LastActivityAt: now, Recent: withPost("", 1, now), CreatedAt: now})
+	post, _ := storage.Marshal(PostRow{PartitionKey: id, RowKey: postKey(1), Num: 1, AuthorKey: ann.MemberKey, Body: "x", CreatedAt: now})
+	if err := s.posts.Transact(ctx, []storage.TxOp{{Kind: storage.TxInsert, Entity: head}, {Kind: storage.TxInsert, Entity: post}}); err != nil {
+		t.Fatal(err)
+	}
+	orphan := ActivityRow{PartitionKey: sectionPart("general"), RowKey: activityKey(false, now, "01ORPHAN"), TopicID: "01ORPHAN", Title: "Gone", LastActivityAt: now, CreatedAt: now}
+	if _, err := storage.Upsert(ctx, s.activity, orphan); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Rebuild(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := sectionRows(t, s, "general")
+	var titles []string
+	for _, r := range rows {
+		titles = append(titles, r.Title)
+	}
+	slices.Sort(titles)
+	if !slices.Equal(titles, []string{"Half", "Whole"}) {
+		t.Fatalf("after the rebuild: %v (%s)", titles, rep)
+	}
+	if sec, _ := s.Section(ctx, "general"); sec.Topics != 2 {
+		t.Fatalf("section counts %d topics", sec.Topics)
+	}
+}
+
+// TestEditDeleteLike: an author's edit keeps the earlier version and
+// marks the post edited; someone else's edit is refused; a like counts
+// once per person and can be taken back; deleting leaves a tombstone
+// that no longer counts; an author cannot delete an opening post with
+// replies; bad text is refused and writes nothing.
+func TestEditDeleteLike(t *testing.T) {
+	t.Parallel()
+	s, c := newForum(t, storetest.Open(t))
+	ctx := context.Background()
+	tp, _ := s.CreateTopic(ctx, ann, "general", "Edits", "version one")
+	id := tp.PartitionKey
+	c.advance(time.Minute)
+	if err := s.Edit(ctx, bob, id, 1, "Edits", "mine now"); !errors.Is(err, ErrNotYours) {
+		t.Fatalf("someone else's edit: %v", err)
+	}
+	if err := s.Edit(ctx, ann, id, 1, "Edits, revised", "version two"); err != nil {
+		t.Fatal(err)
+	}
+	_, p, _ := s.Post(ctx, id, 1)
+	revs, _ := s.Revisions(ctx, id, 1)
+	if p.Body != "version two" || p.EditedAt == nil || len(revs) != 1 || revs[0].Body != "version one" {
+		t.Fatalf("after the edit: %+v, revisions %+v", p, revs)
+	}
+	if h, _ := s.Head(ctx, id); h.Title != "Edits, revised" || sectionRows(t, s, "general")[0].Title != "Edits, revised" {
+		t.Fatalf("title: %q", h.Title)
+	}
+	var fe FormErrors
+	if err := s.Edit(ctx, ann, id, 1, "ab", ""); !errors.As(err, &fe) || fe["title"] == "" || fe["body"] == "" {
+		t.Fatalf("bad edit: %v", err)
+	}
+	if _, p, _ := s.Post(ctx, id, 1); p.Revisions != 1 {
+		t.Fatal("a refused edit wrote")
+	}
+	for range 2 {
+		if err := s.Like(ctx, bob, id, 1, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, p, _ := s.Post(ctx, id, 1); p.Likes != 1 {
+		t.Fatalf("%d likes", p.Likes)
+	}
+	liked, _ := s.LikedBy(ctx, id, bob.MemberKey, 1, 20)
+	if !liked[1] {
+		t.Error("bob's like not found")
+	}
+	s.Like(ctx, bob, id, 1, false)
+	if _, p, _ := s.Post(ctx, id, 1); p.Likes != 0 {
+		t.Fatalf("%d likes after taking it back", p.Likes)
+	}
+	r, _ := s.Reply(ctx, bob, id, "a reply")
+	if err := s.Delete(ctx, ann, id, 1); !errors.Is(err, ErrHasReplies) {
+		t.Fatalf("deleting an opening post with replies: %v", err)
+	}
+	if err := s.Delete(ctx, ann, id, r.Num); !errors.Is(err, ErrNotYours) {
+		t.Fatalf("deleting someone else's post: %v", err)
+	}
+	if err := s.Delete(ctx, bob, id, r.Num); err != nil {
+		t.Fatal(err)
+	}
+	_, p, _ = s.Post(ctx, id, r.Num)
+	h, _ := s.Head(ctx, id)
+	if p.DeletedAt == nil || p.Body != "" || h.Replies != 0 || h.Posts != 2 {
+		t.Fatalf("tombstone %+v, head replies %d posts %d", p, h.Replies, h.Posts)
+	}
+}

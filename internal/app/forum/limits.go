@@ -1,0 +1,83 @@
+package forum
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"time"
+
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/quota"
+)
+
+// Abuse limits. Slow mode: a topic can allow one reply per person per
+// SlowSeconds (staff are exempt), kept in ForumQuota as the time of the
+// person's last reply there, so the refusal says how long is left. New
+// accounts, in their first day, may open newcomerTopics topics and post
+// newcomerReplies replies (fixed windows of the quota kit), with at most
+// newcomerLinks links a post.
+
+const (
+	newcomerFor     = 24 * time.Hour
+	newcomerTopics  = 3
+	newcomerReplies = 20
+	newcomerLinks   = 2
+)
+
+// slowRow is a person's last reply in a topic: PK "slow|{topicId}", RK
+// their memberKey.
+type slowRow struct {
+	PartitionKey string    `table:"PartitionKey"`
+	RowKey       string    `table:"RowKey"`
+	ETag         string    `table:"ETag"`
+	Last         time.Time `table:"last"`
+}
+
+// limitSlowMode takes a reply of by in t under its slow mode, or refuses
+// it with the wait.
+func (s *Service) limitSlowMode(ctx context.Context, by Person, t TopicRow) error {
+	if t.SlowSeconds <= 0 {
+		return nil
+	}
+	every := time.Duration(t.SlowSeconds) * time.Second
+	now := s.now().UTC()
+	_, err := storage.Modify(ctx, s.quota, "slow|"+t.PartitionKey, by.MemberKey, func(r *slowRow, exists bool) error {
+		if exists && now.Sub(r.Last) < every {
+			return ErrSlowMode{Wait: every - now.Sub(r.Last)}
+		}
+		r.Last = now
+		return nil
+	})
+	return err
+}
+
+// links finds the links of a post.
+var links = regexp.MustCompile(`(?i)\bhttps?://`)
+
+// limitNewcomer holds an account in its first day to its limits; kind is
+// "topic" or "reply".
+func (s *Service) limitNewcomer(ctx context.Context, by Person, kind, body string) error {
+	if s.people == nil || by.Admin {
+		return nil
+	}
+	created, err := s.people.CreatedAt(ctx, by.MemberKey)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	now := s.now().UTC()
+	if now.Sub(created) >= newcomerFor {
+		return nil
+	}
+	if len(links.FindAllStringIndex(body, -1)) > newcomerLinks {
+		return FormErrors{"body": "forum.error.newcomer_links"}
+	}
+	max := newcomerReplies
+	if kind == "topic" {
+		max = newcomerTopics
+	}
+	l := quota.Limit{Table: s.quota, Max: max, Window: newcomerFor, Err: ErrTooMany}
+	return l.Take(ctx, "new|"+kind+"|"+by.MemberKey, created.Add(now.Sub(created)))
+}

@@ -1,0 +1,137 @@
+package forum
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Moderation: admins and a section's moderators pin topics (until a
+// date, judged when read: no job unpins), lock them (replies from staff
+// only), set slow mode, move them between sections, and hide or delete
+// posts. Every action writes a ModerationLog row. Reports come with the
+// moderation queue: Report is the hook it will fill.
+
+// maxSlowSeconds bounds slow mode (a day).
+const maxSlowSeconds = 86400
+
+// requireStaff refuses by unless they moderate section.
+func (s *Service) requireStaff(ctx context.Context, by Person, section string) error {
+	ok, err := s.IsStaff(ctx, by, section)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrNotStaff
+	}
+	return nil
+}
+
+// logAction writes a ModerationLog row of by's action on t (post num, 0
+// for the topic).
+func (s *Service) logAction(ctx context.Context, by Person, action string, t TopicRow, num int) {
+	if s.modlog == nil {
+		return
+	}
+	target, kind := t.PartitionKey, "topic"
+	if num > 0 {
+		target, kind = t.PartitionKey+"#"+strconv.Itoa(num), "post"
+	}
+	err := s.modlog.LogAction(context.WithoutCancel(ctx), LogEntry{ActorKey: by.MemberKey, ActorName: by.Name, Action: action, TargetType: kind, TargetKey: target, TargetName: t.Title})
+	if err != nil {
+		s.log.ErrorContext(ctx, "forum: moderation not logged", "action", action, "topic", t.PartitionKey, "err", err)
+	}
+}
+
+// moderate applies f to topicID's head as by, who must moderate its
+// section, and logs action.
+func (s *Service) moderate(ctx context.Context, by Person, topicID, action string, f func(t *TopicRow) error) (TopicRow, TopicRow, error) {
+	t, err := s.Head(ctx, topicID)
+	if err != nil {
+		return TopicRow{}, TopicRow{}, err
+	}
+	if err := s.requireStaff(ctx, by, t.Section); err != nil {
+		return TopicRow{}, TopicRow{}, err
+	}
+	before, after, err := s.changeHead(ctx, topicID, f)
+	if err != nil {
+		return before, after, err
+	}
+	s.logAction(ctx, by, action, after, 0)
+	return before, after, nil
+}
+
+// Pin pins a topic to the top of its section, until a time (nil: until
+// unpinned), or unpins it.
+func (s *Service) Pin(ctx context.Context, by Person, topicID string, pinned bool, until *time.Time) error {
+	action := map[bool]string{true: "forum.pin", false: "forum.unpin"}[pinned]
+	_, _, err := s.moderate(ctx, by, topicID, action, func(t *TopicRow) error {
+		t.Pinned, t.PinUntil = pinned, nil
+		if pinned && until != nil {
+			u := until.UTC()
+			t.PinUntil = &u
+		}
+		return nil
+	})
+	return err
+}
+
+// Lock stops replies but staff's, or lets them again.
+func (s *Service) Lock(ctx context.Context, by Person, topicID string, locked bool) error {
+	action := map[bool]string{true: "forum.lock", false: "forum.unlock"}[locked]
+	_, _, err := s.moderate(ctx, by, topicID, action, func(t *TopicRow) error {
+		if t.Locked == locked {
+			return storage.ErrNoChange
+		}
+		t.Locked = locked
+		return nil
+	})
+	return err
+}
+
+// SlowMode sets one reply per person per seconds (0: off).
+func (s *Service) SlowMode(ctx context.Context, by Person, topicID string, seconds int) error {
+	if seconds < 0 || seconds > maxSlowSeconds {
+		return FormErrors{"slow": "forum.error.slow"}
+	}
+	_, _, err := s.moderate(ctx, by, topicID, "forum.slow_mode", func(t *TopicRow) error {
+		t.SlowSeconds = seconds
+		return nil
+	})
+	return err
+}
+
+// Move puts a topic in another open section; both sections' counts
+// follow. by must moderate both.
+func (s *Service) Move(ctx context.Context, by Person, topicID, to string) error {
+	if _, err := s.Section(ctx, to); err != nil {
+		return FormErrors{"section": "forum.error.section"}
+	}
+	if err := s.requireStaff(ctx, by, to); err != nil {
+		return err
+	}
+	before, after, err := s.moderate(ctx, by, topicID, "forum.move", func(t *TopicRow) error {
+		if t.Section == to {
+			return storage.ErrNoChange
+		}
+		t.Section = to
+		return nil
+	})
+	if err != nil || before.Section == after.Section {
+		return err
+	}
+	s.countSection(ctx, before.Section, -1, TopicRow{Deleted: true})
+	s.countSection(ctx, after.Section, 1, after)
+	return nil
+}
+
+// Reporter receives reports of posts (the moderation queue, to come).
+type Reporter interface {
+	Report(ctx context.Context, by Person, targetType, targetKey, reason string) error
+}
+
+// UseReporter lets members report posts to r. Until then the forum
+// offers no report button.
+func (s *Service) UseReporter(r Reporter) { s.reporter = r }

@@ -1,0 +1,336 @@
+package forum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/richtext"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Posts: reading a topic's window, editing with history, deleting to a
+// tombstone, likes, hiding, and the mentions a post makes.
+
+// postsPerPage is how many posts a topic page shows.
+const postsPerPage = 20
+
+// editWindow: none. Authors may edit their posts at any time; every
+// earlier version is kept and shown.
+
+// Posts reads posts from..to of a topic (one query).
+func (s *Service) Posts(ctx context.Context, topicID string, from, to int) ([]PostRow, error) {
+	return storage.All[PostRow](ctx, s.posts, storage.Query{PartitionKey: topicID, RowKeyFrom: postKey(from), RowKeyTo: postKey(to + 1)})
+}
+
+// LikedBy are the posts from..to that memberKey liked (one query of the
+// window's likes).
+func (s *Service) LikedBy(ctx context.Context, topicID, memberKey string, from, to int) (map[int]bool, error) {
+	out := map[int]bool{}
+	if memberKey == "" {
+		return out, nil
+	}
+	rows, err := s.posts.Query(ctx, storage.Query{PartitionKey: topicID, RowKeyFrom: likeKey(from, ""), RowKeyTo: likeKey(to+1, ""), Select: []string{"RowKey"}, Limit: 1000})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range rows.Entities {
+		var num int
+		var who string
+		if _, err := fmt.Sscanf(e.RowKey, "l|%08d|", &num); err == nil {
+			who = e.RowKey[len(likeKey(num, "")):]
+		}
+		if who == memberKey {
+			out[num] = true
+		}
+	}
+	return out, nil
+}
+
+// post reads one post.
+func (s *Service) post(ctx context.Context, topicID string, num int) (PostRow, error) {
+	if num < 1 {
+		return PostRow{}, ErrNoPost
+	}
+	p, err := storage.Get[PostRow](ctx, s.posts, topicID, postKey(num))
+	if errors.Is(err, storage.ErrNotFound) {
+		return PostRow{}, ErrNoPost
+	}
+	return p, err
+}
+
+// Post reads one post of an open topic, with the topic.
+func (s *Service) Post(ctx context.Context, topicID string, num int) (TopicRow, PostRow, error) {
+	t, err := s.Head(ctx, topicID)
+	if err != nil {
+		return TopicRow{}, PostRow{}, err
+	}
+	p, err := s.post(ctx, topicID, num)
+	return t, p, err
+}
+
+// Edit replaces the body of by's own post (and, for the opening post,
+// the topic's title), keeping the earlier version: one transaction of
+// the topic's partition.
+func (s *Service) Edit(ctx context.Context, by Person, topicID string, num int, title, body string) error {
+	errs := FormErrors{}
+	body = checkBody(body, errs)
+	if num == 1 {
+		title = checkTitle(title, errs)
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	var before, after TopicRow
+	titleChanged := false
+	err := storage.Optimistic(ctx, writeAttempts, func(ctx context.Context) error {
+		t, p, err := s.Post(ctx, topicID, num)
+		if err != nil {
+			return err
+		}
+		if p.AuthorKey != by.MemberKey {
+			return ErrNotYours
+		}
+		if p.DeletedAt != nil {
+			return ErrNoPost
+		}
+		titleChanged = num == 1 && title != t.Title
+		if p.Body == body && !titleChanged {
+			return nil
+		}
+		now := s.now().UTC()
+		rev := RevisionRow{PartitionKey: topicID, RowKey: revisionKey(num, p.Revisions+1), Body: p.Body, At: p.CreatedAt}
+		if p.EditedAt != nil {
+			rev.At = *p.EditedAt
+		}
+		p.Body, p.EditedAt, p.Revisions = body, &now, p.Revisions+1
+		ops := make([]storage.TxOp, 0, 3)
+		for _, v := range []any{rev} {
+			e, err := storage.Marshal(v)
+			if err != nil {
+				return err
+			}
+			ops = append(ops, storage.TxOp{Kind: storage.TxInsert, Entity: e})
+		}
+		pe, err := storage.Marshal(p)
+		if err != nil {
+			return err
+		}
+		ops = append(ops, storage.TxOp{Kind: storage.TxUpdate, Mode: storage.Replace, IfMatch: p.ETag, Entity: pe})
+		if titleChanged {
+			before = t
+			t.Title = title
+			he, err := storage.Marshal(t)
+			if err != nil {
+				return err
+			}
+			ops = append(ops, storage.TxOp{Kind: storage.TxUpdate, Mode: storage.Replace, IfMatch: t.ETag, Entity: he})
+			after = t
+		}
+		return s.posts.Transact(ctx, ops)
+	})
+	if err != nil {
+		return err
+	}
+	if titleChanged {
+		if cur, err := s.Head(ctx, topicID); err == nil {
+			after = cur
+		}
+		s.followHead(ctx, &before, &after)
+	}
+	return nil
+}
+
+// Revisions are a post's earlier versions, oldest first.
+func (s *Service) Revisions(ctx context.Context, topicID string, num int) ([]RevisionRow, error) {
+	return storage.All[RevisionRow](ctx, s.posts, storage.Query{PartitionKey: topicID, RowKeyPrefix: fmt.Sprintf("r|%08d|", num)})
+}
+
+// Delete leaves a tombstone of by's own post (staff may delete any):
+// its text goes, and it no longer counts. Deleting the opening post
+// deletes the topic.
+func (s *Service) Delete(ctx context.Context, by Person, topicID string, num int) error {
+	t, p, err := s.Post(ctx, topicID, num)
+	if err != nil {
+		return err
+	}
+	staff, err := s.IsStaff(ctx, by, t.Section)
+	if err != nil {
+		return err
+	}
+	if p.AuthorKey != by.MemberKey && !staff {
+		return ErrNotYours
+	}
+	if num == 1 && t.Replies > 0 && !staff {
+		return ErrHasReplies // others' replies would go with it
+	}
+	if p.DeletedAt != nil {
+		return nil
+	}
+	if err := s.setPost(ctx, topicID, num, func(p *PostRow) { now := s.now().UTC(); p.DeletedAt, p.Body = &now, "" }); err != nil {
+		return err
+	}
+	if staff && p.AuthorKey != by.MemberKey {
+		s.logAction(ctx, by, "forum.delete_post", t, num)
+	}
+	return s.recount(ctx, topicID, num, false, num == 1)
+}
+
+// Hide folds a post for members and stops it counting, or shows it
+// again (staff).
+func (s *Service) Hide(ctx context.Context, by Person, topicID string, num int, hidden bool) error {
+	t, p, err := s.Post(ctx, topicID, num)
+	if err != nil {
+		return err
+	}
+	if err := s.requireStaff(ctx, by, t.Section); err != nil {
+		return err
+	}
+	if p.Hidden == hidden || p.DeletedAt != nil {
+		return nil
+	}
+	if err := s.setPost(ctx, topicID, num, func(p *PostRow) { p.Hidden = hidden }); err != nil {
+		return err
+	}
+	action := map[bool]string{true: "forum.hide_post", false: "forum.show_post"}[hidden]
+	s.logAction(ctx, by, action, t, num)
+	if num == 1 {
+		return nil // the opening post stays the topic's, folded or not
+	}
+	return s.recount(ctx, topicID, num, !hidden, false)
+}
+
+// setPost changes one post at its ETag.
+func (s *Service) setPost(ctx context.Context, topicID string, num int, f func(p *PostRow)) error {
+	_, err := storage.Modify(ctx, s.posts, topicID, postKey(num), func(p *PostRow, exists bool) error {
+		if !exists {
+			return ErrNoPost
+		}
+		f(p)
+		return nil
+	})
+	return err
+}
+
+// recount brings a topic's head in step with post num shown (visible) or
+// not: its replies, its Recent and its last activity; deleting the
+// opening post deletes the topic.
+func (s *Service) recount(ctx context.Context, topicID string, num int, visible, topicGone bool) error {
+	var post PostRow
+	if visible {
+		var err error
+		if post, err = s.post(ctx, topicID, num); err != nil {
+			return err
+		}
+	}
+	before, after, err := s.changeHead(ctx, topicID, func(t *TopicRow) error {
+		if topicGone {
+			t.Deleted = true
+			return nil
+		}
+		if visible {
+			t.Recent = withPost(t.Recent, num, post.CreatedAt)
+			t.Replies++
+		} else {
+			t.Recent = withoutPost(t.Recent, num)
+			t.Replies = max(t.Replies-1, 0)
+		}
+		if n, ok := newest(t.Recent); ok {
+			t.LastActivityAt = n.At
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if topicGone {
+		s.countSection(ctx, before.Section, -1, after)
+	}
+	return nil
+}
+
+// Like marks by's like of a post, or takes it back: the like's row and
+// the post's count in one transaction.
+func (s *Service) Like(ctx context.Context, by Person, topicID string, num int, like bool) error {
+	return storage.Optimistic(ctx, writeAttempts, func(ctx context.Context) error {
+		_, p, err := s.Post(ctx, topicID, num)
+		if err != nil {
+			return err
+		}
+		if p.DeletedAt != nil || p.Hidden {
+			return ErrNoPost
+		}
+		_, err = storage.Get[LikeRow](ctx, s.posts, topicID, likeKey(num, by.MemberKey))
+		liked := err == nil
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		if liked == like {
+			return nil
+		}
+		l := LikeRow{PartitionKey: topicID, RowKey: likeKey(num, by.MemberKey), At: s.now().UTC()}
+		le, err := storage.Marshal(l)
+		if err != nil {
+			return err
+		}
+		op := storage.TxOp{Kind: storage.TxInsert, Entity: le}
+		if like {
+			p.Likes++
+		} else {
+			p.Likes = max(p.Likes-1, 0)
+			op = storage.TxOp{Kind: storage.TxDelete, Entity: le, IfMatch: storage.AnyETag}
+		}
+		pe, err := storage.Marshal(p)
+		if err != nil {
+			return err
+		}
+		return s.posts.Transact(ctx, []storage.TxOp{op, {Kind: storage.TxUpdate, Mode: storage.Replace, IfMatch: p.ETag, Entity: pe}})
+	})
+}
+
+// participantPrefix are a topic's authors, for mentions: RK
+// "a|{memberKey}", their name.
+const participantPrefix = "a|"
+
+// ParticipantRow is someone who posted in a topic.
+type ParticipantRow struct {
+	PartitionKey string `table:"PartitionKey"`
+	RowKey       string `table:"RowKey"`
+	ETag         string `table:"ETag"`
+	Name         string `table:"name"`
+}
+
+// tellMentioned records by as a participant of t and tells the
+// participants p mentions, in their inbox.
+func (s *Service) tellMentioned(ctx context.Context, by Person, t TopicRow, p PostRow) {
+	ctx = context.WithoutCancel(ctx)
+	if _, err := storage.Upsert(ctx, s.posts, ParticipantRow{PartitionKey: t.PartitionKey, RowKey: participantPrefix + by.MemberKey, Name: by.Name}); err != nil {
+		s.log.WarnContext(ctx, "forum: participant not recorded", "topic", t.PartitionKey, "err", err)
+	}
+	if s.notifier == nil || p.Num == 1 {
+		return
+	}
+	people, err := storage.All[ParticipantRow](ctx, s.posts, storage.Query{PartitionKey: t.PartitionKey, RowKeyPrefix: participantPrefix, Limit: 1000})
+	if err != nil {
+		s.log.WarnContext(ctx, "forum: mentions not read", "topic", t.PartitionKey, "err", err)
+		return
+	}
+	named := make([]richtext.Named, len(people))
+	for i, r := range people {
+		named[i] = richtext.Named{Key: r.RowKey[len(participantPrefix):], Name: r.Name}
+	}
+	for _, n := range richtext.Mentioned(p.Body, by.MemberKey, named) {
+		err := s.notifier.Post(ctx, inbox.Notice{
+			To:   []inbox.Recipient{{MemberKey: n.Key}},
+			Kind: "forum.notify.mention",
+			Args: map[string]string{"name": by.Name, "topic": t.Title, "preview": richtext.Plain(p.Body, 140)},
+			When: p.CreatedAt,
+			Link: postURL(t.PartitionKey, p.Num),
+			Key:  fmt.Sprintf("forum.mention|%s|%d|%s", t.PartitionKey, p.Num, n.Key),
+		})
+		if err != nil {
+			s.log.WarnContext(ctx, "forum: mention not posted", "topic", t.PartitionKey, "err", err)
+		}
+	}
+}

@@ -1,0 +1,152 @@
+package forum
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Reading. Each person has a marker per topic they opened (ForumReads,
+// PK their memberKey, RK the topic): the highest post number they have
+// seen. It only moves forward, so a stale tab cannot take it back; "mark
+// unread from here" is the one way back, on purpose. "Mark all read" is
+// one row (RK "all") holding when: a post older than that is read for
+// them, whatever their markers say, so a reply after it counts as one
+// new post, not the whole topic. Unread counts are worked out from a
+// topic's Recent (its newest visible posts), so nothing is written to
+// anyone when someone posts, and hidden or deleted posts never count.
+
+// cutoff bounds what counts as unread or new: topics with no activity in
+// the last cutoff are read for everyone (as NodeBB does).
+const cutoff = 14 * 24 * time.Hour
+
+// markRead moves memberKey's marker in topicID forward to num. A
+// failure is logged: the page was served.
+func (s *Service) markRead(ctx context.Context, memberKey, topicID string, num int) {
+	_, err := storage.Modify(context.WithoutCancel(ctx), s.reads, memberKey, topicID, func(r *ReadRow, exists bool) error {
+		if exists && r.ReadNum >= num {
+			return storage.ErrNoChange
+		}
+		now := s.now().UTC()
+		r.ReadNum, r.At = num, &now
+		return nil
+	})
+	if err != nil {
+		s.log.WarnContext(ctx, "forum: read marker not moved", "topic", topicID, "err", err)
+	}
+}
+
+// MarkUnread sets memberKey's marker in topicID back to just before num.
+func (s *Service) MarkUnread(ctx context.Context, memberKey, topicID string, num int) error {
+	t, err := s.Head(ctx, topicID)
+	if err != nil {
+		return err
+	}
+	if num < 1 || num > t.Posts {
+		return ErrNoPost
+	}
+	_, err = storage.Modify(ctx, s.reads, memberKey, topicID, func(r *ReadRow, _ bool) error {
+		now := s.now().UTC()
+		r.ReadNum, r.At = num-1, &now
+		return nil
+	})
+	return err
+}
+
+// MarkAllRead makes everything up to now read for memberKey: one write.
+func (s *Service) MarkAllRead(ctx context.Context, memberKey string) error {
+	now := s.now().UTC()
+	_, err := storage.Upsert(ctx, s.reads, ReadRow{PartitionKey: memberKey, RowKey: markAllKey, At: &now})
+	return err
+}
+
+// DismissPin hides topicID's pin for memberKey.
+func (s *Service) DismissPin(ctx context.Context, memberKey, topicID string) error {
+	if _, err := s.Head(ctx, topicID); err != nil {
+		return err
+	}
+	_, err := storage.Modify(ctx, s.reads, memberKey, topicID, func(r *ReadRow, _ bool) error {
+		if r.Dismissed {
+			return storage.ErrNoChange
+		}
+		r.Dismissed = true
+		return nil
+	})
+	return err
+}
+
+// Reader is what a page knows of one person's reading: their "mark all
+// read" time and their markers of the topics it shows.
+type Reader struct {
+	MemberKey string
+	AllAt     time.Time
+	Markers   map[string]ReadRow
+}
+
+// reader reads memberKey's "mark all read" and their markers of topics,
+// each a point read, in parallel (a page shows a bounded number).
+func (s *Service) reader(ctx context.Context, memberKey string, topics []string) (Reader, error) {
+	r := Reader{MemberKey: memberKey, Markers: map[string]ReadRow{}}
+	if memberKey == "" {
+		return r, nil
+	}
+	keys := append([]string{markAllKey}, topics...)
+	rows := make([]ReadRow, len(keys))
+	errs := make([]error, len(keys))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, k := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rows[i], errs[i] = storage.Get[ReadRow](ctx, s.reads, memberKey, k)
+		}()
+	}
+	wg.Wait()
+	for i, k := range keys {
+		switch {
+		case errors.Is(errs[i], storage.ErrNotFound):
+		case errs[i] != nil:
+			return Reader{}, errs[i]
+		case k == markAllKey:
+			if rows[i].At != nil {
+				r.AllAt = *rows[i].At
+			}
+		default:
+			r.Markers[k] = rows[i]
+		}
+	}
+	return r, nil
+}
+
+// Unread is what a reader has not read of a topic: N posts (More: there
+// may be more than Recent holds), or New when they never opened it.
+type Unread struct {
+	N    int
+	More bool
+	New  bool
+}
+
+// unreadOf works out a's unread posts for r at now.
+func (r Reader) unreadOf(a ActivityRow, now time.Time) Unread {
+	if r.MemberKey == "" || now.Sub(a.LastActivityAt) > cutoff {
+		return Unread{}
+	}
+	m, ok := r.Markers[a.TopicID]
+	if !ok || m.At == nil {
+		// Never opened (a dismissed pin leaves a row without a time).
+		if a.CreatedAt.After(r.AllAt) {
+			return Unread{New: true}
+		}
+		// Older than "mark all read": what came after it.
+		n, more := unreadIn(a.Recent, 0, r.AllAt)
+		return Unread{N: n, More: more}
+	}
+	n, more := unreadIn(a.Recent, m.ReadNum, r.AllAt)
+	return Unread{N: n, More: more}
+}

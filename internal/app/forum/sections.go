@@ -1,0 +1,177 @@
+package forum
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Sections: PK "forum", RK the slug, in the order admins set. Their
+// counters (topics, last activity) are written after each topic's
+// change by a conditional write of the section's row, so they stay exact
+// under concurrency; `web reindex forum` recounts them from the topics.
+
+var (
+	sectionSlug     = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	sectionNameRule = formrule.Text{Max: 60, Required: true}
+	sectionDescRule = formrule.Text{Max: 300}
+)
+
+// reservedSlugs are paths under /forum that are not sections.
+var reservedSlugs = []string{"t", "new", "unread", "search", "feed", "read-all", "preview"}
+
+// ErrSectionExists is a new section whose slug is taken (409).
+var ErrSectionExists = errors.New("forum: the section exists")
+
+// Section reads an open section; missing or archived is ErrNoSection.
+func (s *Service) Section(ctx context.Context, slug string) (SectionRow, error) {
+	if !sectionSlug.MatchString(slug) {
+		return SectionRow{}, ErrNoSection
+	}
+	pk, rk := sectionKey(slug)
+	r, err := storage.Get[SectionRow](ctx, s.sections, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) || err == nil && r.Archived {
+		return SectionRow{}, ErrNoSection
+	}
+	return r, err
+}
+
+// Sections are the sections in their order (archived ones too when all):
+// one query.
+func (s *Service) Sections(ctx context.Context, all bool) ([]SectionRow, error) {
+	rows, err := storage.All[SectionRow](ctx, s.sections, storage.Query{PartitionKey: sectionsPart})
+	if err != nil {
+		return nil, err
+	}
+	if !all {
+		rows = slices.DeleteFunc(rows, func(r SectionRow) bool { return r.Archived })
+	}
+	slices.SortStableFunc(rows, func(a, b SectionRow) int {
+		if a.Order != b.Order {
+			return a.Order - b.Order
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return rows, nil
+}
+
+// SectionInput is the section form as typed.
+type SectionInput struct {
+	Slug, Name, Description, Order string
+	Archived                       bool
+	// Moderators are the moderators' memberKeys.
+	Moderators []string
+}
+
+// checkSection cleans and checks a section form.
+func checkSection(in SectionInput, isNew bool) (SectionRow, FormErrors) {
+	errs := FormErrors{}
+	var r SectionRow
+	var p formrule.Problem
+	if isNew {
+		r.RowKey = strings.TrimSpace(in.Slug)
+		if !sectionSlug.MatchString(r.RowKey) || len(r.RowKey) > 40 || slices.Contains(reservedSlugs, r.RowKey) {
+			errs["slug"] = "forum.error.slug"
+		}
+	}
+	if r.Name, p = sectionNameRule.Check(in.Name); p != formrule.OK {
+		errs["name"] = "forum.error.section_name"
+	}
+	if r.Description, p = sectionDescRule.Check(in.Description); p != formrule.OK {
+		errs["description"] = "forum.error.description"
+	}
+	if v := strings.TrimSpace(in.Order); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 9999 {
+			errs["order"] = "forum.error.order"
+		}
+		r.Order = n
+	}
+	r.Archived = in.Archived
+	r.Moderators = strings.Join(in.Moderators, ",")
+	if len(errs) > 0 {
+		return SectionRow{}, errs
+	}
+	return r, nil
+}
+
+// CreateSection adds a section.
+func (s *Service) CreateSection(ctx context.Context, in SectionInput) (SectionRow, error) {
+	r, errs := checkSection(in, true)
+	if errs != nil {
+		return SectionRow{}, errs
+	}
+	r.PartitionKey, r.CreatedAt = sectionsPart, s.now().UTC()
+	if _, err := storage.Insert(ctx, s.sections, r); errors.Is(err, storage.ErrExists) {
+		return SectionRow{}, ErrSectionExists
+	} else if err != nil {
+		return SectionRow{}, err
+	}
+	return r, nil
+}
+
+// UpdateSection renames, describes, orders, archives a section or sets
+// its moderators; its counters stay as they are.
+func (s *Service) UpdateSection(ctx context.Context, slug string, in SectionInput) (SectionRow, error) {
+	r, errs := checkSection(in, false)
+	if errs != nil {
+		return SectionRow{}, errs
+	}
+	if !sectionSlug.MatchString(slug) {
+		return SectionRow{}, ErrNoSection
+	}
+	pk, rk := sectionKey(slug)
+	return storage.Modify(ctx, s.sections, pk, rk, func(c *SectionRow, exists bool) error {
+		if !exists {
+			return ErrNoSection
+		}
+		c.Name, c.Description, c.Order, c.Archived, c.Moderators = r.Name, r.Description, r.Order, r.Archived, r.Moderators
+		return nil
+	})
+}
+
+// countSection moves a section's counters after a topic's change: topics
+// by delta, and the last activity forward to t's.
+func (s *Service) countSection(ctx context.Context, slug string, delta int, t TopicRow) {
+	pk, rk := sectionKey(slug)
+	_, err := storage.Modify(context.WithoutCancel(ctx), s.sections, pk, rk, func(r *SectionRow, exists bool) error {
+		if !exists {
+			return storage.ErrNoChange
+		}
+		changed := delta != 0
+		r.Topics += delta
+		if !t.Deleted && (r.LastActivityAt == nil || t.LastActivityAt.After(*r.LastActivityAt)) {
+			at := t.LastActivityAt
+			r.LastActivityAt, r.LastTopicID, r.LastTopicTitle, changed = &at, t.PartitionKey, t.Title, true
+		}
+		if !changed {
+			return storage.ErrNoChange
+		}
+		return nil
+	})
+	if err != nil {
+		s.log.ErrorContext(ctx, "forum: section counters not moved; web reindex forum recounts them", "section", slug, "err", err)
+	}
+}
+
+// IsStaff reports whether by moderates section: an admin, or one of its
+// moderators.
+func (s *Service) IsStaff(ctx context.Context, by Person, section string) (bool, error) {
+	if by.Admin {
+		return true, nil
+	}
+	if by.MemberKey == "" {
+		return false, nil
+	}
+	r, err := s.Section(ctx, section)
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(r.ModeratorKeys(), by.MemberKey), nil
+}

@@ -1,0 +1,142 @@
+package forum
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/projection"
+)
+
+// Service is the forum: sections, topics with their posts, the activity
+// index, read markers, and the pages (handlers.go).
+type Service struct {
+	sections *storage.Table
+	posts    *storage.Table
+	activity *storage.Table
+	reads    *storage.Table
+	quota    *storage.Table
+	// index keeps TopicActivityIndex in step with the topics' heads.
+	index    *projection.Projection[TopicRow]
+	cursors  *storage.Cursors
+	notifier Notifier
+	modlog   ModerationLog
+	people   People
+	reporter Reporter
+	// baseURL makes the feeds' links absolute.
+	baseURL string
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// Notifier tells people of mentions (the inbox).
+type Notifier = inbox.Poster
+
+// ModerationLog records moderators' actions (the admin module's log).
+type ModerationLog interface {
+	LogAction(ctx context.Context, e LogEntry) error
+}
+
+// LogEntry is one moderation action.
+type LogEntry struct {
+	ActorKey, ActorName, Action, TargetType, TargetKey, TargetName, Reason string
+}
+
+// People tells when an account was made (new accounts' first day is
+// limited).
+type People interface {
+	CreatedAt(ctx context.Context, memberKey string) (time.Time, error)
+}
+
+// Person is who writes: their memberKey and name, and whether they are
+// an admin.
+type Person struct {
+	MemberKey string
+	Name      string
+	Admin     bool
+}
+
+// New builds the forum on store.
+func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{
+		sections: store.Table(SectionsTable), posts: store.Table(PostsTable), activity: store.Table(ActivityTable),
+		reads: store.Table(ReadsTable), quota: store.Table(QuotaTable), cursors: cursors, log: log, now: now,
+	}
+	s.index = &projection.Projection[TopicRow]{
+		Canonical: s.posts,
+		Derived:   []*storage.Table{s.activity},
+		Canon:     func(e storage.Entity) bool { return e.RowKey == headKey },
+		Rows:      s.activityRows,
+	}
+	return s
+}
+
+// UseNotifier, UseModerationLog, UsePeople and UseBaseURL wire the
+// forum to the inbox, the admin log, the accounts and the app's address.
+// Call them while wiring.
+func (s *Service) UseNotifier(n Notifier)           { s.notifier = n }
+func (s *Service) UseModerationLog(l ModerationLog) { s.modlog = l }
+func (s *Service) UsePeople(p People)               { s.people = p }
+func (s *Service) UseBaseURL(u string)              { s.baseURL = u }
+
+// Slug names the module's section.
+func (s *Service) Slug() string { return "forum" }
+
+// Tables are the tables the module needs provisioned.
+func (s *Service) Tables() []string {
+	return []string{SectionsTable, PostsTable, ActivityTable, ReadsTable, QuotaTable}
+}
+
+// Errors a caller may meet.
+var (
+	ErrNoSection = fault.NotFound("forum: no such section", storage.ErrNotFound)
+	ErrNoTopic   = fault.NotFound("forum: no such topic", storage.ErrNotFound)
+	ErrNoPost    = fault.NotFound("forum: no such post", storage.ErrNotFound)
+	ErrLocked    = fault.New(http.StatusForbidden, "forum.error.locked", "forum: the topic is locked")
+	ErrNotYours  = fault.New(http.StatusForbidden, "forum.error.not_yours", "forum: not the author")
+	ErrNotStaff  = fault.New(http.StatusForbidden, "forum.error.not_staff", "forum: not a moderator")
+	// ErrHasReplies refuses an author deleting an opening post others
+	// replied to (409).
+	ErrHasReplies = fault.New(http.StatusConflict, "forum.error.has_replies", "forum: the topic has replies")
+)
+
+// activityRows are a topic's rows in TopicActivityIndex: one in its
+// section, one in the whole forum's; none once deleted.
+func (s *Service) activityRows(t TopicRow) ([]projection.Row, error) {
+	if t.Deleted {
+		return nil, nil
+	}
+	row := ActivityRow{
+		TopicID: t.PartitionKey, Section: t.Section, Title: t.Title, AuthorName: t.AuthorName, Replies: t.Replies, Posts: t.Posts,
+		LastActivityAt: t.LastActivityAt, LastAuthorName: t.LastAuthorName, Pinned: t.Pinned, PinUntil: t.PinUntil,
+		Locked: t.Locked, Recent: t.Recent, CreatedAt: t.CreatedAt,
+	}
+	inSection := row
+	inSection.PartitionKey, inSection.RowKey = sectionPart(t.Section), activityKey(t.Pinned, t.LastActivityAt, t.PartitionKey)
+	inAll := row
+	inAll.PartitionKey, inAll.RowKey = allPart, allKey(t.LastActivityAt, t.PartitionKey)
+	a, err := projection.RowOf(s.activity, inSection)
+	if err != nil {
+		return nil, err
+	}
+	b, err := projection.RowOf(s.activity, inAll)
+	return []projection.Row{a, b}, err
+}
+
+// Paths.
+func topicURL(topicID string) string { return "/forum/t/" + topicID }
+func postURL(topicID string, num int) string {
+	return topicURL(topicID) + "?post=" + strconv.Itoa(num) + "#p" + strconv.Itoa(num)
+}
+func sectionURL(slug string) string { return "/forum/" + slug }

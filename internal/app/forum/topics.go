@@ -1,0 +1,249 @@
+package forum
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Writing. A topic is one ForumPosts partition: its head row and its
+// posts, numbered from 1 (the opening post). A reply reads the head,
+// then inserts post Posts+1 and updates the head in one transaction at
+// the head's ETag; a concurrent reply makes it fail and try again, so
+// numbers are dense and the counters always match the rows. Every other
+// change of a topic (hide, delete, pin, lock, move) is also a write at
+// the head's ETag.
+//
+// The activity index follows the head (the projection kit: written
+// after it, repaired by `web reindex forum`), and so does the section's
+// row (topic count, last activity), by a conditional write. A writer
+// that finds the head moved on by the time its index rows are written
+// brings them to the stored head, so concurrent writers leave one row
+// per topic, at its latest place.
+
+// Form rules (the issue's: a title of 3–200 characters, a body of
+// 1–20,000).
+var (
+	titleRule = formrule.Text{Max: 200, Required: true}
+	bodyRule  = formrule.Text{Max: 20000, Required: true, Multiline: true}
+)
+
+const titleMin = 3
+
+// writeAttempts bounds a reply's retries when others reply at once.
+const writeAttempts = 200
+
+// FormErrors maps a form's field to the i18n key of its problem (422).
+type FormErrors map[string]string
+
+func (e FormErrors) Error() string { return "forum: bad form" }
+
+// checkTitle and checkBody clean and check what was typed.
+func checkTitle(title string, errs FormErrors) string {
+	title, p := titleRule.Check(title)
+	switch {
+	case p != formrule.OK:
+		errs["title"] = "forum.error.title"
+	case len([]rune(title)) < titleMin:
+		errs["title"] = "forum.error.title"
+	}
+	return title
+}
+
+func checkBody(body string, errs FormErrors) string {
+	body, p := bodyRule.Check(body)
+	if p != formrule.OK {
+		errs["body"] = "forum.error.body"
+	}
+	return body
+}
+
+// newTopicID is a topic id: a ULID at now.
+func newTopicID(now time.Time) string {
+	return ulid.MustNew(ulid.Timestamp(now), rand.Reader).String()
+}
+
+// validTopicID reports whether id can be a topic's.
+func validTopicID(id string) bool {
+	_, err := ulid.ParseStrict(id)
+	return err == nil
+}
+
+// Head reads a topic's head; a missing or deleted topic is ErrNoTopic.
+func (s *Service) Head(ctx context.Context, topicID string) (TopicRow, error) {
+	if !validTopicID(topicID) {
+		return TopicRow{}, ErrNoTopic
+	}
+	t, err := storage.Get[TopicRow](ctx, s.posts, topicID, headKey)
+	if errors.Is(err, storage.ErrNotFound) || err == nil && t.Deleted {
+		return TopicRow{}, ErrNoTopic
+	}
+	return t, err
+}
+
+// CreateTopic opens a topic in section with its first post.
+func (s *Service) CreateTopic(ctx context.Context, by Person, section, title, body string) (TopicRow, error) {
+	errs := FormErrors{}
+	title, body = checkTitle(title, errs), checkBody(body, errs)
+	if len(errs) > 0 {
+		return TopicRow{}, errs
+	}
+	if _, err := s.Section(ctx, section); err != nil {
+		return TopicRow{}, err
+	}
+	if err := s.limitNewcomer(ctx, by, "topic", body); err != nil {
+		return TopicRow{}, err
+	}
+	now := s.now().UTC()
+	id := newTopicID(now)
+	t := TopicRow{
+		PartitionKey: id, RowKey: headKey, Section: section, Title: title, AuthorKey: by.MemberKey, AuthorName: by.Name,
+		Posts: 1, LastActivityAt: now, LastAuthorName: by.Name, Recent: withPost("", 1, now), CreatedAt: now,
+	}
+	p := PostRow{PartitionKey: id, RowKey: postKey(1), Num: 1, AuthorKey: by.MemberKey, AuthorName: by.Name, Body: body, CreatedAt: now}
+	head, err := storage.Marshal(t)
+	if err != nil {
+		return TopicRow{}, err
+	}
+	post, err := storage.Marshal(p)
+	if err != nil {
+		return TopicRow{}, err
+	}
+	if err := s.posts.Transact(ctx, []storage.TxOp{{Kind: storage.TxInsert, Entity: head}, {Kind: storage.TxInsert, Entity: post}}); err != nil {
+		return TopicRow{}, err
+	}
+	t, err = s.Head(ctx, id)
+	if err != nil {
+		return TopicRow{}, err
+	}
+	s.followHead(ctx, nil, &t)
+	s.countSection(ctx, section, 1, t)
+	s.markRead(ctx, by.MemberKey, id, 1)
+	s.tellMentioned(ctx, by, t, p)
+	return t, nil
+}
+
+// ErrSlowMode refuses a reply inside the topic's slow mode (429); Wait
+// says how long is left.
+type ErrSlowMode struct{ Wait time.Duration }
+
+func (e ErrSlowMode) Error() string { return "forum: slow mode" }
+
+// Reply adds a post to a topic. A locked topic takes replies from staff
+// only; slow mode limits everyone else.
+func (s *Service) Reply(ctx context.Context, by Person, topicID, body string) (PostRow, error) {
+	errs := FormErrors{}
+	body = checkBody(body, errs)
+	if len(errs) > 0 {
+		return PostRow{}, errs
+	}
+	t, err := s.Head(ctx, topicID)
+	if err != nil {
+		return PostRow{}, err
+	}
+	staff, err := s.IsStaff(ctx, by, t.Section)
+	if err != nil {
+		return PostRow{}, err
+	}
+	if t.Locked && !staff {
+		return PostRow{}, ErrLocked
+	}
+	if !staff {
+		if err := s.limitSlowMode(ctx, by, t); err != nil {
+			return PostRow{}, err
+		}
+		if err := s.limitNewcomer(ctx, by, "reply", body); err != nil {
+			return PostRow{}, err
+		}
+	}
+	var before, after TopicRow
+	var out PostRow
+	err = storage.Optimistic(ctx, writeAttempts, func(ctx context.Context) error {
+		h, err := s.Head(ctx, topicID)
+		if err != nil {
+			return err
+		}
+		if h.Locked && !staff {
+			return ErrLocked
+		}
+		before = h
+		now := s.now().UTC()
+		p := PostRow{PartitionKey: topicID, RowKey: postKey(h.Posts + 1), Num: h.Posts + 1, AuthorKey: by.MemberKey, AuthorName: by.Name, Body: body, CreatedAt: now}
+		h.Posts, h.Replies, h.LastActivityAt, h.LastAuthorName = p.Num, h.Replies+1, now, by.Name
+		h.Recent = withPost(h.Recent, p.Num, now)
+		head, err := storage.Marshal(h)
+		if err != nil {
+			return err
+		}
+		post, err := storage.Marshal(p)
+		if err != nil {
+			return err
+		}
+		err = s.posts.Transact(ctx, []storage.TxOp{{Kind: storage.TxUpdate, Mode: storage.Replace, IfMatch: h.ETag, Entity: head}, {Kind: storage.TxInsert, Entity: post}})
+		if err != nil {
+			return err
+		}
+		after, out = h, p
+		return nil
+	})
+	if err != nil {
+		return PostRow{}, err
+	}
+	s.followHead(ctx, &before, &after)
+	s.countSection(ctx, t.Section, 0, after)
+	s.markRead(ctx, by.MemberKey, topicID, out.Num)
+	s.tellMentioned(ctx, by, after, out)
+	return out, nil
+}
+
+// changeHead applies f to a topic's head at its ETag (f returning
+// storage.ErrNoChange writes nothing), then brings the index and the
+// section in step.
+func (s *Service) changeHead(ctx context.Context, topicID string, f func(t *TopicRow) error) (before, after TopicRow, err error) {
+	unchanged := false
+	after, err = storage.Modify(ctx, s.posts, topicID, headKey, func(t *TopicRow, exists bool) error {
+		if !exists || t.Deleted {
+			return ErrNoTopic
+		}
+		before = *t
+		err := f(t)
+		unchanged = errors.Is(err, storage.ErrNoChange)
+		return err
+	})
+	if err != nil || unchanged {
+		return before, after, err
+	}
+	s.followHead(ctx, &before, &after)
+	return before, after, nil
+}
+
+// followHead moves a topic's index rows from before to after, then to
+// the head as stored if another writer moved it meanwhile. A failure is
+// logged, not returned: the topic is written, and a rebuild repairs the
+// index.
+func (s *Service) followHead(ctx context.Context, before, after *TopicRow) {
+	ctx = context.WithoutCancel(ctx)
+	if err := s.index.Sync(ctx, before, after); err != nil {
+		s.log.ErrorContext(ctx, "forum: activity rows not written; web reindex forum repairs them", "topic", after.PartitionKey, "err", err)
+		return
+	}
+	cur, err := storage.Get[TopicRow](ctx, s.posts, after.PartitionKey, headKey)
+	if err != nil || cur.ETag == after.ETag {
+		return
+	}
+	if err := s.index.Sync(ctx, after, &cur); err != nil {
+		s.log.ErrorContext(ctx, "forum: activity rows not written; web reindex forum repairs them", "topic", after.PartitionKey, "err", err)
+	}
+}
+
+// ErrTooMany refuses a newcomer's write past their first day's limits
+// (429).
+var ErrTooMany = fault.New(http.StatusTooManyRequests, "forum.error.newcomer", "forum: a new account's limit")
