@@ -11,6 +11,7 @@ import (
 
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/textsearch"
 )
 
 // How the indexes follow the canonical Prompts row.
@@ -112,7 +113,7 @@ func (s *Service) indexRows(p *PromptRow) []indexRow {
 			Likes: p.Likes, Dislikes: p.Dislikes,
 		}))
 	}
-	for _, tok := range titleTokens(p.Title) {
+	for _, tok := range textsearch.Tokens(p.Title) {
 		pk, rk := titleTokenKey(tok, p.PromptID)
 		rows = append(rows, index(s.titleSearch, TitleTokenRow{
 			PartitionKey: pk, RowKey: rk, Token: tok, PromptID: p.PromptID, Title: p.Title, Tags: p.Tags,

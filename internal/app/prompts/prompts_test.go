@@ -139,15 +139,6 @@ func TestCreateValidation(t *testing.T) {
 	}
 }
 
-func TestTitleTokensRussian(t *testing.T) {
-	t.Parallel()
-	got := strings.Join(titleTokens("Пиши ПИСЬМО, go!"), " ")
-	want := "пиш пиши пис пись письм письмо go"
-	if got != want {
-		t.Errorf("tokens = %q, want %q", got, want)
-	}
-}
-
 func TestDuplicateTitle(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/textsearch"
 )
 
 // Tag filter and title search. Both read one index partition in row key
@@ -151,67 +151,10 @@ func (s *Service) listTagged(ctx context.Context, tags []string, cursor *storage
 // searchWindow is how many candidates one ranking window holds.
 const searchWindow = 500
 
-// queryWord is one word of a search and how a title word matches it.
-type queryWord struct {
-	word  string
-	token string // the TitleSearchIndex partition that holds every match
-}
-
-// searchWords splits a query like titles are split, and picks each word's
-// token: a word of 3–5 letters is itself a prefix token; a longer one is
-// found under its 5-letter prefix and checked on the title; a shorter one
-// is indexed only as a whole word.
-func searchWords(q string) []queryWord {
-	var out []queryWord
-	for _, w := range words(q) {
-		rs := []rune(w)
-		tok := w
-		if len(rs) > 5 {
-			tok = string(rs[:5])
-		}
-		if !slices.ContainsFunc(out, func(o queryWord) bool { return o.word == w }) {
-			out = append(out, queryWord{word: w, token: tok})
-		}
-	}
-	return out
-}
-
-// words are the lower-cased words of s (letters and digits, any script).
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-	})
-}
-
-// matchScore scores a title against the query: 0 unless every query word
-// matches one of its words (AND); a whole-word match scores 2, a word
-// prefix 1 (a word under 3 letters must match whole, as it is indexed).
-func matchScore(title string, q []queryWord) int {
-	tw := words(title)
-	score := 0
-	for _, w := range q {
-		best := 0
-		short := len([]rune(w.word)) < 3
-		for _, t := range tw {
-			switch {
-			case t == w.word:
-				best = 2
-			case !short && strings.HasPrefix(t, w.word):
-				best = max(best, 1)
-			}
-		}
-		if best == 0 {
-			return 0
-		}
-		score += best
-	}
-	return score
-}
-
 // search finds public prompts whose title has every word of l.Q (as a word
 // or a word prefix) and every tag of l.Tags. It reads the partition of the
 // query's longest word (the most selective) in windows of about
-// searchWindow rows, newest first, ranks each window by matchScore and then
+// searchWindow rows, newest first, ranks each window by textsearch.Score and then
 // newest, and pages through the ranked window by offset. So results are
 // ranked within recency windows, and a very common word at a million
 // prompts still answers in a few queries. The cursor pins the window by
@@ -219,14 +162,11 @@ func matchScore(title string, q []queryWord) int {
 // by how many rows the store returned, so short pages and prompts created
 // meanwhile cannot shift a deep page.
 func (s *Service) search(ctx context.Context, l Listing, cursor *storage.Cursor) (Page, *storage.Cursor, error) {
-	q := searchWords(l.Q)
+	q := textsearch.Query(l.Q)
 	if len(q) == 0 {
 		return Page{}, nil, nil
 	}
-	driver := slices.MaxFunc(q, func(a, b queryWord) int {
-		return len([]rune(a.word)) - len([]rune(b.word))
-	})
-	pk, _ := titleTokenKey(driver.token, "")
+	pk, _ := titleTokenKey(textsearch.Driver(q).Token, "")
 	var (
 		w      searchPos
 		window []storage.Entity
@@ -260,7 +200,7 @@ func (s *Service) search(ctx context.Context, l Listing, cursor *storage.Cursor)
 		return Page{}, nil, err
 	}
 	for _, r := range rows {
-		if sc := matchScore(r.Title, q); sc > 0 && hasAllTags(r.Tags, l.Tags) {
+		if sc := textsearch.Score(r.Title, q); sc > 0 && hasAllTags(r.Tags, l.Tags) {
 			hits = append(hits, hit{r, sc})
 		}
 	}

@@ -2,7 +2,6 @@ package prompts
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/harmony/harmony/internal/formrule"
 )
@@ -11,31 +10,6 @@ import (
 // (Unicode-aware) with runs of spaces collapsed.
 func normalizeTitle(title string) string {
 	return strings.Join(strings.Fields(strings.ToLower(title)), " ")
-}
-
-// titleTokens are the TitleSearchIndex tokens of a title: every word
-// (letters and digits, any script) lower-cased, plus its 3–5 character
-// prefixes, each once.
-func titleTokens(title string) []string {
-	words := strings.FieldsFunc(strings.ToLower(title), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-	})
-	seen := map[string]bool{}
-	var out []string
-	add := func(t string) {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	for _, w := range words {
-		rs := []rune(w)
-		for n := 3; n <= 5 && n < len(rs); n++ {
-			add(string(rs[:n]))
-		}
-		add(w)
-	}
-	return out
 }
 
 // Rules of a prompt's text fields.
