@@ -1,10 +1,16 @@
 package main
 
 import (
+	"context"
+	"strings"
+	"time"
+
 	"github.com/harmony/harmony/internal/ai"
+	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/app/chat"
 	"github.com/harmony/harmony/internal/app/events"
+	"github.com/harmony/harmony/internal/app/forum"
 	"github.com/harmony/harmony/internal/app/groups"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/app/prompts"
@@ -23,6 +29,7 @@ func modules() []platform.Factory {
 		m.prompts,
 		m.events,
 		m.chat,
+		m.forum,
 	}
 }
 
@@ -99,4 +106,29 @@ func (m *built) prompts(c *platform.Core) (web.Module, error) {
 	p := prompts.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
 	p.UseSeedTags(promptSeedTags(c.Config))
 	return p, nil
+}
+
+func (m *built) forum(c *platform.Core) (web.Module, error) {
+	f := forum.New(c.Store, c.Cursors, c.Log, c.Now)
+	f.UseNotifier(m.inbox_)
+	f.UseModerationLog(forumLog{m.admin_})
+	f.UsePeople(accountAge{c.Accounts})
+	f.UseDirectory(c.Auth)
+	f.UseBaseURL(strings.TrimSuffix(c.Config.BaseURL.String(), "/"))
+	return f, nil
+}
+
+// forumLog writes the forum's moderation in the admin section's log.
+type forumLog struct{ admin *admin.Service }
+
+func (l forumLog) LogAction(ctx context.Context, e forum.LogEntry) error {
+	return l.admin.LogAction(ctx, e.ActorKey, e.ActorName, e.Action, e.TargetType, e.TargetKey, e.TargetName, e.Reason)
+}
+
+// accountAge tells the forum when an account was made.
+type accountAge struct{ accounts *account.Service }
+
+func (a accountAge) CreatedAt(ctx context.Context, memberKey string) (time.Time, error) {
+	p, err := a.accounts.Profile(ctx, memberKey)
+	return p.CreatedAt, err
 }

@@ -53,6 +53,12 @@ func (s *Service) appendLog(ctx context.Context, entry LogRow) error {
 	return err
 }
 
+// LogAction records another module's moderation action (the forum's
+// pins, locks and hidden posts) in the same log.
+func (s *Service) LogAction(ctx context.Context, actorKey, actorName, action, targetType, targetKey, targetName, reason string) error {
+	return s.appendLog(ctx, LogRow{Actor: actorKey, ActorName: actorName, Action: action, TargetType: targetType, TargetKey: targetKey, TargetName: targetName, Reason: reason})
+}
+
 // logMonths is how far back the overview looks for recent entries.
 const logMonths = 12
 

@@ -138,6 +138,7 @@ func (s *Service) Edit(ctx context.Context, by Person, topicID string, num int, 
 			after = cur
 		}
 		s.followHead(ctx, &before, &after)
+		s.followTitle(ctx, &before, &after)
 	}
 	return nil
 }

@@ -12,11 +12,12 @@ import (
 // RebuildReport is what `web reindex forum` did.
 type RebuildReport struct {
 	Index    projection.Report
+	Titles   projection.Report
 	Sections int // sections whose counters were corrected
 }
 
 func (r RebuildReport) String() string {
-	return fmt.Sprintf("activity index: %s; %d sections recounted", r.Index, r.Sections)
+	return fmt.Sprintf("activity index: %s; title search: %s; %d sections recounted", r.Index, r.Titles, r.Sections)
 }
 
 // RebuildSubject and Rebuild make the forum's derived rows one of the
@@ -30,6 +31,9 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	var rep RebuildReport
 	var err error
 	if rep.Index, err = s.index.Rebuild(ctx); err != nil {
+		return rep, err
+	}
+	if rep.Titles, err = s.titles.Rebuild(ctx); err != nil {
 		return rep, err
 	}
 	type count struct {

@@ -27,8 +27,10 @@ type SectionRow struct {
 	Order        int    `table:"order"`
 	Archived     bool   `table:"archived"`
 	// Moderators are the memberKeys who moderate it besides admins,
-	// comma-separated.
-	Moderators string `table:"moderators"`
+	// comma-separated; ModeratorEmails their addresses as an admin typed
+	// them, to show and edit.
+	Moderators      string `table:"moderators"`
+	ModeratorEmails string `table:"moderatorEmails"`
 	// Topics and LastActivityAt are kept exact by every topic's change
 	// (a conditional write of this row); LastTopicID and LastTopicTitle
 	// name the topic that moved last.

@@ -65,8 +65,9 @@ func (s *Service) Sections(ctx context.Context, all bool) ([]SectionRow, error) 
 type SectionInput struct {
 	Slug, Name, Description, Order string
 	Archived                       bool
-	// Moderators are the moderators' memberKeys.
-	Moderators []string
+	// Moderators are the moderators' email addresses, one per line or
+	// comma-separated; each must belong to an account.
+	Moderators string
 }
 
 // checkSection cleans and checks a section form.
@@ -94,17 +95,46 @@ func checkSection(in SectionInput, isNew bool) (SectionRow, FormErrors) {
 		r.Order = n
 	}
 	r.Archived = in.Archived
-	r.Moderators = strings.Join(in.Moderators, ",")
 	if len(errs) > 0 {
 		return SectionRow{}, errs
 	}
 	return r, nil
 }
 
+// moderators resolves the moderators' addresses to accounts.
+func (s *Service) moderators(ctx context.Context, typed string, r *SectionRow, errs FormErrors) error {
+	var keys, emails []string
+	for _, e := range strings.FieldsFunc(typed, func(r rune) bool { return r == ',' || r == '\n' || r == ' ' || r == '\r' }) {
+		if s.directory == nil {
+			errs["moderators"] = "forum.error.moderator"
+			break
+		}
+		k, err := s.directory.MemberByEmail(ctx, e)
+		if errors.Is(err, storage.ErrNotFound) {
+			errs["moderators"] = "forum.error.moderator"
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(keys, k) {
+			keys, emails = append(keys, k), append(emails, strings.ToLower(e))
+		}
+	}
+	r.Moderators, r.ModeratorEmails = strings.Join(keys, ","), strings.Join(emails, ", ")
+	return nil
+}
+
 // CreateSection adds a section.
 func (s *Service) CreateSection(ctx context.Context, in SectionInput) (SectionRow, error) {
 	r, errs := checkSection(in, true)
-	if errs != nil {
+	if errs == nil {
+		errs = FormErrors{}
+	}
+	if err := s.moderators(ctx, in.Moderators, &r, errs); err != nil {
+		return SectionRow{}, err
+	}
+	if len(errs) > 0 {
 		return SectionRow{}, errs
 	}
 	r.PartitionKey, r.CreatedAt = sectionsPart, s.now().UTC()
@@ -120,7 +150,13 @@ func (s *Service) CreateSection(ctx context.Context, in SectionInput) (SectionRo
 // its moderators; its counters stay as they are.
 func (s *Service) UpdateSection(ctx context.Context, slug string, in SectionInput) (SectionRow, error) {
 	r, errs := checkSection(in, false)
-	if errs != nil {
+	if errs == nil {
+		errs = FormErrors{}
+	}
+	if err := s.moderators(ctx, in.Moderators, &r, errs); err != nil {
+		return SectionRow{}, err
+	}
+	if len(errs) > 0 {
 		return SectionRow{}, errs
 	}
 	if !sectionSlug.MatchString(slug) {
@@ -131,7 +167,7 @@ func (s *Service) UpdateSection(ctx context.Context, slug string, in SectionInpu
 		if !exists {
 			return ErrNoSection
 		}
-		c.Name, c.Description, c.Order, c.Archived, c.Moderators = r.Name, r.Description, r.Order, r.Archived, r.Moderators
+		c.Name, c.Description, c.Order, c.Archived, c.Moderators, c.ModeratorEmails = r.Name, r.Description, r.Order, r.Archived, r.Moderators, r.ModeratorEmails
 		return nil
 	})
 }

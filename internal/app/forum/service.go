@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/harmony/harmony/internal/app/inbox"
@@ -21,13 +22,18 @@ type Service struct {
 	activity *storage.Table
 	reads    *storage.Table
 	quota    *storage.Table
-	// index keeps TopicActivityIndex in step with the topics' heads.
+	// index keeps TopicActivityIndex in step with the topics' heads;
+	// titles keeps the title search rows (lists.go) in step with their
+	// titles.
 	index    *projection.Projection[TopicRow]
+	titles   *projection.Projection[TopicRow]
 	cursors  *storage.Cursors
 	notifier Notifier
 	modlog   ModerationLog
 	people   People
-	reporter Reporter
+	// directory finds accounts by email (section moderators).
+	directory Directory
+	reporter  Reporter
 	// baseURL makes the feeds' links absolute.
 	baseURL string
 	log     *slog.Logger
@@ -53,6 +59,14 @@ type People interface {
 	CreatedAt(ctx context.Context, memberKey string) (time.Time, error)
 }
 
+// Directory finds an account by its email address (auth).
+type Directory interface {
+	MemberByEmail(ctx context.Context, email string) (string, error)
+}
+
+// UseDirectory lets admins name section moderators by email.
+func (s *Service) UseDirectory(d Directory) { s.directory = d }
+
 // Person is who writes: their memberKey and name, and whether they are
 // an admin.
 type Person struct {
@@ -74,10 +88,18 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 		reads: store.Table(ReadsTable), quota: store.Table(QuotaTable), cursors: cursors, log: log, now: now,
 	}
 	s.index = &projection.Projection[TopicRow]{
-		Canonical: s.posts,
-		Derived:   []*storage.Table{s.activity},
-		Canon:     func(e storage.Entity) bool { return e.RowKey == headKey },
-		Rows:      s.activityRows,
+		Canonical:  s.posts,
+		Derived:    []*storage.Table{s.activity},
+		Canon:      func(e storage.Entity) bool { return e.RowKey == headKey },
+		Rows:       s.activityRows,
+		Derivative: func(e storage.Entity) bool { return !strings.HasPrefix(e.PartitionKey, "q|") },
+	}
+	s.titles = &projection.Projection[TopicRow]{
+		Canonical:  s.posts,
+		Derived:    []*storage.Table{s.activity},
+		Canon:      func(e storage.Entity) bool { return e.RowKey == headKey },
+		Rows:       s.searchRows,
+		Derivative: func(e storage.Entity) bool { return strings.HasPrefix(e.PartitionKey, "q|") },
 	}
 	return s
 }

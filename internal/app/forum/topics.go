@@ -125,6 +125,7 @@ func (s *Service) CreateTopic(ctx context.Context, by Person, section, title, bo
 		return TopicRow{}, err
 	}
 	s.followHead(ctx, nil, &t)
+	s.followTitle(ctx, nil, &t)
 	s.countSection(ctx, section, 1, t)
 	s.markRead(ctx, by.MemberKey, id, 1)
 	s.tellMentioned(ctx, by, t, p)
@@ -222,7 +223,18 @@ func (s *Service) changeHead(ctx context.Context, topicID string, f func(t *Topi
 		return before, after, err
 	}
 	s.followHead(ctx, &before, &after)
+	if before.Title != after.Title || before.Section != after.Section || before.Deleted != after.Deleted {
+		s.followTitle(ctx, &before, &after)
+	}
 	return before, after, nil
+}
+
+// followTitle moves a topic's title search rows (a failure is logged:
+// the rebuild repairs them).
+func (s *Service) followTitle(ctx context.Context, before, after *TopicRow) {
+	if err := s.titles.Sync(context.WithoutCancel(ctx), before, after); err != nil {
+		s.log.ErrorContext(ctx, "forum: search rows not written; web reindex forum repairs them", "topic", after.PartitionKey, "err", err)
+	}
 }
 
 // followHead moves a topic's index rows from before to after, then to

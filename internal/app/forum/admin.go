@@ -1,0 +1,92 @@
+package forum
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/forum"
+)
+
+// Sections as admins manage them on /admin/forum: add one, rename,
+// describe, order, name its moderators (by email), archive it.
+
+const adminURL = "/admin/forum"
+
+func (s *Service) adminRoutes(e *echo.Echo) {
+	e.GET(adminURL, s.adminSections, auth.RequireAdmin)
+	e.POST(adminURL, s.createSection, auth.RequireAdmin)
+	e.POST(adminURL+"/:slug", s.updateSection, auth.RequireAdmin)
+}
+
+func (s *Service) adminSections(c echo.Context) error {
+	return s.renderSections(c, http.StatusOK, nil, nil, "", nil)
+}
+
+// renderSections is the admin page; add refills the add form, and
+// failed/errs the section whose change was refused.
+func (s *Service) renderSections(c echo.Context, status int, add map[string]string, addErrs map[string]string, failed string, errs map[string]string) error {
+	ctx := c.Request().Context()
+	sections, err := s.Sections(ctx, true)
+	if err != nil {
+		return err
+	}
+	p := views.SectionsAdminProps{Add: add, AddErrors: addErrs}
+	for _, r := range sections {
+		it := views.SectionAdmin{
+			Slug: r.RowKey, Name: r.Name, Description: r.Description, Order: strconv.Itoa(r.Order), Moderators: r.ModeratorEmails,
+			Archived: r.Archived, Topics: r.Topics, UpdateURL: adminURL + "/" + url.PathEscape(r.RowKey),
+		}
+		if r.RowKey == failed {
+			it.Errors = errs
+		}
+		p.Sections = append(p.Sections, it)
+	}
+	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "forum.admin.heading"), Section: "admin", Content: views.SectionsAdmin(p)})
+}
+
+func sectionInput(c echo.Context) SectionInput {
+	return SectionInput{
+		Slug: c.FormValue("slug"), Name: c.FormValue("name"), Description: c.FormValue("description"), Order: c.FormValue("order"),
+		Moderators: c.FormValue("moderators"), Archived: c.FormValue("archived") == "true",
+	}
+}
+
+// createSection is POST /admin/forum.
+func (s *Service) createSection(c echo.Context) error {
+	ctx := c.Request().Context()
+	in := sectionInput(c)
+	add := map[string]string{"slug": in.Slug, "name": in.Name, "description": in.Description, "order": in.Order, "moderators": in.Moderators}
+	_, err := s.CreateSection(ctx, in)
+	var fe FormErrors
+	switch {
+	case errors.As(err, &fe):
+		return s.renderSections(c, http.StatusUnprocessableEntity, add, formErrors(ctx, fe), "", nil)
+	case errors.Is(err, ErrSectionExists):
+		return s.renderSections(c, http.StatusConflict, add, map[string]string{"slug": i18n.T(ctx, "forum.error.slug_taken")}, "", nil)
+	case err != nil:
+		return err
+	}
+	return web.FlashRedirect(c, "forum.flash.section_created", adminURL)
+}
+
+// updateSection is POST /admin/forum/:slug.
+func (s *Service) updateSection(c echo.Context) error {
+	ctx := c.Request().Context()
+	slug := c.Param("slug")
+	_, err := s.UpdateSection(ctx, slug, sectionInput(c))
+	var fe FormErrors
+	if errors.As(err, &fe) {
+		return s.renderSections(c, http.StatusUnprocessableEntity, nil, nil, slug, formErrors(ctx, fe))
+	}
+	if err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "forum.flash.section_saved", adminURL)
+}

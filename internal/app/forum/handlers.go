@@ -1,0 +1,688 @@
+package forum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/richtext"
+	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/views/components"
+	views "github.com/harmony/harmony/views/forum"
+)
+
+// Routes registers the forum's pages. Reading is open to everyone;
+// writing needs an account.
+func (s *Service) Routes(e *echo.Echo) {
+	acc := auth.RequireAccount
+	e.GET("/forum", s.home)
+	e.GET("/forum/compose", s.compose, acc)
+	e.POST("/forum/topics", s.createTopic, acc)
+	e.POST("/forum/preview", s.preview, acc)
+	e.POST("/forum/read-all", s.readAll, acc)
+	e.GET("/forum/unread", s.unreadList, acc)
+	e.GET("/forum/new", s.newList, acc)
+	e.GET("/forum/search", s.search)
+	e.GET("/forum/feed.xml", s.feed)
+	e.GET("/forum/:section", s.section)
+	e.GET("/forum/:section/feed.xml", s.feed)
+	e.GET("/forum/t/:id", s.topic)
+	e.POST("/forum/t/:id/replies", s.reply, acc)
+	e.GET("/forum/t/:id/reply", s.replyPage, acc)
+	e.POST("/forum/t/:id/dismiss", s.dismiss, acc)
+	e.POST("/forum/t/:id/pin", s.pin, acc)
+	e.POST("/forum/t/:id/lock", s.lock, acc)
+	e.POST("/forum/t/:id/slow", s.slow, acc)
+	e.POST("/forum/t/:id/move", s.move, acc)
+	e.GET("/forum/t/:id/posts/:num/edit", s.editPage, acc)
+	e.POST("/forum/t/:id/posts/:num/edit", s.edit, acc)
+	e.GET("/forum/t/:id/posts/:num/history", s.history)
+	e.POST("/forum/t/:id/posts/:num/delete", s.remove, acc)
+	e.POST("/forum/t/:id/posts/:num/like", s.like, acc)
+	e.POST("/forum/t/:id/posts/:num/unread", s.markUnread, acc)
+	e.POST("/forum/t/:id/posts/:num/hide", s.hide, acc)
+	s.adminRoutes(e)
+}
+
+// person is who the request is from ("" memberKey for a visitor).
+func person(c echo.Context) Person {
+	id := auth.From(c)
+	if id == nil || id.Guest {
+		return Person{}
+	}
+	return Person{MemberKey: id.MemberKey, Name: id.DisplayName, Admin: id.Admin}
+}
+
+// when is a time as the reader reads it.
+func when(c echo.Context, t time.Time) string {
+	loc := auth.From(c).Location()
+	return i18n.Day(c.Request().Context(), t.In(loc)) + " " + t.In(loc).Format("15:04")
+}
+
+// home is GET /forum: the sections in their order.
+func (s *Service) home(c echo.Context) error {
+	ctx := c.Request().Context()
+	me := person(c)
+	sections, err := s.Sections(ctx, false)
+	if err != nil {
+		return err
+	}
+	var last []string
+	for _, sec := range sections {
+		if sec.LastTopicID != "" {
+			last = append(last, sec.LastTopicID)
+		}
+	}
+	rd, err := s.reader(ctx, me.MemberKey, last)
+	if err != nil {
+		return err
+	}
+	p := views.HomeProps{SignedIn: me.MemberKey != "", CanWrite: me.MemberKey != ""}
+	now := s.now()
+	for _, sec := range sections {
+		it := views.SectionItem{URL: sectionURL(sec.RowKey), Name: sec.Name, Description: sec.Description, Topics: sec.Topics}
+		if sec.LastActivityAt != nil && sec.LastTopicID != "" {
+			it.LastActivity, it.LastTopic, it.LastTopicURL = when(c, *sec.LastActivityAt), sec.LastTopicTitle, topicURL(sec.LastTopicID)
+			m := rd.Markers[sec.LastTopicID]
+			it.Unread = me.MemberKey != "" && now.Sub(*sec.LastActivityAt) <= cutoff && sec.LastActivityAt.After(rd.AllAt) &&
+				(m.At == nil || m.At.Before(*sec.LastActivityAt))
+		}
+		p.Sections = append(p.Sections, it)
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "forum.home.heading"), Section: "forum", Content: views.Home(p)})
+}
+
+// topicItem is a list row of a, for the reader rd.
+func (s *Service) topicItem(c echo.Context, a ActivityRow, rd Reader, sectionName string) views.TopicItem {
+	it := views.TopicItem{
+		URL: topicURL(a.TopicID), Title: a.Title, Author: a.AuthorName, Replies: a.Replies, LastActivity: when(c, a.LastActivityAt),
+		LastAuthor: a.LastAuthorName, Section: sectionName, Pinned: stillPinned(a, s.now()) && !rd.Markers[a.TopicID].Dismissed, Locked: a.Locked,
+	}
+	switch u := rd.unreadOf(a, s.now()); {
+	case u.New:
+		it.New = "new"
+	case u.More:
+		it.New = strconv.Itoa(u.N) + "+"
+	case u.N > 0:
+		it.New = strconv.Itoa(u.N)
+	}
+	if u := it.URL; it.New != "" && it.New != "new" {
+		it.URL = u + "#first-unread"
+	}
+	return it
+}
+
+// section is GET /forum/:section (?cursor=): a page of its topics.
+func (s *Service) section(c echo.Context) error {
+	ctx := c.Request().Context()
+	me := person(c)
+	sec, err := s.Section(ctx, c.Param("section"))
+	if err != nil {
+		return err
+	}
+	page, rd, err := s.ListSection(ctx, sec.RowKey, me.MemberKey, c.QueryParam("cursor"))
+	if err != nil {
+		return err
+	}
+	p := views.SectionProps{Slug: sec.RowKey, Name: sec.Name, Description: sec.Description, SignedIn: me.MemberKey != "", CanWrite: me.MemberKey != "", FeedURL: sectionURL(sec.RowKey) + "/feed.xml"}
+	for _, a := range page.Pinned {
+		it := s.topicItem(c, a, rd, "")
+		if me.MemberKey != "" {
+			it.DismissURL = topicURL(a.TopicID) + "/dismiss"
+		}
+		p.Pinned = append(p.Pinned, it)
+	}
+	for _, a := range page.Topics {
+		p.Topics = append(p.Topics, s.topicItem(c, a, rd, ""))
+	}
+	if page.Next != "" {
+		p.NextURL = sectionURL(sec.RowKey) + "?cursor=" + url.QueryEscape(page.Next)
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: sec.Name, Section: "forum", Content: views.Section(p), Fragment: views.TopicRows(p.Topics, p.NextURL)})
+}
+
+// window is the posts a topic page shows, from its query: post=N (the
+// page with N), before=N (older), after=N (newer), or by default the
+// page that opens at the reader's first unread post.
+func window(c echo.Context, posts, readNum int, opened bool) (from, to, firstUnread int, err error) {
+	num := func(name string) (int, error) {
+		n, err := strconv.Atoi(c.QueryParam(name))
+		if err == nil && (n < 1 || n > posts+1) {
+			err = strconv.ErrRange
+		}
+		return n, err
+	}
+	switch {
+	case c.QueryParam("post") != "":
+		n, err := num("post")
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		from = max(min(n, posts)-2, 1)
+	case c.QueryParam("before") != "":
+		n, err := num("before")
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		from = max(n-postsPerPage, 1)
+		return from, min(n-1, posts), 0, nil
+	case c.QueryParam("after") != "":
+		n, err := num("after")
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		from = min(n+1, posts)
+	case opened && readNum < posts:
+		firstUnread = readNum + 1
+		from = max(firstUnread-2, 1)
+	case opened:
+		from = max(posts-postsPerPage+1, 1)
+	default:
+		from = 1
+	}
+	if firstUnread == 0 && opened && readNum < posts {
+		firstUnread = readNum + 1
+	}
+	return from, min(from+postsPerPage-1, posts), firstUnread, nil
+}
+
+// topic is GET /forum/t/:id: a window of its posts, marked read.
+func (s *Service) topic(c echo.Context) error {
+	ctx := c.Request().Context()
+	me := person(c)
+	t, err := s.Head(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	sec, err := s.Section(ctx, t.Section)
+	if err != nil {
+		return err
+	}
+	rd, err := s.reader(ctx, me.MemberKey, []string{t.PartitionKey})
+	if err != nil {
+		return err
+	}
+	m, opened := rd.Markers[t.PartitionKey]
+	opened = opened && m.At != nil
+	from, to, firstUnread, err := window(c, t.Posts, m.ReadNum, opened)
+	if err != nil {
+		return web.BadRequest(i18n.T(ctx, "forum.error.position"), err)
+	}
+	posts, err := s.Posts(ctx, t.PartitionKey, from, to)
+	if err != nil {
+		return err
+	}
+	liked, err := s.LikedBy(ctx, t.PartitionKey, me.MemberKey, from, to)
+	if err != nil {
+		return err
+	}
+	staff := me.Admin || me.MemberKey != "" && containsKey(sec.ModeratorKeys(), me.MemberKey)
+	u := topicURL(t.PartitionKey)
+	p := views.TopicProps{
+		ID: t.PartitionKey, URL: u, Title: t.Title, SectionName: sec.Name, SectionURL: sectionURL(sec.RowKey),
+		Pinned: stillPinned(ActivityRow{Pinned: t.Pinned, PinUntil: t.PinUntil}, s.now()), Locked: t.Locked, SlowSeconds: t.SlowSeconds,
+	}
+	for _, post := range posts {
+		p.Posts = append(p.Posts, s.postItem(c, t, post, me, staff, liked[post.Num], post.Num == firstUnread))
+	}
+	if from > 1 {
+		p.OlderURL = u + "?before=" + strconv.Itoa(from)
+	}
+	if to < t.Posts {
+		p.NewerURL = u + "?after=" + strconv.Itoa(to)
+	}
+	switch {
+	case me.MemberKey == "":
+		p.SignInURL = auth.SignInPath(u)
+	case !t.Locked || staff:
+		p.Reply = &views.ReplyProps{Action: u + "/replies"}
+	}
+	if staff {
+		p.Mod = s.modProps(ctx, t)
+	}
+	if p.Pinned && me.MemberKey != "" && !m.Dismissed {
+		p.DismissURL = u + "/dismiss"
+	}
+	if me.MemberKey != "" && to > m.ReadNum {
+		s.markRead(ctx, me.MemberKey, t.PartitionKey, to)
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: t.Title, Section: "forum", Content: views.Topic(p)})
+}
+
+func containsKey(keys []string, k string) bool {
+	for _, v := range keys {
+		if v == k {
+			return true
+		}
+	}
+	return false
+}
+
+// postItem is a post as me sees it.
+func (s *Service) postItem(c echo.Context, t TopicRow, p PostRow, me Person, staff, liked, firstUnread bool) views.PostItem {
+	loc := auth.From(c).Location()
+	base := topicURL(t.PartitionKey) + "/posts/" + strconv.Itoa(p.Num)
+	v := views.PostItem{
+		Num: p.Num, Anchor: "p" + strconv.Itoa(p.Num), Author: p.AuthorName, AuthorURL: auth.ProfileURL(p.AuthorKey),
+		Time: when(c, p.CreatedAt), Datetime: p.CreatedAt.In(loc).Format(time.RFC3339), Edited: p.EditedAt != nil, HistoryURL: base + "/history",
+		Deleted: p.DeletedAt != nil, Hidden: p.Hidden, Likes: p.Likes, Liked: liked, FirstUnread: firstUnread,
+	}
+	if !p.Hidden || staff {
+		v.Body = templ.Raw(string(richtext.Render(p.Body)))
+	}
+	if me.MemberKey == "" || v.Deleted {
+		return v
+	}
+	if !p.Hidden {
+		v.LikeURL = base + "/like"
+		if !t.Locked || staff {
+			v.QuoteURL = topicURL(t.PartitionKey) + "/reply?quote=" + strconv.Itoa(p.Num)
+		}
+	}
+	if p.AuthorKey == me.MemberKey {
+		v.EditURL = base + "/edit"
+	}
+	if p.AuthorKey == me.MemberKey && (p.Num > 1 || t.Replies == 0) || staff {
+		v.DeleteURL = base + "/delete"
+	}
+	if p.AuthorKey != me.MemberKey {
+		v.UnreadURL = base + "/unread"
+	}
+	if staff {
+		v.HideURL = base + "/hide"
+	}
+	return v
+}
+
+// modProps are the staff's tools on t.
+func (s *Service) modProps(ctx context.Context, t TopicRow) *views.ModProps {
+	m := &views.ModProps{URL: topicURL(t.PartitionKey), Pinned: t.Pinned, Locked: t.Locked, SlowSeconds: t.SlowSeconds, Section: t.Section}
+	if sections, err := s.Sections(ctx, false); err == nil {
+		for _, sec := range sections {
+			m.Sections = append(m.Sections, [2]string{sec.RowKey, sec.Name})
+		}
+	}
+	return m
+}
+
+// formErrors translates a form's problems.
+func formErrors(ctx context.Context, errs FormErrors) map[string]string {
+	out := map[string]string{}
+	for k, v := range errs {
+		out[k] = i18n.T(ctx, v, "min", titleMin, "max", 200, "body", 20000, "links", newcomerLinks)
+	}
+	return out
+}
+
+// previewOf is body rendered, when the form asked for a preview.
+func previewOf(c echo.Context, body string) templ.Component {
+	if c.FormValue("preview") == "" {
+		return nil
+	}
+	return templ.Raw(string(richtext.Render(body)))
+}
+
+// sectionChoices are the open sections, for a form.
+func (s *Service) sectionChoices(ctx context.Context) ([][2]string, error) {
+	sections, err := s.Sections(ctx, false)
+	var out [][2]string
+	for _, sec := range sections {
+		out = append(out, [2]string{sec.RowKey, sec.Name})
+	}
+	return out, err
+}
+
+// compose is GET /forum/compose (?section=): the new topic form.
+func (s *Service) compose(c echo.Context) error {
+	return s.renderCompose(c, http.StatusOK, views.ComposeProps{Section: c.QueryParam("section")})
+}
+
+func (s *Service) renderCompose(c echo.Context, status int, p views.ComposeProps) error {
+	ctx := c.Request().Context()
+	var err error
+	if p.Sections, err = s.sectionChoices(ctx); err != nil {
+		return err
+	}
+	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "forum.topic.new"), Section: "forum", Content: views.Compose(p)})
+}
+
+// createTopic is POST /forum/topics (section, title, body; preview).
+func (s *Service) createTopic(c echo.Context) error {
+	ctx := c.Request().Context()
+	p := views.ComposeProps{Section: c.FormValue("section"), Title: c.FormValue("title"), Body: c.FormValue("body")}
+	if p.Preview = previewOf(c, p.Body); p.Preview != nil {
+		return s.renderCompose(c, http.StatusOK, p)
+	}
+	t, err := s.CreateTopic(ctx, person(c), p.Section, p.Title, p.Body)
+	var fe FormErrors
+	switch {
+	case errors.As(err, &fe):
+		p.Errors = formErrors(ctx, fe)
+		return s.renderCompose(c, http.StatusUnprocessableEntity, p)
+	case errors.Is(err, ErrNoSection):
+		p.Errors = map[string]string{"section": i18n.T(ctx, "forum.error.section")}
+		return s.renderCompose(c, http.StatusUnprocessableEntity, p)
+	case errors.Is(err, ErrTooMany):
+		p.Errors = map[string]string{"body": i18n.T(ctx, "forum.error.newcomer")}
+		return s.renderCompose(c, http.StatusTooManyRequests, p)
+	case err != nil:
+		return err
+	}
+	return web.Redirect(c, topicURL(t.PartitionKey))
+}
+
+// preview is POST /forum/preview (body): the text rendered (htmx).
+func (s *Service) preview(c echo.Context) error {
+	return web.RenderFragment(c, http.StatusOK, views.Preview(templ.Raw(string(richtext.Render(c.FormValue("body"))))))
+}
+
+// replyPage is GET /forum/t/:id/reply (?quote=N): the reply form on its
+// own, with the quoted post in it.
+func (s *Service) replyPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, err := s.Head(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	p := views.ReplyProps{Action: topicURL(t.PartitionKey) + "/replies"}
+	if q := c.QueryParam("quote"); q != "" {
+		n, err := strconv.Atoi(q)
+		if err != nil {
+			return web.BadRequest(i18n.T(ctx, "forum.error.position"), err)
+		}
+		post, err := s.post(ctx, t.PartitionKey, n)
+		if err != nil {
+			return err
+		}
+		if post.DeletedAt == nil && !post.Hidden {
+			p.Body = quote(ctx, post)
+		}
+	}
+	return s.renderReply(c, http.StatusOK, t, p)
+}
+
+// quote is a post as a Markdown quote with its author, to reply under.
+func quote(ctx context.Context, p PostRow) string {
+	var b strings.Builder
+	b.WriteString(i18n.T(ctx, "forum.quote_intro", "name", p.AuthorName, "n", strconv.Itoa(p.Num)) + "\n")
+	for _, line := range strings.Split(p.Body, "\n") {
+		b.WriteString("> " + line + "\n")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func (s *Service) renderReply(c echo.Context, status int, t TopicRow, p views.ReplyProps) error {
+	content := views.ReplyPage(t.Title, topicURL(t.PartitionKey), p)
+	return web.Render(c, status, web.Page{Title: t.Title, Section: "forum", Content: content})
+}
+
+// reply is POST /forum/t/:id/replies (body; preview).
+func (s *Service) reply(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, err := s.Head(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	p := views.ReplyProps{Action: topicURL(t.PartitionKey) + "/replies", Body: c.FormValue("body")}
+	if p.Preview = previewOf(c, p.Body); p.Preview != nil {
+		return s.renderReply(c, http.StatusOK, t, p)
+	}
+	post, err := s.Reply(ctx, person(c), t.PartitionKey, p.Body)
+	var fe FormErrors
+	var slow ErrSlowMode
+	switch {
+	case errors.As(err, &fe):
+		p.Error = formErrors(ctx, fe)["body"]
+		return s.renderReply(c, http.StatusUnprocessableEntity, t, p)
+	case errors.As(err, &slow):
+		secs := int(slow.Wait.Round(time.Second) / time.Second)
+		p.Error = i18n.N(ctx, "forum.error.slow_wait", max(secs, 1))
+		c.Response().Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+		return s.renderReply(c, http.StatusTooManyRequests, t, p)
+	case errors.Is(err, ErrTooMany):
+		p.Error = i18n.T(ctx, "forum.error.newcomer")
+		return s.renderReply(c, http.StatusTooManyRequests, t, p)
+	case err != nil:
+		return err
+	}
+	return web.Redirect(c, postURL(t.PartitionKey, post.Num))
+}
+
+// target is the topic and post number of a post route.
+func (s *Service) target(c echo.Context) (TopicRow, PostRow, error) {
+	n, err := strconv.Atoi(c.Param("num"))
+	if err != nil {
+		return TopicRow{}, PostRow{}, ErrNoPost
+	}
+	return s.Post(c.Request().Context(), c.Param("id"), n)
+}
+
+// editPage is GET /forum/t/:id/posts/:num/edit: the author's form.
+func (s *Service) editPage(c echo.Context) error {
+	t, p, err := s.target(c)
+	if err != nil {
+		return err
+	}
+	if p.AuthorKey != person(c).MemberKey {
+		return ErrNotYours
+	}
+	if p.DeletedAt != nil {
+		return ErrNoPost
+	}
+	return s.renderEdit(c, http.StatusOK, t, p, views.EditProps{Title: t.Title, Body: p.Body})
+}
+
+func (s *Service) renderEdit(c echo.Context, status int, t TopicRow, p PostRow, e views.EditProps) error {
+	ctx := c.Request().Context()
+	e.Action = topicURL(t.PartitionKey) + "/posts/" + strconv.Itoa(p.Num) + "/edit"
+	e.ShowTitle, e.Back = p.Num == 1, postURL(t.PartitionKey, p.Num)
+	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "forum.edit.heading"), Section: "forum", Content: views.Edit(e)})
+}
+
+// edit is POST /forum/t/:id/posts/:num/edit (title, body; preview).
+func (s *Service) edit(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, p, err := s.target(c)
+	if err != nil {
+		return err
+	}
+	e := views.EditProps{Title: c.FormValue("title"), Body: c.FormValue("body")}
+	if e.Preview = previewOf(c, e.Body); e.Preview != nil {
+		return s.renderEdit(c, http.StatusOK, t, p, e)
+	}
+	err = s.Edit(ctx, person(c), t.PartitionKey, p.Num, e.Title, e.Body)
+	var fe FormErrors
+	if errors.As(err, &fe) {
+		e.Errors = formErrors(ctx, fe)
+		return s.renderEdit(c, http.StatusUnprocessableEntity, t, p, e)
+	}
+	if err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "forum.flash.edited", postURL(t.PartitionKey, p.Num))
+}
+
+// history is GET /forum/t/:id/posts/:num/history: every version of a
+// post, newest first.
+func (s *Service) history(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, p, err := s.target(c)
+	if err != nil {
+		return err
+	}
+	if p.DeletedAt != nil || p.Hidden && !s.staff(ctx, person(c), t.Section) {
+		return ErrNoPost
+	}
+	revs, err := s.Revisions(ctx, t.PartitionKey, p.Num)
+	if err != nil {
+		return err
+	}
+	at := p.CreatedAt
+	if p.EditedAt != nil {
+		at = *p.EditedAt
+	}
+	versions := []views.Version{{When: when(c, at), Body: templ.Raw(string(richtext.Render(p.Body)))}}
+	for i := len(revs) - 1; i >= 0; i-- {
+		versions = append(versions, views.Version{When: when(c, revs[i].At), Body: templ.Raw(string(richtext.Render(revs[i].Body)))})
+	}
+	title := i18n.T(ctx, "forum.history.of", "n", strconv.Itoa(p.Num), "name", p.AuthorName)
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "forum.history.heading"), Section: "forum", Content: views.History(title, postURL(t.PartitionKey, p.Num), versions)})
+}
+
+// staff reports whether by moderates section (false on a failed read).
+func (s *Service) staff(ctx context.Context, by Person, section string) bool {
+	ok, err := s.IsStaff(ctx, by, section)
+	return err == nil && ok
+}
+
+// remove is POST /forum/t/:id/posts/:num/delete, after confirmation.
+func (s *Service) remove(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, p, err := s.target(c)
+	if err != nil {
+		return err
+	}
+	if !web.Confirmed(c) {
+		return web.AskConfirm(c, components.ConfirmProps{
+			Label: i18n.T(ctx, "forum.delete"), Question: i18n.T(ctx, "forum.delete_question"), Yes: i18n.T(ctx, "forum.delete"), Danger: true, TestID: "post-delete",
+		})
+	}
+	if err := s.Delete(ctx, person(c), t.PartitionKey, p.Num); err != nil {
+		return err
+	}
+	if p.Num == 1 {
+		return web.FlashRedirect(c, "forum.flash.topic_deleted", sectionURL(t.Section))
+	}
+	return web.FlashRedirect(c, "forum.flash.deleted", postURL(t.PartitionKey, p.Num))
+}
+
+// like is POST /forum/t/:id/posts/:num/like (like=true|false).
+func (s *Service) like(c echo.Context) error {
+	t, p, err := s.target(c)
+	if err != nil {
+		return err
+	}
+	if err := s.Like(c.Request().Context(), person(c), t.PartitionKey, p.Num, c.FormValue("like") != "false"); err != nil {
+		return err
+	}
+	return web.Redirect(c, postURL(t.PartitionKey, p.Num))
+}
+
+// markUnread is POST /forum/t/:id/posts/:num/unread: the reader's marker
+// goes back to before this post; back to the section.
+func (s *Service) markUnread(c echo.Context) error {
+	t, p, err := s.target(c)
+	if err != nil {
+		return err
+	}
+	if err := s.MarkUnread(c.Request().Context(), person(c).MemberKey, t.PartitionKey, p.Num); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "forum.flash.unread", sectionURL(t.Section))
+}
+
+// hide is POST /forum/t/:id/posts/:num/hide (hidden=true|false), staff.
+func (s *Service) hide(c echo.Context) error {
+	t, p, err := s.target(c)
+	if err != nil {
+		return err
+	}
+	if err := s.Hide(c.Request().Context(), person(c), t.PartitionKey, p.Num, c.FormValue("hidden") != "false"); err != nil {
+		return err
+	}
+	return web.Redirect(c, postURL(t.PartitionKey, p.Num))
+}
+
+// dismiss is POST /forum/t/:id/dismiss: the pin goes for the reader.
+func (s *Service) dismiss(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, err := s.Head(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if err := s.DismissPin(ctx, person(c).MemberKey, t.PartitionKey); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "forum.flash.dismissed", sectionURL(t.Section))
+}
+
+// pin is POST /forum/t/:id/pin (pinned, until YYYY-MM-DD in the
+// reader's zone, the pin ending as that day starts).
+func (s *Service) pin(c echo.Context) error {
+	ctx := c.Request().Context()
+	var until *time.Time
+	if v := strings.TrimSpace(c.FormValue("until")); v != "" {
+		d, err := time.ParseInLocation(time.DateOnly, v, auth.From(c).Location())
+		if err != nil || !d.After(s.now()) {
+			return web.BadRequest(i18n.T(ctx, "forum.error.pin_until"), fmt.Errorf("forum: pin until %q", v))
+		}
+		until = &d
+	}
+	id := c.Param("id")
+	if err := s.Pin(ctx, person(c), id, c.FormValue("pinned") != "false", until); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "forum.flash.moderated", topicURL(id))
+}
+
+// lock is POST /forum/t/:id/lock (locked=true|false).
+func (s *Service) lock(c echo.Context) error {
+	id := c.Param("id")
+	if err := s.Lock(c.Request().Context(), person(c), id, c.FormValue("locked") != "false"); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "forum.flash.moderated", topicURL(id))
+}
+
+// slow is POST /forum/t/:id/slow (seconds).
+func (s *Service) slow(c echo.Context) error {
+	ctx := c.Request().Context()
+	n, err := strconv.Atoi(strings.TrimSpace(c.FormValue("seconds")))
+	if err != nil {
+		return web.BadRequest(i18n.T(ctx, "forum.error.slow"), err)
+	}
+	id := c.Param("id")
+	err = s.SlowMode(ctx, person(c), id, n)
+	var fe FormErrors
+	if errors.As(err, &fe) {
+		return web.BadRequest(i18n.T(ctx, "forum.error.slow"), err)
+	}
+	if err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "forum.flash.moderated", topicURL(id))
+}
+
+// move is POST /forum/t/:id/move (section).
+func (s *Service) move(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := c.Param("id")
+	err := s.Move(ctx, person(c), id, c.FormValue("section"))
+	var fe FormErrors
+	if errors.As(err, &fe) {
+		return web.BadRequest(i18n.T(ctx, "forum.error.section"), err)
+	}
+	if err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "forum.flash.moved", topicURL(id))
+}
+
+// readAll is POST /forum/read-all: everything read, one write.
+func (s *Service) readAll(c echo.Context) error {
+	if err := s.MarkAllRead(c.Request().Context(), person(c).MemberKey); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "forum.flash.all_read", "/forum")
+}
