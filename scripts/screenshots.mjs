@@ -7,7 +7,8 @@
 // person (anna, boris); {group:NAME} in a path is replaced by that demo
 // group's id, a path {appt:GROUP/TITLE} is that appointment's page, and
 // {event:TITLE} is that demo event's path, {chat:NAME} a chat in the
-// person's list, {person:NAME} the page of someone who wrote in #general. Each shot is taken at 1280 px and 390 px wide, light and
+// person's list, {person:NAME} the page of someone who wrote in #general,
+// {topic:TITLE} a forum topic found by its title. Each shot is taken at 1280 px and 390 px wide, light and
 // dark: OUT_DIR/name-{desktop,mobile}-{light,dark}.png.
 import { chromium } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
@@ -48,6 +49,16 @@ async function resolve(path, state) {
     const href = await page.getByTestId('chat-item').filter({ hasText: ch[1] }).first().locator('a').first().getAttribute('href');
     await ctx.close();
     return path.replace(ch[0], href.split('#')[0]);
+  }
+  const topic = path.match(/\{topic:([^}]+)\}/);
+  if (topic) {
+    // {topic:TITLE} is the forum topic the title search finds first.
+    const ctx = await browser.newContext({ storageState: state });
+    const page = await ctx.newPage();
+    await page.goto(`${base}/forum/search?q=${encodeURIComponent(topic[1])}`);
+    const href = await page.getByTestId('topic-row').first().locator('a').first().getAttribute('href');
+    await ctx.close();
+    return path.replace(topic[0], href);
   }
   const who = path.match(/\{person:([^}]+)\}/);
   if (who) {

@@ -1,0 +1,119 @@
+package forum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/harmony/harmony/internal/platform"
+)
+
+// demoSections are the demo's sections, in order.
+var demoSections = []SectionInput{
+	{Slug: "announcements", Name: "Announcements", Description: "News from the organisers.", Order: "10"},
+	{Slug: "general", Name: "General discussion", Description: "Anything about the community and its events.", Order: "20"},
+	{Slug: "music", Name: "Music & concerts", Description: "What we listen to, and where to hear it live.", Order: "30"},
+	{Slug: "russian", Name: "По-русски", Description: "Обсуждения на русском языке.", Order: "40"},
+}
+
+// demoTopics are the demo's topics: section, title, and the posts (who,
+// what) in order; hoursAgo is when the first post was written.
+var demoTopics = []struct {
+	section, title string
+	hoursAgo       int
+	posts          [][2]string
+	pinned, locked bool
+}{
+	{"announcements", "Welcome to the Harmony forum!", 200, [][2]string{
+		{"anna", "Hi everyone! This is the place for longer conversations than the chat.\n\n- Ask questions in **General discussion**\n- Share music in **Music & concerts**\n- Пишите по-русски в разделе **По-русски**\n\nBe kind, and have fun."},
+		{"tom", "Great to have this. Thanks Anna!"},
+	}, true, false},
+	{"announcements", "Forum rules (please read)", 190, [][2]string{
+		{"anna", "1. Be respectful.\n2. Stay on topic.\n3. No spam or ads.\n\nModerators may hide posts that break these rules."},
+	}, false, true},
+	{"general", "Who's going to the jazz night?", 30, [][2]string{
+		{"lily", "I just got my ticket for Thursday. Who else is coming?"},
+		{"tom", "Me! I'll grab a table near the stage."},
+		{"anna", "Count me in. @Lily shall we meet at the bar at 19:30?"},
+		{"lily", "Perfect, see you there 🎷"},
+		{"boris", "Я на листе ожидания, надеюсь освободится место!"},
+	}, false, false},
+	{"general", "Ideas for the next meetup", 20, [][2]string{
+		{"masha", "What should the next meetup be about? I'd love a talk on testing."},
+		{"olga", "Testing with real browsers would be great. Playwright maybe?"},
+		{"tom", "+1, and pizza again please."},
+	}, false, false},
+	{"general", "Best place to park near Riverside Hall?", 8, [][2]string{
+		{"tom", "Driving to the meetup next week. Any tips on parking?"},
+		{"masha", "There's a car park behind the library, free after 18:00."},
+	}, false, false},
+	{"music", "Albums of the year so far", 50, [][2]string{
+		{"lily", "Mine: *Blue Rooms* by the Anna Kovacs trio. What's yours?"},
+		{"anna", "Ha, flattered! I've had Nils Frahm on repeat."},
+		{"boris", "Из нового — альбом «Кино» в переиздании, слушаю каждый день."},
+	}, false, false},
+	{"music", "Open-air film festival soundtrack", 5, [][2]string{
+		{"olga", "Does anyone know what music they'll play between films?"},
+	}, false, false},
+	{"russian", "Кто едет в Лондон в декабре?", 40, [][2]string{
+		{"boris", "Планирую поездку в середине декабря. Кто ещё будет?"},
+		{"masha", "Я там живу! Покажу хорошие места."},
+		{"olga", "Я тоже приеду, давайте встретимся на вечеринке."},
+		{"boris", "@Маша спасибо, напишу в чат."},
+	}, false, false},
+	{"russian", "Посоветуйте книги на английском", 12, [][2]string{
+		{"olga", "Хочу подтянуть английский. С чего начать?"},
+		{"masha", "Начните с Кадзуо Исигуро, у нас в книжном клубе как раз «Остаток дня»."},
+	}, false, false},
+}
+
+// SeedDemo adds the demo's sections and topics, with their replies
+// spread over the last days, a pinned welcome and locked rules.
+func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
+	for _, in := range demoSections {
+		if _, err := s.CreateSection(ctx, in); err != nil && !errors.Is(err, ErrSectionExists) {
+			return fmt.Errorf("demo section %s: %w", in.Slug, err)
+		}
+	}
+	anna := cast.Person("anna")
+	staff := Person{MemberKey: anna.Key, Name: anna.Name, Admin: true}
+	for _, t := range demoTopics {
+		// The topic's own clock: its posts an hour or two apart.
+		at := cast.Now.Add(-time.Duration(t.hoursAgo) * time.Hour)
+		demo := *s
+		demo.now = func() time.Time { return at }
+		demo.people = nil // the cast is new, and not held to a newcomer's limits
+		var id string
+		for i, p := range t.posts {
+			who := cast.Person(p[0])
+			by := Person{MemberKey: who.Key, Name: who.Name, Admin: p[0] == "anna"}
+			if i == 0 {
+				topic, err := demo.CreateTopic(ctx, by, t.section, t.title, p[1])
+				if err != nil {
+					return fmt.Errorf("demo topic %q: %w", t.title, err)
+				}
+				id = topic.PartitionKey
+			} else if _, err := demo.Reply(ctx, by, id, p[1]); err != nil {
+				return fmt.Errorf("demo reply in %q: %w", t.title, err)
+			}
+			at = at.Add(time.Duration(40+25*i) * time.Minute)
+		}
+		if t.pinned {
+			if err := demo.Pin(ctx, staff, id, true, nil); err != nil {
+				return err
+			}
+		}
+		if t.locked {
+			if err := demo.Lock(ctx, staff, id, true); err != nil {
+				return err
+			}
+		}
+		if len(t.posts) > 2 {
+			if err := demo.Like(ctx, staff, id, 1, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
