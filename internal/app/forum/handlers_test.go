@@ -1,0 +1,292 @@
+package forum_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/app/account/accounttest"
+	"github.com/harmony/harmony/internal/app/forum"
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+type app struct {
+	*accounttest.App
+	svc *forum.Service
+}
+
+// newApp is the forum on a test server, with the inbox unless alone (a
+// page's storage budget then counts the forum's calls only: the inbox
+// adds its unread count to every page).
+func newApp(t *testing.T, alone ...bool) *app {
+	a := &app{}
+	var in *inbox.Service
+	modules := []platform.Factory{
+		func(c *platform.Core) (web.Module, error) {
+			a.svc = forum.New(c.Store, c.Cursors, c.Log, c.Now)
+			if in != nil {
+				a.svc.UseNotifier(in)
+			}
+			a.svc.UseDirectory(c.Auth)
+			return a.svc, nil
+		},
+	}
+	if len(alone) == 0 {
+		modules = append([]platform.Factory{func(c *platform.Core) (web.Module, error) {
+			var err error
+			in, err = inbox.FromCore(c)
+			return in, err
+		}}, modules...)
+	}
+	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules})
+	return a
+}
+
+func testID(id string) string { return `[data-testid="` + id + `"]` }
+
+func post(c *webtest.Client, path string, form url.Values) *webtest.Response {
+	return c.PostForm(path, c.WithCSRF("/forum", form))
+}
+
+// writes counts a response's writes.
+func writes(t *testing.T, r *webtest.Response) int64 {
+	ops := r.StorageOps(t)
+	return ops["writes"] + ops["txs"]
+}
+
+// TestForumFlowAndBadInput: an admin adds a section (a bad or taken slug
+// is refused and writes nothing); a member opens a topic (a short title
+// and an empty body come back with field errors and the draft, writing
+// nothing); another replies with a quote and a mention; the first sees
+// "1 new", gets an inbox notice and lands on the first unread post.
+func TestForumFlowAndBadInput(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann, bob, visitor := a.Client(), a.Client(), a.Client(), a.Client()
+	a.SignIn(boss, "boss@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	if res := post(ann, "/admin/forum", url.Values{"slug": {"x"}, "name": {"X"}}); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("a member adds a section: %d", res.StatusCode)
+	}
+	for _, bad := range []url.Values{
+		{"slug": {"Bad Slug"}, "name": {"Talk"}},
+		{"slug": {"talk"}, "name": {""}},
+		{"slug": {"t"}, "name": {"Reserved"}},
+		{"slug": {"talk"}, "name": {"Talk"}, "moderators": {"nobody@example.com"}},
+	} {
+		if res := post(boss, "/admin/forum", bad); res.StatusCode != http.StatusUnprocessableEntity || writes(t, res) != 0 {
+			t.Errorf("add %v: %d", bad, res.StatusCode)
+		}
+	}
+	if res := post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}, "moderators": {"ann@example.com"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add: %d", res.StatusCode)
+	}
+	if res := post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Again"}}); res.StatusCode != http.StatusConflict {
+		t.Errorf("a taken slug: %d", res.StatusCode)
+	}
+
+	// A refused topic keeps the draft and writes nothing.
+	res := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Hi"}, "body": {"draft text"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || writes(t, res) != 0 {
+		t.Fatalf("a two-letter title: %d", res.StatusCode)
+	}
+	doc := res.Doc(t)
+	if doc.Find("#topic-body").Text() != "draft text" || doc.Find("#topic-title-error").Length() != 1 {
+		t.Fatalf("the draft or the error is lost: %q", doc.Find("#topic-body").Text())
+	}
+	if res := post(ann, "/forum/topics", url.Values{"section": {"nope"}, "title": {"Hello"}, "body": {"x"}}); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("a section that is not there: %d", res.StatusCode)
+	}
+	// A preview renders and writes nothing.
+	res = post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Hello"}, "body": {"**bold**"}, "preview": {"1"}})
+	if res.StatusCode != http.StatusOK || writes(t, res) != 0 || !strings.Contains(res.Body, "<strong>bold</strong>") {
+		t.Fatalf("preview: %d", res.StatusCode)
+	}
+	res = post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Hello everyone"}, "body": {"First post"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("create: %d %s", res.StatusCode, res.Body)
+	}
+	topic := res.Header.Get("Location")
+
+	// A visitor reads, and is asked to sign in to reply.
+	if d := visitor.Get(topic).Doc(t); d.Find(testID("post")).Length() != 1 || d.Find(testID("sign-in-to-reply")).Length() != 1 {
+		t.Fatal("a visitor's topic page")
+	}
+	// Bob quotes the opening post and mentions Ann.
+	quote := bob.Get(topic + "/reply?quote=1").Doc(t).Find("#reply-body").Text()
+	if !strings.Contains(quote, "> First post") {
+		t.Fatalf("the quote: %q", quote)
+	}
+	if res := post(bob, topic+"/replies", url.Values{"body": {""}}); res.StatusCode != http.StatusUnprocessableEntity || writes(t, res) != 0 {
+		t.Errorf("an empty reply: %d", res.StatusCode)
+	}
+	res = post(bob, topic+"/replies", url.Values{"body": {quote + "Welcome @ann!"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("reply: %d", res.StatusCode)
+	}
+	if d := ann.Get("/forum/talk").Doc(t); strings.TrimSpace(d.Find(testID("topic-unread")).Text()) != "1 new" {
+		t.Fatalf("ann's section row: %q", d.Find(testID("topic-row")).Text())
+	}
+	a.Tasks.RunDue(t.Context())
+	if items := ann.Get("/inbox").Doc(t).Find(testID("inbox-item")); items.Length() != 1 || !strings.Contains(items.Text(), "Hello everyone") {
+		t.Fatalf("ann's inbox: %q", items.Text())
+	}
+	d := ann.Get(topic).Doc(t)
+	if d.Find(testID("first-unread")).Next().AttrOr("data-num", "") != "2" || d.Find("blockquote").Length() != 1 {
+		t.Fatalf("ann does not land on post 2: %q", d.Find(testID("posts")).Text())
+	}
+	if d := ann.Get("/forum/talk").Doc(t); d.Find(testID("topic-unread")).Length() != 0 {
+		t.Error("still unread after reading")
+	}
+
+	// Bad positions, cursors and ids.
+	for path, want := range map[string]int{
+		topic + "?post=abc":                           http.StatusBadRequest,
+		topic + "?post=999":                           http.StatusBadRequest,
+		"/forum/talk?cursor=broken":                   http.StatusBadRequest,
+		"/forum/t/not-an-id":                          http.StatusNotFound,
+		"/forum/nope":                                 http.StatusNotFound,
+		topic + "/posts/9/history":                    http.StatusNotFound,
+		"/forum/search?q=" + strings.Repeat("a", 201): http.StatusBadRequest,
+	} {
+		if res := ann.Get(path); res.StatusCode != want {
+			t.Errorf("GET %s: %d, want %d", path, res.StatusCode, want)
+		}
+	}
+	if res := visitor.PostForm(topic+"/replies", visitor.WithCSRF("/forum", url.Values{"body": {"hi"}})); res.StatusCode != http.StatusUnauthorized || writes(t, res) != 0 {
+		t.Errorf("a visitor replies: %d", res.StatusCode)
+	}
+	// Search finds it by a word's start, in any case.
+	if d := bob.Get("/forum/search?q=EVERY").Doc(t); d.Find(testID("topic-row")).Length() != 1 {
+		t.Error("search by a word's start")
+	}
+	// The feed lists it.
+	if res := visitor.Get("/forum/feed.xml"); res.StatusCode != http.StatusOK || !strings.Contains(res.Body, "<title>Hello everyone</title>") {
+		t.Errorf("feed: %d %s", res.StatusCode, res.Body)
+	}
+}
+
+// TestModerationOverHTTP: a section's moderator pins and locks; a member
+// then sees no reply form and gets 403 replying; slow mode answers 429
+// with the wait; a member's moderation is refused.
+func TestModerationOverHTTP(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann, bob := a.Client(), a.Client(), a.Client()
+	a.SignIn(boss, "boss@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}, "moderators": {"ann@example.com"}})
+	topic := post(bob, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Slow down"}, "body": {"x"}}).Header.Get("Location")
+	if res := post(bob, topic+"/lock", url.Values{"locked": {"true"}}); res.StatusCode != http.StatusForbidden || writes(t, res) != 0 {
+		t.Fatalf("a member locks: %d", res.StatusCode)
+	}
+	until := a.Clock.Now().Add(72 * time.Hour).Format(time.DateOnly)
+	for path, form := range map[string]url.Values{
+		"/pin":  {"pinned": {"true"}, "until": {until}},
+		"/lock": {"locked": {"true"}},
+	} {
+		if res := post(ann, topic+path, form); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("moderator %s: %d", path, res.StatusCode)
+		}
+	}
+	d := bob.Get(topic).Doc(t)
+	if d.Find(testID("reply-form")).Length() != 0 || d.Find(testID("topic-locked")).Length() != 1 || d.Find(testID("pinned-badge")).Length() != 1 {
+		t.Fatal("a locked, pinned topic as a member sees it")
+	}
+	if res := post(bob, topic+"/replies", url.Values{"body": {"let me in"}}); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("reply to a locked topic: %d", res.StatusCode)
+	}
+	if d := bob.Get("/forum/talk").Doc(t); d.Find(testID("topic-row")+`[data-pinned="true"]`).Length() != 1 {
+		t.Error("the pin is not on the section page")
+	}
+	a.Clock.Advance(96 * time.Hour)
+	if d := bob.Get("/forum/talk").Doc(t); d.Find(testID("topic-row")+`[data-pinned="true"]`).Length() != 0 {
+		t.Error("the pin outlived its day")
+	}
+	post(ann, topic+"/lock", url.Values{"locked": {"false"}})
+	for _, bad := range []string{"-1", "abc", "100000"} {
+		if res := post(ann, topic+"/slow", url.Values{"seconds": {bad}}); res.StatusCode != http.StatusBadRequest {
+			t.Errorf("slow mode %q: %d", bad, res.StatusCode)
+		}
+	}
+	post(ann, topic+"/slow", url.Values{"seconds": {"120"}})
+	post(bob, topic+"/replies", url.Values{"body": {"one"}})
+	res := post(bob, topic+"/replies", url.Values{"body": {"two"}})
+	if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") != "120" || !strings.Contains(res.Doc(t).Find("#reply-body-error").Text(), "120 seconds") {
+		t.Fatalf("slow mode: %d %q", res.StatusCode, res.Header.Get("Retry-After"))
+	}
+	if res.Doc(t).Find("#reply-body").Text() != "two" {
+		t.Error("the refused reply's text is lost")
+	}
+}
+
+// TestPageBudgets: a topic page costs two queries (its posts and their
+// likes) at its start, deep in it and at the first unread post; a
+// section page two (the pins and moved topics, and the page) first and
+// deep, whatever their size.
+func TestPageBudgets(t *testing.T) {
+	t.Parallel()
+	a := newApp(t, true)
+	boss, ann := a.Client(), a.Client()
+	a.SignIn(boss, "boss@example.com")
+	annKey := a.SignIn(ann, "ann@example.com")
+	post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}})
+	ctx := context.Background()
+	writer := forum.Person{MemberKey: "auth:writer", Name: "Writer"}
+	big, err := a.svc.CreateTopic(ctx, writer, "talk", "Long thread", "start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 500 {
+		if _, err := a.svc.Reply(ctx, writer, big.PartitionKey, fmt.Sprint("reply ", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 80 {
+		if _, err := a.svc.CreateTopic(ctx, writer, "talk", fmt.Sprintf("Topic %03d", i), "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u := "/forum/t/" + big.PartitionKey
+	queries := func(path string) int64 {
+		t.Helper()
+		res := ann.Get(path)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, res.StatusCode)
+		}
+		return res.StorageOps(t)["queries"]
+	}
+	if q := queries(u); q != 2 {
+		t.Errorf("a topic's first page: %d queries", q)
+	}
+	if q := queries(u + "?post=400"); q != 2 {
+		t.Errorf("deep in a topic: %d queries", q)
+	}
+	if err := a.svc.MarkUnread(ctx, annKey, big.PartitionKey, 250); err != nil {
+		t.Fatal(err)
+	}
+	if q := queries(u); q != 2 {
+		t.Errorf("at the first unread post: %d queries", q)
+	}
+	first := ann.Get("/forum/talk")
+	if q := first.StorageOps(t)["queries"]; q != 2 {
+		t.Errorf("a section's first page: %d queries", q)
+	}
+	next := first.Doc(t).Find(testID("load-more")).AttrOr("href", "")
+	for range 2 {
+		res := ann.Get(next)
+		if q := res.StorageOps(t)["queries"]; q != 2 {
+			t.Errorf("a deeper section page: %d queries", q)
+		}
+		next = res.Doc(t).Find(testID("load-more")).AttrOr("href", "")
+	}
+}
