@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/harmony/harmony/internal/ai"
-	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/app/chat"
 	"github.com/harmony/harmony/internal/app/events"
@@ -112,7 +110,7 @@ func (m *built) forum(c *platform.Core) (web.Module, error) {
 	f := forum.New(c.Store, c.Cursors, c.Log, c.Now)
 	f.UseNotifier(m.inbox_)
 	f.UseModerationLog(forumLog{m.admin_})
-	f.UsePeople(accountAge{c.Accounts})
+	f.UsePeople(c.Accounts)
 	f.UseDirectory(c.Auth)
 	f.UseBaseURL(strings.TrimSuffix(c.Config.BaseURL.String(), "/"))
 	return f, nil
@@ -123,12 +121,4 @@ type forumLog struct{ admin *admin.Service }
 
 func (l forumLog) LogAction(ctx context.Context, e forum.LogEntry) error {
 	return l.admin.LogAction(ctx, e.ActorKey, e.ActorName, e.Action, e.TargetType, e.TargetKey, e.TargetName, e.Reason)
-}
-
-// accountAge tells the forum when an account was made.
-type accountAge struct{ accounts *account.Service }
-
-func (a accountAge) CreatedAt(ctx context.Context, memberKey string) (time.Time, error) {
-	p, err := a.accounts.Profile(ctx, memberKey)
-	return p.CreatedAt, err
 }

@@ -132,6 +132,13 @@ func (s *Service) DisplayName(ctx context.Context, memberKey string) (string, er
 	return p.DisplayName, err
 }
 
+// CreatedAt is when memberKey's account was made (the forum holds new
+// accounts to less on their first day).
+func (s *Service) CreatedAt(ctx context.Context, memberKey string) (time.Time, error) {
+	p, err := s.Profile(ctx, memberKey)
+	return p.CreatedAt, err
+}
+
 // Profile returns the profile of memberKey (ErrNoAccount when there is
 // none).
 func (s *Service) Profile(ctx context.Context, memberKey string) (ProfileRow, error) {

@@ -466,3 +466,97 @@ func TestEditDeleteLike(t *testing.T) {
 		t.Fatalf("tombstone %+v, head replies %d posts %d", p, h.Replies, h.Posts)
 	}
 }
+
+// fakeLog records moderation actions.
+type fakeLog struct {
+	mu      sync.Mutex
+	actions []string
+}
+
+func (l *fakeLog) LogAction(_ context.Context, e LogEntry) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.actions = append(l.actions, e.Action+" "+e.TargetType)
+	return nil
+}
+
+// TestMoveAndModerationLog: moving a topic moves its index rows and
+// counts it in its new section only; every moderation action is logged.
+func TestMoveAndModerationLog(t *testing.T) {
+	t.Parallel()
+	s, _ := newForum(t, storetest.Open(t))
+	log := &fakeLog{}
+	s.UseModerationLog(log)
+	ctx := context.Background()
+	if _, err := s.CreateSection(ctx, SectionInput{Slug: "music", Name: "Music"}); err != nil {
+		t.Fatal(err)
+	}
+	tp, _ := s.CreateTopic(ctx, ann, "general", "Wrong place", "body")
+	r, _ := s.Reply(ctx, bob, tp.PartitionKey, "indeed")
+	if err := s.Move(ctx, bob, tp.PartitionKey, "music"); !errors.Is(err, ErrNotStaff) {
+		t.Fatalf("a member moves: %v", err)
+	}
+	if err := s.Move(ctx, admin, tp.PartitionKey, "nowhere"); err == nil {
+		t.Fatal("moved to a section that is not there")
+	}
+	if err := s.Move(ctx, admin, tp.PartitionKey, "music"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sectionRows(t, s, "general")); n != 0 {
+		t.Errorf("%d rows left in general", n)
+	}
+	if rows := sectionRows(t, s, "music"); len(rows) != 1 || rows[0].Section != "music" {
+		t.Errorf("music's rows: %+v", rows)
+	}
+	g, _ := s.Section(ctx, "general")
+	m, _ := s.Section(ctx, "music")
+	if g.Topics != 0 || m.Topics != 1 {
+		t.Errorf("counts: general %d, music %d", g.Topics, m.Topics)
+	}
+	s.Pin(ctx, admin, tp.PartitionKey, true, nil)
+	s.Lock(ctx, admin, tp.PartitionKey, true)
+	s.Hide(ctx, admin, tp.PartitionKey, r.Num, true)
+	s.Delete(ctx, admin, tp.PartitionKey, r.Num)
+	want := []string{"forum.move topic", "forum.pin topic", "forum.lock topic", "forum.hide_post post", "forum.delete_post post"}
+	if !slices.Equal(log.actions, want) {
+		t.Errorf("logged %v", log.actions)
+	}
+}
+
+// TestSearchAndLists: title search by word start, in Russian too, and
+// not after a topic is deleted; the New list has topics never opened,
+// the Unread list those opened with posts after the marker, both within
+// the cutoff.
+func TestSearchAndLists(t *testing.T) {
+	t.Parallel()
+	s, c := newForum(t, storetest.Open(t))
+	ctx := context.Background()
+	ru, _ := s.CreateTopic(ctx, ann, "general", "Кто едет в Лондон в декабре?", "body")
+	en, _ := s.CreateTopic(ctx, ann, "general", "Parking near the hall", "body")
+	old, _ := s.CreateTopic(ctx, ann, "general", "An old parking question", "body")
+	for q, want := range map[string]int{"лонд": 1, "ЛОНДОН декабре": 1, "park": 2, "parking hall": 1, "nothing": 0} {
+		rows, err := s.Search(ctx, q)
+		if err != nil || len(rows) != want {
+			t.Errorf("search %q: %d rows, %v", q, len(rows), err)
+		}
+	}
+	if err := s.Delete(ctx, ann, old.PartitionKey, 1); err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := s.Search(ctx, "park"); len(rows) != 1 {
+		t.Errorf("a deleted topic is still found: %d", len(rows))
+	}
+	// Bob opens the English one; Ann replies to it.
+	s.markRead(ctx, bob.MemberKey, en.PartitionKey, 1)
+	c.advance(time.Minute)
+	s.Reply(ctx, ann, en.PartitionKey, "more")
+	now := c.now()
+	newOnes, _, _, err := s.scanAll(ctx, bob.MemberKey, "", func(a ActivityRow, rd Reader) bool { return rd.unreadOf(a, now).New })
+	if err != nil || len(newOnes) != 1 || newOnes[0].TopicID != ru.PartitionKey {
+		t.Fatalf("new: %+v, %v", newOnes, err)
+	}
+	unread, _, _, _ := s.scanAll(ctx, bob.MemberKey, "", func(a ActivityRow, rd Reader) bool { u := rd.unreadOf(a, now); return !u.New && u.N > 0 })
+	if len(unread) != 1 || unread[0].TopicID != en.PartitionKey {
+		t.Fatalf("unread: %+v", unread)
+	}
+}

@@ -35,6 +35,7 @@ func newApp(t *testing.T, alone ...bool) *app {
 				a.svc.UseNotifier(in)
 			}
 			a.svc.UseDirectory(c.Auth)
+			a.svc.UsePeople(c.Accounts)
 			return a.svc, nil
 		},
 	}
@@ -288,5 +289,105 @@ func TestPageBudgets(t *testing.T) {
 			t.Errorf("a deeper section page: %d queries", q)
 		}
 		next = res.Doc(t).Find(testID("load-more")).AttrOr("href", "")
+	}
+}
+
+// TestNewcomerLimits: on its first day an account opens at most 3 topics
+// and posts at most 2 links a post (429 and 422, nothing written); a day
+// later the limits are gone.
+func TestNewcomerLimits(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann := a.Client(), a.Client()
+	a.SignIn(boss, "boss@example.com")
+	a.SignIn(ann, "ann@example.com")
+	post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}})
+	open := func(title, body string) *webtest.Response {
+		return post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {title}, "body": {body}})
+	}
+	res := open("Links galore", "https://a.example https://b.example https://c.example")
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.Body, "at most 2 links") {
+		t.Fatalf("three links on day one: %d", res.StatusCode)
+	}
+	for i := range 3 {
+		if res := open(fmt.Sprint("Topic number ", i), "hello"); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("topic %d: %d", i, res.StatusCode)
+		}
+	}
+	if res := open("One too many", "hello"); res.StatusCode != http.StatusTooManyRequests || res.Doc(t).Find("#topic-body").Text() != "hello" {
+		t.Fatalf("a fourth topic on day one: %d", res.StatusCode)
+	}
+	a.Clock.Advance(25 * time.Hour)
+	if res := open("Day two", "https://a.example https://b.example https://c.example"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("day two: %d", res.StatusCode)
+	}
+	// The admin is not held.
+	for i := range 4 {
+		if res := post(boss, "/forum/topics", url.Values{"section": {"talk"}, "title": {fmt.Sprint("Admin topic ", i)}, "body": {"x"}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("admin topic %d: %d", i, res.StatusCode)
+		}
+	}
+}
+
+// TestPostActionsOverHTTP: a like (once per person, shown pressed); an
+// edit marked "edited" with both versions on the history page; a hidden
+// post folded for members and shown, marked, to staff; "unread from
+// here" back in the section's count; a pin dismissed for one reader.
+func TestPostActionsOverHTTP(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann, bob := a.Client(), a.Client(), a.Client()
+	a.SignIn(boss, "boss@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}})
+	topic := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Actions"}, "body": {"version one"}}).Header.Get("Location")
+	post(bob, topic+"/replies", url.Values{"body": {"a rude reply"}})
+	post(bob, topic+"/replies", url.Values{"body": {"a kind reply"}})
+	for range 2 {
+		post(bob, topic+"/posts/1/like", url.Values{"like": {"true"}})
+	}
+	first := bob.Get(topic + "?post=1").Doc(t).Find(testID("post") + `[data-num="1"]`)
+	if first.Find(testID("post-likes")).Text() != "1" || first.Find(testID("post-like")).AttrOr("aria-pressed", "") != "true" {
+		t.Fatalf("the like: %q", first.Find(testID("post-like")).Text())
+	}
+	if res := post(bob, topic+"/posts/1/edit", url.Values{"title": {"Actions"}, "body": {"not mine"}}); res.StatusCode != http.StatusForbidden || writes(t, res) != 0 {
+		t.Fatalf("bob edits ann's post: %d", res.StatusCode)
+	}
+	post(ann, topic+"/posts/1/edit", url.Values{"title": {"Actions"}, "body": {"version two"}})
+	if bob.Get(topic+"?post=1").Doc(t).Find(testID("post-edited")).Length() != 1 {
+		t.Error("no edited mark")
+	}
+	versions := bob.Get(topic + "/posts/1/history").Doc(t).Find(testID("version"))
+	if versions.Length() != 2 || !strings.Contains(versions.First().Text(), "version two") || !strings.Contains(versions.Last().Text(), "version one") {
+		t.Fatalf("history: %q", versions.Text())
+	}
+	if res := post(ann, topic+"/posts/2/hide", url.Values{"hidden": {"true"}}); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("a member hides: %d", res.StatusCode)
+	}
+	post(boss, topic+"/posts/2/hide", url.Values{"hidden": {"true"}})
+	member := ann.Get(topic + "?post=2").Doc(t).Find(testID("post") + `[data-num="2"]`)
+	if strings.Contains(member.Text(), "rude") || member.Find(testID("post-hidden")).Length() != 1 {
+		t.Fatalf("a member sees the hidden post: %q", member.Text())
+	}
+	if staff := boss.Get(topic + "?post=2").Doc(t).Find(testID("post") + `[data-num="2"]`); !strings.Contains(staff.Text(), "rude") {
+		t.Error("staff do not see the hidden post")
+	}
+	// Ann read everything; unread from post 3 gives one new (2 is hidden).
+	ann.Get(topic + "?post=3")
+	res := post(ann, topic+"/posts/3/unread", nil)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("unread from here: %d", res.StatusCode)
+	}
+	if d := ann.Get("/forum/talk").Doc(t); strings.TrimSpace(d.Find(testID("topic-unread")).Text()) != "1 new" {
+		t.Fatalf("after unread from 3: %q", d.Find(testID("topic-row")).Text())
+	}
+	post(boss, topic+"/pin", url.Values{"pinned": {"true"}})
+	post(bob, topic+"/dismiss", nil)
+	if d := bob.Get("/forum/talk").Doc(t); d.Find(testID("topic-row")+`[data-pinned="true"]`).Length() != 0 {
+		t.Error("the dismissed pin is still pinned for bob")
+	}
+	if d := ann.Get("/forum/talk").Doc(t); d.Find(testID("topic-row")+`[data-pinned="true"]`).Length() != 1 {
+		t.Error("bob's dismissal unpinned it for ann")
 	}
 }

@@ -79,5 +79,8 @@ func (s *Service) limitNewcomer(ctx context.Context, by Person, kind, body strin
 		max = newcomerTopics
 	}
 	l := quota.Limit{Table: s.quota, Max: max, Window: newcomerFor, Err: ErrTooMany}
-	return l.Take(ctx, "new|"+kind+"|"+by.MemberKey, created.Add(now.Sub(created)))
+	// The quota's windows start at multiples of a day; shifted by the
+	// account's time of day, the first day is exactly one window.
+	shift := created.Sub(created.Truncate(newcomerFor))
+	return l.Take(ctx, "new|"+kind+"|"+by.MemberKey, now.Add(-shift))
 }
