@@ -1,0 +1,120 @@
+// Forum end to end (issue 14): an admin creates a section; a member
+// opens a topic (trying the preview first); a second member replies with
+// a quote and a mention; the first sees "1 new" on the section, gets the
+// mention in the inbox, and lands on the first unread post; the admin
+// pins and locks, and the member then sees the pin and no reply form.
+// axe runs on the forum home, the section, the topic, the new topic form
+// and the reply page, light and dark; the topic is checked at 390 px.
+import { test, expect, type Browser, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { signInWithOIDC, uniqueLocal } from './helpers';
+
+async function axe(page: Page, name: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const results = await new AxeBuilder({ page }).analyze();
+    out.push(
+      ...results.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${name} (${scheme}): ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    );
+  }
+  return out;
+}
+
+async function person(browser: Browser, login: string): Promise<Page> {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await signInWithOIDC(page, login);
+  return page;
+}
+
+test('a section, a topic, a quoted reply with a mention, "1 new" and the first unread post, then pin and lock', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const stamp = uniqueLocal('fo');
+  const slug = stamp.replace(/[^a-z0-9]+/g, '-');
+  const sectionName = `Section ${stamp}`;
+  const title = `Topic ${stamp}`;
+  const problems: string[] = [];
+
+  const admin = await person(browser, 'admin');
+  await admin.goto('/admin/forum');
+  const add = admin.getByTestId('section-add');
+  await add.getByLabel('Short name for links').fill(slug);
+  await add.getByLabel('Name', { exact: true }).fill(sectionName);
+  await add.getByTestId('section-add-submit').click();
+  await expect(admin.getByTestId('flash')).toBeVisible();
+
+  const aLogin = `${stamp}-a`;
+  const a = await person(browser, aLogin);
+  const b = await person(browser, `${stamp}-b`);
+
+  await a.goto('/forum');
+  await expect(a.getByTestId('forum-section').filter({ hasText: sectionName })).toBeVisible();
+  problems.push(...(await axe(a, 'forum home')));
+  await a.getByTestId('forum-section').filter({ hasText: sectionName }).getByRole('link', { name: sectionName }).click();
+  await a.getByTestId('new-topic').click();
+  await expect(a.locator('#topic-section')).toHaveValue(slug);
+  await a.locator('#topic-title').fill(title);
+  await a.locator('#topic-body').fill('Who is **coming** on Friday?');
+  await a.getByTestId('preview').click();
+  await expect(a.getByTestId('preview-box').locator('strong')).toHaveText('coming');
+  problems.push(...(await axe(a, 'new topic form')));
+  await a.getByTestId('compose-submit').click();
+  await expect(a.getByTestId('topic-page')).toBeVisible();
+  const topicPath = new URL(a.url()).pathname;
+
+  // B quotes A's post and mentions A.
+  await b.goto(topicPath);
+  await b.getByTestId('post').first().getByTestId('post-quote').click();
+  await expect(b.locator('#reply-body')).toHaveValue(/> Who is \*\*coming\*\* on Friday\?/);
+  problems.push(...(await axe(b, 'reply page')));
+  await b.locator('#reply-body').press('End');
+  await b.locator('#reply-body').pressSequentially(`Me! @${aLogin} see you there`);
+  await b.getByTestId('reply-submit').click();
+  await expect(b.getByTestId('post')).toHaveCount(2);
+  await expect(b.getByTestId('post').nth(1).locator('blockquote')).toBeVisible();
+
+  // A: "1 new" in the section, the mention in the inbox, and the topic
+  // opens at the reply.
+  await a.goto(`/forum/${slug}`);
+  await expect(a.getByTestId('topic-row').filter({ hasText: title }).getByTestId('topic-unread')).toHaveText('1 new');
+  problems.push(...(await axe(a, 'section')));
+  await expect(async () => {
+    await a.goto('/inbox');
+    await expect(a.getByTestId('inbox-item').filter({ hasText: title })).toHaveCount(1, { timeout: 500 });
+  }).toPass({ timeout: 15_000 });
+  await a.goto(`/forum/${slug}`);
+  await a.getByTestId('topic-row').filter({ hasText: title }).getByRole('link', { name: title }).click();
+  await expect(a.getByTestId('first-unread')).toBeVisible();
+  await expect(a.locator('#first-unread + [data-testid="post"]')).toHaveAttribute('data-num', '2');
+  problems.push(...(await axe(a, 'topic')));
+
+  // A likes the reply without leaving the page (htmx), and it stays liked.
+  const reply = a.locator('[data-testid="post"][data-num="2"]');
+  await reply.getByTestId('post-like').click();
+  await expect(reply.getByTestId('post-like')).toHaveAttribute('aria-pressed', 'true');
+  await expect(reply.getByTestId('post-likes')).toHaveText('1');
+
+  // The admin pins and locks.
+  await admin.goto(topicPath);
+  await admin.getByTestId('mod-tools').locator('summary').click();
+  await admin.getByTestId('mod-pin').click();
+  await expect(admin.getByTestId('pinned-badge')).toBeVisible();
+  await admin.getByTestId('mod-tools').locator('summary').click();
+  await admin.getByTestId('mod-lock').click();
+  await expect(admin.getByTestId('locked-badge')).toBeVisible();
+
+  await b.goto(topicPath);
+  await expect(b.getByTestId('topic-locked')).toBeVisible();
+  await expect(b.getByTestId('reply-form')).toHaveCount(0);
+  await b.goto(`/forum/${slug}`);
+  await expect(b.locator('[data-testid="topic-row"][data-pinned="true"]').filter({ hasText: title })).toBeVisible();
+
+  // The topic fits a phone.
+  await b.setViewportSize({ width: 390, height: 800 });
+  await b.goto(topicPath);
+  expect(await b.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  expect(problems).toEqual([]);
+});
