@@ -98,6 +98,15 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 			t.Errorf("Anna's chats lack %q", want)
 		}
 	}
+	// The forum: its sections with topics, a pinned welcome, in English
+	// and Russian.
+	forum := c.Get("/forum").Doc(t)
+	if n := forum.Find(`[data-testid="forum-section"]`).Length(); n != 4 || !strings.Contains(forum.Text(), "По-русски") {
+		t.Errorf("the forum's home: %d sections", n)
+	}
+	if c.Get("/forum/announcements").Doc(t).Find(`[data-testid="topic-row"][data-pinned="true"]`).Length() != 1 {
+		t.Error("no pinned welcome")
+	}
 	inbox := c.Get("/inbox").Doc(t)
 	if inbox.Find(`[data-testid="inbox-item"]`).Length() == 0 {
 		t.Error("Anna's inbox is empty after the demo")

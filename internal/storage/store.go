@@ -233,6 +233,30 @@ func All[T any](ctx context.Context, t *Table, q Query) ([]T, error) {
 	return out, nil
 }
 
+// Take runs q until it has n entities or the query ends (a page may be
+// short, or empty, and still go on), and unmarshals them into Ts; more
+// reports whether rows may follow. It is All for a page of a list that
+// may be long.
+func Take[T any](ctx context.Context, t *Table, q Query, n int) (rows []T, more bool, err error) {
+	for len(rows) < n {
+		q.Limit = n - len(rows)
+		p, err := t.Query(ctx, q)
+		if err != nil {
+			return nil, false, err
+		}
+		decoded, err := Decode[T](ctx, t, p.Entities)
+		if err != nil {
+			return nil, false, err
+		}
+		rows = append(rows, decoded...)
+		if p.Next == nil {
+			return rows, false, nil
+		}
+		q.Continuation = p.Next
+	}
+	return rows, true, nil
+}
+
 // Decode unmarshals entities of t into Ts, in order. A row that another
 // tool wrote with a value that does not fit its field (ErrBadRow: a word
 // where a bool belongs, a fraction where an integer does) is logged as a

@@ -29,7 +29,7 @@ func (s *Service) feed(c echo.Context) error {
 	if pk != allPart {
 		q.RowKeyFrom = "1|" // by activity; pins are not news
 	}
-	rows, err := storage.All[ActivityRow](ctx, s.activity, q)
+	rows, _, err := storage.Take[ActivityRow](ctx, s.activity, q, feedSize)
 	if err != nil {
 		return err
 	}

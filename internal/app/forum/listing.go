@@ -81,7 +81,7 @@ func (s *Service) ListSection(ctx context.Context, section, memberKey, token str
 	}
 	pk := sectionPart(section)
 	floor := "1|" + storage.ReverseTicks(cur.at)
-	top, err := storage.All[ActivityRow](ctx, s.activity, storage.Query{PartitionKey: pk, RowKeyTo: floor, Limit: movedCap})
+	top, _, err := storage.Take[ActivityRow](ctx, s.activity, storage.Query{PartitionKey: pk, RowKeyTo: floor}, movedCap)
 	if err != nil {
 		return ListPage{}, Reader{}, err
 	}
@@ -89,21 +89,12 @@ func (s *Service) ListSection(ctx context.Context, section, memberKey, token str
 	if cur.last != "" && storage.PrefixEnd(cur.last) > from {
 		from = storage.PrefixEnd(cur.last)
 	}
-	page, err := s.activity.Query(ctx, storage.Query{PartitionKey: pk, RowKeyFrom: from, RowKeyTo: "2", Limit: pageSize + 1})
+	rest, _, err := storage.Take[ActivityRow](ctx, s.activity, storage.Query{PartitionKey: pk, RowKeyFrom: from, RowKeyTo: "2"}, pageSize+1)
 	if err != nil {
 		return ListPage{}, Reader{}, err
 	}
 	var ids []string
-	for _, r := range top {
-		ids = append(ids, r.TopicID)
-	}
-	rest := make([]ActivityRow, 0, len(page.Entities))
-	for _, e := range page.Entities {
-		var r ActivityRow
-		if err := storage.Unmarshal(e, &r); err != nil {
-			return ListPage{}, Reader{}, err
-		}
-		rest = append(rest, r)
+	for _, r := range append(top, rest...) {
 		ids = append(ids, r.TopicID)
 	}
 	rd, err := s.reader(ctx, memberKey, ids)

@@ -49,8 +49,8 @@ func (s *Service) scanAll(ctx context.Context, memberKey, after string, keep fun
 	if after != "" {
 		from = storage.PrefixEnd(after)
 	}
-	for range listScans {
-		page, err := storage.All[ActivityRow](ctx, s.activity, storage.Query{PartitionKey: allPart, RowKeyFrom: from, RowKeyTo: end, Limit: listFetch})
+	for scan := range listScans {
+		page, _, err := storage.Take[ActivityRow](ctx, s.activity, storage.Query{PartitionKey: allPart, RowKeyFrom: from, RowKeyTo: end}, listFetch)
 		if err != nil {
 			return nil, rd, "", err
 		}
@@ -61,11 +61,13 @@ func (s *Service) scanAll(ctx context.Context, memberKey, after string, keep fun
 		for i, a := range page {
 			ids[i] = a.TopicID
 		}
-		batch, err := s.reader(ctx, memberKey, ids)
+		batch, err := s.readMarkers(ctx, memberKey, ids, scan == 0)
 		if err != nil {
 			return nil, rd, "", err
 		}
-		rd.AllAt = batch.AllAt
+		if scan == 0 {
+			rd.AllAt = batch.AllAt
+		}
 		for k, v := range batch.Markers {
 			rd.Markers[k] = v
 		}
@@ -185,7 +187,7 @@ func (s *Service) Search(ctx context.Context, q string) ([]SearchRow, error) {
 	if len(words) == 0 {
 		return nil, nil
 	}
-	rows, err := storage.All[SearchRow](ctx, s.activity, storage.Query{PartitionKey: searchPart(textsearch.Driver(words).Token), Limit: searchFetch})
+	rows, _, err := storage.Take[SearchRow](ctx, s.activity, storage.Query{PartitionKey: searchPart(textsearch.Driver(words).Token)}, searchFetch)
 	if err != nil {
 		return nil, err
 	}

@@ -31,11 +31,15 @@ func (s *Service) LikedBy(ctx context.Context, topicID, memberKey string, from, 
 	if memberKey == "" {
 		return out, nil
 	}
-	rows, err := s.posts.Query(ctx, storage.Query{PartitionKey: topicID, RowKeyFrom: likeKey(from, ""), RowKeyTo: likeKey(to+1, ""), Select: []string{"RowKey"}, Limit: 1000})
+	var rows []storage.Entity
+	err := s.posts.QueryAll(ctx, storage.Query{PartitionKey: topicID, RowKeyFrom: likeKey(from, ""), RowKeyTo: likeKey(to+1, ""), Select: []string{"RowKey"}}, func(e storage.Entity) error {
+		rows = append(rows, e)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range rows.Entities {
+	for _, e := range rows {
 		var num int
 		var who string
 		if _, err := fmt.Sscanf(e.RowKey, "l|%08d|", &num); err == nil {
@@ -312,7 +316,7 @@ func (s *Service) tellMentioned(ctx context.Context, by Person, t TopicRow, p Po
 	if s.notifier == nil || p.Num == 1 {
 		return
 	}
-	people, err := storage.All[ParticipantRow](ctx, s.posts, storage.Query{PartitionKey: t.PartitionKey, RowKeyPrefix: participantPrefix, Limit: 1000})
+	people, _, err := storage.Take[ParticipantRow](ctx, s.posts, storage.Query{PartitionKey: t.PartitionKey, RowKeyPrefix: participantPrefix}, 1000)
 	if err != nil {
 		s.log.WarnContext(ctx, "forum: mentions not read", "topic", t.PartitionKey, "err", err)
 		return

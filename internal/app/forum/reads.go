@@ -89,11 +89,19 @@ type Reader struct {
 // reader reads memberKey's "mark all read" and their markers of topics,
 // each a point read, in parallel (a page shows a bounded number).
 func (s *Service) reader(ctx context.Context, memberKey string, topics []string) (Reader, error) {
+	return s.readMarkers(ctx, memberKey, topics, true)
+}
+
+// readMarkers is reader, with the "mark all read" row only when all.
+func (s *Service) readMarkers(ctx context.Context, memberKey string, topics []string, all bool) (Reader, error) {
 	r := Reader{MemberKey: memberKey, Markers: map[string]ReadRow{}}
 	if memberKey == "" {
 		return r, nil
 	}
-	keys := append([]string{markAllKey}, topics...)
+	keys := topics
+	if all {
+		keys = append([]string{markAllKey}, topics...)
+	}
 	rows := make([]ReadRow, len(keys))
 	errs := make([]error, len(keys))
 	var wg sync.WaitGroup
