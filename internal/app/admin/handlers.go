@@ -27,6 +27,7 @@ var tools = []views.Tool{
 	{Slug: "tags", Href: "/admin/tags"},
 	{Slug: "event-categories", Href: "/admin/event-categories"},
 	{Slug: "chat-rooms", Href: "/admin/chat-rooms"},
+	{Slug: "forum", Href: "/admin/forum"},
 	{Slug: "metrics", Href: "/admin/metrics"},
 }
 
