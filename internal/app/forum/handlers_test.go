@@ -129,12 +129,20 @@ func TestForumFlowAndBadInput(t *testing.T) {
 	if res := post(bob, topic+"/replies", url.Values{"body": {""}}); res.StatusCode != http.StatusUnprocessableEntity || writes(t, res) != 0 {
 		t.Errorf("an empty reply: %d", res.StatusCode)
 	}
+	a.Clock.Advance(time.Minute)
 	res = post(bob, topic+"/replies", url.Values{"body": {quote + "Welcome @ann!"}})
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("reply: %d", res.StatusCode)
 	}
 	if d := ann.Get("/forum/talk").Doc(t); strings.TrimSpace(d.Find(testID("topic-unread")).Text()) != "1 new" {
 		t.Fatalf("ann's section row: %q", d.Find(testID("topic-row")).Text())
+	}
+	home := ann.Get("/forum").Doc(t).Find(testID("forum-section"))
+	if home.Find(testID("section-unread")).Length() != 1 || !strings.Contains(home.Text(), "1 topic") || !strings.Contains(home.Text(), "Hello everyone") {
+		t.Fatalf("ann's forum home: %q", home.Text())
+	}
+	if bob.Get("/forum").Doc(t).Find(testID("section-unread")).Length() != 0 {
+		t.Error("the section is unread for bob, who wrote last")
 	}
 	a.Tasks.RunDue(t.Context())
 	if items := ann.Get("/inbox").Doc(t).Find(testID("inbox-item")); items.Length() != 1 || !strings.Contains(items.Text(), "Hello everyone") {
@@ -170,8 +178,13 @@ func TestForumFlowAndBadInput(t *testing.T) {
 		t.Error("search by a word's start")
 	}
 	// The feed lists it.
-	if res := visitor.Get("/forum/feed.xml"); res.StatusCode != http.StatusOK || !strings.Contains(res.Body, "<title>Hello everyone</title>") {
-		t.Errorf("feed: %d %s", res.StatusCode, res.Body)
+	for _, feed := range []string{"/forum/feed.xml", "/forum/talk/feed.xml"} {
+		if res := visitor.Get(feed); res.StatusCode != http.StatusOK || !strings.Contains(res.Body, "<title>Hello everyone</title>") {
+			t.Errorf("feed %s: %d %s", feed, res.StatusCode, res.Body)
+		}
+	}
+	if res := visitor.Get("/forum/nope/feed.xml"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("the feed of a section that is not there: %d", res.StatusCode)
 	}
 }
 

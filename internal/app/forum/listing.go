@@ -93,9 +93,13 @@ func (s *Service) ListSection(ctx context.Context, section, memberKey, token str
 	if err != nil {
 		return ListPage{}, Reader{}, err
 	}
+	// Markers matter for pins (dismissed) and for topics recent enough
+	// to be unread: older ones cost no read.
 	var ids []string
 	for _, r := range append(top, rest...) {
-		ids = append(ids, r.TopicID)
+		if r.Pinned || s.now().Sub(r.LastActivityAt) <= cutoff {
+			ids = append(ids, r.TopicID)
+		}
 	}
 	rd, err := s.reader(ctx, memberKey, ids)
 	if err != nil {
