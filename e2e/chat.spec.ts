@@ -6,26 +6,8 @@
 // one instance appears live in a browser on the other. Then a group's
 // chat, which a removed member loses, and a private chat started from
 // the group's roster, whose "seen by" appears live.
-import { test, expect, type Browser, type Page } from '@playwright/test';
-import AxeBuilder from '@axe-core/playwright';
-import { signInWithCode, signInWithOIDC, uniqueEmail, uniqueLocal } from './helpers';
-
-async function person(browser: Browser, login: string): Promise<Page> {
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
-  await signInWithOIDC(page, login);
-  return page;
-}
-
-async function axe(page: Page, name: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const r = await new AxeBuilder({ page }).analyze();
-    out.push(...r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${name} (${scheme}): ${v.id}`));
-  }
-  return out;
-}
+import { test, expect, type Page } from '@playwright/test';
+import { signInWithCode, uniqueEmail, uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
 async function sendMessage(page: Page, text: string) {
   await page.locator('#chat-body').fill(text);
@@ -35,17 +17,17 @@ async function sendMessage(page: Page, text: string) {
 
 test('a message reaches the other person live, and a dropped connection resumes with exactly what it missed', async ({ browser }) => {
   test.setTimeout(90_000);
-  const a = await person(browser, uniqueLocal('chat-a'));
-  const b = await person(browser, uniqueLocal('chat-b'));
+  const a = await personWithOIDC(browser, uniqueLocal('chat-a'));
+  const b = await personWithOIDC(browser, uniqueLocal('chat-b'));
   const problems: string[] = [];
   await b.goto('/chat');
   await expect(b.getByTestId('chat-item').filter({ hasText: '#general' })).toBeVisible();
-  problems.push(...(await axe(b, 'chat list')));
+  problems.push(...(await axeProblems(b, 'chat list')));
 
   const room = '/chat/room-general';
   await a.goto(room);
   await b.goto(room);
-  problems.push(...(await axe(b, 'room')));
+  problems.push(...(await axeProblems(b, 'room')));
   const tag = uniqueLocal('m');
   await sendMessage(a, `hello ${tag}`);
   await expect(b.getByTestId('chat-message').filter({ hasText: `hello ${tag}` })).toHaveCount(1);
@@ -68,7 +50,7 @@ test('a message sent through one instance appears live in a browser on another i
   test.setTimeout(90_000);
   const second = process.env.E2E_SECOND_URL;
   expect(second, 'the second instance (playwright.config.ts)').toBeTruthy();
-  const a = await person(browser, uniqueLocal('chat-one'));
+  const a = await personWithOIDC(browser, uniqueLocal('chat-one'));
   const ctx2 = await browser.newContext({ baseURL: second });
   const b = await ctx2.newPage();
   await signInWithCode(b, uniqueEmail('chat-two'));
@@ -86,9 +68,9 @@ test('a group chat for its members, lost on removal; a private chat started from
   test.setTimeout(120_000);
   const stamp = uniqueLocal('gc');
   const groupName = `Choir ${stamp}`;
-  const a = await person(browser, `${stamp}-a`);
+  const a = await personWithOIDC(browser, `${stamp}-a`);
   const bLogin = `${stamp}-b`;
-  const b = await person(browser, bLogin);
+  const b = await personWithOIDC(browser, bLogin);
 
   // A creates the group and invites B, who accepts.
   await a.goto('/');
@@ -123,7 +105,7 @@ test('a group chat for its members, lost on removal; a private chat started from
   await a.goto(`${groupPath}/members`);
   await a.getByTestId('roster-row').filter({ hasText: bLogin }).getByTestId('member-name').click();
   await expect(a.getByTestId('person-page')).toBeVisible();
-  expect((await new AxeBuilder({ page: a }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+  expect(await axeProblems(a, 'person page')).toEqual([]);
   await a.getByTestId('person-message').click();
   expect(new URL(a.url()).pathname).toBe(dmPath);
   await sendMessage(a, `just us ${stamp}`);
@@ -151,8 +133,8 @@ test('a group chat for its members, lost on removal; a private chat started from
 });
 
 test('the chat list updates live: a new message shows as unread without a reload', async ({ browser }) => {
-  const a = await person(browser, uniqueLocal('list-a'));
-  const b = await person(browser, uniqueLocal('list-b'));
+  const a = await personWithOIDC(browser, uniqueLocal('list-a'));
+  const b = await personWithOIDC(browser, uniqueLocal('list-b'));
   await b.goto('/chat');
   const random = b.getByTestId('chat-item').filter({ hasText: '#random' });
   await expect(random).toBeVisible();
@@ -164,13 +146,13 @@ test('the chat list updates live: a new message shows as unread without a reload
 });
 
 test('rooms: leave one from its page, find it in the directory and join again', async ({ browser }) => {
-  const b = await person(browser, uniqueLocal('dir-b'));
+  const b = await personWithOIDC(browser, uniqueLocal('dir-b'));
   await b.goto('/chat/room-random');
   await b.getByTestId('room-leave').click();
   await expect(b.getByTestId('chat-directory')).toBeVisible();
   const random = b.locator('[data-testid="directory-room"][data-room="room-random"]');
   await expect(random).toHaveAttribute('data-in', 'false');
-  const problems = await axe(b, 'directory');
+  const problems = await axeProblems(b, 'directory');
   await b.goto('/chat');
   await expect(b.getByTestId('chat-item').filter({ hasText: '#random' })).toHaveCount(0);
   await b.getByTestId('chat-directory-link').first().click();

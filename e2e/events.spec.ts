@@ -6,40 +6,18 @@
 // the event page, the ticket and the organizer's form and check-in,
 // light and dark. The admin is an organizer (login "admin" at the OIDC
 // peer is admin@example.test).
-import { test, expect, type Browser, type Page } from '@playwright/test';
-import AxeBuilder from '@axe-core/playwright';
+import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { signInWithOIDC, uniqueLocal } from './helpers';
-
-async function axe(page: Page, name: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const results = await new AxeBuilder({ page }).analyze();
-    out.push(
-      ...results.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${name} (${scheme}): ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    );
-  }
-  return out;
-}
-
-async function person(browser: Browser, login: string): Promise<Page> {
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
-  await signInWithOIDC(page, login);
-  return page;
-}
+import { uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
 test('two seats, three people: the waitlist moves up on a cancellation, check-in, .ics and axe on every events page', async ({ browser }) => {
   test.setTimeout(120_000);
   const title = `Jazz night ${uniqueLocal('ev')}`;
   const problems: string[] = [];
 
-  const org = await person(browser, 'admin');
+  const org = await personWithOIDC(browser, 'admin');
   await org.goto('/events/new');
-  problems.push(...(await axe(org, 'new event form')));
+  problems.push(...(await axeProblems(org, 'new event form')));
   await org.fill('#event-title', title);
   await org.selectOption('#event-category', 'concert');
   await org.fill('#event-start', '2031-03-07T20:00');
@@ -52,9 +30,9 @@ test('two seats, three people: the waitlist moves up on a cancellation, check-in
   const eventPath = new URL(org.url()).pathname;
 
   const [ann, bob, cat] = [
-    await person(browser, uniqueLocal('ev-ann')),
-    await person(browser, uniqueLocal('ev-bob')),
-    await person(browser, uniqueLocal('ev-cat')),
+    await personWithOIDC(browser, uniqueLocal('ev-ann')),
+    await personWithOIDC(browser, uniqueLocal('ev-bob')),
+    await personWithOIDC(browser, uniqueLocal('ev-cat')),
   ];
   await ann.goto('/events?category=concert');
   await expect(ann.getByTestId('event-card').filter({ hasText: title })).toContainText('Only 2 seats left');
@@ -70,10 +48,10 @@ test('two seats, three people: the waitlist moves up on a cancellation, check-in
   await expect(cat.getByTestId('registration-state')).toContainText('number 1 of 1');
   await cat.goto('/events?category=concert');
   await expect(cat.getByTestId('event-card').filter({ hasText: title })).toContainText('Full · 1 waiting');
-  problems.push(...(await axe(cat, 'listing')));
+  problems.push(...(await axeProblems(cat, 'listing')));
   await cat.goto('/events?view=month&month=2031-03');
   await expect(cat.getByTestId('month-day').filter({ hasText: title })).toHaveAttribute('data-date', '2031-03-07');
-  problems.push(...(await axe(cat, 'month')));
+  problems.push(...(await axeProblems(cat, 'month')));
 
   // Bob gives up his seat: it goes to Cat in the same step.
   await bob.goto(eventPath);
@@ -82,7 +60,7 @@ test('two seats, three people: the waitlist moves up on a cancellation, check-in
   await expect(bob.getByTestId('register-form')).toBeVisible();
   await cat.goto(eventPath);
   await expect(cat.getByTestId('registration-state')).toHaveAttribute('data-state', 'going');
-  problems.push(...(await axe(cat, 'event page')));
+  problems.push(...(await axeProblems(cat, 'event page')));
   await expect(async () => {
     await cat.goto('/inbox');
     await expect(cat.getByTestId('inbox-item').filter({ hasText: 'A seat opened' })).toHaveCount(1, { timeout: 500 });
@@ -92,10 +70,10 @@ test('two seats, three people: the waitlist moves up on a cancellation, check-in
   await cat.goto(eventPath);
   await cat.getByTestId('ticket-link').click();
   await expect(cat.getByTestId('ticket-qr')).toBeVisible();
-  problems.push(...(await axe(cat, 'ticket')));
+  problems.push(...(await axeProblems(cat, 'ticket')));
   const code = (await cat.getByTestId('ticket-code').innerText()).trim();
   await org.goto(`${eventPath}/check-in?ticket=${code}`);
-  problems.push(...(await axe(org, 'check-in')));
+  problems.push(...(await axeProblems(org, 'check-in')));
   const found = org.getByTestId('checkin-found').getByTestId('attendee');
   await expect(found).toHaveAttribute('data-ticket', code);
   await found.getByTestId('checkin-mark').click();

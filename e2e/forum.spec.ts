@@ -5,30 +5,8 @@
 // pins and locks, and the member then sees the pin and no reply form.
 // axe runs on the forum home, the section, the topic, the new topic form
 // and the reply page, light and dark; the topic is checked at 390 px.
-import { test, expect, type Browser, type Page } from '@playwright/test';
-import AxeBuilder from '@axe-core/playwright';
-import { signInWithOIDC, uniqueLocal } from './helpers';
-
-async function axe(page: Page, name: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const results = await new AxeBuilder({ page }).analyze();
-    out.push(
-      ...results.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${name} (${scheme}): ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    );
-  }
-  return out;
-}
-
-async function person(browser: Browser, login: string): Promise<Page> {
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
-  await signInWithOIDC(page, login);
-  return page;
-}
+import { test, expect } from '@playwright/test';
+import { uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
 test('a section, a topic, a quoted reply with a mention, "1 new" and the first unread post, then pin and lock', async ({ browser }) => {
   test.setTimeout(120_000);
@@ -38,7 +16,7 @@ test('a section, a topic, a quoted reply with a mention, "1 new" and the first u
   const title = `Topic ${stamp}`;
   const problems: string[] = [];
 
-  const admin = await person(browser, 'admin');
+  const admin = await personWithOIDC(browser, 'admin');
   await admin.goto('/admin/forum');
   const add = admin.getByTestId('section-add');
   await add.getByLabel('Short name for links').fill(slug);
@@ -47,12 +25,12 @@ test('a section, a topic, a quoted reply with a mention, "1 new" and the first u
   await expect(admin.getByTestId('flash')).toBeVisible();
 
   const aLogin = `${stamp}-a`;
-  const a = await person(browser, aLogin);
-  const b = await person(browser, `${stamp}-b`);
+  const a = await personWithOIDC(browser, aLogin);
+  const b = await personWithOIDC(browser, `${stamp}-b`);
 
   await a.goto('/forum');
   await expect(a.getByTestId('forum-section').filter({ hasText: sectionName })).toBeVisible();
-  problems.push(...(await axe(a, 'forum home')));
+  problems.push(...(await axeProblems(a, 'forum home')));
   await a.getByTestId('forum-section').filter({ hasText: sectionName }).getByRole('link', { name: sectionName }).click();
   await a.getByTestId('new-topic').click();
   await expect(a.locator('#topic-section')).toHaveValue(slug);
@@ -60,7 +38,7 @@ test('a section, a topic, a quoted reply with a mention, "1 new" and the first u
   await a.locator('#topic-body').fill('Who is **coming** on Friday?');
   await a.getByTestId('preview').click();
   await expect(a.getByTestId('preview-box').locator('strong')).toHaveText('coming');
-  problems.push(...(await axe(a, 'new topic form')));
+  problems.push(...(await axeProblems(a, 'new topic form')));
   await a.getByTestId('compose-submit').click();
   await expect(a.getByTestId('topic-page')).toBeVisible();
   const topicPath = new URL(a.url()).pathname;
@@ -69,7 +47,7 @@ test('a section, a topic, a quoted reply with a mention, "1 new" and the first u
   await b.goto(topicPath);
   await b.getByTestId('post').first().getByTestId('post-quote').click();
   await expect(b.locator('#reply-body')).toHaveValue(/> Who is \*\*coming\*\* on Friday\?/);
-  problems.push(...(await axe(b, 'reply page')));
+  problems.push(...(await axeProblems(b, 'reply page')));
   await b.locator('#reply-body').press('End');
   await b.locator('#reply-body').pressSequentially(`Me! @${aLogin} see you there`);
   await b.getByTestId('reply-submit').click();
@@ -80,7 +58,7 @@ test('a section, a topic, a quoted reply with a mention, "1 new" and the first u
   // opens at the reply.
   await a.goto(`/forum/${slug}`);
   await expect(a.getByTestId('topic-row').filter({ hasText: title }).getByTestId('topic-unread')).toHaveText('1 new');
-  problems.push(...(await axe(a, 'section')));
+  problems.push(...(await axeProblems(a, 'section')));
   await expect(async () => {
     await a.goto('/inbox');
     await expect(a.getByTestId('inbox-item').filter({ hasText: title })).toHaveCount(1, { timeout: 500 });
@@ -89,7 +67,7 @@ test('a section, a topic, a quoted reply with a mention, "1 new" and the first u
   await a.getByTestId('topic-row').filter({ hasText: title }).getByRole('link', { name: title }).click();
   await expect(a.getByTestId('first-unread')).toBeVisible();
   await expect(a.locator('#first-unread + [data-testid="post"]')).toHaveAttribute('data-num', '2');
-  problems.push(...(await axe(a, 'topic')));
+  problems.push(...(await axeProblems(a, 'topic')));
 
   // A likes the reply without leaving the page (htmx), and it stays liked.
   const reply = a.locator('[data-testid="post"][data-num="2"]');

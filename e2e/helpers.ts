@@ -3,6 +3,7 @@
 // email code or through the OIDC provider's own login and consent pages.
 // scripts/test starts both peers (scripts/lib.sh: start_maildev, start_oidc).
 import { expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 
 // The administrator configured in playwright.config.ts (ADMIN_EMAILS).
 export const adminEmail = 'admin@example.test';
@@ -129,4 +130,29 @@ export async function expectSignedOut(page: Page): Promise<void> {
   await expect(page).toHaveURL(/\/signin(\?|$)/);
   await expect(page.getByTestId('signin-link')).toBeVisible();
   await expect(page.getByTestId('user-menu')).toHaveCount(0);
+}
+
+// personWithOIDC opens a fresh browser context signed in through the OIDC
+// peer as login (its display name is the login).
+export async function personWithOIDC(browser: Browser, login: string): Promise<Page> {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await signInWithOIDC(page, login);
+  return page;
+}
+
+// axeProblems runs axe-core on the page in light and dark and returns its
+// serious and critical violations, named by page, scheme, rule and nodes.
+export async function axeProblems(page: Page, name: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const results = await new AxeBuilder({ page }).analyze();
+    out.push(
+      ...results.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${name} (${scheme}): ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    );
+  }
+  return out;
 }

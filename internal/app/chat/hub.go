@@ -168,15 +168,7 @@ func (h *Hub) Drain() {
 // heard gives the chat's watchers here m (nil: only that the head
 // reached seq), and wakes them when it was news.
 func (h *Hub) heard(chatID string, seq int64, m *MessageRow) {
-	h.mu.Lock()
-	w := h.chats[chatID]
-	var subs []*Sub
-	if w != nil {
-		for s := range w.subs {
-			subs = append(subs, s)
-		}
-	}
-	h.mu.Unlock()
+	w, subs := h.watchers(chatID)
 	if w == nil {
 		return
 	}
@@ -192,10 +184,31 @@ func (h *Hub) heard(chatID string, seq int64, m *MessageRow) {
 		return
 	}
 	for _, s := range subs {
-		select {
-		case s.Wake <- struct{}{}:
-		default:
-		}
+		signal(s.Wake)
+	}
+}
+
+// watchers are chatID's watched state here and its subscribers (nil when
+// nobody here watches it).
+func (h *Hub) watchers(chatID string) (*watched, []*Sub) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w := h.chats[chatID]
+	if w == nil {
+		return nil, nil
+	}
+	subs := make([]*Sub, 0, len(w.subs))
+	for s := range w.subs {
+		subs = append(subs, s)
+	}
+	return w, subs
+}
+
+// signal wakes a subscriber's channel without blocking.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
 	}
 }
 
@@ -229,15 +242,7 @@ func (h *Hub) Read(ctx context.Context, chatID string) {
 
 // readHeard moves chatID's gen on and signals its watchers' Read.
 func (h *Hub) readHeard(chatID string) {
-	h.mu.Lock()
-	w := h.chats[chatID]
-	var subs []*Sub
-	if w != nil {
-		for s := range w.subs {
-			subs = append(subs, s)
-		}
-	}
-	h.mu.Unlock()
+	w, subs := h.watchers(chatID)
 	if w == nil {
 		return
 	}
@@ -245,10 +250,7 @@ func (h *Hub) readHeard(chatID string) {
 	w.gen = h.gens.Add(1)
 	w.mu.Unlock()
 	for _, s := range subs {
-		select {
-		case s.Read <- struct{}{}:
-		default:
-		}
+		signal(s.Read)
 	}
 }
 

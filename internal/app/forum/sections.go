@@ -125,9 +125,9 @@ func (s *Service) moderators(ctx context.Context, typed string, r *SectionRow, e
 	return nil
 }
 
-// CreateSection adds a section.
-func (s *Service) CreateSection(ctx context.Context, in SectionInput) (SectionRow, error) {
-	r, errs := checkSection(in, true)
+// checkSectionInput checks a section form, its moderators included.
+func (s *Service) checkSectionInput(ctx context.Context, in SectionInput, isNew bool) (SectionRow, error) {
+	r, errs := checkSection(in, isNew)
 	if errs == nil {
 		errs = FormErrors{}
 	}
@@ -136,6 +136,15 @@ func (s *Service) CreateSection(ctx context.Context, in SectionInput) (SectionRo
 	}
 	if len(errs) > 0 {
 		return SectionRow{}, errs
+	}
+	return r, nil
+}
+
+// CreateSection adds a section.
+func (s *Service) CreateSection(ctx context.Context, in SectionInput) (SectionRow, error) {
+	r, err := s.checkSectionInput(ctx, in, true)
+	if err != nil {
+		return SectionRow{}, err
 	}
 	r.PartitionKey, r.CreatedAt = sectionsPart, s.now().UTC()
 	if _, err := storage.Insert(ctx, s.sections, r); errors.Is(err, storage.ErrExists) {
@@ -149,15 +158,9 @@ func (s *Service) CreateSection(ctx context.Context, in SectionInput) (SectionRo
 // UpdateSection renames, describes, orders, archives a section or sets
 // its moderators; its counters stay as they are.
 func (s *Service) UpdateSection(ctx context.Context, slug string, in SectionInput) (SectionRow, error) {
-	r, errs := checkSection(in, false)
-	if errs == nil {
-		errs = FormErrors{}
-	}
-	if err := s.moderators(ctx, in.Moderators, &r, errs); err != nil {
+	r, err := s.checkSectionInput(ctx, in, false)
+	if err != nil {
 		return SectionRow{}, err
-	}
-	if len(errs) > 0 {
-		return SectionRow{}, errs
 	}
 	if !sectionSlug.MatchString(slug) {
 		return SectionRow{}, ErrNoSection
