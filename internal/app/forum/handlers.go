@@ -240,6 +240,7 @@ func (s *Service) topic(c echo.Context) error {
 	}
 	if to < t.Posts {
 		p.NewerURL = u + "?after=" + strconv.Itoa(to)
+		p.LatestURL = postURL(t.PartitionKey, t.Posts)
 	}
 	switch {
 	case me.MemberKey == "":

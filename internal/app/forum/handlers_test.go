@@ -357,6 +357,11 @@ func TestPostActionsOverHTTP(t *testing.T) {
 	topic := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Actions"}, "body": {"version one"}}).Header.Get("Location")
 	post(bob, topic+"/replies", url.Values{"body": {"a rude reply"}})
 	post(bob, topic+"/replies", url.Values{"body": {"a kind reply"}})
+	// Two replies in one hour: one notice to the topic's author.
+	a.Tasks.RunDue(t.Context())
+	if items := ann.Get("/inbox").Doc(t).Find(testID("inbox-item")); items.Length() != 1 || !strings.Contains(items.Text(), "replied to your topic") {
+		t.Fatalf("ann's inbox after two replies: %d %q", items.Length(), items.Text())
+	}
 	for range 2 {
 		post(bob, topic+"/posts/1/like", url.Values{"like": {"true"}})
 	}

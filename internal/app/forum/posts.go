@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/richtext"
@@ -306,6 +307,26 @@ type ParticipantRow struct {
 	Name         string `table:"name"`
 }
 
+// tellAuthor tells a topic's author of a reply by someone else, at most
+// once per topic per hour (the notice's key names the hour), unless the
+// reply mentions them (that notice says more).
+func (s *Service) tellAuthor(ctx context.Context, by Person, t TopicRow, p PostRow, mentioned []richtext.Named) {
+	if t.AuthorKey == by.MemberKey || slices.ContainsFunc(mentioned, func(n richtext.Named) bool { return n.Key == t.AuthorKey }) {
+		return
+	}
+	err := s.notifier.Post(ctx, inbox.Notice{
+		To:   []inbox.Recipient{{MemberKey: t.AuthorKey}},
+		Kind: "forum.notify.reply",
+		Args: map[string]string{"name": by.Name, "topic": t.Title, "preview": richtext.Plain(p.Body, 140)},
+		When: p.CreatedAt,
+		Link: postURL(t.PartitionKey, p.Num),
+		Key:  fmt.Sprintf("forum.reply|%s|%s", t.PartitionKey, p.CreatedAt.UTC().Format("2006010215")),
+	})
+	if err != nil {
+		s.log.WarnContext(ctx, "forum: reply notice not posted", "topic", t.PartitionKey, "err", err)
+	}
+}
+
 // tellMentioned records by as a participant of t and tells the
 // participants p mentions, in their inbox.
 func (s *Service) tellMentioned(ctx context.Context, by Person, t TopicRow, p PostRow) {
@@ -325,7 +346,9 @@ func (s *Service) tellMentioned(ctx context.Context, by Person, t TopicRow, p Po
 	for i, r := range people {
 		named[i] = richtext.Named{Key: r.RowKey[len(participantPrefix):], Name: r.Name}
 	}
-	for _, n := range richtext.Mentioned(p.Body, by.MemberKey, named) {
+	mentioned := richtext.Mentioned(p.Body, by.MemberKey, named)
+	s.tellAuthor(ctx, by, t, p, mentioned)
+	for _, n := range mentioned {
 		err := s.notifier.Post(ctx, inbox.Notice{
 			To:   []inbox.Recipient{{MemberKey: n.Key}},
 			Kind: "forum.notify.mention",
