@@ -8,7 +8,8 @@
 // group's id, a path {appt:GROUP/TITLE} is that appointment's page, and
 // {event:TITLE} is that demo event's path, {chat:NAME} a chat in the
 // person's list, {person:NAME} the page of someone who wrote in #general,
-// {topic:TITLE} a forum topic found by its title. Each shot is taken at 1280 px and 390 px wide, light and
+// {topic:TITLE} a forum topic found by its title, {invite:SLUG} a private
+// chat room's invite link. Each shot is taken at 1280 px and 390 px wide, light and
 // dark: OUT_DIR/name-{desktop,mobile}-{light,dark}.png.
 import { chromium } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
@@ -49,6 +50,17 @@ async function resolve(path, state) {
     const href = await page.getByTestId('chat-item').filter({ hasText: ch[1] }).first().locator('a').first().getAttribute('href');
     await ctx.close();
     return path.replace(ch[0], href.split('#')[0]);
+  }
+  const invite = path.match(/\{invite:([^}]+)\}/);
+  if (invite) {
+    // {invite:SLUG} is a private room's invite link, read by Anna (an
+    // admin) on the rooms' admin page.
+    const ctx = await browser.newContext({ storageState: await signIn('anna') });
+    const page = await ctx.newPage();
+    await page.goto(`${base}/admin/chat-rooms`);
+    const link = await page.locator(`#invite-room-${invite[1]}`).inputValue();
+    await ctx.close();
+    return path.replace(invite[0], new URL(link).pathname + new URL(link).search);
   }
   const topic = path.match(/\{topic:([^}]+)\}/);
   if (topic) {
