@@ -19,10 +19,10 @@ test('home page explains the product and links every module', async ({ page }) =
 
 test('a module that is not built yet shows a clear coming-soon state', async ({ page }) => {
   await page.goto('/');
-  await page.getByTestId('site-nav').locator('a[href="/forum"]').click();
-  await expect(page).toHaveURL(/\/forum$/);
+  await page.getByTestId('site-nav').locator('a[href="/store"]').click();
+  await expect(page).toHaveURL(/\/store$/);
   await expect(page.getByTestId('coming-soon')).toBeVisible();
-  await expect(page.locator('a[href="/forum"][aria-current="page"]')).toHaveCount(1);
+  await expect(page.locator('a[href="/store"][aria-current="page"]')).toHaveCount(1);
 });
 
 test('the language switch turns the UI Russian and remembers it', async ({ page }) => {
