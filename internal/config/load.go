@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/harmony/harmony/internal/formrule"
 )
 
 // LookupEnv reads one environment variable; os.LookupEnv in production,
@@ -21,8 +23,6 @@ type LookupEnv func(name string) (string, bool)
 // Load reads every setting from the environment, then from flags in args
 // (a flag wins), and validates the result. It reports every problem at once.
 // With -h or -help in args it returns flag.ErrHelp.
-// roomSlug is what a chat room slug may be.
-var roomSlug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 func Load(args []string, env LookupEnv) (*Config, error) {
 	raw, err := readRaw(args, env)
@@ -209,7 +209,7 @@ func parse(raw map[string]string) (*Config, error) {
 		if r = strings.TrimSpace(r); r == "" {
 			continue
 		}
-		if !roomSlug.MatchString(r) || len(r) > 32 {
+		if !formrule.IsSlug(r, 32) {
 			fail("CHAT_ROOMS", fmt.Errorf("%q is not a room slug (lower-case letters, digits, hyphens)", r))
 			continue
 		}
@@ -299,9 +299,6 @@ func parseEmails(s string) ([]string, error) {
 	return out, nil
 }
 
-// promptTagSlug is what a tag may be: it sits in URLs and table keys.
-var promptTagSlug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-
 // parsePromptTags reads "slug=English/Russian, …"; the Russian name is
 // optional.
 func parsePromptTags(s string) ([]PromptTag, error) {
@@ -315,7 +312,7 @@ func parsePromptTags(s string) ([]PromptTag, error) {
 		switch {
 		case !ok || t.English == "":
 			return nil, fmt.Errorf("%q: want slug=English/Russian", part)
-		case len(slug) > 32 || !promptTagSlug.MatchString(slug):
+		case !formrule.IsSlug(slug, 32):
 			return nil, fmt.Errorf("%q: a tag is lower-case letters and digits joined by hyphens, at most 32", slug)
 		case seen[slug]:
 			return nil, fmt.Errorf("%q is listed twice", slug)

@@ -9,6 +9,7 @@
 package formrule
 
 import (
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -138,4 +139,15 @@ func CheckDate(t time.Time) Problem {
 		return DateOutOfRange
 	}
 	return OK
+}
+
+// slug is a slug's shape: lower-case letters and digits in words joined
+// by single hyphens.
+var slug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// IsSlug reports whether s is a slug of at most max characters (0: any
+// length): the short names admins give rooms, sections, categories and
+// tags, which sit in URLs and table keys as they are.
+func IsSlug(s string, max int) bool {
+	return slug.MatchString(s) && (max <= 0 || len(s) <= max)
 }

@@ -150,3 +150,18 @@ func FuzzTextCheck(f *testing.F) {
 		}
 	})
 }
+
+func TestIsSlug(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{
+		"general": true, "book-club": true, "a1-b2-c3": true, "x": true,
+		"": false, "Book": false, "-a": false, "a-": false, "a--b": false, "a b": false, "клуб": false, "a_b": false,
+	} {
+		if got := IsSlug(s, 0); got != want {
+			t.Errorf("IsSlug(%q) = %v", s, got)
+		}
+	}
+	if IsSlug("abcd", 3) || !IsSlug("abc", 3) {
+		t.Error("the length bound")
+	}
+}

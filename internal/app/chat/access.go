@@ -10,6 +10,7 @@ import (
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -99,7 +100,7 @@ func (s *Service) Open(ctx context.Context, id *auth.Identity, chatID string) (A
 	kind, ref := kindOf(chatID)
 	switch kind {
 	case KindRoom:
-		if !roomSlug.MatchString(ref) {
+		if !formrule.IsSlug(ref, maxRoomSlug) {
 			return Access{}, ErrNoChat
 		}
 		c, err := s.chatRow(ctx, kind, chatID)

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
@@ -132,7 +133,7 @@ func (s *Service) directory(c echo.Context) error {
 // joinable reads room chatID for someone joining it with key (private
 // rooms need their invite); anything else is ErrNoChat.
 func (s *Service) joinable(ctx context.Context, chatID, key string) (ChatRow, error) {
-	if kind, ref := kindOf(chatID); kind != KindRoom || !roomSlug.MatchString(ref) {
+	if kind, ref := kindOf(chatID); kind != KindRoom || !formrule.IsSlug(ref, maxRoomSlug) {
 		return ChatRow{}, ErrNoChat
 	}
 	r, err := s.chatRow(ctx, KindRoom, chatID)

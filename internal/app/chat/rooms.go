@@ -3,10 +3,10 @@ package chat
 import (
 	"context"
 	"errors"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -14,8 +14,8 @@ import (
 // seeded on first start from the configured list; any signed-in person
 // reads and posts in them.
 
-// roomSlug is what a room's slug may be.
-var roomSlug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+// maxRoomSlug bounds a room's slug (CHAT_ROOMS holds the same).
+const maxRoomSlug = 32
 
 // RoomID is a room's chat id.
 func RoomID(slug string) string { return "room-" + slug }
@@ -24,7 +24,7 @@ func RoomID(slug string) string { return "room-" + slug }
 // there already is left as it is).
 func (s *Service) Seed(ctx context.Context) error {
 	for _, slug := range s.rooms {
-		if !roomSlug.MatchString(slug) {
+		if !formrule.IsSlug(slug, maxRoomSlug) {
 			continue
 		}
 		pk, rk := chatKey(KindRoom, RoomID(slug))

@@ -60,7 +60,7 @@ func checkRoom(name, desc string) (string, string, RoomErrors) {
 func (s *Service) CreateRoom(ctx context.Context, slug, name, desc string, private bool) error {
 	slug = strings.TrimSpace(slug)
 	name, desc, errs := checkRoom(name, desc)
-	if !roomSlug.MatchString(slug) || len(slug) > 32 {
+	if !formrule.IsSlug(slug, maxRoomSlug) {
 		if errs == nil {
 			errs = RoomErrors{}
 		}

@@ -3,7 +3,6 @@ package events
 import (
 	"context"
 	"errors"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -61,9 +60,6 @@ func (c Category) Label(ctx context.Context) string {
 	}
 	return c.English
 }
-
-// categorySlug is what a category may be: it sits in URLs and keys.
-var categorySlug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 var (
 	englishCategoryRule = formrule.Text{Max: maxCategoryName, Required: true}
@@ -166,7 +162,7 @@ func checkCategoryNames(english, russian string) (string, string, FieldErrors) {
 func (c *Catalog) AddCategory(ctx context.Context, slug, english, russian string) error {
 	slug = strings.TrimSpace(slug)
 	english, russian, errs := checkCategoryNames(english, russian)
-	if len(slug) > maxCategorySlug || !categorySlug.MatchString(slug) {
+	if !formrule.IsSlug(slug, maxCategorySlug) {
 		if errs == nil {
 			errs = FieldErrors{}
 		}
@@ -193,7 +189,7 @@ func (c *Catalog) UpdateCategory(ctx context.Context, slug, english, russian str
 	if errs != nil {
 		return errs
 	}
-	if !categorySlug.MatchString(slug) {
+	if !formrule.IsSlug(slug, 0) {
 		return ErrNoCategory
 	}
 	_, err := storage.Modify(ctx, c.categories, categoriesPart, slug, func(r *CategoryRow, exists bool) error {

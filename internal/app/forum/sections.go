@@ -3,7 +3,6 @@ package forum
 import (
 	"context"
 	"errors"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,7 +17,6 @@ import (
 // under concurrency; `web reindex forum` recounts them from the topics.
 
 var (
-	sectionSlug     = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	sectionNameRule = formrule.Text{Max: 60, Required: true}
 	sectionDescRule = formrule.Text{Max: 300}
 )
@@ -31,7 +29,7 @@ var ErrSectionExists = errors.New("forum: the section exists")
 
 // Section reads an open section; missing or archived is ErrNoSection.
 func (s *Service) Section(ctx context.Context, slug string) (SectionRow, error) {
-	if !sectionSlug.MatchString(slug) {
+	if !formrule.IsSlug(slug, 0) {
 		return SectionRow{}, ErrNoSection
 	}
 	pk, rk := sectionKey(slug)
@@ -77,7 +75,7 @@ func checkSection(in SectionInput, isNew bool) (SectionRow, FormErrors) {
 	var p formrule.Problem
 	if isNew {
 		r.RowKey = strings.TrimSpace(in.Slug)
-		if !sectionSlug.MatchString(r.RowKey) || len(r.RowKey) > 40 || slices.Contains(reservedSlugs, r.RowKey) {
+		if !formrule.IsSlug(r.RowKey, 40) || slices.Contains(reservedSlugs, r.RowKey) {
 			errs["slug"] = "forum.error.slug"
 		}
 	}
@@ -162,7 +160,7 @@ func (s *Service) UpdateSection(ctx context.Context, slug string, in SectionInpu
 	if err != nil {
 		return SectionRow{}, err
 	}
-	if !sectionSlug.MatchString(slug) {
+	if !formrule.IsSlug(slug, 0) {
 		return SectionRow{}, ErrNoSection
 	}
 	pk, rk := sectionKey(slug)

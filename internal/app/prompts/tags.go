@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -59,9 +58,6 @@ type InvalidTagError struct{ Field, Key string }
 
 func (e *InvalidTagError) Error() string { return "prompts: invalid tag " + e.Field }
 
-// tagSlug is what a tag may be: it sits in URLs and keys.
-var tagSlug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-
 const maxTagLength, maxTagNameLength = 32, 40
 
 // Rules of a tag's display names; the Russian one falls back to the
@@ -88,7 +84,7 @@ func checkTagNames(english, russian string) (string, string, error) {
 // English name is required, the Russian one falls back to it.
 func (s *Service) AddTag(ctx context.Context, tag, english, russian string) error {
 	tag = strings.TrimSpace(tag)
-	if len(tag) > maxTagLength || !tagSlug.MatchString(tag) {
+	if !formrule.IsSlug(tag, maxTagLength) {
 		return &InvalidTagError{Field: "tag", Key: "admin.tags.error.slug"}
 	}
 	english, russian, err := checkTagNames(english, russian)
