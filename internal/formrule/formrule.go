@@ -9,6 +9,7 @@
 package formrule
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -151,3 +152,10 @@ var slug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 func IsSlug(s string, max int) bool {
 	return slug.MatchString(s) && (max <= 0 || len(s) <= max)
 }
+
+// FieldErrors maps a form's field to the i18n key of what is wrong with
+// it. Returned as an error it means the form was refused and nothing was
+// written; the page shows each message by its field.
+type FieldErrors map[string]string
+
+func (e FieldErrors) Error() string { return fmt.Sprintf("form: %d bad fields", len(e)) }

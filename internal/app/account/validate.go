@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
 	// Embedded zone data, so timezone checks (time.LoadLocation) work in a
 	// distroless image without /usr/share/zoneinfo.
 	_ "time/tzdata"
@@ -70,7 +71,7 @@ var CommonTimezones = []string{
 
 // FieldErrors maps a form field's name to the message key of what is wrong
 // with it. Empty means the input is valid.
-type FieldErrors map[string]string
+type FieldErrors = formrule.FieldErrors
 
 // ProfileInput is the profile form as typed.
 type ProfileInput struct {

@@ -32,9 +32,7 @@ var (
 )
 
 // RoomErrors maps a room form's field to the i18n key of its problem.
-type RoomErrors map[string]string
-
-func (e RoomErrors) Error() string { return "chat: bad room form" }
+type RoomErrors = formrule.FieldErrors
 
 // ErrRoomExists is a new room whose slug is taken (409).
 var ErrRoomExists = errors.New("chat: the room exists")

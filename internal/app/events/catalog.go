@@ -230,9 +230,7 @@ func (e EventRow) plan() Plan {
 
 // FieldErrors maps a form field to the i18n key of what is wrong with
 // it; returned as an error, nothing was written.
-type FieldErrors map[string]string
-
-func (e FieldErrors) Error() string { return fmt.Sprintf("events: %d bad form fields", len(e)) }
+type FieldErrors = formrule.FieldErrors
 
 var (
 	titleRule = formrule.Text{Max: MaxTitle, Required: true}

@@ -42,9 +42,7 @@ const titleMin = 3
 const writeAttempts = 200
 
 // FormErrors maps a form's field to the i18n key of its problem (422).
-type FormErrors map[string]string
-
-func (e FormErrors) Error() string { return "forum: bad form" }
+type FormErrors = formrule.FieldErrors
 
 // checkTitle and checkBody clean and check what was typed.
 func checkTitle(title string, errs FormErrors) string {

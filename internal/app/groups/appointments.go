@@ -108,9 +108,7 @@ func Revision(a Appointment) string { return strconv.FormatInt(a.UpdatedAt.UnixN
 
 // FieldErrors maps a form field to the i18n key of what is wrong with
 // it. Returned as an error, it means nothing was written.
-type FieldErrors map[string]string
-
-func (e FieldErrors) Error() string { return fmt.Sprintf("groups: %d bad form fields", len(e)) }
+type FieldErrors = formrule.FieldErrors
 
 // Errors about appointments.
 var (
