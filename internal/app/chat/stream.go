@@ -64,13 +64,7 @@ func (s *Service) stream(c echo.Context) error {
 	sub := s.hub.Subscribe(ch.RowKey)
 	defer s.hub.Unsubscribe(sub)
 
-	w := c.Response()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	w.Flush()
+	w := startStream(c)
 
 	// What the page shows around the log follows it: "seen by" under the
 	// newest message, and a private chat's other person's presence.
@@ -188,6 +182,19 @@ func (s *Service) stream(c echo.Context) error {
 	}
 }
 
+// startStream answers with an event stream: no caching, no proxy
+// buffering, the headers sent at once.
+func startStream(c echo.Context) *echo.Response {
+	w := c.Response()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	w.Flush()
+	return w
+}
+
 // resumeFrom is the sequence number the stream starts after: the
 // Last-Event-ID header when the client reconnects, else ?after.
 func resumeFrom(c echo.Context) (int64, error) {
@@ -267,13 +274,7 @@ func (s *Service) news(c echo.Context) error {
 	}
 	sub := s.hub.Subscribe(ids...)
 	defer s.hub.Unsubscribe(sub)
-	w := c.Response()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	w.Flush()
+	w := startStream(c)
 	beat := time.NewTicker(s.beat)
 	defer beat.Stop()
 	for {
