@@ -98,7 +98,7 @@ func (s *Service) directoryRoutes(e *echo.Echo) {
 	e.GET("/chat/rooms", s.directory, acc)
 	e.GET("/chat/:id/join", s.joinPage, acc)
 	e.POST("/chat/:id/join", s.join, acc)
-	e.POST("/chat/:id/leave", s.leave, acc)
+	e.POST("/chat/:id/leave", s.leave, acc, s.requireChat)
 }
 
 // directory is GET /chat/rooms: the public rooms, and the private ones
@@ -185,10 +185,7 @@ func (s *Service) join(c echo.Context) error {
 func (s *Service) leave(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	acc, err := s.Open(ctx, id, c.Param("id"))
-	if err != nil {
-		return err
-	}
+	acc := accessOf(c)
 	if acc.Chat.Kind != KindRoom {
 		return ErrNoChat
 	}

@@ -27,13 +27,15 @@ import (
 // pageSize is how many messages a chat page shows.
 const pageSize = 50
 
-// Routes registers the chat pages; everything needs an account.
+// Routes registers the chat pages; everything needs an account, and a
+// chat's own pages (reader) the right to read it, which requireChat
+// works out once for the handler.
 func (s *Service) Routes(e *echo.Echo) {
-	acc := auth.RequireAccount
+	acc, reader := auth.RequireAccount, s.requireChat
 	e.GET("/chat", s.list)
-	e.GET("/chat/:id", s.page, acc)
-	e.POST("/chat/:id/messages", s.send, acc)
-	e.GET("/chat/:id/stream", s.stream, acc)
+	e.GET("/chat/:id", s.page, acc, reader)
+	e.POST("/chat/:id/messages", s.send, acc, reader)
+	e.GET("/chat/:id/stream", s.stream, acc, reader)
 	e.POST("/chat/private", s.startPrivate, acc)
 	e.POST("/chat/presence", s.heartbeat, acc)
 	e.POST("/chat/appear-offline", s.appearOffline, acc)
@@ -42,14 +44,34 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/chat/default", s.defaultRoom, acc)
 	e.GET("/chat/news", s.news, acc)
 	e.POST("/chat/default", s.setDefaultRoom, acc)
-	e.GET("/chat/:id/images/:file", s.serveImage, acc)
+	e.GET("/chat/:id/images/:file", s.serveImage, acc, reader)
 	s.roomRoutes(e)
 	s.directoryRoutes(e)
 	e.POST("/chat/unblock", s.unblock, acc)
-	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc)
-	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc)
-	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc)
+	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc, reader)
+	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc, reader)
+	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc, reader)
 }
+
+// accessKey keeps a request's Access (requireChat).
+const accessKey = "chat.access"
+
+// requireChat authorizes the route's chat (:id) for the asker, once, and
+// keeps its Access for the handler (accessOf); a chat they may not read
+// is the same 404 as one that is not there.
+func (s *Service) requireChat(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		acc, err := s.Open(c.Request().Context(), auth.From(c), c.Param("id"))
+		if err != nil {
+			return err
+		}
+		c.Set(accessKey, acc)
+		return next(c)
+	}
+}
+
+// accessOf is the Access requireChat worked out.
+func accessOf(c echo.Context) Access { return c.Get(accessKey).(Access) }
 
 func chatURL(id string) string { return "/chat/" + url.PathEscape(id) }
 
@@ -239,10 +261,7 @@ func window(c echo.Context, head, read int64) (from, to int64, err error) {
 func (s *Service) page(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	acc, err := s.Open(ctx, id, c.Param("id"))
-	if err != nil {
-		return err
-	}
+	acc := accessOf(c)
 	ch := acc.Chat
 	head, err := s.log.Head(ctx, ch.RowKey)
 	if err != nil {
@@ -476,10 +495,7 @@ func (s *Service) markerMoved(ctx context.Context, ch ChatRow) {
 func (s *Service) send(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	acc, err := s.Open(ctx, id, c.Param("id"))
-	if err != nil {
-		return err
-	}
+	acc := accessOf(c)
 	if !acc.CanPost {
 		return ErrReadOnly
 	}
@@ -533,10 +549,7 @@ func (s *Service) startPrivate(c echo.Context) error {
 
 // target is the request's chat (authorized) and message number.
 func (s *Service) target(c echo.Context) (Access, int64, error) {
-	acc, err := s.Open(c.Request().Context(), auth.From(c), c.Param("id"))
-	if err != nil {
-		return acc, 0, err
-	}
+	acc := accessOf(c)
 	seq, err := strconv.ParseInt(c.Param("seq"), 10, 64)
 	if err != nil || seq < 1 {
 		return acc, 0, ErrNoMessage

@@ -45,10 +45,7 @@ const (
 func (s *Service) stream(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	acc, err := s.Open(ctx, id, c.Param("id"))
-	if err != nil {
-		return err
-	}
+	acc := accessOf(c)
 	ch := acc.Chat
 	last, err := resumeFrom(c)
 	if err != nil {
