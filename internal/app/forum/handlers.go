@@ -22,9 +22,11 @@ import (
 )
 
 // Routes registers the forum's pages. Reading is open to everyone;
-// writing needs an account.
+// writing needs an account. A topic's routes carry requireTopic, which
+// reads the topic once for the handler (moderation reads it itself, at
+// its ETag).
 func (s *Service) Routes(e *echo.Echo) {
-	acc := auth.RequireAccount
+	acc, topic := auth.RequireAccount, s.requireTopic
 	e.GET("/forum", s.home)
 	e.GET("/forum/compose", s.compose, acc)
 	e.POST("/forum/topics", s.createTopic, acc)
@@ -36,23 +38,42 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/forum/feed.xml", s.feed)
 	e.GET("/forum/:section", s.section)
 	e.GET("/forum/:section/feed.xml", s.feed)
-	e.GET("/forum/t/:id", s.topic)
-	e.POST("/forum/t/:id/replies", s.reply, acc)
-	e.GET("/forum/t/:id/reply", s.replyPage, acc)
-	e.POST("/forum/t/:id/dismiss", s.dismiss, acc)
+	e.GET("/forum/t/:id", s.topic, topic)
+	e.POST("/forum/t/:id/replies", s.reply, acc, topic)
+	e.GET("/forum/t/:id/reply", s.replyPage, acc, topic)
+	e.POST("/forum/t/:id/dismiss", s.dismiss, acc, topic)
 	e.POST("/forum/t/:id/pin", s.pin, acc)
 	e.POST("/forum/t/:id/lock", s.lock, acc)
 	e.POST("/forum/t/:id/slow", s.slow, acc)
 	e.POST("/forum/t/:id/move", s.move, acc)
-	e.GET("/forum/t/:id/posts/:num/edit", s.editPage, acc)
-	e.POST("/forum/t/:id/posts/:num/edit", s.edit, acc)
-	e.GET("/forum/t/:id/posts/:num/history", s.history)
-	e.POST("/forum/t/:id/posts/:num/delete", s.remove, acc)
-	e.POST("/forum/t/:id/posts/:num/like", s.like, acc)
-	e.POST("/forum/t/:id/posts/:num/unread", s.markUnread, acc)
-	e.POST("/forum/t/:id/posts/:num/hide", s.hide, acc)
+	e.GET("/forum/t/:id/posts/:num/edit", s.editPage, acc, topic)
+	e.POST("/forum/t/:id/posts/:num/edit", s.edit, acc, topic)
+	e.GET("/forum/t/:id/posts/:num/history", s.history, topic)
+	e.POST("/forum/t/:id/posts/:num/delete", s.remove, acc, topic)
+	e.POST("/forum/t/:id/posts/:num/like", s.like, acc, topic)
+	e.POST("/forum/t/:id/posts/:num/unread", s.markUnread, acc, topic)
+	e.POST("/forum/t/:id/posts/:num/hide", s.hide, acc, topic)
 	s.adminRoutes(e)
 }
+
+// topicKey keeps a request's topic (requireTopic).
+const topicKey = "forum.topic"
+
+// requireTopic reads the route's topic (:id), open and not deleted, and
+// keeps it for the handler (topicOf); anything else is ErrNoTopic (404).
+func (s *Service) requireTopic(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		t, err := s.Head(c.Request().Context(), c.Param("id"))
+		if err != nil {
+			return err
+		}
+		c.Set(topicKey, t)
+		return next(c)
+	}
+}
+
+// topicOf is the topic requireTopic read.
+func topicOf(c echo.Context) TopicRow { return c.Get(topicKey).(TopicRow) }
 
 // person is who the request is from ("" memberKey for a visitor).
 func person(c echo.Context) Person {
@@ -200,10 +221,7 @@ func window(c echo.Context, posts, readNum int, opened bool) (from, to, firstUnr
 func (s *Service) topic(c echo.Context) error {
 	ctx := c.Request().Context()
 	me := person(c)
-	t, err := s.Head(ctx, c.Param("id"))
-	if err != nil {
-		return err
-	}
+	t := topicOf(c)
 	sec, err := s.Section(ctx, t.Section)
 	if err != nil {
 		return err
@@ -391,10 +409,7 @@ func (s *Service) preview(c echo.Context) error {
 // own, with the quoted post in it.
 func (s *Service) replyPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, err := s.Head(ctx, c.Param("id"))
-	if err != nil {
-		return err
-	}
+	t := topicOf(c)
 	p := views.ReplyProps{Action: topicURL(t.PartitionKey) + "/replies"}
 	if q := c.QueryParam("quote"); q != "" {
 		n, err := strconv.Atoi(q)
@@ -431,10 +446,7 @@ func (s *Service) renderReply(c echo.Context, status int, t TopicRow, p views.Re
 // reply is POST /forum/t/:id/replies (body; preview).
 func (s *Service) reply(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, err := s.Head(ctx, c.Param("id"))
-	if err != nil {
-		return err
-	}
+	t := topicOf(c)
 	p := views.ReplyProps{Action: topicURL(t.PartitionKey) + "/replies", Body: c.FormValue("body")}
 	if p.Preview = previewOf(c, p.Body); p.Preview != nil {
 		return s.renderReply(c, http.StatusOK, t, p)
@@ -466,7 +478,9 @@ func (s *Service) target(c echo.Context) (TopicRow, PostRow, error) {
 	if err != nil {
 		return TopicRow{}, PostRow{}, ErrNoPost
 	}
-	return s.Post(c.Request().Context(), c.Param("id"), n)
+	t := topicOf(c)
+	p, err := s.post(c.Request().Context(), t.PartitionKey, n)
+	return t, p, err
 }
 
 // editPage is GET /forum/t/:id/posts/:num/edit: the author's form.
@@ -608,10 +622,7 @@ func (s *Service) hide(c echo.Context) error {
 // dismiss is POST /forum/t/:id/dismiss: the pin goes for the reader.
 func (s *Service) dismiss(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, err := s.Head(ctx, c.Param("id"))
-	if err != nil {
-		return err
-	}
+	t := topicOf(c)
 	if err := s.DismissPin(ctx, person(c).MemberKey, t.PartitionKey); err != nil {
 		return err
 	}
