@@ -409,3 +409,40 @@ func TestPostActionsOverHTTP(t *testing.T) {
 		t.Error("bob's dismissal unpinned it for ann")
 	}
 }
+
+// TestArchivedSection: archiving a section closes it and its topics: its
+// page and topics are 404, and they leave the lists, the search and the
+// feed.
+func TestArchivedSection(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann, bob := a.Client(), a.Client(), a.Client()
+	a.SignIn(boss, "boss@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}})
+	topic := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Closing soon"}, "body": {"x"}}).Header.Get("Location")
+	if n := bob.Get("/forum/new").Doc(t).Find(testID("topic-row")).Length(); n != 1 {
+		t.Fatalf("before: %d new", n)
+	}
+	if res := post(boss, "/admin/forum/talk", url.Values{"name": {"Talk"}, "archived": {"true"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("archive: %d", res.StatusCode)
+	}
+	for _, path := range []string{"/forum/talk", topic, "/forum/talk/feed.xml"} {
+		if res := bob.Get(path); res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d", path, res.StatusCode)
+		}
+	}
+	if n := bob.Get("/forum/new").Doc(t).Find(testID("topic-row")).Length(); n != 0 {
+		t.Errorf("after: %d new", n)
+	}
+	if n := bob.Get("/forum/search?q=closing").Doc(t).Find(testID("topic-row")).Length(); n != 0 {
+		t.Errorf("search finds %d", n)
+	}
+	if strings.Contains(bob.Get("/forum/feed.xml").Body, "Closing soon") {
+		t.Error("the forum's feed lists it")
+	}
+	if res := post(ann, topic+"/replies", url.Values{"body": {"hello?"}}); res.StatusCode != http.StatusNotFound || writes(t, res) != 0 {
+		t.Errorf("a reply: %d", res.StatusCode)
+	}
+}

@@ -103,11 +103,13 @@ func (s *Service) readerList(c echo.Context, kind string, keep func(u Unread) bo
 		after = v
 	}
 	now := s.now()
-	rows, rd, next, err := s.scanAll(ctx, me.MemberKey, after, func(a ActivityRow, rd Reader) bool { return keep(rd.unreadOf(a, now)) })
+	names := s.sectionNames(ctx)
+	rows, rd, next, err := s.scanAll(ctx, me.MemberKey, after, func(a ActivityRow, rd Reader) bool {
+		return names[a.Section] != "" && keep(rd.unreadOf(a, now)) // an archived section's topics are closed
+	})
 	if err != nil {
 		return err
 	}
-	names := s.sectionNames(ctx)
 	p := views.ListProps{Heading: i18n.T(ctx, "forum."+kind+".heading"), Lead: i18n.T(ctx, "forum."+kind+".lead"), SignedIn: true, EmptyKey: "forum." + kind + ".empty", MarkAll: true}
 	for _, a := range rows {
 		p.Topics = append(p.Topics, s.topicItem(c, a, rd, names[a.Section]))
