@@ -74,7 +74,7 @@ func (s *Service) setMember(ctx context.Context, memberKey string, c ChatRow, jo
 		return nil
 	})
 	if err == nil {
-		s.markers.Store(key, r)
+		s.remember(key, r)
 	}
 	return err
 }

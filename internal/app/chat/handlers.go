@@ -413,11 +413,18 @@ func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, se
 		return nil
 	}
 	key := memberKey + "|" + ch.RowKey
-	if known, ok := s.markers.Load(key); ok {
-		r := known.(UserChatRow)
-		if r.ReadSeq >= seq {
+	known, ok := s.markers.Load(key)
+	if ok && known.(knownMarker).row.ReadSeq >= seq {
+		if s.now().Sub(known.(knownMarker).at) < markerTrust {
 			return nil
 		}
+		// Perhaps moved back since ("unread from here" on another
+		// instance): read it again rather than trust an old copy.
+		s.markers.Delete(key)
+		ok = false
+	}
+	if ok {
+		r := known.(knownMarker).row
 		r.ReadSeq = seq
 		var etag string
 		var err error
@@ -438,7 +445,7 @@ func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, se
 		}
 		if err == nil {
 			r.ETag = etag
-			s.markers.Store(key, r)
+			s.remember(key, r)
 			s.markerMoved(ctx, ch)
 			return nil
 		}
@@ -461,9 +468,27 @@ func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, se
 		s.markerMoved(ctx, ch)
 	}
 	if err == nil {
-		s.markers.Store(key, r)
+		s.remember(key, r)
 	}
 	return err
+}
+
+// markerTrust is how long the copy of a marker an instance keeps is
+// trusted to say a move is not needed. Moves forward are checked by the
+// row's ETag anyway; only "unread from here" elsewhere moves a marker
+// back, and then this instance may skip a move for at most this long.
+const markerTrust = 30 * time.Second
+
+// knownMarker is an instance's copy of a marker row, and when it was
+// read or written.
+type knownMarker struct {
+	row UserChatRow
+	at  time.Time
+}
+
+// remember keeps r as the instance's copy of the marker at key.
+func (s *Service) remember(key string, r UserChatRow) {
+	s.markers.Store(key, knownMarker{row: r, at: s.now()})
 }
 
 // knowMarker has the instance know memberKey's marker row in ch (read
@@ -478,7 +503,7 @@ func (s *Service) knowMarker(ctx context.Context, memberKey string, ch ChatRow) 
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
-	s.markers.LoadOrStore(key, r) // a missing row: ETag "", ReadSeq 0
+	s.markers.LoadOrStore(key, knownMarker{row: r, at: s.now()}) // a missing row: ETag "", ReadSeq 0
 	return nil
 }
 
