@@ -560,3 +560,32 @@ func TestSearchAndLists(t *testing.T) {
 		t.Fatalf("unread: %+v", unread)
 	}
 }
+
+// TestListPagesPastTheirBound: a list page that reads its bound of rows
+// without finding enough stops with a cursor, and the next page goes on
+// from the last row read: a topic past the bound is found once.
+func TestListPagesPastTheirBound(t *testing.T) {
+	t.Parallel()
+	s, c := newForum(t, storetest.Open(t))
+	ctx := context.Background()
+	var oldest string
+	for i := range listScans*listFetch + 30 {
+		c.advance(time.Second)
+		tp, err := s.CreateTopic(ctx, admin, "general", fmt.Sprint("Topic ", i), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			oldest = tp.PartitionKey
+		}
+	}
+	want := func(a ActivityRow, _ Reader) bool { return a.TopicID == oldest }
+	rows, _, next, err := s.scanAll(ctx, bob.MemberKey, "", want)
+	if err != nil || len(rows) != 0 || next == "" {
+		t.Fatalf("first page: %d rows, next %q, %v", len(rows), next, err)
+	}
+	rows, _, next, err = s.scanAll(ctx, bob.MemberKey, next, want)
+	if err != nil || len(rows) != 1 || rows[0].TopicID != oldest || next != "" {
+		t.Fatalf("second page: %d rows, next %q, %v", len(rows), next, err)
+	}
+}

@@ -244,7 +244,7 @@ func (s *Service) topic(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	staff := me.Admin || me.MemberKey != "" && containsKey(sec.ModeratorKeys(), me.MemberKey)
+	staff := isStaffOf(me, sec)
 	u := topicURL(t.PartitionKey)
 	p := views.TopicProps{
 		ID: t.PartitionKey, URL: u, Title: t.Title, SectionName: sec.Name, SectionURL: sectionURL(sec.RowKey),
@@ -276,15 +276,6 @@ func (s *Service) topic(c echo.Context) error {
 		s.markRead(ctx, me.MemberKey, t.PartitionKey, to)
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: t.Title, Section: "forum", Content: views.Topic(p)})
-}
-
-func containsKey(keys []string, k string) bool {
-	for _, v := range keys {
-		if v == k {
-			return true
-		}
-	}
-	return false
 }
 
 // postItem is a post as me sees it.

@@ -45,12 +45,13 @@ const (
 func (s *Service) scanAll(ctx context.Context, memberKey, after string, keep func(a ActivityRow, rd Reader) bool) (rows []ActivityRow, rd Reader, next string, err error) {
 	end := storage.ReverseTicks(s.now().Add(-cutoff))
 	rd = Reader{MemberKey: memberKey, Markers: map[string]ReadRow{}}
-	from := ""
-	if after != "" {
-		from = storage.PrefixEnd(after)
-	}
+	last := after // the last row consumed
 	for scan := range listScans {
-		page, _, err := storage.Take[ActivityRow](ctx, s.activity, storage.Query{PartitionKey: allPart, RowKeyFrom: from, RowKeyTo: end}, listFetch)
+		from := ""
+		if last != "" {
+			from = storage.PrefixEnd(last)
+		}
+		page, more, err := storage.Take[ActivityRow](ctx, s.activity, storage.Query{PartitionKey: allPart, RowKeyFrom: from, RowKeyTo: end}, listFetch)
 		if err != nil {
 			return nil, rd, "", err
 		}
@@ -72,7 +73,7 @@ func (s *Service) scanAll(ctx context.Context, memberKey, after string, keep fun
 			rd.Markers[k] = v
 		}
 		for _, a := range page {
-			from = storage.PrefixEnd(a.RowKey)
+			last = a.RowKey
 			if keep(a, rd) {
 				rows = append(rows, a)
 				if len(rows) == pageSize {
@@ -80,14 +81,13 @@ func (s *Service) scanAll(ctx context.Context, memberKey, after string, keep fun
 				}
 			}
 		}
-		if len(page) < listFetch {
+		if !more {
 			return rows, rd, "", nil
 		}
 	}
-	if len(rows) > 0 {
-		return rows, rd, rows[len(rows)-1].RowKey, nil
-	}
-	return rows, rd, strings.TrimSuffix(from, "\x00"), nil
+	// Out of queries for this page: the next one goes on from the last
+	// row read, kept or not.
+	return rows, rd, last, nil
 }
 
 // readerList renders /forum/unread or /forum/new.

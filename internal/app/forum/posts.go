@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/richtext"
@@ -110,19 +111,15 @@ func (s *Service) Edit(ctx context.Context, by Person, topicID string, num int, 
 			rev.At = *p.EditedAt
 		}
 		p.Body, p.EditedAt, p.Revisions = body, &now, p.Revisions+1
-		ops := make([]storage.TxOp, 0, 3)
-		for _, v := range []any{rev} {
-			e, err := storage.Marshal(v)
-			if err != nil {
-				return err
-			}
-			ops = append(ops, storage.TxOp{Kind: storage.TxInsert, Entity: e})
+		re, err := storage.Marshal(rev)
+		if err != nil {
+			return err
 		}
 		pe, err := storage.Marshal(p)
 		if err != nil {
 			return err
 		}
-		ops = append(ops, storage.TxOp{Kind: storage.TxUpdate, Mode: storage.Replace, IfMatch: p.ETag, Entity: pe})
+		ops := []storage.TxOp{{Kind: storage.TxInsert, Entity: re}, {Kind: storage.TxUpdate, Mode: storage.Replace, IfMatch: p.ETag, Entity: pe}}
 		if titleChanged {
 			before = t
 			t.Title = title
@@ -327,26 +324,33 @@ func (s *Service) tellAuthor(ctx context.Context, by Person, t TopicRow, p PostR
 	}
 }
 
-// tellMentioned records by as a participant of t and tells the
-// participants p mentions, in their inbox.
+// participantOp records by as a participant of a topic, in the
+// transaction that writes their post.
+func participantOp(topicID string, by Person) (storage.TxOp, error) {
+	e, err := storage.Marshal(ParticipantRow{PartitionKey: topicID, RowKey: participantPrefix + by.MemberKey, Name: by.Name})
+	return storage.TxOp{Kind: storage.TxUpsert, Mode: storage.Replace, Entity: e}, err
+}
+
+// tellMentioned tells the participants p mentions, in their inbox (the
+// participants are read only when p has an @), and t's author of the
+// reply.
 func (s *Service) tellMentioned(ctx context.Context, by Person, t TopicRow, p PostRow) {
 	ctx = context.WithoutCancel(ctx)
-	if _, err := storage.Upsert(ctx, s.posts, ParticipantRow{PartitionKey: t.PartitionKey, RowKey: participantPrefix + by.MemberKey, Name: by.Name}); err != nil {
-		s.log.WarnContext(ctx, "forum: participant not recorded", "topic", t.PartitionKey, "err", err)
-	}
 	if s.notifier == nil || p.Num == 1 {
 		return
 	}
-	people, _, err := storage.Take[ParticipantRow](ctx, s.posts, storage.Query{PartitionKey: t.PartitionKey, RowKeyPrefix: participantPrefix}, 1000)
-	if err != nil {
-		s.log.WarnContext(ctx, "forum: mentions not read", "topic", t.PartitionKey, "err", err)
-		return
+	var mentioned []richtext.Named
+	if strings.Contains(p.Body, "@") {
+		people, _, err := storage.Take[ParticipantRow](ctx, s.posts, storage.Query{PartitionKey: t.PartitionKey, RowKeyPrefix: participantPrefix}, 1000)
+		if err != nil {
+			s.log.WarnContext(ctx, "forum: mentions not read", "topic", t.PartitionKey, "err", err)
+		}
+		named := make([]richtext.Named, len(people))
+		for i, r := range people {
+			named[i] = richtext.Named{Key: r.RowKey[len(participantPrefix):], Name: r.Name}
+		}
+		mentioned = richtext.Mentioned(p.Body, by.MemberKey, named)
 	}
-	named := make([]richtext.Named, len(people))
-	for i, r := range people {
-		named[i] = richtext.Named{Key: r.RowKey[len(participantPrefix):], Name: r.Name}
-	}
-	mentioned := richtext.Mentioned(p.Body, by.MemberKey, named)
 	s.tellAuthor(ctx, by, t, p, mentioned)
 	for _, n := range mentioned {
 		err := s.notifier.Post(ctx, inbox.Notice{

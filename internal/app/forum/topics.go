@@ -115,7 +115,11 @@ func (s *Service) CreateTopic(ctx context.Context, by Person, section, title, bo
 	if err != nil {
 		return TopicRow{}, err
 	}
-	if err := s.posts.Transact(ctx, []storage.TxOp{{Kind: storage.TxInsert, Entity: head}, {Kind: storage.TxInsert, Entity: post}}); err != nil {
+	who, err := participantOp(id, by)
+	if err != nil {
+		return TopicRow{}, err
+	}
+	if err := s.posts.Transact(ctx, []storage.TxOp{{Kind: storage.TxInsert, Entity: head}, {Kind: storage.TxInsert, Entity: post}, who}); err != nil {
 		return TopicRow{}, err
 	}
 	t, err = s.Head(ctx, id)
@@ -163,13 +167,22 @@ func (s *Service) Reply(ctx context.Context, by Person, topicID, body string) (P
 			return PostRow{}, err
 		}
 	}
+	who, err := participantOp(topicID, by)
+	if err != nil {
+		return PostRow{}, err
+	}
 	var before, after TopicRow
 	var out PostRow
+	// The first attempt uses the head just read; a retry reads it again.
+	h, first := t, true
 	err = storage.Optimistic(ctx, writeAttempts, func(ctx context.Context) error {
-		h, err := s.Head(ctx, topicID)
-		if err != nil {
-			return err
+		if !first {
+			var err error
+			if h, err = s.Head(ctx, topicID); err != nil {
+				return err
+			}
 		}
+		first = false
 		if h.Locked && !staff {
 			return ErrLocked
 		}
@@ -186,7 +199,7 @@ func (s *Service) Reply(ctx context.Context, by Person, topicID, body string) (P
 		if err != nil {
 			return err
 		}
-		err = s.posts.Transact(ctx, []storage.TxOp{{Kind: storage.TxUpdate, Mode: storage.Replace, IfMatch: h.ETag, Entity: head}, {Kind: storage.TxInsert, Entity: post}})
+		err = s.posts.Transact(ctx, []storage.TxOp{{Kind: storage.TxUpdate, Mode: storage.Replace, IfMatch: h.ETag, Entity: head}, {Kind: storage.TxInsert, Entity: post}, who})
 		if err != nil {
 			return err
 		}
