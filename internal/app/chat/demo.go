@@ -70,10 +70,10 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		return nil
 	}
 	// A public room to find in the directory, a private one for two.
-	if err := s.CreateRoom(ctx, "book-club", "Book club", "Books we read: one a month, in any language.", false); err != nil && !errors.Is(err, ErrRoomExists) {
+	if err := s.CreateRoom(ctx, "book-club", "Book club", "Books we read: one a month, in any language.", false, ""); err != nil && !errors.Is(err, ErrRoomExists) {
 		return err
 	}
-	if err := s.CreateRoom(ctx, "organisers", "Organisers", "Planning the events.", true); err != nil && !errors.Is(err, ErrRoomExists) {
+	if err := s.CreateRoom(ctx, "organisers", "Organisers", "Planning the events.", true, ""); err != nil && !errors.Is(err, ErrRoomExists) {
 		return err
 	}
 	for _, room := range []string{"room-general", "room-random", "room-book-club", "room-organisers"} {

@@ -54,8 +54,9 @@ func checkRoom(name, desc string) (string, string, RoomErrors) {
 	return name, desc, nil
 }
 
-// CreateRoom adds a room; a private one gets its invite link.
-func (s *Service) CreateRoom(ctx context.Context, slug, name, desc string, private bool) error {
+// CreateRoom adds a room; a private one gets its invite link, and
+// creator ("" for none) is in it, to share the link.
+func (s *Service) CreateRoom(ctx context.Context, slug, name, desc string, private bool, creator string) error {
 	slug = strings.TrimSpace(slug)
 	name, desc, errs := checkRoom(name, desc)
 	if !formrule.IsSlug(slug, maxRoomSlug) {
@@ -76,7 +77,10 @@ func (s *Service) CreateRoom(ctx context.Context, slug, name, desc string, priva
 	if errors.Is(err, storage.ErrExists) {
 		return ErrRoomExists
 	}
-	return err
+	if err != nil || !private || creator == "" {
+		return err
+	}
+	return s.setMember(ctx, creator, row, true)
 }
 
 // maxKeepDays bounds a room's own message lifetime.
@@ -162,7 +166,7 @@ func (s *Service) renderRooms(c echo.Context, status int, add map[string]string,
 // createRoom is POST /admin/chat-rooms (slug, name, description).
 func (s *Service) createRoom(c echo.Context) error {
 	add := map[string]string{"slug": c.FormValue("slug"), "name": c.FormValue("name"), "description": c.FormValue("description"), "private": c.FormValue("private")}
-	err := s.CreateRoom(c.Request().Context(), add["slug"], add["name"], add["description"], add["private"] == "true")
+	err := s.CreateRoom(c.Request().Context(), add["slug"], add["name"], add["description"], add["private"] == "true", auth.From(c).MemberKey)
 	var re RoomErrors
 	switch {
 	case errors.As(err, &re):
@@ -171,16 +175,6 @@ func (s *Service) createRoom(c echo.Context) error {
 		return s.renderRooms(c, http.StatusConflict, add, RoomErrors{"slug": "chat.rooms.error.exists"})
 	case err != nil:
 		return err
-	}
-	if add["private"] == "true" {
-		// Whoever makes a private room is in it, and shares its link.
-		r, err := s.chatRow(c.Request().Context(), KindRoom, RoomID(strings.TrimSpace(add["slug"])))
-		if err == nil {
-			err = s.setMember(c.Request().Context(), auth.From(c).MemberKey, r, true)
-		}
-		if err != nil {
-			return err
-		}
 	}
 	return web.FlashRedirect(c, "chat.rooms.flash.created", adminRoomsURL)
 }
