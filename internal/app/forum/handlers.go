@@ -272,8 +272,9 @@ func (s *Service) topic(c echo.Context) error {
 	if p.Pinned && me.MemberKey != "" && !m.Dismissed {
 		p.DismissURL = u + "/dismiss"
 	}
-	if me.MemberKey != "" && to > m.ReadNum {
-		s.markRead(ctx, me.MemberKey, t.PartitionKey, to)
+	if me.MemberKey != "" {
+		_, known := rd.Markers[t.PartitionKey]
+		s.markReadKnown(ctx, me.MemberKey, t.PartitionKey, to, m, known)
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: t.Title, Section: "forum", Content: views.Topic(p)})
 }

@@ -39,6 +39,26 @@ func (s *Service) markRead(ctx context.Context, memberKey, topicID string, num i
 	}
 }
 
+// markReadKnown is markRead when the caller has just read the marker
+// row (m; known says it exists): one conditional write and no second
+// read; if someone wrote it in between, markRead reads it again.
+func (s *Service) markReadKnown(ctx context.Context, memberKey, topicID string, num int, m ReadRow, known bool) {
+	if known && m.ReadNum >= num {
+		return
+	}
+	now := s.now().UTC()
+	m.PartitionKey, m.RowKey, m.ReadNum, m.At = memberKey, topicID, num, &now
+	var err error
+	if known {
+		_, err = storage.Update(context.WithoutCancel(ctx), s.reads, m, m.ETag)
+	} else {
+		_, err = storage.Insert(context.WithoutCancel(ctx), s.reads, m)
+	}
+	if err != nil {
+		s.markRead(ctx, memberKey, topicID, num)
+	}
+}
+
 // MarkUnread sets memberKey's marker in topicID back to just before num.
 func (s *Service) MarkUnread(ctx context.Context, memberKey, topicID string, num int) error {
 	t, err := s.Head(ctx, topicID)
