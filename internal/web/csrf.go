@@ -10,6 +10,7 @@ import (
 
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/web/csrf"
+	"github.com/harmony/harmony/internal/web/viewer"
 )
 
 // csrfSessionKey is where the session keeps its CSRF token.
@@ -39,6 +40,18 @@ func RotateCSRFToken(sess *sessions.Session) {
 	sess.Values[csrfSessionKey] = csrf.NewToken()
 }
 
+// anonymousTokenFree are the unsafe routes that need no token from a
+// visitor who is not signed in, only a request from our own origin: the
+// language switch, which shared pages (shared.go) carry without a token.
+// A forged switch could change no more than the language a visitor's pages
+// are shown in. A signed-in person's switch is saved to their profile, so
+// it still needs the token.
+var anonymousTokenFree = map[string]bool{"/lang": true}
+
+// AnonymousTokenFree reports whether an unsafe request to path needs no
+// CSRF token from a visitor who is not signed in (for route matrices).
+func AnonymousTokenFree(path string) bool { return anonymousTokenFree[path] }
+
 // requireCSRF guards every unsafe method: the request must come from our
 // own origin (Sec-Fetch-Site/Origin, via net/http's CrossOriginProtection)
 // and carry the session's token in X-CSRF-Token or the _csrf form field.
@@ -55,6 +68,11 @@ func (s *Server) requireCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if err := s.crossOrigin.Check(req); err != nil {
 			return refuse(err)
+		}
+		if anonymousTokenFree[req.URL.Path] {
+			if v := viewer.From(ctx); !v.SignedIn && !v.Guest {
+				return next(c)
+			}
 		}
 		sent := req.Header.Get(csrf.Header)
 		if sent == "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/internal/web/viewer"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -77,19 +78,41 @@ func TestUserSettingBeatsCookie(t *testing.T) {
 	}
 }
 
-func TestSwitchLanguageNeedsCSRF(t *testing.T) {
+// The language switch needs no token from a visitor who is not signed in
+// (shared pages carry none), but does from a signed-in person, whose
+// switch is saved to their profile.
+func TestSwitchLanguageNeedsCSRFWhenSignedIn(t *testing.T) {
 	t.Parallel()
-	s := newServer(t, nil)
-	s.client.Get("/") // a session with a token exists; the post still lacks it
-	res := s.client.PostForm("/lang", url.Values{"lang": {"ru"}, "next": {"/"}})
+	anon := newServer(t, nil)
+	res := anon.client.PostForm("/lang", url.Values{"lang": {"ru"}, "next": {"/"}})
+	if res.StatusCode != http.StatusSeeOther || anon.client.Cookie("lang") == nil {
+		t.Errorf("anonymous switch without a token: status %d, lang cookie %v; want 303 and the cookie",
+			res.StatusCode, anon.client.Cookie("lang"))
+	}
+
+	signedIn := newServer(t, nil, func(d *web.Deps) {
+		d.Middleware = append(d.Middleware, func(next echo.HandlerFunc) echo.HandlerFunc {
+			return func(c echo.Context) error {
+				req := c.Request()
+				c.SetRequest(req.WithContext(viewer.With(req.Context(), viewer.Viewer{SignedIn: true, Name: "Anna"})))
+				return next(c)
+			}
+		})
+	})
+	signedIn.client.Get("/") // a session with a token exists; the post still lacks it
+	res = signedIn.client.PostForm("/lang", url.Values{"lang": {"ru"}, "next": {"/"}})
 	if res.StatusCode != http.StatusForbidden {
-		t.Fatalf("status %d, want 403", res.StatusCode)
+		t.Fatalf("signed-in switch without a token: status %d, want 403", res.StatusCode)
 	}
 	if res.Doc(t).Find(`[data-testid="error-page"][data-status="403"]`).Length() != 1 {
 		t.Error("no 403 error page")
 	}
-	if s.client.Cookie("lang") != nil {
+	if signedIn.client.Cookie("lang") != nil {
 		t.Error("lang cookie set despite the refused request")
+	}
+	form := signedIn.client.WithCSRF("/", url.Values{"lang": {"ru"}, "next": {"/"}})
+	if res := signedIn.client.PostForm("/lang", form); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("signed-in switch with the token: status %d, want 303", res.StatusCode)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -38,39 +39,58 @@ func Render(c echo.Context, status int, p Page) error {
 		}
 		return RenderFragment(c, status, frag)
 	}
-	// The layout shows the message a redirect left, once: a full page
-	// takes it; a fragment leaves it for the page that follows.
-	flash, err := TakeFlash(c)
-	if err != nil && !errors.Is(err, errNoSessions) {
-		return err
-	}
 	props := layout.Props{
-		Flash:      flash,
 		Title:      p.Title,
 		Nav:        navItems(p.Section),
 		CurrentURL: c.Request().URL.RequestURI(),
 		Unread:     unreadBadge(c),
 		Banner:     banner(c),
 	}
+	if props.Banner != nil {
+		c.Set(sharedKey, nil) // the banner's form needs the visitor's token
+	}
+	if sharedFrom(c) == nil {
+		// The layout shows the message a redirect left, once: a full
+		// page takes it; a fragment leaves it for the page that follows.
+		// A shared page's visitor has no session, so no message.
+		flash, err := TakeFlash(c)
+		if err != nil && !errors.Is(err, errNoSessions) {
+			return err
+		}
+		props.Flash = flash
+	}
 	return RenderFragment(c, status, layout.Page(props, p.Content))
 }
 
 // RenderFragment writes one component as the whole response body. It
 // renders into a buffer with the request's context (cancellation, language,
-// CSRF token) before writing status and body.
+// CSRF token) before writing status and body. A shared page (see Shared)
+// renders with no session and no token, and a full one is kept.
 func RenderFragment(c echo.Context, status int, comp templ.Component) error {
-	token, err := CSRFToken(c)
-	if err != nil && !errors.Is(err, errNoSessions) {
-		return err // a bare echo (a view test) renders without a token
+	shared := sharedFrom(c)
+	ctx := c.Request().Context()
+	if shared == nil {
+		token, err := CSRFToken(c)
+		if err != nil && !errors.Is(err, errNoSessions) {
+			return err // a bare echo (a view test) renders without a token
+		}
+		ctx = csrf.WithToken(ctx, token)
 	}
-	ctx := csrf.WithToken(c.Request().Context(), token)
 	var buf bytes.Buffer
 	if err := comp.Render(ctx, &buf); err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
 	h := c.Response().Header()
-	// Pages carry a per-session CSRF token: no shared caches.
-	h.Set("Cache-Control", "private, no-cache")
-	h.Set("Content-Language", string(i18n.LangOf(ctx)))
+	lang := string(i18n.LangOf(ctx))
+	h.Set("Content-Language", lang)
+	if shared == nil {
+		// Pages carry a per-session CSRF token: no shared caches.
+		h.Set("Cache-Control", "private, no-cache")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+		if shared.keep && status == http.StatusOK {
+			shared.store.put(shared.key, lang, buf.Bytes(), shared.gen)
+		}
+	}
 	return c.HTMLBlob(status, buf.Bytes())
 }

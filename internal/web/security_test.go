@@ -120,10 +120,16 @@ func TestCSRFAcceptsHeaderAndField(t *testing.T) {
 func TestCSRFRefusesCrossOrigin(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, nil)
-	form := s.client.WithCSRF("/", url.Values{"lang": {"ru"}})
-	res := s.client.PostForm("/lang", form, "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
-	if res.StatusCode != http.StatusForbidden {
-		t.Errorf("cross-site post with a valid token: status %d, want 403", res.StatusCode)
+	s.Echo().POST("/probe", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
+	for _, path := range []string{"/probe", "/lang"} {
+		form := s.client.WithCSRF("/", url.Values{"lang": {"ru"}})
+		res := s.client.PostForm(path, form, "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
+		if res.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: cross-site post with a valid token: status %d, want 403", path, res.StatusCode)
+		}
+	}
+	if s.client.Cookie("lang") != nil {
+		t.Error("lang cookie set by a refused post")
 	}
 }
 
@@ -133,15 +139,17 @@ func TestSessionKeyRotation(t *testing.T) {
 	t.Parallel()
 	oldKey, newKey := testSessionKey, strings.Repeat("33", 32)
 	before := newServer(t, map[string]string{"SESSION_KEYS": oldKey})
-	form := before.client.WithCSRF("/", url.Values{"lang": {"ru"}})
+	token := before.client.CSRFToken("/")
 
+	// The probe needs the session's token, so it answers 204 only when the
+	// session cookie still decodes.
 	post := func(s *testServer) int {
-		req := webtest.NewRequest(t, http.MethodPost, s.client.URL+"/lang", strings.NewReader(form.Encode()),
-			"Content-Type", "application/x-www-form-urlencoded")
+		s.Echo().DELETE("/probe", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
+		req := webtest.NewRequest(t, http.MethodDelete, s.client.URL+"/probe", nil, "X-CSRF-Token", token)
 		return before.client.Do(req).StatusCode // the same browser, cookies and all
 	}
-	if got := post(newServer(t, map[string]string{"SESSION_KEYS": newKey + "," + oldKey})); got != http.StatusSeeOther {
-		t.Errorf("old key still listed: status %d, want 303", got)
+	if got := post(newServer(t, map[string]string{"SESSION_KEYS": newKey + "," + oldKey})); got != http.StatusNoContent {
+		t.Errorf("old key still listed: status %d, want 204", got)
 	}
 	if got := post(newServer(t, map[string]string{"SESSION_KEYS": newKey})); got != http.StatusForbidden {
 		t.Errorf("old key dropped: status %d, want 403", got)

@@ -73,6 +73,7 @@ type Server struct {
 	homePage     HomeProvider
 	badger       UnreadBadger
 	bannerer     Bannerer
+	shared       *sharedPages
 }
 
 // New builds the router with every middleware and route. It needs no
@@ -116,6 +117,7 @@ func New(d Deps) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.shared = newSharedPages(s.now)
 	for _, m := range d.Modules {
 		s.built[m.Slug()] = true
 	}
@@ -140,7 +142,9 @@ func New(d Deps) (*Server, error) {
 //   - the session store and language come before anything that can fail,
 //     so error pages are in the user's language and carry a CSRF token;
 //   - Deps.Middleware (the identity middleware) comes after sessions and
-//     before language, so a signed-in user's setting wins.
+//     before language, so a signed-in user's setting wins;
+//   - shared pages are served after language (their key) and before
+//     compression (they are kept compressed).
 func (s *Server) use() {
 	s.echo.Use(
 		s.assignRequestID,
@@ -158,6 +162,7 @@ func (s *Server) use() {
 	s.echo.Use(
 		s.chooseLanguage,
 		s.limitBody,
+		s.serveShared,
 		compress(),
 		s.requireCSRF,
 	)

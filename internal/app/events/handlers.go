@@ -28,14 +28,14 @@ const listPage = 20
 // published event; signing in registers; organizers (the role admins
 // grant, and admins) create and publish.
 func (s *Service) Routes(e *echo.Echo) {
-	e.GET("/events", s.list)
+	e.GET("/events", s.list, web.Shared)
 	org := []echo.MiddlewareFunc{auth.RequireAccount, requireOrganizer}
 	e.GET("/events/new", s.newEvent, org...)
 	e.GET("/events/mine", s.mine, auth.RequireAccount)
 	e.POST("/events/mine/feed", s.replaceFeed, auth.RequireAccount)
 	e.GET("/events/calendar/:file", s.myCalendar)
 	e.POST("/events", s.create, org...)
-	e.GET("/events/:id", s.page)
+	e.GET("/events/:id", s.page, web.Shared)
 	e.GET("/events/:id/event.ics", s.ics)
 	e.GET("/media/events/:id/:file", s.serveImage)
 	e.POST("/events/:id/register", s.register, auth.RequireAccount)

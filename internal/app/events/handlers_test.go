@@ -111,6 +111,14 @@ func TestEventPages(t *testing.T) {
 	if n := anon.Get("/events?category=concert").Doc(t).Find(testID("event-card")).Length(); n != 1 {
 		t.Fatalf("%d concerts listed", n)
 	}
+	// Visitors share one rendering of the listing and of the page (the
+	// second look costs no storage call); a change shows at once below.
+	for _, path := range []string{"/events", page} {
+		anon.Get(path)
+		if res := anon.Get(path); res.StatusCode != http.StatusOK || res.StorageOps(t)["total"] != 0 {
+			t.Errorf("a visitor's second look at %s: %d, cost %s", path, res.StatusCode, res.Header.Get("X-Storage-Ops"))
+		}
+	}
 	// Unpublished again, it leaves the listing and its page; published
 	// again, it is back.
 	post(org, page+"/unpublish", nil)

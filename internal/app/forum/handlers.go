@@ -27,18 +27,18 @@ import (
 // its ETag).
 func (s *Service) Routes(e *echo.Echo) {
 	acc, topic := auth.RequireAccount, s.requireTopic
-	e.GET("/forum", s.home)
+	e.GET("/forum", s.home, web.Shared)
 	e.GET("/forum/compose", s.compose, acc)
 	e.POST("/forum/topics", s.createTopic, acc)
 	e.POST("/forum/preview", s.preview, acc)
 	e.POST("/forum/read-all", s.readAll, acc)
 	e.GET("/forum/unread", s.unreadList, acc)
 	e.GET("/forum/new", s.newList, acc)
-	e.GET("/forum/search", s.search)
+	e.GET("/forum/search", s.search, web.Shared)
 	e.GET("/forum/feed.xml", s.feed)
-	e.GET("/forum/:section", s.section)
+	e.GET("/forum/:section", s.section, web.Shared)
 	e.GET("/forum/:section/feed.xml", s.feed)
-	e.GET("/forum/t/:id", s.topic, topic)
+	e.GET("/forum/t/:id", s.topic, web.Shared, topic)
 	e.POST("/forum/t/:id/replies", s.reply, acc, topic)
 	e.GET("/forum/t/:id/reply", s.replyPage, acc, topic)
 	e.POST("/forum/t/:id/dismiss", s.dismiss, acc, topic)

@@ -170,7 +170,7 @@ func TestForumFlowAndBadInput(t *testing.T) {
 			t.Errorf("GET %s: %d, want %d", path, res.StatusCode, want)
 		}
 	}
-	if res := visitor.PostForm(topic+"/replies", visitor.WithCSRF("/forum", url.Values{"body": {"hi"}})); res.StatusCode != http.StatusUnauthorized || writes(t, res) != 0 {
+	if res := visitor.PostForm(topic+"/replies", visitor.WithCSRF("/", url.Values{"body": {"hi"}})); res.StatusCode != http.StatusUnauthorized || writes(t, res) != 0 {
 		t.Errorf("a visitor replies: %d", res.StatusCode)
 	}
 	// Search finds it by a word's start, in any case.
@@ -240,6 +240,32 @@ func TestModerationOverHTTP(t *testing.T) {
 	}
 	if res.Doc(t).Find("#reply-body").Text() != "two" {
 		t.Error("the refused reply's text is lost")
+	}
+}
+
+// TestVisitorsShareReadingPages: people without a session share one
+// rendering of the forum's home, a section and a topic (a second look
+// costs no storage call); a reply and a lock show at once.
+func TestVisitorsShareReadingPages(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, bob := a.Client(), a.Client()
+	a.SignIn(boss, "boss@example.com")
+	a.SignIn(bob, "bob@example.com")
+	post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}})
+	topic := post(bob, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Shared pages"}, "body": {"first post"}}).Header.Get("Location")
+	for _, path := range []string{"/forum", "/forum/talk", topic, "/forum/search?q=shared"} {
+		first := a.Client().Get(path)
+		second := a.Client().Get(path)
+		if first.StatusCode != http.StatusOK || second.Body != first.Body || second.StorageOps(t)["total"] != 0 {
+			t.Errorf("%s: %d, the second visitor's look cost %s", path, first.StatusCode, second.Header.Get("X-Storage-Ops"))
+		}
+	}
+	post(bob, topic+"/replies", url.Values{"body": {"second post"}})
+	post(boss, topic+"/lock", url.Values{"locked": {"true"}})
+	d := a.Client().Get(topic).Doc(t)
+	if !strings.Contains(d.Find(testID("post")).Text(), "second post") || d.Find(testID("topic-locked")).Length() != 1 {
+		t.Error("a visitor does not see the reply and the lock at once")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // Routes registers the group pages. Creating and the invitation page need
@@ -15,7 +16,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	member, owner, invitee := s.Require(AccessMember), s.Require(AccessOwner), s.RequireInvitee()
 	e.GET("/api/me/groups", h.apiMyGroups)
 	// The section's page: the dashboard, or an introduction for visitors.
-	e.GET("/groups", h.groupsIndex)
+	e.GET("/groups", h.groupsIndex, web.Shared)
 
 	acct := e.Group("/groups", auth.RequireAccount)
 	acct.GET("/new", h.newGroup)

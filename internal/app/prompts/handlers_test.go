@@ -1046,3 +1046,46 @@ func TestCatalogPageStorageBudget(t *testing.T) {
 		}
 	}
 }
+
+// Visitors without a session share one rendering of the catalog and of a
+// prompt page: the second visitor's page costs no storage call, and a
+// change made through the app shows at once. Private prompts and
+// signed-in pages are never shared.
+func TestCatalogAndPromptPagesAreSharedWithVisitors(t *testing.T) {
+	t.Parallel()
+	a := newPromptsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+	first := a.createPrompt(t, ann, promptForm("Summarise a meeting", "Summarise {{notes}}.", Public, "writing"))
+	secret := a.createPrompt(t, ann, promptForm("Secret recipe", "Only mine.", Private))
+
+	for _, path := range []string{"/prompts", "/prompts/" + first} {
+		one := a.Client().Get(path)
+		two := a.Client().Get(path)
+		if one.StatusCode != http.StatusOK || two.Body != one.Body {
+			t.Errorf("%s: two visitors got different pages (%d)", path, one.StatusCode)
+		}
+		if ops := two.StorageOps(t); ops["total"] != 0 {
+			t.Errorf("%s: the second visitor's page cost %s, want nothing", path, two.Header.Get("X-Storage-Ops"))
+		}
+		if len(two.Cookies()) != 0 {
+			t.Errorf("%s: a shared page set cookies %v", path, two.Cookies())
+		}
+	}
+
+	second := a.createPrompt(t, ann, promptForm("Review my code", "Review {{code}}.", Public, "coding"))
+	if got := cardIDs(a.Client().Get("/prompts").Doc(t)); !slices.Equal(got, []string{second, first}) {
+		t.Errorf("after a new prompt the visitor's catalog is %v, want [%s %s]", got, second, first)
+	}
+
+	for range 2 {
+		res := a.Client().Get("/prompts/" + secret)
+		if res.StatusCode != http.StatusNotFound || res.StorageOps(t)["total"] == 0 {
+			t.Errorf("a private prompt for a visitor: %d, cost %s; want 404 looked up each time",
+				res.StatusCode, res.Header.Get("X-Storage-Ops"))
+		}
+	}
+	mine := ann.c.Get("/prompts")
+	if mine.StorageOps(t)["total"] == 0 || mine.Doc(t).Find(testID("new-prompt")).Length() != 1 {
+		t.Errorf("a signed-in person got the shared catalog (cost %s)", mine.Header.Get("X-Storage-Ops"))
+	}
+}

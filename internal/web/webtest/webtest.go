@@ -18,6 +18,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/csrf"
 )
 
@@ -216,8 +217,10 @@ var unsafeMethods = map[string]bool{
 
 // AssertUnsafeRoutesNeedCSRF sends every POST, PUT, PATCH and DELETE route
 // of e a request without a token and one with a wrong token, from a client
-// that holds a valid session, and fails unless each answers 403. Path
-// parameters are filled with "x".
+// that holds a valid session, and fails unless each answers 403. A route
+// that needs no token from an anonymous visitor (web.AnonymousTokenFree)
+// must refuse a post from another site instead. Path parameters are filled
+// with "x".
 func AssertUnsafeRoutesNeedCSRF(t *testing.T, e *echo.Echo) {
 	t.Helper()
 	c := NewClient(t, e)
@@ -230,6 +233,17 @@ func AssertUnsafeRoutesNeedCSRF(t *testing.T, e *echo.Echo) {
 			continue
 		}
 		path := fillParams(r.Path)
+		if web.AnonymousTokenFree(r.Path) {
+			// No token needed from this anonymous client, but our origin is.
+			req := NewRequest(t, r.Method, path, strings.NewReader("probe=1"),
+				"Content-Type", "application/x-www-form-urlencoded",
+				"Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
+			if res := c.Do(req); res.StatusCode != http.StatusForbidden {
+				t.Errorf("%s %s from another site: status %d, want 403", r.Method, r.Path, res.StatusCode)
+			}
+			checked++
+			continue
+		}
 		for _, tc := range []struct{ name, token string }{{"no token", ""}, {"wrong token", "forged"}} {
 			form := url.Values{"probe": {"1"}}
 			if tc.token != "" {

@@ -1,0 +1,196 @@
+package web_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/internal/web/csrf"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+// sharedServer is a server with one shared page, /shared, that counts its
+// renders and shows the token it was rendered with, and a token-guarded
+// POST /probe that changes nothing but succeeds.
+func sharedServer(t *testing.T, clock *webtest.Clock) (*testServer, *atomic.Int64) {
+	t.Helper()
+	s := newServer(t, nil, func(d *web.Deps) { d.Now = clock.Now })
+	var renders atomic.Int64
+	s.Echo().GET("/shared", func(c echo.Context) error {
+		n := renders.Add(1)
+		content := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+			_, err := fmt.Fprintf(w, `<p data-testid="render">%d</p><p data-testid="token">%s</p><p data-testid="hello">%s</p>%s`,
+				n, csrf.Token(ctx), i18n.T(ctx, "layout.skip"), strings.Repeat("<p>filler</p>", 200))
+			return err
+		})
+		return web.Render(c, http.StatusOK, web.Page{Title: "Shared", Content: content})
+	}, web.Shared)
+	s.Echo().POST("/probe", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
+	return s, &renders
+}
+
+func renderOf(t *testing.T, res *webtest.Response) string {
+	t.Helper()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	return res.Doc(t).Find(`[data-testid="render"]`).Text()
+}
+
+// A visitor without a session gets the page rendered once for everyone in
+// their language, with no cookie and no token, compressed once.
+func TestSharedPageIsRenderedOnceForAnonymousVisitors(t *testing.T) {
+	t.Parallel()
+	clock := webtest.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
+	s, renders := sharedServer(t, clock)
+
+	first := s.client.Get("/shared")
+	if renderOf(t, first) != "1" {
+		t.Fatal("first visit did not render")
+	}
+	if len(first.Cookies()) != 0 {
+		t.Errorf("a shared page set cookies: %v", first.Cookies())
+	}
+	doc := first.Doc(t)
+	if doc.Find(`[data-testid="token"]`).Text() != "" {
+		t.Error("a shared page carries a CSRF token")
+	}
+	if _, ok := doc.Find("body").Attr("hx-headers:inherited"); ok {
+		t.Error("a shared page's body carries hx-headers with no token in them")
+	}
+	if cc := first.Header.Get("Cache-Control"); cc != "no-cache" {
+		t.Errorf("Cache-Control %q, want no-cache (no per-visitor content)", cc)
+	}
+
+	// Another visitor, gzip accepted as browsers do: the same page, from
+	// memory, compressed.
+	other := webtest.NewClient(t, s.Handler())
+	res := other.Get("/shared", "Accept-Encoding", "gzip")
+	if res.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("Content-Encoding %q, want gzip", res.Header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(strings.NewReader(res.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(plain, []byte(first.Body)) {
+		t.Error("the second visitor's page differs from the first's")
+	}
+	if renders.Load() != 1 {
+		t.Errorf("%d renders for two anonymous visits, want 1", renders.Load())
+	}
+
+	// Russian is its own page.
+	ru := other.Get("/shared", "Accept-Language", "ru")
+	if renderOf(t, ru) != "2" || ru.Header.Get("Content-Language") != "ru" {
+		t.Errorf("Russian visit: render %s, Content-Language %q; want a new render in ru",
+			renderOf(t, ru), ru.Header.Get("Content-Language"))
+	}
+	if got := renderOf(t, other.Get("/shared", "Accept-Language", "ru")); got != "2" {
+		t.Errorf("second Russian visit rendered again (render %s)", got)
+	}
+
+	// Expiry: rendered again after the lifetime.
+	clock.Advance(11 * time.Second)
+	if got := renderOf(t, other.Get("/shared")); got != "3" {
+		t.Errorf("after the lifetime: render %s, want 3", got)
+	}
+}
+
+// Anyone with a session gets their own page with their token; htmx
+// requests are rendered each time, never from memory.
+func TestSharedPageIsNotServedToSessionsOrHTMX(t *testing.T) {
+	t.Parallel()
+	clock := webtest.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
+	s, renders := sharedServer(t, clock)
+	renderOf(t, s.client.Get("/shared")) // kept
+
+	withSession := webtest.NewClient(t, s.Handler())
+	token := withSession.CSRFToken("/")
+	res := withSession.Get("/shared")
+	if renderOf(t, res) != "2" {
+		t.Errorf("a visitor with a session got the shared page")
+	}
+	if got := res.Doc(t).Find(`[data-testid="token"]`).Text(); got != token {
+		t.Errorf("a visitor with a session got token %q, want theirs", got)
+	}
+	if cc := res.Header.Get("Cache-Control"); cc != "private, no-cache" {
+		t.Errorf("Cache-Control %q for a page with a token", cc)
+	}
+
+	hx := s.client.Get("/shared", "HX-Request", "true", "HX-Request-Type", "partial")
+	if renderOf(t, hx) != "3" || len(hx.Cookies()) != 0 {
+		t.Errorf("htmx request: render %s, cookies %v; want a fresh render and no cookie", renderOf(t, hx), hx.Cookies())
+	}
+	if renderOf(t, s.client.Get("/shared")) != "1" {
+		t.Error("the htmx fragment replaced the kept page")
+	}
+	if renders.Load() != 3 {
+		t.Errorf("%d renders, want 3", renders.Load())
+	}
+}
+
+// A successful change on this instance forgets every shared page; a
+// refused one does not.
+func TestSharedPagesAreForgottenOnWrites(t *testing.T) {
+	t.Parallel()
+	clock := webtest.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
+	s, _ := sharedServer(t, clock)
+	renderOf(t, s.client.Get("/shared"))
+
+	writer := webtest.NewClient(t, s.Handler())
+	if res := writer.PostForm("/probe", url.Values{}); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("post without a token: status %d, want 403", res.StatusCode)
+	}
+	if got := renderOf(t, s.client.Get("/shared")); got != "1" {
+		t.Errorf("a refused post forgot the shared page (render %s)", got)
+	}
+	if res := writer.PostForm("/probe", writer.WithCSRF("/", url.Values{})); res.StatusCode != http.StatusNoContent {
+		t.Fatalf("post with a token: status %d", res.StatusCode)
+	}
+	if got := renderOf(t, s.client.Get("/shared")); got != "2" {
+		t.Errorf("after a change the old page was served (render %s)", got)
+	}
+}
+
+// The language switch on a shared page works without a token.
+func TestLanguageSwitchFromASharedPage(t *testing.T) {
+	t.Parallel()
+	clock := webtest.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
+	s, _ := sharedServer(t, clock)
+	doc := s.client.Get("/shared").Doc(t)
+	form := url.Values{}
+	doc.Find(`form[data-testid="lang-switch"] input`).Each(func(_ int, in *goquery.Selection) {
+		name, _ := in.Attr("name")
+		value, _ := in.Attr("value")
+		form.Set(name, value)
+	})
+	form.Set("lang", "ru")
+	form.Set("next", "/shared")
+	res := s.client.PostForm("/lang", form)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("switch from a shared page: status %d, want 303", res.StatusCode)
+	}
+	ru := s.client.Get("/shared")
+	if got, _ := ru.Doc(t).Find("html").Attr("lang"); got != "ru" {
+		t.Errorf("after switching, <html lang=%q>", got)
+	}
+}
