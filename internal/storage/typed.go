@@ -103,3 +103,15 @@ func Modify[T any](ctx context.Context, t *Table, pk, rk string, change func(v *
 	})
 	return out, err
 }
+
+// Change is Modify for a row that must exist: missing is returned (and
+// nothing written) when there is none, so change sees only rows that do.
+// missing may be ErrNoChange, for "nothing to do then".
+func Change[T any](ctx context.Context, t *Table, pk, rk string, missing error, change func(v *T) error) (T, error) {
+	return Modify(ctx, t, pk, rk, func(v *T, exists bool) error {
+		if !exists {
+			return missing
+		}
+		return change(v)
+	})
+}

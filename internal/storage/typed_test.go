@@ -63,17 +63,30 @@ func TestModify(t *testing.T) {
 	if row, _ := storage.Get[counterRow](ctx, tbl, "p", "r"); row.N != 51 {
 		t.Fatalf("an abandoned change wrote: %+v", row)
 	}
-	_, err = storage.Modify(ctx, tbl, "p", "missing", func(v *counterRow, exists bool) error {
-		if !exists {
-			return storage.ErrNotFound
-		}
-		return nil
-	})
-	if !errors.Is(err, storage.ErrNotFound) {
-		t.Fatalf("a refused missing row: %v", err)
+}
+
+// Change changes a row that exists and answers its own error, writing
+// nothing, for one that does not; ErrNoChange there is no error.
+func TestChange(t *testing.T) {
+	ctx := context.Background()
+	tbl := typedTable(t)
+	inc := func(v *counterRow) error { v.N++; return nil }
+	gone := errors.New("no such counter")
+	if _, err := storage.Change(ctx, tbl, "p", "missing", gone, inc); !errors.Is(err, gone) {
+		t.Fatalf("a missing row: %v, want its own error", err)
+	}
+	if _, err := storage.Change(ctx, tbl, "p", "missing", storage.ErrNoChange, inc); err != nil {
+		t.Fatalf("a missing row with ErrNoChange: %v", err)
 	}
 	if _, err := storage.Get[counterRow](ctx, tbl, "p", "missing"); !errors.Is(err, storage.ErrNotFound) {
-		t.Fatalf("a refused missing row was written: %v", err)
+		t.Fatalf("a missing row was written: %v", err)
+	}
+	if _, err := storage.Insert(ctx, tbl, counterRow{PartitionKey: "p", RowKey: "r", N: 1}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := storage.Change(ctx, tbl, "p", "r", gone, inc)
+	if err != nil || got.N != 2 || got.ETag == "" {
+		t.Fatalf("an existing row: %+v, %v", got, err)
 	}
 }
 

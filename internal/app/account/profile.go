@@ -139,15 +139,10 @@ func (s *Service) UpdateSettings(ctx context.Context, memberKey string, in Setti
 // until some are saved).
 func (s *Service) Preferences(ctx context.Context, memberKey string) (PreferencesRow, error) {
 	pk, rk := preferencesKey(memberKey)
-	e, err := s.preferences.Get(ctx, pk, rk)
+	row, err := storage.Get[PreferencesRow](ctx, s.preferences, pk, rk)
 	if errors.Is(err, storage.ErrNotFound) {
 		return defaultPreferences(memberKey), nil
 	}
-	if err != nil {
-		return PreferencesRow{}, err
-	}
-	var row PreferencesRow
-	err = storage.Unmarshal(e, &row)
 	return row, err
 }
 

@@ -155,10 +155,7 @@ func (s *Service) Profile(ctx context.Context, memberKey string) (ProfileRow, er
 // directory. change may return an error to abandon the write.
 func (s *Service) updateProfile(ctx context.Context, memberKey string, change func(p *ProfileRow) error) (ProfileRow, error) {
 	pk, rk := profileKey(memberKey)
-	out, err := storage.Modify(ctx, s.profiles, pk, rk, func(p *ProfileRow, exists bool) error {
-		if !exists {
-			return ErrNoAccount
-		}
+	out, err := storage.Change(ctx, s.profiles, pk, rk, ErrNoAccount, func(p *ProfileRow) error {
 		if err := change(p); err != nil {
 			return err
 		}
@@ -179,15 +176,10 @@ func (s *Service) updateProfile(ctx context.Context, memberKey string, change fu
 // Settings returns memberKey's settings (the defaults when none are saved).
 func (s *Service) Settings(ctx context.Context, memberKey string) (SettingsRow, error) {
 	pk, rk := settingsKey(memberKey)
-	e, err := s.settings.Get(ctx, pk, rk)
+	row, err := storage.Get[SettingsRow](ctx, s.settings, pk, rk)
 	if errors.Is(err, storage.ErrNotFound) {
 		return defaultSettings(memberKey, s.now().UTC()), nil
 	}
-	if err != nil {
-		return SettingsRow{}, err
-	}
-	var row SettingsRow
-	err = storage.Unmarshal(e, &row)
 	return row, err
 }
 

@@ -117,10 +117,7 @@ func (s *Service) UpdateRoom(ctx context.Context, chatID string, in RoomChange) 
 		return ErrNoChat
 	}
 	pk, rk := chatKey(KindRoom, chatID)
-	_, err := storage.Modify(ctx, s.chats, pk, rk, func(c *ChatRow, exists bool) error {
-		if !exists {
-			return ErrNoChat
-		}
+	_, err := storage.Change(ctx, s.chats, pk, rk, ErrNoChat, func(c *ChatRow) error {
 		c.Name, c.Description, c.Archived, c.KeepDays, c.Private = name, desc, in.Archived, days, in.Private
 		if c.Private && (c.Invite == "" || in.NewLink) {
 			c.Invite = newInvite()

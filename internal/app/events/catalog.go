@@ -400,10 +400,7 @@ func (c *Catalog) change(ctx context.Context, id string, f func(e *EventRow) err
 	}
 	var before EventRow
 	unchanged := false
-	after, err := storage.Modify(ctx, c.events, eventsPart, id, func(e *EventRow, exists bool) error {
-		if !exists {
-			return ErrNoEvent
-		}
+	after, err := storage.Change(ctx, c.events, eventsPart, id, ErrNoEvent, func(e *EventRow) error {
 		before = *e
 		err := f(e)
 		unchanged = errors.Is(err, storage.ErrNoChange)

@@ -192,10 +192,7 @@ func (c *Catalog) UpdateCategory(ctx context.Context, slug, english, russian str
 	if !formrule.IsSlug(slug, 0) {
 		return ErrNoCategory
 	}
-	_, err := storage.Modify(ctx, c.categories, categoriesPart, slug, func(r *CategoryRow, exists bool) error {
-		if !exists {
-			return ErrNoCategory
-		}
+	_, err := storage.Change(ctx, c.categories, categoriesPart, slug, ErrNoCategory, func(r *CategoryRow) error {
 		r.English, r.Russian, r.Active = english, russian, active
 		return nil
 	})

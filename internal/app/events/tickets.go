@@ -75,8 +75,8 @@ func (s *Seats) CheckIn(ctx context.Context, eventID, memberKey string, attended
 	if storage.ValidateKey(memberKey) != nil || memberKey == "" {
 		return AttendeeRow{}, ErrNoTicket
 	}
-	return storage.Modify(ctx, s.table, eventID, attendeeRowKey(memberKey), func(a *AttendeeRow, exists bool) error {
-		if !exists || a.Status != StatusGoing {
+	return storage.Change(ctx, s.table, eventID, attendeeRowKey(memberKey), ErrNoTicket, func(a *AttendeeRow) error {
+		if a.Status != StatusGoing {
 			return ErrNoTicket
 		}
 		if a.Attended == attended {

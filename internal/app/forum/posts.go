@@ -206,10 +206,7 @@ func (s *Service) Hide(ctx context.Context, by Person, topicID string, num int, 
 
 // setPost changes one post at its ETag.
 func (s *Service) setPost(ctx context.Context, topicID string, num int, f func(p *PostRow)) error {
-	_, err := storage.Modify(ctx, s.posts, topicID, postKey(num), func(p *PostRow, exists bool) error {
-		if !exists {
-			return ErrNoPost
-		}
+	_, err := storage.Change(ctx, s.posts, topicID, postKey(num), ErrNoPost, func(p *PostRow) error {
 		f(p)
 		return nil
 	})

@@ -76,10 +76,7 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 			c = &count{}
 		}
 		changed := false
-		_, err := storage.Modify(ctx, s.sections, sectionsPart, sec.RowKey, func(r *SectionRow, exists bool) error {
-			if !exists {
-				return storage.ErrNoChange
-			}
+		_, err := storage.Change(ctx, s.sections, sectionsPart, sec.RowKey, storage.ErrNoChange, func(r *SectionRow) error {
 			var want *time.Time
 			if c.topics > 0 {
 				at := c.last.LastActivityAt

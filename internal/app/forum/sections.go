@@ -164,10 +164,7 @@ func (s *Service) UpdateSection(ctx context.Context, slug string, in SectionInpu
 		return SectionRow{}, ErrNoSection
 	}
 	pk, rk := sectionKey(slug)
-	return storage.Modify(ctx, s.sections, pk, rk, func(c *SectionRow, exists bool) error {
-		if !exists {
-			return ErrNoSection
-		}
+	return storage.Change(ctx, s.sections, pk, rk, ErrNoSection, func(c *SectionRow) error {
 		c.Name, c.Description, c.Order, c.Archived, c.Moderators, c.ModeratorEmails = r.Name, r.Description, r.Order, r.Archived, r.Moderators, r.ModeratorEmails
 		return nil
 	})
@@ -177,10 +174,7 @@ func (s *Service) UpdateSection(ctx context.Context, slug string, in SectionInpu
 // by delta, and the last activity forward to t's.
 func (s *Service) countSection(ctx context.Context, slug string, delta int, t TopicRow) {
 	pk, rk := sectionKey(slug)
-	_, err := storage.Modify(context.WithoutCancel(ctx), s.sections, pk, rk, func(r *SectionRow, exists bool) error {
-		if !exists {
-			return storage.ErrNoChange
-		}
+	_, err := storage.Change(context.WithoutCancel(ctx), s.sections, pk, rk, storage.ErrNoChange, func(r *SectionRow) error {
 		changed := delta != 0
 		r.Topics += delta
 		if !t.Deleted && (r.LastActivityAt == nil || t.LastActivityAt.After(*r.LastActivityAt)) {

@@ -221,8 +221,8 @@ func (s *Service) Reply(ctx context.Context, by Person, topicID, body string) (P
 // section in step.
 func (s *Service) changeHead(ctx context.Context, topicID string, f func(t *TopicRow) error) (before, after TopicRow, err error) {
 	unchanged := false
-	after, err = storage.Modify(ctx, s.posts, topicID, headKey, func(t *TopicRow, exists bool) error {
-		if !exists || t.Deleted {
+	after, err = storage.Change(ctx, s.posts, topicID, headKey, ErrNoTopic, func(t *TopicRow) error {
+		if t.Deleted {
 			return ErrNoTopic
 		}
 		before = *t

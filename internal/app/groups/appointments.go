@@ -527,8 +527,8 @@ func (s *Service) saveAppointment(ctx context.Context, doc *Appointment, old *Ap
 // dashboard knows to read its series partition (HasSeries).
 func (s *Service) markHasSeries(ctx context.Context, groupID string) error {
 	pk, rk := groupKey(groupID)
-	_, err := storage.Modify(ctx, s.groups, pk, rk, func(g *GroupRow, exists bool) error {
-		if !exists || g.HasSeries {
+	_, err := storage.Change(ctx, s.groups, pk, rk, storage.ErrNoChange, func(g *GroupRow) error {
+		if g.HasSeries {
 			return storage.ErrNoChange
 		}
 		g.HasSeries = true

@@ -63,8 +63,8 @@ func (s *Service) SetColor(ctx context.Context, m Membership, memberKey, value s
 		return FieldErrors{"color": "groups.color.error"}
 	}
 	pk, rk := groupKey(m.GroupID)
-	_, err = storage.Modify(ctx, s.groups, pk, rk, func(g *GroupRow, exists bool) error {
-		if !exists || g.IsDeleted {
+	_, err = storage.Change(ctx, s.groups, pk, rk, ErrNoGroup, func(g *GroupRow) error {
+		if g.IsDeleted {
 			return ErrNoGroup
 		}
 		colors := colorsOf(*g)

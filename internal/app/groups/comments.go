@@ -117,8 +117,8 @@ func (s *Service) DeleteComment(ctx context.Context, m Membership, id *auth.Iden
 		return ErrNoAppointment
 	}
 	pk, rk := commentKey(m.GroupID, appointmentID, commentID)
-	_, err := storage.Modify(ctx, s.comments, pk, rk, func(c *CommentRow, exists bool) error {
-		if !exists || c.IsDeleted {
+	_, err := storage.Change(ctx, s.comments, pk, rk, ErrNoAppointment, func(c *CommentRow) error {
+		if c.IsDeleted {
 			return ErrNoAppointment
 		}
 		if c.AuthorKey != id.MemberKey && !m.Owner() {

@@ -206,15 +206,11 @@ func (s *Service) moveParticipant(ctx context.Context, groupID, appointmentID, g
 	}
 	return storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
 		pk, guestRK := participantKey(groupID, appointmentID, guestKey)
-		e, err := s.participants.Get(ctx, pk, guestRK)
+		guest, err := storage.Get[ParticipantRow](ctx, s.participants, pk, guestRK)
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil // not a participant, or moved already
 		}
 		if err != nil {
-			return err
-		}
-		var guest ParticipantRow
-		if err := storage.Unmarshal(e, &guest); err != nil {
 			return err
 		}
 		ops := []storage.TxOp{{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: pk, RowKey: guestRK}, IfMatch: guest.ETag}}

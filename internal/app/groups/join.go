@@ -106,15 +106,10 @@ func (s *Service) joinSession(ctx context.Context, groupID, sessionID string) (J
 		return JoinSessionRow{}, ErrNoGroup
 	}
 	pk, rk := joinSessionKey(groupID, sessionID)
-	e, err := s.joinSessions.Get(ctx, pk, rk)
+	row, err := storage.Get[JoinSessionRow](ctx, s.joinSessions, pk, rk)
 	if errors.Is(err, storage.ErrNotFound) {
 		return JoinSessionRow{}, ErrNoGroup
 	}
-	if err != nil {
-		return JoinSessionRow{}, err
-	}
-	var row JoinSessionRow
-	err = storage.Unmarshal(e, &row)
 	return row, err
 }
 

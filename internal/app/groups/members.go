@@ -95,10 +95,7 @@ func (s *Service) RepairMembership(ctx context.Context, groupID, rowKey string) 
 // the result into UserGroups. change returns an error to abandon.
 func (s *Service) changeMember(ctx context.Context, groupID, rowKey string, change func(row *MemberRow) error) (MemberRow, error) {
 	pk, rk := groupMemberKey(groupID, rowKey)
-	out, err := storage.Modify(ctx, s.members, pk, rk, func(row *MemberRow, exists bool) error {
-		if !exists {
-			return ErrNoMember
-		}
+	out, err := storage.Change(ctx, s.members, pk, rk, ErrNoMember, func(row *MemberRow) error {
 		if err := change(row); err != nil {
 			return err
 		}

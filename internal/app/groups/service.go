@@ -245,15 +245,11 @@ func (s *Service) authorize(ctx context.Context, groupID string, id *auth.Identi
 		return Membership{}, ErrNoGroup
 	}
 	pk, rk := groupMemberKey(groupID, rk)
-	e, err := s.members.Get(ctx, pk, rk)
+	row, err := storage.Get[MemberRow](ctx, s.members, pk, rk)
 	if errors.Is(err, storage.ErrNotFound) {
 		return Membership{}, ErrNoGroup
 	}
 	if err != nil {
-		return Membership{}, err
-	}
-	var row MemberRow
-	if err := storage.Unmarshal(e, &row); err != nil {
 		return Membership{}, err
 	}
 	m := Membership{GroupID: groupID, Row: row}
@@ -406,8 +402,8 @@ func (s *Service) updateGroup(ctx context.Context, m Membership, change func(g *
 		return GroupRow{}, ErrNotOwner
 	}
 	pk, rk := groupKey(m.GroupID)
-	return storage.Modify(ctx, s.groups, pk, rk, func(g *GroupRow, exists bool) error {
-		if !exists || g.IsDeleted {
+	return storage.Change(ctx, s.groups, pk, rk, ErrNoGroup, func(g *GroupRow) error {
+		if g.IsDeleted {
 			return ErrNoGroup
 		}
 		change(g)

@@ -118,8 +118,8 @@ func (s *Service) refreshUpcoming(ctx context.Context, groupID string) {
 		return
 	}
 	pk, rk := groupKey(groupID)
-	_, err := storage.Modify(ctx, s.groups, pk, rk, func(g *GroupRow, exists bool) error {
-		if !exists || g.IsDeleted {
+	_, err := storage.Change(ctx, s.groups, pk, rk, storage.ErrNoChange, func(g *GroupRow) error {
+		if g.IsDeleted {
 			return storage.ErrNoChange
 		}
 		now := s.now().UTC()

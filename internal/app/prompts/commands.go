@@ -190,13 +190,7 @@ func (s *Service) Mine(ctx context.Context, authorID, promptID string) (PromptRo
 // load reads a Prompts row, deleted or not.
 func (s *Service) load(ctx context.Context, authorID, promptID string) (PromptRow, error) {
 	pk, rk := promptKey(authorID, promptID)
-	e, err := s.prompts.Get(ctx, pk, rk)
-	if err != nil {
-		return PromptRow{}, err
-	}
-	var p PromptRow
-	err = storage.Unmarshal(e, &p)
-	return p, err
+	return storage.Get[PromptRow](ctx, s.prompts, pk, rk)
 }
 
 // CreateInterval is the least time between two prompts of one author.
@@ -232,15 +226,11 @@ func (s *Service) Open(ctx context.Context, viewerID, promptID string) (PromptRo
 		return PromptRow{}, ErrNoPrompt
 	}
 	lpk, lrk := promptLookupKey(promptID)
-	e, err := s.prompts.Get(ctx, lpk, lrk)
+	l, err := storage.Get[PromptLookupRow](ctx, s.prompts, lpk, lrk)
 	if errors.Is(err, storage.ErrNotFound) {
 		return PromptRow{}, ErrNoPrompt
 	}
 	if err != nil {
-		return PromptRow{}, err
-	}
-	var l PromptLookupRow
-	if err := storage.Unmarshal(e, &l); err != nil {
 		return PromptRow{}, err
 	}
 	p, err := s.Mine(ctx, l.AuthorID, promptID)

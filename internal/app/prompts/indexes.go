@@ -252,15 +252,11 @@ func enteredBucket(before, after *PromptRow) int {
 // exactly, so a prompt is never above it.
 func (s *Service) likedTop(ctx context.Context) (int, error) {
 	pk, rk := likedMetaKey()
-	e, err := s.likedIndex.Get(ctx, pk, rk)
+	m, err := storage.Get[LikedMetaRow](ctx, s.likedIndex, pk, rk)
 	if errors.Is(err, storage.ErrNotFound) {
 		return likedBuckets - 1, nil
 	}
 	if err != nil {
-		return 0, err
-	}
-	var m LikedMetaRow
-	if err := storage.Unmarshal(e, &m); err != nil {
 		return 0, err
 	}
 	return int(min(max(m.Top, 0), likedBuckets-1)), nil

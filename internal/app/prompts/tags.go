@@ -126,10 +126,7 @@ func (s *Service) UpdateTag(ctx context.Context, tag, english, russian string, a
 // editTag applies change to one tag at its ETag.
 func (s *Service) editTag(ctx context.Context, tag string, change func(*TagRow)) error {
 	pk, rk := tagCatalogKey(tag)
-	_, err := storage.Modify(ctx, s.tagCatalog, pk, rk, func(t *TagRow, exists bool) error {
-		if !exists {
-			return ErrNoTag
-		}
+	_, err := storage.Change(ctx, s.tagCatalog, pk, rk, ErrNoTag, func(t *TagRow) error {
 		change(t)
 		return nil
 	})

@@ -139,14 +139,9 @@ func (s *Service) MyVote(ctx context.Context, voterID, promptID string) (int, er
 		return NoVote, nil
 	}
 	pk, rk := voteKey(promptID, voterID)
-	e, err := s.votes.Get(ctx, pk, rk)
+	v, err := storage.Get[VoteRow](ctx, s.votes, pk, rk)
 	if errors.Is(err, storage.ErrNotFound) {
 		return NoVote, nil
 	}
-	if err != nil {
-		return NoVote, err
-	}
-	var v VoteRow
-	err = storage.Unmarshal(e, &v)
 	return int(v.VoteValue), err
 }
