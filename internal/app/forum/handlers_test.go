@@ -56,6 +56,20 @@ func post(c *webtest.Client, path string, form url.Values) *webtest.Response {
 	return c.PostForm(path, c.WithCSRF("/forum", form))
 }
 
+// talkSection signs in boss (an admin), ann and bob, and has boss add the
+// section "talk" with moderators (emails, comma-separated; "" for none).
+func (a *app) talkSection(t *testing.T, moderators string) (boss, ann, bob *webtest.Client) {
+	t.Helper()
+	boss, ann, bob = a.Client(), a.Client(), a.Client()
+	a.SignIn(boss, "boss@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	if res := post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}, "moderators": {moderators}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add the section talk: %d", res.StatusCode)
+	}
+	return boss, ann, bob
+}
+
 // writes counts a response's writes.
 func writes(t *testing.T, r *webtest.Response) int64 {
 	ops := r.StorageOps(t)
@@ -194,11 +208,7 @@ func TestForumFlowAndBadInput(t *testing.T) {
 func TestModerationOverHTTP(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	boss, ann, bob := a.Client(), a.Client(), a.Client()
-	a.SignIn(boss, "boss@example.com")
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
-	post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}, "moderators": {"ann@example.com"}})
+	_, ann, bob := a.talkSection(t, "ann@example.com")
 	topic := post(bob, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Slow down"}, "body": {"x"}}).Header.Get("Location")
 	if res := post(bob, topic+"/lock", url.Values{"locked": {"true"}}); res.StatusCode != http.StatusForbidden || writes(t, res) != 0 {
 		t.Fatalf("a member locks: %d", res.StatusCode)
@@ -249,10 +259,7 @@ func TestModerationOverHTTP(t *testing.T) {
 func TestVisitorsShareReadingPages(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	boss, bob := a.Client(), a.Client()
-	a.SignIn(boss, "boss@example.com")
-	a.SignIn(bob, "bob@example.com")
-	post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}})
+	boss, _, bob := a.talkSection(t, "")
 	topic := post(bob, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Shared pages"}, "body": {"first post"}}).Header.Get("Location")
 	for _, path := range []string{"/forum", "/forum/talk", topic, "/forum/search?q=shared"} {
 		first := a.Client().Get(path)
@@ -337,10 +344,7 @@ func TestPageBudgets(t *testing.T) {
 func TestNewcomerLimits(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	boss, ann := a.Client(), a.Client()
-	a.SignIn(boss, "boss@example.com")
-	a.SignIn(ann, "ann@example.com")
-	post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}})
+	boss, ann, _ := a.talkSection(t, "")
 	open := func(title, body string) *webtest.Response {
 		return post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {title}, "body": {body}})
 	}
@@ -375,11 +379,7 @@ func TestNewcomerLimits(t *testing.T) {
 func TestPostActionsOverHTTP(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	boss, ann, bob := a.Client(), a.Client(), a.Client()
-	a.SignIn(boss, "boss@example.com")
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
-	post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}})
+	boss, ann, bob := a.talkSection(t, "")
 	topic := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Actions"}, "body": {"version one"}}).Header.Get("Location")
 	post(bob, topic+"/replies", url.Values{"body": {"a rude reply"}})
 	post(bob, topic+"/replies", url.Values{"body": {"a kind reply"}})
@@ -442,11 +442,7 @@ func TestPostActionsOverHTTP(t *testing.T) {
 func TestArchivedSection(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	boss, ann, bob := a.Client(), a.Client(), a.Client()
-	a.SignIn(boss, "boss@example.com")
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
-	post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}})
+	boss, ann, bob := a.talkSection(t, "")
 	topic := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Closing soon"}, "body": {"x"}}).Header.Get("Location")
 	if n := bob.Get("/forum/new").Doc(t).Find(testID("topic-row")).Length(); n != 1 {
 		t.Fatalf("before: %d new", n)
