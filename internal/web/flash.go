@@ -1,10 +1,13 @@
 package web
 
 import (
+	"errors"
 	"log/slog"
+	"net/http"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/views/components"
 )
@@ -55,4 +58,37 @@ func TakeFlash(c echo.Context) (components.FlashProps, error) {
 		return components.FlashProps{}, nil
 	}
 	return components.FlashProps{Message: i18n.T(c.Request().Context(), key)}, nil
+}
+
+// Refusal is a service error that a form shows on one of its fields: the
+// status to answer with, and the field's message key.
+type Refusal struct {
+	Err    error // matched with errors.Is
+	Status int
+	Field  string
+	Key    string
+}
+
+// AnswerForm finishes a form's post from the service's answer err: nil
+// leaves the flash message (none when flash is "") and redirects to to;
+// field errors (formrule.FieldErrors) show the form again through again
+// with 422, and an error in refusals with its status and message on its
+// field; any other error goes to the error handler. The form's values are
+// again's to keep, so nothing typed is lost.
+func AnswerForm(c echo.Context, err error, flash, to string, again func(status int, errs formrule.FieldErrors) error, refusals ...Refusal) error {
+	var fe formrule.FieldErrors
+	switch {
+	case err == nil && flash == "":
+		return Redirect(c, to)
+	case err == nil:
+		return FlashRedirect(c, flash, to)
+	case errors.As(err, &fe):
+		return again(http.StatusUnprocessableEntity, fe)
+	}
+	for _, r := range refusals {
+		if errors.Is(err, r.Err) {
+			return again(r.Status, formrule.FieldErrors{r.Field: r.Key})
+		}
+	}
+	return err
 }

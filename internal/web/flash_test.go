@@ -1,12 +1,16 @@
 package web_test
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/web"
 )
 
@@ -36,5 +40,52 @@ func TestFlashMessagesDoNotPileUp(t *testing.T) {
 		} else if n > size+8 {
 			t.Fatalf("the cookie grows: %d bytes after one save, %d after %d", size, n, i+1)
 		}
+	}
+}
+
+// AnswerForm: success flashes and redirects; field errors and a listed
+// refusal show the form again with their status and messages; anything
+// else is the error handler's.
+func TestAnswerForm(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, nil)
+	taken := errors.New("taken")
+	answers := map[string]error{
+		"ok":     nil,
+		"fields": formrule.FieldErrors{"name": "form.error.name"},
+		"taken":  fmt.Errorf("create: %w", taken),
+		"broken": errors.New("disk on fire"),
+	}
+	srv.Echo().GET("/test/form/:case", func(c echo.Context) error {
+		again := func(status int, errs formrule.FieldErrors) error {
+			var shown []string
+			for field, key := range errs {
+				shown = append(shown, field+"="+key)
+			}
+			return c.String(status, strings.Join(shown, " "))
+		}
+		return web.AnswerForm(c, answers[c.Param("case")], "account.flash.settings_saved", "/?saved", again,
+			web.Refusal{Err: taken, Status: http.StatusConflict, Field: "slug", Key: "form.error.taken"})
+	})
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"fields", http.StatusUnprocessableEntity, "name=form.error.name"},
+		{"taken", http.StatusConflict, "slug=form.error.taken"},
+		{"broken", http.StatusInternalServerError, ""},
+		{"ok", http.StatusSeeOther, ""},
+	} {
+		res := srv.client.Get("/test/form/" + tc.name)
+		if res.StatusCode != tc.status || tc.body != "" && res.Body != tc.body {
+			t.Errorf("%s: %d %q, want %d %q", tc.name, res.StatusCode, res.Body, tc.status, tc.body)
+		}
+		if tc.name == "ok" && res.Header.Get("Location") != "/?saved" {
+			t.Errorf("ok: Location %q", res.Header.Get("Location"))
+		}
+	}
+	if doc := srv.client.Get("/?saved").Doc(t); doc.Find(`[data-testid="flash"]`).Length() == 0 {
+		t.Error("no flash message after the redirect")
 	}
 }

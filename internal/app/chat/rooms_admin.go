@@ -164,16 +164,9 @@ func (s *Service) renderRooms(c echo.Context, status int, add map[string]string,
 func (s *Service) createRoom(c echo.Context) error {
 	add := map[string]string{"slug": c.FormValue("slug"), "name": c.FormValue("name"), "description": c.FormValue("description"), "private": c.FormValue("private")}
 	err := s.CreateRoom(c.Request().Context(), add["slug"], add["name"], add["description"], add["private"] == "true", auth.From(c).MemberKey)
-	var re RoomErrors
-	switch {
-	case errors.As(err, &re):
-		return s.renderRooms(c, http.StatusUnprocessableEntity, add, re)
-	case errors.Is(err, ErrRoomExists):
-		return s.renderRooms(c, http.StatusConflict, add, RoomErrors{"slug": "chat.rooms.error.exists"})
-	case err != nil:
-		return err
-	}
-	return web.FlashRedirect(c, "chat.rooms.flash.created", adminRoomsURL)
+	return web.AnswerForm(c, err, "chat.rooms.flash.created", adminRoomsURL, func(status int, re RoomErrors) error {
+		return s.renderRooms(c, status, add, re)
+	}, web.Refusal{Err: ErrRoomExists, Status: http.StatusConflict, Field: "slug", Key: "chat.rooms.error.exists"})
 }
 
 // updateRoom is POST /admin/chat-rooms/:id (name, description,

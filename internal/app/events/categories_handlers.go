@@ -1,7 +1,6 @@
 package events
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 
@@ -51,16 +50,9 @@ func (s *Service) renderCategories(c echo.Context, status int, p views.Categorie
 func (s *Service) addCategory(c echo.Context) error {
 	add := map[string]string{"slug": c.FormValue("slug"), "english": c.FormValue("english"), "russian": c.FormValue("russian")}
 	err := s.catalog.AddCategory(c.Request().Context(), add["slug"], add["english"], add["russian"])
-	var fe FieldErrors
-	switch {
-	case errors.As(err, &fe):
-		return s.renderCategories(c, http.StatusUnprocessableEntity, views.CategoriesProps{Add: add, AddErrors: fe}, nil)
-	case errors.Is(err, ErrCategoryExists):
-		return s.renderCategories(c, http.StatusConflict, views.CategoriesProps{Add: add, AddErrors: map[string]string{"slug": "events.categories.error.exists"}}, nil)
-	case err != nil:
-		return err
-	}
-	return web.FlashRedirect(c, "events.categories.flash.added", adminCategoriesURL)
+	return web.AnswerForm(c, err, "events.categories.flash.added", adminCategoriesURL, func(status int, fe FieldErrors) error {
+		return s.renderCategories(c, status, views.CategoriesProps{Add: add, AddErrors: fe}, nil)
+	}, web.Refusal{Err: ErrCategoryExists, Status: http.StatusConflict, Field: "slug", Key: "events.categories.error.exists"})
 }
 
 // updateCategory is POST /admin/event-categories/:slug (english,
@@ -68,13 +60,8 @@ func (s *Service) addCategory(c echo.Context) error {
 func (s *Service) updateCategory(c echo.Context) error {
 	it := views.CategoryItem{Slug: c.Param("slug"), English: c.FormValue("english"), Russian: c.FormValue("russian"), Active: c.FormValue("active") == "true"}
 	err := s.catalog.UpdateCategory(c.Request().Context(), it.Slug, it.English, it.Russian, it.Active)
-	var fe FieldErrors
-	switch {
-	case errors.As(err, &fe):
+	return web.AnswerForm(c, err, "events.categories.flash.updated", adminCategoriesURL, func(status int, fe FieldErrors) error {
 		it.Errors = fe
-		return s.renderCategories(c, http.StatusUnprocessableEntity, views.CategoriesProps{}, &it)
-	case err != nil:
-		return err
-	}
-	return web.FlashRedirect(c, "events.categories.flash.updated", adminCategoriesURL)
+		return s.renderCategories(c, status, views.CategoriesProps{}, &it)
+	})
 }

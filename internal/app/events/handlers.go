@@ -472,13 +472,9 @@ func (s *Service) create(c echo.Context) error {
 		return s.renderForm(c, http.StatusUnprocessableEntity, "/events", in, fe)
 	}
 	e, err := s.catalog.Create(ctx, id.MemberKey, in, id.Location())
-	if errors.As(err, &fe) {
-		return s.renderForm(c, http.StatusUnprocessableEntity, "/events", in, fe)
-	}
-	if err != nil {
-		return err
-	}
-	return web.FlashRedirect(c, "events.flash.created", eventURL(e.RowKey))
+	return web.AnswerForm(c, err, "events.flash.created", eventURL(e.RowKey), func(status int, fe FieldErrors) error {
+		return s.renderForm(c, status, "/events", in, fe)
+	})
 }
 
 // eventInput reads the event form and its picture, if one was chosen: a
@@ -535,15 +531,9 @@ func (s *Service) updateEvent(c echo.Context) error {
 		return s.renderForm(c, http.StatusUnprocessableEntity, eventURL(c.Param("id"))+"/edit", in, fe)
 	}
 	e, err := s.UpdateEvent(ctx, c.Param("id"), in, id.Location())
-	switch {
-	case errors.As(err, &fe):
-		return s.renderForm(c, http.StatusUnprocessableEntity, eventURL(c.Param("id"))+"/edit", in, fe)
-	case errors.Is(err, ErrCapacityBelowGoing):
-		return s.renderForm(c, http.StatusUnprocessableEntity, eventURL(c.Param("id"))+"/edit", in, FieldErrors{"capacity": "events.error.capacity_below_going"})
-	case err != nil:
-		return err
-	}
-	return web.FlashRedirect(c, "events.flash.saved", eventURL(e.RowKey))
+	return web.AnswerForm(c, err, "events.flash.saved", eventURL(e.RowKey), func(status int, fe FieldErrors) error {
+		return s.renderForm(c, status, eventURL(c.Param("id"))+"/edit", in, fe)
+	}, web.Refusal{Err: ErrCapacityBelowGoing, Status: http.StatusUnprocessableEntity, Field: "capacity", Key: "events.error.capacity_below_going"})
 }
 
 // cancelEvent is POST /events/:id/cancel-event (organizers), after

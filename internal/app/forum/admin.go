@@ -1,7 +1,6 @@
 package forum
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -64,16 +63,9 @@ func (s *Service) createSection(c echo.Context) error {
 	in := sectionInput(c)
 	add := map[string]string{"slug": in.Slug, "name": in.Name, "description": in.Description, "order": in.Order, "moderators": in.Moderators}
 	_, err := s.CreateSection(ctx, in)
-	var fe FormErrors
-	switch {
-	case errors.As(err, &fe):
-		return s.renderSections(c, http.StatusUnprocessableEntity, add, formErrors(ctx, fe), "", nil)
-	case errors.Is(err, ErrSectionExists):
-		return s.renderSections(c, http.StatusConflict, add, map[string]string{"slug": i18n.T(ctx, "forum.error.slug_taken")}, "", nil)
-	case err != nil:
-		return err
-	}
-	return web.FlashRedirect(c, "forum.flash.section_created", adminURL)
+	return web.AnswerForm(c, err, "forum.flash.section_created", adminURL, func(status int, fe FormErrors) error {
+		return s.renderSections(c, status, add, formErrors(ctx, fe), "", nil)
+	}, web.Refusal{Err: ErrSectionExists, Status: http.StatusConflict, Field: "slug", Key: "forum.error.slug_taken"})
 }
 
 // updateSection is POST /admin/forum/:slug.
@@ -81,12 +73,7 @@ func (s *Service) updateSection(c echo.Context) error {
 	ctx := c.Request().Context()
 	slug := c.Param("slug")
 	_, err := s.UpdateSection(ctx, slug, sectionInput(c))
-	var fe FormErrors
-	if errors.As(err, &fe) {
-		return s.renderSections(c, http.StatusUnprocessableEntity, nil, nil, slug, formErrors(ctx, fe))
-	}
-	if err != nil {
-		return err
-	}
-	return web.FlashRedirect(c, "forum.flash.section_saved", adminURL)
+	return web.AnswerForm(c, err, "forum.flash.section_saved", adminURL, func(status int, fe FormErrors) error {
+		return s.renderSections(c, status, nil, nil, slug, formErrors(ctx, fe))
+	})
 }

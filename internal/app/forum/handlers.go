@@ -375,21 +375,12 @@ func (s *Service) createTopic(c echo.Context) error {
 		return s.renderCompose(c, http.StatusOK, p)
 	}
 	t, err := s.CreateTopic(ctx, person(c), p.Section, p.Title, p.Body)
-	var fe FormErrors
-	switch {
-	case errors.As(err, &fe):
+	return web.AnswerForm(c, err, "", topicURL(t.PartitionKey), func(status int, fe FormErrors) error {
 		p.Errors = formErrors(ctx, fe)
-		return s.renderCompose(c, http.StatusUnprocessableEntity, p)
-	case errors.Is(err, ErrNoSection):
-		p.Errors = map[string]string{"section": i18n.T(ctx, "forum.error.section")}
-		return s.renderCompose(c, http.StatusUnprocessableEntity, p)
-	case errors.Is(err, ErrTooMany):
-		p.Errors = map[string]string{"body": i18n.T(ctx, "forum.error.newcomer")}
-		return s.renderCompose(c, http.StatusTooManyRequests, p)
-	case err != nil:
-		return err
-	}
-	return web.Redirect(c, topicURL(t.PartitionKey))
+		return s.renderCompose(c, status, p)
+	},
+		web.Refusal{Err: ErrNoSection, Status: http.StatusUnprocessableEntity, Field: "section", Key: "forum.error.section"},
+		web.Refusal{Err: ErrTooMany, Status: http.StatusTooManyRequests, Field: "body", Key: "forum.error.newcomer"})
 }
 
 // preview is POST /forum/preview (body): the text rendered (htmx).
@@ -509,15 +500,10 @@ func (s *Service) edit(c echo.Context) error {
 		return s.renderEdit(c, http.StatusOK, t, p, e)
 	}
 	err = s.Edit(ctx, person(c), t.PartitionKey, p.Num, e.Title, e.Body)
-	var fe FormErrors
-	if errors.As(err, &fe) {
+	return web.AnswerForm(c, err, "forum.flash.edited", postURL(t.PartitionKey, p.Num), func(status int, fe FormErrors) error {
 		e.Errors = formErrors(ctx, fe)
-		return s.renderEdit(c, http.StatusUnprocessableEntity, t, p, e)
-	}
-	if err != nil {
-		return err
-	}
-	return web.FlashRedirect(c, "forum.flash.edited", postURL(t.PartitionKey, p.Num))
+		return s.renderEdit(c, status, t, p, e)
+	})
 }
 
 // history is GET /forum/t/:id/posts/:num/history: every version of a
