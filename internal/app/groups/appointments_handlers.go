@@ -505,18 +505,13 @@ func (h *handlers) addComment(c echo.Context) error {
 	m, g := Opened(c)
 	body := c.FormValue("comment")
 	_, err := h.svc.AddComment(ctx, m, id, c.Param("appt"), body)
-	var fe FieldErrors
-	if errors.As(err, &fe) {
-		d, derr := h.svc.Appointment(ctx, m, c.Param("appt"))
-		if derr != nil {
-			return derr
+	return web.AnswerForm(c, err, "groups.comments.flash.added", appointmentURL(g.GroupID, c.Param("appt"))+"#comments", func(status int, fe FieldErrors) error {
+		d, err := h.svc.Appointment(ctx, m, c.Param("appt"))
+		if err != nil {
+			return err
 		}
-		return h.renderAppointment(c, http.StatusUnprocessableEntity, m, g, id, d, pageForms{Comment: body, CommentError: fe["comment"]})
-	}
-	if err != nil {
-		return err
-	}
-	return web.FlashRedirect(c, "groups.comments.flash.added", appointmentURL(g.GroupID, c.Param("appt"))+"#comments")
+		return h.renderAppointment(c, status, m, g, id, d, pageForms{Comment: body, CommentError: fe["comment"]})
+	})
 }
 
 // deleteComment is POST …/comments/:comment/delete (its author, or an

@@ -30,15 +30,10 @@ func (h *handlers) openJoinSession(c echo.Context) error {
 	m, g := Opened(c)
 	meta := c.FormValue("meta")
 	js, err := h.svc.OpenJoinSession(ctx, m, id, meta)
-	var fe FieldErrors
-	if errors.As(err, &fe) {
+	return web.AnswerForm(c, err, "", joinSessionURL(m.GroupID, js.RowKey), func(status int, fe FieldErrors) error {
 		p := views.GroupProps{RenameValue: g.GroupName, JoinMeta: strings.ToValidUTF8(meta, "\uFFFD"), JoinMetaError: fe["meta"]}
-		return h.renderGroup(c, http.StatusUnprocessableEntity, p, m, g)
-	}
-	if err != nil {
-		return err
-	}
-	return web.Redirect(c, joinSessionURL(m.GroupID, js.RowKey))
+		return h.renderGroup(c, status, p, m, g)
+	})
 }
 
 // joinSessionPage is GET /groups/:id/join-sessions/:session (owners): the
