@@ -149,34 +149,69 @@ func (s *Service) stream(c echo.Context) error {
 	// An open stream is a sign of life: marked now and with each
 	// heartbeat (Seen writes at most once a minute).
 	s.Seen(ctx, id.MemberKey)
+	s.follow(ctx, sub, streamOn{
+		beat: func() error {
+			if err := ping(w, ": ping\n\n"); err != nil {
+				return err
+			}
+			s.Seen(ctx, id.MemberKey)
+			return sendStatus(true)
+		},
+		read: func() error { return sendStatus(false) },
+		wake: func() error {
+			if done, err := send(); done || err != nil {
+				return errStreamEnd
+			}
+			mark(false)
+			return nil
+		},
+	})
+	return nil
+}
+
+// streamOn is what an open stream does on each heartbeat, when its
+// chats may have news (wake) and when a read marker in them moved (read,
+// nil to ignore). An error ends the stream.
+type streamOn struct{ beat, wake, read func() error }
+
+// errStreamEnd ends a stream that has said all it will.
+var errStreamEnd = errors.New("chat: stream ends")
+
+// follow runs an open stream until the client goes, the hub ends sub
+// (shutdown, removal) or a step fails: a heartbeat every s.beat, and the
+// steps for sub's signals.
+func (s *Service) follow(ctx context.Context, sub *Sub, on streamOn) {
 	beat := time.NewTicker(s.beat)
 	defer beat.Stop()
 	for {
+		var err error
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-sub.Done:
-			return nil
+			return
 		case <-beat.C:
-			if _, err := w.Write([]byte(": ping\n\n")); err != nil {
-				return nil
-			}
-			w.Flush()
-			s.Seen(ctx, id.MemberKey)
-			if sendStatus(true) != nil {
-				return nil
-			}
-		case <-sub.Read:
-			if sendStatus(false) != nil {
-				return nil
-			}
+			err = on.beat()
 		case <-sub.Wake:
-			if done, err := send(); done || err != nil {
-				return nil
+			err = on.wake()
+		case <-sub.Read:
+			if on.read != nil {
+				err = on.read()
 			}
-			mark(false)
+		}
+		if err != nil {
+			return
 		}
 	}
+}
+
+// ping writes msg (a comment or a small event) and flushes it.
+func ping(w *echo.Response, msg string) error {
+	if _, err := w.Write([]byte(msg)); err != nil {
+		return err
+	}
+	w.Flush()
+	return nil
 }
 
 // startStream answers with an event stream: no caching, no proxy
@@ -272,41 +307,30 @@ func (s *Service) news(c echo.Context) error {
 	sub := s.hub.Subscribe(ids...)
 	defer s.hub.Unsubscribe(sub)
 	w := startStream(c)
-	beat := time.NewTicker(s.beat)
-	defer beat.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-sub.Done:
-			return nil
-		case <-beat.C:
+	s.follow(ctx, sub, streamOn{
+		beat: func() error {
 			msg := ": ping\n\n"
 			if now := s.presences(ctx, others); !maps.Equal(now, shown) {
 				// Someone's dot changed: the list fetches itself again.
 				msg, shown = "event: news\ndata: presence\n\n", now
 			}
-			if _, err := w.Write([]byte(msg)); err != nil {
-				return nil
-			}
-			w.Flush()
-		case <-sub.Wake:
+			return ping(w, msg)
+		},
+		wake: func() error {
 			// Let a burst settle: one refresh for it.
 			select {
 			case <-time.After(time.Second):
 			case <-ctx.Done():
-				return nil
+				return ctx.Err()
 			}
 			select {
 			case <-sub.Wake:
 			default:
 			}
-			if _, err := w.Write([]byte("event: news\ndata: news\n\n")); err != nil {
-				return nil
-			}
-			w.Flush()
-		}
-	}
+			return ping(w, "event: news\ndata: news\n\n")
+		},
+	})
+	return nil
 }
 
 // presenceWatch bounds the private chats whose presence the list's

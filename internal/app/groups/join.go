@@ -295,17 +295,8 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 		if j.RowKey == memberRowKey(owner) {
 			continue
 		}
-		pk, rk := groupMemberKey(g.GroupID, j.RowKey)
-		row := MemberRow{
-			PartitionKey: pk, RowKey: rk,
-			UserKey: j.UserKey, MemberKey: j.MemberKey, Email: j.Email,
-			Status: StatusActive, Role: RoleMember, DisplayName: j.DisplayName,
-			JoinedAt: timePtr(now), UpdatedAt: now,
-		}
-		if _, err := storage.Insert(ctx, s.members, row); err != nil {
-			return GroupRow{}, err
-		}
-		if err := s.mirror(ctx, row); err != nil {
+		who := MemberRow{UserKey: j.UserKey, MemberKey: j.MemberKey, Email: j.Email, DisplayName: j.DisplayName}
+		if err := s.addActive(ctx, g.GroupID, j.RowKey, RoleMember, who, now); err != nil {
 			return GroupRow{}, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
@@ -28,6 +29,17 @@ func (s *Service) memberRow(ctx context.Context, groupID, rowKey string) (Member
 // and every step is idempotent.
 func (s *Service) mirror(ctx context.Context, row MemberRow) error {
 	return s.memberships.Sync(ctx, nil, &row)
+}
+
+// addActive adds who (their keys, email and name) to groupID under rowKey
+// as an active member with role, and mirrors the row.
+func (s *Service) addActive(ctx context.Context, groupID, rowKey string, role Role, who MemberRow, now time.Time) error {
+	who.PartitionKey, who.RowKey = groupMemberKey(groupID, rowKey)
+	who.Status, who.Role, who.JoinedAt, who.UpdatedAt = StatusActive, role, timePtr(now), now
+	if _, err := storage.Insert(ctx, s.members, who); err != nil {
+		return err
+	}
+	return s.mirror(ctx, who)
 }
 
 // membershipProjection is UserGroups as a projection of GroupMembers:

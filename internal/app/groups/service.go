@@ -345,17 +345,8 @@ func (s *Service) Create(ctx context.Context, id *auth.Identity, name string) (G
 	if _, err := storage.Insert(ctx, s.groups, g); err != nil {
 		return GroupRow{}, err
 	}
-	mpk, mrk := groupMemberKey(groupID, id.UserKey)
-	owner := MemberRow{
-		PartitionKey: mpk, RowKey: mrk,
-		UserKey: id.UserKey, MemberKey: id.MemberKey, Email: id.Email,
-		Status: StatusActive, Role: RoleOwner, DisplayName: id.DisplayName,
-		JoinedAt: timePtr(now), UpdatedAt: now,
-	}
-	if _, err := storage.Insert(ctx, s.members, owner); err != nil {
-		return GroupRow{}, err
-	}
-	if err := s.mirror(ctx, owner); err != nil {
+	owner := MemberRow{UserKey: id.UserKey, MemberKey: id.MemberKey, Email: id.Email, DisplayName: id.DisplayName}
+	if err := s.addActive(ctx, groupID, id.UserKey, RoleOwner, owner, now); err != nil {
 		return GroupRow{}, err
 	}
 	s.count(ctx, NewGroups)
