@@ -49,13 +49,12 @@ func submit[In any](c echo.Context, in In,
 	render func(c echo.Context, status int, in In, errs FieldErrors) error,
 	flashKey, target string) error {
 	errs, err := save(c.Request().Context(), auth.From(c).MemberKey, in)
-	if err != nil {
-		return err
+	if err == nil && len(errs) > 0 {
+		err = errs
 	}
-	if len(errs) > 0 {
-		return render(c, http.StatusUnprocessableEntity, in, errs)
-	}
-	return web.FlashRedirect(c, flashKey, target)
+	return web.AnswerForm(c, err, flashKey, target, func(status int, errs FieldErrors) error {
+		return render(c, status, in, errs)
+	})
 }
 
 // checked reads a checkbox: a ticked box sends its value, an unticked one
