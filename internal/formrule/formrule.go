@@ -159,3 +159,13 @@ func IsSlug(s string, max int) bool {
 type FieldErrors map[string]string
 
 func (e FieldErrors) Error() string { return fmt.Sprintf("form: %d bad fields", len(e)) }
+
+// Check cleans v with rule and returns it; any problem records key as
+// field's error in e.
+func (e FieldErrors) Check(field string, rule Text, v, key string) string {
+	v, p := rule.Check(v)
+	if p != OK {
+		e[field] = key
+	}
+	return v
+}

@@ -1,6 +1,7 @@
 package formrule
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +164,22 @@ func TestIsSlug(t *testing.T) {
 	}
 	if IsSlug("abcd", 3) || !IsSlug("abc", 3) {
 		t.Error("the length bound")
+	}
+}
+
+// FieldErrors.Check returns the cleaned text and records the key only for
+// a field whose text breaks its rule.
+func TestFieldErrorsCheck(t *testing.T) {
+	errs := FieldErrors{}
+	rule := Text{Max: 5, Required: true}
+	if got := errs.Check("name", rule, "  Anna \n", "bad.name"); got != "Anna" || len(errs) != 0 {
+		t.Errorf("good text: %q, errors %v", got, errs)
+	}
+	errs.Check("long", rule, "Annabelle", "bad.long")
+	errs.Check("empty", rule, "   ", "bad.empty")
+	errs.Check("bidi", rule, "a\u202eb", "bad.bidi")
+	want := FieldErrors{"long": "bad.long", "empty": "bad.empty", "bidi": "bad.bidi"}
+	if !maps.Equal(errs, want) {
+		t.Errorf("errors %v, want %v", errs, want)
 	}
 }

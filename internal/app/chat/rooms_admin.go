@@ -40,14 +40,8 @@ var ErrRoomExists = errors.New("chat: the room exists")
 // checkRoom checks a room's name and description.
 func checkRoom(name, desc string) (string, string, RoomErrors) {
 	errs := RoomErrors{}
-	name, p := roomNameRule.Check(name)
-	if p != formrule.OK {
-		errs["name"] = "chat.rooms.error.name"
-	}
-	desc, p = roomDescRule.Check(desc)
-	if p != formrule.OK {
-		errs["description"] = "chat.rooms.error.description"
-	}
+	name = errs.Check("name", roomNameRule, name, "chat.rooms.error.name")
+	desc = errs.Check("description", roomDescRule, desc, "chat.rooms.error.description")
 	if len(errs) > 0 {
 		return "", "", errs
 	}

@@ -249,19 +249,12 @@ var ErrNoEvent = fault.NotFound("events: no such event", storage.ErrNotFound)
 func parseEvent(in EventInput, zone *time.Location, known []Category) (EventRow, FieldErrors) {
 	errs := FieldErrors{}
 	var e EventRow
-	var p formrule.Problem
-	if e.Title, p = titleRule.Check(in.Title); p != formrule.OK || len([]rune(e.Title)) < MinTitle && e.Title != "" {
+	if e.Title = errs.Check("title", titleRule, in.Title, "events.error.title"); len([]rune(e.Title)) < MinTitle && e.Title != "" {
 		errs["title"] = "events.error.title"
 	}
-	if e.Description, p = descRule.Check(in.Description); p != formrule.OK {
-		errs["description"] = "events.error.description"
-	}
-	if e.Place, p = placeRule.Check(in.Place); p != formrule.OK {
-		errs["place"] = "events.error.place"
-	}
-	if e.ConfirmedOnly, p = placeRule.Check(in.ConfirmedOnly); p != formrule.OK {
-		errs["confirmedOnly"] = "events.error.place"
-	}
+	e.Description = errs.Check("description", descRule, in.Description, "events.error.description")
+	e.Place = errs.Check("place", placeRule, in.Place, "events.error.place")
+	e.ConfirmedOnly = errs.Check("confirmedOnly", placeRule, in.ConfirmedOnly, "events.error.place")
 	if e.Category = strings.TrimSpace(in.Category); !slices.ContainsFunc(known, func(c Category) bool { return c.Slug == e.Category }) {
 		errs["category"] = "events.error.category"
 	}

@@ -142,14 +142,8 @@ var ErrCategoryExists = errors.New("events: the category exists")
 // checkCategoryNames checks a category's names: FieldErrors on failure.
 func checkCategoryNames(english, russian string) (string, string, FieldErrors) {
 	errs := FieldErrors{}
-	english, p := englishCategoryRule.Check(english)
-	if p != formrule.OK {
-		errs["english"] = "events.categories.error.name"
-	}
-	russian, p = russianCategoryRule.Check(russian)
-	if p != formrule.OK {
-		errs["russian"] = "events.categories.error.name"
-	}
+	english = errs.Check("english", englishCategoryRule, english, "events.categories.error.name")
+	russian = errs.Check("russian", russianCategoryRule, russian, "events.categories.error.name")
 	if len(errs) > 0 {
 		return "", "", errs
 	}

@@ -72,19 +72,14 @@ type SectionInput struct {
 func checkSection(in SectionInput, isNew bool) (SectionRow, FormErrors) {
 	errs := FormErrors{}
 	var r SectionRow
-	var p formrule.Problem
 	if isNew {
 		r.RowKey = strings.TrimSpace(in.Slug)
 		if !formrule.IsSlug(r.RowKey, 40) || slices.Contains(reservedSlugs, r.RowKey) {
 			errs["slug"] = "forum.error.slug"
 		}
 	}
-	if r.Name, p = sectionNameRule.Check(in.Name); p != formrule.OK {
-		errs["name"] = "forum.error.section_name"
-	}
-	if r.Description, p = sectionDescRule.Check(in.Description); p != formrule.OK {
-		errs["description"] = "forum.error.description"
-	}
+	r.Name = errs.Check("name", sectionNameRule, in.Name, "forum.error.section_name")
+	r.Description = errs.Check("description", sectionDescRule, in.Description, "forum.error.description")
 	if v := strings.TrimSpace(in.Order); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > 9999 {
