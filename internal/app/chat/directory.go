@@ -98,7 +98,7 @@ func (s *Service) directoryRoutes(e *echo.Echo) {
 	e.GET("/chat/rooms", s.directory, acc)
 	e.GET("/chat/:id/join", s.joinPage, acc)
 	e.POST("/chat/:id/join", s.join, acc)
-	e.POST("/chat/:id/leave", s.leave, acc, s.requireChat)
+	e.POST("/chat/:id/leave", s.leave, acc, s.requireChat())
 }
 
 // directory is GET /chat/rooms: the public rooms, and the private ones

@@ -31,7 +31,7 @@ const pageSize = 50
 // chat's own pages (reader) the right to read it, which requireChat
 // works out once for the handler.
 func (s *Service) Routes(e *echo.Echo) {
-	acc, reader := auth.RequireAccount, s.requireChat
+	acc, reader := auth.RequireAccount, s.requireChat()
 	e.GET("/chat", s.list)
 	e.GET("/chat/:id", s.page, acc, reader)
 	e.POST("/chat/:id/messages", s.send, acc, reader)
@@ -53,25 +53,20 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc, reader)
 }
 
-// accessKey keeps a request's Access (requireChat).
-const accessKey = "chat.access"
-
 // requireChat authorizes the route's chat (:id) for the asker, once, and
 // keeps its Access for the handler (accessOf); a chat they may not read
 // is the same 404 as one that is not there.
-func (s *Service) requireChat(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		acc, err := s.Open(c.Request().Context(), auth.From(c), c.Param("id"))
-		if err != nil {
-			return err
-		}
-		c.Set(accessKey, acc)
-		return next(c)
-	}
+func (s *Service) requireChat() echo.MiddlewareFunc {
+	return chatScope.Require(func(c echo.Context) (Access, error) {
+		return s.Open(c.Request().Context(), auth.From(c), c.Param("id"))
+	})
 }
 
+// chatScope carries the Access requireChat worked out to the handler.
+var chatScope = web.NewScope[Access]("chat.access")
+
 // accessOf is the Access requireChat worked out.
-func accessOf(c echo.Context) Access { return c.Get(accessKey).(Access) }
+func accessOf(c echo.Context) Access { return chatScope.From(c) }
 
 func chatURL(id string) string { return "/chat/" + url.PathEscape(id) }
 

@@ -35,19 +35,20 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/events/mine/feed", s.replaceFeed, auth.RequireAccount)
 	e.GET("/events/calendar/:file", s.myCalendar)
 	e.POST("/events", s.create, org...)
-	e.GET("/events/:id", s.page, web.Shared)
-	e.GET("/events/:id/event.ics", s.ics)
+	visible, event := s.visible(), s.anyEvent()
+	e.GET("/events/:id", s.page, web.Shared, visible)
+	e.GET("/events/:id/event.ics", s.ics, visible)
 	e.GET("/media/events/:id/:file", s.serveImage)
-	e.POST("/events/:id/register", s.register, auth.RequireAccount)
-	e.POST("/events/:id/cancel", s.cancelRegistration, auth.RequireAccount)
-	e.POST("/events/:id/accept", s.accept, auth.RequireAccount)
+	e.POST("/events/:id/register", s.register, auth.RequireAccount, event)
+	e.POST("/events/:id/cancel", s.cancelRegistration, auth.RequireAccount, event)
+	e.POST("/events/:id/accept", s.accept, auth.RequireAccount, event)
 	e.POST("/events/:id/publish", s.publish(true), org...)
 	e.POST("/events/:id/unpublish", s.publish(false), org...)
-	e.GET("/events/:id/edit", s.editEvent, org...)
+	e.GET("/events/:id/edit", s.editEvent, append(org[:len(org):len(org)], event)...)
 	e.POST("/events/:id/edit", s.updateEvent, org...)
 	e.POST("/events/:id/cancel-event", s.cancelEvent, org...)
-	s.ticketRoutes(e, org)
-	s.toGroupRoutes(e)
+	s.ticketRoutes(e, org, visible, event)
+	s.toGroupRoutes(e, visible)
 	s.categoryRoutes(e)
 }
 
@@ -243,25 +244,40 @@ func price(ctx context.Context, cents int64, currency string) string {
 	return fmt.Sprintf("%d.%02d %s", cents/100, cents%100, currency)
 }
 
-// visibleEvent is the request's event (:id) as its viewer may see it: a
-// published one for anyone (a secret one by its link), an unpublished
-// one for organizers only; others get ErrNoEvent (404).
-func (s *Service) visibleEvent(c echo.Context) (EventRow, error) {
-	e, err := s.catalog.Event(c.Request().Context(), c.Param("id"))
-	if err == nil && !e.IsPublished && !organizer(auth.From(c)) {
-		err = ErrNoEvent
-	}
-	return e, err
+// eventScope carries the route's event (:id), read once by visible or
+// anyEvent in the route table, to its handler (eventOf).
+var eventScope = web.NewScope[EventRow]("events.event")
+
+// eventOf is the event the route's loader read.
+func eventOf(c echo.Context) EventRow { return eventScope.From(c) }
+
+// visible reads the route's event as its viewer may see it: a published
+// one for anyone (a secret one by its link), an unpublished one for
+// organizers only; others get ErrNoEvent (404).
+func (s *Service) visible() echo.MiddlewareFunc {
+	return eventScope.Require(func(c echo.Context) (EventRow, error) {
+		e, err := s.catalog.Event(c.Request().Context(), c.Param("id"))
+		if err == nil && !e.IsPublished && !organizer(auth.From(c)) {
+			err = ErrNoEvent
+		}
+		return e, err
+	})
+}
+
+// anyEvent reads the route's event, published or not: for organizers'
+// routes, and for a person's own registration (which outlives
+// unpublishing).
+func (s *Service) anyEvent() echo.MiddlewareFunc {
+	return eventScope.Require(func(c echo.Context) (EventRow, error) {
+		return s.catalog.Event(c.Request().Context(), c.Param("id"))
+	})
 }
 
 // page is GET /events/:id (visibleEvent).
 func (s *Service) page(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	e, err := s.visibleEvent(c)
-	if err != nil {
-		return err
-	}
+	e := eventOf(c)
 	counts, err := s.Judge(ctx, e)
 	if err != nil {
 		return err
@@ -323,10 +339,7 @@ func (s *Service) page(c echo.Context) error {
 // register is POST /events/:id/register.
 func (s *Service) register(c echo.Context) error {
 	ctx := c.Request().Context()
-	e, err := s.catalog.Event(ctx, c.Param("id"))
-	if err != nil {
-		return err
-	}
+	e := eventOf(c)
 	if !e.IsPublished {
 		return ErrNoEvent
 	}
@@ -335,6 +348,7 @@ func (s *Service) register(c echo.Context) error {
 	}
 	party := 1
 	if v := c.FormValue("party"); v != "" {
+		var err error
 		if party, err = strconv.Atoi(v); err != nil || party < 1 || party > e.MaxGuests+1 {
 			return web.BadRequest(i18n.T(ctx, "events.error.party"), err)
 		}
@@ -353,10 +367,7 @@ func (s *Service) register(c echo.Context) error {
 // cancelRegistration is POST /events/:id/cancel, after confirmation.
 func (s *Service) cancelRegistration(c echo.Context) error {
 	ctx := c.Request().Context()
-	e, err := s.catalog.Event(ctx, c.Param("id"))
-	if err != nil {
-		return err
-	}
+	e := eventOf(c)
 	if !web.Confirmed(c) {
 		return web.AskConfirm(c, views.EventConfirm(ctx, "", "cancel"))
 	}
@@ -370,10 +381,7 @@ func (s *Service) cancelRegistration(c echo.Context) error {
 // to them; a lapsed offer is a 409 with its message.
 func (s *Service) accept(c echo.Context) error {
 	ctx := c.Request().Context()
-	e, err := s.catalog.Event(ctx, c.Param("id"))
-	if err != nil {
-		return err
-	}
+	e := eventOf(c)
 	if err := s.Accept(ctx, e, auth.From(c)); err != nil {
 		return err
 	}
@@ -503,10 +511,7 @@ func eventInput(c echo.Context) (EventInput, FieldErrors) {
 // editEvent is GET /events/:id/edit (organizers).
 func (s *Service) editEvent(c echo.Context) error {
 	id := auth.From(c)
-	e, err := s.catalog.Event(c.Request().Context(), c.Param("id"))
-	if err != nil {
-		return err
-	}
+	e := eventOf(c)
 	zone := id.Location()
 	in := EventInput{
 		Title: e.Title, Description: e.Description, Category: e.Category,

@@ -84,10 +84,7 @@ func writeCalendar(host string, now time.Time, name string, entries []calendarEn
 func (s *Service) ics(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	e, err := s.visibleEvent(c)
-	if err != nil {
-		return err
-	}
+	e := eventOf(c)
 	confirmed := organizer(id)
 	if id != nil && !confirmed {
 		r, err := s.catalog.seats.Status(ctx, e.RowKey, id.MemberKey)

@@ -19,11 +19,12 @@ import (
 )
 
 // ticketRoutes are the ticket, the check-in and the attendee export.
-func (s *Service) ticketRoutes(e *echo.Echo, org []echo.MiddlewareFunc) {
-	e.GET("/events/:id/ticket", s.ticket, auth.RequireAccount)
-	e.GET("/events/:id/check-in", s.checkIn, org...)
-	e.POST("/events/:id/check-in/:member", s.markAttended, org...)
-	e.GET("/events/:id/attendees.csv", s.attendeesCSV, org...)
+func (s *Service) ticketRoutes(e *echo.Echo, org []echo.MiddlewareFunc, visible, event echo.MiddlewareFunc) {
+	orgEvent := append(org[:len(org):len(org)], event)
+	e.GET("/events/:id/ticket", s.ticket, auth.RequireAccount, visible)
+	e.GET("/events/:id/check-in", s.checkIn, orgEvent...)
+	e.POST("/events/:id/check-in/:member", s.markAttended, orgEvent...)
+	e.GET("/events/:id/attendees.csv", s.attendeesCSV, orgEvent...)
 }
 
 // checkInURL is the organizer's check-in page; with a ticket code it
@@ -41,10 +42,7 @@ func checkInURL(eventID, code string) string {
 func (s *Service) ticket(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	e, err := s.visibleEvent(c)
-	if err != nil {
-		return err
-	}
+	e := eventOf(c)
 	a, err := s.catalog.seats.Attendee(ctx, e.RowKey, id.MemberKey)
 	if err == nil && (a.Status != StatusGoing || a.Ticket == "") {
 		err = ErrNoTicket
@@ -83,10 +81,7 @@ const maxQuery = 100
 // opens on its person. One query of the event's partition.
 func (s *Service) checkIn(c echo.Context) error {
 	ctx := c.Request().Context()
-	e, err := s.catalog.Event(ctx, c.Param("id"))
-	if err != nil {
-		return err
-	}
+	e := eventOf(c)
 	q := strings.TrimSpace(c.QueryParam("q"))
 	if len([]rune(q)) > maxQuery {
 		return web.BadRequest(i18n.T(ctx, "events.error.query"), nil)
@@ -129,10 +124,7 @@ func (s *Service) checkIn(c echo.Context) error {
 // back to the list it came from.
 func (s *Service) markAttended(c echo.Context) error {
 	ctx := c.Request().Context()
-	e, err := s.catalog.Event(ctx, c.Param("id"))
-	if err != nil {
-		return err
-	}
+	e := eventOf(c)
 	attended, err := strconv.ParseBool(c.FormValue("attended"))
 	if err != nil {
 		return web.BadRequest(i18n.T(ctx, "events.error.attended"), err)
@@ -160,10 +152,7 @@ func (s *Service) markAttended(c echo.Context) error {
 // cancelled.
 func (s *Service) attendeesCSV(c echo.Context) error {
 	ctx := c.Request().Context()
-	e, err := s.catalog.Event(ctx, c.Param("id"))
-	if err != nil {
-		return err
-	}
+	e := eventOf(c)
 	all, err := s.catalog.seats.Attendees(ctx, e.RowKey)
 	if err != nil {
 		return err

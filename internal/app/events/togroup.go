@@ -32,9 +32,9 @@ type GroupCalendars interface {
 func (s *Service) UseGroups(g GroupCalendars) { s.groups = g }
 
 // toGroupRoutes registers the add-to-group form.
-func (s *Service) toGroupRoutes(e *echo.Echo) {
-	e.GET("/events/:id/add-to-group", s.addToGroupForm, auth.RequireAccount)
-	e.POST("/events/:id/add-to-group", s.addToGroup, auth.RequireAccount)
+func (s *Service) toGroupRoutes(e *echo.Echo, visible echo.MiddlewareFunc) {
+	e.GET("/events/:id/add-to-group", s.addToGroupForm, auth.RequireAccount, visible)
+	e.POST("/events/:id/add-to-group", s.addToGroup, auth.RequireAccount, visible)
 }
 
 // linkedInput is e as an appointment.
@@ -48,10 +48,7 @@ func linkedInput(e EventRow) groups.LinkedInput {
 // addable is the request's event when it may be added to a calendar: a
 // visible, not cancelled event, with the groups module wired.
 func (s *Service) addable(c echo.Context) (EventRow, error) {
-	e, err := s.visibleEvent(c)
-	if err != nil {
-		return e, err
-	}
+	e := eventOf(c)
 	if s.groups == nil {
 		return e, ErrNoEvent
 	}

@@ -26,7 +26,7 @@ import (
 // reads the topic once for the handler (moderation reads it itself, at
 // its ETag).
 func (s *Service) Routes(e *echo.Echo) {
-	acc, topic := auth.RequireAccount, s.requireTopic
+	acc, topic := auth.RequireAccount, s.requireTopic()
 	e.GET("/forum", s.home, web.Shared)
 	e.GET("/forum/compose", s.compose, acc)
 	e.POST("/forum/topics", s.createTopic, acc)
@@ -56,24 +56,19 @@ func (s *Service) Routes(e *echo.Echo) {
 	s.adminRoutes(e)
 }
 
-// topicKey keeps a request's topic (requireTopic).
-const topicKey = "forum.topic"
-
 // requireTopic reads the route's topic (:id), open and not deleted, and
 // keeps it for the handler (topicOf); anything else is ErrNoTopic (404).
-func (s *Service) requireTopic(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		t, err := s.Head(c.Request().Context(), c.Param("id"))
-		if err != nil {
-			return err
-		}
-		c.Set(topicKey, t)
-		return next(c)
-	}
+func (s *Service) requireTopic() echo.MiddlewareFunc {
+	return topicScope.Require(func(c echo.Context) (TopicRow, error) {
+		return s.Head(c.Request().Context(), c.Param("id"))
+	})
 }
 
+// topicScope carries the topic requireTopic read to the handler.
+var topicScope = web.NewScope[TopicRow]("forum.topic")
+
 // topicOf is the topic requireTopic read.
-func topicOf(c echo.Context) TopicRow { return c.Get(topicKey).(TopicRow) }
+func topicOf(c echo.Context) TopicRow { return topicScope.From(c) }
 
 // person is who the request is from ("" memberKey for a visitor).
 func person(c echo.Context) Person {
