@@ -37,29 +37,23 @@ type RoomErrors = formrule.FieldErrors
 // ErrRoomExists is a new room whose slug is taken (409).
 var ErrRoomExists = errors.New("chat: the room exists")
 
-// checkRoom checks a room's name and description.
-func checkRoom(name, desc string) (string, string, RoomErrors) {
-	errs := RoomErrors{}
-	name = errs.Check("name", roomNameRule, name, "chat.rooms.error.name")
-	desc = errs.Check("description", roomDescRule, desc, "chat.rooms.error.description")
-	if len(errs) > 0 {
-		return "", "", errs
-	}
-	return name, desc, nil
+// checkRoom cleans a room's name and description, noting problems in
+// errs.
+func checkRoom(errs RoomErrors, name, desc string) (string, string) {
+	return errs.Check("name", roomNameRule, name, "chat.rooms.error.name"),
+		errs.Check("description", roomDescRule, desc, "chat.rooms.error.description")
 }
 
 // CreateRoom adds a room; a private one gets its invite link, and
 // creator ("" for none) is in it, to share the link.
 func (s *Service) CreateRoom(ctx context.Context, slug, name, desc string, private bool, creator string) error {
 	slug = strings.TrimSpace(slug)
-	name, desc, errs := checkRoom(name, desc)
+	errs := RoomErrors{}
+	name, desc = checkRoom(errs, name, desc)
 	if !formrule.IsSlug(slug, maxRoomSlug) {
-		if errs == nil {
-			errs = RoomErrors{}
-		}
 		errs["slug"] = "chat.rooms.error.slug"
 	}
-	if errs != nil {
+	if len(errs) > 0 {
 		return errs
 	}
 	pk, rk := chatKey(KindRoom, RoomID(slug))
@@ -91,20 +85,17 @@ type RoomChange struct {
 
 // UpdateRoom changes a room.
 func (s *Service) UpdateRoom(ctx context.Context, chatID string, in RoomChange) error {
-	name, desc, keepDays := in.Name, in.Description, in.KeepDays
-	name, desc, errs := checkRoom(name, desc)
+	errs := RoomErrors{}
+	name, desc := checkRoom(errs, in.Name, in.Description)
 	days := 0
-	if v := strings.TrimSpace(keepDays); v != "" {
+	if v := strings.TrimSpace(in.KeepDays); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > maxKeepDays {
-			if errs == nil {
-				errs = RoomErrors{}
-			}
 			errs["keepDays"] = "chat.rooms.error.keep"
 		}
 		days = n
 	}
-	if errs != nil {
+	if len(errs) > 0 {
 		return errs
 	}
 	if kind, _ := kindOf(chatID); kind != KindRoom {

@@ -139,15 +139,10 @@ func (c *Catalog) forgetCategories() {
 // built-in one included).
 var ErrCategoryExists = errors.New("events: the category exists")
 
-// checkCategoryNames checks a category's names: FieldErrors on failure.
-func checkCategoryNames(english, russian string) (string, string, FieldErrors) {
-	errs := FieldErrors{}
-	english = errs.Check("english", englishCategoryRule, english, "events.categories.error.name")
-	russian = errs.Check("russian", russianCategoryRule, russian, "events.categories.error.name")
-	if len(errs) > 0 {
-		return "", "", errs
-	}
-	return english, russian, nil
+// checkCategoryNames cleans a category's names, noting problems in errs.
+func checkCategoryNames(errs FieldErrors, english, russian string) (string, string) {
+	return errs.Check("english", englishCategoryRule, english, "events.categories.error.name"),
+		errs.Check("russian", russianCategoryRule, russian, "events.categories.error.name")
 }
 
 // AddCategory adds an active category. slug is lower-case letters and
@@ -155,14 +150,12 @@ func checkCategoryNames(english, russian string) (string, string, FieldErrors) {
 // one falls back to it. Bad input is FieldErrors; nothing is written.
 func (c *Catalog) AddCategory(ctx context.Context, slug, english, russian string) error {
 	slug = strings.TrimSpace(slug)
-	english, russian, errs := checkCategoryNames(english, russian)
+	errs := FieldErrors{}
+	english, russian = checkCategoryNames(errs, english, russian)
 	if !formrule.IsSlug(slug, maxCategorySlug) {
-		if errs == nil {
-			errs = FieldErrors{}
-		}
 		errs["slug"] = "events.categories.error.slug"
 	}
-	if errs != nil {
+	if len(errs) > 0 {
 		return errs
 	}
 	if slices.Contains(Categories, slug) {
@@ -179,8 +172,8 @@ func (c *Catalog) AddCategory(ctx context.Context, slug, english, russian string
 // UpdateCategory renames a managed category and sets whether it is
 // offered.
 func (c *Catalog) UpdateCategory(ctx context.Context, slug, english, russian string, active bool) error {
-	english, russian, errs := checkCategoryNames(english, russian)
-	if errs != nil {
+	errs := FieldErrors{}
+	if english, russian = checkCategoryNames(errs, english, russian); len(errs) > 0 {
 		return errs
 	}
 	if !formrule.IsSlug(slug, 0) {
