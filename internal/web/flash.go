@@ -40,6 +40,13 @@ func FlashRedirect(c echo.Context, messageKey, target string) error {
 	return Redirect(c, target)
 }
 
+// flashWaiting reports whether the session holds a message for the next
+// page, without taking it.
+func flashWaiting(c echo.Context) bool {
+	sess, err := Session(c)
+	return err == nil && sess.Values[flashKey] != nil
+}
+
 // TakeFlash returns the pending message, translated, and forgets it.
 func TakeFlash(c echo.Context) (components.FlashProps, error) {
 	sess, err := Session(c)

@@ -11,21 +11,24 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web/viewer"
 )
 
-// Shared pages: what a visitor without a session sees on a public page is
-// the same for everyone who reads it in the same language, so it is
+// Shared pages: what a visitor who is not signed in sees of a public page
+// is the same for everyone who reads it in the same language, so it is
 // rendered once and served from memory for a few seconds, compressed once
-// (Discourse's "anonymous cache" does the same). Such a visitor gets no
-// session cookie and no CSRF token: the only form an anonymous public page
-// carries, the language switch, needs none (requireCSRF). A page with a
-// form that needs the token (the development demo banner) is never shared.
+// (Discourse's "anonymous cache" does the same). The page carries no CSRF
+// token and sets no session cookie: the only form an anonymous public page
+// carries, the language switch, needs no token from someone not signed in
+// (requireCSRF). A page with a form that needs the token (the development
+// demo banner) is never shared, nor is one for a visitor whose session
+// holds a message to show (a flash).
 //
 // Freshness: an entry lives sharedPageTTL at most; any successful unsafe
 // request on this instance forgets every entry, so a writer's next
 // anonymous look already shows the change, and other instances show it
-// within sharedPageTTL. Signed-in visitors, and anyone with a session
-// cookie, always get a page rendered for them.
+// within sharedPageTTL. Signed-in people (and guests) always get a page
+// rendered for them.
 
 // sharedPageTTL is how long a shared page is served before it is rendered
 // again.
@@ -135,14 +138,18 @@ type sharedRequest struct {
 }
 
 // sharedKeyOf returns the cache key of a request that may see a shared
-// page: a GET from someone with no session cookie and no credentials. The
-// key is the language and the whole request URI.
+// page: a GET from someone not signed in (no identity, no credentials)
+// with no message waiting in their session. The key is the language and
+// the whole request URI.
 func (s *Server) sharedKeyOf(c echo.Context) (string, bool) {
 	req := c.Request()
 	if req.Method != http.MethodGet || req.Header.Get("Authorization") != "" {
 		return "", false
 	}
-	if _, err := req.Cookie(s.sessions.name); err == nil {
+	if v := viewer.From(req.Context()); v.SignedIn || v.Guest {
+		return "", false
+	}
+	if _, err := req.Cookie(s.sessions.name); err == nil && flashWaiting(c) {
 		return "", false
 	}
 	return string(i18n.LangOf(req.Context())) + " " + req.URL.RequestURI(), true

@@ -20,6 +20,7 @@ import (
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/csrf"
+	"github.com/harmony/harmony/internal/web/viewer"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -28,7 +29,20 @@ import (
 // POST /probe that changes nothing but succeeds.
 func sharedServer(t *testing.T, clock *webtest.Clock) (*testServer, *atomic.Int64) {
 	t.Helper()
-	s := newServer(t, nil, func(d *web.Deps) { d.Now = clock.Now })
+	s := newServer(t, nil, func(d *web.Deps) {
+		d.Now = clock.Now
+		// X-Test-Person: Anna signs the request in, as the identity
+		// middleware would.
+		d.Middleware = append(d.Middleware, func(next echo.HandlerFunc) echo.HandlerFunc {
+			return func(c echo.Context) error {
+				if name := c.Request().Header.Get("X-Test-Person"); name != "" {
+					req := c.Request()
+					c.SetRequest(req.WithContext(viewer.With(req.Context(), viewer.Viewer{SignedIn: true, Name: name})))
+				}
+				return next(c)
+			}
+		})
+	})
 	var renders atomic.Int64
 	s.Echo().GET("/shared", func(c echo.Context) error {
 		n := renders.Add(1)
@@ -40,6 +54,9 @@ func sharedServer(t *testing.T, clock *webtest.Clock) (*testServer, *atomic.Int6
 		return web.Render(c, http.StatusOK, web.Page{Title: "Shared", Content: content})
 	}, web.Shared)
 	s.Echo().POST("/probe", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
+	s.Echo().GET("/test/saved", func(c echo.Context) error {
+		return web.FlashRedirect(c, "account.flash.settings_saved", "/shared")
+	})
 	return s, &renders
 }
 
@@ -115,36 +132,59 @@ func TestSharedPageIsRenderedOnceForAnonymousVisitors(t *testing.T) {
 	}
 }
 
-// Anyone with a session gets their own page with their token; htmx
-// requests are rendered each time, never from memory.
-func TestSharedPageIsNotServedToSessionsOrHTMX(t *testing.T) {
+// A visitor who is not signed in gets the shared page even with a
+// session cookie, unless a message waits in their session; a signed-in
+// person gets their own page with their token; htmx requests are rendered
+// each time, never from memory.
+func TestWhoGetsTheSharedPage(t *testing.T) {
 	t.Parallel()
 	clock := webtest.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
 	s, renders := sharedServer(t, clock)
-	renderOf(t, s.client.Get("/shared")) // kept
+	kept := s.client.Get("/shared")
+	renderOf(t, kept)
 
 	withSession := webtest.NewClient(t, s.Handler())
-	token := withSession.CSRFToken("/")
+	withSession.CSRFToken("/") // a session cookie with a token
+	if res := withSession.Get("/shared"); res.Body != kept.Body || len(res.Cookies()) != 0 {
+		t.Errorf("a visitor with a session but not signed in: render %s, cookies %v; want the shared page",
+			renderOf(t, res), res.Cookies())
+	}
+
+	// A message waiting: their own page, which shows it; then shared again.
+	if res := withSession.Get("/test/saved"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("flash: %d", res.StatusCode)
+	}
 	res := withSession.Get("/shared")
-	if renderOf(t, res) != "2" {
-		t.Errorf("a visitor with a session got the shared page")
+	if renderOf(t, res) != "2" || res.Doc(t).Find(`[data-testid="flash"]`).Length() != 1 {
+		t.Errorf("with a message waiting: render %s, flash shown %d times; want its own page with the message",
+			renderOf(t, res), res.Doc(t).Find(`[data-testid="flash"]`).Length())
+	}
+	if res := withSession.Get("/shared"); res.Body != kept.Body {
+		t.Errorf("after the message: render %s, want the shared page", renderOf(t, res))
+	}
+
+	anna := webtest.NewClient(t, s.Handler())
+	token := anna.CSRFToken("/")
+	res = anna.Get("/shared", "X-Test-Person", "Anna")
+	if renderOf(t, res) != "3" {
+		t.Errorf("a signed-in person got the shared page")
 	}
 	if got := res.Doc(t).Find(`[data-testid="token"]`).Text(); got != token {
-		t.Errorf("a visitor with a session got token %q, want theirs", got)
+		t.Errorf("a signed-in person got token %q, want theirs", got)
 	}
 	if cc := res.Header.Get("Cache-Control"); cc != "private, no-cache" {
 		t.Errorf("Cache-Control %q for a page with a token", cc)
 	}
 
 	hx := s.client.Get("/shared", "HX-Request", "true", "HX-Request-Type", "partial")
-	if renderOf(t, hx) != "3" || len(hx.Cookies()) != 0 {
+	if renderOf(t, hx) != "4" || len(hx.Cookies()) != 0 {
 		t.Errorf("htmx request: render %s, cookies %v; want a fresh render and no cookie", renderOf(t, hx), hx.Cookies())
 	}
 	if renderOf(t, s.client.Get("/shared")) != "1" {
-		t.Error("the htmx fragment replaced the kept page")
+		t.Error("the htmx fragment or a personal page replaced the kept page")
 	}
-	if renders.Load() != 3 {
-		t.Errorf("%d renders, want 3", renders.Load())
+	if renders.Load() != 4 {
+		t.Errorf("%d renders, want 4", renders.Load())
 	}
 }
 
