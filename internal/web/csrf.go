@@ -54,7 +54,8 @@ func AnonymousTokenFree(path string) bool { return anonymousTokenFree[path] }
 
 // requireCSRF guards every unsafe method: the request must come from our
 // own origin (Sec-Fetch-Site/Origin, via net/http's CrossOriginProtection)
-// and carry the session's token in X-CSRF-Token or the _csrf form field.
+// and carry the session's token in X-CSRF-Token or the _csrf form field
+// (but for anonymousTokenFree routes from someone not signed in).
 func (s *Server) requireCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()

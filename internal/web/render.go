@@ -52,7 +52,8 @@ func Render(c echo.Context, status int, p Page) error {
 	if sharedFrom(c) == nil {
 		// The layout shows the message a redirect left, once: a full
 		// page takes it; a fragment leaves it for the page that follows.
-		// A shared page's visitor has no session, so no message.
+		// A shared page is only for visitors with no message waiting
+		// (sharedKeyOf).
 		flash, err := TakeFlash(c)
 		if err != nil && !errors.Is(err, errNoSessions) {
 			return err
