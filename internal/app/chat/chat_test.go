@@ -1079,6 +1079,44 @@ func TestImageMessages(t *testing.T) {
 	if !strings.Contains(bob.Get("/chat").Doc(t).Find(testID("chat-list")).Text(), "📷 our garden") {
 		t.Error("the list's preview does not say it is a picture")
 	}
+	// Deleted, the picture goes too: neither size is served, or stored.
+	full := strings.TrimSuffix(src, "_s.jpg") + ".jpg"
+	if res := post(ann, dm+"/messages/"+msg.AttrOr("data-seq", "")+"/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete the picture message: %d", res.StatusCode)
+	}
+	for _, u := range []string{src, full} {
+		if img := bob.Get(u); img.StatusCode != http.StatusNotFound {
+			t.Errorf("a deleted message's picture %s: %d, want 404", u, img.StatusCode)
+		}
+	}
+	if left, _ := a.Store.Container(chat.ImagesContainer).List(t.Context(), ""); len(left) != 0 {
+		t.Errorf("pictures left after the delete: %v", left)
+	}
+}
+
+// TestExpiredPicturesAreSwept: the sweeper deletes an expired picture
+// message's blobs with the message.
+func TestExpiredPicturesAreSwept(t *testing.T) {
+	t.Parallel()
+	a := newApp(t, "MESSAGES_TTL", "1h")
+	ann := a.Client()
+	a.SignIn(ann, "ann@example.com")
+	room := "/chat/room-general"
+	res := ann.PostFile(room+"/messages", ann.WithCSRF("/chat", url.Values{"body": {"sunset"}}), "image", "sunset.png", mediatest.EncodedPNG(t, 800, 600))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a picture: %d", res.StatusCode)
+	}
+	pictures := a.Store.Container(chat.ImagesContainer)
+	if stored, _ := pictures.List(t.Context(), ""); len(stored) != 2 {
+		t.Fatalf("%d blobs for one picture, want its two sizes", len(stored))
+	}
+	a.Clock.Advance(61 * time.Minute)
+	if _, err := a.svc.SweepExpired(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := pictures.List(t.Context(), ""); len(left) != 0 {
+		t.Errorf("pictures left after their message expired and was swept: %v", left)
+	}
 }
 
 // TestMarkReadIsRateLimited: a burst of page views moves the marker at

@@ -116,9 +116,10 @@ func (l *Log) Edit(ctx context.Context, chatID string, seq int64, by Person, bod
 }
 
 // Delete leaves a tombstone for message seq: its sender's, or anyone's
-// for an admin.
-func (l *Log) Delete(ctx context.Context, chatID string, seq int64, by Person, admin bool) (MessageRow, MessageRow, error) {
-	return l.change(ctx, chatID, seq, TypeDelete, by, func(m *MessageRow) error {
+// for an admin. picture is the blob of the picture the message had ("" for
+// none), for the caller to delete once the tombstone is written.
+func (l *Log) Delete(ctx context.Context, chatID string, seq int64, by Person, admin bool) (msg, ctl MessageRow, picture string, err error) {
+	msg, ctl, err = l.change(ctx, chatID, seq, TypeDelete, by, func(m *MessageRow) error {
 		if m.Sender != by.MemberKey && !admin {
 			return ErrNotYours
 		}
@@ -126,9 +127,14 @@ func (l *Log) Delete(ctx context.Context, chatID string, seq int64, by Person, a
 			return storage.ErrNoChange
 		}
 		now := l.now().UTC()
+		picture = m.ImageKey
 		m.Body, m.DeletedAt, m.ImageKey = "", &now, ""
 		return nil
 	})
+	if err != nil || ctl.Seq == 0 {
+		picture = ""
+	}
+	return msg, ctl, picture, err
 }
 
 // Message reads one live message (not a control entry).
@@ -150,10 +156,11 @@ func (s *Service) Edit(ctx context.Context, ch ChatRow, seq int64, by Person, bo
 }
 
 // Delete leaves a tombstone for message seq in ch (by its sender, or an
-// admin) and delivers the change live.
+// admin), deletes its picture, if any, and delivers the change live.
 func (s *Service) Delete(ctx context.Context, ch ChatRow, seq int64, by Person, admin bool) (MessageRow, error) {
-	m, ctl, err := s.log.Delete(ctx, ch.RowKey, seq, by, admin)
+	m, ctl, picture, err := s.log.Delete(ctx, ch.RowKey, seq, by, admin)
 	if err == nil && ctl.Seq > 0 {
+		s.deletePicture(ctx, picture)
 		s.hub.Sent(ctx, ctl)
 	}
 	return m, err

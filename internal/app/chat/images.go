@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"regexp"
 	"strings"
@@ -56,10 +57,28 @@ func (s *Service) putImage(ctx context.Context, chatID string, img media.Result)
 	if _, err := s.images.Put(ctx, key, img.Variants[largeChatImage], "image/jpeg"); err != nil {
 		return "", err
 	}
-	if _, err := s.images.Put(ctx, strings.TrimSuffix(key, ".jpg")+"_s.jpg", img.Variants[smallChatImage], "image/jpeg"); err != nil {
+	if _, err := s.images.Put(ctx, smallImage(key), img.Variants[smallChatImage], "image/jpeg"); err != nil {
 		return "", err
 	}
 	return key, nil
+}
+
+// smallImage is the blob name of the small size of picture key.
+func smallImage(key string) string { return strings.TrimSuffix(key, ".jpg") + "_s.jpg" }
+
+// deletePicture deletes both sizes of picture key ("" for none), whose
+// message is gone (deleted or expired). A blob that stays behind is
+// logged: no message points to it, so it is never shown.
+func (s *Service) deletePicture(ctx context.Context, key string) {
+	if key == "" {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	for _, name := range []string{key, smallImage(key)} {
+		if err := s.images.Delete(ctx, name); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			s.logger.WarnContext(ctx, "chat: picture not deleted", "blob", name, "err", err)
+		}
+	}
 }
 
 // imageURL is where a message's picture is served (small or large).
@@ -68,7 +87,7 @@ func imageURL(key string, small bool) string {
 		return ""
 	}
 	if small {
-		key = strings.TrimSuffix(key, ".jpg") + "_s.jpg"
+		key = smallImage(key)
 	}
 	chatID, file, _ := strings.Cut(key, "/")
 	return "/chat/" + chatID + "/images/" + file

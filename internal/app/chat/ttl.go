@@ -15,7 +15,8 @@ import (
 // expired messages are the start of its log (a room's lifetime applies
 // to messages sent after it was set, so that holds too); the sweeper
 // walks every chat, idle ones too (they are in Chats whether or not anyone writes),
-// and deletes from the start of each log until the first live row.
+// and deletes from the start of each log until the first live row, and
+// the pictures of the messages it deleted.
 
 // sweepBatch is how many rows one transaction deletes (one partition).
 const sweepBatch = 100
@@ -48,11 +49,12 @@ func (s *Service) sweepChat(ctx context.Context, chatID string) (int, error) {
 	now := s.now()
 	total := 0
 	for {
-		page, err := s.log.table.Query(ctx, storage.Query{PartitionKey: chatID, RowKeyPrefix: messagePrefix, Limit: sweepBatch, Select: []string{"RowKey", "expiresAt"}})
+		page, err := s.log.table.Query(ctx, storage.Query{PartitionKey: chatID, RowKeyPrefix: messagePrefix, Limit: sweepBatch, Select: []string{"RowKey", "expiresAt", "imageKey"}})
 		if err != nil {
 			return total, err
 		}
 		var ops []storage.TxOp
+		var pictures []string
 		for _, e := range page.Entities {
 			var m MessageRow
 			if err := storage.Unmarshal(e, &m); err != nil {
@@ -62,12 +64,18 @@ func (s *Service) sweepChat(ctx context.Context, chatID string) (int, error) {
 				break
 			}
 			ops = append(ops, storage.TxOp{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: chatID, RowKey: m.RowKey}, IfMatch: storage.AnyETag})
+			if m.ImageKey != "" {
+				pictures = append(pictures, m.ImageKey)
+			}
 		}
 		if len(ops) == 0 {
 			return total, nil
 		}
 		if err := s.log.table.Transact(ctx, ops); err != nil {
 			return total, err
+		}
+		for _, p := range pictures {
+			s.deletePicture(ctx, p)
 		}
 		total += len(ops)
 		if len(ops) < len(page.Entities) || page.Next == nil {
