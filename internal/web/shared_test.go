@@ -8,7 +8,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -232,5 +234,49 @@ func TestLanguageSwitchFromASharedPage(t *testing.T) {
 	ru := s.client.Get("/shared")
 	if got, _ := ru.Doc(t).Find("html").Attr("lang"); got != "ru" {
 		t.Errorf("after switching, <html lang=%q>", got)
+	}
+}
+
+// Many visitors at once while someone writes: every answer is a whole
+// page, and what is served after the last write was rendered after it.
+func TestSharedPagesUnderConcurrentReadsAndWrites(t *testing.T) {
+	t.Parallel()
+	clock := webtest.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
+	s, renders := sharedServer(t, clock)
+	writer := webtest.NewClient(t, s.Handler())
+	form := writer.WithCSRF("/", url.Values{})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			c := webtest.NewClient(t, s.Handler())
+			for range 40 {
+				res := c.Get("/shared", "Accept-Encoding", "gzip")
+				if res.StatusCode != http.StatusOK || res.Header.Get("Content-Encoding") == "gzip" && !strings.HasPrefix(res.Body, "\x1f\x8b") {
+					t.Errorf("a visitor got %d, encoding %q", res.StatusCode, res.Header.Get("Content-Encoding"))
+					return
+				}
+			}
+		})
+	}
+	// A render counts itself when it starts: one numbered up to
+	// startedBefore began before the last write forgot the kept pages, so
+	// it must not be what is served after it.
+	var startedBefore int64
+	for i := range 20 {
+		if i == 19 {
+			startedBefore = renders.Load()
+		}
+		if res := writer.PostForm("/probe", form); res.StatusCode != http.StatusNoContent {
+			t.Errorf("write: %d", res.StatusCode)
+		}
+	}
+	wg.Wait()
+	last := renderOf(t, s.client.Get("/shared"))
+	if n, _ := strconv.ParseInt(last, 10, 64); n <= startedBefore {
+		t.Errorf("after the last write the page served is render %s, which began before it (%d had)", last, startedBefore)
+	}
+	// Nothing written since: the next visitor gets the same page.
+	if again := renderOf(t, s.client.Get("/shared")); again != last {
+		t.Errorf("with no write in between, render %s then %s", last, again)
 	}
 }

@@ -1,0 +1,40 @@
+package web
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A page rendered from data read before a forget is not kept after it;
+// one rendered after is. The store stays within its bytes.
+func TestSharedPagesKeepNothingStale(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	s := newSharedPages(func() time.Time { return now })
+	gen := s.generation()
+	s.forget() // a write lands while the page renders
+	s.put("en /x", "en", []byte("<p>old</p>"), gen)
+	if _, ok := s.get("en /x"); ok {
+		t.Fatal("a page rendered before the forget was kept")
+	}
+	s.put("en /x", "en", []byte("<p>new</p>"), s.generation())
+	if p, ok := s.get("en /x"); !ok || string(p.body) != "<p>new</p>" {
+		t.Fatalf("a page rendered after the forget: %q, %v", p.body, ok)
+	}
+
+	big := []byte(strings.Repeat("x", sharedPagesMaxBytes/3))
+	for i := range 5 {
+		s.put("en /big"+string(rune('a'+i)), "en", big, s.generation())
+	}
+	if s.bytes > sharedPagesMaxBytes {
+		t.Errorf("the store holds %d bytes, over its %d", s.bytes, sharedPagesMaxBytes)
+	}
+	now = now.Add(sharedPageTTL)
+	if _, ok := s.get("en /x"); ok {
+		t.Error("a page outlived its lifetime")
+	}
+	s.put("en /bigz", "en", big, s.generation())
+	if _, ok := s.get("en /bigz"); !ok {
+		t.Error("expired pages did not make room for a new one")
+	}
+}
