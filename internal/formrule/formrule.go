@@ -160,12 +160,14 @@ type FieldErrors map[string]string
 
 func (e FieldErrors) Error() string { return fmt.Sprintf("form: %d bad fields", len(e)) }
 
-// Check cleans v with rule and returns it; any problem records key as
-// field's error in e.
+// Check cleans v with rule and returns it; a problem is recorded as
+// field's error in e: key (the field's own wording) when the text is
+// missing or too long, the shared message for anything else (bad
+// encoding, a control or direction character, a line break).
 func (e FieldErrors) Check(field string, rule Text, v, key string) string {
 	v, p := rule.Check(v)
 	if p != OK {
-		e[field] = key
+		e[field] = p.Message(key, key)
 	}
 	return v
 }

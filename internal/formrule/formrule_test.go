@@ -167,8 +167,9 @@ func TestIsSlug(t *testing.T) {
 	}
 }
 
-// FieldErrors.Check returns the cleaned text and records the key only for
-// a field whose text breaks its rule.
+// FieldErrors.Check returns the cleaned text and records, only for a field
+// whose text breaks its rule, the field's own key for a missing or too
+// long text and the shared message for anything else.
 func TestFieldErrorsCheck(t *testing.T) {
 	errs := FieldErrors{}
 	rule := Text{Max: 5, Required: true}
@@ -178,7 +179,7 @@ func TestFieldErrorsCheck(t *testing.T) {
 	errs.Check("long", rule, "Annabelle", "bad.long")
 	errs.Check("empty", rule, "   ", "bad.empty")
 	errs.Check("bidi", rule, "a\u202eb", "bad.bidi")
-	want := FieldErrors{"long": "bad.long", "empty": "bad.empty", "bidi": "bad.bidi"}
+	want := FieldErrors{"long": "bad.long", "empty": "bad.empty", "bidi": BidiControl.Key()}
 	if !maps.Equal(errs, want) {
 		t.Errorf("errors %v, want %v", errs, want)
 	}

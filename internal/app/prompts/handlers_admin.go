@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/prompts"
@@ -39,7 +40,7 @@ func (h *handlers) renderTags(c echo.Context, status int, p views.TagsAdminProps
 		}
 		if failed != nil && failed.Tag == t.Tag {
 			row.English, row.Russian, row.Active = failed.English, failed.Russian, failed.Active
-			row.Error, row.ErrorField = failed.Error, failed.ErrorField
+			row.Errors = failed.Errors
 		}
 		p.Rows = append(p.Rows, row)
 	}
@@ -50,18 +51,10 @@ func (h *handlers) renderTags(c echo.Context, status int, p views.TagsAdminProps
 func (h *handlers) addTag(c echo.Context) error {
 	add := views.AddTagForm{Tag: c.FormValue("tag"), English: c.FormValue("english"), Russian: c.FormValue("russian")}
 	err := h.svc.AddTag(c.Request().Context(), add.Tag, add.English, add.Russian)
-	var invalid *InvalidTagError
-	switch {
-	case errors.As(err, &invalid):
-		add.Error, add.ErrorField = invalid.Key, invalid.Field
-		return h.renderTags(c, http.StatusUnprocessableEntity, views.TagsAdminProps{Add: add}, nil)
-	case errors.Is(err, ErrTagExists):
-		add.Error, add.ErrorField = "admin.tags.error.exists", "tag"
-		return h.renderTags(c, http.StatusConflict, views.TagsAdminProps{Add: add}, nil)
-	case err != nil:
-		return err
-	}
-	return web.FlashRedirect(c, "admin.tags.flash.added", adminTagsURL)
+	return web.AnswerForm(c, err, "admin.tags.flash.added", adminTagsURL, func(status int, fe formrule.FieldErrors) error {
+		add.Errors = fe
+		return h.renderTags(c, status, views.TagsAdminProps{Add: add}, nil)
+	}, web.Refusal{Err: ErrTagExists, Status: http.StatusConflict, Field: "tag", Key: "admin.tags.error.exists"})
 }
 
 // updateTag is POST /admin/tags/:tag (english, russian, active): rename,
@@ -69,15 +62,10 @@ func (h *handlers) addTag(c echo.Context) error {
 func (h *handlers) updateTag(c echo.Context) error {
 	row := views.TagAdminRow{Tag: c.Param("tag"), English: c.FormValue("english"), Russian: c.FormValue("russian"), Active: c.FormValue("active") == "true"}
 	err := h.svc.UpdateTag(c.Request().Context(), row.Tag, row.English, row.Russian, row.Active)
-	var invalid *InvalidTagError
-	switch {
-	case errors.As(err, &invalid):
-		row.Error, row.ErrorField = invalid.Key, invalid.Field
-		return h.renderTags(c, http.StatusUnprocessableEntity, views.TagsAdminProps{}, &row)
-	case err != nil:
-		return err
-	}
-	return web.FlashRedirect(c, "admin.tags.flash.updated", adminTagsURL+"#tag-"+url.PathEscape(row.Tag))
+	return web.AnswerForm(c, err, "admin.tags.flash.updated", adminTagsURL+"#tag-"+url.PathEscape(row.Tag), func(status int, fe formrule.FieldErrors) error {
+		row.Errors = fe
+		return h.renderTags(c, status, views.TagsAdminProps{}, &row)
+	})
 }
 
 // moveDeltas are the move form's directions.

@@ -52,12 +52,6 @@ var ErrTagExists = errors.New("prompts: the tag exists")
 // ErrNoTag is a tag the catalog does not have.
 var ErrNoTag = fmt.Errorf("prompts: no such tag: %w", storage.ErrNotFound)
 
-// InvalidTagError is a tag form that fails validation; Field is "tag",
-// "english" or "russian", Key an i18n key.
-type InvalidTagError struct{ Field, Key string }
-
-func (e *InvalidTagError) Error() string { return "prompts: invalid tag " + e.Field }
-
 const maxTagLength, maxTagNameLength = 32, 40
 
 // Rules of a tag's display names; the Russian one falls back to the
@@ -67,29 +61,24 @@ var (
 	russianTagRule = formrule.Text{Max: maxTagNameLength}
 )
 
-func checkTagNames(english, russian string) (string, string, error) {
-	english, p := englishTagRule.Check(english)
-	if p != formrule.OK {
-		return "", "", &InvalidTagError{Field: "english", Key: p.Message("admin.tags.error.name", "admin.tags.error.name")}
-	}
-	russian, p = russianTagRule.Check(russian)
-	if p != formrule.OK {
-		return "", "", &InvalidTagError{Field: "russian", Key: p.Message("", "admin.tags.error.name")}
-	}
-	return english, russian, nil
+// checkTagNames cleans a tag's display names, noting problems in errs.
+func checkTagNames(errs formrule.FieldErrors, english, russian string) (string, string) {
+	return errs.Check("english", englishTagRule, english, "admin.tags.error.name"),
+		errs.Check("russian", russianTagRule, russian, "admin.tags.error.name")
 }
 
 // AddTag adds an active tag at the end of the order. tag must be a slug
 // (lower-case letters and digits joined by hyphens, at most 32); the
-// English name is required, the Russian one falls back to it.
+// English name is required, the Russian one falls back to it. Bad input
+// is formrule.FieldErrors, and nothing is written.
 func (s *Service) AddTag(ctx context.Context, tag, english, russian string) error {
 	tag = strings.TrimSpace(tag)
+	errs := formrule.FieldErrors{}
 	if !formrule.IsSlug(tag, maxTagLength) {
-		return &InvalidTagError{Field: "tag", Key: "admin.tags.error.slug"}
+		errs["tag"] = "admin.tags.error.slug"
 	}
-	english, russian, err := checkTagNames(english, russian)
-	if err != nil {
-		return err
+	if english, russian = checkTagNames(errs, english, russian); len(errs) > 0 {
+		return errs
 	}
 	all, err := s.AllTags(ctx)
 	if err != nil {
@@ -114,9 +103,9 @@ func (s *Service) AddTag(ctx context.Context, tag, english, russian string) erro
 // UpdateTag renames a tag's display names and sets whether it is active.
 // A deactivated tag leaves the choices; prompts keep it and still show it.
 func (s *Service) UpdateTag(ctx context.Context, tag, english, russian string, active bool) error {
-	english, russian, err := checkTagNames(english, russian)
-	if err != nil {
-		return err
+	errs := formrule.FieldErrors{}
+	if english, russian = checkTagNames(errs, english, russian); len(errs) > 0 {
+		return errs
 	}
 	return s.editTag(ctx, tag, func(t *TagRow) {
 		t.DisplayName, t.DisplayNameR, t.IsActive = english, russian, active

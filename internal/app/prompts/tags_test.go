@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/harmony/harmony/internal/formrule"
 )
 
 func tagNames(tags []TagRow) []string {
@@ -74,8 +76,8 @@ func TestAdminTagOperations(t *testing.T) {
 		{"Bad Tag", "x", "tag"}, {"", "x", "tag"}, {"-x", "x", "tag"}, {"a|b", "x", "tag"},
 		{"ok", "", "english"}, {"ok", string(make([]rune, 41)), "english"},
 	} {
-		var inv *InvalidTagError
-		if err := s.AddTag(ctx, bad.tag, bad.en, ""); !errors.As(err, &inv) || inv.Field != bad.field {
+		var inv formrule.FieldErrors
+		if err := s.AddTag(ctx, bad.tag, bad.en, ""); !errors.As(err, &inv) || inv[bad.field] == "" {
 			t.Errorf("AddTag(%q, %q) = %v, want invalid %s", bad.tag, bad.en, err, bad.field)
 		}
 	}
