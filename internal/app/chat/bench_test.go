@@ -29,6 +29,7 @@ import (
 	"github.com/harmony/harmony/internal/storage/azure"
 	"github.com/harmony/harmony/internal/storage/embedded"
 	"github.com/harmony/harmony/internal/storage/storagetest"
+	"github.com/harmony/harmony/internal/storage/storetest"
 )
 
 // The chat benchmarks measure issue 13's delivery goals; docs/PERFORMANCE.md
@@ -40,17 +41,6 @@ import (
 // *storage.Store; the watching instance's store counts every call it
 // makes (countingBackend), since its feed poller works outside any request
 // context and the per-request storage.Counter cannot see it.
-
-// benchBackends are the stores the chat benchmarks run on: the embedded
-// store (with fsync, as the server opens it), and Azurite when
-// HARMONY_AZURITE names it.
-func benchBackends() []string {
-	out := []string{"embedded"}
-	if os.Getenv("HARMONY_AZURITE") != "" {
-		out = append(out, "azurite")
-	}
-	return out
-}
 
 // countingBackend counts the calls one instance makes, reads by table.
 type countingBackend struct {
@@ -189,7 +179,7 @@ func seedRooms(b *testing.B, s *Service, n int) {
 // feed poll). Across instances the subscriber is woken only by that poll.
 // b.N is the number of messages (benchtime 300x: 300 messages).
 func BenchmarkChatDelivery(b *testing.B) {
-	for _, kind := range benchBackends() {
+	for _, kind := range storetest.BenchBackends() {
 		b.Run(kind+"/same-instance", func(b *testing.B) { benchDelivery(b, kind, false, 20*time.Millisecond) })
 		b.Run(kind+"/cross-instance", func(b *testing.B) { benchDelivery(b, kind, true, 80*time.Millisecond) })
 	}
@@ -316,7 +306,7 @@ func fanoutWindow() time.Duration {
 // and the messages sent and delivered. Run it with -benchtime 1x: the
 // window, not b.N, sets its length.
 func BenchmarkChatFanout(b *testing.B) {
-	for _, kind := range benchBackends() {
+	for _, kind := range storetest.BenchBackends() {
 		for _, n := range []int{10, 100, 1000} {
 			b.Run(fmt.Sprintf("%s/rooms=%d", kind, n), func(b *testing.B) {
 				f := newFanout(b, kind, n, true)

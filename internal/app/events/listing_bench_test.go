@@ -3,12 +3,7 @@ package events
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -16,9 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/harmony/harmony/internal/storage"
-	"github.com/harmony/harmony/internal/storage/azure"
-	"github.com/harmony/harmony/internal/storage/embedded"
-	"github.com/harmony/harmony/internal/storage/storagetest"
+	"github.com/harmony/harmony/internal/storage/storetest"
 )
 
 // BenchmarkEventListing measures a page of the events listing (issue 12:
@@ -40,11 +33,7 @@ import (
 // are seeded once per process. docs/PERFORMANCE.md has the figures and
 // the command (scripts/bench events).
 func BenchmarkEventListing(b *testing.B) {
-	backends := []string{"embedded"}
-	if os.Getenv("HARMONY_AZURITE") != "" {
-		backends = append(backends, "azurite") // a store over the network
-	}
-	for _, backend := range backends {
+	for _, backend := range storetest.BenchBackends() {
 		for _, n := range []int{100, 100_000} {
 			b.Run(fmt.Sprintf("%s/events=%d", backend, n), func(b *testing.B) {
 				c := benchListing(b, backend, n)
@@ -59,29 +48,10 @@ func BenchmarkEventListing(b *testing.B) {
 
 // benchList reads the upcoming page of category at next over and over.
 func benchList(b *testing.B, c *Catalog, category string, next *storage.Continuation) {
-	if _, err := c.List(context.Background(), false, category, listPage, next); err != nil { // warm caches
-		b.Fatal(err)
-	}
-	ctx, counter := storage.WithCounter(context.Background())
-	var times []time.Duration
-	rows := 0
-	for b.Loop() {
-		t0 := time.Now()
+	storetest.BenchPages(b, "page", func(ctx context.Context) (int, error) {
 		page, err := c.List(ctx, false, category, listPage, next)
-		if err != nil {
-			b.Fatal(err)
-		}
-		times = append(times, time.Since(t0))
-		rows += len(page.Rows)
-	}
-	slices.Sort(times)
-	q := counter.Snapshot()
-	pages := float64(len(times))
-	b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "p50-µs")
-	b.ReportMetric(float64(times[len(times)*9/10].Nanoseconds())/1e3, "p90-µs")
-	b.ReportMetric(float64(q.Queries)/pages, "queries/page")
-	b.ReportMetric(float64(q.Total())/pages, "calls/page")
-	b.ReportMetric(float64(rows)/pages, "rows/page")
+		return len(page.Rows), err
+	})
 }
 
 // deepContinuation follows the listing of all categories of n events for
@@ -115,75 +85,17 @@ const listingBenchVersion = 2
 // benchNow is the catalog's clock: before every seeded start.
 var benchNow = time.Date(2030, 5, 17, 9, 30, 0, 0, time.UTC)
 
-// azuriteListings are the table prefixes of the listings seeded on
-// Azurite in this process, by size: -count runs reuse them.
-var azuriteListings = map[int]string{}
-
 // benchListing opens a catalog of n listed events: on the embedded store
 // (seeded on first use and kept on disk), or on tables of its own on
 // Azurite (seeded once per process).
 func benchListing(b *testing.B, kind string, n int) *Catalog {
 	b.Helper()
-	ctx := context.Background()
 	now := func() time.Time { return benchNow }
-	if kind == "azurite" {
-		backend, err := azure.Open(b.Context(), storagetest.AzuriteConnectionString(b))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { backend.Close() })
-		prefix, seeded := azuriteListings[n]
-		if !seeded {
-			prefix = fmt.Sprintf("e%d%d", n, time.Now().UnixNano()%1e9) // tables of their own
-		}
-		store := storage.New(backend, storage.Options{Prefix: prefix})
-		c := NewCatalog(store, now)
-		if !seeded {
-			if err := store.Provision(ctx, c.Tables(), nil); err != nil {
-				b.Fatal(err)
-			}
-			if err := seedListing(b, c, n); err != nil {
-				b.Fatal(err)
-			}
-			azuriteListings[n] = prefix
-		}
-		return c
-	}
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("harmony-bench-events-%d-v%d", n, listingBenchVersion))
-	marker := filepath.Join(dir, "seeded")
-	_, err := os.Stat(marker)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err = os.RemoveAll(dir); err == nil {
-			err = seedEmbedded(b, dir, n)
-		}
-		if err == nil {
-			err = os.WriteFile(marker, nil, 0o600)
-		}
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	backend, err := embedded.Open(dir, embedded.Options{NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { backend.Close() })
-	return NewCatalog(storage.New(backend, storage.Options{}), now)
-}
-
-// seedEmbedded writes n events' listing rows into a fresh store in dir.
-func seedEmbedded(b *testing.B, dir string, n int) error {
-	backend, err := embedded.Open(dir, embedded.Options{NoSync: true})
-	if err != nil {
-		return err
-	}
-	defer backend.Close()
-	store := storage.New(backend, storage.Options{})
-	c := NewCatalog(store, func() time.Time { return benchNow })
-	if err := store.Provision(context.Background(), c.Tables(), nil); err != nil {
-		return err
-	}
-	return seedListing(b, c, n)
+	name := fmt.Sprintf("events-%d-v%d", n, listingBenchVersion)
+	store := storetest.SeededStore(b, kind, name, (&Catalog{}).Tables(), func(st *storage.Store) error {
+		return seedListing(b, NewCatalog(st, now), n)
+	})
+	return NewCatalog(store, now)
 }
 
 // benchEvent is the i-th of n published events: starts distinct, spread

@@ -2,19 +2,12 @@ package forum
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/harmony/harmony/internal/storage"
-	"github.com/harmony/harmony/internal/storage/azure"
-	"github.com/harmony/harmony/internal/storage/embedded"
-	"github.com/harmony/harmony/internal/storage/storagetest"
+	"github.com/harmony/harmony/internal/storage/storetest"
 )
 
 // BenchmarkForumPages measures the forum's pages (issue 14), on the
@@ -40,11 +33,7 @@ import (
 // Azurite's tables are seeded once per process. docs/PERFORMANCE.md has
 // the figures and the command (scripts/bench forum).
 func BenchmarkForumPages(b *testing.B) {
-	backends := []string{"embedded"}
-	if os.Getenv("HARMONY_AZURITE") != "" {
-		backends = append(backends, "azurite")
-	}
-	for _, backend := range backends {
+	for _, backend := range storetest.BenchBackends() {
 		s := benchForum(b, backend)
 		for _, n := range []int{10, 10_000} {
 			id := benchTopicID(n)
@@ -55,7 +44,7 @@ func BenchmarkForumPages(b *testing.B) {
 					if page == "unread" {
 						reader = fmt.Sprintf("auth:bench-unread-%d", n)
 					}
-					benchPage(b, func(ctx context.Context) (int, error) {
+					storetest.BenchPages(b, "page", func(ctx context.Context) (int, error) {
 						return benchTopicPage(ctx, s, id, reader, pages[page])
 					})
 				})
@@ -66,7 +55,7 @@ func BenchmarkForumPages(b *testing.B) {
 			deep := benchCursor(b, s, section, min(49, n/pageSize-1))
 			for page, token := range map[string]string{"first": "", "deep": deep} {
 				b.Run(fmt.Sprintf("%s/section=%d/%s", backend, n, page), func(b *testing.B) {
-					benchPage(b, func(ctx context.Context) (int, error) {
+					storetest.BenchPages(b, "page", func(ctx context.Context) (int, error) {
 						p, _, err := s.ListSection(ctx, section, "auth:bench-reader", token)
 						return len(p.Topics), err
 					})
@@ -74,7 +63,7 @@ func BenchmarkForumPages(b *testing.B) {
 			}
 		}
 		b.Run(backend+"/unread-list/read=5000", func(b *testing.B) {
-			benchPage(b, func(ctx context.Context) (int, error) {
+			storetest.BenchPages(b, "page", func(ctx context.Context) (int, error) {
 				rows, _, _, err := s.scanAll(ctx, benchReader, "", func(a ActivityRow, rd Reader) bool {
 					u := rd.unreadOf(a, s.now())
 					return !u.New && u.N > 0
@@ -107,34 +96,6 @@ func benchTopicPage(ctx context.Context, s *Service, id, reader string, from int
 	return len(posts), err
 }
 
-// benchPage times read over b's iterations and reports its figures.
-func benchPage(b *testing.B, read func(ctx context.Context) (int, error)) {
-	if _, err := read(context.Background()); err != nil { // warm caches
-		b.Fatal(err)
-	}
-	ctx, counter := storage.WithCounter(context.Background())
-	var times []time.Duration
-	rows := 0
-	for b.Loop() {
-		t0 := time.Now()
-		n, err := read(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		times = append(times, time.Since(t0))
-		rows += n
-	}
-	slices.Sort(times)
-	q := counter.Snapshot()
-	pages := float64(len(times))
-	b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "p50-µs")
-	b.ReportMetric(float64(times[len(times)*9/10].Nanoseconds())/1e3, "p90-µs")
-	b.ReportMetric(float64(q.Queries)/pages, "queries/page")
-	b.ReportMetric(float64(q.Reads)/pages, "reads/page")
-	b.ReportMetric(float64(q.Total())/pages, "calls/page")
-	b.ReportMetric(float64(rows)/pages, "rows/page")
-}
-
 // benchCursor follows a section's list for pages pages and returns the
 // next page's cursor.
 func benchCursor(b *testing.B, s *Service, section string, pages int) string {
@@ -159,10 +120,6 @@ const forumBenchVersion = 1
 // benchNow is the forum's clock in the benchmark.
 var benchNow = time.Date(2030, 5, 17, 9, 30, 0, 0, time.UTC)
 
-// azuriteForum is the table prefix of the forum seeded on Azurite in
-// this process.
-var azuriteForum string
-
 // benchForum opens the seeded forum on kind's store.
 func benchForum(b *testing.B, kind string) *Service {
 	b.Helper()
@@ -171,58 +128,11 @@ func benchForum(b *testing.B, kind string) *Service {
 		b.Fatal(err)
 	}
 	now := func() time.Time { return benchNow }
-	if kind == "azurite" {
-		backend, err := azure.Open(b.Context(), storagetest.AzuriteConnectionString(b))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { backend.Close() })
-		seeded := azuriteForum != ""
-		if !seeded {
-			azuriteForum = fmt.Sprintf("f%d", time.Now().UnixNano()%1e9)
-		}
-		store := storage.New(backend, storage.Options{Prefix: azuriteForum})
-		s := New(store, cursors, nil, now)
-		if !seeded {
-			if err := store.Provision(context.Background(), s.Tables(), nil); err != nil {
-				b.Fatal(err)
-			}
-			if err := seedForum(s); err != nil {
-				b.Fatal(err)
-			}
-		}
-		return s
-	}
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("harmony-bench-forum-v%d", forumBenchVersion))
-	marker := filepath.Join(dir, "seeded")
-	if _, err := os.Stat(marker); errors.Is(err, fs.ErrNotExist) {
-		if err := os.RemoveAll(dir); err != nil {
-			b.Fatal(err)
-		}
-		backend, err := embedded.Open(dir, embedded.Options{NoSync: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		store := storage.New(backend, storage.Options{})
-		s := New(store, cursors, nil, now)
-		err = store.Provision(context.Background(), s.Tables(), nil)
-		if err == nil {
-			err = seedForum(s)
-		}
-		backend.Close()
-		if err == nil {
-			err = os.WriteFile(marker, nil, 0o600)
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	backend, err := embedded.Open(dir, embedded.Options{NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { backend.Close() })
-	return New(storage.New(backend, storage.Options{}), cursors, nil, now)
+	tables := (&Service{}).Tables()
+	store := storetest.SeededStore(b, kind, fmt.Sprintf("forum-v%d", forumBenchVersion), tables, func(st *storage.Store) error {
+		return seedForum(New(st, cursors, nil, now))
+	})
+	return New(store, cursors, nil, now)
 }
 
 // benchTopicID is the id of the benchmark's topic with n replies.

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"slices"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/harmony/harmony/internal/storage/azure"
 	"github.com/harmony/harmony/internal/storage/embedded"
 	"github.com/harmony/harmony/internal/storage/storagetest"
+	"github.com/harmony/harmony/internal/storage/storetest"
 )
 
 // BenchmarkMonthView measures a month of a group's calendar (issue 11):
@@ -27,11 +26,7 @@ import (
 // p50 within 1.5× of the small group's. docs/PERFORMANCE.md has the
 // figures and the command (scripts/bench groups).
 func BenchmarkMonthView(b *testing.B) {
-	backends := []string{"embedded"}
-	if os.Getenv("HARMONY_AZURITE") != "" {
-		backends = append(backends, "azurite") // a store over the network
-	}
-	for _, backend := range backends {
+	for _, backend := range storetest.BenchBackends() {
 		for _, n := range []int{10, 5000} {
 			b.Run(fmt.Sprintf("%s/appointments=%d", backend, n), func(b *testing.B) {
 				benchMonth(b, backend, n)
@@ -45,28 +40,14 @@ func benchMonth(b *testing.B, backend string, n int) {
 	zone, _ := time.LoadLocation("Europe/Berlin")
 	first := time.Date(2030, 6, 1, 0, 0, 0, 0, zone)
 	start, days := MonthGrid(first)
-	ctx, counter := storage.WithCounter(context.Background())
-	var times []time.Duration
-	shown := 0
-	for b.Loop() {
-		t0 := time.Now()
+	storetest.BenchPages(b, "month", func(ctx context.Context) (int, error) {
 		rows, err := svc.Between(ctx, m, start, start.AddDate(0, 0, days))
-		if err != nil {
-			b.Fatal(err)
-		}
-		spans := CalendarDays(rows, start, days, zone)
-		times = append(times, time.Since(t0))
-		shown = 0
-		for _, d := range spans {
+		shown := 0
+		for _, d := range CalendarDays(rows, start, days, zone) {
 			shown += len(d)
 		}
-	}
-	slices.Sort(times)
-	c := counter.Snapshot()
-	b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(times[len(times)*9/10].Microseconds()), "p90-µs")
-	b.ReportMetric(float64(c.Queries)/float64(len(times)), "queries/month")
-	b.ReportMetric(float64(shown), "items/month")
+		return shown, err
+	})
 }
 
 // benchGroup makes a group with n appointments on a fresh store (embedded,
