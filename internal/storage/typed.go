@@ -21,6 +21,18 @@ func Get[T any](ctx context.Context, t *Table, pk, rk string) (T, error) {
 	return v, err
 }
 
+// Find is Get for a row whose absence the caller names: a missing row is
+// missing (with nil, the zero T and no error), any other failure is
+// returned as it is.
+func Find[T any](ctx context.Context, t *Table, pk, rk string, missing error) (T, error) {
+	v, err := Get[T](ctx, t, pk, rk)
+	if errors.Is(err, ErrNotFound) {
+		var zero T
+		return zero, missing
+	}
+	return v, err
+}
+
 // Insert writes a new row; ErrExists when its keys are taken. It returns
 // the new ETag.
 func Insert[T any](ctx context.Context, t *Table, v T) (string, error) {
@@ -114,4 +126,59 @@ func Change[T any](ctx context.Context, t *Table, pk, rk string, missing error, 
 		}
 		return change(v)
 	})
+}
+
+// Tx collects one transaction's operations on row structs. Each step
+// marshals its row; Commit writes nothing when any of them did not
+// marshal, so a caller checks one error instead of one per row.
+type Tx struct {
+	ops []TxOp
+	err error
+}
+
+// add marshals row into an operation of kind.
+func (tx *Tx) add(kind TxKind, row any, mode UpdateMode, ifMatch string) *Tx {
+	e, err := Marshal(row)
+	if err != nil {
+		tx.err = errors.Join(tx.err, err)
+		return tx
+	}
+	tx.ops = append(tx.ops, TxOp{Kind: kind, Entity: e, Mode: mode, IfMatch: ifMatch})
+	return tx
+}
+
+// Insert adds row as a new row (ErrExists if its keys are taken).
+func (tx *Tx) Insert(row any) *Tx { return tx.add(TxInsert, row, 0, "") }
+
+// Replace replaces an existing row if ifMatch matches its ETag (or is
+// AnyETag).
+func (tx *Tx) Replace(row any, ifMatch string) *Tx {
+	return tx.add(TxUpdate, row, Replace, ifMatch)
+}
+
+// Upsert writes row whether or not it exists, replacing it.
+func (tx *Tx) Upsert(row any) *Tx { return tx.add(TxUpsert, row, Replace, "") }
+
+// Delete removes the row (pk, rk) if ifMatch matches its ETag.
+func (tx *Tx) Delete(pk, rk, ifMatch string) *Tx {
+	tx.ops = append(tx.ops, TxOp{Kind: TxDelete, Entity: Entity{PartitionKey: pk, RowKey: rk}, IfMatch: ifMatch})
+	return tx
+}
+
+// Op adds an operation built elsewhere.
+func (tx *Tx) Op(op TxOp) *Tx {
+	tx.ops = append(tx.ops, op)
+	return tx
+}
+
+// Len is the number of operations so far.
+func (tx *Tx) Len() int { return len(tx.ops) }
+
+// Commit applies the operations atomically on t (Table.Transact), or
+// returns the first marshal error and writes nothing.
+func (tx *Tx) Commit(ctx context.Context, t *Table) error {
+	if tx.err != nil {
+		return tx.err
+	}
+	return t.Transact(ctx, tx.ops)
 }

@@ -138,3 +138,64 @@ func TestModifyNoChange(t *testing.T) {
 		t.Errorf("a no-change modify took %s, want the one read", w)
 	}
 }
+
+// Find names a missing row with the caller's error, or none.
+func TestFind(t *testing.T) {
+	ctx := context.Background()
+	tbl := typedTable(t)
+	gone := errors.New("no such counter")
+	if _, err := storage.Find[counterRow](ctx, tbl, "p", "r", gone); !errors.Is(err, gone) {
+		t.Fatalf("missing row: %v, want the caller's error", err)
+	}
+	if v, err := storage.Find[counterRow](ctx, tbl, "p", "r", nil); err != nil || v != (counterRow{}) {
+		t.Fatalf("missing row, no error named: %+v, %v", v, err)
+	}
+	if _, err := storage.Insert(ctx, tbl, counterRow{PartitionKey: "p", RowKey: "r", N: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := storage.Find[counterRow](ctx, tbl, "p", "r", gone); err != nil || v.N != 7 || v.ETag == "" {
+		t.Fatalf("present row: %+v, %v", v, err)
+	}
+	if _, err := storage.Find[counterRow](ctx, tbl, "", "r", gone); !errors.Is(err, storage.ErrInvalidKey) {
+		t.Fatalf("bad key: %v, want ErrInvalidKey as it is", err)
+	}
+}
+
+// A Tx writes its rows at once; a row that does not marshal, or a stale
+// ETag, writes none of them.
+func TestTx(t *testing.T) {
+	ctx := context.Background()
+	tbl := typedTable(t)
+	etag, err := storage.Insert(ctx, tbl, counterRow{PartitionKey: "p", RowKey: "a", N: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tx storage.Tx
+	tx.Insert(counterRow{PartitionKey: "p", RowKey: "b", N: 2}).
+		Replace(counterRow{PartitionKey: "p", RowKey: "a", N: 10}, etag).
+		Upsert(counterRow{PartitionKey: "p", RowKey: "c", N: 3})
+	if tx.Len() != 3 {
+		t.Fatalf("Len = %d, want 3", tx.Len())
+	}
+	if err := tx.Commit(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := storage.All[counterRow](ctx, tbl, storage.Query{PartitionKey: "p"})
+	if err != nil || len(rows) != 3 || rows[0].N != 10 || rows[1].N != 2 || rows[2].N != 3 {
+		t.Fatalf("after commit: %+v, %v", rows, err)
+	}
+
+	var bad storage.Tx
+	bad.Delete("p", "b", storage.AnyETag).Insert(struct{ C chan int }{})
+	if err := bad.Commit(ctx, tbl); err == nil {
+		t.Fatal("a row that does not marshal: committed")
+	}
+	var stale storage.Tx
+	stale.Delete("p", "b", storage.AnyETag).Replace(counterRow{PartitionKey: "p", RowKey: "a", N: 99}, etag)
+	if err := stale.Commit(ctx, tbl); !errors.Is(err, storage.ErrPrecondition) {
+		t.Fatalf("stale ETag: %v, want ErrPrecondition", err)
+	}
+	if rows, _ := storage.All[counterRow](ctx, tbl, storage.Query{PartitionKey: "p"}); len(rows) != 3 || rows[0].N != 10 {
+		t.Fatalf("refused transactions changed rows: %+v", rows)
+	}
+}

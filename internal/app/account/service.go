@@ -143,10 +143,7 @@ func (s *Service) CreatedAt(ctx context.Context, memberKey string) (time.Time, e
 // none).
 func (s *Service) Profile(ctx context.Context, memberKey string) (ProfileRow, error) {
 	pk, rk := profileKey(memberKey)
-	p, err := storage.Get[ProfileRow](ctx, s.profiles, pk, rk)
-	if errors.Is(err, storage.ErrNotFound) {
-		return ProfileRow{}, ErrNoAccount
-	}
+	p, err := storage.Find[ProfileRow](ctx, s.profiles, pk, rk, ErrNoAccount)
 	return p, err
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
-	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -52,8 +51,8 @@ func (s *Service) inRoom(c ChatRow, r UserChatRow) bool {
 
 // roomMember reads memberKey's row for room c and whether they are in it.
 func (s *Service) roomMember(ctx context.Context, memberKey string, c ChatRow) (bool, error) {
-	r, err := storage.Get[UserChatRow](ctx, s.userChats, memberKey, c.RowKey)
-	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+	r, err := storage.Find[UserChatRow](ctx, s.userChats, memberKey, c.RowKey, nil)
+	if err != nil {
 		return false, err
 	}
 	return s.inRoom(c, r), nil

@@ -72,19 +72,8 @@ func (l *Log) change(ctx context.Context, chatID string, seq int64, typ string, 
 		if h.LastMessage == m.Seq {
 			h.LastPreview = preview(m.Body) // "" once deleted
 		}
-		ops := make([]storage.TxOp, 0, 3)
-		for _, v := range []struct {
-			row  any
-			kind storage.TxKind
-			etag string
-		}{{h, storage.TxUpdate, h.ETag}, {m, storage.TxUpdate, m.ETag}, {c, storage.TxInsert, ""}} {
-			e, err := storage.Marshal(v.row)
-			if err != nil {
-				return err
-			}
-			ops = append(ops, storage.TxOp{Kind: v.kind, Entity: e, Mode: storage.Replace, IfMatch: v.etag})
-		}
-		if err := l.table.Transact(ctx, ops); err != nil {
+		var tx storage.Tx
+		if err := tx.Replace(h, h.ETag).Replace(m, m.ETag).Insert(c).Commit(ctx, l.table); err != nil {
 			if errors.Is(err, storage.ErrExists) || errors.Is(err, storage.ErrNotFound) {
 				return storage.ErrPrecondition
 			}

@@ -262,8 +262,8 @@ func (s *Service) page(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	mine, err := storage.Get[UserChatRow](ctx, s.userChats, id.MemberKey, ch.RowKey)
-	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+	mine, err := storage.Find[UserChatRow](ctx, s.userChats, id.MemberKey, ch.RowKey, nil)
+	if err != nil {
 		return err
 	}
 	from, to, err := window(c, head.Seq, mine.ReadSeq)
@@ -494,8 +494,8 @@ func (s *Service) knowMarker(ctx context.Context, memberKey string, ch ChatRow) 
 	if _, ok := s.markers.Load(key); ok {
 		return nil
 	}
-	r, err := storage.Get[UserChatRow](ctx, s.userChats, memberKey, ch.RowKey)
-	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+	r, err := storage.Find[UserChatRow](ctx, s.userChats, memberKey, ch.RowKey, nil)
+	if err != nil {
 		return err
 	}
 	s.markers.LoadOrStore(key, knownMarker{row: r, at: s.now()}) // a missing row: ETag "", ReadSeq 0

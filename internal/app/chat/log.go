@@ -94,23 +94,19 @@ func (l *Log) appendEntry(ctx context.Context, chatID string, from Person, typ, 
 			exp := now.Add(ttl)
 			m.ExpiresAt = &exp
 		}
-		headOp := storage.TxOp{Kind: storage.TxUpdate, Mode: storage.Replace, IfMatch: h.ETag}
-		if h.ETag == "" {
-			headOp = storage.TxOp{Kind: storage.TxInsert}
-		}
+		fresh := h.ETag == ""
 		shown := body
 		if imageKey != "" {
 			shown = strings.TrimSpace("📷 " + body)
 		}
 		h.Seq, h.LastAt, h.LastSender, h.LastPreview, h.LastMessage, h.LastExpiresAt = m.Seq, now, from.Name, preview(shown), m.Seq, m.ExpiresAt
-		if headOp.Entity, err = storage.Marshal(h); err != nil {
-			return err
+		var tx storage.Tx
+		if fresh {
+			tx.Insert(h)
+		} else {
+			tx.Replace(h, h.ETag)
 		}
-		msg, err := storage.Marshal(m)
-		if err != nil {
-			return err
-		}
-		err = l.table.Transact(ctx, []storage.TxOp{headOp, {Kind: storage.TxInsert, Entity: msg}})
+		err = tx.Insert(m).Commit(ctx, l.table)
 		if errors.Is(err, storage.ErrExists) {
 			// Another send created the head (or took the sequence number)
 			// first: a conflict like any other.

@@ -73,10 +73,7 @@ func (s *Service) Seen(ctx context.Context, memberKey string) {
 
 // Online reports whether memberKey is online, as others see them.
 func (s *Service) Online(ctx context.Context, memberKey string) (bool, error) {
-	p, err := storage.Get[PresenceRow](ctx, s.presence, presencePart, memberKey)
-	if errors.Is(err, storage.ErrNotFound) {
-		return false, nil
-	}
+	p, err := storage.Find[PresenceRow](ctx, s.presence, presencePart, memberKey, nil)
 	if err != nil {
 		return false, err
 	}

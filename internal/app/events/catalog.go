@@ -377,10 +377,7 @@ func (c *Catalog) Event(ctx context.Context, id string) (EventRow, error) {
 	if !validEventID(id) {
 		return EventRow{}, ErrNoEvent
 	}
-	e, err := storage.Get[EventRow](ctx, c.events, eventsPart, id)
-	if errors.Is(err, storage.ErrNotFound) {
-		return EventRow{}, ErrNoEvent
-	}
+	e, err := storage.Find[EventRow](ctx, c.events, eventsPart, id, ErrNoEvent)
 	return e, err
 }
 

@@ -94,10 +94,7 @@ func (s *Service) MyCalendar(ctx context.Context, token, host string) ([]byte, e
 	if _, err := hex.DecodeString(token); err != nil {
 		return nil, ErrNoFeed
 	}
-	r, err := storage.Get[feedRow](ctx, s.feeds, token, "t")
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, ErrNoFeed
-	}
+	r, err := storage.Find[feedRow](ctx, s.feeds, token, "t", ErrNoFeed)
 	if err != nil {
 		return nil, err
 	}

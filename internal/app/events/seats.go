@@ -601,10 +601,7 @@ func (s *Seats) Judge(ctx context.Context, eventID string) (SeatsRow, Moves, err
 
 // Status is memberKey's registration for the event: "" when none.
 func (s *Seats) Status(ctx context.Context, eventID, memberKey string) (Registration, error) {
-	a, err := storage.Get[AttendeeRow](ctx, s.table, eventID, attendeeRowKey(memberKey))
-	if errors.Is(err, storage.ErrNotFound) {
-		return Registration{}, nil
-	}
+	a, err := storage.Find[AttendeeRow](ctx, s.table, eventID, attendeeRowKey(memberKey), nil)
 	if err != nil {
 		return Registration{}, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -48,10 +47,7 @@ func (s *Seats) Ticket(ctx context.Context, eventID, code string) (AttendeeRow, 
 	if !validTicketCode(code) {
 		return AttendeeRow{}, ErrNoTicket
 	}
-	t, err := storage.Get[TicketRow](ctx, s.table, eventID, ticketRowKey(code))
-	if errors.Is(err, storage.ErrNotFound) {
-		return AttendeeRow{}, ErrNoTicket
-	}
+	t, err := storage.Find[TicketRow](ctx, s.table, eventID, ticketRowKey(code), ErrNoTicket)
 	if err != nil {
 		return AttendeeRow{}, err
 	}
@@ -60,10 +56,7 @@ func (s *Seats) Ticket(ctx context.Context, eventID, code string) (AttendeeRow, 
 
 // Attendee is memberKey's registration; ErrNoTicket when there is none.
 func (s *Seats) Attendee(ctx context.Context, eventID, memberKey string) (AttendeeRow, error) {
-	a, err := storage.Get[AttendeeRow](ctx, s.table, eventID, attendeeRowKey(memberKey))
-	if errors.Is(err, storage.ErrNotFound) {
-		return AttendeeRow{}, ErrNoTicket
-	}
+	a, err := storage.Find[AttendeeRow](ctx, s.table, eventID, attendeeRowKey(memberKey), ErrNoTicket)
 	return a, err
 }
 

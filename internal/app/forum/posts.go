@@ -59,10 +59,7 @@ func (s *Service) post(ctx context.Context, topicID string, num int) (PostRow, e
 	if num < 1 {
 		return PostRow{}, ErrNoPost
 	}
-	p, err := storage.Get[PostRow](ctx, s.posts, topicID, postKey(num))
-	if errors.Is(err, storage.ErrNotFound) {
-		return PostRow{}, ErrNoPost
-	}
+	p, err := storage.Find[PostRow](ctx, s.posts, topicID, postKey(num), ErrNoPost)
 	return p, err
 }
 
@@ -111,26 +108,15 @@ func (s *Service) Edit(ctx context.Context, by Person, topicID string, num int, 
 			rev.At = *p.EditedAt
 		}
 		p.Body, p.EditedAt, p.Revisions = body, &now, p.Revisions+1
-		re, err := storage.Marshal(rev)
-		if err != nil {
-			return err
-		}
-		pe, err := storage.Marshal(p)
-		if err != nil {
-			return err
-		}
-		ops := []storage.TxOp{{Kind: storage.TxInsert, Entity: re}, {Kind: storage.TxUpdate, Mode: storage.Replace, IfMatch: p.ETag, Entity: pe}}
+		var tx storage.Tx
+		tx.Insert(rev).Replace(p, p.ETag)
 		if titleChanged {
 			before = t
 			t.Title = title
-			he, err := storage.Marshal(t)
-			if err != nil {
-				return err
-			}
-			ops = append(ops, storage.TxOp{Kind: storage.TxUpdate, Mode: storage.Replace, IfMatch: t.ETag, Entity: he})
+			tx.Replace(t, t.ETag)
 			after = t
 		}
-		return s.posts.Transact(ctx, ops)
+		return tx.Commit(ctx, s.posts)
 	})
 	if err != nil {
 		return err
@@ -269,23 +255,15 @@ func (s *Service) Like(ctx context.Context, by Person, topicID string, num int, 
 		if liked == like {
 			return nil
 		}
-		l := LikeRow{PartitionKey: topicID, RowKey: likeKey(num, by.MemberKey), At: s.now().UTC()}
-		le, err := storage.Marshal(l)
-		if err != nil {
-			return err
-		}
-		op := storage.TxOp{Kind: storage.TxInsert, Entity: le}
+		var tx storage.Tx
 		if like {
 			p.Likes++
+			tx.Insert(LikeRow{PartitionKey: topicID, RowKey: likeKey(num, by.MemberKey), At: s.now().UTC()})
 		} else {
 			p.Likes = max(p.Likes-1, 0)
-			op = storage.TxOp{Kind: storage.TxDelete, Entity: le, IfMatch: storage.AnyETag}
+			tx.Delete(topicID, likeKey(num, by.MemberKey), storage.AnyETag)
 		}
-		pe, err := storage.Marshal(p)
-		if err != nil {
-			return err
-		}
-		return s.posts.Transact(ctx, []storage.TxOp{op, {Kind: storage.TxUpdate, Mode: storage.Replace, IfMatch: p.ETag, Entity: pe}})
+		return tx.Replace(p, p.ETag).Commit(ctx, s.posts)
 	})
 }
 
@@ -321,11 +299,10 @@ func (s *Service) tellAuthor(ctx context.Context, by Person, t TopicRow, p PostR
 	}
 }
 
-// participantOp records by as a participant of a topic, in the
+// participant records by as a participant of a topic, in the
 // transaction that writes their post.
-func participantOp(topicID string, by Person) (storage.TxOp, error) {
-	e, err := storage.Marshal(ParticipantRow{PartitionKey: topicID, RowKey: participantPrefix + by.MemberKey, Name: by.Name})
-	return storage.TxOp{Kind: storage.TxUpsert, Mode: storage.Replace, Entity: e}, err
+func participant(topicID string, by Person) ParticipantRow {
+	return ParticipantRow{PartitionKey: topicID, RowKey: participantPrefix + by.MemberKey, Name: by.Name}
 }
 
 // tellMentioned tells the participants p mentions, in their inbox (the

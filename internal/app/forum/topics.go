@@ -107,22 +107,11 @@ func (s *Service) CreateTopic(ctx context.Context, by Person, section, title, bo
 		Posts: 1, LastActivityAt: now, LastAuthorName: by.Name, Recent: withPost("", 1, now), CreatedAt: now,
 	}
 	p := PostRow{PartitionKey: id, RowKey: postKey(1), Num: 1, AuthorKey: by.MemberKey, AuthorName: by.Name, Body: body, CreatedAt: now}
-	head, err := storage.Marshal(t)
-	if err != nil {
+	var tx storage.Tx
+	if err := tx.Insert(t).Insert(p).Upsert(participant(id, by)).Commit(ctx, s.posts); err != nil {
 		return TopicRow{}, err
 	}
-	post, err := storage.Marshal(p)
-	if err != nil {
-		return TopicRow{}, err
-	}
-	who, err := participantOp(id, by)
-	if err != nil {
-		return TopicRow{}, err
-	}
-	if err := s.posts.Transact(ctx, []storage.TxOp{{Kind: storage.TxInsert, Entity: head}, {Kind: storage.TxInsert, Entity: post}, who}); err != nil {
-		return TopicRow{}, err
-	}
-	t, err = s.Head(ctx, id)
+	t, err := s.Head(ctx, id)
 	if err != nil {
 		return TopicRow{}, err
 	}
@@ -167,10 +156,6 @@ func (s *Service) Reply(ctx context.Context, by Person, topicID, body string) (P
 			return PostRow{}, err
 		}
 	}
-	who, err := participantOp(topicID, by)
-	if err != nil {
-		return PostRow{}, err
-	}
 	var before, after TopicRow
 	var out PostRow
 	// The first attempt uses the head just read; a retry reads it again.
@@ -191,16 +176,8 @@ func (s *Service) Reply(ctx context.Context, by Person, topicID, body string) (P
 		p := PostRow{PartitionKey: topicID, RowKey: postKey(h.Posts + 1), Num: h.Posts + 1, AuthorKey: by.MemberKey, AuthorName: by.Name, Body: body, CreatedAt: now}
 		h.Posts, h.Replies, h.LastActivityAt, h.LastAuthorName = p.Num, h.Replies+1, now, by.Name
 		h.Recent = withPost(h.Recent, p.Num, now)
-		head, err := storage.Marshal(h)
-		if err != nil {
-			return err
-		}
-		post, err := storage.Marshal(p)
-		if err != nil {
-			return err
-		}
-		err = s.posts.Transact(ctx, []storage.TxOp{{Kind: storage.TxUpdate, Mode: storage.Replace, IfMatch: h.ETag, Entity: head}, {Kind: storage.TxInsert, Entity: post}, who})
-		if err != nil {
+		var tx storage.Tx
+		if err := tx.Replace(h, h.ETag).Insert(p).Upsert(participant(topicID, by)).Commit(ctx, s.posts); err != nil {
 			return err
 		}
 		after, out = h, p

@@ -106,10 +106,7 @@ func (s *Service) joinSession(ctx context.Context, groupID, sessionID string) (J
 		return JoinSessionRow{}, ErrNoGroup
 	}
 	pk, rk := joinSessionKey(groupID, sessionID)
-	row, err := storage.Get[JoinSessionRow](ctx, s.joinSessions, pk, rk)
-	if errors.Is(err, storage.ErrNotFound) {
-		return JoinSessionRow{}, ErrNoGroup
-	}
+	row, err := storage.Find[JoinSessionRow](ctx, s.joinSessions, pk, rk, ErrNoGroup)
 	return row, err
 }
 

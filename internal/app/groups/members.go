@@ -16,10 +16,7 @@ import (
 // memberRow reads one GroupMembers row.
 func (s *Service) memberRow(ctx context.Context, groupID, rowKey string) (MemberRow, error) {
 	pk, rk := groupMemberKey(groupID, rowKey)
-	row, err := storage.Get[MemberRow](ctx, s.members, pk, rk)
-	if errors.Is(err, storage.ErrNotFound) {
-		return MemberRow{}, ErrNoMember
-	}
+	row, err := storage.Find[MemberRow](ctx, s.members, pk, rk, ErrNoMember)
 	return row, err
 }
 
@@ -462,18 +459,8 @@ func (s *Service) ownerKept(ctx context.Context, groupID, rowKey string, change 
 		if err != nil {
 			return err
 		}
-		mine, err := storage.Marshal(row)
-		if err != nil {
-			return err
-		}
-		theirs, err := storage.Marshal(other)
-		if err != nil {
-			return err
-		}
-		err = s.members.Transact(ctx, []storage.TxOp{
-			{Kind: storage.TxUpdate, Entity: mine, Mode: storage.Replace, IfMatch: row.ETag},
-			{Kind: storage.TxUpdate, Entity: theirs, Mode: storage.Replace, IfMatch: other.ETag},
-		})
+		var tx storage.Tx
+		err = tx.Replace(row, row.ETag).Replace(other, other.ETag).Commit(ctx, s.members)
 		out = row
 		return err
 	})

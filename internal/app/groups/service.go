@@ -245,10 +245,7 @@ func (s *Service) authorize(ctx context.Context, groupID string, id *auth.Identi
 		return Membership{}, ErrNoGroup
 	}
 	pk, rk := groupMemberKey(groupID, rk)
-	row, err := storage.Get[MemberRow](ctx, s.members, pk, rk)
-	if errors.Is(err, storage.ErrNotFound) {
-		return Membership{}, ErrNoGroup
-	}
+	row, err := storage.Find[MemberRow](ctx, s.members, pk, rk, ErrNoGroup)
 	if err != nil {
 		return Membership{}, err
 	}
@@ -281,10 +278,7 @@ func (s *Service) Open(ctx context.Context, groupID string, id *auth.Identity, n
 // group reads a live group; deleted and missing groups are ErrNoGroup.
 func (s *Service) group(ctx context.Context, groupID string) (GroupRow, error) {
 	pk, rk := groupKey(groupID)
-	g, err := storage.Get[GroupRow](ctx, s.groups, pk, rk)
-	if errors.Is(err, storage.ErrNotFound) {
-		return GroupRow{}, ErrNoGroup
-	}
+	g, err := storage.Find[GroupRow](ctx, s.groups, pk, rk, ErrNoGroup)
 	if err != nil {
 		return GroupRow{}, err
 	}

@@ -363,10 +363,7 @@ func (s *Service) List(ctx context.Context, memberKey string, cur *storage.Curso
 
 func (s *Service) state(ctx context.Context, memberKey string) (StateRow, error) {
 	pk, rk := stateKey(memberKey)
-	st, err := storage.Get[StateRow](ctx, s.table, pk, rk)
-	if errors.Is(err, storage.ErrNotFound) {
-		return StateRow{}, nil
-	}
+	st, err := storage.Find[StateRow](ctx, s.table, pk, rk, nil)
 	return st, err
 }
 

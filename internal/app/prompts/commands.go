@@ -47,15 +47,8 @@ func (s *Service) Create(ctx context.Context, authorID string, in Input) (Prompt
 		Tags: strings.Join(in.Tags, ";"), Visibility: in.Visibility, CreatedAt: now, UpdatedAt: now,
 		Revision: 1,
 	}
-	row, err := storage.Marshal(p)
-	if err != nil {
-		return PromptRow{}, err
-	}
-	claim, err := s.claimEntity(authorID, p.TitleNormalized, id)
-	if err != nil {
-		return PromptRow{}, err
-	}
-	err = s.prompts.Transact(ctx, []storage.TxOp{{Kind: storage.TxInsert, Entity: row}, {Kind: storage.TxInsert, Entity: claim}})
+	var tx storage.Tx
+	err = tx.Insert(p).Insert(titleClaim(authorID, p.TitleNormalized, id)).Commit(ctx, s.prompts)
 	if errors.Is(err, storage.ErrExists) {
 		return PromptRow{}, ErrDuplicateTitle
 	}
@@ -73,9 +66,9 @@ func (s *Service) Create(ctx context.Context, authorID string, in Input) (Prompt
 	return p, s.reconcile(ctx, authorID, id)
 }
 
-func (s *Service) claimEntity(authorID, normalized, promptID string) (storage.Entity, error) {
+func titleClaim(authorID, normalized, promptID string) TitleClaimRow {
 	pk, rk := titleClaimKey(authorID, normalized)
-	return storage.Marshal(TitleClaimRow{PartitionKey: pk, RowKey: rk, PromptID: promptID})
+	return TitleClaimRow{PartitionKey: pk, RowKey: rk, PromptID: promptID}
 }
 
 // editAttempts bounds the ETag retries of an edit or a delete. Votes move
@@ -116,25 +109,13 @@ func (s *Service) Update(ctx context.Context, authorID, promptID string, revisio
 		p.Title, p.TitleNormalized, p.PromptText = in.Title, normalizeTitle(in.Title), in.Text
 		p.Tags, p.Visibility, p.UpdatedAt = strings.Join(in.Tags, ";"), in.Visibility, s.now().UTC()
 		p.Revision++
-		row, err := storage.Marshal(p)
-		if err != nil {
-			return err
-		}
-		ops := []storage.TxOp{{Kind: storage.TxUpdate, Entity: row, Mode: storage.Replace, IfMatch: old.ETag}}
+		var tx storage.Tx
+		tx.Replace(p, old.ETag)
 		if p.TitleNormalized != old.TitleNormalized {
-			claim, err := s.claimEntity(authorID, p.TitleNormalized, promptID)
-			if err != nil {
-				return err
-			}
-			oldClaim, err := s.claimEntity(authorID, old.TitleNormalized, promptID)
-			if err != nil {
-				return err
-			}
-			ops = append(ops,
-				storage.TxOp{Kind: storage.TxDelete, Entity: oldClaim, IfMatch: storage.AnyETag},
-				storage.TxOp{Kind: storage.TxInsert, Entity: claim})
+			cpk, crk := titleClaimKey(authorID, old.TitleNormalized)
+			tx.Delete(cpk, crk, storage.AnyETag).Insert(titleClaim(authorID, p.TitleNormalized, promptID))
 		}
-		err = s.prompts.Transact(ctx, ops)
+		err = tx.Commit(ctx, s.prompts)
 		if errors.Is(err, storage.ErrExists) {
 			return ErrDuplicateTitle
 		}
@@ -156,18 +137,9 @@ func (s *Service) Delete(ctx context.Context, authorID, promptID string) error {
 		}
 		p := old
 		p.ETag, p.IsDeleted, p.UpdatedAt = "", true, s.now().UTC()
-		row, err := storage.Marshal(p)
-		if err != nil {
-			return err
-		}
-		claim, err := s.claimEntity(authorID, old.TitleNormalized, promptID)
-		if err != nil {
-			return err
-		}
-		return s.prompts.Transact(ctx, []storage.TxOp{
-			{Kind: storage.TxUpdate, Entity: row, Mode: storage.Replace, IfMatch: old.ETag},
-			{Kind: storage.TxDelete, Entity: claim, IfMatch: storage.AnyETag},
-		})
+		cpk, crk := titleClaimKey(authorID, old.TitleNormalized)
+		var tx storage.Tx
+		return tx.Replace(p, old.ETag).Delete(cpk, crk, storage.AnyETag).Commit(ctx, s.prompts)
 	})
 	if err != nil {
 		return err
@@ -226,10 +198,7 @@ func (s *Service) Open(ctx context.Context, viewerID, promptID string) (PromptRo
 		return PromptRow{}, ErrNoPrompt
 	}
 	lpk, lrk := promptLookupKey(promptID)
-	l, err := storage.Get[PromptLookupRow](ctx, s.prompts, lpk, lrk)
-	if errors.Is(err, storage.ErrNotFound) {
-		return PromptRow{}, ErrNoPrompt
-	}
+	l, err := storage.Find[PromptLookupRow](ctx, s.prompts, lpk, lrk, ErrNoPrompt)
 	if err != nil {
 		return PromptRow{}, err
 	}
