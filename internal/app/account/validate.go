@@ -1,6 +1,7 @@
 package account
 
 import (
+	_ "embed"
 	"strconv"
 	"strings"
 	"time"
@@ -54,20 +55,13 @@ const (
 // ShowMeOptions in the order the preferences form lists them.
 var ShowMeOptions = []string{ShowEveryone, ShowWomen, ShowMen}
 
-// CommonTimezones fill the profile form's select; any IANA name is
-// accepted, and a saved zone outside this list is added to the select.
-var CommonTimezones = []string{
-	"UTC",
-	"Europe/London", "Europe/Lisbon", "Europe/Paris", "Europe/Berlin", "Europe/Madrid",
-	"Europe/Rome", "Europe/Warsaw", "Europe/Kyiv", "Europe/Helsinki", "Europe/Istanbul",
-	"Europe/Moscow", "Europe/Samara", "Asia/Yekaterinburg", "Asia/Omsk", "Asia/Novosibirsk",
-	"Asia/Krasnoyarsk", "Asia/Irkutsk", "Asia/Yakutsk", "Asia/Vladivostok", "Asia/Magadan",
-	"Asia/Kamchatka", "Asia/Tbilisi", "Asia/Yerevan", "Asia/Baku", "Asia/Almaty",
-	"Asia/Tashkent", "Asia/Dubai", "Asia/Kolkata", "Asia/Bangkok", "Asia/Shanghai",
-	"Asia/Singapore", "Asia/Tokyo", "Australia/Sydney", "Pacific/Auckland",
-	"America/Sao_Paulo", "America/New_York", "America/Chicago", "America/Denver",
-	"America/Los_Angeles", "America/Anchorage", "Pacific/Honolulu",
-}
+// CommonTimezones fill the profile form's select, in the order of
+// timezones.txt, UTC first; any IANA name is accepted, and
+// a saved zone outside this list is added to the select.
+var CommonTimezones = strings.Fields(timezonesTXT)
+
+//go:embed timezones.txt
+var timezonesTXT string
 
 // FieldErrors maps a form field's name to the message key of what is wrong
 // with it. Empty means the input is valid.

@@ -2,6 +2,8 @@ package prompts
 
 import (
 	"context"
+	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -427,7 +429,7 @@ func (g *synthGen) pickTags(category int) []string {
 	}
 	want := 1 + g.rng.IntN(4)
 	var tags []string
-	home := synthCategories[category].tag
+	home := synthCategories[category].Tag
 	for _, t := range g.tags {
 		if t == home {
 			tags = append(tags, t)
@@ -483,9 +485,9 @@ func titleAt(j int) synthTitle {
 	q := quals[j%len(quals)]
 	j /= len(quals)
 	for c, cat := range synthCategories {
-		verbs, objects := cat.verbsEN, cat.objectsEN
+		verbs, objects := cat.VerbsEN, cat.ObjectsEN
 		if russian {
-			verbs, objects = cat.verbsRU, cat.objectsRU
+			verbs, objects = cat.VerbsRU, cat.ObjectsRU
 		}
 		if pairs := len(verbs) * len(objects); j >= pairs {
 			j -= pairs
@@ -554,151 +556,49 @@ func (e rngReader) Read(p []byte) (int, error) {
 // languages (Russian objects in the accusative, as the verbs want), and
 // the tag its prompts carry first.
 type synthCategory struct {
-	tag                string
-	verbsEN, objectsEN []string
-	verbsRU, objectsRU []string
+	Tag       string   `json:"tag"`
+	VerbsEN   []string `json:"verbsEn"`
+	ObjectsEN []string `json:"objectsEn"`
+	VerbsRU   []string `json:"verbsRu"`
+	ObjectsRU []string `json:"objectsRu"`
 }
 
-// Word lists. Every title is verb + object + qualifier: 3–7 words. Objects
-// are unique within a language, so distinct numbers give distinct titles.
-var synthCategories = []synthCategory{
-	{
-		tag:       "writing",
-		verbsEN:   []string{"Write", "Draft", "Rewrite", "Polish", "Edit", "Shorten"},
-		objectsEN: []string{"a cover letter", "a wedding speech", "a blog post", "a short story", "a thank-you note", "a product review", "an apology email", "a personal essay", "a eulogy", "a newsletter intro", "a LinkedIn summary", "a resignation letter"},
-		verbsRU:   []string{"Напиши", "Составь", "Перепиши", "Отредактируй", "Сократи", "Улучши"},
-		objectsRU: []string{"сопроводительное письмо", "свадебную речь", "пост для блога", "короткий рассказ", "благодарственное письмо", "отзыв о товаре", "письмо с извинениями", "личное эссе", "вступление к рассылке", "резюме для LinkedIn", "заявление об уходе", "поздравление с юбилеем"},
-	},
-	{
-		tag:       "coding",
-		verbsEN:   []string{"Debug", "Refactor", "Review", "Optimize", "Document", "Explain"},
-		objectsEN: []string{"a Python script", "a SQL query", "a React component", "Go HTTP handlers", "a Bash script", "a regular expression", "a REST API", "a Dockerfile", "flaky unit tests", "a CI pipeline", "a database schema", "legacy JavaScript code"},
-		verbsRU:   []string{"Отладь", "Отрефактори", "Проверь", "Оптимизируй", "Задокументируй", "Разбери"},
-		objectsRU: []string{"скрипт на Python", "SQL-запрос", "компонент React", "HTTP-обработчик на Go", "скрипт на Bash", "регулярное выражение", "REST API", "Dockerfile", "нестабильные тесты", "CI-пайплайн", "схему базы данных", "устаревший JavaScript-код"},
-	},
-	{
-		tag:       "education",
-		verbsEN:   []string{"Explain", "Teach", "Simplify", "Summarize", "Illustrate", "Clarify"},
-		objectsEN: []string{"quantum physics", "photosynthesis", "the French Revolution", "compound interest", "machine learning", "special relativity", "climate change", "the stock market", "blockchain", "the immune system", "probability theory", "Roman history"},
-		verbsRU:   []string{"Объясни", "Упрости", "Перескажи", "Растолкуй", "Опиши", "Проиллюстрируй"},
-		objectsRU: []string{"квантовую физику", "фотосинтез", "Французскую революцию", "сложные проценты", "машинное обучение", "теорию относительности", "изменение климата", "фондовый рынок", "блокчейн", "иммунную систему", "теорию вероятностей", "историю Рима"},
-	},
-	{
-		tag:       "marketing",
-		verbsEN:   []string{"Create", "Plan", "Brainstorm", "Write", "Draft", "Improve"},
-		objectsEN: []string{"a marketing email", "a product launch", "an ad campaign", "a landing page", "a brand slogan", "an Instagram caption", "a press release", "a referral program", "a customer survey", "a sales pitch", "a content calendar", "a newsletter"},
-		verbsRU:   []string{"Создай", "Спланируй", "Придумай", "Напиши", "Подготовь", "Доработай"},
-		objectsRU: []string{"маркетинговую рассылку", "запуск продукта", "рекламную кампанию", "посадочную страницу", "слоган бренда", "подпись для Instagram", "пресс-релиз", "реферальную программу", "опрос клиентов", "коммерческое предложение", "контент-план", "email-рассылку"},
-	},
-	{
-		tag:       "productivity",
-		verbsEN:   []string{"Plan", "Organize", "Prioritize", "Build", "Design", "Schedule"},
-		objectsEN: []string{"my week", "a study schedule", "a morning routine", "a project roadmap", "a meeting agenda", "a to-do list", "a habit tracker", "an onboarding checklist", "a reading list", "a weekly review", "a workout routine", "a meal plan"},
-		verbsRU:   []string{"Спланируй", "Организуй", "Составь", "Распредели", "Продумай", "Упорядочь"},
-		objectsRU: []string{"мою неделю", "график учёбы", "утренний распорядок", "дорожную карту проекта", "повестку встречи", "список дел", "трекер привычек", "чек-лист адаптации", "список чтения", "недельный обзор", "план тренировок", "меню на неделю"},
-	},
-	{
-		tag:       "business",
-		verbsEN:   []string{"Analyze", "Evaluate", "Draft", "Outline", "Compare", "Critique"},
-		objectsEN: []string{"a business plan", "a startup idea", "a pricing strategy", "a competitor analysis", "a pitch deck", "a quarterly report", "a hiring plan", "a SWOT analysis", "a partnership proposal", "an investor update", "a budget forecast", "a go-to-market plan"},
-		verbsRU:   []string{"Проанализируй", "Оцени", "Подготовь", "Набросай", "Сравни", "Раскритикуй"},
-		objectsRU: []string{"бизнес-план", "идею стартапа", "ценовую стратегию", "анализ конкурентов", "питч-дек", "квартальный отчёт", "план найма", "SWOT-анализ", "партнёрское предложение", "письмо инвесторам", "прогноз бюджета", "выход на рынок"},
-	},
-	{
-		tag:       "creative",
-		verbsEN:   []string{"Invent", "Imagine", "Compose", "Create", "Describe", "Write"},
-		objectsEN: []string{"a bedtime story", "a fantasy world", "a haiku", "a song chorus", "a villain backstory", "a board game", "a comic strip", "a mystery plot", "a dragon character", "a birthday poem", "a sci-fi setting", "a riddle"},
-		verbsRU:   []string{"Придумай", "Сочини", "Опиши", "Создай", "Вообрази", "Напиши"},
-		objectsRU: []string{"сказку на ночь", "фэнтезийный мир", "хокку", "припев песни", "историю злодея", "настольную игру", "комикс", "детективный сюжет", "персонажа-дракона", "поздравительные стихи", "научно-фантастический мир", "загадку"},
-	},
-	{
-		tag:       "translation",
-		verbsEN:   []string{"Translate", "Localize", "Adapt", "Proofread"},
-		objectsEN: []string{"a restaurant menu", "a legal contract", "song lyrics", "a user manual", "a website footer", "a travel phrasebook", "an app listing", "a recipe", "a business letter", "subtitles"},
-		verbsRU:   []string{"Переведи", "Локализуй", "Адаптируй", "Вычитай"},
-		objectsRU: []string{"меню ресторана", "юридический договор", "текст песни", "руководство пользователя", "подвал сайта", "разговорник для поездки", "карточку приложения", "рецепт", "деловое письмо", "субтитры"},
-	},
-	{
-		tag:       "data",
-		verbsEN:   []string{"Analyze", "Visualize", "Clean", "Summarize", "Model", "Explore"},
-		objectsEN: []string{"sales data", "a survey dataset", "website traffic", "a CSV file", "customer churn", "A/B test results", "a pivot table", "server logs", "a KPI dashboard", "time series data"},
-		verbsRU:   []string{"Проанализируй", "Визуализируй", "Очисти", "Обобщи", "Смоделируй", "Исследуй"},
-		objectsRU: []string{"данные продаж", "результаты опроса", "трафик сайта", "CSV-файл", "отток клиентов", "результаты A/B-теста", "сводную таблицу", "логи сервера", "дашборд KPI", "временной ряд"},
-	},
-	{
-		tag:       "research",
-		verbsEN:   []string{"Research", "Investigate", "Summarize", "Review", "Compare", "Critique"},
-		objectsEN: []string{"a research abstract", "a literature review", "a meta-analysis", "a survey methodology", "expert opinions", "a citation list", "fasting research", "sleep studies", "a grant proposal", "a hypothesis"},
-		verbsRU:   []string{"Исследуй", "Изучи", "Обобщи", "Отрецензируй", "Сравни", "Проверь"},
-		objectsRU: []string{"научную статью", "обзор литературы", "метаанализ", "методику опроса", "мнения экспертов", "список источников", "исследования голодания", "исследования сна", "грантовую заявку", "гипотезу"},
-	},
-	{
-		tag:       "design",
-		verbsEN:   []string{"Design", "Sketch", "Critique", "Redesign", "Describe"},
-		objectsEN: []string{"a logo concept", "mobile app screens", "a color palette", "landing page layouts", "a business card", "an icon set", "a poster", "a user flow"},
-		verbsRU:   []string{"Разработай", "Набросай", "Оцени", "Переделай", "Опиши"},
-		objectsRU: []string{"концепцию логотипа", "экран мобильного приложения", "цветовую палитру", "макет лендинга", "визитку", "набор иконок", "постер", "пользовательский сценарий"},
-	},
-	{
-		tag:       "fun",
-		verbsEN:   []string{"Tell", "Invent", "Plan", "Create", "Improvise"},
-		objectsEN: []string{"a dad joke", "a trivia quiz", "a party game", "a silly poem", "a movie night", "a scavenger hunt", "a pun", "a roadtrip playlist"},
-		verbsRU:   []string{"Расскажи", "Придумай", "Спланируй", "Организуй", "Сымпровизируй"},
-		objectsRU: []string{"шутку", "викторину", "игру для вечеринки", "смешной стишок", "вечер кино", "квест", "каламбур", "плейлист для поездки"},
-	},
-}
+// synthWordsJSON holds the word lists. Every title is verb + object +
+// qualifier: 3–7 words. Objects are unique within a language, so distinct
+// numbers give distinct titles.
+//
+//go:embed synthetic_words.json
+var synthWordsJSON []byte
 
-var synthQualifiersEN = []string{
-	"in simple words", "for beginners", "step by step", "for junior developers", "for small businesses",
-	"in five bullets", "for teenagers", "like a pirate", "for busy parents", "in plain English",
-	"for a startup", "with examples", "for nonprofits", "friendly and concise", "for senior engineers",
-	"under 100 words", "for job interviews", "for remote teams", "with humor", "for university students",
-	"in Shakespearean style", "for kids", "in one paragraph", "for my boss", "as a table",
-	"for social media", "with a checklist", "in formal English", "for a presentation", "without jargon",
-}
+var synthWords = func() (w struct {
+	Categories   []synthCategory `json:"categories"`
+	QualifiersEN []string        `json:"qualifiersEn"`
+	QualifiersRU []string        `json:"qualifiersRu"`
+	RolesEN      []string        `json:"rolesEn"`
+	RolesRU      []string        `json:"rolesRu"`
+	DetailsEN    []string        `json:"detailsEn"`
+	DetailsRU    []string        `json:"detailsRu"`
+}) {
+	if err := json.Unmarshal(synthWordsJSON, &w); err != nil {
+		panic("prompts: synthetic_words.json: " + err.Error())
+	}
+	return w
+}()
 
-var synthQualifiersRU = []string{
-	"простыми словами", "для начинающих", "пошагово", "для младшего разработчика", "для малого бизнеса",
-	"в пяти пунктах", "для подростков", "как пират", "для занятых родителей", "без жаргона",
-	"для стартапа", "с примерами", "для некоммерческой организации", "дружелюбным тоном", "для опытных инженеров",
-	"до 100 слов", "для собеседования", "для удалённой команды", "с юмором", "для студентов",
-	"в стиле Шекспира", "для детей", "одним абзацем", "для начальника", "в виде таблицы",
-	"для соцсетей", "с чек-листом", "официальным языком", "для презентации", "кратко",
-}
-
-var synthRolesEN = []string{
-	"You are an experienced {{role}}.", "Act as a {{role}} with ten years of experience.",
-	"You are a patient teacher.", "Imagine you are helping {{name}}.", "You are a friendly expert.",
-}
-
-var synthRolesRU = []string{
-	"Ты опытный {{role}}.", "Представь, что ты {{role}} с десятилетним стажем.",
-	"Ты терпеливый преподаватель.", "Представь, что помогаешь {{name}}.", "Ты доброжелательный эксперт.",
-}
-
-var synthDetailsEN = []string{
-	"The topic is {{topic}}.", "Keep it under {{word_count}} words.", "Use a {{tone}} tone.",
-	"The audience is {{audience}}.", "Finish with three questions to check understanding.",
-	"Format the answer as a numbered list.", "Mention {{example}} as an example.",
-	"Avoid jargon and explain every term you use.", "Ask me clarifying questions before you start.",
-	"Answer in {{language}}.", "Give two alternative versions.", "End with a short summary.",
-}
-
-var synthDetailsRU = []string{
-	"Тема: {{topic}}.", "Уложись в {{word_count}} слов.", "Используй {{tone}} тон.",
-	"Аудитория: {{audience}}.", "В конце задай три вопроса на понимание.",
-	"Оформи ответ нумерованным списком.", "Приведи в пример {{example}}.",
-	"Избегай жаргона и объясняй каждый термин.", "Прежде чем начать, задай мне уточняющие вопросы.",
-	"Отвечай на языке: {{language}}.", "Дай два альтернативных варианта.", "Закончи кратким выводом.",
-}
+var (
+	synthCategories                      = synthWords.Categories
+	synthQualifiersEN, synthQualifiersRU = synthWords.QualifiersEN, synthWords.QualifiersRU
+	synthRolesEN, synthRolesRU           = synthWords.RolesEN, synthWords.RolesRU
+	synthDetailsEN, synthDetailsRU       = synthWords.DetailsEN, synthWords.DetailsRU
+)
 
 // titleSpaceEN and titleSpace count the distinct titles: English, and both
 // languages together.
 var titleSpaceEN, titleSpace = func() (int, int) {
 	en, ru := 0, 0
 	for _, c := range synthCategories {
-		en += len(c.verbsEN) * len(c.objectsEN)
-		ru += len(c.verbsRU) * len(c.objectsRU)
+		en += len(c.VerbsEN) * len(c.ObjectsEN)
+		ru += len(c.VerbsRU) * len(c.ObjectsRU)
 	}
 	en *= len(synthQualifiersEN)
 	ru *= len(synthQualifiersRU)
