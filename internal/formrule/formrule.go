@@ -171,3 +171,13 @@ func (e FieldErrors) Check(field string, rule Text, v, key string) string {
 	}
 	return v
 }
+
+// CheckSlug trims v and returns it; one that is not a slug of at most max
+// characters (IsSlug) is recorded as field's error key in e.
+func (e FieldErrors) CheckSlug(field, v string, max int, key string) string {
+	v = strings.TrimSpace(v)
+	if !IsSlug(v, max) {
+		e[field] = key
+	}
+	return v
+}

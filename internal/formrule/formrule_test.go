@@ -184,3 +184,17 @@ func TestFieldErrorsCheck(t *testing.T) {
 		t.Errorf("errors %v, want %v", errs, want)
 	}
 }
+
+func TestFieldErrorsCheckSlug(t *testing.T) {
+	errs := FieldErrors{}
+	if got := errs.CheckSlug("slug", "  book-club ", 10, "bad.slug"); got != "book-club" || len(errs) != 0 {
+		t.Errorf("good slug: %q, errors %v", got, errs)
+	}
+	for _, bad := range []string{"", "Book", "book club", "-book", "book--club", "a-very-long-slug", "книги"} {
+		errs := FieldErrors{}
+		errs.CheckSlug("slug", bad, 10, "bad.slug")
+		if errs["slug"] != "bad.slug" {
+			t.Errorf("CheckSlug(%q): errors %v, want bad.slug", bad, errs)
+		}
+	}
+}

@@ -48,9 +48,9 @@ func (s *Service) Routes(e *echo.Echo) {
 	s.roomRoutes(e)
 	s.directoryRoutes(e)
 	e.POST("/chat/unblock", s.unblock, acc)
-	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc, reader)
-	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc, reader)
-	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc, reader)
+	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc, reader, message)
+	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc, reader, message)
+	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc, reader, message)
 }
 
 // requireChat authorizes the route's chat (:id) for the asker, once, and
@@ -338,13 +338,10 @@ func (s *Service) page(c echo.Context) error {
 // makes on purpose), and they return to the list.
 func (s *Service) markUnread(c echo.Context) error {
 	ctx := c.Request().Context()
-	acc, seq, err := s.target(c)
-	if err != nil {
-		return err
-	}
+	acc, seq := accessOf(c), seqOf(c)
 	id := auth.From(c)
 	s.markers.Delete(id.MemberKey + "|" + acc.Chat.RowKey)
-	_, err = storage.Modify(ctx, s.userChats, id.MemberKey, acc.Chat.RowKey, func(r *UserChatRow, exists bool) error {
+	_, err := storage.Modify(ctx, s.userChats, id.MemberKey, acc.Chat.RowKey, func(r *UserChatRow, exists bool) error {
 		if !exists {
 			r.Kind, r.JoinedAt = acc.Chat.Kind, s.now().UTC()
 		}
@@ -567,15 +564,21 @@ func (s *Service) startPrivate(c echo.Context) error {
 	return web.Redirect(c, chatURL(chatID))
 }
 
-// target is the request's chat (authorized) and message number.
-func (s *Service) target(c echo.Context) (Access, int64, error) {
-	acc := accessOf(c)
+// message checks the route's message number (:seq) and keeps it for the
+// handler (seqOf); one that is not a positive number is ErrNoMessage.
+var message = seqScope.Require(func(c echo.Context) (int64, error) {
 	seq, err := strconv.ParseInt(c.Param("seq"), 10, 64)
 	if err != nil || seq < 1 {
-		return acc, 0, ErrNoMessage
+		return 0, ErrNoMessage
 	}
-	return acc, seq, nil
-}
+	return seq, nil
+})
+
+// seqScope carries the message number message checked.
+var seqScope = web.NewScope[int64]("chat.seq")
+
+// seqOf is the message number message checked.
+func seqOf(c echo.Context) int64 { return seqScope.From(c) }
 
 // changed answers an edit or a deletion: htmx gets the message, a plain
 // form goes back to it.
@@ -590,10 +593,7 @@ func (s *Service) changed(c echo.Context, acc Access, m MessageRow) error {
 // the edit window.
 func (s *Service) edit(c echo.Context) error {
 	ctx := c.Request().Context()
-	acc, seq, err := s.target(c)
-	if err != nil {
-		return err
-	}
+	acc, seq := accessOf(c), seqOf(c)
 	id := auth.From(c)
 	m, err := s.Edit(ctx, acc.Chat, seq, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, c.FormValue("body"))
 	if err != nil {
@@ -606,10 +606,7 @@ func (s *Service) edit(c echo.Context) error {
 // sender, or an admin.
 func (s *Service) remove(c echo.Context) error {
 	ctx := c.Request().Context()
-	acc, seq, err := s.target(c)
-	if err != nil {
-		return err
-	}
+	acc, seq := accessOf(c), seqOf(c)
 	if !web.Confirmed(c) {
 		return web.AskConfirm(c, components.ConfirmProps{
 			Action: chatURL(acc.Chat.RowKey) + "/messages/" + strconv.FormatInt(seq, 10) + "/delete",

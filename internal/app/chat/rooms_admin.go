@@ -47,13 +47,9 @@ func checkRoom(errs RoomErrors, name, desc string) (string, string) {
 // CreateRoom adds a room; a private one gets its invite link, and
 // creator ("" for none) is in it, to share the link.
 func (s *Service) CreateRoom(ctx context.Context, slug, name, desc string, private bool, creator string) error {
-	slug = strings.TrimSpace(slug)
 	errs := RoomErrors{}
-	name, desc = checkRoom(errs, name, desc)
-	if !formrule.IsSlug(slug, maxRoomSlug) {
-		errs["slug"] = "chat.rooms.error.slug"
-	}
-	if len(errs) > 0 {
+	slug = errs.CheckSlug("slug", slug, maxRoomSlug, "chat.rooms.error.slug")
+	if name, desc = checkRoom(errs, name, desc); len(errs) > 0 {
 		return errs
 	}
 	pk, rk := chatKey(KindRoom, RoomID(slug))

@@ -149,13 +149,9 @@ func checkCategoryNames(errs FieldErrors, english, russian string) (string, stri
 // digits joined by hyphens; the English name is required, the Russian
 // one falls back to it. Bad input is FieldErrors; nothing is written.
 func (c *Catalog) AddCategory(ctx context.Context, slug, english, russian string) error {
-	slug = strings.TrimSpace(slug)
 	errs := FieldErrors{}
-	english, russian = checkCategoryNames(errs, english, russian)
-	if !formrule.IsSlug(slug, maxCategorySlug) {
-		errs["slug"] = "events.categories.error.slug"
-	}
-	if len(errs) > 0 {
+	slug = errs.CheckSlug("slug", slug, maxCategorySlug, "events.categories.error.slug")
+	if english, russian = checkCategoryNames(errs, english, russian); len(errs) > 0 {
 		return errs
 	}
 	if slices.Contains(Categories, slug) {

@@ -24,9 +24,9 @@ import (
 // Routes registers the forum's pages. Reading is open to everyone;
 // writing needs an account. A topic's routes carry requireTopic, which
 // reads the topic once for the handler (moderation reads it itself, at
-// its ETag).
+// its ETag), and a post's routes requirePost after it.
 func (s *Service) Routes(e *echo.Echo) {
-	acc, topic := auth.RequireAccount, s.requireTopic()
+	acc, topic, post := auth.RequireAccount, s.requireTopic(), s.requirePost()
 	e.GET("/forum", s.home, web.Shared)
 	e.GET("/forum/compose", s.compose, acc)
 	e.POST("/forum/topics", s.createTopic, acc)
@@ -46,13 +46,13 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/forum/t/:id/lock", s.lock, acc)
 	e.POST("/forum/t/:id/slow", s.slow, acc)
 	e.POST("/forum/t/:id/move", s.move, acc)
-	e.GET("/forum/t/:id/posts/:num/edit", s.editPage, acc, topic)
-	e.POST("/forum/t/:id/posts/:num/edit", s.edit, acc, topic)
-	e.GET("/forum/t/:id/posts/:num/history", s.history, topic)
-	e.POST("/forum/t/:id/posts/:num/delete", s.remove, acc, topic)
-	e.POST("/forum/t/:id/posts/:num/like", s.like, acc, topic)
-	e.POST("/forum/t/:id/posts/:num/unread", s.markUnread, acc, topic)
-	e.POST("/forum/t/:id/posts/:num/hide", s.hide, acc, topic)
+	e.GET("/forum/t/:id/posts/:num/edit", s.editPage, acc, topic, post)
+	e.POST("/forum/t/:id/posts/:num/edit", s.edit, acc, topic, post)
+	e.GET("/forum/t/:id/posts/:num/history", s.history, topic, post)
+	e.POST("/forum/t/:id/posts/:num/delete", s.remove, acc, topic, post)
+	e.POST("/forum/t/:id/posts/:num/like", s.like, acc, topic, post)
+	e.POST("/forum/t/:id/posts/:num/unread", s.markUnread, acc, topic, post)
+	e.POST("/forum/t/:id/posts/:num/hide", s.hide, acc, topic, post)
 	s.adminRoutes(e)
 }
 
@@ -450,23 +450,28 @@ func (s *Service) reply(c echo.Context) error {
 	return web.Redirect(c, postURL(t.PartitionKey, post.Num))
 }
 
-// target is the topic and post number of a post route.
-func (s *Service) target(c echo.Context) (TopicRow, PostRow, error) {
-	n, err := strconv.Atoi(c.Param("num"))
-	if err != nil {
-		return TopicRow{}, PostRow{}, ErrNoPost
-	}
-	t := topicOf(c)
-	p, err := s.post(c.Request().Context(), t.PartitionKey, n)
-	return t, p, err
+// requirePost reads the route's post (:num) of the topic requireTopic
+// read, and keeps it for the handler (postOf); a number that is not one,
+// or a post that is not there, is ErrNoPost (404).
+func (s *Service) requirePost() echo.MiddlewareFunc {
+	return postScope.Require(func(c echo.Context) (PostRow, error) {
+		n, err := strconv.Atoi(c.Param("num"))
+		if err != nil {
+			return PostRow{}, ErrNoPost
+		}
+		return s.post(c.Request().Context(), topicOf(c).PartitionKey, n)
+	})
 }
+
+// postScope carries the post requirePost read to the handler.
+var postScope = web.NewScope[PostRow]("forum.post")
+
+// postOf is the post requirePost read.
+func postOf(c echo.Context) PostRow { return postScope.From(c) }
 
 // editPage is GET /forum/t/:id/posts/:num/edit: the author's form.
 func (s *Service) editPage(c echo.Context) error {
-	t, p, err := s.target(c)
-	if err != nil {
-		return err
-	}
+	t, p := topicOf(c), postOf(c)
 	if p.AuthorKey != person(c).MemberKey {
 		return ErrNotYours
 	}
@@ -486,15 +491,12 @@ func (s *Service) renderEdit(c echo.Context, status int, t TopicRow, p PostRow, 
 // edit is POST /forum/t/:id/posts/:num/edit (title, body; preview).
 func (s *Service) edit(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, p, err := s.target(c)
-	if err != nil {
-		return err
-	}
+	t, p := topicOf(c), postOf(c)
 	e := views.EditProps{Title: c.FormValue("title"), Body: c.FormValue("body")}
 	if e.Preview = previewOf(c, e.Body); e.Preview != nil {
 		return s.renderEdit(c, http.StatusOK, t, p, e)
 	}
-	err = s.Edit(ctx, person(c), t.PartitionKey, p.Num, e.Title, e.Body)
+	err := s.Edit(ctx, person(c), t.PartitionKey, p.Num, e.Title, e.Body)
 	return web.AnswerForm(c, err, "forum.flash.edited", postURL(t.PartitionKey, p.Num), func(status int, fe FormErrors) error {
 		e.Errors = formErrors(ctx, fe)
 		return s.renderEdit(c, status, t, p, e)
@@ -505,10 +507,7 @@ func (s *Service) edit(c echo.Context) error {
 // post, newest first.
 func (s *Service) history(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, p, err := s.target(c)
-	if err != nil {
-		return err
-	}
+	t, p := topicOf(c), postOf(c)
 	if p.DeletedAt != nil || p.Hidden && !s.staff(ctx, person(c), t.Section) {
 		return ErrNoPost
 	}
@@ -537,10 +536,7 @@ func (s *Service) staff(ctx context.Context, by Person, section string) bool {
 // remove is POST /forum/t/:id/posts/:num/delete, after confirmation.
 func (s *Service) remove(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, p, err := s.target(c)
-	if err != nil {
-		return err
-	}
+	t, p := topicOf(c), postOf(c)
 	if !web.Confirmed(c) {
 		return web.AskConfirm(c, components.ConfirmProps{
 			Label: i18n.T(ctx, "forum.delete"), Question: i18n.T(ctx, "forum.delete_question"), Yes: i18n.T(ctx, "forum.delete"), Danger: true, TestID: "post-delete",
@@ -557,10 +553,7 @@ func (s *Service) remove(c echo.Context) error {
 
 // like is POST /forum/t/:id/posts/:num/like (like=true|false).
 func (s *Service) like(c echo.Context) error {
-	t, p, err := s.target(c)
-	if err != nil {
-		return err
-	}
+	t, p := topicOf(c), postOf(c)
 	if err := s.Like(c.Request().Context(), person(c), t.PartitionKey, p.Num, c.FormValue("like") != "false"); err != nil {
 		return err
 	}
@@ -570,10 +563,7 @@ func (s *Service) like(c echo.Context) error {
 // markUnread is POST /forum/t/:id/posts/:num/unread: the reader's marker
 // goes back to before this post; back to the section.
 func (s *Service) markUnread(c echo.Context) error {
-	t, p, err := s.target(c)
-	if err != nil {
-		return err
-	}
+	t, p := topicOf(c), postOf(c)
 	if err := s.MarkUnread(c.Request().Context(), person(c).MemberKey, t.PartitionKey, p.Num); err != nil {
 		return err
 	}
@@ -582,10 +572,7 @@ func (s *Service) markUnread(c echo.Context) error {
 
 // hide is POST /forum/t/:id/posts/:num/hide (hidden=true|false), staff.
 func (s *Service) hide(c echo.Context) error {
-	t, p, err := s.target(c)
-	if err != nil {
-		return err
-	}
+	t, p := topicOf(c), postOf(c)
 	if err := s.Hide(c.Request().Context(), person(c), t.PartitionKey, p.Num, c.FormValue("hidden") != "false"); err != nil {
 		return err
 	}

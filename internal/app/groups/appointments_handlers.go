@@ -440,24 +440,50 @@ func (h *handlers) updateAppointment(c echo.Context) error {
 		})
 }
 
-// cancelAppointment is POST /groups/:id/appointments/:appt/cancel.
+// cancelAppointment is POST /groups/:id/appointments/:appt/cancel: the
+// appointment, or (at) one occurrence of a series.
 func (h *handlers) cancelAppointment(c echo.Context) error {
+	_, g := Opened(c)
+	occurrence := func(ctx context.Context, m Membership, id *auth.Identity, appt, _, at string) error {
+		return h.svc.CancelOccurrence(ctx, m, id, appt, at)
+	}
+	return h.endAppointment(c, "cancel", h.svc.CancelAppointment, occurrence,
+		"groups.appointments.flash.canceled", appointmentURL(g.GroupID, c.Param("appt")))
+}
+
+// deleteAppointment is POST /groups/:id/appointments/:appt/delete (its
+// creator or an owner): the appointment, or (at, scope) occurrences of a
+// series.
+func (h *handlers) deleteAppointment(c echo.Context) error {
+	_, g := Opened(c)
+	return h.endAppointment(c, "delete", h.svc.DeleteAppointment, h.svc.DeleteOccurrences,
+		"groups.appointments.flash.deleted", groupURL(g.GroupID))
+}
+
+// endAppointment is cancel and delete: after confirmation (action), the
+// whole appointment, or the occurrences at and scope name; then flash and
+// go to next.
+func (h *handlers) endAppointment(c echo.Context, action string,
+	whole func(ctx context.Context, m Membership, id *auth.Identity, appt string) error,
+	occurrences func(ctx context.Context, m Membership, id *auth.Identity, appt, scope, at string) error,
+	flash, next string,
+) error {
 	ctx := c.Request().Context()
-	id := auth.From(c)
-	m, g := Opened(c)
+	id, appt := auth.From(c), c.Param("appt")
+	m, _ := Opened(c)
 	if !web.Confirmed(c) {
-		return h.askAppointment(c, m, "cancel")
+		return h.askAppointment(c, m, action)
 	}
 	var err error
-	if at := c.FormValue("at"); at != "" && c.FormValue("scope") != ScopeAll {
-		err = h.svc.CancelOccurrence(ctx, m, id, c.Param("appt"), at)
+	if at, scope := c.FormValue("at"), c.FormValue("scope"); at != "" && scope != ScopeAll {
+		err = occurrences(ctx, m, id, appt, scope, at)
 	} else {
-		err = h.svc.CancelAppointment(ctx, m, id, c.Param("appt"))
+		err = whole(ctx, m, id, appt)
 	}
 	if err != nil {
 		return err
 	}
-	return web.FlashRedirect(c, "groups.appointments.flash.canceled", appointmentURL(g.GroupID, c.Param("appt")))
+	return web.FlashRedirect(c, flash, next)
 }
 
 // askAppointment asks before cancelling or deleting an appointment, or
@@ -537,27 +563,6 @@ func (h *handlers) restoreAppointment(c echo.Context) error {
 		return err
 	}
 	return web.FlashRedirect(c, "groups.appointments.flash.restored", appointmentURL(g.GroupID, c.Param("appt")))
-}
-
-// deleteAppointment is POST /groups/:id/appointments/:appt/delete (its
-// creator or an owner).
-func (h *handlers) deleteAppointment(c echo.Context) error {
-	ctx := c.Request().Context()
-	id := auth.From(c)
-	m, g := Opened(c)
-	if !web.Confirmed(c) {
-		return h.askAppointment(c, m, "delete")
-	}
-	var err error
-	if at, scope := c.FormValue("at"), c.FormValue("scope"); at != "" && scope != ScopeAll {
-		err = h.svc.DeleteOccurrences(ctx, m, id, c.Param("appt"), scope, at)
-	} else {
-		err = h.svc.DeleteAppointment(ctx, m, id, c.Param("appt"))
-	}
-	if err != nil {
-		return err
-	}
-	return web.FlashRedirect(c, "groups.appointments.flash.deleted", groupURL(g.GroupID))
 }
 
 // scan is GET /groups/:id/appointments/:appt/scan: the private scan,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
@@ -72,11 +71,8 @@ func checkTagNames(errs formrule.FieldErrors, english, russian string) (string, 
 // English name is required, the Russian one falls back to it. Bad input
 // is formrule.FieldErrors, and nothing is written.
 func (s *Service) AddTag(ctx context.Context, tag, english, russian string) error {
-	tag = strings.TrimSpace(tag)
 	errs := formrule.FieldErrors{}
-	if !formrule.IsSlug(tag, maxTagLength) {
-		errs["tag"] = "admin.tags.error.slug"
-	}
+	tag = errs.CheckSlug("tag", tag, maxTagLength, "admin.tags.error.slug")
 	if english, russian = checkTagNames(errs, english, russian); len(errs) > 0 {
 		return errs
 	}
