@@ -213,12 +213,8 @@ func AttemptsLeft(err error) (int, bool) {
 
 func (s *Service) getCode(ctx context.Context, userKey string) (*otpRow, error) {
 	pk, rk := codeKey(userKey)
-	e, err := s.codes.Get(ctx, pk, rk)
+	row, err := storage.Get[otpRow](ctx, s.codes, pk, rk)
 	if err != nil {
-		return nil, err
-	}
-	var row otpRow
-	if err := storage.Unmarshal(e, &row); err != nil {
 		return nil, err
 	}
 	return &row, nil

@@ -189,12 +189,8 @@ func (s *Service) loadIdentity(c echo.Context) (*Identity, string, error) {
 
 func (s *Service) getSession(ctx context.Context, memberKey, sessionID string) (*sessionRow, error) {
 	pk, rk := sessionKey(memberKey, sessionID)
-	e, err := s.sessions.Get(ctx, pk, rk)
+	row, err := storage.Get[sessionRow](ctx, s.sessions, pk, rk)
 	if err != nil {
-		return nil, err
-	}
-	var row sessionRow
-	if err := storage.Unmarshal(e, &row); err != nil {
 		return nil, err
 	}
 	return &row, nil

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/oklog/ulid/v2"
 )
 
 // EscapeKey makes user-derived text safe as one part of a PartitionKey or
@@ -205,4 +207,12 @@ func nextInUTF16Order(r rune) (rune, bool) {
 		return 0, false
 	}
 	return r + 1, true
+}
+
+// IsID reports whether s is an id as the modules mint them (a ULID:
+// groups, appointments, comments, prompts, topics, events). A request for
+// anything else is refused before any storage call.
+func IsID(s string) bool {
+	_, err := ulid.ParseStrict(s)
+	return err == nil
 }

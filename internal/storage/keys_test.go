@@ -155,3 +155,14 @@ func TestTicks(t *testing.T) {
 		t.Error("Pad")
 	}
 }
+
+func TestIsID(t *testing.T) {
+	if !IsID("01HZY2G8Q3T9V7W6X5Y4Z3A2B1") {
+		t.Error("a ULID is refused")
+	}
+	for _, bad := range []string{"", "01HZY2G8Q3T9V7W6X5Y4Z3A2B", "01HZY2G8Q3T9V7W6X5Y4Z3A2B1X", "01hzy2g8q3t9v7w6x5y4z3a2b!", "../../etc/passwd", "8ZZZZZZZZZZZZZZZZZZZZZZZZZ"} {
+		if IsID(bad) {
+			t.Errorf("IsID(%q) = true", bad)
+		}
+	}
+}

@@ -366,15 +366,9 @@ func (c *Catalog) parseWithImage(ctx context.Context, in EventInput, zone *time.
 	return e, img, nil
 }
 
-// validEventID reports whether id is an event id (a ULID).
-func validEventID(id string) bool {
-	_, err := ulid.ParseStrict(id)
-	return err == nil
-}
-
 // Event reads one event.
 func (c *Catalog) Event(ctx context.Context, id string) (EventRow, error) {
-	if !validEventID(id) {
+	if !storage.IsID(id) {
 		return EventRow{}, ErrNoEvent
 	}
 	e, err := storage.Find[EventRow](ctx, c.events, eventsPart, id, ErrNoEvent)
@@ -385,7 +379,7 @@ func (c *Catalog) Event(ctx context.Context, id string) (EventRow, error) {
 // rows in step (projection.Sync; a crash between is Repair's). f
 // returning storage.ErrNoChange writes nothing.
 func (c *Catalog) change(ctx context.Context, id string, f func(e *EventRow) error) (EventRow, error) {
-	if !validEventID(id) {
+	if !storage.IsID(id) {
 		return EventRow{}, ErrNoEvent
 	}
 	var before EventRow
@@ -423,7 +417,7 @@ func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *ti
 	if err != nil {
 		return EventRow{}, Moves{}, err
 	}
-	if !validEventID(id) {
+	if !storage.IsID(id) {
 		return EventRow{}, Moves{}, ErrNoEvent
 	}
 	moves, err := c.seats.SetPlan(ctx, id, f.plan())

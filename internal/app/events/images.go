@@ -91,7 +91,7 @@ func (c *Catalog) deleteImage(ctx context.Context, key string) {
 // ImageBlob is the picture GET /media/events/:id/:file names; anything
 // else is storage.ErrNotFound, so the URL reaches no other blob.
 func (c *Catalog) ImageBlob(ctx context.Context, eventID, file string) (storage.Blob, error) {
-	if !validEventID(eventID) || !imageFile.MatchString(file) {
+	if !storage.IsID(eventID) || !imageFile.MatchString(file) {
 		return storage.Blob{}, storage.ErrNotFound
 	}
 	return c.images.Get(ctx, eventID+"/"+file)

@@ -68,15 +68,22 @@ func (s *Service) scheduleLapse(ctx context.Context, eventID string, o Offer) {
 // lapse runs a lapse task: the offer may be taken or settled already,
 // and then nothing moves.
 func (s *Service) lapse(ctx context.Context, t lapseTask) error {
-	e, err := s.catalog.Event(ctx, t.EventID)
-	if errors.Is(err, ErrNoEvent) {
-		return nil
-	}
-	if err != nil {
+	e, ok, err := s.taskEvent(ctx, t.EventID)
+	if !ok {
 		return err
 	}
 	_, err = s.Judge(ctx, e)
 	return err
+}
+
+// taskEvent reads a task's event; ok is false when it failed (err) or
+// the event is gone, and then the task has nothing to do.
+func (s *Service) taskEvent(ctx context.Context, eventID string) (e EventRow, ok bool, err error) {
+	e, err = s.catalog.Event(ctx, eventID)
+	if errors.Is(err, ErrNoEvent) {
+		return e, false, nil
+	}
+	return e, err == nil, err
 }
 
 // scheduleReminder queues e's reminder, unless it is due already (an
@@ -96,11 +103,8 @@ func (s *Service) scheduleReminder(ctx context.Context, e EventRow) {
 
 // remind runs a reminder task (see the top of this file).
 func (s *Service) remind(ctx context.Context, t reminderTask) error {
-	e, err := s.catalog.Event(ctx, t.EventID)
-	if errors.Is(err, ErrNoEvent) {
-		return nil
-	}
-	if err != nil {
+	e, ok, err := s.taskEvent(ctx, t.EventID)
+	if !ok {
 		return err
 	}
 	if e.Sequence != t.Sequence || !e.Start.Equal(t.Start) || !e.IsPublished || e.IsCancelled || s.notifier == nil {

@@ -69,15 +69,9 @@ func newTopicID(now time.Time) string {
 	return ulid.MustNew(ulid.Timestamp(now), rand.Reader).String()
 }
 
-// validTopicID reports whether id can be a topic's.
-func validTopicID(id string) bool {
-	_, err := ulid.ParseStrict(id)
-	return err == nil
-}
-
 // Head reads a topic's head; a missing or deleted topic is ErrNoTopic.
 func (s *Service) Head(ctx context.Context, topicID string) (TopicRow, error) {
-	if !validTopicID(topicID) {
+	if !storage.IsID(topicID) {
 		return TopicRow{}, ErrNoTopic
 	}
 	t, err := storage.Get[TopicRow](ctx, s.posts, topicID, headKey)

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/oklog/ulid/v2"
-
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
@@ -625,13 +623,6 @@ func (s *Service) commit(ctx context.Context, doc *Appointment, old *Appointment
 	return nil
 }
 
-// validAppointmentID reports whether s can be an appointment id (a
-// ULID); anything else is a 404 before any storage call.
-func validAppointmentID(s string) bool {
-	_, err := ulid.ParseStrict(s)
-	return err == nil && len(s) == ulid.EncodedSize
-}
-
 // Appointment reads one appointment of m's group: the blob, then its
 // index row (which must exist and not be deleted), then its
 // participants. The blob only names where the row is; whether the
@@ -666,7 +657,7 @@ func (s *Service) Appointment(ctx context.Context, m Membership, appointmentID s
 
 // appointmentDoc reads and decodes the appointment blob.
 func (s *Service) appointmentDoc(ctx context.Context, groupID, appointmentID string) (Appointment, error) {
-	if !validAppointmentID(appointmentID) {
+	if !storage.IsID(appointmentID) {
 		return Appointment{}, ErrNoAppointment
 	}
 	b, err := s.blobs.Get(ctx, appointmentBlobName(groupID, appointmentID))

@@ -113,7 +113,7 @@ func (s *Service) AddComment(ctx context.Context, m Membership, id *auth.Identit
 // DeleteComment removes the author's own comment (owners may remove
 // any): the row is marked deleted.
 func (s *Service) DeleteComment(ctx context.Context, m Membership, id *auth.Identity, appointmentID, commentID string) error {
-	if _, err := ulid.ParseStrict(commentID); err != nil {
+	if !storage.IsID(commentID) {
 		return ErrNoAppointment
 	}
 	pk, rk := commentKey(m.GroupID, appointmentID, commentID)

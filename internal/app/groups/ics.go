@@ -45,7 +45,7 @@ func (s *Service) RegenerateCalendarToken(ctx context.Context, m Membership) (Gr
 // deleted group is ErrNoGroup. It costs the group's point read, one
 // range query of the index and a bounded parallel read of the blobs.
 func (s *Service) CalendarFeed(ctx context.Context, groupID, token string) ([]byte, error) {
-	if !validGroupID(groupID) || len(token) != 32 {
+	if !storage.IsID(groupID) || len(token) != 32 {
 		return nil, ErrNoGroup
 	}
 	g, err := s.group(ctx, groupID)

@@ -102,7 +102,7 @@ func (s *Service) OpenJoinSession(ctx context.Context, m Membership, by *auth.Id
 // joinSession reads a group's join session; a bad or unknown id is
 // ErrNoGroup (404).
 func (s *Service) joinSession(ctx context.Context, groupID, sessionID string) (JoinSessionRow, error) {
-	if !validGroupID(groupID) || !validSessionID(sessionID) {
+	if !storage.IsID(groupID) || !validSessionID(sessionID) {
 		return JoinSessionRow{}, ErrNoGroup
 	}
 	pk, rk := joinSessionKey(groupID, sessionID)
@@ -150,7 +150,7 @@ func (s *Service) CloseJoinSession(ctx context.Context, m Membership, sessionID 
 	if !m.Owner() {
 		return ErrNotOwner
 	}
-	if !validGroupID(m.GroupID) || !validSessionID(sessionID) {
+	if !storage.IsID(m.GroupID) || !validSessionID(sessionID) {
 		return ErrNoGroup
 	}
 	pk, rk := joinSessionKey(m.GroupID, sessionID)

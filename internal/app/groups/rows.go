@@ -128,13 +128,6 @@ func groupMemberKey(groupID, rowKey string) (pk, rk string) { return groupID, ro
 // newGroupID mints a group id: a ULID, so ids sort by creation.
 func newGroupID() string { return ulid.Make().String() }
 
-// validGroupID reports whether s can be a group id; anything else is a
-// 404 before any storage call.
-func validGroupID(s string) bool {
-	_, err := ulid.ParseStrict(s)
-	return err == nil && len(s) == ulid.EncodedSize
-}
-
 // validUserKey reports whether s is a userKey (64 lower-case hex digits).
 func validUserKey(s string) bool {
 	if len(s) != 64 {

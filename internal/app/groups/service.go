@@ -237,7 +237,7 @@ func memberRowKey(id *auth.Identity) string {
 // owner's action is ErrNotOwner (403). Removal takes effect on the next
 // request because nothing is cached.
 func (s *Service) authorize(ctx context.Context, groupID string, id *auth.Identity, need Access) (Membership, error) {
-	if id == nil || !validGroupID(groupID) {
+	if id == nil || !storage.IsID(groupID) {
 		return Membership{}, ErrNoGroup
 	}
 	rk := memberRowKey(id)

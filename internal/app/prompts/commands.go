@@ -149,7 +149,7 @@ func (s *Service) Delete(ctx context.Context, authorID, promptID string) error {
 
 // Mine reads a live prompt of authorID; ErrNoPrompt otherwise.
 func (s *Service) Mine(ctx context.Context, authorID, promptID string) (PromptRow, error) {
-	if !validPromptID(promptID) {
+	if !storage.IsID(promptID) {
 		return PromptRow{}, ErrNoPrompt
 	}
 	p, err := s.load(ctx, authorID, promptID)
@@ -194,7 +194,7 @@ func (s *Service) checkCreateRate(ctx context.Context, authorID string, now time
 // Open reads a prompt by id alone for viewerID ("" for a visitor). A
 // private prompt is ErrNoPrompt for anyone but its author.
 func (s *Service) Open(ctx context.Context, viewerID, promptID string) (PromptRow, error) {
-	if !validPromptID(promptID) {
+	if !storage.IsID(promptID) {
 		return PromptRow{}, ErrNoPrompt
 	}
 	lpk, lrk := promptLookupKey(promptID)

@@ -311,10 +311,3 @@ func promptTime(id string) time.Time {
 	}
 	return ulid.Time(ulid.MaxTime() - u.Time())
 }
-
-// validPromptID reports whether s can be a prompt id; anything else is a
-// 404 before any storage call.
-func validPromptID(s string) bool {
-	_, err := ulid.ParseStrict(s)
-	return err == nil && len(s) == ulid.EncodedSize
-}

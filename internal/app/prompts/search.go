@@ -83,7 +83,7 @@ func filterCursor(driver, after string) *storage.Cursor {
 // parseFilterCursor splits a filter cursor; driver must be one of allowed.
 func parseFilterCursor(c *storage.Cursor, allowed []string) (driver, after string, err error) {
 	driver, after, ok := strings.Cut(c.Bucket, "|")
-	if !ok || !slices.Contains(allowed, driver) || !validPromptID(after) || c.Next != nil {
+	if !ok || !slices.Contains(allowed, driver) || !storage.IsID(after) || c.Next != nil {
 		return "", "", fmt.Errorf("%w: not a filter position", storage.ErrBadCursor)
 	}
 	return driver, after, nil

@@ -303,7 +303,7 @@ func TestSyntheticPromptIDs(t *testing.T) {
 	var prev string
 	for i := range 100 {
 		p := g.prompt(i).row
-		if !validPromptID(p.PromptID) || !promptTime(p.PromptID).Equal(p.CreatedAt) {
+		if !storage.IsID(p.PromptID) || !promptTime(p.PromptID).Equal(p.CreatedAt) {
 			t.Fatalf("id %s does not encode %s", p.PromptID, p.CreatedAt)
 		}
 		if p.PromptID <= prev {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/storage"
 )
 
 func tagNames(tags []TagRow) []string {
@@ -154,7 +155,7 @@ func TestPromptIDsCountDown(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	a, b := newPromptID(t0), newPromptID(t0.Add(time.Millisecond))
-	if !(b < a) || !validPromptID(a) {
+	if !(b < a) || !storage.IsID(a) {
 		t.Errorf("later id %s does not sort before %s", b, a)
 	}
 	if got := promptTime(a); !got.Equal(t0) {

@@ -135,7 +135,7 @@ func count(b bool) int64 {
 
 // MyVote is voterID's vote on promptID (NoVote when none).
 func (s *Service) MyVote(ctx context.Context, voterID, promptID string) (int, error) {
-	if voterID == "" || !validPromptID(promptID) {
+	if voterID == "" || !storage.IsID(promptID) {
 		return NoVote, nil
 	}
 	pk, rk := voteKey(promptID, voterID)

@@ -33,25 +33,19 @@ type Client struct {
 // NewClient starts h on a test server, closed when the test ends.
 func NewClient(t testing.TB, h http.Handler) *Client {
 	t.Helper()
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Client{t: t, URL: srv.URL, HTTP: &http.Client{
-		Jar: jar,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}}
+	return newClient(t, httptest.NewServer(h))
 }
 
 // NewTLSClient is NewClient over https, with httptest's certificate
 // trusted: Secure and __Host- cookies only travel over https.
 func NewTLSClient(t testing.TB, h http.Handler) *Client {
 	t.Helper()
-	srv := httptest.NewTLSServer(h)
+	return newClient(t, httptest.NewTLSServer(h))
+}
+
+// newClient is a client of srv (closed when the test ends) that trusts
+// its certificate, if any, keeps cookies and follows no redirect.
+func newClient(t testing.TB, srv *httptest.Server) *Client {
 	t.Cleanup(srv.Close)
 	jar, err := cookiejar.New(nil)
 	if err != nil {
