@@ -25,7 +25,8 @@ import (
 // time.Time, GUID and []byte, or a pointer to one of them (nil is not
 // stored). `table:"-"` skips a field; untagged fields use their Go name. The
 // special names PartitionKey, RowKey, ETag and Timestamp bind the entity's
-// system fields.
+// system fields. An embedded struct without a tag adds its columns to the
+// row's, as if they were declared there.
 type fieldPlan struct {
 	index []int
 	name  string
@@ -52,6 +53,12 @@ func planFor(t reflect.Type) (*rowPlan, error) {
 	p := &rowPlan{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		if _, tagged := f.Tag.Lookup("table"); f.Anonymous && !tagged && f.Type.Kind() == reflect.Struct && f.Type != timeType {
+			if err := p.embed(f); err != nil {
+				return nil, fmt.Errorf("%s: %w", t, err)
+			}
+			continue
+		}
 		if !f.IsExported() {
 			continue
 		}
@@ -91,8 +98,41 @@ func planFor(t reflect.Type) (*rowPlan, error) {
 		}
 		p.fields = append(p.fields, fieldPlan{index: f.Index, name: name, ptr: ptr})
 	}
+	seen := map[string]bool{}
+	for _, f := range p.fields {
+		if seen[f.name] {
+			return nil, fmt.Errorf("%w: %s has two columns named %s", ErrInvalid, t, f.name)
+		}
+		seen[f.name] = true
+	}
 	plans.Store(t, p)
 	return p, nil
+}
+
+// embed adds the columns of an embedded struct (untagged), as if its
+// fields were the row's own: rows that share a set of columns, such as
+// the listing indexes' copy of what a card shows, declare it once.
+func (p *rowPlan) embed(f reflect.StructField) error {
+	sub, err := planFor(f.Type)
+	if err != nil {
+		return err
+	}
+	at := func(index []int) []int {
+		if index == nil {
+			return nil
+		}
+		return append(append([]int(nil), f.Index...), index...)
+	}
+	for _, sys := range []struct{ from, to *[]int }{{&sub.pk, &p.pk}, {&sub.rk, &p.rk}, {&sub.etag, &p.etag}, {&sub.timestamp, &p.timestamp}} {
+		if *sys.from != nil {
+			*sys.to = at(*sys.from)
+		}
+	}
+	for _, fp := range sub.fields {
+		fp.index = at(fp.index)
+		p.fields = append(p.fields, fp)
+	}
+	return nil
 }
 
 func supportedField(t reflect.Type) bool {

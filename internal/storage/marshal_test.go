@@ -104,3 +104,56 @@ func TestUnmarshalAcceptsCompatibleTypes(t *testing.T) {
 		}
 	}
 }
+
+// keys and card are embedded the way index rows share columns: one
+// exported, one not, neither tagged.
+type keys struct {
+	PartitionKey string `table:"PartitionKey"`
+	RowKey       string `table:"RowKey"`
+	ETag         string `table:"ETag"`
+}
+
+type card struct {
+	Title string    `table:"title"`
+	At    time.Time `table:"at"`
+	Likes int64     `table:"likes"`
+}
+
+type embeddingRow struct {
+	keys
+	card
+	Score int64 `table:"score"`
+}
+
+// An embedded struct's columns are the row's own, keys included, and
+// they come back into it.
+func TestMarshalEmbedded(t *testing.T) {
+	at := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	in := embeddingRow{keys{"p", "r", "e"}, card{"Hello", at, 3}, 7}
+	e, err := Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.PartitionKey != "p" || e.RowKey != "r" || e.ETag != "e" || len(e.Props) != 4 ||
+		e.Props["title"] != "Hello" || e.Props["likes"] != int64(3) || e.Props["score"] != int64(7) {
+		t.Fatalf("entity = %+v", e)
+	}
+	var out embeddingRow
+	if err := Unmarshal(e, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out != in {
+		t.Fatalf("round trip: %+v, want %+v", out, in)
+	}
+}
+
+// Two columns of one name, one of them embedded, are refused.
+func TestMarshalEmbeddedNameClash(t *testing.T) {
+	type clash struct {
+		card
+		Title string `table:"title"`
+	}
+	if _, err := Marshal(clash{}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("Marshal = %v, want ErrInvalid", err)
+	}
+}

@@ -95,23 +95,13 @@ func (s *Service) indexRows(p *PromptRow) []indexRow {
 	var rows []indexRow
 	pk, rk := newestKey(p.CreatedAt, p.PromptID)
 	rows = append(rows, index(s.newestIndex, NewestRow{
-		PartitionKey: pk, RowKey: rk, PromptID: p.PromptID, AuthorID: p.AuthorID,
-		Title: p.Title, TitleNormalized: p.TitleNormalized, Tags: p.Tags,
-		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Likes: p.Likes, Dislikes: p.Dislikes,
+		PartitionKey: pk, RowKey: rk, Card: p.card(), TitleNormalized: p.TitleNormalized, UpdatedAt: p.UpdatedAt,
 	}))
 	pk, rk = likedKey(p.Likes-p.Dislikes, p.CreatedAt, p.PromptID)
-	rows = append(rows, index(s.likedIndex, LikedRow{
-		PartitionKey: pk, RowKey: rk, PromptID: p.PromptID, AuthorID: p.AuthorID,
-		Title: p.Title, Tags: p.Tags, CreatedAt: p.CreatedAt,
-		Likes: p.Likes, Dislikes: p.Dislikes, Score: p.Likes - p.Dislikes,
-	}))
+	rows = append(rows, index(s.likedIndex, LikedRow{PartitionKey: pk, RowKey: rk, Card: p.card(), Score: p.Likes - p.Dislikes}))
 	for _, tag := range splitTags(p.Tags) {
 		pk, rk := tagIndexKey(tag, p.PromptID)
-		rows = append(rows, index(s.tagIndex, TagIndexRow{
-			PartitionKey: pk, RowKey: rk, Tag: tag, PromptID: p.PromptID, AuthorID: p.AuthorID,
-			Title: p.Title, Tags: p.Tags, Visibility: p.Visibility, CreatedAt: p.CreatedAt,
-			Likes: p.Likes, Dislikes: p.Dislikes,
-		}))
+		rows = append(rows, index(s.tagIndex, TagIndexRow{PartitionKey: pk, RowKey: rk, Tag: tag, Card: p.card(), Visibility: p.Visibility}))
 	}
 	for _, tok := range textsearch.Tokens(p.Title) {
 		pk, rk := titleTokenKey(tok, p.PromptID)

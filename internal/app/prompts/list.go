@@ -136,21 +136,10 @@ func (s *Service) listNewest(ctx context.Context, cursor *storage.Cursor) (Page,
 	if err != nil {
 		return Page{}, nil, err
 	}
-	w := storage.Walk{
+	return walkIndex[NewestRow](ctx, s.newestIndex, newestPartition, cursor, storage.Walk{
 		Buckets: storage.Months{Newest: s.now(), Oldest: oldest},
 		Limit:   s.pageSize,
-		Fetch: func(ctx context.Context, bucket string, cont *storage.Continuation, limit int) (storage.Page, error) {
-			return s.newestIndex.Query(ctx, storage.Query{PartitionKey: newestPartition(bucket), Limit: limit, Continuation: cont})
-		},
-	}
-	ents, next, err := w.Run(ctx, cursor)
-	if err != nil {
-		return Page{}, nil, err
-	}
-	items, err := itemsOf(ctx, s.newestIndex, ents, func(r NewestRow) Item {
-		return Item{PromptID: r.PromptID, AuthorID: r.AuthorID, Title: r.Title, Tags: splitTags(r.Tags), CreatedAt: r.CreatedAt, Likes: r.Likes, Dislikes: r.Dislikes, Counts: true}
 	})
-	return Page{Items: items}, next, err
 }
 
 // listLiked walks the most-liked buckets from the highest in use down;
@@ -162,34 +151,40 @@ func (s *Service) listLiked(ctx context.Context, cursor *storage.Cursor) (Page, 
 	if err != nil {
 		return Page{}, nil, err
 	}
-	w := storage.Walk{
+	return walkIndex[LikedRow](ctx, s.likedIndex, likedPartition, cursor, storage.Walk{
 		Buckets:  storage.Scores{High: top, Low: 0, Width: likedBucketWidth},
 		Limit:    s.pageSize,
 		MaxCalls: likedBuckets + 2,
-		Fetch: func(ctx context.Context, bucket string, cont *storage.Continuation, limit int) (storage.Page, error) {
-			return s.likedIndex.Query(ctx, storage.Query{PartitionKey: likedPartition(bucket), Limit: limit, Continuation: cont})
-		},
+	})
+}
+
+// walkIndex runs w from cursor over the listing index t, whose partition
+// part names for each bucket, and shows its rows' cards.
+func walkIndex[R carded](ctx context.Context, t *storage.Table, part func(bucket string) string, cursor *storage.Cursor, w storage.Walk) (Page, *storage.Cursor, error) {
+	w.Fetch = func(ctx context.Context, bucket string, cont *storage.Continuation, limit int) (storage.Page, error) {
+		return t.Query(ctx, storage.Query{PartitionKey: part(bucket), Limit: limit, Continuation: cont})
 	}
 	ents, next, err := w.Run(ctx, cursor)
 	if err != nil {
 		return Page{}, nil, err
 	}
-	items, err := itemsOf(ctx, s.likedIndex, ents, func(r LikedRow) Item {
-		return Item{PromptID: r.PromptID, AuthorID: r.AuthorID, Title: r.Title, Tags: splitTags(r.Tags), CreatedAt: r.CreatedAt, Likes: r.Likes, Dislikes: r.Dislikes, Counts: true}
-	})
+	items, err := itemsOf[R](ctx, t, ents)
 	return Page{Items: items}, next, err
 }
 
+// carded is a listing index row: it carries a Card.
+type carded interface{ item() Item }
+
 // itemsOf unmarshals index rows of t (leaving out, with a warning, any
 // that another tool wrote unreadably) and turns each into an Item.
-func itemsOf[R any](ctx context.Context, t *storage.Table, ents []storage.Entity, item func(R) Item) ([]Item, error) {
+func itemsOf[R carded](ctx context.Context, t *storage.Table, ents []storage.Entity) ([]Item, error) {
 	rows, err := storage.Decode[R](ctx, t, ents)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Item, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, item(r))
+		out = append(out, r.item())
 	}
 	return out, nil
 }

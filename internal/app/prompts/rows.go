@@ -114,23 +114,39 @@ func voteKey(promptID, voterID string) (pk, rk string) {
 	return "p|" + promptID, "u|" + voterID
 }
 
+// Card is what a catalog list shows of a prompt. Every listing index row
+// (newest, most liked, by tag) carries it, so a page reads no prompt row.
+type Card struct {
+	PromptID string `table:"PromptId"`
+	AuthorID string `table:"AuthorId"`
+	Title    string `table:"Title"`
+	// Tags are all the prompt's tags, so an AND filter checks membership
+	// in the other tags on the row itself, with no further read.
+	Tags      string    `table:"Tags"`
+	CreatedAt time.Time `table:"CreatedAt"`
+	Likes     int64     `table:"Likes"`
+	Dislikes  int64     `table:"Dislikes"`
+}
+
+// card is p's Card.
+func (p PromptRow) card() Card {
+	return Card{PromptID: p.PromptID, AuthorID: p.AuthorID, Title: p.Title, Tags: p.Tags, CreatedAt: p.CreatedAt, Likes: p.Likes, Dislikes: p.Dislikes}
+}
+
+// item is the card as a list shows it.
+func (c Card) item() Item {
+	return Item{PromptID: c.PromptID, AuthorID: c.AuthorID, Title: c.Title, Tags: splitTags(c.Tags), CreatedAt: c.CreatedAt, Likes: c.Likes, Dislikes: c.Dislikes, Counts: true}
+}
+
 // TagIndexRow lists a prompt under one of its tags.
 type TagIndexRow struct {
 	PartitionKey string `table:"PartitionKey"` // "t|{tag}"
 	RowKey       string `table:"RowKey"`       // promptId
 	ETag         string `table:"ETag"`
 	Tag          string `table:"Tag"`
-	PromptID     string `table:"PromptId"`
-	AuthorID     string `table:"AuthorId"`
-	Title        string `table:"Title"`
-	// Tags are all the prompt's tags, so an AND filter checks membership
-	// in the other tags on the row itself, with no further read.
-	Tags       string    `table:"Tags"`
-	Visibility string    `table:"Visibility"`
-	CreatedAt  time.Time `table:"CreatedAt"`
-	Likes      int64     `table:"Likes"`
-	Dislikes   int64     `table:"Dislikes"`
-	IsDeleted  bool      `table:"IsDeleted"`
+	Card
+	Visibility string `table:"Visibility"`
+	IsDeleted  bool   `table:"IsDeleted"`
 }
 
 // tagIndexKey is the TagIndex key: PK "t|{tag}", RK promptId.
@@ -140,18 +156,12 @@ func tagIndexKey(tag, promptID string) (pk, rk string) {
 
 // NewestRow is a public prompt in the newest-first catalog.
 type NewestRow struct {
-	PartitionKey    string    `table:"PartitionKey"` // "pub|newest|{yyyyMM}"
-	RowKey          string    `table:"RowKey"`       // "{ReverseTicks(createdAt)}|{promptId}"
-	ETag            string    `table:"ETag"`
-	PromptID        string    `table:"PromptId"`
-	AuthorID        string    `table:"AuthorId"`
-	Title           string    `table:"Title"`
+	PartitionKey string `table:"PartitionKey"` // "pub|newest|{yyyyMM}"
+	RowKey       string `table:"RowKey"`       // "{ReverseTicks(createdAt)}|{promptId}"
+	ETag         string `table:"ETag"`
+	Card
 	TitleNormalized string    `table:"TitleNormalized"`
-	Tags            string    `table:"Tags"`
-	CreatedAt       time.Time `table:"CreatedAt"`
 	UpdatedAt       time.Time `table:"UpdatedAt"`
-	Likes           int64     `table:"Likes"`
-	Dislikes        int64     `table:"Dislikes"`
 }
 
 // newestPartition is a month bucket of the newest index.
@@ -178,17 +188,11 @@ type CatalogMetaRow struct {
 // LikedRow is a public prompt in the most-liked catalog (a later slice
 // maintains it).
 type LikedRow struct {
-	PartitionKey string    `table:"PartitionKey"` // "pub|liked|{scoreBucket}"
-	RowKey       string    `table:"RowKey"`       // "{scoreDesc}|{createdAtTicksDesc}|{promptId}"
-	ETag         string    `table:"ETag"`
-	PromptID     string    `table:"PromptId"`
-	AuthorID     string    `table:"AuthorId"`
-	Title        string    `table:"Title"`
-	Tags         string    `table:"Tags"`
-	CreatedAt    time.Time `table:"CreatedAt"`
-	Likes        int64     `table:"Likes"`
-	Dislikes     int64     `table:"Dislikes"`
-	Score        int64     `table:"Score"`
+	PartitionKey string `table:"PartitionKey"` // "pub|liked|{scoreBucket}"
+	RowKey       string `table:"RowKey"`       // "{scoreDesc}|{createdAtTicksDesc}|{promptId}"
+	ETag         string `table:"ETag"`
+	Card
+	Score int64 `table:"Score"`
 }
 
 // Score buckets of the most-liked index. A bucket holds a band of scores

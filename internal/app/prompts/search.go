@@ -142,9 +142,7 @@ func (s *Service) listTagged(ctx context.Context, tags []string, cursor *storage
 	if err != nil {
 		return Page{}, nil, err
 	}
-	items, err := itemsOf(ctx, s.tagIndex, ents, func(r TagIndexRow) Item {
-		return Item{PromptID: r.PromptID, AuthorID: r.AuthorID, Title: r.Title, Tags: splitTags(r.Tags), CreatedAt: r.CreatedAt, Likes: r.Likes, Dislikes: r.Dislikes, Counts: true}
-	})
+	items, err := itemsOf[TagIndexRow](ctx, s.tagIndex, ents)
 	return Page{Items: items}, filterCursor(driver, last), err
 }
 
