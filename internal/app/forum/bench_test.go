@@ -194,7 +194,7 @@ func seedForum(s *Service) error {
 			}
 		}
 		last := start.Add(time.Duration(n+1) * time.Minute)
-		if err := add(s.posts, TopicRow{PartitionKey: id, RowKey: headKey, Section: "bench-100", Title: fmt.Sprintf("A topic with %d replies", n), AuthorKey: "auth:w", AuthorName: "Writer", Posts: n + 1, Replies: n, LastActivityAt: last, LastAuthorName: "Writer", Recent: recent, CreatedAt: start}); err != nil {
+		if err := add(s.posts, TopicRow{PartitionKey: id, RowKey: headKey, AuthorKey: "auth:w", Summary: Summary{Section: "bench-100", Title: fmt.Sprintf("A topic with %d replies", n), AuthorName: "Writer", Posts: n + 1, Replies: n, LastActivityAt: last, LastAuthorName: "Writer", Recent: recent, CreatedAt: start}}); err != nil {
 			return err
 		}
 		if err := flush(s.posts); err != nil {
@@ -216,7 +216,7 @@ func seedForum(s *Service) error {
 		for i := range n {
 			at := benchNow.Add(-time.Duration(i) * time.Minute)
 			id := newTopicIDAt(at)
-			row := ActivityRow{PartitionKey: sectionPart(section), RowKey: activityKey(i < 3, at, id), TopicID: id, Section: section, Title: fmt.Sprintf("Topic %d", i), AuthorName: "Writer", Replies: i % 40, Posts: i%40 + 1, LastActivityAt: at, LastAuthorName: "Writer", Pinned: i < 3, Recent: withPost("", i%40+1, at), CreatedAt: at}
+			row := ActivityRow{PartitionKey: sectionPart(section), RowKey: activityKey(i < 3, at, id), TopicID: id, Summary: Summary{Section: section, Title: fmt.Sprintf("Topic %d", i), AuthorName: "Writer", Replies: i % 40, Posts: i%40 + 1, LastActivityAt: at, LastAuthorName: "Writer", Pinned: i < 3, Recent: withPost("", i%40+1, at), CreatedAt: at}}
 			if err := add(s.activity, row); err != nil {
 				return err
 			}
@@ -228,7 +228,7 @@ func seedForum(s *Service) error {
 	for i := range 5000 {
 		at := benchNow.Add(-time.Duration(i) * 3 * time.Minute)
 		id := newTopicIDAt(at.Add(time.Second))
-		row := ActivityRow{PartitionKey: allPart, RowKey: allKey(at, id), TopicID: id, Section: "bench-100", Title: fmt.Sprintf("Recent topic %d", i), AuthorName: "Writer", Replies: 4, Posts: 5, LastActivityAt: at, LastAuthorName: "Writer", Recent: withPost("", 5, at), CreatedAt: at.Add(-time.Hour)}
+		row := ActivityRow{PartitionKey: allPart, RowKey: allKey(at, id), TopicID: id, Summary: Summary{Section: "bench-100", Title: fmt.Sprintf("Recent topic %d", i), AuthorName: "Writer", Replies: 4, Posts: 5, LastActivityAt: at, LastAuthorName: "Writer", Recent: withPost("", 5, at), CreatedAt: at.Add(-time.Hour)}}
 		if err := add(s.activity, row); err != nil {
 			return err
 		}

@@ -374,12 +374,12 @@ func TestRebuildRepairsHalfFinishedWrites(t *testing.T) {
 	// The crash: the topic's partition written, nothing after it.
 	now := c.now()
 	id := newTopicID(now)
-	head, _ := storage.Marshal(TopicRow{PartitionKey: id, RowKey: headKey, Section: "general", Title: "Half", AuthorKey: ann.MemberKey, AuthorName: ann.Name, Posts: 1, LastActivityAt: now, Recent: withPost("", 1, now), CreatedAt: now})
+	head, _ := storage.Marshal(TopicRow{PartitionKey: id, RowKey: headKey, AuthorKey: ann.MemberKey, Summary: Summary{Section: "general", Title: "Half", AuthorName: ann.Name, Posts: 1, LastActivityAt: now, Recent: withPost("", 1, now), CreatedAt: now}})
 	post, _ := storage.Marshal(PostRow{PartitionKey: id, RowKey: postKey(1), Num: 1, AuthorKey: ann.MemberKey, Body: "x", CreatedAt: now})
 	if err := s.posts.Transact(ctx, []storage.TxOp{{Kind: storage.TxInsert, Entity: head}, {Kind: storage.TxInsert, Entity: post}}); err != nil {
 		t.Fatal(err)
 	}
-	orphan := ActivityRow{PartitionKey: sectionPart("general"), RowKey: activityKey(false, now, "01ORPHAN"), TopicID: "01ORPHAN", Title: "Gone", LastActivityAt: now, CreatedAt: now}
+	orphan := ActivityRow{PartitionKey: sectionPart("general"), RowKey: activityKey(false, now, "01ORPHAN"), TopicID: "01ORPHAN", Summary: Summary{Title: "Gone", LastActivityAt: now, CreatedAt: now}}
 	if _, err := storage.Upsert(ctx, s.activity, orphan); err != nil {
 		t.Fatal(err)
 	}

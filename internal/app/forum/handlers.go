@@ -122,7 +122,7 @@ func (s *Service) home(c echo.Context) error {
 func (s *Service) topicItem(c echo.Context, a ActivityRow, rd Reader, sectionName string) views.TopicItem {
 	it := views.TopicItem{
 		URL: topicURL(a.TopicID), Title: a.Title, Author: a.AuthorName, Replies: a.Replies, LastActivity: when(c, a.LastActivityAt),
-		LastAuthor: a.LastAuthorName, Section: sectionName, Pinned: stillPinned(a, s.now()) && !rd.Markers[a.TopicID].Dismissed, Locked: a.Locked,
+		LastAuthor: a.LastAuthorName, Section: sectionName, Pinned: stillPinned(a.Summary, s.now()) && !rd.Markers[a.TopicID].Dismissed, Locked: a.Locked,
 	}
 	switch u := rd.unreadOf(a, s.now()); {
 	case u.New:
@@ -243,7 +243,7 @@ func (s *Service) topic(c echo.Context) error {
 	u := topicURL(t.PartitionKey)
 	p := views.TopicProps{
 		ID: t.PartitionKey, URL: u, Title: t.Title, SectionName: sec.Name, SectionURL: sectionURL(sec.RowKey),
-		Pinned: stillPinned(ActivityRow{Pinned: t.Pinned, PinUntil: t.PinUntil}, s.now()), Locked: t.Locked, SlowSeconds: t.SlowSeconds,
+		Pinned: stillPinned(t.Summary, s.now()), Locked: t.Locked, SlowSeconds: t.SlowSeconds,
 	}
 	for _, post := range posts {
 		p.Posts = append(p.Posts, s.postItem(c, t, post, me, staff, liked[post.Num], post.Num == firstUnread))

@@ -116,7 +116,7 @@ func (s *Service) ListSection(ctx context.Context, section, memberKey, token str
 		list = append(list, placed{r.RowKey, r})
 	}
 	for _, r := range top {
-		if stillPinned(r, now) && !rd.Markers[r.TopicID].Dismissed {
+		if stillPinned(r.Summary, now) && !rd.Markers[r.TopicID].Dismissed {
 			if token == "" {
 				out.Pinned = append(out.Pinned, r)
 			}
@@ -150,6 +150,6 @@ func (s *Service) ListSection(ctx context.Context, section, memberKey, token str
 }
 
 // stillPinned reports whether r's pin holds at now.
-func stillPinned(r ActivityRow, now time.Time) bool {
+func stillPinned(r Summary, now time.Time) bool {
 	return r.Pinned && (r.PinUntil == nil || now.Before(*r.PinUntil))
 }

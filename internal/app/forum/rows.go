@@ -63,10 +63,21 @@ type TopicRow struct {
 	PartitionKey string `table:"PartitionKey"`
 	RowKey       string `table:"RowKey"`
 	ETag         string `table:"ETag"`
-	Section      string `table:"section"`
-	Title        string `table:"title"`
-	AuthorKey    string `table:"authorKey"`
-	AuthorName   string `table:"authorName"`
+	Summary
+	AuthorKey string `table:"authorKey"`
+	// SlowSeconds is slow mode: one reply per person per that many
+	// seconds (0: off); staff are exempt.
+	SlowSeconds int  `table:"slowSeconds"`
+	Deleted     bool `table:"deleted"`
+}
+
+// Summary is what a list shows of a topic. The head holds it, and its
+// TopicActivityIndex rows copy it (ActivityRow), so a list reads no
+// topic.
+type Summary struct {
+	Section    string `table:"section"`
+	Title      string `table:"title"`
+	AuthorName string `table:"authorName"`
 	// Posts is the highest post number (1 is the opening post); Replies
 	// counts the visible replies.
 	Posts   int `table:"posts"`
@@ -79,10 +90,6 @@ type TopicRow struct {
 	// PinUntil ends the pin, judged when read (nil: until unpinned).
 	PinUntil *time.Time `table:"pinUntil"`
 	Locked   bool       `table:"locked"`
-	// SlowSeconds is slow mode: one reply per person per that many
-	// seconds (0: off); staff are exempt.
-	SlowSeconds int  `table:"slowSeconds"`
-	Deleted     bool `table:"deleted"`
 	// Recent are the newest visible posts (recentKeep of them), number
 	// and time, as "num:unixnano" comma-separated: what unread counts
 	// and the listing's paging are worked out from, with no read of the
@@ -150,22 +157,11 @@ func likeKey(num int, memberKey string) string { return fmt.Sprintf("l|%08d|%s",
 // {topicId}", for the unread and new lists and the feed). It carries
 // what a list row shows, so a list reads no topic.
 type ActivityRow struct {
-	PartitionKey   string     `table:"PartitionKey"`
-	RowKey         string     `table:"RowKey"`
-	ETag           string     `table:"ETag"`
-	TopicID        string     `table:"topicId"`
-	Section        string     `table:"section"`
-	Title          string     `table:"title"`
-	AuthorName     string     `table:"authorName"`
-	Replies        int        `table:"replies"`
-	Posts          int        `table:"posts"`
-	LastActivityAt time.Time  `table:"lastActivityAt"`
-	LastAuthorName string     `table:"lastAuthorName"`
-	Pinned         bool       `table:"pinned"`
-	PinUntil       *time.Time `table:"pinUntil"`
-	Locked         bool       `table:"locked"`
-	Recent         string     `table:"recent"`
-	CreatedAt      time.Time  `table:"createdAt"`
+	PartitionKey string `table:"PartitionKey"`
+	RowKey       string `table:"RowKey"`
+	ETag         string `table:"ETag"`
+	TopicID      string `table:"topicId"`
+	Summary
 }
 
 const allPart = "all"

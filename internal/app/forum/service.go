@@ -139,11 +139,7 @@ func (s *Service) activityRows(t TopicRow) ([]projection.Row, error) {
 	if t.Deleted {
 		return nil, nil
 	}
-	row := ActivityRow{
-		TopicID: t.PartitionKey, Section: t.Section, Title: t.Title, AuthorName: t.AuthorName, Replies: t.Replies, Posts: t.Posts,
-		LastActivityAt: t.LastActivityAt, LastAuthorName: t.LastAuthorName, Pinned: t.Pinned, PinUntil: t.PinUntil,
-		Locked: t.Locked, Recent: t.Recent, CreatedAt: t.CreatedAt,
-	}
+	row := ActivityRow{TopicID: t.PartitionKey, Summary: t.Summary}
 	inSection := row
 	inSection.PartitionKey, inSection.RowKey = sectionPart(t.Section), activityKey(t.Pinned, t.LastActivityAt, t.PartitionKey)
 	inAll := row

@@ -96,10 +96,10 @@ func (s *Service) CreateTopic(ctx context.Context, by Person, section, title, bo
 	}
 	now := s.now().UTC()
 	id := newTopicID(now)
-	t := TopicRow{
-		PartitionKey: id, RowKey: headKey, Section: section, Title: title, AuthorKey: by.MemberKey, AuthorName: by.Name,
+	t := TopicRow{PartitionKey: id, RowKey: headKey, AuthorKey: by.MemberKey, Summary: Summary{
+		Section: section, Title: title, AuthorName: by.Name,
 		Posts: 1, LastActivityAt: now, LastAuthorName: by.Name, Recent: withPost("", 1, now), CreatedAt: now,
-	}
+	}}
 	p := PostRow{PartitionKey: id, RowKey: postKey(1), Num: 1, AuthorKey: by.MemberKey, AuthorName: by.Name, Body: body, CreatedAt: now}
 	var tx storage.Tx
 	if err := tx.Insert(t).Insert(p).Upsert(participant(id, by)).Commit(ctx, s.posts); err != nil {
