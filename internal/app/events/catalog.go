@@ -48,46 +48,52 @@ const (
 // event's page is found by its id, and its category can change; the
 // listing index carries the category).
 type EventRow struct {
-	PartitionKey string    `table:"PartitionKey"` // "event"
-	RowKey       string    `table:"RowKey"`       // eventId (ULID)
-	ETag         string    `table:"ETag"`
-	Title        string    `table:"title"`
-	Description  string    `table:"description"` // Markdown
-	Category     string    `table:"category"`
-	Start        time.Time `table:"start"`
-	End          time.Time `table:"end"`
-	Timezone     string    `table:"timezone"`
-	Place        string    `table:"place"`
+	PartitionKey string `table:"PartitionKey"` // "event"
+	RowKey       string `table:"RowKey"`       // eventId (ULID)
+	ETag         string `table:"ETag"`
+	Card
+	Description string `table:"description"` // Markdown
+	Timezone    string `table:"timezone"`
 	// ConfirmedOnly is shown only to people going: an online link, an
 	// exact address.
 	ConfirmedOnly string `table:"confirmedOnly"`
-	Capacity      int    `table:"capacity"` // 0: no limit
 	MaxGuests     int    `table:"maxGuests"`
 	// OfferHours is offer mode (0: off): a freed seat is offered to the
 	// head of the waitlist for this many hours; offers stop
 	// OfferStopHours before the start.
-	OfferHours     int    `table:"offerHours"`
-	OfferStopHours int    `table:"offerStopHours"`
-	PriceCents     int64  `table:"priceCents"`
-	Currency       string `table:"currency"`
-	// ImageKey is the picture's blob name in ImagesContainer, "" for none.
-	ImageKey    string `table:"imageKey"`
-	IsSecret    bool   `table:"isSecret"`
-	IsPublished bool   `table:"isPublished"`
+	OfferHours     int  `table:"offerHours"`
+	OfferStopHours int  `table:"offerStopHours"`
+	IsSecret       bool `table:"isSecret"`
+	IsPublished    bool `table:"isPublished"`
 	// ChatClosedToWaitlist keeps people waiting out of the event's chat
 	// (they read it otherwise).
 	ChatClosedToWaitlist bool   `table:"chatClosedToWaitlist"`
-	IsCancelled          bool   `table:"isCancelled"`
 	OrganizerKey         string `table:"organizerKey"`
 	// Sequence rises with every change of time or place (.ics SEQUENCE).
-	Sequence int `table:"sequence"`
+	Sequence  int       `table:"sequence"`
+	CreatedAt time.Time `table:"createdAt"`
+	UpdatedAt time.Time `table:"updatedAt"`
+}
+
+// Card is what the listing shows of an event. The event holds it, and
+// its EventsByDate rows copy it (ListingRow), so a listing reads no event.
+type Card struct {
+	Title    string    `table:"title"`
+	Category string    `table:"category"`
+	Start    time.Time `table:"start"`
+	End      time.Time `table:"end"`
+	Place    string    `table:"place"`
+	Capacity int       `table:"capacity"` // 0: no limit
 	// Going and Waiting mirror the seat counter (seats taken, people
 	// waiting) for the listing's badges: SyncSeats copies them after
 	// each seat change; the counter in EventAttendees is canonical.
-	Going     int       `table:"going"`
-	Waiting   int       `table:"waiting"`
-	CreatedAt time.Time `table:"createdAt"`
-	UpdatedAt time.Time `table:"updatedAt"`
+	Going      int    `table:"going"`
+	Waiting    int    `table:"waiting"`
+	PriceCents int64  `table:"priceCents"`
+	Currency   string `table:"currency"`
+	// ImageKey is the picture's blob name in ImagesContainer, "" for none.
+	ImageKey    string `table:"imageKey"`
+	IsCancelled bool   `table:"isCancelled"`
 }
 
 // ListingRow is an event's card in EventsByDate: listed while published
@@ -95,22 +101,11 @@ type EventRow struct {
 // now on) and of past ones (newest first), across categories and within
 // its own (listingKeys).
 type ListingRow struct {
-	PartitionKey string    `table:"PartitionKey"` // listingPart
-	RowKey       string    `table:"RowKey"`       // listingKey
-	ETag         string    `table:"ETag"`
-	EventID      string    `table:"eventId"`
-	Title        string    `table:"title"`
-	Category     string    `table:"category"`
-	Start        time.Time `table:"start"`
-	End          time.Time `table:"end"`
-	Place        string    `table:"place"`
-	Capacity     int       `table:"capacity"`
-	Going        int       `table:"going"`
-	Waiting      int       `table:"waiting"`
-	PriceCents   int64     `table:"priceCents"`
-	Currency     string    `table:"currency"`
-	ImageKey     string    `table:"imageKey"`
-	IsCancelled  bool      `table:"isCancelled"`
+	PartitionKey string `table:"PartitionKey"` // listingPart
+	RowKey       string `table:"RowKey"`       // listingKey
+	ETag         string `table:"ETag"`
+	EventID      string `table:"eventId"`
+	Card
 }
 
 // startKey is a start's listing key part: it sorts as the time does.
@@ -175,11 +170,7 @@ func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
 			}
 			var rows []projection.Row
 			for _, k := range listingKeys(e) {
-				r, err := projection.RowOf(c.byDate, ListingRow{
-					PartitionKey: k[0], RowKey: k[1], EventID: e.RowKey, Title: e.Title, Category: e.Category,
-					Start: e.Start, End: e.End, Place: e.Place, Capacity: e.Capacity, Going: e.Going, Waiting: e.Waiting,
-					PriceCents: e.PriceCents, Currency: e.Currency, IsCancelled: e.IsCancelled, ImageKey: e.ImageKey,
-				})
+				r, err := projection.RowOf(c.byDate, ListingRow{PartitionKey: k[0], RowKey: k[1], EventID: e.RowKey, Card: e.Card})
 				if err != nil {
 					return nil, err
 				}

@@ -189,7 +189,7 @@ func TestListingRebuildRepairsAHalfFinishedWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	// And an orphan: a listing row for an event that is gone.
-	if _, err := storage.Upsert(ctx, c.byDate, ListingRow{PartitionKey: upcomingPart, RowKey: startKey(e.Start) + "|01ZZZZZZZZZZZZZZZZZZZZZZZZ", EventID: "01ZZZZZZZZZZZZZZZZZZZZZZZZ", Title: "Ghost", Start: e.Start, End: e.End}); err != nil {
+	if _, err := storage.Upsert(ctx, c.byDate, ListingRow{PartitionKey: upcomingPart, RowKey: startKey(e.Start) + "|01ZZZZZZZZZZZZZZZZZZZZZZZZ", EventID: "01ZZZZZZZZZZZZZZZZZZZZZZZZ", Card: Card{Title: "Ghost", Start: e.Start, End: e.End}}); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := c.List(ctx, false, "", 20, nil)

@@ -110,13 +110,15 @@ func benchEvent(i, n int) EventRow {
 	}
 	binary.BigEndian.PutUint64(id[8:], uint64(i))
 	e := EventRow{
-		PartitionKey: eventsPart, RowKey: id.String(),
-		Title:    fmt.Sprintf("Bench event %d", i),
-		Category: Categories[i%len(Categories)],
-		Start:    start, End: start.Add(2 * time.Hour), Timezone: "Europe/Berlin",
-		Place:    fmt.Sprintf("Hall %d, Main Street %d", i%40, i%200),
-		Capacity: 20 + i%300, IsPublished: true, IsCancelled: i%97 == 0,
+		PartitionKey: eventsPart, RowKey: id.String(), Timezone: "Europe/Berlin", IsPublished: true,
 		OrganizerKey: "auth:bench", CreatedAt: created, UpdatedAt: created,
+		Card: Card{
+			Title:    fmt.Sprintf("Bench event %d", i),
+			Category: Categories[i%len(Categories)],
+			Start:    start, End: start.Add(2 * time.Hour),
+			Place:    fmt.Sprintf("Hall %d, Main Street %d", i%40, i%200),
+			Capacity: 20 + i%300, IsCancelled: i%97 == 0,
+		},
 	}
 	if i%3 == 0 {
 		e.PriceCents, e.Currency = int64(500+i%50*100), "EUR"
