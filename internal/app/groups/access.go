@@ -47,3 +47,19 @@ func Opened(c echo.Context) (Membership, GroupRow) {
 	o := groupScope.From(c)
 	return o.m, o.g
 }
+
+// RequireAppointment is the route middleware for an appointment's pages,
+// after Require: it reads the appointment (:appt), or with at (query or
+// form) one occurrence of its series, once; handlers read it with
+// openedAppointment.
+func (s *Service) RequireAppointment() echo.MiddlewareFunc {
+	return appointmentScope.Require(func(c echo.Context) (AppointmentDetail, error) {
+		m, _ := Opened(c)
+		return s.appointmentOrOccurrence(c.Request().Context(), m, c.Param("appt"), c.FormValue("at"))
+	})
+}
+
+var appointmentScope = web.NewScope[AppointmentDetail]("groups.appointment")
+
+// openedAppointment is what RequireAppointment read.
+func openedAppointment(c echo.Context) AppointmentDetail { return appointmentScope.From(c) }

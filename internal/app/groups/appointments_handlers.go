@@ -285,14 +285,8 @@ func (h *handlers) submitAppointment(c echo.Context, heading, action, flashKey s
 
 // appointment is GET /groups/:id/appointments/:appt.
 func (h *handlers) appointment(c echo.Context) error {
-	ctx := c.Request().Context()
-	id := auth.From(c)
 	m, g := Opened(c)
-	d, err := h.svc.appointmentOrOccurrence(ctx, m, c.Param("appt"), c.QueryParam("at"))
-	if err != nil {
-		return err
-	}
-	return h.renderAppointment(c, http.StatusOK, m, g, id, d, pageForms{})
+	return h.renderAppointment(c, http.StatusOK, m, g, auth.From(c), openedAppointment(c), pageForms{})
 }
 
 // pageForms refill the appointment page's forms after a refusal.
@@ -412,12 +406,8 @@ func editInput(d AppointmentDetail, zone *time.Location) AppointmentInput {
 // editAppointment is GET /groups/:id/appointments/:appt/edit.
 func (h *handlers) editAppointment(c echo.Context) error {
 	ctx := c.Request().Context()
-	id := auth.From(c)
-	m, g := Opened(c)
-	d, err := h.svc.appointmentOrOccurrence(ctx, m, c.Param("appt"), c.QueryParam("at"))
-	if err != nil {
-		return err
-	}
+	id, d := auth.From(c), openedAppointment(c)
+	_, g := Opened(c)
 	zone := h.svc.Zone(ctx, id)
 	p, err := h.appointmentForm(ctx, g, zone, editInput(d, zone))
 	if err != nil {
