@@ -105,6 +105,25 @@ func (h *handlers) spinOff(c echo.Context) error {
 	return web.FlashRedirect(c, "groups.flash.spun_off", groupURL(g.GroupID))
 }
 
+// requireLink is the route middleware of a join link's pages: it reads
+// the link (:id, :session) once for the handler (openedLink), and answers
+// a closed or expired link, found then or by the handler, with its own
+// page (refuseLink).
+func (h *handlers) requireLink() echo.MiddlewareFunc {
+	require := linkScope.Require(func(c echo.Context) (JoinLink, error) {
+		return h.svc.OpenLink(c.Request().Context(), c.Param("id"), c.Param("session"))
+	})
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		handle := require(next)
+		return func(c echo.Context) error { return refuseLink(c, handle(c)) }
+	}
+}
+
+var linkScope = web.NewScope[JoinLink]("groups.link")
+
+// openedLink is the join link requireLink read.
+func openedLink(c echo.Context) JoinLink { return linkScope.From(c) }
+
 // refuseLink answers a closed or expired link with its own page (410);
 // every other error goes to the central handler.
 func refuseLink(c echo.Context, err error) error {
@@ -119,11 +138,7 @@ func refuseLink(c echo.Context, err error) error {
 // joinPage is GET /join/:id/:session, for anyone holding the link.
 func (h *handlers) joinPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	link, err := h.svc.OpenLink(ctx, c.Param("id"), c.Param("session"))
-	if err != nil {
-		return refuseLink(c, err)
-	}
-	id := auth.From(c)
+	link, id := openedLink(c), auth.From(c)
 	if id != nil {
 		// Already in: straight to the group (one point read).
 		if _, err := h.svc.authorize(ctx, link.Group.GroupID, id, AccessMember); err == nil {
@@ -158,17 +173,12 @@ func (h *handlers) renderJoinPage(c echo.Context, status int, link JoinLink, id 
 // joins as themselves; a visitor gives a display name and becomes a
 // guest.
 func (h *handlers) join(c echo.Context) error {
-	ctx := c.Request().Context()
-	link, err := h.svc.OpenLink(ctx, c.Param("id"), c.Param("session"))
-	if err != nil {
-		return refuseLink(c, err)
-	}
-	id := auth.From(c)
+	link, id := openedLink(c), auth.From(c)
 	if id == nil {
 		return h.joinAsGuest(c, link)
 	}
-	if _, err := h.svc.Join(ctx, link, id); err != nil {
-		return refuseLink(c, err)
+	if _, err := h.svc.Join(c.Request().Context(), link, id); err != nil {
+		return err
 	}
 	return web.FlashRedirect(c, "groups.flash.joined", groupURL(link.Group.GroupID))
 }
@@ -203,7 +213,7 @@ func (h *handlers) joinAsGuest(c echo.Context, link JoinLink) error {
 		return err
 	}
 	if _, err := h.svc.Join(ctx, link, id); err != nil {
-		return refuseLink(c, err)
+		return err
 	}
 	if photoErr != nil {
 		h.svc.log.WarnContext(ctx, "guest photo unreadable", "member", id.MemberKey, "err", photoErr)

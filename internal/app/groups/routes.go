@@ -50,8 +50,9 @@ func (s *Service) Routes(e *echo.Echo) {
 	g.GET("/join-sessions/:session", h.joinSessionPage, owner)
 	g.POST("/join-sessions/:session/close", h.closeJoinSession, owner)
 	g.POST("/join-sessions/:session/spinoff", h.spinOff, owner)
-	e.GET("/join/:id/:session", h.joinPage)
-	e.POST("/join/:id/:session", h.join)
+	link := h.requireLink()
+	e.GET("/join/:id/:session", h.joinPage, link)
+	e.POST("/join/:id/:session", h.join, link)
 
 	// Appointments, their scans and the .ics feed (appointments*.go); the
 	// feed is token-gated and needs no session.
