@@ -76,6 +76,22 @@ type Refusal struct {
 	Key    string
 }
 
+// AnswerAction finishes the post of a small form that a page holds (a
+// select, a number, a choice) and shows no form of its own: nil leaves
+// the flash message and redirects to to; field errors
+// (formrule.FieldErrors) are a 400 with the message of key bad; any other
+// error goes to the error handler.
+func AnswerAction(c echo.Context, err error, bad, flash, to string) error {
+	var fe formrule.FieldErrors
+	switch {
+	case err == nil:
+		return FlashRedirect(c, flash, to)
+	case errors.As(err, &fe):
+		return BadRequest(i18n.T(c.Request().Context(), bad), err)
+	}
+	return err
+}
+
 // AnswerForm finishes a form's post from the service's answer err: nil
 // leaves the flash message (none when flash is "") and redirects to to;
 // field errors (formrule.FieldErrors) show the form again through again

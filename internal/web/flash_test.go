@@ -89,3 +89,37 @@ func TestAnswerForm(t *testing.T) {
 		t.Error("no flash message after the redirect")
 	}
 }
+
+// AnswerAction: success flashes and redirects; field errors are a 400
+// with the action's own message; anything else is the error handler's.
+func TestAnswerAction(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, nil)
+	answers := map[string]error{
+		"ok":     nil,
+		"fields": formrule.FieldErrors{"timezone": "groups.timezone.error"},
+		"broken": errors.New("disk on fire"),
+	}
+	srv.Echo().GET("/test/action/:case", func(c echo.Context) error {
+		return web.AnswerAction(c, answers[c.Param("case")], "groups.timezone.error", "groups.timezone.flash", "/?moved")
+	})
+	for _, tc := range []struct {
+		name   string
+		status int
+	}{{"fields", http.StatusBadRequest}, {"broken", http.StatusInternalServerError}, {"ok", http.StatusSeeOther}} {
+		name, status := tc.name, tc.status
+		res := srv.client.Get("/test/action/" + name)
+		if res.StatusCode != status {
+			t.Errorf("%s: %d, want %d", name, res.StatusCode, status)
+		}
+		if name == "fields" && !strings.Contains(res.Body, "time zone") {
+			t.Errorf("fields: the page does not say what is wrong: %.300q", res.Body)
+		}
+		if name == "broken" && strings.Contains(res.Body, "disk on fire") {
+			t.Error("broken: the page shows the internal error")
+		}
+	}
+	if doc := srv.client.Get("/?moved").Doc(t); doc.Find(`[data-testid="flash"]`).Length() == 0 {
+		t.Error("no flash message after the redirect")
+	}
+}

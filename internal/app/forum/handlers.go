@@ -626,29 +626,14 @@ func (s *Service) slow(c echo.Context) error {
 	}
 	id := c.Param("id")
 	err = s.SlowMode(ctx, person(c), id, n)
-	var fe FormErrors
-	if errors.As(err, &fe) {
-		return web.BadRequest(i18n.T(ctx, "forum.error.slow"), err)
-	}
-	if err != nil {
-		return err
-	}
-	return web.FlashRedirect(c, "forum.flash.moderated", topicURL(id))
+	return web.AnswerAction(c, err, "forum.error.slow", "forum.flash.moderated", topicURL(id))
 }
 
 // move is POST /forum/t/:id/move (section).
 func (s *Service) move(c echo.Context) error {
-	ctx := c.Request().Context()
 	id := c.Param("id")
-	err := s.Move(ctx, person(c), id, c.FormValue("section"))
-	var fe FormErrors
-	if errors.As(err, &fe) {
-		return web.BadRequest(i18n.T(ctx, "forum.error.section"), err)
-	}
-	if err != nil {
-		return err
-	}
-	return web.FlashRedirect(c, "forum.flash.moved", topicURL(id))
+	err := s.Move(c.Request().Context(), person(c), id, c.FormValue("section"))
+	return web.AnswerAction(c, err, "forum.error.section", "forum.flash.moved", topicURL(id))
 }
 
 // readAll is POST /forum/read-all: everything read, one write.

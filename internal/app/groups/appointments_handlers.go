@@ -497,20 +497,13 @@ func (h *handlers) setMyReminder(c echo.Context) error {
 	ctx := c.Request().Context()
 	m, g := Opened(c)
 	err := h.svc.SetMyReminder(ctx, m, auth.From(c), c.Param("appt"), c.FormValue("remind"))
-	var fe FieldErrors
-	if errors.As(err, &fe) {
-		return web.BadRequest(i18n.T(ctx, "groups.reminder.error"), err)
-	}
-	if err != nil {
-		return err
-	}
 	back := appointmentURL(g.GroupID, c.Param("appt"))
 	if at := c.FormValue("at"); at != "" {
 		if t, ok := parseAt(at); ok {
 			back = occurrenceURL(g.GroupID, c.Param("appt"), t)
 		}
 	}
-	return web.FlashRedirect(c, "groups.reminder.flash.saved", back)
+	return web.AnswerAction(c, err, "groups.reminder.error", "groups.reminder.flash.saved", back)
 }
 
 // addComment is POST /groups/:id/appointments/:appt/comments. A bad

@@ -137,14 +137,7 @@ func (h *handlers) setTimezone(c echo.Context) error {
 	ctx := c.Request().Context()
 	m, g := Opened(c)
 	_, err := h.svc.SetTimezone(ctx, m, c.FormValue("timezone"))
-	var fe FieldErrors
-	if errors.As(err, &fe) {
-		return web.BadRequest(i18n.T(ctx, "groups.timezone.error"), err)
-	}
-	if err != nil {
-		return err
-	}
-	return web.FlashRedirect(c, "groups.timezone.flash", groupURL(g.GroupID)+"/settings")
+	return web.AnswerAction(c, err, "groups.timezone.error", "groups.timezone.flash", groupURL(g.GroupID)+"/settings")
 }
 
 // setColor is POST /groups/:id/color: the member's own colour.
@@ -152,14 +145,7 @@ func (h *handlers) setColor(c echo.Context) error {
 	ctx := c.Request().Context()
 	m, g := Opened(c)
 	err := h.svc.SetColor(ctx, m, auth.From(c).MemberKey, c.FormValue("color"))
-	var fe FieldErrors
-	if errors.As(err, &fe) {
-		return web.BadRequest(i18n.T(ctx, "groups.color.error"), err)
-	}
-	if err != nil {
-		return err
-	}
-	return web.FlashRedirect(c, "groups.color.flash", groupURL(g.GroupID)+"/settings")
+	return web.AnswerAction(c, err, "groups.color.error", "groups.color.flash", groupURL(g.GroupID)+"/settings")
 }
 
 // settingsPage is GET /groups/:id/settings: owners invite, open join
