@@ -233,6 +233,34 @@ func All[T any](ctx context.Context, t *Table, q Query) ([]T, error) {
 	return out, nil
 }
 
+// First runs q until a row (a T) satisfies match, nil for any, and
+// returns it; missing when none does. It reads no further than that row.
+func First[T any](ctx context.Context, t *Table, q Query, match func(T) bool, missing error) (T, error) {
+	var found T
+	errFound := errors.New("storage: found")
+	err := t.QueryAll(ctx, q, func(e Entity) error {
+		rows, err := Decode[T](ctx, t, []Entity{e})
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if match == nil || match(r) {
+				found = r
+				return errFound
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, errFound) {
+		return found, nil
+	}
+	var zero T
+	if err != nil {
+		return zero, err
+	}
+	return zero, missing
+}
+
 // Take runs q until it has n entities or the query ends (a page may be
 // short, or empty, and still go on), and unmarshals them into Ts; more
 // reports whether rows may follow. It is All for a page of a list that

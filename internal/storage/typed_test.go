@@ -199,3 +199,28 @@ func TestTx(t *testing.T) {
 		t.Fatalf("refused transactions changed rows: %+v", rows)
 	}
 }
+
+// First returns the first row that matches, or the caller's error.
+func TestFirst(t *testing.T) {
+	ctx := context.Background()
+	tbl := typedTable(t)
+	for i, note := range []string{"a", "b", "c", "b"} {
+		if _, err := storage.Insert(ctx, tbl, counterRow{PartitionKey: "p", RowKey: string(rune('0' + i)), N: int64(i), Note: note}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	none := errors.New("none")
+	q := storage.Query{PartitionKey: "p"}
+	if r, err := storage.First(ctx, tbl, q, func(r counterRow) bool { return r.Note == "b" }, none); err != nil || r.N != 1 {
+		t.Fatalf("first b: %+v, %v", r, err)
+	}
+	if r, err := storage.First[counterRow](ctx, tbl, q, nil, none); err != nil || r.N != 0 {
+		t.Fatalf("first of any: %+v, %v", r, err)
+	}
+	if r, err := storage.First(ctx, tbl, q, func(r counterRow) bool { return r.Note == "z" }, none); !errors.Is(err, none) || r != (counterRow{}) {
+		t.Fatalf("no match: %+v, %v", r, err)
+	}
+	if _, err := storage.First[counterRow](ctx, tbl, storage.Query{}, nil, none); err == nil || errors.Is(err, none) {
+		t.Fatalf("a query the store refuses: %v", err)
+	}
+}

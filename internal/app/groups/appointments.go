@@ -151,21 +151,11 @@ func memberKeyOf(row MemberRow) string {
 // ActiveMembers lists the group's active members, the choices for
 // participants: one query of the group's GroupMembers partition.
 func (s *Service) ActiveMembers(ctx context.Context, groupID string) ([]MemberRow, error) {
-	var out []MemberRow
-	err := s.members.QueryAll(ctx, storage.Query{
+	rows, err := storage.All[MemberRow](ctx, s.members, storage.Query{
 		PartitionKey: groupID,
 		Filters:      []storage.Filter{{Name: "status", Op: storage.Eq, Value: StatusActive}},
-	}, func(e storage.Entity) error {
-		var row MemberRow
-		if err := storage.Unmarshal(e, &row); err != nil {
-			return err
-		}
-		if memberKeyOf(row) != "" {
-			out = append(out, row)
-		}
-		return nil
 	})
-	return out, err
+	return slices.DeleteFunc(rows, func(row MemberRow) bool { return memberKeyOf(row) == "" }), err
 }
 
 // Rules of an appointment's text fields.
@@ -686,30 +676,13 @@ func (s *Service) findIndexRow(ctx context.Context, groupID, appointmentID strin
 	if series {
 		pk, rk = seriesIndexKey(groupID, appointmentID)
 	}
-	e, err := s.appointments.Get(ctx, pk, rk)
+	row, err := storage.Get[AppointmentIndexRow](ctx, s.appointments, pk, rk)
 	if errors.Is(err, storage.ErrNotFound) {
-		var found *storage.Entity
-		errStop := errors.New("stop")
-		err = s.appointments.QueryAll(ctx, storage.Query{
+		row, err = storage.First[AppointmentIndexRow](ctx, s.appointments, storage.Query{
 			PartitionKey: groupID,
 			Filters:      []storage.Filter{{Name: "appointmentId", Op: storage.Eq, Value: appointmentID}},
-		}, func(x storage.Entity) error {
-			found = &x
-			return errStop
-		})
-		if err != nil && !errors.Is(err, errStop) {
-			return AppointmentIndexRow{}, err
-		}
-		if found == nil {
-			return AppointmentIndexRow{}, ErrNoAppointment
-		}
-		e, err = *found, nil
+		}, nil, ErrNoAppointment)
 	}
-	if err != nil {
-		return AppointmentIndexRow{}, err
-	}
-	var row AppointmentIndexRow
-	err = storage.Unmarshal(e, &row)
 	return row, err
 }
 

@@ -474,30 +474,11 @@ func (s *Service) ownerKept(ctx context.Context, groupID, rowKey string, change 
 // ErrLastOwner. It reads the group's partition, which holds one row per
 // person ever invited.
 func (s *Service) otherOwner(ctx context.Context, groupID, rowKey string) (MemberRow, error) {
-	var found *MemberRow
-	errStop := errors.New("stop")
-	err := s.members.QueryAll(ctx, storage.Query{
+	return storage.First(ctx, s.members, storage.Query{
 		PartitionKey: groupID,
 		Filters: []storage.Filter{
 			{Name: "role", Op: storage.Eq, Value: RoleOwner},
 			{Name: "status", Op: storage.Eq, Value: StatusActive},
 		},
-	}, func(e storage.Entity) error {
-		if e.RowKey == rowKey {
-			return nil
-		}
-		var row MemberRow
-		if err := storage.Unmarshal(e, &row); err != nil {
-			return err
-		}
-		found = &row
-		return errStop
-	})
-	if err != nil && !errors.Is(err, errStop) {
-		return MemberRow{}, err
-	}
-	if found == nil {
-		return MemberRow{}, ErrLastOwner
-	}
-	return *found, nil
+	}, func(row MemberRow) bool { return row.RowKey != rowKey }, ErrLastOwner)
 }

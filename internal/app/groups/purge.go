@@ -3,6 +3,7 @@ package groups
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/harmony/harmony/internal/jobs"
@@ -55,23 +56,14 @@ func (s *Service) Purge(ctx context.Context) error {
 
 func (s *Service) purgeDue(ctx context.Context) (int, error) {
 	now := s.now()
-	var due []GroupRow
-	err := s.groups.QueryAll(ctx, storage.Query{
+	deleted, err := storage.All[GroupRow](ctx, s.groups, storage.Query{
 		PartitionKey: groupsPartition,
 		Filters:      []storage.Filter{{Name: "isDeleted", Op: storage.Eq, Value: true}},
-	}, func(e storage.Entity) error {
-		var g GroupRow
-		if err := storage.Unmarshal(e, &g); err != nil {
-			return err
-		}
-		if g.PurgeAfterAt != nil && !g.PurgeAfterAt.After(now) {
-			due = append(due, g)
-		}
-		return nil
 	})
 	if err != nil {
 		return 0, err
 	}
+	due := slices.DeleteFunc(deleted, func(g GroupRow) bool { return g.PurgeAfterAt == nil || g.PurgeAfterAt.After(now) })
 	for i, g := range due {
 		if err := s.purgeGroup(ctx, g); err != nil {
 			return i, err
