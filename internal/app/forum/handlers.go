@@ -50,9 +50,9 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/forum/t/:id/posts/:num/edit", s.edit, acc, topic, post)
 	e.GET("/forum/t/:id/posts/:num/history", s.history, topic, post)
 	e.POST("/forum/t/:id/posts/:num/delete", s.remove, acc, topic, post)
-	e.POST("/forum/t/:id/posts/:num/like", s.like, acc, topic, post)
+	e.POST("/forum/t/:id/posts/:num/like", s.toggle("like", s.Like), acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/unread", s.markUnread, acc, topic, post)
-	e.POST("/forum/t/:id/posts/:num/hide", s.hide, acc, topic, post)
+	e.POST("/forum/t/:id/posts/:num/hide", s.toggle("hidden", s.Hide), acc, topic, post) // staff
 	s.adminRoutes(e)
 }
 
@@ -551,13 +551,16 @@ func (s *Service) remove(c echo.Context) error {
 	return web.FlashRedirect(c, "forum.flash.deleted", postURL(t.PartitionKey, p.Num))
 }
 
-// like is POST /forum/t/:id/posts/:num/like (like=true|false).
-func (s *Service) like(c echo.Context) error {
-	t, p := topicOf(c), postOf(c)
-	if err := s.Like(c.Request().Context(), person(c), t.PartitionKey, p.Num, c.FormValue("like") != "false"); err != nil {
-		return err
+// toggle is a post's on/off action, POST with field=true|false (like,
+// hide): set, then back to the post.
+func (s *Service) toggle(field string, set func(ctx context.Context, by Person, topicID string, num int, on bool) error) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		t, p := topicOf(c), postOf(c)
+		if err := set(c.Request().Context(), person(c), t.PartitionKey, p.Num, c.FormValue(field) != "false"); err != nil {
+			return err
+		}
+		return web.Redirect(c, postURL(t.PartitionKey, p.Num))
 	}
-	return web.Redirect(c, postURL(t.PartitionKey, p.Num))
 }
 
 // markUnread is POST /forum/t/:id/posts/:num/unread: the reader's marker
@@ -568,15 +571,6 @@ func (s *Service) markUnread(c echo.Context) error {
 		return err
 	}
 	return web.FlashRedirect(c, "forum.flash.unread", sectionURL(t.Section))
-}
-
-// hide is POST /forum/t/:id/posts/:num/hide (hidden=true|false), staff.
-func (s *Service) hide(c echo.Context) error {
-	t, p := topicOf(c), postOf(c)
-	if err := s.Hide(c.Request().Context(), person(c), t.PartitionKey, p.Num, c.FormValue("hidden") != "false"); err != nil {
-		return err
-	}
-	return web.Redirect(c, postURL(t.PartitionKey, p.Num))
 }
 
 // dismiss is POST /forum/t/:id/dismiss: the pin goes for the reader.

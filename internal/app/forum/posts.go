@@ -286,16 +286,22 @@ func (s *Service) tellAuthor(ctx context.Context, by Person, t TopicRow, p PostR
 	if t.AuthorKey == by.MemberKey || slices.ContainsFunc(mentioned, func(n richtext.Named) bool { return n.Key == t.AuthorKey }) {
 		return
 	}
+	s.tell(ctx, t.AuthorKey, "forum.notify.reply", by, t, p, fmt.Sprintf("forum.reply|%s|%s", t.PartitionKey, p.CreatedAt.UTC().Format("2006010215")))
+}
+
+// tell posts memberKey a notice of kind about post p of topic t by by,
+// once per key; a failure is logged, the post stands.
+func (s *Service) tell(ctx context.Context, memberKey, kind string, by Person, t TopicRow, p PostRow, key string) {
 	err := s.notifier.Post(ctx, inbox.Notice{
-		To:   []inbox.Recipient{{MemberKey: t.AuthorKey}},
-		Kind: "forum.notify.reply",
+		To:   []inbox.Recipient{{MemberKey: memberKey}},
+		Kind: kind,
 		Args: map[string]string{"name": by.Name, "topic": t.Title, "preview": richtext.Plain(p.Body, 140)},
 		When: p.CreatedAt,
 		Link: postURL(t.PartitionKey, p.Num),
-		Key:  fmt.Sprintf("forum.reply|%s|%s", t.PartitionKey, p.CreatedAt.UTC().Format("2006010215")),
+		Key:  key,
 	})
 	if err != nil {
-		s.log.WarnContext(ctx, "forum: reply notice not posted", "topic", t.PartitionKey, "err", err)
+		s.log.WarnContext(ctx, "forum: notice not posted", "kind", kind, "topic", t.PartitionKey, "err", err)
 	}
 }
 
@@ -327,16 +333,6 @@ func (s *Service) tellMentioned(ctx context.Context, by Person, t TopicRow, p Po
 	}
 	s.tellAuthor(ctx, by, t, p, mentioned)
 	for _, n := range mentioned {
-		err := s.notifier.Post(ctx, inbox.Notice{
-			To:   []inbox.Recipient{{MemberKey: n.Key}},
-			Kind: "forum.notify.mention",
-			Args: map[string]string{"name": by.Name, "topic": t.Title, "preview": richtext.Plain(p.Body, 140)},
-			When: p.CreatedAt,
-			Link: postURL(t.PartitionKey, p.Num),
-			Key:  fmt.Sprintf("forum.mention|%s|%d|%s", t.PartitionKey, p.Num, n.Key),
-		})
-		if err != nil {
-			s.log.WarnContext(ctx, "forum: mention not posted", "topic", t.PartitionKey, "err", err)
-		}
+		s.tell(ctx, n.Key, "forum.notify.mention", by, t, p, fmt.Sprintf("forum.mention|%s|%d|%s", t.PartitionKey, p.Num, n.Key))
 	}
 }

@@ -30,57 +30,39 @@ var opText = map[storage.Op]string{
 // renderFilter renders a query's conditions as an OData $filter, ANDed. An
 // empty result means no filter: the whole table.
 func renderFilter(q storage.Query) (string, error) {
-	var clauses []string
-	add := func(name string, op storage.Op, v any) error {
-		c, err := renderComparison(name, op, v)
-		if err != nil {
-			return err
-		}
-		clauses = append(clauses, c)
-		return nil
-	}
-	if q.PartitionKey != "" {
-		if err := add("PartitionKey", storage.Eq, q.PartitionKey); err != nil {
-			return "", err
+	var keys, in []storage.Filter
+	key := func(name string, op storage.Op, v string) {
+		if v != "" {
+			keys = append(keys, storage.Filter{Name: name, Op: op, Value: v})
 		}
 	}
-	if q.RowKeyFrom != "" {
-		if err := add("RowKey", storage.Ge, q.RowKeyFrom); err != nil {
-			return "", err
-		}
+	key("PartitionKey", storage.Eq, q.PartitionKey)
+	key("RowKey", storage.Ge, q.RowKeyFrom)
+	key("RowKey", storage.Lt, q.RowKeyTo)
+	key("RowKey", storage.Ge, q.RowKeyPrefix)
+	key("RowKey", storage.Lt, storage.PrefixEnd(q.RowKeyPrefix))
+	for _, k := range q.RowKeyIn {
+		in = append(in, storage.Filter{Name: "RowKey", Op: storage.Eq, Value: k})
 	}
-	if q.RowKeyTo != "" {
-		if err := add("RowKey", storage.Lt, q.RowKeyTo); err != nil {
-			return "", err
+	var parts []string
+	for _, group := range []struct {
+		conds      []storage.Filter
+		join, wrap string
+	}{{keys, " and ", "%s"}, {in, " or ", "(%s)"}, {q.Filters, " and ", "%s"}} {
+		if len(group.conds) == 0 {
+			continue
 		}
-	}
-	if q.RowKeyPrefix != "" {
-		if err := add("RowKey", storage.Ge, q.RowKeyPrefix); err != nil {
-			return "", err
-		}
-		if end := storage.PrefixEnd(q.RowKeyPrefix); end != "" {
-			if err := add("RowKey", storage.Lt, end); err != nil {
-				return "", err
-			}
-		}
-	}
-	if len(q.RowKeyIn) > 0 {
-		var any []string
-		for _, k := range q.RowKeyIn {
-			c, err := renderComparison("RowKey", storage.Eq, k)
+		clauses := make([]string, 0, len(group.conds))
+		for _, f := range group.conds {
+			c, err := renderComparison(f.Name, f.Op, f.Value)
 			if err != nil {
 				return "", err
 			}
-			any = append(any, c)
+			clauses = append(clauses, c)
 		}
-		clauses = append(clauses, "("+strings.Join(any, " or ")+")")
+		parts = append(parts, fmt.Sprintf(group.wrap, strings.Join(clauses, group.join)))
 	}
-	for _, f := range q.Filters {
-		if err := add(f.Name, f.Op, f.Value); err != nil {
-			return "", err
-		}
-	}
-	return strings.Join(clauses, " and "), nil
+	return strings.Join(parts, " and "), nil
 }
 
 func renderComparison(name string, op storage.Op, v any) (string, error) {
