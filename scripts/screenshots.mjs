@@ -39,89 +39,73 @@ async function signIn(person) {
   return states[person];
 }
 
-const groupIDs = {};
-async function resolve(path, state) {
-  const ch = path.match(/\{chat:([^}]+)\}/);
-  if (ch) {
-    // {chat:NAME} is the chat of that name in the person's chat list.
-    const ctx = await browser.newContext({ storageState: state });
-    const page = await ctx.newPage();
+// Placeholders a path may hold, each found by looking at the app as the
+// person would: find(page, match) returns what replaces it.
+const firstLink = (loc) => loc.first().locator('a').first().getAttribute('href');
+const placeholders = [
+  // {chat:NAME}: the chat of that name in the person's chat list.
+  { re: /\{chat:([^}]+)\}/, find: async (page, m) => {
     await page.goto(`${base}/chat`);
-    const href = await page.getByTestId('chat-item').filter({ hasText: ch[1] }).first().locator('a').first().getAttribute('href');
-    await ctx.close();
-    return path.replace(ch[0], href.split('#')[0]);
-  }
-  const invite = path.match(/\{invite:([^}]+)\}/);
-  if (invite) {
-    // {invite:SLUG} is a private room's invite link, read by Anna (an
-    // admin) on the rooms' admin page.
-    const ctx = await browser.newContext({ storageState: await signIn('anna') });
-    const page = await ctx.newPage();
+    return (await firstLink(page.getByTestId('chat-item').filter({ hasText: m[1] }))).split('#')[0];
+  } },
+  // {invite:SLUG}: a private room's invite link, read by Anna (an admin)
+  // on the rooms' admin page.
+  { re: /\{invite:([^}]+)\}/, as: 'anna', find: async (page, m) => {
     await page.goto(`${base}/admin/chat-rooms`);
-    const link = await page.locator(`#invite-room-${invite[1]}`).inputValue();
-    await ctx.close();
-    return path.replace(invite[0], new URL(link).pathname + new URL(link).search);
-  }
-  const topic = path.match(/\{topic:([^}]+)\}/);
-  if (topic) {
-    // {topic:TITLE} is the forum topic the title search finds first.
-    const ctx = await browser.newContext({ storageState: state });
-    const page = await ctx.newPage();
-    await page.goto(`${base}/forum/search?q=${encodeURIComponent(topic[1])}`);
-    const href = await page.getByTestId('topic-row').first().locator('a').first().getAttribute('href');
-    await ctx.close();
-    return path.replace(topic[0], href);
-  }
-  const who = path.match(/\{person:([^}]+)\}/);
-  if (who) {
-    // {person:NAME} is the page of the sender of that name in #general.
-    const ctx = await browser.newContext({ storageState: state });
-    const page = await ctx.newPage();
+    const link = new URL(await page.locator(`#invite-room-${m[1]}`).inputValue());
+    return link.pathname + link.search;
+  } },
+  // {topic:TITLE}: the forum topic the title search finds first.
+  { re: /\{topic:([^}]+)\}/, find: async (page, m) => {
+    await page.goto(`${base}/forum/search?q=${encodeURIComponent(m[1])}`);
+    return firstLink(page.getByTestId('topic-row'));
+  } },
+  // {person:NAME}: the page of the sender of that name in #general.
+  { re: /\{person:([^}]+)\}/, find: async (page, m) => {
     await page.goto(`${base}/chat/room-general`);
-    const href = await page.locator('a.chat-sender').filter({ hasText: who[1] }).first().getAttribute('href');
-    await ctx.close();
-    return path.replace(who[0], href);
-  }
-  const ev = path.match(/\{event:([^}]+)\}/);
-  if (ev) {
-    // {event:TITLE} is that listed event's page.
-    const ctx = await browser.newContext({ storageState: state });
-    const page = await ctx.newPage();
+    return page.locator('a.chat-sender').filter({ hasText: m[1] }).first().getAttribute('href');
+  } },
+  // {event:TITLE}: that listed event's page.
+  { re: /\{event:([^}]+)\}/, find: async (page, m) => {
     await page.goto(`${base}/events`);
-    const href = await page.getByTestId('event-card').filter({ hasText: ev[1] }).first().locator('a').first().getAttribute('href');
-    await ctx.close();
-    return path.replace(ev[0], href);
-  }
-  const a = path.match(/\{appt:([^/}]+)\/([^}]+)\}/);
-  if (a) {
-    // {appt:GROUP/TITLE} is that appointment's page (its next one).
-    const ctx = await browser.newContext({ storageState: state });
-    const page = await ctx.newPage();
+    return firstLink(page.getByTestId('event-card').filter({ hasText: m[1] }));
+  } },
+  // {appt:GROUP/TITLE}: that appointment's page (its next one).
+  { re: /\{appt:([^/}]+)\/([^}]+)\}/, find: async (page, m) => {
     await page.goto(`${base}/groups`);
-    const group = await page.getByTestId('group-card').filter({ hasText: a[1] }).first().locator('a').first().getAttribute('href');
-    await page.goto(`${base}${group}`);
-    const href = await page.getByTestId('appointment-row').filter({ hasText: a[2] }).first().locator('a').first().getAttribute('href');
-    await ctx.close();
-    return path.replace(a[0], href);
-  }
-  const m = path.match(/\{group:([^}]+)\}/);
-  if (!m) return path;
-  if (!groupIDs[m[1]]) {
-    const ctx = await browser.newContext({ storageState: state });
-    const page = await ctx.newPage();
+    await page.goto(`${base}${await firstLink(page.getByTestId('group-card').filter({ hasText: m[1] }))}`);
+    return firstLink(page.getByTestId('appointment-row').filter({ hasText: m[2] }));
+  } },
+  // {group:NAME}: that group's id (not a path: write /groups/{group:NAME}).
+  { re: /\{group:([^}]+)\}/, find: async (page, m) => {
     await page.goto(`${base}/groups`);
-    const href = await page.getByTestId('group-card').filter({ hasText: m[1] }).first().locator('a').first().getAttribute('href');
-    groupIDs[m[1]] = href.split('/')[2];
-    await ctx.close();
+    return (await firstLink(page.getByTestId('group-card').filter({ hasText: m[1] }))).split('/')[2];
+  } },
+];
+
+// found keeps what a placeholder resolved to, per person looking.
+const found = {};
+async function resolve(path, person) {
+  for (const p of placeholders) {
+    const m = path.match(p.re);
+    if (!m) continue;
+    const as = p.as || person;
+    const key = `${m[0]}@${as || ''}`;
+    if (found[key] === undefined) {
+      const ctx = await browser.newContext({ storageState: as ? await signIn(as) : undefined });
+      found[key] = await p.find(await ctx.newPage(), m);
+      await ctx.close();
+    }
+    return path.replace(m[0], found[key]);
   }
-  return path.replace(m[0], groupIDs[m[1]]);
+  return path;
 }
 
 for (const shot of shots) {
   const [name, rest] = shot.split(/=(.*)/s);
   const [rawPath, person] = rest.split('@');
   const state = person ? await signIn(person) : undefined;
-  const path = await resolve(rawPath, state);
+  const path = await resolve(rawPath, person);
   for (const [form, width, height] of [['desktop', 1280, 900], ['mobile', 390, 844]]) {
     for (const scheme of ['light', 'dark']) {
       const ctx = await browser.newContext({ storageState: state, viewport: { width, height }, colorScheme: scheme, isMobile: width < 600 });

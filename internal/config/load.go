@@ -97,7 +97,6 @@ func parse(raw map[string]string) (*Config, error) {
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		fail("ADDR", fmt.Errorf("want host:port such as :8080: %w", err))
 	}
-	var err error
 	switch Env(raw["ENV"]) {
 	case Development, Production:
 		c.Env = Env(raw["ENV"])
@@ -128,12 +127,8 @@ func parse(raw map[string]string) (*Config, error) {
 		fail("TABLE_PREFIX", fmt.Errorf("want 1-20 letters and digits starting with a letter, got %q", c.TablePrefix))
 	}
 
-	if c.SessionKeys, err = parseKeys(raw["SESSION_KEYS"]); err != nil {
-		fail("SESSION_KEYS", err)
-	}
-	if c.CursorKeys, err = parseKeys(raw["CURSOR_KEY"]); err != nil {
-		fail("CURSOR_KEY", err)
-	}
+	parsed(fail, raw, "SESSION_KEYS", parseKeys, &c.SessionKeys)
+	parsed(fail, raw, "CURSOR_KEY", parseKeys, &c.CursorKeys)
 	if c.IsProduction() {
 		if raw["SESSION_KEYS"] == "" {
 			fail("SESSION_KEYS", errors.New("required in production (generate one with: openssl rand -hex 32)"))
@@ -146,25 +141,20 @@ func parse(raw map[string]string) (*Config, error) {
 		fail("CURSOR_KEY", errors.New("must differ from every SESSION_KEYS key"))
 	}
 
-	if c.SessionIdleTimeout, err = parseDuration(raw["SESSION_IDLE_TIMEOUT"]); err != nil {
-		fail("SESSION_IDLE_TIMEOUT", err)
-	} else if c.SessionIdleTimeout <= 0 {
+	if parsed(fail, raw, "SESSION_IDLE_TIMEOUT", parseDuration, &c.SessionIdleTimeout) && c.SessionIdleTimeout <= 0 {
 		fail("SESSION_IDLE_TIMEOUT", errors.New("must be positive"))
 	}
-	if c.SessionMaxAge, err = parseDuration(raw["SESSION_MAX_AGE"]); err != nil {
-		fail("SESSION_MAX_AGE", err)
-	} else if c.SessionMaxAge <= 0 {
-		fail("SESSION_MAX_AGE", errors.New("must be positive"))
-	} else if c.SessionIdleTimeout > c.SessionMaxAge {
-		fail("SESSION_IDLE_TIMEOUT", errors.New("must not exceed SESSION_MAX_AGE"))
+	if parsed(fail, raw, "SESSION_MAX_AGE", parseDuration, &c.SessionMaxAge) {
+		switch {
+		case c.SessionMaxAge <= 0:
+			fail("SESSION_MAX_AGE", errors.New("must be positive"))
+		case c.SessionIdleTimeout > c.SessionMaxAge:
+			fail("SESSION_IDLE_TIMEOUT", errors.New("must not exceed SESSION_MAX_AGE"))
+		}
 	}
 
-	if c.AdminEmails, err = parseEmails(raw["ADMIN_EMAILS"]); err != nil {
-		fail("ADMIN_EMAILS", err)
-	}
-	if c.PromptTags, err = parsePromptTags(raw["PROMPT_TAGS"]); err != nil {
-		fail("PROMPT_TAGS", err)
-	}
+	parsed(fail, raw, "ADMIN_EMAILS", parseEmails, &c.AdminEmails)
+	parsed(fail, raw, "PROMPT_TAGS", parsePromptTags, &c.PromptTags)
 	if c.SMTPURL = raw["SMTP_URL"]; c.SMTPURL != "" {
 		if err := checkURL(c.SMTPURL, "smtp", "smtps"); err != nil {
 			fail("SMTP_URL", err)
@@ -183,28 +173,16 @@ func parse(raw map[string]string) (*Config, error) {
 			fail("OPENAI_BASE_URL", err)
 		}
 	}
-	if c.MessagesTTL, err = parseDuration(raw["MESSAGES_TTL"]); err != nil {
-		fail("MESSAGES_TTL", err)
-	} else if c.MessagesTTL < 0 {
+	if parsed(fail, raw, "MESSAGES_TTL", parseDuration, &c.MessagesTTL) && c.MessagesTTL < 0 {
 		fail("MESSAGES_TTL", errors.New("must not be negative"))
 	}
-	if c.LogLevel, err = parseLogLevel(raw["LOG_LEVEL"]); err != nil {
-		fail("LOG_LEVEL", err)
-	}
-	if c.TrustedProxies, err = parsePrefixes(raw["TRUSTED_PROXIES"]); err != nil {
-		fail("TRUSTED_PROXIES", err)
-	}
-	if c.BodyLimit, err = parseSize(raw["BODY_LIMIT"]); err != nil {
-		fail("BODY_LIMIT", err)
-	} else if c.BodyLimit < 1024 {
+	parsed(fail, raw, "LOG_LEVEL", parseLogLevel, &c.LogLevel)
+	parsed(fail, raw, "TRUSTED_PROXIES", parsePrefixes, &c.TrustedProxies)
+	if parsed(fail, raw, "BODY_LIMIT", parseSize, &c.BodyLimit) && c.BodyLimit < 1024 {
 		fail("BODY_LIMIT", errors.New("must be at least 1KiB"))
 	}
-	if c.InviteLimitHour, err = parseCount(raw["INVITE_LIMIT_HOUR"]); err != nil {
-		fail("INVITE_LIMIT_HOUR", err)
-	}
-	if c.InviteLimitDay, err = parseCount(raw["INVITE_LIMIT_DAY"]); err != nil {
-		fail("INVITE_LIMIT_DAY", err)
-	}
+	parsed(fail, raw, "INVITE_LIMIT_HOUR", parseCount, &c.InviteLimitHour)
+	parsed(fail, raw, "INVITE_LIMIT_DAY", parseCount, &c.InviteLimitDay)
 	for _, r := range strings.Split(raw["CHAT_ROOMS"], ",") {
 		if r = strings.TrimSpace(r); r == "" {
 			continue
@@ -215,9 +193,7 @@ func parse(raw map[string]string) (*Config, error) {
 		}
 		c.ChatRooms = append(c.ChatRooms, r)
 	}
-	if c.RegistrationsPerMinute, err = parseCount(raw["REGISTRATIONS_PER_MINUTE"]); err != nil {
-		fail("REGISTRATIONS_PER_MINUTE", err)
-	}
+	parsed(fail, raw, "REGISTRATIONS_PER_MINUTE", parseCount, &c.RegistrationsPerMinute)
 	switch raw["DEMO"] {
 	case "", "0", "false":
 	case "1", "true":
@@ -233,6 +209,19 @@ func parse(raw map[string]string) (*Config, error) {
 		return nil, errors.Join(errs...)
 	}
 	return c, nil
+}
+
+// parsed reads raw[name] into *dst with parse; a failure is fail's
+// (and *dst keeps its zero). It reports whether name parsed, so a check
+// of the value can follow: parsed(...) && *dst < 0.
+func parsed[T any](fail func(string, error), raw map[string]string, name string, parse func(string) (T, error), dst *T) bool {
+	v, err := parse(raw[name])
+	if err != nil {
+		fail(name, err)
+		return false
+	}
+	*dst = v
+	return true
 }
 
 // BaseURLForAddr is the development BASE_URL for a listen address:
