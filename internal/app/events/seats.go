@@ -211,34 +211,37 @@ func (t *seatTx) commit(ctx context.Context) error {
 	return t.s.commit(ctx, t.ops)
 }
 
-// change runs f as one seat change of eventID, retried from a fresh read
-// when another change committed first; the changed registrations are
-// mirrored after it commits.
-func (s *Seats) change(ctx context.Context, eventID string, f func(ctx context.Context, t *seatTx) error) (*seatTx, error) {
+// change runs f as one seat change of eventID, after settling the
+// offers that lapsed (so every change sees the seats as they are now),
+// retried from a fresh read when another change committed first; the
+// changed registrations are mirrored after it commits. It returns the
+// moves the change made.
+func (s *Seats) change(ctx context.Context, eventID string, f func(ctx context.Context, t *seatTx) error) (Moves, error) {
 	var done *seatTx
 	err := storage.Optimistic(ctx, seatAttempts, func(ctx context.Context) error {
 		t, err := s.begin(ctx, eventID)
 		if err != nil {
 			return err
 		}
+		if err := t.settle(ctx); err != nil {
+			return err
+		}
 		if err := f(ctx, t); err != nil {
 			return err
 		}
-		if len(t.ops) == 0 {
-			done = t
-			return nil
-		}
-		if err := t.commit(ctx); err != nil {
-			return err
+		if len(t.ops) > 0 {
+			if err := t.commit(ctx); err != nil {
+				return err
+			}
 		}
 		done = t
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return Moves{}, err
 	}
 	s.mirror(ctx, done.changes)
-	return done, nil
+	return done.moves, nil
 }
 
 // Register registers p with party seats. Someone already going, waiting
@@ -251,11 +254,8 @@ func (s *Seats) Register(ctx context.Context, eventID string, p Person, party in
 		return Registration{}, Moves{}, ErrBadParty
 	}
 	var out Registration
-	t, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
+	moves, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
 		out = Registration{}
-		if err := t.settle(ctx); err != nil {
-			return err
-		}
 		a, _, err := t.attendee(ctx, p.MemberKey)
 		if err != nil {
 			return err
@@ -288,7 +288,7 @@ func (s *Seats) Register(ctx context.Context, eventID string, p Person, party in
 	if out.Status == StatusWaitlist {
 		out.Position, err = s.position(ctx, eventID, p.MemberKey)
 	}
-	return out, t.moves, err
+	return out, moves, err
 }
 
 // registrationOf is a registration as its person sees it.
@@ -306,10 +306,7 @@ func registrationOf(a AttendeeRow) Registration {
 // served, never a party into fewer seats than it needs (the queue waits
 // for the head rather than letting a smaller party past it).
 func (s *Seats) Cancel(ctx context.Context, eventID, memberKey string) (Moves, error) {
-	t, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
-		if err := t.settle(ctx); err != nil {
-			return err
-		}
+	moves, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
 		a, ok, err := t.attendee(ctx, memberKey)
 		if err != nil {
 			return err
@@ -323,10 +320,7 @@ func (s *Seats) Cancel(ctx context.Context, eventID, memberKey string) (Moves, e
 		t.write(before, a)
 		return t.promote(ctx)
 	})
-	if err != nil {
-		return Moves{}, err
-	}
-	return t.moves, nil
+	return moves, err
 }
 
 // release gives up a's seats or place (before it changes status).
@@ -349,10 +343,7 @@ func (t *seatTx) release(a *AttendeeRow) {
 // Accept takes the seat offered to memberKey: they are going. An offer
 // that lapsed is ErrOfferLapsed (and the seat has gone on).
 func (s *Seats) Accept(ctx context.Context, eventID, memberKey string) (Moves, error) {
-	t, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
-		if err := t.settle(ctx); err != nil {
-			return err
-		}
+	moves, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
 		a, _, err := t.attendee(ctx, memberKey)
 		if err != nil {
 			return err
@@ -374,10 +365,7 @@ func (s *Seats) Accept(ctx context.Context, eventID, memberKey string) (Moves, e
 		t.write(before, a)
 		return nil
 	})
-	if err != nil {
-		return Moves{}, err
-	}
-	return t.moves, nil
+	return moves, err
 }
 
 // SetPlan changes an event's seat plan: raising the capacity promotes
@@ -385,10 +373,7 @@ func (s *Seats) Accept(ctx context.Context, eventID, memberKey string) (Moves, e
 // the seats taken and offered is refused (ErrCapacityBelowGoing). 0
 // means no limit.
 func (s *Seats) SetPlan(ctx context.Context, eventID string, p Plan) (Moves, error) {
-	t, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
-		if err := t.settle(ctx); err != nil {
-			return err
-		}
+	moves, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
 		if p.Capacity < 0 || p.Capacity > 0 && p.Capacity < t.c.Going+t.c.Offered {
 			return ErrCapacityBelowGoing
 		}
@@ -396,23 +381,14 @@ func (s *Seats) SetPlan(ctx context.Context, eventID string, p Plan) (Moves, err
 		t.put(counterOp(t.c))
 		return t.promote(ctx)
 	})
-	if err != nil {
-		return Moves{}, err
-	}
-	return t.moves, nil
+	return moves, err
 }
 
 // Settle judges the event's lapsed offers now (an offer is over at its
 // time, whether or not anything ran then) and moves their seats on: the
 // read path calls it when a lapsed offer is outstanding.
 func (s *Seats) Settle(ctx context.Context, eventID string) (Moves, error) {
-	t, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
-		return t.settle(ctx)
-	})
-	if err != nil {
-		return Moves{}, err
-	}
-	return t.moves, nil
+	return s.change(ctx, eventID, func(context.Context, *seatTx) error { return nil })
 }
 
 // lapsed reports whether c has an offer outstanding that lapsed by now:
