@@ -257,14 +257,20 @@ func (s *Service) sendInvite(ctx context.Context, g GroupRow, by *auth.Identity,
 
 // Cancel withdraws a pending invitation (status removed).
 func (s *Service) Cancel(ctx context.Context, m Membership, userKey string) error {
+	return s.ownerChange(ctx, m, userKey, StatusInvited, s.markRemoved)
+}
+
+// ownerChange is an owner's change of userKey's row, which must have
+// status (ErrNoMember otherwise).
+func (s *Service) ownerChange(ctx context.Context, m Membership, userKey string, status Status, change func(row *MemberRow)) error {
 	if !m.Owner() {
 		return ErrNotOwner
 	}
 	_, err := s.changeMember(ctx, m.GroupID, userKey, func(row *MemberRow) error {
-		if row.Status != StatusInvited {
+		if row.Status != status {
 			return ErrNoMember
 		}
-		s.markRemoved(row)
+		change(row)
 		return nil
 	})
 	return err
@@ -357,17 +363,7 @@ func (s *Service) notifyOwners(ctx context.Context, groupID, kind string, id *au
 
 // Promote makes an active member an owner.
 func (s *Service) Promote(ctx context.Context, m Membership, userKey string) error {
-	if !m.Owner() {
-		return ErrNotOwner
-	}
-	_, err := s.changeMember(ctx, m.GroupID, userKey, func(row *MemberRow) error {
-		if row.Status != StatusActive {
-			return ErrNoMember
-		}
-		row.Role = RoleOwner
-		return nil
-	})
-	return err
+	return s.ownerChange(ctx, m, userKey, StatusActive, func(row *MemberRow) { row.Role = RoleOwner })
 }
 
 // Remove takes an active member out of the group, as an owner. An owner
