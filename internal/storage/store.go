@@ -266,23 +266,31 @@ func First[T any](ctx context.Context, t *Table, q Query, match func(T) bool, mi
 // reports whether rows may follow. It is All for a page of a list that
 // may be long.
 func Take[T any](ctx context.Context, t *Table, q Query, n int) (rows []T, more bool, err error) {
+	rows, next, err := TakePage[T](ctx, t, q, n)
+	return rows, next != nil, err
+}
+
+// TakePage is Take for a list a cursor pages through: it returns the
+// continuation the next page starts from, nil at the end.
+func TakePage[T any](ctx context.Context, t *Table, q Query, n int) ([]T, *Continuation, error) {
+	var rows []T
 	for len(rows) < n {
 		q.Limit = n - len(rows)
 		p, err := t.Query(ctx, q)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		decoded, err := Decode[T](ctx, t, p.Entities)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		rows = append(rows, decoded...)
 		if p.Next == nil {
-			return rows, false, nil
+			return rows, nil, nil
 		}
 		q.Continuation = p.Next
 	}
-	return rows, true, nil
+	return rows, q.Continuation, nil
 }
 
 // Decode unmarshals entities of t into Ts, in order. A row that another

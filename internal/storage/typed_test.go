@@ -3,6 +3,7 @@ package storage_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 
@@ -222,5 +223,38 @@ func TestFirst(t *testing.T) {
 	}
 	if _, err := storage.First[counterRow](ctx, tbl, storage.Query{}, nil, none); err == nil || errors.Is(err, none) {
 		t.Fatalf("a query the store refuses: %v", err)
+	}
+}
+
+// TakePage pages through a partition: full pages, then the rest, then
+// no continuation.
+func TestTakePage(t *testing.T) {
+	ctx := context.Background()
+	tbl := typedTable(t)
+	for i := range 5 {
+		if _, err := storage.Insert(ctx, tbl, counterRow{PartitionKey: "p", RowKey: string(rune('a' + i)), N: int64(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := storage.Query{PartitionKey: "p"}
+	var got []int64
+	for pages := 0; ; pages++ {
+		rows, next, err := storage.TakePage[counterRow](ctx, tbl, q, 2)
+		if err != nil || pages > 3 {
+			t.Fatalf("page %d: %v", pages, err)
+		}
+		for _, r := range rows {
+			got = append(got, r.N)
+		}
+		if next == nil {
+			break
+		}
+		if len(rows) != 2 {
+			t.Fatalf("page %d: %d rows and a continuation", pages, len(rows))
+		}
+		q.Continuation = next
+	}
+	if !slices.Equal(got, []int64{0, 1, 2, 3, 4}) {
+		t.Fatalf("rows %v", got)
 	}
 }

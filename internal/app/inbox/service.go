@@ -326,22 +326,9 @@ func (s *Service) List(ctx context.Context, memberKey string, cur *storage.Curso
 	if cur != nil {
 		q.Continuation = cur.Next
 	}
-	var rows []NoticeRow
-	var next *storage.Continuation
-	for len(rows) < pageSize {
-		p, err := s.table.Query(ctx, q)
-		if err != nil {
-			return Page{}, err
-		}
-		got, err := storage.Decode[NoticeRow](ctx, s.table, p.Entities)
-		if err != nil {
-			return Page{}, err
-		}
-		rows = append(rows, got...)
-		if next = p.Next; next == nil {
-			break
-		}
-		q.Continuation, q.Limit = next, pageSize-len(rows)
+	rows, next, err := storage.TakePage[NoticeRow](ctx, s.table, q, pageSize)
+	if err != nil {
+		return Page{}, err
 	}
 	out := Page{Items: make([]Item, 0, len(rows))}
 	for _, r := range rows {

@@ -212,17 +212,13 @@ func (s *Service) ListMine(ctx context.Context, authorID string, cursor *storage
 	if cursor != nil {
 		q.Continuation = cursor.Next
 	}
-	page, err := s.prompts.Query(ctx, q)
-	if err != nil {
-		return MinePage{}, err
-	}
-	rows, err := storage.Decode[PromptRow](ctx, s.prompts, page.Entities)
+	rows, next, err := storage.TakePage[PromptRow](ctx, s.prompts, q, s.pageSize)
 	if err != nil {
 		return MinePage{}, err
 	}
 	out := MinePage{Prompts: rows}
-	if page.Next != nil {
-		out.Next = s.cursors.Encode(MineQuery(authorID), storage.Cursor{Next: page.Next})
+	if next != nil {
+		out.Next = s.cursors.Encode(MineQuery(authorID), storage.Cursor{Next: next})
 	}
 	return out, nil
 }
