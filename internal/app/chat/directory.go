@@ -106,17 +106,9 @@ func (s *Service) directoryRoutes(e *echo.Echo) {
 func (s *Service) directory(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	rooms, err := s.Rooms(ctx)
+	rooms, _, rows, err := s.chatsOf(ctx, id.MemberKey, storage.Query{RowKeyPrefix: "room-"})
 	if err != nil {
 		return err
-	}
-	mine, err := storage.All[UserChatRow](ctx, s.userChats, storage.Query{PartitionKey: id.MemberKey, RowKeyPrefix: "room-"})
-	if err != nil {
-		return err
-	}
-	rows := map[string]UserChatRow{}
-	for _, m := range mine {
-		rows[m.RowKey] = m
 	}
 	var p views.DirectoryProps
 	for _, r := range rooms {

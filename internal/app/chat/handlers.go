@@ -76,26 +76,20 @@ func chatURL(id string) string { return "/chat/" + url.PathEscape(id) }
 func (s *Service) list(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	rooms, err := s.Rooms(ctx)
-	if err != nil {
-		return err
-	}
 	if id == nil || id.Guest {
+		rooms, err := s.Rooms(ctx)
+		if err != nil {
+			return err
+		}
 		var names []string
 		for _, r := range rooms {
 			names = append(names, "#"+r.Name)
 		}
 		return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.Welcome(auth.SignInPath("/chat"), names)})
 	}
-	mine, err := storage.All[UserChatRow](ctx, s.userChats, storage.Query{PartitionKey: id.MemberKey})
+	rooms, mine, rowOf, err := s.chatsOf(ctx, id.MemberKey, storage.Query{})
 	if err != nil {
 		return err
-	}
-	read := map[string]int64{}
-	rowOf := map[string]UserChatRow{}
-	for _, m := range mine {
-		read[m.RowKey] = m.ReadSeq
-		rowOf[m.RowKey] = m
 	}
 	type entry struct {
 		item views.ChatItem
@@ -107,7 +101,7 @@ func (s *Service) list(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		n, mentioned, err := s.log.Unread(ctx, chatID, read[chatID], h.Seq, id.MemberKey, id.DisplayName)
+		n, mentioned, err := s.log.Unread(ctx, chatID, rowOf[chatID].ReadSeq, h.Seq, id.MemberKey, id.DisplayName)
 		if err != nil {
 			return err
 		}

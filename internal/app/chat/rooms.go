@@ -38,6 +38,23 @@ func (s *Service) Seed(ctx context.Context) error {
 
 // Rooms are the rooms, fixed ones first in their configured order, then
 // by name; archived ones are left out: one query.
+// chatsOf reads the rooms and memberKey's chat rows (q, whose partition
+// it sets, narrows them: a prefix, a Select), and keys the rows by chat.
+func (s *Service) chatsOf(ctx context.Context, memberKey string, q storage.Query) (rooms []ChatRow, mine []UserChatRow, rowOf map[string]UserChatRow, err error) {
+	if rooms, err = s.Rooms(ctx); err != nil {
+		return nil, nil, nil, err
+	}
+	q.PartitionKey = memberKey
+	if mine, err = storage.All[UserChatRow](ctx, s.userChats, q); err != nil {
+		return nil, nil, nil, err
+	}
+	rowOf = make(map[string]UserChatRow, len(mine))
+	for _, m := range mine {
+		rowOf[m.RowKey] = m
+	}
+	return rooms, mine, rowOf, nil
+}
+
 func (s *Service) Rooms(ctx context.Context) ([]ChatRow, error) {
 	rows, err := storage.All[ChatRow](ctx, s.chats, storage.Query{PartitionKey: "chat|" + KindRoom})
 	rows = slices.DeleteFunc(rows, func(r ChatRow) bool { return r.Archived })

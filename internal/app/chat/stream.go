@@ -279,20 +279,12 @@ func writeEvent(ctx context.Context, w *echo.Response, id string, comp interface
 func (s *Service) news(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	rooms, err := s.Rooms(ctx)
-	if err != nil {
-		return err
-	}
-	mine, err := storage.All[UserChatRow](ctx, s.userChats, storage.Query{PartitionKey: id.MemberKey, Select: []string{"RowKey", "kind", "member"}})
+	rooms, mine, rowOf, err := s.chatsOf(ctx, id.MemberKey, storage.Query{Select: []string{"RowKey", "kind", "member"}})
 	if err != nil {
 		return err
 	}
 	others := s.privateOthers(ctx, id.MemberKey, mine)
 	shown := s.presences(ctx, others)
-	rowOf := map[string]UserChatRow{}
-	for _, m := range mine {
-		rowOf[m.RowKey] = m
-	}
 	var ids []string
 	for _, r := range rooms {
 		if s.inRoom(r, rowOf[r.RowKey]) {
