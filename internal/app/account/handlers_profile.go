@@ -25,15 +25,7 @@ func (h *handlers) showProfile(c echo.Context) error {
 // saveProfile is POST /account/profile: 303 back with a flash, or the form
 // again with its errors (422) and nothing saved.
 func (h *handlers) saveProfile(c echo.Context) error {
-	in := ProfileInput{
-		DisplayName: c.FormValue("displayName"),
-		Bio:         c.FormValue("bio"),
-		Location:    c.FormValue("location"),
-		Gender:      c.FormValue("gender"),
-		BirthDate:   c.FormValue("birthDate"),
-		Timezone:    c.FormValue("timezone"),
-	}
-	return submit(c, in, h.svc.UpdateProfile, h.refusedProfile, "account.flash.profile_saved", "/account")
+	return submit(c, h.svc.UpdateProfile, h.refusedProfile, "account.flash.profile_saved", "/account")
 }
 
 // refusedProfile shows the profile form again with what was typed and

@@ -31,23 +31,20 @@ func (h *handlers) showSettings(c echo.Context) error {
 
 // saveSettings is POST /account/settings.
 func (h *handlers) saveSettings(c echo.Context) error {
-	in := SettingsInput{
-		ProfileVisibility:    c.FormValue("profileVisibility"),
-		AnonymousLikes:       checked(c, "anonymousLikes"),
-		Language:             c.FormValue("language"),
-		NotificationsEnabled: checked(c, "notificationsEnabled"),
-		EmailNotifications:   checked(c, "emailNotifications"),
-	}
-	return submit(c, in, h.svc.UpdateSettings, renderSettings, "account.flash.settings_saved", "/account/settings")
+	return submit(c, h.svc.UpdateSettings, renderSettings, "account.flash.settings_saved", "/account/settings")
 }
 
-// submit saves one of the account's forms: field errors show the form
-// again with 422 (and nothing was written); success returns to target
-// with a flash.
-func submit[In any](c echo.Context, in In,
+// submit saves one of the account's forms, read into an In (its form
+// tags, web.BindForm): field errors show the form again with 422 (and
+// nothing was written); success returns to target with a flash.
+func submit[In any](c echo.Context,
 	save func(ctx context.Context, memberKey string, in In) (FieldErrors, error),
 	render func(c echo.Context, status int, in In, errs FieldErrors) error,
 	flashKey, target string) error {
+	var in In
+	if err := web.BindForm(c, &in); err != nil {
+		return err
+	}
 	errs, err := save(c.Request().Context(), auth.From(c).MemberKey, in)
 	if err == nil && len(errs) > 0 {
 		err = errs
@@ -55,13 +52,6 @@ func submit[In any](c echo.Context, in In,
 	return web.AnswerForm(c, err, flashKey, target, func(status int, errs FieldErrors) error {
 		return render(c, status, in, errs)
 	})
-}
-
-// checked reads a checkbox: a ticked box sends its value, an unticked one
-// sends nothing.
-func checked(c echo.Context, name string) bool {
-	v := c.FormValue(name)
-	return v == "on" || v == "true" || v == "1"
 }
 
 func renderSettings(c echo.Context, status int, in SettingsInput, errs FieldErrors) error {
@@ -93,13 +83,7 @@ func (h *handlers) showPreferences(c echo.Context) error {
 
 // savePreferences is POST /account/preferences.
 func (h *handlers) savePreferences(c echo.Context) error {
-	in := PreferencesInput{
-		AgeRangeMin:   c.FormValue("ageRangeMin"),
-		AgeRangeMax:   c.FormValue("ageRangeMax"),
-		MaxDistanceKm: c.FormValue("maxDistanceKm"),
-		ShowMe:        c.FormValue("showMe"),
-	}
-	return submit(c, in, h.svc.UpdatePreferences, renderPreferences, "account.flash.preferences_saved", "/account/preferences")
+	return submit(c, h.svc.UpdatePreferences, renderPreferences, "account.flash.preferences_saved", "/account/preferences")
 }
 
 func renderPreferences(c echo.Context, status int, in PreferencesInput, errs FieldErrors) error {

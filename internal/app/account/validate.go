@@ -69,12 +69,12 @@ type FieldErrors = formrule.FieldErrors
 
 // ProfileInput is the profile form as typed.
 type ProfileInput struct {
-	DisplayName string
-	Bio         string
-	Location    string
-	Gender      string
-	BirthDate   string
-	Timezone    string
+	DisplayName string `form:"displayName"`
+	Bio         string `form:"bio"`
+	Location    string `form:"location"`
+	Gender      string `form:"gender"`
+	BirthDate   string `form:"birthDate"`
+	Timezone    string `form:"timezone"`
 }
 
 // Rules of the profile's text fields.
@@ -176,11 +176,11 @@ func contains(list []string, s string) bool {
 
 // SettingsInput is the settings form. Checkboxes are true when ticked.
 type SettingsInput struct {
-	ProfileVisibility    string
-	AnonymousLikes       bool
-	Language             string
-	NotificationsEnabled bool
-	EmailNotifications   bool
+	ProfileVisibility    string `form:"profileVisibility"`
+	AnonymousLikes       bool   `form:"anonymousLikes"`
+	Language             string `form:"language"`
+	NotificationsEnabled bool   `form:"notificationsEnabled"`
+	EmailNotifications   bool   `form:"emailNotifications"`
 }
 
 func (in SettingsInput) validate() FieldErrors {
@@ -197,10 +197,10 @@ func (in SettingsInput) validate() FieldErrors {
 // PreferencesInput is the preferences form as typed (numbers as text, so a
 // refused form shows back what was entered).
 type PreferencesInput struct {
-	AgeRangeMin   string
-	AgeRangeMax   string
-	MaxDistanceKm string
-	ShowMe        string
+	AgeRangeMin   string `form:"ageRangeMin"`
+	AgeRangeMax   string `form:"ageRangeMax"`
+	MaxDistanceKm string `form:"maxDistanceKm"`
+	ShowMe        string `form:"showMe"`
 }
 
 // parse validates the input and returns the numbers.

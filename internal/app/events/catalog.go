@@ -189,16 +189,26 @@ func (c *Catalog) Tables() []string {
 
 // EventInput is the event form as typed.
 type EventInput struct {
-	Title, Description, Category, Start, End, Place, ConfirmedOnly string
-	Capacity, MaxGuests, Price, Currency                           string
-	OfferHours, OfferStopHours                                     string
-	Secret                                                         bool
+	Title          string `form:"title"`
+	Description    string `form:"description"`
+	Category       string `form:"category"`
+	Start          string `form:"start"`
+	End            string `form:"end"`
+	Place          string `form:"place"`
+	ConfirmedOnly  string `form:"confirmedOnly"`
+	Capacity       string `form:"capacity"`
+	MaxGuests      string `form:"maxGuests"`
+	Price          string `form:"price"`
+	Currency       string `form:"currency"`
+	OfferHours     string `form:"offerHours"`
+	OfferStopHours string `form:"offerStopHours"`
+	Secret         bool   `form:"secret"`
 	// ChatClosed keeps people waiting out of the event's chat.
-	ChatClosed bool
+	ChatClosed bool `form:"chatClosed"`
 	// Image is an uploaded picture (nil: keep the one there is);
 	// RemoveImage drops the picture.
 	Image       []byte
-	RemoveImage bool
+	RemoveImage bool `form:"removeImage"`
 }
 
 // OfferHoldChoices are the offer holds the form offers, in hours (0:

@@ -488,13 +488,10 @@ func (s *Service) create(c echo.Context) error {
 // eventInput reads the event form and its picture, if one was chosen: a
 // picture refused while reading (too large) is a field error.
 func eventInput(c echo.Context) (EventInput, FieldErrors) {
-	in := EventInput{
-		Title: c.FormValue("title"), Description: c.FormValue("description"), Category: c.FormValue("category"),
-		Start: c.FormValue("start"), End: c.FormValue("end"), Place: c.FormValue("place"), ConfirmedOnly: c.FormValue("confirmedOnly"),
-		Capacity: c.FormValue("capacity"), MaxGuests: c.FormValue("maxGuests"), Price: c.FormValue("price"), Currency: c.FormValue("currency"),
-		OfferHours: c.FormValue("offerHours"), OfferStopHours: c.FormValue("offerStopHours"),
-		Secret: c.FormValue("secret") != "", RemoveImage: c.FormValue("removeImage") != "", ChatClosed: c.FormValue("chatClosed") != "",
-	}
+	var in EventInput
+	// A body that cannot be read fails the upload below as well, which
+	// says what went wrong; the fields are then empty and refused.
+	_ = web.BindForm(c, &in)
 	data, err := web.ReadUpload(c, "image", media.DefaultMaxBytes)
 	switch _, key, ok := web.UploadRefusal(err); {
 	case errors.Is(err, web.ErrNoUpload):

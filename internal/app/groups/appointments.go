@@ -80,24 +80,28 @@ type Appointment struct {
 // AppointmentInput is the appointment form as typed: times are wall
 // clock in the person's zone (FormTimeLayout), participants memberKeys.
 type AppointmentInput struct {
-	Title, Start, End, Location, Notes string
-	Participants                       []string
-	Responsible                        string
+	Title        string   `form:"title"`
+	Start        string   `form:"start"`
+	End          string   `form:"end"`
+	Location     string   `form:"location"`
+	Notes        string   `form:"notes"`
+	Participants []string `form:"participant"`
+	Responsible  string   `form:"responsible"`
 	// AllDay takes only the dates of Start and End (End inclusive).
-	AllDay bool
+	AllDay bool `form:"allDay"`
 	// Repeat makes it a series; Scope says, when editing an occurrence,
 	// what the edit applies to (ScopeThis, ScopeFollowing, ScopeAll),
 	// and At which occurrence ("" for the series or a single one).
 	Repeat RepeatInput
-	Scope  string
-	At     string
+	Scope  string `form:"scope"`
+	At     string `form:"at"`
 	// Remind is the reminder for everyone, minutes from ReminderLeads.
-	Remind string
+	Remind string `form:"remind"`
 	// Revision is the version the edit form was opened at (Revision of
 	// the appointment); "" when creating. An edit at an older one is
 	// refused with ErrStaleEdit, so two people editing at once do not
 	// overwrite each other unseen.
-	Revision string
+	Revision string `form:"revision"`
 }
 
 // Revision names an appointment's version: its last change, to the

@@ -183,21 +183,6 @@ func renderAppointmentForm(c echo.Context, status int, p views.AppointmentFormPr
 	return web.Render(c, status, web.Page{Title: i18n.T(c.Request().Context(), p.Heading), Section: "groups", Content: views.AppointmentForm(p)})
 }
 
-func appointmentInput(c echo.Context) AppointmentInput {
-	form, _ := c.FormParams()
-	return AppointmentInput{
-		Title: c.FormValue("title"), Start: c.FormValue("start"), End: c.FormValue("end"),
-		Location: c.FormValue("location"), Notes: c.FormValue("notes"),
-		Participants: form["participant"], Responsible: c.FormValue("responsible"),
-		Revision: c.FormValue("revision"), AllDay: c.FormValue("allDay") != "",
-		Repeat: RepeatInput{
-			Freq: c.FormValue("repeat"), Interval: c.FormValue("repeatInterval"), Weekdays: form["repeatWeekday"],
-			Monthly: c.FormValue("repeatMonthly"), Ends: c.FormValue("repeatEnds"),
-			Until: c.FormValue("repeatUntil"), Count: c.FormValue("repeatCount"),
-		},
-		Scope: c.FormValue("scope"), At: c.FormValue("at"), Remind: c.FormValue("remind"),
-	}
-}
 
 // proposedStart is where a new appointment's form starts: the day and
 // hour clicked in a calendar (?date=YYYY-MM-DD&time=HH:MM, 09:00 when
@@ -251,7 +236,10 @@ func (h *handlers) submitAppointment(c echo.Context, heading, action, flashKey s
 	id := auth.From(c)
 	m, g := Opened(c)
 	zone := h.svc.Zone(ctx, id)
-	in := appointmentInput(c)
+	var in AppointmentInput
+	if err := web.BindForm(c, &in); err != nil {
+		return err
+	}
 	apptID, err := save(ctx, m, id, in, zone)
 	var fe FieldErrors
 	if errors.As(err, &fe) {

@@ -48,15 +48,15 @@ const (
 
 // RepeatInput is the form's repeat fields as typed.
 type RepeatInput struct {
-	Freq     string
-	Interval string
+	Freq     string `form:"repeat"`
+	Interval string `form:"repeatInterval"`
 	// Weekdays are "MO".."SU" (weekly).
-	Weekdays []string
-	Monthly  string
+	Weekdays []string `form:"repeatWeekday"`
+	Monthly  string   `form:"repeatMonthly"`
 	// Ends is "never", "until" or "count".
-	Ends  string
-	Until string // YYYY-MM-DD, the last day included
-	Count string
+	Ends  string `form:"repeatEnds"`
+	Until string `form:"repeatUntil"` // YYYY-MM-DD, the last day included
+	Count string `form:"repeatCount"`
 }
 
 // weekdayCodes are RRULE's weekday codes, Monday first.
