@@ -407,15 +407,11 @@ func (t *seatTx) settle(ctx context.Context) error {
 	if t.c.Offered == 0 {
 		return t.promote(ctx)
 	}
-	page, err := t.s.table.Query(ctx, storage.Query{PartitionKey: t.eventID, RowKeyFrom: offerPrefix, RowKeyTo: offerBound(t.now), Limit: maxPromotions})
+	offers, _, err := storage.Take[OfferRow](ctx, t.s.table, storage.Query{PartitionKey: t.eventID, RowKeyFrom: offerPrefix, RowKeyTo: offerBound(t.now)}, maxPromotions)
 	if err != nil {
 		return err
 	}
-	for _, e := range page.Entities {
-		var o OfferRow
-		if err := storage.Unmarshal(e, &o); err != nil {
-			return err
-		}
+	for _, o := range offers {
 		a, ok, err := t.attendee(ctx, o.MemberKey)
 		if err != nil {
 			return err
@@ -447,15 +443,11 @@ func (t *seatTx) promote(ctx context.Context) error {
 	if t.c.Waiting == 0 {
 		return nil
 	}
-	page, err := t.s.table.Query(ctx, storage.Query{PartitionKey: t.eventID, RowKeyPrefix: queuePrefix, Limit: maxPromotions})
+	queue, _, err := storage.Take[QueueRow](ctx, t.s.table, storage.Query{PartitionKey: t.eventID, RowKeyPrefix: queuePrefix}, maxPromotions)
 	if err != nil {
 		return err
 	}
-	for _, e := range page.Entities {
-		var q QueueRow
-		if err := storage.Unmarshal(e, &q); err != nil {
-			return err
-		}
+	for _, q := range queue {
 		if !fits(t.c, q.Party) || len(t.ops) > maxTxOps-4 {
 			break
 		}
