@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/harmony/harmony/internal/i18n"
 	"github.com/labstack/echo/v4"
 )
 
@@ -65,3 +66,13 @@ func ticked(vs []string) bool {
 	return true
 }
 
+// FormChoice reads field as one of choices (a vote, a direction); any
+// other value is a 400 with the message of key bad, and nothing happens.
+func FormChoice[T any](c echo.Context, field string, choices map[string]T, bad string) (T, error) {
+	v := c.FormValue(field)
+	choice, ok := choices[v]
+	if !ok {
+		return choice, BadRequest(i18n.T(c.Request().Context(), bad), fmt.Errorf("web: %s=%q is not a choice", field, v))
+	}
+	return choice, nil
+}

@@ -83,3 +83,20 @@ func TestBindForm(t *testing.T) {
 		t.Errorf("broken multipart: %v, want a 400", err)
 	}
 }
+
+// FormChoice takes a listed value and refuses any other with a 400.
+func TestFormChoice(t *testing.T) {
+	choices := map[string]int{"up": -1, "down": 1}
+	ctx := func(q string) echo.Context {
+		return echo.New().NewContext(httptest.NewRequest(http.MethodGet, "/?"+q, nil), httptest.NewRecorder())
+	}
+	if v, err := web.FormChoice(ctx("direction=down"), "direction", choices, "admin.tags.error.direction"); err != nil || v != 1 {
+		t.Errorf("down: %d, %v", v, err)
+	}
+	for _, q := range []string{"direction=sideways", "direction=", ""} {
+		var he *web.Error
+		if _, err := web.FormChoice(ctx(q), "direction", choices, "admin.tags.error.direction"); !errors.As(err, &he) || he.Status != http.StatusBadRequest || he.Message == "" {
+			t.Errorf("%q: %v, want a 400 with a message", q, err)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package prompts
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -227,9 +226,9 @@ var voteValues = map[string]int{"like": Like, "dislike": Dislike, "none": NoVote
 // widget with the new counts, a plain form goes back to the prompt.
 func (h *handlers) vote(c echo.Context) error {
 	ctx := c.Request().Context()
-	value, ok := voteValues[c.FormValue("value")]
-	if !ok {
-		return web.BadRequest(i18n.T(ctx, "prompts.error.vote_value"), errors.New("prompts: unknown vote value"))
+	value, err := web.FormChoice(c, "value", voteValues, "prompts.error.vote_value")
+	if err != nil {
+		return err
 	}
 	promptID := c.Param("id")
 	tally, err := h.svc.Vote(ctx, auth.From(c).MemberKey, promptID, value)

@@ -1,7 +1,6 @@
 package prompts
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 
@@ -74,9 +73,9 @@ var moveDeltas = map[string]int{"up": -1, "down": 1}
 // moveTag is POST /admin/tags/:tag/move (direction=up|down).
 func (h *handlers) moveTag(c echo.Context) error {
 	ctx := c.Request().Context()
-	delta, ok := moveDeltas[c.FormValue("direction")]
-	if !ok {
-		return web.BadRequest(i18n.T(ctx, "admin.tags.error.direction"), errors.New("prompts: unknown move direction"))
+	delta, err := web.FormChoice(c, "direction", moveDeltas, "admin.tags.error.direction")
+	if err != nil {
+		return err
 	}
 	tag := c.Param("tag")
 	if err := h.svc.MoveTag(ctx, tag, delta); err != nil {
