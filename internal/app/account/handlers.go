@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
@@ -110,10 +111,7 @@ func (h *handlers) renderProfile(c echo.Context, status int, props views.Profile
 		p := views.AIUsageProps(usage)
 		props.AIUsage = &p
 	}
-	return web.Render(c, status, web.Page{
-		Title:   i18n.T(c.Request().Context(), "account.tab.profile"),
-		Content: views.Profile(props),
-	})
+	return renderTab(c, status, "profile", views.Profile(props))
 }
 
 // showSettings is GET /account/settings.
@@ -157,16 +155,13 @@ func submit[In any](c echo.Context,
 }
 
 func renderSettings(c echo.Context, status int, in SettingsInput, errs FieldErrors) error {
-	return web.Render(c, status, web.Page{
-		Title: i18n.T(c.Request().Context(), "account.tab.settings"),
-		Content: views.Settings(views.SettingsProps{
-			Form:         views.SettingsForm(in),
-			Errors:       views.FieldErrors(errs),
-			Visibilities: Visibilities,
-			Languages:    Languages,
-			Email:        auth.From(c).Email,
-		}),
-	})
+	return renderTab(c, status, "settings", views.Settings(views.SettingsProps{
+		Form:         views.SettingsForm(in),
+		Errors:       views.FieldErrors(errs),
+		Visibilities: Visibilities,
+		Languages:    Languages,
+		Email:        auth.From(c).Email,
+	}))
 }
 
 // showPreferences is GET /account/preferences.
@@ -189,18 +184,15 @@ func (h *handlers) savePreferences(c echo.Context) error {
 }
 
 func renderPreferences(c echo.Context, status int, in PreferencesInput, errs FieldErrors) error {
-	return web.Render(c, status, web.Page{
-		Title: i18n.T(c.Request().Context(), "account.tab.preferences"),
-		Content: views.Preferences(views.PreferencesProps{
-			Form:    views.PreferencesForm(in),
-			Errors:  views.FieldErrors(errs),
-			ShowMe:  ShowMeOptions,
-			MinAge:  MinAge,
-			MaxAge:  MaxAge,
-			MinDist: MinDistanceKm,
-			MaxDist: MaxDistanceKm,
-		}),
-	})
+	return renderTab(c, status, "preferences", views.Preferences(views.PreferencesProps{
+		Form:    views.PreferencesForm(in),
+		Errors:  views.FieldErrors(errs),
+		ShowMe:  ShowMeOptions,
+		MinAge:  MinAge,
+		MaxAge:  MaxAge,
+		MinDist: MinDistanceKm,
+		MaxDist: MaxDistanceKm,
+	}))
 }
 
 // adoptTimezone is POST /account/timezone (static/js/zone.js): the
@@ -233,10 +225,7 @@ func (h *handlers) showSessions(c echo.Context) error {
 			Current:  s.Current,
 		})
 	}
-	return web.Render(c, http.StatusOK, web.Page{
-		Title:   i18n.T(ctx, "account.tab.sessions"),
-		Content: views.Sessions(views.SessionsProps{Sessions: rows, Zone: list.Zone.String()}),
-	})
+	return renderTab(c, http.StatusOK, "sessions", views.Sessions(views.SessionsProps{Sessions: rows, Zone: list.Zone.String()}))
 }
 
 // revokeSession is POST /account/sessions/:id/revoke. Ending the session
@@ -270,4 +259,10 @@ func (h *handlers) servePhoto(c echo.Context) error {
 		return err
 	}
 	return web.ServeImage(c, blob.Data)
+}
+
+// renderTab shows one of the account's tabs (account.tab.{tab} names it)
+// with its content.
+func renderTab(c echo.Context, status int, tab string, content templ.Component) error {
+	return web.Render(c, status, web.Page{Title: i18n.T(c.Request().Context(), "account.tab."+tab), Content: content})
 }
