@@ -32,19 +32,6 @@ const (
 	monthCellItems = 3
 )
 
-// calendarParam reads ?name= in layout as a day in zone; "" is today.
-func calendarParam(c echo.Context, name, layout string, zone *time.Location, today time.Time) (time.Time, error) {
-	v := c.QueryParam(name)
-	if v == "" {
-		return today, nil
-	}
-	t, err := time.ParseInLocation(layout, v, zone)
-	if err != nil || t.Year() < 1970 || t.Year() > 9998 {
-		return time.Time{}, web.BadRequest(i18n.T(c.Request().Context(), "groups.calendar.error."+name), err)
-	}
-	return t, nil
-}
-
 // calendarContext is what both views start from.
 type calendarContext struct {
 	m     Membership
@@ -54,10 +41,22 @@ type calendarContext struct {
 	url   string
 }
 
-func (h *handlers) calendarContext(c echo.Context) calendarContext {
+// calendarAt is what both views start from, and the day that ?name=
+// names (in layout, in the viewer's zone; none is today). A date that
+// cannot be read is a 400.
+func (h *handlers) calendarAt(c echo.Context, name, layout string) (calendarContext, time.Time, error) {
 	m, g := Opened(c)
 	zone := h.svc.Zone(c.Request().Context(), auth.From(c))
-	return calendarContext{m: m, g: g, zone: zone, today: midnight(h.svc.now().In(zone)), url: groupURL(g.GroupID)}
+	cc := calendarContext{m: m, g: g, zone: zone, today: midnight(h.svc.now().In(zone)), url: groupURL(g.GroupID)}
+	v := c.QueryParam(name)
+	if v == "" {
+		return cc, cc.today, nil
+	}
+	t, err := time.ParseInLocation(layout, v, zone)
+	if err != nil || t.Year() < 1970 || t.Year() > 9998 {
+		return cc, time.Time{}, web.BadRequest(i18n.T(c.Request().Context(), "groups.calendar.error."+name), err)
+	}
+	return cc, t, nil
 }
 
 // zoneNote names the viewer's zone, and the group's when it differs.
@@ -74,8 +73,7 @@ func zoneNote(g GroupRow, zone *time.Location) views.CalendarZone {
 // with every appointment covering it. One range query.
 func (h *handlers) month(c echo.Context) error {
 	ctx := c.Request().Context()
-	cc := h.calendarContext(c)
-	first, err := calendarParam(c, "m", monthLayout, cc.zone, cc.today)
+	cc, first, err := h.calendarAt(c, "m", monthLayout)
 	if err != nil {
 		return err
 	}
@@ -119,8 +117,7 @@ func (h *handlers) month(c echo.Context) error {
 // and the ones filling days above it. One range query.
 func (h *handlers) week(c echo.Context) error {
 	ctx := c.Request().Context()
-	cc := h.calendarContext(c)
-	day, err := calendarParam(c, "d", dayLayout, cc.zone, cc.today)
+	cc, day, err := h.calendarAt(c, "d", dayLayout)
 	if err != nil {
 		return err
 	}
