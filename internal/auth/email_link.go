@@ -149,15 +149,10 @@ func (s *Service) sendLinkCode(c echo.Context) error {
 	} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
-	status, msg, err := s.mailCode(c, email, map[string]string{pendingLinkEmail: email})
-	if err != nil {
-		return err
-	}
-	if status != 0 {
+	return s.mailCode(c, email, map[string]string{pendingLinkEmail: email}, "/account/email/code", func(status int, msg string) error {
 		p.Message = msg
 		return s.renderAddEmail(c, status, p)
-	}
-	return web.Redirect(c, "/account/email/code")
+	})
 }
 
 // pendingLink is the address the link code went to, "" when none did.

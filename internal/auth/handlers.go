@@ -62,39 +62,38 @@ func (s *Service) sendCode(c echo.Context) error {
 		props.EmailError = i18n.T(ctx, "auth.error.bad_email")
 		return s.renderSignIn(c, http.StatusUnprocessableEntity, props)
 	}
-	status, msg, err := s.mailCode(c, email, map[string]string{pendingEmail: email, pendingNext: next})
-	if err != nil {
-		return err
-	}
-	if status != 0 {
+	return s.mailCode(c, email, map[string]string{pendingEmail: email, pendingNext: next}, "/signin/code", func(status int, msg string) error {
 		props.Message = msg
 		return s.renderSignIn(c, status, props)
-	}
-	return web.Redirect(c, "/signin/code")
+	})
 }
 
-// mailCode sends a code to email under the per-IP send limit and keeps
+// mailCode sends a code to email under the per-IP send limit, keeps
 // pending (the address and where to go next) in the session for the code
-// form. A refusal the person can act on comes back as a status and a
+// form, and goes on to codeForm. A refusal the person can act on (too
+// many sends) shows their form again through again, with a status and a
 // message.
-func (s *Service) mailCode(c echo.Context, email string, pending map[string]string) (status int, msg string, err error) {
+func (s *Service) mailCode(c echo.Context, email string, pending map[string]string, codeForm string, again func(status int, msg string) error) error {
 	ctx := c.Request().Context()
 	if !s.sendLimit.allow(c.RealIP(), s.now()) {
-		return http.StatusTooManyRequests, i18n.T(ctx, "auth.error.rate_limited"), nil
+		return again(http.StatusTooManyRequests, i18n.T(ctx, "auth.error.rate_limited"))
 	}
 	if err := s.SendCode(ctx, email); errors.Is(err, ErrMailFailed) {
-		return 0, "", web.NewError(http.StatusServiceUnavailable, i18n.T(ctx, "auth.error.mail_failed"), err)
+		return web.NewError(http.StatusServiceUnavailable, i18n.T(ctx, "auth.error.mail_failed"), err)
 	} else if err != nil {
-		return 0, "", err
+		return err
 	}
 	sess, err := web.Session(c)
 	if err != nil {
-		return 0, "", err
+		return err
 	}
 	for k, v := range pending {
 		sess.Values[k] = v
 	}
-	return 0, "", web.SaveSession(c, sess)
+	if err := web.SaveSession(c, sess); err != nil {
+		return err
+	}
+	return web.Redirect(c, codeForm)
 }
 
 // pending returns the email and next path the code form is for.
