@@ -44,8 +44,9 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/events/:id/accept", s.accept, auth.RequireAccount, event)
 	e.POST("/events/:id/publish", s.publish(true), org...)
 	e.POST("/events/:id/unpublish", s.publish(false), org...)
-	e.GET("/events/:id/edit", s.editEvent, append(org[:len(org):len(org)], event)...)
-	e.POST("/events/:id/edit", s.updateEvent, org...)
+	orgEvent := append(org[:len(org):len(org)], event)
+	e.GET("/events/:id/edit", s.editEvent, orgEvent...)
+	e.POST("/events/:id/edit", s.updateEvent, orgEvent...)
 	e.POST("/events/:id/cancel-event", s.cancelEvent, org...)
 	s.ticketRoutes(e, org, visible, event)
 	s.toGroupRoutes(e, visible)
@@ -432,12 +433,7 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 	ctx := c.Request().Context()
 	heading, imageKey := "events.new", ""
 	if action != "/events" {
-		heading = "events.edit"
-		e, err := s.catalog.Event(ctx, c.Param("id"))
-		if err != nil {
-			return err
-		}
-		imageKey = e.ImageKey
+		heading, imageKey = "events.edit", eventOf(c).ImageKey
 	}
 	p := views.FormProps{
 		Heading: heading, Action: action, Zone: auth.From(c).Location().String(), Secret: in.Secret, ChatClosed: in.ChatClosed, Errors: errs,
