@@ -183,7 +183,6 @@ func renderAppointmentForm(c echo.Context, status int, p views.AppointmentFormPr
 	return web.Render(c, status, web.Page{Title: i18n.T(c.Request().Context(), p.Heading), Section: "groups", Content: views.AppointmentForm(p)})
 }
 
-
 // proposedStart is where a new appointment's form starts: the day and
 // hour clicked in a calendar (?date=YYYY-MM-DD&time=HH:MM, 09:00 when
 // only the day), else the next full hour. A bad value is ignored: the
