@@ -23,6 +23,15 @@ func testErrors(t *testing.T, s *suite) {
 		}
 	}
 	changed := map[string]any{"V": "changed"}
+	// staled writes the row twice (the second time in mode): its first
+	// ETag is then stale.
+	staled := func(t *testing.T, rk string, mode storage.UpdateMode) (stale, current string) {
+		t.Helper()
+		stale = fresh(t, rk)
+		current, err := tbl.Update(t.Context(), ent(pk, rk, map[string]any{"V": "original"}), mode, stale)
+		must(t, err, "the second write")
+		return stale, current
+	}
 
 	cases := []struct {
 		name string
@@ -35,9 +44,7 @@ func testErrors(t *testing.T, s *suite) {
 			unchanged(t, rk, etag)
 		}},
 		{"UpdateStaleETag", func(t *testing.T, rk string) {
-			stale := fresh(t, rk)
-			current, err := tbl.Update(t.Context(), ent(pk, rk, map[string]any{"V": "original"}), storage.Merge, stale)
-			must(t, err, "first update")
+			stale, current := staled(t, rk, storage.Merge)
 			for _, mode := range []storage.UpdateMode{storage.Merge, storage.Replace} {
 				_, err := tbl.Update(t.Context(), ent(pk, rk, changed), mode, stale)
 				wantErr(t, err, storage.ErrPrecondition, "update with a stale ETag")
@@ -45,9 +52,7 @@ func testErrors(t *testing.T, s *suite) {
 			unchanged(t, rk, current)
 		}},
 		{"DeleteStaleETag", func(t *testing.T, rk string) {
-			stale := fresh(t, rk)
-			current, err := tbl.Update(t.Context(), ent(pk, rk, map[string]any{"V": "original"}), storage.Replace, stale)
-			must(t, err, "update")
+			stale, current := staled(t, rk, storage.Replace)
 			wantErr(t, tbl.Delete(t.Context(), pk, rk, stale), storage.ErrPrecondition, "delete with a stale ETag")
 			unchanged(t, rk, current)
 		}},
