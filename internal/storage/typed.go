@@ -165,15 +165,6 @@ func (tx *Tx) Delete(pk, rk, ifMatch string) *Tx {
 	return tx
 }
 
-// Op adds an operation built elsewhere.
-func (tx *Tx) Op(op TxOp) *Tx {
-	tx.ops = append(tx.ops, op)
-	return tx
-}
-
-// Len is the number of operations so far.
-func (tx *Tx) Len() int { return len(tx.ops) }
-
 // Commit applies the operations atomically on t (Table.Transact), or
 // returns the first marshal error and writes nothing.
 func (tx *Tx) Commit(ctx context.Context, t *Table) error {

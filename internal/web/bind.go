@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/harmony/harmony/internal/i18n"
 	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/i18n"
 )
 
 // BindForm fills the fields of the struct *dst that carry a `form:"name"`
@@ -13,9 +14,9 @@ import (
 // takes the value as sent, a []string every value, and a bool whether the
 // box was ticked (any value but "", "0", "false" and "off"). An untagged
 // struct field is filled the same way, so an input may nest its parts.
-// Nothing is judged here: the service's rules check the values, so a
-// missing field is "" and the form is shown again with what was sent. A
-// body that cannot be read is a 400.
+// Nothing is judged here: the service's rules check the values, and a
+// field the form lacks keeps its value ("" in a new struct). A body that
+// cannot be read is a 400.
 func BindForm(c echo.Context, dst any) error {
 	form, err := c.FormParams()
 	if err != nil {

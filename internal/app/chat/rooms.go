@@ -36,8 +36,6 @@ func (s *Service) Seed(ctx context.Context) error {
 	return nil
 }
 
-// Rooms are the rooms, fixed ones first in their configured order, then
-// by name; archived ones are left out: one query.
 // chatsOf reads the rooms and memberKey's chat rows (q, whose partition
 // it sets, narrows them: a prefix, a Select), and keys the rows by chat.
 func (s *Service) chatsOf(ctx context.Context, memberKey string, q storage.Query) (rooms []ChatRow, mine []UserChatRow, rowOf map[string]UserChatRow, err error) {
@@ -55,6 +53,8 @@ func (s *Service) chatsOf(ctx context.Context, memberKey string, q storage.Query
 	return rooms, mine, rowOf, nil
 }
 
+// Rooms are the rooms, fixed ones first in their configured order, then
+// by name; archived ones are left out: one query.
 func (s *Service) Rooms(ctx context.Context) ([]ChatRow, error) {
 	rows, err := storage.All[ChatRow](ctx, s.chats, storage.Query{PartitionKey: "chat|" + KindRoom})
 	rows = slices.DeleteFunc(rows, func(r ChatRow) bool { return r.Archived })
