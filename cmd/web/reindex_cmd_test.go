@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/storage"
@@ -27,7 +28,7 @@ func TestReindexUsersRestoresTheDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := storage.New(b, storage.Options{})
-	accounts := account.New(store, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	accounts := account.New(store, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now)
 	if err := store.Provision(ctx, accounts.Tables(), nil); err != nil {
 		t.Fatal(err)
 	}

@@ -72,8 +72,8 @@ type Extractor struct {
 }
 
 // New builds the extractor from cfg, or returns nil when OPENAI_BASE_URL or
-// OPENAI_API_KEY is empty: callers then offer no AI at all. now nil means
-// time.Now.
+// OPENAI_API_KEY is empty: callers then offer no AI at all. now is the
+// clock.
 func New(cfg config.OpenAI, usage UsageRecorder, log *slog.Logger, now func() time.Time) *Extractor {
 	return newExtractor(cfg, usage, log, now, 1)
 }
@@ -83,9 +83,6 @@ func New(cfg config.OpenAI, usage UsageRecorder, log *slog.Logger, now func() ti
 func newExtractor(cfg config.OpenAI, usage UsageRecorder, log *slog.Logger, now func() time.Time, retries int) *Extractor {
 	if cfg.BaseURL == "" || cfg.APIKey == "" {
 		return nil
-	}
-	if now == nil {
-		now = time.Now
 	}
 	if log == nil {
 		log = slog.Default()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -115,11 +116,11 @@ func newOIDCAppWith(t *testing.T, setup func(*oidctest.Provider)) *oidcApp {
 		a.mu.Unlock()
 		return accounts.OnSignIn(ctx, memberKey, email, displayName)
 	})
-	authService, err := auth.New(store, cfg, profiles, a.mailbox, log, nil)
+	authService, err := auth.New(store, cfg, profiles, a.mailbox, log, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	accounts = account.New(store, authService, log, nil)
+	accounts = account.New(store, authService, log, time.Now)
 	tables := append(authService.Tables(), accounts.Tables()...)
 	if err := store.Provision(context.Background(), tables, accounts.Containers()); err != nil {
 		t.Fatal(err)

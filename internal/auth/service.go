@@ -99,17 +99,14 @@ type recentMail interface {
 	Recent() []mail.Delivered
 }
 
-// New builds the service. mailer may be nil (no mail can be sent); now nil
-// means time.Now.
+// New builds the service. mailer may be nil (no mail can be sent); now is the
+// clock.
 func New(store *storage.Store, cfg *config.Config, profiles Profiles, mailer mail.Sender, log *slog.Logger, now func() time.Time) (*Service, error) {
-	if store == nil || cfg == nil || profiles == nil || log == nil {
-		return nil, errors.New("auth: store, config, profiles and logger are required")
+	if store == nil || cfg == nil || profiles == nil || log == nil || now == nil {
+		return nil, errors.New("auth: store, config, profiles, logger and clock are required")
 	}
 	if len(cfg.SessionKeys) == 0 {
 		return nil, errors.New("auth: no session keys")
-	}
-	if now == nil {
-		now = time.Now
 	}
 	s := &Service{
 		cfg:         cfg,

@@ -45,12 +45,9 @@ type Daily struct {
 	counters []Counter
 }
 
-// NewDaily builds the counters on store's DailyMetrics table. now nil
-// means time.Now.
+// NewDaily builds the counters on store's DailyMetrics table; now is
+// the clock.
 func NewDaily(store *storage.Store, now func() time.Time) *Daily {
-	if now == nil {
-		now = time.Now
-	}
 	return &Daily{table: store.Table(Table), now: now}
 }
 

@@ -72,9 +72,6 @@ func (s *Service) CountNewUsers(c NewUserCounter) {
 // and its caller (auth.Profiles): cmd/web breaks the cycle with
 // auth.ProfilesFunc.
 func New(store *storage.Store, sessions Sessions, log *slog.Logger, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
-	}
 	s := &Service{
 		profiles:    store.Table(profilesTable),
 		directory:   store.Table(directoryTable),

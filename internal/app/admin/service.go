@@ -76,9 +76,6 @@ func (s *Service) RebuildSubjects() []string {
 // New builds the module. cursors signs the users list's paging tokens
 // (cmd/web builds it from CURSOR_KEYS).
 func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, logger *slog.Logger, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
-	}
 	return &Service{
 		accounts: accounts,
 		log:      store.Table(logTable),

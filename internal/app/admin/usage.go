@@ -84,11 +84,8 @@ type Usage struct {
 	now        func() time.Time
 }
 
-// NewUsage builds the usage counters on store. now nil means time.Now.
+// NewUsage builds the usage counters on store; now is the clock.
 func NewUsage(store *storage.Store, now func() time.Time) *Usage {
-	if now == nil {
-		now = time.Now
-	}
 	return &Usage{
 		users:      store.Table(userUsageTable),
 		userModels: store.Table(userModelUsageTable),

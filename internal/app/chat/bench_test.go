@@ -136,8 +136,8 @@ func benchInstances(b *testing.B, kind string) (sender, watcher *Service, counte
 	b.Cleanup(func() { backend.Close() })
 	counted = &countingBackend{Backend: backend}
 	opts := Options{SendsPer10s: 1 << 20}
-	sender = New(storage.New(backend, storage.Options{Prefix: prefix}), nil, nil, opts)
-	watcher = New(storage.New(counted, storage.Options{Prefix: prefix}), nil, nil, opts)
+	sender = New(storage.New(backend, storage.Options{Prefix: prefix}), nil, time.Now, opts)
+	watcher = New(storage.New(counted, storage.Options{Prefix: prefix}), nil, time.Now, opts)
 	if err := storage.New(backend, storage.Options{Prefix: prefix}).Provision(context.Background(), sender.Tables(), nil); err != nil {
 		b.Fatal(err)
 	}

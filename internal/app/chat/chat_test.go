@@ -276,8 +276,8 @@ func TestConcurrentSendsAndInstances(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			store := open(t)
-			a := chat.New(store, nil, nil, chat.Options{SendsPer10s: 1000})
-			b := chat.New(store, nil, nil, chat.Options{SendsPer10s: 1000})
+			a := chat.New(store, nil, time.Now, chat.Options{SendsPer10s: 1000})
+			b := chat.New(store, nil, time.Now, chat.Options{SendsPer10s: 1000})
 			if err := store.Provision(t.Context(), a.Tables(), nil); err != nil {
 				t.Fatal(err)
 			}

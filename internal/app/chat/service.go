@@ -80,9 +80,6 @@ var DefaultRooms = []string{"general", "random"}
 
 // New builds the module on store.
 func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts Options) *Service {
-	if now == nil {
-		now = time.Now
-	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}

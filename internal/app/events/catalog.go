@@ -157,9 +157,6 @@ type Catalog struct {
 
 // NewCatalog keeps the catalog in store.
 func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
-	if now == nil {
-		now = time.Now
-	}
 	c := &Catalog{events: store.Table(EventsTable), byDate: store.Table(ByDateTable), categories: store.Table(CategoriesTable), images: store.Container(ImagesContainer), seats: NewSeats(store, nil, now), now: now}
 	c.listing = &projection.Projection[EventRow]{
 		Canonical: c.events,

@@ -54,9 +54,6 @@ type Seats struct {
 
 // NewSeats keeps the accounting in store's EventAttendees table.
 func NewSeats(store *storage.Store, log *slog.Logger, now func() time.Time) *Seats {
-	if now == nil {
-		now = time.Now
-	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

@@ -17,7 +17,7 @@ func newSeats(t testing.TB, store *storage.Store) *Seats {
 	if err := store.Provision(t.Context(), []string{AttendeesTable, UserEventsTable}, nil); err != nil {
 		t.Fatal(err)
 	}
-	return NewSeats(store, nil, nil)
+	return NewSeats(store, nil, time.Now)
 }
 
 // check holds the counter to the rows: seats taken and people waiting

@@ -40,9 +40,6 @@ type Service struct {
 
 // New builds the module on store.
 func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
-	}
 	c := NewCatalog(store, now)
 	c.seats.log = log
 	return &Service{catalog: c, cursors: cursors, log: log, now: now, feeds: store.Table(FeedsTable), registrations: quota.Limit{

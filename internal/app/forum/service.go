@@ -77,9 +77,6 @@ type Person struct {
 
 // New builds the forum on store.
 func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
-	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

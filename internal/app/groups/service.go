@@ -101,9 +101,6 @@ func (s *Service) UseNotifier(n Notifier) { s.notifier = n }
 // New builds the module. baseURL is the public origin that invitation
 // links start with.
 func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, baseURL string, log *slog.Logger, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
-	}
 	s := &Service{
 		groups:         store.Table(groupsTable),
 		userGroups:     store.Table(userGroupsTable),

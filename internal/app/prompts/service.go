@@ -69,9 +69,6 @@ const (
 
 // New builds the module. Call Seed once the tables exist.
 func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
-	}
 	return &Service{
 		store:       store,
 		prompts:     store.Table(promptsTable),
