@@ -91,15 +91,6 @@ func validInvite(c ChatRow, key string) bool {
 	return c.Invite != "" && subtle.ConstantTimeCompare([]byte(c.Invite), []byte(key)) == 1
 }
 
-// directoryRoutes registers the directory and joining.
-func (s *Service) directoryRoutes(e *echo.Echo) {
-	acc := auth.RequireAccount
-	e.GET("/chat/rooms", s.directory, acc)
-	e.GET("/chat/:id/join", s.joinPage, acc)
-	e.POST("/chat/:id/join", s.join, acc)
-	e.POST("/chat/:id/leave", s.leave, acc, s.requireChat())
-}
-
 // directory is GET /chat/rooms: the public rooms, and the private ones
 // the reader is in, each with its description, whether they are in it,
 // and a button to join or leave.

@@ -27,32 +27,6 @@ import (
 // pageSize is how many messages a chat page shows.
 const pageSize = 50
 
-// Routes registers the chat pages; everything needs an account, and a
-// chat's own pages (reader) the right to read it, which requireChat
-// works out once for the handler.
-func (s *Service) Routes(e *echo.Echo) {
-	acc, reader := auth.RequireAccount, s.requireChat()
-	e.GET("/chat", s.list)
-	e.GET("/chat/:id", s.page, acc, reader)
-	e.POST("/chat/:id/messages", s.send, acc, reader)
-	e.GET("/chat/:id/stream", s.stream, acc, reader)
-	e.POST("/chat/private", s.startPrivate, acc)
-	e.POST("/chat/presence", s.heartbeat, acc)
-	e.POST("/chat/appear-offline", s.appearOffline, acc)
-	e.POST("/chat/block", s.block, acc)
-	e.POST("/chat/receipts", s.receipts, acc)
-	e.GET("/chat/default", s.defaultRoom, acc)
-	e.GET("/chat/news", s.news, acc)
-	e.POST("/chat/default", s.setDefaultRoom, acc)
-	e.GET("/chat/:id/images/:file", s.serveImage, acc, reader)
-	s.roomRoutes(e)
-	s.directoryRoutes(e)
-	e.POST("/chat/unblock", s.unblock, acc)
-	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc, reader, message)
-	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc, reader, message)
-	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc, reader, message)
-}
-
 // requireChat authorizes the route's chat (:id) for the asker, once, and
 // keeps its Access for the handler (accessOf); a chat they may not read
 // is the same 404 as one that is not there.

@@ -113,13 +113,6 @@ func (s *Service) allRooms(ctx context.Context) ([]ChatRow, error) {
 	return storage.All[ChatRow](ctx, s.chats, storage.Query{PartitionKey: "chat|" + KindRoom})
 }
 
-// roomRoutes registers the admins' room pages.
-func (s *Service) roomRoutes(e *echo.Echo) {
-	e.GET(adminRoomsURL, s.adminRooms, auth.RequireAdmin)
-	e.POST(adminRoomsURL, s.createRoom, auth.RequireAdmin)
-	e.POST(adminRoomsURL+"/:id", s.updateRoom, auth.RequireAdmin)
-}
-
 func (s *Service) adminRooms(c echo.Context) error {
 	return s.renderRooms(c, http.StatusOK, nil, nil)
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/events"
@@ -14,13 +13,6 @@ import (
 
 // adminCategoriesURL is the admins' page of event categories.
 const adminCategoriesURL = "/admin/event-categories"
-
-// categoryRoutes registers the admins' category pages.
-func (s *Service) categoryRoutes(e *echo.Echo) {
-	e.GET(adminCategoriesURL, s.adminCategories, auth.RequireAdmin)
-	e.POST(adminCategoriesURL, s.addCategory, auth.RequireAdmin)
-	e.POST(adminCategoriesURL+"/:slug", s.updateCategory, auth.RequireAdmin)
-}
 
 // adminCategories is GET /admin/event-categories.
 func (s *Service) adminCategories(c echo.Context) error {

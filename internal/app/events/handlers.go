@@ -24,35 +24,6 @@ import (
 // listPage is how many events a listing page shows.
 const listPage = 20
 
-// Routes registers the events pages. Anyone reads the listing and a
-// published event; signing in registers; organizers (the role admins
-// grant, and admins) create and publish.
-func (s *Service) Routes(e *echo.Echo) {
-	e.GET("/events", s.list, web.Shared)
-	org := []echo.MiddlewareFunc{auth.RequireAccount, requireOrganizer}
-	e.GET("/events/new", s.newEvent, org...)
-	e.GET("/events/mine", s.mine, auth.RequireAccount)
-	e.POST("/events/mine/feed", s.replaceFeed, auth.RequireAccount)
-	e.GET("/events/calendar/:file", s.myCalendar)
-	e.POST("/events", s.create, org...)
-	visible, event := s.visible(), s.anyEvent()
-	e.GET("/events/:id", s.page, web.Shared, visible)
-	e.GET("/events/:id/event.ics", s.ics, visible)
-	e.GET("/media/events/:id/:file", s.serveImage)
-	e.POST("/events/:id/register", s.register, auth.RequireAccount, event)
-	e.POST("/events/:id/cancel", s.cancelRegistration, auth.RequireAccount, event)
-	e.POST("/events/:id/accept", s.accept, auth.RequireAccount, event)
-	e.POST("/events/:id/publish", s.publish(true), org...)
-	e.POST("/events/:id/unpublish", s.publish(false), org...)
-	orgEvent := append(org[:len(org):len(org)], event)
-	e.GET("/events/:id/edit", s.editEvent, orgEvent...)
-	e.POST("/events/:id/edit", s.updateEvent, orgEvent...)
-	e.POST("/events/:id/cancel-event", s.cancelEvent, org...)
-	s.ticketRoutes(e, org, visible, event)
-	s.toGroupRoutes(e, visible)
-	s.categoryRoutes(e)
-}
-
 // BodyLimits let the event form carry a picture.
 func (s *Service) BodyLimits() map[string]int64 {
 	return map[string]int64{"/events": imageBodyLimit, "/events/:id/edit": imageBodyLimit}

@@ -18,15 +18,6 @@ import (
 	views "github.com/harmony/harmony/views/events"
 )
 
-// ticketRoutes are the ticket, the check-in and the attendee export.
-func (s *Service) ticketRoutes(e *echo.Echo, org []echo.MiddlewareFunc, visible, event echo.MiddlewareFunc) {
-	orgEvent := append(org[:len(org):len(org)], event)
-	e.GET("/events/:id/ticket", s.ticket, auth.RequireAccount, visible)
-	e.GET("/events/:id/check-in", s.checkIn, orgEvent...)
-	e.POST("/events/:id/check-in/:member", s.markAttended, orgEvent...)
-	e.GET("/events/:id/attendees.csv", s.attendeesCSV, orgEvent...)
-}
-
 // checkInURL is the organizer's check-in page; with a ticket code it
 // opens on that person (what the ticket's QR code links to).
 func checkInURL(eventID, code string) string {

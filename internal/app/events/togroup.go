@@ -31,12 +31,6 @@ type GroupCalendars interface {
 // wiring; without it the page does not offer it.
 func (s *Service) UseGroups(g GroupCalendars) { s.groups = g }
 
-// toGroupRoutes registers the add-to-group form.
-func (s *Service) toGroupRoutes(e *echo.Echo, visible echo.MiddlewareFunc) {
-	e.GET("/events/:id/add-to-group", s.addToGroupForm, auth.RequireAccount, visible)
-	e.POST("/events/:id/add-to-group", s.addToGroup, auth.RequireAccount, visible)
-}
-
 // linkedInput is e as an appointment.
 func linkedInput(e EventRow) groups.LinkedInput {
 	return groups.LinkedInput{

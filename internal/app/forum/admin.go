@@ -7,7 +7,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/forum"
@@ -17,12 +16,6 @@ import (
 // describe, order, name its moderators (by email), archive it.
 
 const adminURL = "/admin/forum"
-
-func (s *Service) adminRoutes(e *echo.Echo) {
-	e.GET(adminURL, s.adminSections, auth.RequireAdmin)
-	e.POST(adminURL, s.createSection, auth.RequireAdmin)
-	e.POST(adminURL+"/:slug", s.updateSection, auth.RequireAdmin)
-}
 
 func (s *Service) adminSections(c echo.Context) error {
 	return s.renderSections(c, http.StatusOK, nil, nil, "", nil)

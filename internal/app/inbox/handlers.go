@@ -12,15 +12,6 @@ import (
 	views "github.com/harmony/harmony/views/inbox"
 )
 
-// Routes registers the inbox pages; every one is the signed-in account's.
-func (s *Service) Routes(e *echo.Echo) {
-	h := &handlers{svc: s}
-	e.GET("/inbox", h.show, auth.RequireAccount)
-	e.POST("/inbox/read-all", h.markAllRead, auth.RequireAccount)
-	e.GET("/inbox/:id", h.open, auth.RequireAccount)
-	e.POST("/inbox/:id/read", h.markRead, auth.RequireAccount)
-}
-
 // handlers are the inbox's HTTP handlers.
 type handlers struct {
 	svc *Service

@@ -1,0 +1,46 @@
+package chat
+
+import (
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+)
+
+// Routes registers the chat pages; everything needs an account, and a
+// chat's own pages (reader) the right to read it, which requireChat
+// works out once for the handler; a message's routes read it after
+// (message).
+func (s *Service) Routes(e *echo.Echo) {
+	acc, reader := auth.RequireAccount, s.requireChat()
+	e.GET("/chat", s.list)
+	e.GET("/chat/news", s.news, acc)
+	e.GET("/chat/default", s.defaultRoom, acc)
+	e.POST("/chat/default", s.setDefaultRoom, acc)
+	e.POST("/chat/private", s.startPrivate, acc)
+	e.POST("/chat/presence", s.heartbeat, acc)
+	e.POST("/chat/appear-offline", s.appearOffline, acc)
+	e.POST("/chat/receipts", s.receipts, acc)
+	e.POST("/chat/block", s.block, acc)
+	e.POST("/chat/unblock", s.unblock, acc)
+
+	// The room directory and joining (directory.go): a room one is not
+	// in yet is open to join, so these take no reader.
+	e.GET("/chat/rooms", s.directory, acc)
+	e.GET("/chat/:id/join", s.joinPage, acc)
+	e.POST("/chat/:id/join", s.join, acc)
+	e.POST("/chat/:id/leave", s.leave, acc, reader)
+
+	// One chat and its messages.
+	e.GET("/chat/:id", s.page, acc, reader)
+	e.GET("/chat/:id/stream", s.stream, acc, reader)
+	e.GET("/chat/:id/images/:file", s.serveImage, acc, reader)
+	e.POST("/chat/:id/messages", s.send, acc, reader)
+	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc, reader, message)
+	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc, reader, message)
+	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc, reader, message)
+
+	// The admins' rooms (rooms_admin.go).
+	e.GET(adminRoomsURL, s.adminRooms, auth.RequireAdmin)
+	e.POST(adminRoomsURL, s.createRoom, auth.RequireAdmin)
+	e.POST(adminRoomsURL+"/:id", s.updateRoom, auth.RequireAdmin)
+}

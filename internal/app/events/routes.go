@@ -1,0 +1,54 @@
+package events
+
+import (
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/web"
+)
+
+// Routes registers the events pages. Anyone reads the listing and a
+// published event (visible); signing in registers; organizers (org: the
+// role admins grant, and admins) create, publish and check people in;
+// admins keep the categories. An event's routes load it once for the
+// handler (visible for pages a reader may see, event for any state).
+func (s *Service) Routes(e *echo.Echo) {
+	acc := auth.RequireAccount
+	org := []echo.MiddlewareFunc{acc, requireOrganizer}
+	visible, event := s.visible(), s.anyEvent()
+	orgEvent := append(org[:len(org):len(org)], event)
+
+	e.GET("/events", s.list, web.Shared)
+	e.GET("/events/new", s.newEvent, org...)
+	e.POST("/events", s.create, org...)
+	e.GET("/events/mine", s.mine, acc)
+	e.POST("/events/mine/feed", s.replaceFeed, acc)
+	e.GET("/events/calendar/:file", s.myCalendar) // token-gated feed
+	e.GET("/media/events/:id/:file", s.serveImage)
+
+	// One event: its page and feed, registration, and the organizer's
+	// changes.
+	e.GET("/events/:id", s.page, web.Shared, visible)
+	e.GET("/events/:id/event.ics", s.ics, visible)
+	e.POST("/events/:id/register", s.register, acc, event)
+	e.POST("/events/:id/cancel", s.cancelRegistration, acc, event)
+	e.POST("/events/:id/accept", s.accept, acc, event)
+	e.GET("/events/:id/add-to-group", s.addToGroupForm, acc, visible)
+	e.POST("/events/:id/add-to-group", s.addToGroup, acc, visible)
+	e.POST("/events/:id/publish", s.publish(true), org...)
+	e.POST("/events/:id/unpublish", s.publish(false), org...)
+	e.GET("/events/:id/edit", s.editEvent, orgEvent...)
+	e.POST("/events/:id/edit", s.updateEvent, orgEvent...)
+	e.POST("/events/:id/cancel-event", s.cancelEvent, org...)
+
+	// Tickets, check-in and the attendee export (tickets_handlers.go).
+	e.GET("/events/:id/ticket", s.ticket, acc, visible)
+	e.GET("/events/:id/check-in", s.checkIn, orgEvent...)
+	e.POST("/events/:id/check-in/:member", s.markAttended, orgEvent...)
+	e.GET("/events/:id/attendees.csv", s.attendeesCSV, orgEvent...)
+
+	// The admins' categories (categories_handlers.go).
+	e.GET(adminCategoriesURL, s.adminCategories, auth.RequireAdmin)
+	e.POST(adminCategoriesURL, s.addCategory, auth.RequireAdmin)
+	e.POST(adminCategoriesURL+"/:slug", s.updateCategory, auth.RequireAdmin)
+}
