@@ -135,13 +135,10 @@ func (s *Service) sendLinkCode(c echo.Context) error {
 	if From(c).Email != "" {
 		return web.NewError(http.StatusConflict, i18n.T(ctx, "auth.link.has_email"), ErrHasEmail)
 	}
-	if s.mailer == nil {
-		return s.renderAddEmail(c, http.StatusServiceUnavailable, p)
-	}
-	email, err := NormalizeEmail(p.Email)
-	if err != nil {
-		p.EmailError = i18n.T(ctx, "auth.error.bad_email")
-		return s.renderAddEmail(c, http.StatusUnprocessableEntity, p)
+	email, status, msg := s.codeAddress(ctx, p.Email)
+	if status != 0 {
+		p.EmailError = msg
+		return s.renderAddEmail(c, status, p)
 	}
 	if owner, err := s.accountByEmail(ctx, email); err == nil && owner != From(c).MemberKey {
 		p.EmailError = i18n.T(ctx, "auth.link.taken")

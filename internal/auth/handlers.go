@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"regexp"
@@ -48,19 +49,31 @@ func (s *Service) renderSignIn(c echo.Context, status int, p authview.SignInProp
 	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "auth.signin.title"), Content: authview.SignIn(p)})
 }
 
+// codeAddress reads the address a code is to go to. With no mailer
+// nothing can be sent (503; the form says mail is off, so msg is ""); a
+// malformed address is 422 with its message. status is 0 when the code
+// can go.
+func (s *Service) codeAddress(ctx context.Context, raw string) (email string, status int, msg string) {
+	if s.mailer == nil {
+		return "", http.StatusServiceUnavailable, ""
+	}
+	email, err := NormalizeEmail(raw)
+	if err != nil {
+		return "", http.StatusUnprocessableEntity, i18n.T(ctx, "auth.error.bad_email")
+	}
+	return email, 0, ""
+}
+
 // sendCode mails a code and moves on to the code form. Whether the email
 // has an account makes no difference to the answer.
 func (s *Service) sendCode(c echo.Context) error {
 	ctx := c.Request().Context()
 	next := web.LocalPath(c.FormValue("next"))
 	props := authview.SignInProps{Next: next, Email: c.FormValue("email")}
-	if s.mailer == nil {
-		return s.renderSignIn(c, http.StatusServiceUnavailable, props)
-	}
-	email, err := NormalizeEmail(props.Email)
-	if err != nil {
-		props.EmailError = i18n.T(ctx, "auth.error.bad_email")
-		return s.renderSignIn(c, http.StatusUnprocessableEntity, props)
+	email, status, msg := s.codeAddress(ctx, props.Email)
+	if status != 0 {
+		props.EmailError = msg
+		return s.renderSignIn(c, status, props)
 	}
 	return s.mailCode(c, email, map[string]string{pendingEmail: email, pendingNext: next}, "/signin/code", func(status int, msg string) error {
 		props.Message = msg
