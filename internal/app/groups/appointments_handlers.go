@@ -145,7 +145,7 @@ func (h *handlers) appointmentForm(ctx context.Context, g GroupRow, zone *time.L
 		GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), Zone: zone.String(),
 		Title: in.Title, Start: in.Start, End: in.End, Location: in.Location, Notes: in.Notes,
 		NoResponsible: in.Responsible == "", Revision: in.Revision, AllDay: in.AllDay,
-		Repeat: repeatFields(ctx, in.Repeat), Scope: in.Scope, At: in.At, Remind: in.Remind,
+		Repeat: repeatFields(ctx, in.Repeat, in.Start, zone), Scope: in.Scope, At: in.At, Remind: in.Remind,
 	}
 	for _, row := range members {
 		key := memberKeyOf(row)
@@ -159,8 +159,14 @@ func (h *handlers) appointmentForm(ctx context.Context, g GroupRow, zone *time.L
 }
 
 // repeatFields are the form's repeat choices, as typed or stored.
-func repeatFields(ctx context.Context, in RepeatInput) views.RepeatFields {
+func repeatFields(ctx context.Context, in RepeatInput, start string, zone *time.Location) views.RepeatFields {
 	f := views.RepeatFields{Freq: in.Freq, Interval: in.Interval, Weekdays: map[string]bool{}, Monthly: in.Monthly, Ends: in.Ends, Until: in.Until, Count: in.Count}
+	// The monthly choices name the start's own day, when the form has one.
+	if len(start) >= len(time.DateOnly) {
+		if day, err := time.ParseInLocation(time.DateOnly, start[:len(time.DateOnly)], zone); err == nil {
+			f.ByDate, f.ByWeekday = monthlyDays(ctx, day)
+		}
+	}
 	if f.Interval == "" {
 		f.Interval = "1"
 	}

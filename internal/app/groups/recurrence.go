@@ -108,12 +108,8 @@ func parseRepeat(in RepeatInput, start time.Time, errs FieldErrors) string {
 		}
 	case rrule.MONTHLY:
 		if in.Monthly == MonthlyByWeekday {
-			n := (start.Day()-1)/7 + 1
-			if n == 5 || start.AddDate(0, 0, 7).Month() != start.Month() {
-				n = -1 // the last one in the month
-			}
 			wd := rruleWeekdays[codeOf(start.Weekday())]
-			opt.Byweekday = []rrule.Weekday{wd.Nth(n)}
+			opt.Byweekday = []rrule.Weekday{wd.Nth(nthWeekday(start))}
 		}
 	}
 	switch in.Ends {
@@ -326,6 +322,22 @@ func repeatInputOf(text string, start time.Time) RepeatInput {
 	return in
 }
 
+// nthWeekday is which of its weekday in the month start falls on, 1 to
+// 4, or -1 for the last one (a fifth is always the last).
+func nthWeekday(start time.Time) int {
+	if start.AddDate(0, 0, 7).Month() != start.Month() {
+		return -1
+	}
+	return (start.Day()-1)/7 + 1
+}
+
+// monthlyDays says the two monthly choices for a series starting at
+// start: "on day 28" and "on the fourth Fri".
+func monthlyDays(ctx context.Context, start time.Time) (byDate, byWeekday string) {
+	return i18n.T(ctx, "groups.repeat.on_date", "day", start.Day()),
+		i18n.T(ctx, "groups.repeat.on_nth."+strconv.Itoa(nthWeekday(start)), "day", i18n.Weekday(ctx, start.Weekday()))
+}
+
 // describeRepeat says a rule in words: "Every week on Tue, Thu, until
 // 3 Jun 2031".
 func describeRepeat(ctx context.Context, text string, start time.Time) string {
@@ -345,14 +357,12 @@ func describeRepeat(ctx context.Context, text string, start time.Time) string {
 			days = append(days, i18n.Weekday(ctx, time.Weekday((slices.Index(weekdayCodes, code)+1)%7)))
 		}
 		out += " " + i18n.T(ctx, "groups.repeat.on_days", "days", strings.Join(days, ", "))
-	case in.Freq == RepeatMonthly && in.Monthly == MonthlyByWeekday:
-		n := (start.Day()-1)/7 + 1
-		if n == 5 || start.AddDate(0, 0, 7).Month() != start.Month() {
-			n = -1
-		}
-		out += " " + i18n.T(ctx, "groups.repeat.on_nth."+strconv.Itoa(n), "day", i18n.Weekday(ctx, start.Weekday()))
 	case in.Freq == RepeatMonthly:
-		out += " " + i18n.T(ctx, "groups.repeat.on_date", "day", start.Day())
+		on, byWeekday := monthlyDays(ctx, start)
+		if in.Monthly == MonthlyByWeekday {
+			on = byWeekday
+		}
+		out += " " + on
 	}
 	switch in.Ends {
 	case "until":

@@ -210,6 +210,39 @@ func TestRepeatFormRefusesBadInput(t *testing.T) {
 	}
 }
 
+// TestMonthlyChoicesNameTheStartsDay: the form's two monthly choices say
+// which day they mean for the start the form shows, and the page of a
+// series made with one says the same.
+func TestMonthlyChoicesNameTheStartsDay(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, _, id := joinedPair(t, a)
+	choices := func(doc *goquery.Document) [2]string {
+		label := func(id string) string { return strings.TrimSpace(doc.Find(testID(id)).Parent().Text()) }
+		return [2]string{label("repeat-by-date"), label("repeat-by-weekday")}
+	}
+	// 28 March 2030 is a Thursday, the last one of the month.
+	got := choices(ann.c.Get("/groups/" + id + "/appointments/new?date=2030-03-28").Doc(t))
+	if want := [2]string{"The same date each month (on day 28)", "The same weekday each month (on the last Thu)"}; got != want {
+		t.Fatalf("new form on the 28th: %q, want %q", got, want)
+	}
+	// 19 March 2030 is the third Tuesday; the edit form of a monthly
+	// series from then names it, and so does the series' page.
+	form := url.Values{"title": {"Book club"}, "start": {"2030-03-19T19:00"}, "end": {"2030-03-19T21:00"}, "repeat": {"monthly"}, "repeatMonthly": {"weekday"}, "repeatEnds": {"never"}}
+	res := post(t, ann.c, "/groups/"+id+"/appointments", form)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("create a monthly series: %d", res.StatusCode)
+	}
+	page := ann.c.Get(res.Header.Get("Location")).Doc(t)
+	if got := page.Find(testID("appointment-repeat")).Text(); got != "Every month on the third Tue" {
+		t.Fatalf("repeat described as %q", got)
+	}
+	got = choices(ann.c.Get(res.Header.Get("Location") + "/edit").Doc(t))
+	if want := [2]string{"The same date each month (on day 19)", "The same weekday each month (on the third Tue)"}; got != want {
+		t.Fatalf("edit form: %q, want %q", got, want)
+	}
+}
+
 // TestFeedCarriesRulesAndExceptions: the .ics feed has the series with
 // its RRULE, EXDATE and a rising SEQUENCE, and the override with the
 // series' UID and RECURRENCE-ID; expanding the feed gives the
