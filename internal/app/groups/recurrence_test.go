@@ -12,6 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	ics "github.com/arran4/golang-ical"
+	"github.com/harmony/harmony/internal/web/webtest"
 	"github.com/teambition/rrule-go"
 )
 
@@ -200,14 +201,21 @@ func TestRepeatFormRefusesBadInput(t *testing.T) {
 	for k, v := range base {
 		form[k] = v
 	}
-	res := post(t, ann.c, "/groups/"+id+"/appointments", form)
+	if said, _ := createSeries(t, ann.c, id, form); said != "Every 2 weeks on Tue, 5 times" {
+		t.Fatalf("repeat described as %q", said)
+	}
+}
+
+// createSeries creates a series through the form, and returns how its
+// page says it repeats and the page's address.
+func createSeries(t *testing.T, c *webtest.Client, groupID string, form url.Values) (said, page string) {
+	t.Helper()
+	res := post(t, c, "/groups/"+groupID+"/appointments", form)
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("create a series: %d", res.StatusCode)
 	}
-	page := ann.c.Get(res.Header.Get("Location")).Doc(t)
-	if got := page.Find(testID("appointment-repeat")).Text(); got != "Every 2 weeks on Tue, 5 times" {
-		t.Fatalf("repeat described as %q", got)
-	}
+	page = res.Header.Get("Location")
+	return c.Get(page).Doc(t).Find(testID("appointment-repeat")).Text(), page
 }
 
 // TestMonthlyChoicesNameTheStartsDay: the form's two monthly choices say
@@ -229,15 +237,11 @@ func TestMonthlyChoicesNameTheStartsDay(t *testing.T) {
 	// 19 March 2030 is the third Tuesday; the edit form of a monthly
 	// series from then names it, and so does the series' page.
 	form := url.Values{"title": {"Book club"}, "start": {"2030-03-19T19:00"}, "end": {"2030-03-19T21:00"}, "repeat": {"monthly"}, "repeatMonthly": {"weekday"}, "repeatEnds": {"never"}}
-	res := post(t, ann.c, "/groups/"+id+"/appointments", form)
-	if res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("create a monthly series: %d", res.StatusCode)
+	said, page := createSeries(t, ann.c, id, form)
+	if said != "Every month on the third Tue" {
+		t.Fatalf("repeat described as %q", said)
 	}
-	page := ann.c.Get(res.Header.Get("Location")).Doc(t)
-	if got := page.Find(testID("appointment-repeat")).Text(); got != "Every month on the third Tue" {
-		t.Fatalf("repeat described as %q", got)
-	}
-	got = choices(ann.c.Get(res.Header.Get("Location") + "/edit").Doc(t))
+	got = choices(ann.c.Get(page + "/edit").Doc(t))
 	if want := [2]string{"The same date each month (on day 19)", "The same weekday each month (on the third Tue)"}; got != want {
 		t.Fatalf("edit form: %q, want %q", got, want)
 	}
