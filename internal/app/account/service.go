@@ -149,20 +149,21 @@ func (s *Service) Profile(ctx context.Context, memberKey string) (ProfileRow, er
 // directory. change may return an error to abandon the write.
 func (s *Service) updateProfile(ctx context.Context, memberKey string, change func(p *ProfileRow) error) (ProfileRow, error) {
 	pk, rk := profileKey(memberKey)
-	out, err := storage.Change(ctx, s.profiles, pk, rk, ErrNoAccount, func(p *ProfileRow) error {
+	out, err := s.listing.Change(ctx, pk, rk, ErrNoAccount, func(p *ProfileRow) error {
 		if err := change(p); err != nil {
 			return err
 		}
 		p.UpdatedAt = s.now().UTC()
 		return nil
 	})
+	// The profile is the truth and is saved, so a directory row behind is
+	// logged, not returned: the rebuild repairs it.
+	if errors.Is(err, projection.ErrBehind) {
+		s.log.ErrorContext(ctx, "directory row not updated; web reindex users repairs it", "member", memberKey, "err", err)
+		err = nil
+	}
 	if err != nil {
 		return ProfileRow{}, err
-	}
-	// The profile is the truth and is saved, so a failure here is
-	// logged, not returned: the rebuild repairs the row.
-	if err := s.listing.Sync(ctx, nil, &out); err != nil {
-		s.log.ErrorContext(ctx, "directory row not updated; web reindex users repairs it", "member", memberKey, "err", err)
 	}
 	return out, nil
 }

@@ -373,29 +373,20 @@ func (c *Catalog) Event(ctx context.Context, id string) (EventRow, error) {
 	return e, err
 }
 
-// change applies to an event under its ETag, then brings its listing
-// rows in step (projection.Sync; a crash between is Repair's). f
+// change applies f to an event under its ETag, then brings its listing
+// rows in step (projection.Change; a crash between is Repair's). f
 // returning storage.ErrNoChange writes nothing.
 func (c *Catalog) change(ctx context.Context, id string, f func(e *EventRow) error) (EventRow, error) {
 	if !storage.IsID(id) {
 		return EventRow{}, ErrNoEvent
 	}
-	var before EventRow
-	unchanged := false
-	after, err := storage.Change(ctx, c.events, eventsPart, id, ErrNoEvent, func(e *EventRow) error {
-		before = *e
-		err := f(e)
-		unchanged = errors.Is(err, storage.ErrNoChange)
-		if err != nil {
+	return c.listing.Change(ctx, eventsPart, id, ErrNoEvent, func(e *EventRow) error {
+		if err := f(e); err != nil {
 			return err
 		}
 		e.UpdatedAt = c.now().UTC()
 		return nil
 	})
-	if err != nil || unchanged {
-		return after, err
-	}
-	return after, c.listing.Sync(ctx, &before, &after)
 }
 
 // Publish lists an event (unless secret) and opens its registration.

@@ -104,17 +104,13 @@ func (s *Service) RepairMembership(ctx context.Context, groupID, rowKey string) 
 // the result into UserGroups. change returns an error to abandon.
 func (s *Service) changeMember(ctx context.Context, groupID, rowKey string, change func(row *MemberRow) error) (MemberRow, error) {
 	pk, rk := groupMemberKey(groupID, rowKey)
-	out, err := storage.Change(ctx, s.members, pk, rk, ErrNoMember, func(row *MemberRow) error {
+	return s.memberships.Change(ctx, pk, rk, ErrNoMember, func(row *MemberRow) error {
 		if err := change(row); err != nil {
 			return err
 		}
 		row.UpdatedAt = s.now().UTC()
 		return nil
 	})
-	if err != nil {
-		return MemberRow{}, err
-	}
-	return out, s.mirror(ctx, out)
 }
 
 // Invite invites email to the group, as an owner: the GroupMembers row

@@ -131,6 +131,37 @@ func (p *Projection[C]) Sync(ctx context.Context, before, after *C) error {
 	return Apply(ctx, stale(had), want, nil)
 }
 
+// ErrBehind marks a Change whose canonical row was written but whose
+// derived rows were not: the write stands, and Repair or Rebuild brings
+// them in step. A caller for whom the canonical row is all that matters
+// logs it instead of failing the request.
+var ErrBehind = errors.New("projection: derived rows not written")
+
+// Change applies change to the canonical row at pk, rk under its ETag
+// (storage.Change: read, change, write, again when another writer came
+// first), then brings its derived rows in step from the row as it was to
+// the row as written. missing is the error for a row that is not there;
+// change returning storage.ErrNoChange writes nothing. When only the
+// derived rows failed, the error wraps ErrBehind and the written row is
+// returned with it.
+func (p *Projection[C]) Change(ctx context.Context, pk, rk string, missing error, change func(c *C) error) (C, error) {
+	var before C
+	unchanged := false
+	after, err := storage.Change(ctx, p.Canonical, pk, rk, missing, func(c *C) error {
+		before = *c
+		err := change(c)
+		unchanged = errors.Is(err, storage.ErrNoChange)
+		return err
+	})
+	if err != nil || unchanged {
+		return after, err
+	}
+	if err := p.Sync(ctx, &before, &after); err != nil {
+		return after, fmt.Errorf("%w: %w", ErrBehind, err)
+	}
+	return after, nil
+}
+
 // stale marks rows whose stored content is unknown, so Apply rewrites
 // them rather than trusting they match.
 func stale(rows []Row) []Row {

@@ -112,6 +112,54 @@ func TestSyncFollowsEveryWrite(t *testing.T) {
 	}
 }
 
+// Change writes the canonical row under its ETag and then moves its
+// derived rows; a change that declines writes nothing, a missing row is
+// the caller's error, and derived rows that fail leave the canonical row
+// written with ErrBehind.
+func TestChangeWritesTheRowThenItsDerivedRows(t *testing.T) {
+	t.Parallel()
+	s := newShelf(t)
+	errNoBook := errors.New("no such book")
+	b := book{PK: "b", RK: "1", Title: "Dune", Tags: "scifi classic"}
+	s.write(t, nil, b)
+	got, err := s.p.Change(ctx, "b", "1", errNoBook, func(b *book) error {
+		b.Title, b.Tags = "Dune Messiah", "scifi"
+		return nil
+	})
+	if err != nil || got.Title != "Dune Messiah" || got.ETag == "" {
+		t.Fatalf("change: %+v, %v", got, err)
+	}
+	if l := s.listed(t); len(l) != 1 || l["scifi"][0] != "Dune Messiah" {
+		t.Fatalf("after the change: %v", l)
+	}
+	// A change that declines writes nothing: the ETag stays.
+	same, err := s.p.Change(ctx, "b", "1", errNoBook, func(b *book) error {
+		b.Title = "never written"
+		return storage.ErrNoChange
+	})
+	if err != nil || same.ETag != got.ETag {
+		t.Fatalf("declined change: %+v, %v", same, err)
+	}
+	if stored, _ := storage.Get[book](ctx, s.books, "b", "1"); stored.Title != "Dune Messiah" {
+		t.Fatalf("declined change wrote %q", stored.Title)
+	}
+	if _, err := s.p.Change(ctx, "b", "2", errNoBook, func(*book) error { return nil }); !errors.Is(err, errNoBook) {
+		t.Fatalf("missing row: %v", err)
+	}
+	// A derived row Azure would refuse: the book is written, its listing
+	// is behind, and Repair has what it needs.
+	got, err = s.p.Change(ctx, "b", "1", errNoBook, func(b *book) error {
+		b.Tags = "bad%key"
+		return nil
+	})
+	if !errors.Is(err, projection.ErrBehind) || !errors.Is(err, storage.ErrInvalidKey) || got.Tags != "bad%key" {
+		t.Fatalf("derived rows failing: %+v, %v", got, err)
+	}
+	if stored, _ := storage.Get[book](ctx, s.books, "b", "1"); stored.Tags != "bad%key" {
+		t.Fatalf("the canonical row was not kept: %+v", stored)
+	}
+}
+
 // A write that stopped between the canonical row and its derived rows is
 // repaired from the canonical row.
 func TestRepairFinishesAHalfFinishedWrite(t *testing.T) {
