@@ -33,6 +33,17 @@ ensure_chromium() {
   fi
 }
 
+# ensure_emoji_font installs Debian's colour emoji font when it is missing,
+# so that screenshots show the emoji people post (reactions, chat) instead
+# of empty boxes. The tests do not need it.
+ensure_emoji_font() {
+  if [ ! -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]; then
+    log "installing the emoji font with apt"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-color-emoji >/dev/null
+  fi
+}
+
 # free_port prints a TCP port on 127.0.0.1 that nothing listens on. Ports
 # listed in RESERVED_PORTS (space-separated) are skipped: they are taken by
 # something that will listen later, such as the app under test.
