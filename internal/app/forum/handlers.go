@@ -75,7 +75,7 @@ func (s *Service) home(c echo.Context) error {
 		if sec.LastActivityAt != nil && sec.LastTopicID != "" {
 			it.LastActivity, it.LastTopic, it.LastTopicURL = when(c, *sec.LastActivityAt), sec.LastTopicTitle, topicURL(sec.LastTopicID)
 			m := rd.Markers[sec.LastTopicID]
-			it.Unread = me.MemberKey != "" && now.Sub(*sec.LastActivityAt) <= cutoff && sec.LastActivityAt.After(rd.AllAt) &&
+			it.Unread = me.MemberKey != "" && now.Sub(*sec.LastActivityAt) <= cutoff && sec.LastActivityAt.After(rd.readUpTo(sec.RowKey)) &&
 				(m.At == nil || m.At.Before(*sec.LastActivityAt))
 		}
 		p.Sections = append(p.Sections, it)
@@ -601,4 +601,14 @@ func (s *Service) readAll(c echo.Context) error {
 		return err
 	}
 	return web.FlashRedirect(c, "forum.flash.all_read", "/forum")
+}
+
+// readSection is POST /forum/:section/read-all: everything in the
+// section is read for the asker, back on the section's page.
+func (s *Service) readSection(c echo.Context) error {
+	slug := c.Param("section")
+	if err := s.MarkSectionRead(c.Request().Context(), person(c).MemberKey, slug); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "forum.flash.section_read", sectionURL(slug))
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/app/forum"
 	"github.com/harmony/harmony/internal/app/inbox"
@@ -466,5 +467,61 @@ func TestArchivedSection(t *testing.T) {
 	}
 	if res := post(ann, topic+"/replies", url.Values{"body": {"hello?"}}); res.StatusCode != http.StatusNotFound || writes(t, res) != 0 {
 		t.Errorf("a reply: %d", res.StatusCode)
+	}
+}
+
+// TestMarkASectionRead: marking one section read clears its topics from
+// the reader's unread lists and its marker on the forum's home, leaves
+// the other sections as they were, costs one write, and a later reply
+// there is new again. An unknown section writes nothing.
+func TestMarkASectionRead(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann, bob := a.talkSection(t, "")
+	if res := post(boss, "/admin/forum", url.Values{"slug": {"music"}, "name": {"Music"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add the section music: %d", res.StatusCode)
+	}
+	talk := post(bob, "/forum/topics", url.Values{"section": {"talk"}, "title": {"About talking"}, "body": {"x"}}).Header.Get("Location")
+	post(bob, "/forum/topics", url.Values{"section": {"music"}, "title": {"About music"}, "body": {"x"}})
+	newTopics := func() []string {
+		t.Helper()
+		var out []string
+		ann.Get("/forum/new").Doc(t).Find(testID("topic-row") + " .row-title a").Each(func(_ int, s *goquery.Selection) { out = append(out, s.Text()) })
+		return out
+	}
+	if got := newTopics(); len(got) != 2 {
+		t.Fatalf("before: new %q", got)
+	}
+	if ann.Get("/forum").Doc(t).Find(testID("section-unread")).Length() != 2 {
+		t.Fatal("before: not both sections unread on the home page")
+	}
+	if ann.Get("/forum/talk").Doc(t).Find(testID("mark-section-read")).Length() != 1 {
+		t.Fatal("the section page offers no way to mark it read")
+	}
+	res := post(ann, "/forum/talk/read-all", nil)
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/forum/talk" || writes(t, res) != 1 {
+		t.Fatalf("mark talk read: %d → %q, %d writes", res.StatusCode, res.Header.Get("Location"), writes(t, res))
+	}
+	if got := newTopics(); len(got) != 1 || got[0] != "About music" {
+		t.Errorf("after: new %q", got)
+	}
+	home := ann.Get("/forum").Doc(t)
+	if marks := home.Find(testID("section-unread")); marks.Length() != 1 || !strings.Contains(marks.Closest(testID("forum-section")).Text(), "Music") {
+		t.Errorf("after: the home page marks %d sections unread", marks.Length())
+	}
+	// A reply after it is new in talk again: one post.
+	a.Clock.Advance(time.Minute)
+	post(bob, talk+"/replies", url.Values{"body": {"one more"}})
+	if got := ann.Get("/forum/talk").Doc(t).Find(testID("topic-unread")).Text(); !strings.Contains(got, "1") {
+		t.Errorf("a reply after marking the section read: %q", got)
+	}
+	// Another person's reading is their own.
+	if n := boss.Get("/forum/new").Doc(t).Find(testID("topic-row")).Length(); n != 2 {
+		t.Errorf("boss's new topics: %d", n)
+	}
+	for _, path := range []string{"/forum/nosuch/read-all", "/forum/Bad%20Slug/read-all"} {
+		if res := post(ann, path, nil); res.StatusCode != http.StatusNotFound || writes(t, res) != 0 {
+			t.Errorf("POST %s: %d, %d writes", path, res.StatusCode, writes(t, res))
+		}
 	}
 }

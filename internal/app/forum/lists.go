@@ -67,7 +67,7 @@ func (s *Service) scanAll(ctx context.Context, memberKey, after string, keep fun
 			return nil, rd, "", err
 		}
 		if scan == 0 {
-			rd.AllAt = batch.AllAt
+			rd.AllAt, rd.SectionAt = batch.AllAt, batch.SectionAt
 		}
 		for k, v := range batch.Markers {
 			rd.Markers[k] = v

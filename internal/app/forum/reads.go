@@ -2,6 +2,7 @@ package forum
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -76,11 +77,48 @@ func (s *Service) MarkUnread(ctx context.Context, memberKey, topicID string, num
 	return err
 }
 
-// MarkAllRead makes everything up to now read for memberKey: one write.
+// MarkAllRead makes everything up to now read for memberKey: one write,
+// which also forgets the sections marked read on their own before.
 func (s *Service) MarkAllRead(ctx context.Context, memberKey string) error {
 	now := s.now().UTC()
 	_, err := storage.Upsert(ctx, s.reads, ReadRow{PartitionKey: memberKey, RowKey: markAllKey, At: &now})
 	return err
+}
+
+// MarkSectionRead makes everything in the section slug up to now read
+// for memberKey, as Discourse's "dismiss" does for a category. It is kept
+// on their "mark all read" row, so pages read nothing more to know it: a
+// read and a write at its ETag. An unknown or archived section is
+// ErrNoSection, and writes nothing.
+func (s *Service) MarkSectionRead(ctx context.Context, memberKey, slug string) error {
+	if _, err := s.Section(ctx, slug); err != nil {
+		return err
+	}
+	now := s.now().UTC()
+	_, err := storage.Modify(ctx, s.reads, memberKey, markAllKey, func(r *ReadRow, _ bool) error {
+		marks := sectionMarks(r.Sections)
+		marks[slug] = now
+		// A section marked before the last "mark all read" adds nothing.
+		for k, at := range marks {
+			if r.At != nil && !at.After(*r.At) {
+				delete(marks, k)
+			}
+		}
+		b, err := json.Marshal(marks)
+		r.Sections = string(b)
+		return err
+	})
+	return err
+}
+
+// sectionMarks reads a "mark all read" row's Sections; a value it cannot
+// read counts as none (the person marks the section again).
+func sectionMarks(text string) map[string]time.Time {
+	marks := map[string]time.Time{}
+	if text != "" {
+		_ = json.Unmarshal([]byte(text), &marks)
+	}
+	return marks
 }
 
 // DismissPin hides topicID's pin for memberKey.
@@ -99,11 +137,22 @@ func (s *Service) DismissPin(ctx context.Context, memberKey, topicID string) err
 }
 
 // Reader is what a page knows of one person's reading: their "mark all
-// read" time and their markers of the topics it shows.
+// read" time, when they marked sections read on their own, and their
+// markers of the topics it shows.
 type Reader struct {
 	MemberKey string
 	AllAt     time.Time
+	SectionAt map[string]time.Time
 	Markers   map[string]ReadRow
+}
+
+// readUpTo is when everything in section was marked read: "mark all
+// read", or the section's own, whichever came later.
+func (r Reader) readUpTo(section string) time.Time {
+	if at, ok := r.SectionAt[section]; ok && at.After(r.AllAt) {
+		return at
+	}
+	return r.AllAt
 }
 
 // reader reads memberKey's "mark all read" and their markers of topics,
@@ -145,6 +194,7 @@ func (s *Service) readMarkers(ctx context.Context, memberKey string, topics []st
 			if rows[i].At != nil {
 				r.AllAt = *rows[i].At
 			}
+			r.SectionAt = sectionMarks(rows[i].Sections)
 		default:
 			r.Markers[k] = rows[i]
 		}
@@ -165,16 +215,17 @@ func (r Reader) unreadOf(a ActivityRow, now time.Time) Unread {
 	if r.MemberKey == "" || now.Sub(a.LastActivityAt) > cutoff {
 		return Unread{}
 	}
+	upTo := r.readUpTo(a.Section)
 	m, ok := r.Markers[a.TopicID]
 	if !ok || m.At == nil {
 		// Never opened (a dismissed pin leaves a row without a time).
-		if a.CreatedAt.After(r.AllAt) {
+		if a.CreatedAt.After(upTo) {
 			return Unread{New: true}
 		}
 		// Older than "mark all read": what came after it.
-		n, more := unreadIn(a.Recent, 0, r.AllAt)
+		n, more := unreadIn(a.Recent, 0, upTo)
 		return Unread{N: n, More: more}
 	}
-	n, more := unreadIn(a.Recent, m.ReadNum, r.AllAt)
+	n, more := unreadIn(a.Recent, m.ReadNum, upTo)
 	return Unread{N: n, More: more}
 }

@@ -23,6 +23,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/forum/search", s.search, web.Shared)
 	e.GET("/forum/feed.xml", s.feed)
 	e.GET("/forum/:section", s.section, web.Shared)
+	e.POST("/forum/:section/read-all", s.readSection, acc)
 	e.GET("/forum/:section/feed.xml", s.feed)
 
 	// A topic and its posts.

@@ -193,7 +193,11 @@ type ReadRow struct {
 	ReadNum      int        `table:"readNum"`
 	Dismissed    bool       `table:"dismissed"`
 	At           *time.Time `table:"at"` // the last move; nil: never opened
+	// Sections is on the "mark all read" row only: the sections marked
+	// read on their own since, as JSON slug → when (sectionMarks).
+	Sections string `table:"sections"`
 }
 
-// markAllKey is the row of a person's "mark all read": its At is when.
+// markAllKey is the row of a person's "mark all read": its At is when,
+// and its Sections when each section was marked read on its own.
 const markAllKey = "all"
