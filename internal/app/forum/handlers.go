@@ -21,19 +21,37 @@ import (
 	views "github.com/harmony/harmony/views/forum"
 )
 
-// requireTopic reads the route's topic (:id), open and not deleted, and
-// keeps it for the handler (topicOf); anything else is ErrNoTopic (404).
+// requireTopic reads the route's topic (:id), not deleted, and its
+// section, open, and keeps both for the handler (topicOf, sectionOf); a
+// deleted topic is ErrNoTopic and one in an archived section
+// ErrNoSection (both 404), whatever the route: its page, a post's
+// history, a quote.
 func (s *Service) requireTopic() echo.MiddlewareFunc {
-	return topicScope.Require(func(c echo.Context) (TopicRow, error) {
-		return s.Head(c.Request().Context(), c.Param("id"))
+	return topicScope.Require(func(c echo.Context) (openTopic, error) {
+		ctx := c.Request().Context()
+		t, err := s.Head(ctx, c.Param("id"))
+		if err != nil {
+			return openTopic{}, err
+		}
+		sec, err := s.Section(ctx, t.Section)
+		return openTopic{Topic: t, Section: sec}, err
 	})
 }
 
-// topicScope carries the topic requireTopic read to the handler.
-var topicScope = web.NewScope[TopicRow]("forum.topic")
+// openTopic is what requireTopic read: a topic and its section.
+type openTopic struct {
+	Topic   TopicRow
+	Section SectionRow
+}
+
+// topicScope carries what requireTopic read to the handler.
+var topicScope = web.NewScope[openTopic]("forum.topic")
 
 // topicOf is the topic requireTopic read.
-func topicOf(c echo.Context) TopicRow { return topicScope.From(c) }
+func topicOf(c echo.Context) TopicRow { return topicScope.From(c).Topic }
+
+// sectionOf is the topic's section, which requireTopic read.
+func sectionOf(c echo.Context) SectionRow { return topicScope.From(c).Section }
 
 // person is who the request is from ("" memberKey for a visitor).
 func person(c echo.Context) Person {
@@ -181,11 +199,7 @@ func window(c echo.Context, posts, readNum int, opened bool) (from, to, firstUnr
 func (s *Service) topic(c echo.Context) error {
 	ctx := c.Request().Context()
 	me := person(c)
-	t := topicOf(c)
-	sec, err := s.Section(ctx, t.Section)
-	if err != nil {
-		return err
-	}
+	t, sec := topicOf(c), sectionOf(c)
 	rd, err := s.reader(ctx, me.MemberKey, []string{t.PartitionKey})
 	if err != nil {
 		return err
@@ -473,7 +487,7 @@ func (s *Service) edit(c echo.Context) error {
 func (s *Service) history(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, p := topicOf(c), postOf(c)
-	if p.DeletedAt != nil || p.Hidden && !s.staff(ctx, person(c), t.Section) {
+	if p.DeletedAt != nil || p.Hidden && !isStaffOf(person(c), sectionOf(c)) {
 		return ErrNoPost
 	}
 	revs, err := s.Revisions(ctx, t.PartitionKey, p.Num)
@@ -490,12 +504,6 @@ func (s *Service) history(c echo.Context) error {
 	}
 	title := i18n.T(ctx, "forum.history.of", "n", strconv.Itoa(p.Num), "name", p.AuthorName)
 	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "forum.history.heading"), Section: "forum", Content: views.History(title, postURL(t.PartitionKey, p.Num), versions)})
-}
-
-// staff reports whether by moderates section (false on a failed read).
-func (s *Service) staff(ctx context.Context, by Person, section string) bool {
-	ok, err := s.IsStaff(ctx, by, section)
-	return err == nil && ok
 }
 
 // remove is POST /forum/t/:id/posts/:num/delete, after confirmation.

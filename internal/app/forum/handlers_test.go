@@ -353,13 +353,23 @@ func TestNewcomerLimits(t *testing.T) {
 	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.Body, "at most 2 links") {
 		t.Fatalf("three links on day one: %d", res.StatusCode)
 	}
+	mine := ""
 	for i := range 3 {
-		if res := open(fmt.Sprint("Topic number ", i), "hello"); res.StatusCode != http.StatusSeeOther {
+		res := open(fmt.Sprint("Topic number ", i), "hello")
+		if res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("topic %d: %d", i, res.StatusCode)
+		}
+		if mine == "" {
+			mine = res.Header.Get("Location")
 		}
 	}
 	if res := open("One too many", "hello"); res.StatusCode != http.StatusTooManyRequests || res.Doc(t).Find("#topic-body").Text() != "hello" {
 		t.Fatalf("a fourth topic on day one: %d", res.StatusCode)
+	}
+	// Editing the links in afterwards is held to the same limit.
+	res = post(ann, mine+"/posts/1/edit", url.Values{"title": {"Topic number 0"}, "body": {"https://a.example https://b.example https://c.example"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.Body, "at most 2 links") || writes(t, res) != 0 {
+		t.Fatalf("three links edited in on day one: %d, %d writes", res.StatusCode, writes(t, res))
 	}
 	a.Clock.Advance(25 * time.Hour)
 	if res := open("Day two", "https://a.example https://b.example https://c.example"); res.StatusCode != http.StatusSeeOther {
@@ -451,7 +461,7 @@ func TestArchivedSection(t *testing.T) {
 	if res := post(boss, "/admin/forum/talk", url.Values{"name": {"Talk"}, "archived": {"true"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("archive: %d", res.StatusCode)
 	}
-	for _, path := range []string{"/forum/talk", topic, "/forum/talk/feed.xml"} {
+	for _, path := range []string{"/forum/talk", topic, "/forum/talk/feed.xml", topic + "/posts/1/history", topic + "/reply?quote=1"} {
 		if res := bob.Get(path); res.StatusCode != http.StatusNotFound {
 			t.Errorf("GET %s: %d", path, res.StatusCode)
 		}
@@ -523,5 +533,79 @@ func TestMarkASectionRead(t *testing.T) {
 		if res := post(ann, path, nil); res.StatusCode != http.StatusNotFound || writes(t, res) != 0 {
 			t.Errorf("POST %s: %d, %d writes", path, res.StatusCode, writes(t, res))
 		}
+	}
+}
+
+// TestAHiddenReplyCountsOnce: a reply hidden and then deleted by its
+// author stops counting once, so the topic's author still cannot delete
+// a topic that has someone else's visible reply.
+func TestAHiddenReplyCountsOnce(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann, bob := a.talkSection(t, "")
+	topic := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Count me"}, "body": {"x"}}).Header.Get("Location")
+	id := strings.TrimPrefix(topic, "/forum/t/")
+	post(bob, topic+"/replies", url.Values{"body": {"a real answer"}})
+	post(ann, topic+"/replies", url.Values{"body": {"spam"}})
+	if res := post(boss, topic+"/posts/3/hide", url.Values{"hidden": {"true"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("hide: %d", res.StatusCode)
+	}
+	if res := post(ann, topic+"/posts/3/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete the hidden reply: %d", res.StatusCode)
+	}
+	if h, err := a.svc.Head(context.Background(), id); err != nil || h.Replies != 1 {
+		t.Fatalf("replies after hiding and deleting one: %d, %v", h.Replies, err)
+	}
+	if res := post(ann, topic+"/posts/1/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusConflict || writes(t, res) != 0 {
+		t.Fatalf("the author deletes a topic with bob's reply: %d", res.StatusCode)
+	}
+	if res := bob.Get(topic); res.StatusCode != http.StatusOK || !strings.Contains(res.Body, "a real answer") {
+		t.Fatalf("bob's reply: %d", res.StatusCode)
+	}
+}
+
+// TestTheHomePageFollowsTheLastTopic: the forum's home names each
+// section's most recently active topic; deleting it, moving it away or
+// renaming it shows the next one, or the new title, never a stale one.
+func TestTheHomePageFollowsTheLastTopic(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann, _ := a.talkSection(t, "")
+	if res := post(boss, "/admin/forum", url.Values{"slug": {"music"}, "name": {"Music"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add the section music: %d", res.StatusCode)
+	}
+	older := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"The older topic"}, "body": {"x"}}).Header.Get("Location")
+	a.Clock.Advance(time.Minute)
+	newer := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"A private matter"}, "body": {"x"}}).Header.Get("Location")
+	last := func() string {
+		t.Helper()
+		var out string
+		boss.Get("/forum").Doc(t).Find(testID("forum-section")).Each(func(_ int, s *goquery.Selection) {
+			if strings.Contains(s.Find(".row-title").Text(), "Talk") {
+				out = strings.TrimSpace(s.Find(`a[href^="/forum/t/"]`).Text())
+			}
+		})
+		return out
+	}
+	if got := last(); got != "A private matter" {
+		t.Fatalf("before: %q", got)
+	}
+	if res := post(ann, newer+"/posts/1/edit", url.Values{"title": {"A renamed matter"}, "body": {"x"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("rename: %d", res.StatusCode)
+	}
+	if got := last(); got != "A renamed matter" {
+		t.Errorf("after a rename: %q", got)
+	}
+	if res := post(boss, newer+"/posts/1/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.StatusCode)
+	}
+	if got := last(); got != "The older topic" {
+		t.Errorf("after deleting the last topic: %q", got)
+	}
+	if res := post(boss, older+"/move", url.Values{"section": {"music"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("move: %d", res.StatusCode)
+	}
+	if got := last(); got != "" {
+		t.Errorf("after moving the only topic away: %q", got)
 	}
 }

@@ -74,6 +74,9 @@ func (s *Service) limitNewcomer(ctx context.Context, by Person, kind, body strin
 	if len(links.FindAllStringIndex(body, -1)) > newcomerLinks {
 		return FormErrors{"body": "forum.error.newcomer_links"}
 	}
+	if kind == "edit" {
+		return nil // an edit adds no post: only its links count
+	}
 	max := newcomerReplies
 	if kind == "topic" {
 		max = newcomerTopics

@@ -122,7 +122,7 @@ func (s *Service) Move(ctx context.Context, by Person, topicID, to string) error
 	if err != nil || before.Section == after.Section {
 		return err
 	}
-	s.countSection(ctx, before.Section, -1, TopicRow{Deleted: true})
+	s.countSection(ctx, before.Section, -1, after)
 	s.countSection(ctx, after.Section, 1, after)
 	return nil
 }

@@ -85,6 +85,9 @@ func (s *Service) Edit(ctx context.Context, by Person, topicID string, num int, 
 	if len(errs) > 0 {
 		return errs
 	}
+	if err := s.limitNewcomer(ctx, by, "edit", body); err != nil {
+		return err
+	}
 	var before, after TopicRow
 	titleChanged := false
 	err := storage.Optimistic(ctx, writeAttempts, func(ctx context.Context) error {
@@ -127,6 +130,7 @@ func (s *Service) Edit(ctx context.Context, by Person, topicID string, num int, 
 		}
 		s.followHead(ctx, &before, &after)
 		s.followTitle(ctx, &before, &after)
+		s.countSection(ctx, after.Section, 0, after)
 	}
 	return nil
 }
@@ -154,14 +158,22 @@ func (s *Service) Delete(ctx context.Context, by Person, topicID string, num int
 	if num == 1 && t.Replies > 0 && !staff {
 		return ErrHasReplies // others' replies would go with it
 	}
-	if p.DeletedAt != nil {
+	was, err := s.setPost(ctx, topicID, num, func(p *PostRow) error {
+		if p.DeletedAt != nil {
+			return storage.ErrNoChange
+		}
+		now := s.now().UTC()
+		p.DeletedAt, p.Body = &now, ""
 		return nil
-	}
-	if err := s.setPost(ctx, topicID, num, func(p *PostRow) { now := s.now().UTC(); p.DeletedAt, p.Body = &now, "" }); err != nil {
+	})
+	if err != nil || was.DeletedAt != nil {
 		return err
 	}
 	if staff && p.AuthorKey != by.MemberKey {
 		s.logAction(ctx, by, "forum.delete_post", t, num)
+	}
+	if num != 1 && was.Hidden {
+		return nil // a hidden reply stopped counting when it was hidden
 	}
 	return s.recount(ctx, topicID, num, false, num == 1)
 }
@@ -169,17 +181,21 @@ func (s *Service) Delete(ctx context.Context, by Person, topicID string, num int
 // Hide folds a post for members and stops it counting, or shows it
 // again (staff).
 func (s *Service) Hide(ctx context.Context, by Person, topicID string, num int, hidden bool) error {
-	t, p, err := s.Post(ctx, topicID, num)
+	t, _, err := s.Post(ctx, topicID, num)
 	if err != nil {
 		return err
 	}
 	if err := s.requireStaff(ctx, by, t.Section); err != nil {
 		return err
 	}
-	if p.Hidden == hidden || p.DeletedAt != nil {
+	was, err := s.setPost(ctx, topicID, num, func(p *PostRow) error {
+		if p.Hidden == hidden || p.DeletedAt != nil {
+			return storage.ErrNoChange
+		}
+		p.Hidden = hidden
 		return nil
-	}
-	if err := s.setPost(ctx, topicID, num, func(p *PostRow) { p.Hidden = hidden }); err != nil {
+	})
+	if err != nil || was.Hidden == hidden || was.DeletedAt != nil {
 		return err
 	}
 	action := map[bool]string{true: "forum.hide_post", false: "forum.show_post"}[hidden]
@@ -190,13 +206,15 @@ func (s *Service) Hide(ctx context.Context, by Person, topicID string, num int, 
 	return s.recount(ctx, topicID, num, !hidden, false)
 }
 
-// setPost changes one post at its ETag.
-func (s *Service) setPost(ctx context.Context, topicID string, num int, f func(p *PostRow)) error {
-	_, err := storage.Change(ctx, s.posts, topicID, postKey(num), ErrNoPost, func(p *PostRow) error {
-		f(p)
-		return nil
+// setPost changes one post at its ETag (f returning storage.ErrNoChange
+// writes nothing) and returns it as it was just before: what the counts
+// follow, whatever another writer did meanwhile.
+func (s *Service) setPost(ctx context.Context, topicID string, num int, f func(p *PostRow) error) (was PostRow, err error) {
+	_, err = storage.Change(ctx, s.posts, topicID, postKey(num), ErrNoPost, func(p *PostRow) error {
+		was = *p
+		return f(p)
 	})
-	return err
+	return was, err
 }
 
 // recount brings a topic's head in step with post num shown (visible) or

@@ -165,16 +165,33 @@ func (s *Service) UpdateSection(ctx context.Context, slug string, in SectionInpu
 	})
 }
 
-// countSection moves a section's counters after a topic's change: topics
-// by delta, and the last activity forward to t's.
+// countSection moves a section's counters after a change of topic t (as
+// it is now): topics by delta, and the last activity forward to t's. When
+// the section's last topic was deleted or moved out, the next most
+// recently active one takes its place (read from the section's index,
+// which the change has already moved), so the forum's home never shows a
+// deleted title; when it was retitled, its new title shows.
 func (s *Service) countSection(ctx context.Context, slug string, delta int, t TopicRow) {
+	ctx = context.WithoutCancel(ctx)
 	pk, rk := sectionKey(slug)
-	_, err := storage.Change(context.WithoutCancel(ctx), s.sections, pk, rk, storage.ErrNoChange, func(r *SectionRow) error {
+	_, err := storage.Change(ctx, s.sections, pk, rk, storage.ErrNoChange, func(r *SectionRow) error {
 		changed := delta != 0
 		r.Topics += delta
-		if !t.Deleted && (r.LastActivityAt == nil || t.LastActivityAt.After(*r.LastActivityAt)) {
-			at := t.LastActivityAt
-			r.LastActivityAt, r.LastTopicID, r.LastTopicTitle, changed = &at, t.PartitionKey, t.Title, true
+		gone := t.Deleted || t.Section != slug
+		switch {
+		case !gone && (r.LastActivityAt == nil || t.LastActivityAt.After(*r.LastActivityAt)):
+			r.setLast(t.Summary, t.PartitionKey)
+			changed = true
+		case r.LastTopicID != t.PartitionKey:
+		case gone:
+			last, err := s.lastOfSection(ctx, slug)
+			if err != nil {
+				return err
+			}
+			r.setLast(last.Summary, last.TopicID)
+			changed = true
+		case r.LastTopicTitle != t.Title:
+			r.LastTopicTitle, changed = t.Title, true
 		}
 		if !changed {
 			return storage.ErrNoChange
@@ -184,6 +201,35 @@ func (s *Service) countSection(ctx context.Context, slug string, delta int, t To
 	if err != nil {
 		s.log.ErrorContext(ctx, "forum: section counters not moved; web reindex forum recounts them", "section", slug, "err", err)
 	}
+}
+
+// setLast makes the topic id (its summary a) the section's last active
+// one; an empty id clears it.
+func (r *SectionRow) setLast(a Summary, id string) {
+	if id == "" {
+		r.LastActivityAt, r.LastTopicID, r.LastTopicTitle = nil, "", ""
+		return
+	}
+	at := a.LastActivityAt
+	r.LastActivityAt, r.LastTopicID, r.LastTopicTitle = &at, id, a.Title
+}
+
+// lastOfSection is the section's most recently active topic, pinned or
+// not (a zero row for none): the newest of its pins and the newest of
+// the rest, two queries of one row.
+func (s *Service) lastOfSection(ctx context.Context, slug string) (ActivityRow, error) {
+	pk := sectionPart(slug)
+	var last ActivityRow
+	for _, q := range []storage.Query{{PartitionKey: pk, RowKeyTo: "1"}, {PartitionKey: pk, RowKeyFrom: "1|", RowKeyTo: "2"}} {
+		rows, _, err := storage.Take[ActivityRow](ctx, s.activity, q, 1)
+		if err != nil {
+			return ActivityRow{}, err
+		}
+		if len(rows) == 1 && rows[0].LastActivityAt.After(last.LastActivityAt) {
+			last = rows[0]
+		}
+	}
+	return last, nil
 }
 
 // IsStaff reports whether by moderates section: an admin, or one of its
