@@ -73,23 +73,31 @@ func newRandomID() string {
 }
 
 func (r *sessionRow) identity(adminEmail bool) *Identity {
-	id := &Identity{
-		MemberKey:   r.MemberKey,
-		Email:       r.Email,
-		DisplayName: r.DisplayName,
-		Admin:       !r.Guest && (r.AdminRole || adminEmail),
-		Organizer:   !r.Guest && (r.AdminRole || adminEmail || r.OrganizerRole),
-		Guest:       r.Guest,
-		SessionID:   r.ID,
-		Language:    r.Language,
-		Timezone:    r.Timezone,
-	}
+	id := newIdentity(r.MemberKey, r.Email, r.Guest, r.AdminRole || adminEmail, r.OrganizerRole)
+	id.DisplayName, id.SessionID, id.Language, id.Timezone = r.DisplayName, r.ID, r.Language, r.Timezone
+	return id
+}
+
+// newIdentity is what an identity's keys and roles are, by one rule for
+// the one asking (their session) and for anyone else (IdentityOf): a
+// guest has no roles and no userKey; admins are organizers too.
+func newIdentity(memberKey, email string, guest, admin, organizer bool) *Identity {
+	id := &Identity{MemberKey: memberKey, Email: email, Guest: guest, Admin: !guest && admin, Organizer: !guest && (admin || organizer)}
 	switch {
-	case r.Email != "":
-		id.UserKey = UserKey(r.Email)
-	case !r.Guest:
-		id.UserKey = MemberUserKey(r.MemberKey)
+	case email != "":
+		id.UserKey = UserKey(email)
+	case !guest:
+		id.UserKey = MemberUserKey(memberKey)
 	}
+	return id
+}
+
+// IdentityOf is memberKey's identity as a session of theirs would carry
+// it, from their profile (st) and ADMIN_EMAILS: for asking what someone
+// who is not the one asking may do (whom a chat message mentions).
+func (s *Service) IdentityOf(memberKey, email string, st ProfileState) *Identity {
+	id := newIdentity(memberKey, email, IsGuestKey(memberKey), st.Admin || s.isAdminEmail(email), st.Organizer)
+	id.DisplayName, id.Language, id.Timezone = st.DisplayName, st.Language, st.Timezone
 	return id
 }
 

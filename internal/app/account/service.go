@@ -28,6 +28,7 @@ type Sessions interface {
 	RevokeSession(ctx context.Context, memberKey, sessionID string) error
 	RevokeAllSessions(ctx context.Context, memberKey string) error
 	RefreshSessions(ctx context.Context, memberKey string, st auth.ProfileState) error
+	IdentityOf(memberKey, email string, st auth.ProfileState) *auth.Identity
 }
 
 // Service is the account module: its tables, its photo container and its
@@ -129,6 +130,24 @@ func (s *Service) DisplayName(ctx context.Context, memberKey string) (string, er
 	return p.DisplayName, err
 }
 
+// Identity is an enabled account as access checks see it when it is not
+// the one asking (whom a chat message mentions): its userKey and its roles
+// as they are now, from the profile and ADMIN_EMAILS; one read. A missing,
+// disabled or deleted account is storage.ErrNotFound.
+func (s *Service) Identity(ctx context.Context, memberKey string) (*auth.Identity, error) {
+	p, err := s.Profile(ctx, memberKey)
+	if err == nil && (!p.Enabled || p.DeletedAt != nil) {
+		err = storage.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.sessions == nil {
+		return nil, errors.New("account: no sessions to ask for roles")
+	}
+	return s.sessions.IdentityOf(memberKey, p.Email, profileState(p)), nil
+}
+
 // CreatedAt is when memberKey's account was made (the forum holds new
 // accounts to less on their first day).
 func (s *Service) CreatedAt(ctx context.Context, memberKey string) (time.Time, error) {
@@ -184,15 +203,21 @@ func (s *Service) stateOf(ctx context.Context, memberKey string, p ProfileRow) (
 	if err != nil {
 		return auth.ProfileState{}, err
 	}
+	st := profileState(p)
+	st.Language, st.AvatarURL = settings.Language, AvatarURL(memberKey, p.PhotoKey)
+	return st, nil
+}
+
+// profileState is what auth keeps of a profile, but for the language and
+// the avatar (stateOf adds them).
+func profileState(p ProfileRow) auth.ProfileState {
 	return auth.ProfileState{
 		DisplayName: p.DisplayName,
 		Enabled:     p.Enabled && p.DeletedAt == nil,
 		Admin:       p.Role == RoleAdmin,
 		Organizer:   p.Role == RoleOrganizer,
-		Language:    settings.Language,
-		AvatarURL:   AvatarURL(memberKey, p.PhotoKey),
 		Timezone:    p.Timezone,
-	}, nil
+	}
 }
 
 // refreshSessions copies the profile's display fields into the member's

@@ -39,9 +39,11 @@ type Events interface {
 	EventChat(ctx context.Context, eventID string, id *auth.Identity) (title string, canPost bool, err error)
 }
 
-// People finds a person's name for a private chat.
+// People finds a person's name for a private chat, and the account of
+// someone who is not the one asking, as access checks need it (mayOpen).
 type People interface {
 	DisplayName(ctx context.Context, memberKey string) (string, error)
+	Identity(ctx context.Context, memberKey string) (*auth.Identity, error)
 }
 
 // UseGroups, UseEvents and UsePeople turn on group, event and private
@@ -149,6 +151,41 @@ func (s *Service) Open(ctx context.Context, id *auth.Identity, chatID string) (A
 		return Access{Chat: c, Title: title, CanPost: canPost, Back: "/events/" + ref}, err
 	}
 	return Access{}, ErrNoChat
+}
+
+// mayOpen asks Open again whether memberKey may open ch now, for someone
+// who is not the one asking: a person a message mentions, or the viewer
+// of a stream opened a while ago (whose roles may have changed since).
+// Any error but ErrNoChat is a failed read. Private chats keep their
+// two people (no read); rooms are decided by the memberKey (the chat row
+// and the person's UserChats row: 2 reads); groups and events by the
+// account as it is now (People.Identity, 1 read, then Open's: the
+// membership or registration, the group or event, and the chat row; the
+// events module also counts a waitlisted person's place, a read and a
+// query).
+func (s *Service) mayOpen(ctx context.Context, memberKey string, ch ChatRow) error {
+	id := &auth.Identity{MemberKey: memberKey}
+	switch ch.Kind {
+	case KindPrivate:
+		if memberKey == ch.MemberA || memberKey == ch.MemberB {
+			return nil
+		}
+		return ErrNoChat
+	case KindGroup, KindEvent:
+		if s.people == nil {
+			return ErrNoChat
+		}
+		var err error
+		id, err = s.people.Identity(ctx, memberKey)
+		if errors.Is(err, storage.ErrNotFound) {
+			return ErrNoChat
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err := s.Open(ctx, id, ch.RowKey)
+	return err
 }
 
 // chatRow reads a chat; missing or archived is ErrNoChat.

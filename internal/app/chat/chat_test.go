@@ -1249,3 +1249,194 @@ func TestChatListPresenceIsLive(t *testing.T) {
 		t.Fatalf("ann went offline: %+v", ev)
 	}
 }
+
+// mentionNotices are the "mentioned you" notices in c's inbox, after
+// the queued notices ran.
+func mentionNotices(t *testing.T, a *app, c *webtest.Client) []string {
+	t.Helper()
+	a.Tasks.RunDue(t.Context())
+	var out []string
+	c.Get("/inbox").Doc(t).Find(testID("inbox-item")).Each(func(_ int, s *goquery.Selection) {
+		if strings.Contains(s.Text(), "mentioned you") {
+			out = append(out, strings.TrimSpace(s.Text()))
+		}
+	})
+	return out
+}
+
+// TestMentionsReachOnlyWhoMayOpenTheChat: someone who opened a chat and
+// then lost it (removed from the group, out of the private room) is not
+// told of a mention there, and never sees the message's start; someone
+// who still may open it is.
+func TestMentionsReachOnlyWhoMayOpenTheChat(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann, bob, cat := a.Client(), a.Client(), a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	a.SignIn(cat, "cat@example.com")
+
+	// A group: bob and cat open its chat (participants), bob is removed.
+	home := post(ann, "/groups", url.Values{"name": {"The Smiths"}}).Header.Get("Location")
+	groupID := strings.Split(home, "/")[2]
+	for _, who := range []struct {
+		c     *webtest.Client
+		email string
+	}{{bob, "bob@example.com"}, {cat, "cat@example.com"}} {
+		post(ann, "/groups/"+groupID+"/invites", url.Values{"email": {who.email}})
+		post(who.c, "/groups/"+groupID+"/invite/accept", nil)
+	}
+	gchat := "/chat/group-" + groupID
+	for _, c := range []*webtest.Client{bob, cat} {
+		if res := c.Get(gchat); res.StatusCode != http.StatusOK {
+			t.Fatalf("a member opens the group's chat: %d", res.StatusCode)
+		}
+	}
+	bobRow := ann.Get("/groups/" + groupID + "/members").Doc(t).Find(testID("roster-row")).FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "bob") })
+	if res := post(ann, "/groups/"+groupID+"/members/"+bobRow.AttrOr("data-member", "")+"/remove", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("remove bob: %d", res.StatusCode)
+	}
+	if res := post(ann, gchat+"/messages", url.Values{"body": {"@bob @cat the family secret"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("ann mentions them: %d", res.StatusCode)
+	}
+	if got := mentionNotices(t, a, cat); len(got) != 1 || !strings.Contains(got[0], "family secret") {
+		t.Fatalf("cat, still a member: %q", got)
+	}
+	if got := mentionNotices(t, a, bob); len(got) != 0 {
+		t.Fatalf("bob, removed from the group, is told: %q", got)
+	}
+
+	// A private room ann joined, read and left.
+	post(org, "/admin/chat-rooms", url.Values{"slug": {"staff"}, "name": {"Staff"}, "private": {"true"}})
+	link, _ := url.Parse(org.Get("/chat/room-staff").Doc(t).Find("#chat-invite-url").AttrOr("value", ""))
+	post(ann, "/chat/room-staff/join", url.Values{"key": {link.Query().Get("key")}})
+	if res := ann.Get("/chat/room-staff"); res.StatusCode != http.StatusOK {
+		t.Fatalf("ann opens the private room: %d", res.StatusCode)
+	}
+	post(ann, "/chat/room-staff/leave", nil)
+	if res := post(org, "/chat/room-staff/messages", url.Values{"body": {"@ann the staff secret"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("org mentions ann: %d", res.StatusCode)
+	}
+	if got := mentionNotices(t, a, ann); len(got) != 0 {
+		t.Fatalf("ann, out of the private room, is told: %q", got)
+	}
+}
+
+// TestVisitorsSeeNoPrivateRooms: a visitor's /chat names the public
+// rooms and not a private one; neither does the list of someone signed
+// in who is not in it.
+func TestVisitorsSeeNoPrivateRooms(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann, visitor := a.Client(), a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	post(org, "/admin/chat-rooms", url.Values{"slug": {"board"}, "name": {"Board whispers"}, "private": {"true"}})
+	post(org, "/admin/chat-rooms", url.Values{"slug": {"book-club"}, "name": {"Book club"}})
+	res := visitor.Get("/chat")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("a visitor's /chat: %d", res.StatusCode)
+	}
+	welcome := res.Doc(t).Find(testID("chat-welcome")).Text()
+	if !strings.Contains(welcome, "#general") || !strings.Contains(welcome, "#Book club") {
+		t.Fatalf("the public rooms are not named: %q", welcome)
+	}
+	if strings.Contains(res.Body, "Board whispers") {
+		t.Fatal("a visitor sees the private room's name")
+	}
+	if strings.Contains(ann.Get("/chat").Body, "Board whispers") {
+		t.Fatal("someone not in the private room sees its name")
+	}
+}
+
+// TestStreamEndsWhenAccessIsLost: an open stream is asked again with each
+// heartbeat; it ends (with a reset, so the page reloads) once its viewer
+// may no longer open the chat in a way that writes no "left" entry:
+// leaving a private room, or an admin making a room private. A viewer
+// who still may open it keeps the stream.
+func TestStreamEndsWhenAccessIsLost(t *testing.T) {
+	t.Parallel()
+	a := newApp(t, "TEST_HEARTBEAT", "50ms")
+	org, ann, bob := a.Client(), a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	post(org, "/admin/chat-rooms", url.Values{"slug": {"staff"}, "name": {"Staff"}, "private": {"true"}})
+	post(org, "/admin/chat-rooms", url.Values{"slug": {"book-club"}, "name": {"Book club"}})
+	link, _ := url.Parse(org.Get("/chat/room-staff").Doc(t).Find("#chat-invite-url").AttrOr("value", ""))
+	post(ann, "/chat/room-staff/join", url.Values{"key": {link.Query().Get("key")}})
+
+	ended := func(who string, events <-chan sseEvent) {
+		t.Helper()
+		if ev := next(t, events, 1)[0]; ev.event != "reset" || ev.data != "left\n" {
+			t.Fatalf("%s's stream: %+v, want a reset", who, ev)
+		}
+		select {
+		case ev, open := <-events:
+			if open {
+				t.Fatalf("%s's stream goes on after the reset: %+v", who, ev)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s's stream is still open", who)
+		}
+	}
+	orgEvents, stopOrg := openStream(t, org, "/chat/room-staff/stream", "")
+	defer stopOrg()
+	annEvents, stopAnn := openStream(t, ann, "/chat/room-staff/stream", "")
+	defer stopAnn()
+	bobEvents, stopBob := openStream(t, bob, "/chat/room-book-club/stream", "")
+	defer stopBob()
+
+	if res := post(ann, "/chat/room-staff/leave", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("ann leaves: %d", res.StatusCode)
+	}
+	ended("ann", annEvents)
+	if res := post(org, "/admin/chat-rooms/room-book-club", url.Values{"name": {"Book club"}, "private": {"true"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("make the room private: %d", res.StatusCode)
+	}
+	ended("bob", bobEvents)
+
+	// Org, still in the room, has had heartbeats all along: the stream is
+	// open and brings the next message.
+	select {
+	case ev, open := <-orgEvents:
+		if !open {
+			t.Fatal("org's stream ended")
+		}
+		t.Fatalf("org's stream: %+v", ev)
+	case <-time.After(300 * time.Millisecond):
+	}
+	post(org, "/chat/room-staff/messages", url.Values{"body": {"still here"}})
+	// Org's first message there says org joined (entry 1), then the message.
+	if evs := next(t, orgEvents, 2); ids(evs) != "1,2" || !strings.Contains(evs[1].data, "still here") {
+		t.Fatalf("org's stream after the checks: %+v", evs)
+	}
+}
+
+// TestImageOverTheLimitIsNotProcessed: a picture sent past the send
+// limit is refused as too fast before it is decoded, and writes
+// nothing: a damaged PNG, which decoding would refuse, gets the rate
+// limit's answer, and the damaged answer only once the limit allows.
+func TestImageOverTheLimitIsNotProcessed(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.Client()
+	a.SignIn(ann, "ann@example.com")
+	room := "/chat/room-general"
+	damaged := append([]byte("\x89PNG\r\n\x1a\n"), []byte(strings.Repeat("not a picture at all ", 50))...)
+	for i := range 5 { // the test app's limit
+		if res := post(ann, room+"/messages", url.Values{"body": {fmt.Sprint("quick ", i)}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("send %d: %d", i, res.StatusCode)
+		}
+	}
+	res := ann.PostFile(room+"/messages", ann.WithCSRF("/chat", url.Values{"body": {"a picture"}}), "image", "x.png", damaged)
+	if ops := res.StorageOps(t); res.StatusCode != http.StatusTooManyRequests || !strings.Contains(res.Body, "too fast") || ops["writes"]+ops["txs"] != 0 {
+		t.Fatalf("a picture past the limit: %d %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
+	}
+	a.Clock.Advance(11 * time.Second)
+	res = ann.PostFile(room+"/messages", ann.WithCSRF("/chat", url.Values{"body": {"a picture"}}), "image", "x.png", damaged)
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.Body, "couldn&#39;t be read") {
+		t.Fatalf("the damaged picture within the limit: %d", res.StatusCode)
+	}
+}

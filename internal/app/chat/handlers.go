@@ -51,7 +51,7 @@ func (s *Service) list(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
 	if id == nil || id.Guest {
-		rooms, err := s.Rooms(ctx)
+		rooms, err := s.publicRooms(ctx)
 		if err != nil {
 			return err
 		}

@@ -18,10 +18,17 @@ import (
 // "{name} joined" (a system message, which unread counts leave out). The participants are
 // who an @mention can name: "@Anna Smith" or, when no one else shares
 // it, "@Anna". Each person mentioned (not the sender) is told in their
-// inbox, once per message.
+// inbox, once per message, if they may open the chat now: participant
+// rows stay when someone leaves a group, an event or a private room, so
+// each is asked again (mayOpen), for at most mentionLimit people a
+// message.
 
 // participantPrefix starts every participant row's RowKey.
 const participantPrefix = "p|"
+
+// mentionLimit bounds the people one message tells, each a block read
+// and an access check (mayOpen); the rest are not told.
+const mentionLimit = 20
 
 // ParticipantRow is one person who joined a chat.
 type ParticipantRow struct {
@@ -113,7 +120,9 @@ func (s *Service) mentioned(ctx context.Context, ch ChatRow, sender, body string
 	return out, nil
 }
 
-// tellMentioned tells each person m mentions, in their inbox.
+// tellMentioned tells each person m mentions who may open ch now (the
+// first mentionLimit of them), in their inbox: a notice carries the
+// start of the message, which someone who lost the chat must not read.
 func (s *Service) tellMentioned(ctx context.Context, ch ChatRow, title string, m MessageRow) {
 	if s.notifier == nil || m.Type != TypeText {
 		return
@@ -123,8 +132,14 @@ func (s *Service) tellMentioned(ctx context.Context, ch ChatRow, title string, m
 		s.logger.WarnContext(ctx, "chat: mentions not read", "chat", ch.RowKey, "err", err)
 		return
 	}
-	for _, p := range people {
+	for _, p := range people[:min(len(people), mentionLimit)] {
 		if s.hasBlocked(ctx, p.MemberKey, m.Sender) {
+			continue
+		}
+		if err := s.mayOpen(ctx, p.MemberKey, ch); err != nil {
+			if !errors.Is(err, ErrNoChat) {
+				s.logger.WarnContext(ctx, "chat: mention not checked", "chat", ch.RowKey, "err", err)
+			}
 			continue
 		}
 		err := s.notifier.Post(ctx, inbox.Notice{

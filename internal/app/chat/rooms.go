@@ -54,7 +54,8 @@ func (s *Service) chatsOf(ctx context.Context, memberKey string, q storage.Query
 }
 
 // Rooms are the rooms, fixed ones first in their configured order, then
-// by name; archived ones are left out: one query.
+// by name; archived ones are left out, private ones kept (callers show
+// them to members only): one query.
 func (s *Service) Rooms(ctx context.Context) ([]ChatRow, error) {
 	rows, err := storage.All[ChatRow](ctx, s.chats, storage.Query{PartitionKey: "chat|" + KindRoom})
 	rows = slices.DeleteFunc(rows, func(r ChatRow) bool { return r.Archived })
@@ -74,6 +75,14 @@ func (s *Service) Rooms(ctx context.Context) ([]ChatRow, error) {
 		return 0
 	})
 	return rows, err
+}
+
+// publicRooms are the rooms anyone may know of (Rooms without the
+// private ones, whose names are for their members only): what a visitor
+// is shown.
+func (s *Service) publicRooms(ctx context.Context) ([]ChatRow, error) {
+	rows, err := s.Rooms(ctx)
+	return slices.DeleteFunc(rows, func(r ChatRow) bool { return r.Private }), err
 }
 
 // DefaultRoom is the room memberKey lands in: their choice while it is

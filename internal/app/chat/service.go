@@ -146,7 +146,8 @@ func (s *Service) Send(ctx context.Context, ch ChatRow, from Person, body string
 	return s.post(ctx, ch, ch.Name, from, body, nil)
 }
 
-// post sends a text, or with image a picture with body as its caption.
+// post sends a text, or with image a picture with body as its caption:
+// the picture is decoded after the send quota is taken (see below).
 func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Person, body string, image []byte) (MessageRow, error) {
 	typ, rule := TypeText, bodyRule
 	if image != nil {
@@ -156,19 +157,24 @@ func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Perso
 	if p != formrule.OK {
 		return MessageRow{}, ErrBadBody
 	}
-	var img media.Result
-	if image != nil {
-		var err error
-		if img, err = processImage(ctx, image); err != nil {
-			return MessageRow{}, err
-		}
+	// What is plainly not a picture is refused before the quota (its
+	// magic bytes: nothing written); a picture is decoded only within the
+	// quota, which it has taken, so sends past the limit cost no decoding.
+	// A picture refused after that still counts, as a send does: giving
+	// the unit back would let anyone have damaged pictures decoded
+	// without end.
+	if image != nil && media.Sniff(image) == media.FormatUnknown {
+		return MessageRow{}, media.ErrUnsupported
 	}
 	if err := s.sends.Take(ctx, from.MemberKey+"|"+ch.RowKey, s.now()); err != nil {
 		return MessageRow{}, err
 	}
 	key := ""
 	if image != nil {
-		var err error
+		img, err := processImage(ctx, image)
+		if err != nil {
+			return MessageRow{}, err
+		}
 		if key, err = s.putImage(ctx, ch.RowKey, img); err != nil {
 			return MessageRow{}, err
 		}

@@ -32,7 +32,13 @@ import (
 // keeps (tailSize), or ahead of the log, gets a "reset" event and
 // reloads the page. A comment every heartbeatEvery keeps proxies from
 // dropping the stream; it ends when the client goes or the server
-// shuts down.
+// shuts down, and when the viewer may no longer open the chat: a "left"
+// entry ends it at once, and with each heartbeat access is asked again
+// (mayOpen), for the ways of losing a chat that write no entry (leaving
+// a private room, a room made private, an event unpublished or closed to
+// the waitlist, an offer lapsed, a role taken away). That is one check
+// per open stream per heartbeat: no read in a private chat, 2 in a room,
+// about 4 in a group's or an event's chat.
 
 // heartbeatEvery is the comment heartbeat's period; markEvery how often
 // a stream moves its reader's marker at most.
@@ -151,6 +157,15 @@ func (s *Service) stream(c echo.Context) error {
 	s.Seen(ctx, id.MemberKey)
 	s.follow(ctx, sub, streamOn{
 		beat: func() error {
+			if err := s.mayOpen(ctx, id.MemberKey, ch); err != nil {
+				if errors.Is(err, ErrNoChat) {
+					// As for a "left" entry: the page reloads, to a 404.
+					_ = ping(w, "event: reset\ndata: left\n\n")
+				}
+				// A failed check ends the stream too: the client
+				// reconnects, and requireChat asks again.
+				return errStreamEnd
+			}
 			if err := ping(w, ": ping\n\n"); err != nil {
 				return err
 			}
