@@ -71,6 +71,14 @@ func (a *app) talkSection(t *testing.T, moderators string) (boss, ann, bob *webt
 	return boss, ann, bob
 }
 
+// addSection has the admin add the section slug.
+func addSection(t *testing.T, admin *webtest.Client, slug, name string) {
+	t.Helper()
+	if res := post(admin, "/admin/forum", url.Values{"slug": {slug}, "name": {name}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add the section %s: %d", slug, res.StatusCode)
+	}
+}
+
 // writes counts a response's writes.
 func writes(t *testing.T, r *webtest.Response) int64 {
 	ops := r.StorageOps(t)
@@ -488,9 +496,7 @@ func TestMarkASectionRead(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	boss, ann, bob := a.talkSection(t, "")
-	if res := post(boss, "/admin/forum", url.Values{"slug": {"music"}, "name": {"Music"}}); res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("add the section music: %d", res.StatusCode)
-	}
+	addSection(t, boss, "music", "Music")
 	talk := post(bob, "/forum/topics", url.Values{"section": {"talk"}, "title": {"About talking"}, "body": {"x"}}).Header.Get("Location")
 	post(bob, "/forum/topics", url.Values{"section": {"music"}, "title": {"About music"}, "body": {"x"}})
 	newTopics := func() []string {
@@ -571,9 +577,7 @@ func TestTheHomePageFollowsTheLastTopic(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	boss, ann, _ := a.talkSection(t, "")
-	if res := post(boss, "/admin/forum", url.Values{"slug": {"music"}, "name": {"Music"}}); res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("add the section music: %d", res.StatusCode)
-	}
+	addSection(t, boss, "music", "Music")
 	older := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"The older topic"}, "body": {"x"}}).Header.Get("Location")
 	a.Clock.Advance(time.Minute)
 	newer := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"A private matter"}, "body": {"x"}}).Header.Get("Location")
