@@ -39,6 +39,11 @@ const sharedPageTTL = 10 * time.Second
 // not kept until there is room again.
 const sharedPagesMaxBytes = 32 << 20
 
+// sharedPageMaxBytes is the largest page kept (a catalog page is about
+// 30 KB): a larger one is served as rendered, and never compressed for
+// the store, so an odd query cannot make each request compress megabytes.
+const sharedPageMaxBytes = 1 << 20
+
 type sharedPage struct {
 	body, gz []byte
 	lang     string
@@ -82,6 +87,9 @@ func (s *sharedPages) generation() uint64 {
 // put keeps body under key, compressed once at the best level (the cost is
 // shared by every reader), unless the store was forgotten since gen.
 func (s *sharedPages) put(key, lang string, body []byte, gen uint64) {
+	if len(body) > sharedPageMaxBytes {
+		return
+	}
 	var gz bytes.Buffer
 	w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression) // a valid level never fails
 	w.Write(body)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -22,9 +23,14 @@ func TestSharedPagesKeepNothingStale(t *testing.T) {
 		t.Fatalf("a page rendered after the forget: %q, %v", p.body, ok)
 	}
 
-	big := []byte(strings.Repeat("x", sharedPagesMaxBytes/3))
-	for i := range 5 {
-		s.put("en /big"+string(rune('a'+i)), "en", big, s.generation())
+	// A page past sharedPageMaxBytes is served, not kept.
+	s.put("en /huge", "en", []byte(strings.Repeat("x", sharedPageMaxBytes+1)), s.generation())
+	if _, ok := s.get("en /huge"); ok {
+		t.Error("a page over the per-page bound was kept")
+	}
+	big := []byte(strings.Repeat("x", sharedPageMaxBytes))
+	for i := range sharedPagesMaxBytes/sharedPageMaxBytes + 5 {
+		s.put(fmt.Sprintf("en /big%d", i), "en", big, s.generation())
 	}
 	if s.bytes > sharedPagesMaxBytes {
 		t.Errorf("the store holds %d bytes, over its %d", s.bytes, sharedPagesMaxBytes)

@@ -215,7 +215,9 @@ func (h *handlers) prompt(c echo.Context) error {
 	if p.Revision > 1 {
 		props.Updated, props.UpdatedISO = day(ctx, p.UpdatedAt), p.UpdatedAt.UTC().Format(time.RFC3339)
 	}
-	props.Variables, props.Filled = fillForm(p.PromptText, c.QueryParams())
+	if props.Variables, props.Filled, err = fillForm(p.PromptText, c.QueryParams()); err != nil {
+		return web.BadRequest(i18n.T(ctx, "prompts.error.values_too_long", "max", MaxValue, "filled", maxFilled), err)
+	}
 	return web.Render(c, http.StatusOK, web.Page{Title: p.Title, Section: "prompts", Content: views.Prompt(props)})
 }
 

@@ -412,6 +412,38 @@ func TestPromptPageFillsVariablesWithoutJS(t *testing.T) {
 	}
 }
 
+// TestVariableValuesAreBounded: a prompt may repeat a placeholder
+// hundreds of times, so a value past MaxValue, or values that fill the
+// text past its bound, get a 400 with the reason instead of a page of
+// megabytes; a value at the bound fills as usual.
+func TestVariableValuesAreBounded(t *testing.T) {
+	t.Parallel()
+	a := newPromptsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+	id := a.createPrompt(t, ann, promptForm("Echo", strings.Repeat("{{x}}", 500), Public))
+	few := a.createPrompt(t, ann, promptForm("Say", "Say {{x}}.", Public))
+	visitor := a.Client()
+	get := func(id string, value string) *webtest.Response {
+		return visitor.Get("/prompts/" + id + "?" + url.Values{"v.x": {value}}.Encode())
+	}
+	if res := get(few, strings.Repeat("я", MaxValue)); res.StatusCode != http.StatusOK || !strings.Contains(res.Doc(t).Find(testID("prompt-filled")).Text(), strings.Repeat("я", MaxValue)) {
+		t.Fatalf("a value at the bound: %d", res.StatusCode)
+	}
+	res := get(few, strings.Repeat("я", MaxValue+1))
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(res.Body, "at most 500 characters") {
+		t.Fatalf("a value past the bound: %d", res.StatusCode)
+	}
+	if res := get(id, strings.Repeat("&", 100)); res.StatusCode != http.StatusBadRequest || len(res.Body) > 100_000 {
+		t.Fatalf("500 placeholders of 100 characters: %d, %d bytes", res.StatusCode, len(res.Body))
+	}
+	if res := get(id, "ok"); res.StatusCode != http.StatusOK {
+		t.Fatalf("500 placeholders of 2 characters: %d", res.StatusCode)
+	}
+	if got := get(few, "").Doc(t).Find(testID("variable-input")).AttrOr("maxlength", ""); got != strconv.Itoa(MaxValue) {
+		t.Errorf("the input's maxlength is %q", got)
+	}
+}
+
 func TestPlaceholders(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

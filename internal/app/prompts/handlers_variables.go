@@ -1,6 +1,7 @@
 package prompts
 
 import (
+	"errors"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -21,6 +22,18 @@ var placeholderPattern = regexp.MustCompile(`\{\{([^{}]{1,64})\}\}`)
 // variableField prefixes a variable's query parameter, so no variable
 // name can collide with another parameter.
 const variableField = "v."
+
+// MaxValue bounds one variable's value and maxFilled the text filled
+// with them: a prompt may repeat a placeholder hundreds of times, so
+// without them one short link to a public page would have the server
+// build a page of gigabytes.
+const (
+	MaxValue  = 500
+	maxFilled = 4 * MaxTextLength
+)
+
+// errFill refuses values past MaxValue, or a filled text past maxFilled.
+var errFill = errors.New("prompts: variable values too long")
 
 // placeholderName is the variable a placeholder match names, trimmed, or
 // "" when it is not a variable: names are letters, digits, '_', '-' and
@@ -64,18 +77,27 @@ func fillVariables(text string, values map[string]string) string {
 }
 
 // fillForm builds the page's variable inputs from the query (v.name=…)
-// and the text filled with them.
-func fillForm(text string, query url.Values) ([]views.Variable, string) {
+// and the text filled with them. A value longer than MaxValue, or a
+// filled text longer than maxFilled, is errFill.
+func fillForm(text string, query url.Values) ([]views.Variable, string, error) {
 	names := variablesOf(text)
 	if len(names) == 0 {
-		return nil, ""
+		return nil, "", nil
 	}
 	vars := make([]views.Variable, len(names))
 	values := make(map[string]string, len(names))
 	for i, name := range names {
 		field := variableField + name
-		vars[i] = views.Variable{Name: name, Value: query.Get(field), Field: field, ID: "var-" + strconv.Itoa(i)}
-		values[name] = vars[i].Value
+		v := query.Get(field)
+		if len(v) > utf8.UTFMax*MaxValue || utf8.RuneCountInString(v) > MaxValue {
+			return nil, "", errFill
+		}
+		vars[i] = views.Variable{Name: name, Value: v, Field: field, ID: "var-" + strconv.Itoa(i), Max: MaxValue}
+		values[name] = v
 	}
-	return vars, fillVariables(text, values)
+	filled := fillVariables(text, values)
+	if utf8.RuneCountInString(filled) > maxFilled {
+		return nil, "", errFill
+	}
+	return vars, filled, nil
 }
