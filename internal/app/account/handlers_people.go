@@ -14,8 +14,9 @@ import (
 
 // A person's page, /people/{memberKey}: what others see of a profile
 // (name, photo, location, about, since when), for anyone signed in, with
-// "Message" when chat is wired (UseMessaging). The people module will
-// add to it; disabled, deleted and unknown accounts are the same 404.
+// "Message" when chat is wired (UseMessaging). A profile whose settings
+// say "Only me" shows others its name alone. The people module will add
+// to it; disabled, deleted and unknown accounts are the same 404.
 
 // UseMessaging offers "Message" on people's pages: a form posting their
 // memberKey as "member" to action (chat's private chats).
@@ -35,10 +36,16 @@ func (h *handlers) showPerson(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	settings, err := h.svc.Settings(ctx, key)
+	if err != nil {
+		return err
+	}
 	me := auth.From(c)
-	v := views.PersonProps{
-		Key: key, Name: p.DisplayName, PhotoURL: PhotoURL(key, p.PhotoKey), Location: p.Location, Bio: p.Bio,
-		Since: i18n.MonthYear(ctx, p.CreatedAt), Self: me.MemberKey == key,
+	v := views.PersonProps{Key: key, Name: p.DisplayName, Self: me.MemberKey == key}
+	if v.Self || settings.ProfileVisibility != VisibilityPrivate {
+		v.PhotoURL, v.Location, v.Bio, v.Since = PhotoURL(key, p.PhotoKey), p.Location, p.Bio, i18n.MonthYear(ctx, p.CreatedAt)
+	} else {
+		v.Private = true
 	}
 	if !v.Self {
 		v.MessageAction = h.svc.messageAction

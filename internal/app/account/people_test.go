@@ -2,9 +2,11 @@ package account_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
 )
 
@@ -41,6 +43,27 @@ func TestPersonPage(t *testing.T) {
 	}
 	if res := a.Client().Get(page); res.StatusCode != http.StatusSeeOther {
 		t.Errorf("a visitor: %d", res.StatusCode)
+	}
+	if res := upload(t, anna, "me.jpg", account.JPEGWithEXIF(t, 400, 300, 1)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("photo: %d", res.StatusCode)
+	}
+	if boris.Get(page).Doc(t).Find("img"+testID("person-photo")).Length() != 1 {
+		t.Fatal("her photo is not on her page")
+	}
+	// "Only me": others see her name alone; she still sees it all.
+	res := anna.PostForm("/account/settings", anna.WithCSRF("/account/settings", url.Values{"profileVisibility": {"private"}, "language": {"ru"}}))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("settings: %d", res.StatusCode)
+	}
+	doc = boris.Get(page).Doc(t)
+	if doc.Find("#person-name").Text() != "Анна Петрова" || doc.Find(testID("person-private")).Length() != 1 {
+		t.Error("a private profile: no name, or no word that it is private")
+	}
+	if body := doc.Find(testID("person-page")).Text(); strings.Contains(body, "Москва") || strings.Contains(body, "cello") || doc.Find("img"+testID("person-photo")).Length() != 0 {
+		t.Error("a private profile shows its place, its about or its photo to others")
+	}
+	if d := anna.Get(page).Doc(t); d.Find(testID("person-location")).Text() != "Москва" || d.Find(testID("person-private")).Length() != 0 {
+		t.Error("her own private page hides her details from her")
 	}
 	for _, key := range []string{"guest:abc", "auth:nobody", "not-a-key", "auth:%2F"} {
 		if res := boris.Get("/people/" + key); res.StatusCode != http.StatusNotFound {
