@@ -2,6 +2,7 @@ package groups
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -160,6 +161,44 @@ func TestEditingOccurrences(t *testing.T) {
 		}
 	}
 	_ = d
+}
+
+// TestSplitOccurrencesStayTheCreators: a member who is neither the
+// series' creator nor an owner may edit one occurrence, or it and the
+// following ones, but the pieces stay the creator's, so the member
+// cannot then delete them (as they cannot delete the series).
+func TestSplitOccurrencesStayTheCreators(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, id := joinedPair(t, a)
+	owner, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	member, _, _ := a.svc.Open(ctx, id, bob.id, AccessMember)
+	berlin := mustZone(t, "Europe/Berlin")
+	doc, err := a.svc.CreateAppointment(ctx, owner, ann.id, weeklyTraining, berlin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ at, scope string }{{"20300402150000Z", ScopeThis}, {"20300409150000Z", ScopeFollowing}} {
+		occ, err := a.svc.Occurrence(ctx, member, doc.AppointmentID, tc.at)
+		if err != nil {
+			t.Fatalf("occurrence %s: %v", tc.at, err)
+		}
+		in := editInput(occ, berlin)
+		in.Scope, in.Title = tc.scope, "Moved by Bob"
+		piece, err := a.svc.UpdateAppointment(ctx, member, bob.id, doc.AppointmentID, in, berlin)
+		if err != nil {
+			t.Fatalf("bob edits %s: %v", tc.scope, err)
+		}
+		if piece.AppointmentID == doc.AppointmentID || piece.CreatedBy != ann.id.MemberKey {
+			t.Errorf("%s: the piece %s is created by %q", tc.scope, piece.AppointmentID, piece.CreatedBy)
+		}
+		if err := a.svc.DeleteAppointment(ctx, member, bob.id, piece.AppointmentID); !errors.Is(err, ErrNotCreator) {
+			t.Errorf("%s: bob deletes the piece: %v", tc.scope, err)
+		}
+		if err := a.svc.DeleteAppointment(ctx, owner, ann.id, piece.AppointmentID); err != nil {
+			t.Errorf("%s: ann deletes the piece: %v", tc.scope, err)
+		}
+	}
 }
 
 // TestRepeatFormRefusesBadInput: every bad repeat field is a 422 with

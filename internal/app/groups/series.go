@@ -82,7 +82,9 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 		doc := fields
 		doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
 		doc.SeriesID, doc.RecurrenceID = series.AppointmentID, timePtr(at)
-		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = id.MemberKey, id.MemberKey, now, now
+		// The occurrence stays the series creator's: whoever edits it may
+		// not then delete it, as they may not delete the series.
+		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = series.CreatedBy, id.MemberKey, now, now
 		if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
 			return Appointment{}, err
 		}
@@ -103,7 +105,8 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 		}
 		doc := fields
 		doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
-		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = id.MemberKey, id.MemberKey, now, now
+		// The following ones stay the series creator's, as above.
+		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = series.CreatedBy, id.MemberKey, now, now
 		if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
 			return Appointment{}, err
 		}
