@@ -316,6 +316,28 @@ func TestRateLimiterRefillsAndForgets(t *testing.T) {
 	}
 }
 
+// TestRateLimitHoldsAnIPv6Subnet: an IPv6 client's addresses share
+// their /64's bucket, so walking through them buys no fresh tokens; an
+// IPv4 address, and another /64, have their own.
+func TestRateLimitHoldsAnIPv6Subnet(t *testing.T) {
+	t.Parallel()
+	l := newIPLimiter(2, time.Hour)
+	now := startTime
+	for _, ip := range []string{"2001:db8:1:2::1", "2001:db8:1:2::ffff"} {
+		if !l.allow(ip, now) {
+			t.Fatalf("%s: refused within the burst", ip)
+		}
+	}
+	if l.allow("2001:db8:1:2:abcd::9", now) || l.has("2001:db8:1:2::77", now) {
+		t.Error("a third address of the same /64 got a token")
+	}
+	for _, ip := range []string{"2001:db8:1:3::1", "192.0.2.1", "192.0.2.2", "::ffff:192.0.2.3"} {
+		if !l.allow(ip, now) {
+			t.Errorf("%s shares a bucket it should not", ip)
+		}
+	}
+}
+
 func TestBadEmailIsRefusedWithFieldError(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})

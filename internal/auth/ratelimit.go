@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"net/netip"
 	"sync"
 	"time"
 
@@ -42,8 +43,21 @@ func newIPLimiter(burst int, every time.Duration) *ipLimiter {
 	return &ipLimiter{burst: burst, every: every, buckets: map[string]*rate.Limiter{}}
 }
 
+// clientKey is the bucket of a client address: the address itself for
+// IPv4, its /64 for IPv6, which one subscriber is given whole (RFC 6177),
+// so walking through its addresses buys no fresh buckets.
+func clientKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil || !a.Is6() || a.Is4In6() {
+		return ip
+	}
+	p, _ := a.Prefix(64) // a valid IPv6 address always has a /64
+	return p.String()
+}
+
 // allow takes a token for ip at now, reporting whether there was one.
 func (l *ipLimiter) allow(ip string, now time.Time) bool {
+	ip = clientKey(ip)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.buckets[ip]
@@ -59,6 +73,7 @@ func (l *ipLimiter) allow(ip string, now time.Time) bool {
 
 // has reports whether ip has a token at now, without taking it.
 func (l *ipLimiter) has(ip string, now time.Time) bool {
+	ip = clientKey(ip)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.buckets[ip]
