@@ -125,9 +125,15 @@ func (h *handlers) upcoming(c echo.Context) error {
 	})
 }
 
-// CalendarURL is the group's .ics feed URL with its secret.
-func (s *Service) CalendarURL(g GroupRow) string {
-	return s.baseURL + groupURL(g.GroupID) + "/calendar.ics?token=" + url.QueryEscape(g.CalendarToken)
+// CalendarURL is m's own .ics feed URL for group g: it names the member
+// by their sealed reference and carries their feed secret
+// (memberFeedToken), so it stops working when they leave or are removed.
+func (s *Service) CalendarURL(g GroupRow, m Membership) string {
+	q := url.Values{
+		"member": {s.memberRef(g.GroupID, m.Row.RowKey)},
+		"token":  {memberFeedToken(g.CalendarToken, m.Row.RowKey)},
+	}
+	return s.baseURL + groupURL(g.GroupID) + "/calendar.ics?" + q.Encode()
 }
 
 // appointmentForm builds the form's props from the members and the
@@ -627,10 +633,11 @@ func (h *handlers) regenerateCalendarToken(c echo.Context) error {
 	return web.FlashRedirect(c, "groups.calendar.flash.regenerated", groupURL(g.GroupID)+"/settings")
 }
 
-// calendarFeed is GET /groups/:id/calendar.ics?token=…: no session; the
-// token is the key. Anything wrong is the same 404.
+// calendarFeed is GET /groups/:id/calendar.ics?member=…&token=…, one
+// member's feed: no session; the member's token is the key and their
+// membership is checked. Anything wrong is the same 404.
 func (h *handlers) calendarFeed(c echo.Context) error {
-	body, err := h.svc.CalendarFeed(c.Request().Context(), c.Param("id"), c.QueryParam("token"))
+	body, err := h.svc.CalendarFeed(c.Request().Context(), c.Param("id"), c.QueryParam("member"), c.QueryParam("token"))
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ import (
 
 // matrixAppointment gives a matrix cell's group an appointment created by
 // its owner, with a scan, and turns the .ics feed on.
-func matrixAppointment(t *testing.T, a *groupsApp, groupID string, owner *auth.Identity) (appointmentID, token string) {
+func matrixAppointment(t *testing.T, a *groupsApp, groupID string, owner *auth.Identity) (appointmentID, feedQuery string) {
 	t.Helper()
 	m, _, err := a.svc.Open(ctx, groupID, owner, AccessOwner)
 	if err != nil {
@@ -39,7 +39,11 @@ func matrixAppointment(t *testing.T, a *groupsApp, groupID string, owner *auth.I
 	if err != nil {
 		t.Fatal(err)
 	}
-	return doc.AppointmentID, g.CalendarToken
+	u, err := url.Parse(a.svc.CalendarURL(g, m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc.AppointmentID, u.RawQuery
 }
 
 var appointmentPath = regexp.MustCompile(`^/groups/[0-9A-Z]{26}/appointments/([0-9A-Z]{26})$`)
@@ -326,7 +330,8 @@ func TestCalendarFeed(t *testing.T) {
 	canceled := createAppointment(t, ann, id, url.Values{"title": {"Canceled"}, "start": {"2030-06-02T10:00"}, "end": {"2030-06-02T11:00"}})
 	post(t, ann.c, "/groups/"+id+"/appointments/"+canceled+"/cancel", confirmed)
 
-	if res := a.Client().Get("/groups/" + id + "/calendar.ics?token=" + strings.Repeat("0", 32)); res.StatusCode != http.StatusNotFound {
+	bobRef := url.QueryEscape(a.svc.memberRef(id, bob.id.UserKey))
+	if res := a.Client().Get("/groups/" + id + "/calendar.ics?member=" + bobRef + "&token=" + memberFeedToken("", bob.id.UserKey)); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("no feed yet: %d", res.StatusCode)
 	}
 	if res := post(t, bob.c, "/groups/"+id+"/calendar/token", nil); res.StatusCode != http.StatusForbidden {
@@ -371,7 +376,7 @@ func TestCalendarFeed(t *testing.T) {
 			t.Errorf("feed lacks %q:\n%s", want, unfolded)
 		}
 	}
-	if res := anon.Get("/groups/" + id + "/calendar.ics?token=" + strings.Repeat("a", 32)); res.StatusCode != http.StatusNotFound {
+	if res := anon.Get("/groups/" + id + "/calendar.ics?member=" + bobRef + "&token=" + strings.Repeat("a", 64)); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("wrong token: %d", res.StatusCode)
 	}
 	// Regenerating stops the old URL.
@@ -379,13 +384,13 @@ func TestCalendarFeed(t *testing.T) {
 	if res := anon.Get(u.RequestURI()); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("old token after regenerating: %d", res.StatusCode)
 	}
-	g, _ := a.svc.group(ctx, id)
-	if res := anon.Get("/groups/" + id + "/calendar.ics?token=" + g.CalendarToken); res.StatusCode != http.StatusOK {
+	fresh := memberFeedPath(t, bob, id)
+	if res := anon.Get(fresh); res.StatusCode != http.StatusOK {
 		t.Fatalf("new token: %d", res.StatusCode)
 	}
 	// A deleted group has no feed.
 	post(t, ann.c, "/groups/"+id+"/delete", confirmed)
-	if res := anon.Get("/groups/" + id + "/calendar.ics?token=" + g.CalendarToken); res.StatusCode != http.StatusNotFound {
+	if res := anon.Get(fresh); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("deleted group's feed: %d", res.StatusCode)
 	}
 }

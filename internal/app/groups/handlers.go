@@ -170,11 +170,11 @@ func (h *handlers) renderGroup(c echo.Context, status int, p views.GroupProps, m
 			p.Timezones = append([]string{g.Timezone}, p.Timezones...)
 		}
 	}
-	// The feed's URL is a secret of the group's accounts: a guest who came
-	// by a public link does not get it.
+	// The feed's URL is a secret of the group's accounts, each member's
+	// their own: a guest who came by a public link does not get one.
 	p.ShowFeed = !auth.From(c).Guest
 	if g.CalendarToken != "" && p.ShowFeed {
-		p.FeedURL = h.svc.CalendarURL(g)
+		p.FeedURL = h.svc.CalendarURL(g, m)
 	}
 	if m.Owner() {
 		p.TokenURL = p.URL + "/calendar/token"

@@ -3,8 +3,9 @@ package groups
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
-	"crypto/subtle"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -34,26 +35,55 @@ func newCalendarToken() string {
 }
 
 // RegenerateCalendarToken gives the group a new feed secret, for an
-// owner: the old feed URL stops working at once.
+// owner: every member's feed URL stops working at once, since each is
+// derived from it (memberFeedToken).
 func (s *Service) RegenerateCalendarToken(ctx context.Context, m Membership) (GroupRow, error) {
 	token := newCalendarToken()
 	return s.updateGroup(ctx, m, func(g *GroupRow) { g.CalendarToken = token })
 }
 
-// CalendarFeed is the group's .ics feed for a holder of its token: no
-// session, no membership; a wrong token, a group without a feed, or a
-// deleted group is ErrNoGroup. It costs the group's point read, one
-// range query of the index and a bounded parallel read of the blobs.
-func (s *Service) CalendarFeed(ctx context.Context, groupID, token string) ([]byte, error) {
-	if !storage.IsID(groupID) || len(token) != 32 {
+// memberFeedToken is one member's feed secret: an HMAC-SHA256 of their
+// GroupMembers row key under the group's CalendarToken, in hex. Each
+// member's URL is their own, so removing them stops only theirs, and no
+// table holds the secrets.
+func memberFeedToken(calendarToken, rowKey string) string {
+	mac := hmac.New(sha256.New, []byte(calendarToken))
+	mac.Write([]byte(rowKey))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// memberFeedTokenLen is the length of a memberFeedToken.
+const memberFeedTokenLen = 2 * sha256.Size
+
+// CalendarFeed is the group's .ics feed for the holder of a member's feed
+// URL (memberRef and memberFeedToken): no session, but the member's
+// GroupMembers row is read on each request, as on every group route, so
+// a member who leaves or is removed loses the feed at once. A wrong or
+// foreign reference, a wrong token, a member who is not active, a group
+// without a feed, or a deleted group is ErrNoGroup. It costs the group's
+// point read, the member's, one range query of the index, the series
+// query and a bounded parallel read of the blobs.
+func (s *Service) CalendarFeed(ctx context.Context, groupID, ref, token string) ([]byte, error) {
+	if !storage.IsID(groupID) || len(token) != memberFeedTokenLen {
+		return nil, ErrNoGroup
+	}
+	rowKey, err := s.memberKeyOfRef(groupID, ref)
+	if err != nil {
 		return nil, ErrNoGroup
 	}
 	g, err := s.group(ctx, groupID)
 	if err != nil {
 		return nil, err
 	}
-	if g.CalendarToken == "" || subtle.ConstantTimeCompare([]byte(g.CalendarToken), []byte(token)) != 1 {
+	if g.CalendarToken == "" || !hmac.Equal([]byte(memberFeedToken(g.CalendarToken, rowKey)), []byte(token)) {
 		return nil, ErrNoGroup
+	}
+	member, err := s.memberRow(ctx, groupID, rowKey)
+	if errors.Is(err, ErrNoMember) || (err == nil && member.Status != StatusActive) {
+		return nil, ErrNoGroup
+	}
+	if err != nil {
+		return nil, err
 	}
 	page, err := s.appointments.Query(ctx, storage.Query{
 		PartitionKey: groupID,

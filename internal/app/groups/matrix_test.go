@@ -65,7 +65,8 @@ var matrix = map[string][columns]int{
 	// scan): members edit and cancel; only the creator or an owner
 	// deletes. The upload without a file is a 400; "Read the scan" is 404
 	// while no Extractor is configured. The .ics feed needs no session,
-	// only its token (sent here), so every column gets it.
+	// only a member's feed URL (the owner's, sent here), so every column
+	// gets it.
 	"GET /groups/:id/appointments":                                 {303, 404, 404, 404, 301, 301, 404},
 	"GET /groups/:id/settings":                                     {303, 404, 404, 404, 200, 200, 404},
 	"GET /groups/:id/import":                                       {303, 404, 404, 404, 200, 200, 404},
@@ -182,10 +183,10 @@ func TestGroupRouteMatrix(t *testing.T) {
 			if strings.HasSuffix(r.Path, "/resend") || strings.HasSuffix(r.Path, "/cancel") {
 				target = pending.UserKey
 			}
-			appt, token := matrixAppointment(t, a, groupID, people[owner].id)
+			appt, feedQuery := matrixAppointment(t, a, groupID, people[owner].id)
 			path := strings.NewReplacer(":id", groupID, ":user", a.svc.memberRef(groupID, target), ":session", sessionID, ":appt", appt).Replace(r.Path)
 			if strings.HasSuffix(path, "/calendar.ics") {
-				path += "?token=" + token
+				path += "?" + feedQuery
 			}
 			c := people[col].c
 			if col == anonymous {

@@ -312,7 +312,7 @@ func TestFeedCarriesRulesAndExceptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := ann.c.Get("/groups/" + id + "/calendar.ics?token=" + g.CalendarToken)
+	res := ann.c.Get(strings.TrimPrefix(a.svc.CalendarURL(g, m), "http://localhost:8080"))
 	cal, err := ics.ParseCalendar(bytes.NewReader([]byte(res.Body)))
 	if err != nil {
 		t.Fatalf("feed does not parse: %v\n%s", err, res.Body)

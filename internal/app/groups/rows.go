@@ -48,9 +48,10 @@ type GroupRow struct {
 	DeletedAt        *time.Time `table:"deletedAt"`
 	DeletedByUserKey string     `table:"deletedByUserKey"`
 	PurgeAfterAt     *time.Time `table:"purgeAfterAt"`
-	// CalendarToken is the secret (128 random bits, hex) of the group's
-	// .ics feed; "" until an owner turns the feed on. Regenerating it
-	// stops the old feed URL at once.
+	// CalendarToken is the key (128 random bits, hex) from which each
+	// member's .ics feed secret is derived (memberFeedToken); "" until an
+	// owner turns the feed on. Regenerating it stops every member's feed
+	// URL at once. It never opens the feed by itself.
 	CalendarToken string `table:"calendarToken"`
 	// Timezone is the group's home zone (IANA), its creator's at first;
 	// pages note it where it differs from the viewer's.
