@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harmony/harmony/internal/ai"
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/ical"
@@ -415,11 +416,21 @@ func uploadScan(t *testing.T, c *webtest.Client, path string, data []byte) *webt
 	return c.PostFile(path, c.WithCSRF("/", nil), "scan", "card.png", data)
 }
 
-type fakeExtractor struct{ userKey string }
+// fakeExtractor reads every scan the same, or fails with err; calls
+// counts the reads.
+type fakeExtractor struct {
+	userKey string
+	calls   int
+	err     error
+}
 
 func (f *fakeExtractor) ExtractAppointment(_ context.Context, userKey string, jpeg []byte) (Draft, error) {
 	if len(jpeg) == 0 {
 		return Draft{}, errors.New("no image")
+	}
+	f.calls++
+	if f.err != nil {
+		return Draft{}, f.err
 	}
 	f.userKey = userKey
 	return Draft{Title: "Read from scan", Start: time.Date(2030, 7, 1, 9, 0, 0, 0, time.UTC), Location: "Clinic"}, nil
@@ -489,6 +500,60 @@ func TestScanIsPrivateAndReadable(t *testing.T) {
 	}
 	if doc, _ := a.svc.appointmentDoc(ctx, id, appt); doc.Title != "Doctor" {
 		t.Fatal("reading the scan saved the draft")
+	}
+}
+
+// TestReadingScansIsLimited: reading a scan (a paid AI call) is held to
+// scanReadsPerPerson a day per person and scanReadsPerGroup per group; a
+// read past either is a 429 that says so and calls nothing. The AI
+// service's failures get their own messages, not a 500.
+func TestReadingScansIsLimited(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, id := joinedPair(t, a)
+	appt := createAppointment(t, ann, id, url.Values{"title": {"Doctor"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"}})
+	base := "/groups/" + id + "/appointments/" + appt
+	if res := uploadScan(t, ann.c, base+"/scan", mediatest.JPEGWithEXIF(t, 800, 600, 1)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("upload: %d", res.StatusCode)
+	}
+	x := &fakeExtractor{}
+	a.svc.UseExtractor(x)
+	for i := range scanReadsPerPerson {
+		if res := post(t, ann.c, base+"/scan/read", nil); res.StatusCode != http.StatusOK {
+			t.Fatalf("read %d: %d", i+1, res.StatusCode)
+		}
+	}
+	res := post(t, ann.c, base+"/scan/read", nil)
+	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(res.Body, "scans") || x.calls != scanReadsPerPerson {
+		t.Fatalf("a read past the person's limit: %d, %d calls", res.StatusCode, x.calls)
+	}
+	// Bob still may, until the group's day is used up.
+	if res := post(t, bob.c, base+"/scan/read", nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("bob's read: %d", res.StatusCode)
+	}
+	for range scanReadsPerGroup - scanReadsPerPerson - 1 {
+		if err := a.svc.scanLimits()[1].Take(ctx, "g|"+id, a.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res := post(t, bob.c, base+"/scan/read", nil); res.StatusCode != http.StatusTooManyRequests || x.calls != scanReadsPerPerson+1 {
+		t.Fatalf("a read past the group's limit: %d, %d calls", res.StatusCode, x.calls)
+	}
+	// The next day the limits start again; the AI's failures say what
+	// happened.
+	a.Clock.Advance(24 * time.Hour)
+	for _, tc := range []struct {
+		err    error
+		status int
+		says   string
+	}{
+		{fmt.Errorf("%w: timeout", ai.ErrUnavailable), http.StatusServiceUnavailable, "did not answer"},
+		{ai.ErrUnreadable, http.StatusUnprocessableEntity, "could be read from this scan"},
+	} {
+		x.err = tc.err
+		if res := post(t, bob.c, base+"/scan/read", nil); res.StatusCode != tc.status || !strings.Contains(res.Body, tc.says) {
+			t.Errorf("%v: %d", tc.err, res.StatusCode)
+		}
 	}
 }
 

@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/harmony/harmony/internal/ai"
-	"github.com/harmony/harmony/internal/fault"
+	"fmt"
+	"net/http"
+	"time"
 
+	"github.com/harmony/harmony/internal/ai"
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/quota"
 )
 
 // Scan limits: the profile photo's checks (the shared media pipeline's
@@ -25,6 +29,33 @@ const (
 	// the name and CSRF fields.
 	joinBodyLimit = account.MaxPhotoBytes + 64<<10
 )
+
+// Reading a scan is a paid call to the AI API, so each person (a guest
+// too) may ask scanReadsPerPerson times a day and each group
+// scanReadsPerGroup times, counted in ScanQuota across instances (the
+// shared quota kit); a read past either is ErrScanLimit, and calls
+// nothing.
+const (
+	scanQuotaTable     = "ScanQuota"
+	scanReadsPerPerson = 20
+	scanReadsPerGroup  = 100
+)
+
+// Errors of reading a scan, each with its message: the limit, and the AI
+// service's two ways of failing.
+var (
+	ErrScanLimit       = fault.New(http.StatusTooManyRequests, "groups.scan.error.limit", "groups: too many scans read today")
+	errScanUnavailable = fault.New(http.StatusServiceUnavailable, "groups.scan.error.unavailable", "groups: the AI service did not answer")
+	errScanUnreadable  = fault.New(http.StatusUnprocessableEntity, "groups.scan.error.unreadable", "groups: no appointment in the scan")
+)
+
+// scanLimits are the two daily limits on reading scans.
+func (s *Service) scanLimits() [2]quota.Limit {
+	day := quota.Limit{Table: s.scanQuota, Window: 24 * time.Hour, Err: ErrScanLimit}
+	person, group := day, day
+	person.Max, group.Max = scanReadsPerPerson, scanReadsPerGroup
+	return [2]quota.Limit{person, group}
+}
 
 // Draft is an appointment read from a scan, to pre-fill the edit form
 // (internal/ai owns the type). Zero fields were not found. Start and End are
@@ -114,7 +145,20 @@ func (s *Service) ReadScan(ctx context.Context, m Membership, id *auth.Identity,
 	if key == "" {
 		key = id.MemberKey
 	}
+	now := s.now()
+	limits := s.scanLimits()
+	for i, k := range []string{"p|" + key, "g|" + m.GroupID} {
+		if err := limits[i].Take(ctx, k, now); err != nil {
+			return AppointmentDetail{}, Draft{}, err
+		}
+	}
 	draft, err := s.extractor.ExtractAppointment(ctx, key, jpeg)
+	switch {
+	case errors.Is(err, ai.ErrUnavailable):
+		err = fmt.Errorf("%w: %w", errScanUnavailable, err)
+	case errors.Is(err, ai.ErrUnreadable):
+		err = fmt.Errorf("%w: %w", errScanUnreadable, err)
+	}
 	return d, draft, err
 }
 

@@ -73,8 +73,10 @@ type Service struct {
 	pageSize int
 	// rosterPageSize is how many members a roster page shows.
 	rosterPageSize int
-	// inviteQuota counts invitation mails per inviter (invite_quota.go).
+	// inviteQuota counts invitation mails per inviter (invite_quota.go),
+	// scanQuota the scans read per person and per group (scan.go).
 	inviteQuota  *storage.Table
+	scanQuota    *storage.Table
 	inviteLimits InviteLimits
 }
 
@@ -118,6 +120,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 		pageSize:       12,
 		rosterPageSize: 25,
 		inviteQuota:    store.Table(inviteQuotaTable),
+		scanQuota:      store.Table(scanQuotaTable),
 		inviteLimits:   DefaultInviteLimits,
 	}
 	s.memberships = s.membershipProjection()
@@ -126,7 +129,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 
 // Tables are the tables this module needs provisioned.
 func (s *Service) Tables() []string {
-	return []string{groupsTable, userGroupsTable, membersTable, joinSessionsTable, appointmentsTable, participantsTable, commentsTable, inviteQuotaTable}
+	return []string{groupsTable, userGroupsTable, membersTable, joinSessionsTable, appointmentsTable, participantsTable, commentsTable, inviteQuotaTable, scanQuotaTable}
 }
 
 // Containers are the blob containers this module needs provisioned.
