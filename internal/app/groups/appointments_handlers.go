@@ -630,7 +630,11 @@ func (h *handlers) regenerateCalendarToken(c echo.Context) error {
 	if _, err := h.svc.RegenerateCalendarToken(ctx, m); err != nil {
 		return err
 	}
-	return web.FlashRedirect(c, "groups.calendar.flash.regenerated", groupURL(g.GroupID)+"/settings")
+	flash := "groups.calendar.flash.regenerated"
+	if g.CalendarToken == "" {
+		flash = "groups.calendar.flash.enabled" // turned on: nobody had an address yet
+	}
+	return web.FlashRedirect(c, flash, groupURL(g.GroupID)+"/settings#calendar-feed")
 }
 
 // calendarFeed is GET /groups/:id/calendar.ics?member=…&token=…, one
