@@ -3,6 +3,7 @@ package auth
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -313,6 +314,31 @@ func TestRateLimiterRefillsAndForgets(t *testing.T) {
 	l.dropFull(now.Add(time.Hour))
 	if len(l.buckets) != 0 {
 		t.Error("full buckets were not dropped")
+	}
+}
+
+// TestConfirmEmailRefusesATakenAddress: the code sent to an address that
+// belongs to another account proves the mailbox, and then the link is
+// refused (ErrEmailTaken); the address stays its account's.
+func TestConfirmEmailRefusesATakenAddress(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	bob := h.signIn(h.client(), "bob@example.com")
+	h.clock.Advance(2 * codeCooldown)
+	cat, err := i18n.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := i18n.WithLocalizer(t.Context(), cat.For(i18n.EN)) // the mail is written in a language
+	if err := h.svc.SendCode(ctx, "bob@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	err = h.svc.ConfirmEmail(ctx, AuthMemberKey("eve"), "bob@example.com", h.lastCode("bob@example.com"))
+	if !errors.Is(err, ErrEmailTaken) {
+		t.Fatalf("confirming Bob's address for Eve: %v", err)
+	}
+	if owner, err := h.svc.MemberByEmail(ctx, "bob@example.com"); err != nil || owner != bob {
+		t.Fatalf("the address now belongs to %q (%v), want Bob's %q", owner, err, bob)
 	}
 }
 

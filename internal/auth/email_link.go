@@ -140,12 +140,10 @@ func (s *Service) sendLinkCode(c echo.Context) error {
 		p.EmailError = msg
 		return s.renderAddEmail(c, status, p)
 	}
-	if owner, err := s.accountByEmail(ctx, email); err == nil && owner != From(c).MemberKey {
-		p.EmailError = i18n.T(ctx, "auth.link.taken")
-		return s.renderAddEmail(c, http.StatusConflict, p)
-	} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
-		return err
-	}
+	// Whether the address has an account already is not said here, as
+	// sign-in does not say it: the code goes out either way, and only
+	// who holds the mailbox learns it, when the code is checked
+	// (ConfirmEmail's ErrEmailTaken).
 	return s.mailCode(c, email, map[string]string{pendingLinkEmail: email}, "/account/email/code", func(status int, msg string) error {
 		p.Message = msg
 		return s.renderAddEmail(c, status, p)
