@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -398,6 +399,53 @@ func TestRebuildRepairsHalfFinishedWrites(t *testing.T) {
 	}
 	if sec, _ := s.Section(ctx, "general"); sec.Topics != 2 {
 		t.Fatalf("section counts %d topics", sec.Topics)
+	}
+}
+
+// TestRebuildRecountsTopics: a topic whose head fell behind its posts
+// (a hide, a delete or a reply whose second write never happened) gets
+// its counts back from the posts; a second rebuild finds nothing.
+func TestRebuildRecountsTopics(t *testing.T) {
+	t.Parallel()
+	s, c := newForum(t, storetest.Open(t))
+	ctx := context.Background()
+	tp, err := s.CreateTopic(ctx, ann, "general", "Counted", "body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := tp.PartitionKey
+	for _, body := range []string{"one", "two", "three"} {
+		c.advance(time.Minute)
+		if _, err := s.Reply(ctx, bob, id, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, _ := s.Head(ctx, id)
+	// The crash: reply 3 hidden, and its head never told.
+	if _, err := storage.Change(ctx, s.posts, id, postKey(3), ErrNoPost, func(p *PostRow) error { p.Hidden = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Rebuild(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.Head(ctx, id)
+	if r := rep.(RebuildReport); r.Topics != 1 || got.Replies != 2 || got.Posts != 4 || strings.Contains(got.Recent, "3:") || !got.LastActivityAt.Equal(want.LastActivityAt) {
+		t.Fatalf("after the rebuild: %s; replies %d, posts %d, recent %q", rep, got.Replies, got.Posts, got.Recent)
+	}
+	// Reply 4, the newest, hidden too: the last activity goes back to 2's.
+	if _, err := storage.Change(ctx, s.posts, id, postKey(4), ErrNoPost, func(p *PostRow) error { p.Hidden = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	two, _ := s.post(ctx, id, 2)
+	if got, _ := s.Head(ctx, id); got.Replies != 1 || !got.LastActivityAt.Equal(two.CreatedAt) {
+		t.Fatalf("after hiding the newest: replies %d, last activity %s, want %s", got.Replies, got.LastActivityAt, two.CreatedAt)
+	}
+	if rep, err := s.Rebuild(ctx); err != nil || rep.(RebuildReport).Topics != 0 {
+		t.Fatalf("a second rebuild: %s, %v", rep, err)
 	}
 }
 

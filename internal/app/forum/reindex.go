@@ -2,7 +2,9 @@ package forum
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/harmony/harmony/internal/storage"
@@ -11,25 +13,30 @@ import (
 
 // RebuildReport is what `web reindex forum` did.
 type RebuildReport struct {
+	Topics   int // topics whose counts were corrected from their posts
 	Index    projection.Report
 	Titles   projection.Report
 	Sections int // sections whose counters were corrected
 }
 
 func (r RebuildReport) String() string {
-	return fmt.Sprintf("activity index: %s; title search: %s; %d sections recounted", r.Index, r.Titles, r.Sections)
+	return fmt.Sprintf("%d topics recounted; activity index: %s; title search: %s; %d sections recounted", r.Topics, r.Index, r.Titles, r.Sections)
 }
 
 // RebuildSubject and Rebuild make the forum's derived rows one of the
 // app's rebuilds (web reindex forum, the admin button).
 func (s *Service) RebuildSubject() string { return "forum" }
 
-// Rebuild recomputes TopicActivityIndex from the topics' heads (missing
-// and stale rows written, orphans deleted), then each section's topic
-// count and last activity from the same heads.
+// Rebuild recounts each topic's head from its posts (recountTopics),
+// then recomputes TopicActivityIndex from the heads (missing and stale
+// rows written, orphans deleted), then each section's topic count and
+// last activity from the same heads.
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	var rep RebuildReport
 	var err error
+	if rep.Topics, err = s.recountTopics(ctx); err != nil {
+		return rep, err
+	}
 	if rep.Index, err = s.index.Rebuild(ctx); err != nil {
 		return rep, err
 	}
@@ -96,6 +103,72 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 		}
 	}
 	return rep, nil
+}
+
+// recountTopics puts each topic's counts back in step with its posts:
+// the highest post number, the visible replies, Recent (the opening post
+// and the newest visible replies) and the last activity, which a hide, a
+// delete or a reply changes in a write after the post's own (a crash in
+// between leaves them behind). One scan of the posts, then a write at
+// its ETag of each head that differs; it returns how many did.
+func (s *Service) recountTopics(ctx context.Context) (int, error) {
+	type tally struct {
+		posts, replies int
+		recent         string
+	}
+	tallies := map[string]*tally{}
+	err := s.posts.QueryAll(ctx, storage.Query{Scan: true, RowKeyFrom: postPrefix, RowKeyTo: storage.PrefixEnd(postPrefix)}, func(e storage.Entity) error {
+		var p PostRow
+		if err := storage.Unmarshal(e, &p); err != nil {
+			return err
+		}
+		t := tallies[p.PartitionKey]
+		if t == nil {
+			t = &tally{}
+			tallies[p.PartitionKey] = t
+		}
+		t.posts = max(t.posts, p.Num)
+		// The opening post stays in Recent folded or not (Hide).
+		if p.DeletedAt != nil || p.Hidden && p.Num != 1 {
+			return nil
+		}
+		if p.Num > 1 {
+			t.replies++
+		}
+		t.recent = withPost(t.recent, p.Num, p.CreatedAt)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for id, t := range tallies {
+		changed := false
+		_, err := storage.Change(ctx, s.posts, id, headKey, storage.ErrNoChange, func(h *TopicRow) error {
+			last, ok := newest(t.recent)
+			if h.Deleted || !ok || h.Posts == t.posts && h.Replies == t.replies && sameRecent(h.Recent, t.recent) && h.LastActivityAt.Equal(last.At) {
+				return storage.ErrNoChange
+			}
+			h.Posts, h.Replies, h.Recent, h.LastActivityAt, changed = t.posts, t.replies, t.recent, last.At, true
+			return nil
+		})
+		if err != nil && !errors.Is(err, storage.ErrNoChange) {
+			return n, err
+		}
+		if changed {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// sameRecent reports whether two Recents name the same posts at the same
+// times as stored (to 100 ns: a live write keeps its clock's nanoseconds,
+// a post's stored time does not).
+func sameRecent(a, b string) bool {
+	return slices.EqualFunc(parseRecent(a), parseRecent(b), func(x, y recentPost) bool {
+		return x.Num == y.Num && x.At.Truncate(100*time.Nanosecond).Equal(y.At.Truncate(100*time.Nanosecond))
+	})
 }
 
 // RepairTopic rewrites one topic's index rows from its stored head.
