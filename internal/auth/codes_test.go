@@ -65,14 +65,21 @@ func TestWrongCodesBurnOnlyThatCode(t *testing.T) {
 // An attacker who asks for a code to someone else's address and types
 // wrong ones does not keep the owner out: the owner asks for a new code
 // and signs in. Service level, then through HTTP from two clients.
-func TestAttackersWrongCodesDoNotStopTheOwner(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t, harnessOptions{})
+// mailContext is a request's context as far as mail needs one: it
+// carries English, which the code mails are written in.
+func mailContext(t *testing.T) context.Context {
+	t.Helper()
 	cat, err := i18n.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := i18n.WithLocalizer(t.Context(), cat.For(i18n.EN)) // the mail is written in a language
+	return i18n.WithLocalizer(t.Context(), cat.For(i18n.EN))
+}
+
+func TestAttackersWrongCodesDoNotStopTheOwner(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	ctx := mailContext(t)
 	if err := h.svc.SendCode(ctx, "anna@example.org"); err != nil {
 		t.Fatal(err)
 	}
@@ -325,15 +332,11 @@ func TestConfirmEmailRefusesATakenAddress(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	bob := h.signIn(h.client(), "bob@example.com")
 	h.clock.Advance(2 * codeCooldown)
-	cat, err := i18n.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := i18n.WithLocalizer(t.Context(), cat.For(i18n.EN)) // the mail is written in a language
+	ctx := mailContext(t)
 	if err := h.svc.SendCode(ctx, "bob@example.com"); err != nil {
 		t.Fatal(err)
 	}
-	err = h.svc.ConfirmEmail(ctx, AuthMemberKey("eve"), "bob@example.com", h.lastCode("bob@example.com"))
+	err := h.svc.ConfirmEmail(ctx, AuthMemberKey("eve"), "bob@example.com", h.lastCode("bob@example.com"))
 	if !errors.Is(err, ErrEmailTaken) {
 		t.Fatalf("confirming Bob's address for Eve: %v", err)
 	}

@@ -436,12 +436,19 @@ func (f *fakeExtractor) ExtractAppointment(_ context.Context, userKey string, jp
 	return Draft{Title: "Read from scan", Start: time.Date(2030, 7, 1, 9, 0, 0, 0, time.UTC), Location: "Clinic"}, nil
 }
 
+// doctorsAppointment is an appointment ann makes in the group, and its
+// page's path.
+func doctorsAppointment(t *testing.T, ann person, groupID string) (appt, base string) {
+	t.Helper()
+	appt = createAppointment(t, ann, groupID, url.Values{"title": {"Doctor"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"}})
+	return appt, "/groups/" + groupID + "/appointments/" + appt
+}
+
 func TestScanIsPrivateAndReadable(t *testing.T) {
 	t.Parallel()
 	a := newGroupsApp(t)
 	ann, bob, id := joinedPair(t, a)
-	appt := createAppointment(t, ann, id, url.Values{"title": {"Doctor"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"}})
-	base := "/groups/" + id + "/appointments/" + appt
+	appt, base := doctorsAppointment(t, ann, id)
 
 	if res := uploadScan(t, bob.c, base+"/scan", []byte("not an image")); res.StatusCode != http.StatusBadRequest {
 		t.Fatalf("not an image: %d", res.StatusCode)
@@ -511,8 +518,7 @@ func TestReadingScansIsLimited(t *testing.T) {
 	t.Parallel()
 	a := newGroupsApp(t)
 	ann, bob, id := joinedPair(t, a)
-	appt := createAppointment(t, ann, id, url.Values{"title": {"Doctor"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"}})
-	base := "/groups/" + id + "/appointments/" + appt
+	_, base := doctorsAppointment(t, ann, id)
 	if res := uploadScan(t, ann.c, base+"/scan", mediatest.JPEGWithEXIF(t, 800, 600, 1)); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("upload: %d", res.StatusCode)
 	}
