@@ -48,6 +48,19 @@ type ProfileState struct {
 	AvatarURL string
 	// Timezone is the profile's IANA zone, "" for none.
 	Timezone string
+	// ProfileAt is when the profile was last written (its UpdatedAt):
+	// sessions keep the newest state they were given, so a refresh that
+	// comes late cannot put back what a later one took away (a role).
+	ProfileAt time.Time
+}
+
+// profileAt is ProfileAt as a session keeps it: nil when it is unknown.
+func (st ProfileState) profileAt() *time.Time {
+	if st.ProfileAt.IsZero() {
+		return nil
+	}
+	at := st.ProfileAt.UTC()
+	return &at
 }
 
 // GuestUpgrader moves what a guest owns to the account they sign in to

@@ -48,6 +48,9 @@ type sessionRow struct {
 	Guest         bool   `table:"Guest"`
 	// Timezone is the profile's IANA zone, "" for none (UTC).
 	Timezone string `table:"Timezone"`
+	// ProfileAt is the ProfileState.ProfileAt the fields above come from
+	// (nil when it had none).
+	ProfileAt *time.Time `table:"ProfileAt"`
 }
 
 // sessionKey is the Sessions row's keys: the member's partition holds all
@@ -260,6 +263,7 @@ func (s *Service) startSession(c echo.Context, memberKey, email string, st Profi
 		Timezone:      st.Timezone,
 		AvatarURL:     st.AvatarURL,
 		Guest:         guest,
+		ProfileAt:     st.profileAt(),
 	}
 	for attempt := 0; ; attempt++ {
 		row.ID = newRandomID()
@@ -378,16 +382,18 @@ func (s *Service) RefreshSessions(ctx context.Context, memberKey string, st Prof
 		return err
 	}
 	for _, r := range rows {
+		// At the row's ETag, and only forward: a refresh from an older
+		// profile (a save racing a role change) leaves a newer one be.
 		pk, rk := sessionKey(r.MemberKey, r.ID)
-		e := storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{
-			"DisplayName":   st.DisplayName,
-			"AdminRole":     st.Admin,
-			"OrganizerRole": st.Organizer,
-			"Language":      st.Language,
-			"AvatarURL":     st.AvatarURL,
-			"Timezone":      st.Timezone,
-		}}
-		if _, err := s.sessions.Update(ctx, e, storage.Merge, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		_, err := storage.Change(ctx, s.sessions, pk, rk, storage.ErrNoChange, func(r *sessionRow) error {
+			if r.ProfileAt != nil && st.ProfileAt.Before(*r.ProfileAt) {
+				return storage.ErrNoChange
+			}
+			r.DisplayName, r.AdminRole, r.OrganizerRole = st.DisplayName, st.Admin, st.Organizer
+			r.Language, r.AvatarURL, r.Timezone, r.ProfileAt = st.Language, st.AvatarURL, st.Timezone, st.profileAt()
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 	}

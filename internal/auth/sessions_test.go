@@ -364,6 +364,37 @@ func TestRequireGuards(t *testing.T) {
 	}
 }
 
+// TestALateRefreshCannotRestoreARevokedRole: a refresh from an older
+// profile (a save racing a role change) does not put back the role a
+// newer refresh took away; a newer one still applies.
+func TestALateRefreshCannotRestoreARevokedRole(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	user := h.client()
+	member := h.signIn(user, "anna@example.org")
+	ctx := context.Background()
+	t1, t2, t3 := startTime.Add(time.Minute), startTime.Add(2*time.Minute), startTime.Add(3*time.Minute)
+	refresh := func(admin bool, at time.Time) {
+		t.Helper()
+		if err := h.svc.RefreshSessions(ctx, member, ProfileState{DisplayName: "Anna", Enabled: true, Admin: admin, ProfileAt: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refresh(true, t1)
+	if res := user.Get("/admin-only"); res.StatusCode != http.StatusOK {
+		t.Fatalf("granted: %d", res.StatusCode)
+	}
+	refresh(false, t2) // the role is taken away
+	refresh(true, t1)  // a profile save from before it lands late
+	if res := user.Get("/admin-only"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("after a late refresh: %d, want the role gone", res.StatusCode)
+	}
+	refresh(true, t3) // granted again, later
+	if res := user.Get("/admin-only"); res.StatusCode != http.StatusOK {
+		t.Fatalf("granted again: %d", res.StatusCode)
+	}
+}
+
 func TestDisabledAccountCannotSignIn(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})

@@ -217,6 +217,7 @@ func profileState(p ProfileRow) auth.ProfileState {
 		Admin:       p.Role == RoleAdmin,
 		Organizer:   p.Role == RoleOrganizer,
 		Timezone:    p.Timezone,
+		ProfileAt:   p.UpdatedAt,
 	}
 }
 
