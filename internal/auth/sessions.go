@@ -383,10 +383,11 @@ func (s *Service) RefreshSessions(ctx context.Context, memberKey string, st Prof
 	}
 	for _, r := range rows {
 		// At the row's ETag, and only forward: a refresh from an older
-		// profile (a save racing a role change) leaves a newer one be.
+		// profile (a save racing a role change) leaves a newer one be. A
+		// state with no time is applied.
 		pk, rk := sessionKey(r.MemberKey, r.ID)
 		_, err := storage.Change(ctx, s.sessions, pk, rk, storage.ErrNoChange, func(r *sessionRow) error {
-			if r.ProfileAt != nil && st.ProfileAt.Before(*r.ProfileAt) {
+			if r.ProfileAt != nil && !st.ProfileAt.IsZero() && st.ProfileAt.Before(*r.ProfileAt) {
 				return storage.ErrNoChange
 			}
 			r.DisplayName, r.AdminRole, r.OrganizerRole = st.DisplayName, st.Admin, st.Organizer

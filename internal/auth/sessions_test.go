@@ -393,6 +393,10 @@ func TestALateRefreshCannotRestoreARevokedRole(t *testing.T) {
 	if res := user.Get("/admin-only"); res.StatusCode != http.StatusOK {
 		t.Fatalf("granted again: %d", res.StatusCode)
 	}
+	refresh(false, time.Time{}) // a state with no time is applied
+	if res := user.Get("/admin-only"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("after a refresh with no time: %d, want the role gone", res.StatusCode)
+	}
 }
 
 func TestDisabledAccountCannotSignIn(t *testing.T) {

@@ -135,15 +135,15 @@ func (s *Service) DisplayName(ctx context.Context, memberKey string) (string, er
 // as they are now, from the profile and ADMIN_EMAILS; one read. A missing,
 // disabled or deleted account is storage.ErrNotFound.
 func (s *Service) Identity(ctx context.Context, memberKey string) (*auth.Identity, error) {
+	if s.sessions == nil {
+		return nil, errors.New("account: no sessions to ask for roles")
+	}
 	p, err := s.Profile(ctx, memberKey)
 	if err == nil && (!p.Enabled || p.DeletedAt != nil) {
 		err = storage.ErrNotFound
 	}
 	if err != nil {
 		return nil, err
-	}
-	if s.sessions == nil {
-		return nil, errors.New("account: no sessions to ask for roles")
 	}
 	return s.sessions.IdentityOf(memberKey, p.Email, profileState(p)), nil
 }

@@ -538,7 +538,7 @@ func TestReadingScansIsLimited(t *testing.T) {
 		t.Fatalf("bob's read: %d", res.StatusCode)
 	}
 	for range scanReadsPerGroup - scanReadsPerPerson - 1 {
-		if err := a.svc.scanLimits()[1].Take(ctx, "g|"+id, a.Clock.Now()); err != nil {
+		if err := a.svc.scansPerGroup.Take(ctx, "g|"+id, a.Clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -49,12 +49,9 @@ var (
 	errScanUnreadable  = fault.New(http.StatusUnprocessableEntity, "groups.scan.error.unreadable", "groups: no appointment in the scan")
 )
 
-// scanLimits are the two daily limits on reading scans.
-func (s *Service) scanLimits() [2]quota.Limit {
-	day := quota.Limit{Table: s.scanQuota, Window: 24 * time.Hour, Err: ErrScanLimit}
-	person, group := day, day
-	person.Max, group.Max = scanReadsPerPerson, scanReadsPerGroup
-	return [2]quota.Limit{person, group}
+// scanLimit is a daily limit of max scan reads in table t.
+func scanLimit(t *storage.Table, max int) quota.Limit {
+	return quota.Limit{Table: t, Max: max, Window: 24 * time.Hour, Err: ErrScanLimit}
 }
 
 // Draft is an appointment read from a scan, to pre-fill the edit form
@@ -145,12 +142,11 @@ func (s *Service) ReadScan(ctx context.Context, m Membership, id *auth.Identity,
 	if key == "" {
 		key = id.MemberKey
 	}
-	now := s.now()
-	limits := s.scanLimits()
-	for i, k := range []string{"p|" + key, "g|" + m.GroupID} {
-		if err := limits[i].Take(ctx, k, now); err != nil {
-			return AppointmentDetail{}, Draft{}, err
-		}
+	if err := s.scansPerPerson.Take(ctx, "p|"+key, s.now()); err != nil {
+		return AppointmentDetail{}, Draft{}, err
+	}
+	if err := s.scansPerGroup.Take(ctx, "g|"+m.GroupID, s.now()); err != nil {
+		return AppointmentDetail{}, Draft{}, err
 	}
 	draft, err := s.extractor.ExtractAppointment(ctx, key, jpeg)
 	switch {

@@ -21,6 +21,7 @@ import (
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/storage/quota"
 	"github.com/harmony/harmony/internal/tasks"
 )
 
@@ -73,11 +74,11 @@ type Service struct {
 	pageSize int
 	// rosterPageSize is how many members a roster page shows.
 	rosterPageSize int
-	// inviteQuota counts invitation mails per inviter (invite_quota.go),
-	// scanQuota the scans read per person and per group (scan.go).
-	inviteQuota  *storage.Table
-	scanQuota    *storage.Table
-	inviteLimits InviteLimits
+	// inviteQuota counts invitation mails per inviter (invite_quota.go);
+	// scansPerPerson and scansPerGroup the scans read (scan.go).
+	inviteQuota                   *storage.Table
+	scansPerPerson, scansPerGroup quota.Limit
+	inviteLimits                  InviteLimits
 }
 
 // Limits and periods.
@@ -120,7 +121,8 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 		pageSize:       12,
 		rosterPageSize: 25,
 		inviteQuota:    store.Table(inviteQuotaTable),
-		scanQuota:      store.Table(scanQuotaTable),
+		scansPerPerson: scanLimit(store.Table(scanQuotaTable), scanReadsPerPerson),
+		scansPerGroup:  scanLimit(store.Table(scanQuotaTable), scanReadsPerGroup),
 		inviteLimits:   DefaultInviteLimits,
 	}
 	s.memberships = s.membershipProjection()
