@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/oklog/ulid/v2"
 
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
@@ -57,25 +58,49 @@ const (
 	guestPrefix = "guest:"
 )
 
-// AuthMemberKey is the memberKey of a signed-in account: "auth:" and the
-// OIDC subject (or a ULID for email-code accounts) through storage.EscapeKey,
-// because some providers put '/' or '+' in sub. A subject may be any
-// printable ASCII up to 255 characters, and 255 slashes escape to 765: too
-// long once a memberKey is part of a composite key under Azure's 1 KiB. So a
-// subject whose escaped form is longer than maxReadableSubject, or that
-// holds a space or a character outside printable ASCII, becomes "auth:~h"
-// and the hex SHA-256 of the subject (71 characters in all). The two forms
-// never meet: an escaped subject has '~' only before two upper-case hex
-// digits.
+// AuthMemberKey is the memberKey of an account that signs in with OpenID
+// Connect: "auth:" and the OIDC subject through storage.EscapeKey, because
+// some providers put '/' or '+' in sub. A subject may be any printable
+// ASCII up to 255 characters, and 255 slashes escape to 765: too long once
+// a memberKey is part of a composite key under Azure's 1 KiB. So a subject
+// whose escaped form is longer than maxReadableSubject, or that holds a
+// space or a character outside printable ASCII, becomes "auth:~h" and the
+// hex SHA-256 of the subject (71 characters in all). The two forms never
+// meet: an escaped subject has '~' only before two upper-case hex digits.
+//
+// An account made by an email code is "auth:" and a ULID (codeMemberKey),
+// and people's pages show memberKeys. So a subject shaped like a ULID
+// (mintedShape) takes the hashed form too: whoever controls their subject
+// at a provider cannot sign in to someone's email account by naming its
+// ULID.
 //
 // The result is key-safe (no '%', '|' or forbidden character) and goes into
 // keys as it is, never escaped again.
 func AuthMemberKey(subject string) string {
-	if escaped := storage.EscapeKey(subject); len(escaped) <= maxReadableSubject && plainASCII(subject) {
+	if escaped := storage.EscapeKey(subject); len(escaped) <= maxReadableSubject && plainASCII(subject) && !mintedShape(subject) {
 		return authPrefix + escaped
 	}
 	sum := sha256.Sum256([]byte(subject))
 	return authPrefix + hashedSubject + hex.EncodeToString(sum[:])
+}
+
+// codeMemberKey mints the memberKey of a new account made by an email
+// code: "auth:" and a new ULID, a form AuthMemberKey never gives.
+func codeMemberKey() string { return authPrefix + ulid.Make().String() }
+
+// mintedShape reports whether s could be a ULID as codeMemberKey writes
+// it: 26 characters of digits and upper-case letters (a superset of
+// Crockford's alphabet, to be safe).
+func mintedShape(s string) bool {
+	if len(s) != ulid.EncodedSize {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !('0' <= s[i] && s[i] <= '9' || 'A' <= s[i] && s[i] <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // maxReadableSubject is the longest escaped subject kept readable in a
@@ -85,8 +110,9 @@ const (
 	hashedSubject      = "~h"
 )
 
-// IsAuthMemberKey reports whether k has the shape AuthMemberKey gives, for
-// checking keys that come back from URLs or blob names.
+// IsAuthMemberKey reports whether k has the shape AuthMemberKey or
+// codeMemberKey gives, for checking keys that come back from URLs or blob
+// names.
 func IsAuthMemberKey(k string) bool {
 	rest, ok := strings.CutPrefix(k, authPrefix)
 	if !ok || rest == "" || storage.ValidateKey(k) != nil {

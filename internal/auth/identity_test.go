@@ -87,3 +87,29 @@ func TestAuthMemberKeyForOddSubjects(t *testing.T) {
 		}
 	}
 }
+
+// An email account's memberKey is "auth:" and a ULID, and people's pages
+// show it; no OIDC subject maps to that form, however it is spelled.
+func TestNoSubjectGivesAnEmailAccountsKey(t *testing.T) {
+	t.Parallel()
+	minted := codeMemberKey()
+	if !IsAuthMemberKey(minted) {
+		t.Fatalf("IsAuthMemberKey(%q) = false", minted)
+	}
+	ulidPart := strings.TrimPrefix(minted, authPrefix)
+	if !mintedShape(ulidPart) {
+		t.Fatalf("mintedShape(%q) = false", ulidPart)
+	}
+	for _, sub := range []string{ulidPart, "01ARZ3NDEKTSV4RRFFQ69G5FAV", "7ZZZZZZZZZZZZZZZZZZZZZZZZZ", "ZZZZZZZZZZZZZZZZZZZZZZZZZZ"} {
+		k := AuthMemberKey(sub)
+		if k == authPrefix+sub || !strings.HasPrefix(k, authPrefix+hashedSubject) || !IsAuthMemberKey(k) {
+			t.Errorf("AuthMemberKey(%q) = %q, want the hashed form", sub, k)
+		}
+	}
+	// Near misses keep the readable form.
+	for _, sub := range []string{"01arz3ndektsv4rrffq69g5fav", "01ARZ3NDEKTSV4RRFFQ69G5FA", "01ARZ3NDEKTSV4RRFFQ69G5FAV0", "01ARZ3NDEKTSV4RRFFQ69G5FA-"} {
+		if k := AuthMemberKey(sub); k != authPrefix+storage.EscapeKey(sub) {
+			t.Errorf("AuthMemberKey(%q) = %q, want the readable form", sub, k)
+		}
+	}
+}

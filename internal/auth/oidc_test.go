@@ -501,6 +501,29 @@ func TestOIDCUnverifiedEmailDoesNotLink(t *testing.T) {
 	}
 }
 
+// People's pages show memberKeys, and an email account's is "auth:" and a
+// ULID. Someone who can choose their subject at the provider names that
+// ULID: they get an account of their own, never the other's.
+func TestOIDCSubjectCannotNameAnEmailAccount(t *testing.T) {
+	t.Parallel()
+	a := newOIDCApp(t)
+	victim := a.signInWithCode("erin@example.org")
+
+	a.newBrowser()
+	sub := strings.TrimPrefix(victim, "auth:")
+	a.idp.SetLogin(oidctest.Login{Subject: sub})
+	if res := a.signIn("/"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("callback: status %d; body %.300s", res.StatusCode, res.Body)
+	}
+	got := a.whoami()
+	if got == victim {
+		t.Fatalf("the subject %q signed in to the email account %q", sub, victim)
+	}
+	if want := auth.AuthMemberKey(sub); got != want {
+		t.Errorf("signed in as %q, want the subject's own account %q", got, want)
+	}
+}
+
 func TestOIDCSubjectWithSlashIsEscaped(t *testing.T) {
 	t.Parallel()
 	a := newOIDCApp(t)

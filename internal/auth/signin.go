@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/oklog/ulid/v2"
 
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/storage"
@@ -131,7 +130,7 @@ func (s *Service) resolveAccount(ctx context.Context, v VerifiedIdentity) (membe
 	if v.Method == MethodOIDC {
 		memberKey = AuthMemberKey(v.Subject)
 	} else {
-		memberKey = AuthMemberKey(ulid.Make().String())
+		memberKey = codeMemberKey()
 	}
 	if email == "" {
 		return memberKey, "", nil
