@@ -58,7 +58,6 @@ func (m *built) groups(c *platform.Core) (web.Module, error) {
 	if err := g.UseReminders(c.Tasks); err != nil {
 		return nil, err
 	}
-	g.CountMetrics(c.Metrics)
 	g.UseInviteLimits(groups.InviteLimits{PerHour: c.Config.InviteLimitHour, PerDay: c.Config.InviteLimitDay})
 	g.UseGuests(c.Auth)
 	g.UseGuestPhotos(c.Accounts)

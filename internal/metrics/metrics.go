@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -42,7 +43,14 @@ type Daily struct {
 	now   func() time.Time
 
 	mu       sync.Mutex
-	counters []Counter
+	sections []Section
+}
+
+// Section is one module's counters, shown together on the metrics page
+// under the heading "admin.metrics.section.<Key>".
+type Section struct {
+	Key      string
+	Counters []Counter
 }
 
 // NewDaily builds the counters on store's DailyMetrics table; now is
@@ -51,29 +59,86 @@ func NewDaily(store *storage.Store, now func() time.Time) *Daily {
 	return &Daily{table: store.Table(Table), now: now}
 }
 
-// Register adds counters, in the order the metrics page shows them; a
-// module registers the counters it increments while the app is wired.
-func (d *Daily) Register(counters ...Counter) {
+// Register adds counters to section, sections and counters in the order
+// the metrics page shows them; a module registers the counters it
+// increments while the app is wired (Counting does it for it). A counter
+// belongs to the first section that registers it.
+func (d *Daily) Register(section string, counters ...Counter) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	i := slices.IndexFunc(d.sections, func(s Section) bool { return s.Key == section })
+	if i < 0 {
+		d.sections = append(d.sections, Section{Key: section})
+		i = len(d.sections) - 1
+	}
 	for _, c := range counters {
-		if !slices.Contains(d.counters, c) {
-			d.counters = append(d.counters, c)
+		if !d.knownLocked(c) {
+			d.sections[i].Counters = append(d.sections[i].Counters, c)
 		}
 	}
 }
 
-// Counters are the registered counters, in registration order.
-func (d *Daily) Counters() []Counter {
+// Sections are the registered sections with their counters, in
+// registration order.
+func (d *Daily) Sections() []Section {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return slices.Clone(d.counters)
+	out := make([]Section, len(d.sections))
+	for i, s := range d.sections {
+		out[i] = Section{Key: s.Key, Counters: slices.Clone(s.Counters)}
+	}
+	return out
+}
+
+// Counters are the registered counters, in registration order.
+func (d *Daily) Counters() []Counter {
+	var out []Counter
+	for _, s := range d.Sections() {
+		out = append(out, s.Counters...)
+	}
+	return out
 }
 
 func (d *Daily) known(c Counter) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return slices.Contains(d.counters, c)
+	return d.knownLocked(c)
+}
+
+func (d *Daily) knownLocked(c Counter) bool {
+	for _, s := range d.sections {
+		if slices.Contains(s.Counters, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// Counting is a module's hold on the daily counters: it registers the
+// module's section and counts into it without ever failing what it counts.
+// The zero Counting (a module built without metrics, as in its own tests)
+// counts nothing.
+type Counting struct {
+	daily *Daily
+	log   *slog.Logger
+}
+
+// Counting registers counters under section and returns what counts
+// them; failures go to log.
+func (d *Daily) Counting(log *slog.Logger, section string, counters ...Counter) Counting {
+	d.Register(section, counters...)
+	return Counting{daily: d, log: log}
+}
+
+// Add counts one on today's counter. A failing count is logged and
+// dropped: losing a count is better than losing the action it counts.
+func (c Counting) Add(ctx context.Context, counter Counter) {
+	if c.daily == nil {
+		return
+	}
+	if err := c.daily.Incr(ctx, counter, c.daily.now()); err != nil {
+		c.log.WarnContext(ctx, "metric not counted", "counter", counter, "err", err)
+	}
 }
 
 // Key is DailyMetrics' key of one shard of a day: PK the UTC month, RK the

@@ -1,8 +1,12 @@
 package metrics
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,7 +22,8 @@ func newDaily(t *testing.T, now func() time.Time) *Daily {
 	t.Helper()
 	store := storetest.Open(t, Table)
 	d := NewDaily(store, now)
-	d.Register("newUsers", "newGroups", "newAppointments", "invitesSent")
+	d.Register("people", "newUsers")
+	d.Register("groups", "newGroups", "newAppointments", "invitesSent")
 	return d
 }
 
@@ -125,5 +130,53 @@ func TestLastCountsRowsFromBeforeSharding(t *testing.T) {
 	days, err := d.Last(ctx, 1)
 	if err != nil || days[0].Get("newUsers") != 4 {
 		t.Fatalf("%+v, %v", days, err)
+	}
+}
+
+// Sections keep the order modules registered them in, a counter belongs
+// to the first section that named it, and Counters lists them all.
+func TestSectionsKeepTheirOrder(t *testing.T) {
+	d := newDaily(t, time.Now)
+	d.Register("people", "newUsers", "invitesSent") // invitesSent is the groups'
+	d.Register("chat", "messagesSent")
+	got := d.Sections()
+	want := []Section{
+		{Key: "people", Counters: []Counter{"newUsers"}},
+		{Key: "groups", Counters: []Counter{"newGroups", "newAppointments", "invitesSent"}},
+		{Key: "chat", Counters: []Counter{"messagesSent"}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("sections %+v", got)
+	}
+	for i := range want {
+		if got[i].Key != want[i].Key || !slices.Equal(got[i].Counters, want[i].Counters) {
+			t.Errorf("section %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if c := d.Counters(); !slices.Equal(c, []Counter{"newUsers", "newGroups", "newAppointments", "invitesSent", "messagesSent"}) {
+		t.Errorf("counters %v", c)
+	}
+}
+
+// Counting adds to today's counter; the zero Counting and a failing store
+// count nothing and fail nothing.
+func TestCountingNeverFails(t *testing.T) {
+	at := time.Date(2030, 5, 17, 12, 0, 0, 0, time.UTC)
+	d := newDaily(t, func() time.Time { return at })
+	c := d.Counting(slog.New(slog.DiscardHandler), "chat", "messagesSent")
+	c.Add(ctx, "messagesSent")
+	c.Add(ctx, "messagesSent")
+	days, err := d.Last(ctx, 1)
+	if err != nil || days[0].Get("messagesSent") != 2 {
+		t.Fatalf("counted %+v (%v), want 2 messages", days, err)
+	}
+
+	Counting{}.Add(ctx, "messagesSent") // a module built without metrics
+
+	var logged bytes.Buffer
+	broken := NewDaily(storetest.Open(t), func() time.Time { return at }) // no DailyMetrics table
+	broken.Counting(slog.New(slog.NewTextHandler(&logged, nil)), "chat", "messagesSent").Add(ctx, "messagesSent")
+	if !strings.Contains(logged.String(), "metric not counted") {
+		t.Errorf("a failing count was not logged: %q", logged.String())
 	}
 }

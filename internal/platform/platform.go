@@ -16,6 +16,7 @@
 //     rows, which "web reindex <subject>" and the admin buttons run;
 //   - RebuildRunner: given every Rebuilder (the admin section);
 //   - DemoSeeder: its demo content (demo.go);
+//   - Counted: its daily counters, one section of the admin metrics page;
 //   - Drainer: told when the server starts shutting down (open streams);
 //   - auth.GuestUpgrader and auth.EmailLinker: called when a guest signs
 //     in, or an account verifies its first email.
@@ -82,6 +83,10 @@ type (
 	RebuildRunner interface {
 		UseRebuilders([]Rebuilder)
 	}
+	// Counted registers its daily counters with the site's and counts
+	// them (metrics.Daily.Counting); the admin metrics page shows them,
+	// one section per module.
+	Counted interface{ CountWith(*metrics.Daily) }
 	// Drainer ends its long-lived responses (chat streams) when the
 	// server starts shutting down, so the shutdown does not wait for
 	// them.
@@ -151,6 +156,9 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 		}
 		if l, ok := m.(auth.EmailLinker); ok && m != web.Module(core.Accounts) && m != web.Module(core.Auth) {
 			core.Auth.OnEmailLinked(l)
+		}
+		if c, ok := m.(Counted); ok {
+			c.CountWith(core.Metrics)
 		}
 		if t, ok := m.(Tabler); ok {
 			tables = append(tables, t.Tables()...)
@@ -252,7 +260,6 @@ func newCore(cfg *config.Config, store *storage.Store, log *slog.Logger, opts Op
 		return nil, err
 	}
 	c.Accounts = account.New(store, c.Auth, log, c.Now)
-	c.Accounts.CountNewUsers(c.Metrics)
 	return c, nil
 }
 

@@ -10,17 +10,21 @@ import (
 const (
 	chartWidth  = 720
 	chartHeight = 260
-	chartLeft   = 44
+	chartLeft   = 52
 	chartRight  = 12
 	chartTop    = 12
 	chartBottom = 28
+	// seriesStyles is how many series classes the CSS has.
+	seriesStyles = 6
 )
 
 // ChartSeries is one line of a LineChart.
 type ChartSeries struct {
-	// Key names the series: its CSS class is "series-<Key>" and its label
-	// "admin.metrics.counter.<Key>".
-	Key    string
+	// Key names the series: its label is "admin.metrics.counter.<Key>".
+	Key string
+	// Class is its CSS class, "series-1" to "series-6" by its place in
+	// the chart: a colour and a dash pattern.
+	Class  string
 	Values []int64
 	Total  int64
 	// Points is the polyline's points attribute.
@@ -81,8 +85,8 @@ func NewLineChart(labels []string, series []SeriesInput, labelEvery int) LineCha
 		return chartLeft + plotW*float64(i)/float64(len(labels)-1)
 	}
 	y := func(v int64) float64 { return chartTop + plotH - plotH*float64(v)/float64(c.Max) }
-	for _, s := range series {
-		out := ChartSeries{Key: s.Key, Values: s.Values}
+	for i, s := range series {
+		out := ChartSeries{Key: s.Key, Class: "series-" + itoa(i%seriesStyles+1), Values: s.Values}
 		pts := make([]string, 0, len(s.Values))
 		for i, v := range s.Values {
 			out.Total += v

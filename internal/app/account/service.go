@@ -44,8 +44,8 @@ type Service struct {
 	sessions    Sessions
 	log         *slog.Logger
 	now         func() time.Time
-	// newUsers, when set, counts accounts created at first sign-in.
-	newUsers NewUserCounter
+	// counts counts the accounts created at first sign-in.
+	counts metrics.Counting
 	// aiUsage, when set, feeds the profile page's AI usage (see ShowAIUsage).
 	aiUsage      AIUsageReader
 	aiConfigured bool
@@ -56,18 +56,10 @@ type Service struct {
 // NewUsers is the daily counter of accounts created at a first sign-in.
 const NewUsers metrics.Counter = "newUsers"
 
-// NewUserCounter counts the accounts created (metrics.Daily implements it).
-type NewUserCounter interface {
-	Register(counters ...metrics.Counter)
-	Incr(ctx context.Context, counter metrics.Counter, at time.Time) error
-}
-
-// CountNewUsers registers NewUsers with c and makes it count the accounts
-// created from now on. Call it while wiring, before serving.
-func (s *Service) CountNewUsers(c NewUserCounter) {
-	c.Register(NewUsers)
-	s.newUsers = c
-}
+// CountWith registers NewUsers with d, in the metrics page's "people"
+// section, and counts the accounts created from now on. Call it while
+// wiring, before serving (platform.Counted).
+func (s *Service) CountWith(d *metrics.Daily) { s.counts = d.Counting(s.log, "people", NewUsers) }
 
 // New builds the module. The auth service is both this module's sessions
 // and its caller (auth.Profiles): cmd/web breaks the cycle with

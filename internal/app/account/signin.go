@@ -69,12 +69,7 @@ func (s *Service) createProfile(ctx context.Context, memberKey, email, displayNa
 		return ProfileRow{}, err
 	}
 	p.ETag = etag
-	if s.newUsers != nil {
-		// A missed count must not stop anyone signing in.
-		if err := s.newUsers.Incr(ctx, NewUsers, now); err != nil {
-			s.log.WarnContext(ctx, "new account not counted", "member", memberKey, "err", err)
-		}
-	}
+	s.counts.Add(ctx, NewUsers)
 	if err := s.listing.Sync(ctx, nil, &p); err != nil {
 		return ProfileRow{}, err
 	}

@@ -12,8 +12,9 @@ import (
 	views "github.com/harmony/harmony/views/admin"
 )
 
-// metricsPage is GET /admin/metrics: the last 30 days of DailyMetrics as
-// a chart, with the numbers in a table under it, and the AI usage per model.
+// metricsPage is GET /admin/metrics: the last 30 days of DailyMetrics,
+// one section per module that counts (a chart, with the numbers in a
+// table under it), and the AI usage per model.
 func (h *handlers) metricsPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	rows, err := h.svc.RecentMetrics(ctx)
@@ -24,7 +25,7 @@ func (h *handlers) metricsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	props := metricsProps(rows, h.svc.metrics.Counters())
+	props := metricsProps(rows, h.svc.metrics.Sections())
 	for _, m := range models {
 		props.Models = append(props.Models, views.ModelUsage(m))
 	}
@@ -35,27 +36,35 @@ func (h *handlers) metricsPage(c echo.Context) error {
 	})
 }
 
-// metricsProps turns the days (oldest first) of counters into the chart
-// and the table (newest first).
-func metricsProps(rows []metrics.Day, counters []metrics.Counter) views.MetricsProps {
-	labels := make([]string, len(rows))
-	series := make([]views.SeriesInput, len(counters))
-	for j, counter := range counters {
-		series[j] = views.SeriesInput{Key: string(counter), Values: make([]int64, len(rows))}
-	}
-	days := make([]views.MetricsDay, len(rows))
-	for i, r := range rows {
-		labels[i] = r.Date.Format("01-02")
-		values := make([]int64, len(counters))
-		for j, counter := range counters {
-			values[j] = r.Get(counter)
-			series[j].Values[i] = values[j]
-		}
-		days[len(rows)-1-i] = views.MetricsDay{Date: r.Date.Format(time.DateOnly), Values: values}
-	}
-	p := views.MetricsProps{Chart: views.NewLineChart(labels, series, 7), Days: days}
+// metricsProps turns the days (oldest first) of counters into each
+// section's chart and table (newest first).
+func metricsProps(rows []metrics.Day, sections []metrics.Section) views.MetricsProps {
+	p := views.MetricsProps{Span: len(rows)}
 	if len(rows) > 0 {
 		p.From, p.To = rows[0].Date.Format(time.DateOnly), rows[len(rows)-1].Date.Format(time.DateOnly)
+	}
+	labels := make([]string, len(rows))
+	for i, r := range rows {
+		labels[i] = r.Date.Format("01-02")
+	}
+	for _, sec := range sections {
+		if len(sec.Counters) == 0 {
+			continue
+		}
+		series := make([]views.SeriesInput, len(sec.Counters))
+		for j, counter := range sec.Counters {
+			series[j] = views.SeriesInput{Key: string(counter), Values: make([]int64, len(rows))}
+		}
+		days := make([]views.MetricsDay, len(rows))
+		for i, r := range rows {
+			values := make([]int64, len(sec.Counters))
+			for j, counter := range sec.Counters {
+				values[j] = r.Get(counter)
+				series[j].Values[i] = values[j]
+			}
+			days[len(rows)-1-i] = views.MetricsDay{Date: r.Date.Format(time.DateOnly), Values: values}
+		}
+		p.Sections = append(p.Sections, views.MetricsSection{Key: sec.Key, Chart: views.NewLineChart(labels, series, 7), Days: days})
 	}
 	return p
 }

@@ -1,14 +1,12 @@
 package admin
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/storage/storetest"
 )
 
 func TestMetricsPageChartsTheLast30Days(t *testing.T) {
@@ -18,7 +16,7 @@ func TestMetricsPageChartsTheLast30Days(t *testing.T) {
 	a.SignIn(boss, bossEmail)
 	a.SignIn(a.Client(), "new@example.com")
 	a.SignIn(a.Client(), "new@example.com") // a second sign-in is not a new user
-	a.svc.Metrics().Register("invitesSent")
+	a.svc.Metrics().Register("groups", "invitesSent")
 	a.svc.Metrics().Incr(ctx, "invitesSent", a.Clock.Now().AddDate(0, 0, -3))
 
 	ov := boss.Get("/admin").Doc(t)
@@ -33,35 +31,44 @@ func TestMetricsPageChartsTheLast30Days(t *testing.T) {
 		t.Error("inline style on the metrics page (the CSP blocks it)")
 	}
 	doc := res.Doc(t)
-	svg := doc.Find(testID("metrics-chart"))
-	if svg.Length() != 1 || svg.AttrOr("role", "") != "img" {
-		t.Fatal("no accessible chart")
+	// One section per module that counts, in registration order: the
+	// accounts' (people) first, then the groups' counter registered above.
+	sections := doc.Find(testID("metrics-section"))
+	if sections.Length() != 2 || sections.Eq(0).AttrOr("data-section", "") != "people" || sections.Eq(1).AttrOr("data-section", "") != "groups" {
+		t.Fatalf("%d sections", sections.Length())
 	}
-	title, desc := svg.Find("title").Text(), svg.Find("desc").Text()
-	if !strings.Contains(title, "30 days") || !strings.Contains(desc, "New users: 2 in all.") || !strings.Contains(desc, "Invitations sent: 1 in all.") {
-		t.Errorf("title %q, desc %q", title, desc)
+	if h := sections.Eq(0).Find("h2").Text(); h != "People" {
+		t.Errorf("first section's heading %q", h)
 	}
-	if labels := svg.AttrOr("aria-labelledby", ""); labels != "metrics-chart-title metrics-chart-desc" {
-		t.Errorf("aria-labelledby %q", labels)
-	}
-	lines := svg.Find("polyline.chart-line")
-	if n := len(a.svc.Metrics().Counters()); lines.Length() != n || n != 2 {
-		t.Fatalf("%d lines, want %d (new users and invitations sent)", lines.Length(), n)
-	}
-	for i := range lines.Nodes {
-		if pts := strings.Fields(lines.Eq(i).AttrOr("points", "")); len(pts) != 30 {
-			t.Errorf("line %d has %d points", i, len(pts))
+	for i, want := range []struct{ key, total string }{{"people", "New users: 2 in all."}, {"groups", "Invitations sent: 1 in all."}} {
+		svg := sections.Eq(i).Find(testID("metrics-chart"))
+		if svg.Length() != 1 || svg.AttrOr("role", "") != "img" {
+			t.Fatalf("%s: no accessible chart", want.key)
+		}
+		title, desc := svg.Find("title").Text(), svg.Find("desc").Text()
+		if !strings.Contains(title, "30 days") || !strings.Contains(desc, want.total) {
+			t.Errorf("%s: title %q, desc %q", want.key, title, desc)
+		}
+		labels := "metrics-chart-title-" + want.key + " metrics-chart-desc-" + want.key
+		if got := svg.AttrOr("aria-labelledby", ""); got != labels || doc.Find("#metrics-chart-title-"+want.key).Length() != 1 {
+			t.Errorf("%s: aria-labelledby %q", want.key, got)
+		}
+		lines := svg.Find("polyline.chart-line")
+		if lines.Length() != 1 || !lines.HasClass("series-1") {
+			t.Fatalf("%s: %d lines", want.key, lines.Length())
+		}
+		if pts := strings.Fields(lines.AttrOr("points", "")); len(pts) != 30 {
+			t.Errorf("%s: the line has %d points", want.key, len(pts))
+		}
+		if rows := sections.Eq(i).Find(testID("metrics-data") + " " + testID("metrics-row")); rows.Length() != 30 {
+			t.Errorf("%s: %d table rows, want 30", want.key, rows.Length())
 		}
 	}
-	rows := doc.Find(testID("metrics-data") + " " + testID("metrics-row"))
-	if rows.Length() != 30 {
-		t.Fatalf("%d table rows, want 30", rows.Length())
-	}
-	today := rows.First()
-	if today.AttrOr("data-date", "") != "2030-05-17" || today.Find("td").First().Text() != "2" {
+	people := sections.Eq(0).Find(testID("metrics-row"))
+	if today := people.First(); today.AttrOr("data-date", "") != "2030-05-17" || today.Find("td").First().Text() != "2" {
 		t.Errorf("first row %s: %q", today.AttrOr("data-date", ""), today.Find("td").First().Text())
 	}
-	if rows.Eq(3).Find("td").Eq(1).Text() != "1" {
+	if sections.Eq(1).Find(testID("metrics-row")).Eq(3).Find("td").First().Text() != "1" {
 		t.Error("the invite three days ago is not in the table")
 	}
 }
@@ -70,15 +77,8 @@ func TestMetricsPageChartsTheLast30Days(t *testing.T) {
 func TestSignInSurvivesAFailingCounter(t *testing.T) {
 	t.Parallel()
 	a := newAdminApp(t)
-	a.Accounts.CountNewUsers(failingCounter{})
+	a.Accounts.CountWith(metrics.NewDaily(storetest.Open(t), a.Clock.Now)) // no DailyMetrics table
 	if key := a.SignIn(a.Client(), "fine@example.com"); key == "" {
 		t.Fatal("not signed in")
 	}
-}
-
-type failingCounter struct{}
-
-func (failingCounter) Register(...metrics.Counter) {}
-func (failingCounter) Incr(context.Context, metrics.Counter, time.Time) error {
-	return errors.New("table down")
 }

@@ -1440,3 +1440,22 @@ func TestImageOverTheLimitIsNotProcessed(t *testing.T) {
 		t.Fatalf("the damaged picture within the limit: %d", res.StatusCode)
 	}
 }
+
+// Messages people send are counted for the admin metrics page; the line
+// saying someone joined is not, nor a refused message.
+func TestMessagesAreCounted(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.Client()
+	a.SignIn(ann, "ann@example.com")
+	for _, body := range []string{"one", "two", ""} {
+		post(ann, "/chat/room-general/messages", url.Values{"body": {body}})
+	}
+	days, err := a.Metrics.Last(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := days[0].Get(chat.MessagesSent); n != 2 {
+		t.Fatalf("counted %d messages, want 2", n)
+	}
+}

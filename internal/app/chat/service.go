@@ -13,6 +13,7 @@ import (
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/jobs"
 	"github.com/harmony/harmony/internal/media"
+	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
 )
@@ -43,8 +44,10 @@ type Service struct {
 	pres      presence
 	beat      time.Duration
 	base      string
-	logger    *slog.Logger
-	now       func() time.Time
+	// counts counts the messages people send.
+	counts metrics.Counting
+	logger *slog.Logger
+	now    func() time.Time
 }
 
 // Options configure the module.
@@ -111,6 +114,13 @@ func (s *Service) BodyLimits() map[string]int64 {
 
 // Slug names the module's section.
 func (s *Service) Slug() string { return "chat" }
+
+// MessagesSent is the daily counter of messages people send.
+const MessagesSent metrics.Counter = "messagesSent"
+
+// CountWith registers MessagesSent with d and counts from now on
+// (platform.Counted).
+func (s *Service) CountWith(d *metrics.Daily) { s.counts = d.Counting(s.logger, "chat", MessagesSent) }
 
 // Tables are the tables the module needs.
 func (s *Service) Tables() []string {
@@ -185,6 +195,7 @@ func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Perso
 		return m, err
 	}
 	s.hub.Sent(ctx, m)
+	s.counts.Add(ctx, MessagesSent)
 	s.tellMentioned(ctx, ch, title, m)
 	if err := s.markRead(ctx, from.MemberKey, ch, m.Seq); err != nil {
 		s.logger.WarnContext(ctx, "chat: read marker not moved", "chat", ch.RowKey, "err", err)

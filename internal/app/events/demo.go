@@ -51,7 +51,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		if in.Image, err = demoPicture(d.category); err != nil {
 			return err
 		}
-		e, err := s.catalog.Create(ctx, organizer.Key, in, zone)
+		e, err := s.createEvent(ctx, organizer.Key, in, zone)
 		if err != nil {
 			return fmt.Errorf("demo event %q: %w", d.title, err)
 		}

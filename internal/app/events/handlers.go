@@ -446,7 +446,7 @@ func (s *Service) create(c echo.Context) error {
 	if fe != nil {
 		return s.renderForm(c, http.StatusUnprocessableEntity, "/events", in, fe)
 	}
-	e, err := s.catalog.Create(ctx, id.MemberKey, in, id.Location())
+	e, err := s.createEvent(ctx, id.MemberKey, in, id.Location())
 	return web.AnswerForm(c, err, "events.flash.created", eventURL(e.RowKey), func(status int, fe FieldErrors) error {
 		return s.renderForm(c, status, "/events", in, fe)
 	})

@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"context"
 	"encoding/csv"
 	"net/http"
 	"net/url"
@@ -811,5 +812,39 @@ func TestOrganizerEditsAndCancels(t *testing.T) {
 	}
 	if res := post(ann, page+"/register", nil); res.StatusCode != http.StatusBadRequest {
 		t.Fatalf("registering for a cancelled event: %d", res.StatusCode)
+	}
+}
+
+// New events and registrations are counted for the admin metrics page:
+// a second press of "Register" is not a new registration, and tells the
+// person nothing new.
+func TestEventsAndRegistrationsAreCounted(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann, bob := a.Client(), a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	form := url.Values{"title": {"Counted night"}, "category": {"concert"}, "start": {"2030-06-01T20:00"}, "end": {"2030-06-01T23:00"}, "capacity": {"1"}}
+	page := post(org, "/events", form).Header.Get("Location")
+	if res := post(org, page+"/publish", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("publish: %d", res.StatusCode)
+	}
+	for _, c := range []*webtest.Client{ann, ann, bob} { // bob waits
+		if res := post(c, page+"/register", nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("register: %d", res.StatusCode)
+		}
+		a.Clock.Advance(time.Minute)
+	}
+	a.Tasks.RunDue(t.Context())
+	days, err := a.Metrics.Last(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := days[0]; d.Get(events.NewEvents) != 1 || d.Get(events.Registrations) != 2 {
+		t.Fatalf("counted %v, want 1 event and 2 registrations", d.Counts)
+	}
+	if n := ann.Get("/inbox").Doc(t).Find(testID("inbox-item")).Length(); n != 1 {
+		t.Errorf("ann has %d notices after registering twice, want 1", n)
 	}
 }

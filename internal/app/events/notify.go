@@ -77,13 +77,15 @@ func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, p
 		return r, err
 	}
 	s.settled(ctx, e, moves)
+	if !r.New {
+		return r, nil // registered already: nothing new to count or tell
+	}
+	s.counts.Add(ctx, Registrations)
 	kind := "events.notify.going"
 	if r.Status == StatusWaitlist {
 		kind = "events.notify.waitlist"
 	}
-	if r.Status == StatusGoing || r.Status == StatusWaitlist {
-		s.tell(ctx, e, kind, s.stamp(), id.MemberKey)
-	}
+	s.tell(ctx, e, kind, s.stamp(), id.MemberKey)
 	return r, nil
 }
 

@@ -72,6 +72,9 @@ type Registration struct {
 	// OfferLapsed marks a registration an unanswered offer ended.
 	OfferUntil  time.Time
 	OfferLapsed bool
+	// New is true when this call registered them, false when they were
+	// registered already.
+	New bool
 }
 
 // Plan is an event's seat settings.
@@ -277,6 +280,7 @@ func (s *Seats) Register(ctx context.Context, eventID string, p Person, party in
 		}
 		t.write(before, a)
 		out = registrationOf(*a)
+		out.New = true
 		return nil
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
 	"github.com/harmony/harmony/internal/tasks"
@@ -34,8 +35,10 @@ type Service struct {
 	feeds *storage.Table
 	// registrations bounds one person's registrations per minute.
 	registrations quota.Limit
-	log           *slog.Logger
-	now           func() time.Time
+	// counts counts new events and registrations.
+	counts metrics.Counting
+	log    *slog.Logger
+	now    func() time.Time
 }
 
 // New builds the module on store.
@@ -65,6 +68,27 @@ func (s *Service) LimitRegistrations(perMinute int) { s.registrations.Max = perM
 // UseBaseURL sets the app's address (BASE_URL) for absolute links: the
 // check-in link in a ticket's QR code. Call it while wiring.
 func (s *Service) UseBaseURL(u string) { s.baseURL = strings.TrimSuffix(u, "/") }
+
+// The daily counters the module increments.
+const (
+	NewEvents     metrics.Counter = "newEvents"
+	Registrations metrics.Counter = "registrations"
+)
+
+// CountWith registers the module's counters with d and counts new events
+// and registrations from now on (platform.Counted).
+func (s *Service) CountWith(d *metrics.Daily) {
+	s.counts = d.Counting(s.log, "events", NewEvents, Registrations)
+}
+
+// createEvent adds an unpublished event by organizerKey and counts it.
+func (s *Service) createEvent(ctx context.Context, organizerKey string, in EventInput, zone *time.Location) (EventRow, error) {
+	e, err := s.catalog.Create(ctx, organizerKey, in, zone)
+	if err == nil {
+		s.counts.Add(ctx, NewEvents)
+	}
+	return e, err
+}
 
 // Slug names the module's section.
 func (s *Service) Slug() string { return "events" }

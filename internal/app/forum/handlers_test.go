@@ -613,3 +613,24 @@ func TestTheHomePageFollowsTheLastTopic(t *testing.T) {
 		t.Errorf("after moving the only topic away: %q", got)
 	}
 }
+
+// New topics and replies are counted for the admin metrics page; a
+// refused reply is not.
+func TestTopicsAndRepliesAreCounted(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	_, ann, bob := a.talkSection(t, "")
+	topic := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Counted topic"}, "body": {"x"}}).Header.Get("Location")
+	post(bob, topic+"/replies", url.Values{"body": {"one"}})
+	post(ann, topic+"/replies", url.Values{"body": {"two"}})
+	if res := post(bob, topic+"/replies", url.Values{"body": {""}}); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("an empty reply: %d", res.StatusCode)
+	}
+	days, err := a.Metrics.Last(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := days[0]; d.Get(forum.NewTopics) != 1 || d.Get(forum.NewReplies) != 2 {
+		t.Fatalf("counted %v, want 1 topic and 2 replies", d.Counts)
+	}
+}

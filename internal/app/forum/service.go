@@ -10,6 +10,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
 )
@@ -36,8 +37,10 @@ type Service struct {
 	reporter  Reporter
 	// baseURL makes the feeds' links absolute.
 	baseURL string
-	log     *slog.Logger
-	now     func() time.Time
+	// counts counts new topics and replies.
+	counts metrics.Counting
+	log    *slog.Logger
+	now    func() time.Time
 }
 
 // Notifier tells people of mentions (the inbox).
@@ -111,6 +114,18 @@ func (s *Service) UseBaseURL(u string)              { s.baseURL = u }
 
 // Slug names the module's section.
 func (s *Service) Slug() string { return "forum" }
+
+// The daily counters the module increments.
+const (
+	NewTopics  metrics.Counter = "newTopics"
+	NewReplies metrics.Counter = "newReplies"
+)
+
+// CountWith registers the module's counters with d and counts new topics
+// and replies from now on (platform.Counted).
+func (s *Service) CountWith(d *metrics.Daily) {
+	s.counts = d.Counting(s.log, "forum", NewTopics, NewReplies)
+}
 
 // Tables are the tables the module needs provisioned.
 func (s *Service) Tables() []string {

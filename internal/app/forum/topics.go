@@ -112,6 +112,7 @@ func (s *Service) CreateTopic(ctx context.Context, by Person, section, title, bo
 	s.followHead(ctx, nil, &t)
 	s.followTitle(ctx, nil, &t)
 	s.countSection(ctx, section, 1, t)
+	s.counts.Add(ctx, NewTopics)
 	s.markRead(ctx, by.MemberKey, id, 1)
 	s.tellMentioned(ctx, by, t, p)
 	return t, nil
@@ -182,6 +183,7 @@ func (s *Service) Reply(ctx context.Context, by Person, topicID, body string) (P
 	}
 	s.followHead(ctx, &before, &after)
 	s.countSection(ctx, t.Section, 0, after)
+	s.counts.Add(ctx, NewReplies)
 	s.markRead(ctx, by.MemberKey, topicID, out.Num)
 	s.tellMentioned(ctx, by, after, out)
 	return out, nil

@@ -313,7 +313,7 @@ func (s *Service) createAppointment(ctx context.Context, m Membership, id *auth.
 	if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
 		return Appointment{}, err
 	}
-	s.count(ctx, NewAppointments)
+	s.counts.Add(ctx, NewAppointments)
 	s.notifyAppointment(ctx, id, "groups.notify.appointment_created", doc, members)
 	return doc, nil
 }

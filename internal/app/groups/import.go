@@ -136,7 +136,7 @@ func (s *Service) ImportFile(ctx context.Context, m Membership, id *auth.Identit
 		s.log.WarnContext(ctx, "groups: imported file not deleted", "blob", name, "err", err)
 	}
 	if added > 0 {
-		s.count(ctx, NewAppointments)
+		s.counts.Add(ctx, NewAppointments)
 	}
 	return added, updated, nil
 }

@@ -175,7 +175,7 @@ func (s *Service) invite(ctx context.Context, g GroupRow, by *auth.Identity, ema
 			return MemberRow{}, false, err
 		}
 		if reinvited {
-			s.count(ctx, InvitesSent)
+			s.counts.Add(ctx, InvitesSent)
 		}
 		err = s.sendInvite(ctx, g, by, row.Email)
 		return row, err == nil, err
@@ -186,7 +186,7 @@ func (s *Service) invite(ctx context.Context, g GroupRow, by *auth.Identity, ema
 	if err := s.mirror(ctx, fresh); err != nil {
 		return MemberRow{}, false, err
 	}
-	s.count(ctx, InvitesSent)
+	s.counts.Add(ctx, InvitesSent)
 	err = s.sendInvite(ctx, g, by, email)
 	return fresh, err == nil, err
 }
@@ -300,7 +300,7 @@ func (s *Service) Accept(ctx context.Context, m Membership, id *auth.Identity) (
 		return nil
 	})
 	if err == nil && accepted {
-		s.count(ctx, InvitesAccepted)
+		s.counts.Add(ctx, InvitesAccepted)
 	}
 	return row, err
 }

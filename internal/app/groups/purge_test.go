@@ -128,7 +128,7 @@ func TestGroupMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	metrics := metrics.NewDaily(a.Store, a.Clock.Now)
-	a.svc.CountMetrics(metrics)
+	a.svc.CountWith(metrics)
 	olga := a.signIn(t, "olga@example.com")
 	id := createGroup(t, olga, "Counted")
 	invite(t, olga, id, "bob@example.com")

@@ -57,8 +57,8 @@ type Service struct {
 	// guestPhotos stores a guest's photo from the join form; nil until
 	// UseGuestPhotos (join.go).
 	guestPhotos GuestPhotos
-	// metrics counts new groups and invitations; nil counts nothing.
-	metrics MetricsCounter
+	// counts counts new groups, appointments and invitations.
+	counts metrics.Counting
 	// notifier tells people of invitations and plan changes; nil tells
 	// no one (UseNotifier).
 	notifier Notifier
@@ -146,29 +146,11 @@ const (
 	InvitesAccepted metrics.Counter = "invitesAccepted"
 )
 
-// MetricsCounter is what the module needs of metrics.Daily.
-type MetricsCounter interface {
-	Register(counters ...metrics.Counter)
-	Incr(ctx context.Context, counter metrics.Counter, at time.Time) error
-}
-
-// CountMetrics registers the module's counters with m and makes it count
-// new groups, appointments and invitations from now on. Call it while
-// wiring, before serving.
-func (s *Service) CountMetrics(m MetricsCounter) {
-	m.Register(NewGroups, NewAppointments, InvitesSent, InvitesAccepted)
-	s.metrics = m
-}
-
-// count adds one to a daily counter. A failing counter never fails the
-// action it counts: it is logged and dropped.
-func (s *Service) count(ctx context.Context, c metrics.Counter) {
-	if s.metrics == nil {
-		return
-	}
-	if err := s.metrics.Incr(ctx, c, s.now()); err != nil {
-		s.log.WarnContext(ctx, "groups: metric not counted", "counter", c, "err", err)
-	}
+// CountWith registers the module's counters with d and counts new
+// groups, appointments and invitations from now on. Call it while wiring,
+// before serving (platform.Counted).
+func (s *Service) CountWith(d *metrics.Daily) {
+	s.counts = d.Counting(s.log, "groups", NewGroups, NewAppointments, InvitesSent, InvitesAccepted)
 }
 
 // Slug is the module's section.
@@ -345,7 +327,7 @@ func (s *Service) Create(ctx context.Context, id *auth.Identity, name string) (G
 	if err := s.addActive(ctx, groupID, id.UserKey, RoleOwner, owner, now); err != nil {
 		return GroupRow{}, err
 	}
-	s.count(ctx, NewGroups)
+	s.counts.Add(ctx, NewGroups)
 	return g, nil
 }
 

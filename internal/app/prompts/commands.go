@@ -55,6 +55,7 @@ func (s *Service) Create(ctx context.Context, authorID string, in Input) (Prompt
 	if err != nil {
 		return PromptRow{}, err
 	}
+	s.counts.Add(ctx, NewPrompts)
 	lpk, lrk := promptLookupKey(id)
 	lookup, err := storage.Marshal(PromptLookupRow{PartitionKey: lpk, RowKey: lrk, PromptID: id, AuthorID: authorID})
 	if err != nil {

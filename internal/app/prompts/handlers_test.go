@@ -1,6 +1,7 @@
 package prompts
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -1119,5 +1120,31 @@ func TestCatalogAndPromptPagesAreSharedWithVisitors(t *testing.T) {
 	mine := ann.c.Get("/prompts")
 	if mine.StorageOps(t)["total"] == 0 || mine.Doc(t).Find(testID("new-prompt")).Length() != 1 {
 		t.Errorf("a signed-in person got the shared catalog (cost %s)", mine.Header.Get("X-Storage-Ops"))
+	}
+}
+
+// New prompts and votes are counted for the admin metrics page: a vote
+// changed from like to dislike is the same vote, and a refused one is
+// none.
+func TestPromptsAndVotesAreCounted(t *testing.T) {
+	t.Parallel()
+	a := newPromptsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+	id := a.createPrompt(t, ann, promptForm("Counted", "Text", Public))
+	bob := a.signIn(t, "bob@example.com")
+	for _, v := range []string{"like", "dislike"} {
+		if res := post(t, bob.c, "/prompts/"+id+"/vote", url.Values{"value": {v}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("vote %s: %d", v, res.StatusCode)
+		}
+	}
+	if res := post(t, ann.c, "/prompts/"+id+"/vote", url.Values{"value": {"like"}}); res.StatusCode < 400 {
+		t.Fatalf("the author's own vote: %d", res.StatusCode)
+	}
+	days, err := a.Metrics.Last(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := days[0]; d.Get(NewPrompts) != 1 || d.Get(PromptVotes) != 1 {
+		t.Fatalf("counted %v, want 1 prompt and 1 vote", d.Counts)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -39,7 +40,9 @@ type Service struct {
 	profiles    Profiles
 	cursors     *storage.Cursors
 	log         *slog.Logger
-	now         func() time.Time
+	// counts counts new prompts and votes.
+	counts metrics.Counting
+	now    func() time.Time
 	// pageSize is how many prompts a catalog page shows.
 	pageSize int
 
@@ -94,6 +97,18 @@ func (s *Service) Tables() []string {
 
 // Slug is the module's section.
 func (s *Service) Slug() string { return "prompts" }
+
+// The daily counters the module increments.
+const (
+	NewPrompts  metrics.Counter = "newPrompts"
+	PromptVotes metrics.Counter = "promptVotes"
+)
+
+// CountWith registers the module's counters with d and counts new prompts
+// and votes from now on (platform.Counted).
+func (s *Service) CountWith(d *metrics.Daily) {
+	s.counts = d.Counting(s.log, "prompts", NewPrompts, PromptVotes)
+}
 
 // Errors callers act on.
 var (

@@ -64,6 +64,9 @@ func (s *Service) Vote(ctx context.Context, voterID, promptID string, value int)
 	if err != nil {
 		return Tally{}, err
 	}
+	if old == 0 && value != 0 {
+		s.counts.Add(ctx, PromptVotes)
+	}
 	if old != value {
 		if p, err = s.addVote(ctx, p.AuthorID, promptID, old, value); err != nil {
 			return Tally{}, err
