@@ -3,7 +3,7 @@
 // disabling a user.
 import path from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
-import { adminEmail, alice, completeProviderLogin, expectSignedOut, newSignedInPage, signInWithCode, signInWithOIDC, uniqueEmail } from './helpers';
+import { adminEmail, alice, axeProblems, completeProviderLogin, expectSignedOut, newSignedInPage, signInWithCode, signInWithOIDC, uniqueEmail } from './helpers';
 
 // isoDateYearsAgo is today's date `years` years ago minus `days` days, so
 // the age is exactly `years` whatever the day of the run.
@@ -96,6 +96,26 @@ test('choosing Russian in the settings turns the UI Russian', async ({ page }) =
   await page.goto('/');
   await expect(page.locator('html')).toHaveAttribute('lang', 'ru');
   await expect(page.getByTestId('site-nav')).toContainText('Форум');
+});
+
+test('the admin overview, metrics and users pages pass axe and do not overflow a phone', async ({ browser }) => {
+  const admin = await newSignedInPage(browser, adminEmail);
+  const problems: string[] = [];
+  for (const [name, path, testid] of [
+    ['admin overview', '/admin', 'admin-tool-metrics'],
+    ['metrics', '/admin/metrics', 'metrics-section'],
+    ['users', '/admin/users', 'admin-user-row'],
+  ]) {
+    for (const width of [1280, 390]) {
+      await admin.page.setViewportSize({ width, height: 900 });
+      const res = await admin.page.goto(path);
+      expect(res?.status()).toBe(200);
+      await expect(admin.page.getByTestId(testid).first()).toBeVisible();
+      expect(await admin.page.evaluate(() => document.documentElement.scrollWidth), `${name} at ${width}px`).toBeLessThanOrEqual(width);
+      problems.push(...(await axeProblems(admin.page, `${name} at ${width}px`)));
+    }
+  }
+  expect(problems).toEqual([]);
 });
 
 test('a member who is not an admin gets 403 on the admin pages', async ({ page }) => {
