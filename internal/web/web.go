@@ -73,6 +73,7 @@ type Server struct {
 	homePage     HomeProvider
 	badger       UnreadBadger
 	bannerer     Bannerer
+	homeCards    []HomeCarder
 	shared       *sharedPages
 }
 
@@ -120,6 +121,9 @@ func New(d Deps) (*Server, error) {
 	s.shared = newSharedPages(s.now)
 	for _, m := range d.Modules {
 		s.built[m.Slug()] = true
+		if h, ok := m.(HomeCarder); ok {
+			s.homeCards = append(s.homeCards, h)
+		}
 	}
 
 	e := s.echo

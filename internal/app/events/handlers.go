@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -368,8 +369,21 @@ func (s *Service) mine(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	zone := id.Location()
-	var rows []views.MyRow
+	rows := myRows(ctx, mine, id.Location())
+	token, err := s.FeedToken(ctx, id.MemberKey)
+	if err != nil {
+		return err
+	}
+	feed := ""
+	if token != "" {
+		feed = s.feedURL(token)
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "events.mine.heading"), Section: "events", Content: views.Mine(rows, feed)})
+}
+
+// myRows are registrations as the person's lists show them.
+func myRows(ctx context.Context, mine []MyEvent, zone *time.Location) []views.MyRow {
+	rows := make([]views.MyRow, 0, len(mine))
 	for _, m := range mine {
 		state := i18n.T(ctx, "events.state.going")
 		switch m.Status {
@@ -384,15 +398,29 @@ func (s *Service) mine(c echo.Context) error {
 			Cancelled: m.Event.IsCancelled,
 		})
 	}
-	token, err := s.FeedToken(ctx, id.MemberKey)
+	return rows
+}
+
+// homeEvents is how many of a person's next events their home page shows.
+const homeEvents = 3
+
+// HomeCard is the home page's "Your next events" for someone signed in
+// to an account (web.HomeCarder): the registrations whose events have not
+// ended, soonest first, or a way to find some.
+func (s *Service) HomeCard(c echo.Context) (templ.Component, error) {
+	id := auth.From(c)
+	if id == nil || id.Guest {
+		return nil, nil
+	}
+	ctx := c.Request().Context()
+	mine, err := s.catalog.MyEvents(ctx, id.MemberKey)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	feed := ""
-	if token != "" {
-		feed = s.feedURL(token)
-	}
-	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "events.mine.heading"), Section: "events", Content: views.Mine(rows, feed)})
+	now := s.now()
+	mine = slices.DeleteFunc(mine, func(m MyEvent) bool { return !m.Event.End.After(now) })
+	more := len(mine) > homeEvents
+	return views.HomeCard(myRows(ctx, mine[:min(len(mine), homeEvents)], id.Location()), more), nil
 }
 
 // newEvent is GET /events/new (organizers).

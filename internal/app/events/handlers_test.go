@@ -5,10 +5,13 @@ import (
 	"encoding/csv"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/app/events"
@@ -846,5 +849,54 @@ func TestEventsAndRegistrationsAreCounted(t *testing.T) {
 	}
 	if n := ann.Get("/inbox").Doc(t).Find(testID("inbox-item")).Length(); n != 1 {
 		t.Errorf("ann has %d notices after registering twice, want 1", n)
+	}
+}
+
+// The home page shows a person's next three events beside their groups,
+// soonest first, until each has ended; someone with none is shown where
+// to find some; /groups and visitors get no such card.
+func TestHomeShowsTheNextEvents(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org, ann, bob, anon := a.Client(), a.Client(), a.Client(), a.Client()
+	a.SignIn(org, "org@example.com")
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	for day := 4; day >= 1; day-- { // created out of order, from tomorrow
+		d := a.Clock.Now().AddDate(0, 0, day).Format(time.DateOnly)
+		form := url.Values{"title": {"Night " + strconv.Itoa(day)}, "category": {"concert"}, "start": {d + "T20:00"}, "end": {d + "T23:00"}, "capacity": {"10"}}
+		page := post(org, "/events", form).Header.Get("Location")
+		post(org, page+"/publish", nil)
+		if res := post(ann, page+"/register", nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("register for night %d: %d", day, res.StatusCode)
+		}
+	}
+	titles := func(c *webtest.Client, path string) ([]string, string) {
+		card := c.Get(path).Doc(t).Find(testID("home-events"))
+		var out []string
+		card.Find(testID("my-event") + " a").Each(func(_ int, s *goquery.Selection) { out = append(out, s.Text()) })
+		return out, strings.TrimSpace(card.Find("p > a").Last().Text())
+	}
+	if got, link := titles(ann, "/"); !slices.Equal(got, []string{"Night 1", "Night 2", "Night 3"}) || link != "All your events" {
+		t.Fatalf("ann's home shows %v, link %q", got, link)
+	}
+	a.Clock.Advance(48 * time.Hour) // night 1 is over
+	if got, link := titles(ann, "/"); !slices.Equal(got, []string{"Night 2", "Night 3", "Night 4"}) || link != "My events" {
+		t.Fatalf("the next day ann's home shows %v, link %q", got, link)
+	}
+	// The card costs two queries: her UserEvents partition and one batch
+	// of the events (no waitlist places to count).
+	home, groups := ann.Get("/").StorageOps(t), ann.Get("/groups").StorageOps(t)
+	if home["total"]-groups["total"] != 2 || home["queries"]-groups["queries"] != 2 {
+		t.Errorf("the card costs %v, the page without it %v", home, groups)
+	}
+	if bob.Get("/").Doc(t).Find(testID("home-events-empty")).Length() != 1 {
+		t.Error("someone with no events is not shown where to find some")
+	}
+	if n := ann.Get("/groups").Doc(t).Find(testID("home-events")).Length(); n != 0 {
+		t.Error("/groups shows the home page's events card")
+	}
+	if n := anon.Get("/").Doc(t).Find(testID("home-events")).Length(); n != 0 {
+		t.Error("a visitor's home shows an events card")
 	}
 }

@@ -81,11 +81,15 @@ func (h *handlers) dashboard(c echo.Context) error {
 		}
 		cards = append(cards, card)
 	}
+	aside, err := web.HomeCards(c)
+	if err != nil {
+		return err
+	}
 	next := web.NextURL("/groups", page.Next)
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:    i18n.T(ctx, "groups.dashboard.heading"),
 		Section:  "groups",
-		Content:  views.Dashboard(views.DashboardProps{Groups: cards, NextURL: next, First: cursor == nil}),
+		Content:  views.Dashboard(views.DashboardProps{Groups: cards, NextURL: next, First: cursor == nil, Aside: aside}),
 		Fragment: views.GroupsChunk(cards, next),
 	})
 }
