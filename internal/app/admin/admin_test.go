@@ -226,6 +226,10 @@ func TestDisableEndsSessionsAtOnceAndBlocksSignIn(t *testing.T) {
 	if !strings.Contains(ov.Find(testID("admin-log")).Text(), "spam links") {
 		t.Error("overview does not show the reason")
 	}
+	// The line says what was done, not the button's label.
+	if line := strings.TrimSpace(ov.Find(testID("admin-log-row")).Last().Find(".row-title").Text()); line != "\u2068boss\u2069: account disabled — \u2068user\u2069" {
+		t.Errorf("the log line reads %q", line)
+	}
 }
 
 func TestGrantAndRevokeAdmin(t *testing.T) {
