@@ -369,7 +369,15 @@ func (s *Service) mine(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rows := myRows(ctx, mine, id.Location())
+	// Upcoming ones first, soonest first; then the past, latest first.
+	now := s.now()
+	split := slices.IndexFunc(mine, func(m MyEvent) bool { return m.Event.End.After(now) })
+	if split < 0 {
+		split = len(mine)
+	}
+	past := slices.Clone(mine[:split])
+	slices.Reverse(past)
+	upcoming := myRows(ctx, mine[split:], id.Location())
 	token, err := s.FeedToken(ctx, id.MemberKey)
 	if err != nil {
 		return err
@@ -378,7 +386,8 @@ func (s *Service) mine(c echo.Context) error {
 	if token != "" {
 		feed = s.feedURL(token)
 	}
-	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "events.mine.heading"), Section: "events", Content: views.Mine(rows, feed)})
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "events.mine.heading"), Section: "events",
+		Content: views.Mine(upcoming, myRows(ctx, past, id.Location()), feed)})
 }
 
 // myRows are registrations as the person's lists show them.

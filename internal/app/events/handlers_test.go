@@ -890,6 +890,14 @@ func TestHomeShowsTheNextEvents(t *testing.T) {
 	if home["total"]-groups["total"] != 2 || home["queries"]-groups["queries"] != 2 {
 		t.Errorf("the card costs %v, the page without it %v", home, groups)
 	}
+	// "My events" lists what is to come, soonest first, then the past.
+	mine := ann.Get("/events/mine").Doc(t)
+	var upcoming, past []string
+	mine.Find(testID("my-events-upcoming") + " " + testID("my-event") + " a").Each(func(_ int, s *goquery.Selection) { upcoming = append(upcoming, s.Text()) })
+	mine.Find(testID("my-events-past") + " " + testID("my-event") + " a").Each(func(_ int, s *goquery.Selection) { past = append(past, s.Text()) })
+	if !slices.Equal(upcoming, []string{"Night 2", "Night 3", "Night 4"}) || !slices.Equal(past, []string{"Night 1"}) {
+		t.Errorf("my events: upcoming %v, past %v", upcoming, past)
+	}
 	if bob.Get("/").Doc(t).Find(testID("home-events-empty")).Length() != 1 {
 		t.Error("someone with no events is not shown where to find some")
 	}
