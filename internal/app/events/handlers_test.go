@@ -76,10 +76,8 @@ func post(c *webtest.Client, path string, form url.Values) *webtest.Response {
 func TestEventPages(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	org, ann, bob, anon := a.Client(), a.Client(), a.Client(), a.Client()
-	a.SignIn(org, "org@example.com")
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	cast := a.People("org@example.com", "ann@example.com", "bob@example.com")
+	org, ann, bob, anon := cast[0], cast[1], cast[2], a.Client()
 
 	if res := anon.Get("/events"); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("events-empty")).Length() != 1 {
 		t.Fatalf("empty listing: %d", res.StatusCode)
@@ -369,10 +367,8 @@ func TestRegistrationLimit(t *testing.T) {
 func TestReminderADayBefore(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	org, ann, bob := a.Client(), a.Client(), a.Client()
-	a.SignIn(org, "org@example.com")
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	cast := a.People("org@example.com", "ann@example.com", "bob@example.com")
+	org, ann, bob := cast[0], cast[1], cast[2]
 	form := url.Values{"title": {"Boat trip"}, "category": {"yachting"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T16:00"},
 		"capacity": {"1"}, "place": {"Marina"}, "confirmedOnly": {"Pier 7, berth 12"}}
 	page := post(org, "/events", form).Header.Get("Location")
@@ -428,10 +424,8 @@ func TestReminderADayBefore(t *testing.T) {
 func TestOfferMode(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	org, ann, bob := a.Client(), a.Client(), a.Client()
-	a.SignIn(org, "org@example.com")
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	cast := a.People("org@example.com", "ann@example.com", "bob@example.com")
+	org, ann, bob := cast[0], cast[1], cast[2]
 	form := url.Values{"title": {"Sailing day"}, "category": {"yachting"}, "start": {"2030-05-20T10:00"}, "end": {"2030-05-20T16:00"},
 		"capacity": {"1"}, "offerHours": {"5"}, "offerStopHours": {"24"}}
 	if res := post(org, "/events", form); res.StatusCode != http.StatusUnprocessableEntity || res.StorageOps(t)["writes"] != 0 {
@@ -558,10 +552,8 @@ func TestEventPicture(t *testing.T) {
 func TestMyCalendarFeed(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	org, ann, bob, anon := a.Client(), a.Client(), a.Client(), a.Client()
-	a.SignIn(org, "org@example.com")
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	cast := a.People("org@example.com", "ann@example.com", "bob@example.com")
+	org, ann, bob, anon := cast[0], cast[1], cast[2], a.Client()
 	page := post(org, "/events", url.Values{"title": {"Wine tasting"}, "category": {"meetup"}, "start": {"2030-06-01T19:00"}, "end": {"2030-06-01T22:00"},
 		"capacity": {"1"}, "confirmedOnly": {"Cellar door B"}}).Header.Get("Location")
 	post(org, page+"/publish", nil)
@@ -757,10 +749,8 @@ func TestUnsafeEventRoutesNeedCSRF(t *testing.T) {
 func TestOrganizerEditsAndCancels(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	org, ann, bob := a.Client(), a.Client(), a.Client()
-	a.SignIn(org, "org@example.com")
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	cast := a.People("org@example.com", "ann@example.com", "bob@example.com")
+	org, ann, bob := cast[0], cast[1], cast[2]
 	form := url.Values{"title": {"Quiz night"}, "category": {"meetup"}, "start": {"2030-06-01T19:00"}, "end": {"2030-06-01T21:00"}, "capacity": {"2"}, "place": {"The Crown"}}
 	page := post(org, "/events", form).Header.Get("Location")
 	post(org, page+"/publish", nil)
@@ -824,10 +814,8 @@ func TestOrganizerEditsAndCancels(t *testing.T) {
 func TestEventsAndRegistrationsAreCounted(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	org, ann, bob := a.Client(), a.Client(), a.Client()
-	a.SignIn(org, "org@example.com")
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	cast := a.People("org@example.com", "ann@example.com", "bob@example.com")
+	org, ann, bob := cast[0], cast[1], cast[2]
 	form := url.Values{"title": {"Counted night"}, "category": {"concert"}, "start": {"2030-06-01T20:00"}, "end": {"2030-06-01T23:00"}, "capacity": {"1"}}
 	page := post(org, "/events", form).Header.Get("Location")
 	if res := post(org, page+"/publish", nil); res.StatusCode != http.StatusSeeOther {
@@ -858,10 +846,8 @@ func TestEventsAndRegistrationsAreCounted(t *testing.T) {
 func TestHomeShowsTheNextEvents(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	org, ann, bob, anon := a.Client(), a.Client(), a.Client(), a.Client()
-	a.SignIn(org, "org@example.com")
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	cast := a.People("org@example.com", "ann@example.com", "bob@example.com")
+	org, ann, bob, anon := cast[0], cast[1], cast[2], a.Client()
 	for day := 4; day >= 1; day-- { // created out of order, from tomorrow
 		d := a.Clock.Now().AddDate(0, 0, day).Format(time.DateOnly)
 		form := url.Values{"title": {"Night " + strconv.Itoa(day)}, "category": {"concert"}, "start": {d + "T20:00"}, "end": {d + "T23:00"}, "capacity": {"10"}}

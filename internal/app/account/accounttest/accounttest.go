@@ -127,6 +127,17 @@ func (a *App) Mail() []mail.Delivered {
 // Client is a new browser on the app.
 func (a *App) Client() *webtest.Client { return webtest.NewClient(a.t, a.Handler) }
 
+// People signs in a new client for each email, in order: the cast of a
+// test ("org@example.com", "ann@example.com", …).
+func (a *App) People(emails ...string) []*webtest.Client {
+	out := make([]*webtest.Client, len(emails))
+	for i, email := range emails {
+		out[i] = a.Client()
+		a.SignIn(out[i], email)
+	}
+	return out
+}
+
 var codeInSubject = regexp.MustCompile(`\b\d{6}\b`)
 
 // SignIn signs c in by email code, as a person would, and returns the
