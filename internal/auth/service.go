@@ -10,6 +10,7 @@ import (
 
 	"github.com/harmony/harmony/internal/config"
 	"github.com/harmony/harmony/internal/mail"
+	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -105,7 +106,18 @@ type Service struct {
 	// oidc is sign-in through the configured OpenID provider (oidc*.go);
 	// nil when OIDC_ISSUER is not set.
 	oidc *oidcClient
+
+	// counts counts the people active each day.
+	counts metrics.Counting
 }
+
+// ActivePeople is the daily counter of accounts that used the site that
+// day (UTC), each counted once however many devices they use.
+const ActivePeople metrics.Counter = "activePeople"
+
+// CountWith registers ActivePeople with d, in the metrics page's "people"
+// section, and counts from now on (platform.Counted).
+func (s *Service) CountWith(d *metrics.Daily) { s.counts = d.Counting(s.log, "people", ActivePeople) }
 
 // recentMail is the development mailbox as the dev mailbox page reads it.
 type recentMail interface {

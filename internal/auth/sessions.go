@@ -192,10 +192,21 @@ func (s *Service) loadIdentity(c echo.Context) (*Identity, string, error) {
 		s.deleteSession(ctx, memberKey, sessionID)
 		return nil, "", s.forgetSession(c, sess)
 	}
-	if now.Sub(row.LastSeenAt) >= s.touchEvery() {
+	// The first request of a new UTC day also counts the person as
+	// active that day (once a session, once a person: AddOncePerDay).
+	newDay := !sameUTCDay(row.LastSeenAt, now)
+	if newDay || now.Sub(row.LastSeenAt) >= s.touchEvery() {
 		s.touchSession(ctx, row, now)
 	}
+	if newDay && !row.Guest {
+		s.counts.AddOncePerDay(ctx, ActivePeople, memberKey)
+	}
 	return row.identity(s.isAdminEmail(row.Email)), row.AvatarURL, nil
+}
+
+// sameUTCDay reports whether a and b fall on one UTC day.
+func sameUTCDay(a, b time.Time) bool {
+	return a.UTC().Format(time.DateOnly) == b.UTC().Format(time.DateOnly)
 }
 
 func (s *Service) getSession(ctx context.Context, memberKey, sessionID string) (*sessionRow, error) {
@@ -276,6 +287,9 @@ func (s *Service) startSession(c echo.Context, memberKey, email string, st Profi
 		} else if !errors.Is(err, storage.ErrExists) || attempt == 2 {
 			return nil, fmt.Errorf("auth: create session: %w", err)
 		}
+	}
+	if !guest {
+		s.counts.AddOncePerDay(ctx, ActivePeople, memberKey)
 	}
 	if oldMember, _ := sess.Values[cookieMember].(string); oldMember != "" {
 		oldID, _ := sess.Values[cookieSession].(string)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -530,5 +531,49 @@ func TestSessionRowsSurviveUnreadableCookies(t *testing.T) {
 	}
 	if h.memberOf(c) != "" {
 		t.Error("a forged cookie signed in")
+	}
+}
+
+// Each account that uses the site counts once a UTC day as active, on
+// however many devices and pages; a guest does not count.
+func TestActivePeopleCountOncePerDay(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	if err := h.store.Provision(context.Background(), []string{metrics.Table}, nil); err != nil {
+		t.Fatal(err)
+	}
+	daily := metrics.NewDaily(h.store, h.clock.Now)
+	h.svc.CountWith(daily)
+	active := func() int64 {
+		days, err := daily.Last(context.Background(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return days[0].Get(ActivePeople)
+	}
+	ann, annPhone, bob := h.client(), h.client(), h.client()
+	h.signIn(ann, "ann@example.org")
+	h.signIn(annPhone, "ann@example.org") // her second device
+	h.signIn(bob, "bob@example.org")
+	guest := h.client()
+	if res := guest.PostForm("/join", guest.WithCSRF("/", url.Values{"name": {"Gus"}})); res.StatusCode != http.StatusOK {
+		t.Fatalf("join as a guest: %d", res.StatusCode)
+	}
+	for range 3 {
+		guest.Get("/whoami")
+		ann.Get("/")
+		h.clock.Advance(10 * time.Minute) // each past the last-seen interval
+	}
+	if n := active(); n != 2 {
+		t.Fatalf("%d active people today, want 2 (ann and bob)", n)
+	}
+	// The next day, ann's first request (on either device) counts her.
+	h.clock.Advance(24 * time.Hour)
+	guest.Get("/whoami")
+	ann.Get("/")
+	annPhone.Get("/")
+	ann.Get("/")
+	if n := active(); n != 1 {
+		t.Fatalf("%d active people the next day, want 1 (ann)", n)
 	}
 }

@@ -141,6 +141,57 @@ func (c Counting) Add(ctx context.Context, counter Counter) {
 	}
 }
 
+// AddOncePerDay counts key once per UTC day on counter (active people: a
+// person's first visit of the day, on however many devices). A failing
+// count is logged and dropped, as Add's is.
+func (c Counting) AddOncePerDay(ctx context.Context, counter Counter, key string) {
+	if c.daily == nil {
+		return
+	}
+	if err := c.daily.incrOncePerDay(ctx, counter, key); err != nil {
+		c.log.WarnContext(ctx, "metric not counted", "counter", counter, "err", err)
+	}
+}
+
+// oncePrefix starts the partition of a once-per-day counter's marks.
+const oncePrefix = "once|"
+
+// incrOncePerDay keeps one row per key (PK "once|{counter}", RK the
+// escaped key) holding the last UTC day it was counted, written at its
+// ETag, so two instances or devices racing count it once; the first
+// change of day counts it. One row per key, however many days.
+func (d *Daily) incrOncePerDay(ctx context.Context, counter Counter, key string) error {
+	if !d.known(counter) {
+		return fmt.Errorf("%w: %q", ErrUnknownCounter, counter)
+	}
+	now := d.now()
+	day := now.UTC().Format(time.DateOnly)
+	pk, rk := oncePrefix+string(counter), storage.EscapeKey(key)
+	first := false
+	err := storage.Optimistic(ctx, attempts, func(ctx context.Context) error {
+		first = false
+		mark := storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{"day": day}}
+		e, err := d.table.Get(ctx, pk, rk)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			_, err = d.table.Insert(ctx, mark)
+		case err != nil:
+			return err
+		default:
+			if last, _ := e.Props["day"].(string); last >= day {
+				return nil // counted today already
+			}
+			_, err = d.table.Update(ctx, mark, storage.Replace, e.ETag)
+		}
+		first = err == nil
+		return err
+	})
+	if err != nil || !first {
+		return err
+	}
+	return d.Incr(ctx, counter, now)
+}
+
 // Key is DailyMetrics' key of one shard of a day: PK the UTC month, RK the
 // UTC day and the shard. Rows written before sharding have the bare day as
 // their RK; Last counts them too.

@@ -180,3 +180,33 @@ func TestCountingNeverFails(t *testing.T) {
 		t.Errorf("a failing count was not logged: %q", logged.String())
 	}
 }
+
+// AddOncePerDay counts a key once a UTC day, even when many requests (two
+// instances, two devices) race on its first visit of the day.
+func TestAddOncePerDayUnderContention(t *testing.T) {
+	now := time.Date(2030, 5, 17, 23, 0, 0, 0, time.UTC)
+	d := newDaily(t, func() time.Time { return now })
+	c := d.Counting(slog.New(slog.DiscardHandler), "people", "activePeople")
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() { c.AddOncePerDay(ctx, "activePeople", "auth:ann") })
+	}
+	wg.Wait()
+	c.AddOncePerDay(ctx, "activePeople", "auth:bob")
+	count := func() int64 {
+		days, err := d.Last(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return days[0].Get("activePeople")
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("%d active today, want 2", n)
+	}
+	now = now.Add(2 * time.Hour) // the next UTC day
+	c.AddOncePerDay(ctx, "activePeople", "auth:ann")
+	c.AddOncePerDay(ctx, "activePeople", "auth:ann")
+	if n := count(); n != 1 {
+		t.Fatalf("%d active the next day, want 1", n)
+	}
+}

@@ -40,7 +40,12 @@ func TestMetricsPageChartsTheLast30Days(t *testing.T) {
 	if h := sections.Eq(0).Find("h2").Text(); h != "People" {
 		t.Errorf("first section's heading %q", h)
 	}
-	for i, want := range []struct{ key, total string }{{"people", "New users: 2 in all."}, {"groups", "Invitations sent: 1 in all."}} {
+	// People: the two who signed in today were active and new.
+	for i, want := range []struct {
+		key   string
+		lines int
+		total string
+	}{{"people", 2, "Active people: 2 in all. New users: 2 in all."}, {"groups", 1, "Invitations sent: 1 in all."}} {
 		svg := sections.Eq(i).Find(testID("metrics-chart"))
 		if svg.Length() != 1 || svg.AttrOr("role", "") != "img" {
 			t.Fatalf("%s: no accessible chart", want.key)
@@ -54,19 +59,21 @@ func TestMetricsPageChartsTheLast30Days(t *testing.T) {
 			t.Errorf("%s: aria-labelledby %q", want.key, got)
 		}
 		lines := svg.Find("polyline.chart-line")
-		if lines.Length() != 1 || !lines.HasClass("series-1") {
-			t.Fatalf("%s: %d lines", want.key, lines.Length())
+		if lines.Length() != want.lines || !lines.First().HasClass("series-1") {
+			t.Fatalf("%s: %d lines, want %d", want.key, lines.Length(), want.lines)
 		}
-		if pts := strings.Fields(lines.AttrOr("points", "")); len(pts) != 30 {
-			t.Errorf("%s: the line has %d points", want.key, len(pts))
+		for j := range lines.Nodes {
+			if pts := strings.Fields(lines.Eq(j).AttrOr("points", "")); len(pts) != 30 {
+				t.Errorf("%s: line %d has %d points", want.key, j, len(pts))
+			}
 		}
 		if rows := sections.Eq(i).Find(testID("metrics-data") + " " + testID("metrics-row")); rows.Length() != 30 {
 			t.Errorf("%s: %d table rows, want 30", want.key, rows.Length())
 		}
 	}
 	people := sections.Eq(0).Find(testID("metrics-row"))
-	if today := people.First(); today.AttrOr("data-date", "") != "2030-05-17" || today.Find("td").First().Text() != "2" {
-		t.Errorf("first row %s: %q", today.AttrOr("data-date", ""), today.Find("td").First().Text())
+	if today := people.First(); today.AttrOr("data-date", "") != "2030-05-17" || today.Find("td").Text() != "22" {
+		t.Errorf("first row %s: %q", today.AttrOr("data-date", ""), today.Find("td").Text())
 	}
 	if sections.Eq(1).Find(testID("metrics-row")).Eq(3).Find("td").First().Text() != "1" {
 		t.Error("the invite three days ago is not in the table")
