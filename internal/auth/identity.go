@@ -69,15 +69,15 @@ const (
 // meet: an escaped subject has '~' only before two upper-case hex digits.
 //
 // An account made by an email code is "auth:" and a ULID (codeMemberKey),
-// and people's pages show memberKeys. So a subject shaped like a ULID
-// (mintedShape) takes the hashed form too: whoever controls their subject
+// and people's pages show memberKeys. So a subject that is a ULID
+// (storage.IsID, any case) takes the hashed form too: whoever controls their subject
 // at a provider cannot sign in to someone's email account by naming its
 // ULID.
 //
 // The result is key-safe (no '%', '|' or forbidden character) and goes into
 // keys as it is, never escaped again.
 func AuthMemberKey(subject string) string {
-	if escaped := storage.EscapeKey(subject); len(escaped) <= maxReadableSubject && plainASCII(subject) && !mintedShape(subject) {
+	if escaped := storage.EscapeKey(subject); len(escaped) <= maxReadableSubject && plainASCII(subject) && !storage.IsID(subject) {
 		return authPrefix + escaped
 	}
 	sum := sha256.Sum256([]byte(subject))
@@ -87,21 +87,6 @@ func AuthMemberKey(subject string) string {
 // codeMemberKey mints the memberKey of a new account made by an email
 // code: "auth:" and a new ULID, a form AuthMemberKey never gives.
 func codeMemberKey() string { return authPrefix + ulid.Make().String() }
-
-// mintedShape reports whether s could be a ULID as codeMemberKey writes
-// it: 26 characters of digits and upper-case letters (a superset of
-// Crockford's alphabet, to be safe).
-func mintedShape(s string) bool {
-	if len(s) != ulid.EncodedSize {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !('0' <= s[i] && s[i] <= '9' || 'A' <= s[i] && s[i] <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
 
 // maxReadableSubject is the longest escaped subject kept readable in a
 // memberKey; hashedSubject marks the hashed form.
