@@ -156,35 +156,29 @@ func (c Counting) AddOncePerDay(ctx context.Context, counter Counter, key string
 // oncePrefix starts the partition of a once-per-day counter's marks.
 const oncePrefix = "once|"
 
+// onceRow is the last UTC day a key was counted on a once-per-day counter.
+type onceRow struct {
+	Day string `table:"day"`
+}
+
 // incrOncePerDay keeps one row per key (PK "once|{counter}", RK the
-// escaped key) holding the last UTC day it was counted, written at its
-// ETag, so two instances or devices racing count it once; the first
-// change of day counts it. One row per key, however many days.
+// escaped key) holding the last UTC day it was counted, changed at its
+// ETag (storage.Modify), so two instances or devices racing count it
+// once; the first change of day counts it. One row per key, however many
+// days.
 func (d *Daily) incrOncePerDay(ctx context.Context, counter Counter, key string) error {
 	if !d.known(counter) {
 		return fmt.Errorf("%w: %q", ErrUnknownCounter, counter)
 	}
 	now := d.now()
 	day := now.UTC().Format(time.DateOnly)
-	pk, rk := oncePrefix+string(counter), storage.EscapeKey(key)
 	first := false
-	err := storage.Optimistic(ctx, attempts, func(ctx context.Context) error {
-		first = false
-		mark := storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{"day": day}}
-		e, err := d.table.Get(ctx, pk, rk)
-		switch {
-		case errors.Is(err, storage.ErrNotFound):
-			_, err = d.table.Insert(ctx, mark)
-		case err != nil:
-			return err
-		default:
-			if last, _ := e.Props["day"].(string); last >= day {
-				return nil // counted today already
-			}
-			_, err = d.table.Update(ctx, mark, storage.Replace, e.ETag)
+	_, err := storage.Modify(ctx, d.table, oncePrefix+string(counter), storage.EscapeKey(key), func(r *onceRow, _ bool) error {
+		if first = r.Day < day; !first {
+			return storage.ErrNoChange // counted today already
 		}
-		first = err == nil
-		return err
+		r.Day = day
+		return nil
 	})
 	if err != nil || !first {
 		return err
