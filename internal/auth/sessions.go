@@ -206,7 +206,9 @@ func (s *Service) loadIdentity(c echo.Context) (*Identity, string, error) {
 
 // sameUTCDay reports whether a and b fall on one UTC day.
 func sameUTCDay(a, b time.Time) bool {
-	return a.UTC().Format(time.DateOnly) == b.UTC().Format(time.DateOnly)
+	ay, am, ad := a.UTC().Date()
+	by, bm, bd := b.UTC().Date()
+	return ay == by && am == bm && ad == bd
 }
 
 func (s *Service) getSession(ctx context.Context, memberKey, sessionID string) (*sessionRow, error) {

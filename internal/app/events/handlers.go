@@ -369,15 +369,7 @@ func (s *Service) mine(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	// Upcoming ones first, soonest first; then the past, latest first.
-	now := s.now()
-	split := slices.IndexFunc(mine, func(m MyEvent) bool { return m.Event.End.After(now) })
-	if split < 0 {
-		split = len(mine)
-	}
-	past := slices.Clone(mine[:split])
-	slices.Reverse(past)
-	upcoming := myRows(ctx, mine[split:], id.Location())
+	upcoming, past := splitByEnd(mine, s.now())
 	token, err := s.FeedToken(ctx, id.MemberKey)
 	if err != nil {
 		return err
@@ -387,7 +379,21 @@ func (s *Service) mine(c echo.Context) error {
 		feed = s.feedURL(token)
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "events.mine.heading"), Section: "events",
-		Content: views.Mine(upcoming, myRows(ctx, past, id.Location()), feed)})
+		Content: views.Mine(myRows(ctx, upcoming, id.Location()), myRows(ctx, past, id.Location()), feed)})
+}
+
+// splitByEnd parts registrations (by start) into those whose event has
+// not ended at now, soonest first, and the past ones, latest first.
+func splitByEnd(mine []MyEvent, now time.Time) (upcoming, past []MyEvent) {
+	for _, m := range mine {
+		if m.Event.End.After(now) {
+			upcoming = append(upcoming, m)
+		} else {
+			past = append(past, m)
+		}
+	}
+	slices.Reverse(past)
+	return upcoming, past
 }
 
 // myRows are registrations as the person's lists show them.
@@ -426,10 +432,9 @@ func (s *Service) HomeCard(c echo.Context) (templ.Component, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
-	mine = slices.DeleteFunc(mine, func(m MyEvent) bool { return !m.Event.End.After(now) })
-	more := len(mine) > homeEvents
-	return views.HomeCard(myRows(ctx, mine[:min(len(mine), homeEvents)], id.Location()), more), nil
+	upcoming, _ := splitByEnd(mine, s.now())
+	more := len(upcoming) > homeEvents
+	return views.HomeCard(myRows(ctx, upcoming[:min(len(upcoming), homeEvents)], id.Location()), more), nil
 }
 
 // newEvent is GET /events/new (organizers).

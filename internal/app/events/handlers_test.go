@@ -876,12 +876,20 @@ func TestHomeShowsTheNextEvents(t *testing.T) {
 	if home["total"]-groups["total"] != 2 || home["queries"]-groups["queries"] != 2 {
 		t.Errorf("the card costs %v, the page without it %v", home, groups)
 	}
-	// "My events" lists what is to come, soonest first, then the past.
+	// "My events" lists what is to come, soonest first, then the past; a
+	// long festival that began before night 1 and goes on is to come.
+	began := a.Clock.Now().AddDate(0, 0, -1).Format(time.DateOnly) + "T10:00"
+	ends := a.Clock.Now().AddDate(0, 0, 5).Format(time.DateOnly) + "T22:00"
+	festival := post(org, "/events", url.Values{"title": {"Summer festival"}, "category": {"festival"}, "start": {began}, "end": {ends}, "capacity": {"10"}}).Header.Get("Location")
+	post(org, festival+"/publish", nil)
+	if res := post(ann, festival+"/register", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("register for the festival: %d", res.StatusCode)
+	}
 	mine := ann.Get("/events/mine").Doc(t)
 	var upcoming, past []string
 	mine.Find(testID("my-events-upcoming") + " " + testID("my-event") + " a").Each(func(_ int, s *goquery.Selection) { upcoming = append(upcoming, s.Text()) })
 	mine.Find(testID("my-events-past") + " " + testID("my-event") + " a").Each(func(_ int, s *goquery.Selection) { past = append(past, s.Text()) })
-	if !slices.Equal(upcoming, []string{"Night 2", "Night 3", "Night 4"}) || !slices.Equal(past, []string{"Night 1"}) {
+	if !slices.Equal(upcoming, []string{"Summer festival", "Night 2", "Night 3", "Night 4"}) || !slices.Equal(past, []string{"Night 1"}) {
 		t.Errorf("my events: upcoming %v, past %v", upcoming, past)
 	}
 	if bob.Get("/").Doc(t).Find(testID("home-events-empty")).Length() != 1 {
