@@ -125,35 +125,13 @@ func formNames(forms []form) []string {
 	return out
 }
 
-// crawlForms visits the site's pages from start, following same-site links
-// (not sign-out, not development pages), and returns each distinct POST
-// form action that has a text field, with the page it was found on.
+// crawlForms visits the site's pages from start (crawl) and returns each
+// distinct POST form action that has a text field, with the page it was
+// found on.
 func crawlForms(t *testing.T, c *webtest.Client, start string) []form {
 	t.Helper()
-	seen := map[string]bool{start: true}
-	queue := []string{start}
 	found := map[string]form{}
-	for len(queue) > 0 && len(seen) < 2000 {
-		page := queue[0]
-		queue = queue[1:]
-		res := c.Get(page)
-		if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
-			continue
-		}
-		doc := res.Doc(t)
-		doc.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
-			href, _ := a.Attr("href")
-			u, err := url.Parse(href)
-			if err != nil || u.IsAbs() || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "/dev/") ||
-				strings.HasPrefix(u.Path, "/static/") || strings.HasPrefix(u.Path, "/media/") || strings.HasSuffix(u.Path, ".ics") {
-				return
-			}
-			u.Fragment = ""
-			if link := u.String(); !seen[link] {
-				seen[link] = true
-				queue = append(queue, link)
-			}
-		})
+	crawl(t, c, []string{start}, 2000, func(page string, doc *goquery.Document) {
 		doc.Find("form").Each(func(_ int, s *goquery.Selection) {
 			if m, _ := s.Attr("method"); !strings.EqualFold(m, "post") {
 				return
@@ -191,7 +169,7 @@ func crawlForms(t *testing.T, c *webtest.Client, start string) []form {
 				found[action] = f
 			}
 		})
-	}
+	})
 	out := make([]form, 0, len(found))
 	for _, f := range found {
 		out = append(out, f)
