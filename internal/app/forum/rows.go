@@ -69,6 +69,12 @@ type TopicRow struct {
 	// seconds (0: off); staff are exempt.
 	SlowSeconds int  `table:"slowSeconds"`
 	Deleted     bool `table:"deleted"`
+	// Indexed and TitlesIndexed record which TopicActivityIndex rows
+	// were last written for the topic (its activity rows, its title
+	// search rows): projection.Follow's record, kept by every write of
+	// the head at its ETag.
+	Indexed       string `table:"indexed"`
+	TitlesIndexed string `table:"titlesIndexed"`
 }
 
 // Summary is what a list shows of a topic. The head holds it, and its

@@ -91,6 +91,7 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 		Canonical:  s.posts,
 		Derived:    []*storage.Table{s.activity},
 		Canon:      func(e storage.Entity) bool { return e.RowKey == headKey },
+		Recorded:   "indexed",
 		Rows:       s.activityRows,
 		Derivative: func(e storage.Entity) bool { return !strings.HasPrefix(e.PartitionKey, "q|") },
 	}
@@ -98,6 +99,7 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 		Canonical:  s.posts,
 		Derived:    []*storage.Table{s.activity},
 		Canon:      func(e storage.Entity) bool { return e.RowKey == headKey },
+		Recorded:   "titlesIndexed",
 		Rows:       s.searchRows,
 		Derivative: func(e storage.Entity) bool { return strings.HasPrefix(e.PartitionKey, "q|") },
 	}

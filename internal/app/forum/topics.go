@@ -12,6 +12,7 @@ import (
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/projection"
 )
 
 // Writing. A topic is one ForumPosts partition: its head row and its
@@ -213,30 +214,24 @@ func (s *Service) changeHead(ctx context.Context, topicID string, f func(t *Topi
 	return before, after, nil
 }
 
-// followTitle moves a topic's title search rows (a failure is logged:
-// the rebuild repairs them).
+// followTitle and followHead bring a topic's title search rows and its
+// activity rows in step with its head as stored (in recorded mode
+// projection.Sync follows the head, which holds under any number of
+// concurrent writers; before serves a head recorded by nothing yet). A
+// failure is logged, not returned: the topic is written, and a rebuild
+// repairs the rows.
 func (s *Service) followTitle(ctx context.Context, before, after *TopicRow) {
-	if err := s.titles.Sync(context.WithoutCancel(ctx), before, after); err != nil {
-		s.log.ErrorContext(ctx, "forum: search rows not written; web reindex forum repairs them", "topic", after.PartitionKey, "err", err)
-	}
+	s.follow(ctx, s.titles, before, after, "forum: search rows not written; web reindex forum repairs them")
 }
 
-// followHead moves a topic's index rows from before to after, then to
-// the head as stored if another writer moved it meanwhile. A failure is
-// logged, not returned: the topic is written, and a rebuild repairs the
-// index.
 func (s *Service) followHead(ctx context.Context, before, after *TopicRow) {
+	s.follow(ctx, s.index, before, after, "forum: activity rows not written; web reindex forum repairs them")
+}
+
+func (s *Service) follow(ctx context.Context, p *projection.Projection[TopicRow], before, after *TopicRow, failed string) {
 	ctx = context.WithoutCancel(ctx)
-	if err := s.index.Sync(ctx, before, after); err != nil {
-		s.log.ErrorContext(ctx, "forum: activity rows not written; web reindex forum repairs them", "topic", after.PartitionKey, "err", err)
-		return
-	}
-	cur, err := storage.Get[TopicRow](ctx, s.posts, after.PartitionKey, headKey)
-	if err != nil || cur.ETag == after.ETag {
-		return
-	}
-	if err := s.index.Sync(ctx, after, &cur); err != nil {
-		s.log.ErrorContext(ctx, "forum: activity rows not written; web reindex forum repairs them", "topic", after.PartitionKey, "err", err)
+	if err := p.Sync(ctx, before, after); err != nil {
+		s.log.ErrorContext(ctx, failed, "topic", after.PartitionKey, "err", err)
 	}
 }
 

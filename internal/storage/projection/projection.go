@@ -109,12 +109,27 @@ type Projection[C any] struct {
 	// derived row at all (an index's meta row is not); Rebuild deletes
 	// derived rows no canonical row implies. nil means all.
 	Derivative func(e storage.Entity) bool
+	// Recorded, when set, names a string property of the canonical row
+	// in which the projection records which derived rows it last wrote
+	// for it (their keys and a digest of their content). Then Sync,
+	// Change and Repair follow the row as stored (Follow), which stays
+	// right under concurrent writers of one row; without it they move
+	// the rows from the caller's before to its after, which is right
+	// only while one writer at a time changes a row. (Sync's before then
+	// serves only a row that has no record yet, written before its
+	// projection recorded.) The row struct must carry the property (a
+	// string field with that table tag) so that the module's own writes
+	// keep it, and every write of the row must be at its ETag.
+	Recorded string
 }
 
 // Sync maintains the derived rows after a write of the canonical row:
 // before is the row as it was (nil when new), after as written (nil when
 // deleted). Rows before implied that after does not are deleted.
 func (p *Projection[C]) Sync(ctx context.Context, before, after *C) error {
+	if p.Recorded != "" {
+		return p.followOne(ctx, before, after)
+	}
 	var had, want []Row
 	var err error
 	if before != nil {
@@ -178,6 +193,9 @@ func stale(rows []Row) []Row {
 // row and its derived rows. A missing canonical row is nothing to repair
 // here (its orphans are Rebuild's).
 func (p *Projection[C]) Repair(ctx context.Context, pk, rk string) error {
+	if p.Recorded != "" {
+		return p.follow(ctx, pk, rk, true, nil)
+	}
 	c, err := storage.Get[C](ctx, p.Canonical, pk, rk)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil
@@ -205,6 +223,7 @@ func (r Report) String() string {
 // it is for operators, jobs and tests, not for requests.
 func (p *Projection[C]) Rebuild(ctx context.Context) (Report, error) {
 	var rep Report
+	var follow [][2]string // recorded rows whose derived rows or record are behind
 	have := map[string]Row{}
 	for _, t := range p.Derived {
 		err := t.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
@@ -232,6 +251,14 @@ func (p *Projection[C]) Rebuild(ctx context.Context) (Report, error) {
 		if err != nil {
 			return err
 		}
+		behind := false
+		if p.Recorded != "" {
+			rec, err := recordOf(want)
+			if err != nil {
+				return err
+			}
+			behind = rec != e.Props[p.Recorded]
+		}
 		for _, r := range want {
 			// Compare in the form a read returns (UTC times at storage
 			// precision).
@@ -245,15 +272,29 @@ func (p *Projection[C]) Rebuild(ctx context.Context) (Report, error) {
 			if ok && bytes.Equal(old.content(), r.content()) {
 				continue
 			}
+			rep.Written++
+			if p.Recorded != "" {
+				behind = true
+				continue
+			}
 			if _, err := r.Table.Upsert(ctx, r.Entity, storage.Replace); err != nil {
 				return err
 			}
-			rep.Written++
+		}
+		if behind {
+			follow = append(follow, [2]string{e.PartitionKey, e.RowKey})
 		}
 		return nil
 	})
 	if err != nil {
 		return rep, err
+	}
+	// A recorded projection writes through Follow, which also puts the
+	// record right and holds against a writer of the row meanwhile.
+	for _, k := range follow {
+		if err := p.follow(ctx, k[0], k[1], true, nil); err != nil {
+			return rep, err
+		}
 	}
 	for _, orphan := range have {
 		err := orphan.Table.Delete(ctx, orphan.Entity.PartitionKey, orphan.Entity.RowKey, storage.AnyETag)

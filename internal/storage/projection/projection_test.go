@@ -3,7 +3,9 @@ package projection_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/harmony/harmony/internal/storage"
@@ -23,6 +25,7 @@ type book struct {
 	Tags    string `table:"tags"`
 	Draft   bool   `table:"draft"`
 	Updated string `table:"updated"`
+	Indexed string `table:"indexed"` // the record of a Recorded projection
 }
 
 type tagRow struct {
@@ -245,5 +248,209 @@ func TestApplyWritesOnlyWhatChanged(t *testing.T) {
 	bad, _ := projection.RowOf(s.byTag, tagRow{PK: "bad%key", RK: "1"})
 	if err := projection.Apply(ctx, nil, []projection.Row{bad}, nil); !errors.Is(err, storage.ErrInvalidKey) {
 		t.Errorf("a bad key: %v", err)
+	}
+}
+
+// byUpdate lists every book under its last update, so each write moves
+// its row: the shape of an activity index.
+func byUpdate(books, list *storage.Table, recorded string) *projection.Projection[book] {
+	return &projection.Projection[book]{
+		Canonical: books,
+		Derived:   []*storage.Table{list},
+		Recorded:  recorded,
+		Rows: func(b book) ([]projection.Row, error) {
+			r, err := projection.RowOf(list, tagRow{PK: "all", RK: b.Updated + "|" + b.RK, Title: b.Title})
+			return []projection.Row{r}, err
+		},
+	}
+}
+
+// Many writers of one row at once, each following it: the list ends
+// with exactly one row, the row's last state, on both backends. Moving
+// rows from each writer's before to its after leaves older rows standing
+// here; the recorded state does not.
+func TestRecordedFollowHoldsUnderConcurrentWriters(t *testing.T) {
+	t.Parallel()
+	for name, open := range storetest.Backends(t, "Books", "BooksByUpdate") {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			store := open(t)
+			books, list := store.Table("Books"), store.Table("BooksByUpdate")
+			p := byUpdate(books, list, "indexed")
+			if _, err := storage.Insert(ctx, books, book{PK: "b", RK: "1", Title: "v0", Updated: "0000"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Follow(ctx, "b", "1"); err != nil {
+				t.Fatal(err)
+			}
+			var (
+				wg   sync.WaitGroup
+				mu   sync.Mutex
+				next int
+			)
+			for w := range 6 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 8 {
+						_, err := p.Change(ctx, "b", "1", storage.ErrNotFound, func(b *book) error {
+							mu.Lock()
+							next++
+							b.Updated, b.Title = fmt.Sprintf("%04d", next), fmt.Sprintf("v%d by %d", next, w)
+							mu.Unlock()
+							return nil
+						})
+						if err != nil {
+							t.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			final, err := storage.Get[book](ctx, books, "b", "1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := storage.All[tagRow](ctx, list, storage.Query{Scan: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != 1 || rows[0].RK != final.Updated+"|1" || rows[0].Title != final.Title {
+				t.Fatalf("listed %+v; the book is at %s %q", rows, final.Updated, final.Title)
+			}
+			if rep, err := p.Rebuild(ctx); err != nil || rep != (projection.Report{Canonical: 1}) {
+				t.Fatalf("a rebuild found work after the writers: %+v, %v", rep, err)
+			}
+		})
+	}
+}
+
+// A recorded projection repairs a write that stopped anywhere: after the
+// canonical row (the record is old, so the next Follow moves the rows),
+// and after the derived rows but before the record (the rows it wrote
+// are found from the record next time). Rebuild puts a lost row and a
+// missing record right, and then has nothing to do.
+func TestRecordedFollowRepairsAHalfFinishedWrite(t *testing.T) {
+	t.Parallel()
+	store := storetest.Open(t, "Books", "BooksByUpdate")
+	books, list := store.Table("Books"), store.Table("BooksByUpdate")
+	p := byUpdate(books, list, "indexed")
+	listed := func() []string {
+		t.Helper()
+		rows, err := storage.All[tagRow](ctx, list, storage.Query{Scan: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.RK+" "+r.Title)
+		}
+		return out
+	}
+	if _, err := storage.Insert(ctx, books, book{PK: "b", RK: "1", Title: "Dune", Updated: "0001"}); err != nil {
+		t.Fatal(err)
+	}
+	counted, counter := storage.WithCounter(ctx)
+	if err := p.Follow(counted, "b", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := listed(); len(got) != 1 || got[0] != "0001|1 Dune" {
+		t.Fatalf("after the first follow: %v", got)
+	}
+	// Following a row already followed reads it and writes nothing.
+	before := counter.Snapshot().Total()
+	if err := p.Follow(counted, "b", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if n := counter.Snapshot().Total() - before; n != 1 {
+		t.Errorf("following a followed row cost %d calls, want 1 read", n)
+	}
+	// The process dies after the canonical write.
+	b, _ := storage.Get[book](ctx, books, "b", "1")
+	b.Updated, b.Title = "0002", "Dune Messiah"
+	if _, err := storage.Update(ctx, books, b, b.ETag); err != nil {
+		t.Fatal(err)
+	}
+	if got := listed(); len(got) != 1 || got[0] != "0001|1 Dune" {
+		t.Fatalf("the injected crash did not leave the list stale: %v", got)
+	}
+	if err := p.Repair(ctx, "b", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := listed(); len(got) != 1 || got[0] != "0002|1 Dune Messiah" {
+		t.Fatalf("after the repair: %v", got)
+	}
+	// The process dies after writing the derived rows of a change, before
+	// the record: the row written stays until the next follow moves on.
+	b, _ = storage.Get[book](ctx, books, "b", "1")
+	b.Updated = "0003"
+	if _, err := storage.Update(ctx, books, b, b.ETag); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := storage.Upsert(ctx, list, tagRow{PK: "all", RK: "0003|1", Title: b.Title}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Change(ctx, "b", "1", storage.ErrNotFound, func(x *book) error { x.Updated = "0004"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := listed(); len(got) != 2 || got[0] != "0003|1 Dune Messiah" || got[1] != "0004|1 Dune Messiah" {
+		// The unrecorded row is not known to the record: only Rebuild
+		// finds it (checked next).
+		t.Fatalf("after the next change: %v", got)
+	}
+	// Damage: a lost row and a lost record.
+	if err := list.Delete(ctx, "all", "0004|1", storage.AnyETag); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := books.Update(ctx, storage.Entity{PartitionKey: "b", RowKey: "1", Props: map[string]any{"indexed": ""}}, storage.Merge, storage.AnyETag); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := p.Rebuild(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep != (projection.Report{Canonical: 1, Written: 1, Removed: 1}) {
+		t.Errorf("rebuild %+v", rep)
+	}
+	if got := listed(); len(got) != 1 || got[0] != "0004|1 Dune Messiah" {
+		t.Fatalf("after the rebuild: %v", got)
+	}
+	if rep, _ := p.Rebuild(ctx); rep != (projection.Report{Canonical: 1}) {
+		t.Errorf("second rebuild %+v", rep)
+	}
+	if n := counter.Snapshot().Total(); n == 0 {
+		t.Error("the counter counted nothing")
+	}
+}
+
+// A row written before its projection recorded has no record: the first
+// Sync takes before's rows for what is there, so the upgrade leaves no
+// row behind, and records from then on.
+func TestRecordedSyncTakesOverAnUnrecordedRow(t *testing.T) {
+	t.Parallel()
+	store := storetest.Open(t, "Books", "BooksByUpdate")
+	books, list := store.Table("Books"), store.Table("BooksByUpdate")
+	old, now := byUpdate(books, list, ""), byUpdate(books, list, "indexed")
+	b := book{PK: "b", RK: "1", Title: "Dune", Updated: "0001"}
+	if _, err := storage.Insert(ctx, books, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Sync(ctx, nil, &b); err != nil {
+		t.Fatal(err)
+	}
+	after, err := now.Change(ctx, "b", "1", storage.ErrNotFound, func(x *book) error { x.Updated = "0002"; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := storage.All[tagRow](ctx, list, storage.Query{Scan: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].RK != "0002|1" {
+		t.Fatalf("after the first recorded change: %+v", rows)
+	}
+	if stored, _ := storage.Get[book](ctx, books, "b", "1"); stored.Indexed == "" || after.Updated != "0002" {
+		t.Fatalf("no record kept: %+v", stored)
 	}
 }
