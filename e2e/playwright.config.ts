@@ -14,6 +14,11 @@ const baseURL = `http://127.0.0.1:${port}`;
 const port2 = Number(process.env.E2E_PORT2 || port + 1);
 const secondURL = `http://127.0.0.1:${port2}`;
 process.env.E2E_SECOND_URL = secondURL;
+// A third instance, on its own embedded store with the demo content
+// (DEMO=1), for the crawl of every page (e2e/layout.spec.ts).
+const port3 = Number(process.env.E2E_PORT3 || port + 2);
+const demoURL = `http://127.0.0.1:${port3}`;
+process.env.E2E_DEMO_URL = demoURL;
 const tablePrefix = process.env.E2E_TABLE_PREFIX || `e2e${Date.now().toString(36)}`;
 process.env.E2E_TABLE_PREFIX = tablePrefix;
 const conn = process.env.HARMONY_AZURITE;
@@ -102,6 +107,24 @@ export default defineConfig({
       stdout: 'pipe',
       stderr: 'pipe',
       env: serverEnv(port2, secondURL),
+    },
+    {
+      // The demo instance: a fresh embedded store, filled at start.
+      command: '../bin/web serve',
+      cwd: __dirname,
+      url: `${demoURL}/api/health`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: {
+        ADDR: `127.0.0.1:${port3}`,
+        BASE_URL: demoURL,
+        DATA_DIR: `${process.env.TMPDIR || '/tmp'}/harmony-e2e-demo-${port3}-${Date.now().toString(36)}`,
+        DEMO: '1',
+        LOG_LEVEL: 'warn',
+        ADMIN_EMAILS: 'anna@demo.example',
+      },
     },
   ],
 });
