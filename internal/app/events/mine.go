@@ -29,12 +29,15 @@ type UserEventRow struct {
 
 // userEventsProjection mirrors each registration into its person's
 // UserEvents partition; the seat counter and the waitlist queue are not
-// registrations (Canon), and a cancelled registration leaves no row.
+// registrations (Canon), and a cancelled registration leaves no row. It
+// follows the registration as stored (Recorded), since the job settling
+// lapsed offers and the person can change one registration at once.
 func userEventsProjection(attendees, userEvents *storage.Table) *projection.Projection[AttendeeRow] {
 	return &projection.Projection[AttendeeRow]{
 		Canonical: attendees,
 		Derived:   []*storage.Table{userEvents},
 		Canon:     func(e storage.Entity) bool { return strings.HasPrefix(e.RowKey, "m|") },
+		Recorded:  "mirrored",
 		Rows: func(a AttendeeRow) ([]projection.Row, error) {
 			if a.Status == StatusCancelled {
 				return nil, nil

@@ -67,6 +67,11 @@ type AttendeeRow struct {
 	OfferLapsed bool       `table:"offerLapsed"`
 	Attended    bool       `table:"attended"`
 	CheckedInAt *time.Time `table:"checkedInAt"`
+	// Mirrored records the UserEvents row last written for it
+	// (projection.Follow's record), so two seat changes of one
+	// registration in quick succession cannot leave the older status in
+	// "My events".
+	Mirrored string `table:"mirrored"`
 }
 
 // TicketRow finds a registration from its ticket code: RowKey
