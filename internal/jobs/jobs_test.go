@@ -153,7 +153,12 @@ func TestStartedRunnersShareTheJob(t *testing.T) {
 	for _, r := range runners {
 		r.Start(context.Background())
 	}
-	time.Sleep(10 * every)
+	// Until the job has run a few times (a loaded machine only delays
+	// runs; two runners that both ran it would run it more often).
+	deadline := began.Add(10 * time.Second)
+	for runs.Load() < 5 && time.Now().Before(deadline) {
+		time.Sleep(every / 4)
+	}
 	for _, r := range runners {
 		r.Stop()
 	}
@@ -162,8 +167,8 @@ func TestStartedRunnersShareTheJob(t *testing.T) {
 		t.Errorf("%d overlapping runs", overlaps.Load())
 	}
 	most := int32(elapsed/every) + 1
-	if n := runs.Load(); n < 2 || n > most {
-		t.Errorf("%d runs in %v at one per %v, want 2 to %d", n, elapsed, every, most)
+	if n := runs.Load(); n < 5 || n > most {
+		t.Errorf("%d runs in %v at one per %v, want 5 to %d", n, elapsed, every, most)
 	}
 }
 
