@@ -29,8 +29,10 @@ import (
 // wrote that the fresh state does not want, and rewrites those it does (its
 // writes may have landed after the winner's). Any write that lands after the
 // last successful ETag write therefore belongs to a reconcile whose own ETag
-// write then fails and repairs it. In one process reconciles of one prompt
-// also take a striped lock, so they queue instead of racing.
+// write then fails and repairs it. That loop is the projection kit's
+// (projection.Recorder), which the forum and events use too; this file says
+// what the prompts' record and rows are. In one process reconciles of one
+// prompt also take a striped lock, so they queue instead of racing.
 //
 // If the process dies between the canonical write and the ETag write, the
 // recorded state is still the old one and the next reconcile of the prompt,
@@ -118,43 +120,39 @@ func (s *Service) indexRows(p *PromptRow) []indexRow {
 // reconcile finishes the job.
 const reconcileAttempts = 64
 
+// newIndexer is the recorded-state loop (projection.Recorder) over the
+// prompts: the record is IndexedState, the rows indexRows.
+func (s *Service) newIndexer() *projection.Recorder[PromptRow] {
+	return &projection.Recorder[PromptRow]{
+		Canonical: s.prompts,
+		Property:  "IndexedState",
+		Rows:      func(p PromptRow) ([]projection.Row, error) { return s.indexRows(&p), nil },
+		Record:    func(p PromptRow, _ []projection.Row) (string, error) { return stateOf(&p), nil },
+		Recorded: func(p PromptRow, state string) ([]projection.Row, error) {
+			had := s.indexRows(asIndexed(&p, state))
+			if had == nil {
+				s.log.Warn("prompts: unreadable IndexedState, rewriting", "prompt", p.PromptID)
+			}
+			return had, nil
+		},
+		// The most-liked walk starts at the top bucket in use: raise it
+		// before the row lands there, so no listing can miss it.
+		Moving: func(ctx context.Context, p PromptRow, from string) error {
+			if b := enteredBucket(asIndexed(&p, from), &p); b > 0 {
+				return s.raiseLikedTop(ctx, b)
+			}
+			return nil
+		},
+		Attempts: reconcileAttempts,
+	}
+}
+
 // reconcile brings the indexes of one prompt in step with its Prompts row
 // (see the comment at the top of this file). A missing row is nothing to do.
 func (s *Service) reconcile(ctx context.Context, authorID, promptID string) error {
 	defer s.locks.lock(promptID)()
-	written := map[string]projection.Row{} // rows earlier attempts wrote
-	var counts map[string]int64
-	err := storage.Optimistic(ctx, reconcileAttempts, func(ctx context.Context) error {
-		p, err := s.load(ctx, authorID, promptID)
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		want := stateOf(&p)
-		if want == p.IndexedState && len(written) == 0 {
-			counts = nil
-			return nil
-		}
-		// The most-liked walk starts at the top bucket in use: raise it
-		// before the row lands there, so no listing can miss it.
-		if b := enteredBucket(asIndexed(&p, p.IndexedState), &p); b > 0 {
-			if err := s.raiseLikedTop(ctx, b); err != nil {
-				return err
-			}
-		}
-		had := s.indexRows(asIndexed(&p, p.IndexedState))
-		if p.IndexedState != "" && had == nil {
-			s.log.WarnContext(ctx, "prompts: unreadable IndexedState, rewriting", "prompt", promptID)
-		}
-		if err := projection.Apply(ctx, had, s.indexRows(&p), written); err != nil {
-			return err
-		}
-		before := asIndexed(&p, p.IndexedState)
-		counts = tagCountDiff(before, &p)
-		return s.recordState(ctx, &p, want)
-	})
+	pk, rk := promptKey(authorID, promptID)
+	f, err := s.indexer.Follow(ctx, pk, rk)
 	if errors.Is(err, storage.ErrConflict) {
 		// Every attempt lost to another change of the row. Each change is
 		// followed by its writer's own reconcile, and the last of them
@@ -166,28 +164,15 @@ func (s *Service) reconcile(ctx context.Context, authorID, promptID string) erro
 	if err != nil {
 		return fmt.Errorf("prompts: reconcile %s: %w", promptID, err)
 	}
+	if !f.Moved {
+		return nil
+	}
 	// The counts only steer the AND filter and label the chips, and
 	// reindex makes them exact, so a failure here is logged, not returned.
-	if err := s.addTagCounts(ctx, counts); err != nil {
+	if err := s.addTagCounts(ctx, tagCountDiff(asIndexed(&f.Row, f.From), &f.Row)); err != nil {
 		s.log.WarnContext(ctx, "prompts: tag counts", "prompt", promptID, "err", err)
 	}
 	return nil
-}
-
-// recordState writes state as the prompt's IndexedState if the row is
-// still at the version reconcile read.
-func (s *Service) recordState(ctx context.Context, p *PromptRow, state string) error {
-	if state == p.IndexedState {
-		// Nothing to record, but the ETag write still proves no one changed
-		// the row while this reconcile wrote.
-		_, err := s.prompts.Update(ctx, storage.Entity{PartitionKey: p.PartitionKey, RowKey: p.RowKey}, storage.Merge, p.ETag)
-		return err
-	}
-	_, err := s.prompts.Update(ctx, storage.Entity{
-		PartitionKey: p.PartitionKey, RowKey: p.RowKey,
-		Props: map[string]any{"IndexedState": state},
-	}, storage.Merge, p.ETag)
-	return err
 }
 
 // tagCountDiff is the change of each tag's public prompt count when the

@@ -20,6 +20,7 @@ import (
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/projection"
 )
 
 // Profiles is what the prompt page needs from the account module.
@@ -47,6 +48,9 @@ type Service struct {
 	pageSize int
 
 	locks stripedLocks
+	// indexer follows each prompt's row into the index tables
+	// (indexes.go).
+	indexer *projection.Recorder[PromptRow]
 	// seedTags fill an empty TagCatalog (Seed).
 	seedTags []DefaultTag
 
@@ -72,7 +76,7 @@ const (
 
 // New builds the module. Call Seed once the tables exist.
 func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) *Service {
-	return &Service{
+	s := &Service{
 		store:       store,
 		prompts:     store.Table(promptsTable),
 		votes:       store.Table(votesTable),
@@ -88,6 +92,8 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, log 
 		pageSize:    30,
 		seedTags:    DefaultTags,
 	}
+	s.indexer = s.newIndexer()
+	return s
 }
 
 // Tables are the tables this module needs provisioned.

@@ -257,7 +257,8 @@ func (p *Projection[C]) Rebuild(ctx context.Context) (Report, error) {
 			if err != nil {
 				return err
 			}
-			behind = rec != e.Props[p.Recorded]
+			stored, _ := e.Props[p.Recorded].(string)
+			behind = rec != stored
 		}
 		for _, r := range want {
 			// Compare in the form a read returns (UTC times at storage

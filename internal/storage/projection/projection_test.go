@@ -454,3 +454,51 @@ func TestRecordedSyncTakesOverAnUnrecordedRow(t *testing.T) {
 		t.Fatalf("no record kept: %+v", stored)
 	}
 }
+
+// A Recorder with a record of its own (here the title its rows show)
+// says which record each follow replaced, runs Moving before the rows
+// move, and does nothing for a row already followed.
+func TestRecorderSaysWhatItReplaced(t *testing.T) {
+	t.Parallel()
+	store := storetest.Open(t, "Books", "BooksByUpdate")
+	books, list := store.Table("Books"), store.Table("BooksByUpdate")
+	rowOf := func(b book, title string) ([]projection.Row, error) {
+		r, err := projection.RowOf(list, tagRow{PK: "all", RK: b.RK, Title: title})
+		return []projection.Row{r}, err
+	}
+	var moving []string
+	r := &projection.Recorder[book]{
+		Canonical: books,
+		Property:  "indexed",
+		Rows:      func(b book) ([]projection.Row, error) { return rowOf(b, b.Title) },
+		Record:    func(b book, _ []projection.Row) (string, error) { return b.Title, nil },
+		Recorded:  func(b book, title string) ([]projection.Row, error) { return rowOf(b, title) },
+		Moving: func(_ context.Context, b book, from string) error {
+			moving = append(moving, from+"→"+b.Title)
+			return nil
+		},
+	}
+	if _, err := storage.Insert(ctx, books, book{PK: "b", RK: "1", Title: "Dune"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := r.Follow(ctx, "b", "1")
+	if err != nil || !f.Moved || f.From != "" || f.Row.Title != "Dune" {
+		t.Fatalf("first follow: %+v, %v", f, err)
+	}
+	if f, err := r.Follow(ctx, "b", "1"); err != nil || f.Moved {
+		t.Fatalf("a followed row moved again: %+v, %v", f, err)
+	}
+	if _, err := storage.Change(ctx, books, "b", "1", storage.ErrNotFound, func(b *book) error { b.Title = "Emma"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = r.Follow(ctx, "b", "1"); err != nil || !f.Moved || f.From != "Dune" || f.Row.Title != "Emma" {
+		t.Fatalf("after a change: %+v, %v", f, err)
+	}
+	rows, err := storage.All[tagRow](ctx, list, storage.Query{Scan: true})
+	if err != nil || len(rows) != 1 || rows[0].Title != "Emma" {
+		t.Fatalf("rows %+v, %v", rows, err)
+	}
+	if strings.Join(moving, ",") != "→Dune,Dune→Emma" {
+		t.Errorf("Moving saw %v", moving)
+	}
+}

@@ -52,10 +52,9 @@ func recordOf(rows []Row) (string, error) {
 	return string(b), err
 }
 
-// recorded are the rows e's record names, their content unknown. An
+// recorded are the rows a record names, their content unknown. An
 // unreadable record names none: Rebuild sweeps what it named.
-func (p *Projection[C]) recorded(e storage.Entity) []Row {
-	s, _ := e.Props[p.Recorded].(string)
+func (p *Projection[C]) recorded(s string) []Row {
 	var rec record
 	if s == "" || json.Unmarshal([]byte(s), &rec) != nil {
 		return nil
@@ -69,6 +68,20 @@ func (p *Projection[C]) recorded(e storage.Entity) []Row {
 		rows = append(rows, Row{Table: p.Derived[i], Entity: storage.Entity{PartitionKey: id[1], RowKey: id[2]}})
 	}
 	return stale(rows)
+}
+
+// recorder is the loop under a recorded projection: its record is the
+// keys and digest of its rows.
+func (p *Projection[C]) recorder() *Recorder[C] {
+	return &Recorder[C]{
+		Canonical: p.Canonical,
+		Property:  p.Recorded,
+		Rows:      p.Rows,
+		Record: func(_ C, want []Row) (string, error) {
+			return recordOf(want)
+		},
+		Recorded: func(_ C, rec string) ([]Row, error) { return p.recorded(rec), nil },
+	}
 }
 
 // Follow brings the derived rows of the canonical row at pk, rk in step
@@ -88,9 +101,72 @@ func (p *Projection[C]) follow(ctx context.Context, pk, rk string, force bool, u
 	if p.Recorded == "" {
 		return fmt.Errorf("projection: Follow of %s without Recorded", p.Canonical.Name())
 	}
+	_, err := p.recorder().follow(ctx, pk, rk, force, unrecorded)
+	return err
+}
+
+// Recorder is the recorded-state loop itself, for a module whose record
+// says more than which rows it wrote: the prompt catalog records the
+// fields its index rows come from, and keeps tag counts and a bucket
+// marker from the record a follow replaced. A recorded Projection is a
+// Recorder whose record is its rows' keys and digest.
+type Recorder[C any] struct {
+	// Canonical holds the rows; Property is the string property of each
+	// that holds its record (the row struct must carry it, and every
+	// write of the row must be at its ETag).
+	Canonical *storage.Table
+	Property  string
+	// Rows are the derived rows c implies; Record is the record that
+	// says c's rows are written (it must change whenever they do).
+	Rows   func(c C) ([]Row, error)
+	Record func(c C, rows []Row) (string, error)
+	// Recorded are the rows a stored record names (c gives what the
+	// record leaves out; content may be unknown: mark it with Stale).
+	Recorded func(c C, record string) ([]Row, error)
+	// Moving, when set, runs before the rows move on each attempt, with
+	// the record they move from (the catalog raises its top bucket
+	// before a row lands above it).
+	Moving func(ctx context.Context, c C, from string) error
+	// Attempts bounds the follow's attempts (default 16).
+	Attempts int
+}
+
+// Followed is what a follow did: the row whose rows it recorded, and
+// the record that replaced From. Moved is false when the record was
+// right already (or the row is gone), and nothing was written.
+type Followed[C any] struct {
+	Row   C
+	From  string
+	Moved bool
+}
+
+// Follow brings the derived rows of the row at pk, rk in step with the
+// row as stored: read it, move its derived rows from the recorded ones to
+// the ones it implies, and record them at the ETag read. When another
+// write came in between, the record fails and the next attempt reads
+// again, rewriting every row it wants and removing those it wrote that
+// the row no longer implies. So the last follower to record leaves
+// exactly the rows of the row as it stands.
+func (r *Recorder[C]) Follow(ctx context.Context, pk, rk string) (Followed[C], error) {
+	return r.follow(ctx, pk, rk, false, nil)
+}
+
+// Repair is Follow that rewrites the rows even when the record says they
+// are right.
+func (r *Recorder[C]) Repair(ctx context.Context, pk, rk string) (Followed[C], error) {
+	return r.follow(ctx, pk, rk, true, nil)
+}
+
+func (r *Recorder[C]) follow(ctx context.Context, pk, rk string, force bool, unrecorded []Row) (Followed[C], error) {
+	attempts := r.Attempts
+	if attempts == 0 {
+		attempts = followAttempts
+	}
+	var out Followed[C]
 	written := map[string]Row{} // what the earlier attempts wrote
-	return storage.Optimistic(ctx, followAttempts, func(ctx context.Context) error {
-		e, err := p.Canonical.Get(ctx, pk, rk)
+	err := storage.Optimistic(ctx, attempts, func(ctx context.Context) error {
+		out = Followed[C]{}
+		e, err := r.Canonical.Get(ctx, pk, rk)
 		if errors.Is(err, storage.ErrNotFound) {
 			return Apply(ctx, nil, nil, written)
 		}
@@ -101,36 +177,56 @@ func (p *Projection[C]) follow(ctx context.Context, pk, rk string, force bool, u
 		if err := storage.Unmarshal(e, &c); err != nil {
 			return err
 		}
-		want, err := p.Rows(c)
+		want, err := r.Rows(c)
 		if err != nil {
 			return err
 		}
-		rec, err := recordOf(want)
+		rec, err := r.Record(c, want)
 		if err != nil {
 			return err
 		}
-		if rec == e.Props[p.Recorded] && !force {
+		stored, _ := e.Props[r.Property].(string)
+		if rec == stored && !force {
+			out.Row = c
 			return nil
 		}
-		// Another attempt may have deleted a row this one wants: every
-		// attempt writes every wanted row (the recorded ones are stale).
+		had := unrecorded
+		if stored != "" {
+			if had, err = r.Recorded(c, stored); err != nil {
+				return err
+			}
+		}
+		if force {
+			// A repair, or a retry: another attempt may have deleted a row
+			// this one wants, so every wanted row is written.
+			had = stale(had)
+		}
 		force = true
-		had := p.recorded(e)
-		if e.Props[p.Recorded] == nil || e.Props[p.Recorded] == "" {
-			had = stale(unrecorded)
+		if r.Moving != nil {
+			if err := r.Moving(ctx, c, stored); err != nil {
+				return err
+			}
 		}
 		if err := Apply(ctx, had, want, written); err != nil {
 			return err
 		}
-		_, err = p.Canonical.Update(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{p.Recorded: rec}}, storage.Merge, e.ETag)
-		return err
+		if _, err := r.Canonical.Update(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{r.Property: rec}}, storage.Merge, e.ETag); err != nil {
+			return err
+		}
+		out = Followed[C]{Row: c, From: stored, Moved: true}
+		return nil
 	})
+	return out, err
 }
 
-// followAttempts bounds Follow's attempts: each lost attempt means another
-// writer of the row came in between, and a busy topic has dozens at once.
-// A follower that gives up returns storage.ErrConflict and may leave the
-// rows it wrote standing; Rebuild removes them.
+// Stale marks rows whose stored content is unknown, so Apply rewrites
+// them rather than trusting they match.
+func Stale(rows []Row) []Row { return stale(rows) }
+
+// followAttempts bounds a follow's attempts: each lost attempt means
+// another writer of the row came in between, and a busy topic has dozens
+// at once. A follower that gives up returns storage.ErrConflict and may
+// leave the rows it wrote standing; Rebuild removes them.
 const followAttempts = 16
 
 // followOne follows the row that after (or, deleted, before) names. A
