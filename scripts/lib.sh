@@ -33,6 +33,16 @@ ensure_chromium() {
   fi
 }
 
+# ensure_cc installs a C compiler when there is none: the race detector
+# (go test -race) builds with cgo.
+ensure_cc() {
+  if ! command -v gcc >/dev/null 2>&1; then
+    log "installing gcc with apt (for go test -race)"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null
+  fi
+}
+
 # ensure_emoji_font installs Debian's colour emoji font when it is missing,
 # so that screenshots show the emoji people post (reactions, chat) instead
 # of empty boxes. The tests do not need it.
