@@ -87,23 +87,25 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 		sections: store.Table(SectionsTable), posts: store.Table(PostsTable), activity: store.Table(ActivityTable),
 		reads: store.Table(ReadsTable), quota: store.Table(QuotaTable), cursors: cursors, log: log, now: now,
 	}
-	s.index = &projection.Projection[TopicRow]{
-		Canonical:  s.posts,
-		Derived:    []*storage.Table{s.activity},
-		Canon:      func(e storage.Entity) bool { return e.RowKey == headKey },
-		Recorded:   "indexed",
-		Rows:       s.activityRows,
-		Derivative: func(e storage.Entity) bool { return !strings.HasPrefix(e.PartitionKey, "q|") },
-	}
-	s.titles = &projection.Projection[TopicRow]{
-		Canonical:  s.posts,
-		Derived:    []*storage.Table{s.activity},
-		Canon:      func(e storage.Entity) bool { return e.RowKey == headKey },
-		Recorded:   "titlesIndexed",
-		Rows:       s.searchRows,
-		Derivative: func(e storage.Entity) bool { return strings.HasPrefix(e.PartitionKey, "q|") },
-	}
+	// Both follow the heads into TopicActivityIndex: the activity rows,
+	// and the title search rows ("q|" partitions), each with its record.
+	s.index = s.headProjection("indexed", s.activityRows, false)
+	s.titles = s.headProjection("titlesIndexed", s.searchRows, true)
 	return s
+}
+
+// headProjection follows the topic heads into TopicActivityIndex rows:
+// rows, recorded in the head's property recorded, are the search rows
+// when search is true and the activity rows otherwise.
+func (s *Service) headProjection(recorded string, rows func(TopicRow) ([]projection.Row, error), search bool) *projection.Projection[TopicRow] {
+	return &projection.Projection[TopicRow]{
+		Canonical:  s.posts,
+		Derived:    []*storage.Table{s.activity},
+		Canon:      func(e storage.Entity) bool { return e.RowKey == headKey },
+		Recorded:   recorded,
+		Rows:       rows,
+		Derivative: func(e storage.Entity) bool { return strings.HasPrefix(e.PartitionKey, "q|") == search },
+	}
 }
 
 // UseNotifier, UseModerationLog, UsePeople and UseBaseURL wire the
