@@ -253,7 +253,7 @@ func (p *Projection[C]) Rebuild(ctx context.Context) (Report, error) {
 		}
 		behind := false
 		if p.Recorded != "" {
-			rec, err := recordOf(want)
+			rec, err := p.recordOf(want)
 			if err != nil {
 				return err
 			}

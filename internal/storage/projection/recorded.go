@@ -26,18 +26,31 @@ import (
 // last follower to record leaves exactly the rows of the row as it
 // stands, and a slower follower never records over it.
 
-// record is the recorded state: the derived rows' IDs (table, PK, RK)
-// and a digest of their content.
+// record is the recorded state: the derived rows' keys, each with its
+// table's place in Derived (not its name, which carries the store's
+// prefix: a store copied under another prefix keeps its records; a new
+// derived table goes at the end of Derived), and a digest of their
+// content.
 type record struct {
 	Sum  string      `json:"s"`
-	Rows [][3]string `json:"r"`
+	Rows []recordRow `json:"r"`
+}
+
+type recordRow struct {
+	Table int    `json:"t"`
+	PK    string `json:"p"`
+	RK    string `json:"k"`
 }
 
 // recordOf is the record of rows (normalized, as a read returns them).
-func recordOf(rows []Row) (string, error) {
+func (p *Projection[C]) recordOf(rows []Row) (string, error) {
 	h := sha256.New()
-	rec := record{Rows: make([][3]string, 0, len(rows))}
+	rec := record{Rows: make([]recordRow, 0, len(rows))}
 	for _, r := range rows {
+		t := slices.IndexFunc(p.Derived, func(d *storage.Table) bool { return d.Name() == r.Table.Name() })
+		if t < 0 {
+			return "", fmt.Errorf("projection: a row of %s, which is not among Derived", r.Table.Name())
+		}
 		norm, err := storage.Normalize(r.Entity)
 		if err != nil {
 			return "", err
@@ -45,7 +58,7 @@ func recordOf(rows []Row) (string, error) {
 		r.Entity = norm
 		h.Write([]byte(r.ID()))
 		h.Write(r.content())
-		rec.Rows = append(rec.Rows, [3]string{r.Table.Name(), r.Entity.PartitionKey, r.Entity.RowKey})
+		rec.Rows = append(rec.Rows, recordRow{Table: t, PK: r.Entity.PartitionKey, RK: r.Entity.RowKey})
 	}
 	rec.Sum = hex.EncodeToString(h.Sum(nil)[:12])
 	b, err := json.Marshal(rec)
@@ -60,12 +73,11 @@ func (p *Projection[C]) recorded(s string) []Row {
 		return nil
 	}
 	var rows []Row
-	for _, id := range rec.Rows {
-		i := slices.IndexFunc(p.Derived, func(t *storage.Table) bool { return t.Name() == id[0] })
-		if i < 0 {
+	for _, r := range rec.Rows {
+		if r.Table < 0 || r.Table >= len(p.Derived) {
 			continue
 		}
-		rows = append(rows, Row{Table: p.Derived[i], Entity: storage.Entity{PartitionKey: id[1], RowKey: id[2]}})
+		rows = append(rows, Row{Table: p.Derived[r.Table], Entity: storage.Entity{PartitionKey: r.PK, RowKey: r.RK}})
 	}
 	return stale(rows)
 }
@@ -77,10 +89,8 @@ func (p *Projection[C]) recorder() *Recorder[C] {
 		Canonical: p.Canonical,
 		Property:  p.Recorded,
 		Rows:      p.Rows,
-		Record: func(_ C, want []Row) (string, error) {
-			return recordOf(want)
-		},
-		Recorded: func(_ C, rec string) ([]Row, error) { return p.recorded(rec), nil },
+		Record:    func(_ C, want []Row) (string, error) { return p.recordOf(want) },
+		Recorded:  func(_ C, rec string) ([]Row, error) { return p.recorded(rec), nil },
 	}
 }
 
