@@ -123,9 +123,9 @@ export default defineConfig({
         DATA_DIR: `${process.env.TMPDIR || '/tmp'}/harmony-e2e-demo-${port3}-${Date.now().toString(36)}`,
         DEMO: '1',
         LOG_LEVEL: 'warn',
-        // Both demo people are admins here, so the admin pages are
-        // walked in both languages and colour schemes.
-        ADMIN_EMAILS: 'anna@demo.example,boris@demo.example',
+        // The walking demo people are admins here, so the admin pages
+        // are walked in both languages and colour schemes.
+        ADMIN_EMAILS: 'anna@demo.example,boris@demo.example,olga@demo.example',
       },
     },
   ],
