@@ -502,3 +502,32 @@ func TestRecorderSaysWhatItReplaced(t *testing.T) {
 		t.Errorf("Moving saw %v", moving)
 	}
 }
+
+// A row deleted while a follow writes its rows leaves none of them.
+func TestRecorderCleansUpAfterARowDeletedMeanwhile(t *testing.T) {
+	t.Parallel()
+	store := storetest.Open(t, "Books", "BooksByUpdate")
+	books, list := store.Table("Books"), store.Table("BooksByUpdate")
+	p := byUpdate(books, list, "indexed")
+	r := &projection.Recorder[book]{
+		Canonical: books,
+		Property:  "indexed",
+		Rows:      p.Rows,
+		Record:    func(b book, _ []projection.Row) (string, error) { return b.Updated, nil },
+		Recorded:  func(book, string) ([]projection.Row, error) { return nil, nil },
+		// Another request deletes the book after this follow read it.
+		Moving: func(ctx context.Context, b book, _ string) error {
+			return books.Delete(ctx, b.PK, b.RK, storage.AnyETag)
+		},
+	}
+	if _, err := storage.Insert(ctx, books, book{PK: "b", RK: "1", Title: "Dune", Updated: "0001"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := r.Follow(ctx, "b", "1")
+	if err != nil || f.Moved {
+		t.Fatalf("follow: %+v, %v", f, err)
+	}
+	if rows, err := storage.All[tagRow](ctx, list, storage.Query{Scan: true}); err != nil || len(rows) != 0 {
+		t.Fatalf("rows of a deleted book: %+v, %v", rows, err)
+	}
+}

@@ -220,7 +220,12 @@ func (r *Recorder[C]) follow(ctx context.Context, pk, rk string, force bool, unr
 		if err := Apply(ctx, had, want, written); err != nil {
 			return err
 		}
-		if _, err := r.Canonical.Update(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{r.Property: rec}}, storage.Merge, e.ETag); err != nil {
+		_, err = r.Canonical.Update(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{r.Property: rec}}, storage.Merge, e.ETag)
+		if errors.Is(err, storage.ErrNotFound) {
+			// Deleted meanwhile: the next attempt removes what this wrote.
+			return fmt.Errorf("%w: the row went meanwhile", storage.ErrPrecondition)
+		}
+		if err != nil {
 			return err
 		}
 		out = Followed[C]{Row: c, From: stored, Moved: true}
