@@ -4,8 +4,9 @@
 // buttons apart, and passes axe (no serious or critical violation).
 // Pages passed their own tests before and still overflowed in a browser.
 // The walks: as admins on a phone in English and light colours (Anna) and
-// in Russian and dark colours (Boris, whose words run longer), in Russian
-// at 1280 px (Olga), and as a visitor.
+// in Russian and dark colours (Boris, whose words run longer), at 1280 px
+// in Russian and light colours (Olga) and in English and dark ones (Tom),
+// and as a visitor.
 import { test, expect, type Browser, type BrowserContext } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 
@@ -144,6 +145,7 @@ const walks = [
   // The Russian header at full width. Each walk signs in its own person,
   // so that no two walks read each other's codes.
   ['olga', 'light', desktop],
+  ['tom', 'dark', desktop], // the desktop layout in dark colours
   ['visitor', 'light', phone], // what someone not signed in sees
 ] as const;
 

@@ -125,7 +125,7 @@ export default defineConfig({
         LOG_LEVEL: 'warn',
         // The walking demo people are admins here, so the admin pages
         // are walked in both languages and colour schemes.
-        ADMIN_EMAILS: 'anna@demo.example,boris@demo.example,olga@demo.example',
+        ADMIN_EMAILS: 'anna@demo.example,boris@demo.example,olga@demo.example,tom@demo.example',
       },
     },
   ],
