@@ -45,6 +45,9 @@ type ProfileRow struct {
 	CreatedAt    time.Time  `table:"createdAt"`
 	UpdatedAt    time.Time  `table:"updatedAt"`
 	DeletedAt    *time.Time `table:"deletedAt"`
+	// Listed records the Users directory row last written for the
+	// profile (projection.Follow's record).
+	Listed string `table:"listed"`
 }
 
 // profileKey is UserProfiles' key: PK memberKey, RK "profile".

@@ -87,6 +87,7 @@ func (s *Service) directoryProjection() *projection.Projection[ProfileRow] {
 	return &projection.Projection[ProfileRow]{
 		Canonical: s.profiles,
 		Derived:   []*storage.Table{s.directory},
+		Recorded:  "listed",
 		Canon:     func(e storage.Entity) bool { return e.RowKey == profileRK },
 		Rows: func(p ProfileRow) ([]projection.Row, error) {
 			if auth.IsGuestKey(p.PartitionKey) {

@@ -88,7 +88,9 @@ func (s *Service) ensureDirectory(ctx context.Context, memberKey string, p Profi
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
-	return s.listing.Sync(ctx, nil, &p)
+	// The profile's record may say the row is written: rewrite it anyway.
+	pk, rk := profileKey(memberKey)
+	return s.listing.Repair(ctx, pk, rk)
 }
 
 // ensureSettings inserts default settings unless some are stored.

@@ -73,6 +73,10 @@ type EventRow struct {
 	Sequence  int       `table:"sequence"`
 	CreatedAt time.Time `table:"createdAt"`
 	UpdatedAt time.Time `table:"updatedAt"`
+	// Listed records the EventsByDate rows last written for the event
+	// (projection.Follow's record), so two seat syncs at once cannot
+	// leave the older counts on its cards.
+	Listed string `table:"listed"`
 }
 
 // Card is what the listing shows of an event. The event holds it, and
@@ -161,6 +165,7 @@ func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
 	c.listing = &projection.Projection[EventRow]{
 		Canonical: c.events,
 		Derived:   []*storage.Table{c.byDate},
+		Recorded:  "listed",
 		Rows: func(e EventRow) ([]projection.Row, error) {
 			if !e.IsPublished || e.IsSecret {
 				return nil, nil

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -203,6 +205,75 @@ func TestListingRebuildRepairsAHalfFinishedWrite(t *testing.T) {
 	after, _ := c.List(ctx, false, "", 20, nil)
 	if titles(after) != "[Quiz]" || rep.Removed != 1 || rep.Written != 4 {
 		t.Fatalf("after the rebuild: %s, %s", titles(after), rep)
+	}
+}
+
+// slowListing delays every write of a listing row by up to 4 ms: the
+// slower of two writers of one event then often writes its cards last.
+type slowListing struct{ storage.Backend }
+
+func (b slowListing) Upsert(ctx context.Context, table string, e storage.Entity, mode storage.UpdateMode) (string, error) {
+	if strings.HasSuffix(table, ByDateTable) {
+		time.Sleep(time.Duration(rand.IntN(4000)) * time.Microsecond)
+	}
+	return b.Backend.Upsert(ctx, table, e, mode)
+}
+
+// TestListingFollowsConcurrentSeatChanges: forty people register for
+// one event at once, and each sync of the seat counts into the event and
+// its listing cards races the others, the cards' writes slowed down. The
+// cards end with the counter's counts (moving them from each writer's
+// before to its after let a slower sync write older counts last), and a
+// rebuild then finds nothing to do.
+func TestListingFollowsConcurrentSeatChanges(t *testing.T) {
+	t.Parallel()
+	b, err := embedded.Open(t.TempDir(), embedded.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	store := storage.New(slowListing{b}, storage.Options{})
+	c := NewCatalog(store, (&testClock{t: time.Date(2030, 5, 17, 9, 30, 0, 0, time.UTC)}).now)
+	ctx := context.Background()
+	if err := store.Provision(ctx, c.Tables(), nil); err != nil {
+		t.Fatal(err)
+	}
+	e, err := c.Create(ctx, "auth:org", input("Popular", "2030-06-03T19:00", "meetup"), time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Publish(ctx, e.RowKey, true); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, _, err := c.seats.Register(ctx, e.RowKey, Person{MemberKey: fmt.Sprintf("auth:p%02d", i)}, 1); err != nil {
+				t.Errorf("register %d: %v", i, err)
+				return
+			}
+			if _, err := c.SyncSeats(ctx, e.RowKey); err != nil {
+				t.Errorf("sync %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	rows, err := storage.All[ListingRow](ctx, c.byDate, storage.Query{Scan: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 4 {
+		t.Fatalf("%d listing rows, want 4", len(rows))
+	}
+	for _, r := range rows {
+		if r.Going != 40 || r.Waiting != 0 {
+			t.Errorf("card in %s: %d going, %d waiting; 40 registered for 50 seats", r.PartitionKey, r.Going, r.Waiting)
+		}
+	}
+	if rep, err := c.listing.Rebuild(ctx); err != nil || rep.Written != 0 || rep.Removed != 0 {
+		t.Fatalf("a rebuild after the registrations: %+v, %v", rep, err)
 	}
 }
 

@@ -137,7 +137,7 @@ func (s *Service) carryOver(ctx context.Context, guest MemberRow, account *auth.
 	groupID := guest.PartitionKey
 	pk, rk := groupMemberKey(groupID, account.UserKey)
 	row := guest
-	row.PartitionKey, row.RowKey, row.ETag = pk, rk, ""
+	row.PartitionKey, row.RowKey, row.ETag, row.Mirrored = pk, rk, "", ""
 	row.UserKey, row.MemberKey, row.Email = account.UserKey, account.MemberKey, account.Email
 	if account.DisplayName != "" {
 		row.DisplayName = account.DisplayName

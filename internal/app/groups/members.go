@@ -32,6 +32,7 @@ func (s *Service) mirror(ctx context.Context, row MemberRow) error {
 // as an active member with role, and mirrors the row.
 func (s *Service) addActive(ctx context.Context, groupID, rowKey string, role Role, who MemberRow, now time.Time) error {
 	who.PartitionKey, who.RowKey = groupMemberKey(groupID, rowKey)
+	who.Mirrored = "" // a new row: it has no mirror yet
 	who.Status, who.Role, who.JoinedAt, who.UpdatedAt = StatusActive, role, timePtr(now), now
 	if _, err := storage.Insert(ctx, s.members, who); err != nil {
 		return err
@@ -46,6 +47,7 @@ func (s *Service) membershipProjection() *projection.Projection[MemberRow] {
 	return &projection.Projection[MemberRow]{
 		Canonical: s.members,
 		Derived:   []*storage.Table{s.userGroups},
+		Recorded:  "mirrored",
 		Rows: func(row MemberRow) ([]projection.Row, error) {
 			pk, rk := userGroupKey(userGroupsPartition(row), row.PartitionKey)
 			r, err := projection.RowOf(s.userGroups, UserGroupRow{

@@ -120,6 +120,10 @@ type MemberRow struct {
 	// JoinedVia is the join session (RowKey of JoinSessions) the person
 	// came in by, "" for invitations and owners.
 	JoinedVia string `table:"joinedVia"`
+	// Mirrored records the UserGroups row last written for the member
+	// (projection.Follow's record); a row copied to new keys starts
+	// without one.
+	Mirrored string `table:"mirrored"`
 }
 
 // groupMemberKey is the GroupMembers key: PK groupId, RK userKey (or a

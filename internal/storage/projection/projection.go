@@ -109,41 +109,56 @@ type Projection[C any] struct {
 	// derived row at all (an index's meta row is not); Rebuild deletes
 	// derived rows no canonical row implies. nil means all.
 	Derivative func(e storage.Entity) bool
-	// Recorded, when set, names a string property of the canonical row
-	// in which the projection records which derived rows it last wrote
-	// for it (their keys and a digest of their content). Then Sync,
-	// Change and Repair follow the row as stored (Follow), which stays
-	// right under concurrent writers of one row; without it they move
-	// the rows from the caller's before to its after, which is right
-	// only while one writer at a time changes a row. (Sync's before then
-	// serves only a row that has no record yet, written before its
-	// projection recorded.) The row struct must carry the property (a
-	// string field with that table tag) so that the module's own writes
-	// keep it, and every write of the row must be at its ETag.
+	// Recorded names a string property of the canonical row in which the
+	// projection records which derived rows it last wrote for it (their
+	// keys and a digest of their content): Sync, Change and Repair follow
+	// the row as stored (Follow), which stays right under any number of
+	// concurrent writers of one row. The row struct must carry the
+	// property (a string field with that table tag) so that the module's
+	// own writes keep it, and every write of the row must be at its ETag.
 	Recorded string
 }
 
 // Sync maintains the derived rows after a write of the canonical row:
-// before is the row as it was (nil when new), after as written (nil when
-// deleted). Rows before implied that after does not are deleted.
+// before is the row as the caller had it (nil when new), after as
+// written (nil when deleted). It follows the row as stored; before
+// serves only a row that has no record yet (written before its
+// projection recorded), whose derived rows are taken to be before's,
+// and a deleted row, whose derived rows go.
 func (p *Projection[C]) Sync(ctx context.Context, before, after *C) error {
-	if p.Recorded != "" {
-		return p.followOne(ctx, before, after)
+	_, err := p.sync(ctx, before, after, nil)
+	return err
+}
+
+// sync is Sync; start, when not nil, is the row as stored at its ETag
+// (just written), which saves the follow its first read.
+func (p *Projection[C]) sync(ctx context.Context, before, after *C, start *storage.Entity) (Followed[C], error) {
+	row := after
+	if row == nil {
+		row = before
 	}
-	var had, want []Row
-	var err error
-	if before != nil {
-		if had, err = p.Rows(*before); err != nil {
-			return err
+	if row == nil {
+		return Followed[C]{Gone: true}, nil
+	}
+	e, err := storage.Marshal(*row)
+	if err != nil {
+		return Followed[C]{}, err
+	}
+	prior := func() ([]Row, error) {
+		if before == nil {
+			return nil, nil
 		}
-	}
-	if after != nil {
-		if want, err = p.Rows(*after); err != nil {
-			return err
+		b, err := storage.Marshal(*before)
+		if err != nil {
+			return nil, err
 		}
+		if rec, _ := b.Props[p.Recorded].(string); rec != "" {
+			return p.recorded(rec), nil
+		}
+		rows, err := p.Rows(*before)
+		return stale(rows), err
 	}
-	// had's content is not known to be stored: write every wanted row.
-	return Apply(ctx, stale(had), want, nil)
+	return p.follow(ctx, e.PartitionKey, e.RowKey, false, start, prior)
 }
 
 // ErrBehind marks a Change whose canonical row was written but whose
@@ -154,11 +169,12 @@ var ErrBehind = errors.New("projection: derived rows not written")
 
 // Change applies change to the canonical row at pk, rk under its ETag
 // (storage.Change: read, change, write, again when another writer came
-// first), then brings its derived rows in step from the row as it was to
-// the row as written. missing is the error for a row that is not there;
-// change returning storage.ErrNoChange writes nothing. When only the
-// derived rows failed, the error wraps ErrBehind and the written row is
-// returned with it.
+// first), then follows the row from the version it wrote (no second
+// read). It returns the row as it then stands, with the ETag of its
+// record's write (and any write that came in between). missing is the
+// error for a row that is not there; change returning
+// storage.ErrNoChange writes nothing. When only the derived rows failed,
+// the error wraps ErrBehind and the written row is returned with it.
 func (p *Projection[C]) Change(ctx context.Context, pk, rk string, missing error, change func(c *C) error) (C, error) {
 	var before C
 	unchanged := false
@@ -171,10 +187,18 @@ func (p *Projection[C]) Change(ctx context.Context, pk, rk string, missing error
 	if err != nil || unchanged {
 		return after, err
 	}
-	if err := p.Sync(ctx, &before, &after); err != nil {
+	var start *storage.Entity
+	if e, err := storage.Marshal(after); err == nil && e.ETag != "" {
+		start = &e
+	}
+	f, err := p.sync(ctx, &before, &after, start)
+	if err != nil {
 		return after, fmt.Errorf("%w: %w", ErrBehind, err)
 	}
-	return after, nil
+	if f.Gone {
+		return after, nil
+	}
+	return f.Row, nil
 }
 
 // stale marks rows whose stored content is unknown, so Apply rewrites
@@ -189,21 +213,13 @@ func stale(rows []Row) []Row {
 }
 
 // Repair rewrites the derived rows of the canonical row at pk, rk from
-// what is stored: the fix for a write that stopped between the canonical
-// row and its derived rows. A missing canonical row is nothing to repair
-// here (its orphans are Rebuild's).
+// what is stored, even where its record says they are right: the fix
+// for a write that stopped between the canonical row and its derived
+// rows, or for derived rows damaged since. A missing canonical row is
+// nothing to repair here (its orphans are Rebuild's).
 func (p *Projection[C]) Repair(ctx context.Context, pk, rk string) error {
-	if p.Recorded != "" {
-		return p.follow(ctx, pk, rk, true, nil)
-	}
-	c, err := storage.Get[C](ctx, p.Canonical, pk, rk)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return p.Sync(ctx, nil, &c)
+	_, err := p.follow(ctx, pk, rk, true, nil, nil)
+	return err
 }
 
 // Report counts what Rebuild did.
@@ -251,15 +267,12 @@ func (p *Projection[C]) Rebuild(ctx context.Context) (Report, error) {
 		if err != nil {
 			return err
 		}
-		behind := false
-		if p.Recorded != "" {
-			rec, err := p.recordOf(want)
-			if err != nil {
-				return err
-			}
-			stored, _ := e.Props[p.Recorded].(string)
-			behind = rec != stored
+		rec, err := p.recordOf(want)
+		if err != nil {
+			return err
 		}
+		stored, _ := e.Props[p.Recorded].(string)
+		behind := rec != stored
 		for _, r := range want {
 			// Compare in the form a read returns (UTC times at storage
 			// precision).
@@ -274,13 +287,7 @@ func (p *Projection[C]) Rebuild(ctx context.Context) (Report, error) {
 				continue
 			}
 			rep.Written++
-			if p.Recorded != "" {
-				behind = true
-				continue
-			}
-			if _, err := r.Table.Upsert(ctx, r.Entity, storage.Replace); err != nil {
-				return err
-			}
+			behind = true
 		}
 		if behind {
 			follow = append(follow, [2]string{e.PartitionKey, e.RowKey})
@@ -290,10 +297,10 @@ func (p *Projection[C]) Rebuild(ctx context.Context) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	// A recorded projection writes through Follow, which also puts the
-	// record right and holds against a writer of the row meanwhile.
+	// The rows are written by a follow, which also puts the record right
+	// and holds against a writer of the row meanwhile.
 	for _, k := range follow {
-		if err := p.follow(ctx, k[0], k[1], true, nil); err != nil {
+		if _, err := p.follow(ctx, k[0], k[1], true, nil, nil); err != nil {
 			return rep, err
 		}
 	}

@@ -45,6 +45,7 @@ func newShelf(t *testing.T) shelf {
 	s.p = &projection.Projection[book]{
 		Canonical:  s.books,
 		Derived:    []*storage.Table{s.byTag},
+		Recorded:   "indexed",
 		Derivative: func(e storage.Entity) bool { return e.PartitionKey != "meta" },
 		Rows: func(b book) ([]projection.Row, error) {
 			if b.Draft {
@@ -125,7 +126,8 @@ func TestChangeWritesTheRowThenItsDerivedRows(t *testing.T) {
 	errNoBook := errors.New("no such book")
 	b := book{PK: "b", RK: "1", Title: "Dune", Tags: "scifi classic"}
 	s.write(t, nil, b)
-	got, err := s.p.Change(ctx, "b", "1", errNoBook, func(b *book) error {
+	counted, counter := storage.WithCounter(ctx)
+	got, err := s.p.Change(counted, "b", "1", errNoBook, func(b *book) error {
 		b.Title, b.Tags = "Dune Messiah", "scifi"
 		return nil
 	})
@@ -134,6 +136,20 @@ func TestChangeWritesTheRowThenItsDerivedRows(t *testing.T) {
 	}
 	if l := s.listed(t); len(l) != 1 || l["scifi"][0] != "Dune Messiah" {
 		t.Fatalf("after the change: %v", l)
+	}
+	// One read (the change's own), the row, one derived row written and
+	// one deleted, and the record: the follow starts from the version
+	// the change wrote.
+	if c := counter.Snapshot(); c.Reads != 1 || c.Writes != 4 || c.Total() != 5 {
+		t.Errorf("a change cost %s", c)
+	}
+	// The row comes back as it stands, record and ETag included: a
+	// write at its ETag goes through.
+	if got.Indexed == "" {
+		t.Errorf("the returned row has no record: %+v", got)
+	}
+	if got.ETag, err = storage.Update(ctx, s.books, got, got.ETag); err != nil {
+		t.Fatalf("a write at the returned ETag: %v", err)
 	}
 	// A change that declines writes nothing: the ETag stays.
 	same, err := s.p.Change(ctx, "b", "1", errNoBook, func(b *book) error {
@@ -186,6 +202,27 @@ func TestRepairFinishesAHalfFinishedWrite(t *testing.T) {
 	}
 	if err := s.p.Repair(ctx, "b", "missing"); err != nil {
 		t.Errorf("repairing a missing row: %v", err)
+	}
+}
+
+// Sync of a deleted row removes the rows its last version recorded.
+func TestSyncOfADeletedRowRemovesItsRows(t *testing.T) {
+	t.Parallel()
+	s := newShelf(t)
+	s.write(t, nil, book{PK: "b", RK: "1", Title: "Dune", Tags: "scifi classic"})
+	s.write(t, nil, book{PK: "b", RK: "2", Title: "Emma", Tags: "classic"})
+	last, err := storage.Get[book](ctx, s.books, "b", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.books.Delete(ctx, "b", "1", last.ETag); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.p.Sync(ctx, &last, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.listed(t); len(got) != 1 || len(got["classic"]) != 1 || got["classic"][0] != "Emma" {
+		t.Fatalf("after the delete: %v", got)
 	}
 }
 
@@ -253,11 +290,11 @@ func TestApplyWritesOnlyWhatChanged(t *testing.T) {
 
 // byUpdate lists every book under its last update, so each write moves
 // its row: the shape of an activity index.
-func byUpdate(books, list *storage.Table, recorded string) *projection.Projection[book] {
+func byUpdate(books, list *storage.Table) *projection.Projection[book] {
 	return &projection.Projection[book]{
 		Canonical: books,
 		Derived:   []*storage.Table{list},
-		Recorded:  recorded,
+		Recorded:  "indexed",
 		Rows: func(b book) ([]projection.Row, error) {
 			r, err := projection.RowOf(list, tagRow{PK: "all", RK: b.Updated + "|" + b.RK, Title: b.Title})
 			return []projection.Row{r}, err
@@ -276,7 +313,7 @@ func TestRecordedFollowHoldsUnderConcurrentWriters(t *testing.T) {
 			t.Parallel()
 			store := open(t)
 			books, list := store.Table("Books"), store.Table("BooksByUpdate")
-			p := byUpdate(books, list, "indexed")
+			p := byUpdate(books, list)
 			if _, err := storage.Insert(ctx, books, book{PK: "b", RK: "1", Title: "v0", Updated: "0000"}); err != nil {
 				t.Fatal(err)
 			}
@@ -335,7 +372,7 @@ func TestRecordedFollowRepairsAHalfFinishedWrite(t *testing.T) {
 	t.Parallel()
 	store := storetest.Open(t, "Books", "BooksByUpdate")
 	books, list := store.Table("Books"), store.Table("BooksByUpdate")
-	p := byUpdate(books, list, "indexed")
+	p := byUpdate(books, list)
 	listed := func() []string {
 		t.Helper()
 		rows, err := storage.All[tagRow](ctx, list, storage.Query{Scan: true})
@@ -431,12 +468,13 @@ func TestRecordedSyncTakesOverAnUnrecordedRow(t *testing.T) {
 	t.Parallel()
 	store := storetest.Open(t, "Books", "BooksByUpdate")
 	books, list := store.Table("Books"), store.Table("BooksByUpdate")
-	old, now := byUpdate(books, list, ""), byUpdate(books, list, "indexed")
+	now := byUpdate(books, list)
+	// An older version wrote the book and its row, and no record.
 	b := book{PK: "b", RK: "1", Title: "Dune", Updated: "0001"}
 	if _, err := storage.Insert(ctx, books, b); err != nil {
 		t.Fatal(err)
 	}
-	if err := old.Sync(ctx, nil, &b); err != nil {
+	if _, err := storage.Insert(ctx, list, tagRow{PK: "all", RK: "0001|1", Title: "Dune"}); err != nil {
 		t.Fatal(err)
 	}
 	after, err := now.Change(ctx, "b", "1", storage.ErrNotFound, func(x *book) error { x.Updated = "0002"; return nil })
@@ -508,7 +546,7 @@ func TestRecorderCleansUpAfterARowDeletedMeanwhile(t *testing.T) {
 	t.Parallel()
 	store := storetest.Open(t, "Books", "BooksByUpdate")
 	books, list := store.Table("Books"), store.Table("BooksByUpdate")
-	p := byUpdate(books, list, "indexed")
+	p := byUpdate(books, list)
 	r := &projection.Recorder[book]{
 		Canonical: books,
 		Property:  "indexed",

@@ -101,18 +101,20 @@ func (p *Projection[C]) recorder() *Recorder[C] {
 // already right. A missing row has nothing to follow, but what this call
 // wrote for it goes.
 func (p *Projection[C]) Follow(ctx context.Context, pk, rk string) error {
-	return p.follow(ctx, pk, rk, false, nil)
+	_, err := p.follow(ctx, pk, rk, false, nil, nil)
+	return err
 }
 
 // follow is Follow; force rewrites the rows even when the record says
-// they are right (a repair), and unrecorded are the rows a row without a
-// record is taken to have (one written before its projection recorded).
-func (p *Projection[C]) follow(ctx context.Context, pk, rk string, force bool, unrecorded []Row) error {
+// they are right (a repair), start is the row as stored at its ETag when
+// the caller has it, and prior gives the rows a row without a record is
+// taken to have (one written before its projection recorded), or a
+// deleted row had.
+func (p *Projection[C]) follow(ctx context.Context, pk, rk string, force bool, start *storage.Entity, prior func() ([]Row, error)) (Followed[C], error) {
 	if p.Recorded == "" {
-		return fmt.Errorf("projection: Follow of %s without Recorded", p.Canonical.Name())
+		return Followed[C]{}, fmt.Errorf("projection: %s has no Recorded property", p.Canonical.Name())
 	}
-	_, err := p.recorder().follow(ctx, pk, rk, force, unrecorded)
-	return err
+	return p.recorder().follow(ctx, pk, rk, force, start, prior)
 }
 
 // Recorder is the recorded-state loop itself, for a module whose record
@@ -141,13 +143,15 @@ type Recorder[C any] struct {
 	Attempts int
 }
 
-// Followed is what a follow did: the row whose rows it recorded, and
-// the record that replaced From. Moved is false when the record was
-// right already (or the row is gone), and nothing was written.
+// Followed is what a follow did: the row as it stands (its new record
+// and ETag included), and the record that replaced From. Moved is false
+// when the record was right already, and nothing was written; Gone says
+// the row is not there.
 type Followed[C any] struct {
 	Row   C
 	From  string
 	Moved bool
+	Gone  bool
 }
 
 // Follow brings the derived rows of the row at pk, rk in step with the
@@ -158,16 +162,20 @@ type Followed[C any] struct {
 // the row no longer implies. So the last follower to record leaves
 // exactly the rows of the row as it stands.
 func (r *Recorder[C]) Follow(ctx context.Context, pk, rk string) (Followed[C], error) {
-	return r.follow(ctx, pk, rk, false, nil)
+	return r.follow(ctx, pk, rk, false, nil, nil)
 }
 
 // Repair is Follow that rewrites the rows even when the record says they
 // are right.
 func (r *Recorder[C]) Repair(ctx context.Context, pk, rk string) (Followed[C], error) {
-	return r.follow(ctx, pk, rk, true, nil)
+	return r.follow(ctx, pk, rk, true, nil, nil)
 }
 
-func (r *Recorder[C]) follow(ctx context.Context, pk, rk string, force bool, unrecorded []Row) (Followed[C], error) {
+// follow is Follow and Repair (force). start, when not nil, is the row
+// as stored at its ETag, which spares the first attempt its read; prior,
+// when not nil, gives the rows a row without a record is taken to have,
+// and those a row gone meanwhile had.
+func (r *Recorder[C]) follow(ctx context.Context, pk, rk string, force bool, start *storage.Entity, prior func() ([]Row, error)) (Followed[C], error) {
 	attempts := r.Attempts
 	if attempts == 0 {
 		attempts = followAttempts
@@ -176,9 +184,22 @@ func (r *Recorder[C]) follow(ctx context.Context, pk, rk string, force bool, unr
 	written := map[string]Row{} // what the earlier attempts wrote
 	err := storage.Optimistic(ctx, attempts, func(ctx context.Context) error {
 		out = Followed[C]{}
-		e, err := r.Canonical.Get(ctx, pk, rk)
+		var e storage.Entity
+		var err error
+		if start != nil {
+			e, start = *start, nil
+		} else {
+			e, err = r.Canonical.Get(ctx, pk, rk)
+		}
 		if errors.Is(err, storage.ErrNotFound) {
-			return Apply(ctx, nil, nil, written)
+			out.Gone = true
+			var had []Row
+			if prior != nil {
+				if had, err = prior(); err != nil {
+					return err
+				}
+			}
+			return Apply(ctx, stale(had), nil, written)
 		}
 		if err != nil {
 			return err
@@ -200,11 +221,15 @@ func (r *Recorder[C]) follow(ctx context.Context, pk, rk string, force bool, unr
 			out.Row = c
 			return nil
 		}
-		had := unrecorded
-		if stored != "" {
-			if had, err = r.Recorded(c, stored); err != nil {
-				return err
-			}
+		var had []Row
+		switch {
+		case stored != "":
+			had, err = r.Recorded(c, stored)
+		case prior != nil:
+			had, err = prior()
+		}
+		if err != nil {
+			return err
 		}
 		if force {
 			// A repair, or a retry: another attempt may have deleted a row
@@ -220,12 +245,16 @@ func (r *Recorder[C]) follow(ctx context.Context, pk, rk string, force bool, unr
 		if err := Apply(ctx, had, want, written); err != nil {
 			return err
 		}
-		_, err = r.Canonical.Update(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{r.Property: rec}}, storage.Merge, e.ETag)
+		etag, err := r.Canonical.Update(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{r.Property: rec}}, storage.Merge, e.ETag)
 		if errors.Is(err, storage.ErrNotFound) {
 			// Deleted meanwhile: the next attempt removes what this wrote.
 			return fmt.Errorf("%w: the row went meanwhile", storage.ErrPrecondition)
 		}
 		if err != nil {
+			return err
+		}
+		e.Props[r.Property], e.ETag = rec, etag
+		if err := storage.Unmarshal(e, &c); err != nil {
 			return err
 		}
 		out = Followed[C]{Row: c, From: stored, Moved: true}
@@ -243,26 +272,3 @@ func Stale(rows []Row) []Row { return stale(rows) }
 // at once. A follower that gives up returns storage.ErrConflict and may
 // leave the rows it wrote standing; Rebuild removes them.
 const followAttempts = 16
-
-// followOne follows the row that after (or, deleted, before) names. A
-// row that has no record yet is taken to have before's rows.
-func (p *Projection[C]) followOne(ctx context.Context, before, after *C) error {
-	row := after
-	if row == nil {
-		row = before
-	}
-	if row == nil {
-		return nil
-	}
-	e, err := storage.Marshal(*row)
-	if err != nil {
-		return err
-	}
-	var unrecorded []Row
-	if before != nil {
-		if unrecorded, err = p.Rows(*before); err != nil {
-			return err
-		}
-	}
-	return p.follow(ctx, e.PartitionKey, e.RowKey, false, unrecorded)
-}
