@@ -57,6 +57,9 @@ func (s *Service) createProfile(ctx context.Context, memberKey, email, displayNa
 		CreatedAt:    now,
 		UpdatedAt:    now,
 	}
+	if err := s.listing.Intend(&p); err != nil {
+		return ProfileRow{}, err
+	}
 	e, err := storage.Marshal(p)
 	if err != nil {
 		return ProfileRow{}, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/embedded"
+	"github.com/harmony/harmony/internal/storage/storetest"
 )
 
 type testClock struct{ t time.Time }
@@ -227,17 +228,9 @@ func (b slowListing) Upsert(ctx context.Context, table string, e storage.Entity,
 // rebuild then finds nothing to do.
 func TestListingFollowsConcurrentSeatChanges(t *testing.T) {
 	t.Parallel()
-	b, err := embedded.Open(t.TempDir(), embedded.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	store := storage.New(slowListing{b}, storage.Options{})
-	c := NewCatalog(store, (&testClock{t: time.Date(2030, 5, 17, 9, 30, 0, 0, time.UTC)}).now)
+	wrap := func(b storage.Backend) storage.Backend { return slowListing{b} }
+	c := NewCatalog(storetest.OpenWrapped(t, wrap, (&Catalog{}).Tables()...), (&testClock{t: time.Date(2030, 5, 17, 9, 30, 0, 0, time.UTC)}).now)
 	ctx := context.Background()
-	if err := store.Provision(ctx, c.Tables(), nil); err != nil {
-		t.Fatal(err)
-	}
 	e, err := c.Create(ctx, "auth:org", input("Popular", "2030-06-03T19:00", "meetup"), time.UTC)
 	if err != nil {
 		t.Fatal(err)

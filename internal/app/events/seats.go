@@ -190,9 +190,14 @@ func (t *seatTx) attendee(ctx context.Context, memberKey string) (*AttendeeRow, 
 	return &a, true, nil
 }
 
-// write records a's new state (before is how it was).
+// write records a's new state (before is how it was), with the intent
+// of its UserEvents row (projection.Intend), so that the mirror after
+// the commit writes no intent of its own: that write would move the
+// row's ETag under the next seat change. An Intend that fails fails
+// the mirror's follow too, which logs it.
 func (t *seatTx) write(before AttendeeRow, a *AttendeeRow) {
 	a.UpdatedAt = t.now
+	_ = t.s.mine.Intend(a)
 	t.put(attendeeOp(*a))
 	b := before
 	var bp *AttendeeRow

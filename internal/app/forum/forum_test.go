@@ -127,6 +127,39 @@ func TestConcurrentReplies(t *testing.T) {
 	}
 }
 
+// TestWriteBudgets holds a reply to 13 storage calls, whatever the
+// topic's length, and a new topic with a one-word title to 17: the head
+// carries the intent of its index rows (projection.Intend), so the
+// follows write no intent of their own (they would cost 14 and 19).
+func TestWriteBudgets(t *testing.T) {
+	t.Parallel()
+	s, c := newForum(t, storetest.Open(t))
+	ctx := context.Background()
+	// The section's first topic also starts its counters.
+	if _, err := s.CreateTopic(ctx, ann, "general", "Warm", "first"); err != nil {
+		t.Fatal(err)
+	}
+	cctx, counter := storage.WithCounter(ctx)
+	topic, err := s.CreateTopic(cctx, ann, "general", "Budget", "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := counter.Snapshot().Total(); n > 17 {
+		t.Errorf("a new topic cost %s", counter.Snapshot())
+	}
+	who := Person{MemberKey: "auth:p1", Name: "P1"}
+	for i := range 30 {
+		c.advance(time.Second)
+		cctx, counter = storage.WithCounter(ctx)
+		if _, err := s.Reply(cctx, who, topic.PartitionKey, fmt.Sprint("reply ", i)); err != nil {
+			t.Fatal(err)
+		}
+		if n := counter.Snapshot().Total(); i > 0 && n > 13 {
+			t.Fatalf("reply %d cost %s", i, counter.Snapshot())
+		}
+	}
+}
+
 // TestSectionCountersUnderConcurrency: 20 topics opened at once in one
 // section count 20.
 func TestSectionCountersUnderConcurrency(t *testing.T) {

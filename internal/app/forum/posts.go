@@ -116,6 +116,9 @@ func (s *Service) Edit(ctx context.Context, by Person, topicID string, num int, 
 		if titleChanged {
 			before = t
 			t.Title = title
+			if err := s.intend(&t); err != nil {
+				return err
+			}
 			tx.Replace(t, t.ETag)
 			after = t
 		}

@@ -102,6 +102,9 @@ func (s *Service) CreateTopic(ctx context.Context, by Person, section, title, bo
 		Posts: 1, LastActivityAt: now, LastAuthorName: by.Name, Recent: withPost("", 1, now), CreatedAt: now,
 	}}
 	p := PostRow{PartitionKey: id, RowKey: postKey(1), Num: 1, AuthorKey: by.MemberKey, AuthorName: by.Name, Body: body, CreatedAt: now}
+	if err := s.intend(&t); err != nil {
+		return TopicRow{}, err
+	}
 	var tx storage.Tx
 	if err := tx.Insert(t).Insert(p).Upsert(participant(id, by)).Commit(ctx, s.posts); err != nil {
 		return TopicRow{}, err
@@ -172,6 +175,9 @@ func (s *Service) Reply(ctx context.Context, by Person, topicID, body string) (P
 		p := PostRow{PartitionKey: topicID, RowKey: postKey(h.Posts + 1), Num: h.Posts + 1, AuthorKey: by.MemberKey, AuthorName: by.Name, Body: body, CreatedAt: now}
 		h.Posts, h.Replies, h.LastActivityAt, h.LastAuthorName = p.Num, h.Replies+1, now, by.Name
 		h.Recent = withPost(h.Recent, p.Num, now)
+		if err := s.intend(&h); err != nil {
+			return err
+		}
 		var tx storage.Tx
 		if err := tx.Replace(h, h.ETag).Insert(p).Upsert(participant(topicID, by)).Commit(ctx, s.posts); err != nil {
 			return err
@@ -201,8 +207,10 @@ func (s *Service) changeHead(ctx context.Context, topicID string, f func(t *Topi
 		}
 		before = *t
 		err := f(t)
-		unchanged = errors.Is(err, storage.ErrNoChange)
-		return err
+		if unchanged = errors.Is(err, storage.ErrNoChange); err != nil {
+			return err
+		}
+		return s.intend(t)
 	})
 	if err != nil || unchanged {
 		return before, after, err
@@ -212,6 +220,13 @@ func (s *Service) changeHead(ctx context.Context, topicID string, f func(t *Topi
 		s.followTitle(ctx, &before, &after)
 	}
 	return before, after, nil
+}
+
+// intend records in a head about to be written the rows its follows
+// will write (projection.Intend), so that they need not record that
+// first.
+func (s *Service) intend(t *TopicRow) error {
+	return errors.Join(s.index.Intend(t), s.titles.Intend(t))
 }
 
 // followTitle and followHead bring a topic's title search rows and its

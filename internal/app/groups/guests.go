@@ -137,13 +137,13 @@ func (s *Service) carryOver(ctx context.Context, guest MemberRow, account *auth.
 	groupID := guest.PartitionKey
 	pk, rk := groupMemberKey(groupID, account.UserKey)
 	row := guest
-	row.PartitionKey, row.RowKey, row.ETag, row.Mirrored = pk, rk, "", ""
+	row.PartitionKey, row.RowKey, row.ETag = pk, rk, ""
 	row.UserKey, row.MemberKey, row.Email = account.UserKey, account.MemberKey, account.Email
 	if account.DisplayName != "" {
 		row.DisplayName = account.DisplayName
 	}
 	row.UpdatedAt = s.now().UTC()
-	_, err := storage.Insert(ctx, s.members, row)
+	err := s.insertMember(ctx, row)
 	if errors.Is(err, storage.ErrExists) {
 		_, err = s.changeMember(ctx, groupID, account.UserKey, func(r *MemberRow) error {
 			if r.Status == StatusActive {

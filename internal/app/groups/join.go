@@ -249,7 +249,7 @@ func (s *Service) Join(ctx context.Context, link JoinLink, id *auth.Identity) (M
 		Status: StatusActive, Role: RoleMember, DisplayName: id.DisplayName,
 		JoinedAt: timePtr(now), JoinedVia: link.Session.RowKey, UpdatedAt: now,
 	}
-	_, err := storage.Insert(ctx, s.members, fresh)
+	err := s.insertMember(ctx, fresh)
 	if errors.Is(err, storage.ErrExists) {
 		return s.changeMember(ctx, groupID, rowKey, func(row *MemberRow) error {
 			switch row.Status {

@@ -28,13 +28,23 @@ func (s *Service) mirror(ctx context.Context, row MemberRow) error {
 	return s.memberships.Sync(ctx, nil, &row)
 }
 
+// insertMember inserts a new member row, its mirror's intent recorded in
+// it (projection.Intend); mirror writes the mirror after.
+func (s *Service) insertMember(ctx context.Context, row MemberRow) error {
+	row.Mirrored = "" // a new row: nothing is mirrored yet
+	if err := s.memberships.Intend(&row); err != nil {
+		return err
+	}
+	_, err := storage.Insert(ctx, s.members, row)
+	return err
+}
+
 // addActive adds who (their keys, email and name) to groupID under rowKey
 // as an active member with role, and mirrors the row.
 func (s *Service) addActive(ctx context.Context, groupID, rowKey string, role Role, who MemberRow, now time.Time) error {
 	who.PartitionKey, who.RowKey = groupMemberKey(groupID, rowKey)
-	who.Mirrored = "" // a new row: it has no mirror yet
 	who.Status, who.Role, who.JoinedAt, who.UpdatedAt = StatusActive, role, timePtr(now), now
-	if _, err := storage.Insert(ctx, s.members, who); err != nil {
+	if err := s.insertMember(ctx, who); err != nil {
 		return err
 	}
 	return s.mirror(ctx, who)
@@ -151,7 +161,7 @@ func (s *Service) invite(ctx context.Context, g GroupRow, by *auth.Identity, ema
 		InvitedAt: timePtr(now), InvitedByUserKey: by.UserKey, InviteSentAt: timePtr(now),
 		UpdatedAt: now,
 	}
-	_, err = storage.Insert(ctx, s.members, fresh)
+	err = s.insertMember(ctx, fresh)
 	if errors.Is(err, storage.ErrExists) {
 		var row MemberRow
 		reinvited := false
@@ -443,6 +453,9 @@ func (s *Service) ownerKept(ctx context.Context, groupID, rowKey string, change 
 			return err
 		}
 		row.UpdatedAt = s.now().UTC()
+		if err := s.memberships.Intend(&row); err != nil {
+			return err
+		}
 		if !wasOwner {
 			etag, err := storage.Update(ctx, s.members, row, row.ETag)
 			row.ETag = etag

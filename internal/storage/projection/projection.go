@@ -74,7 +74,10 @@ func Apply(ctx context.Context, had, want []Row, written map[string]Row) error {
 		}
 	}
 	for id, r := range gone {
-		if err := r.Table.Delete(ctx, r.Entity.PartitionKey, r.Entity.RowKey, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		// A key the store refuses was never written (an intent may name
+		// one whose write failed).
+		err := r.Table.Delete(ctx, r.Entity.PartitionKey, r.Entity.RowKey, storage.AnyETag)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrInvalidKey) {
 			return err
 		}
 		delete(written, id)
@@ -181,8 +184,10 @@ func (p *Projection[C]) Change(ctx context.Context, pk, rk string, missing error
 	after, err := storage.Change(ctx, p.Canonical, pk, rk, missing, func(c *C) error {
 		before = *c
 		err := change(c)
-		unchanged = errors.Is(err, storage.ErrNoChange)
-		return err
+		if unchanged = errors.Is(err, storage.ErrNoChange); err != nil {
+			return err
+		}
+		return p.intend(c, &before)
 	})
 	if err != nil || unchanged {
 		return after, err

@@ -26,14 +26,23 @@ import (
 // last follower to record leaves exactly the rows of the row as it
 // stands, and a slower follower never records over it.
 
+// A follow that stops half way (a crash, a write that failed) must not
+// leave a row it wrote unnamed: no later follow would remove it. So before it writes a row the record
+// does not name, a follow records an intent: the rows recorded and the
+// rows it is about to write, marked pending. The next follow moves from
+// all of them. A module's own write of the row can carry the intent
+// (Intend; Change does), which spares the follow that write.
+
 // record is the recorded state: the derived rows' keys, each with its
 // table's place in Derived (not its name, which carries the store's
 // prefix: a store copied under another prefix keeps its records; a new
 // derived table goes at the end of Derived), and a digest of their
-// content.
+// content. An intent is Pending and has no digest: it names rows that
+// may exist, and never says they are right.
 type record struct {
-	Sum  string      `json:"s"`
-	Rows []recordRow `json:"r"`
+	Sum     string      `json:"s"`
+	Rows    []recordRow `json:"r"`
+	Pending bool        `json:"w,omitempty"`
 }
 
 type recordRow struct {
@@ -65,6 +74,76 @@ func (p *Projection[C]) recordOf(rows []Row) (string, error) {
 	return string(b), err
 }
 
+// intentOf is the intent of moving from had to want: the keys of both,
+// pending. needed is false when had names every row of want already
+// (a change of content only, or an intent recorded before).
+func (p *Projection[C]) intentOf(had, want []Row) (intent string, needed bool, err error) {
+	rec := record{Pending: true}
+	named := map[recordRow]bool{}
+	add := func(rows []Row) (added bool, err error) {
+		for _, r := range rows {
+			t := slices.IndexFunc(p.Derived, func(d *storage.Table) bool { return d.Name() == r.Table.Name() })
+			if t < 0 {
+				return false, fmt.Errorf("projection: a row of %s, which is not among Derived", r.Table.Name())
+			}
+			k := recordRow{Table: t, PK: r.Entity.PartitionKey, RK: r.Entity.RowKey}
+			if !named[k] {
+				named[k] = true
+				rec.Rows = append(rec.Rows, k)
+				added = true
+			}
+		}
+		return added, nil
+	}
+	if _, err := add(had); err != nil {
+		return "", false, err
+	}
+	if needed, err = add(want); err != nil || !needed {
+		return "", false, err
+	}
+	b, err := json.Marshal(rec)
+	return string(b), true, err
+}
+
+// Intend puts into c's record the intent of the follow that will come
+// after c is written: the rows recorded now and those c implies. A
+// module that writes the canonical row itself (an insert, a
+// transaction) calls it on the row it is about to write, so that the
+// follow after the write need not record the intent first. Change does
+// it for its own write.
+func (p *Projection[C]) Intend(c *C) error {
+	return p.intend(c, nil)
+}
+
+// intend is Intend; before, when not nil, is the row as read, whose
+// rows a row without a record is taken to have.
+func (p *Projection[C]) intend(c *C, before *C) error {
+	e, err := storage.Marshal(*c)
+	if err != nil {
+		return err
+	}
+	want, err := p.Rows(*c)
+	if err != nil {
+		return err
+	}
+	stored, _ := e.Props[p.Recorded].(string)
+	var had []Row
+	switch {
+	case stored != "":
+		had = p.recorded(stored)
+	case before != nil:
+		if had, err = p.Rows(*before); err != nil {
+			return err
+		}
+	}
+	intent, needed, err := p.intentOf(had, want)
+	if err != nil || !needed {
+		return err
+	}
+	e.Props[p.Recorded] = intent
+	return storage.Unmarshal(e, c)
+}
+
 // recorded are the rows a record names, their content unknown. An
 // unreadable record names none: Rebuild sweeps what it named.
 func (p *Projection[C]) recorded(s string) []Row {
@@ -91,6 +170,7 @@ func (p *Projection[C]) recorder() *Recorder[C] {
 		Rows:      p.Rows,
 		Record:    func(_ C, want []Row) (string, error) { return p.recordOf(want) },
 		Recorded:  func(_ C, rec string) ([]Row, error) { return p.recorded(rec), nil },
+		Intent:    func(_ C, had, want []Row) (string, bool, error) { return p.intentOf(had, want) },
 	}
 }
 
@@ -139,6 +219,9 @@ type Recorder[C any] struct {
 	// the record they move from (the catalog raises its top bucket
 	// before a row lands above it).
 	Moving func(ctx context.Context, c C, from string) error
+	// Intent, when set, is the record to write before the rows move from
+	// had to want, naming both (see Intend); needed false skips it.
+	Intent func(c C, had, want []Row) (intent string, needed bool, err error)
 	// Attempts bounds the follow's attempts (default 16).
 	Attempts int
 }
@@ -237,6 +320,17 @@ func (r *Recorder[C]) follow(ctx context.Context, pk, rk string, force bool, sta
 			had = stale(had)
 		}
 		force = true
+		if r.Intent != nil {
+			intent, needed, err := r.Intent(c, had, want)
+			if err != nil {
+				return err
+			}
+			if needed {
+				if e.ETag, err = r.record(ctx, pk, rk, intent, e.ETag); err != nil {
+					return err
+				}
+			}
+		}
 		if r.Moving != nil {
 			if err := r.Moving(ctx, c, stored); err != nil {
 				return err
@@ -245,11 +339,7 @@ func (r *Recorder[C]) follow(ctx context.Context, pk, rk string, force bool, sta
 		if err := Apply(ctx, had, want, written); err != nil {
 			return err
 		}
-		etag, err := r.Canonical.Update(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{r.Property: rec}}, storage.Merge, e.ETag)
-		if errors.Is(err, storage.ErrNotFound) {
-			// Deleted meanwhile: the next attempt removes what this wrote.
-			return fmt.Errorf("%w: the row went meanwhile", storage.ErrPrecondition)
-		}
+		etag, err := r.record(ctx, pk, rk, rec, e.ETag)
 		if err != nil {
 			return err
 		}
@@ -263,12 +353,26 @@ func (r *Recorder[C]) follow(ctx context.Context, pk, rk string, force bool, sta
 	return out, err
 }
 
+// record writes rec into the row's record at etag. A row deleted
+// meanwhile is a lost race too: the next attempt removes what this one
+// wrote.
+func (r *Recorder[C]) record(ctx context.Context, pk, rk, rec, etag string) (string, error) {
+	etag, err := r.Canonical.Update(ctx, storage.Entity{PartitionKey: pk, RowKey: rk, Props: map[string]any{r.Property: rec}}, storage.Merge, etag)
+	if errors.Is(err, storage.ErrNotFound) {
+		return "", fmt.Errorf("%w: the row went meanwhile", storage.ErrPrecondition)
+	}
+	return etag, err
+}
+
 // Stale marks rows whose stored content is unknown, so Apply rewrites
 // them rather than trusting they match.
 func Stale(rows []Row) []Row { return stale(rows) }
 
 // followAttempts bounds a follow's attempts: each lost attempt means
 // another writer of the row came in between, and a busy topic has dozens
-// at once. A follower that gives up returns storage.ErrConflict and may
-// leave the rows it wrote standing; Rebuild removes them.
+// at once. A follower that gives up returns storage.ErrConflict. Each
+// attempt removes what the earlier ones wrote that the row no longer
+// implies, and a row is written only once a record or intent names it;
+// but the last attempt's rows, written after a faster follower recorded
+// the newer rows and deleted the older ones, can stand until Rebuild.
 const followAttempts = 16

@@ -27,10 +27,26 @@ func Open(t testing.TB, tables ...string) *storage.Store {
 // OpenWith is Open with backend options (ShortPages, ...) and containers.
 func OpenWith(t testing.TB, opts embedded.Options, tables, containers []string) *storage.Store {
 	t.Helper()
+	return open(t, opts, nil, tables, containers)
+}
+
+// OpenWrapped is Open on the backend wrap returns around the embedded
+// one: a test's way to slow down or refuse some calls.
+func OpenWrapped(t testing.TB, wrap func(storage.Backend) storage.Backend, tables ...string) *storage.Store {
+	t.Helper()
+	return open(t, embedded.Options{}, wrap, tables, nil)
+}
+
+func open(t testing.TB, opts embedded.Options, wrap func(storage.Backend) storage.Backend, tables, containers []string) *storage.Store {
+	t.Helper()
 	opts.NoSync = true
-	b, err := embedded.Open(t.TempDir(), opts)
+	eb, err := embedded.Open(t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var b storage.Backend = eb
+	if wrap != nil {
+		b = wrap(b)
 	}
 	store := storage.New(b, storage.Options{})
 	t.Cleanup(func() { store.Close() })
