@@ -57,8 +57,23 @@ func newPolicy() *bluemonday.Policy {
 	return p
 }
 
-// Render turns member Markdown into safe HTML.
+// Render turns member Markdown into safe HTML. Long sources are cached
+// (see cache.go): a page shows the same posts to every reader, and
+// Markdown's cost grows faster than its length.
 func Render(src string) template.HTML {
+	if len(src) < cacheFrom {
+		return render(src)
+	}
+	key := keyOf(src)
+	if html, ok := rendered.get(key); ok {
+		return html
+	}
+	html := render(src)
+	rendered.put(key, html)
+	return html
+}
+
+func render(src string) template.HTML {
 	var buf bytes.Buffer
 	if err := markdown.Convert([]byte(src), &buf); err != nil {
 		// goldmark fails only on a failing writer, and a buffer does not

@@ -541,6 +541,39 @@ func TestEditAndDelete(t *testing.T) {
 	}
 }
 
+// TestEditsCountAsSends: edits count against the send limit (5 in 10 s
+// here), so a loop of edits cannot bury a room; the same text again
+// writes nothing to the chat.
+func TestEditsCountAsSends(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.Client()
+	a.SignIn(ann, "ann@example.com")
+	room := "/chat/room-general"
+	post(ann, room+"/messages", url.Values{"body": {"v0"}})
+	// Message 1 is the line saying Ann joined: its words are the app's.
+	if res := post(ann, room+"/messages/1/edit", url.Values{"body": {"left in a huff"}}); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("an edit of a system line: %d", res.StatusCode)
+	}
+	for i := 1; i <= 3; i++ {
+		if res := post(ann, room+"/messages/2/edit", url.Values{"body": {fmt.Sprint("v", i)}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("edit %d: %d", i, res.StatusCode)
+		}
+	}
+	res := post(ann, room+"/messages/2/edit", url.Values{"body": {"v5"}})
+	if res.StatusCode != http.StatusTooManyRequests || res.StorageOps(t)["txs"] != 0 {
+		t.Fatalf("the sixth send or edit in 10 s: %d %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
+	}
+	a.Clock.Advance(11 * time.Second)
+	res = post(ann, room+"/messages/2/edit", url.Values{"body": {"v3"}})
+	if res.StatusCode != http.StatusSeeOther || res.StorageOps(t)["txs"] != 0 {
+		t.Fatalf("the same text again: %d %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
+	}
+	if text := ann.Get(room).Doc(t).Find("#m-2").Text(); !strings.Contains(text, "v3") {
+		t.Fatalf("the message reads %q", text)
+	}
+}
+
 // TestMessagesExpire: with MESSAGES_TTL an expired message is never
 // served (page, stream, unread count, the list's preview) even though
 // the sweeper has not run; the sweeper then deletes the expired rows of
@@ -730,32 +763,46 @@ func TestOpensAtFirstUnread(t *testing.T) {
 	}
 }
 
-// TestMentions: "@name" tells that participant in their inbox, once per
-// message; a name nobody here has, or the sender's own, tells no one.
+// TestMentions: "@name" tells that participant in their inbox, once an
+// hour per chat; a name nobody here has, or the sender's own, tells no
+// one. In a private chat the private message's own notice is all.
 func TestMentions(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	ann, cat := a.Client(), a.Client()
 	a.SignIn(ann, "ann@example.com")
-	a.SignIn(cat, "cat@example.com")
+	catKey := a.SignIn(cat, "cat@example.com")
 	room := "/chat/room-general"
 	cat.Get(room) // cat is a participant once she has opened it
 	post(ann, room+"/messages", url.Values{"body": {"@cat the slides are up, @ann too, @nobody"}})
 	post(ann, room+"/messages", url.Values{"body": {"no mention for @catherine"}})
+	post(ann, room+"/messages", url.Values{"body": {"@cat again"}})
 	a.Tasks.RunDue(t.Context())
 	items := cat.Get("/inbox").Doc(t).Find(testID("inbox-item"))
 	if items.Length() != 1 || !strings.Contains(items.Text(), "mentioned you") {
 		t.Fatalf("cat's inbox: %d %q", items.Length(), items.Text())
 	}
+	a.Clock.Advance(time.Hour)
+	post(ann, room+"/messages", url.Values{"body": {"@cat an hour later"}})
+	dm := post(ann, "/chat/private", url.Values{"member": {catKey}}).Header.Get("Location")
+	for i := range 3 {
+		post(ann, dm+"/messages", url.Values{"body": {fmt.Sprint("@cat are you there? ", i)}})
+	}
+	a.Tasks.RunDue(t.Context())
+	if items := cat.Get("/inbox").Doc(t).Find(testID("inbox-item")); items.Length() != 3 {
+		t.Fatalf("cat's inbox after an hour and three private mentions: %d %q", items.Length(), items.Text())
+	}
 	if n := ann.Get("/inbox").Doc(t).Find(testID("inbox-item")).Length(); n != 0 {
 		t.Fatalf("ann is told of her own mention: %d", n)
 	}
-	general := cat.Get("/chat").Doc(t).Find(testID("chat-item")).FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "#general") })
-	if general.Find(testID("chat-mentions")).Length() != 1 {
-		t.Fatalf("cat's list shows no mention badge: %q", general.Text())
+	general := func() *goquery.Selection {
+		return cat.Get("/chat").Doc(t).Find(testID("chat-item")).FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "#general") })
+	}
+	if g := general(); g.Find(testID("chat-mentions")).Length() != 1 {
+		t.Fatalf("cat's list shows no mention badge: %q", g.Text())
 	}
 	cat.Get(room)
-	if cat.Get("/chat").Doc(t).Find(testID("chat-mentions")).Length() != 0 {
+	if general().Find(testID("chat-mentions")).Length() != 0 {
 		t.Fatal("the mention badge stays after reading")
 	}
 }

@@ -93,10 +93,14 @@ func (l *Log) Edit(ctx context.Context, chatID string, seq int64, by Person, bod
 	}
 	return l.change(ctx, chatID, seq, TypeEdit, by, func(m *MessageRow) error {
 		switch {
-		case m.Sender != by.MemberKey:
+		case m.Sender != by.MemberKey || m.Type != TypeText:
+			// A system line ("joined") names its person as the sender,
+			// but its words are the app's.
 			return ErrNotYours
 		case m.DeletedAt != nil || l.now().Sub(m.SentAt) > editWindow:
 			return ErrEditClosed
+		case m.Body == body:
+			return storage.ErrNoChange
 		}
 		now := l.now().UTC()
 		m.Body, m.EditedAt = body, &now
@@ -135,8 +139,18 @@ func (l *Log) Message(ctx context.Context, chatID string, seq int64) (MessageRow
 	return m, err
 }
 
-// Edit changes by's message seq in ch and delivers the change live.
+// Edit changes by's message seq in ch and delivers the change live. An
+// edit is written and delivered as a message is, so it counts against
+// the sender's limit like one (ErrTooFast): else edits in a loop would
+// fill the chat's window and every open stream. The same text again
+// writes nothing.
 func (s *Service) Edit(ctx context.Context, ch ChatRow, seq int64, by Person, body string) (MessageRow, error) {
+	if _, p := bodyRule.Check(body); p != formrule.OK {
+		return MessageRow{}, ErrBadBody
+	}
+	if err := s.sends.Take(ctx, by.MemberKey+"|"+ch.RowKey, s.now()); err != nil {
+		return MessageRow{}, err
+	}
 	m, ctl, err := s.log.Edit(ctx, ch.RowKey, seq, by, body)
 	if err == nil && ctl.Seq > 0 {
 		s.hub.Sent(ctx, ctl)

@@ -123,8 +123,12 @@ func (s *Service) mentioned(ctx context.Context, ch ChatRow, sender, body string
 // tellMentioned tells each person m mentions who may open ch now (the
 // first mentionLimit of them), in their inbox: a notice carries the
 // start of the message, which someone who lost the chat must not read.
+// A person hears of mentions in one chat once an hour (the notice's key),
+// as of private messages: each notice may be mailed, and a stream of
+// "@name" must not become a stream of mail. A private chat's own notice
+// (tellOffline) covers mentions in it.
 func (s *Service) tellMentioned(ctx context.Context, ch ChatRow, title string, m MessageRow) {
-	if s.notifier == nil || m.Type != TypeText {
+	if s.notifier == nil || m.Type != TypeText || ch.Kind == KindPrivate {
 		return
 	}
 	people, err := s.mentioned(ctx, ch, m.Sender, m.Body)
@@ -148,7 +152,7 @@ func (s *Service) tellMentioned(ctx context.Context, ch ChatRow, title string, m
 			Args: map[string]string{"name": m.SenderName, "chat": title, "preview": preview(m.Body)},
 			When: m.SentAt,
 			Link: chatURL(ch.RowKey) + fmt.Sprintf("#m-%d", m.Seq),
-			Key:  fmt.Sprintf("chat.mention|%s|%d|%s", ch.RowKey, m.Seq, p.MemberKey),
+			Key:  fmt.Sprintf("chat.mention|%s|%s|%s", ch.RowKey, p.MemberKey, m.SentAt.UTC().Format("2006010215")),
 		})
 		if err != nil {
 			s.logger.WarnContext(ctx, "chat: mention not posted", "chat", ch.RowKey, "err", err)

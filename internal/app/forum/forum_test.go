@@ -501,7 +501,7 @@ func TestEditDeleteLike(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, p, _ := s.Post(ctx, id, 1)
-	revs, _ := s.Revisions(ctx, id, 1)
+	revs, _ := s.Revisions(ctx, id, 1, 1, 2)
 	if p.Body != "version two" || p.EditedAt == nil || len(revs) != 1 || revs[0].Body != "version one" {
 		t.Fatalf("after the edit: %+v, revisions %+v", p, revs)
 	}

@@ -259,7 +259,7 @@ func (s *Service) postItem(c echo.Context, t TopicRow, p PostRow, me Person, sta
 	base := topicURL(t.PartitionKey) + "/posts/" + strconv.Itoa(p.Num)
 	v := views.PostItem{
 		Num: p.Num, Anchor: "p" + strconv.Itoa(p.Num), Author: p.AuthorName, AuthorURL: auth.ProfileURL(p.AuthorKey),
-		Time: when(c, p.CreatedAt), Datetime: p.CreatedAt.In(loc).Format(time.RFC3339), Edited: p.EditedAt != nil, HistoryURL: base + "/history",
+		Time: when(c, p.CreatedAt), Datetime: p.CreatedAt.In(loc).Format(time.RFC3339), Edited: p.EditedAt != nil, HistoryURL: historyURL(t.PartitionKey, p.Num),
 		Deleted: p.DeletedAt != nil, Hidden: p.Hidden, Likes: p.Likes, Liked: liked, FirstUnread: firstUnread,
 	}
 	if !p.Hidden || staff {
@@ -309,12 +309,23 @@ func formErrors(ctx context.Context, errs FormErrors) map[string]string {
 	return out
 }
 
-// previewOf is body rendered, when the form asked for a preview.
-func previewOf(c echo.Context, body string) templ.Component {
+// previewOf answers a form that asked for a preview (status 0: it did
+// not): body rendered, or, for a body the form would refuse, its errors
+// and 422 instead. Such a body is never rendered: Markdown's cost grows
+// faster than its length.
+func previewOf(c echo.Context, body string) (status int, preview templ.Component, errs FormErrors) {
 	if c.FormValue("preview") == "" {
-		return nil
+		return 0, nil, nil
 	}
-	return templ.Raw(string(richtext.Render(body)))
+	return renderPreview(body)
+}
+
+func renderPreview(body string) (status int, preview templ.Component, errs FormErrors) {
+	errs = FormErrors{}
+	if body = checkBody(body, errs); len(errs) > 0 {
+		return http.StatusUnprocessableEntity, nil, errs
+	}
+	return http.StatusOK, templ.Raw(string(richtext.Render(body))), nil
 }
 
 // sectionChoices are the open sections, for a form.
@@ -345,8 +356,9 @@ func (s *Service) renderCompose(c echo.Context, status int, p views.ComposeProps
 func (s *Service) createTopic(c echo.Context) error {
 	ctx := c.Request().Context()
 	p := views.ComposeProps{Section: c.FormValue("section"), Title: c.FormValue("title"), Body: c.FormValue("body")}
-	if p.Preview = previewOf(c, p.Body); p.Preview != nil {
-		return s.renderCompose(c, http.StatusOK, p)
+	if status, preview, fe := previewOf(c, p.Body); status != 0 {
+		p.Preview, p.Errors = preview, formErrors(ctx, fe)
+		return s.renderCompose(c, status, p)
 	}
 	t, err := s.CreateTopic(ctx, person(c), p.Section, p.Title, p.Body)
 	return web.AnswerForm(c, err, "", topicURL(t.PartitionKey), func(status int, fe FormErrors) error {
@@ -357,9 +369,14 @@ func (s *Service) createTopic(c echo.Context) error {
 		web.Refusal{Err: ErrTooMany, Status: http.StatusTooManyRequests, Field: "body", Key: "forum.error.newcomer"})
 }
 
-// preview is POST /forum/preview (body): the text rendered (htmx).
+// preview is POST /forum/preview (body): the text rendered (htmx), or
+// why the form would refuse it (422).
 func (s *Service) preview(c echo.Context) error {
-	return web.RenderFragment(c, http.StatusOK, views.Preview(templ.Raw(string(richtext.Render(c.FormValue("body"))))))
+	status, preview, fe := renderPreview(c.FormValue("body"))
+	if fe != nil {
+		return web.RenderFragment(c, status, views.PreviewRefused(formErrors(c.Request().Context(), fe)["body"]))
+	}
+	return web.RenderFragment(c, status, views.Preview(preview))
 }
 
 // replyPage is GET /forum/t/:id/reply (?quote=N): the reply form on its
@@ -405,8 +422,9 @@ func (s *Service) reply(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := topicOf(c)
 	p := views.ReplyProps{Action: topicURL(t.PartitionKey) + "/replies", Body: c.FormValue("body")}
-	if p.Preview = previewOf(c, p.Body); p.Preview != nil {
-		return s.renderReply(c, http.StatusOK, t, p)
+	if status, preview, fe := previewOf(c, p.Body); status != 0 {
+		p.Preview, p.Error = preview, formErrors(ctx, fe)["body"]
+		return s.renderReply(c, status, t, p)
 	}
 	post, err := s.Reply(ctx, person(c), t.PartitionKey, p.Body)
 	var fe FormErrors
@@ -472,38 +490,61 @@ func (s *Service) edit(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, p := topicOf(c), postOf(c)
 	e := views.EditProps{Title: c.FormValue("title"), Body: c.FormValue("body")}
-	if e.Preview = previewOf(c, e.Body); e.Preview != nil {
-		return s.renderEdit(c, http.StatusOK, t, p, e)
+	if status, preview, fe := previewOf(c, e.Body); status != 0 {
+		e.Preview, e.Errors = preview, formErrors(ctx, fe)
+		return s.renderEdit(c, status, t, p, e)
 	}
 	err := s.Edit(ctx, person(c), t.PartitionKey, p.Num, e.Title, e.Body)
 	return web.AnswerForm(c, err, "forum.flash.edited", postURL(t.PartitionKey, p.Num), func(status int, fe FormErrors) error {
 		e.Errors = formErrors(ctx, fe)
 		return s.renderEdit(c, status, t, p, e)
-	})
+	}, web.Refusal{Err: ErrTooManyEdits, Status: http.StatusTooManyRequests, Field: "body", Key: "forum.error.edits"})
 }
 
-// history is GET /forum/t/:id/posts/:num/history: every version of a
-// post, newest first.
+// historyPage is how many earlier versions a page of a post's history
+// shows.
+const historyPage = 10
+
+// history is GET /forum/t/:id/posts/:num/history (?before=N): a post's
+// versions, newest first, a page at a time.
 func (s *Service) history(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, p := topicOf(c), postOf(c)
 	if p.DeletedAt != nil || p.Hidden && !isStaffOf(person(c), sectionOf(c)) {
 		return ErrNoPost
 	}
-	revs, err := s.Revisions(ctx, t.PartitionKey, p.Num)
+	// A page shows historyPage earlier versions, newest first (the first
+	// page the current one above them); ?before=N starts below version N.
+	before := p.Revisions + 1
+	if v := c.QueryParam("before"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 2 || n > p.Revisions {
+			return web.BadRequest(i18n.T(ctx, "forum.history.bad_page"), err)
+		}
+		before = n
+	}
+	from := max(1, before-historyPage)
+	revs, err := s.Revisions(ctx, t.PartitionKey, p.Num, from, before)
 	if err != nil {
 		return err
 	}
-	at := p.CreatedAt
-	if p.EditedAt != nil {
-		at = *p.EditedAt
+	var versions []views.Version
+	if before > p.Revisions {
+		at := p.CreatedAt
+		if p.EditedAt != nil {
+			at = *p.EditedAt
+		}
+		versions = append(versions, views.Version{When: when(c, at), Body: templ.Raw(string(richtext.Render(p.Body)))})
 	}
-	versions := []views.Version{{When: when(c, at), Body: templ.Raw(string(richtext.Render(p.Body)))}}
 	for i := len(revs) - 1; i >= 0; i-- {
 		versions = append(versions, views.Version{When: when(c, revs[i].At), Body: templ.Raw(string(richtext.Render(revs[i].Body)))})
 	}
+	older := ""
+	if from > 1 {
+		older = historyURL(t.PartitionKey, p.Num) + "?before=" + strconv.Itoa(from)
+	}
 	title := i18n.T(ctx, "forum.history.of", "n", strconv.Itoa(p.Num), "name", p.AuthorName)
-	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "forum.history.heading"), Section: "forum", Content: views.History(title, postURL(t.PartitionKey, p.Num), versions)})
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "forum.history.heading"), Section: "forum", Content: views.History(title, postURL(t.PartitionKey, p.Num), versions, older)})
 }
 
 // remove is POST /forum/t/:id/posts/:num/delete, after confirmation.

@@ -134,6 +134,19 @@ func TestForumFlowAndBadInput(t *testing.T) {
 	if res.StatusCode != http.StatusOK || writes(t, res) != 0 || !strings.Contains(res.Body, "<strong>bold</strong>") {
 		t.Fatalf("preview: %d", res.StatusCode)
 	}
+	// A body past the form's limit is not rendered for a preview (its
+	// Markdown would cost seconds): the form says why, the htmx preview
+	// too.
+	long := strings.Repeat("*a_", 6667) + "**bold**"
+	res = post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Hello"}, "body": {long}, "preview": {"1"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || writes(t, res) != 0 || strings.Contains(res.Body, "<strong>bold</strong>") ||
+		res.Doc(t).Find("#topic-body-error").Length() != 1 {
+		t.Fatalf("a preview of a body too long: %d", res.StatusCode)
+	}
+	res = post(ann, "/forum/preview", url.Values{"body": {long}})
+	if res.StatusCode != http.StatusUnprocessableEntity || strings.Contains(res.Body, "<strong>bold</strong>") || res.Doc(t).Find(`[role="alert"]`).Text() != "Write between 1 and 20,000 characters." {
+		t.Fatalf("the htmx preview of a body too long: %d %s", res.StatusCode, res.Body)
+	}
 	res = post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Hello everyone"}, "body": {"First post"}})
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("create: %d %s", res.StatusCode, res.Body)
@@ -632,5 +645,69 @@ func TestTopicsAndRepliesAreCounted(t *testing.T) {
 	}
 	if d := days[0]; d.Get(forum.NewTopics) != 1 || d.Get(forum.NewReplies) != 2 {
 		t.Fatalf("counted %v, want 1 topic and 2 replies", d.Counts)
+	}
+}
+
+// TestHistoryPagesAndEditLimit: a post's history shows ten earlier
+// versions a page, newest first, with a link to older ones (a page number
+// that is not one is a 400); a person may edit 30 times an hour, and the
+// next edit comes back with the draft and why, writing nothing.
+func TestHistoryPagesAndEditLimit(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	_, ann, bob := a.talkSection(t, "")
+	res := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Versions"}, "body": {"v0"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("create: %d", res.StatusCode)
+	}
+	topic, _, _ := strings.Cut(res.Header.Get("Location"), "?")
+	for i := 1; i <= 25; i++ {
+		if res := post(ann, topic+"/posts/1/edit", url.Values{"title": {"Versions"}, "body": {fmt.Sprint("v", i)}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("edit %d: %d", i, res.StatusCode)
+		}
+	}
+	history := topic + "/posts/1/history"
+	var pages [][]string
+	for next := history; next != ""; {
+		doc := bob.Get(next).Doc(t)
+		var texts []string
+		doc.Find(testID("version")).Each(func(_ int, v *goquery.Selection) {
+			texts = append(texts, strings.TrimSpace(v.Find(".rich-text").Text()))
+		})
+		pages = append(pages, texts)
+		next = doc.Find(testID("history-older")).AttrOr("href", "")
+		if len(pages) > 5 {
+			t.Fatal("the older links do not end")
+		}
+	}
+	want := [][]string{
+		{"v25", "v24", "v23", "v22", "v21", "v20", "v19", "v18", "v17", "v16", "v15"},
+		{"v14", "v13", "v12", "v11", "v10", "v9", "v8", "v7", "v6", "v5"},
+		{"v4", "v3", "v2", "v1", "v0"},
+	}
+	if fmt.Sprint(pages) != fmt.Sprint(want) {
+		t.Fatalf("history pages %v", pages)
+	}
+	for _, bad := range []string{"x", "0", "1", "26", "-3"} {
+		if res := bob.Get(history + "?before=" + bad); res.StatusCode != http.StatusBadRequest {
+			t.Errorf("?before=%s: %d", bad, res.StatusCode)
+		}
+	}
+	for i := 26; i <= 30; i++ {
+		if res := post(ann, topic+"/posts/1/edit", url.Values{"title": {"Versions"}, "body": {fmt.Sprint("v", i)}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("edit %d: %d", i, res.StatusCode)
+		}
+	}
+	res = post(ann, topic+"/posts/1/edit", url.Values{"title": {"Versions"}, "body": {"v31"}})
+	if res.StatusCode != http.StatusTooManyRequests || res.StorageOps(t)["txs"] != 0 {
+		t.Fatalf("the 31st edit in an hour: %d %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
+	}
+	doc := res.Doc(t)
+	if doc.Find("#edit-body").Text() != "v31" || !strings.Contains(doc.Find(testID("field-error")).Text(), "edited a lot") {
+		t.Fatalf("the refused edit's form: %q / %q", doc.Find("#edit-body").Text(), doc.Find(testID("field-error")).Text())
+	}
+	a.Clock.Advance(time.Hour)
+	if res := post(ann, topic+"/posts/1/edit", url.Values{"title": {"Versions"}, "body": {"v31"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("an edit an hour later: %d", res.StatusCode)
 	}
 }

@@ -3,9 +3,11 @@ package forum
 import (
 	"context"
 	"errors"
+	"net/http"
 	"regexp"
 	"time"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
 )
@@ -49,6 +51,20 @@ func (s *Service) limitSlowMode(ctx context.Context, by Person, t TopicRow) erro
 		return nil
 	})
 	return err
+}
+
+// editsPerHour bounds a person's edits: each keeps the version it
+// replaced, which the post's history shows to anyone.
+const editsPerHour = 30
+
+// ErrTooManyEdits refuses an edit past editsPerHour (429).
+var ErrTooManyEdits = fault.New(http.StatusTooManyRequests, "forum.error.edits", "forum: too many edits")
+
+// limitEdits takes one of by's edits this hour, or refuses it. Staff are
+// held too: a moderator's edits of their own posts are ordinary edits.
+func (s *Service) limitEdits(ctx context.Context, by Person) error {
+	l := quota.Limit{Table: s.quota, Max: editsPerHour, Window: time.Hour, Err: ErrTooManyEdits}
+	return l.Take(ctx, "edit|"+by.MemberKey, s.now())
 }
 
 // links finds the links of a post.

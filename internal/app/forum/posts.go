@@ -89,7 +89,7 @@ func (s *Service) Edit(ctx context.Context, by Person, topicID string, num int, 
 		return err
 	}
 	var before, after TopicRow
-	titleChanged := false
+	titleChanged, limited := false, false
 	err := storage.Optimistic(ctx, writeAttempts, func(ctx context.Context) error {
 		t, p, err := s.Post(ctx, topicID, num)
 		if err != nil {
@@ -104,6 +104,12 @@ func (s *Service) Edit(ctx context.Context, by Person, topicID string, num int, 
 		titleChanged = num == 1 && title != t.Title
 		if p.Body == body && !titleChanged {
 			return nil
+		}
+		if !limited { // an edit that changes something counts, once
+			if err := s.limitEdits(ctx, by); err != nil {
+				return err
+			}
+			limited = true
 		}
 		now := s.now().UTC()
 		rev := RevisionRow{PartitionKey: topicID, RowKey: revisionKey(num, p.Revisions+1), Body: p.Body, At: p.CreatedAt}
@@ -138,9 +144,11 @@ func (s *Service) Edit(ctx context.Context, by Person, topicID string, num int, 
 	return nil
 }
 
-// Revisions are a post's earlier versions, oldest first.
-func (s *Service) Revisions(ctx context.Context, topicID string, num int) ([]RevisionRow, error) {
-	return storage.All[RevisionRow](ctx, s.posts, storage.Query{PartitionKey: topicID, RowKeyPrefix: fmt.Sprintf("r|%08d|", num)})
+// Revisions are a post's earlier versions from revision from up to (not
+// including) to, oldest first: one range query. A post's revisions are
+// numbered from 1 (PostRow.Revisions is the last).
+func (s *Service) Revisions(ctx context.Context, topicID string, num, from, to int) ([]RevisionRow, error) {
+	return storage.All[RevisionRow](ctx, s.posts, storage.Query{PartitionKey: topicID, RowKeyFrom: revisionKey(num, from), RowKeyTo: revisionKey(num, to)})
 }
 
 // Delete leaves a tombstone of by's own post (staff may delete any):

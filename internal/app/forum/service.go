@@ -174,3 +174,8 @@ func postURL(topicID string, num int) string {
 	return topicURL(topicID) + "?post=" + strconv.Itoa(num) + "#p" + strconv.Itoa(num)
 }
 func sectionURL(slug string) string { return "/forum/" + slug }
+
+// historyURL is the page of post num's versions.
+func historyURL(topicID string, num int) string {
+	return topicURL(topicID) + "/posts/" + strconv.Itoa(num) + "/history"
+}
