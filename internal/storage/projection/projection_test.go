@@ -452,6 +452,12 @@ func TestRecordedFollowHoldsUnderConcurrentWriters(t *testing.T) {
 							mu.Unlock()
 							return nil
 						})
+						// On a loaded machine a writer can lose every one of
+						// its attempts at the row itself: that write did not
+						// happen, which is no concern of the follow's.
+						if errors.Is(err, storage.ErrConflict) && !errors.Is(err, projection.ErrBehind) {
+							continue
+						}
 						if err != nil {
 							t.Error(err)
 							return
