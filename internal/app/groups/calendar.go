@@ -55,14 +55,26 @@ func (s *Service) Between(ctx context.Context, m Membership, from, to time.Time)
 	}
 	for _, row := range series {
 		out = append(out, Occurrences(row, from, to)...)
+		// Only the first maxRangeAppointments are kept: keeping no more
+		// than twice that meanwhile bounds the memory however many
+		// series a group holds.
+		if len(out) > 2*maxRangeAppointments {
+			out = earliest(out)
+		}
 	}
-	slices.SortFunc(out, func(a, b AppointmentIndexRow) int {
+	return earliest(out), nil
+}
+
+// earliest sorts rows by start (a total order: stable pages) and keeps
+// the first maxRangeAppointments.
+func earliest(rows []AppointmentIndexRow) []AppointmentIndexRow {
+	slices.SortFunc(rows, func(a, b AppointmentIndexRow) int {
 		if c := a.StartTime.Compare(b.StartTime); c != 0 {
 			return c
 		}
-		return strings.Compare(a.AppointmentID, b.AppointmentID) // a total order: stable pages
+		return strings.Compare(a.AppointmentID, b.AppointmentID)
 	})
-	return out[:min(len(out), maxRangeAppointments)], nil
+	return rows[:min(len(rows), maxRangeAppointments)]
 }
 
 // seriesRunning reads the group's series that have occurrences in

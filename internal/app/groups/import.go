@@ -14,6 +14,7 @@ import (
 	ics "github.com/arran4/golang-ical"
 	"github.com/teambition/rrule-go"
 
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
@@ -210,6 +211,10 @@ func eventItem(e *ics.VEvent) ImportItem {
 		it.Doc, it.Problem = doc, "groups.import.problem.start"
 		return it
 	}
+	if formrule.CheckDate(start) != formrule.OK {
+		it.Doc, it.Problem = doc, "groups.import.problem.date"
+		return it
+	}
 	end, _, _, ok := readICSTime(e.GetProperty(ics.ComponentPropertyDtEnd))
 	if !ok {
 		switch d, err := parseICSDuration(prop(ics.ComponentPropertyDuration)); {
@@ -230,7 +235,7 @@ func eventItem(e *ics.VEvent) ImportItem {
 	}
 	if rule := prop(ics.ComponentPropertyRrule); rule != "" && it.Problem == "" {
 		opt, err := rrule.StrToROptionInLocation(rule, zone)
-		if err != nil || opt.Freq > rrule.DAILY || opt.Freq < rrule.YEARLY {
+		if err != nil || !supportedRule(opt) {
 			it.Problem = "groups.import.problem.rule"
 		} else {
 			doc.Repeat = opt.RRuleString()
@@ -247,6 +252,25 @@ func eventItem(e *ics.VEvent) ImportItem {
 	}
 	it.Doc = doc
 	return it
+}
+
+// supportedRule reports whether an imported rule is one a calendar of
+// family appointments needs and the series code can expand cheaply: at
+// most one occurrence a day per weekday, month day or month listed, within
+// the form's own bounds of interval and count. Rules that add occurrences
+// within a day (BYHOUR, BYMINUTE, BYSECOND) or pick them by position,
+// year day, week number or Easter are refused: one of them could make a
+// month of millions of occurrences.
+func supportedRule(opt *rrule.ROption) bool {
+	switch {
+	case opt.Freq > rrule.DAILY || opt.Freq < rrule.YEARLY:
+		return false
+	case opt.Interval > maxRepeatInterval || opt.Count > maxRepeatCount:
+		return false
+	case len(opt.Byhour)+len(opt.Byminute)+len(opt.Bysecond)+len(opt.Bysetpos)+len(opt.Byyearday)+len(opt.Byweekno)+len(opt.Byeaster) > 0:
+		return false
+	}
+	return opt.Until.IsZero() || formrule.CheckDate(opt.Until) == formrule.OK
 }
 
 // readICSTime reads a DATE or DATE-TIME property: UTC ("…Z"), in its TZID,

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -128,5 +130,82 @@ func TestImportRefusesBadFiles(t *testing.T) {
 	}
 	if res := post(t, ann.c, "/groups/"+id+"/import/..%2F..%2Fx", nil); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("a bad token: %d", res.StatusCode)
+	}
+}
+
+// TestImportRefusesCostlyRules: rules that add occurrences within a day
+// or pick them by position, and starts outside 1900–2200, are shown as
+// skipped with their reason; the rules a calendar app exports (weekly on
+// days, monthly on a weekday or a date) come in.
+func TestImportRefusesCostlyRules(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, _, id := joinedPair(t, a)
+	event := func(uid, start, rule string) string {
+		s := "BEGIN:VEVENT\r\nUID:" + uid + "\r\nDTSTART:" + start + "\r\nDTEND:" + start[:9] + "235959Z\r\nSUMMARY:" + uid + "\r\n"
+		if rule != "" {
+			s += "RRULE:" + rule + "\r\n"
+		}
+		return s + "END:VEVENT\r\n"
+	}
+	cal := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n" +
+		event("every-second", "20300101T000000Z", "FREQ=DAILY;BYHOUR=0,1,2;BYMINUTE=0,30;BYSECOND=0,1") +
+		event("by-position", "20300101T100000Z", "FREQ=MONTHLY;BYDAY=MO,TU;BYSETPOS=-1") +
+		event("huge-count", "20300101T100000Z", "FREQ=DAILY;COUNT=100000") +
+		event("huge-interval", "20300101T100000Z", "FREQ=WEEKLY;INTERVAL=500") +
+		event("ancient", "18000101T100000Z", "FREQ=DAILY") +
+		event("weekdays", "20300107T170000Z", "FREQ=WEEKLY;BYDAY=MO,WE") +
+		event("second-tuesday", "20300108T170000Z", "FREQ=MONTHLY;BYDAY=2TU") +
+		event("fifteenth", "20300115T170000Z", "FREQ=MONTHLY;BYMONTHDAY=15") +
+		"END:VCALENDAR\r\n"
+	doc := uploadICS(t, ann, id, []byte(cal)).Doc(t)
+	var got []string
+	doc.Find(testID("import-row")).Each(func(_ int, r *goquery.Selection) {
+		got = append(got, r.AttrOr("data-status", ""))
+	})
+	if fmt.Sprint(got) != "[skip skip skip skip skip new new new]" {
+		t.Fatalf("import statuses %v", got)
+	}
+	if !strings.Contains(doc.Text(), "its start is before 1900 or after 2200") {
+		t.Error("the reason for the ancient start is not shown")
+	}
+}
+
+// TestOccurrenceCenturiesOn: naming an occurrence of a series 280 years
+// after its start finds it without walking every day since (the rule
+// starts from the period before it), and a time the rule does not give
+// is not one; the answers match the rule walked from its start.
+func TestOccurrenceCenturiesOn(t *testing.T) {
+	t.Parallel()
+	start := time.Date(1900, 1, 1, 9, 0, 0, 0, time.UTC) // a Monday
+	for _, rule := range []string{"FREQ=DAILY", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH", "FREQ=MONTHLY;INTERVAL=3;BYDAY=2TU", "FREQ=YEARLY"} {
+		row := AppointmentIndexRow{StartTime: start, EndTime: start.Add(time.Hour), Timezone: "UTC", Repeat: rule}
+		r, err := ruleOf(rule, start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		from := time.Date(2180, 1, 1, 0, 0, 0, 0, time.UTC)
+		walked := r.Between(from, from.AddDate(0, 3, 0), true)
+		if len(walked) == 0 {
+			t.Fatalf("%s: no occurrence in the quarter", rule)
+		}
+		for _, at := range walked {
+			if !isOccurrence(row, at) {
+				t.Errorf("%s: %s is not found", rule, at)
+			}
+			if isOccurrence(row, at.Add(30*time.Minute)) {
+				t.Errorf("%s: %s is taken for an occurrence", rule, at.Add(30*time.Minute))
+			}
+		}
+	}
+}
+
+// BenchmarkOccurrenceCenturiesOn names an occurrence 280 years after a
+// daily series began.
+func BenchmarkOccurrenceCenturiesOn(b *testing.B) {
+	row := AppointmentIndexRow{StartTime: time.Date(1900, 1, 1, 9, 0, 0, 0, time.UTC), EndTime: time.Date(1900, 1, 1, 10, 0, 0, 0, time.UTC), Timezone: "UTC", Repeat: "FREQ=DAILY"}
+	at := time.Date(2180, 12, 31, 9, 0, 0, 0, time.UTC)
+	for b.Loop() {
+		isOccurrence(row, at)
 	}
 }

@@ -244,9 +244,17 @@ func fastForward(opt rrule.ROption, start, from time.Time) time.Time {
 
 // isOccurrence reports whether at is an occurrence's start of the series
 // (removed ones included: they can still be named).
+// The rule starts from its last period before at (fastForward), so
+// naming an occurrence centuries on walks no more than one period.
 func isOccurrence(row AppointmentIndexRow, at time.Time) bool {
 	zone := seriesZone(row)
-	r, err := ruleOf(row.Repeat, row.StartTime.In(zone))
+	start := row.StartTime.In(zone)
+	opt, err := rrule.StrToROptionInLocation(row.Repeat, zone)
+	if err != nil {
+		return false
+	}
+	opt.Dtstart = fastForward(*opt, start, at.Add(-time.Second))
+	r, err := rrule.NewRRule(*opt)
 	if err != nil {
 		return false
 	}
