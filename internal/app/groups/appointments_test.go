@@ -563,6 +563,40 @@ func TestReadingScansIsLimited(t *testing.T) {
 	}
 }
 
+// Guests' reads count against the group's creator as well: an owner who
+// fills groups with guests by link gets scanReadsPerGroup reads a day
+// across all of them, not that many per group.
+func TestGuestsScansCountAgainstTheCreator(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	x := &fakeExtractor{}
+	a.svc.UseExtractor(x)
+	reads := 0
+	for g := range 2 {
+		id := createGroup(t, olga, fmt.Sprint("Scanners ", g))
+		_, base := doctorsAppointment(t, olga, id)
+		if res := uploadScan(t, olga.c, base+"/scan", mediatest.JPEGWithEXIF(t, 800, 600, 1)); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("upload: %d", res.StatusCode)
+		}
+		sid := openJoin(t, olga, id)
+		for i := 0; i < scanReadsPerGroup/scanReadsPerPerson; i++ {
+			guest := a.joinAsGuest(t, id, sid, fmt.Sprint("Guest ", g, i))
+			for range scanReadsPerPerson {
+				res := post(t, guest.c, base+"/scan/read", nil)
+				if res.StatusCode == http.StatusOK {
+					reads++
+				} else if res.StatusCode != http.StatusTooManyRequests {
+					t.Fatalf("a guest's read: %d", res.StatusCode)
+				}
+			}
+		}
+	}
+	if reads != scanReadsPerGroup || x.calls != scanReadsPerGroup {
+		t.Fatalf("guests of one creator's two groups read %d scans (%d AI calls), want %d", reads, x.calls, scanReadsPerGroup)
+	}
+}
+
 // A scan that decoding would make too large (16-bit colour: 335 KB on
 // disk, 320 MB decoded) is refused from its header, and nothing is stored.
 func TestScanTooBigToDecodeIsRefused(t *testing.T) {

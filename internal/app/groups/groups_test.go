@@ -345,7 +345,14 @@ func TestDeclineResendCancel(t *testing.T) {
 		t.Errorf("the owner has %d unread notices after the decline, want 1", n)
 	}
 
-	// Invited again, then cancelled: the link stops working.
+	// Inviting again is a resend: within the cooldown it is refused, as
+	// it is after a cancel (else invite and cancel in turn would mail
+	// bob without pause).
+	if res := invite(t, ann, id, "bob@example.com"); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("invite again within the cooldown of the last mail: %d", res.StatusCode)
+	}
+	a.Clock.Advance(ResendCooldown + time.Second)
+	ann = a.signIn(t, "ann@example.com")
 	if res := invite(t, ann, id, "bob@example.com"); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("invite again: %d", res.StatusCode)
 	}
@@ -354,6 +361,10 @@ func TestDeclineResendCancel(t *testing.T) {
 	}
 	if res := bob.c.Get("/groups/" + id + "/invite"); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("cancelled invitation link: %d", res.StatusCode)
+	}
+	mails := len(a.invitations())
+	if res := invite(t, ann, id, "bob@example.com"); res.StatusCode != http.StatusUnprocessableEntity || len(a.invitations()) != mails {
+		t.Fatalf("invite right after a cancel: %d", res.StatusCode)
 	}
 	// Past 30 days the removed row leaves the roster.
 	a.Clock.Advance(RecentlyRemoved + time.Hour)

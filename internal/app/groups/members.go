@@ -175,6 +175,12 @@ func (s *Service) invite(ctx context.Context, g GroupRow, by *auth.Identity, ema
 					return ErrCooldown
 				}
 			case StatusRemoved:
+				// Cancelling an invitation and inviting again is a resend
+				// too: the cooldown holds, or the pair would mail a
+				// stranger as fast as the inviter's quota allows.
+				if row.InviteSentAt != nil && now.Sub(*row.InviteSentAt) < ResendCooldown {
+					return ErrCooldown
+				}
 				row.Status, row.Role, row.RemovedAt, row.JoinedAt = StatusInvited, RoleMember, nil, nil
 				row.InvitedAt = timePtr(now)
 				reinvited = true

@@ -148,6 +148,18 @@ func (s *Service) ReadScan(ctx context.Context, m Membership, id *auth.Identity,
 	if err := s.scansPerGroup.Take(ctx, "g|"+m.GroupID, s.now()); err != nil {
 		return AppointmentDetail{}, Draft{}, err
 	}
+	if id.Guest {
+		// Anyone with a link joins as a new guest, and anyone may open
+		// groups: a guest's reads count against the group's creator too,
+		// so one account's groups share scanReadsPerGroup a day of them.
+		g, err := s.group(ctx, m.GroupID)
+		if err != nil {
+			return AppointmentDetail{}, Draft{}, err
+		}
+		if err := s.scansPerGroup.Take(ctx, "o|"+g.CreatedByUserKey, s.now()); err != nil {
+			return AppointmentDetail{}, Draft{}, err
+		}
+	}
 	draft, err := s.extractor.ExtractAppointment(ctx, key, jpeg)
 	switch {
 	case errors.Is(err, ai.ErrUnavailable):

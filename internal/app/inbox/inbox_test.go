@@ -330,3 +330,27 @@ func TestTheInboxPages(t *testing.T) {
 		t.Errorf("second page: %d items, last %q", rest.Length(), rest.Last().Text())
 	}
 }
+
+// A person gets at most MailsPerHour notification emails an hour: past
+// that a notice still reaches the inbox, but not the mailbox; the next
+// hour mails again.
+func TestEmailsAreCappedPerHour(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	bob := a.SignIn(c, "bob@example.com")
+	for i := range inbox.MailsPerHour + 5 {
+		a.post(t, changed(bob, fmt.Sprint("Dinner ", i)))
+	}
+	if n := c.Get("/inbox").Doc(t).Find(testID("inbox-item")).Length(); n != inbox.MailsPerHour+5 {
+		t.Fatalf("%d notices in the inbox, want %d", n, inbox.MailsPerHour+5)
+	}
+	if n := mailsTo(a, "bob@example.com"); n != inbox.MailsPerHour {
+		t.Fatalf("%d emails, want %d", n, inbox.MailsPerHour)
+	}
+	a.Clock.Advance(time.Hour)
+	a.post(t, changed(bob, "Dinner, an hour later"))
+	if n := mailsTo(a, "bob@example.com"); n != inbox.MailsPerHour+1 {
+		t.Fatalf("%d emails after an hour, want %d", n, inbox.MailsPerHour+1)
+	}
+}

@@ -16,6 +16,11 @@ import (
 // range over digits lists notifications only.
 const Table = "Notifications"
 
+// QuotaTable counts each recipient's notification emails in the hour
+// (MailsPerHour; the quota kit's rows, keyed by memberKey, or by the
+// userKey of an address without an account).
+const QuotaTable = "InboxQuota"
+
 const (
 	stateRowKey = "state"
 	// noticeKeysEnd bounds a range of notification keys from above (':'

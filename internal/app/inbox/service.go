@@ -16,11 +16,13 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/quota"
 	"github.com/harmony/harmony/internal/tasks"
 )
 
@@ -52,7 +54,18 @@ type Service struct {
 	post    tasks.Kind[posted]
 	deliver tasks.Kind[delivery]
 	badges  badgeCache
+	mails   quota.Limit
 }
+
+// MailsPerHour bounds the notification emails one person gets in an
+// hour, whatever sends them: past it a notice still reaches the inbox
+// (a row), but not the mailbox. Someone cancelling and restoring an
+// appointment in a loop, or commenting without end, then fills at most
+// a few emails an hour of each member's.
+const MailsPerHour = 10
+
+// errMailsUsed is a recipient's hour of emails used up.
+var errMailsUsed = errors.New("inbox: the recipient's emails this hour are used")
 
 // Deps are what New needs.
 type Deps struct {
@@ -85,6 +98,7 @@ func New(d Deps) (*Service, error) {
 		log:      d.Log,
 		now:      d.Now,
 		badges:   badgeCache{m: map[string]badge{}},
+		mails:    quota.Limit{Table: d.Store.Table(QuotaTable), Max: MailsPerHour, Window: time.Hour, Err: errMailsUsed},
 	}
 	if s.post, err = tasks.Register(d.Tasks, "inbox.post", s.fanOut); err != nil {
 		return nil, err
@@ -99,7 +113,7 @@ func New(d Deps) (*Service, error) {
 func (s *Service) Slug() string { return "inbox" }
 
 // Tables are the module's tables.
-func (s *Service) Tables() []string { return []string{Table} }
+func (s *Service) Tables() []string { return []string{Table, QuotaTable} }
 
 // Recipient is who a notice is for: an account by member key, or an
 // address (which finds its account, if there is one; without one the
@@ -256,6 +270,16 @@ func (s *Service) mail(ctx context.Context, memberKey string, settings *account.
 	}
 	if to == "" {
 		return nil
+	}
+	key := memberKey
+	if key == "" {
+		key = auth.UserKey(to)
+	}
+	if err := s.mails.Take(ctx, key, s.now()); errors.Is(err, errMailsUsed) {
+		s.log.InfoContext(ctx, "inbox: no email past the recipient's hourly limit", "kind", d.Kind)
+		return nil
+	} else if err != nil {
+		return err
 	}
 	l, ok := i18n.ParseLang(lang)
 	if !ok {
