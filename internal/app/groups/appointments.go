@@ -388,11 +388,29 @@ func (s *Service) setStatus(ctx context.Context, m Membership, id *auth.Identity
 	return nil
 }
 
+// announcementsPerHour bounds the appointment changes one person
+// announces in an hour (notifyAppointment).
+const announcementsPerHour = 30
+
+// errAnnounced is a person's announcements this hour used up.
+var errAnnounced = errors.New("groups: announcements this hour used up")
+
 // notifyAppointment tells the group's other members with an account what
 // id did to doc. The change is saved already, so a failure to post is
 // logged, not returned: the member's edit stands.
+//
+// A person's changes announce themselves at most announcementsPerHour
+// times an hour: cancelling and restoring in a loop must not bury the
+// others' inboxes. Past that a change is saved and shown in the
+// calendar, unannounced.
 func (s *Service) notifyAppointment(ctx context.Context, id *auth.Identity, kind string, doc Appointment, members []MemberRow) {
 	if s.notifier == nil {
+		return
+	}
+	if err := s.announcements.Take(ctx, "a|"+id.MemberKey, s.now()); err != nil {
+		if !errors.Is(err, errAnnounced) {
+			s.log.WarnContext(ctx, "groups: appointment change not announced", "err", err)
+		}
 		return
 	}
 	var to []inbox.Recipient

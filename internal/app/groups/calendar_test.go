@@ -411,6 +411,57 @@ func TestAppointmentComments(t *testing.T) {
 	}
 }
 
+// TestCommentsAndAnnouncementsAreLimited: a person may comment
+// commentsPerHour times an hour (the next comes back with its draft and
+// why, writing nothing), and their appointment changes tell the others
+// at most announcementsPerHour times an hour, after which a change is
+// saved unannounced; the next hour both start again.
+func TestCommentsAndAnnouncementsAreLimited(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Picnic", Start: "2030-06-04T10:00", End: "2030-06-04T11:00",
+		Participants: []string{ann.id.MemberKey, bob.id.MemberKey}}, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appt := "/groups/" + id + "/appointments/" + doc.AppointmentID
+	for i := range commentsPerHour {
+		if res := post(t, bob.c, appt+"/comments", url.Values{"comment": {fmt.Sprint("note ", i)}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("comment %d: %d", i, res.StatusCode)
+		}
+	}
+	res := post(t, bob.c, appt+"/comments", url.Values{"comment": {"one too many"}})
+	if res.StatusCode != http.StatusTooManyRequests || res.StorageOps(t)["writes"] > 0 ||
+		!strings.Contains(res.Doc(t).Find(`[data-testid="comment-form"]`).Text(), "a lot of comments") {
+		t.Fatalf("a comment past the limit: %d %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
+	}
+	bm, _, _ := a.svc.Open(ctx, id, bob.id, AccessMember)
+	for i := range announcementsPerHour + 5 {
+		var err error
+		if i%2 == 0 {
+			err = a.svc.CancelAppointment(ctx, bm, bob.id, doc.AppointmentID)
+		} else {
+			err = a.svc.RestoreAppointment(ctx, bm, bob.id, doc.AppointmentID)
+		}
+		if err != nil {
+			t.Fatalf("change %d: %v", i, err)
+		}
+	}
+	a.Tasks.RunDue(ctx)
+	unread, _ := a.inbox.Unread(ctx, ann.id.MemberKey)
+	// Ann heard of the appointment's creation by nobody (she made it),
+	// of bob's comments, and of announcementsPerHour of his changes.
+	if want := commentsPerHour + announcementsPerHour; unread != want {
+		t.Fatalf("ann has %d unread notices, want %d", unread, want)
+	}
+	a.Clock.Advance(time.Hour)
+	if res := post(t, bob.c, appt+"/comments", url.Values{"comment": {"an hour later"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a comment an hour later: %d", res.StatusCode)
+	}
+}
+
 // TestGroupTimezone: an owner sets the group's zone, and a viewer in
 // another zone is told it; a zone that is not one, or a member trying,
 // changes nothing.

@@ -51,6 +51,17 @@ func commentKey(groupID, appointmentID, commentID string) (pk, rk string) {
 
 var commentRule = formrule.Text{Max: MaxCommentLength, Required: true, Multiline: true}
 
+// writeQuotaTable counts the writes of a person's that tell others:
+// comments and announced appointment changes (the quota kit's rows).
+const writeQuotaTable = "GroupQuota"
+
+// commentsPerHour bounds one person's comments: each tells every other
+// participant.
+const commentsPerHour = 30
+
+// ErrTooManyComments refuses a comment past commentsPerHour (429).
+var ErrTooManyComments = fault.New(http.StatusTooManyRequests, "groups.comments.error.too_many", "groups: too many comments")
+
 // ErrNotAuthor refuses deleting someone else's comment (403).
 var ErrNotAuthor = fault.New(http.StatusForbidden, "groups.comments.error.not_author", "groups: not the comment's author")
 
@@ -77,6 +88,9 @@ func (s *Service) AddComment(ctx context.Context, m Membership, id *auth.Identit
 	}
 	d, err := s.Appointment(ctx, m, appointmentID)
 	if err != nil {
+		return CommentRow{}, err
+	}
+	if err := s.commentsPerPerson.Take(ctx, "c|"+id.MemberKey, s.now()); err != nil {
 		return CommentRow{}, err
 	}
 	now := s.now().UTC()

@@ -78,7 +78,10 @@ type Service struct {
 	// scansPerPerson and scansPerGroup the scans read (scan.go).
 	inviteQuota                   *storage.Table
 	scansPerPerson, scansPerGroup quota.Limit
-	inviteLimits                  InviteLimits
+	// commentsPerPerson and announcements bound what one person's writes
+	// tell the others (comments.go, notifyAppointment).
+	commentsPerPerson, announcements quota.Limit
+	inviteLimits                     InviteLimits
 }
 
 // Limits and periods.
@@ -105,25 +108,27 @@ func (s *Service) UseNotifier(n Notifier) { s.notifier = n }
 // links start with.
 func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, baseURL string, log *slog.Logger, now func() time.Time) *Service {
 	s := &Service{
-		groups:         store.Table(groupsTable),
-		userGroups:     store.Table(userGroupsTable),
-		members:        store.Table(membersTable),
-		joinSessions:   store.Table(joinSessionsTable),
-		appointments:   store.Table(appointmentsTable),
-		participants:   store.Table(participantsTable),
-		comments:       store.Table(commentsTable),
-		blobs:          store.Container(GroupBlobsContainer),
-		profiles:       profiles,
-		cursors:        cursors,
-		baseURL:        strings.TrimSuffix(baseURL, "/"),
-		log:            log,
-		now:            now,
-		pageSize:       12,
-		rosterPageSize: 25,
-		inviteQuota:    store.Table(inviteQuotaTable),
-		scansPerPerson: scanLimit(store.Table(scanQuotaTable), scanReadsPerPerson),
-		scansPerGroup:  scanLimit(store.Table(scanQuotaTable), scanReadsPerGroup),
-		inviteLimits:   DefaultInviteLimits,
+		groups:            store.Table(groupsTable),
+		userGroups:        store.Table(userGroupsTable),
+		members:           store.Table(membersTable),
+		joinSessions:      store.Table(joinSessionsTable),
+		appointments:      store.Table(appointmentsTable),
+		participants:      store.Table(participantsTable),
+		comments:          store.Table(commentsTable),
+		blobs:             store.Container(GroupBlobsContainer),
+		profiles:          profiles,
+		cursors:           cursors,
+		baseURL:           strings.TrimSuffix(baseURL, "/"),
+		log:               log,
+		now:               now,
+		pageSize:          12,
+		rosterPageSize:    25,
+		inviteQuota:       store.Table(inviteQuotaTable),
+		scansPerPerson:    scanLimit(store.Table(scanQuotaTable), scanReadsPerPerson),
+		scansPerGroup:     scanLimit(store.Table(scanQuotaTable), scanReadsPerGroup),
+		commentsPerPerson: quota.Limit{Table: store.Table(writeQuotaTable), Max: commentsPerHour, Window: time.Hour, Err: ErrTooManyComments},
+		announcements:     quota.Limit{Table: store.Table(writeQuotaTable), Max: announcementsPerHour, Window: time.Hour, Err: errAnnounced},
+		inviteLimits:      DefaultInviteLimits,
 	}
 	s.memberships = s.membershipProjection()
 	return s
@@ -131,7 +136,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 
 // Tables are the tables this module needs provisioned.
 func (s *Service) Tables() []string {
-	return []string{groupsTable, userGroupsTable, membersTable, joinSessionsTable, appointmentsTable, participantsTable, commentsTable, inviteQuotaTable, scanQuotaTable}
+	return []string{groupsTable, userGroupsTable, membersTable, joinSessionsTable, appointmentsTable, participantsTable, commentsTable, inviteQuotaTable, scanQuotaTable, writeQuotaTable}
 }
 
 // Containers are the blob containers this module needs provisioned.
