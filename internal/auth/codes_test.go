@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -257,7 +258,7 @@ func TestRateLimitUsesRealClientIP(t *testing.T) {
 	}
 	t.Run("untrusted peer", func(t *testing.T) {
 		h := newHarness(t, harnessOptions{})
-		h.svc.sendLimit = newIPLimiter(3, time.Hour)
+		h.svc.sendLimit = ratelimit.New(3, time.Hour)
 		c := h.client()
 		for i := 0; i < 3; i++ {
 			if got := send(h, c, i, "198.51.100."+string(rune('1'+i))); got != http.StatusSeeOther {
@@ -279,7 +280,7 @@ func TestRateLimitUsesRealClientIP(t *testing.T) {
 	})
 	t.Run("trusted proxy", func(t *testing.T) {
 		h := newHarness(t, harnessOptions{env: map[string]string{"TRUSTED_PROXIES": "127.0.0.1/32"}})
-		h.svc.sendLimit = newIPLimiter(3, time.Hour)
+		h.svc.sendLimit = ratelimit.New(3, time.Hour)
 		c := h.client()
 		for i := 0; i < 3; i++ {
 			if got := send(h, c, i, "198.51.100.7"); got != http.StatusSeeOther {
@@ -295,7 +296,7 @@ func TestRateLimitUsesRealClientIP(t *testing.T) {
 	})
 	t.Run("verify", func(t *testing.T) {
 		h := newHarness(t, harnessOptions{})
-		h.svc.verifyLimit = newIPLimiter(2, time.Hour)
+		h.svc.verifyLimit = ratelimit.New(2, time.Hour)
 		c := h.client()
 		h.requestCode(c, "anna@example.org")
 		code := h.lastCode("anna@example.org")
@@ -306,22 +307,6 @@ func TestRateLimitUsesRealClientIP(t *testing.T) {
 			t.Errorf("verify past the limit: %d", res.StatusCode)
 		}
 	})
-}
-
-func TestRateLimiterRefillsAndForgets(t *testing.T) {
-	t.Parallel()
-	l := newIPLimiter(2, time.Minute)
-	now := startTime
-	if !l.allow("a", now) || !l.allow("a", now) || l.allow("a", now) {
-		t.Fatal("burst of 2 not enforced")
-	}
-	if !l.allow("a", now.Add(time.Minute)) {
-		t.Error("no refill after a minute")
-	}
-	l.dropFull(now.Add(time.Hour))
-	if len(l.buckets) != 0 {
-		t.Error("full buckets were not dropped")
-	}
 }
 
 // TestConfirmEmailRefusesATakenAddress: the code sent to an address that
@@ -342,28 +327,6 @@ func TestConfirmEmailRefusesATakenAddress(t *testing.T) {
 	}
 	if owner, err := h.svc.MemberByEmail(ctx, "bob@example.com"); err != nil || owner != bob {
 		t.Fatalf("the address now belongs to %q (%v), want Bob's %q", owner, err, bob)
-	}
-}
-
-// TestRateLimitHoldsAnIPv6Subnet: an IPv6 client's addresses share
-// their /64's bucket, so walking through them buys no fresh tokens; an
-// IPv4 address, and another /64, have their own.
-func TestRateLimitHoldsAnIPv6Subnet(t *testing.T) {
-	t.Parallel()
-	l := newIPLimiter(2, time.Hour)
-	now := startTime
-	for _, ip := range []string{"2001:db8:1:2::1", "2001:db8:1:2::ffff"} {
-		if !l.allow(ip, now) {
-			t.Fatalf("%s: refused within the burst", ip)
-		}
-	}
-	if l.allow("2001:db8:1:2:abcd::9", now) || l.has("2001:db8:1:2::77", now) {
-		t.Error("a third address of the same /64 got a token")
-	}
-	for _, ip := range []string{"2001:db8:1:3::1", "192.0.2.1", "192.0.2.2", "::ffff:192.0.2.3"} {
-		if !l.allow(ip, now) {
-			t.Errorf("%s shares a bucket it should not", ip)
-		}
 	}
 }
 

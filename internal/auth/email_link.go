@@ -214,12 +214,12 @@ func (s *Service) verifyLinkCode(c echo.Context) error {
 // act on comes back as a status and a message; other errors as err.
 func (s *Service) codeAttempt(c echo.Context, try func() error) (status int, msg string, err error) {
 	ctx, ip, now := c.Request().Context(), c.RealIP(), s.now()
-	if !s.wrongCodes.has(ip, now) || !s.verifyLimit.allow(ip, now) {
+	if !s.wrongCodes.Has(ip, now) || !s.verifyLimit.Allow(ip, now) {
 		return http.StatusTooManyRequests, i18n.T(ctx, "auth.error.rate_limited"), nil
 	}
 	err = try()
 	if errors.Is(err, ErrCodeWrong) || errors.Is(err, ErrCodeBurned) {
-		s.wrongCodes.allow(ip, now)
+		s.wrongCodes.Allow(ip, now)
 	}
 	if left, ok := AttemptsLeft(err); ok {
 		return http.StatusUnprocessableEntity, i18n.N(ctx, "auth.error.code_wrong", left), nil

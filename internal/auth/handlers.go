@@ -88,7 +88,7 @@ func (s *Service) sendCode(c echo.Context) error {
 // message.
 func (s *Service) mailCode(c echo.Context, email string, pending map[string]string, codeForm string, again func(status int, msg string) error) error {
 	ctx := c.Request().Context()
-	if !s.sendLimit.allow(c.RealIP(), s.now()) {
+	if !s.sendLimit.Allow(c.RealIP(), s.now()) {
 		return again(http.StatusTooManyRequests, i18n.T(ctx, "auth.error.rate_limited"))
 	}
 	if err := s.SendCode(ctx, email); errors.Is(err, ErrMailFailed) {

@@ -11,6 +11,7 @@ import (
 	"github.com/harmony/harmony/internal/config"
 	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -97,9 +98,9 @@ type Service struct {
 	// codeKeys hash one-time codes; the first hashes, all verify.
 	codeKeys    [][]byte
 	adminEmails map[string]bool
-	sendLimit   *ipLimiter
-	verifyLimit *ipLimiter
-	wrongCodes  *ipLimiter
+	sendLimit   *ratelimit.PerIP
+	verifyLimit *ratelimit.PerIP
+	wrongCodes  *ratelimit.PerIP
 	upgraders   []GuestUpgrader
 	linkers     []EmailLinker
 
@@ -143,9 +144,9 @@ func New(store *storage.Store, cfg *config.Config, profiles Profiles, mailer mai
 		accounts:    store.Table(accountsTable),
 		codes:       store.Table(codesTable),
 		adminEmails: map[string]bool{},
-		sendLimit:   newIPLimiter(codeSendBurst, codeSendEvery),
-		verifyLimit: newIPLimiter(codeVerifyBurst, codeVerifyEvery),
-		wrongCodes:  newIPLimiter(wrongCodeBurst, wrongCodeEvery),
+		sendLimit:   ratelimit.New(codeSendBurst, codeSendEvery),
+		verifyLimit: ratelimit.New(codeVerifyBurst, codeVerifyEvery),
+		wrongCodes:  ratelimit.New(wrongCodeBurst, wrongCodeEvery),
 	}
 	if mb, ok := mail.Delivering(mailer).(recentMail); ok && !cfg.IsProduction() {
 		s.mailbox = mb

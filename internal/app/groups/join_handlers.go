@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -204,6 +205,10 @@ func (h *handlers) joinAsGuest(c echo.Context, link JoinLink) error {
 	if f.NameError != "" {
 		return h.renderJoinPage(c, http.StatusUnprocessableEntity, link, nil, f)
 	}
+	if !h.svc.guestJoins.Allow(c.RealIP(), h.svc.now()) {
+		f.NameError = "groups.join.error.too_many"
+		return h.renderJoinPage(c, http.StatusTooManyRequests, link, nil, f)
+	}
 	if h.svc.guests == nil {
 		// No guests wired: joining needs an account.
 		return web.Redirect(c, auth.SignInPath(joinPath(link.Group.GroupID, link.Session.RowKey)))
@@ -228,6 +233,14 @@ func (h *handlers) joinAsGuest(c echo.Context, link JoinLink) error {
 	}
 	return web.FlashRedirect(c, flash, groupURL(link.Group.GroupID))
 }
+
+// Guest joins from one address: a family on one network joins together,
+// and a script that makes members without end is held to one a minute
+// (each guest is a member row for good, and may bring a photo to decode).
+const (
+	guestJoinBurst = 20
+	guestJoinEvery = time.Minute
+)
 
 // errJoinPhotoTooLarge is a join form photo over account.MaxPhotoBytes.
 var errJoinPhotoTooLarge = errors.New("groups: join photo too large")

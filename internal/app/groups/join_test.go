@@ -2,6 +2,7 @@ package groups
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -483,4 +484,26 @@ func TestTheGroupPageListsOpenJoinLinks(t *testing.T) {
 	if n := ann.c.Get("/groups/" + id + "/settings").Doc(t).Find(testID("open-join-link")).Length(); n != 0 {
 		t.Errorf("%d links listed after they expired", n)
 	}
+}
+
+// TestGuestJoinsFromOneAddressAreLimited: twenty people may join by link
+// from one address at once (a family on one network); the next is asked
+// to wait, and nothing is written for it; a minute later one more may.
+func TestGuestJoinsFromOneAddressAreLimited(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Picnickers")
+	sid := openJoin(t, olga, groupID)
+	for i := range guestJoinBurst {
+		a.joinAsGuest(t, groupID, sid, fmt.Sprint("Guest ", i))
+	}
+	c := a.Client()
+	res := post(t, c, "/join/"+groupID+"/"+sid, url.Values{"name": {"One too many"}})
+	if res.StatusCode != http.StatusTooManyRequests || res.StorageOps(t)["writes"]+res.StorageOps(t)["txs"] != 0 ||
+		!strings.Contains(res.Doc(t).Find(testID("join-form")).Text(), "try again in a minute") {
+		t.Fatalf("a join past the limit: %d %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
+	}
+	a.Clock.Advance(guestJoinEvery)
+	a.joinAsGuest(t, groupID, sid, "A minute later")
 }

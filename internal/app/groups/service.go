@@ -19,6 +19,7 @@ import (
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
 	"github.com/harmony/harmony/internal/storage/quota"
@@ -57,6 +58,9 @@ type Service struct {
 	// guestPhotos stores a guest's photo from the join form; nil until
 	// UseGuestPhotos (join.go).
 	guestPhotos GuestPhotos
+	// guestJoins bounds how fast one address joins people as guests
+	// (join_handlers.go).
+	guestJoins *ratelimit.PerIP
 	// counts counts new groups, appointments and invitations.
 	counts metrics.Counting
 	// notifier tells people of invitations and plan changes; nil tells
@@ -128,6 +132,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 		scansPerGroup:     scanLimit(store.Table(scanQuotaTable), scanReadsPerGroup),
 		commentsPerPerson: quota.Limit{Table: store.Table(writeQuotaTable), Max: commentsPerHour, Window: time.Hour, Err: ErrTooManyComments},
 		announcements:     quota.Limit{Table: store.Table(writeQuotaTable), Max: announcementsPerHour, Window: time.Hour, Err: errAnnounced},
+		guestJoins:        ratelimit.New(guestJoinBurst, guestJoinEvery),
 		inviteLimits:      DefaultInviteLimits,
 	}
 	s.memberships = s.membershipProjection()

@@ -1,0 +1,46 @@
+package ratelimit
+
+import (
+	"testing"
+	"time"
+)
+
+var startTime = time.Date(2030, 5, 17, 9, 30, 0, 0, time.UTC)
+
+func TestRateLimiterRefillsAndForgets(t *testing.T) {
+	t.Parallel()
+	l := New(2, time.Minute)
+	now := startTime
+	if !l.Allow("a", now) || !l.Allow("a", now) || l.Allow("a", now) {
+		t.Fatal("burst of 2 not enforced")
+	}
+	if !l.Allow("a", now.Add(time.Minute)) {
+		t.Error("no refill after a minute")
+	}
+	l.dropFull(now.Add(time.Hour))
+	if len(l.buckets) != 0 {
+		t.Error("full buckets were not dropped")
+	}
+}
+
+// TestRateLimitHoldsAnIPv6Subnet: an IPv6 client's addresses share
+// their /64's bucket, so walking through them buys no fresh tokens; an
+// IPv4 address, and another /64, have their own.
+func TestRateLimitHoldsAnIPv6Subnet(t *testing.T) {
+	t.Parallel()
+	l := New(2, time.Hour)
+	now := startTime
+	for _, ip := range []string{"2001:db8:1:2::1", "2001:db8:1:2::ffff"} {
+		if !l.Allow(ip, now) {
+			t.Fatalf("%s: refused within the burst", ip)
+		}
+	}
+	if l.Allow("2001:db8:1:2:abcd::9", now) || l.Has("2001:db8:1:2::77", now) {
+		t.Error("a third address of the same /64 got a token")
+	}
+	for _, ip := range []string{"2001:db8:1:3::1", "192.0.2.1", "192.0.2.2", "::ffff:192.0.2.3"} {
+		if !l.Allow(ip, now) {
+			t.Errorf("%s shares a bucket it should not", ip)
+		}
+	}
+}
