@@ -53,9 +53,11 @@ func (l Listing) Normalize() Listing {
 		l.Sort = SortNewest
 	}
 	var tags []string
+	seen := map[string]bool{} // a URL may repeat tag thousands of times
 	for _, t := range l.Tags {
 		t = strings.ToLower(strings.TrimSpace(t))
-		if t != "" && !slices.Contains(tags, t) {
+		if t != "" && !seen[t] {
+			seen[t] = true
 			tags = append(tags, t)
 		}
 	}
