@@ -539,12 +539,19 @@ func (s *Service) history(c echo.Context) error {
 	for i := len(revs) - 1; i >= 0; i-- {
 		versions = append(versions, views.Version{When: when(c, revs[i].At), Body: templ.Raw(string(richtext.Render(revs[i].Body)))})
 	}
-	older := ""
+	base := historyURL(t.PartitionKey, p.Num)
+	older, newer := "", ""
 	if from > 1 {
-		older = historyURL(t.PartitionKey, p.Num) + "?before=" + strconv.Itoa(from)
+		older = base + "?before=" + strconv.Itoa(from)
+	}
+	if before <= p.Revisions {
+		newer = base
+		if before+historyPage <= p.Revisions {
+			newer += "?before=" + strconv.Itoa(before+historyPage)
+		}
 	}
 	title := i18n.T(ctx, "forum.history.of", "n", strconv.Itoa(p.Num), "name", p.AuthorName)
-	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "forum.history.heading"), Section: "forum", Content: views.History(title, postURL(t.PartitionKey, p.Num), versions, older)})
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "forum.history.heading"), Section: "forum", Content: views.History(title, postURL(t.PartitionKey, p.Num), versions, newer, older)})
 }
 
 // remove is POST /forum/t/:id/posts/:num/delete, after confirmation.

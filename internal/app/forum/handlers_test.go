@@ -675,6 +675,9 @@ func TestHistoryPagesAndEditLimit(t *testing.T) {
 			texts = append(texts, strings.TrimSpace(v.Find(".rich-text").Text()))
 		})
 		pages = append(pages, texts)
+		if newer := doc.Find(testID("history-newer")).Length(); newer != min(len(pages)-1, 1) {
+			t.Fatalf("page %d has %d links to newer versions", len(pages), newer)
+		}
 		next = doc.Find(testID("history-older")).AttrOr("href", "")
 		if len(pages) > 5 {
 			t.Fatal("the older links do not end")
