@@ -352,6 +352,20 @@ func TestMemberColours(t *testing.T) {
 	}
 }
 
+// picnic is a group of ann and bob with an appointment both take part
+// in: the group's id, the appointment and its page.
+func picnic(t *testing.T, a *groupsApp) (ann, bob person, id string, doc Appointment, appt string) {
+	t.Helper()
+	ann, bob, id = joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Picnic", Start: "2030-06-04T10:00", End: "2030-06-04T11:00",
+		Participants: []string{ann.id.MemberKey, bob.id.MemberKey}}, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ann, bob, id, doc, "/groups/" + id + "/appointments/" + doc.AppointmentID
+}
+
 // TestAppointmentComments: a comment (Markdown, made safe) shows on the
 // appointment, tells the other participants, can be deleted by its
 // author after confirmation and not by another member; a bad one is
@@ -359,14 +373,7 @@ func TestMemberColours(t *testing.T) {
 func TestAppointmentComments(t *testing.T) {
 	t.Parallel()
 	a := newGroupsApp(t)
-	ann, bob, id := joinedPair(t, a)
-	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
-	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Picnic", Start: "2030-06-04T10:00", End: "2030-06-04T11:00",
-		Participants: []string{ann.id.MemberKey, bob.id.MemberKey}}, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	appt := "/groups/" + id + "/appointments/" + doc.AppointmentID
+	ann, bob, _, _, appt := picnic(t, a)
 	res := post(t, bob.c, appt+"/comments", url.Values{"comment": {"I'll bring **cake** <script>alert(1)</script>"}})
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("comment: %d", res.StatusCode)
@@ -419,14 +426,7 @@ func TestAppointmentComments(t *testing.T) {
 func TestCommentsAndAnnouncementsAreLimited(t *testing.T) {
 	t.Parallel()
 	a := newGroupsApp(t)
-	ann, bob, id := joinedPair(t, a)
-	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
-	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Picnic", Start: "2030-06-04T10:00", End: "2030-06-04T11:00",
-		Participants: []string{ann.id.MemberKey, bob.id.MemberKey}}, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	appt := "/groups/" + id + "/appointments/" + doc.AppointmentID
+	ann, bob, id, doc, appt := picnic(t, a)
 	for i := range commentsPerHour {
 		if res := post(t, bob.c, appt+"/comments", url.Values{"comment": {fmt.Sprint("note ", i)}}); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("comment %d: %d", i, res.StatusCode)
