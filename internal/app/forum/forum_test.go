@@ -160,6 +160,30 @@ func TestWriteBudgets(t *testing.T) {
 	}
 }
 
+// TestAPostKeepsAtMostMaxRevisions: the history's keys hold four digits,
+// so a post with maxRevisions earlier versions takes no more edits.
+func TestAPostKeepsAtMostMaxRevisions(t *testing.T) {
+	t.Parallel()
+	s, _ := newForum(t, storetest.Open(t))
+	ctx := context.Background()
+	topic, err := s.CreateTopic(ctx, ann, "general", "Revised", "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := storage.Change(ctx, s.posts, topic.PartitionKey, postKey(1), ErrNoPost, func(p *PostRow) error {
+		p.Revisions = maxRevisions
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Edit(ctx, ann, topic.PartitionKey, 1, "Revised", "once more"); !errors.Is(err, ErrTooManyRevisions) {
+		t.Fatalf("an edit past the last version: %v", err)
+	}
+	if _, p, _ := s.Post(ctx, topic.PartitionKey, 1); p.Body != "first" {
+		t.Fatalf("the refused edit wrote %q", p.Body)
+	}
+}
+
 // TestSectionCountersUnderConcurrency: 20 topics opened at once in one
 // section count 20.
 func TestSectionCountersUnderConcurrency(t *testing.T) {

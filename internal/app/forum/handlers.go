@@ -498,7 +498,8 @@ func (s *Service) edit(c echo.Context) error {
 	return web.AnswerForm(c, err, "forum.flash.edited", postURL(t.PartitionKey, p.Num), func(status int, fe FormErrors) error {
 		e.Errors = formErrors(ctx, fe)
 		return s.renderEdit(c, status, t, p, e)
-	}, web.Refusal{Err: ErrTooManyEdits, Status: http.StatusTooManyRequests, Field: "body", Key: "forum.error.edits"})
+	}, web.Refusal{Err: ErrTooManyEdits, Status: http.StatusTooManyRequests, Field: "body", Key: "forum.error.edits"},
+		web.Refusal{Err: ErrTooManyRevisions, Status: http.StatusConflict, Field: "body", Key: "forum.error.revisions"})
 }
 
 // historyPage is how many earlier versions a page of a post's history

@@ -53,6 +53,15 @@ func (s *Service) limitSlowMode(ctx context.Context, by Person, t TopicRow) erro
 	return err
 }
 
+// maxRevisions is the most earlier versions a post keeps: revisionKey
+// writes the number in four digits, and the history reads versions by
+// key range.
+const maxRevisions = 9999
+
+// ErrTooManyRevisions refuses an edit of a post that has kept
+// maxRevisions versions (409).
+var ErrTooManyRevisions = fault.New(http.StatusConflict, "forum.error.revisions", "forum: the post has too many versions")
+
 // editsPerHour bounds a person's edits: each keeps the version it
 // replaced, which the post's history shows to anyone.
 const editsPerHour = 30

@@ -105,6 +105,9 @@ func (s *Service) Edit(ctx context.Context, by Person, topicID string, num int, 
 		if p.Body == body && !titleChanged {
 			return nil
 		}
+		if p.Revisions >= maxRevisions {
+			return ErrTooManyRevisions
+		}
 		if !limited { // an edit that changes something counts, once
 			if err := s.limitEdits(ctx, by); err != nil {
 				return err
