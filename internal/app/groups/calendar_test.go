@@ -462,6 +462,31 @@ func TestCommentsAndAnnouncementsAreLimited(t *testing.T) {
 	}
 }
 
+// TestAThreadTakesAtMostMaxThreadComments: the thread is read whole
+// behind every appointment page, so it takes maxThread comments; the
+// next is refused with the draft and why, and writes no comment.
+func TestAThreadTakesAtMostMaxThreadComments(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	_, bob, id, doc, appt := picnic(t, a)
+	pk, _ := commentKey(id, doc.AppointmentID, "")
+	for range maxThread - 1 { // as if that many had been written
+		if err := a.svc.threads.Take(ctx, "t|"+pk, a.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res := post(t, bob.c, appt+"/comments", url.Values{"comment": {"the last one"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the thread's last comment: %d", res.StatusCode)
+	}
+	res := post(t, bob.c, appt+"/comments", url.Values{"comment": {"one more"}})
+	if res.StatusCode != http.StatusConflict || !strings.Contains(res.Doc(t).Find(`[data-testid="comment-form"]`).Text(), "1,000 comments") {
+		t.Fatalf("a comment on a full thread: %d", res.StatusCode)
+	}
+	if rows, _ := a.svc.Comments(ctx, id, doc.AppointmentID); len(rows) != 1 {
+		t.Fatalf("%d comments stored, want 1", len(rows))
+	}
+}
+
 // TestGroupTimezone: an owner sets the group's zone, and a viewer in
 // another zone is told it; a zone that is not one, or a member trying,
 // changes nothing.

@@ -14,6 +14,7 @@ import (
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/quota"
 )
 
 // Comments are a short thread on an appointment ("I'll bring the
@@ -27,7 +28,20 @@ const (
 	MaxCommentLength = 2000
 	// maxComments is how many a thread shows: the newest ones.
 	maxComments = 200
+	// maxThread is how many comments a thread may take, deleted ones
+	// included. The thread is read whole (its keys are oldest first), so
+	// this bounds the read behind every appointment page.
+	maxThread = 1000
 )
+
+// ErrThreadFull refuses a comment on a thread of maxThread (409).
+var ErrThreadFull = fault.New(http.StatusConflict, "groups.comments.error.full", "groups: the thread is full")
+
+// threadLimit counts a thread's comments for good (a window longer than
+// any appointment lives), keyed by the thread's partition.
+func threadLimit(t *storage.Table) quota.Limit {
+	return quota.Limit{Table: t, Max: maxThread, Window: 200 * 365 * 24 * time.Hour, Err: ErrThreadFull}
+}
 
 // CommentRow is one comment. Its partition is the appointment's
 // (participantsPartition), its RowKey a ULID, so a thread reads in one
@@ -93,8 +107,12 @@ func (s *Service) AddComment(ctx context.Context, m Membership, id *auth.Identit
 	if err := s.commentsPerPerson.Take(ctx, "c|"+id.MemberKey, s.now()); err != nil {
 		return CommentRow{}, err
 	}
+	pk, _ := commentKey(m.GroupID, appointmentID, "")
+	if err := s.threads.Take(ctx, "t|"+pk, s.now()); err != nil {
+		return CommentRow{}, err
+	}
 	now := s.now().UTC()
-	pk, rk := commentKey(m.GroupID, appointmentID, ulid.Make().String())
+	_, rk := commentKey(m.GroupID, appointmentID, ulid.Make().String())
 	row := CommentRow{PartitionKey: pk, RowKey: rk, AuthorKey: id.MemberKey, AuthorName: id.DisplayName, Body: body, CreatedAt: now}
 	if _, err := storage.Insert(ctx, s.comments, row); err != nil {
 		return CommentRow{}, err
