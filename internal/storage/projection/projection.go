@@ -155,11 +155,8 @@ func (p *Projection[C]) sync(ctx context.Context, before, after *C, start *stora
 		if err != nil {
 			return nil, err
 		}
-		if rec, _ := b.Props[p.Recorded].(string); rec != "" {
-			return p.recorded(rec), nil
-		}
-		rows, err := p.Rows(*before)
-		return stale(rows), err
+		rec, _ := b.Props[p.Recorded].(string)
+		return p.had(rec, before)
 	}
 	return p.follow(ctx, e.PartitionKey, e.RowKey, false, start, prior)
 }

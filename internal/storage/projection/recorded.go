@@ -56,9 +56,9 @@ func (p *Projection[C]) recordOf(rows []Row) (string, error) {
 	h := sha256.New()
 	rec := record{Rows: make([]recordRow, 0, len(rows))}
 	for _, r := range rows {
-		t := slices.IndexFunc(p.Derived, func(d *storage.Table) bool { return d.Name() == r.Table.Name() })
-		if t < 0 {
-			return "", fmt.Errorf("projection: a row of %s, which is not among Derived", r.Table.Name())
+		t, err := p.tableOf(r)
+		if err != nil {
+			return "", err
 		}
 		norm, err := storage.Normalize(r.Entity)
 		if err != nil {
@@ -74,6 +74,15 @@ func (p *Projection[C]) recordOf(rows []Row) (string, error) {
 	return string(b), err
 }
 
+// tableOf is the place of r's table in Derived, which a record names.
+func (p *Projection[C]) tableOf(r Row) (int, error) {
+	t := slices.IndexFunc(p.Derived, func(d *storage.Table) bool { return d.Name() == r.Table.Name() })
+	if t < 0 {
+		return 0, fmt.Errorf("projection: a row of %s, which is not among Derived", r.Table.Name())
+	}
+	return t, nil
+}
+
 // intentOf is the intent of moving from had to want: the keys of both,
 // pending. needed is false when had names every row of want already
 // (a change of content only, or an intent recorded before).
@@ -82,9 +91,9 @@ func (p *Projection[C]) intentOf(had, want []Row) (intent string, needed bool, e
 	named := map[recordRow]bool{}
 	add := func(rows []Row) (added bool, err error) {
 		for _, r := range rows {
-			t := slices.IndexFunc(p.Derived, func(d *storage.Table) bool { return d.Name() == r.Table.Name() })
-			if t < 0 {
-				return false, fmt.Errorf("projection: a row of %s, which is not among Derived", r.Table.Name())
+			t, err := p.tableOf(r)
+			if err != nil {
+				return false, err
 			}
 			k := recordRow{Table: t, PK: r.Entity.PartitionKey, RK: r.Entity.RowKey}
 			if !named[k] {
@@ -127,14 +136,9 @@ func (p *Projection[C]) intend(c *C, before *C) error {
 		return err
 	}
 	stored, _ := e.Props[p.Recorded].(string)
-	var had []Row
-	switch {
-	case stored != "":
-		had = p.recorded(stored)
-	case before != nil:
-		if had, err = p.Rows(*before); err != nil {
-			return err
-		}
+	had, err := p.had(stored, before)
+	if err != nil {
+		return err
 	}
 	intent, needed, err := p.intentOf(had, want)
 	if err != nil || !needed {
@@ -142,6 +146,20 @@ func (p *Projection[C]) intend(c *C, before *C) error {
 	}
 	e.Props[p.Recorded] = intent
 	return storage.Unmarshal(e, c)
+}
+
+// had are the derived rows a row is taken to have, their content
+// unknown: those its record names, or, without a record (written before
+// its projection recorded), those before implies (none without before).
+func (p *Projection[C]) had(record string, before *C) ([]Row, error) {
+	switch {
+	case record != "":
+		return p.recorded(record), nil
+	case before != nil:
+		rows, err := p.Rows(*before)
+		return stale(rows), err
+	}
+	return nil, nil
 }
 
 // recorded are the rows a record names, their content unknown. An
