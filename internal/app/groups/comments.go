@@ -107,12 +107,11 @@ func (s *Service) AddComment(ctx context.Context, m Membership, id *auth.Identit
 	if err := s.commentsPerPerson.Take(ctx, "c|"+id.MemberKey, s.now()); err != nil {
 		return CommentRow{}, err
 	}
-	pk, _ := commentKey(m.GroupID, appointmentID, "")
+	pk, rk := commentKey(m.GroupID, appointmentID, ulid.Make().String())
 	if err := s.threads.Take(ctx, "t|"+pk, s.now()); err != nil {
 		return CommentRow{}, err
 	}
 	now := s.now().UTC()
-	_, rk := commentKey(m.GroupID, appointmentID, ulid.Make().String())
 	row := CommentRow{PartitionKey: pk, RowKey: rk, AuthorKey: id.MemberKey, AuthorName: id.DisplayName, Body: body, CreatedAt: now}
 	if _, err := storage.Insert(ctx, s.comments, row); err != nil {
 		return CommentRow{}, err

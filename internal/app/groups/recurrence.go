@@ -165,15 +165,8 @@ func seriesZone(row AppointmentIndexRow) *time.Location {
 // end, and Occurrence set to its start. Removed and moved occurrences
 // are left out (their overrides are rows of their own).
 func Occurrences(row AppointmentIndexRow, from, to time.Time) []AppointmentIndexRow {
-	zone := seriesZone(row)
-	start := row.StartTime.In(zone)
-	opt, err := rrule.StrToROptionInLocation(row.Repeat, zone)
-	if err != nil {
-		return nil
-	}
 	length := row.EndTime.Sub(row.StartTime)
-	opt.Dtstart = fastForward(*opt, start, from.Add(-length))
-	r, err := rrule.NewRRule(*opt)
+	r, err := seriesRule(row, from.Add(-length))
 	if err != nil {
 		return nil
 	}
@@ -200,6 +193,19 @@ func Occurrences(row AppointmentIndexRow, from, to time.Time) []AppointmentIndex
 		out = append(out, occ)
 	}
 	return out
+}
+
+// seriesRule is a series' rule in its zone, started from its last period
+// beginning before from (fastForward), so that expanding it from there
+// walks no more than one period of what went before.
+func seriesRule(row AppointmentIndexRow, from time.Time) (*rrule.RRule, error) {
+	zone := seriesZone(row)
+	opt, err := rrule.StrToROptionInLocation(row.Repeat, zone)
+	if err != nil {
+		return nil, err
+	}
+	opt.Dtstart = fastForward(*opt, row.StartTime.In(zone), from)
+	return rrule.NewRRule(*opt)
 }
 
 // fastForward moves a rule's start from start to its last period
@@ -244,17 +250,10 @@ func fastForward(opt rrule.ROption, start, from time.Time) time.Time {
 
 // isOccurrence reports whether at is an occurrence's start of the series
 // (removed ones included: they can still be named).
-// The rule starts from its last period before at (fastForward), so
+// The rule starts from its last period before at (seriesRule), so
 // naming an occurrence centuries on walks no more than one period.
 func isOccurrence(row AppointmentIndexRow, at time.Time) bool {
-	zone := seriesZone(row)
-	start := row.StartTime.In(zone)
-	opt, err := rrule.StrToROptionInLocation(row.Repeat, zone)
-	if err != nil {
-		return false
-	}
-	opt.Dtstart = fastForward(*opt, start, at.Add(-time.Second))
-	r, err := rrule.NewRRule(*opt)
+	r, err := seriesRule(row, at.Add(-time.Second))
 	if err != nil {
 		return false
 	}
