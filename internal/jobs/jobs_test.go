@@ -217,7 +217,7 @@ func TestJobErrorIsLoggedAndRunnerGoesOn(t *testing.T) {
 func TestStopWaitsForRunningJob(t *testing.T) {
 	store := newStore(t)
 	r := New(store, quiet(), Options{Jitter: noJitter})
-	started := make(chan struct{})
+	started := make(chan struct{}, 1) // the job may start before the test waits for it
 	var finished atomic.Bool
 	r.Add(Job{Name: "slow", Every: time.Millisecond, Run: func(ctx context.Context) error {
 		select {
