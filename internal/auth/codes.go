@@ -34,14 +34,28 @@ import (
 // One IP at that rate needs about 2,000 days for an even chance at one
 // address; the remaining risk is a large botnet on one address, which the
 // per-address minute bound keeps at 5 × 1,440 guesses a day (0.7 %).
+//
+// Mail to one address is bounded too, or anyone could have a person sent
+// a code a minute all day. The cooldown grows with the sends in a row
+// (each within runGap of the last): three a minute apart, then 2, 4 and 8
+// minutes, then one every maxCooldown. That is at most about 150 mails a
+// day whoever asks. The wait stays short, and never longer than a code
+// lives, so the owner always has the newest code in their inbox, and a
+// burnt one is replaced within maxCooldown. An hour without a send, or a
+// sign-in with the code (which deletes the row), starts a new run.
 const (
 	codeDigits = 6
 	// codeTTL is how long a code works.
 	codeTTL = 10 * time.Minute
 	// maxCodeAttempts wrong guesses burn the code.
 	maxCodeAttempts = 5
-	// codeCooldown separates two sends to one address.
+	// codeCooldown separates two sends to one address; after freeSends
+	// in a row it doubles with each send, up to maxCooldown.
 	codeCooldown = 60 * time.Second
+	freeSends    = 3
+	maxCooldown  = codeTTL
+	// runGap without a send ends a run of sends.
+	runGap = time.Hour
 )
 
 // Errors of VerifyCode; the handler turns each into a message.
@@ -76,6 +90,26 @@ type otpRow struct {
 	ExpiresAt time.Time `table:"ExpiresAt"`
 	// Attempts are the wrong guesses at this code; a new code starts at 0.
 	Attempts int32 `table:"Attempts"`
+	// Sends counts the codes sent in this run, SentAt being the last.
+	Sends int32 `table:"Sends"`
+}
+
+// nextSend is when the address may be sent another code.
+func (r *otpRow) nextSend() time.Time {
+	wait := codeCooldown
+	for i := int32(freeSends); i <= r.Sends && wait < maxCooldown; i++ {
+		wait *= 2
+	}
+	return r.SentAt.Add(min(wait, maxCooldown))
+}
+
+// sendsAfter is the run a send at now continues: the row's, or a new one
+// after runGap without a send.
+func (r *otpRow) sendsAfter(now time.Time) int32 {
+	if r == nil || !now.Before(r.SentAt.Add(runGap)) {
+		return 1
+	}
+	return r.Sends + 1
 }
 
 // codeKey is the OtpCodes row's keys.
@@ -84,8 +118,8 @@ func codeKey(userKey string) (pk, rk string) { return userKey, "otp" }
 // codeRemaining is how many wrong codes are left before the code burns.
 func (r *otpRow) codeRemaining() int { return maxCodeAttempts - int(r.Attempts) }
 
-// SendCode emails a new sign-in code to email (normalized), unless one
-// went out less than a minute ago: then it quietly does nothing, so the
+// SendCode emails a new sign-in code to email (normalized), unless the
+// address is within its cooldown: then it quietly does nothing, so the
 // answer is the same in every case and for every address, known or not.
 // The new code replaces the last one, burnt or not, with a fresh attempt
 // budget.
@@ -103,12 +137,12 @@ func (s *Service) SendCode(ctx context.Context, email string) error {
 		if err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
-		if row != nil && now.Before(row.SentAt.Add(codeCooldown)) {
+		if row != nil && now.Before(row.nextSend()) {
 			return nil
 		}
 		code = newCode()
 		pk, rk := codeKey(userKey)
-		next := otpRow{UserKey: pk, Kind: rk, CodeHash: s.hashCode(s.codeKeys[0], userKey, code), SentAt: now, ExpiresAt: now.Add(codeTTL)}
+		next := otpRow{UserKey: pk, Kind: rk, CodeHash: s.hashCode(s.codeKeys[0], userKey, code), SentAt: now, ExpiresAt: now.Add(codeTTL), Sends: row.sendsAfter(now)}
 		e, err := storage.Marshal(next)
 		if err != nil {
 			return err

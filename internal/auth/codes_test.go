@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
@@ -451,5 +452,86 @@ func TestSignInPagesRender(t *testing.T) {
 	ru := h.client().Get("/signin", "Accept-Language", "ru")
 	if !strings.Contains(ru.Body, "Вход в Harmony") {
 		t.Error("the sign-in page is not translated")
+	}
+}
+
+// Nobody can have a person mailed a code a minute all day: after three
+// sends in a row the cooldown doubles up to maxCooldown, so a day of
+// asking as fast as the cooldowns allow mails about 150 codes, not 1,440.
+// The owner still gets a new code within maxCooldown, and an hour of quiet
+// or a sign-in starts again at one minute.
+func TestRepeatedCodesWaitLonger(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	ctx := mailContext(t)
+	const who = "anna@example.org"
+	// send asks for a code and says whether one went out (the mailbox
+	// keeps only the newest mails, so it compares the newest).
+	newest := func() mail.Delivered {
+		if recent := h.mailbox.Recent(); len(recent) > 0 {
+			return recent[0]
+		}
+		return mail.Delivered{}
+	}
+	send := func() int {
+		t.Helper()
+		before := newest()
+		if err := h.svc.SendCode(ctx, who); err != nil {
+			t.Fatal(err)
+		}
+		if newest() == before {
+			return 0
+		}
+		return 1
+	}
+	// waitFor asks every 30 seconds until a code goes out, and says how
+	// long that took.
+	waitFor := func() time.Duration {
+		t.Helper()
+		var waited time.Duration
+		for send() == 0 {
+			if waited > maxCooldown {
+				t.Fatalf("no code after %v", waited)
+			}
+			h.clock.Advance(30 * time.Second)
+			waited += 30 * time.Second
+		}
+		return waited
+	}
+	if send() != 1 {
+		t.Fatal("the first code did not go out")
+	}
+	var waits []time.Duration
+	for range 7 {
+		waits = append(waits, waitFor())
+	}
+	want := []time.Duration{time.Minute, time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute, 10 * time.Minute, 10 * time.Minute}
+	if fmt.Sprint(waits) != fmt.Sprint(want) {
+		t.Fatalf("waits between codes: %v, want %v", waits, want)
+	}
+	// A whole day of asking every 30 seconds.
+	sent := 8
+	for elapsed := time.Duration(0); elapsed < 24*time.Hour; elapsed += 30 * time.Second {
+		h.clock.Advance(30 * time.Second)
+		sent += send()
+	}
+	t.Logf("%d codes mailed in a day of asking every 30 seconds", sent)
+	if sent > 160 {
+		t.Errorf("%d codes mailed to one address in about a day", sent)
+	}
+	// The newest code works, and signing in with it starts a new run.
+	if err := h.svc.VerifyCode(ctx, who, h.lastCode(who)); err != nil {
+		t.Fatalf("the newest code: %v", err)
+	}
+	if send() != 1 || waitFor() != time.Minute {
+		t.Error("after a sign-in the cooldown is not back to a minute")
+	}
+	// So does an hour without a send.
+	for range 5 {
+		waitFor()
+	}
+	h.clock.Advance(runGap)
+	if send() != 1 || waitFor() != time.Minute {
+		t.Error("after an hour of quiet the cooldown is not back to a minute")
 	}
 }
