@@ -40,3 +40,15 @@ func Line(b *bytes.Buffer, line string) {
 
 // Prop writes "NAME:value" as a folded line.
 func Prop(b *bytes.Buffer, name, value string) { Line(b, name+":"+value) }
+
+// UIDHost is the host part of the UIDs an app at baseURL gives its
+// events ("harmony" when it has none): the configured address, never a
+// request's Host header, so a UID stays the same however the calendar
+// was fetched.
+func UIDHost(baseURL string) string {
+	host := strings.TrimPrefix(strings.TrimPrefix(baseURL, "https://"), "http://")
+	if host = strings.TrimSuffix(host, "/"); host == "" {
+		return "harmony"
+	}
+	return host
+}

@@ -60,11 +60,13 @@ func AskConfirm(c echo.Context, p components.ConfirmProps) error {
 }
 
 // sameSiteBack is where "Go back" leads: the page the form was on when
-// the Referer is this site's, else home.
+// the Referer is this site's, else home. The path goes through
+// LocalPath: a Referer of "https://us//evil.example/" must not become a
+// link to another site.
 func sameSiteBack(c echo.Context) string {
 	ref, err := url.Parse(c.Request().Referer())
-	if err != nil || ref.Host != c.Request().Host || !strings.HasPrefix(ref.Path, "/") {
+	if err != nil || ref.Host != c.Request().Host {
 		return "/"
 	}
-	return ref.RequestURI()
+	return LocalPath(ref.RequestURI())
 }

@@ -3,6 +3,7 @@ package web_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -74,8 +75,14 @@ func TestHomePage(t *testing.T) {
 	}
 	var headers map[string]string
 	raw, _ := doc.Find("body").Attr("hx-headers:inherited")
-	if err := json.Unmarshal([]byte(raw), &headers); err != nil || headers["X-CSRF-Token"] != token {
-		t.Errorf("body hx-headers:inherited = %q, want the form's token", raw)
+	if err := json.Unmarshal([]byte(raw), &headers); err != nil || headers["X-CSRF-Token"] == "" || headers["X-CSRF-Token"] == token {
+		t.Errorf("body hx-headers:inherited = %q, want another mask of the form's token %q", raw, token)
+	}
+	// Both masks are the session's token.
+	for _, sent := range []string{token, headers["X-CSRF-Token"]} {
+		if res := s.client.PostForm("/lang", url.Values{"lang": {"en"}}, "X-CSRF-Token", sent); res.StatusCode != http.StatusSeeOther {
+			t.Errorf("the page's token %q: %d", sent, res.StatusCode)
+		}
 	}
 }
 

@@ -88,7 +88,7 @@ func RenderFragment(c echo.Context, status int, comp templ.Component) error {
 		// Pages carry a per-session CSRF token: no shared caches.
 		h.Set("Cache-Control", "private, no-cache")
 	} else {
-		h.Set("Cache-Control", "no-cache")
+		sharedCacheHeaders(h)
 		if shared.keep && status == http.StatusOK {
 			shared.store.put(shared.key, lang, buf.Bytes(), shared.gen)
 		}

@@ -189,7 +189,7 @@ func (s *Server) serveShared(next echo.HandlerFunc) echo.HandlerFunc {
 
 func writeShared(c echo.Context, p sharedPage) error {
 	h := c.Response().Header()
-	h.Set("Cache-Control", "no-cache")
+	sharedCacheHeaders(h)
 	h.Set("Content-Language", p.lang)
 	h.Add("Vary", "Accept-Encoding")
 	body := p.body
@@ -198,6 +198,19 @@ func writeShared(c echo.Context, p sharedPage) error {
 		body = p.gz
 	}
 	return c.Blob(http.StatusOK, echo.MIMETextHTMLCharsetUTF8, body)
+}
+
+// sharedCacheHeaders are a shared page's: any cache may keep it but must
+// ask again each time, and it varies with what picks its language. A
+// response that also sets a cookie (a session that was forgotten) is the
+// visitor's own, and no shared cache may keep it.
+func sharedCacheHeaders(h http.Header) {
+	if h.Get("Set-Cookie") != "" {
+		h.Set("Cache-Control", "private, no-cache")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	h.Add("Vary", "Cookie, Accept-Language")
 }
 
 // Shared marks a public page's route as one whose visitors without a

@@ -13,6 +13,7 @@ import (
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/ical"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 )
@@ -131,7 +132,7 @@ func (s *Service) myCalendar(c echo.Context) error {
 	if len(file) < 4 || file[len(file)-4:] != ".ics" {
 		return ErrNoFeed
 	}
-	body, err := s.MyCalendar(c.Request().Context(), file[:len(file)-4], c.Request().Host)
+	body, err := s.MyCalendar(c.Request().Context(), file[:len(file)-4], ical.UIDHost(s.baseURL))
 	if err != nil {
 		return err
 	}

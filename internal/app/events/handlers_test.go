@@ -171,6 +171,12 @@ func TestEventPages(t *testing.T) {
 	if got := ann.Get(page + "/event.ics"); !strings.Contains(got.Body, "Door code 4711") {
 		t.Fatalf("ann's .ics lacks the door code:\n%s", got.Body)
 	}
+	// The UID names the app's configured address, not the request's Host.
+	forged := webtest.NewRequest(t, http.MethodGet, page+"/event.ics", nil)
+	forged.Host = "evil.example"
+	if got := anon.Do(forged).Body; strings.Contains(got, "evil.example") || !strings.Contains(got, "UID:") {
+		t.Fatalf("an .ics fetched with a forged Host:\n%s", got)
+	}
 	if res := post(ann, page+"/cancel", nil); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("confirm-page")).Length() != 1 {
 		t.Fatalf("cancel without confirming: %d", res.StatusCode)
 	}

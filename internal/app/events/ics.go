@@ -95,5 +95,5 @@ func (s *Service) ics(c echo.Context) error {
 	}
 	c.Response().Header().Set("Content-Disposition", `attachment; filename="event.ics"`)
 	c.Response().Header().Set("Cache-Control", "private, no-store")
-	return c.Blob(http.StatusOK, "text/calendar; charset=utf-8", EventICS(e, c.Request().Host, s.now(), confirmed))
+	return c.Blob(http.StatusOK, "text/calendar; charset=utf-8", EventICS(e, ical.UIDHost(s.baseURL), s.now(), confirmed))
 }

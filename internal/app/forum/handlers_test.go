@@ -290,6 +290,20 @@ func TestVisitorsShareReadingPages(t *testing.T) {
 			t.Errorf("%s: %d, the second visitor's look cost %s", path, first.StatusCode, second.Header.Get("X-Storage-Ops"))
 		}
 	}
+	// Shared answers vary with what picks their language. One that tells
+	// a visitor to drop a session that has gone (signed out elsewhere)
+	// is theirs alone: no shared cache may keep it.
+	if v := a.Client().Get("/forum").Header.Values("Vary"); !strings.Contains(strings.Join(v, ","), "Accept-Language") {
+		t.Errorf("a shared page varies with %q", v)
+	}
+	gone, stale := a.Client(), a.Client()
+	a.SignIn(gone, "gone@example.com")
+	u, _ := url.Parse(gone.URL)
+	stale.HTTP.Jar.SetCookies(u, gone.HTTP.Jar.Cookies(u))
+	post(gone, "/signout", nil)
+	if res := stale.Get("/forum"); len(res.Cookies()) == 0 || res.Header.Get("Cache-Control") != "private, no-cache" {
+		t.Errorf("a shared page with a gone session: cookies %v, Cache-Control %q", res.Cookies(), res.Header.Get("Cache-Control"))
+	}
 	post(bob, topic+"/replies", url.Values{"body": {"second post"}})
 	post(boss, topic+"/lock", url.Values{"locked": {"true"}})
 	d := a.Client().Get(topic).Doc(t)

@@ -624,6 +624,9 @@ func TestAPIMyGroups(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.Body), &body); err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("%d %s", res.StatusCode, res.Body)
 	}
+	if cc := res.Header.Get("Cache-Control"); cc != "private, no-store" {
+		t.Errorf("a person's groups as JSON: Cache-Control %q", cc)
+	}
 	got := map[string]string{}
 	for _, g := range body.Groups {
 		got[g.GroupName] = g.Status

@@ -12,7 +12,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -142,10 +141,7 @@ func (s *Service) CalendarFeed(ctx context.Context, groupID, ref, token string) 
 func WriteICS(g GroupRow, docs []*Appointment, now time.Time, baseURL string) []byte {
 	var b bytes.Buffer
 	w := func(name, value string) { ical.Line(&b, name+":"+value) }
-	host := strings.TrimPrefix(strings.TrimPrefix(baseURL, "https://"), "http://")
-	if host == "" {
-		host = "harmony"
-	}
+	host := ical.UIDHost(baseURL)
 	stamp := now.UTC().Format(ical.UTC)
 	w("BEGIN", "VCALENDAR")
 	w("VERSION", "2.0")

@@ -2,6 +2,8 @@ package csrf
 
 import (
 	"context"
+	"encoding/base64"
+	"strings"
 	"testing"
 )
 
@@ -35,7 +37,36 @@ func TestNewTokenIsRandom(t *testing.T) {
 
 func TestTokenInContext(t *testing.T) {
 	ctx := WithToken(context.Background(), "abc")
-	if Token(ctx) != "abc" || Token(context.Background()) != "" {
+	if !Valid(Token(ctx), "abc") || Token(context.Background()) != "" {
 		t.Error("token does not round-trip through the context")
+	}
+}
+
+// A page never writes the session's token as it is: every write is a
+// fresh mask, which Valid takes, and which no other token passes.
+func TestMaskedTokens(t *testing.T) {
+	token := NewToken()
+	ctx := WithToken(context.Background(), token)
+	a, b := Token(ctx), Token(ctx)
+	if a == b || strings.Contains(a, token) || strings.Contains(b, token) {
+		t.Fatalf("two writes of the token: %q, %q (token %q)", a, b, token)
+	}
+	if !Valid(a, token) || !Valid(b, token) {
+		t.Fatal("a masked token is refused")
+	}
+	if Valid(a, NewToken()) {
+		t.Error("a mask of one token passes for another")
+	}
+	// The raw token, as pages from before masking carry it, still works.
+	if !Valid(token, token) {
+		t.Error("the raw token is refused")
+	}
+	// A mask with one byte changed, cut short, or not base64 fails.
+	raw, _ := base64.RawURLEncoding.DecodeString(a)
+	raw[len(raw)-1] ^= 1
+	for _, bad := range []string{base64.RawURLEncoding.EncodeToString(raw), a[:len(a)-2], a[:len(a)/2], "!!" + a[2:], "AAAA"} {
+		if Valid(bad, token) {
+			t.Errorf("%q passes", bad)
+		}
 	}
 }
