@@ -58,5 +58,6 @@ func (s *Server) manifest(c echo.Context) error {
 		return err
 	}
 	c.Response().Header().Set("Cache-Control", "public, max-age=3600")
+	variesByLanguage(c.Response().Header())
 	return c.Blob(http.StatusOK, "application/manifest+json", body)
 }

@@ -77,6 +77,10 @@ func TestWebManifest(t *testing.T) {
 	if m.Name != "Harmony" || m.StartURL != "/" || m.Display != "standalone" || len(m.Icons) < 2 {
 		t.Fatalf("manifest %+v", m)
 	}
+	// It is in the visitor's language, so a cache keeps one per language.
+	if v := strings.Join(res.Header.Values("Vary"), ", "); !strings.Contains(v, "Accept-Language") {
+		t.Errorf("the manifest varies with %q", v)
+	}
 	sizes := map[string]bool{}
 	for _, ic := range m.Icons {
 		if img := s.client.Get(ic.Src); img.StatusCode != http.StatusOK || img.Header.Get("Content-Type") != "image/png" {

@@ -68,5 +68,6 @@ func ServeFeed(c echo.Context, f Feed) error {
 		return err
 	}
 	c.Response().Header().Set("Cache-Control", "public, max-age=300")
+	variesByLanguage(c.Response().Header())
 	return c.Blob(http.StatusOK, "application/rss+xml; charset=utf-8", b.Bytes())
 }

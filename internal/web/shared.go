@@ -179,7 +179,8 @@ func (s *Server) serveShared(next echo.HandlerFunc) echo.HandlerFunc {
 		switch c.Request().Method {
 		case http.MethodGet, http.MethodHead, http.MethodOptions:
 		default:
-			if err == nil && c.Response().Status < http.StatusBadRequest {
+			// The language switch changes no page anyone else sees.
+			if err == nil && c.Response().Status < http.StatusBadRequest && !anonymousTokenFree[c.Request().URL.Path] {
 				s.shared.forget()
 			}
 		}
@@ -210,8 +211,12 @@ func sharedCacheHeaders(h http.Header) {
 	} else {
 		h.Set("Cache-Control", "no-cache")
 	}
-	h.Add("Vary", "Cookie, Accept-Language")
+	variesByLanguage(h)
 }
+
+// variesByLanguage says a response depends on what picks its language:
+// the lang cookie (or a signed-in person's setting) and Accept-Language.
+func variesByLanguage(h http.Header) { h.Add("Vary", "Cookie, Accept-Language") }
 
 // Shared marks a public page's route as one whose visitors without a
 // session see the same page: it is rendered without a session or CSRF

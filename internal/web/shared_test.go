@@ -194,7 +194,7 @@ func TestWhoGetsTheSharedPage(t *testing.T) {
 }
 
 // A successful change on this instance forgets every shared page; a
-// refused one does not.
+// refused one, or a language switch, does not.
 func TestSharedPagesAreForgottenOnWrites(t *testing.T) {
 	t.Parallel()
 	clock := webtest.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
@@ -207,6 +207,14 @@ func TestSharedPagesAreForgottenOnWrites(t *testing.T) {
 	}
 	if got := renderOf(t, s.client.Get("/shared")); got != "1" {
 		t.Errorf("a refused post forgot the shared page (render %s)", got)
+	}
+	// Nor does a visitor's language switch, which changes no page anyone
+	// else sees (and needs no token, so anyone could send it in a loop).
+	if res := writer.PostForm("/lang", url.Values{"lang": {"ru"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("language switch: status %d", res.StatusCode)
+	}
+	if got := renderOf(t, s.client.Get("/shared")); got != "1" {
+		t.Errorf("a language switch forgot the shared page (render %s)", got)
 	}
 	if res := writer.PostForm("/probe", writer.WithCSRF("/", url.Values{})); res.StatusCode != http.StatusNoContent {
 		t.Fatalf("post with a token: status %d", res.StatusCode)

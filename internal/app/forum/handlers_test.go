@@ -217,6 +217,8 @@ func TestForumFlowAndBadInput(t *testing.T) {
 	for _, feed := range []string{"/forum/feed.xml", "/forum/talk/feed.xml"} {
 		if res := visitor.Get(feed); res.StatusCode != http.StatusOK || !strings.Contains(res.Body, "<title>Hello everyone</title>") {
 			t.Errorf("feed %s: %d %s", feed, res.StatusCode, res.Body)
+		} else if v := strings.Join(res.Header.Values("Vary"), ", "); !strings.Contains(v, "Accept-Language") {
+			t.Errorf("feed %s is in the reader's language but varies with %q", feed, v)
 		}
 	}
 	if res := visitor.Get("/forum/nope/feed.xml"); res.StatusCode != http.StatusNotFound {

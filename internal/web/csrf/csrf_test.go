@@ -70,3 +70,11 @@ func TestMaskedTokens(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkToken is the cost of one written token: a fresh mask.
+func BenchmarkToken(b *testing.B) {
+	ctx := WithToken(context.Background(), NewToken())
+	for b.Loop() {
+		_ = Token(ctx)
+	}
+}
