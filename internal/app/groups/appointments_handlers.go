@@ -345,20 +345,34 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 			}
 		}
 	}
-	comments, err := h.svc.Comments(ctx, g.GroupID, d.Doc.AppointmentID)
+	// ?comments= is the cursor of an earlier page of the thread.
+	before := c.QueryParam("comments")
+	thread, err := h.svc.Comments(ctx, g.GroupID, d.Doc.AppointmentID, before)
 	if err != nil {
 		return err
 	}
-	for _, cm := range comments {
+	for _, cm := range thread.Comments {
 		item := views.CommentItem{
-			ID: cm.RowKey, Author: cm.AuthorName, Body: templ.Raw(richtext.Render(cm.Body)),
+			ID: cm.ID(), Author: cm.AuthorName, Body: templ.Raw(richtext.Render(cm.Body)),
 			When: i18n.DateTime(ctx, cm.CreatedAt.In(zone)), Datetime: cm.CreatedAt.UTC().Format(time.RFC3339),
 			Color: ColorOf(g, cm.AuthorKey),
 		}
 		if cm.AuthorKey == id.MemberKey || m.Owner() {
-			item.DeleteURL = u + "/comments/" + cm.RowKey + "/delete"
+			item.DeleteURL = u + "/comments/" + cm.ID() + "/delete"
 		}
 		p.Comments = append(p.Comments, item)
+	}
+	here := c.Request().URL.Query()
+	if thread.Earlier != "" {
+		here.Set("comments", thread.Earlier)
+		p.EarlierURL = u + "?" + here.Encode()
+	}
+	if before != "" {
+		here.Del("comments")
+		p.LatestURL = u + "#comments"
+		if len(here) > 0 {
+			p.LatestURL = u + "?" + here.Encode() + "#comments"
+		}
 	}
 	if d.Index.HasScan {
 		p.ScanURL = u + "/scan?v=" + url.QueryEscape(d.Index.ScanCapturedAt.UTC().Format("20060102150405"))
@@ -366,7 +380,12 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 			p.ReadScanURL = u + "/scan/read"
 		}
 	}
-	return web.Render(c, status, web.Page{Title: d.Doc.Title, Section: "groups", Content: views.AppointmentPage(p)})
+	page := web.Page{Title: d.Doc.Title, Section: "groups", Content: views.AppointmentPage(p)}
+	if before != "" {
+		// "Earlier comments" fetched by htmx: they go in place of the link.
+		page.Fragment = views.CommentRows(p.Comments, p.EarlierURL)
+	}
+	return web.Render(c, status, page)
 }
 
 // formTime is a UTC instant as the form's datetime-local value in zone.
@@ -519,8 +538,7 @@ func (h *handlers) addComment(c echo.Context) error {
 			return err
 		}
 		return h.renderAppointment(c, status, m, g, id, d, pageForms{Comment: body, CommentError: fe["comment"]})
-	}, web.Refusal{Err: ErrTooManyComments, Status: http.StatusTooManyRequests, Field: "comment", Key: "groups.comments.error.too_many"},
-		web.Refusal{Err: ErrThreadFull, Status: http.StatusConflict, Field: "comment", Key: "groups.comments.error.full"})
+	}, web.Refusal{Err: ErrTooManyComments, Status: http.StatusTooManyRequests, Field: "comment", Key: "groups.comments.error.too_many"})
 }
 
 // deleteComment is POST …/comments/:comment/delete (its author, or an

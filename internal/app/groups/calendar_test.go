@@ -1,16 +1,20 @@
 package groups
 
 import (
+	"crypto/rand"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/oklog/ulid/v2"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/storage"
 )
 
 func mustZone(t *testing.T, name string) *time.Location {
@@ -462,28 +466,91 @@ func TestCommentsAndAnnouncementsAreLimited(t *testing.T) {
 	}
 }
 
-// TestAThreadTakesAtMostMaxThreadComments: the thread is read whole
-// behind every appointment page, so it takes maxThread comments; the
-// next is refused with the draft and why, and writes no comment.
-func TestAThreadTakesAtMostMaxThreadComments(t *testing.T) {
+// TestLongThreadsArePaged: an appointment page shows the newest
+// commentsPage comments and a link to the earlier ones, a page at a
+// time, each comment once and in order, including the comments keyed
+// oldest first before threads were paged (written here as they were).
+// The page costs the same whatever the thread's length; a tampered
+// cursor is a 400; an old comment can still be deleted.
+func TestLongThreadsArePaged(t *testing.T) {
 	t.Parallel()
 	a := newGroupsApp(t)
-	_, bob, id, doc, appt := picnic(t, a)
-	pk, _ := commentKey(id, doc.AppointmentID, "")
-	for range maxThread - 1 { // as if that many had been written
-		if err := a.svc.threads.Take(ctx, "t|"+pk, a.Clock.Now()); err != nil {
+	ann, bob, id, doc, appt := picnic(t, a)
+	pk := commentPart(id, doc.AppointmentID)
+	var want []string
+	// 30 comments from before paging: bare ULIDs, oldest first.
+	for i := range 30 {
+		a.Clock.Advance(time.Minute)
+		body := fmt.Sprintf("old %02d", i)
+		row := CommentRow{PartitionKey: pk, RowKey: ulid.MustNew(ulid.Timestamp(a.Clock.Now()), rand.Reader).String(),
+			AuthorKey: ann.id.MemberKey, AuthorName: "ann", Body: body, CreatedAt: a.Clock.Now()}
+		if _, err := storage.Insert(ctx, a.svc.comments, row); err != nil {
 			t.Fatal(err)
 		}
+		want = append(want, body)
 	}
-	if res := post(t, bob.c, appt+"/comments", url.Values{"comment": {"the last one"}}); res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("the thread's last comment: %d", res.StatusCode)
+	opsWith := func() map[string]int64 { return bob.c.Get(appt).StorageOps(t) }
+	short := opsWith()
+	m, _, _ := a.svc.Open(ctx, id, bob.id, AccessMember)
+	for i := range 2*commentsPage + 10 {
+		a.Clock.Advance(time.Minute)
+		body := fmt.Sprintf("new %03d", i)
+		if _, err := a.svc.AddComment(ctx, m, bob.id, doc.AppointmentID, body); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, body)
+		if (i+1)%commentsPerHour == 0 {
+			a.Clock.Advance(time.Hour)
+		}
 	}
-	res := post(t, bob.c, appt+"/comments", url.Values{"comment": {"one more"}})
-	if res.StatusCode != http.StatusConflict || !strings.Contains(res.Doc(t).Find(`[data-testid="comment-form"]`).Text(), "1,000 comments") {
-		t.Fatalf("a comment on a full thread: %d", res.StatusCode)
+	// Deleted comments are left out, old or new (ann owns the group).
+	owner, _, _ := a.svc.Open(ctx, id, ann.id, AccessOwner)
+	for _, gone := range []int{3, 40} {
+		var rows []CommentRow
+		rows, _ = storage.All[CommentRow](ctx, a.svc.comments, storage.Query{PartitionKey: pk})
+		for _, r := range rows {
+			if r.Body == want[gone] {
+				if err := a.svc.DeleteComment(ctx, owner, ann.id, doc.AppointmentID, r.ID()); err != nil {
+					t.Fatalf("delete %q: %v", r.Body, err)
+				}
+			}
+		}
 	}
-	if rows, _ := a.svc.Comments(ctx, id, doc.AppointmentID); len(rows) != 1 {
-		t.Fatalf("%d comments stored, want 1", len(rows))
+	want = slices.Delete(slices.Delete(want, 40, 41), 3, 4)
+	long := opsWith()
+	if long["queries"] != short["queries"] || long["total"] != short["total"] {
+		t.Errorf("the page costs %v with a long thread, %v with a short one", long, short)
+	}
+	// Follow "earlier comments" from the newest page to the first, as a
+	// browser without JavaScript would; then once as htmx does.
+	var got []string
+	next := appt
+	for pages := 0; next != ""; pages++ {
+		if pages > 10 {
+			t.Fatal("the earlier links do not end")
+		}
+		doc := bob.c.Get(next).Doc(t)
+		var page []string
+		doc.Find(testID("comment") + " .comment-body").Each(func(_ int, s *goquery.Selection) { page = append(page, strings.TrimSpace(s.Text())) })
+		if len(page) > commentsPage || (next != appt) != (doc.Find(testID("comments-latest")).Length() == 1) {
+			t.Fatalf("%s: %d comments, latest link %d", next, len(page), doc.Find(testID("comments-latest")).Length())
+		}
+		got = append(page, got...)
+		next, _ = doc.Find(testID("comments-earlier")).Attr("href")
+		next = strings.TrimSuffix(next, "#comments")
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("the pages show %d comments %q…, want %d %q…", len(got), got[:5], len(want), want[:5])
+	}
+	earlier, _ := bob.c.Get(appt).Doc(t).Find(testID("comments-earlier")).Attr("hx-get")
+	frag := bob.c.Get(earlier, "HX-Request", "true", "HX-Request-Type", "partial")
+	if n := frag.Doc(t).Find(testID("comment")).Length(); frag.StatusCode != http.StatusOK || n != commentsPage || strings.Contains(frag.Body, "<html") {
+		t.Errorf("the earlier page for htmx: %d, %d comments", frag.StatusCode, n)
+	}
+	for _, bad := range []string{appt + "?comments=nonsense", appt + "?comments=" + a.svc.cursors.Seal("comments|other", "-0")} {
+		if res := bob.c.Get(bad); res.StatusCode != http.StatusBadRequest {
+			t.Errorf("GET %s: %d", bad, res.StatusCode)
+		}
 	}
 }
 

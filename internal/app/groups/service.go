@@ -85,9 +85,7 @@ type Service struct {
 	// commentsPerPerson and announcements bound what one person's writes
 	// tell the others (comments.go, notifyAppointment).
 	commentsPerPerson, announcements quota.Limit
-	// threads counts each appointment thread's comments (maxThread).
-	threads      quota.Limit
-	inviteLimits InviteLimits
+	inviteLimits                     InviteLimits
 }
 
 // Limits and periods.
@@ -135,7 +133,6 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 		commentsPerPerson: quota.Limit{Table: store.Table(writeQuotaTable), Max: commentsPerHour, Window: time.Hour, Err: ErrTooManyComments},
 		announcements:     quota.Limit{Table: store.Table(writeQuotaTable), Max: announcementsPerHour, Window: time.Hour, Err: errAnnounced},
 		guestJoins:        ratelimit.New(guestJoinBurst, guestJoinEvery),
-		threads:           threadLimit(store.Table(writeQuotaTable)),
 		inviteLimits:      DefaultInviteLimits,
 	}
 	s.memberships = s.membershipProjection()
