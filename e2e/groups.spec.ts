@@ -247,3 +247,57 @@ test('a long unbroken title and a scan stay within a phone screen', async ({ bro
   }
   await a.ctx.close();
 });
+
+// A long thread: the appointment page shows the newest 50 comments;
+// "Earlier comments" puts the ones before them in place with htmx;
+// without JavaScript the same link opens the earlier page, which leads
+// back to the latest.
+test('a long comment thread pages: earlier comments in place with htmx, and by link without JavaScript', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const stamp = uniqueLocal('gc');
+  const a = await signIn(browser, `${stamp}-a`);
+  const groupPath = await createGroup(a.page, `Thread ${stamp}`);
+  await invite(a.page, groupPath, `${stamp}-b@example.test`);
+  const b = await signIn(browser, `${stamp}-b`);
+  await b.page.goto('/');
+  await b.page.locator('[data-testid="group-card"]').filter({ hasText: `Thread ${stamp}` }).getByTestId('group-accept').click();
+  await expect(b.page.locator('[data-testid="group-card"][data-status="active"]').filter({ hasText: `Thread ${stamp}` })).toBeVisible();
+  const appt = await createAppointment(a.page, groupPath, `Meeting ${stamp}`, `${stamp}-a`);
+
+  // 55 comments from two people (30 an hour each at most), posted as
+  // the form posts them.
+  const post = async (u: User, text: string) => {
+    const token = await u.page.locator('[data-testid="comment-form"] input[name="_csrf"]').inputValue();
+    const res = await u.page.request.post(`${appt}/comments`, { form: { _csrf: token, comment: text }, maxRedirects: 0 });
+    expect(res.status(), text).toBe(303);
+  };
+  await a.page.goto(appt);
+  await b.page.goto(appt);
+  for (let i = 1; i <= 55; i++) await post(i <= 28 ? a : b, `comment ${String(i).padStart(2, '0')}`);
+
+  const page = b.page;
+  await page.goto(appt);
+  const comments = page.getByTestId('comment');
+  await expect(comments).toHaveCount(50);
+  await expect(comments.first()).toContainText('comment 06');
+  await expect(comments.last()).toContainText('comment 55');
+  await page.getByTestId('comments-earlier').focus();
+  await page.keyboard.press('Enter');
+  await expect(comments).toHaveCount(55);
+  await expect(comments.first()).toContainText('comment 01');
+  await expect(page.getByTestId('comments-earlier')).toHaveCount(0);
+  expect(new URL(page.url()).search).toBe(''); // in place, not a new page
+
+  // Without JavaScript: the link opens the earlier page.
+  const plain = await browser.newContext({ storageState: await b.ctx.storageState(), javaScriptEnabled: false });
+  const p2 = await plain.newPage();
+  await p2.goto(appt);
+  await p2.getByTestId('comments-earlier').click();
+  await expect(p2).toHaveURL(/\?comments=/);
+  await expect(p2.getByTestId('comment')).toHaveCount(5);
+  await p2.getByTestId('comments-latest').click();
+  await expect(p2.getByTestId('comment')).toHaveCount(50);
+  await plain.close();
+  await a.ctx.close();
+  await b.ctx.close();
+});
