@@ -249,7 +249,8 @@ test('a long unbroken title and a scan stay within a phone screen', async ({ bro
 });
 
 // A long thread: the appointment page shows the newest 50 comments;
-// "Earlier comments" puts the ones before them in place with htmx;
+// "Earlier comments" puts the ones before them in place with htmx, and
+// keyboard focus moves to the line that marks the thread's start;
 // without JavaScript the same link opens the earlier page, which leads
 // back to the latest.
 test('a long comment thread pages: earlier comments in place with htmx, and by link without JavaScript', async ({ browser }) => {
@@ -286,6 +287,8 @@ test('a long comment thread pages: earlier comments in place with htmx, and by l
   await expect(comments).toHaveCount(55);
   await expect(comments.first()).toContainText('comment 01');
   await expect(page.getByTestId('comments-earlier')).toHaveCount(0);
+  // The thread's start takes the link's place, and its focus.
+  await expect(page.getByTestId('comments-start')).toBeFocused();
   expect(new URL(page.url()).search).toBe(''); // in place, not a new page
 
   // Without JavaScript: the link opens the earlier page.

@@ -383,7 +383,7 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 	page := web.Page{Title: d.Doc.Title, Section: "groups", Content: views.AppointmentPage(p)}
 	if before != "" {
 		// "Earlier comments" fetched by htmx: they go in place of the link.
-		page.Fragment = views.CommentRows(p.Comments, p.EarlierURL)
+		page.Fragment = views.CommentRows(p.Comments, p.EarlierURL, true)
 	}
 	return web.Render(c, status, page)
 }

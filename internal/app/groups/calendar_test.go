@@ -536,8 +536,12 @@ func TestLongThreadsArePaged(t *testing.T) {
 			t.Fatalf("%s: %d comments, latest link %d", next, len(page), doc.Find(testID("comments-latest")).Length())
 		}
 		got = append(page, got...)
-		next, _ = doc.Find(testID("comments-earlier")).Attr("href")
-		next = strings.TrimSuffix(next, "#comments")
+		earlier, more := doc.Find(testID("comments-earlier")).Attr("href")
+		// An earlier page that starts the thread says so.
+		if start := doc.Find(testID("comments-start")).Length() == 1; start != (!more && next != appt) {
+			t.Errorf("%s: the start of the thread marked %v", next, start)
+		}
+		next = strings.TrimSuffix(earlier, "#comments")
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("the pages show %d comments %q…, want %d %q…", len(got), got[:5], len(want), want[:5])
