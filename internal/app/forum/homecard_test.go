@@ -40,8 +40,8 @@ func TestHomeShowsTheForum(t *testing.T) {
 	card := func(c *webtest.Client, path string) *goquery.Selection {
 		return c.Get(path).Doc(t).Find(testID("home-forum"))
 	}
-	if card(bob, "/").Find(testID("home-forum-empty")).Length() != 1 {
-		t.Fatal("an empty forum's card does not say so")
+	if empty := card(bob, "/"); empty.Find(testID("home-forum-empty")).Length() != 1 || empty.Find(testID("home-forum-new")).AttrOr("href", "") != "/forum/compose" {
+		t.Fatal("an empty forum's card does not say so, or offer to start a topic")
 	}
 	addSection(t, boss, "old", "Old")
 	post(boss, "/forum/topics", url.Values{"section": {"old"}, "title": {"In an old section"}, "body": {"x"}})
