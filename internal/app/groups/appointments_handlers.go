@@ -298,6 +298,15 @@ type pageForms struct {
 func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g GroupRow, id *auth.Identity, d AppointmentDetail, forms pageForms) error {
 	ctx := c.Request().Context()
 	zone := h.svc.Zone(ctx, id)
+	if c.QueryParam("comments") != "" && web.HTMXFrom(c).Partial {
+		// "Earlier comments" fetched by htmx: only they, in place of the
+		// link; the rest of the page is not read.
+		comments, earlier, _, err := h.thread(c, m, g, id, d, zone)
+		if err != nil {
+			return err
+		}
+		return web.RenderFragment(c, status, views.CommentRows(comments, earlier, true))
+	}
 	u := appointmentURL(g.GroupID, d.Doc.AppointmentID)
 	item := appointmentItem(ctx, d.Index, g, zone)
 	item.Title, item.Location = d.Doc.Title, d.Doc.Location
@@ -345,13 +354,31 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 			}
 		}
 	}
-	// ?comments= is the cursor of an earlier page of the thread.
-	before := c.QueryParam("comments")
-	thread, err := h.svc.Comments(ctx, g.GroupID, d.Doc.AppointmentID, before)
-	if err != nil {
+	if p.Comments, p.EarlierURL, p.LatestURL, err = h.thread(c, m, g, id, d, zone); err != nil {
 		return err
 	}
-	for _, cm := range thread.Comments {
+	if d.Index.HasScan {
+		p.ScanURL = u + "/scan?v=" + url.QueryEscape(d.Index.ScanCapturedAt.UTC().Format("20060102150405"))
+		if h.svc.CanExtract() {
+			p.ReadScanURL = u + "/scan/read"
+		}
+	}
+	return web.Render(c, status, web.Page{Title: d.Doc.Title, Section: "groups", Content: views.AppointmentPage(p)})
+}
+
+// thread is the page of the appointment's comments that ?comments= (the
+// cursor of an earlier page) names, the newest without it, with the
+// links to the page before it and, on an earlier page, back to the
+// latest.
+func (h *handlers) thread(c echo.Context, m Membership, g GroupRow, id *auth.Identity, d AppointmentDetail, zone *time.Location) (items []views.CommentItem, earlierURL, latestURL string, err error) {
+	ctx := c.Request().Context()
+	u := appointmentURL(g.GroupID, d.Doc.AppointmentID)
+	before := c.QueryParam("comments")
+	page, err := h.svc.Comments(ctx, g.GroupID, d.Doc.AppointmentID, before)
+	if err != nil {
+		return nil, "", "", err
+	}
+	for _, cm := range page.Comments {
 		item := views.CommentItem{
 			ID: cm.ID(), Author: cm.AuthorName, Body: templ.Raw(richtext.Render(cm.Body)),
 			When: i18n.DateTime(ctx, cm.CreatedAt.In(zone)), Datetime: cm.CreatedAt.UTC().Format(time.RFC3339),
@@ -360,32 +387,21 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 		if cm.AuthorKey == id.MemberKey || m.Owner() {
 			item.DeleteURL = u + "/comments/" + cm.ID() + "/delete"
 		}
-		p.Comments = append(p.Comments, item)
+		items = append(items, item)
 	}
 	here := c.Request().URL.Query()
-	if thread.Earlier != "" {
-		here.Set("comments", thread.Earlier)
-		p.EarlierURL = u + "?" + here.Encode()
+	if page.Earlier != "" {
+		here.Set("comments", page.Earlier)
+		earlierURL = u + "?" + here.Encode()
 	}
 	if before != "" {
 		here.Del("comments")
-		p.LatestURL = u + "#comments"
+		latestURL = u + "#comments"
 		if len(here) > 0 {
-			p.LatestURL = u + "?" + here.Encode() + "#comments"
+			latestURL = u + "?" + here.Encode() + "#comments"
 		}
 	}
-	if d.Index.HasScan {
-		p.ScanURL = u + "/scan?v=" + url.QueryEscape(d.Index.ScanCapturedAt.UTC().Format("20060102150405"))
-		if h.svc.CanExtract() {
-			p.ReadScanURL = u + "/scan/read"
-		}
-	}
-	page := web.Page{Title: d.Doc.Title, Section: "groups", Content: views.AppointmentPage(p)}
-	if before != "" {
-		// "Earlier comments" fetched by htmx: they go in place of the link.
-		page.Fragment = views.CommentRows(p.Comments, p.EarlierURL, true)
-	}
-	return web.Render(c, status, page)
+	return items, earlierURL, latestURL, nil
 }
 
 // formTime is a UTC instant as the form's datetime-local value in zone.

@@ -551,6 +551,10 @@ func TestLongThreadsArePaged(t *testing.T) {
 	if n := frag.Doc(t).Find(testID("comment")).Length(); frag.StatusCode != http.StatusOK || n != commentsPage || strings.Contains(frag.Body, "<html") {
 		t.Errorf("the earlier page for htmx: %d, %d comments", frag.StatusCode, n)
 	}
+	// It reads the thread, not the rest of the page (the members' names).
+	if f, p := frag.StorageOps(t), bob.c.Get(earlier).StorageOps(t); f["queries"] >= p["queries"] {
+		t.Errorf("the htmx earlier page costs %v, the whole page %v", f, p)
+	}
 	for _, bad := range []string{appt + "?comments=nonsense", appt + "?comments=" + a.svc.cursors.Seal("comments|other", "-0")} {
 		if res := bob.c.Get(bad); res.StatusCode != http.StatusBadRequest {
 			t.Errorf("GET %s: %d", bad, res.StatusCode)
