@@ -7,10 +7,17 @@ import (
 )
 
 // ServeImage answers with an uploaded image stored under a name unique
-// to its upload, so it may be cached for a year.
-func ServeImage(c echo.Context, data []byte) error {
+// to its upload, so it may be cached for a year, by anyone.
+func ServeImage(c echo.Context, data []byte) error { return serveImage(c, data, "public") }
+
+// ServePrivateImage is ServeImage for an image only some people may see
+// (a chat's picture, an unpublished event's): the browser may keep it a
+// year, a shared cache may not.
+func ServePrivateImage(c echo.Context, data []byte) error { return serveImage(c, data, "private") }
+
+func serveImage(c echo.Context, data []byte, who string) error {
 	hdr := c.Response().Header()
-	hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
+	hdr.Set("Cache-Control", who+", max-age=31536000, immutable")
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	return c.Blob(http.StatusOK, "image/jpeg", data)
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"net/http"
 	"regexp"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // Image messages: a picture, with an optional caption, through the
@@ -106,8 +106,5 @@ func (s *Service) serveImage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	h := c.Response().Header()
-	h.Set("Cache-Control", "private, max-age=31536000, immutable")
-	h.Set("X-Content-Type-Options", "nosniff")
-	return c.Blob(http.StatusOK, "image/jpeg", blob.Data)
+	return web.ServePrivateImage(c, blob.Data)
 }

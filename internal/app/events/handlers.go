@@ -33,11 +33,18 @@ func (s *Service) BodyLimits() map[string]int64 {
 // Containers are the blob containers the module needs.
 func (s *Service) Containers() []string { return []string{ImagesContainer} }
 
-// serveImage is GET /media/events/:id/:file: an event's picture.
+// serveImage is GET /media/events/:id/:file (visible): an event's
+// picture, to those who may see the event. An unpublished event's is
+// kept out of shared caches, so it is not served on after a reader loses
+// sight of it.
 func (s *Service) serveImage(c echo.Context) error {
-	blob, err := s.catalog.ImageBlob(c.Request().Context(), c.Param("id"), c.Param("file"))
+	e := eventOf(c)
+	blob, err := s.catalog.ImageBlob(c.Request().Context(), e.RowKey, c.Param("file"))
 	if err != nil {
 		return err
+	}
+	if !e.IsPublished {
+		return web.ServePrivateImage(c, blob.Data)
 	}
 	return web.ServeImage(c, blob.Data)
 }

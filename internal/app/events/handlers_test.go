@@ -519,12 +519,24 @@ func TestEventPicture(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || blobs() != 2 {
 		t.Fatalf("create with a picture: %d, %d blobs", res.StatusCode, blobs())
 	}
-	post(org, page+"/publish", nil)
+	// Before the event is published, its picture is the organizer's
+	// alone, and no shared cache keeps it.
 	src := org.Get(page).Doc(t).Find(testID("event-image")).AttrOr("src", "")
-	img := org.Get(src)
+	if img := org.Get(src); img.StatusCode != http.StatusOK || !strings.HasPrefix(img.Header.Get("Cache-Control"), "private,") {
+		t.Fatalf("the draft's picture %q for its organizer: %d %q", src, img.StatusCode, img.Header.Get("Cache-Control"))
+	}
+	stranger := a.Client()
+	a.SignIn(stranger, "stranger@example.com")
+	for who, cl := range map[string]*webtest.Client{"a visitor": a.Client(), "a member": stranger} {
+		if img := cl.Get(src); img.StatusCode != http.StatusNotFound {
+			t.Fatalf("the draft's picture for %s: %d", who, img.StatusCode)
+		}
+	}
+	post(org, page+"/publish", nil)
+	img := stranger.Get(src)
 	if !strings.HasPrefix(src, "/media/events/") || img.StatusCode != http.StatusOK || img.Header.Get("Content-Type") != "image/jpeg" ||
-		!strings.Contains(img.Header.Get("Cache-Control"), "immutable") {
-		t.Fatalf("the picture %q: %d %s", src, img.StatusCode, img.Header.Get("Content-Type"))
+		img.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+		t.Fatalf("the picture %q: %d %s %q", src, img.StatusCode, img.Header.Get("Content-Type"), img.Header.Get("Cache-Control"))
 	}
 	if thumb := a.Client().Get("/events").Doc(t).Find(".event-thumb").AttrOr("src", ""); !strings.HasSuffix(thumb, "_s.jpg") {
 		t.Fatalf("the card's picture %q", thumb)

@@ -24,12 +24,12 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/events/mine", s.mine, acc)
 	e.POST("/events/mine/feed", s.replaceFeed, acc)
 	e.GET("/events/calendar/:file", s.myCalendar) // token-gated feed
-	e.GET("/media/events/:id/:file", s.serveImage)
 
-	// One event: its page and feed, registration, and the organizer's
-	// changes.
+	// One event: its page, feed and picture, registration, and the
+	// organizer's changes.
 	e.GET("/events/:id", s.page, web.Shared, visible)
 	e.GET("/events/:id/event.ics", s.ics, visible)
+	e.GET("/media/events/:id/:file", s.serveImage, visible)
 	e.POST("/events/:id/register", s.register, acc, event)
 	e.POST("/events/:id/cancel", s.cancelRegistration, acc, event)
 	e.POST("/events/:id/accept", s.accept, acc, event)
