@@ -18,10 +18,11 @@ import (
 
 // An empty development store offers demo content on the home page; the
 // button fills it, and Anna then signs in to a living app: her groups
-// with plans, a catalog with the cast's prompts, and an inbox.
+// with plans, a catalog with the cast's prompts, an inbox, and, as an
+// admin, metrics that count what the demo made in every section.
 func TestDemoContentFromTheBanner(t *testing.T) {
 	t.Parallel()
-	a, _ := newTestAppOnStore(t, nil)
+	a, _ := newTestAppOnStore(t, map[string]string{"ADMIN_EMAILS": platform.DemoSignIn})
 	c := webtest.NewClient(t, a.Handler())
 	if c.Get("/").Doc(t).Find(`[data-testid="demo-banner"]`).Length() != 1 {
 		t.Fatal("an empty development store does not offer demo content")
@@ -111,6 +112,15 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	if inbox.Find(`[data-testid="inbox-item"]`).Length() == 0 {
 		t.Error("Anna's inbox is empty after the demo")
 	}
+	sections := c.Get("/admin/metrics").Doc(t).Find(`[data-testid="metrics-section"]`)
+	if sections.Length() < 5 {
+		t.Errorf("the metrics page shows %d sections", sections.Length())
+	}
+	sections.Each(func(_ int, s *goquery.Selection) {
+		if sum := s.Find(`[data-testid="metrics-total"]`).Text(); strings.Trim(sum, "0") == "" {
+			t.Errorf("the demo counted nothing in the %s section's metrics", s.AttrOr("data-section", "?"))
+		}
+	})
 }
 
 // "web seed demo" fills an empty store once, and production refuses it.

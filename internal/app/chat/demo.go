@@ -59,6 +59,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			if _, err := s.log.Append(ctx, ch.RowKey, Person{MemberKey: p.Key, Name: p.Name}, TypeText, l[1]); err != nil {
 				return fmt.Errorf("demo chat %s: %w", ch.RowKey, err)
 			}
+			s.counts.Add(ctx, MessagesSent)
 			if ch.Kind == KindRoom {
 				if err := s.setMember(ctx, p.Key, ch, true); err != nil {
 					return err
