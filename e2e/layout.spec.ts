@@ -1,7 +1,8 @@
 // Every page of the demo app, reached by following links as a person
 // would, answers without an error, fits its screen (nothing is wider than
 // a 390 px phone or a 1280 px window), keeps its header's links and
-// buttons apart, and passes axe (no serious or critical violation).
+// buttons apart, shows its current tab, and passes axe (no serious or
+// critical violation).
 // Pages passed their own tests before and still overflowed in a browser.
 // The walks: as admins on a phone in English and light colours (Anna) and
 // in Russian and dark colours (Boris, whose words run longer), at 1280 px
@@ -121,6 +122,18 @@ async function walk(ctx: BrowserContext, who: string, scheme: 'light' | 'dark'):
       return out;
     });
     for (const o of overlaps) problems.push(`${who} ${path}: header: ${o}`);
+    // A row of tabs wider than the screen scrolls sideways, and opens with
+    // its current tab in view (the account's and a group's last tabs were
+    // off the edge of a phone).
+    const hiddenTab = await page.evaluate(() => {
+      for (const tab of Array.from(document.querySelectorAll('.tabs [aria-current="page"]'))) {
+        const row = tab.closest('ul')!.getBoundingClientRect();
+        const r = tab.getBoundingClientRect();
+        if (r.left < row.left - 1 || r.right > row.right + 1) return (tab.textContent || '').trim();
+      }
+      return null;
+    });
+    if (hiddenTab) problems.push(`${who} ${path}: the current tab "${hiddenTab}" is out of view`);
     const axe = await new AxeBuilder({ page }).analyze();
     for (const v of axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
       problems.push(`${who} ${path} (${scheme}): ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);

@@ -1,0 +1,24 @@
+// Small things every page gets; each page works without them.
+
+// A chat stream that answers "reset" (the reader fell too far behind, or
+// left what the chat belongs to) reloads the page, which then shows what
+// holds now.
+document.addEventListener('reset', (e) => {
+  if (e.target instanceof Element && e.target.hasAttribute('hx-sse:connect')) {
+    window.location.reload();
+  }
+});
+
+// A row of tabs wider than a phone scrolls sideways: bring the current
+// tab into view, so a page whose tab is at the far end does not open
+// with it hidden.
+document.addEventListener('DOMContentLoaded', () => {
+  for (const tab of document.querySelectorAll('.tabs [aria-current="page"]')) {
+    const row = tab.closest('ul');
+    if (row && row.scrollWidth > row.clientWidth) {
+      const r = row.getBoundingClientRect();
+      const t = tab.getBoundingClientRect();
+      row.scrollLeft += t.left - r.left - (r.width - t.width) / 2;
+    }
+  }
+});
