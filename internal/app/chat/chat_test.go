@@ -539,6 +539,20 @@ func TestEditAndDelete(t *testing.T) {
 	if res := post(org, room+"/messages/2/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("an admin deletes bob's message: %d", res.StatusCode)
 	}
+	// A stream that resumes from before the changes gets the messages as
+	// they are now, though this instance's hub held them as sent for
+	// org's stream: 4 and 5 (edited, deleted), then the three changes.
+	late, stopLate := openStream(t, bob, room+"/stream?after=3", "")
+	defer stopLate()
+	got := next(t, late, 5)
+	if ids(got) != "4,5,6,7,8" {
+		t.Fatalf("resumed after the changes: %+v", got)
+	}
+	for _, ev := range got {
+		if strings.Contains(ev.data, "first draft") || strings.Contains(ev.data, "<p>second</p>") || strings.Contains(ev.data, "bob here") {
+			t.Errorf("the stream serves a message as it was before a change: %+v", ev)
+		}
+	}
 }
 
 // TestEditsCountAsSends: edits count against the send limit (5 in 10 s

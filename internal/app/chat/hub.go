@@ -87,12 +87,17 @@ type watched struct {
 	gen uint64
 }
 
-// add extends the tail with m when it follows on; a gap marks it stale.
-// It reports whether m was news.
+// add extends the tail with m when it follows on; a gap marks it stale,
+// and so does a change (an edit, a deletion): the tail holds messages as
+// they were sent, and a reader resuming from before the change must get
+// the message as it is now, so the next read goes to the log. It reports
+// whether m was news.
 func (w *watched) add(m MessageRow) bool {
 	switch {
 	case !w.read || m.Seq <= w.upTo:
 		return !w.read
+	case control(m):
+		w.stale = true
 	case m.Seq == w.upTo+1 && !w.stale:
 		w.tail = append(w.tail, m)
 		if len(w.tail) > tailSize {
