@@ -770,6 +770,14 @@ func TestOpensAtFirstUnread(t *testing.T) {
 	if u := bob.Get("/chat").Doc(t).Find(testID("chat-unread")).First().Text(); !strings.HasPrefix(u, "52") {
 		t.Fatalf("unread after marking from 30: %q", u)
 	}
+	// Only a message the chat has: a number past its newest would mark
+	// everyone's messages to come as read ("seen by" them).
+	for _, bad := range []string{"500", "999999999"} {
+		res := post(bob, room+"/messages/"+bad+"/unread", nil)
+		if u := bob.Get("/chat").Doc(t).Find(testID("chat-unread")).First().Text(); res.StatusCode != http.StatusNotFound || !strings.HasPrefix(u, "52") {
+			t.Errorf("unread from %s: %d, then %q unread", bad, res.StatusCode, u)
+		}
+	}
 	for _, bad := range []string{"?before=0", "?after=-1", "?before=x"} {
 		if res := bob.Get(room + bad); res.StatusCode != http.StatusBadRequest {
 			t.Errorf("GET %s: %d", bad, res.StatusCode)

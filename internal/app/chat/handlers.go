@@ -308,6 +308,11 @@ func (s *Service) markUnread(c echo.Context) error {
 	ctx := c.Request().Context()
 	acc, seq := accessOf(c), seqOf(c)
 	id := auth.From(c)
+	// Only from a message the chat has: a number past the newest would
+	// mark messages not yet sent as read.
+	if _, err := s.log.Message(ctx, acc.Chat.RowKey, seq); err != nil {
+		return err
+	}
 	s.markers.Delete(id.MemberKey + "|" + acc.Chat.RowKey)
 	_, err := storage.Modify(ctx, s.userChats, id.MemberKey, acc.Chat.RowKey, func(r *UserChatRow, exists bool) error {
 		if !exists {
