@@ -16,7 +16,9 @@ package richtext
 
 import (
 	"bytes"
+	"html"
 	"html/template"
+	"net/url"
 	"regexp"
 	"strings"
 	"unicode"
@@ -81,6 +83,25 @@ func render(src string) template.HTML {
 		return template.HTML(template.HTMLEscapeString(src))
 	}
 	return template.HTML(policy.SanitizeBytes(buf.Bytes()))
+}
+
+// hrefs finds the links in rendered HTML (the sanitiser writes every
+// attribute double-quoted).
+var hrefs = regexp.MustCompile(`<a href="([^"]*)"`)
+
+// ExternalLinks counts the links to other sites src renders to: written
+// out, bare (www.example.com), protocol-relative or mailto, whatever the
+// Markdown that made them. Links within the site do not count. For
+// limits on how many links a newcomer may post.
+func ExternalLinks(src string) int {
+	n := 0
+	for _, m := range hrefs.FindAllStringSubmatch(string(Render(src)), -1) {
+		u, err := url.Parse(html.UnescapeString(m[1]))
+		if err != nil || u.Scheme != "" || u.Host != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // linkTransformer gives links their rel and turns images into their alt

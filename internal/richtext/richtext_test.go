@@ -143,6 +143,27 @@ func TestLinksGetRel(t *testing.T) {
 	}
 }
 
+// TestExternalLinks counts every way of writing a link to another site,
+// and no link within the site, nor text that only looks like one.
+func TestExternalLinks(t *testing.T) {
+	for src, want := range map[string]int{
+		"https://a.example http://b.example":                     2,
+		"www.a.example and www.b.example":                        2,
+		"[t](//a.example) [u](//b.example/x)":                    2,
+		"[buy](HTTPS://a.example) <https://b.example>":           2,
+		"[mail](mailto:anna@example.org) anna@example.org":       2,
+		"[ref][r]\n\n[r]: https://a.example":                     1,
+		"[topic](/forum/t/1) [here](#m-4) [rel](other/page)":     0,
+		"`https://a.example` and\n\n    https://b.example\n":     0,
+		"[x](javascript:alert(1)) [y](data:text/html,hi) https:": 0,
+		"plain words, no links":                                  0,
+	} {
+		if got := ExternalLinks(src); got != want {
+			t.Errorf("%q: %d external links, want %d", src, got, want)
+		}
+	}
+}
+
 func TestPlain(t *testing.T) {
 	cases := []struct {
 		in   string

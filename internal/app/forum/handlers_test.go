@@ -377,8 +377,8 @@ func TestPageBudgets(t *testing.T) {
 }
 
 // TestNewcomerLimits: on its first day an account opens at most 3 topics
-// and posts at most 2 links a post (429 and 422, nothing written); a day
-// later the limits are gone.
+// and posts at most 2 links to other sites a post, however written (429
+// and 422, nothing written); a day later the limits are gone.
 func TestNewcomerLimits(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
@@ -386,18 +386,22 @@ func TestNewcomerLimits(t *testing.T) {
 	open := func(title, body string) *webtest.Response {
 		return post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {title}, "body": {body}})
 	}
-	res := open("Links galore", "https://a.example https://b.example https://c.example")
-	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.Body, "at most 2 links") {
-		t.Fatalf("three links on day one: %d", res.StatusCode)
+	// However the links are written: bare, protocol-relative, spelt out.
+	for _, body := range []string{"https://a.example https://b.example https://c.example", "www.a.example [b](//b.example) [c](HTTPS://c.example)"} {
+		res := open("Links galore", body)
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.Body, "at most 2 links") || writes(t, res) != 0 {
+			t.Fatalf("three links on day one (%s): %d", body, res.StatusCode)
+		}
 	}
-	mine := ""
-	for i := range 3 {
+	res := open("Topic number 0", "www.a.example https://b.example [see](/forum)")
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("two links to other sites and one within: %d", res.StatusCode)
+	}
+	mine := res.Header.Get("Location")
+	for i := 1; i < 3; i++ {
 		res := open(fmt.Sprint("Topic number ", i), "hello")
 		if res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("topic %d: %d", i, res.StatusCode)
-		}
-		if mine == "" {
-			mine = res.Header.Get("Location")
 		}
 	}
 	if res := open("One too many", "hello"); res.StatusCode != http.StatusTooManyRequests || res.Doc(t).Find("#topic-body").Text() != "hello" {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"regexp"
 	"time"
 
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
 )
@@ -76,9 +76,6 @@ func (s *Service) limitEdits(ctx context.Context, by Person) error {
 	return l.Take(ctx, "edit|"+by.MemberKey, s.now())
 }
 
-// links finds the links of a post.
-var links = regexp.MustCompile(`(?i)\bhttps?://`)
-
 // limitNewcomer holds an account in its first day to its limits; kind is
 // "topic" or "reply".
 func (s *Service) limitNewcomer(ctx context.Context, by Person, kind, body string) error {
@@ -96,7 +93,7 @@ func (s *Service) limitNewcomer(ctx context.Context, by Person, kind, body strin
 	if now.Sub(created) >= newcomerFor {
 		return nil
 	}
-	if len(links.FindAllStringIndex(body, -1)) > newcomerLinks {
+	if richtext.ExternalLinks(body) > newcomerLinks {
 		return FormErrors{"body": "forum.error.newcomer_links"}
 	}
 	if kind == "edit" {
