@@ -14,6 +14,9 @@ type Named struct {
 // Mentioned are the people of people whom text names with "@": by their
 // full name, or by their first name when no one else among them has it;
 // never author. Case does not matter; "@Ann" does not name "Anna".
+//
+// It returns at most MaxMentioned people: a message naming a crowd tells
+// the first of them only.
 func Mentioned(text, author string, people []Named) []Named {
 	if !strings.Contains(text, "@") {
 		return nil
@@ -31,10 +34,17 @@ func Mentioned(text, author string, people []Named) []Named {
 		first := strings.ToLower(FirstName(p.Name))
 		if Names(text, strings.ToLower(p.Name)) || firsts[first] == 1 && Names(text, first) {
 			out = append(out, p)
+			if len(out) == MaxMentioned {
+				break
+			}
 		}
 	}
 	return out
 }
+
+// MaxMentioned bounds the people one message or post tells: each costs
+// the module reads (an access check, a block) and may cost an email.
+const MaxMentioned = 20
 
 // FirstName is the first word of a name.
 func FirstName(name string) string {

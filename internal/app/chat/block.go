@@ -71,10 +71,22 @@ func (s *Service) Blocked(ctx context.Context, memberKey string) (map[string]Blo
 	return out, err
 }
 
-// hasBlocked reports whether blocker blocked other: one point read.
-func (s *Service) hasBlocked(ctx context.Context, blocker, other string) bool {
+// HasBlocked reports whether blocker blocked other: one point read. The
+// inbox asks it before it delivers a notice (inbox.Blocks), so a
+// blocked person's replies, mentions and messages tell the blocker
+// nothing in any module.
+func (s *Service) HasBlocked(ctx context.Context, blocker, other string) (bool, error) {
 	_, err := storage.Get[BlockRow](ctx, s.blocks, blocker, other)
-	return err == nil
+	if errors.Is(err, storage.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// hasBlocked is HasBlocked for a refusal: a failed read refuses nothing.
+func (s *Service) hasBlocked(ctx context.Context, blocker, other string) bool {
+	b, _ := s.HasBlocked(ctx, blocker, other)
+	return b
 }
 
 // block is POST /chat/block (member, name, next), after confirmation;

@@ -75,6 +75,7 @@ func newApp(t *testing.T, env ...string) *app {
 				a.svc.UseEvents(ev)
 				a.svc.UsePeople(c.Accounts)
 				a.svc.UseNotifier(in)
+				in.UseBlocks(a.svc)
 				return a.svc, nil
 			},
 		},

@@ -20,15 +20,11 @@ import (
 // it, "@Anna". Each person mentioned (not the sender) is told in their
 // inbox, once per message, if they may open the chat now: participant
 // rows stay when someone leaves a group, an event or a private room, so
-// each is asked again (mayOpen), for at most mentionLimit people a
-// message.
+// each is asked again (mayOpen), for at most richtext.MaxMentioned
+// people a message.
 
 // participantPrefix starts every participant row's RowKey.
 const participantPrefix = "p|"
-
-// mentionLimit bounds the people one message tells, each a block read
-// and an access check (mayOpen); the rest are not told.
-const mentionLimit = 20
 
 // ParticipantRow is one person who joined a chat.
 type ParticipantRow struct {
@@ -120,8 +116,8 @@ func (s *Service) mentioned(ctx context.Context, ch ChatRow, sender, body string
 	return out, nil
 }
 
-// tellMentioned tells each person m mentions who may open ch now (the
-// first mentionLimit of them), in their inbox: a notice carries the
+// tellMentioned tells each person m mentions who may open ch now (at
+// most richtext.MaxMentioned), in their inbox: a notice carries the
 // start of the message, which someone who lost the chat must not read.
 // A person hears of mentions in one chat once an hour (the notice's key),
 // as of private messages: each notice may be mailed, and a stream of
@@ -136,10 +132,7 @@ func (s *Service) tellMentioned(ctx context.Context, ch ChatRow, title string, m
 		s.logger.WarnContext(ctx, "chat: mentions not read", "chat", ch.RowKey, "err", err)
 		return
 	}
-	for _, p := range people[:min(len(people), mentionLimit)] {
-		if s.hasBlocked(ctx, p.MemberKey, m.Sender) {
-			continue
-		}
+	for _, p := range people {
 		if err := s.mayOpen(ctx, p.MemberKey, ch); err != nil {
 			if !errors.Is(err, ErrNoChat) {
 				s.logger.WarnContext(ctx, "chat: mention not checked", "chat", ch.RowKey, "err", err)
@@ -153,6 +146,7 @@ func (s *Service) tellMentioned(ctx context.Context, ch ChatRow, title string, m
 			When: m.SentAt,
 			Link: chatURL(ch.RowKey) + fmt.Sprintf("#m-%d", m.Seq),
 			Key:  fmt.Sprintf("chat.mention|%s|%s|%s", ch.RowKey, p.MemberKey, m.SentAt.UTC().Format("2006010215")),
+			From: m.Sender,
 		})
 		if err != nil {
 			s.logger.WarnContext(ctx, "chat: mention not posted", "chat", ch.RowKey, "err", err)

@@ -28,7 +28,7 @@ func (s *Service) tellOffline(ctx context.Context, ch ChatRow, m MessageRow) {
 	if to == m.Sender {
 		to = ch.MemberB
 	}
-	if on, err := s.Online(ctx, to); err != nil || on || s.hasBlocked(ctx, to, m.Sender) {
+	if on, err := s.Online(ctx, to); err != nil || on {
 		return
 	}
 	err := s.notifier.Post(ctx, inbox.Notice{
@@ -38,6 +38,7 @@ func (s *Service) tellOffline(ctx context.Context, ch ChatRow, m MessageRow) {
 		When: m.SentAt,
 		Link: chatURL(ch.RowKey) + "#m-" + fmt.Sprint(m.Seq),
 		Key:  fmt.Sprintf("chat.private|%s|%s|%s", ch.RowKey, to, m.SentAt.UTC().Format("2006010215")),
+		From: m.Sender,
 	})
 	if err != nil {
 		s.logger.WarnContext(ctx, "chat: notice not posted", "chat", ch.RowKey, "err", err)

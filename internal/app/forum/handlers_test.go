@@ -184,6 +184,24 @@ func TestForumFlowAndBadInput(t *testing.T) {
 	if items := ann.Get("/inbox").Doc(t).Find(testID("inbox-item")); items.Length() != 1 || !strings.Contains(items.Text(), "Hello everyone") {
 		t.Fatalf("ann's inbox: %q", items.Text())
 	}
+	// More mentions in the hour add no notice (each may be mailed); the
+	// next hour's first does.
+	mentions := func() int {
+		a.Tasks.RunDue(t.Context())
+		return ann.Get("/inbox").Doc(t).Find(testID("inbox-item")).Length()
+	}
+	for i := range 3 {
+		a.Clock.Advance(time.Minute)
+		post(bob, topic+"/replies", url.Values{"body": {fmt.Sprint("@ann ping ", i)}})
+	}
+	if n := mentions(); n != 1 {
+		t.Fatalf("ann has %d notices after three more mentions in the hour", n)
+	}
+	a.Clock.Advance(time.Hour)
+	post(bob, topic+"/replies", url.Values{"body": {"@ann an hour later"}})
+	if n := mentions(); n != 2 {
+		t.Fatalf("ann has %d notices after a mention an hour later", n)
+	}
 	d := ann.Get(topic).Doc(t)
 	if d.Find(testID("first-unread")).Next().AttrOr("data-num", "") != "2" || d.Find("blockquote").Length() != 1 {
 		t.Fatalf("ann does not land on post 2: %q", d.Find(testID("posts")).Text())

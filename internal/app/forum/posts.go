@@ -322,7 +322,8 @@ func (s *Service) tellAuthor(ctx context.Context, by Person, t TopicRow, p PostR
 }
 
 // tell posts memberKey a notice of kind about post p of topic t by by,
-// once per key; a failure is logged, the post stands.
+// once per key, unless they blocked by (the inbox checks); a failure is
+// logged, the post stands.
 func (s *Service) tell(ctx context.Context, memberKey, kind string, by Person, t TopicRow, p PostRow, key string) {
 	err := s.notifier.Post(ctx, inbox.Notice{
 		To:   []inbox.Recipient{{MemberKey: memberKey}},
@@ -331,6 +332,7 @@ func (s *Service) tell(ctx context.Context, memberKey, kind string, by Person, t
 		When: p.CreatedAt,
 		Link: postURL(t.PartitionKey, p.Num),
 		Key:  key,
+		From: by.MemberKey,
 	})
 	if err != nil {
 		s.log.WarnContext(ctx, "forum: notice not posted", "kind", kind, "topic", t.PartitionKey, "err", err)
@@ -364,7 +366,10 @@ func (s *Service) tellMentioned(ctx context.Context, by Person, t TopicRow, p Po
 		mentioned = richtext.Mentioned(p.Body, by.MemberKey, named)
 	}
 	s.tellAuthor(ctx, by, t, p, mentioned)
+	// Once an hour per topic and person, as chat does: each notice may be
+	// mailed, and a run of "@name" replies must not become a run of mail.
+	hour := p.CreatedAt.UTC().Format("2006010215")
 	for _, n := range mentioned {
-		s.tell(ctx, n.Key, "forum.notify.mention", by, t, p, fmt.Sprintf("forum.mention|%s|%d|%s", t.PartitionKey, p.Num, n.Key))
+		s.tell(ctx, n.Key, "forum.notify.mention", by, t, p, fmt.Sprintf("forum.mention|%s|%s|%s", t.PartitionKey, n.Key, hour))
 	}
 }

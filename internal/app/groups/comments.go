@@ -206,7 +206,7 @@ func (s *Service) AddComment(ctx context.Context, m Membership, id *auth.Identit
 					To: to, Kind: "groups.notify.comment",
 					Args: map[string]string{"name": id.DisplayName, "group": g.GroupName, "title": d.Doc.Title, "comment": richtext.Plain(body, 140)},
 					When: d.Doc.Start, Link: appointmentURL(m.GroupID, appointmentID) + "#comments",
-					Key: "comment|" + rk,
+					Key: "comment|" + rk, From: id.MemberKey,
 				})
 			}
 			if err != nil {

@@ -262,6 +262,7 @@ func (s *Service) sendInvite(ctx context.Context, g GroupRow, by *auth.Identity,
 		Kind: "groups.notify.invited",
 		Args: map[string]string{"name": by.DisplayName, "group": g.GroupName, "email": to},
 		Link: invitePath(g.GroupID),
+		From: by.MemberKey,
 	})
 	if err != nil {
 		return fmt.Errorf("groups: invitation saved but not sent: %w", err)

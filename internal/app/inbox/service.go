@@ -55,7 +55,18 @@ type Service struct {
 	deliver tasks.Kind[delivery]
 	badges  badgeCache
 	mails   quota.Limit
+	blocks  Blocks
 }
+
+// Blocks says whom a person blocked (the chat module keeps the rows): a
+// notice from someone its recipient blocked is not delivered.
+type Blocks interface {
+	HasBlocked(ctx context.Context, blocker, other string) (bool, error)
+}
+
+// UseBlocks has notices checked against b. Call it while wiring, before
+// serving.
+func (s *Service) UseBlocks(b Blocks) { s.blocks = b }
 
 // MailsPerHour bounds the notification emails one person gets in an
 // hour, whatever sends them: past it a notice still reaches the inbox
@@ -136,6 +147,10 @@ type Notice struct {
 	// Key makes Post idempotent: a second Post with the same key within
 	// tasks.KeyTTL posts nothing.
 	Key string
+	// From is the member whose doing the notice tells of (who replied,
+	// mentioned, invited): a recipient who blocked them is not told. ""
+	// is the app's own news (a reminder, a cancelled event).
+	From string `json:",omitempty"`
 }
 
 // posted is a notice on its way: the task that fans it out.
@@ -203,6 +218,9 @@ func (s *Service) deliverOne(ctx context.Context, d delivery) error {
 			return err
 		}
 	}
+	if blocked, err := s.blockedBy(ctx, memberKey, d.From); err != nil || blocked {
+		return err
+	}
 	var settings *account.SettingsRow
 	if memberKey != "" {
 		st, err := s.accounts.Settings(ctx, memberKey)
@@ -222,6 +240,15 @@ func (s *Service) deliverOne(ctx context.Context, d delivery) error {
 		}
 	}
 	return s.mail(ctx, memberKey, settings, d)
+}
+
+// blockedBy reports whether memberKey blocked from: one point read when
+// both are known.
+func (s *Service) blockedBy(ctx context.Context, memberKey, from string) (bool, error) {
+	if s.blocks == nil || memberKey == "" || from == "" || memberKey == from {
+		return false, nil
+	}
+	return s.blocks.HasBlocked(ctx, memberKey, from)
 }
 
 func (s *Service) writeRow(ctx context.Context, memberKey string, p posted) error {
