@@ -688,10 +688,7 @@ func TestPrivateMessageToSomeoneAway(t *testing.T) {
 	a.SignIn(ann, "ann@example.com")
 	bobKey := a.SignIn(bob, "bob@example.com")
 	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
-	notices := func() int {
-		a.Tasks.RunDue(t.Context())
-		return bob.Get("/inbox").Doc(t).Find(testID("inbox-item")).Length()
-	}
+	notices := func() int { return a.Inbox(bob).Length() }
 	for _, b := range []string{"are you there?", "hello?", "ping"} {
 		post(ann, dm+"/messages", url.Values{"body": {b}})
 	}
@@ -800,8 +797,7 @@ func TestMentions(t *testing.T) {
 	post(ann, room+"/messages", url.Values{"body": {"@cat the slides are up, @ann too, @nobody"}})
 	post(ann, room+"/messages", url.Values{"body": {"no mention for @catherine"}})
 	post(ann, room+"/messages", url.Values{"body": {"@cat again"}})
-	a.Tasks.RunDue(t.Context())
-	items := cat.Get("/inbox").Doc(t).Find(testID("inbox-item"))
+	items := a.Inbox(cat)
 	if items.Length() != 1 || !strings.Contains(items.Text(), "mentioned you") {
 		t.Fatalf("cat's inbox: %d %q", items.Length(), items.Text())
 	}
@@ -811,11 +807,10 @@ func TestMentions(t *testing.T) {
 	for i := range 3 {
 		post(ann, dm+"/messages", url.Values{"body": {fmt.Sprint("@cat are you there? ", i)}})
 	}
-	a.Tasks.RunDue(t.Context())
-	if items := cat.Get("/inbox").Doc(t).Find(testID("inbox-item")); items.Length() != 3 {
+	if items := a.Inbox(cat); items.Length() != 3 {
 		t.Fatalf("cat's inbox after an hour and three private mentions: %d %q", items.Length(), items.Text())
 	}
-	if n := ann.Get("/inbox").Doc(t).Find(testID("inbox-item")).Length(); n != 0 {
+	if n := a.Inbox(ann).Length(); n != 0 {
 		t.Fatalf("ann is told of her own mention: %d", n)
 	}
 	general := func() *goquery.Selection {
@@ -865,8 +860,7 @@ func TestBlock(t *testing.T) {
 	}
 	post(bob, dm.Header.Get("Location")+"/messages", url.Values{"body": {"are you there?"}})
 	post(bob, room+"/messages", url.Values{"body": {"@ann look"}})
-	a.Tasks.RunDue(t.Context())
-	if n := ann.Get("/inbox").Doc(t).Find(testID("inbox-item")).Length(); n != 0 {
+	if n := a.Inbox(ann).Length(); n != 0 {
 		t.Fatalf("ann got %d notices from bob", n)
 	}
 	if res := post(ann, dm.Header.Get("Location")+"/messages", url.Values{"body": {"hi"}}); res.StatusCode != http.StatusConflict {
@@ -1324,9 +1318,8 @@ func TestChatListPresenceIsLive(t *testing.T) {
 // the queued notices ran.
 func mentionNotices(t *testing.T, a *app, c *webtest.Client) []string {
 	t.Helper()
-	a.Tasks.RunDue(t.Context())
 	var out []string
-	c.Get("/inbox").Doc(t).Find(testID("inbox-item")).Each(func(_ int, s *goquery.Selection) {
+	a.Inbox(c).Each(func(_ int, s *goquery.Selection) {
 		if strings.Contains(s.Text(), "mentioned you") {
 			out = append(out, strings.TrimSpace(s.Text()))
 		}

@@ -853,7 +853,7 @@ func TestEventsAndRegistrationsAreCounted(t *testing.T) {
 	if d := days[0]; d.Get(events.NewEvents) != 1 || d.Get(events.Registrations) != 2 {
 		t.Fatalf("counted %v, want 1 event and 2 registrations", d.Counts)
 	}
-	if n := ann.Get("/inbox").Doc(t).Find(testID("inbox-item")).Length(); n != 1 {
+	if n := a.Inbox(ann).Length(); n != 1 {
 		t.Errorf("ann has %d notices after registering twice, want 1", n)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/app/account"
@@ -122,6 +123,16 @@ func (a *App) Mail() []mail.Delivered {
 		a.t.Fatalf("running the queued tasks: %v", err)
 	}
 	return a.Mailbox.Recent()
+}
+
+// Inbox runs the due tasks (notices are delivered through the queue) and
+// returns the items on c's inbox page, newest first.
+func (a *App) Inbox(c *webtest.Client) *goquery.Selection {
+	a.t.Helper()
+	if _, err := a.Tasks.RunDue(context.Background()); err != nil {
+		a.t.Fatalf("running the queued tasks: %v", err)
+	}
+	return c.Get("/inbox").Doc(a.t).Find(`[data-testid="inbox-item"]`)
 }
 
 // Client is a new browser on the app.
