@@ -6,8 +6,8 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 )
 
-// EventChat authorizes id for the event's chat: organizers and people
-// going read and post; people on the waitlist or offered a seat read,
+// EventChat authorizes id for the event's chat: who runs it (manages)
+// and people going read and post; people on the waitlist or offered a seat read,
 // unless the organizer closed the chat to them; anyone else, and anyone
 // who cancelled, is ErrNoEvent. It returns the event's title. The
 // registration is read on every call, so cancelling closes the chat at
@@ -17,7 +17,7 @@ func (s *Service) EventChat(ctx context.Context, eventID string, id *auth.Identi
 	if err != nil {
 		return "", false, err
 	}
-	if organizer(id) {
+	if manages(id, e) {
 		return e.Title, true, nil
 	}
 	if id == nil || !e.IsPublished {

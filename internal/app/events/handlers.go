@@ -53,8 +53,18 @@ func (s *Service) serveImage(c echo.Context) error {
 // admins grant on the users page, and admins themselves.
 func organizer(id *auth.Identity) bool { return id != nil && id.Organizer && !id.Guest }
 
+// manages reports whether id runs e: the organizer who made it, or an
+// admin. Another organizer reads e as anyone does: its attendees, their
+// emails and its check-in are for the people who run it.
+func manages(id *auth.Identity, e EventRow) bool {
+	return organizer(id) && (id.Admin || e.OrganizerKey == id.MemberKey)
+}
+
 // ErrNotOrganizer refuses organizer pages to others (403).
 var ErrNotOrganizer = errors.New("events: organizers only")
+
+// ErrNotYourEvent refuses an organizer another's event (403).
+var ErrNotYourEvent = errors.New("events: another organizer's event")
 
 // requireOrganizer lets organizers through and refuses others with 403:
 // routes.go names which routes are theirs.
@@ -232,15 +242,32 @@ var eventScope = web.NewScope[EventRow]("events.event")
 func eventOf(c echo.Context) EventRow { return eventScope.From(c) }
 
 // visible reads the route's event as its viewer may see it: a published
-// one for anyone (a secret one by its link), an unpublished one for
-// organizers only; others get ErrNoEvent (404).
+// one for anyone (a secret one by its link), an unpublished one for the
+// people who run it only; others get ErrNoEvent (404).
 func (s *Service) visible() echo.MiddlewareFunc {
 	return eventScope.Require(func(c echo.Context) (EventRow, error) {
 		e, err := s.catalog.Event(c.Request().Context(), c.Param("id"))
-		if err == nil && !e.IsPublished && !organizer(auth.From(c)) {
+		if err == nil && !e.IsPublished && !manages(auth.From(c), e) {
 			err = ErrNoEvent
 		}
 		return e, err
+	})
+}
+
+// managed reads the route's event for the people who run it (manages):
+// another organizer gets 403 for a published event, and the 404 anyone
+// gets for an unpublished one.
+func (s *Service) managed() echo.MiddlewareFunc {
+	return eventScope.Require(func(c echo.Context) (EventRow, error) {
+		ctx := c.Request().Context()
+		e, err := s.catalog.Event(ctx, c.Param("id"))
+		switch {
+		case err != nil || manages(auth.From(c), e):
+			return e, err
+		case !e.IsPublished:
+			return e, ErrNoEvent
+		}
+		return e, web.Forbidden(i18n.T(ctx, "events.error.not_yours"), ErrNotYourEvent)
 	})
 }
 
@@ -273,7 +300,7 @@ func (s *Service) page(c echo.Context) error {
 		Datetime: e.Start.UTC().Format(time.RFC3339), Zone: local.String(), Place: e.Place,
 		Price: price(ctx, e.PriceCents, e.Currency), Category: labels[e.Category],
 		Cancelled: e.IsCancelled, Published: e.IsPublished, Going: counts.Going, Waiting: counts.Waiting,
-		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: organizer(id), OfferHours: e.OfferHours,
+		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: manages(id, e), OfferHours: e.OfferHours,
 		ImageURL: imageURL(e.ImageKey, false), CanAddToGroup: s.groups != nil && id != nil && !id.Guest && !e.IsCancelled,
 	}
 	// The event's own time first, as on its posters; the viewer's too
@@ -302,14 +329,14 @@ func (s *Service) page(c echo.Context) error {
 			p.OfferUntil = i18n.DateTime(ctx, r.OfferUntil.In(zone))
 		}
 		// Confirmed-only details are for people going.
-		if r.Status == StatusGoing || organizer(id) {
+		if r.Status == StatusGoing || manages(id, e) {
 			p.Confirmed = e.ConfirmedOnly
 		}
-		// The event's chat: people going and organizers, the waitlist
+		// The event's chat: people going and who runs it, the waitlist
 		// unless it is closed to them (EventChat decides on the chat's
 		// side too).
 		waiting := r.Status == StatusWaitlist || r.Status == StatusOffered
-		if r.Status == StatusGoing || organizer(id) || waiting && !e.ChatClosedToWaitlist {
+		if r.Status == StatusGoing || manages(id, e) || waiting && !e.ChatClosedToWaitlist {
 			p.ChatURL = "/chat/event-" + e.RowKey
 		}
 	}
@@ -568,8 +595,8 @@ func (s *Service) cancelEvent(c echo.Context) error {
 	return web.FlashRedirect(c, "events.flash.event_cancelled", eventURL(e.RowKey))
 }
 
-// publish is POST /events/:id/publish and …/unpublish (organizers): an
-// unpublished event leaves the listing and opens for organizers only.
+// publish is POST /events/:id/publish and …/unpublish (managed): an
+// unpublished event leaves the listing and opens for who runs it only.
 func (s *Service) publish(published bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()

@@ -208,7 +208,7 @@ func TestEventPages(t *testing.T) {
 
 // TestOrganizerRole: the organizer role an admin grants opens the
 // organizer pages at once, in the person's live session, and taking it
-// back closes them again.
+// back closes them again; an organizer runs their own events only.
 func TestOrganizerRole(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
@@ -232,6 +232,47 @@ func TestOrganizerRole(t *testing.T) {
 	res := post(host, "/events", url.Values{"title": {"Book club"}, "category": {"meetup"}, "start": {"2030-06-01T20:00"}, "end": {"2030-06-01T22:00"}})
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("an organizer creates an event: %d", res.StatusCode)
+	}
+	// Another organizer runs their own events, not this one: its draft is
+	// hidden from them as from anyone, and once it is published they read
+	// it as anyone does, without its attendees, emails or check-in. An
+	// admin runs every event.
+	page := res.Header.Get("Location")
+	rival := a.Client()
+	rivalKey := a.SignIn(rival, "rival@example.com")
+	if _, err := a.Accounts.SetRole(t.Context(), rivalKey, account.RoleOrganizer, true); err != nil {
+		t.Fatal(err)
+	}
+	admin := a.Client()
+	a.SignIn(admin, "org@example.com")
+	if res := rival.Get(page); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("another organizer opens the draft: %d", res.StatusCode)
+	}
+	if res := post(rival, page+"/publish", nil); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+		t.Fatalf("another organizer publishes the draft: %d", res.StatusCode)
+	}
+	if res := admin.Get(page); res.StatusCode != http.StatusOK {
+		t.Fatalf("an admin opens the draft: %d", res.StatusCode)
+	}
+	post(host, page+"/publish", nil)
+	for _, path := range []string{page + "/edit", page + "/check-in", page + "/attendees.csv"} {
+		if res := rival.Get(path); res.StatusCode != http.StatusForbidden || !strings.Contains(res.Body, "Only the event") {
+			t.Errorf("another organizer: GET %s: %d", path, res.StatusCode)
+		}
+		if res := admin.Get(path); res.StatusCode != http.StatusOK {
+			t.Errorf("an admin: GET %s: %d", path, res.StatusCode)
+		}
+	}
+	for _, path := range []string{page + "/edit", page + "/unpublish", page + "/cancel-event"} {
+		if res := post(rival, path, url.Values{"title": {"Mine now"}, "confirm": {"yes"}}); res.StatusCode != http.StatusForbidden || res.Writes(t) != 0 {
+			t.Errorf("another organizer: POST %s: %d", path, res.StatusCode)
+		}
+	}
+	if d := rival.Get(page).Doc(t); d.Find(`a[href$="/edit"]`).Length() != 0 || d.Find(`a[href$="/check-in"]`).Length() != 0 {
+		t.Error("another organizer is offered to run the event")
+	}
+	if d := host.Get(page).Doc(t); d.Find(`a[href$="/edit"]`).Length() == 0 {
+		t.Error("the event's organizer is not offered to edit it")
 	}
 	if _, err := a.Accounts.SetRole(t.Context(), key, account.RoleOrganizer, false); err != nil {
 		t.Fatal(err)

@@ -85,7 +85,7 @@ func (s *Service) ics(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
 	e := eventOf(c)
-	confirmed := organizer(id)
+	confirmed := manages(id, e)
 	if id != nil && !confirmed {
 		r, err := s.catalog.seats.Status(ctx, e.RowKey, id.MemberKey)
 		if err != nil {

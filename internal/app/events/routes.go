@@ -9,14 +9,16 @@ import (
 
 // Routes registers the events pages. Anyone reads the listing and a
 // published event (visible); signing in registers; organizers (org: the
-// role admins grant, and admins) create, publish and check people in;
+// role admins grant, and admins) create events, and run their own
+// (orgEvent: edit, publish, cancel, check people in; admins run any);
 // admins keep the categories. An event's routes load it once for the
-// handler (visible for pages a reader may see, event for any state).
+// handler (visible for pages a reader may see, event for any state,
+// managed for who runs it).
 func (s *Service) Routes(e *echo.Echo) {
 	acc := auth.RequireAccount
 	org := []echo.MiddlewareFunc{acc, requireOrganizer}
 	visible, event := s.visible(), s.anyEvent()
-	orgEvent := append(org[:len(org):len(org)], event)
+	orgEvent := append(org[:len(org):len(org)], s.managed())
 
 	e.GET("/events", s.list, web.Shared)
 	e.GET("/events/new", s.newEvent, org...)
@@ -35,11 +37,11 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/events/:id/accept", s.accept, acc, event)
 	e.GET("/events/:id/add-to-group", s.addToGroupForm, acc, visible)
 	e.POST("/events/:id/add-to-group", s.addToGroup, acc, visible)
-	e.POST("/events/:id/publish", s.publish(true), org...)
-	e.POST("/events/:id/unpublish", s.publish(false), org...)
+	e.POST("/events/:id/publish", s.publish(true), orgEvent...)
+	e.POST("/events/:id/unpublish", s.publish(false), orgEvent...)
 	e.GET("/events/:id/edit", s.editEvent, orgEvent...)
 	e.POST("/events/:id/edit", s.updateEvent, orgEvent...)
-	e.POST("/events/:id/cancel-event", s.cancelEvent, org...)
+	e.POST("/events/:id/cancel-event", s.cancelEvent, orgEvent...)
 
 	// Tickets, check-in and the attendee export (tickets_handlers.go).
 	e.GET("/events/:id/ticket", s.ticket, acc, visible)

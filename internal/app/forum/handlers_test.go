@@ -80,11 +80,6 @@ func addSection(t *testing.T, admin *webtest.Client, slug, name string) {
 }
 
 // writes counts a response's writes.
-func writes(t *testing.T, r *webtest.Response) int64 {
-	ops := r.StorageOps(t)
-	return ops["writes"] + ops["txs"]
-}
-
 // TestForumFlowAndBadInput: an admin adds a section (a bad or taken slug
 // is refused and writes nothing); a member opens a topic (a short title
 // and an empty body come back with field errors and the draft, writing
@@ -106,7 +101,7 @@ func TestForumFlowAndBadInput(t *testing.T) {
 		{"slug": {"t"}, "name": {"Reserved"}},
 		{"slug": {"talk"}, "name": {"Talk"}, "moderators": {"nobody@example.com"}},
 	} {
-		if res := post(boss, "/admin/forum", bad); res.StatusCode != http.StatusUnprocessableEntity || writes(t, res) != 0 {
+		if res := post(boss, "/admin/forum", bad); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 {
 			t.Errorf("add %v: %d", bad, res.StatusCode)
 		}
 	}
@@ -119,7 +114,7 @@ func TestForumFlowAndBadInput(t *testing.T) {
 
 	// A refused topic keeps the draft and writes nothing.
 	res := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Hi"}, "body": {"draft text"}})
-	if res.StatusCode != http.StatusUnprocessableEntity || writes(t, res) != 0 {
+	if res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 {
 		t.Fatalf("a two-letter title: %d", res.StatusCode)
 	}
 	doc := res.Doc(t)
@@ -131,7 +126,7 @@ func TestForumFlowAndBadInput(t *testing.T) {
 	}
 	// A preview renders and writes nothing.
 	res = post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Hello"}, "body": {"**bold**"}, "preview": {"1"}})
-	if res.StatusCode != http.StatusOK || writes(t, res) != 0 || !strings.Contains(res.Body, "<strong>bold</strong>") {
+	if res.StatusCode != http.StatusOK || res.Writes(t) != 0 || !strings.Contains(res.Body, "<strong>bold</strong>") {
 		t.Fatalf("preview: %d", res.StatusCode)
 	}
 	// A body past the form's limit is not rendered for a preview (its
@@ -139,7 +134,7 @@ func TestForumFlowAndBadInput(t *testing.T) {
 	// too.
 	long := strings.Repeat("*a_", 6667) + "**bold**"
 	res = post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Hello"}, "body": {long}, "preview": {"1"}})
-	if res.StatusCode != http.StatusUnprocessableEntity || writes(t, res) != 0 || strings.Contains(res.Body, "<strong>bold</strong>") ||
+	if res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || strings.Contains(res.Body, "<strong>bold</strong>") ||
 		res.Doc(t).Find("#topic-body-error").Length() != 1 {
 		t.Fatalf("a preview of a body too long: %d", res.StatusCode)
 	}
@@ -162,7 +157,7 @@ func TestForumFlowAndBadInput(t *testing.T) {
 	if !strings.Contains(quote, "> First post") {
 		t.Fatalf("the quote: %q", quote)
 	}
-	if res := post(bob, topic+"/replies", url.Values{"body": {""}}); res.StatusCode != http.StatusUnprocessableEntity || writes(t, res) != 0 {
+	if res := post(bob, topic+"/replies", url.Values{"body": {""}}); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 {
 		t.Errorf("an empty reply: %d", res.StatusCode)
 	}
 	a.Clock.Advance(time.Minute)
@@ -220,7 +215,7 @@ func TestForumFlowAndBadInput(t *testing.T) {
 			t.Errorf("GET %s: %d, want %d", path, res.StatusCode, want)
 		}
 	}
-	if res := visitor.PostForm(topic+"/replies", visitor.WithCSRF("/", url.Values{"body": {"hi"}})); res.StatusCode != http.StatusUnauthorized || writes(t, res) != 0 {
+	if res := visitor.PostForm(topic+"/replies", visitor.WithCSRF("/", url.Values{"body": {"hi"}})); res.StatusCode != http.StatusUnauthorized || res.Writes(t) != 0 {
 		t.Errorf("a visitor replies: %d", res.StatusCode)
 	}
 	// Search finds it by a word's start, in any case.
@@ -248,7 +243,7 @@ func TestModerationOverHTTP(t *testing.T) {
 	a := newApp(t)
 	_, ann, bob := a.talkSection(t, "ann@example.com")
 	topic := post(bob, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Slow down"}, "body": {"x"}}).Header.Get("Location")
-	if res := post(bob, topic+"/lock", url.Values{"locked": {"true"}}); res.StatusCode != http.StatusForbidden || writes(t, res) != 0 {
+	if res := post(bob, topic+"/lock", url.Values{"locked": {"true"}}); res.StatusCode != http.StatusForbidden || res.Writes(t) != 0 {
 		t.Fatalf("a member locks: %d", res.StatusCode)
 	}
 	until := a.Clock.Now().Add(72 * time.Hour).Format(time.DateOnly)
@@ -403,7 +398,7 @@ func TestNewcomerLimits(t *testing.T) {
 	// However the links are written: bare, protocol-relative, spelt out.
 	for _, body := range []string{"https://a.example https://b.example https://c.example", "www.a.example [b](//b.example) [c](HTTPS://c.example)"} {
 		res := open("Links galore", body)
-		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.Body, "at most 2 links") || writes(t, res) != 0 {
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.Body, "at most 2 links") || res.Writes(t) != 0 {
 			t.Fatalf("three links on day one (%s): %d", body, res.StatusCode)
 		}
 	}
@@ -423,8 +418,8 @@ func TestNewcomerLimits(t *testing.T) {
 	}
 	// Editing the links in afterwards is held to the same limit.
 	res = post(ann, mine+"/posts/1/edit", url.Values{"title": {"Topic number 0"}, "body": {"https://a.example https://b.example https://c.example"}})
-	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.Body, "at most 2 links") || writes(t, res) != 0 {
-		t.Fatalf("three links edited in on day one: %d, %d writes", res.StatusCode, writes(t, res))
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.Body, "at most 2 links") || res.Writes(t) != 0 {
+		t.Fatalf("three links edited in on day one: %d, %d writes", res.StatusCode, res.Writes(t))
 	}
 	a.Clock.Advance(25 * time.Hour)
 	if res := open("Day two", "https://a.example https://b.example https://c.example"); res.StatusCode != http.StatusSeeOther {
@@ -460,7 +455,7 @@ func TestPostActionsOverHTTP(t *testing.T) {
 	if first.Find(testID("post-likes")).Text() != "1" || first.Find(testID("post-like")).AttrOr("aria-pressed", "") != "true" {
 		t.Fatalf("the like: %q", first.Find(testID("post-like")).Text())
 	}
-	if res := post(bob, topic+"/posts/1/edit", url.Values{"title": {"Actions"}, "body": {"not mine"}}); res.StatusCode != http.StatusForbidden || writes(t, res) != 0 {
+	if res := post(bob, topic+"/posts/1/edit", url.Values{"title": {"Actions"}, "body": {"not mine"}}); res.StatusCode != http.StatusForbidden || res.Writes(t) != 0 {
 		t.Fatalf("bob edits ann's post: %d", res.StatusCode)
 	}
 	post(ann, topic+"/posts/1/edit", url.Values{"title": {"Actions"}, "body": {"version two"}})
@@ -529,7 +524,7 @@ func TestArchivedSection(t *testing.T) {
 	if strings.Contains(bob.Get("/forum/feed.xml").Body, "Closing soon") {
 		t.Error("the forum's feed lists it")
 	}
-	if res := post(ann, topic+"/replies", url.Values{"body": {"hello?"}}); res.StatusCode != http.StatusNotFound || writes(t, res) != 0 {
+	if res := post(ann, topic+"/replies", url.Values{"body": {"hello?"}}); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
 		t.Errorf("a reply: %d", res.StatusCode)
 	}
 }
@@ -561,8 +556,8 @@ func TestMarkASectionRead(t *testing.T) {
 		t.Fatal("the section page offers no way to mark it read")
 	}
 	res := post(ann, "/forum/talk/read-all", nil)
-	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/forum/talk" || writes(t, res) != 1 {
-		t.Fatalf("mark talk read: %d → %q, %d writes", res.StatusCode, res.Header.Get("Location"), writes(t, res))
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/forum/talk" || res.Writes(t) != 1 {
+		t.Fatalf("mark talk read: %d → %q, %d writes", res.StatusCode, res.Header.Get("Location"), res.Writes(t))
 	}
 	if got := newTopics(); len(got) != 1 || got[0] != "About music" {
 		t.Errorf("after: new %q", got)
@@ -582,8 +577,8 @@ func TestMarkASectionRead(t *testing.T) {
 		t.Errorf("boss's new topics: %d", n)
 	}
 	for _, path := range []string{"/forum/nosuch/read-all", "/forum/Bad%20Slug/read-all"} {
-		if res := post(ann, path, nil); res.StatusCode != http.StatusNotFound || writes(t, res) != 0 {
-			t.Errorf("POST %s: %d, %d writes", path, res.StatusCode, writes(t, res))
+		if res := post(ann, path, nil); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+			t.Errorf("POST %s: %d, %d writes", path, res.StatusCode, res.Writes(t))
 		}
 	}
 }
@@ -608,7 +603,7 @@ func TestAHiddenReplyCountsOnce(t *testing.T) {
 	if h, err := a.svc.Head(context.Background(), id); err != nil || h.Replies != 1 {
 		t.Fatalf("replies after hiding and deleting one: %d, %v", h.Replies, err)
 	}
-	if res := post(ann, topic+"/posts/1/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusConflict || writes(t, res) != 0 {
+	if res := post(ann, topic+"/posts/1/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
 		t.Fatalf("the author deletes a topic with bob's reply: %d", res.StatusCode)
 	}
 	if res := bob.Get(topic); res.StatusCode != http.StatusOK || !strings.Contains(res.Body, "a real answer") {

@@ -181,6 +181,14 @@ func (r *Response) StorageOps(t testing.TB) map[string]int64 {
 	return out
 }
 
+// Writes is how many writes and transactions the request made
+// (StorageOps): a refusal must make none.
+func (r *Response) Writes(t testing.TB) int64 {
+	t.Helper()
+	ops := r.StorageOps(t)
+	return ops["writes"] + ops["txs"]
+}
+
 // Doc parses the body as HTML.
 func (r *Response) Doc(t testing.TB) *goquery.Document {
 	t.Helper()
