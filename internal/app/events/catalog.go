@@ -110,6 +110,10 @@ type ListingRow struct {
 	ETag         string `table:"ETag"`
 	EventID      string `table:"eventId"`
 	Card
+	// Draft and Secret mark the organizer's own rows (organizingPart),
+	// which hold every event they made; the listing's are neither.
+	Draft  bool `table:"draft"`
+	Secret bool `table:"secret"`
 }
 
 // startKey is a start's listing key part: it sorts as the time does.
@@ -133,6 +137,11 @@ func listingPart(past bool, category string) string {
 	}
 	return p
 }
+
+// organizingPart is the partition of EventsByDate that holds the events
+// memberKey made, published or not, newest start first (RowKey
+// pastKey|eventId): the "Events you run" page reads it.
+func organizingPart(memberKey string) string { return "org|" + memberKey }
 
 // listingKeys are an event's listing keys: upcoming and past, across all
 // categories and within its own, so every listing is one partition read
@@ -167,12 +176,20 @@ func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
 		Derived:   []*storage.Table{c.byDate},
 		Recorded:  "listed",
 		Rows: func(e EventRow) ([]projection.Row, error) {
-			if !e.IsPublished || e.IsSecret {
-				return nil, nil
+			var keys [][2]string
+			if e.OrganizerKey != "" {
+				keys = append(keys, [2]string{organizingPart(e.OrganizerKey), pastKey(e.Start) + "|" + e.RowKey})
+			}
+			if e.IsPublished && !e.IsSecret {
+				keys = append(keys, listingKeys(e)...)
 			}
 			var rows []projection.Row
-			for _, k := range listingKeys(e) {
-				r, err := projection.RowOf(c.byDate, ListingRow{PartitionKey: k[0], RowKey: k[1], EventID: e.RowKey, Card: e.Card})
+			for i, k := range keys {
+				l := ListingRow{PartitionKey: k[0], RowKey: k[1], EventID: e.RowKey, Card: e.Card}
+				if i == 0 && e.OrganizerKey != "" {
+					l.Draft, l.Secret = !e.IsPublished, e.IsSecret
+				}
+				r, err := projection.RowOf(c.byDate, l)
 				if err != nil {
 					return nil, err
 				}
@@ -475,7 +492,17 @@ func (c *Catalog) List(ctx context.Context, past bool, category string, limit in
 	if past {
 		from = pastKey(now)
 	}
-	q := storage.Query{PartitionKey: listingPart(past, category), RowKeyFrom: from, Limit: limit, Continuation: next}
+	return c.listPage(ctx, storage.Query{PartitionKey: listingPart(past, category), RowKeyFrom: from, Limit: limit, Continuation: next})
+}
+
+// Organizing is a page of the events memberKey made, published or not,
+// newest start first: one query.
+func (c *Catalog) Organizing(ctx context.Context, memberKey string, limit int, next *storage.Continuation) (ListPage, error) {
+	return c.listPage(ctx, storage.Query{PartitionKey: organizingPart(memberKey), Limit: limit, Continuation: next})
+}
+
+// listPage reads one page of listing rows.
+func (c *Catalog) listPage(ctx context.Context, q storage.Query) (ListPage, error) {
 	page, err := c.byDate.Query(ctx, q)
 	if err != nil {
 		return ListPage{}, err

@@ -204,8 +204,12 @@ func TestListingRebuildRepairsAHalfFinishedWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	after, _ := c.List(ctx, false, "", 20, nil)
-	if titles(after) != "[Quiz]" || rep.Removed != 1 || rep.Written != 4 {
+	// Four listing rows, and the organizer's row no longer a draft.
+	if titles(after) != "[Quiz]" || rep.Removed != 1 || rep.Written != 5 {
 		t.Fatalf("after the rebuild: %s, %s", titles(after), rep)
+	}
+	if mine, err := c.Organizing(ctx, "auth:org", 20, nil); err != nil || titles(mine) != "[Quiz]" || mine.Rows[0].Draft {
+		t.Fatalf("the organizer's events after the rebuild: %s, %v", titles(mine), err)
 	}
 }
 
@@ -257,8 +261,8 @@ func TestListingFollowsConcurrentSeatChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 4 {
-		t.Fatalf("%d listing rows, want 4", len(rows))
+	if len(rows) != 5 { // four listing cards and the organizer's
+		t.Fatalf("%d listing rows, want 5", len(rows))
 	}
 	for _, r := range rows {
 		if r.Going != 40 || r.Waiting != 0 {

@@ -132,18 +132,7 @@ func (s *Service) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := views.ListProps{Past: past}
-	for _, r := range page.Rows {
-		start := r.Start.In(zone)
-		card := views.Card{
-			Href: eventURL(r.EventID), Title: r.Title, When: i18n.DateTime(ctx, start),
-			Datetime: r.Start.UTC().Format(time.RFC3339), Place: r.Place, Price: price(ctx, r.PriceCents, r.Currency),
-			Category: labels[r.Category], Capacity: r.Capacity, Cancelled: r.IsCancelled,
-			Month: i18n.MonthAbbr(ctx, start), Day: strconv.Itoa(start.Day()), ImageURL: imageURL(r.ImageKey, true),
-		}
-		card.Seats, card.Scarce = seatsBadge(ctx, r.Capacity, r.Going, r.Waiting)
-		p.Cards = append(p.Cards, card)
-	}
+	p := views.ListProps{Past: past, Cards: cards(ctx, page.Rows, zone, labels)}
 	if page.Next != nil {
 		token := s.cursors.Encode(listQuery(past, category), storage.Cursor{Next: page.Next})
 		sep := "?"
@@ -153,6 +142,60 @@ func (s *Service) list(c echo.Context) error {
 		p.NextURL = listURL(past, category) + sep + web.CursorParam + "=" + url.QueryEscape(token)
 	}
 	return s.renderList(c, p, category, past)
+}
+
+// cards are listing rows as the listings show them, in zone.
+func cards(ctx context.Context, rows []ListingRow, zone *time.Location, labels map[string]string) []views.Card {
+	out := make([]views.Card, 0, len(rows))
+	for _, r := range rows {
+		start := r.Start.In(zone)
+		card := views.Card{
+			Href: eventURL(r.EventID), Title: r.Title, When: i18n.DateTime(ctx, start),
+			Datetime: r.Start.UTC().Format(time.RFC3339), Place: r.Place, Price: price(ctx, r.PriceCents, r.Currency),
+			Category: labels[r.Category], Capacity: r.Capacity, Cancelled: r.IsCancelled, Draft: r.Draft, Secret: r.Secret,
+			Month: i18n.MonthAbbr(ctx, start), Day: strconv.Itoa(start.Day()), ImageURL: imageURL(r.ImageKey, true),
+		}
+		card.Seats, card.Scarce = seatsBadge(ctx, r.Capacity, r.Going, r.Waiting)
+		out = append(out, card)
+	}
+	return out
+}
+
+// organizingURL is the organizer's page of the events they run.
+const organizingURL = "/events/organizing"
+
+// organizing is GET /events/organizing (organizers): the events the
+// viewer made, drafts and secret ones too, newest start first, a page at
+// a time.
+func (s *Service) organizing(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	query := "events/organizing|" + id.MemberKey
+	cursor, err := web.ReadCursor(c, s.cursors, query)
+	if err != nil {
+		return err
+	}
+	var next *storage.Continuation
+	if cursor != nil {
+		next = cursor.Next
+	}
+	page, err := s.catalog.Organizing(ctx, id.MemberKey, listPage, next)
+	if err != nil {
+		return err
+	}
+	labels, err := s.categoryLabels(ctx)
+	if err != nil {
+		return err
+	}
+	token := ""
+	if page.Next != nil {
+		token = s.cursors.Encode(query, storage.Cursor{Next: page.Next})
+	}
+	p := views.OrganizingProps{Cards: cards(ctx, page.Rows, id.Location(), labels), NextURL: web.NextURL(organizingURL, token)}
+	return web.Render(c, http.StatusOK, web.Page{
+		Title: i18n.T(ctx, "events.organizing.heading"), Section: "events",
+		Content: views.Organizing(p), Fragment: views.Cards(p.Cards, p.NextURL),
+	})
 }
 
 // renderList renders the listing or the month view (p.Month) with the
@@ -181,7 +224,7 @@ func (s *Service) renderList(c echo.Context, p views.ListProps, category string,
 		p.Categories = append(p.Categories, views.Chip{Label: cat.Label(ctx), Href: here(cat.Slug), Current: cat.Slug == category})
 	}
 	if organizer(auth.From(c)) {
-		p.NewURL = "/events/new"
+		p.NewURL, p.OrganizingURL = "/events/new", organizingURL
 	}
 	return web.Render(c, http.StatusOK, web.Page{
 		Title: i18n.T(ctx, "events.list.heading"), Section: "events",

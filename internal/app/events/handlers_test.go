@@ -3,6 +3,7 @@ package events_test
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -254,6 +255,21 @@ func TestOrganizerRole(t *testing.T) {
 	if res := admin.Get(page); res.StatusCode != http.StatusOK {
 		t.Fatalf("an admin opens the draft: %d", res.StatusCode)
 	}
+	// Each organizer finds their own events, drafts too, on one page (one
+	// query), reached from the listing.
+	if href := host.Get("/events").Doc(t).Find(testID("organizing-link")).AttrOr("href", ""); href != "/events/organizing" {
+		t.Fatalf("the listing's link to the events one runs: %q", href)
+	}
+	mine := host.Get("/events/organizing")
+	if cards := mine.Doc(t).Find(testID("event-card")); cards.Length() != 1 || !strings.Contains(cards.Text(), "Book club") || cards.Find(testID("draft-badge")).Length() != 1 || mine.StorageOps(t)["queries"] > 2 {
+		t.Fatalf("the host's events: %q, %s", cards.Text(), mine.Header.Get("X-Storage-Ops"))
+	}
+	if d := rival.Get("/events/organizing").Doc(t); d.Find(testID("event-card")).Length() != 0 || d.Find(testID("organizing-empty")).Length() != 1 {
+		t.Fatal("another organizer's page lists the host's event")
+	}
+	if res := a.Client().Get("/events/organizing"); res.StatusCode == http.StatusOK {
+		t.Fatal("a visitor reads an organizer's page")
+	}
 	post(host, page+"/publish", nil)
 	for _, path := range []string{page + "/edit", page + "/check-in", page + "/attendees.csv"} {
 		if res := rival.Get(path); res.StatusCode != http.StatusForbidden || !strings.Contains(res.Body, "Only the event") {
@@ -279,6 +295,35 @@ func TestOrganizerRole(t *testing.T) {
 	}
 	if res := host.Get("/events/new"); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("after the revoke: %d", res.StatusCode)
+	}
+}
+
+// TestOrganizerPagesTheirEvents: an organizer's events come 20 a page,
+// newest start first, each page's link leading to the next; a cursor
+// from another listing is refused.
+func TestOrganizerPagesTheirEvents(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	org := a.Client()
+	a.SignIn(org, "org@example.com")
+	for i := range 23 {
+		day := fmt.Sprintf("2030-07-%02dT19:00", i+1)
+		if res := post(org, "/events", url.Values{"title": {fmt.Sprint("Talk ", i+1)}, "category": {"meetup"}, "start": {day}, "end": {strings.Replace(day, "T19", "T21", 1)}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("event %d: %d", i, res.StatusCode)
+		}
+	}
+	var got []string
+	next := "/events/organizing"
+	for pages := 0; next != "" && pages < 5; pages++ {
+		d := org.Get(next).Doc(t)
+		d.Find(testID("event-card") + " .row-title a").Each(func(_ int, s *goquery.Selection) { got = append(got, s.Text()) })
+		next = d.Find(testID("load-more")).AttrOr("href", "")
+	}
+	if len(got) != 23 || got[0] != "Talk 23" || got[22] != "Talk 1" {
+		t.Fatalf("the organizer's events, page by page: %v", got)
+	}
+	if res := org.Get("/events/organizing?cursor=" + url.QueryEscape(a.Cursors.Encode("events/list|false|", storage.Cursor{}))); res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a cursor of the listing: %d", res.StatusCode)
 	}
 }
 
