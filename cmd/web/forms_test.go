@@ -54,13 +54,12 @@ func TestEveryFormRefusesBadText(t *testing.T) {
 				values.Set(name, bad.value)
 			}
 			res := f.client.PostForm(f.action, values)
-			ops := res.StorageOps(t)
 			switch {
 			case res.StatusCode >= 500:
 				t.Errorf("%s on %s: %d", bad.name, f, res.StatusCode)
 			case res.StatusCode < 400:
 				t.Errorf("%s on %s was accepted (%d → %s)", bad.name, f, res.StatusCode, res.Header.Get("Location"))
-			case ops["writes"]+ops["txs"]+ops["blob_writes"] != 0:
+			case res.Writes(t) != 0:
 				t.Errorf("%s on %s: refused with %d but wrote (%s)", bad.name, f, res.StatusCode, res.Header.Get("X-Storage-Ops"))
 			}
 		}

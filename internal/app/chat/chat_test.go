@@ -120,7 +120,7 @@ func TestRoomsPageAndSend(t *testing.T) {
 	}
 	for _, bad := range []string{"", "   ", strings.Repeat("я", chat.MaxBody+1), "bad\x00byte"} {
 		res := post(ann, "/chat/room-general/messages", url.Values{"body": {bad}})
-		if ops := res.StorageOps(t); res.StatusCode != http.StatusUnprocessableEntity || ops["writes"]+ops["txs"] != 0 {
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 {
 			t.Errorf("body %q: %d %s", bad[:min(len(bad), 10)], res.StatusCode, res.Header.Get("X-Storage-Ops"))
 		}
 	}
@@ -651,8 +651,7 @@ func TestPresence(t *testing.T) {
 		if res.StatusCode != http.StatusNoContent {
 			t.Fatalf("heartbeat: %d", res.StatusCode)
 		}
-		ops := res.StorageOps(t)
-		return ops["writes"] + ops["txs"]
+		return res.Writes(t)
 	}
 	if w := beat(); w != 1 {
 		t.Fatalf("the first heartbeat wrote %d", w)
@@ -1122,7 +1121,7 @@ func TestImageMessages(t *testing.T) {
 	a.SignIn(cat, "cat@example.com")
 	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
 	res := ann.PostFile(dm+"/messages", ann.WithCSRF("/chat", url.Values{"body": {"not a picture"}}), "image", "x.png", []byte("plain text"))
-	if ops := res.StorageOps(t); res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.Body, "field-error") || ops["writes"]+ops["txs"] != 0 {
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.Body, "field-error") || res.Writes(t) != 0 {
 		t.Fatalf("a text file as a picture: %d %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
 	}
 	res = ann.PostFile(dm+"/messages", ann.WithCSRF("/chat", url.Values{"body": {"our garden"}}), "image", "garden.png", mediatest.EncodedPNG(t, 1600, 1200))
@@ -1494,7 +1493,7 @@ func TestImageOverTheLimitIsNotProcessed(t *testing.T) {
 		}
 	}
 	res := ann.PostFile(room+"/messages", ann.WithCSRF("/chat", url.Values{"body": {"a picture"}}), "image", "x.png", damaged)
-	if ops := res.StorageOps(t); res.StatusCode != http.StatusTooManyRequests || !strings.Contains(res.Body, "too fast") || ops["writes"]+ops["txs"] != 0 {
+	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(res.Body, "too fast") || res.Writes(t) != 0 {
 		t.Fatalf("a picture past the limit: %d %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
 	}
 	a.Clock.Advance(11 * time.Second)

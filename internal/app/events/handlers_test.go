@@ -94,7 +94,7 @@ func TestEventPages(t *testing.T) {
 	}
 	bad.Set("capacity", "lots")
 	res := post(org, "/events", bad)
-	if ops := res.StorageOps(t); res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(".field-error").Length() == 0 || ops["writes"]+ops["txs"] != 0 {
+	if res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(".field-error").Length() == 0 || res.Writes(t) != 0 {
 		t.Fatalf("bad form: %d %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
 	}
 	res = post(org, "/events", form)
@@ -440,7 +440,7 @@ func TestRegistrationLimit(t *testing.T) {
 		}
 	}
 	res := post(ann, pages[2]+"/register", nil)
-	if ops := res.StorageOps(t); res.StatusCode != http.StatusTooManyRequests || ops["txs"]+ops["writes"] != 0 {
+	if res.StatusCode != http.StatusTooManyRequests || res.Writes(t) != 0 {
 		t.Fatalf("third registration in a minute: %d %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
 	}
 	if ann.Get(pages[2]).Doc(t).Find(testID("registration-state")).Length() != 0 {
@@ -596,7 +596,7 @@ func TestEventPicture(t *testing.T) {
 	}
 	for name, bad := range map[string][]byte{"text": []byte("not an image at all"), "header only": mediatest.PNGHeader(100, 100)} {
 		res := org.PostFile("/events", org.WithCSRF("/", form), "image", "x.png", bad)
-		if ops := res.StorageOps(t); res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find("#event-image-error").Length() != 1 || ops["writes"]+ops["txs"] != 0 || blobs() != 0 {
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find("#event-image-error").Length() != 1 || res.Writes(t) != 0 || blobs() != 0 {
 			t.Fatalf("%s: %d %s, %d blobs", name, res.StatusCode, res.Header.Get("X-Storage-Ops"), blobs())
 		}
 	}
@@ -728,7 +728,7 @@ func TestAddToGroupCalendar(t *testing.T) {
 	}
 	for _, bad := range []string{"", "nope", theirs + "|", "01ZZZZZZZZZZZZZZZZZZZZZZZZ|"} {
 		res := post(ann, page+"/add-to-group", url.Values{"choice": {bad}})
-		if ops := res.StorageOps(t); res.StatusCode != http.StatusUnprocessableEntity || ops["writes"]+ops["txs"] != 0 {
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 {
 			t.Errorf("choice %q: %d %s", bad, res.StatusCode, res.Header.Get("X-Storage-Ops"))
 		}
 	}
@@ -874,7 +874,7 @@ func TestOrganizerEditsAndCancels(t *testing.T) {
 	for _, bad := range []string{"0x", "1"} { // not a number; fewer than the two going
 		moved.Set("capacity", bad)
 		res := post(org, page+"/edit", moved)
-		if ops := res.StorageOps(t); res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(".field-error").Length() != 1 || ops["writes"]+ops["txs"] != 0 {
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(".field-error").Length() != 1 || res.Writes(t) != 0 {
 			t.Fatalf("capacity %q: %d %s", bad, res.StatusCode, res.Header.Get("X-Storage-Ops"))
 		}
 	}

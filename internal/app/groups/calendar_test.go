@@ -234,8 +234,7 @@ func TestDestructiveActionsAskFirst(t *testing.T) {
 	} {
 		res := post(t, ann.c, path, url.Values{"note": {"kept"}})
 		page := res.Doc(t)
-		ops := res.StorageOps(t)
-		if res.StatusCode != http.StatusOK || page.Find(testID("confirm-page")).Length() != 1 || ops["writes"]+ops["txs"]+ops["blob_writes"] != 0 {
+		if res.StatusCode != http.StatusOK || page.Find(testID("confirm-page")).Length() != 1 || res.Writes(t) != 0 {
 			t.Fatalf("%s unconfirmed: %d, %s", path, res.StatusCode, res.Header.Get("X-Storage-Ops"))
 		}
 		form := page.Find(`[data-testid="confirm-page"] form`)

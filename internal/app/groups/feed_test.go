@@ -59,8 +59,7 @@ func assertFeed(t *testing.T, a *groupsApp, who, path string) {
 func assertNoFeed(t *testing.T, a *groupsApp, what, path string) {
 	t.Helper()
 	res := feedGet(a, path)
-	ops := res.StorageOps(t)
-	if res.StatusCode != http.StatusNotFound || ops["writes"]+ops["txs"]+ops["blob_writes"] != 0 {
+	if res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
 		t.Errorf("%s: %d, %s", what, res.StatusCode, res.Header.Get("X-Storage-Ops"))
 	}
 	if strings.Contains(res.Body, "Smiths") || strings.Contains(res.Body, "Dentist") {

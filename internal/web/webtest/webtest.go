@@ -181,12 +181,12 @@ func (r *Response) StorageOps(t testing.TB) map[string]int64 {
 	return out
 }
 
-// Writes is how many writes and transactions the request made
-// (StorageOps): a refusal must make none.
+// Writes is how many writes the request made (StorageOps): rows,
+// transactions and blobs. A refusal must make none.
 func (r *Response) Writes(t testing.TB) int64 {
 	t.Helper()
 	ops := r.StorageOps(t)
-	return ops["writes"] + ops["txs"]
+	return ops["writes"] + ops["txs"] + ops["blob_writes"]
 }
 
 // Doc parses the body as HTML.
