@@ -235,7 +235,7 @@ func eventItem(e *ics.VEvent) ImportItem {
 	}
 	if rule := prop(ics.ComponentPropertyRrule); rule != "" && it.Problem == "" {
 		opt, err := rrule.StrToROptionInLocation(rule, zone)
-		if err != nil || !supportedRule(opt) {
+		if err != nil || !supportedRule(opt) || !everOccurs(opt.RRuleString(), start.In(zone)) {
 			it.Problem = "groups.import.problem.rule"
 		} else {
 			doc.Repeat = opt.RRuleString()

@@ -134,9 +134,11 @@ func TestImportRefusesBadFiles(t *testing.T) {
 }
 
 // TestImportRefusesCostlyRules: rules that add occurrences within a day
-// or pick them by position, and starts outside 1900–2200, are shown as
-// skipped with their reason; the rules a calendar app exports (weekly on
-// days, monthly on a weekday or a date) come in.
+// or pick them by position, rules that name no date at all (the library
+// would look for one until the year 9999 on every read), and starts
+// outside 1900–2200, are shown as skipped with their reason; the rules a
+// calendar app exports (weekly on days, monthly on a weekday or a date,
+// yearly on a leap day) come in.
 func TestImportRefusesCostlyRules(t *testing.T) {
 	t.Parallel()
 	a := newGroupsApp(t)
@@ -157,13 +159,17 @@ func TestImportRefusesCostlyRules(t *testing.T) {
 		event("weekdays", "20300107T170000Z", "FREQ=WEEKLY;BYDAY=MO,WE") +
 		event("second-tuesday", "20300108T170000Z", "FREQ=MONTHLY;BYDAY=2TU") +
 		event("fifteenth", "20300115T170000Z", "FREQ=MONTHLY;BYMONTHDAY=15") +
+		event("thirtieth-of-february", "20300101T100000Z", "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30") +
+		event("first-monday-the-15th", "20300101T100000Z", "FREQ=MONTHLY;BYDAY=1MO;BYMONTHDAY=15") +
+		event("march-steps-past-february", "20300301T100000Z", "FREQ=MONTHLY;INTERVAL=12;BYMONTH=2") +
+		event("leap-day", "20320229T100000Z", "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29") +
 		"END:VCALENDAR\r\n"
 	doc := uploadICS(t, ann, id, []byte(cal)).Doc(t)
 	var got []string
 	doc.Find(testID("import-row")).Each(func(_ int, r *goquery.Selection) {
 		got = append(got, r.AttrOr("data-status", ""))
 	})
-	if fmt.Sprint(got) != "[skip skip skip skip skip new new new]" {
+	if fmt.Sprint(got) != "[skip skip skip skip skip new new new skip skip skip new]" {
 		t.Fatalf("import statuses %v", got)
 	}
 	if !strings.Contains(doc.Text(), "its start is before 1900 or after 2200") {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/teambition/rrule-go"
@@ -160,11 +161,68 @@ func seriesZone(row AppointmentIndexRow) *time.Location {
 	return auth.Zone(row.Timezone)
 }
 
+// cycleStart is the first year of the last whole 400-year cycle of the
+// Gregorian calendar before the rule library's last year: a rule started
+// there meets every date pattern a rule can name before the library stops.
+const cycleStart = rrule.MAXYEAR - 2*400 + 1
+
+// never remembers the rules everOccurs found to have no date, so a stored
+// one costs its check once per process; it holds at most neverMax.
+var never = struct {
+	sync.Mutex
+	m map[string]bool
+}{m: map[string]bool{}}
+
+const neverMax = 10000
+
+// everOccurs reports whether the rule text, for a series starting at
+// start, ever yields a date. A rule can name none ("the 30th of February,
+// daily"), and the rule library then looks for one until the year 9999,
+// tens of milliseconds a read. The calendar repeats every 400 years,
+// weekdays and leap days included, so the rule is tried from the same
+// point of a late cycle instead: the library stops at 9999, after at most
+// two cycles.
+func everOccurs(text string, start time.Time) bool {
+	key := text + "|" + start.Format(time.RFC3339) + "|" + start.Location().String()
+	never.Lock()
+	known := never.m[key]
+	never.Unlock()
+	if known {
+		return false
+	}
+	opt, err := rrule.StrToROptionInLocation(text, start.Location())
+	if err != nil {
+		return false
+	}
+	y := start.Year()
+	if y < cycleStart {
+		y += (cycleStart - y) / 400 * 400
+	}
+	opt.Dtstart = time.Date(y, start.Month(), start.Day(), start.Hour(), start.Minute(), start.Second(), 0, start.Location())
+	opt.Count, opt.Until = 0, time.Time{}
+	r, err := rrule.NewRRule(*opt)
+	if err == nil {
+		if _, ok := r.Iterator()(); ok {
+			return true
+		}
+	}
+	never.Lock()
+	if len(never.m) < neverMax {
+		never.m[key] = true
+	}
+	never.Unlock()
+	return false
+}
+
 // Occurrences expands a series index row into the occurrences that
 // overlap [from, to): copies of the row with each occurrence's start and
 // end, and Occurrence set to its start. Removed and moved occurrences
-// are left out (their overrides are rows of their own).
+// are left out (their overrides are rows of their own), and so is a
+// series whose rule names no date (everOccurs).
 func Occurrences(row AppointmentIndexRow, from, to time.Time) []AppointmentIndexRow {
+	if !everOccurs(row.Repeat, row.StartTime.In(seriesZone(row))) {
+		return nil
+	}
 	length := row.EndTime.Sub(row.StartTime)
 	r, err := seriesRule(row, from.Add(-length))
 	if err != nil {
@@ -253,6 +311,9 @@ func fastForward(opt rrule.ROption, start, from time.Time) time.Time {
 // The rule starts from its last period before at (seriesRule), so
 // naming an occurrence centuries on walks no more than one period.
 func isOccurrence(row AppointmentIndexRow, at time.Time) bool {
+	if !everOccurs(row.Repeat, row.StartTime.In(seriesZone(row))) {
+		return false
+	}
 	r, err := seriesRule(row, at.Add(-time.Second))
 	if err != nil {
 		return false
@@ -268,6 +329,9 @@ func seriesEnd(doc Appointment) time.Time {
 	zone := time.UTC
 	if !doc.AllDay {
 		zone = auth.Zone(doc.Timezone)
+	}
+	if !everOccurs(doc.Repeat, doc.Start.In(zone)) {
+		return doc.End.UTC()
 	}
 	r, err := ruleOf(doc.Repeat, doc.Start.In(zone))
 	if err != nil {
