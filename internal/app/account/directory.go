@@ -3,8 +3,10 @@ package account
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -113,9 +115,14 @@ func (s *Service) SetEnabled(ctx context.Context, memberKey string, enabled bool
 // changes nothing. The account's sessions follow at once. A revoked role
 // that did not reach the sessions is an error, so the admin can retry: a
 // session must not keep rights it lost.
+//
+// Roles are ranked (an admin has every organizer's rights): granting one
+// below the account's own is ErrRoleBelow, so no grant takes rights away.
 func (s *Service) SetRole(ctx context.Context, memberKey, role string, granted bool) (ProfileRow, error) {
 	p, err := s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
 		switch {
+		case granted && roleRank(role) < roleRank(p.Role):
+			return ErrRoleBelow
 		case granted:
 			p.Role = role
 		case p.Role == role:
@@ -127,6 +134,21 @@ func (s *Service) SetRole(ctx context.Context, memberKey, role string, granted b
 		return ProfileRow{}, err
 	}
 	return p, s.refreshSessions(ctx, memberKey, p)
+}
+
+// ErrRoleBelow refuses granting a role below the one the account holds
+// (organizer to an admin) (409).
+var ErrRoleBelow = fault.New(http.StatusConflict, "account.error.role_below", "account: the account holds a higher role")
+
+// roleRank orders the roles: none, organizer, admin.
+func roleRank(role string) int {
+	switch role {
+	case RoleAdmin:
+		return 2
+	case RoleOrganizer:
+		return 1
+	}
+	return 0
 }
 
 // RebuildSubject and Rebuild make the Users directory's repair one of the

@@ -332,6 +332,14 @@ func TestAdminCannotDisableOrDemoteThemselves(t *testing.T) {
 			t.Errorf("self %s: message %q", action, msg)
 		}
 	}
+	// Nor by a lower role: granting an admin the organizer role, which
+	// would replace theirs, is refused, for oneself and for another.
+	for who, c := range map[string]*webtest.Client{"self": deputy, "another admin": boss} {
+		res := a.post(t, c, deputyKey, ActionGrantOrganizer, "")
+		if res.StatusCode != http.StatusConflict || !strings.Contains(res.Doc(t).Find(testID("error-page")).Text(), "take the admin role away first") || res.Writes(t) != 0 {
+			t.Errorf("%s grants an admin the organizer role: %d", who, res.StatusCode)
+		}
+	}
 	after, _ := a.Accounts.Profile(ctx, deputyKey)
 	if after.ETag != before.ETag || !after.Enabled || after.Role != account.RoleAdmin {
 		t.Errorf("self action changed the account: %+v", after)

@@ -90,12 +90,18 @@ func TestEachMemberHasTheirOwnFeedURL(t *testing.T) {
 		}
 		assertFeed(t, a, p.id.Email, path)
 	}
-	// A feed request is the group's and the member's point reads, then
-	// the appointments: nothing more for the membership check.
+	// A feed request is the group's, the member's and their account's
+	// point reads, then the appointments: nothing more for the checks.
 	res := feedGet(a, memberFeedPath(t, bob, id))
-	if ops := res.StorageOps(t); ops["reads"] != 2 || ops["writes"]+ops["txs"]+ops["blob_writes"] != 0 {
+	if ops := res.StorageOps(t); ops["reads"] != 3 || res.Writes(t) != 0 {
 		t.Errorf("feed request: %s", res.Header.Get("X-Storage-Ops"))
 	}
+	// Disabling bob's account ends his feed with his sessions.
+	path := memberFeedPath(t, bob, id)
+	if _, err := a.Accounts.SetEnabled(t.Context(), bob.id.MemberKey, false); err != nil {
+		t.Fatal(err)
+	}
+	assertNoFeed(t, a, "a disabled account's feed", path)
 }
 
 // A member who is removed, or leaves, loses their feed on their next

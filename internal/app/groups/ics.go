@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/ical"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -59,9 +60,10 @@ const memberFeedTokenLen = 2 * sha256.Size
 // GroupMembers row is read on each request, as on every group route, so
 // a member who leaves or is removed loses the feed at once. A wrong or
 // foreign reference, a wrong token, a member who is not active, a group
-// without a feed, or a deleted group is ErrNoGroup. It costs the group's
-// point read, the member's, one range query of the index, the series
-// query and a bounded parallel read of the blobs.
+// without a feed, a disabled account, or a deleted group is ErrNoGroup.
+// It costs the group's point read, the member's, their profile's, one
+// range query of the index, the series query and a bounded parallel read
+// of the blobs.
 func (s *Service) CalendarFeed(ctx context.Context, groupID, ref, token string) ([]byte, error) {
 	if !storage.IsID(groupID) || len(token) != memberFeedTokenLen {
 		return nil, ErrNoGroup
@@ -83,6 +85,17 @@ func (s *Service) CalendarFeed(ctx context.Context, groupID, ref, token string) 
 	}
 	if err != nil {
 		return nil, err
+	}
+	// A disabled account's feed stops with its sessions (a guest has no
+	// account to disable).
+	if s.profiles != nil && auth.IsAuthMemberKey(member.MemberKey) {
+		p, err := s.profiles.Profile(ctx, member.MemberKey)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return nil, err
+		}
+		if err == nil && !p.Enabled {
+			return nil, ErrNoGroup
+		}
 	}
 	page, err := s.appointments.Query(ctx, storage.Query{
 		PartitionKey: groupID,
