@@ -111,10 +111,13 @@ func (s *Service) upgradeMembership(ctx context.Context, groupID, from string, a
 	}
 	to := "" // a removed guest's participation is dropped
 	if old.Status == StatusActive {
-		if err := s.carryOver(ctx, old, account); err != nil {
+		active, err := s.carryOver(ctx, old, account)
+		if err != nil {
 			return err
 		}
-		to = account.MemberKey
+		if active {
+			to = account.MemberKey
+		}
 	}
 	if auth.IsGuestKey(from) {
 		// Participation is keyed by memberKey, which only a guest's move
@@ -132,8 +135,11 @@ func (s *Service) upgradeMembership(ctx context.Context, groupID, from string, a
 }
 
 // carryOver makes account an active member of the guest's group, keeping
-// the better of the two roles and the guest's join date and link.
-func (s *Service) carryOver(ctx context.Context, guest MemberRow, account *auth.Identity) error {
+// the better of the two roles and the guest's join date and link, and
+// reports whether it is one. An account the owners removed stays removed:
+// joining by a link as a guest and then signing in does not undo a
+// removal, as a link does not (ErrJoinRemoved).
+func (s *Service) carryOver(ctx context.Context, guest MemberRow, account *auth.Identity) (bool, error) {
 	groupID := guest.PartitionKey
 	pk, rk := groupMemberKey(groupID, account.UserKey)
 	row := guest
@@ -145,22 +151,27 @@ func (s *Service) carryOver(ctx context.Context, guest MemberRow, account *auth.
 	row.UpdatedAt = s.now().UTC()
 	err := s.insertMember(ctx, row)
 	if errors.Is(err, storage.ErrExists) {
+		active := false
 		_, err = s.changeMember(ctx, groupID, account.UserKey, func(r *MemberRow) error {
-			if r.Status == StatusActive {
-				return nil
+			active = r.Status != StatusRemoved
+			switch r.Status {
+			case StatusActive, StatusRemoved:
+				return storage.ErrNoChange
 			}
-			// Invited, or removed as an account but admitted as a guest
-			// by the link since: the guest's active membership wins.
-			r.Status, r.JoinedAt, r.JoinedVia, r.RemovedAt = StatusActive, guest.JoinedAt, guest.JoinedVia, nil
+			// Invited: the guest's active membership is the answer.
+			r.Status, r.JoinedAt, r.JoinedVia = StatusActive, guest.JoinedAt, guest.JoinedVia
 			r.MemberKey, r.Role = account.MemberKey, guest.Role
 			return nil
 		})
-		return err
+		if errors.Is(err, storage.ErrNoChange) {
+			err = nil
+		}
+		return active, err
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
-	return s.mirror(ctx, row)
+	return true, s.mirror(ctx, row)
 }
 
 // moveParticipation hands the guest's part in the group's appointments

@@ -378,7 +378,7 @@ func rosterRow(c echo.Context, e RosterEntry, viewer Membership, groupURL, ref s
 	}
 	if owner {
 		row.Email = r.Email
-		row.CanPromote = r.Status == StatusActive && r.Role != RoleOwner
+		row.CanPromote = r.Status == StatusActive && r.Role != RoleOwner && !auth.IsGuestKey(r.RowKey)
 		row.CanDemote = r.Status == StatusActive && r.Role == RoleOwner && !self
 		row.CanRemove = r.Status == StatusActive && !self
 		row.CanResend = r.Status == StatusInvited

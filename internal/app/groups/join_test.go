@@ -507,3 +507,50 @@ func TestGuestJoinsFromOneAddressAreLimited(t *testing.T) {
 	a.Clock.Advance(guestJoinEvery)
 	a.joinAsGuest(t, groupID, sid, "A minute later")
 }
+
+// TestAGuestIsNotMadeAnOwner: owners invite by email and see members'
+// addresses, which takes an account: the roster offers a guest no
+// "make owner", and the request is refused, writing nothing.
+func TestAGuestIsNotMadeAnOwner(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	id := createGroup(t, olga, "Picnic")
+	gus := a.joinAsGuest(t, id, openJoin(t, olga, id), "Gus")
+	ref := a.svc.memberRef(id, gus.id.MemberKey)
+	roster := olga.c.Get("/groups/" + id + "/members").Doc(t)
+	if roster.Find(`form[action$="/members/`+ref+`/promote"]`).Length() != 0 {
+		t.Error("the roster offers to make a guest an owner")
+	}
+	res := post(t, olga.c, "/groups/"+id+"/members/"+ref+"/promote", confirmed)
+	if res.StatusCode != http.StatusConflict || !strings.Contains(res.Body, "owners need an account") || res.Writes(t) != 0 {
+		t.Fatalf("make a guest an owner: %d", res.StatusCode)
+	}
+	if row, err := a.svc.memberRow(ctx, id, gus.id.MemberKey); err != nil || row.Role == RoleOwner {
+		t.Fatalf("the guest's row: %+v, %v", row, err)
+	}
+}
+
+// TestARemovedAccountStaysRemovedThroughAGuestJoin: someone the owner
+// removed cannot come back by joining as a guest and then signing in in
+// the same browser: the account stays removed, and the guest membership
+// goes with the sign-in.
+func TestARemovedAccountStaysRemovedThroughAGuestJoin(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, id := joinedPair(t, a)
+	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, bob.id.UserKey)+"/remove", confirmed); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("remove bob: %d", res.StatusCode)
+	}
+	guest := a.joinAsGuest(t, id, openJoin(t, ann, id), "Someone")
+	a.SignIn(guest.c, "bob@example.com")
+	if row := a.member(t, id, "bob@example.com"); row.Status != StatusRemoved {
+		t.Fatalf("bob's row after joining as a guest and signing in: %+v", row)
+	}
+	if res := guest.c.Get("/groups/" + id); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("bob opens the group he was removed from: %d", res.StatusCode)
+	}
+	if _, err := a.svc.memberRow(ctx, id, guest.id.MemberKey); err == nil {
+		t.Fatal("the guest's row is left")
+	}
+}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
 )
@@ -376,8 +378,16 @@ func (s *Service) notifyOwners(ctx context.Context, groupID, kind string, id *au
 	}
 }
 
-// Promote makes an active member an owner.
+// ErrGuestOwner refuses making a guest an owner (409): owners invite by
+// email, see members' addresses and answer for the group, which takes an
+// account.
+var ErrGuestOwner = fault.New(http.StatusConflict, "groups.error.guest_owner", "groups: a guest cannot be an owner")
+
+// Promote makes an active member with an account an owner.
 func (s *Service) Promote(ctx context.Context, m Membership, userKey string) error {
+	if auth.IsGuestKey(userKey) {
+		return ErrGuestOwner
+	}
 	return s.ownerChange(ctx, m, userKey, StatusActive, func(row *MemberRow) { row.Role = RoleOwner })
 }
 
