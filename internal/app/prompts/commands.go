@@ -36,8 +36,12 @@ func (s *Service) Create(ctx context.Context, authorID string, in Input) (Prompt
 		return PromptRow{}, invalid
 	}
 	now := s.now().UTC()
-	if err := s.checkCreateRate(ctx, authorID, now); err != nil {
+	wait, release, err := s.creates.Take(ctx, authorID, now)
+	if err != nil {
 		return PromptRow{}, err
+	}
+	if wait > 0 {
+		return PromptRow{}, &TooSoonError{Wait: wait}
 	}
 	id := newPromptID(now)
 	pk, rk := promptKey(authorID, id)
@@ -49,10 +53,11 @@ func (s *Service) Create(ctx context.Context, authorID string, in Input) (Prompt
 	}
 	var tx storage.Tx
 	err = tx.Insert(p).Insert(titleClaim(authorID, p.TitleNormalized, id)).Commit(ctx, s.prompts)
-	if errors.Is(err, storage.ErrExists) {
-		return PromptRow{}, ErrDuplicateTitle
-	}
 	if err != nil {
+		release() // nothing was created: no wait for the next try
+		if errors.Is(err, storage.ErrExists) {
+			return PromptRow{}, ErrDuplicateTitle
+		}
 		return PromptRow{}, err
 	}
 	s.counts.Add(ctx, NewPrompts)
@@ -169,27 +174,12 @@ func (s *Service) load(ctx context.Context, authorID, promptID string) (PromptRo
 // CreateInterval is the least time between two prompts of one author.
 const CreateInterval = 30 * time.Second
 
-// TooSoonError is a create within CreateInterval of the author's last one.
+// TooSoonError is a create within CreateInterval of the author's last one
+// (counted by a quota.Cooldown, so creates at once cannot all pass).
 type TooSoonError struct{ Wait time.Duration }
 
 func (e *TooSoonError) Error() string {
 	return fmt.Sprintf("prompts: wait %s before creating another prompt", e.Wait.Round(time.Second))
-}
-
-// checkCreateRate refuses a create within CreateInterval of the author's
-// newest prompt. Ids count down in time, so the newest is the first row of
-// the author's partition: one read, and the limit holds across instances
-// and restarts because it lives in the store.
-func (s *Service) checkCreateRate(ctx context.Context, authorID string, now time.Time) error {
-	page, err := s.prompts.Query(ctx, storage.Query{PartitionKey: authorPartition(authorID), RowKeyTo: titleClaimPrefix, Limit: 1, Select: []string{"CreatedAt"}})
-	if err != nil || len(page.Entities) == 0 {
-		return err
-	}
-	last := promptTime(page.Entities[0].RowKey)
-	if wait := last.Add(CreateInterval).Sub(now); wait > 0 {
-		return &TooSoonError{Wait: wait}
-	}
-	return nil
 }
 
 // Open reads a prompt by id alone for viewerID ("" for a visitor). A

@@ -12,13 +12,15 @@ import (
 
 // Table names this module owns (documents 001 and 002, TABLES.md "Prompts").
 const (
-	promptsTable        = "Prompts"
-	votesTable          = "PromptVotes"
-	tagIndexTable       = "TagIndex"
-	newestIndexTable    = "PublicPromptsNewestIndex"
-	likedIndexTable     = "PublicPromptsMostLikedIndex"
-	titleSearchTable    = "TitleSearchIndex"
-	tagCatalogTable     = "TagCatalog"
+	promptsTable     = "Prompts"
+	votesTable       = "PromptVotes"
+	tagIndexTable    = "TagIndex"
+	newestIndexTable = "PublicPromptsNewestIndex"
+	likedIndexTable  = "PublicPromptsMostLikedIndex"
+	titleSearchTable = "TitleSearchIndex"
+	tagCatalogTable  = "TagCatalog"
+	// quotaTable holds each author's create cooldown (quota.Cooldown).
+	quotaTable          = "PromptQuota"
 	tagCatalogPartition = "tagcatalog"
 )
 

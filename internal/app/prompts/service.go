@@ -21,6 +21,7 @@ import (
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/storage/quota"
 )
 
 // Profiles is what the prompt page needs from the account module.
@@ -38,6 +39,7 @@ type Service struct {
 	likedIndex  *storage.Table
 	titleSearch *storage.Table
 	tagCatalog  *storage.Table
+	creates     quota.Cooldown
 	profiles    Profiles
 	cursors     *storage.Cursors
 	log         *slog.Logger
@@ -85,6 +87,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, log 
 		likedIndex:  store.Table(likedIndexTable),
 		titleSearch: store.Table(titleSearchTable),
 		tagCatalog:  store.Table(tagCatalogTable),
+		creates:     quota.Cooldown{Table: store.Table(quotaTable), Interval: CreateInterval},
 		profiles:    profiles,
 		cursors:     cursors,
 		log:         log,
@@ -98,7 +101,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, log 
 
 // Tables are the tables this module needs provisioned.
 func (s *Service) Tables() []string {
-	return []string{promptsTable, votesTable, tagIndexTable, newestIndexTable, likedIndexTable, titleSearchTable, tagCatalogTable}
+	return []string{promptsTable, votesTable, tagIndexTable, newestIndexTable, likedIndexTable, titleSearchTable, tagCatalogTable, quotaTable}
 }
 
 // Slug is the module's section.

@@ -2,7 +2,10 @@ package prompts
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -148,6 +151,46 @@ func TestCreateRateLimit(t *testing.T) {
 	f.clock.Advance(20 * time.Second)
 	if _, err := f.svc.Create(ctx, alice, input("Second")); err != nil {
 		t.Errorf("after 30 s: %v", err)
+	}
+	// A create refused for its title does not start the wait: the author
+	// fixes the title and sends again at once.
+	f.clock.Advance(CreateInterval)
+	if _, err := f.svc.Create(ctx, alice, input("Second")); !errors.Is(err, ErrDuplicateTitle) {
+		t.Fatalf("a duplicate title: %v", err)
+	}
+	if _, err := f.svc.Create(ctx, alice, input("Third")); err != nil {
+		t.Errorf("right after a refused title: %v", err)
+	}
+}
+
+// TestConcurrentCreatesAreLimited: eight creates at once by one author
+// make one prompt; the others wait their turn (the wait counts in the
+// store, at a row's ETag, not from a read of the newest prompt).
+func TestConcurrentCreatesAreLimited(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var wg sync.WaitGroup
+	var made, soon atomic.Int32
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := f.svc.Create(ctx, alice, input(fmt.Sprint("Burst ", i)))
+			var tooSoon *TooSoonError
+			switch {
+			case err == nil:
+				made.Add(1)
+			case errors.As(err, &tooSoon):
+				soon.Add(1)
+			default:
+				t.Errorf("create %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	mine, _ := f.svc.ListMine(ctx, alice, nil)
+	if made.Load() != 1 || soon.Load() != 7 || len(mine.Prompts) != 1 {
+		t.Fatalf("%d made, %d told to wait, %d prompts", made.Load(), soon.Load(), len(mine.Prompts))
 	}
 }
 
