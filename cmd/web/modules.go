@@ -55,7 +55,7 @@ func (m *built) inbox(c *platform.Core) (web.Module, error) {
 func (m *built) groups(c *platform.Core) (web.Module, error) {
 	g := groups.New(c.Store, c.Accounts, c.Cursors, c.Config.BaseURL.String(), c.Log, c.Now)
 	g.UseNotifier(m.inbox_)
-	if err := g.UseReminders(c.Tasks); err != nil {
+	if err := g.UseTasks(c.Tasks); err != nil {
 		return nil, err
 	}
 	g.UseInviteLimits(groups.InviteLimits{PerHour: c.Config.InviteLimitHour, PerDay: c.Config.InviteLimitDay})

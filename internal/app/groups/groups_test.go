@@ -58,7 +58,7 @@ func newGroupsApp(t *testing.T) *groupsApp {
 			func(c *platform.Core) (web.Module, error) {
 				app.svc = New(c.Store, c.Accounts, c.Cursors, "http://localhost:8080", c.Log, c.Now)
 				app.svc.UseNotifier(app.inbox)
-				if err := app.svc.UseReminders(c.Tasks); err != nil {
+				if err := app.svc.UseTasks(c.Tasks); err != nil {
 					return nil, err
 				}
 				return app.svc, nil

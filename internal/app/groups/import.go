@@ -59,26 +59,58 @@ type ImportPreview struct {
 	Items []ImportItem
 }
 
+// previewKept is how long a previewed file waits for its import; a task
+// then deletes it.
+const previewKept = time.Hour
+
+// previewsPerHour bounds the files one person previews in an hour: each
+// is kept for previewKept.
+const previewsPerHour = 20
+
+// ErrTooManyPreviews refuses a preview past previewsPerHour (429).
+var ErrTooManyPreviews = fault.New(http.StatusTooManyRequests, "groups.import.error.too_many", "groups: too many calendar files previewed")
+
 // importBlobName is where a previewed file waits for its import.
 func importBlobName(groupID, token string) string {
 	return groupBlobPrefix(groupID) + "imports/" + token + ".ics"
 }
 
-// PreviewImport reads data as a calendar and keeps it for ImportFile:
-// one blob write, and one query per index partition for UIDs imported
+// PreviewImport reads data as a calendar and keeps it for ImportFile for
+// previewKept, at most previewsPerHour files a person: one blob write, a
+// task to forget it, and one query per index partition for UIDs imported
 // before.
 func (s *Service) PreviewImport(ctx context.Context, m Membership, data []byte) (ImportPreview, error) {
 	items, err := s.readCalendar(ctx, m, data)
 	if err != nil {
 		return ImportPreview{}, err
 	}
+	if err := s.previewsPerPerson.Take(ctx, "preview|"+m.Row.RowKey, s.now()); err != nil {
+		return ImportPreview{}, err
+	}
 	b := make([]byte, 16)
 	rand.Read(b) // never fails
 	token := hex.EncodeToString(b)
-	if _, err := s.blobs.Put(ctx, importBlobName(m.GroupID, token), data, "text/calendar"); err != nil {
+	name := importBlobName(m.GroupID, token)
+	if _, err := s.blobs.Put(ctx, name, data, "text/calendar"); err != nil {
 		return ImportPreview{}, err
 	}
+	if s.previews != nil {
+		if err := s.previews.EnqueueAt(ctx, s.now().Add(previewKept), "import|"+token, name); err != nil {
+			s.forgetPreview(ctx, name) //nolint:errcheck // a file nobody can be sure to forget is not kept
+			return ImportPreview{}, err
+		}
+	}
 	return ImportPreview{Token: token, Items: items}, nil
+}
+
+// forgetPreview deletes a previewed file nobody imported (a task, due
+// previewKept after the preview); an imported one is gone already.
+func (s *Service) forgetPreview(ctx context.Context, name string) error {
+	err := s.blobs.Delete(ctx, name)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	return err
 }
 
 // ImportFile imports the previewed file token as id: adds or updates

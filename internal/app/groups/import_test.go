@@ -34,7 +34,9 @@ func TestImportGoogleAndAppleExports(t *testing.T) {
 	res := uploadICS(t, ann, id, google)
 	doc := res.Doc(t)
 	ops := res.StorageOps(t)
-	if res.StatusCode != http.StatusOK || ops["writes"]+ops["txs"] != 0 || ops["blob_writes"] != 1 {
+	// The preview keeps the file, counts it against ann's previews and
+	// queues the task that forgets it: nothing of the group's.
+	if res.StatusCode != http.StatusOK || ops["writes"]+ops["txs"] != 2 || ops["blob_writes"] != 1 {
 		t.Fatalf("preview: %d, %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
 	}
 	var statuses []string
@@ -213,5 +215,49 @@ func BenchmarkOccurrenceCenturiesOn(b *testing.B) {
 	at := time.Date(2180, 12, 31, 9, 0, 0, 0, time.UTC)
 	for b.Loop() {
 		isOccurrence(row, at)
+	}
+}
+
+// TestPreviewsAreForgotten: a previewed file nobody imports is deleted an
+// hour later, and its import is then the "expired" 404; one person
+// previews at most 20 files an hour (429, keeping nothing).
+func TestPreviewsAreForgotten(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, _, id := joinedPair(t, a)
+	google, _ := os.ReadFile("testdata/google.ics")
+	files := func() int {
+		infos, err := a.svc.blobs.List(ctx, groupBlobPrefix(id)+"imports/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(infos)
+	}
+	action := uploadICS(t, ann, id, google).Doc(t).Find(testID("import-confirm-form")).AttrOr("action", "")
+	if files() != 1 || !strings.Contains(action, "/import/") {
+		t.Fatalf("after a preview: %d files, form %q", files(), action)
+	}
+	a.Clock.Advance(previewKept - time.Minute)
+	a.Tasks.RunDue(ctx)
+	if files() != 1 {
+		t.Fatal("the file went before its hour")
+	}
+	a.Clock.Advance(2 * time.Minute)
+	a.Tasks.RunDue(ctx)
+	if files() != 0 {
+		t.Fatal("the file is kept after its hour")
+	}
+	if res := post(t, ann.c, action, nil); res.StatusCode != http.StatusNotFound || !strings.Contains(res.Body, "expired") {
+		t.Fatalf("importing a forgotten file: %d", res.StatusCode)
+	}
+	a.Clock.Advance(time.Hour)
+	for i := range previewsPerHour {
+		if res := uploadICS(t, ann, id, google); res.StatusCode != http.StatusOK {
+			t.Fatalf("preview %d: %d", i, res.StatusCode)
+		}
+	}
+	res := uploadICS(t, ann, id, google)
+	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(res.Body, "too many calendar files") || res.Writes(t) != 0 || files() != previewsPerHour {
+		t.Fatalf("one preview too many: %d, %s, %d files", res.StatusCode, res.Header.Get("X-Storage-Ops"), files())
 	}
 }

@@ -54,14 +54,21 @@ type reminderTask struct {
 	Sequence      int
 }
 
-// UseReminders lets the service send reminders through q. Call it while
-// wiring, before serving; without it none are sent.
-func (s *Service) UseReminders(q *tasks.Queue) error {
+// UseTasks lets the service send reminders through q, and forget
+// previewed calendar files nobody imported (import.go). Call it while
+// wiring, before serving; without it no reminder is sent and previews
+// stay until they are imported.
+func (s *Service) UseTasks(q *tasks.Queue) error {
 	kind, err := tasks.Register(q, "groups.reminder", s.remind)
 	if err != nil {
 		return err
 	}
 	s.reminders = &kind
+	forget, err := tasks.Register(q, "groups.import.forget", s.forgetPreview)
+	if err != nil {
+		return err
+	}
+	s.previews = &forget
 	return nil
 }
 

@@ -33,7 +33,7 @@ func (a *groupsApp) secondInstance(t *testing.T) *tasks.Queue {
 		func(c *platform.Core) (web.Module, error) {
 			s := New(c.Store, c.Accounts, c.Cursors, "http://localhost:8080", c.Log, c.Now)
 			s.UseNotifier(in)
-			return s, s.UseReminders(c.Tasks)
+			return s, s.UseTasks(c.Tasks)
 		})
 	if err != nil {
 		t.Fatal(err)

@@ -68,6 +68,11 @@ type Service struct {
 	notifier Notifier
 	// reminders schedules reminder tasks; nil sends none.
 	reminders *tasks.Kind[reminderTask]
+	// previews forgets previewed calendar files (import.go); nil keeps
+	// them until imported.
+	previews *tasks.Kind[string]
+	// previewsPerPerson bounds the calendar files one person previews.
+	previewsPerPerson quota.Limit
 	// memberships keeps UserGroups in step with GroupMembers.
 	memberships *projection.Projection[MemberRow]
 	cursors     *storage.Cursors
@@ -132,6 +137,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 		scansPerGroup:     scanLimit(store.Table(scanQuotaTable), scanReadsPerGroup),
 		commentsPerPerson: quota.Limit{Table: store.Table(writeQuotaTable), Max: commentsPerHour, Window: time.Hour, Err: ErrTooManyComments},
 		announcements:     quota.Limit{Table: store.Table(writeQuotaTable), Max: announcementsPerHour, Window: time.Hour, Err: errAnnounced},
+		previewsPerPerson: quota.Limit{Table: store.Table(writeQuotaTable), Max: previewsPerHour, Window: time.Hour, Err: ErrTooManyPreviews},
 		guestJoins:        ratelimit.New(guestJoinBurst, guestJoinEvery),
 		inviteLimits:      DefaultInviteLimits,
 	}
