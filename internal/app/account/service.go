@@ -141,6 +141,12 @@ func (s *Service) Identity(ctx context.Context, memberKey string) (*auth.Identit
 	return s.sessions.IdentityOf(memberKey, p.Email, profileState(p)), nil
 }
 
+// AdminByConfig reports whether email is in ADMIN_EMAILS: an admin by
+// the server's configuration, whatever their role.
+func (s *Service) AdminByConfig(email string) bool {
+	return s.sessions != nil && email != "" && s.sessions.IdentityOf("", email, auth.ProfileState{}).Admin
+}
+
 // CreatedAt is when memberKey's account was made (the forum holds new
 // accounts to less on their first day).
 func (s *Service) CreatedAt(ctx context.Context, memberKey string) (time.Time, error) {

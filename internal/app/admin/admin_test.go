@@ -705,3 +705,32 @@ func TestDisableAndGrantAskFirst(t *testing.T) {
 		t.Fatalf("the user became an admin without confirmation: %d", res.StatusCode)
 	}
 }
+
+// TestConfiguredAdminsAreTheConfigurations: an admin named in
+// ADMIN_EMAILS is one by the server's configuration, so an admin granted
+// the role can neither disable them nor change their role (409, nothing
+// written), and the users page offers neither.
+func TestConfiguredAdminsAreTheConfigurations(t *testing.T) {
+	t.Parallel()
+	a := newAdminApp(t)
+	boss := a.Client()
+	bossKey := a.SignIn(boss, bossEmail)
+	deputy := a.Client()
+	deputyKey := a.SignIn(deputy, "deputy@example.com")
+	if res := a.post(t, boss, deputyKey, ActionGrantAdmin, ""); res.StatusCode != http.StatusSeeOther {
+		t.Fatal("grant failed")
+	}
+	for _, action := range []Action{ActionDisable, ActionRevokeAdmin, ActionGrantOrganizer, ActionRevokeOrganizer} {
+		res := a.post(t, deputy, bossKey, action, "")
+		if res.StatusCode != http.StatusConflict || !strings.Contains(res.Body, "ADMIN_EMAILS") || res.Writes(t) != 0 {
+			t.Errorf("a granted admin does %s to a configured one: %d", action, res.StatusCode)
+		}
+	}
+	if p, _ := a.Accounts.Profile(ctx, bossKey); !p.Enabled || a.Who(boss) != bossKey {
+		t.Fatal("the configured admin lost their account or session")
+	}
+	row := deputy.Get("/admin/users").Doc(t).Find(testID("admin-user-row") + `[data-member="` + bossKey + `"]`)
+	if row.Find(testID("admin-disable")).Length()+row.Find(testID("admin-revoke")).Length()+row.Find(testID("organizer-grant")).Length() != 0 || !strings.Contains(row.Find(testID("admin-badge")).Text(), "configured") {
+		t.Errorf("the configured admin's row offers actions: %q", row.Text())
+	}
+}

@@ -119,7 +119,7 @@ func (h *handlers) renderUsers(c echo.Context, status int, cursor *storage.Curso
 	self := auth.From(c).MemberKey
 	rows := make([]views.UserRow, 0, len(page.Users))
 	for _, u := range page.Users {
-		row := userRow(u.RowKey, u.DisplayName, u.Email, u.PhotoKey, u.CreatedAt, u.Enabled, u.Role, self, back)
+		row := h.userRow(u.RowKey, u.DisplayName, u.Email, u.PhotoKey, u.CreatedAt, u.Enabled, u.Role, self, back)
 		if failed != nil && failed.MemberKey == row.MemberKey {
 			row, failed = *failed, nil
 		}
@@ -137,19 +137,21 @@ func (h *handlers) renderUsers(c echo.Context, status int, cursor *storage.Curso
 	})
 }
 
-func userRow(memberKey, name, email, photoKey string, created time.Time, enabled bool, role, self, back string) views.UserRow {
+func (h *handlers) userRow(memberKey, name, email, photoKey string, created time.Time, enabled bool, role, self, back string) views.UserRow {
+	configured := h.svc.AdminByConfig(email)
 	return views.UserRow{
-		MemberKey: memberKey,
-		Name:      name,
-		Email:     email,
-		AvatarURL: account.AvatarURL(memberKey, photoKey),
-		Joined:    created.UTC().Format("2006-01-02"),
-		Enabled:   enabled,
-		Admin:     role == account.RoleAdmin,
-		Organizer: role == account.RoleOrganizer,
-		Self:      memberKey == self,
-		ActionURL: "/admin/users/" + url.PathEscape(memberKey),
-		Back:      back,
+		MemberKey:  memberKey,
+		Name:       name,
+		Email:      email,
+		AvatarURL:  account.AvatarURL(memberKey, photoKey),
+		Joined:     created.UTC().Format("2006-01-02"),
+		Enabled:    enabled,
+		Configured: configured,
+		Admin:      role == account.RoleAdmin || configured,
+		Organizer:  role == account.RoleOrganizer,
+		Self:       memberKey == self,
+		ActionURL:  "/admin/users/" + url.PathEscape(memberKey),
+		Back:       back,
 	}
 }
 
@@ -190,7 +192,7 @@ func (h *handlers) moderate(action Action) echo.HandlerFunc {
 			return err
 		}
 		if web.HTMXFrom(c).Partial {
-			row := userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role, id.MemberKey, back)
+			row := h.userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role, id.MemberKey, back)
 			return web.RenderFragment(c, http.StatusOK, views.UserItem(row))
 		}
 		return web.FlashRedirect(c, "admin.flash."+string(action), back)
@@ -208,7 +210,7 @@ func (h *handlers) reasonRefused(c echo.Context, target, reason, errKey, back st
 	if err != nil {
 		return err
 	}
-	row := userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role, auth.From(c).MemberKey, back)
+	row := h.userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role, auth.From(c).MemberKey, back)
 	row.Reason, row.ReasonError = strings.ToValidUTF8(reason, "\uFFFD"), errKey
 	if web.HTMXFrom(c).Partial {
 		return web.RenderFragment(c, http.StatusUnprocessableEntity, views.UserItem(row))

@@ -9,10 +9,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/platform"
-	"log/slog"
-	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/formrule"
@@ -26,6 +28,7 @@ type Accounts interface {
 	Profile(ctx context.Context, memberKey string) (account.ProfileRow, error)
 	SetEnabled(ctx context.Context, memberKey string, enabled bool) (account.ProfileRow, error)
 	SetRole(ctx context.Context, memberKey, role string, granted bool) (account.ProfileRow, error)
+	AdminByConfig(email string) bool
 	RebuildDirectory(ctx context.Context) (account.RebuildReport, error)
 }
 
@@ -149,6 +152,11 @@ var (
 	// ErrReason refuses a reason that breaks the text rules; the error
 	// itself is a *ReasonError.
 	ErrReason = errors.New("admin: reason refused")
+	// ErrConfiguredAdmin refuses disabling or changing the role of an
+	// admin named in ADMIN_EMAILS (409): the server's configuration makes
+	// them one, so no granted admin can lock them out, and taking a role
+	// away would change nothing.
+	ErrConfiguredAdmin = fault.New(http.StatusConflict, "admin.error.configured", "admin: an administrator by the configuration")
 )
 
 // ReasonError refuses a moderation reason; Key is the i18n key of what
@@ -175,6 +183,15 @@ func (s *Service) Moderate(ctx context.Context, actor Actor, target string, acti
 	}
 	if target == actor.MemberKey && (action == ActionDisable || action == ActionRevokeAdmin) {
 		return account.ProfileRow{}, ErrSelf
+	}
+	if action != ActionEnable && action != ActionGrantAdmin {
+		p, err := s.accounts.Profile(ctx, target)
+		if err != nil {
+			return account.ProfileRow{}, err
+		}
+		if s.accounts.AdminByConfig(p.Email) {
+			return account.ProfileRow{}, ErrConfiguredAdmin
+		}
 	}
 	var p account.ProfileRow
 	switch action {
@@ -222,6 +239,10 @@ func cleanReason(reason string) (string, error) {
 	}
 	return reason, nil
 }
+
+// AdminByConfig reports whether email is an admin by ADMIN_EMAILS, whom
+// the users page offers no action that Moderate would refuse.
+func (s *Service) AdminByConfig(email string) bool { return s.accounts.AdminByConfig(email) }
 
 // Account is one account's profile, for showing its row again.
 func (s *Service) Account(ctx context.Context, memberKey string) (account.ProfileRow, error) {
