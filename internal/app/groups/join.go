@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
@@ -269,15 +270,22 @@ func (s *Service) Join(ctx context.Context, link JoinLink, id *auth.Identity) (M
 	return fresh, s.mirror(ctx, fresh)
 }
 
-// SpinOff creates a group owned by owner whose members are the people
-// who joined by the session (document 004's "spinoff"). Each is added
-// active, under the same key they have in the original group.
+// SpinOff starts a group owned by owner for the people who joined by the
+// session (document 004's "spinoff"): each is invited, under the key they
+// have in the original group, and decides, as with any invitation (a
+// guest accepts as a guest). People with an account are told in their
+// inbox. A link starts one group: asking again gives that group, and
+// invites nobody twice.
 func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identity, sessionID, name string) (GroupRow, error) {
 	if _, err := CleanName(name); err != nil {
 		return GroupRow{}, err
 	}
-	if _, err := s.JoinSession(ctx, m, sessionID); err != nil {
+	sess, err := s.JoinSession(ctx, m, sessionID)
+	if err != nil {
 		return GroupRow{}, err
+	}
+	if sess.SpunOff != "" {
+		return s.group(ctx, sess.SpunOff)
 	}
 	joined, err := s.Joined(ctx, m, sessionID)
 	if err != nil {
@@ -287,14 +295,44 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 	if err != nil {
 		return GroupRow{}, err
 	}
+	pk, rk := joinSessionKey(m.GroupID, sessionID)
+	if _, err := storage.Modify(ctx, s.joinSessions, pk, rk, func(row *JoinSessionRow, exists bool) error {
+		if !exists {
+			return ErrNoGroup
+		}
+		row.SpunOff, row.UpdatedAt = g.GroupID, s.now().UTC()
+		return nil
+	}); err != nil {
+		return GroupRow{}, err
+	}
 	now := s.now().UTC()
+	var told []inbox.Recipient
 	for _, j := range joined {
 		if j.RowKey == memberRowKey(owner) {
 			continue
 		}
-		who := MemberRow{UserKey: j.UserKey, MemberKey: j.MemberKey, Email: j.Email, DisplayName: j.DisplayName}
-		if err := s.addActive(ctx, g.GroupID, j.RowKey, RoleMember, who, now); err != nil {
+		pk, rk := groupMemberKey(g.GroupID, j.RowKey)
+		row := MemberRow{
+			PartitionKey: pk, RowKey: rk, UserKey: j.UserKey, Email: j.Email, DisplayName: j.DisplayName,
+			Status: StatusInvited, Role: RoleMember, InvitedAt: timePtr(now), InvitedByUserKey: owner.UserKey, UpdatedAt: now,
+		}
+		if err := s.insertMember(ctx, row); err != nil && !errors.Is(err, storage.ErrExists) {
 			return GroupRow{}, err
+		}
+		if err := s.mirror(ctx, row); err != nil {
+			return GroupRow{}, err
+		}
+		if auth.IsAuthMemberKey(j.MemberKey) {
+			told = append(told, inbox.Recipient{MemberKey: j.MemberKey})
+		}
+	}
+	if s.notifier != nil && len(told) > 0 {
+		err := s.notifier.Post(ctx, inbox.Notice{
+			To: told, Kind: "groups.notify.spun_off", Link: invitePath(g.GroupID), From: owner.MemberKey,
+			Args: map[string]string{"name": owner.DisplayName, "group": g.GroupName}, Key: "spinoff|" + g.GroupID,
+		})
+		if err != nil {
+			s.log.WarnContext(ctx, "groups: spin-off invitations not announced", "group", g.GroupID, "err", err)
 		}
 	}
 	return g, nil

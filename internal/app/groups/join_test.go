@@ -208,6 +208,8 @@ func TestGuestIsConfinedToTheirGroupAndRemovalIsImmediate(t *testing.T) {
 	}
 }
 
+// TestSpinOffFromJoinSession: an owner starts a group for the people who
+// joined by a link; each is invited and decides.
 func TestSpinOffFromJoinSession(t *testing.T) {
 	t.Parallel()
 	a := newGroupsApp(t)
@@ -240,16 +242,48 @@ func TestSpinOffFromJoinSession(t *testing.T) {
 	if row := a.member(t, newID, "olga@example.com"); row.Role != RoleOwner || row.Status != StatusActive {
 		t.Fatalf("spin-off owner %+v", row)
 	}
-	for _, p := range []person{gus, gwen} {
-		if res := p.c.Get("/groups/" + newID); res.StatusCode != http.StatusOK {
-			t.Fatalf("%s on the spin-off: %d", p.id.DisplayName, res.StatusCode)
+	// Everyone who joined by the link is invited, not added: each
+	// decides, a guest as a guest; bob, who has an account, is told.
+	for _, p := range []person{gus, gwen, bob} {
+		if res := p.c.Get("/groups/" + newID); res.StatusCode != http.StatusNotFound {
+			t.Fatalf("%s opens the spin-off before accepting: %d", p.id.DisplayName, res.StatusCode)
+		}
+		if d := p.c.Get("/groups/" + newID + "/invite").Doc(t); d.Find(`form[action$="/invite/accept"]`).Length() != 1 {
+			t.Fatalf("%s has no invitation to the spin-off", p.id.DisplayName)
 		}
 	}
-	if res := bob.c.Get("/groups/" + newID); res.StatusCode != http.StatusOK {
-		t.Fatalf("bob on the spin-off: %d", res.StatusCode)
+	if items := a.Inbox(bob.c); items.Length() != 1 || !strings.Contains(items.Text(), "Dinner") {
+		t.Fatalf("bob's inbox: %q", items.Text())
 	}
-	if ug := a.userGroup(t, newID, "bob@example.com"); ug.Status != StatusActive {
+	if ug := a.userGroup(t, newID, "bob@example.com"); ug.Status != StatusInvited {
 		t.Fatalf("bob's UserGroups row for the spin-off %+v", ug)
+	}
+	for _, p := range []person{gus, bob} {
+		if res := post(t, p.c, "/groups/"+newID+"/invite/accept", nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s accepts: %d", p.id.DisplayName, res.StatusCode)
+		}
+		if res := p.c.Get("/groups/" + newID); res.StatusCode != http.StatusOK {
+			t.Fatalf("%s on the spin-off after accepting: %d", p.id.DisplayName, res.StatusCode)
+		}
+	}
+	if res := post(t, gwen.c, "/groups/"+newID+"/invite/decline", nil); res.StatusCode != http.StatusSeeOther || gwen.c.Get("/groups/"+newID).StatusCode != http.StatusNotFound {
+		t.Fatalf("gwen declines: %d", res.StatusCode)
+	}
+	// Gus's invitation is no one else's: a guest accepting it is refused.
+	if res := post(t, gwen.c, "/groups/"+newID+"/invite/accept", nil); res.StatusCode == http.StatusSeeOther {
+		t.Fatal("gwen accepts after declining")
+	}
+	// A link starts one group: asking again leads to it and invites
+	// nobody twice.
+	again := post(t, olga.c, pageURL+"/spinoff", url.Values{"name": {"Dinner again"}})
+	if again.Header.Get("Location") != "/groups/"+newID {
+		t.Fatalf("a second spin-off: %d %s", again.StatusCode, again.Header.Get("Location"))
+	}
+	if items := a.Inbox(bob.c); items.Length() != 1 {
+		t.Fatalf("bob's inbox after a second spin-off: %d", items.Length())
+	}
+	if d := olga.c.Get(pageURL).Doc(t); d.Find(testID("spinoff-form")).Length() != 0 || d.Find(testID("spun-off")+` a[href="/groups/`+newID+`"]`).Length() != 1 {
+		t.Fatal("the link's page offers another spin-off instead of the group it started")
 	}
 }
 

@@ -33,16 +33,18 @@ var columnNames = [columns]string{"anonymous", "non-member", "invitee", "removed
 // Group pages answer 404 to anyone who is not an active member, so a
 // group's existence never leaks; a member asking for an owner's action
 // gets 403. The invitation link tells anyone but the invitee it is not
-// theirs (403), and sends members on to the group (303). A join link
+// theirs (403; a guest too, who may be invited under their guest key to
+// a group started from a join link), and sends members on to the group
+// (303). A join link
 // admits anyone but a removed member (403), and sends members on.
 var matrix = map[string][columns]int{
 	"GET /api/me/groups":                     {401, 200, 200, 200, 200, 200, 200},
 	"GET /groups":                            {200, 200, 200, 200, 200, 200, 200},
 	"GET /groups/new":                        {303, 200, 200, 200, 200, 200, 303},
 	"POST /groups":                           {401, 303, 303, 303, 303, 303, 401},
-	"GET /groups/:id/invite":                 {303, 403, 200, 403, 303, 303, 303},
-	"POST /groups/:id/invite/accept":         {401, 403, 303, 403, 303, 303, 401},
-	"POST /groups/:id/invite/decline":        {401, 403, 303, 403, 403, 403, 401},
+	"GET /groups/:id/invite":                 {303, 403, 200, 403, 303, 303, 403},
+	"POST /groups/:id/invite/accept":         {401, 403, 303, 403, 303, 303, 403},
+	"POST /groups/:id/invite/decline":        {401, 403, 303, 403, 403, 403, 403},
 	"GET /groups/:id":                        {303, 404, 404, 404, 200, 200, 404},
 	"POST /groups/:id/rename":                {401, 404, 404, 404, 403, 303, 404},
 	"POST /groups/:id/delete":                {401, 404, 404, 404, 403, 303, 404},

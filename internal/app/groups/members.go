@@ -299,13 +299,14 @@ func (s *Service) markRemoved(row *MemberRow) {
 }
 
 // Accept makes the invitee active, with joinedAt, their memberKey and
-// display name.
+// display name: an account invited by address, or a guest invited under
+// their guest key (a group started from a join link, SpinOff).
 func (s *Service) Accept(ctx context.Context, m Membership, id *auth.Identity) (MemberRow, error) {
-	if id.Guest || m.Row.RowKey != id.UserKey {
+	if m.Row.RowKey != memberRowKey(id) {
 		return MemberRow{}, ErrNotInvitee
 	}
 	accepted := false
-	row, err := s.changeMember(ctx, m.GroupID, id.UserKey, func(row *MemberRow) error {
+	row, err := s.changeMember(ctx, m.GroupID, m.Row.RowKey, func(row *MemberRow) error {
 		accepted = false // a retry starts over
 		switch row.Status {
 		case StatusActive:
@@ -328,10 +329,10 @@ func (s *Service) Accept(ctx context.Context, m Membership, id *auth.Identity) (
 
 // Decline turns the invitation down (status removed).
 func (s *Service) Decline(ctx context.Context, m Membership, id *auth.Identity) error {
-	if id.Guest || m.Row.RowKey != id.UserKey {
+	if m.Row.RowKey != memberRowKey(id) {
 		return ErrNotInvitee
 	}
-	_, err := s.changeMember(ctx, m.GroupID, id.UserKey, func(row *MemberRow) error {
+	_, err := s.changeMember(ctx, m.GroupID, m.Row.RowKey, func(row *MemberRow) error {
 		if row.Status != StatusInvited {
 			return ErrNotInvitee
 		}

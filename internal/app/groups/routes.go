@@ -21,9 +21,11 @@ func (s *Service) Routes(e *echo.Echo) {
 	acct := e.Group("/groups", auth.RequireAccount)
 	acct.GET("/new", h.newGroup)
 	acct.POST("", h.create)
-	acct.GET("/:id/invite", h.invitePage, invitee)
-	acct.POST("/:id/invite/accept", h.accept, invitee)
-	acct.POST("/:id/invite/decline", h.decline, invitee)
+	// An invitation: by address to an account, or to a guest under their
+	// guest key (a group started from a join link).
+	e.GET("/groups/:id/invite", h.invitePage, auth.RequireMember, invitee)
+	e.POST("/groups/:id/invite/accept", h.accept, auth.RequireMember, invitee)
+	e.POST("/groups/:id/invite/decline", h.decline, auth.RequireMember, invitee)
 
 	g := e.Group("/groups/:id", auth.RequireMember)
 	// The group's home is its calendar's agenda; owners' forms (and

@@ -175,6 +175,9 @@ type JoinSessionRow struct {
 	// Meta is the owner's note shown on the join page ("Saturday picnic").
 	Meta      string    `table:"meta"`
 	UpdatedAt time.Time `table:"updatedAt"`
+	// SpunOff is the group started from the people who joined by the link
+	// (SpinOff), "" before; a link starts one.
+	SpunOff string `table:"spunOff"`
 }
 
 // joinSessionKey is the JoinSessions key: PK groupId, RK sessionId.
