@@ -78,6 +78,7 @@ func (m *built) events(c *platform.Core) (web.Module, error) {
 	ev := events.New(c.Store, c.Cursors, c.Log, c.Now)
 	ev.UseNotifier(m.inbox_)
 	ev.UseGroups(m.groups_)
+	ev.UsePeople(c.Auth, c.Accounts)
 	ev.UseBaseURL(c.Config.BaseURL.String())
 	ev.LimitRegistrations(c.Config.RegistrationsPerMinute)
 	if err := ev.UseTasks(c.Tasks); err != nil {

@@ -69,6 +69,11 @@ type EventRow struct {
 	// (they read it otherwise).
 	ChatClosedToWaitlist bool   `table:"chatClosedToWaitlist"`
 	OrganizerKey         string `table:"organizerKey"`
+	// CoHosts are the co-organizers' member keys, separated by ";", and
+	// CoHostEmails their addresses as the form last named them
+	// (cohosts.go).
+	CoHosts      string `table:"coHosts"`
+	CoHostEmails string `table:"coHostEmails"`
 	// Sequence rises with every change of time or place (.ics SEQUENCE).
 	Sequence  int       `table:"sequence"`
 	CreatedAt time.Time `table:"createdAt"`
@@ -139,8 +144,8 @@ func listingPart(past bool, category string) string {
 }
 
 // organizingPart is the partition of EventsByDate that holds the events
-// memberKey made, published or not, newest start first (RowKey
-// pastKey|eventId): the "Events you run" page reads it.
+// memberKey runs (made, or co-organizes), published or not, newest start
+// first (RowKey pastKey|eventId): the "Events you run" page reads it.
 func organizingPart(memberKey string) string { return "org|" + memberKey }
 
 // listingKeys are an event's listing keys: upcoming and past, across all
@@ -177,16 +182,19 @@ func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
 		Recorded:  "listed",
 		Rows: func(e EventRow) ([]projection.Row, error) {
 			var keys [][2]string
-			if e.OrganizerKey != "" {
-				keys = append(keys, [2]string{organizingPart(e.OrganizerKey), pastKey(e.Start) + "|" + e.RowKey})
+			for _, k := range append([]string{e.OrganizerKey}, e.coHostKeys()...) {
+				if k != "" {
+					keys = append(keys, [2]string{organizingPart(k), pastKey(e.Start) + "|" + e.RowKey})
+				}
 			}
+			runners := len(keys)
 			if e.IsPublished && !e.IsSecret {
 				keys = append(keys, listingKeys(e)...)
 			}
 			var rows []projection.Row
 			for i, k := range keys {
 				l := ListingRow{PartitionKey: k[0], RowKey: k[1], EventID: e.RowKey, Card: e.Card}
-				if i == 0 && e.OrganizerKey != "" {
+				if i < runners {
 					l.Draft, l.Secret = !e.IsPublished, e.IsSecret
 				}
 				r, err := projection.RowOf(c.byDate, l)
@@ -228,6 +236,11 @@ type EventInput struct {
 	// RemoveImage drops the picture.
 	Image       []byte
 	RemoveImage bool `form:"removeImage"`
+	// CoHosts are the co-organizers' addresses as typed; the service
+	// resolves them (resolveCoHosts) into coHostKeys and coHostEmails.
+	CoHosts      string `form:"coHosts"`
+	coHostKeys   []string
+	coHostEmails []string
 }
 
 // OfferHoldChoices are the offer holds the form offers, in hours (0:
@@ -274,6 +287,7 @@ func parseEvent(in EventInput, zone *time.Location, known []Category) (EventRow,
 	}
 	e.Description = errs.Check("description", descRule, in.Description, "events.error.description")
 	e.Place = errs.Check("place", placeRule, in.Place, "events.error.place")
+	e.CoHosts, e.CoHostEmails = strings.Join(in.coHostKeys, ";"), strings.Join(in.coHostEmails, ", ")
 	e.ConfirmedOnly = errs.Check("confirmedOnly", placeRule, in.ConfirmedOnly, "events.error.place")
 	if e.Category = strings.TrimSpace(in.Category); !slices.ContainsFunc(known, func(c Category) bool { return c.Slug == e.Category }) {
 		errs["category"] = "events.error.category"
@@ -456,6 +470,7 @@ func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *ti
 			oldKey, e.ImageKey = e.ImageKey, ""
 		}
 		e.PriceCents, e.Currency, e.IsSecret, e.ChatClosedToWaitlist = f.PriceCents, f.Currency, f.IsSecret, f.ChatClosedToWaitlist
+		e.CoHosts, e.CoHostEmails = f.CoHosts, f.CoHostEmails
 		return nil
 	})
 	if err != nil {

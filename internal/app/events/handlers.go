@@ -53,11 +53,11 @@ func (s *Service) serveImage(c echo.Context) error {
 // admins grant on the users page, and admins themselves.
 func organizer(id *auth.Identity) bool { return id != nil && id.Organizer && !id.Guest }
 
-// manages reports whether id runs e: the organizer who made it, or an
-// admin. Another organizer reads e as anyone does: its attendees, their
+// manages reports whether id runs e: the organizer who made it, one it
+// names as a co-organizer (cohosts.go), or an admin. Another organizer reads e as anyone does: its attendees, their
 // emails and its check-in are for the people who run it.
 func manages(id *auth.Identity, e EventRow) bool {
-	return organizer(id) && (id.Admin || e.OrganizerKey == id.MemberKey)
+	return organizer(id) && (id.Admin || e.runBy(id.MemberKey))
 }
 
 // ErrNotOrganizer refuses organizer pages to others (403).
@@ -531,6 +531,7 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 		Values: map[string]string{
 			"title": in.Title, "start": in.Start, "end": in.End, "place": in.Place, "confirmedOnly": in.ConfirmedOnly,
 			"capacity": in.Capacity, "maxGuests": in.MaxGuests, "price": in.Price, "currency": in.Currency, "description": in.Description,
+			"coHosts": in.CoHosts,
 		},
 	}
 	for _, h := range OfferHoldChoices {
@@ -601,7 +602,7 @@ func (s *Service) editEvent(c echo.Context) error {
 		Start: e.Start.In(zone).Format("2006-01-02T15:04"), End: e.End.In(zone).Format("2006-01-02T15:04"),
 		Place: e.Place, ConfirmedOnly: e.ConfirmedOnly, Capacity: strconv.Itoa(e.Capacity), MaxGuests: strconv.Itoa(e.MaxGuests),
 		OfferHours: strconv.Itoa(e.OfferHours), OfferStopHours: strconv.Itoa(e.OfferStopHours),
-		Currency: e.Currency, Secret: e.IsSecret, ChatClosed: e.ChatClosedToWaitlist,
+		Currency: e.Currency, Secret: e.IsSecret, ChatClosed: e.ChatClosedToWaitlist, CoHosts: e.CoHostEmails,
 	}
 	if e.PriceCents > 0 {
 		in.Price = fmt.Sprintf("%d.%02d", e.PriceCents/100, e.PriceCents%100)

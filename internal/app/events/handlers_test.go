@@ -50,6 +50,7 @@ func newApp(t *testing.T, env ...string) *accounttest.App {
 				ev.UseNotifier(in)
 				ev.UseGroups(g)
 				ev.UseBaseURL(c.Config.BaseURL.String())
+				ev.UsePeople(c.Auth, c.Accounts)
 				ev.LimitRegistrations(c.Config.RegistrationsPerMinute)
 				if err := ev.UseTasks(c.Tasks); err != nil {
 					return nil, err
@@ -295,6 +296,64 @@ func TestOrganizerRole(t *testing.T) {
 	}
 	if res := host.Get("/events/new"); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("after the revoke: %d", res.StatusCode)
+	}
+}
+
+// TestCoOrganizers: the maker of an event names other organizers on its
+// form; they run it as the maker does and find it on their "Events you
+// run", until the maker takes them off. An address that is not an
+// organizer's, or too many, is the field's error and writes nothing.
+func TestCoOrganizers(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	host, co, member := a.Client(), a.Client(), a.Client()
+	a.SignIn(member, "member@example.com")
+	for _, c := range []struct {
+		cl    *webtest.Client
+		email string
+	}{{host, "host@example.com"}, {co, "co@example.com"}} {
+		key := a.SignIn(c.cl, c.email)
+		if _, err := a.Accounts.SetRole(t.Context(), key, account.RoleOrganizer, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	form := url.Values{"title": {"Book swap"}, "category": {"meetup"}, "start": {"2030-06-01T18:00"}, "end": {"2030-06-01T20:00"}}
+	for _, bad := range []string{"member@example.com", "nobody@example.com", "not an address", "a@x.example b@x.example c@x.example d@x.example e@x.example f@x.example"} {
+		form.Set("coHosts", bad)
+		res := post(host, "/events", form)
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find("#event-coHosts-error").Length() != 1 || res.Writes(t) != 0 {
+			t.Errorf("co-organizers %q: %d", bad, res.StatusCode)
+		}
+	}
+	form.Set("coHosts", "Co@Example.com, host@example.com")
+	res := post(host, "/events", form)
+	page := res.Header.Get("Location")
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("an event with a co-organizer: %d", res.StatusCode)
+	}
+	// The co-organizer sees the draft, edits it, and has it on their page.
+	if res := co.Get(page + "/edit"); res.StatusCode != http.StatusOK || res.Doc(t).Find("#event-coHosts").AttrOr("value", "") != "co@example.com" {
+		t.Fatalf("the co-organizer's edit form: %d", res.StatusCode)
+	}
+	if res := post(co, page+"/publish", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the co-organizer publishes: %d", res.StatusCode)
+	}
+	if cards := co.Get("/events/organizing").Doc(t).Find(testID("event-card")); cards.Length() != 1 || !strings.Contains(cards.Text(), "Book swap") {
+		t.Fatalf("the co-organizer's events: %q", cards.Text())
+	}
+	if res := co.Get(page + "/attendees.csv"); res.StatusCode != http.StatusOK {
+		t.Fatalf("the co-organizer's attendee list: %d", res.StatusCode)
+	}
+	// The maker takes them off: they read the event as anyone does.
+	form.Set("coHosts", "")
+	if res := post(host, page+"/edit", form); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the maker removes the co-organizer: %d", res.StatusCode)
+	}
+	if res := co.Get(page + "/edit"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("a former co-organizer's edit form: %d", res.StatusCode)
+	}
+	if co.Get("/events/organizing").Doc(t).Find(testID("event-card")).Length() != 0 {
+		t.Fatal("the event stays on a former co-organizer's page")
 	}
 }
 

@@ -154,6 +154,9 @@ func (s *Service) UpdateEvent(ctx context.Context, eventID string, in EventInput
 	if err != nil {
 		return EventRow{}, err
 	}
+	if err := s.resolveCoHosts(ctx, before.OrganizerKey, &in); err != nil {
+		return EventRow{}, err
+	}
 	e, moves, err := s.catalog.Update(ctx, eventID, in, zone)
 	if err != nil {
 		return EventRow{}, err

@@ -33,6 +33,9 @@ type Service struct {
 	groups GroupCalendars
 	// feeds holds the "My events" calendar feeds' tokens (feed.go).
 	feeds *storage.Table
+	// directory and people resolve the form's co-organizers (cohosts.go).
+	directory Directory
+	people    People
 	// registrations bounds one person's registrations per minute.
 	registrations quota.Limit
 	// counts counts new events and registrations.
@@ -83,6 +86,9 @@ func (s *Service) CountWith(d *metrics.Daily) {
 
 // createEvent adds an unpublished event by organizerKey and counts it.
 func (s *Service) createEvent(ctx context.Context, organizerKey string, in EventInput, zone *time.Location) (EventRow, error) {
+	if err := s.resolveCoHosts(ctx, organizerKey, &in); err != nil {
+		return EventRow{}, err
+	}
 	e, err := s.catalog.Create(ctx, organizerKey, in, zone)
 	if err == nil {
 		s.counts.Add(ctx, NewEvents)
