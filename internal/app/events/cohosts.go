@@ -88,3 +88,16 @@ func (s *Service) resolveCoHosts(ctx context.Context, maker string, in *EventInp
 	}
 	return nil
 }
+
+// tellNewCoHosts tells the co-organizers e names that before did not
+// (member keys), once per event each: they learn they can run it, and
+// find it on their "Events you run".
+func (s *Service) tellNewCoHosts(ctx context.Context, e EventRow, before []string) {
+	var added []string
+	for _, k := range e.coHostKeys() {
+		if !slices.Contains(before, k) {
+			added = append(added, k)
+		}
+	}
+	s.tell(ctx, e, "events.notify.cohost", "named", added...)
+}

@@ -331,6 +331,13 @@ func TestCoOrganizers(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("an event with a co-organizer: %d", res.StatusCode)
 	}
+	// The co-organizer is told, once, and the maker is not.
+	if items := a.Inbox(co); items.Length() != 1 || !strings.Contains(items.Text(), "co-organizer of “Book swap”") {
+		t.Fatalf("the co-organizer's inbox: %q", items.Text())
+	}
+	if n := a.Inbox(host).Length(); n != 0 {
+		t.Fatalf("the maker has %d notices", n)
+	}
 	// The co-organizer sees the draft, edits it, and has it on their page.
 	if res := co.Get(page + "/edit"); res.StatusCode != http.StatusOK || res.Doc(t).Find("#event-coHosts").AttrOr("value", "") != "co@example.com" {
 		t.Fatalf("the co-organizer's edit form: %d", res.StatusCode)
@@ -343,6 +350,9 @@ func TestCoOrganizers(t *testing.T) {
 	}
 	if res := co.Get(page + "/attendees.csv"); res.StatusCode != http.StatusOK {
 		t.Fatalf("the co-organizer's attendee list: %d", res.StatusCode)
+	}
+	if n := a.Inbox(co).Length(); n != 1 {
+		t.Fatalf("the co-organizer has %d notices after their own edits", n)
 	}
 	// The maker takes them off: they read the event as anyone does.
 	form.Set("coHosts", "")

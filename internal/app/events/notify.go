@@ -161,6 +161,7 @@ func (s *Service) UpdateEvent(ctx context.Context, eventID string, in EventInput
 	if err != nil {
 		return EventRow{}, err
 	}
+	s.tellNewCoHosts(ctx, e, before.coHostKeys())
 	s.settled(ctx, e, moves)
 	if e.Sequence != before.Sequence {
 		s.scheduleReminder(ctx, e)

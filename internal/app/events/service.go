@@ -92,6 +92,7 @@ func (s *Service) createEvent(ctx context.Context, organizerKey string, in Event
 	e, err := s.catalog.Create(ctx, organizerKey, in, zone)
 	if err == nil {
 		s.counts.Add(ctx, NewEvents)
+		s.tellNewCoHosts(ctx, e, nil)
 	}
 	return e, err
 }
