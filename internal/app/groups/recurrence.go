@@ -166,14 +166,15 @@ func seriesZone(row AppointmentIndexRow) *time.Location {
 // there meets every date pattern a rule can name before the library stops.
 const cycleStart = rrule.MAXYEAR - 2*400 + 1
 
-// never remembers the rules everOccurs found to have no date, so a stored
-// one costs its check once per process; it holds at most neverMax.
-var never = struct {
+// verdicts remembers what everOccurs found for each rule and start, so a
+// series costs its check once per process, not on every read; it holds
+// at most verdictsMax, and starts afresh when full.
+var verdicts = struct {
 	sync.Mutex
 	m map[string]bool
 }{m: map[string]bool{}}
 
-const neverMax = 10000
+const verdictsMax = 100000
 
 // everOccurs reports whether the rule text, for a series starting at
 // start, ever yields a date. A rule can name none ("the 30th of February,
@@ -184,12 +185,24 @@ const neverMax = 10000
 // two cycles.
 func everOccurs(text string, start time.Time) bool {
 	key := text + "|" + start.Format(time.RFC3339) + "|" + start.Location().String()
-	never.Lock()
-	known := never.m[key]
-	never.Unlock()
+	verdicts.Lock()
+	occurs, known := verdicts.m[key]
+	verdicts.Unlock()
 	if known {
-		return false
+		return occurs
 	}
+	occurs = firstOccurrence(text, start)
+	verdicts.Lock()
+	if len(verdicts.m) >= verdictsMax {
+		verdicts.m = map[string]bool{}
+	}
+	verdicts.m[key] = occurs
+	verdicts.Unlock()
+	return occurs
+}
+
+// firstOccurrence is everOccurs without the memory.
+func firstOccurrence(text string, start time.Time) bool {
 	opt, err := rrule.StrToROptionInLocation(text, start.Location())
 	if err != nil {
 		return false
@@ -201,17 +214,11 @@ func everOccurs(text string, start time.Time) bool {
 	opt.Dtstart = time.Date(y, start.Month(), start.Day(), start.Hour(), start.Minute(), start.Second(), 0, start.Location())
 	opt.Count, opt.Until = 0, time.Time{}
 	r, err := rrule.NewRRule(*opt)
-	if err == nil {
-		if _, ok := r.Iterator()(); ok {
-			return true
-		}
+	if err != nil {
+		return false
 	}
-	never.Lock()
-	if len(never.m) < neverMax {
-		never.m[key] = true
-	}
-	never.Unlock()
-	return false
+	_, ok := r.Iterator()()
+	return ok
 }
 
 // Occurrences expands a series index row into the occurrences that
