@@ -396,7 +396,7 @@ type OrganizingProps struct {
 	NextURL string
 }
 
-// Organizing is the events an organizer made, drafts and secret ones
+// Organizing is the events an organizer runs, drafts and secret ones
 // too, newest start first.
 func Organizing(p OrganizingProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

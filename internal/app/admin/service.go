@@ -13,12 +13,11 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/harmony/harmony/internal/fault"
-	"github.com/harmony/harmony/internal/platform"
-
 	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 )
 

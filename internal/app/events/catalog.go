@@ -115,8 +115,9 @@ type ListingRow struct {
 	ETag         string `table:"ETag"`
 	EventID      string `table:"eventId"`
 	Card
-	// Draft and Secret mark the organizer's own rows (organizingPart),
-	// which hold every event they made; the listing's are neither.
+	// Draft and Secret mark the rows of the people who run the event
+	// (organizingPart), which hold every event they run; the listing's
+	// are neither.
 	Draft  bool `table:"draft"`
 	Secret bool `table:"secret"`
 }
@@ -510,8 +511,8 @@ func (c *Catalog) List(ctx context.Context, past bool, category string, limit in
 	return c.listPage(ctx, storage.Query{PartitionKey: listingPart(past, category), RowKeyFrom: from, Limit: limit, Continuation: next})
 }
 
-// Organizing is a page of the events memberKey made, published or not,
-// newest start first: one query.
+// Organizing is a page of the events memberKey runs (made or
+// co-organizes), published or not, newest start first: one query.
 func (c *Catalog) Organizing(ctx context.Context, memberKey string, limit int, next *storage.Continuation) (ListPage, error) {
 	return c.listPage(ctx, storage.Query{PartitionKey: organizingPart(memberKey), Limit: limit, Continuation: next})
 }

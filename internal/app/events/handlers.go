@@ -54,8 +54,9 @@ func (s *Service) serveImage(c echo.Context) error {
 func organizer(id *auth.Identity) bool { return id != nil && id.Organizer && !id.Guest }
 
 // manages reports whether id runs e: the organizer who made it, one it
-// names as a co-organizer (cohosts.go), or an admin. Another organizer reads e as anyone does: its attendees, their
-// emails and its check-in are for the people who run it.
+// names as a co-organizer (cohosts.go), or an admin. Another organizer
+// reads e as anyone does: its attendees, their emails and its check-in
+// are for the people who run it.
 func manages(id *auth.Identity, e EventRow) bool {
 	return organizer(id) && (id.Admin || e.runBy(id.MemberKey))
 }
@@ -165,8 +166,8 @@ func cards(ctx context.Context, rows []ListingRow, zone *time.Location, labels m
 const organizingURL = "/events/organizing"
 
 // organizing is GET /events/organizing (organizers): the events the
-// viewer made, drafts and secret ones too, newest start first, a page at
-// a time.
+// viewer runs (made or co-organizes), drafts and secret ones too, newest
+// start first, a page at a time.
 func (s *Service) organizing(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
@@ -314,9 +315,9 @@ func (s *Service) managed() echo.MiddlewareFunc {
 	})
 }
 
-// anyEvent reads the route's event, published or not: for organizers'
-// routes, and for a person's own registration (which outlives
-// unpublishing).
+// anyEvent reads the route's event, published or not: for a person's own
+// registration, which outlives unpublishing (organizers' routes use
+// managed).
 func (s *Service) anyEvent() echo.MiddlewareFunc {
 	return eventScope.Require(func(c echo.Context) (EventRow, error) {
 		return s.catalog.Event(c.Request().Context(), c.Param("id"))

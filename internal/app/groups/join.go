@@ -311,15 +311,8 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 		if j.RowKey == memberRowKey(owner) {
 			continue
 		}
-		pk, rk := groupMemberKey(g.GroupID, j.RowKey)
-		row := MemberRow{
-			PartitionKey: pk, RowKey: rk, UserKey: j.UserKey, Email: j.Email, DisplayName: j.DisplayName,
-			Status: StatusInvited, Role: RoleMember, InvitedAt: timePtr(now), InvitedByUserKey: owner.UserKey, UpdatedAt: now,
-		}
-		if err := s.insertMember(ctx, row); err != nil && !errors.Is(err, storage.ErrExists) {
-			return GroupRow{}, err
-		}
-		if err := s.mirror(ctx, row); err != nil {
+		who := MemberRow{UserKey: j.UserKey, Email: j.Email, DisplayName: j.DisplayName, InvitedByUserKey: owner.UserKey}
+		if err := s.addMember(ctx, g.GroupID, j.RowKey, StatusInvited, RoleMember, who, now); err != nil {
 			return GroupRow{}, err
 		}
 		if auth.IsAuthMemberKey(j.MemberKey) {

@@ -41,11 +41,17 @@ func (s *Service) insertMember(ctx context.Context, row MemberRow) error {
 	return err
 }
 
-// addActive adds who (their keys, email and name) to groupID under rowKey
-// as an active member with role, and mirrors the row.
-func (s *Service) addActive(ctx context.Context, groupID, rowKey string, role Role, who MemberRow, now time.Time) error {
+// addMember adds who (their keys, email and name) to groupID under
+// rowKey with status (active: joined now; invited: invited now) and role,
+// and mirrors the row.
+func (s *Service) addMember(ctx context.Context, groupID, rowKey string, status Status, role Role, who MemberRow, now time.Time) error {
 	who.PartitionKey, who.RowKey = groupMemberKey(groupID, rowKey)
-	who.Status, who.Role, who.JoinedAt, who.UpdatedAt = StatusActive, role, timePtr(now), now
+	who.Status, who.Role, who.UpdatedAt = status, role, now
+	if status == StatusInvited {
+		who.InvitedAt = timePtr(now)
+	} else {
+		who.JoinedAt = timePtr(now)
+	}
 	if err := s.insertMember(ctx, who); err != nil {
 		return err
 	}

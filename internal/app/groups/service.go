@@ -340,7 +340,7 @@ func (s *Service) Create(ctx context.Context, id *auth.Identity, name string) (G
 		return GroupRow{}, err
 	}
 	owner := MemberRow{UserKey: id.UserKey, MemberKey: id.MemberKey, Email: id.Email, DisplayName: id.DisplayName}
-	if err := s.addActive(ctx, groupID, id.UserKey, RoleOwner, owner, now); err != nil {
+	if err := s.addMember(ctx, groupID, id.UserKey, StatusActive, RoleOwner, owner, now); err != nil {
 		return GroupRow{}, err
 	}
 	s.counts.Add(ctx, NewGroups)

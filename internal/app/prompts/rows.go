@@ -308,12 +308,3 @@ func newPromptID(t time.Time) string { return newPromptIDFrom(t, ulid.DefaultEnt
 func newPromptIDFrom(t time.Time, entropy io.Reader) string {
 	return ulid.MustNew(ulid.MaxTime()-ulid.Timestamp(t), entropy).String()
 }
-
-// promptTime is the creation time encoded in a promptId.
-func promptTime(id string) time.Time {
-	u, err := ulid.ParseStrict(id)
-	if err != nil {
-		return time.Time{}
-	}
-	return ulid.Time(ulid.MaxTime() - u.Time())
-}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/oklog/ulid/v2"
 )
 
 func tagNames(tags []TagRow) []string {
@@ -204,4 +205,14 @@ func TestPromptIDsCountDown(t *testing.T) {
 	if got := promptTime(a); !got.Equal(t0) {
 		t.Errorf("promptTime = %v", got)
 	}
+}
+
+// promptTime is the creation time encoded in a promptId (the create
+// cooldown once read it; the tests check ids still encode it).
+func promptTime(id string) time.Time {
+	u, err := ulid.ParseStrict(id)
+	if err != nil {
+		return time.Time{}
+	}
+	return ulid.Time(ulid.MaxTime() - u.Time())
 }
