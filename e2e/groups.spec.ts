@@ -233,14 +233,19 @@ for (const scheme of ['light', 'dark'] as const) {
   });
 }
 
-test('a long unbroken title and a scan stay within a phone screen', async ({ browser }) => {
+test('a long unbroken title, a scan and a join link stay within a phone screen', async ({ browser }) => {
   const a = await signIn(browser, uniqueLocal('overflow'));
   const groupPath = await createGroup(a.page, 'Семья'.repeat(16)); // 80 letters, no break
   const me = (await a.page.getByTestId('user-name').textContent())!.trim();
   const appt = await createAppointment(a.page, groupPath, 'Zahnarzttermin'.repeat(8), me);
   await uploadScan(a.page);
+  // A join link's page shows the link in full: it breaks, not the page.
+  await a.page.goto(`${groupPath}/settings`);
+  await a.page.getByTestId('open-join').click();
+  await expect(a.page.getByTestId('join-session-page')).toBeVisible();
+  const joinPage = new URL(a.page.url()).pathname;
   await a.page.setViewportSize({ width: 390, height: 844 });
-  for (const path of [groupPath, `${groupPath}/appointments/month`, `${groupPath}/appointments/week`, `${groupPath}/settings`, `${groupPath}/members`, appt, '/']) {
+  for (const path of [groupPath, `${groupPath}/appointments/month`, `${groupPath}/appointments/week`, `${groupPath}/settings`, `${groupPath}/members`, appt, joinPage, '/']) {
     await a.page.goto(path);
     const width = await a.page.evaluate(() => document.documentElement.scrollWidth);
     expect(width, path).toBeLessThanOrEqual(390);
