@@ -104,6 +104,20 @@ test('sign out from the header', async ({ page }) => {
   await expectSignedOut(page);
 });
 
+test('after signing out, Back shows no page of the account', async ({ page }) => {
+  // A shared computer: the next person must not page back into the
+  // account (sign-out clears the browser's copies of this site's pages).
+  const email = uniqueEmail('back');
+  await signInWithCode(page, email);
+  await page.goto('/account');
+  await expect(page.getByTestId('profile-form')).toBeVisible();
+  await page.getByTestId('signout').click();
+  await expect(page.getByTestId('signin-link')).toBeVisible();
+  await page.goBack();
+  await expect(page.getByTestId('signin-link')).toBeVisible();
+  await expect(page.locator('body')).not.toContainText(email);
+});
+
 test('sign out everywhere ends the other browser\'s session too', async ({ browser }) => {
   const local = uniqueLocal('everywhere');
   const email = `${local}@example.test`;

@@ -158,11 +158,14 @@ func (s *Service) verifyCode(c echo.Context) error {
 	return s.CompleteSignIn(c, VerifiedIdentity{Method: MethodCode, Email: email, EmailVerified: true}, next)
 }
 
-// signOut ends this browser's session and goes home.
+// signOut ends this browser's session and goes home. The browser also
+// drops its copies of the site's pages (Clear-Site-Data), so on a shared
+// computer the next person cannot page Back into the account.
 func (s *Service) signOut(c echo.Context) error {
 	if err := s.SignOut(c); err != nil {
 		return err
 	}
+	c.Response().Header().Set("Clear-Site-Data", `"cache"`)
 	return web.Redirect(c, "/")
 }
 

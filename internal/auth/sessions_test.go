@@ -65,6 +65,9 @@ func TestSessionCookieCapturedBeforeSignOutIsRejected(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/" {
 		t.Fatalf("sign out: %d %s", res.StatusCode, res.Header.Get("Location"))
 	}
+	if got := res.Header.Get("Clear-Site-Data"); got != `"cache"` {
+		t.Errorf("sign-out Clear-Site-Data %q: the browser keeps the account's pages for Back", got)
+	}
 	if h.memberOf(c) != "" {
 		t.Error("still signed in after sign-out")
 	}
