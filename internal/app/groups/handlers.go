@@ -89,9 +89,18 @@ func (h *handlers) dashboard(c echo.Context) error {
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:    i18n.T(ctx, "groups.dashboard.heading"),
 		Section:  "groups",
-		Content:  views.Dashboard(views.DashboardProps{Groups: cards, NextURL: next, First: cursor == nil, Aside: aside}),
+		Content:  views.Dashboard(views.DashboardProps{Groups: cards, NextURL: next, First: cursor == nil, Aside: aside, SignInToCreate: signInToCreate(id)}),
 		Fragment: views.GroupsChunk(cards, next),
 	})
+}
+
+// signInToCreate is where a guest's "New group" goes: signing in, then
+// the form ("" for an account, whose button opens the form).
+func signInToCreate(id *auth.Identity) string {
+	if id.Guest {
+		return auth.SignInPath("/groups/new")
+	}
+	return ""
 }
 
 func groupCard(ctx context.Context, g MyGroup) views.GroupCard {

@@ -114,8 +114,13 @@ func TestJoinLinkAsGuest(t *testing.T) {
 	if res := gus.c.Get("/groups/" + groupID); res.StatusCode != http.StatusOK {
 		t.Fatalf("guest on the group page: %d", res.StatusCode)
 	}
-	if n := gus.c.Get("/").Doc(t).Find(testID("group-card")).Length(); n != 1 {
+	dash := gus.c.Get("/").Doc(t)
+	if n := dash.Find(testID("group-card")).Length(); n != 1 {
 		t.Fatalf("guest's dashboard: %d cards", n)
+	}
+	// A group is started from an account: the guest is offered signing in.
+	if href, _ := dash.Find(testID("new-group")).Attr("href"); href != "/signin?next=%2Fgroups%2Fnew" {
+		t.Errorf("guest's new-group link %q, want sign-in first", href)
 	}
 	roster := gus.c.Get("/groups/" + groupID + "/members")
 	if roster.StatusCode != http.StatusOK || strings.Contains(roster.Body, "@example.com") {
