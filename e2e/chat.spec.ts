@@ -108,7 +108,14 @@ test('a group chat for its members, lost on removal; a private chat started from
   expect(await axeProblems(a, 'person page')).toEqual([]);
   await a.getByTestId('person-message').click();
   expect(new URL(a.url()).pathname).toBe(dmPath);
-  await sendMessage(a, `just us ${stamp}`);
+  await sendMessage(a, `just us ${stamp}: a long enough message that its preview is cut short on a phone's screen`);
+  // B's home page shows it among their chats, unread, and fits a phone.
+  await b.setViewportSize({ width: 390, height: 844 });
+  await b.goto('/');
+  const homeItem = b.getByTestId('home-chat').getByTestId('chat-item').filter({ hasText: `just us ${stamp}` });
+  await expect(homeItem.getByTestId('chat-unread')).toBeVisible();
+  expect(await b.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await b.setViewportSize({ width: 1280, height: 720 }); // Playwright's default
   await b.goto('/chat');
   const dmItem = b.getByTestId('chat-item').filter({ hasText: `just us ${stamp}` });
   await expect(dmItem).toBeVisible();

@@ -12,6 +12,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/time/rate"
 
 	"github.com/harmony/harmony/internal/auth"
@@ -65,70 +66,9 @@ func (s *Service) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	type entry struct {
-		item views.ChatItem
-		at   time.Time
-	}
-	var entries []entry
-	add := func(chatID, title, other string) error {
-		h, err := s.log.Head(ctx, chatID)
-		if err != nil {
-			return err
-		}
-		n, mentioned, err := s.log.Unread(ctx, chatID, rowOf[chatID].ReadSeq, h.Seq, id.MemberKey, id.DisplayName)
-		if err != nil {
-			return err
-		}
-		it := views.ChatItem{Href: chatURL(chatID), Name: title, Preview: h.LastPreview, Sender: h.LastSender, Unread: unreadLabel(n)}
-		if n > 0 {
-			it.Href += "#first-unread"
-		}
-		it.Mentions = int(mentioned)
-		if other != "" {
-			on, err := s.Online(ctx, other)
-			if err != nil {
-				return err
-			}
-			it.Presence = presenceWord(on)
-		}
-		if h.LastExpiresAt != nil && !s.now().Before(*h.LastExpiresAt) {
-			it.Preview, it.Sender = "", "" // expired: never served
-		}
-		if !h.LastAt.IsZero() {
-			it.When = shortTime(ctx, h.LastAt.In(id.Location()), s.now().In(id.Location()))
-		}
-		entries = append(entries, entry{it, h.LastAt})
-		return nil
-	}
-	for _, r := range rooms {
-		if !s.inRoom(r, rowOf[r.RowKey]) {
-			continue // the directory offers it
-		}
-		if err := add(r.RowKey, "#"+r.Name, ""); err != nil {
-			return err
-		}
-	}
-	for _, m := range mine {
-		if m.Kind == KindRoom {
-			continue
-		}
-		// Each chat is authorized again: a group left or an event
-		// cancelled drops out of the list.
-		acc, err := s.Open(ctx, id, m.RowKey)
-		if errors.Is(err, ErrNoChat) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if err := add(acc.Chat.RowKey, acc.Title, acc.Other); err != nil {
-			return err
-		}
-	}
-	slices.SortStableFunc(entries, func(a, b entry) int { return b.at.Compare(a.at) })
-	items := make([]views.ChatItem, len(entries))
-	for i, e := range entries {
-		items[i] = e.item
+	items, err := s.chatItems(ctx, id, rooms, mine, rowOf, 0)
+	if err != nil {
+		return err
 	}
 	hidden, err := s.Hidden(ctx, id.MemberKey)
 	if err != nil {
@@ -160,6 +100,92 @@ func (s *Service) list(c echo.Context) error {
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.List(views.ListProps{Items: items, Hidden: hidden, Blocked: people, NoReceipts: noReceipts, Rooms: roomChoices})})
 }
+
+// chatItems are id's chats as the list shows them, most recent first:
+// the rooms they are in and the other chats of their list (mine), each
+// authorized again, so a group left or an event cancelled drops out.
+// limit > 0 keeps the first limit (the home page's card). Every chat's
+// head is read (one point read each) to order them; only the chats kept
+// cost more: their authorization, unread count and presence.
+func (s *Service) chatItems(ctx context.Context, id *auth.Identity, rooms []ChatRow, mine []UserChatRow, rowOf map[string]UserChatRow, limit int) ([]views.ChatItem, error) {
+	type candidate struct {
+		head HeadRow
+		room *ChatRow // nil: a chat of mine, authorized when kept
+	}
+	var cands []candidate
+	for i, r := range rooms {
+		if s.inRoom(r, rowOf[r.RowKey]) { // else the directory offers it
+			cands = append(cands, candidate{HeadRow{PartitionKey: r.RowKey}, &rooms[i]})
+		}
+	}
+	for _, m := range mine {
+		if m.Kind != KindRoom {
+			cands = append(cands, candidate{HeadRow{PartitionKey: m.RowKey}, nil})
+		}
+	}
+	// The heads, headReads at a time: someone in many chats waits for
+	// the slowest few reads, not for all of them in turn.
+	eg, gctx := errgroup.WithContext(ctx)
+	eg.SetLimit(headReads)
+	for i := range cands {
+		eg.Go(func() error {
+			h, err := s.log.Head(gctx, cands[i].head.PartitionKey)
+			cands[i].head = h // each goroutine owns its element
+			return err
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(cands, func(a, b candidate) int { return b.head.LastAt.Compare(a.head.LastAt) })
+	now := s.now()
+	var items []views.ChatItem
+	for _, cd := range cands {
+		if limit > 0 && len(items) == limit {
+			break
+		}
+		h, chatID := cd.head, cd.head.PartitionKey
+		title, other := "", ""
+		if cd.room != nil {
+			title = "#" + cd.room.Name
+		} else {
+			acc, err := s.Open(ctx, id, chatID)
+			if errors.Is(err, ErrNoChat) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			title, other = acc.Title, acc.Other
+		}
+		n, mentioned, err := s.log.Unread(ctx, chatID, rowOf[chatID].ReadSeq, h.Seq, id.MemberKey, id.DisplayName)
+		if err != nil {
+			return nil, err
+		}
+		it := views.ChatItem{Href: chatURL(chatID), Name: title, Preview: h.LastPreview, Sender: h.LastSender, Unread: unreadLabel(n), Mentions: int(mentioned)}
+		if n > 0 {
+			it.Href += "#first-unread"
+		}
+		if other != "" {
+			on, err := s.Online(ctx, other)
+			if err != nil {
+				return nil, err
+			}
+			it.Presence = presenceWord(on)
+		}
+		if h.LastExpiresAt != nil && !now.Before(*h.LastExpiresAt) {
+			it.Preview, it.Sender = "", "" // expired: never served
+		}
+		if !h.LastAt.IsZero() {
+			it.When = shortTime(ctx, h.LastAt.In(id.Location()), now.In(id.Location()))
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+// headReads is how many chat heads chatItems reads at once.
+const headReads = 8
 
 // unreadLabel is an unread count as the list shows it: exact up to 99.
 func unreadLabel(n int64) string {
