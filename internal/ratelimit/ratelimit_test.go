@@ -44,3 +44,27 @@ func TestRateLimitHoldsAnIPv6Subnet(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentHoldsAtMostMaxPerKey: a key gets max at once, another
+// key its own; what is released can be taken again, and a key holding
+// nothing is forgotten.
+func TestConcurrentHoldsAtMostMaxPerKey(t *testing.T) {
+	t.Parallel()
+	c := NewConcurrent(2)
+	if !c.Acquire("a") || !c.Acquire("a") || c.Acquire("a") {
+		t.Fatal("a third at once was allowed, or one of the first two refused")
+	}
+	if !c.Acquire("b") {
+		t.Fatal("another key shares the first one's count")
+	}
+	c.Release("a")
+	if !c.Acquire("a") || c.Acquire("a") {
+		t.Fatal("a released one cannot be taken again once, or more were")
+	}
+	c.Release("a")
+	c.Release("a")
+	c.Release("b")
+	if len(c.held) != 0 {
+		t.Errorf("keys holding nothing are kept: %v", c.held)
+	}
+}

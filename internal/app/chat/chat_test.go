@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -1519,5 +1520,61 @@ func TestMessagesAreCounted(t *testing.T) {
 	}
 	if n := days[0].Get(chat.MessagesSent); n != 2 {
 		t.Fatalf("counted %d messages, want 2", n)
+	}
+}
+
+// TestStreamsPerPersonAreBounded: one person holds at most MaxStreams
+// streams open (the list's and chats' together); the next is refused
+// with its reason, reading nothing, while someone else's still opens;
+// closing one frees its place.
+func TestStreamsPerPersonAreBounded(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	var cancels []func()
+	for i := range chat.MaxStreams {
+		path := "/chat/news"
+		if i%2 == 1 {
+			path = "/chat/room-general/stream"
+		}
+		_, cancel := openStream(t, ann, path, "")
+		cancels = append(cancels, cancel)
+	}
+	var costs []map[string]int64
+	// (The first refusal also fills the page header's caches.)
+	for _, path := range []string{"/chat/news", "/chat/news", "/chat/room-general/stream"} {
+		res := ann.Get(path)
+		if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(res.Body, "too many chat windows") {
+			t.Fatalf("stream %d of %s: %d", chat.MaxStreams+1, path, res.StatusCode)
+		}
+		costs = append(costs, res.StorageOps(t))
+	}
+	// Refused before the chat is read: a chat's stream costs what the
+	// list's does (the session and the error page's header).
+	if !maps.Equal(costs[1], costs[2]) {
+		t.Errorf("a refused chat stream cost %v, the list's %v", costs[2], costs[1])
+	}
+	openStream(t, bob, "/chat/news", "")
+	cancels[0]()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ann.URL+"/chat/news", nil)
+		req.Header.Set("Accept", "text/html, text/event-stream")
+		res, err := ann.HTTP.Do(req)
+		status := 0
+		if err == nil {
+			status = res.StatusCode
+		}
+		cancel()
+		if status == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a closed stream's place is not freed: %d %v", status, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

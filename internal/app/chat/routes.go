@@ -9,11 +9,12 @@ import (
 // Routes registers the chat pages; everything needs an account, and a
 // chat's own pages (reader) the right to read it, which requireChat
 // works out once for the handler; a message's routes read it after
-// (message).
+// (message). A person holds at most MaxStreams streams open at once
+// (oneOfMaxStreams).
 func (s *Service) Routes(e *echo.Echo) {
 	acc, reader := auth.RequireAccount, s.requireChat()
 	e.GET("/chat", s.list)
-	e.GET("/chat/news", s.news, acc)
+	e.GET("/chat/news", s.news, acc, s.oneOfMaxStreams)
 	e.GET("/chat/default", s.defaultRoom, acc)
 	e.POST("/chat/default", s.setDefaultRoom, acc)
 	e.POST("/chat/private", s.startPrivate, acc)
@@ -32,7 +33,7 @@ func (s *Service) Routes(e *echo.Echo) {
 
 	// One chat and its messages.
 	e.GET("/chat/:id", s.page, acc, reader)
-	e.GET("/chat/:id/stream", s.stream, acc, reader)
+	e.GET("/chat/:id/stream", s.stream, acc, s.oneOfMaxStreams, reader)
 	e.GET("/chat/:id/images/:file", s.serveImage, acc, reader)
 	e.POST("/chat/:id/messages", s.send, acc, reader)
 	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc, reader, message)

@@ -14,6 +14,7 @@ import (
 	"github.com/harmony/harmony/internal/jobs"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
 )
@@ -41,9 +42,11 @@ type Service struct {
 	participants sync.Map
 	// seenLines is each chat's last "seen by" here (seenCache).
 	seenLines sync.Map
-	pres      presence
-	beat      time.Duration
-	base      string
+	// streams counts each person's open streams here (oneOfMaxStreams).
+	streams *ratelimit.Concurrent
+	pres    presence
+	beat    time.Duration
+	base    string
 	// counts counts the messages people send.
 	counts metrics.Counting
 	logger *slog.Logger
@@ -78,6 +81,15 @@ const QuotaTable = "ChatQuota"
 // ErrTooFast refuses a message past the sender's limit (429).
 var ErrTooFast = fault.New(http.StatusTooManyRequests, "chat.error.too_fast", "chat: too many messages")
 
+// MaxStreams is how many streams (a chat's, the list's) one person may
+// hold open on an instance: a tab each, generously. Each costs a
+// goroutine, and the list's reads presence at every heartbeat, so one
+// account cannot open thousands.
+const MaxStreams = 20
+
+// ErrTooManyStreams refuses a stream past MaxStreams (429).
+var ErrTooManyStreams = fault.New(http.StatusTooManyRequests, "chat.error.streams", "chat: too many open streams")
+
 // DefaultRooms are seeded when Options.Rooms is empty.
 var DefaultRooms = []string{"general", "random"}
 
@@ -101,6 +113,7 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 		hub:   newHub(l, store.Table(FeedTable), logger, now),
 		sends: quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
 		rooms: opts.Rooms, base: strings.TrimSuffix(opts.BaseURL, "/"), beat: opts.Heartbeat, logger: logger, now: now,
+		streams: ratelimit.NewConcurrent(MaxStreams),
 	}
 }
 

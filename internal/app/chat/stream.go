@@ -184,6 +184,19 @@ func (s *Service) stream(c echo.Context) error {
 	return nil
 }
 
+// oneOfMaxStreams admits a stream while the asker holds fewer than
+// MaxStreams open on this instance, before anything is read for it.
+func (s *Service) oneOfMaxStreams(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		key := auth.From(c).MemberKey
+		if !s.streams.Acquire(key) {
+			return ErrTooManyStreams
+		}
+		defer s.streams.Release(key)
+		return next(c)
+	}
+}
+
 // streamOn is what an open stream does on each heartbeat, when its
 // chats may have news (wake) and when a read marker in them moved (read,
 // nil to ignore). An error ends the stream.
