@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -11,8 +12,8 @@ func TestRateLimiterRefillsAndForgets(t *testing.T) {
 	t.Parallel()
 	l := New(2, time.Minute)
 	now := startTime
-	if !l.Allow("a", now) || !l.Allow("a", now) || l.Allow("a", now) {
-		t.Fatal("burst of 2 not enforced")
+	if got := []bool{l.Allow("a", now), l.Allow("a", now), l.Allow("a", now)}; !slices.Equal(got, []bool{true, true, false}) {
+		t.Fatalf("burst of 2 not enforced: %v", got)
 	}
 	if !l.Allow("a", now.Add(time.Minute)) {
 		t.Error("no refill after a minute")
@@ -51,8 +52,8 @@ func TestRateLimitHoldsAnIPv6Subnet(t *testing.T) {
 func TestConcurrentHoldsAtMostMaxPerKey(t *testing.T) {
 	t.Parallel()
 	c := NewConcurrent(2)
-	if !c.Acquire("a") || !c.Acquire("a") || c.Acquire("a") {
-		t.Fatal("a third at once was allowed, or one of the first two refused")
+	if got := []bool{c.Acquire("a"), c.Acquire("a"), c.Acquire("a")}; !slices.Equal(got, []bool{true, true, false}) {
+		t.Fatalf("three at once for one key: %v, want the third refused", got)
 	}
 	if !c.Acquire("b") {
 		t.Fatal("another key shares the first one's count")

@@ -16,8 +16,7 @@ import (
 // context carries the request id the response sends in X-Request-ID.
 func TestLinesLoggedWithTheRequestCarryItsID(t *testing.T) {
 	t.Parallel()
-	var srv *testServer
-	srv = newServer(t, nil, func(d *web.Deps) {
+	srv := newServer(t, nil, func(d *web.Deps) {
 		d.Logger = slog.New(logctx.NewHandler(d.Logger.Handler()))
 	})
 	srv.Echo().GET("/test/log", func(c echo.Context) error {

@@ -28,8 +28,6 @@ const (
 	MaxParticipants = 49
 	// FormTimeLayout is how the form's datetime-local fields read.
 	FormTimeLayout = "2006-01-02T15:04"
-	// maxMonthAppointments bounds a month view's range query.
-	maxMonthAppointments = 500
 )
 
 // Appointment is the canonical appointment, stored as JSON at

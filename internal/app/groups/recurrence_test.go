@@ -295,7 +295,7 @@ func TestFeedCarriesRulesAndExceptions(t *testing.T) {
 	t.Parallel()
 	a := newGroupsApp(t)
 	ann, _, id := joinedPair(t, a)
-	m, g, _ := a.svc.Open(ctx, id, ann.id, AccessOwner)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessOwner)
 	berlin := mustZone(t, "Europe/Berlin")
 	in := weeklyTraining
 	in.Start, in.End = "2030-05-21T17:00", "2030-05-21T18:30" // the feed shows 60 days back
@@ -309,7 +309,7 @@ func TestFeedCarriesRulesAndExceptions(t *testing.T) {
 	if err := a.svc.CancelOccurrence(ctx, m, ann.id, doc.AppointmentID, "20300528150000Z"); err != nil {
 		t.Fatal(err)
 	}
-	g, err = a.svc.RegenerateCalendarToken(ctx, m)
+	g, err := a.svc.RegenerateCalendarToken(ctx, m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,20 +133,6 @@ func groupMemberKey(groupID, rowKey string) (pk, rk string) { return groupID, ro
 // newGroupID mints a group id: a ULID, so ids sort by creation.
 func newGroupID() string { return ulid.Make().String() }
 
-// validUserKey reports whether s is a userKey (64 lower-case hex digits).
-func validUserKey(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 func timePtr(t time.Time) *time.Time { return &t }
 
 // joinSessionsTable holds the join links (document 004's "ignite").

@@ -110,7 +110,7 @@ func (b *Backend) submit(ctx context.Context, table string, ops []storage.TxOp, 
 		return nil, err
 	}
 	var resp *http.Response
-	sctx := runtime.WithCaptureResponse(context.WithValue(ctx, batchBodyKey{}, bb), &resp)
+	sctx := policy.WithCaptureResponse(context.WithValue(ctx, batchBodyKey{}, bb), &resp)
 	_, err = b.tables.NewClient(table).SubmitTransaction(sctx, placeholderTx, nil)
 	if ctx.Err() != nil || resp == nil || resp.StatusCode != http.StatusAccepted {
 		if err == nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
@@ -29,7 +30,7 @@ func (b *Backend) Get(ctx context.Context, table, pk, rk string) (storage.Entity
 		return b.getByQuery(ctx, table, pk, rk)
 	}
 	var resp *http.Response
-	got, err := b.tables.NewClient(table).GetEntity(runtime.WithCaptureResponse(ctx, &resp), pk, rk,
+	got, err := b.tables.NewClient(table).GetEntity(policy.WithCaptureResponse(ctx, &resp), pk, rk,
 		&aztables.GetEntityOptions{Format: fullMetadata})
 	if err != nil {
 		return storage.Entity{}, mapError(ctx, "get", err)
@@ -181,7 +182,7 @@ func (b *Backend) Query(ctx context.Context, table string, q storage.Query) (sto
 func (b *Backend) queryPage(ctx context.Context, table string, opts *aztables.ListEntitiesOptions, op string) ([]storage.Entity, *storage.Continuation, error) {
 	opts.Format = fullMetadata
 	var resp *http.Response
-	page, err := b.tables.NewClient(table).NewListEntitiesPager(opts).NextPage(runtime.WithCaptureResponse(ctx, &resp))
+	page, err := b.tables.NewClient(table).NewListEntitiesPager(opts).NextPage(policy.WithCaptureResponse(ctx, &resp))
 	if err != nil {
 		return nil, nil, mapError(ctx, op, err)
 	}
