@@ -8,6 +8,7 @@ import (
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/media"
+	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -41,7 +42,7 @@ func (s *Service) GuestPhoto(ctx context.Context, memberKey, displayName string,
 	if !validGuestKey(memberKey) {
 		return fmt.Errorf("%w: %q", ErrNotGuest, memberKey)
 	}
-	photo, err := processPhoto(ctx, data)
+	photo, err := s.photos.Process(ctx, data)
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func (s *Service) UpgradeGuest(ctx context.Context, guestKey, memberKey string) 
 		}
 	}
 	if guest.PhotoKey != "" {
-		s.deletePhoto(ctx, guest.PhotoKey)
+		s.photos.Delete(ctx, guest.PhotoKey)
 	}
 	pk, rk := profileKey(guestKey)
 	if err := s.profiles.Delete(ctx, pk, rk, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
@@ -117,11 +118,11 @@ func (s *Service) UpgradeGuest(ctx context.Context, guestKey, memberKey string) 
 // copyPhoto stores the photo at photoKey (both sizes, processed already)
 // as memberKey's and points their profile at it.
 func (s *Service) copyPhoto(ctx context.Context, photoKey, memberKey string) error {
-	large, err := s.photos.Get(ctx, photoKey)
+	large, err := s.photos.Container.Get(ctx, photoKey)
 	if err != nil {
 		return err
 	}
-	small, err := s.photos.Get(ctx, smallPhotoKey(photoKey))
+	small, err := s.photos.Container.Get(ctx, pictures.Small(photoKey))
 	if err != nil {
 		return err
 	}

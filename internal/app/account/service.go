@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
@@ -40,7 +41,7 @@ type Service struct {
 	listing     *projection.Projection[ProfileRow]
 	settings    *storage.Table
 	preferences *storage.Table
-	photos      *storage.Container
+	photos      pictures.Store
 	sessions    Sessions
 	log         *slog.Logger
 	now         func() time.Time
@@ -70,7 +71,7 @@ func New(store *storage.Store, sessions Sessions, log *slog.Logger, now func() t
 		directory:   store.Table(directoryTable),
 		settings:    store.Table(settingsTable),
 		preferences: store.Table(preferencesTable),
-		photos:      store.Container(photoContainer),
+		photos:      pictures.Store{Container: store.Container(photoContainer), Large: largePhotoSide, Small: smallPhotoSide, Log: log},
 		sessions:    sessions,
 		log:         log,
 		now:         now,
@@ -251,7 +252,7 @@ func AvatarURL(memberKey, photoKey string) string {
 	if photoKey == "" {
 		return ""
 	}
-	return photoURL(memberKey, smallPhotoKey(photoKey))
+	return photoURL(memberKey, pictures.Small(photoKey))
 }
 
 // PhotoURL is the large photo's URL, "" for none.

@@ -163,7 +163,7 @@ func (s *Service) Edit(ctx context.Context, ch ChatRow, seq int64, by Person, bo
 func (s *Service) Delete(ctx context.Context, ch ChatRow, seq int64, by Person, admin bool) (MessageRow, error) {
 	m, ctl, picture, err := s.log.Delete(ctx, ch.RowKey, seq, by, admin)
 	if err == nil && ctl.Seq > 0 {
-		s.deletePicture(ctx, picture)
+		s.images.Delete(ctx, picture)
 		s.hub.Sent(ctx, ctl)
 	}
 	return m, err

@@ -13,6 +13,7 @@ import (
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/jobs"
 	"github.com/harmony/harmony/internal/media"
+	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
@@ -33,7 +34,7 @@ type Service struct {
 	presence  *storage.Table
 	notifier  Notifier
 	blocks    *storage.Table
-	images    *storage.Container
+	images    pictures.Store
 	// markers are the read markers this instance last wrote (markRead);
 	// readLimits each person's marker rate limiter.
 	markers    sync.Map
@@ -109,7 +110,7 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 	}
 	l := &Log{table: store.Table(MessagesTable), ttl: opts.TTL, now: now}
 	return &Service{
-		chats: store.Table(ChatsTable), userChats: store.Table(UserChatsTable), log: l, presence: store.Table(PresenceTable), blocks: store.Table(BlocksTable), images: store.Container(ImagesContainer),
+		chats: store.Table(ChatsTable), userChats: store.Table(UserChatsTable), log: l, presence: store.Table(PresenceTable), blocks: store.Table(BlocksTable), images: pictures.Store{Container: store.Container(ImagesContainer), Large: largeChatImage, Small: smallChatImage, Log: logger},
 		hub:   newHub(l, store.Table(FeedTable), logger, now),
 		sends: quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
 		rooms: opts.Rooms, base: strings.TrimSuffix(opts.BaseURL, "/"), beat: opts.Heartbeat, logger: logger, now: now,
@@ -194,17 +195,18 @@ func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Perso
 	}
 	key := ""
 	if image != nil {
-		img, err := processImage(ctx, image)
+		img, err := s.images.Process(ctx, image)
 		if err != nil {
 			return MessageRow{}, err
 		}
-		if key, err = s.putImage(ctx, ch.RowKey, img); err != nil {
+		if key, err = s.images.Put(ctx, ch.RowKey, img); err != nil {
 			return MessageRow{}, err
 		}
 	}
 	s.joined(ctx, from, ch)
 	m, err := s.log.appendEntry(ctx, ch.RowKey, from, typ, body, key, s.ttlOf(ch))
 	if err != nil {
+		s.images.Delete(ctx, key) // no message shows it
 		return m, err
 	}
 	s.hub.Sent(ctx, m)

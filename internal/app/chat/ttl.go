@@ -75,7 +75,7 @@ func (s *Service) sweepChat(ctx context.Context, chatID string) (int, error) {
 			return total, err
 		}
 		for _, p := range pictures {
-			s.deletePicture(ctx, p)
+			s.images.Delete(ctx, p)
 		}
 		total += len(ops)
 		if len(ops) < len(page.Entities) || page.Next == nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/media"
+	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
 	"github.com/harmony/harmony/internal/web"
@@ -168,7 +169,7 @@ type Catalog struct {
 	byDate     *storage.Table
 	categories *storage.Table
 	cats       categoryCache
-	images     *storage.Container
+	images     pictures.Store
 	seats      *Seats
 	listing    *projection.Projection[EventRow]
 	now        func() time.Time
@@ -176,7 +177,7 @@ type Catalog struct {
 
 // NewCatalog keeps the catalog in store.
 func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
-	c := &Catalog{events: store.Table(EventsTable), byDate: store.Table(ByDateTable), categories: store.Table(CategoriesTable), images: store.Container(ImagesContainer), seats: NewSeats(store, nil, now), now: now}
+	c := &Catalog{events: store.Table(EventsTable), byDate: store.Table(ByDateTable), categories: store.Table(CategoriesTable), images: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide}, seats: NewSeats(store, nil, now), now: now}
 	c.listing = &projection.Projection[EventRow]{
 		Canonical: c.events,
 		Derived:   []*storage.Table{c.byDate},
@@ -359,16 +360,16 @@ func (c *Catalog) Create(ctx context.Context, organizerKey string, in EventInput
 	now := c.now().UTC()
 	e.PartitionKey, e.RowKey, e.OrganizerKey, e.CreatedAt, e.UpdatedAt = eventsPart, ulid.Make().String(), organizerKey, now, now
 	if img != nil {
-		if e.ImageKey, err = c.putImage(ctx, e.RowKey, *img); err != nil {
+		if e.ImageKey, err = c.images.Put(ctx, e.RowKey, *img); err != nil {
 			return EventRow{}, err
 		}
 	}
 	if err := c.seats.Open(ctx, e.RowKey, e.plan()); err != nil {
-		c.deleteImage(ctx, e.ImageKey)
+		c.images.Delete(ctx, e.ImageKey)
 		return EventRow{}, err
 	}
 	if _, err := storage.Insert(ctx, c.events, e); err != nil {
-		c.deleteImage(ctx, e.ImageKey)
+		c.images.Delete(ctx, e.ImageKey)
 		return EventRow{}, err
 	}
 	return e, c.listing.Sync(ctx, nil, &e)
@@ -384,7 +385,7 @@ func (c *Catalog) parseWithImage(ctx context.Context, in EventInput, zone *time.
 	e, errs := parseEvent(in, zone, known)
 	var img *media.Result
 	if in.Image != nil {
-		r, err := processImage(ctx, in.Image)
+		r, err := c.images.Process(ctx, in.Image)
 		if _, key, ok := web.UploadRefusal(err); ok {
 			if errs == nil {
 				errs = FieldErrors{}
@@ -452,7 +453,7 @@ func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *ti
 	}
 	newKey, oldKey := "", ""
 	if img != nil {
-		if newKey, err = c.putImage(ctx, id, *img); err != nil {
+		if newKey, err = c.images.Put(ctx, id, *img); err != nil {
 			return EventRow{}, moves, err
 		}
 	}
@@ -475,10 +476,10 @@ func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *ti
 		return nil
 	})
 	if err != nil {
-		c.deleteImage(ctx, newKey)
+		c.images.Delete(ctx, newKey)
 		return e, moves, err
 	}
-	c.deleteImage(ctx, oldKey)
+	c.images.Delete(ctx, oldKey)
 	return e, moves, nil
 }
 
