@@ -1,10 +1,10 @@
 package richtext
 
 import (
-	"container/list"
 	"crypto/sha256"
 	"html/template"
-	"sync"
+
+	"github.com/harmony/harmony/internal/lru"
 )
 
 // Rendering costs more than its length: goldmark's emphasis and link
@@ -21,58 +21,9 @@ const (
 	cacheBytes = 16 << 20
 )
 
-var rendered = newLRU(cacheBytes)
+// rendered maps source digests to their HTML, bounded by the bytes of
+// HTML it holds.
+var rendered = lru.NewCosted[[32]byte](cacheBytes, func(h template.HTML) int { return len(h) })
 
 // keyOf is a source's key in the cache.
 func keyOf(src string) [32]byte { return sha256.Sum256([]byte(src)) }
-
-// lru is a least-recently-used map of source digests to HTML, bounded by
-// the bytes of HTML it holds.
-type lru struct {
-	mu    sync.Mutex
-	max   int
-	size  int
-	order *list.List // front: most recently used
-	items map[[32]byte]*list.Element
-}
-
-type lruEntry struct {
-	key  [32]byte
-	html template.HTML
-}
-
-func newLRU(max int) *lru {
-	return &lru{max: max, order: list.New(), items: map[[32]byte]*list.Element{}}
-}
-
-func (c *lru) get(key [32]byte) (template.HTML, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.items[key]
-	if !ok {
-		return "", false
-	}
-	c.order.MoveToFront(el)
-	return el.Value.(*lruEntry).html, true
-}
-
-func (c *lru) put(key [32]byte, html template.HTML) {
-	if len(html) > c.max {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.items[key]; ok {
-		c.order.MoveToFront(el)
-		return
-	}
-	c.items[key] = c.order.PushFront(&lruEntry{key: key, html: html})
-	c.size += len(html)
-	for c.size > c.max {
-		last := c.order.Back()
-		e := last.Value.(*lruEntry)
-		c.order.Remove(last)
-		delete(c.items, e.key)
-		c.size -= len(e.html)
-	}
-}

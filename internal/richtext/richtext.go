@@ -67,11 +67,11 @@ func Render(src string) template.HTML {
 		return render(src)
 	}
 	key := keyOf(src)
-	if html, ok := rendered.get(key); ok {
+	if html, ok := rendered.Get(key); ok {
 		return html
 	}
 	html := render(src)
-	rendered.put(key, html)
+	rendered.Put(key, html)
 	return html
 }
 

@@ -399,14 +399,14 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, seq int64) error {
 	// Marking read is rate limited per person (document 003): past the
 	// limit a move is skipped, and the next allowed one catches up.
-	lim, _ := s.readLimits.LoadOrStore(memberKey, rate.NewLimiter(rate.Every(time.Minute/markReadsPerMinute), markReadBurst))
-	if !lim.(*rate.Limiter).AllowN(s.now(), 1) {
+	lim, _ := s.readLimits.GetOrPut(memberKey, rate.NewLimiter(rate.Every(time.Minute/markReadsPerMinute), markReadBurst))
+	if !lim.AllowN(s.now(), 1) {
 		return nil
 	}
 	key := memberKey + "|" + ch.RowKey
-	known, ok := s.markers.Load(key)
-	if ok && known.(knownMarker).row.ReadSeq >= seq {
-		if s.now().Sub(known.(knownMarker).at) < markerTrust {
+	known, ok := s.markers.Get(key)
+	if ok && known.row.ReadSeq >= seq {
+		if s.now().Sub(known.at) < markerTrust {
 			return nil
 		}
 		// Perhaps moved back since ("unread from here" on another
@@ -415,7 +415,7 @@ func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, se
 		ok = false
 	}
 	if ok {
-		r := known.(knownMarker).row
+		r := known.row
 		r.ReadSeq = seq
 		var etag string
 		var err error
@@ -479,7 +479,7 @@ type knownMarker struct {
 
 // remember keeps r as the instance's copy of the marker at key.
 func (s *Service) remember(key string, r UserChatRow) {
-	s.markers.Store(key, knownMarker{row: r, at: s.now()})
+	s.markers.Put(key, knownMarker{row: r, at: s.now()})
 }
 
 // knowMarker has the instance know memberKey's marker row in ch (read
@@ -487,14 +487,14 @@ func (s *Service) remember(key string, r UserChatRow) {
 // read: the read is paid when the stream opens, not per message.
 func (s *Service) knowMarker(ctx context.Context, memberKey string, ch ChatRow) error {
 	key := memberKey + "|" + ch.RowKey
-	if _, ok := s.markers.Load(key); ok {
+	if _, ok := s.markers.Get(key); ok {
 		return nil
 	}
 	r, err := storage.Find[UserChatRow](ctx, s.userChats, memberKey, ch.RowKey, nil)
 	if err != nil {
 		return err
 	}
-	s.markers.LoadOrStore(key, knownMarker{row: r, at: s.now()}) // a missing row: ETag "", ReadSeq 0
+	s.markers.GetOrPut(key, knownMarker{row: r, at: s.now()}) // a missing row: ETag "", ReadSeq 0
 	return nil
 }
 

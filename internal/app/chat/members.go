@@ -46,7 +46,7 @@ func (s *Service) seen(ctx context.Context, who Person, ch ChatRow) {
 		return
 	}
 	// This instance records each person once per chat.
-	if _, known := s.participants.LoadOrStore(ch.RowKey+"|"+who.MemberKey, true); known {
+	if _, known := s.participants.GetOrPut(ch.RowKey+"|"+who.MemberKey, true); known {
 		return
 	}
 	_, err := storage.Insert(ctx, s.log.table, ParticipantRow{PartitionKey: ch.RowKey, RowKey: participantPrefix + who.MemberKey, MemberKey: who.MemberKey, Name: who.Name, JoinedAt: s.now().UTC()})

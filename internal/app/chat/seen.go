@@ -43,15 +43,14 @@ type seenCache struct {
 func (s *Service) liveSeenBy(ctx context.Context, ch ChatRow, seq int64, sender string) ([]string, error) {
 	gen := s.hub.Gen(ch.RowKey)
 	now := s.now()
-	if v, ok := s.seenLines.Load(ch.RowKey); ok {
-		c := v.(seenCache)
+	if c, ok := s.seenLines.Get(ch.RowKey); ok {
 		if c.seq == seq && c.gen == gen && now.Sub(c.at) < seenFresh {
 			return c.names, nil
 		}
 	}
 	names, err := s.SeenBy(ctx, ch, seq, sender)
 	if err == nil {
-		s.seenLines.Store(ch.RowKey, seenCache{seq: seq, gen: gen, at: now, names: names})
+		s.seenLines.Put(ch.RowKey, seenCache{seq: seq, gen: gen, at: now, names: names})
 	}
 	return names, err
 }

@@ -6,18 +6,19 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/jobs"
+	"github.com/harmony/harmony/internal/lru"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
+	"golang.org/x/time/rate"
 )
 
 // Service is the chat module.
@@ -37,12 +38,12 @@ type Service struct {
 	images    pictures.Store
 	// markers are the read markers this instance last wrote (markRead);
 	// readLimits each person's marker rate limiter.
-	markers    sync.Map
-	readLimits sync.Map
+	markers    *lru.Cache[string, knownMarker]
+	readLimits *lru.Cache[string, *rate.Limiter]
 	// participants are the participant rows this instance recorded.
-	participants sync.Map
+	participants *lru.Cache[string, bool]
 	// seenLines is each chat's last "seen by" here (seenCache).
-	seenLines sync.Map
+	seenLines *lru.Cache[string, seenCache]
 	// streams counts each person's open streams here (oneOfMaxStreams).
 	streams *ratelimit.Concurrent
 	pres    presence
@@ -68,6 +69,11 @@ type Options struct {
 	// also send a private chat's presence; tests shorten it.
 	Heartbeat time.Duration
 }
+
+// remembered bounds each of what an instance remembers of people and
+// chats (read markers, rate limiters, participants, "seen by" lines):
+// the least recently used go first, and cost a read or a write again.
+const remembered = 100_000
 
 // Marker writes a person may make: markReadsPerMinute on average, in
 // bursts of markReadBurst (per instance).
@@ -115,6 +121,8 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 		sends: quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
 		rooms: opts.Rooms, base: strings.TrimSuffix(opts.BaseURL, "/"), beat: opts.Heartbeat, logger: logger, now: now,
 		streams: ratelimit.NewConcurrent(MaxStreams),
+		markers: lru.New[string, knownMarker](remembered), readLimits: lru.New[string, *rate.Limiter](remembered),
+		participants: lru.New[string, bool](remembered), seenLines: lru.New[string, seenCache](remembered),
 	}
 }
 

@@ -6,13 +6,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/teambition/rrule-go"
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/lru"
 )
 
 // Recurring appointments are series: one appointment (blob and index
@@ -168,11 +168,8 @@ const cycleStart = rrule.MAXYEAR - 2*400 + 1
 
 // verdicts remembers what everOccurs found for each rule and start, so a
 // series costs its check once per process, not on every read; it holds
-// at most verdictsMax, and starts afresh when full.
-var verdicts = struct {
-	sync.Mutex
-	m map[string]bool
-}{m: map[string]bool{}}
+// the verdictsMax used most recently.
+var verdicts = lru.New[string, bool](verdictsMax)
 
 const verdictsMax = 100000
 
@@ -185,19 +182,11 @@ const verdictsMax = 100000
 // two cycles.
 func everOccurs(text string, start time.Time) bool {
 	key := text + "|" + start.Format(time.RFC3339) + "|" + start.Location().String()
-	verdicts.Lock()
-	occurs, known := verdicts.m[key]
-	verdicts.Unlock()
-	if known {
+	if occurs, known := verdicts.Get(key); known {
 		return occurs
 	}
-	occurs = firstOccurrence(text, start)
-	verdicts.Lock()
-	if len(verdicts.m) >= verdictsMax {
-		verdicts.m = map[string]bool{}
-	}
-	verdicts.m[key] = occurs
-	verdicts.Unlock()
+	occurs := firstOccurrence(text, start)
+	verdicts.Put(key, occurs)
 	return occurs
 }
 

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -19,6 +18,7 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/lru"
 	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
@@ -53,7 +53,7 @@ type Service struct {
 
 	post    tasks.Kind[posted]
 	deliver tasks.Kind[delivery]
-	badges  badgeCache
+	badges  *lru.Cache[string, badge]
 	mails   quota.Limit
 	blocks  Blocks
 }
@@ -108,7 +108,7 @@ func New(d Deps) (*Service, error) {
 		baseURL:  d.BaseURL,
 		log:      d.Log,
 		now:      d.Now,
-		badges:   badgeCache{m: map[string]badge{}},
+		badges:   lru.New[string, badge](badgesKept),
 		mails:    quota.Limit{Table: d.Store.Table(QuotaTable), Max: MailsPerHour, Window: time.Hour, Err: errMailsUsed},
 	}
 	if s.post, err = tasks.Register(d.Tasks, "inbox.post", s.fanOut); err != nil {
@@ -265,7 +265,7 @@ func (s *Service) writeRow(ctx context.Context, memberKey string, p posted) erro
 	if err != nil && !errors.Is(err, storage.ErrExists) {
 		return err
 	}
-	s.badges.forget(memberKey)
+	s.badges.Delete(memberKey)
 	return nil
 }
 
@@ -419,7 +419,7 @@ func (s *Service) MarkRead(ctx context.Context, memberKey, id string) error {
 	if errors.Is(err, storage.ErrNotFound) {
 		return errNoNotice(err)
 	}
-	s.badges.forget(memberKey)
+	s.badges.Delete(memberKey)
 	return err
 }
 
@@ -451,7 +451,7 @@ func (s *Service) Open(ctx context.Context, memberKey, id string) (string, error
 func (s *Service) MarkAllRead(ctx context.Context, memberKey string) error {
 	pk, rk := stateKey(memberKey)
 	_, err := storage.Upsert(ctx, s.table, StateRow{MemberKey: pk, RowKey: rk, ReadThrough: s.now().UTC()})
-	s.badges.forget(memberKey)
+	s.badges.Delete(memberKey)
 	return err
 }
 
@@ -464,8 +464,8 @@ const badgeCap = 100
 // write shows within badgeTTL).
 func (s *Service) Unread(ctx context.Context, memberKey string) (int, error) {
 	now := s.now()
-	if n, ok := s.badges.get(memberKey, now); ok {
-		return n, nil
+	if b, ok := s.badges.Get(memberKey); ok && !now.After(b.until) {
+		return b.n, nil
 	}
 	state, err := s.state(ctx, memberKey)
 	if err != nil {
@@ -494,7 +494,7 @@ func (s *Service) Unread(ctx context.Context, memberKey string) (int, error) {
 		}
 		q.Continuation, q.Limit = p.Next, badgeCap-n
 	}
-	s.badges.put(memberKey, min(n, badgeCap), now)
+	s.badges.Put(memberKey, badge{n: min(n, badgeCap), until: now.Add(badgeTTL)})
 	return min(n, badgeCap), nil
 }
 
@@ -506,35 +506,8 @@ type badge struct {
 	until time.Time
 }
 
-type badgeCache struct {
-	mu sync.Mutex
-	m  map[string]badge
-}
-
-func (b *badgeCache) get(memberKey string, now time.Time) (int, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	e, ok := b.m[memberKey]
-	if !ok || now.After(e.until) {
-		return 0, false
-	}
-	return e.n, true
-}
-
-func (b *badgeCache) put(memberKey string, n int, now time.Time) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(b.m) > 10_000 { // many idle members: start over
-		clear(b.m)
-	}
-	b.m[memberKey] = badge{n: n, until: now.Add(badgeTTL)}
-}
-
-func (b *badgeCache) forget(memberKey string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.m, memberKey)
-}
+// badgesKept is how many people's badges an instance remembers.
+const badgesKept = 10_000
 
 // FromCore builds the inbox on the platform's core: the one wiring that
 // production and the test harnesses share.
