@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/lru"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 )
@@ -45,10 +46,11 @@ type PresenceRow struct {
 	DefaultRoom string `table:"defaultRoom"`
 }
 
-// presence is an instance's record of what it wrote when.
+// presence is an instance's record of what it wrote when (for the
+// remembered people seen most recently).
 type presence struct {
 	mu      sync.Mutex
-	written map[string]time.Time
+	written *lru.Cache[string, time.Time]
 }
 
 // Seen records a sign of life from memberKey now: a write only when this
@@ -57,13 +59,13 @@ func (s *Service) Seen(ctx context.Context, memberKey string) {
 	now := s.now().UTC()
 	s.pres.mu.Lock()
 	if s.pres.written == nil {
-		s.pres.written = map[string]time.Time{}
+		s.pres.written = lru.New[string, time.Time](remembered)
 	}
-	if last, ok := s.pres.written[memberKey]; ok && now.Sub(last) < presenceEvery {
+	if last, ok := s.pres.written.Get(memberKey); ok && now.Sub(last) < presenceEvery {
 		s.pres.mu.Unlock()
 		return
 	}
-	s.pres.written[memberKey] = now
+	s.pres.written.Put(memberKey, now)
 	s.pres.mu.Unlock()
 	e := storage.Entity{PartitionKey: presencePart, RowKey: memberKey, Props: map[string]any{"lastSeen": now}}
 	if _, err := s.presence.Upsert(ctx, e, storage.Merge); err != nil {
