@@ -27,6 +27,10 @@ type PerIP struct {
 
 	mu      sync.Mutex
 	buckets map[string]*rate.Limiter
+	// sweepAt is the size at which full buckets are next dropped: twice
+	// what the last sweep left (at least maxTrackedIPs), so a map of
+	// buckets that are all in use is not scanned on every new client.
+	sweepAt int
 }
 
 // New is a limiter of burst tokens per client, one more every every.
@@ -53,8 +57,9 @@ func (l *PerIP) Allow(ip string, now time.Time) bool {
 	defer l.mu.Unlock()
 	b := l.buckets[ip]
 	if b == nil {
-		if len(l.buckets) >= maxTrackedIPs {
+		if len(l.buckets) >= max(l.sweepAt, maxTrackedIPs) {
 			l.dropFull(now)
+			l.sweepAt = 2 * len(l.buckets)
 		}
 		b = rate.NewLimiter(rate.Every(l.every), l.burst)
 		l.buckets[ip] = b

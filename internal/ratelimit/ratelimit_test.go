@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -46,6 +47,29 @@ func TestRateLimitHoldsAnIPv6Subnet(t *testing.T) {
 	}
 }
 
+// Past maxTrackedIPs clients, full buckets are dropped; when every
+// bucket is in use, the next sweep waits until their number doubled, so
+// a busy limiter is not scanned whole for each new client.
+func TestSweepsAreAmortized(t *testing.T) {
+	t.Parallel()
+	l := New(2, time.Hour)
+	now := startTime
+	for i := range maxTrackedIPs {
+		l.Allow(fmt.Sprint("busy-", i), now) // one token left: in use
+	}
+	l.Allow("one more", now)
+	if len(l.buckets) != maxTrackedIPs+1 || l.sweepAt != 2*maxTrackedIPs {
+		t.Fatalf("%d buckets, next sweep at %d", len(l.buckets), l.sweepAt)
+	}
+	later := now.Add(3 * time.Hour) // every bucket full again
+	for i := range maxTrackedIPs + 1 {
+		l.Allow(fmt.Sprint("new-", i), later)
+	}
+	if len(l.buckets) > maxTrackedIPs+2 {
+		t.Errorf("%d buckets: the full ones were not dropped at the doubled size", len(l.buckets))
+	}
+}
+
 // TestConcurrentHoldsAtMostMaxPerKey: a key gets max at once, another
 // key its own; what is released can be taken again, and a key holding
 // nothing is forgotten.
@@ -67,5 +91,20 @@ func TestConcurrentHoldsAtMostMaxPerKey(t *testing.T) {
 	c.Release("b")
 	if len(c.held) != 0 {
 		t.Errorf("keys holding nothing are kept: %v", c.held)
+	}
+}
+
+// BenchmarkNewClientWhileAllBusy is a new client's first request while
+// maxTrackedIPs others hold buckets in use (an attack from many
+// addresses): go test -bench NewClient ./internal/ratelimit
+func BenchmarkNewClientWhileAllBusy(b *testing.B) {
+	l := New(2, time.Hour)
+	for i := range maxTrackedIPs {
+		l.Allow(fmt.Sprint("busy-", i), startTime)
+	}
+	i := 0
+	for b.Loop() {
+		i++
+		l.Allow(fmt.Sprint("new-", i), startTime)
 	}
 }
