@@ -3,6 +3,7 @@ package events
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/embedded"
+	"github.com/harmony/harmony/internal/storage/projection"
 	"github.com/harmony/harmony/internal/storage/storetest"
 )
 
@@ -226,8 +228,9 @@ func (b slowListing) Upsert(ctx context.Context, table string, e storage.Entity,
 
 // TestListingFollowsConcurrentSeatChanges: forty people register for
 // one event at once, and each sync of the seat counts into the event and
-// its listing cards races the others, the cards' writes slowed down. The
-// cards end with the counter's counts (moving them from each writer's
+// its listing cards races the others, the cards' writes slowed down. A
+// sync may give up on the cards (ErrBehind), never on the event's row;
+// the cards end with the counter's counts (moving them from each writer's
 // before to its after let a slower sync write older counts last), and a
 // rebuild then finds nothing to do.
 func TestListingFollowsConcurrentSeatChanges(t *testing.T) {
@@ -251,7 +254,11 @@ func TestListingFollowsConcurrentSeatChanges(t *testing.T) {
 				t.Errorf("register %d: %v", i, err)
 				return
 			}
-			if _, err := c.SyncSeats(ctx, e.RowKey); err != nil {
+			// Under this much contention a sync may write the event's
+			// counts and give up on its cards (ErrBehind: the service
+			// logs it, as syncSeats does); another sync's cards then
+			// carry the counts, which is what is checked below.
+			if _, err := c.SyncSeats(ctx, e.RowKey); err != nil && !errors.Is(err, projection.ErrBehind) {
 				t.Errorf("sync %d: %v", i, err)
 			}
 		}()
