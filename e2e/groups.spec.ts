@@ -52,13 +52,13 @@ function localInput(days: number, hour: number): string {
 
 // createAppointment fills the form; responsible is a member's display name
 // (also ticked as a participant). It returns the appointment's path.
-async function createAppointment(page: Page, groupPath: string, title: string, responsible: string): Promise<string> {
+async function createAppointment(page: Page, groupPath: string, title: string, responsible: string, from = localInput(10, 10), to = localInput(10, 11)): Promise<string> {
   await page.goto(groupPath);
   await page.getByTestId('new-appointment').click();
   const form = page.getByTestId('appointment-form');
   await form.getByLabel('Title').fill(title);
-  await form.getByLabel(/^Starts/).fill(localInput(10, 10));
-  await form.getByLabel(/^Ends/).fill(localInput(10, 11));
+  await form.getByLabel(/^Starts/).fill(from);
+  await form.getByLabel(/^Ends/).fill(to);
   await form.getByLabel('Location').fill('Clinic, room 4');
   await page.getByTestId('participants').getByLabel(responsible, { exact: true }).check();
   await page.getByTestId('responsible').getByLabel(responsible, { exact: true }).check();
@@ -239,6 +239,15 @@ test('a long unbroken title, a scan and a join link stay within a phone screen',
   const me = (await a.page.getByTestId('user-name').textContent())!.trim();
   const appt = await createAppointment(a.page, groupPath, 'Zahnarzttermin'.repeat(8), me);
   await uploadScan(a.page);
+  // Across midnight, the same long title sits in the row above the
+  // week's hours on both days: each part is cut short within its day's
+  // column, not drawn over the next days (which then took its clicks).
+  await createAppointment(a.page, groupPath, 'Schwimmtraining'.repeat(6), me, localInput(10, 23), localInput(11, 1));
+  await a.page.goto(`${groupPath}/appointments/week?d=${localInput(10, 0).slice(0, 10)}`);
+  const day = a.page.locator(`[data-testid="week-day"][data-date="${localInput(10, 0).slice(0, 10)}"]`);
+  const dayBox = (await day.boundingBox())!;
+  const itemBox = (await day.locator('.week-spans').getByTestId('week-appointment').filter({ hasText: 'Schwimmtraining' }).boundingBox())!;
+  expect(itemBox.x + itemBox.width, 'the part before midnight stays in its day').toBeLessThanOrEqual(dayBox.x + dayBox.width + 1);
   // A join link's page shows the link in full: it breaks, not the page.
   await a.page.goto(`${groupPath}/settings`);
   await a.page.getByTestId('open-join').click();
