@@ -291,18 +291,35 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 	if err != nil {
 		return GroupRow{}, err
 	}
-	g, err := s.Create(ctx, owner, name)
-	if err != nil {
+	// The link is claimed for the new group's id before the group is
+	// made, so of two requests at once (a double click) one makes it and
+	// the other is sent to it.
+	groupID, claimed := newGroupID(), ""
+	pk, rk := joinSessionKey(m.GroupID, sessionID)
+	claim := func(from, to string) error {
+		_, err := storage.Modify(ctx, s.joinSessions, pk, rk, func(row *JoinSessionRow, exists bool) error {
+			if !exists {
+				return ErrNoGroup
+			}
+			if claimed = row.SpunOff; claimed != from {
+				return storage.ErrNoChange
+			}
+			row.SpunOff, row.UpdatedAt = to, s.now().UTC()
+			return nil
+		})
+		return err
+	}
+	if err := claim("", groupID); err != nil {
 		return GroupRow{}, err
 	}
-	pk, rk := joinSessionKey(m.GroupID, sessionID)
-	if _, err := storage.Modify(ctx, s.joinSessions, pk, rk, func(row *JoinSessionRow, exists bool) error {
-		if !exists {
-			return ErrNoGroup
+	if claimed != "" {
+		return GroupRow{GroupID: claimed}, nil // another request is making it
+	}
+	g, err := s.create(ctx, owner, name, groupID)
+	if err != nil {
+		if uerr := claim(groupID, ""); uerr != nil {
+			s.log.WarnContext(ctx, "groups: a failed spin-off still holds its link", "group", groupID, "err", uerr)
 		}
-		row.SpunOff, row.UpdatedAt = g.GroupID, s.now().UTC()
-		return nil
-	}); err != nil {
 		return GroupRow{}, err
 	}
 	now := s.now().UTC()

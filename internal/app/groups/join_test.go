@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -289,6 +290,51 @@ func TestSpinOffFromJoinSession(t *testing.T) {
 	}
 	if d := olga.c.Get(pageURL).Doc(t); d.Find(testID("spinoff-form")).Length() != 0 || d.Find(testID("spun-off")+` a[href="/groups/`+newID+`"]`).Length() != 1 {
 		t.Fatal("the link's page offers another spin-off instead of the group it started")
+	}
+}
+
+// TestSpinOffTwiceAtOnce: a double click on "Start the group" makes one
+// group, and both requests lead to it.
+func TestSpinOffTwiceAtOnce(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Conference")
+	sid := openJoin(t, olga, groupID)
+	a.joinAsGuest(t, groupID, sid, "Gus")
+	pageURL := "/groups/" + groupID + "/join-sessions/" + sid
+	form := olga.c.WithCSRF("/", url.Values{"name": {"Dinner"}})
+	var wg sync.WaitGroup
+	where := make([]string, 8)
+	for i := range where {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := olga.c.PostForm(pageURL+"/spinoff", form)
+			if res.StatusCode != http.StatusSeeOther {
+				t.Errorf("spin-off %d: %d", i, res.StatusCode)
+			}
+			where[i] = res.Header.Get("Location")
+		}()
+	}
+	wg.Wait()
+	for _, w := range where[1:] {
+		if w != where[0] {
+			t.Fatalf("spin-offs at once led to %q", where)
+		}
+	}
+	page, err := a.svc.MyGroups(ctx, memberRowKey(olga.id), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dinners := 0
+	for _, g := range page.Groups {
+		if g.Group.GroupName == "Dinner" {
+			dinners++
+		}
+	}
+	if dinners != 1 {
+		t.Errorf("olga owns %d groups called Dinner, want 1", dinners)
 	}
 }
 

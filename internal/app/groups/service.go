@@ -321,12 +321,17 @@ func nameErrorKey(err error, fallback string) string {
 // Create makes a group with id as its only owner: the Groups row, the
 // owner's GroupMembers row, then their UserGroups row.
 func (s *Service) Create(ctx context.Context, id *auth.Identity, name string) (GroupRow, error) {
+	return s.create(ctx, id, name, newGroupID())
+}
+
+// create is Create under a group id chosen before (SpinOff claims it
+// first).
+func (s *Service) create(ctx context.Context, id *auth.Identity, name, groupID string) (GroupRow, error) {
 	name, err := CleanName(name)
 	if err != nil {
 		return GroupRow{}, err
 	}
 	now := s.now().UTC()
-	groupID := newGroupID()
 	pk, rk := groupKey(groupID)
 	g := GroupRow{
 		PartitionKey: pk, RowKey: rk,
