@@ -399,7 +399,10 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, seq int64) error {
 	// Marking read is rate limited per person (document 003): past the
 	// limit a move is skipped, and the next allowed one catches up.
-	lim, _ := s.readLimits.GetOrPut(memberKey, rate.NewLimiter(rate.Every(time.Minute/markReadsPerMinute), markReadBurst))
+	lim, ok := s.readLimits.Get(memberKey)
+	if !ok {
+		lim, _ = s.readLimits.GetOrPut(memberKey, rate.NewLimiter(rate.Every(time.Minute/markReadsPerMinute), markReadBurst))
+	}
 	if !lim.AllowN(s.now(), 1) {
 		return nil
 	}

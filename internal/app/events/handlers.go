@@ -528,7 +528,8 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 	}
 	p := views.FormProps{
 		Heading: heading, Action: action, Zone: auth.From(c).Location().String(), Secret: in.Secret, ChatClosed: in.ChatClosed, Errors: errs,
-		ImageURL: imageURL(imageKey, true),
+		MaxCoHosts: MaxCoHosts,
+		ImageURL:   imageURL(imageKey, true),
 		Values: map[string]string{
 			"title": in.Title, "start": in.Start, "end": in.End, "place": in.Place, "confirmedOnly": in.ConfirmedOnly,
 			"capacity": in.Capacity, "maxGuests": in.MaxGuests, "price": in.Price, "currency": in.Currency, "description": in.Description,
