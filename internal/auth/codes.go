@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/http"
 	"strings"
 	"time"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/storage"
@@ -58,22 +60,24 @@ const (
 	runGap = time.Hour
 )
 
-// Errors of VerifyCode; the handler turns each into a message.
+// Errors of SendCode and VerifyCode. Each carries the status and message
+// a person sees, except ErrCodeWrong, which comes with the attempts left
+// (AttemptsLeft).
 var (
 	// ErrCodeFormat is input that is not six digits; it costs no attempt.
-	ErrCodeFormat = errors.New("auth: a code is six digits")
+	ErrCodeFormat = fault.New(http.StatusUnprocessableEntity, "auth.error.code_format", "auth: a code is six digits")
 	ErrCodeWrong  = errors.New("auth: wrong code")
 	// ErrCodeBurned follows the last wrong attempt a code allows; that
 	// code is gone, and a new one may be requested after the cooldown.
-	ErrCodeBurned  = errors.New("auth: too many wrong codes")
-	ErrCodeExpired = errors.New("auth: code expired")
+	ErrCodeBurned  = fault.New(http.StatusUnprocessableEntity, "auth.error.code_burned", "auth: too many wrong codes")
+	ErrCodeExpired = fault.New(http.StatusUnprocessableEntity, "auth.error.code_expired", "auth: code expired")
 	// ErrCodeInvalid means there is no usable code: never sent, used, or
 	// burnt by wrong attempts.
-	ErrCodeInvalid = errors.New("auth: no valid code")
+	ErrCodeInvalid = fault.New(http.StatusUnprocessableEntity, "auth.error.code_invalid", "auth: no valid code")
 	// ErrMailUnavailable means this server cannot send mail.
-	ErrMailUnavailable = errors.New("auth: no mail sender configured")
+	ErrMailUnavailable = fault.New(http.StatusServiceUnavailable, "auth.signin.email_unavailable", "auth: no mail sender configured")
 	// ErrMailFailed means the mail server refused or could not be reached.
-	ErrMailFailed = errors.New("auth: sending the code failed")
+	ErrMailFailed = fault.New(http.StatusServiceUnavailable, "auth.error.mail_failed", "auth: sending the code failed")
 )
 
 // otpRow is the email's code state, in table OtpCodes.

@@ -224,15 +224,8 @@ func (s *Service) codeAttempt(c echo.Context, try func() error) (status int, msg
 	if left, ok := AttemptsLeft(err); ok {
 		return http.StatusUnprocessableEntity, i18n.N(ctx, "auth.error.code_wrong", left), nil
 	}
-	switch {
-	case errors.Is(err, ErrCodeFormat):
-		return http.StatusUnprocessableEntity, i18n.T(ctx, "auth.error.code_format"), nil
-	case errors.Is(err, ErrCodeBurned):
-		return http.StatusUnprocessableEntity, i18n.T(ctx, "auth.error.code_burned"), nil
-	case errors.Is(err, ErrCodeExpired):
-		return http.StatusUnprocessableEntity, i18n.T(ctx, "auth.error.code_expired"), nil
-	case errors.Is(err, ErrCodeInvalid):
-		return http.StatusUnprocessableEntity, i18n.T(ctx, "auth.error.code_invalid"), nil
+	if status, msg, ok := web.Refused(ctx, err); ok {
+		return status, msg, nil // not six digits, burnt, expired, no code
 	}
 	return 0, "", err
 }

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"regexp"
 
@@ -91,10 +90,8 @@ func (s *Service) mailCode(c echo.Context, email string, pending map[string]stri
 	if !s.sendLimit.Allow(c.RealIP(), s.now()) {
 		return again(http.StatusTooManyRequests, i18n.T(ctx, "auth.error.rate_limited"))
 	}
-	if err := s.SendCode(ctx, email); errors.Is(err, ErrMailFailed) {
-		return web.NewError(http.StatusServiceUnavailable, i18n.T(ctx, "auth.error.mail_failed"), err)
-	} else if err != nil {
-		return err
+	if err := s.SendCode(ctx, email); err != nil {
+		return err // ErrMailFailed is a 503 that says so
 	}
 	sess, err := web.Session(c)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/oauth2"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/web"
 )
 
@@ -51,32 +52,23 @@ var (
 	errOIDCNoSubject    = errors.New("oidc: ID token has no subject")
 )
 
-// oidcFailure is a sign-in through the provider that did not work out for
-// a reason the person can act on: start again, or sign in another way. It
-// is shown on the sign-in page, with a status and a message.
-type oidcFailure struct {
-	Status int
-	// MessageKey is the catalog key of what the person is told.
-	MessageKey string
-	Cause      error
-}
-
-func (f *oidcFailure) Error() string { return fmt.Sprintf("%d: %v", f.Status, f.Cause) }
-func (f *oidcFailure) Unwrap() error { return f.Cause }
+// A sign-in through the provider that did not work out for a reason the
+// person can act on (start again, or sign in another way) is a
+// fault.Error: shown on the sign-in page, with its status and message.
 
 // oidcBadState: missing, wrong, expired or replayed state.
 func oidcBadState(cause error) error {
-	return &oidcFailure{Status: http.StatusBadRequest, MessageKey: "oidc.error.state", Cause: cause}
+	return fault.Wrap(http.StatusBadRequest, "oidc.error.state", cause)
 }
 
 // oidcRejected: the answer from the provider does not check out.
 func oidcRejected(cause error) error {
-	return &oidcFailure{Status: http.StatusBadRequest, MessageKey: "oidc.error.rejected", Cause: cause}
+	return fault.Wrap(http.StatusBadRequest, "oidc.error.rejected", cause)
 }
 
 // oidcUnavailable: the provider cannot be reached right now.
 func oidcUnavailable(cause error) error {
-	return &oidcFailure{Status: http.StatusServiceUnavailable, MessageKey: "oidc.error.unavailable", Cause: cause}
+	return fault.Wrap(http.StatusServiceUnavailable, "oidc.error.unavailable", cause)
 }
 
 // oidcProviderError: the provider sent the person back with ?error=. Its
@@ -86,9 +78,9 @@ func oidcProviderError(code string) error {
 	cause := fmt.Errorf("oidc: provider returned error %q", code)
 	if code == "access_denied" {
 		// They cancelled, or the provider does not let them use this app.
-		return &oidcFailure{Status: http.StatusForbidden, MessageKey: "oidc.error.denied", Cause: cause}
+		return fault.Wrap(http.StatusForbidden, "oidc.error.denied", cause)
 	}
-	return &oidcFailure{Status: http.StatusBadRequest, MessageKey: "oidc.error.provider", Cause: cause}
+	return fault.Wrap(http.StatusBadRequest, "oidc.error.provider", cause)
 }
 
 // beginOIDC starts a sign-in: it records a fresh state, nonce and PKCE

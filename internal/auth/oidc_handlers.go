@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/web"
 	authview "github.com/harmony/harmony/views/auth"
@@ -43,18 +44,19 @@ func (s *Service) oidcCallback(c echo.Context) error {
 // person can retry or use an email code. Errors that are not a failed
 // sign-in (storage, session) go to the error handler.
 func (s *Service) oidcFailed(c echo.Context, next string, err error) error {
-	f, ok := errors.AsType[*oidcFailure](err)
+	f, ok := errors.AsType[*fault.Error](err)
 	if !ok {
 		return err
 	}
 	ctx := c.Request().Context()
+	key, _ := f.Message()
 	level := slog.LevelInfo
-	switch f.MessageKey {
+	switch key {
 	case "oidc.error.rejected", "oidc.error.unavailable":
 		// An answer that does not verify is a misconfiguration or a
 		// forgery, and an unreachable provider needs the operator too.
 		level = slog.LevelWarn
 	}
-	s.log.Log(ctx, level, "oidc: sign-in failed", "request_id", web.RequestID(c), "status", f.Status, "err", f.Cause)
-	return s.renderSignIn(c, f.Status, authview.SignInProps{Next: next, Message: i18n.T(ctx, f.MessageKey)})
+	s.log.Log(ctx, level, "oidc: sign-in failed", "request_id", web.RequestID(c), "status", f.Status(), "err", f)
+	return s.renderSignIn(c, f.Status(), authview.SignInProps{Next: next, Message: i18n.T(ctx, key)})
 }

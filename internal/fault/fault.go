@@ -30,6 +30,13 @@ func NotFound(text string, cause error) *Error {
 	return &Error{status: http.StatusNotFound, text: text, cause: cause}
 }
 
+// Wrap gives cause a status and message key: a failure whose cause only
+// the log should see (an OIDC answer that did not verify, say) but which
+// the person is told of in their own words.
+func Wrap(status int, key string, cause error) *Error {
+	return &Error{status: status, key: key, text: cause.Error(), cause: cause}
+}
+
 func (e *Error) Error() string { return e.text }
 func (e *Error) Unwrap() error { return e.cause }
 

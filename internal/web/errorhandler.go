@@ -100,14 +100,7 @@ func classify(ctx context.Context, err error) (int, string) {
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &faultErr):
-		if faultErr.Status() < 400 || faultErr.Status() > 599 {
-			return http.StatusInternalServerError, ""
-		}
-		key, args := faultErr.Message()
-		if key == "" {
-			return faultErr.Status(), ""
-		}
-		return faultErr.Status(), i18n.T(ctx, key, args...)
+		return explain(ctx, faultErr)
 	case errors.As(err, &webErr):
 		if webErr.Status < 400 || webErr.Status > 599 {
 			return http.StatusInternalServerError, ""
@@ -136,6 +129,36 @@ func classify(ctx context.Context, err error) (int, string) {
 		return http.StatusServiceUnavailable, ""
 	}
 	return http.StatusInternalServerError, ""
+}
+
+// Refused is the status and message of an error a person can act on (a
+// fault.Error in err's chain), for a handler that shows it on the page it
+// renders again, a form beside what was typed, instead of on an error
+// page. ok is false for any other error, which the handler returns for
+// the error handler.
+func Refused(ctx context.Context, err error) (status int, message string, ok bool) {
+	f, ok := errors.AsType[*fault.Error](err)
+	if !ok {
+		return 0, "", false
+	}
+	status, message = explain(ctx, f)
+	if message == "" {
+		message = i18n.T(ctx, messageKey(status, "body"))
+	}
+	return status, message, true
+}
+
+// explain is a fault's status and translated message ("" for the status's
+// standard text); a status outside 4xx and 5xx is a 500.
+func explain(ctx context.Context, f *fault.Error) (int, string) {
+	if f.Status() < 400 || f.Status() > 599 {
+		return http.StatusInternalServerError, ""
+	}
+	key, args := f.Message()
+	if key == "" {
+		return f.Status(), ""
+	}
+	return f.Status(), i18n.T(ctx, key, args...)
 }
 
 // messageKey names the catalog entry for a status; statuses without their

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 )
@@ -161,5 +163,41 @@ func TestErrorMapping(t *testing.T) {
 		if strings.Contains(res.Body, "hunter2") || strings.Contains(res.Body, "not a member") || strings.Contains(res.Body, "storage:") {
 			t.Errorf("%v: body leaks the cause", tt.err)
 		}
+	}
+}
+
+// Refused gives a form the status and words of an error a person can act
+// on, wherever it is wrapped, with its arguments filled in and in the
+// viewer's language; any other error is left to the error handler.
+func TestRefused(t *testing.T) {
+	t.Parallel()
+	cooldown := fault.New(http.StatusTooManyRequests, "groups.error.cooldown", "cooldown", "minutes", 5)
+	errs := []error{
+		fmt.Errorf("invite: %w", cooldown),
+		fault.NotFound("no such topic", storage.ErrNotFound),
+		fault.New(http.StatusOK, "groups.error.cooldown", "not a refusal"),
+		fmt.Errorf("vote: %w", storage.ErrPrecondition),
+		nil,
+	}
+	s := newServer(t, nil)
+	s.Echo().GET("/refused/:i", func(c echo.Context) error {
+		i, _ := strconv.Atoi(c.Param("i"))
+		status, msg, ok := web.Refused(c.Request().Context(), errs[i])
+		return c.String(http.StatusOK, fmt.Sprintf("%d|%s|%v", status, msg, ok))
+	})
+	for i, want := range []string{
+		"429|The invitation was sent a moment ago. You can resend it after 5 minutes.|true",
+		"404|The page you are looking for doesn't exist or has moved.|true",
+		"500|We couldn't complete your request.",
+		"0||false",
+		"0||false",
+	} {
+		if got := s.client.Get(fmt.Sprintf("/refused/%d", i)).Body; !strings.HasPrefix(got, want) {
+			t.Errorf("%v: %q, want %q", errs[i], got, want)
+		}
+	}
+	ru := s.client.Get("/refused/0", "Accept-Language", "ru").Body
+	if !strings.Contains(ru, "через 5 мин") {
+		t.Errorf("in Russian: %q", ru)
 	}
 }

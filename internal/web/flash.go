@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/views/components"
@@ -67,13 +68,33 @@ func TakeFlash(c echo.Context) (components.FlashProps, error) {
 	return components.FlashProps{Message: i18n.T(c.Request().Context(), key)}, nil
 }
 
-// Refusal is a service error that a form shows on one of its fields: the
-// status to answer with, and the field's message key.
+// Refusal is a service error that a form shows on one of its fields. Err
+// is matched with errors.Is; the status and message key are the
+// error's own (a fault.Error's), unless Status and Key say otherwise, as
+// for an error that is a 404 on a page of its own but a field's mistake
+// in a form.
 type Refusal struct {
-	Err    error // matched with errors.Is
-	Status int
+	Err    error
 	Field  string
+	Status int
 	Key    string
+}
+
+// answer is the status and message key r gives err.
+func (r Refusal) answer(err error) (int, string) {
+	status, key := r.Status, r.Key
+	if f, ok := errors.AsType[*fault.Error](err); ok {
+		if status == 0 {
+			status = f.Status()
+		}
+		if key == "" {
+			key, _ = f.Message()
+		}
+	}
+	if status == 0 {
+		status = http.StatusUnprocessableEntity
+	}
+	return status, key
 }
 
 // AnswerAction finishes the post of a small form that a page holds (a
@@ -110,7 +131,8 @@ func AnswerForm(c echo.Context, err error, flash, to string, again func(status i
 	}
 	for _, r := range refusals {
 		if errors.Is(err, r.Err) {
-			return again(r.Status, formrule.FieldErrors{r.Field: r.Key})
+			status, key := r.answer(err)
+			return again(status, formrule.FieldErrors{r.Field: key})
 		}
 	}
 	return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/web"
 )
@@ -50,10 +51,14 @@ func TestAnswerForm(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, nil)
 	taken := errors.New("taken")
+	full := fault.New(http.StatusTooManyRequests, "form.error.full", "full")
+	gone := fault.NotFound("no such section", nil)
 	answers := map[string]error{
 		"ok":     nil,
 		"fields": formrule.FieldErrors{"name": "form.error.name"},
 		"taken":  fmt.Errorf("create: %w", taken),
+		"full":   fmt.Errorf("create: %w", full),
+		"gone":   gone,
 		"broken": errors.New("disk on fire"),
 	}
 	srv.Echo().GET("/test/form/:case", func(c echo.Context) error {
@@ -65,7 +70,9 @@ func TestAnswerForm(t *testing.T) {
 			return c.String(status, strings.Join(shown, " "))
 		}
 		return web.AnswerForm(c, answers[c.Param("case")], "account.flash.settings_saved", "/?saved", again,
-			web.Refusal{Err: taken, Status: http.StatusConflict, Field: "slug", Key: "form.error.taken"})
+			web.Refusal{Err: taken, Field: "slug", Status: http.StatusConflict, Key: "form.error.taken"},
+			web.Refusal{Err: full, Field: "body"}, // its own status and message
+			web.Refusal{Err: gone, Field: "section", Status: http.StatusUnprocessableEntity, Key: "form.error.section"})
 	})
 	for _, tc := range []struct {
 		name   string
@@ -74,6 +81,8 @@ func TestAnswerForm(t *testing.T) {
 	}{
 		{"fields", http.StatusUnprocessableEntity, "name=form.error.name"},
 		{"taken", http.StatusConflict, "slug=form.error.taken"},
+		{"full", http.StatusTooManyRequests, "body=form.error.full"},
+		{"gone", http.StatusUnprocessableEntity, "section=form.error.section"},
 		{"broken", http.StatusInternalServerError, ""},
 		{"ok", http.StatusSeeOther, ""},
 	} {

@@ -168,10 +168,7 @@ func (h *handlers) moderate(action Action) echo.HandlerFunc {
 		id := auth.From(c)
 		if (action == ActionDisable || action == ActionGrantAdmin) && !web.Confirmed(c) {
 			p, err := h.svc.Account(ctx, target)
-			if errors.Is(err, storage.ErrNotFound) {
-				return web.NotFound(err)
-			}
-			if err != nil {
+			if err != nil { // storage.ErrNotFound is a 404
 				return err
 			}
 			return web.AskConfirm(c, views.ModerateConfirm(ctx, string(action), p.DisplayName))
@@ -180,16 +177,10 @@ func (h *handlers) moderate(action Action) echo.HandlerFunc {
 		reason := c.FormValue("reason")
 		p, err := h.svc.Moderate(ctx, actor, target, action, reason)
 		back := backTo(c.FormValue("next"))
-		var badReason *ReasonError
-		switch {
-		case errors.Is(err, ErrSelf):
-			return web.BadRequest(i18n.T(ctx, "admin.error.self"), err)
-		case errors.As(err, &badReason):
+		if badReason, ok := errors.AsType[*ReasonError](err); ok {
 			return h.reasonRefused(c, target, reason, badReason.Key, back)
-		case errors.Is(err, storage.ErrNotFound):
-			return web.NotFound(err)
-		case err != nil:
-			return err
+		} else if err != nil {
+			return err // ErrSelf, ErrConfiguredAdmin; a 404 for nobody
 		}
 		if web.HTMXFrom(c).Partial {
 			row := h.userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role, id.MemberKey, back)

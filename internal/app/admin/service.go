@@ -147,7 +147,7 @@ const MaxReason = 500
 var (
 	// ErrSelf refuses an admin disabling or demoting themselves, which
 	// would lock them out with nobody to undo it.
-	ErrSelf = errors.New("admin: an administrator cannot disable or demote themselves")
+	ErrSelf = fault.New(http.StatusBadRequest, "admin.error.self", "admin: an administrator cannot disable or demote themselves")
 	// ErrReason refuses a reason that breaks the text rules; the error
 	// itself is a *ReasonError.
 	ErrReason = errors.New("admin: reason refused")

@@ -536,18 +536,16 @@ func (s *Service) send(c echo.Context) error {
 		// Posting in a public room joins it.
 		err = s.setMember(ctx, id.MemberKey, ch, true)
 	}
-	if status, key, ok := web.UploadRefusal(err); ok {
-		form.Error = i18n.T(ctx, key, "mb", 10)
-		return web.Render(c, max(status, http.StatusUnprocessableEntity), web.Page{Title: acc.Title, Section: "chat", Content: views.FormPage(form), Fragment: views.Form(form)})
+	again := func(status int, msg string) error {
+		form.Error = msg
+		return web.Render(c, status, web.Page{Title: acc.Title, Section: "chat", Content: views.FormPage(form), Fragment: views.Form(form)})
 	}
-	switch {
-	case errors.Is(err, ErrBadBody):
-		form.Error = i18n.T(ctx, "chat.error.body", "max", MaxBody)
-		return web.Render(c, http.StatusUnprocessableEntity, web.Page{Title: acc.Title, Section: "chat", Content: views.FormPage(form), Fragment: views.Form(form)})
-	case errors.Is(err, ErrTooFast):
-		form.Error = i18n.T(ctx, "chat.error.too_fast")
-		return web.Render(c, http.StatusTooManyRequests, web.Page{Title: acc.Title, Section: "chat", Content: views.FormPage(form), Fragment: views.Form(form)})
-	case err != nil:
+	if status, key, ok := web.UploadRefusal(err); ok {
+		return again(max(status, http.StatusUnprocessableEntity), i18n.T(ctx, key, "mb", media.DefaultMaxBytes>>20))
+	}
+	if status, msg, ok := web.Refused(ctx, err); ok {
+		return again(status, msg) // a body that breaks the rules, or too many too fast
+	} else if err != nil {
 		return err
 	}
 	if web.HTMXFrom(c).Partial {

@@ -26,7 +26,7 @@ var bodyRule = formrule.Text{Max: MaxBody, Required: true, Multiline: true}
 // Errors of the log.
 var (
 	// ErrBadBody is a message that breaks bodyRule (422).
-	ErrBadBody = fault.New(http.StatusUnprocessableEntity, "chat.error.body", "chat: bad message body")
+	ErrBadBody = fault.New(http.StatusUnprocessableEntity, "chat.error.body", "chat: bad message body", "max", MaxBody)
 	// ErrNoChat is a chat that is not there, or not for the viewer (404).
 	ErrNoChat = fault.NotFound("chat: no such chat", storage.ErrNotFound)
 )

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/storage"
@@ -35,7 +36,7 @@ var (
 type RoomErrors = formrule.FieldErrors
 
 // ErrRoomExists is a new room whose slug is taken (409).
-var ErrRoomExists = errors.New("chat: the room exists")
+var ErrRoomExists = fault.New(http.StatusConflict, "chat.rooms.error.exists", "chat: the room exists")
 
 // checkRoom cleans a room's name and description, noting problems in
 // errs.
@@ -140,7 +141,7 @@ func (s *Service) createRoom(c echo.Context) error {
 	err := s.CreateRoom(c.Request().Context(), add["slug"], add["name"], add["description"], add["private"] == "true", auth.From(c).MemberKey)
 	return web.AnswerForm(c, err, "chat.rooms.flash.created", adminRoomsURL, func(status int, re RoomErrors) error {
 		return s.renderRooms(c, status, add, re)
-	}, web.Refusal{Err: ErrRoomExists, Status: http.StatusConflict, Field: "slug", Key: "chat.rooms.error.exists"})
+	}, web.Refusal{Err: ErrRoomExists, Field: "slug"})
 }
 
 // updateRoom is POST /admin/chat-rooms/:id (name, description,

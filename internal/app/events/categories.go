@@ -3,11 +3,13 @@ package events
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/storage"
@@ -137,7 +139,7 @@ func (c *Catalog) forgetCategories() {
 
 // ErrCategoryExists is an added category that is there already (a
 // built-in one included).
-var ErrCategoryExists = errors.New("events: the category exists")
+var ErrCategoryExists = fault.New(http.StatusConflict, "events.categories.error.exists", "events: the category exists")
 
 // checkCategoryNames cleans a category's names, noting problems in errs.
 func checkCategoryNames(errs FieldErrors, english, russian string) (string, string) {

@@ -44,7 +44,7 @@ func (s *Service) addCategory(c echo.Context) error {
 	err := s.catalog.AddCategory(c.Request().Context(), add["slug"], add["english"], add["russian"])
 	return web.AnswerForm(c, err, "events.categories.flash.added", adminCategoriesURL, func(status int, fe FieldErrors) error {
 		return s.renderCategories(c, status, views.CategoriesProps{Add: add, AddErrors: fe}, nil)
-	}, web.Refusal{Err: ErrCategoryExists, Status: http.StatusConflict, Field: "slug", Key: "events.categories.error.exists"})
+	}, web.Refusal{Err: ErrCategoryExists, Field: "slug"})
 }
 
 // updateCategory is POST /admin/event-categories/:slug (english,

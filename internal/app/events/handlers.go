@@ -624,7 +624,7 @@ func (s *Service) updateEvent(c echo.Context) error {
 	e, err := s.UpdateEvent(ctx, c.Param("id"), in, id.Location())
 	return web.AnswerForm(c, err, "events.flash.saved", eventURL(e.RowKey), func(status int, fe FieldErrors) error {
 		return s.renderForm(c, status, eventURL(c.Param("id"))+"/edit", in, fe)
-	}, web.Refusal{Err: ErrCapacityBelowGoing, Status: http.StatusUnprocessableEntity, Field: "capacity", Key: "events.error.capacity_below_going"})
+	}, web.Refusal{Err: ErrCapacityBelowGoing, Field: "capacity"})
 }
 
 // cancelEvent is POST /events/:id/cancel-event (organizers), after

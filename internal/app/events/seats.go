@@ -31,7 +31,7 @@ const (
 // Errors of seat changes.
 var (
 	// ErrCapacityBelowGoing refuses a capacity under the seats taken.
-	ErrCapacityBelowGoing = fault.New(http.StatusConflict, "events.error.capacity_below_going", "events: capacity below the seats taken")
+	ErrCapacityBelowGoing = fault.New(http.StatusUnprocessableEntity, "events.error.capacity_below_going", "events: capacity below the seats taken")
 	// ErrBadParty is a party size out of range.
 	ErrBadParty = fault.New(http.StatusUnprocessableEntity, "events.error.party", "events: bad party size")
 	// ErrNotRegistered is a cancellation by someone not registered.

@@ -58,7 +58,7 @@ func (s *Service) createSection(c echo.Context) error {
 	_, err := s.CreateSection(ctx, in)
 	return web.AnswerForm(c, err, "forum.flash.section_created", adminURL, func(status int, fe FormErrors) error {
 		return s.renderSections(c, status, add, formErrors(ctx, fe), "", nil)
-	}, web.Refusal{Err: ErrSectionExists, Status: http.StatusConflict, Field: "slug", Key: "forum.error.slug_taken"})
+	}, web.Refusal{Err: ErrSectionExists, Field: "slug"})
 }
 
 // updateSection is POST /admin/forum/:slug.

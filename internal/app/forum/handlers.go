@@ -365,8 +365,8 @@ func (s *Service) createTopic(c echo.Context) error {
 		p.Errors = formErrors(ctx, fe)
 		return s.renderCompose(c, status, p)
 	},
-		web.Refusal{Err: ErrNoSection, Status: http.StatusUnprocessableEntity, Field: "section", Key: "forum.error.section"},
-		web.Refusal{Err: ErrTooMany, Status: http.StatusTooManyRequests, Field: "body", Key: "forum.error.newcomer"})
+		web.Refusal{Err: ErrNoSection, Field: "section", Status: http.StatusUnprocessableEntity, Key: "forum.error.section"},
+		web.Refusal{Err: ErrTooMany, Field: "body"})
 }
 
 // preview is POST /forum/preview (body): the text rendered (htmx), or
@@ -438,10 +438,11 @@ func (s *Service) reply(c echo.Context) error {
 		p.Error = i18n.N(ctx, "forum.error.slow_wait", max(secs, 1))
 		c.Response().Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
 		return s.renderReply(c, http.StatusTooManyRequests, t, p)
-	case errors.Is(err, ErrTooMany):
-		p.Error = i18n.T(ctx, "forum.error.newcomer")
-		return s.renderReply(c, http.StatusTooManyRequests, t, p)
-	case err != nil:
+	}
+	if status, msg, ok := web.Refused(ctx, err); ok {
+		p.Error = msg // a new account's limit, a closed topic
+		return s.renderReply(c, status, t, p)
+	} else if err != nil {
 		return err
 	}
 	return web.Redirect(c, postURL(t.PartitionKey, post.Num))
@@ -498,8 +499,8 @@ func (s *Service) edit(c echo.Context) error {
 	return web.AnswerForm(c, err, "forum.flash.edited", postURL(t.PartitionKey, p.Num), func(status int, fe FormErrors) error {
 		e.Errors = formErrors(ctx, fe)
 		return s.renderEdit(c, status, t, p, e)
-	}, web.Refusal{Err: ErrTooManyEdits, Status: http.StatusTooManyRequests, Field: "body", Key: "forum.error.edits"},
-		web.Refusal{Err: ErrTooManyRevisions, Status: http.StatusConflict, Field: "body", Key: "forum.error.revisions"})
+	}, web.Refusal{Err: ErrTooManyEdits, Field: "body"},
+		web.Refusal{Err: ErrTooManyRevisions, Field: "body"})
 }
 
 // historyPage is how many earlier versions a page of a post's history

@@ -3,10 +3,12 @@ package forum
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -25,7 +27,7 @@ var (
 var reservedSlugs = []string{"t", "new", "unread", "search", "feed", "read-all", "preview"}
 
 // ErrSectionExists is a new section whose slug is taken (409).
-var ErrSectionExists = errors.New("forum: the section exists")
+var ErrSectionExists = fault.New(http.StatusConflict, "forum.error.slug_taken", "forum: the section exists")
 
 // Section reads an open section; missing or archived is ErrNoSection.
 func (s *Service) Section(ctx context.Context, slug string) (SectionRow, error) {

@@ -554,7 +554,7 @@ func (h *handlers) addComment(c echo.Context) error {
 			return err
 		}
 		return h.renderAppointment(c, status, m, g, id, d, pageForms{Comment: body, CommentError: fe["comment"]})
-	}, web.Refusal{Err: ErrTooManyComments, Status: http.StatusTooManyRequests, Field: "comment", Key: "groups.comments.error.too_many"})
+	}, web.Refusal{Err: ErrTooManyComments, Field: "comment"})
 }
 
 // deleteComment is POST …/comments/:comment/delete (its author, or an

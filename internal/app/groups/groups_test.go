@@ -305,8 +305,11 @@ func TestDeclineResendCancel(t *testing.T) {
 	if res := post(t, ann.c, resend, nil); res.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("resend within the cooldown: %d", res.StatusCode)
 	}
-	if res := invite(t, ann, id, "bob@example.com"); res.StatusCode != http.StatusUnprocessableEntity {
+	// Inviting again is a resend too: the same 429, and the form says when.
+	if res := invite(t, ann, id, "bob@example.com"); res.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("invite again within the cooldown: %d", res.StatusCode)
+	} else if !strings.Contains(res.Body, "after 5 minutes") {
+		t.Fatalf("invite again within the cooldown does not say when: %s", res.Body)
 	}
 	a.Clock.Advance(ResendCooldown + time.Second)
 	if res := post(t, ann.c, resend, nil); res.StatusCode != http.StatusSeeOther {
@@ -348,7 +351,7 @@ func TestDeclineResendCancel(t *testing.T) {
 	// Inviting again is a resend: within the cooldown it is refused, as
 	// it is after a cancel (else invite and cancel in turn would mail
 	// bob without pause).
-	if res := invite(t, ann, id, "bob@example.com"); res.StatusCode != http.StatusUnprocessableEntity {
+	if res := invite(t, ann, id, "bob@example.com"); res.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("invite again within the cooldown of the last mail: %d", res.StatusCode)
 	}
 	a.Clock.Advance(ResendCooldown + time.Second)
@@ -363,7 +366,7 @@ func TestDeclineResendCancel(t *testing.T) {
 		t.Fatalf("cancelled invitation link: %d", res.StatusCode)
 	}
 	mails := len(a.invitations())
-	if res := invite(t, ann, id, "bob@example.com"); res.StatusCode != http.StatusUnprocessableEntity || len(a.invitations()) != mails {
+	if res := invite(t, ann, id, "bob@example.com"); res.StatusCode != http.StatusTooManyRequests || len(a.invitations()) != mails {
 		t.Fatalf("invite right after a cancel: %d", res.StatusCode)
 	}
 	// Past 30 days the removed row leaves the roster.

@@ -251,22 +251,11 @@ func (h *handlers) invite(c echo.Context) error {
 	m, g := Opened(c)
 	email := c.FormValue("email")
 	_, err := h.svc.Invite(ctx, m, g, id, email)
-	formError, status := "", http.StatusUnprocessableEntity
-	switch {
-	case errors.Is(err, ErrInviteLimit):
-		formError, status = "groups.error.invite_limit", http.StatusTooManyRequests
-	case errors.Is(err, ErrEmail):
-		formError = "groups.error.email"
-	case errors.Is(err, ErrAlreadyMember):
-		formError = "groups.error.already_member"
-	case errors.Is(err, ErrCooldown):
-		formError = "groups.error.invite_cooldown"
-	case err != nil:
-		return err
-	}
-	if formError != "" {
-		p := views.GroupProps{RenameValue: g.GroupName, InviteEmail: email, InviteError: formError}
+	if status, msg, ok := web.Refused(ctx, err); ok {
+		p := views.GroupProps{RenameValue: g.GroupName, InviteEmail: email, InviteError: msg}
 		return h.renderGroup(c, status, p, m, g)
+	} else if err != nil {
+		return err
 	}
 	return web.FlashRedirect(c, "groups.flash.invited", groupURL(g.GroupID)+"/members")
 }

@@ -187,9 +187,9 @@ var (
 	// ErrName is a group name that is empty, too long or not plain text.
 	ErrName = errors.New("groups: bad group name")
 	// ErrEmail is an invitation address that is not one email address.
-	ErrEmail = errors.New("groups: bad email address")
+	ErrEmail = fault.New(http.StatusUnprocessableEntity, "groups.error.email", "groups: bad email address")
 	// ErrAlreadyMember is an invitation to someone already active.
-	ErrAlreadyMember = errors.New("groups: already a member")
+	ErrAlreadyMember = fault.New(http.StatusUnprocessableEntity, "groups.error.already_member", "groups: already a member")
 	// ErrCooldown is a resend within ResendCooldown of the last mail.
 	ErrCooldown = fault.New(http.StatusTooManyRequests, "groups.error.cooldown", "groups: invitation sent too recently",
 		"minutes", int(ResendCooldown/time.Minute))

@@ -53,7 +53,7 @@ func (h *handlers) addTag(c echo.Context) error {
 	return web.AnswerForm(c, err, "admin.tags.flash.added", adminTagsURL, func(status int, fe formrule.FieldErrors) error {
 		add.Errors = fe
 		return h.renderTags(c, status, views.TagsAdminProps{Add: add}, nil)
-	}, web.Refusal{Err: ErrTagExists, Status: http.StatusConflict, Field: "tag", Key: "admin.tags.error.exists"})
+	}, web.Refusal{Err: ErrTagExists, Field: "tag"})
 }
 
 // updateTag is POST /admin/tags/:tag (english, russian, active): rename,

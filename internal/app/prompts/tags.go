@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sort"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -46,7 +48,7 @@ func (s *Service) AllTags(ctx context.Context) ([]TagRow, error) {
 }
 
 // ErrTagExists is an added tag that the catalog already has.
-var ErrTagExists = errors.New("prompts: the tag exists")
+var ErrTagExists = fault.New(http.StatusConflict, "admin.tags.error.exists", "prompts: the tag exists")
 
 // ErrNoTag is a tag the catalog does not have.
 var ErrNoTag = fmt.Errorf("prompts: no such tag: %w", storage.ErrNotFound)

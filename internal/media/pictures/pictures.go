@@ -34,7 +34,7 @@ type Store struct {
 
 // Process checks and re-encodes an upload into the two sizes; nothing
 // is written. A refused file is the pipeline's error (media.ErrTooLarge,
-// media.ErrUnsupported, …), which web.UploadProblem words for people.
+// media.ErrUnsupported, …), which web.UploadRefusal words for people.
 func (s Store) Process(ctx context.Context, data []byte) (media.Result, error) {
 	return media.Process(ctx, bytes.NewReader(data), media.Options{Sizes: []int{s.Large, s.Small}})
 }
