@@ -239,10 +239,13 @@ type EventInput struct {
 	Image       []byte
 	RemoveImage bool `form:"removeImage"`
 	// CoHosts are the co-organizers' addresses as typed; the service
-	// resolves them (resolveCoHosts) into coHostKeys and coHostEmails.
-	CoHosts      string `form:"coHosts"`
-	coHostKeys   []string
-	coHostEmails []string
+	// resolves them (resolveCoHosts) into coHostKeys and coHostEmails, or
+	// the key of what is wrong with them, which the form shows beside
+	// the other fields' errors.
+	CoHosts        string `form:"coHosts"`
+	coHostKeys     []string
+	coHostEmails   []string
+	coHostsProblem string
 }
 
 // OfferHoldChoices are the offer holds the form offers, in hours (0:
@@ -290,6 +293,9 @@ func parseEvent(in EventInput, zone *time.Location, known []Category) (EventRow,
 	e.Description = errs.Check("description", descRule, in.Description, "events.error.description")
 	e.Place = errs.Check("place", placeRule, in.Place, "events.error.place")
 	e.CoHosts, e.CoHostEmails = strings.Join(in.coHostKeys, ";"), strings.Join(in.coHostEmails, ", ")
+	if in.coHostsProblem != "" {
+		errs["coHosts"] = in.coHostsProblem
+	}
 	e.ConfirmedOnly = errs.Check("confirmedOnly", placeRule, in.ConfirmedOnly, "events.error.place")
 	if e.Category = strings.TrimSpace(in.Category); !slices.ContainsFunc(known, func(c Category) bool { return c.Slug == e.Category }) {
 		errs["category"] = "events.error.category"

@@ -51,34 +51,39 @@ func (e EventRow) runBy(memberKey string) bool {
 
 // resolveCoHosts reads the form's co-organizers (addresses separated by
 // commas, spaces or lines) into in: each must be an organizer's account,
-// and not the event's maker. A refusal is the field's error.
+// and not the event's maker. A refusal is kept in in for the form to show
+// with its other fields' errors; err is a failure to read.
 func (s *Service) resolveCoHosts(ctx context.Context, maker string, in *EventInput) error {
 	in.coHostKeys, in.coHostEmails = nil, nil
+	problem, err := s.coHosts(ctx, maker, in)
+	in.coHostsProblem = problem
+	return err
+}
+
+// coHosts does resolveCoHosts's work, returning the refusal's key.
+func (s *Service) coHosts(ctx context.Context, maker string, in *EventInput) (string, error) {
 	fields := strings.FieldsFunc(in.CoHosts, func(r rune) bool { return r == ',' || r == ';' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
-	if len(fields) == 0 {
-		return nil
-	}
 	if len(fields) > MaxCoHosts {
-		return FieldErrors{"coHosts": "events.error.cohosts_many"}
+		return "events.error.cohosts_many", nil
 	}
 	for _, f := range fields {
 		email, err := auth.NormalizeEmail(f)
 		if err != nil || s.directory == nil || s.people == nil {
-			return FieldErrors{"coHosts": "events.error.cohost"}
+			return "events.error.cohost", nil
 		}
 		key, err := s.directory.MemberByEmail(ctx, email)
 		if errors.Is(err, storage.ErrNotFound) {
-			return FieldErrors{"coHosts": "events.error.cohost"}
+			return "events.error.cohost", nil
 		}
 		if err != nil {
-			return err
+			return "", err
 		}
 		id, err := s.people.Identity(ctx, key)
 		if errors.Is(err, storage.ErrNotFound) || err == nil && !organizer(id) {
-			return FieldErrors{"coHosts": "events.error.cohost"}
+			return "events.error.cohost", nil
 		}
 		if err != nil {
-			return err
+			return "", err
 		}
 		if key == maker || slices.Contains(in.coHostKeys, key) {
 			continue
@@ -86,7 +91,7 @@ func (s *Service) resolveCoHosts(ctx context.Context, maker string, in *EventInp
 		in.coHostKeys = append(in.coHostKeys, key)
 		in.coHostEmails = append(in.coHostEmails, email)
 	}
-	return nil
+	return "", nil
 }
 
 // tellNewCoHosts tells the co-organizers e names that before did not

@@ -325,6 +325,11 @@ func TestCoOrganizers(t *testing.T) {
 			t.Errorf("co-organizers %q: %d", bad, res.StatusCode)
 		}
 	}
+	// A bad co-organizer and a bad title are told at once, not in turn.
+	bad := url.Values{"title": {""}, "category": {"meetup"}, "start": {"2030-06-01T18:00"}, "end": {"2030-06-01T20:00"}, "coHosts": {"nobody@example.com"}}
+	if doc := post(host, "/events", bad).Doc(t); doc.Find("#event-coHosts-error").Length() != 1 || doc.Find("#event-title-error").Length() != 1 {
+		t.Errorf("a bad title with a bad co-organizer shows %d errors", doc.Find(`[data-testid="field-error"]`).Length())
+	}
 	form.Set("coHosts", "Co@Example.com, host@example.com")
 	res := post(host, "/events", form)
 	page := res.Header.Get("Location")
