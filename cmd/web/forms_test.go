@@ -26,7 +26,8 @@ var badTexts = []struct{ name, value string }{
 // TestEveryFormRefusesBadText crawls the app as an admin with a group, an
 // appointment and a prompt, finds every POST form with a text field, and
 // submits each bad text in all its text fields: every form must answer
-// with a 4xx, not a 5xx and not success, and write nothing.
+// with a 4xx, not a 5xx and not success, write nothing, and say why in
+// words (no message key, no unfilled placeholder).
 func TestEveryFormRefusesBadText(t *testing.T) {
 	t.Parallel()
 	a, _ := newTestAppOnStore(t, map[string]string{"ADMIN_EMAILS": "boss@example.org"})
@@ -61,6 +62,10 @@ func TestEveryFormRefusesBadText(t *testing.T) {
 				t.Errorf("%s on %s was accepted (%d → %s)", bad.name, f, res.StatusCode, res.Header.Get("Location"))
 			case res.Writes(t) != 0:
 				t.Errorf("%s on %s: refused with %d but wrote (%s)", bad.name, f, res.StatusCode, res.Header.Get("X-Storage-Ops"))
+			case strings.HasPrefix(res.Header.Get("Content-Type"), "text/html"):
+				for _, problem := range untranslated(t, res.Doc(t)) {
+					t.Errorf("%s on %s: the refusal shows %s", bad.name, f, problem)
+				}
 			}
 		}
 	}
