@@ -65,7 +65,7 @@ func TestSeedAndReindexRefuseBadArguments(t *testing.T) {
 		{[]string{"seed", "prompts", "--count", "5", "--seed", "x"}, `invalid value "x" for flag -seed`},
 		{[]string{"seed", "users", "--count", "5"}, `cannot seed "users"`},
 		{[]string{"reindex"}, "reindex what?"},
-		{[]string{"reindex", "chat"}, `cannot reindex "chat"`},
+		{[]string{"reindex", "everything"}, `cannot reindex "everything"`},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -91,7 +91,7 @@ func TestHelpListsSeedAndReindex(t *testing.T) {
 		if code := run(args, envOf(nil), &out, &errOut); code != 0 {
 			t.Fatalf("%v: exit %d", args, code)
 		}
-		for _, want := range []string{"seed     demo: fill an empty store with demo content; prompts --count N [--seed S]", "reindex  events: rebuild the listing and My events", "forum: rebuild the topic lists", "groups: rebuild UserGroups", "prompts: rebuild the prompt indexes", "users: rebuild the Users directory"} {
+		for _, want := range []string{"seed     demo: fill an empty store with demo content; prompts --count N [--seed S]", "reindex  chat: put private chats back in their people's lists", "events: rebuild the listing and My events", "forum: rebuild the topic lists", "groups: rebuild UserGroups", "prompts: rebuild the prompt indexes", "users: rebuild the Users directory"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("%v: usage lacks %q", args, want)
 			}

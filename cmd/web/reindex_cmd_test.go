@@ -62,13 +62,13 @@ func TestReindexUsersRestoresTheDirectory(t *testing.T) {
 
 func TestReindexRefusesAnUnknownSubject(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"reindex", "chat"}, {"reindex"}, {"reindex", "-data-dir", "x"}} {
+	for _, args := range [][]string{{"reindex", "everything"}, {"reindex"}, {"reindex", "-data-dir", "x"}} {
 		dataDir := filepath.Join(t.TempDir(), "data")
 		var out, errOut bytes.Buffer
 		if code := run(args, envOf(map[string]string{"DATA_DIR": dataDir}), &out, &errOut); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
-		if got := errOut.String(); !strings.Contains(got, `ubjects are "events", "forum", "groups", "prompts", "users"`) || !strings.Contains(got, "usage: web reindex events|forum|groups|prompts|users") {
+		if got := errOut.String(); !strings.Contains(got, `ubjects are "chat", "events", "forum", "groups", "prompts", "users"`) || !strings.Contains(got, "usage: web reindex chat|events|forum|groups|prompts|users") {
 			t.Errorf("%v: stderr %q", args, got)
 		}
 	}

@@ -1579,3 +1579,56 @@ func TestStreamsPerPersonAreBounded(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRebuildPutsPrivateChatsBackInLists: a private chat whose second
+// list entry was never written (a send's addToList failed) is missing
+// from that person's list; the repair puts it back, unread, leaves the
+// sender's read marker and every other row as it was, adds nothing for a
+// chat nobody wrote in, and finds nothing to do a second time.
+func TestRebuildPutsPrivateChatsBackInLists(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob, cat := a.Client(), a.Client(), a.Client()
+	annKey := a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	catKey := a.SignIn(cat, "cat@example.com")
+	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
+	post(ann, dm+"/messages", url.Values{"body": {"lunch tomorrow?"}})
+	post(ann, dm+"/messages", url.Values{"body": {"12:30 at the usual place"}})
+	post(ann, "/chat/private", url.Values{"member": {catKey}}) // started, nothing sent
+
+	chatID := strings.TrimPrefix(dm, "/chat/")
+	lists := a.Store.Table(chat.UserChatsTable)
+	before, err := storage.Get[chat.UserChatRow](t.Context(), lists, annKey, chatID)
+	if err != nil || before.ReadSeq != 2 {
+		t.Fatalf("ann's entry: %+v %v", before, err)
+	}
+	if err := lists.Delete(t.Context(), bobKey, chatID, storage.AnyETag); err != nil {
+		t.Fatal(err)
+	}
+	inList := func(c *webtest.Client) *goquery.Selection {
+		return c.Get("/chat").Doc(t).Find(testID("chat-item")).FilterFunction(func(_ int, s *goquery.Selection) bool {
+			return strings.HasPrefix(s.Find("a").AttrOr("href", ""), dm)
+		})
+	}
+	if inList(bob).Length() != 0 {
+		t.Fatal("the chat is in bob's list without its entry")
+	}
+
+	report, err := a.svc.Rebuild(t.Context())
+	if err != nil || report.String() != "private chats with messages: 1; list entries put back: 1" {
+		t.Fatalf("rebuild: %v %v", report, err)
+	}
+	if it := inList(bob); it.Length() != 1 || !strings.Contains(it.Find(testID("chat-unread")).Text(), "2") {
+		t.Fatalf("bob's list after the repair: %q", it.Text())
+	}
+	if after, _ := storage.Get[chat.UserChatRow](t.Context(), lists, annKey, chatID); after.ReadSeq != before.ReadSeq || after.ETag != before.ETag {
+		t.Errorf("ann's entry changed: %+v, was %+v", after, before)
+	}
+	if rows, _ := storage.All[chat.UserChatRow](t.Context(), lists, storage.Query{PartitionKey: catKey}); len(rows) != 0 {
+		t.Errorf("cat has %d list entries for a chat nobody wrote in", len(rows))
+	}
+	if report, err := a.svc.Rebuild(t.Context()); err != nil || !strings.HasSuffix(report.String(), "; list entries put back: 0") {
+		t.Fatalf("second rebuild: %v %v", report, err)
+	}
+}
