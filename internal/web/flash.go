@@ -80,10 +80,10 @@ type Refusal struct {
 	Key    string
 }
 
-// answer is the status and message key r gives err.
-func (r Refusal) answer(err error) (int, string) {
+// answer is the status and message key r gives its error.
+func (r Refusal) answer() (int, string) {
 	status, key := r.Status, r.Key
-	if f, ok := errors.AsType[*fault.Error](err); ok {
+	if f, ok := errors.AsType[*fault.Error](r.Err); ok {
 		if status == 0 {
 			status = f.Status()
 		}
@@ -131,7 +131,7 @@ func AnswerForm(c echo.Context, err error, flash, to string, again func(status i
 	}
 	for _, r := range refusals {
 		if errors.Is(err, r.Err) {
-			status, key := r.answer(err)
+			status, key := r.answer()
 			return again(status, formrule.FieldErrors{r.Field: key})
 		}
 	}
