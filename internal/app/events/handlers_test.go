@@ -21,18 +21,26 @@ import (
 	"github.com/harmony/harmony/internal/media/mediatest"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/tasks"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
 func newApp(t *testing.T, env ...string) *accounttest.App {
+	a, _ := newAppAndService(t, env...)
+	return a
+}
+
+// newAppAndService is newApp with the events module's service.
+func newAppAndService(t *testing.T, env ...string) (*accounttest.App, *events.Service) {
 	var in *inbox.Service
 	var g *groups.Service
+	var svc *events.Service
 	vars := map[string]string{"ADMIN_EMAILS": "org@example.com"}
 	for i := 0; i+1 < len(env); i += 2 {
 		vars[env[i]] = env[i+1]
 	}
-	return accounttest.New(t, accounttest.Options{
+	a := accounttest.New(t, accounttest.Options{
 		Env: vars,
 		Modules: []platform.Factory{
 			func(c *platform.Core) (web.Module, error) {
@@ -55,10 +63,12 @@ func newApp(t *testing.T, env ...string) *accounttest.App {
 				if err := ev.UseTasks(c.Tasks); err != nil {
 					return nil, err
 				}
+				svc = ev
 				return ev, nil
 			},
 		},
 	})
+	return a, svc
 }
 
 func testID(id string) string { return `[data-testid="` + id + `"]` }
@@ -580,6 +590,60 @@ func TestReminderADayBefore(t *testing.T) {
 	}
 	if !annGot {
 		t.Error("ann's reminder mail lacks the details or her ticket")
+	}
+}
+
+// TestRebuildQueuesALostReminder: an event whose reminder was never
+// queued (the queue refused it, and publishing stood) gets it back from
+// the events rebuild, and the person going hears once, even with the
+// rebuild run twice and the original reminder still queued for another
+// event.
+func TestRebuildQueuesALostReminder(t *testing.T) {
+	t.Parallel()
+	a, svc := newAppAndService(t)
+	cast := a.People("org@example.com", "ann@example.com")
+	org, ann := cast[0], cast[1]
+	form := url.Values{"title": {"Harbour walk"}, "category": {"meetup"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T12:00"}}
+	lost := post(org, "/events", form).Header.Get("Location")
+	post(org, lost+"/publish", nil)
+	post(ann, lost+"/register", nil)
+	form.Set("title", "Lighthouse tour")
+	kept := post(org, "/events", form).Header.Get("Location")
+	post(org, kept+"/publish", nil)
+	post(ann, kept+"/register", nil)
+
+	// The first event's reminder is lost: its task and its key go.
+	queue := a.Store.Table(tasks.Table)
+	var gone int
+	err := queue.QueryAll(t.Context(), storage.Query{PartitionKey: "q"}, func(e storage.Entity) error {
+		// Its task row names it in "key", its key row in the row key
+		// (escaped).
+		if key, _ := e.Props["key"].(string); strings.Contains(e.RowKey+key, strings.TrimPrefix(lost, "/events/")) && strings.Contains(e.RowKey+key, "events.remind") {
+			gone++
+			return queue.Delete(t.Context(), e.PartitionKey, e.RowKey, storage.AnyETag)
+		}
+		return nil
+	})
+	if err != nil || gone != 2 {
+		t.Fatalf("removing the lost reminder: %d rows, %v", gone, err)
+	}
+
+	for range 2 {
+		report, err := svc.Rebuild(t.Context())
+		if err != nil || !strings.HasSuffix(report.String(), "; reminders queued for 2 upcoming events") {
+			t.Fatalf("rebuild: %v %v", report, err)
+		}
+	}
+	a.Clock.Advance(time.Date(2030, 5, 31, 10, 1, 0, 0, time.UTC).Sub(a.Clock.Now()))
+	a.Tasks.RunDue(t.Context())
+	a.Tasks.RunDue(t.Context())
+	c := a.Client()
+	a.SignIn(c, "ann@example.com")
+	inbox := c.Get("/inbox").Doc(t).Find(testID("inbox-list")).Text()
+	for _, title := range []string{"Harbour walk", "Lighthouse tour"} {
+		if n := strings.Count(inbox, "Tomorrow: “"+title); n != 1 {
+			t.Errorf("ann has %d reminders of %s: %q", n, title, inbox)
+		}
 	}
 }
 

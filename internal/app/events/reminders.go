@@ -8,6 +8,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/tasks"
 )
 
@@ -90,15 +91,43 @@ func (s *Service) taskEvent(ctx context.Context, eventID string) (e EventRow, ok
 // event published less than a day before its start gets none: its page
 // and the "going" notice say when it is).
 func (s *Service) scheduleReminder(ctx context.Context, e EventRow) {
+	if _, err := s.queueReminder(ctx, e); err != nil {
+		s.log.WarnContext(ctx, "events: reminder not scheduled", "event", e.RowKey, "err", err)
+	}
+}
+
+// queueReminder queues e's reminder if it is to have one, and says so.
+func (s *Service) queueReminder(ctx context.Context, e EventRow) (bool, error) {
 	due := e.Start.Add(-reminderLead)
 	if s.reminders == nil || !e.IsPublished || e.IsCancelled || !due.After(s.now()) {
-		return
+		return false, nil
 	}
 	t := reminderTask{EventID: e.RowKey, Sequence: e.Sequence, Start: e.Start}
 	key := fmt.Sprintf("events.remind|%s|%d|%s", e.RowKey, e.Sequence, startKey(e.Start))
-	if err := s.reminders.EnqueueAt(ctx, due, key, t); err != nil {
-		s.log.WarnContext(ctx, "events: reminder not scheduled", "event", e.RowKey, "err", err)
-	}
+	return true, s.reminders.EnqueueAt(ctx, due, key, t)
+}
+
+// rescheduleReminders queues again the reminder of every published,
+// uncancelled event whose reminder is still to come: the repair when
+// queueing one failed (scheduleReminder logs it and the change stands).
+// A reminder queued already is not queued twice within the queue's
+// KeyTTL, and one queued twice after that still reaches each person
+// once (its notice has a key of its own). It returns how many events it
+// queued for.
+func (s *Service) rescheduleReminders(ctx context.Context) (int, error) {
+	n := 0
+	err := s.catalog.events.QueryAll(ctx, storage.Query{PartitionKey: eventsPart}, func(ent storage.Entity) error {
+		var e EventRow
+		if err := storage.Unmarshal(ent, &e); err != nil {
+			return err
+		}
+		queued, err := s.queueReminder(ctx, e)
+		if queued && err == nil {
+			n++
+		}
+		return err
+	})
+	return n, err
 }
 
 // remind runs a reminder task (see the top of this file).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -105,19 +106,26 @@ func (s *Service) Tables() []string { return append(s.catalog.Tables(), QuotaTab
 
 // RebuildSubject and Rebuild make the module's derived rows one of the
 // app's rebuilds (web reindex events, the admin button): the listing
-// index and everyone's "My events".
+// index, everyone's "My events", and the reminders queued.
 func (s *Service) RebuildSubject() string { return "events" }
 
-// Rebuild recomputes EventsByDate and UserEvents.
+// Rebuild recomputes EventsByDate and UserEvents, then queues again the
+// reminder of every event that is to have one (rescheduleReminders).
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	listing, err := s.catalog.RebuildListing(ctx)
 	if err != nil {
-		return listing, err
+		return rebuildReport{listing.String()}, err
 	}
 	mine, err := s.catalog.seats.RebuildUserEvents(ctx)
-	return rebuildReport{listing.String(), mine.String()}, err
+	if err != nil {
+		return rebuildReport{listing.String(), mine.String()}, err
+	}
+	n, err := s.rescheduleReminders(ctx)
+	return rebuildReport{listing.String(), mine.String(), strconv.Itoa(n) + " upcoming events"}, err
 }
 
-type rebuildReport [2]string
+type rebuildReport [3]string
 
-func (r rebuildReport) String() string { return "listing: " + r[0] + "; my events: " + r[1] }
+func (r rebuildReport) String() string {
+	return "listing: " + r[0] + "; my events: " + r[1] + "; reminders queued for " + r[2]
+}
