@@ -47,8 +47,15 @@ func (a *groupsApp) invitations() []mail.Delivered {
 
 func newGroupsApp(t *testing.T) *groupsApp {
 	t.Helper()
+	return newGroupsAppOn(t, nil)
+}
+
+// newGroupsAppOn is newGroupsApp on a backend wrap wraps (nil: as it is).
+func newGroupsAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend) *groupsApp {
+	t.Helper()
 	app := &groupsApp{}
 	app.App = accounttest.New(t, accounttest.Options{
+		Wrap: wrap,
 		Modules: []platform.Factory{
 			func(c *platform.Core) (web.Module, error) {
 				var err error

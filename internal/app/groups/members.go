@@ -91,26 +91,30 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	if err != nil {
 		return r, err
 	}
-	n := 0
+	report := RebuildReport{Report: r}
 	err = s.groups.QueryAll(ctx, storage.Query{PartitionKey: groupsPartition, Select: []string{"isDeleted"}}, func(e storage.Entity) error {
-		if deleted, _ := e.Props["isDeleted"].(bool); !deleted {
-			s.refreshUpcoming(ctx, e.RowKey)
-			n++
+		if deleted, _ := e.Props["isDeleted"].(bool); deleted {
+			return nil
 		}
-		return nil
+		s.refreshUpcoming(ctx, e.RowKey)
+		report.Summaries++
+		n, err := s.rescheduleReminders(ctx, e.RowKey)
+		report.Reminders += n
+		return err
 	})
-	return RebuildReport{Report: r, Summaries: n}, err
+	return report, err
 }
 
-// RebuildReport says what the groups rebuild did: the mirror's report
-// and how many group summaries it recomputed.
+// RebuildReport says what the groups rebuild did: the mirror's report,
+// how many group summaries it recomputed and how many reminders it
+// queued again.
 type RebuildReport struct {
 	projection.Report
-	Summaries int
+	Summaries, Reminders int
 }
 
 func (r RebuildReport) String() string {
-	return fmt.Sprintf("%s; %d group summaries recomputed", r.Report, r.Summaries)
+	return fmt.Sprintf("%s; %d group summaries recomputed; %d reminders queued", r.Report, r.Summaries, r.Reminders)
 }
 
 // RepairMembership rewrites one member row's mirror from what is stored:

@@ -130,20 +130,68 @@ func (s *Service) scheduleReminders(ctx context.Context, d AppointmentDetail) {
 	s.scheduleAfter(ctx, d, s.now())
 }
 
-// scheduleAfter queues d's first reminder due after after.
+// scheduleAfter queues d's first reminder due after after; a failure is
+// logged, and the groups rebuild queues it again (rescheduleReminders).
 func (s *Service) scheduleAfter(ctx context.Context, d AppointmentDetail, after time.Time) {
+	if _, err := s.queueAfter(ctx, d, after); err != nil {
+		s.log.WarnContext(ctx, "groups: reminder not scheduled", "appointment", d.Doc.AppointmentID, "err", err)
+	}
+}
+
+// queueAfter queues d's first reminder due after after, if it has one,
+// and says so.
+func (s *Service) queueAfter(ctx context.Context, d AppointmentDetail, after time.Time) (bool, error) {
 	if s.reminders == nil || d.Index.IsDeleted {
-		return
+		return false, nil
 	}
 	due, start, ok := nextReminder(d, after)
 	if !ok {
-		return
+		return false, nil
 	}
 	t := reminderTask{GroupID: d.Doc.GroupID, AppointmentID: d.Doc.AppointmentID, Start: start, Due: due, Sequence: d.Doc.Sequence}
 	key := fmt.Sprintf("remind|%s|%d|%s|%s", t.AppointmentID, t.Sequence, appointmentTimeKey(start), appointmentTimeKey(due))
-	if err := s.reminders.EnqueueAt(ctx, due, key, t); err != nil {
-		s.log.WarnContext(ctx, "groups: reminder not scheduled", "appointment", t.AppointmentID, "err", err)
+	return true, s.reminders.EnqueueAt(ctx, due, key, t)
+}
+
+// rescheduleReminders queues again the next reminder of every
+// appointment of the group still to come, single or a series: the repair
+// when queueing one failed at a save (scheduleAfter logs it and the save
+// stands). A reminder queued already is not queued twice within the
+// queue's KeyTTL, and one queued twice after that still reaches each
+// person once (each notice has a key of its own). It reads the group's
+// coming appointments and series, then each one's participants, and
+// returns how many reminders it queued.
+func (s *Service) rescheduleReminders(ctx context.Context, groupID string) (int, error) {
+	now := s.now()
+	rows, err := storage.All[AppointmentIndexRow](ctx, s.appointments, storage.Query{
+		PartitionKey: groupID, RowKeyFrom: appointmentTimeKey(now),
+		Filters: []storage.Filter{notDeleted, notCanceled},
+	})
+	if err != nil {
+		return 0, err
 	}
+	series, err := s.seriesRunning(ctx, groupID, now, forever)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, row := range append(rows, series...) {
+		d, err := s.Appointment(ctx, Membership{GroupID: groupID}, row.AppointmentID)
+		if errors.Is(err, ErrNoAppointment) {
+			continue // deleted since the query
+		}
+		if err != nil {
+			return n, err
+		}
+		queued, err := s.queueAfter(ctx, d, now)
+		if err != nil {
+			return n, err
+		}
+		if queued {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // remind runs a reminder task (see the top of this file).
@@ -167,8 +215,11 @@ func (s *Service) remind(ctx context.Context, t reminderTask) error {
 			return err
 		}
 	}
-	s.scheduleAfter(ctx, d, t.Due)
-	return nil
+	// The next one: a failure to queue it fails the task, which is tried
+	// again (its notices have keys, so nobody hears twice); a series'
+	// reminders would otherwise stop here.
+	_, err = s.queueAfter(ctx, d, t.Due)
+	return err
 }
 
 // sendReminders tells the active participants whose reminder of the

@@ -7,12 +7,14 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/tasks"
 	"github.com/harmony/harmony/internal/web"
 )
@@ -152,5 +154,95 @@ func TestRemindersAreSentOnceOnTime(t *testing.T) {
 	at("2030-05-28T14:00:30Z")
 	if n := inboxCount(bob); n != 1 {
 		t.Fatalf("bob was reminded of a cancelled occurrence: %d", n)
+	}
+}
+
+// refusingReminders fails, while on, every queueing of a reminder task (a
+// Tasks transaction that inserts the key of one, "remind|…"; the
+// notices it posts have keys of their own, "reminder|…"), as a store
+// that stopped answering would.
+type refusingReminders struct {
+	storage.Backend
+	on *atomic.Bool
+}
+
+func (r refusingReminders) Transact(ctx context.Context, table string, ops []storage.TxOp) error {
+	for _, op := range ops {
+		if r.on.Load() && table == tasks.Table && strings.HasPrefix(op.Entity.RowKey, "k|"+storage.EscapeKey("remind|")) {
+			return storage.ErrTransient
+		}
+	}
+	return r.Backend.Transact(ctx, table, ops)
+}
+
+// trainingSeries makes the weekly Tuesday training at 17:00 Berlin from
+// 21 May 2030 that bob picks up (reminded an hour before by mail), and
+// returns the series' id.
+func trainingSeries(t *testing.T, a *groupsApp) string {
+	t.Helper()
+	ann, bob, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{
+		Title: "Training", Start: "2030-05-21T17:00", End: "2030-05-21T18:30",
+		Participants: []string{ann.id.MemberKey}, Responsible: bob.id.MemberKey,
+		Repeat: RepeatInput{Freq: RepeatWeekly},
+	}, mustZone(t, "Europe/Berlin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc.AppointmentID
+}
+
+// TestASeriesRemindsOnAfterTheQueueFailed: when the next week's reminder
+// cannot be queued as this week's goes out, the task fails and is tried
+// again, so the series keeps reminding (it stopped for good before), and
+// nobody hears twice.
+func TestASeriesRemindsOnAfterTheQueueFailed(t *testing.T) {
+	t.Parallel()
+	var refuse atomic.Bool
+	a := newGroupsAppOn(t, func(b storage.Backend) storage.Backend { return refusingReminders{b, &refuse} })
+	trainingSeries(t, a)
+	at := func(s string) {
+		t.Helper()
+		when, _ := time.Parse(time.RFC3339, s)
+		a.Clock.Advance(when.Sub(a.Clock.Now()))
+		if _, err := a.Tasks.RunDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refuse.Store(true)
+	at("2030-05-21T14:00:30Z") // bob's reminder, an hour before; the next cannot be queued
+	refuse.Store(false)
+	at("2030-05-21T15:00:00Z") // the failed task is tried again
+	if n := len(reminderMails(a.Mailbox, "bob@example.com")); n != 1 {
+		t.Fatalf("this week: bob has %d reminder mails, want 1", n)
+	}
+	at("2030-05-28T14:00:30Z") // next week's
+	if n := len(reminderMails(a.Mailbox, "bob@example.com")); n != 2 {
+		t.Fatalf("next week: bob has %d reminder mails, want 2", n)
+	}
+}
+
+// TestRebuildQueuesLostReminders: a series whose reminder was never
+// queued (the save stood, the queue refused) gets it back from the
+// groups rebuild, run twice, and bob hears once.
+func TestRebuildQueuesLostReminders(t *testing.T) {
+	t.Parallel()
+	var refuse atomic.Bool
+	a := newGroupsAppOn(t, func(b storage.Backend) storage.Backend { return refusingReminders{b, &refuse} })
+	refuse.Store(true)
+	trainingSeries(t, a)
+	refuse.Store(false)
+	for range 2 {
+		report, err := a.svc.Rebuild(ctx)
+		if err != nil || !strings.HasSuffix(report.String(), "; 1 reminders queued") {
+			t.Fatalf("rebuild: %v %v", report, err)
+		}
+	}
+	when, _ := time.Parse(time.RFC3339, "2030-05-21T14:00:30Z")
+	a.Clock.Advance(when.Sub(a.Clock.Now()))
+	drainBoth(t, a.Tasks)
+	if n := len(reminderMails(a.Mailbox, "bob@example.com")); n != 1 {
+		t.Fatalf("bob has %d reminder mails, want 1", n)
 	}
 }

@@ -46,6 +46,9 @@ type Options struct {
 	// app builds them (platform.Build): their tables, jobs and hooks are
 	// wired as in production.
 	Modules []platform.Factory
+	// Wrap, if set, wraps the store's backend: a test's way to make
+	// chosen writes fail.
+	Wrap func(storage.Backend) storage.Backend
 }
 
 // App is a running test server with its services.
@@ -84,7 +87,11 @@ func New(t testing.TB, opts Options) *App {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { backend.Close() })
-	a := &App{t: t, Config: cfg, Store: storage.New(backend, storage.Options{}), Clock: webtest.NewClock(Start)}
+	var b storage.Backend = backend
+	if opts.Wrap != nil {
+		b = opts.Wrap(b)
+	}
+	a := &App{t: t, Config: cfg, Store: storage.New(b, storage.Options{}), Clock: webtest.NewClock(Start)}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	a.Mailbox = mail.NewDevMailbox(log, 1000)
 	whoami := func(*platform.Core) (web.Module, error) { return whoamiModule{}, nil }
