@@ -29,7 +29,7 @@ func commands() []command {
 		{"serve", "run the web server (the default)", serve},
 		{"version", "print the version", printVersion},
 		{"seed", "demo: fill an empty store with demo content; prompts --count N [--seed S]: add N synthetic prompts (load tests)", seedCmd},
-		{"reindex", "chat: put private chats back in their people's lists (UserChats) from Chats and Messages;\n           events: rebuild the listing and My events from Events and EventAttendees, and queue the reminders to come;\n           forum: rebuild the topic lists and title search from the topics, and recount sections;\n           groups: rebuild UserGroups from GroupMembers and the groups' upcoming summaries, and queue the reminders to come;\n           prompts: rebuild the prompt indexes from the Prompts table;\n           users: rebuild the Users directory from UserProfiles", reindexCmd},
+		{"reindex", "chat: put private chats back in their people's lists (UserChats) from Chats and Messages;\n           events: rebuild the listing and My events from Events and EventAttendees, and queue the reminders and offer lapses to come;\n           forum: rebuild the topic lists and title search from the topics, and recount sections;\n           groups: rebuild UserGroups from GroupMembers and the groups' upcoming summaries, and queue the reminders to come;\n           prompts: rebuild the prompt indexes from the Prompts table;\n           users: rebuild the Users directory from UserProfiles", reindexCmd},
 		{"migrate", "keys [--dry-run]: rewrite data written before keys were escaped\n           without '%' (one-off; rebuilds the derived tables after)", migrateCmd},
 	}
 }

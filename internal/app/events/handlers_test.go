@@ -630,7 +630,7 @@ func TestRebuildQueuesALostReminder(t *testing.T) {
 
 	for range 2 {
 		report, err := svc.Rebuild(t.Context())
-		if err != nil || !strings.HasSuffix(report.String(), "; reminders queued for 2 upcoming events") {
+		if err != nil || !strings.HasSuffix(report.String(), "; reminders queued: 2; offer lapses queued: 0") {
 			t.Fatalf("rebuild: %v %v", report, err)
 		}
 	}
@@ -644,6 +644,68 @@ func TestRebuildQueuesALostReminder(t *testing.T) {
 		if n := strings.Count(inbox, "Tomorrow: “"+title); n != 1 {
 			t.Errorf("ann has %d reminders of %s: %q", n, title, inbox)
 		}
+	}
+}
+
+// TestRebuildQueuesLostOfferLapses: two seats offered whose lapse tasks
+// were lost (the queue refused them; the offers stood). When the
+// rebuild runs, one offer has lapsed already and is settled at once; the
+// other's lapse is queued again and settles it at its time. Nobody has
+// to open the events' pages.
+func TestRebuildQueuesLostOfferLapses(t *testing.T) {
+	t.Parallel()
+	a, svc := newAppAndService(t)
+	cast := a.People("org@example.com", "ann@example.com", "bob@example.com")
+	org, ann, bob := cast[0], cast[1], cast[2]
+	offerToBob := func(title string) string {
+		form := url.Values{"title": {title}, "category": {"yachting"}, "start": {"2030-05-20T10:00"}, "end": {"2030-05-20T16:00"},
+			"capacity": {"1"}, "offerHours": {"2"}, "offerStopHours": {"24"}}
+		page := post(org, "/events", form).Header.Get("Location")
+		post(org, page+"/publish", nil)
+		post(ann, page+"/register", nil)
+		post(bob, page+"/register", nil)
+		post(ann, page+"/cancel", url.Values{"confirm": {"yes"}})
+		return strings.TrimPrefix(page, "/events/")
+	}
+	bobLapsed := func(eventID string) bool {
+		rows, _ := storage.All[events.AttendeeRow](t.Context(), a.Store.Table(events.AttendeesTable), storage.Query{PartitionKey: eventID, RowKeyPrefix: "m|"})
+		for _, r := range rows {
+			if r.OfferLapsed && r.Status == events.StatusCancelled {
+				return true
+			}
+		}
+		return false
+	}
+	early := offerToBob("Sailing day")
+	a.Clock.Advance(90 * time.Minute)
+	late := offerToBob("Rowing day")
+
+	// Both lapse tasks are lost: their rows and keys go.
+	queue := a.Store.Table(tasks.Table)
+	gone := 0
+	err := queue.QueryAll(t.Context(), storage.Query{PartitionKey: "q"}, func(e storage.Entity) error {
+		if key, _ := e.Props["key"].(string); strings.Contains(e.RowKey+key, "lapse") {
+			gone++
+			return queue.Delete(t.Context(), e.PartitionKey, e.RowKey, storage.AnyETag)
+		}
+		return nil
+	})
+	if err != nil || gone != 4 {
+		t.Fatalf("removing the lapse tasks: %d rows, %v", gone, err)
+	}
+
+	a.Clock.Advance(31 * time.Minute) // the early offer has lapsed, the late one not
+	report, err := svc.Rebuild(t.Context())
+	if err != nil || !strings.HasSuffix(report.String(), "; offer lapses queued: 1") {
+		t.Fatalf("rebuild: %v %v", report, err)
+	}
+	if !bobLapsed(early) || bobLapsed(late) {
+		t.Fatalf("after the rebuild: early lapsed %v, late lapsed %v; want true, false", bobLapsed(early), bobLapsed(late))
+	}
+	a.Clock.Advance(90 * time.Minute)
+	a.Tasks.RunDue(t.Context())
+	if !bobLapsed(late) {
+		t.Fatal("the late offer did not lapse at its time")
 	}
 }
 

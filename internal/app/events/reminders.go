@@ -57,13 +57,18 @@ type lapseTask struct {
 // scheduleLapse queues the settling of o's event at o.Until, so the next
 // person is offered the seat and told even if nobody opens the page.
 func (s *Service) scheduleLapse(ctx context.Context, eventID string, o Offer) {
-	if s.lapses == nil {
-		return
-	}
-	key := fmt.Sprintf("events.lapse|%s|%s|%s", eventID, o.MemberKey, startKey(o.Until))
-	if err := s.lapses.EnqueueAt(ctx, o.Until.Add(time.Second), key, lapseTask{EventID: eventID}); err != nil {
+	if err := s.queueLapse(ctx, eventID, o); err != nil {
 		s.log.WarnContext(ctx, "events: offer lapse not scheduled", "event", eventID, "err", err)
 	}
+}
+
+// queueLapse queues the settling of o's event at o.Until.
+func (s *Service) queueLapse(ctx context.Context, eventID string, o Offer) error {
+	if s.lapses == nil {
+		return nil
+	}
+	key := fmt.Sprintf("events.lapse|%s|%s|%s", eventID, o.MemberKey, startKey(o.Until))
+	return s.lapses.EnqueueAt(ctx, o.Until.Add(time.Second), key, lapseTask{EventID: eventID})
 }
 
 // lapse runs a lapse task: the offer may be taken or settled already,
@@ -107,27 +112,64 @@ func (s *Service) queueReminder(ctx context.Context, e EventRow) (bool, error) {
 	return true, s.reminders.EnqueueAt(ctx, due, key, t)
 }
 
-// rescheduleReminders queues again the reminder of every published,
-// uncancelled event whose reminder is still to come: the repair when
-// queueing one failed (scheduleReminder logs it and the change stands).
-// A reminder queued already is not queued twice within the queue's
-// KeyTTL, and one queued twice after that still reaches each person
-// once (its notice has a key of its own). It returns how many events it
-// queued for.
-func (s *Service) rescheduleReminders(ctx context.Context) (int, error) {
-	n := 0
-	err := s.catalog.events.QueryAll(ctx, storage.Query{PartitionKey: eventsPart}, func(ent storage.Entity) error {
+// requeue queues again what an event's tasks do at their time, for
+// every event: its reminder (queueReminder) and, in offer mode, the
+// lapse of each seat on offer, settling at once an offer that lapsed
+// already. It is the repair when queueing one failed (scheduleReminder
+// and scheduleLapse log it, and the change stands). A task queued
+// already is not queued twice within the queue's KeyTTL, and one queued
+// twice after that does its work once: a reminder's notices have keys of
+// their own, and a lapse settles only what is due. It returns how many
+// reminders and lapses it queued.
+func (s *Service) requeue(ctx context.Context) (reminders, lapses int, err error) {
+	var all []EventRow
+	err = s.catalog.events.QueryAll(ctx, storage.Query{PartitionKey: eventsPart}, func(ent storage.Entity) error {
 		var e EventRow
 		if err := storage.Unmarshal(ent, &e); err != nil {
 			return err
 		}
-		queued, err := s.queueReminder(ctx, e)
-		if queued && err == nil {
-			n++
-		}
-		return err
+		all = append(all, e)
+		return nil
 	})
-	return n, err
+	if err != nil {
+		return 0, 0, err
+	}
+	now := s.now()
+	for _, e := range all {
+		queued, err := s.queueReminder(ctx, e)
+		if err != nil {
+			return reminders, lapses, err
+		}
+		if queued {
+			reminders++
+		}
+		if e.OfferHours == 0 || e.IsCancelled || !e.Start.After(now) {
+			continue
+		}
+		rows, err := s.catalog.seats.Attendees(ctx, e.RowKey)
+		if err != nil {
+			return reminders, lapses, err
+		}
+		lapsed := false
+		for _, r := range rows {
+			switch {
+			case r.Status != StatusOffered || r.OfferUntil == nil:
+			case !r.OfferUntil.After(now):
+				lapsed = true
+			default:
+				if err := s.queueLapse(ctx, e.RowKey, Offer{MemberKey: r.MemberKey, Until: *r.OfferUntil}); err != nil {
+					return reminders, lapses, err
+				}
+				lapses++
+			}
+		}
+		if lapsed {
+			if _, err := s.Judge(ctx, e); err != nil {
+				return reminders, lapses, err
+			}
+		}
+	}
+	return reminders, lapses, nil
 }
 
 // remind runs a reminder task (see the top of this file).

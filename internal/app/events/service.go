@@ -106,11 +106,12 @@ func (s *Service) Tables() []string { return append(s.catalog.Tables(), QuotaTab
 
 // RebuildSubject and Rebuild make the module's derived rows one of the
 // app's rebuilds (web reindex events, the admin button): the listing
-// index, everyone's "My events", and the reminders queued.
+// index, everyone's "My events", and the reminders and offer lapses
+// queued.
 func (s *Service) RebuildSubject() string { return "events" }
 
 // Rebuild recomputes EventsByDate and UserEvents, then queues again the
-// reminder of every event that is to have one (rescheduleReminders).
+// reminders and offer lapses to come (requeue).
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	listing, err := s.catalog.RebuildListing(ctx)
 	if err != nil {
@@ -120,12 +121,12 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	if err != nil {
 		return rebuildReport{listing.String(), mine.String()}, err
 	}
-	n, err := s.rescheduleReminders(ctx)
-	return rebuildReport{listing.String(), mine.String(), strconv.Itoa(n) + " upcoming events"}, err
+	reminders, lapses, err := s.requeue(ctx)
+	return rebuildReport{listing.String(), mine.String(), strconv.Itoa(reminders), strconv.Itoa(lapses)}, err
 }
 
-type rebuildReport [3]string
+type rebuildReport [4]string
 
 func (r rebuildReport) String() string {
-	return "listing: " + r[0] + "; my events: " + r[1] + "; reminders queued for " + r[2]
+	return "listing: " + r[0] + "; my events: " + r[1] + "; reminders queued: " + r[2] + "; offer lapses queued: " + r[3]
 }
