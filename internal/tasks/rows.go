@@ -97,12 +97,17 @@ func taskFromEntity(e storage.Entity) (TaskRow, error) {
 	return t, nil
 }
 
-// KeyRow records an idempotency key.
+// KeyRow records an idempotency key. It is kept for KeyTTL after its
+// task was enqueued and after it was due, whichever is later: a task
+// queued months ahead (a reminder) keeps its key until it has run.
 type KeyRow struct {
 	PartitionKey string    `table:"PartitionKey"`
 	RowKey       string    `table:"RowKey"`
 	TaskID       string    `table:"taskId"`
 	CreatedAt    time.Time `table:"createdAt"`
+	// Due is the task's due time when it was enqueued (zero in keys
+	// written before it was recorded: they go KeyTTL after CreatedAt).
+	Due time.Time `table:"due"`
 }
 
 // keyRowKey is an idempotency key's row key.

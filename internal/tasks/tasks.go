@@ -12,7 +12,8 @@
 // A failure moves the row to a later due time (exponential backoff with
 // jitter); after MaxAttempts, or on a Permanent error, it becomes a dead
 // row that admins can read. An idempotency key makes a second enqueue of
-// the same work a no-op for KeyTTL.
+// the same work a no-op for KeyTTL, counted from its due time when that
+// is later.
 package tasks
 
 import (
@@ -159,8 +160,8 @@ func Register[T any](q *Queue, name string, run func(ctx context.Context, v T) e
 }
 
 // Enqueue adds a task to run now. A non-empty key makes it idempotent: a
-// second Enqueue with the same key within KeyTTL adds nothing and returns
-// nil.
+// second Enqueue with the same key within KeyTTL (of the first's enqueue
+// or due time, whichever is later) adds nothing and returns nil.
 func (k Kind[T]) Enqueue(ctx context.Context, key string, v T) error {
 	return k.EnqueueAt(ctx, time.Time{}, key, v)
 }
@@ -185,7 +186,7 @@ func (q *Queue) enqueue(ctx context.Context, kind string, at time.Time, key stri
 	row := TaskRow{ID: ulid.Make().String(), Kind: kind, Key: key, Payload: payload, CreatedAt: now, Due: at.UTC()}
 	ops := []storage.TxOp{}
 	if key != "" {
-		kr, err := storage.Marshal(KeyRow{PartitionKey: partition, RowKey: keyRowKey(key), TaskID: row.ID, CreatedAt: now})
+		kr, err := storage.Marshal(KeyRow{PartitionKey: partition, RowKey: keyRowKey(key), TaskID: row.ID, CreatedAt: now, Due: row.Due})
 		if err != nil {
 			return err
 		}
@@ -402,15 +403,21 @@ func truncate(s string, n int) string {
 	return s[:n]
 }
 
-// Purge deletes idempotency keys older than KeyTTL and dead tasks older
-// than DeadTTL.
+// Purge deletes idempotency keys more than KeyTTL past both their
+// enqueue and their task's due time, and dead tasks older than DeadTTL.
 func (q *Queue) Purge(ctx context.Context) error {
 	now := q.opts.Now().UTC()
 	var stale []string
 	err := q.table.QueryAll(ctx, storage.Query{
 		PartitionKey: partition, RowKeyPrefix: keyPrefix,
 		Filters: []storage.Filter{{Name: "createdAt", Op: storage.Lt, Value: now.Add(-KeyTTL)}},
-	}, func(e storage.Entity) error { stale = append(stale, e.RowKey); return nil })
+	}, func(e storage.Entity) error {
+		if due, ok := e.Props["due"].(time.Time); ok && !due.Before(now.Add(-KeyTTL)) {
+			return nil // its task was due lately, or is still to come
+		}
+		stale = append(stale, e.RowKey)
+		return nil
+	})
 	if err != nil {
 		return err
 	}

@@ -134,6 +134,46 @@ func TestAnIdempotencyKeyEnqueuesOnce(t *testing.T) {
 	}
 }
 
+// A task queued further ahead than KeyTTL (a reminder months away) keeps
+// its key until it has run: enqueued again in the meantime, after a
+// purge, it is still one task that runs once. KeyTTL after it was due,
+// the key goes.
+func TestAKeyOutlivesItsTaskQueuedFarAhead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := storetest.Open(t, Table)
+	clock := webtest.NewClock(start)
+	q := newQueue(t, store, clock, "a")
+	ran := 0
+	k := mustRegister(t, q, "note", func(context.Context, note) error { ran++; return nil })
+	due := start.Add(3 * KeyTTL)
+	if err := k.EnqueueAt(ctx, due, "remind|a1", note{1}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(KeyTTL + time.Hour)
+	if err := q.Purge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.EnqueueAt(ctx, due, "remind|a1", note{1}); err != nil {
+		t.Fatal(err)
+	}
+	if n := rows(t, store, taskPrefix); n != 1 {
+		t.Fatalf("%d tasks queued for one key, want 1", n)
+	}
+	clock.Advance(due.Sub(clock.Now()) + time.Minute)
+	q.RunDue(ctx)
+	if ran != 1 {
+		t.Fatalf("ran %d times, want 1", ran)
+	}
+	clock.Advance(KeyTTL + time.Hour)
+	if err := q.Purge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := rows(t, store, keyPrefix); n != 0 {
+		t.Errorf("%d keys left KeyTTL after their task was due", n)
+	}
+}
+
 // A process that dies after claiming a task (here: claims it and never
 // records an outcome) loses nothing: the task comes due again when the
 // lease lapses, and another instance runs it.
