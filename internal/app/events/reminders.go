@@ -117,10 +117,11 @@ func (s *Service) queueReminder(ctx context.Context, e EventRow) (bool, error) {
 // lapse of each seat on offer, settling at once an offer that lapsed
 // already. It is the repair when queueing one failed (scheduleReminder
 // and scheduleLapse log it, and the change stands). A task queued
-// already is not queued twice within the queue's KeyTTL, and one queued
-// twice after that does its work once: a reminder's notices have keys of
-// their own, and a lapse settles only what is due. It returns how many
-// reminders and lapses it queued.
+// already is not queued twice (its key is kept until a while after it
+// was due), and one queued twice all the same (a key from before keys
+// knew their due time) does its work once: a reminder's notices have
+// keys of their own, and a lapse settles only what is due. It returns
+// how many reminders and lapses it queued.
 func (s *Service) requeue(ctx context.Context) (reminders, lapses int, err error) {
 	var all []EventRow
 	err = s.catalog.events.QueryAll(ctx, storage.Query{PartitionKey: eventsPart}, func(ent storage.Entity) error {

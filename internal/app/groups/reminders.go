@@ -156,9 +156,10 @@ func (s *Service) queueAfter(ctx context.Context, d AppointmentDetail, after tim
 // rescheduleReminders queues again the next reminder of every
 // appointment of the group still to come, single or a series: the repair
 // when queueing one failed at a save (scheduleAfter logs it and the save
-// stands). A reminder queued already is not queued twice within the
-// queue's KeyTTL, and one queued twice after that still reaches each
-// person once (each notice has a key of its own). It reads the group's
+// stands). A reminder queued already is not queued twice (its key is
+// kept until a while after it was due), and one queued twice all the
+// same still reaches each person once (each notice has a key of its
+// own). It reads the group's
 // coming appointments and series, then each one's participants, and
 // returns how many reminders it queued.
 func (s *Service) rescheduleReminders(ctx context.Context, groupID string) (int, error) {
