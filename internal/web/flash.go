@@ -72,7 +72,8 @@ func TakeFlash(c echo.Context) (components.FlashProps, error) {
 // is matched with errors.Is; the status and message key are the
 // error's own (a fault.Error's), unless Status and Key say otherwise, as
 // for an error that is a 404 on a page of its own but a field's mistake
-// in a form.
+// in a form. A field's message is a key alone: a fault whose message
+// takes arguments belongs on the form's problem line (Refused) instead.
 type Refusal struct {
 	Err    error
 	Field  string
