@@ -441,6 +441,31 @@ func TestPrivateGroupAndEventChats(t *testing.T) {
 	if res := post(bob, gchat+"/messages", url.Values{"body": {"still here?"}}); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("a removed member posts: %d", res.StatusCode)
 	}
+	// Nor does his chat list's stream follow the group's chat: its news
+	// would tell him when the group talks. A room's message still comes.
+	news, stopNews := openStream(t, bob, "/chat/news", "")
+	defer stopNews()
+	quiet := func(d time.Duration) (heard []sseEvent) {
+		for {
+			select {
+			case ev := <-news:
+				heard = append(heard, ev)
+			case <-time.After(d):
+				return heard
+			}
+		}
+	}
+	// The feed's first poll may repeat the last seconds' sends (hints
+	// that cost a refresh); wait until it is quiet.
+	quiet(2 * time.Second)
+	post(ann, gchat+"/messages", url.Values{"body": {"bob is gone"}})
+	if heard := quiet(2 * time.Second); len(heard) != 0 { // the stream waits a second to say news
+		t.Fatalf("bob's list hears of the group he left: %+v", heard)
+	}
+	post(ann, "/chat/room-general/messages", url.Values{"body": {"hello all"}})
+	if ev := next(t, news, 1)[0]; ev.event != "news" {
+		t.Fatalf("bob's list after a room's message: %+v", ev)
+	}
 
 	// An event's chat: one seat, ann going, cat waiting.
 	page := post(org, "/events", url.Values{"title": {"Quiz"}, "category": {"meetup"}, "start": {"2030-06-01T19:00"}, "end": {"2030-06-01T21:00"}, "capacity": {"1"}}).Header.Get("Location")
@@ -1277,7 +1302,9 @@ func TestDefaultRoom(t *testing.T) {
 }
 
 // TestChatListNews: the chat list's stream says "news" when a chat in
-// the list moves, so the page fetches itself again.
+// the list moves, so the page fetches itself again: once for one
+// message, though the feed shows it on every poll for a few seconds (the
+// test's clock stands still, so here it shows it on every poll).
 func TestChatListNews(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
@@ -1289,6 +1316,11 @@ func TestChatListNews(t *testing.T) {
 	post(ann, "/chat/room-random/messages", url.Values{"body": {"anyone?"}})
 	if ev := next(t, events, 1)[0]; ev.event != "news" {
 		t.Fatalf("the list's stream: %+v", ev)
+	}
+	select {
+	case ev := <-events:
+		t.Fatalf("one message, news again: %+v", ev)
+	case <-time.After(3 * time.Second): // three polls of the feed
 	}
 }
 

@@ -82,6 +82,11 @@ type watched struct {
 	floor int64
 	upTo  int64
 	tail  []MessageRow
+	// told is the newest sequence number its watchers were woken for
+	// while no tail is read (the chat list's stream watches chats without
+	// reading them): the feed's overlap shows a send on every poll for
+	// feedOverlap, and each would wake them again.
+	told int64
 	// gen counts the read markers heard of: "seen by" worked out at an
 	// older gen is out of date (seen.go).
 	gen uint64
@@ -94,8 +99,10 @@ type watched struct {
 // whether m was news.
 func (w *watched) add(m MessageRow) bool {
 	switch {
-	case !w.read || m.Seq <= w.upTo:
-		return !w.read
+	case !w.read:
+		return w.tell(m.Seq)
+	case m.Seq <= w.upTo:
+		return false
 	case control(m):
 		w.stale = true
 	case m.Seq == w.upTo+1 && !w.stale:
@@ -108,6 +115,16 @@ func (w *watched) add(m MessageRow) bool {
 	default:
 		w.stale = true
 	}
+	return true
+}
+
+// tell reports whether seq is news to watchers who read no tail, and
+// remembers it.
+func (w *watched) tell(seq int64) bool {
+	if seq <= w.told {
+		return false
+	}
+	w.told = seq
 	return true
 }
 
@@ -179,9 +196,12 @@ func (h *Hub) heard(chatID string, seq int64, m *MessageRow) {
 	}
 	w.mu.Lock()
 	news := false
-	if m != nil {
+	switch {
+	case m != nil:
 		news = w.add(*m)
-	} else if seq > w.upTo {
+	case !w.read:
+		news = w.tell(seq)
+	case seq > w.upTo:
 		w.stale, news = true, true
 	}
 	w.mu.Unlock()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
@@ -298,7 +299,8 @@ func writeEvent(ctx context.Context, w *echo.Response, id string, comp interface
 }
 
 // news is GET /chat/news: the chat list's stream. It watches every room
-// and every chat in the reader's list, and says "news" (a named event,
+// the reader is in and every chat in their list they may still read
+// (stillTheirs), and says "news" (a named event,
 // at most once a second) when any of them moves; the list page then
 // fetches itself again, which counts and authorizes anew. With each
 // heartbeat it also reads the presence of the other people of the
@@ -319,9 +321,13 @@ func (s *Service) news(c echo.Context) error {
 			ids = append(ids, r.RowKey)
 		}
 	}
-	for _, m := range mine {
-		if m.Kind != KindRoom && !slices.Contains(ids, m.RowKey) {
-			ids = append(ids, m.RowKey)
+	theirs, err := s.stillTheirs(ctx, id, mine)
+	if err != nil {
+		return err
+	}
+	for _, chatID := range theirs {
+		if !slices.Contains(ids, chatID) {
+			ids = append(ids, chatID)
 		}
 	}
 	sub := s.hub.Subscribe(ids...)
@@ -351,6 +357,44 @@ func (s *Service) news(c echo.Context) error {
 		},
 	})
 	return nil
+}
+
+// stillTheirs are the chats of mine (rooms aside) that id may still
+// read: a private chat always; a group's or an event's while they are in
+// it (Open, headReads at a time). A chat they left stays in their list
+// rows, and the list leaves it out, so the list's stream must not follow
+// it either: its "news" would tell them when the group or the event they
+// left is talking.
+func (s *Service) stillTheirs(ctx context.Context, id *auth.Identity, mine []UserChatRow) ([]string, error) {
+	ok := make([]bool, len(mine))
+	eg, gctx := errgroup.WithContext(ctx)
+	eg.SetLimit(headReads)
+	for i, m := range mine {
+		switch m.Kind {
+		case KindRoom:
+		case KindPrivate:
+			ok[i] = true
+		default:
+			eg.Go(func() error {
+				_, err := s.Open(gctx, id, m.RowKey)
+				if errors.Is(err, ErrNoChat) {
+					return nil
+				}
+				ok[i] = err == nil // each goroutine owns its element
+				return err
+			})
+		}
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	var out []string
+	for i, m := range mine {
+		if ok[i] {
+			out = append(out, m.RowKey)
+		}
+	}
+	return out, nil
 }
 
 // presenceWatch bounds the private chats whose presence the list's
