@@ -7,7 +7,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/fault"
-	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/web"
 	authview "github.com/harmony/harmony/views/auth"
 )
@@ -44,11 +43,12 @@ func (s *Service) oidcCallback(c echo.Context) error {
 // person can retry or use an email code. Errors that are not a failed
 // sign-in (storage, session) go to the error handler.
 func (s *Service) oidcFailed(c echo.Context, next string, err error) error {
-	f, ok := errors.AsType[*fault.Error](err)
+	ctx := c.Request().Context()
+	status, msg, ok := web.Refused(ctx, err)
 	if !ok {
 		return err
 	}
-	ctx := c.Request().Context()
+	f, _ := errors.AsType[*fault.Error](err)
 	key, _ := f.Message()
 	level := slog.LevelInfo
 	switch key {
@@ -57,6 +57,6 @@ func (s *Service) oidcFailed(c echo.Context, next string, err error) error {
 		// forgery, and an unreachable provider needs the operator too.
 		level = slog.LevelWarn
 	}
-	s.log.Log(ctx, level, "oidc: sign-in failed", "request_id", web.RequestID(c), "status", f.Status(), "err", f)
-	return s.renderSignIn(c, f.Status(), authview.SignInProps{Next: next, Message: i18n.T(ctx, key)})
+	s.log.Log(ctx, level, "oidc: sign-in failed", "request_id", web.RequestID(c), "status", status, "err", err)
+	return s.renderSignIn(c, status, authview.SignInProps{Next: next, Message: msg})
 }

@@ -159,9 +159,8 @@ func (s *Service) queueAfter(ctx context.Context, d AppointmentDetail, after tim
 // stands). A reminder queued already is not queued twice (its key is
 // kept until a while after it was due), and one queued twice all the
 // same still reaches each person once (each notice has a key of its
-// own). It reads the group's
-// coming appointments and series, then each one's participants, and
-// returns how many reminders it queued.
+// own). It reads the group's coming appointments and series, then each
+// one's participants, and returns how many reminders it queued.
 func (s *Service) rescheduleReminders(ctx context.Context, groupID string) (int, error) {
 	now := s.now()
 	rows, err := storage.All[AppointmentIndexRow](ctx, s.appointments, storage.Query{
