@@ -905,8 +905,8 @@ func TestBlock(t *testing.T) {
 }
 
 // TestSeenBy: under the newest message of a private chat its sender sees
-// who read it, from the read markers; someone who turned read receipts
-// off is left out.
+// who read it, from the read markers; the reader is not told that they
+// saw it; someone who turned read receipts off is left out.
 func TestSeenBy(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
@@ -922,6 +922,9 @@ func TestSeenBy(t *testing.T) {
 	bob.Get(dm)
 	if s := seen(); s != "Seen by bob" {
 		t.Fatalf("after bob read it: %q", s)
+	}
+	if s := bob.Get(dm).Doc(t).Find(testID("chat-seen")).Text(); s != "" {
+		t.Fatalf("bob is told he saw ann's message: %q", s)
 	}
 	post(bob, "/chat/receipts", url.Values{"send": {"false"}})
 	if s := seen(); s != "" {
@@ -978,6 +981,16 @@ func TestSeenByAndPresenceAreLive(t *testing.T) {
 	})
 	bobEvents, stopBob := openStream(t, bob, dm+"/stream?after=0", "")
 	next(t, bobEvents, 1)
+	// Bob's own stream shows him no "seen by" for ann's message (its
+	// first status comes with his first heartbeat, with ann's presence).
+	for ev := range bobEvents {
+		if strings.Contains(ev.data, `id="chat-seen"`) {
+			if strings.Contains(ev.data, "Seen by") {
+				t.Fatalf("bob's stream tells him he saw it: %q", ev.data)
+			}
+			break
+		}
+	}
 	until("seen by bob", func(ev sseEvent) bool {
 		return strings.Contains(ev.data, `id="chat-seen"`) && strings.Contains(ev.data, "Seen by bob")
 	})

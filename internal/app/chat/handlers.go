@@ -297,9 +297,11 @@ func (s *Service) page(c echo.Context) error {
 				sender = m.Sender
 			}
 		}
-		if p.SeenBy, err = s.SeenBy(ctx, ch, last.Seq, sender); err != nil {
+		readers, err := s.seenBy(ctx, ch, last.Seq, sender)
+		if err != nil {
 			return err
 		}
+		p.SeenBy = namesBut(readers, id.MemberKey)
 	}
 	if !p.Live {
 		p.NewerURL = u + "?after=" + strconv.FormatInt(to, 10)

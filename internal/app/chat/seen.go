@@ -16,9 +16,10 @@ import (
 
 // "Seen by" in private and group chats comes from the read markers
 // people already have (UserChats): no row per message. Under the newest
-// message the page names who has read up to it, leaving out its sender
-// and anyone who turned read receipts off (a flag on their presence
-// row). It reads one marker per participant, up to seenLimit.
+// message the page names who has read up to it, leaving out its sender,
+// the viewer (nobody needs telling that they saw it) and anyone who
+// turned read receipts off (a flag on their presence row). It reads one
+// marker per participant, up to seenLimit.
 
 // seenLimit bounds the markers one page reads for "seen by".
 const seenLimit = 20
@@ -33,30 +34,45 @@ const seenFresh = 30 * time.Second
 
 // seenCache is one chat's last "seen by" on this instance.
 type seenCache struct {
-	seq   int64
-	gen   uint64
-	at    time.Time
-	names []string
+	seq     int64
+	gen     uint64
+	at      time.Time
+	readers []reader
+}
+
+// reader is someone who read up to a message.
+type reader struct{ key, name string }
+
+// namesBut names the readers but viewer.
+func namesBut(rs []reader, viewer string) []string {
+	var out []string
+	for _, r := range rs {
+		if r.key != viewer {
+			out = append(out, r.name)
+		}
+	}
+	return out
 }
 
 // liveSeenBy is SeenBy through the instance's cache.
-func (s *Service) liveSeenBy(ctx context.Context, ch ChatRow, seq int64, sender string) ([]string, error) {
+func (s *Service) liveSeenBy(ctx context.Context, ch ChatRow, seq int64, sender string) ([]reader, error) {
 	gen := s.hub.Gen(ch.RowKey)
 	now := s.now()
 	if c, ok := s.seenLines.Get(ch.RowKey); ok {
 		if c.seq == seq && c.gen == gen && now.Sub(c.at) < seenFresh {
-			return c.names, nil
+			return c.readers, nil
 		}
 	}
-	names, err := s.SeenBy(ctx, ch, seq, sender)
+	readers, err := s.seenBy(ctx, ch, seq, sender)
 	if err == nil {
-		s.seenLines.Put(ch.RowKey, seenCache{seq: seq, gen: gen, at: now, names: names})
+		s.seenLines.Put(ch.RowKey, seenCache{seq: seq, gen: gen, at: now, readers: readers})
 	}
-	return names, err
+	return readers, err
 }
 
-// SeenBy names who read ch up to seq, but sender.
-func (s *Service) SeenBy(ctx context.Context, ch ChatRow, seq int64, sender string) ([]string, error) {
+// seenBy is who read ch up to seq, but sender and those who send no
+// receipts.
+func (s *Service) seenBy(ctx context.Context, ch ChatRow, seq int64, sender string) ([]reader, error) {
 	var people []ParticipantRow
 	switch ch.Kind {
 	case KindPrivate:
@@ -70,7 +86,7 @@ func (s *Service) SeenBy(ctx context.Context, ch ChatRow, seq int64, sender stri
 	default:
 		return nil, nil
 	}
-	var out []string
+	var out []reader
 	for _, p := range people {
 		if p.MemberKey == sender {
 			continue
@@ -85,7 +101,7 @@ func (s *Service) SeenBy(ctx context.Context, ch ChatRow, seq int64, sender stri
 		if pr, err := storage.Get[PresenceRow](ctx, s.presence, presencePart, p.MemberKey); err == nil && pr.NoReceipts {
 			continue
 		}
-		out = append(out, p.Name)
+		out = append(out, reader{p.MemberKey, p.Name})
 	}
 	return out, nil
 }
@@ -103,8 +119,9 @@ func (s *Service) receipts(c echo.Context) error {
 
 // statusState is what a stream last sent of the status around the log:
 // the newest message it showed (and its sender, "" until known), the
-// "seen by" line and the presence.
+// "seen by" line and the presence; viewer is whose stream it is.
 type statusState struct {
+	viewer   string
 	newest   int64
 	sender   string
 	known    bool
@@ -138,10 +155,11 @@ func (s *Service) status(ctx context.Context, acc Access, st *statusState, prese
 			st.sender = m.Sender
 		}
 		st.known = true
-		names, err := s.liveSeenBy(ctx, ch, st.newest, st.sender)
+		readers, err := s.liveSeenBy(ctx, ch, st.newest, st.sender)
 		if err != nil {
 			return p, false, err
 		}
+		names := namesBut(readers, st.viewer)
 		p.SeenBy = names
 		joined := strings.Join(names, "\x00")
 		changed = changed || joined != st.seen

@@ -72,7 +72,7 @@ func (s *Service) stream(c echo.Context) error {
 
 	// What the page shows around the log follows it: "seen by" under the
 	// newest message, and a private chat's other person's presence.
-	st := statusState{newest: last}
+	st := statusState{viewer: id.MemberKey, newest: last}
 	sendStatus := func(presence bool) error {
 		p, changed, err := s.status(ctx, acc, &st, presence)
 		if err != nil || !changed {
