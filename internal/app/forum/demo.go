@@ -110,8 +110,15 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			}
 		}
 		if len(t.posts) > 2 {
-			if err := demo.Like(ctx, staff, id, 1, true); err != nil {
-				return err
+			// Those who replied like the opening post.
+			for _, p := range t.posts[1:] {
+				if p[0] == t.posts[0][0] {
+					continue
+				}
+				who := cast.Person(p[0])
+				if err := demo.Like(ctx, Person{MemberKey: who.Key, Name: who.Name}, id, 1, true); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -269,7 +269,9 @@ func (s *Service) postItem(c echo.Context, t TopicRow, p PostRow, me Person, sta
 		return v
 	}
 	if !p.Hidden {
-		v.LikeURL = base + "/like"
+		if p.AuthorKey != me.MemberKey {
+			v.LikeURL = base + "/like"
+		}
 		if !t.Locked || staff {
 			v.QuoteURL = topicURL(t.PartitionKey) + "/reply?quote=" + strconv.Itoa(p.Num)
 		}

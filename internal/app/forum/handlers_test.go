@@ -451,6 +451,14 @@ func TestPostActionsOverHTTP(t *testing.T) {
 	for range 2 {
 		post(bob, topic+"/posts/1/like", url.Values{"like": {"true"}})
 	}
+	// A like is what others think: the author has no button, and a
+	// like sent anyway is refused and counts nothing.
+	if res := post(ann, topic+"/posts/1/like", url.Values{"like": {"true"}}); res.StatusCode != http.StatusForbidden || res.Writes(t) != 0 {
+		t.Fatalf("ann likes her own post: %d", res.StatusCode)
+	}
+	if own := ann.Get(topic + "?post=1").Doc(t).Find(testID("post") + `[data-num="1"]`); own.Find(testID("post-like")).Length() != 0 || own.Find(testID("post-likes")).Text() != "1 like" {
+		t.Fatalf("ann's own post: a like button %d, likes %q", own.Find(testID("post-like")).Length(), own.Find(testID("post-likes")).Text())
+	}
 	first := bob.Get(topic + "?post=1").Doc(t).Find(testID("post") + `[data-num="1"]`)
 	if first.Find(testID("post-likes")).Text() != "1" || first.Find(testID("post-like")).AttrOr("aria-pressed", "") != "true" {
 		t.Fatalf("the like: %q", first.Find(testID("post-like")).Text())

@@ -268,8 +268,9 @@ func (s *Service) recount(ctx context.Context, topicID string, num int, visible,
 	return nil
 }
 
-// Like marks by's like of a post, or takes it back: the like's row and
-// the post's count in one transaction.
+// Like marks by's like of someone else's post, or takes it back: the
+// like's row and the post's count in one transaction. A like counts what
+// others thought of a post, so its author cannot add one.
 func (s *Service) Like(ctx context.Context, by Person, topicID string, num int, like bool) error {
 	return storage.Optimistic(ctx, writeAttempts, func(ctx context.Context) error {
 		_, p, err := s.Post(ctx, topicID, num)
@@ -278,6 +279,9 @@ func (s *Service) Like(ctx context.Context, by Person, topicID string, num int, 
 		}
 		if p.DeletedAt != nil || p.Hidden {
 			return ErrNoPost
+		}
+		if like && p.AuthorKey == by.MemberKey {
+			return ErrOwnLike
 		}
 		_, err = storage.Get[LikeRow](ctx, s.posts, topicID, likeKey(num, by.MemberKey))
 		liked := err == nil

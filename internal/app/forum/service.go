@@ -144,6 +144,8 @@ var (
 	ErrLocked    = fault.New(http.StatusForbidden, "forum.error.locked", "forum: the topic is locked")
 	ErrNotYours  = fault.New(http.StatusForbidden, "forum.error.not_yours", "forum: not the author")
 	ErrNotStaff  = fault.New(http.StatusForbidden, "forum.error.not_staff", "forum: not a moderator")
+	// ErrOwnLike refuses liking one's own post.
+	ErrOwnLike = fault.New(http.StatusForbidden, "forum.error.own_like", "forum: a like of one's own post")
 	// ErrHasReplies refuses an author deleting an opening post others
 	// replied to (409).
 	ErrHasReplies = fault.New(http.StatusConflict, "forum.error.has_replies", "forum: the topic has replies")
