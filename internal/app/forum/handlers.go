@@ -276,7 +276,7 @@ func (s *Service) postItem(c echo.Context, t TopicRow, p PostRow, me Person, sta
 			v.QuoteURL = topicURL(t.PartitionKey) + "/reply?quote=" + strconv.Itoa(p.Num)
 		}
 	}
-	if p.AuthorKey == me.MemberKey {
+	if s.mayEdit(c.Request().Context(), me, t, p, func() (bool, error) { return staff, nil }) == nil {
 		v.EditURL = base + "/edit"
 	}
 	if p.AuthorKey == me.MemberKey && (p.Num > 1 || t.Replies == 0) || staff {
@@ -315,14 +315,18 @@ func formErrors(ctx context.Context, errs FormErrors) map[string]string {
 // not): body rendered, or, for a body the form would refuse, its errors
 // and 422 instead. Such a body is never rendered: Markdown's cost grows
 // faster than its length.
-func previewOf(c echo.Context, body string) (status int, preview templ.Component, errs FormErrors) {
+func (s *Service) previewOf(c echo.Context, body string) (status int, preview templ.Component, errs FormErrors) {
 	if c.FormValue("preview") == "" {
 		return 0, nil, nil
 	}
-	return renderPreview(body)
+	return s.renderPreview(c, body)
 }
 
-func renderPreview(body string) (status int, preview templ.Component, errs FormErrors) {
+// renderPreview renders body within the client's previews (limits.go).
+func (s *Service) renderPreview(c echo.Context, body string) (status int, preview templ.Component, errs FormErrors) {
+	if err := s.limitPreviews(c); err != nil {
+		return http.StatusTooManyRequests, nil, FormErrors{"body": "forum.error.previews"}
+	}
 	errs = FormErrors{}
 	if body = checkBody(body, errs); len(errs) > 0 {
 		return http.StatusUnprocessableEntity, nil, errs
@@ -358,7 +362,7 @@ func (s *Service) renderCompose(c echo.Context, status int, p views.ComposeProps
 func (s *Service) createTopic(c echo.Context) error {
 	ctx := c.Request().Context()
 	p := views.ComposeProps{Section: c.FormValue("section"), Title: c.FormValue("title"), Body: c.FormValue("body")}
-	if status, preview, fe := previewOf(c, p.Body); status != 0 {
+	if status, preview, fe := s.previewOf(c, p.Body); status != 0 {
 		p.Preview, p.Errors = preview, formErrors(ctx, fe)
 		return s.renderCompose(c, status, p)
 	}
@@ -368,13 +372,13 @@ func (s *Service) createTopic(c echo.Context) error {
 		return s.renderCompose(c, status, p)
 	},
 		web.Refusal{Err: ErrNoSection, Field: "section", Status: http.StatusUnprocessableEntity, Key: "forum.error.section"},
-		web.Refusal{Err: ErrTooMany, Field: "body"})
+		web.Refusal{Err: ErrTooMany, Field: "body"}, web.Refusal{Err: ErrPace, Field: "body"})
 }
 
 // preview is POST /forum/preview (body): the text rendered (htmx), or
 // why the form would refuse it (422).
 func (s *Service) preview(c echo.Context) error {
-	status, preview, fe := renderPreview(c.FormValue("body"))
+	status, preview, fe := s.renderPreview(c, c.FormValue("body"))
 	if fe != nil {
 		return web.RenderFragment(c, status, views.PreviewRefused(formErrors(c.Request().Context(), fe)["body"]))
 	}
@@ -424,7 +428,7 @@ func (s *Service) reply(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := topicOf(c)
 	p := views.ReplyProps{Action: topicURL(t.PartitionKey) + "/replies", Body: c.FormValue("body")}
-	if status, preview, fe := previewOf(c, p.Body); status != 0 {
+	if status, preview, fe := s.previewOf(c, p.Body); status != 0 {
 		p.Preview, p.Error = preview, formErrors(ctx, fe)["body"]
 		return s.renderReply(c, status, t, p)
 	}
@@ -471,12 +475,9 @@ func postOf(c echo.Context) PostRow { return postScope.From(c) }
 
 // editPage is GET /forum/t/:id/posts/:num/edit: the author's form.
 func (s *Service) editPage(c echo.Context) error {
-	t, p := topicOf(c), postOf(c)
-	if p.AuthorKey != person(c).MemberKey {
-		return ErrNotYours
-	}
-	if p.DeletedAt != nil {
-		return ErrNoPost
+	t, p, me := topicOf(c), postOf(c), person(c)
+	if err := s.mayEdit(c.Request().Context(), me, t, p, func() (bool, error) { return s.IsStaff(c.Request().Context(), me, t.Section) }); err != nil {
+		return err
 	}
 	return s.renderEdit(c, http.StatusOK, t, p, views.EditProps{Title: t.Title, Body: p.Body})
 }
@@ -493,7 +494,7 @@ func (s *Service) edit(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, p := topicOf(c), postOf(c)
 	e := views.EditProps{Title: c.FormValue("title"), Body: c.FormValue("body")}
-	if status, preview, fe := previewOf(c, e.Body); status != 0 {
+	if status, preview, fe := s.previewOf(c, e.Body); status != 0 {
 		e.Preview, e.Errors = preview, formErrors(ctx, fe)
 		return s.renderEdit(c, status, t, p, e)
 	}

@@ -335,7 +335,8 @@ func TestPageBudgets(t *testing.T) {
 	annKey := a.SignIn(ann, "ann@example.com")
 	post(boss, "/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}})
 	ctx := context.Background()
-	writer := forum.Person{MemberKey: "auth:writer", Name: "Writer"}
+	// An admin, whom the forum's pace does not hold.
+	writer := forum.Person{MemberKey: "auth:writer", Name: "Writer", Admin: true}
 	big, err := a.svc.CreateTopic(ctx, writer, "talk", "Long thread", "start")
 	if err != nil {
 		t.Fatal(err)
@@ -433,6 +434,69 @@ func TestNewcomerLimits(t *testing.T) {
 	}
 }
 
+// TestPace: past their first day, everyone but admins keeps a pace of
+// 20 topics a day and 60 replies an hour, so nobody floods a section or
+// the inboxes their posts notify: past it, a 429 whose form keeps the
+// draft and says why, with nothing written, until the next window. One
+// address gets 30 previews at once, then one every 2 seconds.
+func TestPace(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann, bob := a.talkSection(t, "")
+	a.Clock.Advance(25 * time.Hour)
+	open := func(c *webtest.Client, title string) *webtest.Response {
+		return post(c, "/forum/topics", url.Values{"section": {"talk"}, "title": {title}, "body": {"hello"}})
+	}
+	var topic string
+	for i := range 20 {
+		res := open(ann, fmt.Sprint("Topic number ", i))
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("topic %d: %d", i, res.StatusCode)
+		}
+		topic = res.Header.Get("Location")
+	}
+	res := open(ann, "One too many")
+	if res.StatusCode != http.StatusTooManyRequests || res.Writes(t) != 0 || !strings.Contains(res.Body, "posted a lot") || res.Doc(t).Find("#topic-body").Text() != "hello" {
+		t.Fatalf("a 21st topic in a day: %d", res.StatusCode)
+	}
+	if res := open(boss, "The admin's"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the admin is held: %d", res.StatusCode)
+	}
+	for i := range 60 {
+		if res := post(bob, topic+"/replies", url.Values{"body": {fmt.Sprint("reply ", i)}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("reply %d: %d", i, res.StatusCode)
+		}
+	}
+	res = post(bob, topic+"/replies", url.Values{"body": {"one more"}})
+	if res.StatusCode != http.StatusTooManyRequests || res.Writes(t) != 0 || !strings.Contains(res.Body, "posted a lot") || res.Doc(t).Find("#reply-body").Text() != "one more" {
+		t.Fatalf("a 61st reply in an hour: %d", res.StatusCode)
+	}
+	a.Clock.Advance(time.Hour)
+	if res := post(bob, topic+"/replies", url.Values{"body": {"an hour later"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a reply the next hour: %d", res.StatusCode)
+	}
+	if res := open(ann, "The next day's"); res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("ann's topics an hour later: %d", res.StatusCode)
+	}
+	a.Clock.Advance(24 * time.Hour)
+	if res := open(ann, "The next day's"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a topic the next day: %d", res.StatusCode)
+	}
+	preview := func() *webtest.Response { return post(bob, "/forum/preview", url.Values{"body": {"**bold**"}}) }
+	for i := range 30 {
+		if res := preview(); res.StatusCode != http.StatusOK {
+			t.Fatalf("preview %d: %d", i, res.StatusCode)
+		}
+	}
+	if res := preview(); res.StatusCode != http.StatusTooManyRequests || strings.Contains(res.Body, "<strong>") || !strings.Contains(res.Body, "Too many previews") {
+		t.Fatalf("a 31st preview at once: %d %s", res.StatusCode, res.Body)
+	}
+	a.Clock.Advance(2 * time.Second)
+	if res := preview(); res.StatusCode != http.StatusOK {
+		t.Fatalf("a preview 2 s later: %d", res.StatusCode)
+	}
+}
+
 // TestPostActionsOverHTTP: a like (once per person, shown pressed); an
 // edit marked "edited" with both versions on the history page; a hidden
 // post folded for members and shown, marked, to staff; "unread from
@@ -485,6 +549,17 @@ func TestPostActionsOverHTTP(t *testing.T) {
 	if staff := boss.Get(topic + "?post=2").Doc(t).Find(testID("post") + `[data-num="2"]`); !strings.Contains(staff.Text(), "rude") {
 		t.Error("staff do not see the hidden post")
 	}
+	// What a moderator froze stays as they found it: a hidden post, and
+	// every post of a locked topic (its title too), for their authors.
+	editable := func(c *webtest.Client, num string) int {
+		return c.Get(topic + "?post=" + num).Doc(t).Find(testID("post") + `[data-num="` + num + `"]`).Find(testID("post-edit")).Length()
+	}
+	if res := post(bob, topic+"/posts/2/edit", url.Values{"body": {"rude, reworded"}}); res.StatusCode != http.StatusForbidden || res.Writes(t) != 0 || !strings.Contains(res.Body, "hid this post") {
+		t.Fatalf("bob edits his hidden post: %d", res.StatusCode)
+	}
+	if editable(bob, "2") != 0 || editable(bob, "3") != 1 {
+		t.Error("bob's edit buttons: one on his hidden post, or none on his other")
+	}
 	// Ann read everything; unread from post 3 gives one new (2 is hidden).
 	ann.Get(topic + "?post=3")
 	res := post(ann, topic+"/posts/3/unread", nil)
@@ -501,6 +576,23 @@ func TestPostActionsOverHTTP(t *testing.T) {
 	}
 	if d := ann.Get("/forum/talk").Doc(t); d.Find(testID("topic-row")+`[data-pinned="true"]`).Length() != 1 {
 		t.Error("bob's dismissal unpinned it for ann")
+	}
+	post(boss, topic+"/lock", url.Values{"locked": {"true"}})
+	if res := post(ann, topic+"/posts/1/edit", url.Values{"title": {"Renamed while locked"}, "body": {"version three"}}); res.StatusCode != http.StatusForbidden || res.Writes(t) != 0 {
+		t.Fatalf("ann edits in a locked topic: %d", res.StatusCode)
+	}
+	if res := ann.Get(topic + "/posts/1/edit"); res.StatusCode != http.StatusForbidden || !strings.Contains(res.Body, "locked") {
+		t.Fatalf("ann's edit page in a locked topic: %d", res.StatusCode)
+	}
+	if editable(ann, "1") != 0 {
+		t.Error("ann has an edit button in a locked topic")
+	}
+	bossPost := post(boss, topic+"/replies", url.Values{"body": {"Locked: see the rules."}}).Header.Get("Location")
+	if !strings.HasSuffix(bossPost, "post=4#p4") {
+		t.Fatalf("the moderator's reply went to %q", bossPost)
+	}
+	if res := post(boss, topic+"/posts/4/edit", url.Values{"body": {"Locked for now: see the rules."}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a moderator edits their post in the locked topic: %d", res.StatusCode)
 	}
 }
 

@@ -73,6 +73,27 @@ func (s *Service) Post(ctx context.Context, topicID string, num int) (TopicRow, 
 	return t, p, err
 }
 
+// mayEdit says whether by may edit p of t: their own post, not deleted,
+// and, unless they are staff (asked only then), neither in a locked
+// topic nor hidden: what a moderator froze stays as they found it.
+func (s *Service) mayEdit(ctx context.Context, by Person, t TopicRow, p PostRow, staff func() (bool, error)) error {
+	switch {
+	case p.AuthorKey != by.MemberKey:
+		return ErrNotYours
+	case p.DeletedAt != nil:
+		return ErrNoPost
+	case !t.Locked && !p.Hidden:
+		return nil
+	}
+	if ok, err := staff(); err != nil || ok {
+		return err
+	}
+	if t.Locked {
+		return ErrLockedEdit
+	}
+	return ErrHiddenEdit
+}
+
 // Edit replaces the body of by's own post (and, for the opening post,
 // the topic's title), keeping the earlier version: one transaction of
 // the topic's partition.
@@ -95,11 +116,8 @@ func (s *Service) Edit(ctx context.Context, by Person, topicID string, num int, 
 		if err != nil {
 			return err
 		}
-		if p.AuthorKey != by.MemberKey {
-			return ErrNotYours
-		}
-		if p.DeletedAt != nil {
-			return ErrNoPost
+		if err := s.mayEdit(ctx, by, t, p, func() (bool, error) { return s.IsStaff(ctx, by, t.Section) }); err != nil {
+			return err
 		}
 		titleChanged = num == 1 && title != t.Title
 		if p.Body == body && !titleChanged {

@@ -11,6 +11,7 @@ import (
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
 )
@@ -39,8 +40,10 @@ type Service struct {
 	baseURL string
 	// counts counts new topics and replies.
 	counts metrics.Counting
-	log    *slog.Logger
-	now    func() time.Time
+	// previews bounds the previews one client renders (limits.go).
+	previews *ratelimit.PerIP
+	log      *slog.Logger
+	now      func() time.Time
 }
 
 // Notifier tells people of mentions (the inbox).
@@ -86,6 +89,7 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 	s := &Service{
 		sections: store.Table(SectionsTable), posts: store.Table(PostsTable), activity: store.Table(ActivityTable),
 		reads: store.Table(ReadsTable), quota: store.Table(QuotaTable), cursors: cursors, log: log, now: now,
+		previews: ratelimit.New(previewBurst, previewEvery),
 	}
 	// Both follow the heads into TopicActivityIndex: the activity rows,
 	// and the title search rows ("q|" partitions), each with its record.
@@ -144,6 +148,10 @@ var (
 	ErrLocked    = fault.New(http.StatusForbidden, "forum.error.locked", "forum: the topic is locked")
 	ErrNotYours  = fault.New(http.StatusForbidden, "forum.error.not_yours", "forum: not the author")
 	ErrNotStaff  = fault.New(http.StatusForbidden, "forum.error.not_staff", "forum: not a moderator")
+	// ErrLockedEdit and ErrHiddenEdit refuse an author's edit of a post
+	// a moderator froze: in a locked topic, or hidden.
+	ErrLockedEdit = fault.New(http.StatusForbidden, "forum.error.locked_edit", "forum: the topic is locked")
+	ErrHiddenEdit = fault.New(http.StatusForbidden, "forum.error.hidden_edit", "forum: the post is hidden")
 	// ErrOwnLike refuses liking one's own post.
 	ErrOwnLike = fault.New(http.StatusForbidden, "forum.error.own_like", "forum: a like of one's own post")
 	// ErrHasReplies refuses an author deleting an opening post others

@@ -95,6 +95,11 @@ func (s *Service) CreateTopic(ctx context.Context, by Person, section, title, bo
 	if err := s.limitNewcomer(ctx, by, "topic", body); err != nil {
 		return TopicRow{}, err
 	}
+	if !by.Admin {
+		if err := s.limitPace(ctx, by, "topic"); err != nil {
+			return TopicRow{}, err
+		}
+	}
 	now := s.now().UTC()
 	id := newTopicID(now)
 	t := TopicRow{PartitionKey: id, RowKey: headKey, AuthorKey: by.MemberKey, Summary: Summary{
@@ -152,6 +157,9 @@ func (s *Service) Reply(ctx context.Context, by Person, topicID, body string) (P
 			return PostRow{}, err
 		}
 		if err := s.limitNewcomer(ctx, by, "reply", body); err != nil {
+			return PostRow{}, err
+		}
+		if err := s.limitPace(ctx, by, "reply"); err != nil {
 			return PostRow{}, err
 		}
 	}
