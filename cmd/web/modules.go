@@ -93,6 +93,7 @@ func (m *built) chat(c *platform.Core) (web.Module, error) {
 	ch.UseGroups(m.groups_)
 	ch.UseEvents(m.events_)
 	ch.UsePeople(c.Accounts)
+	ch.UseSessions(c.Auth)
 	ch.UseNotifier(m.inbox_)
 	m.inbox_.UseBlocks(ch)
 	c.Accounts.UseMessaging("/chat/private")

@@ -211,6 +211,26 @@ func sameUTCDay(a, b time.Time) bool {
 	return ay == by && am == bm && ad == bd
 }
 
+// ErrSignedOut is a session that ended after its request began: signed
+// out, revoked, the account disabled, or past its idle or absolute end.
+var ErrSignedOut = errors.New("auth: the session has ended")
+
+// StillSignedIn asks again, for a response that outlives its request (a
+// chat stream), whether id's session stands: one point read. It is
+// ErrSignedOut when it does not.
+func (s *Service) StillSignedIn(ctx context.Context, id *Identity) error {
+	row, err := s.getSession(ctx, id.MemberKey, id.SessionID)
+	switch {
+	case errors.Is(err, storage.ErrNotFound), errors.Is(err, storage.ErrInvalidKey):
+		return ErrSignedOut
+	case err != nil:
+		return err
+	case s.expired(row, s.now()):
+		return ErrSignedOut
+	}
+	return nil
+}
+
 func (s *Service) getSession(ctx context.Context, memberKey, sessionID string) (*sessionRow, error) {
 	pk, rk := sessionKey(memberKey, sessionID)
 	row, err := storage.Get[sessionRow](ctx, s.sessions, pk, rk)

@@ -52,6 +52,16 @@ func (s *Service) UseGroups(g Groups) { s.groups = g }
 func (s *Service) UseEvents(e Events) { s.events = e }
 func (s *Service) UsePeople(p People) { s.people = p }
 
+// Sessions says whether an identity's session still stands (the auth
+// service): an open stream asks with each heartbeat, so signing out,
+// being signed out everywhere or disabled ends it (stream.go).
+type Sessions interface {
+	StillSignedIn(ctx context.Context, id *auth.Identity) error
+}
+
+// UseSessions sets what streams ask; without it they do not ask.
+func (s *Service) UseSessions(x Sessions) { s.sessions = x }
+
 // ErrReadOnly refuses a message from someone who may only read (403).
 var ErrReadOnly = fault.New(http.StatusForbidden, "chat.error.read_only", "chat: read only")
 

@@ -75,6 +75,7 @@ func newApp(t *testing.T, env ...string) *app {
 				ev.UseChat(a.svc)
 				a.svc.UseEvents(ev)
 				a.svc.UsePeople(c.Accounts)
+				a.svc.UseSessions(c.Auth)
 				a.svc.UseNotifier(in)
 				in.UseBlocks(a.svc)
 				return a.svc, nil
@@ -1005,6 +1006,49 @@ func TestSeenByAndPresenceAreLive(t *testing.T) {
 		}
 		if i == 5 {
 			t.Fatal("bob is still online five clock moves after his stream closed")
+		}
+	}
+}
+
+// TestSignedOutEndsStreams: streams opened before their viewer is
+// signed out everywhere (what disabling an account does too) end at the
+// next heartbeat with a "reset" that reloads the page, to the sign-in it
+// now needs.
+func TestSignedOutEndsStreams(t *testing.T) {
+	t.Parallel()
+	a := newApp(t, "TEST_HEARTBEAT", "100ms")
+	ann, annPhone, bob := a.Client(), a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(annPhone, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
+	post(ann, dm+"/messages", url.Values{"body": {"hello"}})
+	room, stopRoom := openStream(t, ann, dm+"/stream?after=1", "")
+	defer stopRoom()
+	news, stopNews := openStream(t, ann, "/chat/news", "")
+	defer stopNews()
+	// The chat's stream beats while the session stands (its first beat
+	// says bob's presence).
+	next(t, room, 1)
+	if res := post(annPhone, "/account/sessions/revoke-all", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign out everywhere: %d", res.StatusCode)
+	}
+	for name, events := range map[string]<-chan sseEvent{"chat": room, "list": news} {
+		reset, deadline := false, time.After(10*time.Second)
+	read:
+		for {
+			select {
+			case ev, open := <-events:
+				if !open {
+					break read
+				}
+				reset = reset || ev.event == "reset" && strings.TrimSpace(ev.data) == "signed-out"
+			case <-deadline:
+				t.Fatalf("the %s stream still runs 10 s after its viewer was signed out", name)
+			}
+		}
+		if !reset {
+			t.Errorf("the %s stream ended without a reset", name)
 		}
 	}
 }

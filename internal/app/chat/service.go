@@ -33,6 +33,7 @@ type Service struct {
 	groups    Groups
 	events    Events
 	people    People
+	sessions  Sessions
 	presence  *storage.Table
 	notifier  Notifier
 	blocks    *storage.Table

@@ -39,7 +39,10 @@ import (
 // a private room, a room made private, an event unpublished or closed to
 // the waitlist, an offer lapsed, a role taken away). That is one check
 // per open stream per heartbeat: no read in a private chat, 2 in a room,
-// about 4 in a group's or an event's chat.
+// about 4 in a group's or an event's chat. Each heartbeat also reads the
+// viewer's session (signedOut), so signing out, being signed out
+// everywhere or disabled ends a stream opened before, its page reloading
+// to what the viewer may see now: one read more per stream per beat.
 
 // heartbeatEvery is the comment heartbeat's period; markEvery how often
 // a stream moves its reader's marker at most.
@@ -158,6 +161,9 @@ func (s *Service) stream(c echo.Context) error {
 	s.Seen(ctx, id.MemberKey)
 	s.follow(ctx, sub, streamOn{
 		beat: func() error {
+			if err := s.signedOut(ctx, w, id); err != nil {
+				return err
+			}
 			if err := s.mayOpen(ctx, id.MemberKey, ch); err != nil {
 				if errors.Is(err, ErrNoChat) {
 					// As for a "left" entry: the page reloads, to a 404.
@@ -183,6 +189,23 @@ func (s *Service) stream(c echo.Context) error {
 		},
 	})
 	return nil
+}
+
+// signedOut ends a stream whose viewer's session ended after it opened:
+// a "reset" reloads the page, to the sign-in it now needs. A failed
+// check ends it too: the client reconnects through the sign-in check.
+func (s *Service) signedOut(ctx context.Context, w *echo.Response, id *auth.Identity) error {
+	if s.sessions == nil {
+		return nil
+	}
+	err := s.sessions.StillSignedIn(ctx, id)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, auth.ErrSignedOut) {
+		_ = ping(w, "event: reset\ndata: signed-out\n\n")
+	}
+	return errStreamEnd
 }
 
 // oneOfMaxStreams admits a stream while the asker holds fewer than
@@ -335,6 +358,9 @@ func (s *Service) news(c echo.Context) error {
 	w := startStream(c)
 	s.follow(ctx, sub, streamOn{
 		beat: func() error {
+			if err := s.signedOut(ctx, w, id); err != nil {
+				return err
+			}
 			msg := ": ping\n\n"
 			if now := s.presences(ctx, others); !maps.Equal(now, shown) {
 				// Someone's dot changed: the list fetches itself again.
