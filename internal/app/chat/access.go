@@ -68,6 +68,15 @@ var ErrReadOnly = fault.New(http.StatusForbidden, "chat.error.read_only", "chat:
 // ErrSelf refuses a private chat with oneself (400).
 var ErrSelf = fault.New(http.StatusBadRequest, "chat.error.self", "chat: a private chat with oneself")
 
+// newPrivatePerDay bounds the private chats one person starts a day (as
+// Discourse's max_personal_messages_per_day): each brings its first
+// message to someone new, by notice and mail, so nobody can write to
+// the whole community at once. Chats that exist cost nothing to reopen.
+const newPrivatePerDay = 20
+
+// ErrTooManyNew refuses a private chat past newPrivatePerDay (429).
+var ErrTooManyNew = fault.New(http.StatusTooManyRequests, "chat.error.new_private", "chat: too many new private chats today")
+
 // Access is a chat as its viewer may use it.
 type Access struct {
 	Chat ChatRow
@@ -225,7 +234,8 @@ func (s *Service) ensure(ctx context.Context, kind, chatID, name, ref string) (C
 }
 
 // StartPrivate opens the private chat of me and other, making it on
-// first use: both may start it at once and get one chat.
+// first use, within newPrivatePerDay: both may start it at once and get
+// one chat.
 func (s *Service) StartPrivate(ctx context.Context, me *auth.Identity, other string) (string, error) {
 	if s.people == nil || me == nil || me.Guest || !auth.IsAuthMemberKey(other) {
 		return "", ErrNoChat
@@ -246,6 +256,15 @@ func (s *Service) StartPrivate(ctx context.Context, me *auth.Identity, other str
 		a, b, na, nb = b, a, nb, na
 	}
 	pk, rk := chatKey(KindPrivate, chatID)
+	switch _, err := storage.Get[ChatRow](ctx, s.chats, pk, rk); {
+	case err == nil:
+		return chatID, nil
+	case !errors.Is(err, storage.ErrNotFound):
+		return "", err
+	}
+	if err := s.newPrivate.Take(ctx, "new-private|"+me.MemberKey, s.now()); err != nil {
+		return "", err
+	}
 	_, err = storage.Insert(ctx, s.chats, ChatRow{PartitionKey: pk, RowKey: rk, Kind: KindPrivate, MemberA: a, MemberB: b, NameA: na, NameB: nb, CreatedAt: s.now().UTC()})
 	if err != nil && !errors.Is(err, storage.ErrExists) {
 		return "", err

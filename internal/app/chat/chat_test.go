@@ -497,6 +497,16 @@ func TestPrivateGroupAndEventChats(t *testing.T) {
 	if res := post(cat, echat+"/messages", url.Values{"body": {"I'm in!"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("cat, promoted, posts: %d", res.StatusCode)
 	}
+	// Ann registers again, and waits: she reads, and edits nothing, not
+	// even her own message of a minute ago.
+	post(ann, page+"/register", nil)
+	doc = ann.Get(echat).Doc(t)
+	if doc.Find(testID("chat-read-only")).Length() != 1 || doc.Find(testID("chat-edit")).Length() != 0 {
+		t.Fatal("ann, waiting, is offered to edit her message")
+	}
+	if res := post(ann, echat+"/messages/1/edit", url.Values{"body": {"See you all there"}}); res.StatusCode != http.StatusForbidden || res.Writes(t) != 0 {
+		t.Fatalf("ann, waiting, edits her message: %d", res.StatusCode)
+	}
 }
 
 // TestEditAndDelete: a sender edits within 15 minutes (marked edited)
@@ -658,9 +668,11 @@ func TestMessagesExpire(t *testing.T) {
 	}
 }
 
-// TestPresence: someone is online for two minutes after a sign of life,
-// their instance writes it at most once a minute, and appearing offline
-// hides them whatever they do.
+// TestPresence: a private chat shows the other person's presence once
+// they have written in it (starting a chat with someone tells nobody
+// when they are online); someone is online for two minutes after a sign
+// of life, their instance writes it at most once a minute, and appearing
+// offline hides them whatever they do.
 func TestPresence(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
@@ -671,6 +683,19 @@ func TestPresence(t *testing.T) {
 	state := func() string {
 		return bob.Get(dm).Doc(t).Find("#chat-name "+testID("presence")).AttrOr("data-state", "")
 	}
+	ann.PostForm("/chat/presence", ann.WithCSRF("/chat", nil))
+	post(bob, dm+"/messages", url.Values{"body": {"are you online?"}})
+	listed := func() int {
+		return bob.Get("/chat").Doc(t).Find(testID("chat-item") + " " + testID("presence")).Length()
+	}
+	if s, n := bob.Get(dm).Doc(t).Find("#chat-name "+testID("presence")).Length(), listed(); s != 0 || n != 0 {
+		t.Fatalf("ann, online, never wrote to bob, yet his chat shows %d dots and his list %d", s, n)
+	}
+	post(ann, dm+"/messages", url.Values{"body": {"yes"}})
+	if s, n := state(), listed(); s != "online" || n != 1 {
+		t.Fatalf("once ann wrote: %q, %d dots in the list", s, n)
+	}
+	a.Clock.Advance(2*time.Minute + time.Second)
 	if s := state(); s != "offline" {
 		t.Fatalf("before any sign of life: %q", s)
 	}
@@ -890,6 +915,31 @@ func TestBlock(t *testing.T) {
 	if n := a.Inbox(ann).Length(); n != 0 {
 		t.Fatalf("ann got %d notices from bob", n)
 	}
+	// His pictures are folded too, and her list shows their chat with
+	// nothing of what he wrote.
+	if res := bob.PostFile(room+"/messages", bob.WithCSRF("/chat", url.Values{"body": {"look at this"}}), "image", "x.png", mediatest.EncodedPNG(t, 64, 64)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bob's picture: %d", res.StatusCode)
+	}
+	if n := ann.Get(room).Doc(t).Find(testID("chat-collapsed")).Length(); n != 3 {
+		t.Fatalf("%d of bob's 3 messages in the room are folded for ann", n)
+	}
+	shown := 0
+	for _, item := range ann.Get("/chat").Doc(t).Find(testID("chat-item")).EachIter() {
+		switch text := item.Text(); {
+		case strings.Contains(text, "#general"):
+			if item.Find(testID("chat-item-folded")).Length() != 1 || strings.Contains(text, "look at this") {
+				t.Fatalf("ann's list shows the room's last message, bob's, as %q", text)
+			}
+		case item.Find("a").AttrOr("href", "") == dm.Header.Get("Location"):
+			if item.Find(testID("chat-item-blocked")).Length() != 1 || strings.Contains(text, "are you there") || item.Find(testID("chat-unread")).Length() != 0 {
+				t.Fatalf("ann's list shows bob's private chat as %q", text)
+			}
+			shown++
+		}
+	}
+	if shown != 1 {
+		t.Fatalf("bob's private chat is %d times in ann's list", shown)
+	}
 	if res := post(ann, dm.Header.Get("Location")+"/messages", url.Values{"body": {"hi"}}); res.StatusCode != http.StatusConflict {
 		t.Fatalf("ann writes in the private chat with bob: %d", res.StatusCode)
 	}
@@ -943,6 +993,8 @@ func TestSeenByAndPresenceAreLive(t *testing.T) {
 	a.SignIn(ann, "ann@example.com")
 	bobKey := a.SignIn(bob, "bob@example.com")
 	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
+	post(bob, dm+"/messages", url.Values{"body": {"hi ann"}}) // his presence shows from now on
+	a.Clock.Advance(3 * time.Minute)
 	post(ann, dm+"/messages", url.Values{"body": {"did you see this?"}})
 	after := ann.Get(dm).Doc(t).Find(testID("chat-stream")).AttrOr("hx-sse:connect", "")
 	if after == "" {
@@ -1010,6 +1062,45 @@ func TestSeenByAndPresenceAreLive(t *testing.T) {
 	}
 }
 
+// TestNewPrivateChatsPerDay: a person starts at most 20 new private
+// chats a day (each brings a first message, notice and mail, to someone
+// new): the 21st is a 429 that writes nothing; one they have already
+// opens as before; the next day they may start more.
+func TestNewPrivateChatsPerDay(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.Client()
+	a.SignIn(ann, "ann@example.com")
+	var people []string
+	for i := range 22 {
+		people = append(people, a.SignIn(a.Client(), fmt.Sprintf("p%d@example.com", i)))
+	}
+	start := func(member string) *webtest.Response {
+		return post(ann, "/chat/private", url.Values{"member": {member}})
+	}
+	var first string
+	for i, p := range people[:20] {
+		res := start(p)
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("new chat %d: %d", i, res.StatusCode)
+		}
+		if i == 0 {
+			first = res.Header.Get("Location")
+		}
+	}
+	res := start(people[20])
+	if res.StatusCode != http.StatusTooManyRequests || res.Writes(t) != 0 || !strings.Contains(res.Body, "many new chats today") {
+		t.Fatalf("a 21st new chat in a day: %d", res.StatusCode)
+	}
+	if res := start(people[0]); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != first || res.Writes(t) != 0 {
+		t.Fatalf("reopening a chat: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	a.Clock.Advance(24 * time.Hour)
+	if res := start(people[21]); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a new chat the next day: %d", res.StatusCode)
+	}
+}
+
 // TestSignedOutEndsStreams: streams opened before their viewer is
 // signed out everywhere (what disabling an account does too) end at the
 // next heartbeat with a "reset" that reloads the page, to the sign-in it
@@ -1023,13 +1114,14 @@ func TestSignedOutEndsStreams(t *testing.T) {
 	bobKey := a.SignIn(bob, "bob@example.com")
 	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
 	post(ann, dm+"/messages", url.Values{"body": {"hello"}})
+	post(bob, dm+"/messages", url.Values{"body": {"hi ann"}})
 	room, stopRoom := openStream(t, ann, dm+"/stream?after=1", "")
 	defer stopRoom()
 	news, stopNews := openStream(t, ann, "/chat/news", "")
 	defer stopNews()
-	// The chat's stream beats while the session stands (its first beat
-	// says bob's presence).
-	next(t, room, 1)
+	// The chat's stream runs while the session stands: bob's message, and
+	// his presence with the heartbeat.
+	next(t, room, 2)
 	if res := post(annPhone, "/account/sessions/revoke-all", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign out everywhere: %d", res.StatusCode)
 	}
@@ -1391,6 +1483,8 @@ func TestChatListPresenceIsLive(t *testing.T) {
 	annKey := a.SignIn(ann, "ann@example.com")
 	a.SignIn(bob, "bob@example.com")
 	dm := post(bob, "/chat/private", url.Values{"member": {annKey}}).Header.Get("Location")
+	post(ann, dm+"/messages", url.Values{"body": {"hi bob"}}) // her presence shows from now on
+	a.Clock.Advance(3 * time.Minute)
 	bob.Get(dm)
 	events, stop := openStream(t, bob, "/chat/news", "")
 	defer stop()

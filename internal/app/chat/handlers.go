@@ -66,15 +66,15 @@ func (s *Service) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	items, err := s.chatItems(ctx, id, rooms, mine, rowOf, 0)
+	blocked, err := s.Blocked(ctx, id.MemberKey)
+	if err != nil {
+		return err
+	}
+	items, err := s.chatItems(ctx, id, rooms, mine, rowOf, blocked, 0)
 	if err != nil {
 		return err
 	}
 	hidden, err := s.Hidden(ctx, id.MemberKey)
-	if err != nil {
-		return err
-	}
-	blocked, err := s.Blocked(ctx, id.MemberKey)
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func (s *Service) list(c echo.Context) error {
 // limit > 0 keeps the first limit (the home page's card). Every chat's
 // head is read (one point read each) to order them; only the chats kept
 // cost more: their authorization, unread count and presence.
-func (s *Service) chatItems(ctx context.Context, id *auth.Identity, rooms []ChatRow, mine []UserChatRow, rowOf map[string]UserChatRow, limit int) ([]views.ChatItem, error) {
+func (s *Service) chatItems(ctx context.Context, id *auth.Identity, rooms []ChatRow, mine []UserChatRow, rowOf map[string]UserChatRow, blocked map[string]BlockRow, limit int) ([]views.ChatItem, error) {
 	type candidate struct {
 		head HeadRow
 		room *ChatRow // nil: a chat of mine, authorized when kept
@@ -145,7 +145,7 @@ func (s *Service) chatItems(ctx context.Context, id *auth.Identity, rooms []Chat
 			break
 		}
 		h, chatID := cd.head, cd.head.PartitionKey
-		title, other := "", ""
+		title, other, isBlocked := "", "", false
 		if cd.room != nil {
 			title = "#" + cd.room.Name
 		} else {
@@ -156,7 +156,16 @@ func (s *Service) chatItems(ctx context.Context, id *auth.Identity, rooms []Chat
 			if err != nil {
 				return nil, err
 			}
-			title, other = acc.Title, acc.Other
+			title = acc.Title
+			if acc.Chat.wrote(acc.Other) {
+				other = acc.Other // whose presence the list shows
+			}
+			_, isBlocked = blocked[acc.Other]
+		}
+		if isBlocked {
+			// Someone the reader blocked tells them nothing here either.
+			items = append(items, views.ChatItem{Href: chatURL(chatID), Name: title, Blocked: true})
+			continue
 		}
 		n, mentioned, err := s.log.Unread(ctx, chatID, rowOf[chatID].ReadSeq, h.Seq, id.MemberKey, id.DisplayName)
 		if err != nil {
@@ -175,6 +184,9 @@ func (s *Service) chatItems(ctx context.Context, id *auth.Identity, rooms []Chat
 		}
 		if h.LastExpiresAt != nil && !now.Before(*h.LastExpiresAt) {
 			it.Preview, it.Sender = "", "" // expired: never served
+		}
+		if _, ok := blocked[h.LastSenderKey]; ok && it.Preview != "" {
+			it.Preview, it.Sender, it.Folded = "", "", true
 		}
 		if !h.LastAt.IsZero() {
 			it.When = shortTime(ctx, h.LastAt.In(id.Location()), now.In(id.Location()))
@@ -281,7 +293,7 @@ func (s *Service) page(c echo.Context) error {
 		if control(m) {
 			continue
 		}
-		item := s.item(ctx, id, blocked, ch.RowKey, m)
+		item := s.item(ctx, id, blocked, acc, m)
 		item.FirstUnread = m.Seq == mine.ReadSeq+1 && mine.ReadSeq > 0
 		p.Messages = append(p.Messages, item)
 	}
@@ -314,11 +326,13 @@ func (s *Service) page(c echo.Context) error {
 		}
 	}
 	if acc.Other != "" {
-		on, err := s.Online(ctx, acc.Other)
-		if err != nil {
-			return err
+		if acc.Chat.wrote(acc.Other) {
+			on, err := s.Online(ctx, acc.Other)
+			if err != nil {
+				return err
+			}
+			p.Presence = presenceWord(on)
 		}
-		p.Presence = presenceWord(on)
 		_, p.Blocked = blocked[acc.Other]
 		p.Other = acc.Other
 	}
@@ -356,7 +370,7 @@ func (s *Service) markUnread(c echo.Context) error {
 }
 
 // item is a message as the viewer sees it, with what they may do to it.
-func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[string]BlockRow, chatID string, m MessageRow) views.Message {
+func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[string]BlockRow, acc Access, m MessageRow) views.Message {
 	mine := viewer != nil && m.Sender == viewer.MemberKey
 	v := views.Message{
 		Seq: m.Seq, Anchor: "m-" + strconv.FormatInt(m.Seq, 10), Sender: m.SenderName, Mine: mine,
@@ -365,7 +379,7 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 		Edited: m.EditedAt != nil, Deleted: m.DeletedAt != nil,
 		ImageURL: imageURL(m.ImageKey, true), ImageFull: imageURL(m.ImageKey, false),
 	}
-	if _, ok := blocked[m.Sender]; ok && !mine && m.Type == TypeText {
+	if _, ok := blocked[m.Sender]; ok && !mine && (m.Type == TypeText || m.Type == TypeImage) {
 		v.Collapsed = true
 	}
 	if !v.System {
@@ -378,12 +392,12 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 		}
 		v.Body = templ.Raw(templ.EscapeString(i18n.T(ctx, key)))
 	}
-	base := chatURL(chatID) + "/messages/" + strconv.FormatInt(m.Seq, 10)
+	base := chatURL(acc.Chat.RowKey) + "/messages/" + strconv.FormatInt(m.Seq, 10)
 	if !mine && !v.Deleted && m.Type == TypeText {
 		v.UnreadURL = base + "/unread"
 	}
 	if !v.Deleted && (m.Type == TypeText || m.Type == TypeImage) {
-		if mine && s.now().Sub(m.SentAt) <= editWindow && m.Type == TypeText {
+		if mine && acc.CanPost && s.now().Sub(m.SentAt) <= editWindow && m.Type == TypeText {
 			v.EditURL = base + "/edit"
 		}
 		if mine || viewer != nil && viewer.Admin {
@@ -586,7 +600,7 @@ func seqOf(c echo.Context) int64 { return seqScope.From(c) }
 // form goes back to it.
 func (s *Service) changed(c echo.Context, acc Access, m MessageRow) error {
 	if web.HTMXFrom(c).Partial {
-		return web.RenderFragment(c, http.StatusOK, views.MessageItem(s.item(c.Request().Context(), auth.From(c), nil, acc.Chat.RowKey, m)))
+		return web.RenderFragment(c, http.StatusOK, views.MessageItem(s.item(c.Request().Context(), auth.From(c), nil, acc, m)))
 	}
 	return web.Redirect(c, chatURL(acc.Chat.RowKey)+"#m-"+strconv.FormatInt(m.Seq, 10))
 }
@@ -596,6 +610,9 @@ func (s *Service) changed(c echo.Context, acc Access, m MessageRow) error {
 func (s *Service) edit(c echo.Context) error {
 	ctx := c.Request().Context()
 	acc, seq := accessOf(c), seqOf(c)
+	if !acc.CanPost {
+		return ErrReadOnly // who may only read the chat now edits nothing
+	}
 	id := auth.From(c)
 	m, err := s.Edit(ctx, acc.Chat, seq, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, c.FormValue("body"))
 	if err != nil {

@@ -14,9 +14,10 @@ const homeChats = 4
 
 // HomeCard is the home page's "Chats" for someone signed in to an
 // account (web.HomeCarder): their most recent chats as the list shows
-// them, with what they have not read. It costs the list's two queries
-// and a head read per chat, then authorization, an unread count and
-// presence for the homeChats shown (chatItems).
+// them, with what they have not read. It costs the list's two queries,
+// one of the reader's blocks, and a head read per chat, then
+// authorization, an unread count and presence for the homeChats shown
+// (chatItems).
 func (s *Service) HomeCard(c echo.Context) (templ.Component, error) {
 	id := auth.From(c)
 	if id == nil || id.Guest {
@@ -27,7 +28,11 @@ func (s *Service) HomeCard(c echo.Context) (templ.Component, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := s.chatItems(ctx, id, rooms, mine, rowOf, homeChats)
+	blocked, err := s.Blocked(ctx, id.MemberKey)
+	if err != nil {
+		return nil, err
+	}
+	items, err := s.chatItems(ctx, id, rooms, mine, rowOf, blocked, homeChats)
 	if err != nil {
 		return nil, err
 	}

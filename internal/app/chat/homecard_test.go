@@ -68,11 +68,12 @@ func TestHomeShowsRecentChats(t *testing.T) {
 		t.Error("/groups or a visitor's home shows the chat card")
 	}
 	// Beside the page without cards (and the events card's one query):
-	// the rooms and ann's list (2 queries), the six chats' heads (6
-	// reads), and for the four shown, an unread count where a chat has
-	// news (3 queries) and a private chat's row and presence (6 reads).
+	// the rooms, ann's list and whom she blocked (3 queries), the six
+	// chats' heads (6 reads), and for the four shown, an unread count
+	// where a chat has news (3 queries) and a private chat's row and
+	// presence (6 reads).
 	home, plain := ann.Get("/").StorageOps(t), ann.Get("/groups").StorageOps(t)
-	if home["queries"]-plain["queries"] != 1+5 || home["reads"]-plain["reads"] != 12 || home["writes"] != 0 {
+	if home["queries"]-plain["queries"] != 1+6 || home["reads"]-plain["reads"] != 12 || home["writes"] != 0 {
 		t.Errorf("the card costs %v, the page without it %v", home, plain)
 	}
 }

@@ -100,6 +100,7 @@ func (l *Log) appendEntry(ctx context.Context, chatID string, from Person, typ, 
 			shown = strings.TrimSpace("📷 " + body)
 		}
 		h.Seq, h.LastAt, h.LastSender, h.LastPreview, h.LastMessage, h.LastExpiresAt = m.Seq, now, from.Name, preview(shown), m.Seq, m.ExpiresAt
+		h.LastSenderKey = from.MemberKey
 		var tx storage.Tx
 		if fresh {
 			tx.Insert(h)

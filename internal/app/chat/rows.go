@@ -43,6 +43,16 @@ type ChatRow struct {
 	NameA     string    `table:"nameA"`
 	NameB     string    `table:"nameB"`
 	CreatedAt time.Time `table:"createdAt"`
+	// WroteA and WroteB say which of a private chat's two people has
+	// written in it: only then does the other see their presence, so
+	// starting a chat with someone shows nobody when they are online.
+	WroteA bool `table:"wroteA"`
+	WroteB bool `table:"wroteB"`
+}
+
+// wrote reports whether memberKey has written in private chat c.
+func (c ChatRow) wrote(memberKey string) bool {
+	return memberKey == c.MemberA && c.WroteA || memberKey == c.MemberB && c.WroteB
 }
 
 // chatKey is a chat's Chats key.
@@ -60,6 +70,10 @@ type HeadRow struct {
 	LastAt       time.Time `table:"lastAt"`
 	LastSender   string    `table:"lastSender"`
 	LastPreview  string    `table:"lastPreview"`
+	// LastSenderKey is whose the last message is, so that a list folds
+	// the preview of someone its reader blocked ("" in heads written
+	// before it was kept).
+	LastSenderKey string `table:"lastSenderKey"`
 	// LastMessage is the last message's sequence number (control entries
 	// follow it): its edit or deletion changes the preview.
 	LastMessage int64 `table:"lastMessage"`

@@ -121,8 +121,11 @@ func (s *Service) receipts(c echo.Context) error {
 // the newest message it showed (and its sender, "" until known), the
 // "seen by" line and the presence; viewer is whose stream it is.
 type statusState struct {
-	viewer   string
-	newest   int64
+	viewer string
+	newest int64
+	// heard is set once the stream showed a message of a private chat's
+	// other person: they wrote, so their presence shows (ChatRow.wrote).
+	heard    bool
 	sender   string
 	known    bool
 	seen     string
@@ -136,7 +139,7 @@ func (s *Service) status(ctx context.Context, acc Access, st *statusState, prese
 	ch := acc.Chat
 	p := views.StatusProps{Presence: st.presence}
 	changed := false
-	if presence && acc.Other != "" {
+	if presence && acc.Other != "" && (acc.Chat.wrote(acc.Other) || st.heard) {
 		on, err := s.Online(ctx, acc.Other)
 		if err != nil {
 			return p, false, err

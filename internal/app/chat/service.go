@@ -29,15 +29,17 @@ type Service struct {
 	log       *Log
 	hub       *Hub
 	sends     quota.Limit
-	rooms     []string
-	groups    Groups
-	events    Events
-	people    People
-	sessions  Sessions
-	presence  *storage.Table
-	notifier  Notifier
-	blocks    *storage.Table
-	images    pictures.Store
+	// newPrivate bounds the private chats a person starts a day.
+	newPrivate quota.Limit
+	rooms      []string
+	groups     Groups
+	events     Events
+	people     People
+	sessions   Sessions
+	presence   *storage.Table
+	notifier   Notifier
+	blocks     *storage.Table
+	images     pictures.Store
 	// markers are the read markers this instance last wrote (markRead);
 	// readLimits each person's marker rate limiter.
 	markers    *lru.Cache[string, knownMarker]
@@ -84,7 +86,8 @@ const (
 	markReadBurst      = 10
 )
 
-// QuotaTable counts each person's recent messages per chat.
+// QuotaTable counts each person's recent messages per chat, and the
+// private chats they started today.
 const QuotaTable = "ChatQuota"
 
 // ErrTooFast refuses a message past the sender's limit (429).
@@ -119,9 +122,10 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 	l := &Log{table: store.Table(MessagesTable), ttl: opts.TTL, now: now}
 	return &Service{
 		chats: store.Table(ChatsTable), userChats: store.Table(UserChatsTable), log: l, presence: store.Table(PresenceTable), blocks: store.Table(BlocksTable), images: pictures.Store{Container: store.Container(ImagesContainer), Large: largeChatImage, Small: smallChatImage, Log: logger},
-		hub:   newHub(l, store.Table(FeedTable), logger, now),
-		sends: quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
-		rooms: opts.Rooms, base: strings.TrimSuffix(opts.BaseURL, "/"), beat: opts.Heartbeat, logger: logger, now: now,
+		hub:        newHub(l, store.Table(FeedTable), logger, now),
+		sends:      quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
+		newPrivate: quota.Limit{Table: store.Table(QuotaTable), Max: newPrivatePerDay, Window: 24 * time.Hour, Err: ErrTooManyNew},
+		rooms:      opts.Rooms, base: strings.TrimSuffix(opts.BaseURL, "/"), beat: opts.Heartbeat, logger: logger, now: now,
 		streams: ratelimit.NewConcurrent(MaxStreams),
 		markers: lru.New[string, knownMarker](remembered), readLimits: lru.New[string, *rate.Limiter](remembered),
 		participants: lru.New[string, bool](remembered), seenLines: lru.New[string, seenCache](remembered),
@@ -232,8 +236,23 @@ func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Perso
 			}
 		}
 		s.tellOffline(ctx, ch, m)
+		s.markWrote(ctx, ch, from.MemberKey)
 	}
 	return m, nil
+}
+
+// markWrote records, once, that memberKey wrote in private chat ch: the
+// other person sees their presence from then on. A failure is logged;
+// their next message tries again.
+func (s *Service) markWrote(ctx context.Context, ch ChatRow, memberKey string) {
+	if ch.wrote(memberKey) {
+		return
+	}
+	prop := map[bool]string{true: "wroteA", false: "wroteB"}[memberKey == ch.MemberA]
+	e := storage.Entity{PartitionKey: ch.PartitionKey, RowKey: ch.RowKey, Props: map[string]any{prop: true}}
+	if _, err := s.chats.Update(ctx, e, storage.Merge, storage.AnyETag); err != nil {
+		s.logger.WarnContext(ctx, "chat: who wrote not recorded", "chat", ch.RowKey, "err", err)
+	}
 }
 
 // ttlOf is how long ch keeps messages: a room's own days, else

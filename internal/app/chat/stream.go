@@ -125,8 +125,9 @@ func (s *Service) stream(c echo.Context) error {
 			}
 			if !control(m) {
 				st.newest, st.sender = m.Seq, m.Sender
+				st.heard = st.heard || m.Sender == acc.Other
 			}
-			v := s.item(ctx, id, blocked, ch.RowKey, item)
+			v := s.item(ctx, id, blocked, acc, item)
 			v.OOB = oob
 			if err := writeEvent(ctx, w, strconv.FormatInt(m.Seq, 10), views.MessageItem(v)); err != nil {
 				return false, err
@@ -428,7 +429,8 @@ func (s *Service) stillTheirs(ctx context.Context, id *auth.Identity, mine []Use
 const presenceWatch = 50
 
 // privateOthers are the other people of memberKey's private chats in
-// mine (up to presenceWatch), read once when the list's stream opens.
+// mine who wrote there (up to presenceWatch), read once when the list's
+// stream opens.
 func (s *Service) privateOthers(ctx context.Context, memberKey string, mine []UserChatRow) []string {
 	var out []string
 	for _, m := range mine {
@@ -439,7 +441,9 @@ func (s *Service) privateOthers(ctx context.Context, memberKey string, mine []Us
 		if err != nil {
 			continue
 		}
-		out = append(out, map[bool]string{true: c.MemberB, false: c.MemberA}[c.MemberA == memberKey])
+		if other := map[bool]string{true: c.MemberB, false: c.MemberA}[c.MemberA == memberKey]; c.wrote(other) {
+			out = append(out, other)
+		}
 	}
 	return out
 }
