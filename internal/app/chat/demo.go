@@ -67,6 +67,9 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			} else {
 				s.addToList(ctx, p.Key, ch)
 			}
+			if ch.Kind == KindPrivate {
+				s.markWrote(ctx, &ch, p.Key)
+			}
 		}
 		return nil
 	}

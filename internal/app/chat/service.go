@@ -236,23 +236,26 @@ func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Perso
 			}
 		}
 		s.tellOffline(ctx, ch, m)
-		s.markWrote(ctx, ch, from.MemberKey)
+		s.markWrote(ctx, &ch, from.MemberKey)
 	}
 	return m, nil
 }
 
-// markWrote records, once, that memberKey wrote in private chat ch: the
-// other person sees their presence from then on. A failure is logged;
-// their next message tries again.
-func (s *Service) markWrote(ctx context.Context, ch ChatRow, memberKey string) {
+// markWrote records, once, that memberKey wrote in private chat ch (the
+// row and ch): the other person sees their presence from then on. A
+// failure is logged; their next message tries again.
+func (s *Service) markWrote(ctx context.Context, ch *ChatRow, memberKey string) {
 	if ch.wrote(memberKey) {
 		return
 	}
-	prop := map[bool]string{true: "wroteA", false: "wroteB"}[memberKey == ch.MemberA]
+	a := memberKey == ch.MemberA
+	prop := map[bool]string{true: "wroteA", false: "wroteB"}[a]
 	e := storage.Entity{PartitionKey: ch.PartitionKey, RowKey: ch.RowKey, Props: map[string]any{prop: true}}
 	if _, err := s.chats.Update(ctx, e, storage.Merge, storage.AnyETag); err != nil {
 		s.logger.WarnContext(ctx, "chat: who wrote not recorded", "chat", ch.RowKey, "err", err)
+		return
 	}
+	ch.WroteA, ch.WroteB = ch.WroteA || a, ch.WroteB || !a
 }
 
 // ttlOf is how long ch keeps messages: a room's own days, else
