@@ -5,11 +5,46 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/media"
+	"github.com/harmony/harmony/internal/ratelimit"
 )
+
+// ErrTooManyUploads is a client past its UploadPace.
+var ErrTooManyUploads = errors.New("web: too many uploads from this client")
+
+// The pace of one client's pictures: uploadBurst at once, then one every
+// uploadEvery. Decoding a picture costs CPU that media's memory budget
+// does not bound, and guests cost nothing to make, so the pace is the
+// client address's (ratelimit.PerIP), not the account's.
+const (
+	uploadBurst = 10
+	uploadEvery = 30 * time.Second
+)
+
+// UploadPace bounds how often one client has pictures decoded (a
+// profile photo, an appointment's scan).
+type UploadPace struct {
+	limit *ratelimit.PerIP
+	now   func() time.Time
+}
+
+// NewUploadPace is a pace on the clock now.
+func NewUploadPace(now func() time.Time) *UploadPace {
+	return &UploadPace{limit: ratelimit.New(uploadBurst, uploadEvery), now: now}
+}
+
+// Read is ReadUpload for a client within its pace; past it,
+// ErrTooManyUploads before anything is read.
+func (p *UploadPace) Read(c echo.Context, field string, max int64) ([]byte, error) {
+	if !p.limit.Allow(c.RealIP(), p.now()) {
+		return nil, ErrTooManyUploads
+	}
+	return ReadUpload(c, field, max)
+}
 
 // ErrNoUpload is a form that sent no file (or an empty one) in the field.
 var ErrNoUpload = errors.New("web: no file in the upload")
@@ -54,6 +89,8 @@ func UploadRefusal(err error) (status int, messageKey string, ok bool) {
 	switch {
 	case errors.Is(err, ErrNoUpload):
 		return http.StatusBadRequest, "upload.error.missing", true
+	case errors.Is(err, ErrTooManyUploads):
+		return http.StatusTooManyRequests, "upload.error.too_many", true
 	case errors.Is(err, media.ErrTooLarge):
 		return http.StatusRequestEntityTooLarge, "upload.error.too_large", true
 	case errors.Is(err, media.ErrUnsupported):

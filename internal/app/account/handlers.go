@@ -48,7 +48,7 @@ func (h *handlers) refusedProfile(c echo.Context, status int, in ProfileInput, e
 func (h *handlers) uploadPhoto(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	data, err := web.ReadUpload(c, "photo", MaxPhotoBytes)
+	data, err := h.svc.uploads.Read(c, "photo", MaxPhotoBytes)
 	if err == nil {
 		_, err = h.svc.UploadPhoto(ctx, id.MemberKey, data)
 	}

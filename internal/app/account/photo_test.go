@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/account/accounttest"
@@ -279,5 +280,36 @@ func TestPhotoLargerThanTheSiteBodyLimit(t *testing.T) {
 	}
 	if names := blobs(t, a, key); len(names) != 2 {
 		t.Errorf("stored %v", names)
+	}
+}
+
+// TestPhotoUploadsArePaced: one client has 10 pictures decoded at once,
+// then one every 30 seconds; past that the form says why (429) and
+// nothing is read or stored.
+func TestPhotoUploadsArePaced(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	c := a.Client()
+	key := a.SignIn(c, "busy@example.com")
+	photo := account.JPEGWithEXIF(t, 64, 64, 1)
+	for i := range 10 {
+		if res := upload(t, c, "me.jpg", photo); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("upload %d: %d", i, res.StatusCode)
+		}
+	}
+	before, _ := a.Accounts.Profile(ctx, key)
+	res := upload(t, c, "me.jpg", photo)
+	if res.StatusCode != http.StatusTooManyRequests || res.Writes(t) != 0 {
+		t.Fatalf("an 11th upload at once: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	if msg := res.Doc(t).Find(testID("field-error") + `[data-field="photo"]`).Text(); !strings.Contains(msg, "many pictures in a row") {
+		t.Errorf("message %q", msg)
+	}
+	if p, _ := a.Accounts.Profile(ctx, key); p.PhotoKey != before.PhotoKey {
+		t.Error("the refused upload replaced the photo")
+	}
+	a.Clock.Advance(30 * time.Second)
+	if res := upload(t, c, "me.jpg", photo); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("an upload 30 s later: %d", res.StatusCode)
 	}
 }

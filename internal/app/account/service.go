@@ -20,6 +20,7 @@ import (
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // Sessions is what this module needs from the auth service: the sessions
@@ -42,9 +43,11 @@ type Service struct {
 	settings    *storage.Table
 	preferences *storage.Table
 	photos      pictures.Store
-	sessions    Sessions
-	log         *slog.Logger
-	now         func() time.Time
+	// uploads paces each client's photo uploads.
+	uploads  *web.UploadPace
+	sessions Sessions
+	log      *slog.Logger
+	now      func() time.Time
 	// counts counts the accounts created at first sign-in.
 	counts metrics.Counting
 	// aiUsage, when set, feeds the profile page's AI usage (see ShowAIUsage).
@@ -72,6 +75,7 @@ func New(store *storage.Store, sessions Sessions, log *slog.Logger, now func() t
 		settings:    store.Table(settingsTable),
 		preferences: store.Table(preferencesTable),
 		photos:      pictures.Store{Container: store.Container(photoContainer), Large: largePhotoSide, Small: smallPhotoSide, Log: log},
+		uploads:     web.NewUploadPace(now),
 		sessions:    sessions,
 		log:         log,
 		now:         now,

@@ -605,7 +605,7 @@ func (h *handlers) uploadScan(c echo.Context) error {
 	id := auth.From(c)
 	m, g := Opened(c)
 	apptID := c.Param("appt")
-	data, err := web.ReadUpload(c, "scan", MaxScanBytes)
+	data, err := h.svc.uploads.Read(c, "scan", MaxScanBytes)
 	if err == nil {
 		err = h.svc.UploadScan(ctx, m, apptID, data)
 	}

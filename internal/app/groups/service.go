@@ -24,6 +24,7 @@ import (
 	"github.com/harmony/harmony/internal/storage/projection"
 	"github.com/harmony/harmony/internal/storage/quota"
 	"github.com/harmony/harmony/internal/tasks"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // Profiles is what the roster needs from the account module.
@@ -61,6 +62,8 @@ type Service struct {
 	// guestJoins bounds how fast one address joins people as guests
 	// (join_handlers.go).
 	guestJoins *ratelimit.PerIP
+	// uploads paces each client's scans.
+	uploads *web.UploadPace
 	// counts counts new groups, appointments and invitations.
 	counts metrics.Counting
 	// notifier tells people of invitations and plan changes; nil tells
@@ -139,6 +142,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 		announcements:     quota.Limit{Table: store.Table(writeQuotaTable), Max: announcementsPerHour, Window: time.Hour, Err: errAnnounced},
 		previewsPerPerson: quota.Limit{Table: store.Table(writeQuotaTable), Max: previewsPerHour, Window: time.Hour, Err: ErrTooManyPreviews},
 		guestJoins:        ratelimit.New(guestJoinBurst, guestJoinEvery),
+		uploads:           web.NewUploadPace(now),
 		inviteLimits:      DefaultInviteLimits,
 	}
 	s.memberships = s.membershipProjection()
