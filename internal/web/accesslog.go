@@ -31,6 +31,41 @@ func (s *Server) countStorageOps(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// secretParams are the route parameters that carry a secret: a join
+// link's session, a token, a file name that is itself the key (a
+// calendar feed's, a picture's). The access log writes "…" for them, so
+// whoever reads the logs cannot use the links they saw.
+var secretParams = map[string]bool{"session": true, "token": true, "file": true}
+
+// loggedPath is the request's path as the access log writes it: with
+// the values of secretParams left out.
+func loggedPath(c echo.Context) string {
+	names, values := c.ParamNames(), c.ParamValues()
+	secret := false
+	for _, n := range names {
+		secret = secret || secretParams[n]
+	}
+	if !secret {
+		return c.Request().URL.Path
+	}
+	value := make(map[string]string, len(names))
+	for i, n := range names {
+		if i < len(values) {
+			value[n] = values[i]
+		}
+	}
+	parts := strings.Split(c.Path(), "/")
+	for i, p := range parts {
+		if n, ok := strings.CutPrefix(p, ":"); ok {
+			parts[i] = value[n]
+			if secretParams[n] {
+				parts[i] = "…"
+			}
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
 // logAccess writes one line per request after the response is complete. It
 // hands errors to the error handler itself, so the line has the final
 // status and the storage cost of the error page too.
@@ -51,7 +86,7 @@ func (s *Server) logAccess(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		s.log.LogAttrs(ctx, level, "request",
 			slog.String("method", req.Method),
-			slog.String("path", req.URL.Path),
+			slog.String("path", loggedPath(c)),
 			slog.Int("status", res.Status),
 			slog.Duration("duration", time.Since(start)),
 			slog.Int64("bytes", res.Size),

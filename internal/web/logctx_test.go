@@ -38,3 +38,23 @@ func TestLinesLoggedWithTheRequestCarryItsID(t *testing.T) {
 	}
 	t.Fatalf("no line from the service:\n%s", srv.logs.String())
 }
+
+// The access log leaves out the secrets some paths carry (a join link's
+// session, a feed's token, a picture's name), and keeps the rest.
+func TestTheAccessLogLeavesOutSecrets(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, nil)
+	srv.Echo().GET("/test/join/:id/:session", func(c echo.Context) error { return c.String(http.StatusOK, "ok") })
+	srv.Echo().GET("/test/open/:id", func(c echo.Context) error { return c.String(http.StatusOK, "ok") })
+	srv.client.Get("/test/join/g42/s3cr3t-link")
+	srv.client.Get("/test/open/o7")
+	logs := srv.logs.String()
+	if strings.Contains(logs, "s3cr3t-link") {
+		t.Fatalf("the log shows the link's secret:\n%s", logs)
+	}
+	for _, want := range []string{"/test/join/g42/…", "/test/open/o7"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the log lacks %q:\n%s", want, logs)
+		}
+	}
+}
