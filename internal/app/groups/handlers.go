@@ -14,6 +14,7 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/views/components"
 	views "github.com/harmony/harmony/views/groups"
 )
 
@@ -385,8 +386,31 @@ func rosterRow(c echo.Context, e RosterEntry, viewer Membership, groupURL, ref s
 	return row
 }
 
+// closeLinkChoice is the removal step's offer to close the join link row
+// came in by, while it still admits people: a guest who joined by it
+// could otherwise join again by it as a new guest (a removal holds only
+// for the account it removed). nil when there is no such link.
+func (h *handlers) closeLinkChoice(ctx context.Context, m Membership, row MemberRow) (*components.ConfirmChoice, error) {
+	if row.JoinedVia == "" {
+		return nil, nil
+	}
+	link, err := h.svc.JoinSession(ctx, m, row.JoinedVia)
+	if errors.Is(err, ErrNoGroup) || err == nil && !link.Usable(h.svc.now()) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &components.ConfirmChoice{Name: "link", Legend: i18n.T(ctx, "groups.confirm.remove_link"), Options: [][2]string{
+		{link.RowKey, i18n.T(ctx, "groups.confirm.remove_link_close")},
+		{"", i18n.T(ctx, "groups.confirm.remove_link_keep")},
+	}}, nil
+}
+
 // memberAction is POST /groups/:id/members/:user/{promote,remove,resend,
-// cancel} (owners). Both htmx and forms return to the roster.
+// cancel} (owners). Both htmx and forms return to the roster. Removing
+// someone who came by a join link that is still open offers to close it
+// (closeLinkChoice).
 func (h *handlers) memberAction(action string) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
@@ -405,7 +429,13 @@ func (h *handlers) memberAction(action string) echo.HandlerFunc {
 			if name == "" {
 				name = row.Email // only owners act here
 			}
-			return web.AskConfirm(c, views.MemberConfirm(ctx, name, "", action, "member-"+action, action == "remove" || action == "cancel"))
+			p := views.MemberConfirm(ctx, name, "", action, "member-"+action, action == "remove" || action == "cancel")
+			if action == "remove" {
+				if p.Choice, err = h.closeLinkChoice(ctx, m, row); err != nil {
+					return err
+				}
+			}
+			return web.AskConfirm(c, p)
 		}
 		switch action {
 		case "demote":
@@ -414,6 +444,9 @@ func (h *handlers) memberAction(action string) echo.HandlerFunc {
 			err = h.svc.Promote(ctx, m, target)
 		case "remove":
 			err = h.svc.Remove(ctx, m, target)
+			if link := c.FormValue("link"); err == nil && link != "" {
+				err = h.svc.CloseJoinSession(ctx, m, link)
+			}
 		case "resend":
 			err = h.svc.Resend(ctx, m, g, id, target)
 		case "cancel":

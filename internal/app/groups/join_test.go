@@ -214,6 +214,42 @@ func TestGuestIsConfinedToTheirGroupAndRemovalIsImmediate(t *testing.T) {
 	}
 }
 
+// TestRemovingALinkGuestOffersToCloseTheLink: a removal holds for the
+// account it removed, but a guest could come back by the same link as a
+// new guest; so removing someone who came by a link that is still open
+// asks whether to close it too (chosen first), and closes it when told.
+// Someone who came by invitation is asked nothing of links.
+func TestRemovingALinkGuestOffersToCloseTheLink(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	ivan := a.signIn(t, "ivan@example.com")
+	group := createGroup(t, olga, "Picnic")
+	invite(t, olga, group, "ivan@example.com")
+	if res := post(t, ivan.c, "/groups/"+group+"/invite/accept", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("ivan accepts: %d", res.StatusCode)
+	}
+	sid := openJoin(t, olga, group)
+	gus := a.joinAsGuest(t, group, sid, "Gus")
+	remove := func(p person) string {
+		return "/groups/" + group + "/members/" + a.svc.memberRef(group, p.id.MemberKey) + "/remove"
+	}
+	step := post(t, olga.c, remove(gus), nil)
+	choice := step.Doc(t).Find(`input[type="radio"][name="link"]`)
+	if step.StatusCode != http.StatusOK || choice.Length() != 2 || choice.First().AttrOr("value", "") != sid || choice.First().AttrOr("checked", "no") == "no" || !strings.Contains(step.Body, "still open") {
+		t.Fatalf("removing the link's guest asks %d, %d choices", step.StatusCode, choice.Length())
+	}
+	if n := post(t, olga.c, remove(ivan), nil).Doc(t).Find(`input[name="link"]`).Length(); n != 0 {
+		t.Fatalf("removing an invited member asks of links: %d choices", n)
+	}
+	if res := post(t, olga.c, remove(gus), url.Values{"confirm": {"yes"}, "link": {sid}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("remove and close: %d", res.StatusCode)
+	}
+	if res := a.Client().Get("/join/" + group + "/" + sid); res.Doc(t).Find(testID("join-form")).Length() != 0 {
+		t.Fatalf("the link still admits people: %d", res.StatusCode)
+	}
+}
+
 // TestSpinOffFromJoinSession: an owner starts a group for the people who
 // joined by a link; each is invited and decides.
 func TestSpinOffFromJoinSession(t *testing.T) {
