@@ -320,10 +320,18 @@ func (h *handlers) roster(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	open, err := h.openLinks(ctx, m, page.Entries)
+	if err != nil {
+		return err
+	}
 	u := groupURL(g.GroupID)
 	rows := make([]views.RosterRow, 0, len(page.Entries))
 	for _, e := range page.Entries {
-		rows = append(rows, rosterRow(c, e, m, u, h.svc.memberRef(g.GroupID, e.Row.RowKey)))
+		row := rosterRow(c, e, m, u, h.svc.memberRef(g.GroupID, e.Row.RowKey))
+		if row.CanRemove && open[e.Row.JoinedVia] {
+			row.RemoveChoice = linkChoice(ctx, e.Row.JoinedVia)
+		}
+		rows = append(rows, row)
 	}
 	next := web.NextURL(u+"/members", page.Next)
 	return web.Render(c, http.StatusOK, web.Page{
@@ -401,10 +409,30 @@ func (h *handlers) closeLinkChoice(ctx context.Context, m Membership, row Member
 	if err != nil {
 		return nil, err
 	}
+	return linkChoice(ctx, link.RowKey), nil
+}
+
+// linkChoice asks whether to close join link sessionID with a removal.
+func linkChoice(ctx context.Context, sessionID string) *components.ConfirmChoice {
 	return &components.ConfirmChoice{Name: "link", Legend: i18n.T(ctx, "groups.confirm.remove_link"), Options: [][2]string{
-		{link.RowKey, i18n.T(ctx, "groups.confirm.remove_link_close")},
+		{sessionID, i18n.T(ctx, "groups.confirm.remove_link_close")},
 		{"", i18n.T(ctx, "groups.confirm.remove_link_keep")},
-	}}, nil
+	}}
+}
+
+// openLinks are the group's join links that still admit people, for an
+// owner's roster page where someone came by one (the removal step asks
+// of it): one query then, none otherwise.
+func (h *handlers) openLinks(ctx context.Context, m Membership, entries []RosterEntry) (map[string]bool, error) {
+	if !m.Owner() || !slices.ContainsFunc(entries, func(e RosterEntry) bool { return e.Row.JoinedVia != "" }) {
+		return nil, nil
+	}
+	links, err := h.svc.OpenJoinSessions(ctx, m)
+	open := make(map[string]bool, len(links))
+	for _, l := range links {
+		open[l.RowKey] = true
+	}
+	return open, err
 }
 
 // memberAction is POST /groups/:id/members/:user/{promote,remove,resend,

@@ -242,6 +242,15 @@ func TestRemovingALinkGuestOffersToCloseTheLink(t *testing.T) {
 	if n := post(t, olga.c, remove(ivan), nil).Doc(t).Find(`input[name="link"]`).Length(); n != 0 {
 		t.Fatalf("removing an invited member asks of links: %d choices", n)
 	}
+	// The roster's own removal step (what a browser with scripts opens in
+	// place) asks the same, of gus's row only.
+	roster := olga.c.Get("/groups/" + group + "/members").Doc(t)
+	if n := roster.Find(`form[action="` + remove(gus) + `"] input[name="link"][value="` + sid + `"]`).Length(); n != 1 {
+		t.Fatalf("the roster's removal of gus asks %d times of the link", n)
+	}
+	if n := roster.Find(`input[name="link"]`).Length(); n != 2 {
+		t.Fatalf("the roster asks of links %d times, want gus's 2 choices", n)
+	}
 	if res := post(t, olga.c, remove(gus), url.Values{"confirm": {"yes"}, "link": {sid}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("remove and close: %d", res.StatusCode)
 	}
