@@ -370,13 +370,13 @@ func picnic(t *testing.T, a *groupsApp) (ann, bob person, id string, doc Appoint
 }
 
 // TestAppointmentComments: a comment (Markdown, made safe) shows on the
-// appointment, tells the other participants, can be deleted by its
-// author after confirmation and not by another member; a bad one is
-// shown back with its message and writes nothing.
+// appointment, tells the other participants (while they are members),
+// can be deleted by its author after confirmation and not by another
+// member; a bad one is shown back with its message and writes nothing.
 func TestAppointmentComments(t *testing.T) {
 	t.Parallel()
 	a := newGroupsApp(t)
-	ann, bob, _, _, appt := picnic(t, a)
+	ann, bob, group, _, appt := picnic(t, a)
 	res := post(t, bob.c, appt+"/comments", url.Values{"comment": {"I'll bring **cake** <script>alert(1)</script>"}})
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("comment: %d", res.StatusCode)
@@ -418,6 +418,20 @@ func TestAppointmentComments(t *testing.T) {
 	}
 	if left := ann.c.Get(appt).Doc(t).Find(testID("comment")); left.Length() != 1 || strings.Contains(left.Text(), "cake") {
 		t.Fatal("the deleted comment still shows")
+	}
+	// Bob, removed from the group, stays a participant row of the
+	// picnic, and hears of no more of what the group says there.
+	a.Tasks.RunDue(ctx)
+	if !strings.Contains(bob.c.Get("/inbox").Doc(t).Find(testID("inbox-list")).Text(), "Thanks!") {
+		t.Fatal("bob, a member, is not told of ann's comment")
+	}
+	if res := post(t, ann.c, "/groups/"+group+"/members/"+a.svc.memberRef(group, bob.id.UserKey)+"/remove", confirmed); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("removing bob: %d", res.StatusCode)
+	}
+	post(t, ann.c, appt+"/comments", url.Values{"comment": {"The new door code is 4711"}})
+	a.Tasks.RunDue(ctx)
+	if strings.Contains(bob.c.Get("/inbox").Doc(t).Find(testID("inbox-list")).Text(), "4711") {
+		t.Fatal("bob, removed, is told of the group's comment")
 	}
 }
 

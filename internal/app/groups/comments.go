@@ -193,11 +193,9 @@ func (s *Service) AddComment(ctx context.Context, m Membership, id *auth.Identit
 		return CommentRow{}, err
 	}
 	if s.notifier != nil {
-		var to []inbox.Recipient
-		for _, part := range d.Participants {
-			if part.MemberKey != id.MemberKey && !auth.IsGuestKey(part.MemberKey) {
-				to = append(to, inbox.Recipient{MemberKey: part.MemberKey})
-			}
+		to, err := s.commentRecipients(ctx, m.GroupID, d.Participants, id.MemberKey)
+		if err != nil {
+			s.log.WarnContext(ctx, "groups: comment not announced", "err", err)
 		}
 		if len(to) > 0 {
 			g, err := s.group(ctx, m.GroupID)
@@ -215,6 +213,29 @@ func (s *Service) AddComment(ctx context.Context, m Membership, id *auth.Identit
 		}
 	}
 	return row, nil
+}
+
+// commentRecipients are who hears of a comment by author: the
+// appointment's participants with an account who are still active
+// members (a participant row stays when someone is removed, and what
+// the group says is no longer theirs to read), but the author.
+func (s *Service) commentRecipients(ctx context.Context, groupID string, parts []ParticipantRow, author string) ([]inbox.Recipient, error) {
+	var to []inbox.Recipient
+	for _, part := range parts {
+		if part.MemberKey != author && !auth.IsGuestKey(part.MemberKey) {
+			to = append(to, inbox.Recipient{MemberKey: part.MemberKey})
+		}
+	}
+	if len(to) == 0 {
+		return nil, nil
+	}
+	active, err := s.ActiveMembers(ctx, groupID)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(to, func(r inbox.Recipient) bool {
+		return !slices.ContainsFunc(active, func(m MemberRow) bool { return memberKeyOf(m) == r.MemberKey })
+	}), nil
 }
 
 // DeleteComment removes the author's own comment (owners may remove
