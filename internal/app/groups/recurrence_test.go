@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -199,6 +200,24 @@ func TestSplitOccurrencesStayTheCreators(t *testing.T) {
 		if err := a.svc.DeleteAppointment(ctx, owner, ann.id, piece.AppointmentID); err != nil {
 			t.Errorf("%s: ann deletes the piece: %v", tc.scope, err)
 		}
+	}
+	// Cancelling one date makes an override too, also the creator's: bob
+	// may cancel it, not then delete it.
+	if err := a.svc.CancelOccurrence(ctx, member, bob.id, doc.AppointmentID, "20300326160000Z"); err != nil {
+		t.Fatalf("bob cancels a date: %v", err)
+	}
+	rows, err := a.svc.Between(ctx, owner, time.Date(2030, 3, 26, 0, 0, 0, 0, berlin), time.Date(2030, 3, 27, 0, 0, 0, 0, berlin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(rows, func(r AppointmentIndexRow) bool {
+		return r.SeriesID == doc.AppointmentID && r.Status == AppointmentCanceled
+	})
+	if i < 0 {
+		t.Fatalf("no cancelled date among %+v", rows)
+	}
+	if err := a.svc.DeleteAppointment(ctx, member, bob.id, rows[i].AppointmentID); !errors.Is(err, ErrNotCreator) {
+		t.Errorf("bob deletes the date he cancelled: %v", err)
 	}
 }
 

@@ -171,7 +171,9 @@ func (s *Service) cancelOccurrence(ctx context.Context, m Membership, id *auth.I
 	doc := occ.Doc
 	doc.AppointmentID, doc.Repeat, doc.ExDates, doc.Moved = newAppointmentID(), "", nil, nil
 	doc.SeriesID, doc.RecurrenceID, doc.Status, doc.Sequence = d.Doc.AppointmentID, timePtr(occ.At), AppointmentCanceled, 0
-	doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = id.MemberKey, id.MemberKey, now, now
+	// The series' creator stays the override's, as in editOccurrence:
+	// who cancels one date gains no right to delete it.
+	doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = d.Doc.CreatedBy, id.MemberKey, now, now
 	var keys []string
 	for _, p := range d.Participants {
 		keys = append(keys, p.MemberKey)
