@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -144,6 +145,46 @@ func TestWrongCodesAreLimitedPerIP(t *testing.T) {
 	h.clock.Advance(wrongCodeEvery)
 	if res := h.enterCode(c, right); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("after a refill: %d", res.StatusCode)
+	}
+}
+
+// Wrong codes sent at once count as they are checked: a burst of
+// guesses from one client across many addresses gets no more checked
+// than the limit allows (each takes its token before the check).
+func TestWrongCodesAtOnceAreLimitedPerIP(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	const n = wrongCodeBurst + 5
+	forms := make([]url.Values, n)
+	clients := make([]*webtest.Client, n)
+	for i := range n {
+		email := fmt.Sprintf("q%d@example.org", i)
+		clients[i] = h.client()
+		h.requestCode(clients[i], email)
+		forms[i] = clients[i].WithCSRF("/signin/code", url.Values{"code": {wrongCodeFor(h.lastCode(email))}})
+	}
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = clients[i].PostForm("/signin/code/verify", forms[i]).StatusCode
+		}()
+	}
+	wg.Wait()
+	checked := 0
+	for _, st := range statuses {
+		switch st {
+		case http.StatusUnprocessableEntity:
+			checked++
+		case http.StatusTooManyRequests:
+		default:
+			t.Fatalf("a guess answered %d", st)
+		}
+	}
+	if checked != wrongCodeBurst {
+		t.Fatalf("%d of %d guesses at once were checked, want the limit's %d", checked, n, wrongCodeBurst)
 	}
 }
 

@@ -210,16 +210,24 @@ func (s *Service) verifyLinkCode(c echo.Context) error {
 
 // codeAttempt runs try, a check of a typed code (VerifyCode, or LinkEmail
 // which calls it), under the per-IP limits: every attempt takes from
-// verifyLimit, and a wrong one from wrongCodes. A refusal the person can
-// act on comes back as a status and a message; other errors as err.
+// verifyLimit, and a wrong one from wrongCodes. The wrong-code token is
+// taken before the check and given back when the code was not wrong, so
+// guesses sent at once cannot all be checked while none has counted.
+// A refusal the person can act on comes back as a status and a message;
+// other errors as err.
 func (s *Service) codeAttempt(c echo.Context, try func() error) (status int, msg string, err error) {
 	ctx, ip, now := c.Request().Context(), c.RealIP(), s.now()
-	if !s.wrongCodes.Has(ip, now) || !s.verifyLimit.Allow(ip, now) {
+	giveBack, ok := s.wrongCodes.Take(ip, now)
+	if ok && !s.verifyLimit.Allow(ip, now) {
+		giveBack()
+		ok = false
+	}
+	if !ok {
 		return http.StatusTooManyRequests, i18n.T(ctx, "auth.error.rate_limited"), nil
 	}
 	err = try()
-	if errors.Is(err, ErrCodeWrong) || errors.Is(err, ErrCodeBurned) {
-		s.wrongCodes.Allow(ip, now)
+	if !errors.Is(err, ErrCodeWrong) && !errors.Is(err, ErrCodeBurned) {
+		giveBack()
 	}
 	if left, ok := AttemptsLeft(err); ok {
 		return http.StatusUnprocessableEntity, i18n.N(ctx, "auth.error.code_wrong", left), nil

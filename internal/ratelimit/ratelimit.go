@@ -52,6 +52,24 @@ func clientKey(ip string) string {
 
 // Allow takes a token for ip at now, reporting whether there was one.
 func (l *PerIP) Allow(ip string, now time.Time) bool {
+	return l.bucket(ip, now).AllowN(now, 1)
+}
+
+// Take takes a token for ip at now as Allow does, and gives a function
+// that puts it back: for an attempt that counts only once its outcome is
+// known (a wrong code), taken before it runs so that attempts at once
+// cannot all pass a check made while none of them had counted yet.
+func (l *PerIP) Take(ip string, now time.Time) (giveBack func(), ok bool) {
+	r := l.bucket(ip, now).ReserveN(now, 1)
+	if !r.OK() || r.DelayFrom(now) > 0 {
+		r.CancelAt(now)
+		return nil, false
+	}
+	return func() { r.CancelAt(now) }, true
+}
+
+// bucket is ip's bucket, made on first use.
+func (l *PerIP) bucket(ip string, now time.Time) *rate.Limiter {
 	ip = clientKey(ip)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -64,7 +82,7 @@ func (l *PerIP) Allow(ip string, now time.Time) bool {
 		b = rate.NewLimiter(rate.Every(l.every), l.burst)
 		l.buckets[ip] = b
 	}
-	return b.AllowN(now, 1)
+	return b
 }
 
 // Has reports whether ip has a token at now, without taking it.
