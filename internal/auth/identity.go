@@ -27,9 +27,17 @@ var ErrBadEmail = errors.New("auth: not an email address")
 
 // NormalizeEmail trims and lower-cases an address (document 004) and checks
 // that it is a single bare address ("a@b.c", no display name) without
-// control or bidi characters.
+// control or bidi characters. Only ASCII letters are lower-cased:
+// Unicode's rules would turn other addresses into someone's (the Kelvin
+// sign "K" into "k", "İ" into "i"), which an identity provider that
+// verifies such an address would sign into their account.
 func NormalizeEmail(s string) (string, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + ('a' - 'A')
+		}
+		return r
+	}, strings.TrimSpace(s))
 	if s == "" || len(s) > 254 {
 		return "", ErrBadEmail
 	}

@@ -13,6 +13,10 @@ func TestNormalizeEmail(t *testing.T) {
 	good := map[string]string{
 		"  Anna@Example.COM ":     "anna@example.com",
 		"a.b+tag@sub.example.org": "a.b+tag@sub.example.org",
+		// Unicode lower-casing would make these "x@ibm.com" and
+		// "kate@example.com": other people's addresses.
+		"x@\u0130bm.com":        "x@\u0130bm.com",
+		"\u212Aate@example.com": "\u212Aate@example.com",
 	}
 	for in, want := range good {
 		if got, err := NormalizeEmail(in); err != nil || got != want {
