@@ -109,6 +109,35 @@ func (r Text) Check(s string) (string, Problem) {
 	return s, OK
 }
 
+// Clean makes text from elsewhere (an imported calendar) fit the rule
+// rather than refusing it: bad bytes become U+FFFD, line breaks in
+// single-line text become spaces, control and bidi characters go, and
+// it is cut to Max characters. What Clean returns passes Check, unless
+// it is blank and the rule requires text.
+func (r Text) Clean(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if r.Multiline {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+		s = strings.ReplaceAll(s, "\r", "\n")
+	}
+	s = strings.Map(func(c rune) rune {
+		switch {
+		case (c == '\n' || c == '\t') && r.Multiline:
+			return c
+		case c == '\n' || c == '\r' || c == '\t':
+			return ' '
+		case unicode.IsControl(c), c == '\u2028', c == '\u2029', unicode.Is(unicode.Bidi_Control, c):
+			return -1
+		}
+		return c
+	}, s)
+	s = strings.TrimSpace(s)
+	if r.Max > 0 && utf8.RuneCountInString(s) > r.Max {
+		s = strings.TrimSpace(string([]rune(s)[:r.Max]))
+	}
+	return s
+}
+
 // characters finds the first character s may not hold.
 func (r Text) characters(s string) Problem {
 	for _, c := range s {

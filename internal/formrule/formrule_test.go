@@ -198,3 +198,25 @@ func TestFieldErrorsCheckSlug(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanFitsTheRule: what Clean makes of any text passes Check (but
+// for blank required text), keeps the words, and keeps line breaks only
+// in multi-line text.
+func TestCleanFitsTheRule(t *testing.T) {
+	t.Parallel()
+	inputs := []string{"plain", " spaced\t", "two\nlines\r\nhere\rend", "bad \xff bytes", "bidi \u202egnp.exe", "bell\a nul\x00", "sep\u2028arated", strings.Repeat("long ", 40), ""}
+	for _, r := range []Text{{Max: 20, Required: true}, {Max: 100, Multiline: true}, {}} {
+		for _, in := range inputs {
+			out := r.Clean(in)
+			if _, p := r.Check(out); p != OK && !(p == Missing && out == "") {
+				t.Errorf("%+v: Clean(%q) = %q, which Check finds %v", r, in, out, p)
+			}
+		}
+	}
+	if got := (Text{}).Clean("two\nlines"); got != "two lines" {
+		t.Errorf("a line break in one-line text: %q", got)
+	}
+	if got := (Text{Multiline: true}).Clean("two\r\nlines"); got != "two\nlines" {
+		t.Errorf("a line break in multi-line text: %q", got)
+	}
+}

@@ -302,7 +302,7 @@ func TestPhotoUploadsArePaced(t *testing.T) {
 	if res.StatusCode != http.StatusTooManyRequests || res.Writes(t) != 0 {
 		t.Fatalf("an 11th upload at once: %d, %d writes", res.StatusCode, res.Writes(t))
 	}
-	if msg := res.Doc(t).Find(testID("field-error") + `[data-field="photo"]`).Text(); !strings.Contains(msg, "many pictures in a row") {
+	if msg := res.Doc(t).Find(testID("field-error") + `[data-field="photo"]`).Text(); !strings.Contains(msg, "many files in a row") {
 		t.Errorf("message %q", msg)
 	}
 	if p, _ := a.Accounts.Profile(ctx, key); p.PhotoKey != before.PhotoKey {

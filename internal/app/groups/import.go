@@ -28,10 +28,16 @@ import (
 // repeating ones keep their RRULE and EXDATEs. What cannot be imported
 // (no start, too long, a rule we do not expand) is listed with why.
 
-// Import limits.
+// Import limits: the file's size, the events one file brings, the dates
+// one series skips (its index row keeps them in one property, under
+// Azure's 64 KiB), and how deep components nest (a VEVENT's VALARM is
+// two; the parser recurses once a level, so a file of nested BEGIN
+// lines would cost a goroutine's stack).
 const (
-	MaxImportBytes  = 1 << 20
-	maxImportEvents = 500
+	MaxImportBytes   = 1 << 20
+	maxImportEvents  = 500
+	maxImportExDates = 1000
+	maxImportNesting = 8
 )
 
 // Errors of an import.
@@ -80,11 +86,13 @@ func importBlobName(groupID, token string) string {
 // task to forget it, and one query per index partition for UIDs imported
 // before.
 func (s *Service) PreviewImport(ctx context.Context, m Membership, data []byte) (ImportPreview, error) {
-	items, err := s.readCalendar(ctx, m, data)
+	// The quota is taken once the file parses, before its events are
+	// read: that is the costly part (each rule is expanded to see that it
+	// ever occurs). A file that is no calendar costs nothing.
+	items, err := s.readCalendar(ctx, m, data, func() error {
+		return s.previewsPerPerson.Take(ctx, "preview|"+m.Row.RowKey, s.now())
+	})
 	if err != nil {
-		return ImportPreview{}, err
-	}
-	if err := s.previewsPerPerson.Take(ctx, "preview|"+m.Row.RowKey, s.now()); err != nil {
 		return ImportPreview{}, err
 	}
 	b := make([]byte, 16)
@@ -128,7 +136,7 @@ func (s *Service) ImportFile(ctx context.Context, m Membership, id *auth.Identit
 	if err != nil {
 		return 0, 0, err
 	}
-	items, err := s.readCalendar(ctx, m, blob.Data)
+	items, err := s.readCalendar(ctx, m, blob.Data, nil)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -175,11 +183,21 @@ func (s *Service) ImportFile(ctx context.Context, m Membership, id *auth.Identit
 }
 
 // readCalendar parses data and turns its events into appointments of
-// m's group, marking those imported before.
-func (s *Service) readCalendar(ctx context.Context, m Membership, data []byte) ([]ImportItem, error) {
+// m's group, marking those imported before. parsed, when set, runs once
+// data parses as a calendar with events, before they are read (which is
+// the costly part): a quota.
+func (s *Service) readCalendar(ctx context.Context, m Membership, data []byte, parsed func() error) ([]ImportItem, error) {
+	if nesting(data) > maxImportNesting {
+		return nil, ErrNotCalendar
+	}
 	cal, err := ics.ParseCalendar(bytes.NewReader(data))
 	if err != nil || len(cal.Events()) == 0 {
 		return nil, ErrNotCalendar
+	}
+	if parsed != nil {
+		if err := parsed(); err != nil {
+			return nil, err
+		}
 	}
 	known, err := s.importedUIDs(ctx, m.GroupID)
 	if err != nil {
@@ -198,6 +216,23 @@ func (s *Service) readCalendar(ctx context.Context, m Membership, data []byte) (
 		items = append(items, it)
 	}
 	return items, nil
+}
+
+// nesting is how deep data's components nest, from its BEGIN and END
+// lines, read before the parser does.
+func nesting(data []byte) int {
+	depth, deepest := 0, 0
+	for line := range bytes.Lines(data) {
+		line = bytes.TrimSpace(line)
+		switch {
+		case len(line) >= 6 && bytes.EqualFold(line[:6], []byte("BEGIN:")):
+			depth++
+			deepest = max(deepest, depth)
+		case len(line) >= 4 && bytes.EqualFold(line[:4], []byte("END:")):
+			depth--
+		}
+	}
+	return deepest
 }
 
 // importedUIDs maps the UIDs imported into the group to their
@@ -229,12 +264,14 @@ func eventItem(e *ics.VEvent) ImportItem {
 	}
 	it := ImportItem{UID: prop(ics.ComponentPropertyUniqueId)}
 	doc := Appointment{Status: AppointmentActive, ImportUID: it.UID}
-	doc.Title, _ = appointmentTitleRule.Check(cutRunes(prop(ics.ComponentPropertySummary), MaxTitleLength))
+	// Another app's text is made to fit the forms' rules, not refused:
+	// it reaches others' calendars, inboxes and mail subjects.
+	doc.Title = appointmentTitleRule.Clean(prop(ics.ComponentPropertySummary))
 	if doc.Title == "" {
 		doc.Title = "—"
 	}
-	doc.Location, _ = appointmentLocationRule.Check(cutRunes(prop(ics.ComponentPropertyLocation), MaxLocationLength))
-	doc.Notes, _ = appointmentNotesRule.Check(cutRunes(prop(ics.ComponentPropertyDescription), MaxNotesLength))
+	doc.Location = appointmentLocationRule.Clean(prop(ics.ComponentPropertyLocation))
+	doc.Notes = appointmentNotesRule.Clean(prop(ics.ComponentPropertyDescription))
 	if strings.EqualFold(prop(ics.ComponentPropertyStatus), "CANCELLED") {
 		doc.Status = AppointmentCanceled
 	}
@@ -275,7 +312,7 @@ func eventItem(e *ics.VEvent) ImportItem {
 				for _, v := range strings.Split(p.Value, ",") {
 					one := *p
 					one.Value = v
-					if t, _, _, ok := readICSTime(&one); ok {
+					if t, _, _, ok := readICSTime(&one); ok && len(doc.ExDates) < maxImportExDates {
 						doc.ExDates = append(doc.ExDates, t.UTC())
 					}
 				}
@@ -368,11 +405,3 @@ func parseICSDuration(v string) (time.Duration, error) {
 
 // unescapeICS undoes TEXT escaping (RFC 5545 3.3.11).
 var unescapeICS = strings.NewReplacer(`\n`, "\n", `\N`, "\n", `\,`, ",", `\;`, ";", `\\`, `\`).Replace
-
-// cutRunes cuts s to n characters.
-func cutRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return strings.TrimSpace(string(r[:n]))
-	}
-	return s
-}

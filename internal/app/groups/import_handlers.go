@@ -28,7 +28,7 @@ func (h *handlers) previewImport(c echo.Context) error {
 	ctx := c.Request().Context()
 	m, g := Opened(c)
 	p := views.ImportProps{GroupName: g.GroupName, GroupURL: groupURL(g.GroupID)}
-	data, err := web.ReadUpload(c, "file", MaxImportBytes)
+	data, err := h.svc.uploads.Read(c, "file", MaxImportBytes)
 	if status, key, ok := web.UploadRefusal(err); ok {
 		p.Error = i18n.T(ctx, key, "mb", MaxImportBytes>>20)
 		return renderImport(c, status, p)

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	ics "github.com/arran4/golang-ical"
 
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -105,6 +107,48 @@ func TestImportGoogleAndAppleExports(t *testing.T) {
 	}
 }
 
+// TestImportedTextFitsTheRules: what another app wrote is made to fit
+// the forms' rules, not kept as it came: a line break or a tab in a title
+// becomes a space, bidi overrides and control characters go; and a
+// series keeps at most maxImportExDates skipped dates.
+func TestImportedTextFitsTheRules(t *testing.T) {
+	t.Parallel()
+	var exdates strings.Builder
+	for i := range maxImportExDates + 50 {
+		fmt.Fprintf(&exdates, "EXDATE:%s\r\n", time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC).AddDate(0, 0, i).Format("20060102T150405Z"))
+	}
+	file := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:odd@example\r\nDTSTART:20300101T090000Z\r\nDTEND:20300101T100000Z\r\n" +
+		"SUMMARY:Swim\\nlesson\t\u202etxt.exe\u0007\r\nLOCATION:Pool\\n2\r\nRRULE:FREQ=DAILY\r\n" + exdates.String() + "END:VEVENT\r\nEND:VCALENDAR\r\n"
+	items := eventItems(t, []byte(file))
+	if len(items) != 1 {
+		t.Fatalf("%d items", len(items))
+	}
+	doc := items[0].Doc
+	if doc.Title != "Swim lesson txt.exe" || doc.Location != "Pool 2" {
+		t.Errorf("title %q, location %q", doc.Title, doc.Location)
+	}
+	if _, p := appointmentTitleRule.Check(doc.Title); p != formrule.OK {
+		t.Errorf("the title still breaks the rule: %v", p)
+	}
+	if len(doc.ExDates) != maxImportExDates {
+		t.Errorf("%d skipped dates kept", len(doc.ExDates))
+	}
+}
+
+// eventItems reads file's events as an import does.
+func eventItems(t *testing.T, file []byte) []ImportItem {
+	t.Helper()
+	cal, err := ics.ParseCalendar(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []ImportItem
+	for _, e := range cal.Events() {
+		out = append(out, eventItem(e))
+	}
+	return out
+}
+
 // TestImportRefusesBadFiles: no file, a file that is not a calendar, and
 // one over the limit are refused with a message and keep nothing.
 func TestImportRefusesBadFiles(t *testing.T) {
@@ -120,6 +164,9 @@ func TestImportRefusesBadFiles(t *testing.T) {
 		{"not a calendar", []byte("hello, this is not a calendar"), http.StatusBadRequest},
 		{"a calendar without events", []byte("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n"), http.StatusBadRequest},
 		{"too large", bytes.Repeat([]byte("x"), MaxImportBytes+1), http.StatusRequestEntityTooLarge},
+		// Components nested past any calendar's: the parser would recurse
+		// once a level.
+		{"nested 5,000 deep", []byte("BEGIN:VCALENDAR\r\n" + strings.Repeat("BEGIN:VALARM\r\n", 5000)), http.StatusBadRequest},
 	} {
 		res := uploadICS(t, ann, id, tc.data)
 		ops := res.StorageOps(t)
@@ -252,10 +299,14 @@ func TestPreviewsAreForgotten(t *testing.T) {
 	}
 	a.Clock.Advance(time.Hour)
 	for i := range previewsPerHour {
+		if i >= 10 {
+			a.Clock.Advance(30 * time.Second) // one client's pace of uploads (web.UploadPace)
+		}
 		if res := uploadICS(t, ann, id, google); res.StatusCode != http.StatusOK {
 			t.Fatalf("preview %d: %d", i, res.StatusCode)
 		}
 	}
+	a.Clock.Advance(30 * time.Second)
 	res := uploadICS(t, ann, id, google)
 	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(res.Body, "too many calendar files") || res.Writes(t) != 0 || files() != previewsPerHour {
 		t.Fatalf("one preview too many: %d, %s, %d files", res.StatusCode, res.Header.Get("X-Storage-Ops"), files())
