@@ -138,7 +138,10 @@ func (s *Service) upgradeMembership(ctx context.Context, groupID, from string, a
 // the better of the two roles and the guest's join date and link, and
 // reports whether it is one. An account the owners removed stays removed:
 // joining by a link as a guest and then signing in does not undo a
-// removal, as a link does not (ErrJoinRemoved).
+// removal, as a link does not (ErrJoinRemoved), unless the membership
+// moving is an owner's (they own the group under the key they leave, and
+// a group is never left without its owner). An invitation that ended
+// and a membership left are no removal (MemberRow.barred).
 func (s *Service) carryOver(ctx context.Context, guest MemberRow, account *auth.Identity) (bool, error) {
 	groupID := guest.PartitionKey
 	pk, rk := groupMemberKey(groupID, account.UserKey)
@@ -153,14 +156,15 @@ func (s *Service) carryOver(ctx context.Context, guest MemberRow, account *auth.
 	if errors.Is(err, storage.ErrExists) {
 		active := false
 		_, err = s.changeMember(ctx, groupID, account.UserKey, func(r *MemberRow) error {
-			active = r.Status != StatusRemoved
-			switch r.Status {
-			case StatusActive, StatusRemoved:
+			active = r.Status == StatusActive
+			if active || r.barred() && guest.Role != RoleOwner {
 				return storage.ErrNoChange
 			}
-			// Invited: the guest's active membership is the answer.
+			// Invited, an invitation that ended, left: the guest's active
+			// membership is the answer.
 			r.Status, r.JoinedAt, r.JoinedVia = StatusActive, guest.JoinedAt, guest.JoinedVia
-			r.MemberKey, r.Role = account.MemberKey, guest.Role
+			r.MemberKey, r.Role, r.RemovedAt, r.Left = account.MemberKey, guest.Role, nil, false
+			active = true
 			return nil
 		})
 		if errors.Is(err, storage.ErrNoChange) {

@@ -253,11 +253,13 @@ func (s *Service) Join(ctx context.Context, link JoinLink, id *auth.Identity) (M
 	err := s.insertMember(ctx, fresh)
 	if errors.Is(err, storage.ErrExists) {
 		return s.changeMember(ctx, groupID, rowKey, func(row *MemberRow) error {
-			switch row.Status {
-			case StatusActive:
+			switch {
+			case row.Status == StatusActive:
 				return nil
-			case StatusRemoved:
+			case row.barred():
 				return ErrJoinRemoved
+			case row.Status == StatusRemoved: // left, or an invitation that ended
+				row.Role, row.RemovedAt, row.Left = RoleMember, nil, false
 			}
 			row.Status, row.JoinedAt, row.JoinedVia = StatusActive, timePtr(now), link.Session.RowKey
 			row.MemberKey, row.DisplayName = id.MemberKey, id.DisplayName

@@ -688,3 +688,47 @@ func TestARemovedAccountStaysRemovedThroughAGuestJoin(t *testing.T) {
 		t.Fatal("the guest's row is left")
 	}
 }
+
+// TestAnEndedInvitationOrALeaveIsNoRemoval: an invitation that ended
+// (cancelled, declined) was never a membership, and someone who left
+// chose to: neither keeps them out. They join by a link like anyone, and
+// their guest membership, and what they took on in it, carries over when
+// they sign in. Only a removal by the owners bars (the test above).
+func TestAnEndedInvitationOrALeaveIsNoRemoval(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, id := joinedPair(t, a)
+	// Carol's invitation is cancelled; she comes by the link anyway.
+	invite(t, ann, id, "carol@example.com")
+	if res := post(t, ann.c, "/groups/"+id+"/members/"+a.svc.memberRef(id, auth.UserKey("carol@example.com"))+"/cancel", confirmed); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("cancel carol's invitation: %d", res.StatusCode)
+	}
+	link := openJoin(t, ann, id)
+	carol := a.joinAsGuest(t, id, link, "Carol")
+	a.SignIn(carol.c, "carol@example.com")
+	if row := a.member(t, id, "carol@example.com"); row.Status != StatusActive {
+		t.Fatalf("carol's row after joining as a guest and signing in: %+v", row)
+	}
+	if res := carol.c.Get("/groups/" + id); res.StatusCode != http.StatusOK {
+		t.Fatalf("carol opens the group: %d", res.StatusCode)
+	}
+	// Dan declined; he then joins by the link, signed in.
+	invite(t, ann, id, "dan@example.com")
+	dan := a.signIn(t, "dan@example.com")
+	if res := post(t, dan.c, "/groups/"+id+"/invite/decline", nil); res.StatusCode != http.StatusSeeOther && res.StatusCode != http.StatusOK {
+		t.Fatalf("dan declines: %d", res.StatusCode)
+	}
+	if res := post(t, dan.c, "/join/"+id+"/"+link, url.Values{"name": {"Dan"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("dan, who declined, joins by the link: %d", res.StatusCode)
+	}
+	// Bob leaves, and comes back by the link, a member again.
+	if res := post(t, bob.c, "/groups/"+id+"/leave", confirmed); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bob leaves: %d", res.StatusCode)
+	}
+	if res := post(t, bob.c, "/join/"+id+"/"+link, url.Values{"name": {"Bob"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bob, who left, joins by the link: %d", res.StatusCode)
+	}
+	if row := a.member(t, id, "bob@example.com"); row.Status != StatusActive || row.Role != RoleMember {
+		t.Fatalf("bob's row: %+v", row)
+	}
+}

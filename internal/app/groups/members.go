@@ -408,7 +408,7 @@ func (s *Service) Remove(ctx context.Context, m Membership, userKey string) erro
 	if !m.Owner() {
 		return ErrNotOwner
 	}
-	return s.leave(ctx, m.GroupID, userKey)
+	return s.leave(ctx, m.GroupID, userKey, false)
 }
 
 // Leave takes the member out of the group. The last owner must hand over
@@ -428,15 +428,17 @@ func (s *Service) SoleOwner(ctx context.Context, m Membership) (bool, error) {
 }
 
 func (s *Service) Leave(ctx context.Context, m Membership) error {
-	return s.leave(ctx, m.GroupID, m.Row.RowKey)
+	return s.leave(ctx, m.GroupID, m.Row.RowKey, true)
 }
 
-// leave marks an active member removed (ownerKept), and tells the
-// group's chat, which ends their open chat streams.
-func (s *Service) leave(ctx context.Context, groupID, rowKey string) error {
+// leave marks an active member removed (ownerKept), by the owners or of
+// their own accord (self: MemberRow.Left), and tells the group's chat,
+// which ends their open chat streams.
+func (s *Service) leave(ctx context.Context, groupID, rowKey string, self bool) error {
 	var left MemberRow
 	err := s.ownerKept(ctx, groupID, rowKey, func(row *MemberRow) error {
 		s.markRemoved(row)
+		row.Left = self
 		left = *row
 		return nil
 	})

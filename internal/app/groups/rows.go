@@ -120,6 +120,8 @@ type MemberRow struct {
 	// JoinedVia is the join session (RowKey of JoinSessions) the person
 	// came in by, "" for invitations and owners.
 	JoinedVia string `table:"joinedVia"`
+	// Left says a removed member left of their own accord (barred).
+	Left bool `table:"left"`
 	// Mirrored records the UserGroups row last written for the member
 	// (projection.Follow's record); a row copied to new keys starts
 	// without one.
@@ -134,6 +136,12 @@ func groupMemberKey(groupID, rowKey string) (pk, rk string) { return groupID, ro
 func newGroupID() string { return ulid.Make().String() }
 
 func timePtr(t time.Time) *time.Time { return &t }
+
+// barred reports whether r keeps its person out of the group: removed
+// by its owners. An invitation that ended (declined or cancelled: never
+// a membership) and a member who left bar nothing, so a join link lets
+// them in, and their guest membership carries over when they sign in.
+func (r MemberRow) barred() bool { return r.Status == StatusRemoved && r.JoinedAt != nil && !r.Left }
 
 // joinSessionsTable holds the join links (document 004's "ignite").
 const joinSessionsTable = "JoinSessions"
