@@ -21,7 +21,7 @@ type ReindexReport struct {
 	VotesRecounted int // prompts whose Likes/Dislikes were corrected from PromptVotes
 	TagsRecounted  int // tags whose PromptCount was corrected
 	LookupsFixed   int // id lookup and title claim rows written or removed
-	Skipped        int // prompts changed while the rebuild ran; run it again
+	Skipped        int // prompts changed while the rebuild ran, put right from their rows as they are now
 }
 
 // Fixed is how many rows the rebuild changed.
@@ -33,7 +33,7 @@ func (r ReindexReport) String() string {
 	s := fmt.Sprintf("prompts: %d read; fixed %d index rows written, %d deleted, %d vote counts, %d tag counts, %d lookups",
 		r.Prompts, r.RowsWritten, r.RowsDeleted, r.VotesRecounted, r.TagsRecounted, r.LookupsFixed)
 	if r.Skipped > 0 {
-		s += fmt.Sprintf("; %d prompts changed meanwhile, run it again", r.Skipped)
+		s += fmt.Sprintf("; %d prompts changed meanwhile, put right as they are now", r.Skipped)
 	}
 	return s
 }
@@ -46,8 +46,11 @@ func (r ReindexReport) String() string {
 //
 // It reads every table in full, once: memory grows with the catalog (a
 // fingerprint per index row, about a gigabyte at a million prompts). A
-// prompt changed by a request while it runs is left to that request's own
-// reconcile and reported as skipped.
+// prompt changed by a request while it runs is found when its record is
+// written at the ETag read (for every prompt whose rows it wrote, even
+// when the record stands): the rows its old copy called for are taken
+// away again and it is reconciled as it is now (undoStale), so a prompt
+// made private meanwhile is not listed again from the old copy.
 func (s *Service) Reindex(ctx context.Context) (ReindexReport, error) {
 	var rep ReindexReport
 	votes, err := s.countVotes(ctx)
@@ -101,8 +104,10 @@ func (s *Service) Reindex(ctx context.Context) (ReindexReport, error) {
 	if err := s.removeStrayLookups(ctx, prompts, lookups, claims, &rep); err != nil {
 		return rep, err
 	}
+	// wrote marks the prompts whose rows the rebuild writes.
+	wrote := make([]bool, len(prompts))
 	for _, t := range []*storage.Table{s.newestIndex, s.likedIndex, s.tagIndex, s.titleSearch} {
-		if err := s.sweepIndex(ctx, t, want, prompts, &rep); err != nil {
+		if err := s.sweepIndex(ctx, t, want, prompts, wrote, &rep); err != nil {
 			return rep, err
 		}
 	}
@@ -115,17 +120,37 @@ func (s *Service) Reindex(ctx context.Context) (ReindexReport, error) {
 			return rep, err
 		}
 		rep.RowsWritten++
+		wrote[w.prompt] = true
 	}
 	for i := range prompts {
 		p := &prompts[i]
-		if st := stateOf(p); p.ETag != "" && st != p.IndexedState {
-			_, err := s.prompts.Update(ctx, storage.Entity{PartitionKey: p.PartitionKey, RowKey: p.RowKey,
-				Props: map[string]any{"IndexedState": st}}, storage.Merge, p.ETag)
-			if errors.Is(err, storage.ErrPrecondition) {
-				rep.Skipped++
-			} else if err != nil {
+		st := stateOf(p)
+		if p.ETag == "" || st == p.IndexedState && !wrote[i] {
+			continue
+		}
+		// Recorded at the ETag read: a prompt whose rows the rebuild
+		// wrote is checked this way even when its record stands, since
+		// a change meanwhile (made private, deleted, renamed) may have
+		// taken away the rows just written from the old copy.
+		_, err := s.prompts.Update(ctx, storage.Entity{PartitionKey: p.PartitionKey, RowKey: p.RowKey,
+			Props: map[string]any{"IndexedState": st}}, storage.Merge, p.ETag)
+		if errors.Is(err, storage.ErrPrecondition) {
+			rep.Skipped++
+			now, err := s.undoStale(ctx, p)
+			if err != nil {
 				return rep, err
 			}
+			// The tag counts follow the prompt as it is now.
+			for _, q := range []*PromptRow{p, now} {
+				if q == nil || !listed(q) {
+					continue
+				}
+				for _, t := range splitTags(q.Tags) {
+					tagCounts[t] += map[bool]int64{true: -1, false: 1}[q == p]
+				}
+			}
+		} else if err != nil {
+			return rep, err
 		}
 	}
 	if err := s.fixTagCounts(ctx, tagCounts, &rep); err != nil {
@@ -141,6 +166,67 @@ func (s *Service) Reindex(ctx context.Context) (ReindexReport, error) {
 	}
 	s.log.InfoContext(ctx, rep.String())
 	return rep, nil
+}
+
+// undoStale puts right the index rows of p, a copy read before the
+// prompt changed: the rows the copy called for and the prompt as it is
+// now does not are deleted, and the prompt's own rows are written from
+// it as it is now, until a read after the writes finds it unchanged (a
+// change meanwhile is followed by its own request's reconcile too). It
+// returns the prompt as it is now, nil when it is gone.
+func (s *Service) undoStale(ctx context.Context, p *PromptRow) (*PromptRow, error) {
+	pk, rk := promptKey(p.AuthorID, p.PromptID)
+	stale := *p
+	for range reconcileAttempts {
+		now, err := storage.Get[PromptRow](ctx, s.prompts, pk, rk)
+		gone := errors.Is(err, storage.ErrNotFound)
+		if err != nil && !gone {
+			return nil, err
+		}
+		keep := map[string]bool{}
+		var rows []indexRow
+		if !gone {
+			rows = s.indexRows(&now)
+		}
+		for _, r := range rows {
+			keep[r.ID()] = true
+		}
+		for _, r := range s.indexRows(&stale) {
+			if keep[r.ID()] {
+				continue
+			}
+			if err := r.Table.Delete(ctx, r.Entity.PartitionKey, r.Entity.RowKey, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+				return nil, err
+			}
+		}
+		for _, r := range rows {
+			if _, err := r.Table.Upsert(ctx, r.Entity, storage.Replace); err != nil {
+				return nil, err
+			}
+		}
+		// The old title's claim, if the rebuild wrote it back: the title
+		// is free once the prompt has another, or is gone.
+		if gone || now.IsDeleted || now.TitleNormalized != stale.TitleNormalized {
+			cpk, crk := titleClaimKey(stale.AuthorID, stale.TitleNormalized)
+			if c, err := storage.Get[TitleClaimRow](ctx, s.prompts, cpk, crk); err == nil && c.PromptID == stale.PromptID {
+				if err := s.prompts.Delete(ctx, cpk, crk, c.ETag); err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrPrecondition) {
+					return nil, err
+				}
+			}
+		}
+		if gone {
+			return nil, nil
+		}
+		after, err := storage.Get[PromptRow](ctx, s.prompts, pk, rk)
+		switch {
+		case err == nil && after.ETag == now.ETag:
+			return &now, nil // unchanged since its rows were written
+		case err != nil && !errors.Is(err, storage.ErrNotFound):
+			return nil, err
+		}
+		stale = now // changed or gone meanwhile: again, from that
+	}
+	return &stale, nil
 }
 
 type wantRow struct {
@@ -253,7 +339,7 @@ func (s *Service) removeStrayLookups(ctx context.Context, prompts []PromptRow, _
 
 // sweepIndex reads one index table in full: rows no prompt wants are
 // deleted, rows with the wrong content rewritten, the rest marked seen.
-func (s *Service) sweepIndex(ctx context.Context, t *storage.Table, want map[uint64]wantRow, prompts []PromptRow, rep *ReindexReport) error {
+func (s *Service) sweepIndex(ctx context.Context, t *storage.Table, want map[uint64]wantRow, prompts []PromptRow, wrote []bool, rep *ReindexReport) error {
 	newestMeta, _ := catalogMetaKey()
 	likedMeta, _ := likedMetaKey()
 	return t.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
@@ -274,6 +360,7 @@ func (s *Service) sweepIndex(ctx context.Context, t *storage.Table, want map[uin
 				return err
 			}
 			rep.RowsWritten++
+			wrote[w.prompt] = true
 		}
 		w.seen = true
 		want[id] = w

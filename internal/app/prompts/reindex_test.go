@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -169,5 +170,83 @@ func TestReindexOfHealthyCatalogFixesNothing(t *testing.T) {
 	}
 	if rep.Fixed() != 0 || rep.Prompts != 3 {
 		t.Errorf("healthy catalog: %s", rep)
+	}
+}
+
+// scanHook runs once, the first time the rebuild reads table in full:
+// a request's change landing while the rebuild holds an old copy.
+type scanHook struct {
+	storage.Backend
+	table string
+	once  sync.Once
+	run   func()
+}
+
+func (h *scanHook) Query(ctx context.Context, table string, q storage.Query) (storage.Page, error) {
+	if table == h.table && q.Scan && h.run != nil {
+		h.once.Do(h.run)
+	}
+	return h.Backend.Query(ctx, table, q)
+}
+
+// TestReindexDoesNotRelistAPromptChangedMeanwhile: a prompt made private,
+// and one renamed, after the rebuild read them and before it wrote their
+// index rows, are not listed again from the old copies: not in the
+// newest list, its tags or the title search, and the old title is free
+// for its author again.
+func TestReindexDoesNotRelistAPromptChangedMeanwhile(t *testing.T) {
+	t.Parallel()
+	var hook *scanHook
+	f := newFixtureOn(t, embedded.Options{NoSync: true}, func(b storage.Backend) storage.Backend {
+		hook = &scanHook{Backend: b, table: newestIndexTable}
+		return hook
+	})
+	hidden := f.mustCreate(t, alice, input("Soon private", "fun"))
+	renamed := f.mustCreate(t, alice, input("Old name", "writing"))
+	// The index rows are lost (a failure after the canonical writes), so
+	// the rebuild will write them from what it read.
+	for _, tb := range []string{newestIndexTable, tagIndexTable, titleSearchTable, likedIndexTable} {
+		rows, _ := storage.All[storage.Entity](ctx, f.svc.store.Table(tb), storage.Query{Scan: true})
+		for _, e := range rows {
+			f.svc.store.Table(tb).Delete(ctx, e.PartitionKey, e.RowKey, storage.AnyETag)
+		}
+	}
+	hook.run = func() {
+		private := input("Soon private", "fun")
+		private.Visibility = Private
+		if _, err := f.svc.Update(ctx, alice, hidden.PromptID, hidden.Revision, private); err != nil {
+			t.Errorf("make private: %v", err)
+		}
+		if _, err := f.svc.Update(ctx, alice, renamed.PromptID, renamed.Revision, input("New name", "writing")); err != nil {
+			t.Errorf("rename: %v", err)
+		}
+	}
+	rep, err := f.svc.Reindex(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Skipped != 2 {
+		t.Errorf("report %s: want 2 changed meanwhile", rep)
+	}
+	if got := ids(f.pageAll(t, Listing{})); !slices.Equal(got, []string{renamed.PromptID + " New name"}) {
+		t.Errorf("newest after the rebuild: %v", got)
+	}
+	for _, l := range []Listing{{Tags: []string{"fun"}}, {Q: "private"}, {Q: "old"}} {
+		if got := f.pageAll(t, l); len(got) != 0 {
+			t.Errorf("%+v lists %v", l, ids(got))
+		}
+	}
+	tags, _ := f.svc.AllTags(ctx)
+	for _, tg := range tags {
+		if want := map[string]int64{"writing": 1}[tg.Tag]; tg.PromptCount != want {
+			t.Errorf("tag %s counts %d, want %d", tg.Tag, tg.PromptCount, want)
+		}
+	}
+	f.clock.Advance(CreateInterval)
+	if _, err := f.svc.Create(ctx, alice, input("Old name")); err != nil {
+		t.Errorf("the old title is not free again: %v", err)
+	}
+	if again, err := f.svc.Reindex(ctx); err != nil || again.Fixed() != 0 {
+		t.Errorf("a second rebuild: %s, %v", again, err)
 	}
 }
