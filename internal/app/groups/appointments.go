@@ -443,7 +443,8 @@ func CanDelete(m Membership, id *auth.Identity, row AppointmentIndexRow) bool {
 
 // DeleteAppointment soft-deletes an appointment: only its index row
 // changes (isDeleted and the purge fields); the blob stays until the
-// purge. Owners and the creator may.
+// purge. Owners and the creator may. A series takes its overrides (its
+// moved, changed and cancelled dates) with it.
 func (s *Service) DeleteAppointment(ctx context.Context, m Membership, id *auth.Identity, appointmentID string) error {
 	d, err := s.Appointment(ctx, m, appointmentID)
 	if err != nil {
@@ -452,19 +453,27 @@ func (s *Service) DeleteAppointment(ctx context.Context, m Membership, id *auth.
 	if !CanDelete(m, id, d.Index) {
 		return ErrNotCreator
 	}
+	err = s.softDelete(ctx, d.Index, id)
+	if err == nil && d.Doc.Repeat != "" {
+		err = s.deleteOverrides(ctx, m.GroupID, d.Doc.AppointmentID, time.Time{}, id)
+	}
+	if err == nil {
+		s.refreshUpcoming(ctx, m.GroupID)
+	}
+	return err
+}
+
+// softDelete marks row deleted by id, at its ETag.
+func (s *Service) softDelete(ctx context.Context, row AppointmentIndexRow, id *auth.Identity) error {
 	now := s.now().UTC()
-	row := d.Index
 	row.IsDeleted, row.DeletedAt, row.DeletedByUserKey = true, timePtr(now), id.UserKey
 	if id.Guest {
 		row.DeletedByUserKey = id.MemberKey
 	}
 	row.PurgeAfterAt, row.UpdatedAt = timePtr(now.Add(PurgeAfter)), now
-	_, err = storage.Update(ctx, s.appointments, row, row.ETag)
+	_, err := storage.Update(ctx, s.appointments, row, row.ETag)
 	if errors.Is(err, storage.ErrPrecondition) {
 		return storage.ErrConflict
-	}
-	if err == nil {
-		s.refreshUpcoming(ctx, m.GroupID)
 	}
 	return err
 }

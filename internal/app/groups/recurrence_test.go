@@ -165,6 +165,63 @@ func TestEditingOccurrences(t *testing.T) {
 	_ = d
 }
 
+// TestDeletingASeriesTakesItsOverrides: a date moved or cancelled is an
+// appointment of its own (an override); deleting the series from a date
+// on takes the overrides from then on, deleting the series takes the
+// rest, and none is left in the calendar with a link to a series that
+// is gone.
+func TestDeletingASeriesTakesItsOverrides(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, _, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	berlin := mustZone(t, "Europe/Berlin")
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, weeklyTraining, berlin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []string{"20300402150000Z", "20300411150000Z"} {
+		occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := editInput(occ, berlin)
+		in.Scope, in.Title = ScopeThis, "Moved "+at[:8]
+		if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	moved := func() []string {
+		t.Helper()
+		rows, err := a.svc.Between(ctx, m, time.Date(2030, 3, 1, 0, 0, 0, 0, berlin), time.Date(2030, 6, 1, 0, 0, 0, 0, berlin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			if strings.HasPrefix(r.Title, "Moved") {
+				out = append(out, r.Title)
+			}
+		}
+		return out
+	}
+	if got := moved(); len(got) != 2 {
+		t.Fatalf("before: %v", got)
+	}
+	if err := a.svc.DeleteOccurrences(ctx, m, ann.id, doc.AppointmentID, ScopeFollowing, "20300409150000Z"); err != nil {
+		t.Fatal(err)
+	}
+	if got := moved(); !slices.Equal(got, []string{"Moved 20300402"}) {
+		t.Fatalf("after deleting from 9 April on: %v", got)
+	}
+	if err := a.svc.DeleteAppointment(ctx, m, ann.id, doc.AppointmentID); err != nil {
+		t.Fatal(err)
+	}
+	if got := moved(); len(got) != 0 {
+		t.Fatalf("after deleting the series: %v", got)
+	}
+}
+
 // TestSplitOccurrencesStayTheCreators: a member who is neither the
 // series' creator nor an owner may edit one occurrence, or it and the
 // following ones, but the pieces stay the creator's, so the member

@@ -157,7 +157,40 @@ func (s *Service) removeOccurrences(ctx context.Context, m Membership, id *auth.
 	} else {
 		series.ExDates = append(series.ExDates, occ.At)
 	}
-	return s.commit(ctx, &series, &d.Index, d.Participants)
+	if err := s.commit(ctx, &series, &d.Index, d.Participants); err != nil || scope != ScopeFollowing {
+		return err
+	}
+	return s.deleteOverrides(ctx, m.GroupID, series.AppointmentID, occ.At, id)
+}
+
+// deleteOverrides soft-deletes the overrides of series seriesID (its
+// moved, changed and cancelled dates) that replace an occurrence at or
+// after from (every one for a zero from), with the series or its dates
+// from then on: one query of the group's appointments, and each
+// override's blob when from is set.
+func (s *Service) deleteOverrides(ctx context.Context, groupID, seriesID string, from time.Time, id *auth.Identity) error {
+	rows, err := s.overrides(ctx, groupID, seriesID)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		if !from.IsZero() {
+			d, err := s.Appointment(ctx, Membership{GroupID: groupID}, row.AppointmentID)
+			if errors.Is(err, ErrNoAppointment) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if d.Doc.RecurrenceID == nil || d.Doc.RecurrenceID.Before(from) {
+				continue
+			}
+		}
+		if err := s.softDelete(ctx, row, id); err != nil && !errors.Is(err, storage.ErrConflict) {
+			return err
+		}
+	}
+	return nil
 }
 
 // cancelOccurrence cancels one occurrence: an override with the series'
@@ -234,15 +267,21 @@ func shifted(ts []time.Time, delta time.Duration) []time.Time {
 	return out
 }
 
+// overrides are the index rows of series seriesID's overrides that are
+// not deleted: one query of the group's appointments.
+func (s *Service) overrides(ctx context.Context, groupID, seriesID string) ([]AppointmentIndexRow, error) {
+	return storage.All[AppointmentIndexRow](ctx, s.appointments, storage.Query{
+		PartitionKey: groupID,
+		Filters:      []storage.Filter{notDeleted, {Name: "seriesId", Op: storage.Eq, Value: seriesID}},
+	})
+}
+
 // shiftOverrides moves the occurrence each override of the series
 // replaces (RecurrenceID) by delta, as the series moved: one query of
 // the group's appointments for the series' overrides, then each one's
 // blob and row. Their own times stay as they were set.
 func (s *Service) shiftOverrides(ctx context.Context, groupID, seriesID string, delta time.Duration) error {
-	rows, err := storage.All[AppointmentIndexRow](ctx, s.appointments, storage.Query{
-		PartitionKey: groupID,
-		Filters:      []storage.Filter{{Name: "seriesId", Op: storage.Eq, Value: seriesID}},
-	})
+	rows, err := s.overrides(ctx, groupID, seriesID)
 	if err != nil {
 		return err
 	}
