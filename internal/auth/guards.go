@@ -17,7 +17,7 @@ import (
 func RequireMember(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if From(c) == nil {
-			return toSignIn(c)
+			return ToSignIn(c)
 		}
 		return next(c)
 	}
@@ -28,7 +28,7 @@ func RequireMember(next echo.HandlerFunc) echo.HandlerFunc {
 func RequireAccount(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if id := From(c); id == nil || id.Guest {
-			return toSignIn(c)
+			return ToSignIn(c)
 		}
 		return next(c)
 	}
@@ -40,7 +40,7 @@ func RequireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id := From(c)
 		if id == nil || id.Guest {
-			return toSignIn(c)
+			return ToSignIn(c)
 		}
 		if !id.Admin {
 			return web.Forbidden("", errors.New("auth: not an administrator"))
@@ -49,8 +49,9 @@ func RequireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// toSignIn sends the request to the sign-in page with the way back.
-func toSignIn(c echo.Context) error {
+// ToSignIn sends the request to the sign-in page with the way back (what
+// RequireAccount does), for a handler that decides itself.
+func ToSignIn(c echo.Context) error {
 	req := c.Request()
 	hx := web.HTMXFrom(c)
 	back := req.URL.RequestURI()

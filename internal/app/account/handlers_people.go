@@ -13,10 +13,13 @@ import (
 )
 
 // A person's page, /people/{memberKey}: what others see of a profile
-// (name, photo, location, about, since when), for anyone signed in, with
-// "Message" when chat is wired (UseMessaging). A profile whose settings
-// say "Only me" shows others its name alone. The people module will add
-// to it; disabled, deleted and unknown accounts are the same 404.
+// (name, photo, location, about, since when), as its settings say: to
+// everyone ("Everyone"), to people signed in to an account ("Signed-in
+// members"), its name alone to others ("Only me"); with "Message" for
+// accounts when chat is wired (UseMessaging). A visitor who may not see
+// it is sent to sign in, whether or not the account exists; to accounts,
+// disabled, deleted and unknown ones are the same 404. The people module
+// will add to it.
 
 // UseMessaging offers "Message" on people's pages: a form posting their
 // memberKey as "member" to action (chat's private chats).
@@ -29,8 +32,13 @@ func (h *handlers) showPerson(c echo.Context) error {
 	if !auth.IsAuthMemberKey(key) {
 		return web.NotFound(ErrNoAccount)
 	}
+	me := auth.From(c)
+	member := me != nil && !me.Guest
 	p, err := h.svc.Profile(ctx, key)
 	if errors.Is(err, ErrNoAccount) || err == nil && (!p.Enabled || p.DeletedAt != nil) {
+		if !member {
+			return auth.ToSignIn(c)
+		}
 		return web.NotFound(ErrNoAccount)
 	}
 	if err != nil {
@@ -40,14 +48,16 @@ func (h *handlers) showPerson(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	me := auth.From(c)
-	v := views.PersonProps{Key: key, Name: p.DisplayName, Self: me.MemberKey == key}
+	if !member && settings.ProfileVisibility != VisibilityPublic {
+		return auth.ToSignIn(c)
+	}
+	v := views.PersonProps{Key: key, Name: p.DisplayName, Self: member && me.MemberKey == key}
 	if v.Self || settings.ProfileVisibility != VisibilityPrivate {
 		v.PhotoURL, v.Location, v.Bio, v.Since = PhotoURL(key, p.PhotoKey), p.Location, p.Bio, i18n.MonthYear(ctx, p.CreatedAt)
 	} else {
 		v.Private = true
 	}
-	if !v.Self {
+	if member && !v.Self {
 		v.MessageAction = h.svc.messageAction
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: p.DisplayName, Section: "people", Content: views.Person(v)})

@@ -12,8 +12,9 @@ import (
 
 // TestPersonPage: a person's page shows others their name, place and
 // about, with "Message" once chat is wired; their own page offers the
-// profile form instead; a visitor is sent to sign in; a guest's key, a
-// key of nobody, a disabled account and a malformed key are all 404.
+// profile form instead; a visitor sees a profile open to everyone, and
+// is sent to sign in for any other; to accounts a guest's key, a key of
+// nobody, a disabled account and a malformed key are all 404.
 func TestPersonPage(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
@@ -49,6 +50,26 @@ func TestPersonPage(t *testing.T) {
 	}
 	if boris.Get(page).Doc(t).Find("img"+testID("person-photo")).Length() != 1 {
 		t.Fatal("her photo is not on her page")
+	}
+	// "Everyone": a visitor sees her page too, without "Message"; one
+	// who may not is sent to sign in, whether or not the account exists.
+	visibility := func(v string) {
+		t.Helper()
+		if res := anna.PostForm("/account/settings", anna.WithCSRF("/account/settings", url.Values{"profileVisibility": {v}, "language": {"ru"}})); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("settings: %d", res.StatusCode)
+		}
+	}
+	visibility("public")
+	visitor := a.Client()
+	if res := visitor.Get(page); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("person-location")).Text() != "Москва" || res.Doc(t).Find(testID("person-message")).Length() != 0 {
+		t.Errorf("a visitor on a public profile: %d", res.StatusCode)
+	}
+	if res := visitor.Get("/people/auth:nobody"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("a visitor on nobody's page: %d", res.StatusCode)
+	}
+	visibility("members")
+	if res := visitor.Get(page); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("a visitor on a members' profile: %d", res.StatusCode)
 	}
 	// "Only me": others see her name alone; she still sees it all.
 	res := anna.PostForm("/account/settings", anna.WithCSRF("/account/settings", url.Values{"profileVisibility": {"private"}, "language": {"ru"}}))

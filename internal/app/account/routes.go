@@ -25,7 +25,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/account/sessions", h.showSessions, auth.RequireAccount)
 	e.POST("/account/sessions/revoke-all", h.revokeAllSessions, auth.RequireAccount)
 	e.POST("/account/sessions/:id/revoke", h.revokeSession, auth.RequireAccount)
-	e.GET("/people/:member", h.showPerson, auth.RequireAccount)
+	// A person's page decides itself who sees what (handlers_people.go).
+	e.GET("/people/:member", h.showPerson)
 	// Photos are public to anyone holding the URL: it is unguessable.
 	e.GET(mediaPrefix+":member/:file", h.servePhoto)
 }
