@@ -34,18 +34,27 @@ func startsIn(rows []AppointmentIndexRow, zone *time.Location) []string {
 	return out
 }
 
+// training is ann's weekly training series (weeklyTraining, in Berlin)
+// in a group of two: her membership, the zone and the series.
+func training(t *testing.T, a *groupsApp) (ann person, m Membership, berlin *time.Location, doc Appointment) {
+	t.Helper()
+	ann, _, id := joinedPair(t, a)
+	m, _, _ = a.svc.Open(ctx, id, ann.id, AccessMember)
+	berlin = mustZone(t, "Europe/Berlin")
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, weeklyTraining, berlin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ann, m, berlin, doc
+}
+
 // TestSeriesExpandsInItsZone: a weekly series keeps its wall-clock time
 // across DST, and expands only inside the asked range.
 func TestSeriesExpandsInItsZone(t *testing.T) {
 	t.Parallel()
 	a := newGroupsApp(t)
-	ann, _, id := joinedPair(t, a)
-	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
-	berlin := mustZone(t, "Europe/Berlin")
-	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, weeklyTraining, berlin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ann, m, berlin, doc := training(t, a)
+	id := m.GroupID
 	if doc.Repeat != "FREQ=WEEKLY;INTERVAL=1;BYDAY=TU,TH" {
 		t.Fatalf("rule %q", doc.Repeat)
 	}
@@ -173,13 +182,7 @@ func TestEditingOccurrences(t *testing.T) {
 func TestDeletingASeriesTakesItsOverrides(t *testing.T) {
 	t.Parallel()
 	a := newGroupsApp(t)
-	ann, _, id := joinedPair(t, a)
-	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
-	berlin := mustZone(t, "Europe/Berlin")
-	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, weeklyTraining, berlin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ann, m, berlin, doc := training(t, a)
 	for _, at := range []string{"20300402150000Z", "20300411150000Z"} {
 		occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, at)
 		if err != nil {
