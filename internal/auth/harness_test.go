@@ -34,12 +34,19 @@ var (
 type fakeProfiles struct {
 	mu     sync.Mutex
 	states map[string]ProfileState
+	// then is a member's state from the call after the next one on: a
+	// change an admin makes just after a sign-in read the profile.
+	then map[string]ProfileState
 }
 
 func (p *fakeProfiles) OnSignIn(_ context.Context, memberKey, email, name string) (ProfileState, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if st, ok := p.states[memberKey]; ok {
+		if next, ok := p.then[memberKey]; ok {
+			p.states[memberKey] = next
+			delete(p.then, memberKey)
+		}
 		return st, nil
 	}
 	if name == "" {
@@ -117,7 +124,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, cfg: cfg, store: opts.store, clock: opts.clock, profiles: &fakeProfiles{states: map[string]ProfileState{}}}
+	h := &harness{t: t, cfg: cfg, store: opts.store, clock: opts.clock, profiles: &fakeProfiles{states: map[string]ProfileState{}, then: map[string]ProfileState{}}}
 	if h.store == nil {
 		h.store = openStore(t)
 	}

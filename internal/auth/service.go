@@ -34,6 +34,13 @@ func (f ProfilesFunc) OnSignIn(ctx context.Context, memberKey, email, displayNam
 	return f(ctx, memberKey, email, displayName)
 }
 
+// same reports whether a and b are one state (their times as instants).
+func (a ProfileState) same(b ProfileState) bool {
+	at, bt := a.ProfileAt, b.ProfileAt
+	a.ProfileAt, b.ProfileAt = time.Time{}, time.Time{}
+	return a == b && at.Equal(bt)
+}
+
 // ProfileState is an account's state as sign-in and sessions need it.
 type ProfileState struct {
 	DisplayName string

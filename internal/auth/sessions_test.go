@@ -431,6 +431,41 @@ func TestDisabledAccountCannotSignIn(t *testing.T) {
 	}
 }
 
+// TestAChangeDuringSignInReachesItsSession: an admin's disable or role
+// change that lands between sign-in's read of the profile and its new
+// session (whose revoke or refresh then found no session) reaches the
+// session all the same: sign-in asks again once the session is written.
+func TestAChangeDuringSignInReachesItsSession(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	member := h.signIn(h.client(), "anna@example.org")
+	// A role given meanwhile is in the new session.
+	admin := ProfileState{DisplayName: "anna", Enabled: true, Admin: true}
+	h.profiles.mu.Lock()
+	h.profiles.then[member] = admin
+	h.profiles.mu.Unlock()
+	c := h.client()
+	h.clock.Advance(2 * time.Minute) // past the send cooldown
+	h.signIn(c, "anna@example.org")
+	if res := c.Get("/admin-only"); res.StatusCode != http.StatusOK {
+		t.Fatalf("the role given during sign-in: %d", res.StatusCode)
+	}
+	// A disable meanwhile ends the new session before it is used.
+	h.profiles.mu.Lock()
+	h.profiles.then[member] = ProfileState{DisplayName: "anna", Enabled: false}
+	h.profiles.mu.Unlock()
+	late := h.client()
+	h.clock.Advance(2 * time.Minute)
+	h.requestCode(late, "anna@example.org")
+	res := h.enterCode(late, h.lastCode("anna@example.org"))
+	if res.StatusCode != http.StatusForbidden || !strings.Contains(res.Body, "disabled") {
+		t.Fatalf("sign-in as the account was disabled: %d", res.StatusCode)
+	}
+	if h.memberOf(late) != "" {
+		t.Fatal("the session begun as the account was disabled goes on")
+	}
+}
+
 func TestNextOnlyRedirectsOnSite(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})

@@ -80,8 +80,25 @@ func (s *Service) CompleteSignIn(c echo.Context, v VerifiedIdentity, next string
 			}
 		}
 	}
-	if _, err := s.startSession(c, memberKey, email, st, false); err != nil {
+	row, err := s.startSession(c, memberKey, email, st, false)
+	if err != nil {
 		return err
+	}
+	// Asked again now that the session is written: an admin's disable or
+	// role change that landed between the first answer and the session
+	// ran its revoke or refresh before there was a session to find. One
+	// landing after this is the admin's own to apply.
+	if now, err := s.profiles.OnSignIn(ctx, memberKey, email, name); err != nil {
+		return fmt.Errorf("auth: profile of %s: %w", memberKey, err)
+	} else if !now.Enabled {
+		if err := s.deleteSession(ctx, memberKey, row.ID); err != nil {
+			return err
+		}
+		return web.Forbidden(i18n.T(ctx, "auth.error.disabled"), fmt.Errorf("auth: %s was disabled while signing in", memberKey))
+	} else if !now.same(st) {
+		if err := s.RefreshSessions(ctx, memberKey, now); err != nil {
+			return err
+		}
 	}
 	s.log.InfoContext(ctx, "signed in", "member", memberKey, "method", v.Method)
 	return web.Redirect(c, web.LocalPath(next))
