@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/storage"
@@ -230,5 +231,30 @@ func TestRepairDirectoryAfterAHalfFinishedWrite(t *testing.T) {
 	}
 	if d := directory(t, a.Accounts)[key]; d.DisplayName != "After" {
 		t.Errorf("after repair the directory shows %q", d.DisplayName)
+	}
+}
+
+// TestARoleTakenAwayByABehindClockStillEnds: sessions keep the newest
+// profile state by its time stamp, so a profile's stamp moves forward
+// even when the instance writing it has a clock behind the one before:
+// a role taken away then still leaves the open session.
+func TestARoleTakenAwayByABehindClockStillEnds(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	c := a.Client()
+	key := a.SignIn(c, "role@example.com")
+	admin := func() bool { return c.Get("/account").Doc(t).Find(testID("admin-link")).Length() == 1 }
+	if _, err := a.Accounts.SetRole(ctx, key, account.RoleAdmin, true); err != nil {
+		t.Fatal(err)
+	}
+	if !admin() {
+		t.Fatal("the role given does not reach the session")
+	}
+	a.Clock.Advance(-time.Minute) // the next write comes from a clock a minute behind
+	if _, err := a.Accounts.SetRole(ctx, key, account.RoleAdmin, false); err != nil {
+		t.Fatal(err)
+	}
+	if admin() {
+		t.Fatal("the role taken away stays in the session")
 	}
 }

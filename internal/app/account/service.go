@@ -170,13 +170,22 @@ func (s *Service) Profile(ctx context.Context, memberKey string) (ProfileRow, er
 // updateProfile applies change to the stored profile under its ETag,
 // retrying when someone wrote in between, then copies the result into the
 // directory. change may return an error to abandon the write.
+//
+// UpdatedAt only moves forward, whatever the writing instance's clock
+// says: sessions keep the newest state by it (auth.RefreshSessions), so a
+// role taken away by an instance whose clock runs behind must still read
+// as newer than the grant before it.
 func (s *Service) updateProfile(ctx context.Context, memberKey string, change func(p *ProfileRow) error) (ProfileRow, error) {
 	pk, rk := profileKey(memberKey)
 	out, err := s.listing.Change(ctx, pk, rk, ErrNoAccount, func(p *ProfileRow) error {
 		if err := change(p); err != nil {
 			return err
 		}
-		p.UpdatedAt = s.now().UTC()
+		now := s.now().UTC()
+		if !now.After(p.UpdatedAt) {
+			now = p.UpdatedAt.Add(time.Microsecond)
+		}
+		p.UpdatedAt = now
 		return nil
 	})
 	// The profile is the truth and is saved, so a directory row behind is
