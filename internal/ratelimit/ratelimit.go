@@ -85,15 +85,6 @@ func (l *PerIP) bucket(ip string, now time.Time) *rate.Limiter {
 	return b
 }
 
-// Has reports whether ip has a token at now, without taking it.
-func (l *PerIP) Has(ip string, now time.Time) bool {
-	ip = clientKey(ip)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b := l.buckets[ip]
-	return b == nil || b.TokensAt(now) >= 1
-}
-
 func (l *PerIP) dropFull(now time.Time) {
 	for ip, b := range l.buckets {
 		if b.TokensAt(now) >= float64(l.burst) {

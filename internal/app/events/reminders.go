@@ -123,15 +123,7 @@ func (s *Service) queueReminder(ctx context.Context, e EventRow) (bool, error) {
 // keys of their own, and a lapse settles only what is due. It returns
 // how many reminders and lapses it queued.
 func (s *Service) requeue(ctx context.Context) (reminders, lapses int, err error) {
-	var all []EventRow
-	err = s.catalog.events.QueryAll(ctx, storage.Query{PartitionKey: eventsPart}, func(ent storage.Entity) error {
-		var e EventRow
-		if err := storage.Unmarshal(ent, &e); err != nil {
-			return err
-		}
-		all = append(all, e)
-		return nil
-	})
+	all, err := storage.All[EventRow](ctx, s.catalog.events, storage.Query{PartitionKey: eventsPart})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -276,7 +276,7 @@ func (s *Service) postItem(c echo.Context, t TopicRow, p PostRow, me Person, sta
 			v.QuoteURL = topicURL(t.PartitionKey) + "/reply?quote=" + strconv.Itoa(p.Num)
 		}
 	}
-	if s.mayEdit(c.Request().Context(), me, t, p, func() (bool, error) { return staff, nil }) == nil {
+	if mayEdit(me, t, p, func() (bool, error) { return staff, nil }) == nil {
 		v.EditURL = base + "/edit"
 	}
 	if p.AuthorKey == me.MemberKey && (p.Num > 1 || t.Replies == 0) || staff {
@@ -476,7 +476,7 @@ func postOf(c echo.Context) PostRow { return postScope.From(c) }
 // editPage is GET /forum/t/:id/posts/:num/edit: the author's form.
 func (s *Service) editPage(c echo.Context) error {
 	t, p, me := topicOf(c), postOf(c), person(c)
-	if err := s.mayEdit(c.Request().Context(), me, t, p, func() (bool, error) { return s.IsStaff(c.Request().Context(), me, t.Section) }); err != nil {
+	if err := mayEdit(me, t, p, func() (bool, error) { return s.IsStaff(c.Request().Context(), me, t.Section) }); err != nil {
 		return err
 	}
 	return s.renderEdit(c, http.StatusOK, t, p, views.EditProps{Title: t.Title, Body: p.Body})

@@ -76,7 +76,7 @@ func (s *Service) Post(ctx context.Context, topicID string, num int) (TopicRow, 
 // mayEdit says whether by may edit p of t: their own post, not deleted,
 // and, unless they are staff (asked only then), neither in a locked
 // topic nor hidden: what a moderator froze stays as they found it.
-func (s *Service) mayEdit(ctx context.Context, by Person, t TopicRow, p PostRow, staff func() (bool, error)) error {
+func mayEdit(by Person, t TopicRow, p PostRow, staff func() (bool, error)) error {
 	switch {
 	case p.AuthorKey != by.MemberKey:
 		return ErrNotYours
@@ -116,7 +116,7 @@ func (s *Service) Edit(ctx context.Context, by Person, topicID string, num int, 
 		if err != nil {
 			return err
 		}
-		if err := s.mayEdit(ctx, by, t, p, func() (bool, error) { return s.IsStaff(ctx, by, t.Section) }); err != nil {
+		if err := mayEdit(by, t, p, func() (bool, error) { return s.IsStaff(ctx, by, t.Section) }); err != nil {
 			return err
 		}
 		titleChanged = num == 1 && title != t.Title
