@@ -27,7 +27,7 @@ func RequireMember(next echo.HandlerFunc) echo.HandlerFunc {
 // in, which turns the guest into an account.
 func RequireAccount(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if id := From(c); id == nil || id.Guest {
+		if !From(c).HasAccount() {
 			return ToSignIn(c)
 		}
 		return next(c)
@@ -38,8 +38,8 @@ func RequireAccount(next echo.HandlerFunc) echo.HandlerFunc {
 // in; signed-in people who are not administrators get 403.
 func RequireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		id := From(c)
-		if id == nil || id.Guest {
+		id := Account(c)
+		if id == nil {
 			return ToSignIn(c)
 		}
 		if !id.Admin {

@@ -24,7 +24,7 @@ const (
 // guest) goes straight on.
 func (s *Service) showSignIn(c echo.Context) error {
 	next := web.LocalPath(c.QueryParam("next"))
-	if id := From(c); id != nil && !id.Guest {
+	if id := From(c); id.HasAccount() {
 		return web.Redirect(c, next)
 	}
 	// ?email= fills the field in (the demo banner's "sign in as").

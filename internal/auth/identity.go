@@ -199,6 +199,19 @@ func From(c echo.Context) *Identity {
 	return id
 }
 
+// Account returns the request's identity when it is an account's: nil
+// for a visitor, and for a guest, who came by a join link and has none.
+func Account(c echo.Context) *Identity {
+	if id := From(c); id.HasAccount() {
+		return id
+	}
+	return nil
+}
+
+// HasAccount says id is an account's: false for a visitor (nil) and a
+// guest.
+func (id *Identity) HasAccount() bool { return id != nil && !id.Guest }
+
 // setIdentity records the identity on the request; only this package's
 // middleware and sign-in code call it.
 func setIdentity(c echo.Context, id *Identity) { c.Set(identityKey, id) }

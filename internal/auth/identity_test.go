@@ -2,10 +2,13 @@ package auth
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/labstack/echo/v4"
 )
 
 func TestNormalizeEmail(t *testing.T) {
@@ -111,6 +114,33 @@ func TestNoSubjectGivesAnEmailAccountsKey(t *testing.T) {
 	for _, sub := range []string{"ZZZZZZZZZZZZZZZZZZZZZZZZZZ", "01ARZ3NDEKTSV4RRFFQ69G5FA", "01ARZ3NDEKTSV4RRFFQ69G5FAV0", "01ARZ3NDEKTSV4RRFFQ69G5FA-"} {
 		if k := AuthMemberKey(sub); k != authPrefix+storage.EscapeKey(sub) {
 			t.Errorf("AuthMemberKey(%q) = %q, want the readable form", sub, k)
+		}
+	}
+}
+
+// Account is the identity only for an account: a visitor and a guest
+// (who came by a join link) have none.
+func TestAccountIsNoGuestOrVisitor(t *testing.T) {
+	t.Parallel()
+	e := echo.New()
+	for _, tc := range []struct {
+		name string
+		id   *Identity
+		want bool
+	}{
+		{"visitor", nil, false},
+		{"guest", &Identity{MemberKey: "guest|g1", Guest: true}, false},
+		{"account", &Identity{MemberKey: "auth|a1"}, true},
+	} {
+		c := e.NewContext(httptest.NewRequest(http.MethodGet, "/", nil), httptest.NewRecorder())
+		if tc.id != nil {
+			setIdentity(c, tc.id)
+		}
+		if got := tc.id.HasAccount(); got != tc.want {
+			t.Errorf("%s: HasAccount() = %v, want %v", tc.name, got, tc.want)
+		}
+		if got := Account(c); (got != nil) != tc.want || (got != nil && got != tc.id) {
+			t.Errorf("%s: Account = %v, want the identity: %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -196,8 +196,8 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 		Version:      config.Version,
 		UserLanguage: core.Auth.UserLanguage,
 		SaveLanguage: func(c echo.Context, lang i18n.Lang) error {
-			id := auth.From(c)
-			if id == nil || id.Guest {
+			id := auth.Account(c)
+			if id == nil {
 				return nil
 			}
 			return core.Accounts.SetLanguage(c.Request().Context(), id.MemberKey, string(lang))

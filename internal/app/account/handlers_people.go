@@ -33,7 +33,7 @@ func (h *handlers) showPerson(c echo.Context) error {
 		return web.NotFound(ErrNoAccount)
 	}
 	me := auth.From(c)
-	member := me != nil && !me.Guest
+	member := me.HasAccount()
 	p, err := h.svc.Profile(ctx, key)
 	if errors.Is(err, ErrNoAccount) || err == nil && (!p.Enabled || p.DeletedAt != nil) {
 		if !member {

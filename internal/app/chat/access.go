@@ -115,7 +115,7 @@ func kindOf(chatID string) (kind, ref string) {
 // Open authorizes id for chatID; anything else is ErrNoChat (404), so a
 // chat someone may not see is no different from one that is not there.
 func (s *Service) Open(ctx context.Context, id *auth.Identity, chatID string) (Access, error) {
-	if id == nil || id.Guest {
+	if !id.HasAccount() {
 		return Access{}, ErrNoChat
 	}
 	kind, ref := kindOf(chatID)
@@ -237,7 +237,7 @@ func (s *Service) ensure(ctx context.Context, kind, chatID, name, ref string) (C
 // first use, within newPrivatePerDay: both may start it at once and get
 // one chat.
 func (s *Service) StartPrivate(ctx context.Context, me *auth.Identity, other string) (string, error) {
-	if s.people == nil || me == nil || me.Guest || !auth.IsAuthMemberKey(other) {
+	if s.people == nil || !me.HasAccount() || !auth.IsAuthMemberKey(other) {
 		return "", ErrNoChat
 	}
 	if other == me.MemberKey {

@@ -50,8 +50,8 @@ func chatURL(id string) string { return "/chat/" + url.PathEscape(id) }
 // read. A visitor is asked to sign in.
 func (s *Service) list(c echo.Context) error {
 	ctx := c.Request().Context()
-	id := auth.From(c)
-	if id == nil || id.Guest {
+	id := auth.Account(c)
+	if id == nil {
 		rooms, err := s.publicRooms(ctx)
 		if err != nil {
 			return err

@@ -19,8 +19,8 @@ const homeChats = 4
 // authorization, an unread count and presence for the homeChats shown
 // (chatItems).
 func (s *Service) HomeCard(c echo.Context) (templ.Component, error) {
-	id := auth.From(c)
-	if id == nil || id.Guest {
+	id := auth.Account(c)
+	if id == nil {
 		return nil, nil
 	}
 	ctx := c.Request().Context()

@@ -51,7 +51,7 @@ func (s *Service) serveImage(c echo.Context) error {
 
 // organizer reports whether id may create and manage events: the role
 // admins grant on the users page, and admins themselves.
-func organizer(id *auth.Identity) bool { return id != nil && id.Organizer && !id.Guest }
+func organizer(id *auth.Identity) bool { return id.HasAccount() && id.Organizer }
 
 // manages reports whether id runs e: the organizer who made it, one it
 // names as a co-organizer (cohosts.go), or an admin. Another organizer
@@ -345,7 +345,7 @@ func (s *Service) page(c echo.Context) error {
 		Price: price(ctx, e.PriceCents, e.Currency), Category: labels[e.Category],
 		Cancelled: e.IsCancelled, Published: e.IsPublished, Going: counts.Going, Waiting: counts.Waiting,
 		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: manages(id, e), OfferHours: e.OfferHours,
-		ImageURL: imageURL(e.ImageKey, false), CanAddToGroup: s.groups != nil && id != nil && !id.Guest && !e.IsCancelled,
+		ImageURL: imageURL(e.ImageKey, false), CanAddToGroup: s.groups != nil && id.HasAccount() && !e.IsCancelled,
 	}
 	// The event's own time first, as on its posters; the viewer's too
 	// when they read times in another zone.
@@ -501,8 +501,8 @@ const homeEvents = 3
 // to an account (web.HomeCarder): the registrations whose events have not
 // ended, soonest first, or a way to find some.
 func (s *Service) HomeCard(c echo.Context) (templ.Component, error) {
-	id := auth.From(c)
-	if id == nil || id.Guest {
+	id := auth.Account(c)
+	if id == nil {
 		return nil, nil
 	}
 	ctx := c.Request().Context()

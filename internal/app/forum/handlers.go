@@ -55,8 +55,8 @@ func sectionOf(c echo.Context) SectionRow { return topicScope.From(c).Section }
 
 // person is who the request is from ("" memberKey for a visitor).
 func person(c echo.Context) Person {
-	id := auth.From(c)
-	if id == nil || id.Guest {
+	id := auth.Account(c)
+	if id == nil {
 		return Person{}
 	}
 	return Person{MemberKey: id.MemberKey, Name: id.DisplayName, Admin: id.Admin}

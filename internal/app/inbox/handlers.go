@@ -81,8 +81,8 @@ func (h *handlers) markAllRead(c echo.Context) error {
 // UnreadBadge is the header's count for the signed-in account; -1 hides
 // the bell (visitors and guests have no inbox).
 func (s *Service) UnreadBadge(c echo.Context) int {
-	id := auth.From(c)
-	if id == nil || id.Guest {
+	id := auth.Account(c)
+	if id == nil {
 		return -1
 	}
 	n, err := s.Unread(c.Request().Context(), id.MemberKey)

@@ -44,13 +44,6 @@ func viewerID(c echo.Context) string {
 	return ""
 }
 
-// hasAccount reports whether the request comes from a signed-in account
-// (not a visitor, not a guest who joined a group by link).
-func hasAccount(c echo.Context) bool {
-	id := auth.From(c)
-	return id != nil && !id.Guest
-}
-
 // day is the date of t in the reader's language ("2 June 2030").
 func day(ctx context.Context, t time.Time) string { return i18n.Date(ctx, t.UTC()) }
 
@@ -120,7 +113,7 @@ func (h *handlers) catalog(c echo.Context) error {
 		NewestURL: catalogURL(newest, ""), LikedURL: catalogURL(liked, ""),
 		Chips: tagChips(l, tags, book), Cards: cards, NextURL: next,
 		First: cursor == nil, FirstURL: catalogURL(l, ""),
-		CanCreate: hasAccount(c),
+		CanCreate: auth.From(c).HasAccount(),
 	}
 	if len(l.Tags) > 0 || l.Q != "" {
 		p.ClearURL = catalogURL(Listing{Sort: l.Sort}, "")
@@ -191,7 +184,7 @@ func (h *handlers) prompt(c echo.Context) error {
 	switch {
 	case p.AuthorID == me:
 		vote.Author = true
-	case hasAccount(c):
+	case auth.From(c).HasAccount():
 		vote.CanVote = true
 		if vote.Mine, err = h.svc.MyVote(ctx, me, p.PromptID); err != nil {
 			return err
