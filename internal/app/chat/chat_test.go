@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,7 +35,10 @@ type app struct {
 	svc *chat.Service
 }
 
-func newApp(t *testing.T, env ...string) *app {
+func newApp(t *testing.T, env ...string) *app { return newAppOn(t, nil, env...) }
+
+// newAppOn is newApp on a backend wrap wraps (accounttest.Options.Wrap).
+func newAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend, env ...string) *app {
 	vars := map[string]string{}
 	for i := 0; i+1 < len(env); i += 2 {
 		vars[env[i]] = env[i+1]
@@ -53,7 +57,8 @@ func newApp(t *testing.T, env ...string) *app {
 	var ev *events.Service
 	var in *inbox.Service
 	a.App = accounttest.New(t, accounttest.Options{
-		Env: vars,
+		Env:  vars,
+		Wrap: wrap,
 		Modules: []platform.Factory{
 			func(c *platform.Core) (web.Module, error) {
 				var err error
@@ -874,6 +879,42 @@ func TestMentions(t *testing.T) {
 	cat.Get(room)
 	if general().Find(testID("chat-mentions")).Length() != 0 {
 		t.Fatal("the mention badge stays after reading")
+	}
+}
+
+// refusingParticipants fails, while on, every write of a participant
+// row, as a store that stopped answering would.
+type refusingParticipants struct {
+	storage.Backend
+	on *atomic.Bool
+}
+
+func (r refusingParticipants) Insert(ctx context.Context, table string, e storage.Entity) (string, error) {
+	if r.on.Load() && strings.HasPrefix(e.RowKey, "p|") {
+		return "", storage.ErrTransient
+	}
+	return r.Backend.Insert(ctx, table, e)
+}
+
+// A participant row that failed to be written is written on the next
+// visit: until then nobody can mention that person.
+func TestAFailedParticipantRowIsWrittenNextVisit(t *testing.T) {
+	t.Parallel()
+	var on atomic.Bool
+	a := newAppOn(t, func(b storage.Backend) storage.Backend { return refusingParticipants{b, &on} })
+	ann, cat := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(cat, "cat@example.com")
+	room := "/chat/room-general"
+	on.Store(true)
+	if res := cat.Get(room); res.StatusCode != http.StatusOK {
+		t.Fatalf("the room opens while its participant row fails: %d", res.StatusCode)
+	}
+	on.Store(false)
+	cat.Get(room)
+	post(ann, room+"/messages", url.Values{"body": {"@cat the slides are up"}})
+	if items := a.Inbox(cat); items.Length() != 1 || !strings.Contains(items.Text(), "mentioned you") {
+		t.Fatalf("cat's inbox: %d %q", items.Length(), items.Text())
 	}
 }
 

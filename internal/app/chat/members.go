@@ -45,12 +45,15 @@ func (s *Service) seen(ctx context.Context, who Person, ch ChatRow) {
 	if ch.Kind == KindPrivate {
 		return
 	}
-	// This instance records each person once per chat.
-	if _, known := s.participants.GetOrPut(ch.RowKey+"|"+who.MemberKey, true); known {
+	// This instance records each person once per chat; a write that
+	// failed is tried again on their next visit.
+	known := ch.RowKey + "|" + who.MemberKey
+	if _, ok := s.participants.GetOrPut(known, true); ok {
 		return
 	}
 	_, err := storage.Insert(ctx, s.log.table, ParticipantRow{PartitionKey: ch.RowKey, RowKey: participantPrefix + who.MemberKey, MemberKey: who.MemberKey, Name: who.Name, JoinedAt: s.now().UTC()})
 	if err != nil && !errors.Is(err, storage.ErrExists) {
+		s.participants.Delete(known)
 		s.logger.WarnContext(ctx, "chat: participant not recorded", "chat", ch.RowKey, "err", err)
 	}
 }
