@@ -918,6 +918,52 @@ func TestAFailedParticipantRowIsWrittenNextVisit(t *testing.T) {
 	}
 }
 
+// A notice quotes the start of a message: an edit changes the quote,
+// and a deletion takes it out (the notice then says the message was
+// deleted), in a private chat and for a mention alike.
+func TestNoticesFollowEditsAndDeletions(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, cat := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	catKey := a.SignIn(cat, "cat@example.com")
+	room := "/chat/room-general"
+	cat.Get(room)
+	post(ann, room+"/messages", url.Values{"body": {"@cat the door code is 4711"}}) // 1 says ann joined
+	dm := post(ann, "/chat/private", url.Values{"member": {catKey}}).Header.Get("Location")
+	post(ann, dm+"/messages", url.Values{"body": {"the key is under the mat"}})
+	inbox := func() string {
+		t.Helper()
+		items := a.Inbox(cat)
+		if items.Length() != 2 {
+			t.Fatalf("cat's inbox: %d %q", items.Length(), items.Text())
+		}
+		return items.Text()
+	}
+	if got := inbox(); !strings.Contains(got, "4711") || !strings.Contains(got, "under the mat") {
+		t.Fatalf("cat's inbox quotes neither message: %q", got)
+	}
+
+	if res := post(ann, room+"/messages/2/edit", url.Values{"body": {"@cat the door is open"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("edit: %d", res.StatusCode)
+	}
+	if got := inbox(); strings.Contains(got, "4711") || !strings.Contains(got, "the door is open") {
+		t.Fatalf("the mention's notice after the edit: %q", got)
+	}
+	if res := post(ann, dm+"/messages/1/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.StatusCode)
+	}
+	if got := inbox(); strings.Contains(got, "under the mat") || !strings.Contains(got, "ann wrote to you (the message was deleted)") {
+		t.Fatalf("the private notice after the deletion: %q", got)
+	}
+	if res := post(ann, room+"/messages/2/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.StatusCode)
+	}
+	if got := inbox(); strings.Contains(got, "the door") || !strings.Contains(got, "mentioned you in #general (the message was deleted)") {
+		t.Fatalf("the mention's notice after the deletion: %q", got)
+	}
+}
+
 // TestBlock: someone blocked is folded away for the blocker in shared
 // rooms, cannot be messaged privately by the blocker, and never notifies
 // them (private messages, mentions); the blocked person sees no change

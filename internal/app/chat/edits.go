@@ -45,10 +45,10 @@ func control(m MessageRow) bool { return m.Type == TypeEdit || m.Type == TypeDel
 
 // change rewrites message seq of chatID with f (which checks and
 // changes it) and appends a control entry of typ, in one transaction at
-// the head's ETag.
-func (l *Log) change(ctx context.Context, chatID string, seq int64, typ string, by Person, f func(m *MessageRow) error) (MessageRow, MessageRow, error) {
-	var msg, ctl MessageRow
-	err := storage.Optimistic(ctx, sendAttempts, func(ctx context.Context) error {
+// the head's ETag. It returns the message as it was and as it is, and
+// the control entry (none, Seq 0, when f changed nothing).
+func (l *Log) change(ctx context.Context, chatID string, seq int64, typ string, by Person, f func(m *MessageRow) error) (was, msg, ctl MessageRow, err error) {
+	err = storage.Optimistic(ctx, sendAttempts, func(ctx context.Context) error {
 		m, err := storage.Get[MessageRow](ctx, l.table, chatID, messageKey(seq))
 		if errors.Is(err, storage.ErrNotFound) || err == nil && (control(m) || !Live(m, l.now())) {
 			return ErrNoMessage
@@ -56,6 +56,7 @@ func (l *Log) change(ctx context.Context, chatID string, seq int64, typ string, 
 		if err != nil {
 			return err
 		}
+		was = m
 		if err := f(&m); errors.Is(err, storage.ErrNoChange) {
 			msg, ctl = m, MessageRow{}
 			return nil
@@ -82,14 +83,15 @@ func (l *Log) change(ctx context.Context, chatID string, seq int64, typ string, 
 		msg, ctl = m, c
 		return nil
 	})
-	return msg, ctl, err
+	return was, msg, ctl, err
 }
 
-// Edit changes the text of by's message seq, within editWindow.
-func (l *Log) Edit(ctx context.Context, chatID string, seq int64, by Person, body string) (MessageRow, MessageRow, error) {
+// Edit changes the text of by's message seq, within editWindow (see
+// change for what it returns).
+func (l *Log) Edit(ctx context.Context, chatID string, seq int64, by Person, body string) (was, msg, ctl MessageRow, err error) {
 	body, p := bodyRule.Check(body)
 	if p != formrule.OK {
-		return MessageRow{}, MessageRow{}, ErrBadBody
+		return MessageRow{}, MessageRow{}, MessageRow{}, ErrBadBody
 	}
 	return l.change(ctx, chatID, seq, TypeEdit, by, func(m *MessageRow) error {
 		switch {
@@ -109,10 +111,10 @@ func (l *Log) Edit(ctx context.Context, chatID string, seq int64, by Person, bod
 }
 
 // Delete leaves a tombstone for message seq: its sender's, or anyone's
-// for an admin. picture is the blob of the picture the message had ("" for
-// none), for the caller to delete once the tombstone is written.
-func (l *Log) Delete(ctx context.Context, chatID string, seq int64, by Person, admin bool) (msg, ctl MessageRow, picture string, err error) {
-	msg, ctl, err = l.change(ctx, chatID, seq, TypeDelete, by, func(m *MessageRow) error {
+// for an admin (see change for what it returns: the message as it was
+// has the picture for the caller to delete once the tombstone is written).
+func (l *Log) Delete(ctx context.Context, chatID string, seq int64, by Person, admin bool) (was, msg, ctl MessageRow, err error) {
+	return l.change(ctx, chatID, seq, TypeDelete, by, func(m *MessageRow) error {
 		if m.Sender != by.MemberKey && !admin {
 			return ErrNotYours
 		}
@@ -120,14 +122,9 @@ func (l *Log) Delete(ctx context.Context, chatID string, seq int64, by Person, a
 			return storage.ErrNoChange
 		}
 		now := l.now().UTC()
-		picture = m.ImageKey
 		m.Body, m.DeletedAt, m.ImageKey = "", &now, ""
 		return nil
 	})
-	if err != nil || ctl.Seq == 0 {
-		picture = ""
-	}
-	return msg, ctl, picture, err
 }
 
 // Message reads one live message (not a control entry).
@@ -151,20 +148,23 @@ func (s *Service) Edit(ctx context.Context, ch ChatRow, seq int64, by Person, bo
 	if err := s.sends.Take(ctx, by.MemberKey+"|"+ch.RowKey, s.now()); err != nil {
 		return MessageRow{}, err
 	}
-	m, ctl, err := s.log.Edit(ctx, ch.RowKey, seq, by, body)
+	was, m, ctl, err := s.log.Edit(ctx, ch.RowKey, seq, by, body)
 	if err == nil && ctl.Seq > 0 {
 		s.hub.Sent(ctx, ctl)
+		s.requote(ctx, ch, was, preview(m.Body))
 	}
 	return m, err
 }
 
 // Delete leaves a tombstone for message seq in ch (by its sender, or an
-// admin), deletes its picture, if any, and delivers the change live.
+// admin), deletes its picture, if any, delivers the change live and takes
+// the message's words out of the notices that quote it.
 func (s *Service) Delete(ctx context.Context, ch ChatRow, seq int64, by Person, admin bool) (MessageRow, error) {
-	m, ctl, picture, err := s.log.Delete(ctx, ch.RowKey, seq, by, admin)
+	was, m, ctl, err := s.log.Delete(ctx, ch.RowKey, seq, by, admin)
 	if err == nil && ctl.Seq > 0 {
-		s.images.Delete(ctx, picture)
+		s.images.Delete(ctx, was.ImageKey)
 		s.hub.Sent(ctx, ctl)
+		s.requote(ctx, ch, was, "")
 	}
 	return m, err
 }

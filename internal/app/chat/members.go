@@ -150,6 +150,7 @@ func (s *Service) tellMentioned(ctx context.Context, ch ChatRow, title string, m
 			Link: chatURL(ch.RowKey) + fmt.Sprintf("#m-%d", m.Seq),
 			Key:  fmt.Sprintf("chat.mention|%s|%s|%s", ch.RowKey, p.MemberKey, m.SentAt.UTC().Format("2006010215")),
 			From: m.Sender,
+			Ref:  quoteRef(ch, m),
 		})
 		if err != nil {
 			s.logger.WarnContext(ctx, "chat: mention not posted", "chat", ch.RowKey, "err", err)

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/harmony/harmony/internal/app/inbox"
 )
@@ -12,8 +13,12 @@ import (
 // per hour: the notice's key names the chat, the person and the hour, so
 // later messages in that hour add nothing.
 
-// Notifier posts notices (the inbox module).
-type Notifier = inbox.Poster
+// Notifier posts notices, and follows a message's edit or deletion in
+// the notices that quote it (the inbox module).
+type Notifier interface {
+	inbox.Poster
+	Requote(ctx context.Context, memberKey, ref string, at time.Time, quote string) error
+}
 
 // UseNotifier has offline people told of private messages through n.
 func (s *Service) UseNotifier(n Notifier) { s.notifier = n }
@@ -39,8 +44,44 @@ func (s *Service) tellOffline(ctx context.Context, ch ChatRow, m MessageRow) {
 		Link: chatURL(ch.RowKey) + "#m-" + fmt.Sprint(m.Seq),
 		Key:  fmt.Sprintf("chat.private|%s|%s|%s", ch.RowKey, to, m.SentAt.UTC().Format("2006010215")),
 		From: m.Sender,
+		Ref:  quoteRef(ch, m),
 	})
 	if err != nil {
 		s.logger.WarnContext(ctx, "chat: notice not posted", "chat", ch.RowKey, "err", err)
+	}
+}
+
+// quoteRef names m in ch for the notices that quote it (inbox.Notice.Ref).
+func quoteRef(ch ChatRow, m MessageRow) string { return fmt.Sprintf("%s|%d", ch.RowKey, m.Seq) }
+
+// requote follows an edit (quote, the new preview) or a deletion (quote
+// "") of was, a message of ch, in the notices that quote it: the other
+// person's in a private chat, and those of the people it mentions
+// elsewhere (tellOffline, tellMentioned). It is best-effort, like the
+// notices: a failure is logged.
+func (s *Service) requote(ctx context.Context, ch ChatRow, was MessageRow, quote string) {
+	if s.notifier == nil || was.Type != TypeText {
+		return
+	}
+	var to []string
+	if ch.Kind == KindPrivate {
+		to = []string{ch.MemberA}
+		if was.Sender == ch.MemberA {
+			to[0] = ch.MemberB
+		}
+	} else {
+		people, err := s.mentioned(ctx, ch, was.Sender, was.Body)
+		if err != nil {
+			s.logger.WarnContext(ctx, "chat: mentions not read", "chat", ch.RowKey, "err", err)
+			return
+		}
+		for _, p := range people {
+			to = append(to, p.MemberKey)
+		}
+	}
+	for _, who := range to {
+		if err := s.notifier.Requote(ctx, who, quoteRef(ch, was), was.SentAt, quote); err != nil {
+			s.logger.WarnContext(ctx, "chat: notice not requoted", "chat", ch.RowKey, "err", err)
+		}
 	}
 }

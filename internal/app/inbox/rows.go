@@ -41,6 +41,7 @@ type NoticeRow struct {
 	Link      string     `table:"link"` // site-relative
 	At        time.Time  `table:"at"`
 	Read      bool       `table:"read"`
+	Ref       string     `table:"ref"` // what "preview" quotes (Notice.Ref)
 }
 
 // noticeKey is a notification's key: newest first in the member's

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -151,6 +152,11 @@ type Notice struct {
 	// mentioned, invited): a recipient who blocked them is not told. ""
 	// is the app's own news (a reminder, a cancelled event).
 	From string `json:",omitempty"`
+	// Ref names what the notice quotes in its "preview" argument ("" for
+	// nothing), in the posting module's own terms (a chat message's
+	// "{chatId}|{seq}"), so Requote can follow the original when it is
+	// edited or deleted.
+	Ref string `json:",omitempty"`
 }
 
 // posted is a notice on its way: the task that fans it out.
@@ -257,7 +263,7 @@ func (s *Service) writeRow(ctx context.Context, memberKey string, p posted) erro
 		return err
 	}
 	pk, rk := noticeKey(memberKey, p.At, p.ID)
-	row := NoticeRow{MemberKey: pk, RowKey: rk, Kind: p.Kind, Args: string(args), Link: p.Link, At: p.At}
+	row := NoticeRow{MemberKey: pk, RowKey: rk, Kind: p.Kind, Args: string(args), Link: p.Link, At: p.At, Ref: p.Ref}
 	if !p.When.IsZero() {
 		row.When = &p.When
 	}
@@ -453,6 +459,63 @@ func (s *Service) MarkAllRead(ctx context.Context, memberKey string) error {
 	_, err := storage.Upsert(ctx, s.table, StateRow{MemberKey: pk, RowKey: rk, ReadThrough: s.now().UTC()})
 	s.badges.Delete(memberKey)
 	return err
+}
+
+// requoteWindow is how long after the quoted original a notice quoting
+// it may have been posted: a notice is posted in the request that sent
+// the original, so Requote reads only that stretch of an inbox.
+const requoteWindow = 5 * time.Minute
+
+// withdrawn is the suffix of the Kind a notice takes once what it quoted
+// was deleted: its title (Kind+".withdrawn.title") says so, and quotes
+// nothing.
+const withdrawn = ".withdrawn"
+
+// Requote follows an edit or a deletion of what memberKey's notices
+// quote as ref (Notice.Ref), posted at: each such notice quotes quote
+// from now on or, when quote is "", quotes nothing and tells its
+// withdrawn title instead. It costs one range query of memberKey's
+// inbox around at, and a write per notice changed. An email already
+// sent cannot be changed.
+func (s *Service) Requote(ctx context.Context, memberKey, ref string, at time.Time, quote string) error {
+	if memberKey == "" || ref == "" {
+		return nil
+	}
+	q := storage.Query{
+		PartitionKey: memberKey,
+		RowKeyFrom:   storage.ReverseTicks(at.Add(requoteWindow)),
+		RowKeyTo:     storage.ReverseTicks(at.Add(-time.Minute)),
+		Filters:      []storage.Filter{{Name: "ref", Op: storage.Eq, Value: ref}},
+	}
+	rows, err := storage.All[NoticeRow](ctx, s.table, q)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		var args map[string]string
+		if err := json.Unmarshal([]byte(row.Args), &args); err != nil {
+			return fmt.Errorf("inbox: notice %s: %w", row.RowKey, err)
+		}
+		if quote == "" {
+			delete(args, "preview")
+			if !strings.HasSuffix(row.Kind, withdrawn) {
+				row.Kind += withdrawn
+			}
+		} else {
+			args["preview"] = quote
+		}
+		b, err := json.Marshal(args)
+		if err != nil {
+			return err
+		}
+		// Merge the two properties only, so a mark-read at the same time
+		// stays.
+		e := storage.Entity{PartitionKey: row.MemberKey, RowKey: row.RowKey, Props: map[string]any{"kind": row.Kind, "args": string(b)}}
+		if _, err := s.table.Update(ctx, e, storage.Merge, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
 }
 
 // badgeCap is the most unread notifications the badge counts ("99+").
