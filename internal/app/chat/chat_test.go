@@ -953,14 +953,32 @@ func TestNoticesFollowEditsAndDeletions(t *testing.T) {
 	if res := post(ann, dm+"/messages/1/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete: %d", res.StatusCode)
 	}
-	if got := inbox(); strings.Contains(got, "under the mat") || !strings.Contains(got, "ann wrote to you (the message was deleted)") {
+	if got := inbox(); strings.Contains(got, "under the mat") || !strings.Contains(got, "ann wrote to you (the message is no longer there)") {
 		t.Fatalf("the private notice after the deletion: %q", got)
 	}
 	if res := post(ann, room+"/messages/2/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete: %d", res.StatusCode)
 	}
-	if got := inbox(); strings.Contains(got, "the door") || !strings.Contains(got, "mentioned you in #general (the message was deleted)") {
+	if got := inbox(); strings.Contains(got, "the door") || !strings.Contains(got, "mentioned you in #general (the message is no longer there)") {
 		t.Fatalf("the mention's notice after the deletion: %q", got)
+	}
+}
+
+// A notice stops quoting a message once it expires (MESSAGES_TTL).
+func TestNoticesStopQuotingExpiredMessages(t *testing.T) {
+	t.Parallel()
+	a := newApp(t, "MESSAGES_TTL", "1h")
+	ann, cat := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	catKey := a.SignIn(cat, "cat@example.com")
+	dm := post(ann, "/chat/private", url.Values{"member": {catKey}}).Header.Get("Location")
+	post(ann, dm+"/messages", url.Values{"body": {"the key is under the mat"}})
+	if items := a.Inbox(cat); items.Length() != 1 || !strings.Contains(items.Text(), "under the mat") {
+		t.Fatalf("cat's inbox: %d %q", items.Length(), items.Text())
+	}
+	a.Clock.Advance(time.Hour)
+	if items := a.Inbox(cat); items.Length() != 1 || strings.Contains(items.Text(), "under the mat") || !strings.Contains(items.Text(), "ann wrote to you (the message is no longer there)") {
+		t.Fatalf("cat's inbox after the message expired: %d %q", items.Length(), items.Text())
 	}
 }
 

@@ -143,14 +143,15 @@ func (s *Service) tellMentioned(ctx context.Context, ch ChatRow, title string, m
 			continue
 		}
 		err := s.notifier.Post(ctx, inbox.Notice{
-			To:   []inbox.Recipient{{MemberKey: p.MemberKey}},
-			Kind: "chat.notify.mention",
-			Args: map[string]string{"name": m.SenderName, "chat": title, "preview": preview(m.Body)},
-			When: m.SentAt,
-			Link: chatURL(ch.RowKey) + fmt.Sprintf("#m-%d", m.Seq),
-			Key:  fmt.Sprintf("chat.mention|%s|%s|%s", ch.RowKey, p.MemberKey, m.SentAt.UTC().Format("2006010215")),
-			From: m.Sender,
-			Ref:  quoteRef(ch, m),
+			To:         []inbox.Recipient{{MemberKey: p.MemberKey}},
+			Kind:       "chat.notify.mention",
+			Args:       map[string]string{"name": m.SenderName, "chat": title, "preview": preview(m.Body)},
+			When:       m.SentAt,
+			Link:       chatURL(ch.RowKey) + fmt.Sprintf("#m-%d", m.Seq),
+			Key:        fmt.Sprintf("chat.mention|%s|%s|%s", ch.RowKey, p.MemberKey, m.SentAt.UTC().Format("2006010215")),
+			From:       m.Sender,
+			Ref:        quoteRef(ch, m),
+			QuoteUntil: expiry(m),
 		})
 		if err != nil {
 			s.logger.WarnContext(ctx, "chat: mention not posted", "chat", ch.RowKey, "err", err)

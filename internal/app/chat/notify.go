@@ -37,14 +37,15 @@ func (s *Service) tellOffline(ctx context.Context, ch ChatRow, m MessageRow) {
 		return
 	}
 	err := s.notifier.Post(ctx, inbox.Notice{
-		To:   []inbox.Recipient{{MemberKey: to}},
-		Kind: "chat.notify.private",
-		Args: map[string]string{"name": m.SenderName, "preview": preview(m.Body)},
-		When: m.SentAt,
-		Link: chatURL(ch.RowKey) + "#m-" + fmt.Sprint(m.Seq),
-		Key:  fmt.Sprintf("chat.private|%s|%s|%s", ch.RowKey, to, m.SentAt.UTC().Format("2006010215")),
-		From: m.Sender,
-		Ref:  quoteRef(ch, m),
+		To:         []inbox.Recipient{{MemberKey: to}},
+		Kind:       "chat.notify.private",
+		Args:       map[string]string{"name": m.SenderName, "preview": preview(m.Body)},
+		When:       m.SentAt,
+		Link:       chatURL(ch.RowKey) + "#m-" + fmt.Sprint(m.Seq),
+		Key:        fmt.Sprintf("chat.private|%s|%s|%s", ch.RowKey, to, m.SentAt.UTC().Format("2006010215")),
+		From:       m.Sender,
+		Ref:        quoteRef(ch, m),
+		QuoteUntil: expiry(m),
 	})
 	if err != nil {
 		s.logger.WarnContext(ctx, "chat: notice not posted", "chat", ch.RowKey, "err", err)
@@ -84,4 +85,13 @@ func (s *Service) requote(ctx context.Context, ch ChatRow, was MessageRow, quote
 			s.logger.WarnContext(ctx, "chat: notice not requoted", "chat", ch.RowKey, "err", err)
 		}
 	}
+}
+
+// expiry is when m expires (zero: never), so the notices quoting it stop
+// quoting it then.
+func expiry(m MessageRow) time.Time {
+	if m.ExpiresAt == nil {
+		return time.Time{}
+	}
+	return *m.ExpiresAt
 }

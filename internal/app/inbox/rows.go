@@ -42,6 +42,8 @@ type NoticeRow struct {
 	At        time.Time  `table:"at"`
 	Read      bool       `table:"read"`
 	Ref       string     `table:"ref"` // what "preview" quotes (Notice.Ref)
+	// QuoteUntil is Notice.QuoteUntil (nil: the quote stays).
+	QuoteUntil *time.Time `table:"quoteUntil"`
 }
 
 // noticeKey is a notification's key: newest first in the member's

@@ -157,6 +157,9 @@ type Notice struct {
 	// "{chatId}|{seq}"), so Requote can follow the original when it is
 	// edited or deleted.
 	Ref string `json:",omitempty"`
+	// QuoteUntil, when set, is when the quote goes (the original expires):
+	// the inbox shows the notice as withdrawn from then on.
+	QuoteUntil time.Time `json:",omitzero"`
 }
 
 // posted is a notice on its way: the task that fans it out.
@@ -266,6 +269,9 @@ func (s *Service) writeRow(ctx context.Context, memberKey string, p posted) erro
 	row := NoticeRow{MemberKey: pk, RowKey: rk, Kind: p.Kind, Args: string(args), Link: p.Link, At: p.At, Ref: p.Ref}
 	if !p.When.IsZero() {
 		row.When = &p.When
+	}
+	if !p.QuoteUntil.IsZero() {
+		row.QuoteUntil = &p.QuoteUntil
 	}
 	_, err = storage.Insert(ctx, s.table, row)
 	if err != nil && !errors.Is(err, storage.ErrExists) {
@@ -397,6 +403,9 @@ func (s *Service) List(ctx context.Context, memberKey string, cur *storage.Curso
 		if r.When != nil {
 			it.When = *r.When
 		}
+		if r.QuoteUntil != nil && !s.now().Before(*r.QuoteUntil) {
+			it.Kind = unquote(it.Kind, it.Args)
+		}
 		out.Items = append(out.Items, it)
 	}
 	if next != nil {
@@ -467,9 +476,19 @@ func (s *Service) MarkAllRead(ctx context.Context, memberKey string) error {
 const requoteWindow = 5 * time.Minute
 
 // withdrawn is the suffix of the Kind a notice takes once what it quoted
-// was deleted: its title (Kind+".withdrawn.title") says so, and quotes
-// nothing.
+// was deleted or expired: its title (Kind+".withdrawn.title") says so,
+// and quotes nothing.
 const withdrawn = ".withdrawn"
+
+// unquote takes the quote out of a notice's args and returns the Kind
+// that says it is gone.
+func unquote(kind string, args map[string]string) string {
+	delete(args, "preview")
+	if strings.HasSuffix(kind, withdrawn) {
+		return kind
+	}
+	return kind + withdrawn
+}
 
 // Requote follows an edit or a deletion of what memberKey's notices
 // quote as ref (Notice.Ref), posted at: each such notice quotes quote
@@ -497,10 +516,7 @@ func (s *Service) Requote(ctx context.Context, memberKey, ref string, at time.Ti
 			return fmt.Errorf("inbox: notice %s: %w", row.RowKey, err)
 		}
 		if quote == "" {
-			delete(args, "preview")
-			if !strings.HasSuffix(row.Kind, withdrawn) {
-				row.Kind += withdrawn
-			}
+			row.Kind = unquote(row.Kind, args)
 		} else {
 			args["preview"] = quote
 		}
