@@ -1028,11 +1028,14 @@ func TestBlock(t *testing.T) {
 	if n := ann.Get(room).Doc(t).Find(testID("chat-collapsed")).Length(); n != 3 {
 		t.Fatalf("%d of bob's 3 messages in the room are folded for ann", n)
 	}
+	// What he writes next counts for nothing in her list: no unread
+	// count, no mention.
+	post(bob, room+"/messages", url.Values{"body": {"@ann one more"}})
 	shown := 0
 	for _, item := range ann.Get("/chat").Doc(t).Find(testID("chat-item")).EachIter() {
 		switch text := item.Text(); {
 		case strings.Contains(text, "#general"):
-			if item.Find(testID("chat-item-folded")).Length() != 1 || strings.Contains(text, "look at this") {
+			if item.Find(testID("chat-item-folded")).Length() != 1 || strings.Contains(text, "one more") || item.Find(testID("chat-unread")).Length() != 0 || item.Find(testID("chat-mentions")).Length() != 0 {
 				t.Fatalf("ann's list shows the room's last message, bob's, as %q", text)
 			}
 		case item.Find("a").AttrOr("href", "") == dm.Header.Get("Location"):

@@ -167,7 +167,7 @@ func (s *Service) chatItems(ctx context.Context, id *auth.Identity, rooms []Chat
 			items = append(items, views.ChatItem{Href: chatURL(chatID), Name: title, Blocked: true})
 			continue
 		}
-		n, mentioned, err := s.log.Unread(ctx, chatID, rowOf[chatID].ReadSeq, h.Seq, id.MemberKey, id.DisplayName)
+		n, mentioned, err := s.log.Unread(ctx, chatID, rowOf[chatID].ReadSeq, h.Seq, id.MemberKey, id.DisplayName, blocked)
 		if err != nil {
 			return nil, err
 		}

@@ -152,11 +152,11 @@ func (l *Log) Range(ctx context.Context, chatID string, from, to int64) ([]Messa
 const unreadCap = 100
 
 // Unread counts the messages after seq that viewer (named name) has not
-// read: live, not deleted, not their own, not control entries, so
-// deletions and expiry never leave phantom counts; and how many of them
-// mention the viewer by name. One query, at most unreadCap rows, and
-// none when nothing came after seq.
-func (l *Log) Unread(ctx context.Context, chatID string, after, head int64, viewer, name string) (n, mentioned int64, err error) {
+// read: live, not deleted, not their own nor from someone they blocked,
+// not control entries, so deletions and expiry never leave phantom
+// counts; and how many of them mention the viewer by name. One query, at
+// most unreadCap rows, and none when nothing came after seq.
+func (l *Log) Unread(ctx context.Context, chatID string, after, head int64, viewer, name string, blocked map[string]BlockRow) (n, mentioned int64, err error) {
 	if head <= after {
 		return 0, 0, nil
 	}
@@ -174,7 +174,7 @@ func (l *Log) Unread(ctx context.Context, chatID string, after, head int64, view
 		if err := storage.Unmarshal(e, &m); err != nil {
 			return 0, 0, err
 		}
-		if (m.Type == TypeText || m.Type == TypeImage) && m.DeletedAt == nil && m.Sender != viewer && Live(m, now) {
+		if _, muted := blocked[m.Sender]; !muted && (m.Type == TypeText || m.Type == TypeImage) && m.DeletedAt == nil && m.Sender != viewer && Live(m, now) {
 			n++
 			if body := strings.ToLower(m.Body); name != "" && (richtext.Names(body, full) || richtext.Names(body, first)) {
 				mentioned++
