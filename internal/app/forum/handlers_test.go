@@ -462,6 +462,16 @@ func TestPace(t *testing.T) {
 	if res := open(boss, "The admin's"); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("the admin is held: %d", res.StatusCode)
 	}
+	// A section's moderators are held everywhere but in their sections.
+	if res := post(boss, "/admin/forum", url.Values{"slug": {"news"}, "name": {"News"}, "moderators": {"ann@example.com"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add the section news: %d", res.StatusCode)
+	}
+	if res := post(ann, "/forum/topics", url.Values{"section": {"news"}, "title": {"News of the day"}, "body": {"hello"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a moderator's topic in her section: %d", res.StatusCode)
+	}
+	if res := open(ann, "Still one too many"); res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a moderator's topic elsewhere: %d", res.StatusCode)
+	}
 	for i := range 60 {
 		if res := post(bob, topic+"/replies", url.Values{"body": {fmt.Sprint("reply ", i)}}); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("reply %d: %d", i, res.StatusCode)
