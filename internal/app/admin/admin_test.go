@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/app/account"
@@ -649,8 +651,28 @@ func TestModerationReasonRefusesTextThatMustNotBeStored(t *testing.T) {
 
 func (a *adminApp) rebuildSubjects() []string { return a.svc.RebuildSubjects() }
 
-// A rebuild button runs the rebuild and shows its report; an unknown
-// subject is 404.
+// gatedRebuild is a rebuild that waits for its gate, then reports or
+// fails with err.
+type gatedRebuild struct {
+	subject string
+	gate    chan struct{}
+	err     error
+}
+
+func (g *gatedRebuild) RebuildSubject() string { return g.subject }
+
+func (g *gatedRebuild) Rebuild(ctx context.Context) (fmt.Stringer, error) {
+	<-g.gate
+	if g.err != nil {
+		return nil, g.err
+	}
+	return storage.Counts{Reads: 7}, nil
+}
+
+// A rebuild button starts the rebuild in the background and returns at
+// once; the overview shows it running (and asks for itself again), then
+// what it did or why it failed. A rebuild that runs cannot start twice;
+// one whose server stopped may. An unknown subject is 404.
 func TestRebuildButtonsRunTheAppsRebuilds(t *testing.T) {
 	t.Parallel()
 	a := newAdminApp(t)
@@ -659,14 +681,75 @@ func TestRebuildButtonsRunTheAppsRebuilds(t *testing.T) {
 	if got := a.rebuildSubjects(); len(got) != 1 || got[0] != "users" {
 		t.Fatalf("rebuilds %v, want the accounts module's users", got)
 	}
-	res := boss.PostForm("/admin/rebuild/users", boss.WithCSRF("/admin", nil))
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("rebuild: %d", res.StatusCode)
+	slow := &gatedRebuild{subject: "slow", gate: make(chan struct{})}
+	broken := &gatedRebuild{subject: "broken", gate: make(chan struct{}), err: errors.New("the store said no")}
+	close(broken.gate)
+	a.svc.UseRebuilders(append(a.svc.rebuilds, slow, broken))
+	row := func(subject string) *goquery.Selection {
+		t.Helper()
+		return boss.Get("/admin").Doc(t).Find(testID("admin-rebuild-" + subject))
 	}
-	if report := res.Doc(t).Find(testID("admin-rebuild-report")).Text(); !strings.Contains(report, "users: 1 profiles read") {
-		t.Errorf("report %q", report)
+	start := func(subject string) *webtest.Response {
+		return boss.PostForm("/admin/rebuild/"+subject, boss.WithCSRF("/admin", nil))
 	}
-	if res := boss.PostForm("/admin/rebuild/nothing", boss.WithCSRF("/admin", nil)); res.StatusCode != http.StatusNotFound {
+
+	if res := start("users"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/admin#rebuild-heading" {
+		t.Fatalf("rebuild: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	a.svc.waitRebuilds()
+	if r := row("users"); r.AttrOr("data-state", "") != "done" || !strings.Contains(r.Find(testID("admin-rebuild-report")).Text(), "users: 1 profiles read") || !strings.Contains(r.Text(), "started by boss") {
+		t.Errorf("the users rebuild after its run: %q", r.Text())
+	}
+
+	// The slow one answers before it is done, and shows as running.
+	if res := start("slow"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("start the slow rebuild: %d", res.StatusCode)
+	}
+	page := boss.Get("/admin").Doc(t)
+	if r := page.Find(testID("admin-rebuild-slow")); r.AttrOr("data-state", "") != "running" || r.Find(testID("admin-rebuild-submit")).Length() != 0 || !strings.Contains(r.Text(), "Running since") {
+		t.Errorf("the slow rebuild while it runs: %q", r.Text())
+	}
+	if page.Find(testID("admin-rebuilds")).AttrOr("hx-trigger", "") != "every 3s" {
+		t.Error("the repairs do not ask for themselves again while one runs")
+	}
+	if res := start("slow"); res.StatusCode != http.StatusConflict || !strings.Contains(res.Body, "running already") || res.Writes(t) != 0 {
+		t.Errorf("a second start while it runs: %d", res.StatusCode)
+	}
+	frag := boss.Get("/admin/rebuilds", "HX-Request", "true", "HX-Request-Type", "partial")
+	if frag.StatusCode != http.StatusOK || strings.Contains(frag.Body, "<html") || frag.Doc(t).Find(testID("admin-rebuild-slow")).AttrOr("data-state", "") != "running" {
+		t.Errorf("htmx asks for the repairs: %d %s", frag.StatusCode, frag.Body)
+	}
+	if res := boss.Get("/admin/rebuilds"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("the repairs asked for without htmx: %d", res.StatusCode)
+	}
+
+	// A run not touched for a while belongs to a server that stopped: it
+	// shows as failed, and may start again.
+	a.Clock.Advance(runStale)
+	if r := row("slow"); r.AttrOr("data-state", "") != "failed" || !strings.Contains(r.Text(), "stopped before it was done") {
+		t.Errorf("a stale run: %q", r.Text())
+	}
+	if res := start("slow"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("start a stale rebuild again: %d", res.StatusCode)
+	}
+	close(slow.gate)
+	a.svc.waitRebuilds()
+	page = boss.Get("/admin").Doc(t)
+	if r := page.Find(testID("admin-rebuild-slow")); r.AttrOr("data-state", "") != "done" || !strings.Contains(r.Text(), "reads=7") {
+		t.Errorf("the slow rebuild once done: %q", r.Text())
+	}
+	if page.Find(testID("admin-rebuilds")).AttrOr("hx-trigger", "") != "" {
+		t.Error("the repairs still poll with nothing running")
+	}
+
+	if res := start("broken"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("start the broken rebuild: %d", res.StatusCode)
+	}
+	a.svc.waitRebuilds()
+	if r := row("broken"); r.AttrOr("data-state", "") != "failed" || !strings.Contains(r.Text(), "the store said no") {
+		t.Errorf("a failed rebuild: %q", r.Text())
+	}
+	if res := start("nothing"); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
 		t.Errorf("unknown rebuild: %d", res.StatusCode)
 	}
 }

@@ -33,25 +33,70 @@ var tools = []views.Tool{
 
 // overview is GET /admin.
 func (h *handlers) overview(c echo.Context) error {
-	return h.renderOverview(c, "", "")
+	return h.renderOverview(c)
 }
 
-// rebuild is POST /admin/rebuild/:subject: one of the app's rebuilds
-// (the same list as "web reindex"). The overview is the answer, with the
-// report; a second run is harmless.
+// rebuild is POST /admin/rebuild/:subject: it starts one of the app's
+// rebuilds (the same list as "web reindex") in the background and
+// returns to the overview, which shows it running, then how it went.
 func (h *handlers) rebuild(c echo.Context) error {
-	subject := c.Param("subject")
-	report, err := h.svc.Rebuild(c.Request().Context(), subject)
+	id := auth.From(c)
+	if err := h.svc.StartRebuild(c.Request().Context(), c.Param("subject"), id.DisplayName); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "admin.rebuild.started", "/admin#rebuild-heading")
+}
+
+// rebuilds is GET /admin/rebuilds: the overview's repairs, which htmx
+// asks for again while one runs; a plain request goes to the overview.
+func (h *handlers) rebuilds(c echo.Context) error {
+	if !web.HTMXFrom(c).Partial {
+		return web.Redirect(c, "/admin#rebuild-heading")
+	}
+	items, err := h.rebuildItems(c)
 	if err != nil {
 		return err
 	}
-	return h.renderOverview(c, subject, report)
+	return web.RenderFragment(c, http.StatusOK, views.Rebuilds(items))
 }
 
-// renderOverview shows the overview, with a rebuild's report when one ran.
-func (h *handlers) renderOverview(c echo.Context, subject, report string) error {
+// rebuildItems are the app's rebuilds with their last runs.
+func (h *handlers) rebuildItems(c echo.Context) ([]views.RebuildItem, error) {
+	ctx := c.Request().Context()
+	runs, err := h.svc.Runs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := h.svc.now()
+	zone := auth.From(c).Location()
+	var out []views.RebuildItem
+	for _, subject := range h.svc.RebuildSubjects() {
+		it := views.RebuildItem{Subject: subject}
+		if r, ok := runs[subject]; ok {
+			it.By, it.Report = r.By, r.Report
+			switch {
+			case r.Running(now):
+				it.State, it.When = RunRunning, i18n.DateTime(ctx, r.StartedAt.In(zone))
+			case r.State == RunRunning: // its instance stopped
+				it.State, it.When = RunFailed, i18n.DateTime(ctx, r.AliveAt.In(zone))
+				it.Report = i18n.T(ctx, "admin.rebuild.stopped")
+			case r.FinishedAt != nil:
+				it.State, it.When = r.State, i18n.DateTime(ctx, r.FinishedAt.In(zone))
+			}
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// renderOverview shows the overview.
+func (h *handlers) renderOverview(c echo.Context) error {
 	ctx := c.Request().Context()
 	rows, err := h.svc.RecentLog(ctx, recentLogSize)
+	if err != nil {
+		return err
+	}
+	rebuilds, err := h.rebuildItems(c)
 	if err != nil {
 		return err
 	}
@@ -69,10 +114,7 @@ func (h *handlers) renderOverview(c echo.Context, subject, report string) error 
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:   i18n.T(ctx, "module.admin.name"),
 		Section: "admin",
-		Content: views.Overview(views.OverviewProps{
-			Tools: tools, Log: entries,
-			Rebuilds: h.svc.RebuildSubjects(), RebuiltSubject: subject, RebuildReport: report,
-		}),
+		Content: views.Overview(views.OverviewProps{Tools: tools, Log: entries, Rebuilds: rebuilds}),
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
@@ -42,8 +43,11 @@ type Service struct {
 	now      func() time.Time
 	// pageSize is how many people one users page shows.
 	pageSize int
-	// rebuilds are the app's repairs of derived tables, one button each.
+	// rebuilds are the app's repairs of derived tables, one button each;
+	// runs their last runs (rebuilds.go), running those this instance runs.
 	rebuilds []platform.Rebuilder
+	runs     *storage.Table
+	running  sync.WaitGroup
 }
 
 // UseRebuilders takes the app's rebuilds (platform.RebuildRunner).
@@ -51,20 +55,6 @@ func (s *Service) UseRebuilders(rs []platform.Rebuilder) { s.rebuilds = rs }
 
 // ErrNoRebuild is a rebuild subject the app does not have.
 var ErrNoRebuild = fault.NotFound("admin: no such rebuild", nil)
-
-// Rebuild runs the named rebuild and returns its report.
-func (s *Service) Rebuild(ctx context.Context, subject string) (string, error) {
-	for _, r := range s.rebuilds {
-		if r.RebuildSubject() == subject {
-			rep, err := r.Rebuild(ctx)
-			if err != nil {
-				return "", err
-			}
-			return rep.String(), nil
-		}
-	}
-	return "", ErrNoRebuild
-}
 
 // RebuildSubjects names the rebuilds, in module order.
 func (s *Service) RebuildSubjects() []string {
@@ -81,6 +71,7 @@ func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, logg
 	return &Service{
 		accounts: accounts,
 		log:      store.Table(logTable),
+		runs:     store.Table(runsTable),
 		metrics:  metrics.NewDaily(store, now),
 		usage:    NewUsage(store, now),
 		cursors:  cursors,
@@ -92,7 +83,7 @@ func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, logg
 
 // Tables are the tables this module needs provisioned.
 func (s *Service) Tables() []string {
-	return append([]string{logTable, metrics.Table}, UsageTables...)
+	return append([]string{logTable, runsTable, metrics.Table}, UsageTables...)
 }
 
 // Metrics are the daily counters, for the modules that increment them.
