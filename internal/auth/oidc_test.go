@@ -479,6 +479,48 @@ func TestOIDCVerifiedEmailLinksToCodeAccount(t *testing.T) {
 	}
 }
 
+// Once a provider's subject reached an account through its email, it
+// keeps reaching that account when the provider reports another email,
+// or none it vouches for: a new address is linked to the account, one
+// that another account holds is not, and that other account stays out
+// of reach.
+func TestOIDCSubjectKeepsItsAccountWhenTheEmailChanges(t *testing.T) {
+	t.Parallel()
+	a := newOIDCApp(t)
+	carol := a.signInWithCode("carol@example.org")
+	a.newBrowser()
+	frank := a.signInWithCode("frank@example.org")
+
+	for _, tc := range []struct {
+		name, email string
+		verified    bool
+		wantEmail   string
+	}{
+		{"the email the account has", "carol@example.org", true, "carol@example.org"},
+		{"a new address", "carol.new@example.org", true, "carol.new@example.org"},
+		{"an unverified address", "carol@example.org", false, ""},
+		{"no address", "", false, ""},
+		{"another account's address", "frank@example.org", true, ""},
+	} {
+		a.newBrowser()
+		a.idp.SetLogin(oidctest.Login{Subject: "carol-at-idp", Email: tc.email, EmailVerified: tc.verified})
+		if res := a.signIn("/"); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: callback: status %d; body %.300s", tc.name, res.StatusCode, res.Body)
+		}
+		if got := a.whoami(); got != carol {
+			t.Errorf("%s: signed in as %q, want carol's account %q (frank's is %q)", tc.name, got, carol, frank)
+		}
+		if call := a.lastSignIn(); call.email != tc.wantEmail {
+			t.Errorf("%s: the sign-in gave the account the email %q, want %q", tc.name, call.email, tc.wantEmail)
+		}
+	}
+	// The new address now reaches her account by code too.
+	a.newBrowser()
+	if got := a.signInWithCode("carol.new@example.org"); got != carol {
+		t.Errorf("a code to the address her provider reported reached %q, want %q", got, carol)
+	}
+}
+
 func TestOIDCUnverifiedEmailDoesNotLink(t *testing.T) {
 	t.Parallel()
 	a := newOIDCApp(t)

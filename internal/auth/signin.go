@@ -137,8 +137,35 @@ func (s *Service) resolveAccount(ctx context.Context, v VerifiedIdentity) (membe
 	default:
 		return "", "", fmt.Errorf("auth: unknown sign-in method %q", v.Method)
 	}
+	if v.Method == MethodOIDC {
+		// The provider's subject is the stable identity: an account it
+		// reached once (through its email) stays its account, whatever
+		// email the provider reports later.
+		mk, err := s.accountBySubject(ctx, v.Subject)
+		switch {
+		case err == nil:
+			if email == "" {
+				return mk, "", nil
+			}
+			owner, err := s.linkEmail(ctx, email, mk, v.Method)
+			if err != nil {
+				return "", "", err
+			}
+			if owner != mk {
+				email = "" // another account's: not this one's to claim
+			}
+			return mk, email, nil
+		case !errors.Is(err, storage.ErrNotFound):
+			return "", "", err
+		}
+	}
 	if email != "" {
 		if mk, err := s.accountByEmail(ctx, email); err == nil {
+			if v.Method == MethodOIDC && mk != AuthMemberKey(v.Subject) {
+				if err := s.linkSubject(ctx, v.Subject, mk); err != nil {
+					return "", "", err
+				}
+			}
 			return mk, email, nil
 		} else if !errors.Is(err, storage.ErrNotFound) {
 			return "", "", err
@@ -152,19 +179,56 @@ func (s *Service) resolveAccount(ctx context.Context, v VerifiedIdentity) (membe
 	if email == "" {
 		return memberKey, "", nil
 	}
+	// Two first sign-ins may race; the first link wins for both.
+	memberKey, err = s.linkEmail(ctx, email, memberKey, v.Method)
+	return memberKey, email, err
+}
+
+// linkEmail links the verified email to memberKey in AccountsByEmail,
+// unless an account holds it already, and returns the account that holds
+// it now.
+func (s *Service) linkEmail(ctx context.Context, email, memberKey, method string) (string, error) {
 	pk, rk := accountKey(UserKey(email))
-	e, err := storage.Marshal(accountRow{UserKey: pk, Kind: rk, MemberKey: memberKey, Email: email, Method: v.Method, CreatedAt: s.now()})
+	_, err := storage.Insert(ctx, s.accounts, accountRow{UserKey: pk, Kind: rk, MemberKey: memberKey, Email: email, Method: method, CreatedAt: s.now()})
+	if errors.Is(err, storage.ErrExists) {
+		return s.accountByEmail(ctx, email)
+	}
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
-	if _, err := s.accounts.Insert(ctx, e); errors.Is(err, storage.ErrExists) {
-		// Two first sign-ins raced; the first link wins for both.
-		mk, err := s.accountByEmail(ctx, email)
-		return mk, email, err
-	} else if err != nil {
-		return "", "", err
+	return memberKey, nil
+}
+
+// subjectRow links an OIDC subject to the account it first reached
+// through its email (one whose memberKey is not the subject's own), in
+// AccountsByEmail: PK the subject's own memberKey, RK "subject".
+type subjectRow struct {
+	PartitionKey string    `table:"PartitionKey"`
+	RowKey       string    `table:"RowKey"`
+	MemberKey    string    `table:"MemberKey"`
+	CreatedAt    time.Time `table:"CreatedAt"`
+}
+
+const subjectRowKey = "subject"
+
+// accountBySubject is the account an OIDC subject signs in to: the one
+// it was linked to, else storage.ErrNotFound. A subject that made its
+// own account (AuthMemberKey) has no link, and needs none.
+func (s *Service) accountBySubject(ctx context.Context, subject string) (string, error) {
+	row, err := storage.Get[subjectRow](ctx, s.accounts, AuthMemberKey(subject), subjectRowKey)
+	if err != nil {
+		return "", err
 	}
-	return memberKey, email, nil
+	return row.MemberKey, nil
+}
+
+// linkSubject links subject to memberKey; a link made already stays.
+func (s *Service) linkSubject(ctx context.Context, subject, memberKey string) error {
+	_, err := storage.Insert(ctx, s.accounts, subjectRow{PartitionKey: AuthMemberKey(subject), RowKey: subjectRowKey, MemberKey: memberKey, CreatedAt: s.now()})
+	if errors.Is(err, storage.ErrExists) {
+		return nil
+	}
+	return err
 }
 
 // MemberByEmail is the memberKey of the account that verified email;
