@@ -189,6 +189,10 @@ func (s *Service) OnGuestUpgrade(u GuestUpgrader) {
 	s.upgraders = append(s.upgraders, u)
 }
 
+// AdminsConfigured says ADMIN_EMAILS names someone: the server's way back
+// in should no account hold the admin role.
+func (s *Service) AdminsConfigured() bool { return len(s.adminEmails) > 0 }
+
 // isAdminEmail reports an ADMIN_EMAILS address (verified emails only reach
 // here).
 func (s *Service) isAdminEmail(email string) bool {

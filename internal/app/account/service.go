@@ -31,6 +31,7 @@ type Sessions interface {
 	RevokeAllSessions(ctx context.Context, memberKey string) error
 	RefreshSessions(ctx context.Context, memberKey string, st auth.ProfileState) error
 	IdentityOf(memberKey, email string, st auth.ProfileState) *auth.Identity
+	AdminsConfigured() bool
 }
 
 // Service is the account module: its tables, its photo container and its
@@ -151,6 +152,9 @@ func (s *Service) Identity(ctx context.Context, memberKey string) (*auth.Identit
 func (s *Service) AdminByConfig(email string) bool {
 	return s.sessions != nil && email != "" && s.sessions.IdentityOf("", email, auth.ProfileState{}).Admin
 }
+
+// AdminsConfigured says ADMIN_EMAILS names someone.
+func (s *Service) AdminsConfigured() bool { return s.sessions != nil && s.sessions.AdminsConfigured() }
 
 // CreatedAt is when memberKey's account was made (the forum holds new
 // accounts to less on their first day).

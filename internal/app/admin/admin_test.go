@@ -32,9 +32,15 @@ type adminApp struct {
 
 func newAdminApp(t *testing.T) *adminApp {
 	t.Helper()
+	return newAdminAppWith(t, map[string]string{"ADMIN_EMAILS": bossEmail})
+}
+
+// newAdminAppWith is newAdminApp with env's configuration.
+func newAdminAppWith(t *testing.T, env map[string]string) *adminApp {
+	t.Helper()
 	app := &adminApp{}
 	app.App = accounttest.New(t, accounttest.Options{
-		Env: map[string]string{"ADMIN_EMAILS": bossEmail},
+		Env: env,
 		Modules: []platform.Factory{func(c *platform.Core) (web.Module, error) {
 			app.svc = New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
 			app.svc.UseMetrics(c.Metrics)
@@ -650,6 +656,48 @@ func TestModerationReasonRefusesTextThatMustNotBeStored(t *testing.T) {
 }
 
 func (a *adminApp) rebuildSubjects() []string { return a.svc.RebuildSubjects() }
+
+// Two admins taking the role from each other at once, or disabling each
+// other, on a server without ADMIN_EMAILS: the change counted last would
+// leave no admin, so it is undone and refused, and nothing is logged for
+// it. (Each request passed RequireAdmin before the other's change; here
+// they run one after the other, as they land.)
+func TestTheLastAdminStays(t *testing.T) {
+	t.Parallel()
+	a := newAdminAppWith(t, map[string]string{"ADMIN_EMAILS": ""})
+	ann, bob := a.Client(), a.Client()
+	annKey, bobKey := a.SignIn(ann, "ann@example.com"), a.SignIn(bob, "bob@example.com")
+	for _, k := range []string{annKey, bobKey} {
+		if _, err := a.Accounts.SetRole(ctx, k, account.RoleAdmin, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	annActs, bobActs := Actor{MemberKey: annKey, Name: "ann"}, Actor{MemberKey: bobKey, Name: "bob"}
+	for _, tc := range []struct{ action, undo Action }{
+		{ActionRevokeAdmin, ActionGrantAdmin},
+		{ActionDisable, ActionEnable},
+	} {
+		if _, err := a.svc.Moderate(ctx, annActs, bobKey, tc.action, ""); err != nil {
+			t.Fatalf("%s: ann acts on bob: %v", tc.action, err)
+		}
+		_, err := a.svc.Moderate(ctx, bobActs, annKey, tc.action, "")
+		if !errors.Is(err, ErrLastAdmin) {
+			t.Fatalf("%s: bob acts on ann, the last admin: %v, want ErrLastAdmin", tc.action, err)
+		}
+		if p, _ := a.Accounts.Profile(ctx, annKey); p.Role != account.RoleAdmin || !p.Enabled {
+			t.Fatalf("%s: ann after the refused change: role %q, enabled %v", tc.action, p.Role, p.Enabled)
+		}
+		if n, _ := a.Accounts.CountAdmins(ctx); n != 1 {
+			t.Fatalf("%s: %d admins, want ann alone", tc.action, n)
+		}
+		if entries, _ := a.svc.RecentLog(ctx, 10); len(entries) == 0 || entries[0].Actor != annKey {
+			t.Fatalf("%s: the log's newest entry is not ann's: %+v", tc.action, entries)
+		}
+		if _, err := a.svc.Moderate(ctx, annActs, bobKey, tc.undo, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
 
 // gatedRebuild is a rebuild that waits for its gate, then reports or
 // fails with err.

@@ -29,6 +29,8 @@ type Accounts interface {
 	SetEnabled(ctx context.Context, memberKey string, enabled bool) (account.ProfileRow, error)
 	SetRole(ctx context.Context, memberKey, role string, granted bool) (account.ProfileRow, error)
 	AdminByConfig(email string) bool
+	AdminsConfigured() bool
+	CountAdmins(ctx context.Context) (int, error)
 	RebuildDirectory(ctx context.Context) (account.RebuildReport, error)
 }
 
@@ -147,6 +149,10 @@ var (
 	// them one, so no granted admin can lock them out, and taking a role
 	// away would change nothing.
 	ErrConfiguredAdmin = fault.New(http.StatusConflict, "admin.error.configured", "admin: an administrator by the configuration")
+	// ErrLastAdmin refuses a change that left no admin (409): two admins
+	// taking the role from each other at once, with no ADMIN_EMAILS to
+	// come back by. The change was undone.
+	ErrLastAdmin = fault.New(http.StatusConflict, "admin.error.last_admin", "admin: no administrator would be left")
 )
 
 // ReasonError refuses a moderation reason; Key is the i18n key of what
@@ -203,6 +209,11 @@ func (s *Service) Moderate(ctx context.Context, actor Actor, target string, acti
 	if err != nil {
 		return account.ProfileRow{}, err
 	}
+	if action == ActionDisable || action == ActionRevokeAdmin {
+		if p, err = s.keepAnAdmin(ctx, target, action, p); err != nil {
+			return account.ProfileRow{}, err
+		}
+	}
 	entry := LogRow{
 		Actor:      actor.MemberKey,
 		ActorName:  actor.Name,
@@ -216,6 +227,29 @@ func (s *Service) Moderate(ctx context.Context, actor Actor, target string, acti
 		return p, fmt.Errorf("admin: %s done but not logged: %w", action, err)
 	}
 	return p, nil
+}
+
+// keepAnAdmin checks, after target lost the admin role or was disabled
+// (p as it is now), that an enabled admin is left, and undoes the change
+// with ErrLastAdmin when none is. Only then is it needed: an admin cannot
+// act on themselves, so the last one can only go when two admins act on
+// each other at once. Checking after the write is what makes that race
+// safe: whichever change is counted last sees no admin and is undone. A
+// server with ADMIN_EMAILS has its way back in, and is not checked.
+func (s *Service) keepAnAdmin(ctx context.Context, target string, action Action, p account.ProfileRow) (account.ProfileRow, error) {
+	if s.accounts.AdminsConfigured() || (action == ActionDisable && p.Role != account.RoleAdmin) {
+		return p, nil
+	}
+	n, err := s.accounts.CountAdmins(ctx)
+	if err != nil || n > 0 {
+		return p, err
+	}
+	if action == ActionDisable {
+		_, err = s.accounts.SetEnabled(ctx, target, true)
+	} else {
+		_, err = s.accounts.SetRole(ctx, target, account.RoleAdmin, true)
+	}
+	return account.ProfileRow{}, errors.Join(ErrLastAdmin, err)
 }
 
 // reasonRule is a moderation reason: optional, one line.
