@@ -103,7 +103,7 @@ func (h *handlers) renderOverview(c echo.Context) error {
 	entries := make([]views.LogEntry, 0, len(rows))
 	for _, r := range rows {
 		entries = append(entries, views.LogEntry{
-			When:       r.At.UTC().Format("2006-01-02 15:04 UTC"),
+			When:       i18n.DateTime(ctx, r.At.In(auth.From(c).Location())),
 			ActorName:  r.ActorName,
 			Action:     r.Action,
 			TargetName: r.TargetName,
@@ -161,7 +161,7 @@ func (h *handlers) renderUsers(c echo.Context, status int, cursor *storage.Curso
 	self := auth.From(c).MemberKey
 	rows := make([]views.UserRow, 0, len(page.Users))
 	for _, u := range page.Users {
-		row := h.userRow(u.RowKey, u.DisplayName, u.Email, u.PhotoKey, u.CreatedAt, u.Enabled, u.Role, self, back)
+		row := h.userRow(c, u.RowKey, u.DisplayName, u.Email, u.PhotoKey, u.CreatedAt, u.Enabled, u.Role, self, back)
 		if failed != nil && failed.MemberKey == row.MemberKey {
 			row, failed = *failed, nil
 		}
@@ -179,14 +179,14 @@ func (h *handlers) renderUsers(c echo.Context, status int, cursor *storage.Curso
 	})
 }
 
-func (h *handlers) userRow(memberKey, name, email, photoKey string, created time.Time, enabled bool, role, self, back string) views.UserRow {
+func (h *handlers) userRow(c echo.Context, memberKey, name, email, photoKey string, created time.Time, enabled bool, role, self, back string) views.UserRow {
 	configured := h.svc.AdminByConfig(email)
 	return views.UserRow{
 		MemberKey:  memberKey,
 		Name:       name,
 		Email:      email,
 		AvatarURL:  account.AvatarURL(memberKey, photoKey),
-		Joined:     created.UTC().Format("2006-01-02"),
+		Joined:     i18n.Date(c.Request().Context(), created.In(auth.From(c).Location())),
 		Enabled:    enabled,
 		Configured: configured,
 		Admin:      role == account.RoleAdmin || configured,
@@ -225,7 +225,7 @@ func (h *handlers) moderate(action Action) echo.HandlerFunc {
 			return err // ErrSelf, ErrConfiguredAdmin; a 404 for nobody
 		}
 		if web.HTMXFrom(c).Partial {
-			row := h.userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role, id.MemberKey, back)
+			row := h.userRow(c, target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role, id.MemberKey, back)
 			return web.RenderFragment(c, http.StatusOK, views.UserItem(row))
 		}
 		return web.FlashRedirect(c, "admin.flash."+string(action), back)
@@ -243,7 +243,7 @@ func (h *handlers) reasonRefused(c echo.Context, target, reason, errKey, back st
 	if err != nil {
 		return err
 	}
-	row := h.userRow(target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role, auth.From(c).MemberKey, back)
+	row := h.userRow(c, target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role, auth.From(c).MemberKey, back)
 	row.Reason, row.ReasonError = strings.ToValidUTF8(reason, "\uFFFD"), errKey
 	if web.HTMXFrom(c).Partial {
 		return web.RenderFragment(c, http.StatusUnprocessableEntity, views.UserItem(row))

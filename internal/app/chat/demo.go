@@ -35,7 +35,7 @@ var demoLines = map[string][][2]string{
 		{"boris", "Давай. I can call them tomorrow morning."},
 	},
 	"group": {
-		{"anna", "Don't forget Lily's birthday on Saturday 🎂"},
+		{"anna", "Don't forget Lily's birthday 🎂 It's on the calendar."},
 		{"tom", "Cake is ordered. I'll pick it up at 10."},
 		{"anna", "Perfect, thanks!"},
 	},

@@ -26,7 +26,7 @@ var demoEvents = []struct {
 	{"Go meetup: generics in practice", "meetup", "Riverside Hall", "Three short talks and pizza. Bring a laptop if you want to follow along.", 8, 18, 3, 40, "", []string{"masha", "olga"}},
 	{"Open-air film festival", "festival", "Hyde Park", "Three nights of films under the stars. Blankets welcome.", 15, 19, 4, 300, "12", []string{"lily"}},
 	{"Winter regatta", "yachting", "Queen Mary Reservoir", "Dinghy racing for all levels; boats can be hired on the day.", 18, 10, 6, 12, "35", []string{"tom"}},
-	{"New Year's party", "party", "The Crown, upstairs", "Music, food, and the countdown together.", 36, 21, 5, 60, "", nil},
+	{"Season's end party", "party", "The Crown, upstairs", "Music, food and dancing until late.", 36, 21, 5, 60, "", nil},
 }
 
 // SeedDemo adds the demo events, published, with the cast registered;

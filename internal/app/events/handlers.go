@@ -133,7 +133,7 @@ func (s *Service) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := views.ListProps{Past: past, Cards: cards(ctx, page.Rows, zone, labels)}
+	p := views.ListProps{Past: past, Cards: cards(ctx, page.Rows, zone, labels), Zone: zone.String()}
 	if page.Next != nil {
 		token := s.cursors.Encode(listQuery(past, category), storage.Cursor{Next: page.Next})
 		sep := "?"
