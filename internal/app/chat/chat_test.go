@@ -686,14 +686,14 @@ func TestPresence(t *testing.T) {
 	a.SignIn(bob, "bob@example.com")
 	dm := post(bob, "/chat/private", url.Values{"member": {annKey}}).Header.Get("Location")
 	state := func() string {
-		return bob.Get(dm).Doc(t).Find("#chat-name "+testID("presence")).AttrOr("data-state", "")
+		return bob.Get(dm).Doc(t).Find("#chat-presence "+testID("presence")).AttrOr("data-state", "")
 	}
 	ann.PostForm("/chat/presence", ann.WithCSRF("/chat", nil))
 	post(bob, dm+"/messages", url.Values{"body": {"are you online?"}})
 	listed := func() int {
 		return bob.Get("/chat").Doc(t).Find(testID("chat-item") + " " + testID("presence")).Length()
 	}
-	if s, n := bob.Get(dm).Doc(t).Find("#chat-name "+testID("presence")).Length(), listed(); s != 0 || n != 0 {
+	if s, n := bob.Get(dm).Doc(t).Find("#chat-presence "+testID("presence")).Length(), listed(); s != 0 || n != 0 {
 		t.Fatalf("ann, online, never wrote to bob, yet his chat shows %d dots and his list %d", s, n)
 	}
 	post(ann, dm+"/messages", url.Values{"body": {"yes"}})
@@ -1546,6 +1546,9 @@ func TestDefaultRoom(t *testing.T) {
 	}
 	if l := land(); l != "/chat/room-random" {
 		t.Fatalf("after choosing: %s", l)
+	}
+	if link := ann.Get("/chat").Doc(t).Find(testID("chat-default-link")); link.AttrOr("href", "") != "/chat/default" || !strings.Contains(link.Text(), "#random") {
+		t.Fatalf("the list's way to the default room: %q", link.Text())
 	}
 	for _, bad := range []string{"room-nope", "dm-x", ""} {
 		if res := post(ann, "/chat/default", url.Values{"room": {bad}}); res.StatusCode != http.StatusNotFound {
