@@ -270,12 +270,12 @@ func (s *Service) categoryLabels(ctx context.Context) (map[string]string, error)
 	return out, err
 }
 
-// price is a price as people read it: "Free", "12.50 EUR".
+// price is a price as people read it: "Free", "€12.50", "12,50 €".
 func price(ctx context.Context, cents int64, currency string) string {
 	if cents == 0 {
 		return i18n.T(ctx, "events.free")
 	}
-	return fmt.Sprintf("%d.%02d %s", cents/100, cents%100, currency)
+	return i18n.Money(ctx, cents, currency)
 }
 
 // eventScope carries the route's event (:id), read once by visible or
