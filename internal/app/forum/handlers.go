@@ -204,8 +204,11 @@ func (s *Service) topic(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// Only someone who read the topic before lands at their first
+	// unread post; a marker moved by their own replies alone does not
+	// count, or they would never see how the topic began.
 	m, opened := rd.Markers[t.PartitionKey]
-	opened = opened && m.At != nil
+	opened = opened && m.At != nil && !m.PostedOnly
 	from, to, firstUnread, err := window(c, t.Posts, m.ReadNum, opened)
 	if err != nil {
 		return web.BadRequest(i18n.T(ctx, "forum.error.position"), err)

@@ -852,3 +852,55 @@ func TestHistoryPagesAndEditLimit(t *testing.T) {
 		t.Fatalf("an edit an hour later: %d", res.StatusCode)
 	}
 }
+
+// TestAFirstVisitOpensAtTheTop: someone who never read a topic sees it
+// from its opening post, with no "earlier posts" link, even when they
+// replied to it without opening it (as the demo's people do: their own
+// post moved their marker); someone who read up to post 3 lands at the
+// first unread post, with the earlier posts a link away.
+func TestAFirstVisitOpensAtTheTop(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann, bob := a.talkSection(t, "")
+	cat := a.Client()
+	a.SignIn(cat, "cat@example.com")
+	res := post(bob, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Who is going to the jazz night?"}, "body": {"The question"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("create: %d", res.StatusCode)
+	}
+	topic := res.Header.Get("Location")
+	reply := func(c *webtest.Client, body string) {
+		t.Helper()
+		a.Clock.Advance(time.Minute)
+		if res := post(c, topic+"/replies", url.Values{"body": {body}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("reply %q: %d", body, res.StatusCode)
+		}
+	}
+	reply(boss, "Me!")
+	reply(ann, "Count me in.") // post 3; ann never opened the topic
+	if d := cat.Get(topic).Doc(t); d.Find(testID("post")).Length() != 3 {
+		t.Fatal("cat reads posts 1 to 3")
+	}
+	reply(bob, "See you there")
+	reply(boss, "Table near the stage")
+
+	d := ann.Get(topic).Doc(t)
+	if d.Find(testID("post")).First().AttrOr("data-num", "") != "1" || d.Find(testID("older-posts")).Length() != 0 {
+		t.Fatalf("ann's first visit does not start at post 1: %q", d.Find(testID("posts")).Text())
+	}
+	if d.Find(testID("first-unread")).Length() != 0 {
+		t.Error("ann's first visit jumps to a first unread post")
+	}
+
+	d = cat.Get(topic).Doc(t)
+	if d.Find(testID("first-unread")).Next().AttrOr("data-num", "") != "4" {
+		t.Fatalf("cat does not land on post 4: %q", d.Find(testID("posts")).Text())
+	}
+	older := d.Find(testID("older-posts")).AttrOr("href", "")
+	if older == "" {
+		t.Fatal("cat has no link to the earlier posts")
+	}
+	if d := cat.Get(older).Doc(t); d.Find(testID("post")).First().AttrOr("data-num", "") != "1" {
+		t.Fatalf("the earlier posts: %q", d.Find(testID("posts")).Text())
+	}
+}

@@ -24,14 +24,33 @@ import (
 // the last cutoff are read for everyone (as NodeBB does).
 const cutoff = 14 * 24 * time.Hour
 
-// markRead moves memberKey's marker in topicID forward to num. A
-// failure is logged: the page was served.
+// markRead moves memberKey's marker in topicID forward to num: they
+// read the topic's page (or wrote its opening post). A failure is
+// logged: the page was served.
 func (s *Service) markRead(ctx context.Context, memberKey, topicID string, num int) {
+	_, err := storage.Modify(context.WithoutCancel(ctx), s.reads, memberKey, topicID, func(r *ReadRow, exists bool) error {
+		if exists && r.ReadNum >= num && !r.PostedOnly {
+			return storage.ErrNoChange
+		}
+		now := s.now().UTC()
+		r.ReadNum, r.At, r.PostedOnly = max(r.ReadNum, num), &now, false
+		return nil
+	})
+	if err != nil {
+		s.log.WarnContext(ctx, "forum: read marker not moved", "topic", topicID, "err", err)
+	}
+}
+
+// markPosted moves memberKey's marker in topicID forward to num, their
+// own reply, so it never counts as unread for them. Someone who never
+// opened the topic has still not read what came before it (PostedOnly).
+func (s *Service) markPosted(ctx context.Context, memberKey, topicID string, num int) {
 	_, err := storage.Modify(context.WithoutCancel(ctx), s.reads, memberKey, topicID, func(r *ReadRow, exists bool) error {
 		if exists && r.ReadNum >= num {
 			return storage.ErrNoChange
 		}
 		now := s.now().UTC()
+		r.PostedOnly = r.At == nil || r.PostedOnly
 		r.ReadNum, r.At = num, &now
 		return nil
 	})
@@ -44,11 +63,11 @@ func (s *Service) markRead(ctx context.Context, memberKey, topicID string, num i
 // row (m; known says it exists): one conditional write and no second
 // read; if someone wrote it in between, markRead reads it again.
 func (s *Service) markReadKnown(ctx context.Context, memberKey, topicID string, num int, m ReadRow, known bool) {
-	if known && m.ReadNum >= num {
+	if known && m.ReadNum >= num && !m.PostedOnly {
 		return
 	}
 	now := s.now().UTC()
-	m.PartitionKey, m.RowKey, m.ReadNum, m.At = memberKey, topicID, num, &now
+	m.PartitionKey, m.RowKey, m.ReadNum, m.At, m.PostedOnly = memberKey, topicID, max(m.ReadNum, num), &now, false
 	var err error
 	if known {
 		_, err = storage.Update(context.WithoutCancel(ctx), s.reads, m, m.ETag)
@@ -71,7 +90,7 @@ func (s *Service) MarkUnread(ctx context.Context, memberKey, topicID string, num
 	}
 	_, err = storage.Modify(ctx, s.reads, memberKey, topicID, func(r *ReadRow, _ bool) error {
 		now := s.now().UTC()
-		r.ReadNum, r.At = num-1, &now
+		r.ReadNum, r.At, r.PostedOnly = num-1, &now, false
 		return nil
 	})
 	return err

@@ -199,6 +199,9 @@ type ReadRow struct {
 	ReadNum      int        `table:"readNum"`
 	Dismissed    bool       `table:"dismissed"`
 	At           *time.Time `table:"at"` // the last move; nil: never opened
+	// PostedOnly says only their own replies moved ReadNum: they never
+	// opened the topic, so its page opens at the top, not at ReadNum.
+	PostedOnly bool `table:"postedOnly"`
 	// Sections is on the "mark all read" row only: the sections marked
 	// read on their own since, as JSON slug → when (sectionMarks).
 	Sections string `table:"sections"`

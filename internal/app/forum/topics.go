@@ -201,7 +201,7 @@ func (s *Service) Reply(ctx context.Context, by Person, topicID, body string) (P
 	s.followHead(ctx, &before, &after)
 	s.countSection(ctx, t.Section, 0, after)
 	s.counts.Add(ctx, NewReplies)
-	s.markRead(ctx, by.MemberKey, topicID, out.Num)
+	s.markPosted(ctx, by.MemberKey, topicID, out.Num)
 	s.tellMentioned(ctx, by, after, out)
 	return out, nil
 }
