@@ -191,7 +191,7 @@ func List(p ListProps) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = components.PageHead(components.PageHeadProps{Eyebrow: i18n.T(ctx, "module.events.name"), Heading: i18n.T(ctx, "events.list.heading"), HeadingID: "events-heading", Lead: i18n.T(ctx, "events.list.lead")}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.PageHead(components.PageHeadProps{Heading: i18n.T(ctx, "events.list.heading"), HeadingID: "events-heading", Lead: i18n.T(ctx, "events.list.lead")}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
