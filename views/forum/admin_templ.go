@@ -18,6 +18,7 @@ import (
 // SectionAdmin is a section on the admins' page.
 type SectionAdmin struct {
 	Slug, Name, Description, Order, Moderators string
+	RussianName, RussianDescription            string
 	Archived                                   bool
 	Topics                                     int
 	UpdateURL                                  string
@@ -107,7 +108,7 @@ func sectionTitle(r SectionAdmin) templ.Component {
 		var templ_7745c5c3_Var3 string
 		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(r.Slug)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/forum/admin.templ`, Line: 50, Col: 15}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/forum/admin.templ`, Line: 51, Col: 15}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 		if templ_7745c5c3_Err != nil {
@@ -120,7 +121,7 @@ func sectionTitle(r SectionAdmin) templ.Component {
 		var templ_7745c5c3_Var4 string
 		templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.N(ctx, "forum.topics_count", r.Topics))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/forum/admin.templ`, Line: 50, Col: 90}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/forum/admin.templ`, Line: 51, Col: 90}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 		if templ_7745c5c3_Err != nil {
@@ -175,6 +176,14 @@ func sectionFields(r SectionAdmin) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "name-ru-" + r.Slug, Label: i18n.T(ctx, "forum.admin.russian_name"), Hint: i18n.T(ctx, "forum.admin.russian_hint"), Error: r.Errors["russian_name"]}, "russian_name", "text", r.RussianName).Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "desc-ru-" + r.Slug, Label: i18n.T(ctx, "forum.admin.russian_description"), Error: r.Errors["russian_description"]}, "russian_description", "text", r.RussianDescription).Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
 		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "mods-" + r.Slug, Label: i18n.T(ctx, "forum.admin.moderators"), Hint: i18n.T(ctx, "forum.admin.moderators_hint"), Error: r.Errors["moderators"]}, "moderators", "text", r.Moderators).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
@@ -217,6 +226,14 @@ func sectionAddFields(p SectionsAdminProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "section-description", Label: i18n.T(ctx, "forum.admin.description"), Error: p.AddErrors["description"]}, "description", "text", p.Add["description"]).Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "section-russian-name", Label: i18n.T(ctx, "forum.admin.russian_name"), Hint: i18n.T(ctx, "forum.admin.russian_hint"), Error: p.AddErrors["russian_name"]}, "russian_name", "text", p.Add["russian_name"]).Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "section-russian-description", Label: i18n.T(ctx, "forum.admin.russian_description"), Error: p.AddErrors["russian_description"]}, "russian_description", "text", p.Add["russian_description"]).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

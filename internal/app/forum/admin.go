@@ -13,7 +13,7 @@ import (
 )
 
 // Sections as admins manage them on /admin/forum: add one, rename,
-// describe, order, name its moderators (by email), archive it.
+// describe (each in English and, optionally, Russian), order, name its moderators (by email), archive it.
 
 const adminURL = "/admin/forum"
 
@@ -32,7 +32,8 @@ func (s *Service) renderSections(c echo.Context, status int, add map[string]stri
 	p := views.SectionsAdminProps{Add: add, AddErrors: addErrs}
 	for _, r := range sections {
 		it := views.SectionAdmin{
-			Slug: r.RowKey, Name: r.Name, Description: r.Description, Order: strconv.Itoa(r.Order), Moderators: r.ModeratorEmails,
+			Slug: r.RowKey, Name: r.Name, Description: r.Description, RussianName: r.RussianName, RussianDescription: r.RussianDescription,
+			Order: strconv.Itoa(r.Order), Moderators: r.ModeratorEmails,
 			Archived: r.Archived, Topics: r.Topics, UpdateURL: adminURL + "/" + url.PathEscape(r.RowKey),
 		}
 		if r.RowKey == failed {
@@ -46,6 +47,7 @@ func (s *Service) renderSections(c echo.Context, status int, add map[string]stri
 func sectionInput(c echo.Context) SectionInput {
 	return SectionInput{
 		Slug: c.FormValue("slug"), Name: c.FormValue("name"), Description: c.FormValue("description"), Order: c.FormValue("order"),
+		RussianName: c.FormValue("russian_name"), RussianDescription: c.FormValue("russian_description"),
 		Moderators: c.FormValue("moderators"), Archived: c.FormValue("archived") == "true",
 	}
 }
@@ -54,7 +56,10 @@ func sectionInput(c echo.Context) SectionInput {
 func (s *Service) createSection(c echo.Context) error {
 	ctx := c.Request().Context()
 	in := sectionInput(c)
-	add := map[string]string{"slug": in.Slug, "name": in.Name, "description": in.Description, "order": in.Order, "moderators": in.Moderators}
+	add := map[string]string{
+		"slug": in.Slug, "name": in.Name, "description": in.Description, "russian_name": in.RussianName, "russian_description": in.RussianDescription,
+		"order": in.Order, "moderators": in.Moderators,
+	}
 	_, err := s.CreateSection(ctx, in)
 	return web.AnswerForm(c, err, "forum.flash.section_created", adminURL, func(status int, fe FormErrors) error {
 		return s.renderSections(c, status, add, formErrors(ctx, fe), "", nil)

@@ -9,11 +9,15 @@ import (
 	"github.com/harmony/harmony/internal/platform"
 )
 
-// demoSections are the demo's sections, in order.
+// demoSections are the demo's sections, in order, named in English and
+// Russian (the Russian-speaking one in Russian only).
 var demoSections = []SectionInput{
-	{Slug: "announcements", Name: "Announcements", Description: "News from the organisers.", Order: "10"},
-	{Slug: "general", Name: "General discussion", Description: "Anything about the community and its events.", Order: "20"},
-	{Slug: "music", Name: "Music & concerts", Description: "What we listen to, and where to hear it live.", Order: "30"},
+	{Slug: "announcements", Name: "Announcements", Description: "News from the organisers.", Order: "10",
+		RussianName: "Объявления", RussianDescription: "Новости от организаторов."},
+	{Slug: "general", Name: "General discussion", Description: "Anything about the community and its events.", Order: "20",
+		RussianName: "Общение", RussianDescription: "Всё о сообществе и его событиях."},
+	{Slug: "music", Name: "Music & concerts", Description: "What we listen to, and where to hear it live.", Order: "30",
+		RussianName: "Музыка и концерты", RussianDescription: "Что мы слушаем и где это услышать вживую."},
 	{Slug: "russian", Name: "По-русски", Description: "Обсуждения на русском языке.", Order: "40"},
 }
 

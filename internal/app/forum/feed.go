@@ -23,7 +23,7 @@ func (s *Service) feed(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		title, link, pk = sec.Name, s.baseURL+sectionURL(slug), sectionPart(slug)
+		title, link, pk = sec.Label(ctx), s.baseURL+sectionURL(slug), sectionPart(slug)
 	}
 	q := storage.Query{PartitionKey: pk, Limit: feedSize}
 	if pk != allPart {

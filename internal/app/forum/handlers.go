@@ -89,7 +89,7 @@ func (s *Service) home(c echo.Context) error {
 	p := views.HomeProps{SignedIn: me.MemberKey != "", CanWrite: me.MemberKey != ""}
 	now := s.now()
 	for _, sec := range sections {
-		it := views.SectionItem{URL: sectionURL(sec.RowKey), Name: sec.Name, Description: sec.Description, Topics: sec.Topics}
+		it := views.SectionItem{URL: sectionURL(sec.RowKey), Name: sec.Label(ctx), Description: sec.About(ctx), Topics: sec.Topics}
 		if sec.LastActivityAt != nil && sec.LastTopicID != "" {
 			it.LastActivity, it.LastTopic, it.LastTopicURL = when(c, *sec.LastActivityAt), sec.LastTopicTitle, topicURL(sec.LastTopicID)
 			m := rd.Markers[sec.LastTopicID]
@@ -133,7 +133,7 @@ func (s *Service) section(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := views.SectionProps{Slug: sec.RowKey, Name: sec.Name, Description: sec.Description, SignedIn: me.MemberKey != "", CanWrite: me.MemberKey != "", FeedURL: sectionURL(sec.RowKey) + "/feed.xml"}
+	p := views.SectionProps{Slug: sec.RowKey, Name: sec.Label(ctx), Description: sec.About(ctx), SignedIn: me.MemberKey != "", CanWrite: me.MemberKey != "", FeedURL: sectionURL(sec.RowKey) + "/feed.xml"}
 	for _, a := range page.Pinned {
 		it := s.topicItem(c, a, rd, "")
 		if me.MemberKey != "" {
@@ -147,7 +147,7 @@ func (s *Service) section(c echo.Context) error {
 	if page.Next != "" {
 		p.NextURL = sectionURL(sec.RowKey) + "?cursor=" + url.QueryEscape(page.Next)
 	}
-	return web.Render(c, http.StatusOK, web.Page{Title: sec.Name, Section: "forum", Content: views.Section(p), Fragment: views.TopicRows(p.Topics, p.NextURL)})
+	return web.Render(c, http.StatusOK, web.Page{Title: p.Name, Section: "forum", Content: views.Section(p), Fragment: views.TopicRows(p.Topics, p.NextURL)})
 }
 
 // window is the posts a topic page shows, from its query: post=N (the
@@ -224,7 +224,7 @@ func (s *Service) topic(c echo.Context) error {
 	staff := isStaffOf(me, sec)
 	u := topicURL(t.PartitionKey)
 	p := views.TopicProps{
-		ID: t.PartitionKey, URL: u, Title: t.Title, SectionName: sec.Name, SectionURL: sectionURL(sec.RowKey),
+		ID: t.PartitionKey, URL: u, Title: t.Title, SectionName: sec.Label(ctx), SectionURL: sectionURL(sec.RowKey),
 		Pinned: stillPinned(t.Summary, s.now()), Locked: t.Locked, SlowSeconds: t.SlowSeconds,
 	}
 	for _, post := range posts {
@@ -299,7 +299,7 @@ func (s *Service) modProps(ctx context.Context, t TopicRow) *views.ModProps {
 	m := &views.ModProps{URL: topicURL(t.PartitionKey), Pinned: t.Pinned, Locked: t.Locked, SlowSeconds: t.SlowSeconds, Section: t.Section}
 	if sections, err := s.Sections(ctx, false); err == nil {
 		for _, sec := range sections {
-			m.Sections = append(m.Sections, [2]string{sec.RowKey, sec.Name})
+			m.Sections = append(m.Sections, [2]string{sec.RowKey, sec.Label(ctx)})
 		}
 	}
 	return m
@@ -342,7 +342,7 @@ func (s *Service) sectionChoices(ctx context.Context) ([][2]string, error) {
 	sections, err := s.Sections(ctx, false)
 	var out [][2]string
 	for _, sec := range sections {
-		out = append(out, [2]string{sec.RowKey, sec.Name})
+		out = append(out, [2]string{sec.RowKey, sec.Label(ctx)})
 	}
 	return out, err
 }

@@ -130,7 +130,7 @@ func (s *Service) newList(c echo.Context) error {
 	return s.readerList(c, "new", func(u Unread) bool { return u.New })
 }
 
-// sectionNames are the open sections' names by slug.
+// sectionNames are the open sections' names by slug, in ctx's language.
 func (s *Service) sectionNames(ctx context.Context) map[string]string {
 	out := map[string]string{}
 	sections, err := s.Sections(ctx, false)
@@ -138,7 +138,7 @@ func (s *Service) sectionNames(ctx context.Context) map[string]string {
 		return out
 	}
 	for _, sec := range sections {
-		out[sec.RowKey] = sec.Name
+		out[sec.RowKey] = sec.Label(ctx)
 	}
 	return out
 }

@@ -24,8 +24,13 @@ type SectionRow struct {
 	ETag         string `table:"ETag"`
 	Name         string `table:"name"`
 	Description  string `table:"description"`
-	Order        int    `table:"order"`
-	Archived     bool   `table:"archived"`
+	// RussianName and RussianDescription are what Russian pages show
+	// (Label, About); "" shows the English. Rows written before them
+	// have neither.
+	RussianName        string `table:"russianName"`
+	RussianDescription string `table:"russianDescription"`
+	Order              int    `table:"order"`
+	Archived           bool   `table:"archived"`
 	// Moderators are the memberKeys who moderate it besides admins,
 	// comma-separated; ModeratorEmails their addresses as an admin typed
 	// them, to show and edit.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -19,9 +20,30 @@ import (
 // under concurrency; `web reindex forum` recounts them from the topics.
 
 var (
-	sectionNameRule = formrule.Text{Max: 60, Required: true}
-	sectionDescRule = formrule.Text{Max: 300}
+	sectionNameRule        = formrule.Text{Max: 60, Required: true}
+	sectionRussianNameRule = formrule.Text{Max: 60}
+	sectionDescRule        = formrule.Text{Max: 300}
 )
+
+// Label is the section's name in ctx's language: the Russian name on a
+// Russian page when it has one, else the English.
+func (r SectionRow) Label(ctx context.Context) string {
+	return inLanguage(ctx, r.Name, r.RussianName)
+}
+
+// About is the section's description in ctx's language, as Label.
+func (r SectionRow) About(ctx context.Context) string {
+	return inLanguage(ctx, r.Description, r.RussianDescription)
+}
+
+// inLanguage is russian on a Russian page, when there is one; else
+// english.
+func inLanguage(ctx context.Context, english, russian string) string {
+	if i18n.LangOf(ctx) == i18n.RU && russian != "" {
+		return russian
+	}
+	return english
+}
 
 // reservedSlugs are paths under /forum that are not sections.
 var reservedSlugs = []string{"t", "new", "unread", "search", "feed", "read-all", "preview"}
@@ -64,7 +86,10 @@ func (s *Service) Sections(ctx context.Context, all bool) ([]SectionRow, error) 
 // SectionInput is the section form as typed.
 type SectionInput struct {
 	Slug, Name, Description, Order string
-	Archived                       bool
+	// RussianName and RussianDescription are optional: Russian pages
+	// show the English ones without them.
+	RussianName, RussianDescription string
+	Archived                        bool
 	// Moderators are the moderators' email addresses, one per line or
 	// comma-separated; each must belong to an account.
 	Moderators string
@@ -82,6 +107,8 @@ func checkSection(in SectionInput, isNew bool) (SectionRow, FormErrors) {
 	}
 	r.Name = errs.Check("name", sectionNameRule, in.Name, "forum.error.section_name")
 	r.Description = errs.Check("description", sectionDescRule, in.Description, "forum.error.description")
+	r.RussianName = errs.Check("russian_name", sectionRussianNameRule, in.RussianName, "forum.error.section_name")
+	r.RussianDescription = errs.Check("russian_description", sectionDescRule, in.RussianDescription, "forum.error.description")
 	if v := strings.TrimSpace(in.Order); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > 9999 {
@@ -150,7 +177,7 @@ func (s *Service) CreateSection(ctx context.Context, in SectionInput) (SectionRo
 	return r, nil
 }
 
-// UpdateSection renames, describes, orders, archives a section or sets
+// UpdateSection renames, describes (in English and Russian), orders, archives a section or sets
 // its moderators; its counters stay as they are.
 func (s *Service) UpdateSection(ctx context.Context, slug string, in SectionInput) (SectionRow, error) {
 	r, err := s.checkSectionInput(ctx, in, false)
@@ -162,7 +189,8 @@ func (s *Service) UpdateSection(ctx context.Context, slug string, in SectionInpu
 	}
 	pk, rk := sectionKey(slug)
 	return storage.Change(ctx, s.sections, pk, rk, ErrNoSection, func(c *SectionRow) error {
-		c.Name, c.Description, c.Order, c.Archived, c.Moderators, c.ModeratorEmails = r.Name, r.Description, r.Order, r.Archived, r.Moderators, r.ModeratorEmails
+		c.Name, c.Description, c.RussianName, c.RussianDescription = r.Name, r.Description, r.RussianName, r.RussianDescription
+		c.Order, c.Archived, c.Moderators, c.ModeratorEmails = r.Order, r.Archived, r.Moderators, r.ModeratorEmails
 		return nil
 	})
 }
