@@ -29,6 +29,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
@@ -39,7 +40,8 @@ const LinkRel = "nofollow ugc noopener"
 var (
 	markdown = goldmark.New(
 		goldmark.WithExtensions(extension.GFM),
-		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkTransformer{}, 100))),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkTransformer{}, 100), util.Prioritized(mentionTransformer{}, 200))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(mentionRenderer{}, 500))),
 	)
 	policy = newPolicy()
 )
@@ -56,6 +58,8 @@ func newPolicy() *bluemonday.Policy {
 	p.AllowAttrs("type").Matching(regexp.MustCompile(`^checkbox$`)).OnElements("input")
 	p.AllowAttrs("align").Matching(regexp.MustCompile(`^(left|right|center)$`)).OnElements("th", "td")
 	p.AllowElements("del")
+	// A mention's mark (highlight.go), and no other class.
+	p.AllowAttrs("class").Matching(regexp.MustCompile(`^mention$`)).OnElements("span")
 	return p
 }
 
@@ -153,6 +157,10 @@ func Plain(src string, max int) string {
 		case *ast.String:
 			if entering {
 				b.Write(n.Value)
+			}
+		case *mentionNode:
+			if entering {
+				b.Write(n.word)
 			}
 		case *ast.AutoLink:
 			if entering {

@@ -183,3 +183,29 @@ func TestPlain(t *testing.T) {
 		}
 	}
 }
+
+// A mention is marked where it is written, and nowhere it is not one.
+func TestMentionsStandOut(t *testing.T) {
+	t.Parallel()
+	for src, want := range map[string]string{
+		"Hi @Anna, see you":           `<p>Hi <span class="mention">@Anna</span>, see you</p>`,
+		"@Борис и @Маша":              `<p><span class="mention">@Борис</span> и <span class="mention">@Маша</span></p>`,
+		"**@Tom** look":               `<p><strong><span class="mention">@Tom</span></strong> look</p>`,
+		"mail anna@example.com":       `<p>mail <a href="mailto:anna@example.com" rel="nofollow ugc noopener">anna@example.com</a></p>`,
+		"a@b and `@code`":             `<p>a@b and <code>@code</code></p>`,
+		"@ alone, @1 and @_x":         `<p>@ alone, @1 and @_x</p>`,
+		"[@Anna](https://x.test)":     `<p><a href="https://x.test" rel="nofollow ugc noopener">@Anna</a></p>`,
+		"line @Anna\nnext @Tom":       "<p>line <span class=\"mention\">@Anna</span>\nnext <span class=\"mention\">@Tom</span></p>",
+		`<span class="x">@Eve</span>`: `<p><span class="mention">@Eve</span></p>`,
+	} {
+		if got := strings.TrimSpace(string(Render(src))); got != want {
+			t.Errorf("Render(%q)\n got %s\nwant %s", src, got, want)
+		}
+	}
+	if got := Plain("Hi @Anna, see you", 0); got != "Hi @Anna, see you" {
+		t.Errorf("Plain keeps the mention's words: %q", got)
+	}
+	if got := string(Render(`<span class="evil" onclick="x()">hi</span>`)); strings.Contains(got, "evil") || strings.Contains(got, "onclick") {
+		t.Errorf("a class other than a mention's passed: %s", got)
+	}
+}
