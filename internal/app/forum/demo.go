@@ -37,7 +37,7 @@ var demoTopics = []struct {
 		{"anna", "1. Be respectful.\n2. Stay on topic.\n3. No spam or ads.\n\nModerators may hide posts that break these rules."},
 	}, false, true},
 	{"general", "Who's going to the jazz night?", 30, [][2]string{
-		{"lily", "I just got my ticket for Thursday. Who else is coming?"},
+		{"lily", "I just got my ticket. Who else is coming?"},
 		{"tom", "Me! I'll grab a table near the stage."},
 		{"anna", "Count me in. @Lily shall we meet at the bar at 19:30?"},
 		{"lily", "Perfect, see you there 🎷"},
