@@ -60,10 +60,12 @@ func whenText(ctx context.Context, start, end time.Time, allDay bool, zone *time
 	return i18n.Span(ctx, s, e) + zoneName
 }
 
-func appointmentItem(ctx context.Context, row AppointmentIndexRow, g GroupRow, zone *time.Location) views.AppointmentItem {
+// appointmentItem shows an index row of g, its participants in their
+// colours (pal, g's).
+func appointmentItem(ctx context.Context, row AppointmentIndexRow, g GroupRow, pal palette, zone *time.Location) views.AppointmentItem {
 	groupID := g.GroupID
 	return views.AppointmentItem{
-		Colors: whoColors(g, row),
+		Colors: pal.who(row),
 		ID:     row.AppointmentID, Title: row.Title, Location: row.Location,
 		When:     whenText(ctx, row.StartTime, row.EndTime, row.AllDay, zone),
 		Datetime: row.StartTime.UTC().Format(time.RFC3339),
@@ -105,8 +107,9 @@ func (h *handlers) upcoming(c echo.Context) error {
 	}
 	zone := h.svc.Zone(ctx, id)
 	items := make([]views.AppointmentItem, 0, len(page.Rows))
+	pal := paletteOf(g)
 	for _, r := range page.Rows {
-		items = append(items, appointmentItem(ctx, r, g, zone))
+		items = append(items, appointmentItem(ctx, r, g, pal, zone))
 	}
 	u := groupURL(g.GroupID)
 	next := ""
@@ -308,7 +311,8 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 		return web.RenderFragment(c, status, views.CommentRows(comments, earlier, true))
 	}
 	u := appointmentURL(g.GroupID, d.Doc.AppointmentID)
-	item := appointmentItem(ctx, d.Index, g, zone)
+	pal := paletteOf(g)
+	item := appointmentItem(ctx, d.Index, g, pal, zone)
 	item.Title, item.Location = d.Doc.Title, d.Doc.Location
 	item.When = whenText(ctx, d.Doc.Start, d.Doc.End, d.Doc.AllDay, zone)
 	item.Canceled = d.Doc.Status == AppointmentCanceled
@@ -346,7 +350,7 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 		if !ok {
 			continue // no longer an active member
 		}
-		p.Participants = append(p.Participants, views.ParticipantItem{Name: name, Responsible: part.Role == RoleResponsible, Color: ColorOf(g, part.MemberKey)})
+		p.Participants = append(p.Participants, views.ParticipantItem{Name: name, Responsible: part.Role == RoleResponsible, Color: pal.of(part.MemberKey)})
 		if part.MemberKey == id.MemberKey && !id.Guest {
 			p.MyReminder = &views.MyReminder{
 				Choice: part.Remind, URL: u + "/remind", At: p.At,
@@ -378,11 +382,12 @@ func (h *handlers) thread(c echo.Context, m Membership, g GroupRow, id *auth.Ide
 	if err != nil {
 		return nil, "", "", err
 	}
+	pal := paletteOf(g)
 	for _, cm := range page.Comments {
 		item := views.CommentItem{
 			ID: cm.ID(), Author: cm.AuthorName, Body: templ.Raw(richtext.Render(cm.Body)),
 			When: i18n.DateTime(ctx, cm.CreatedAt.In(zone)), Datetime: cm.CreatedAt.UTC().Format(time.RFC3339),
-			Color: ColorOf(g, cm.AuthorKey),
+			Color: pal.of(cm.AuthorKey),
 		}
 		if cm.AuthorKey == id.MemberKey || m.Owner() {
 			item.DeleteURL = u + "/comments/" + cm.ID() + "/delete"

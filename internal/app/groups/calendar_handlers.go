@@ -36,6 +36,7 @@ const (
 type calendarContext struct {
 	m     Membership
 	g     GroupRow
+	pal   palette
 	zone  *time.Location
 	today time.Time
 	url   string
@@ -47,7 +48,7 @@ type calendarContext struct {
 func (h *handlers) calendarAt(c echo.Context, name, layout string) (calendarContext, time.Time, error) {
 	m, g := Opened(c)
 	zone := h.svc.Zone(c.Request().Context(), auth.From(c))
-	cc := calendarContext{m: m, g: g, zone: zone, today: midnight(h.svc.now().In(zone)), url: groupURL(g.GroupID)}
+	cc := calendarContext{m: m, g: g, pal: paletteOf(g), zone: zone, today: midnight(h.svc.now().In(zone)), url: groupURL(g.GroupID)}
 	v := c.QueryParam(name)
 	if v == "" {
 		return cc, cc.today, nil
@@ -180,7 +181,7 @@ func (cc calendarContext) days(ctx context.Context, start time.Time, spans [][]S
 				ID: sp.Row.AppointmentID, Title: sp.Row.Title, Href: rowURL(cc.g.GroupID, sp.Row),
 				Datetime: sp.Row.StartTime.UTC().Format(time.RFC3339),
 				Canceled: sp.Row.Status == AppointmentCanceled, Continued: sp.Continued, Continues: sp.Continues,
-				Timed: sp.Timed(), Colors: whoColors(cc.g, sp.Row),
+				Timed: sp.Timed(), Colors: cc.pal.who(sp.Row),
 			}
 			if !sp.Row.AllDay && !sp.Continued {
 				item.Time = sp.Start.Format("15:04")

@@ -1,21 +1,30 @@
 package groups
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"hash/fnv"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/harmony/harmony/internal/storage"
 )
 
 // Each member has a colour in their group, as in TimeTree and Cozi:
 // one of MemberColors, chosen on the group's settings tab or, until
-// then, assigned from their memberKey. Appointments show the colours of
-// who takes part. The choices live on the group's row (Colors), which
-// every group page reads anyway, and an appointment's index row names
-// its first participants (Who), so a calendar costs no extra read.
+// then, given to them. Appointments show the colours of who takes part.
+// Both live on the group's row (Colors, the choices, and Assigned, the
+// colours given), which every group page reads anyway, and an
+// appointment's index row names its first participants (Who), so a
+// calendar costs no extra read. What is given is worked out when
+// someone joins or leaves or chooses (refreshColors), from the roster:
+// a colour nobody chose and nobody else has, so up to MemberColors
+// members never share one.
 
 // MemberColors is how many colours there are (CSS classes c0…c7).
 const MemberColors = 8
@@ -23,18 +32,34 @@ const MemberColors = 8
 // maxShownParticipants is how many participants an index row names.
 const maxShownParticipants = 4
 
-// colorsOf reads the group's chosen colours.
-func colorsOf(g GroupRow) map[string]int {
+// palette is a group's colours: chosen by members, and given to the
+// others (refreshColors).
+type palette struct {
+	chosen, assigned map[string]int
+}
+
+// paletteOf reads the group's colours; a bad value is no colour.
+func paletteOf(g GroupRow) palette {
+	return palette{chosen: colorMap(g.Colors), assigned: colorMap(g.Assigned)}
+}
+
+func colorMap(s string) map[string]int {
 	m := map[string]int{}
-	if g.Colors != "" {
-		_ = json.Unmarshal([]byte(g.Colors), &m) // a bad value is no choice
+	if s != "" {
+		_ = json.Unmarshal([]byte(s), &m) // a bad value is no colour
 	}
+	maps.DeleteFunc(m, func(_ string, c int) bool { return c < 0 || c >= MemberColors })
 	return m
 }
 
-// ColorOf is memberKey's colour in g: chosen, or assigned.
-func ColorOf(g GroupRow, memberKey string) int {
-	if c, ok := colorsOf(g)[memberKey]; ok && c >= 0 && c < MemberColors {
+// of is memberKey's colour: chosen, given, or, for someone given none
+// (past MemberColors members, or gone before colours were given), one
+// that follows from their memberKey.
+func (p palette) of(memberKey string) int {
+	if c, ok := p.chosen[memberKey]; ok {
+		return c
+	}
+	if c, ok := p.assigned[memberKey]; ok {
 		return c
 	}
 	h := fnv.New32a()
@@ -42,20 +67,111 @@ func ColorOf(g GroupRow, memberKey string) int {
 	return int(h.Sum32() % MemberColors)
 }
 
-// whoColors are the colours of the participants an index row names.
-func whoColors(g GroupRow, row AppointmentIndexRow) []int {
+// who are the colours of the participants an index row names.
+func (p palette) who(row AppointmentIndexRow) []int {
 	if row.Who == "" {
 		return nil
 	}
 	var out []int
 	for _, k := range strings.Split(row.Who, ",") {
-		out = append(out, ColorOf(g, k))
+		out = append(out, p.of(k))
 	}
 	return out
 }
 
+// ColorOf is memberKey's colour in g: chosen, or given.
+func ColorOf(g GroupRow, memberKey string) int { return paletteOf(g).of(memberKey) }
+
+// assignColors gives each active member who chose no colour one that
+// no active member chose and nobody else was given: the one they had
+// while it stays free, else the first free one, in the order they
+// joined (then by memberKey). When none is free the rest get none and
+// repeat colours (palette.of). Colours stay put as people come and go.
+func assignColors(chosen, had map[string]int, members []MemberRow) map[string]int {
+	slices.SortFunc(members, func(a, b MemberRow) int {
+		return cmp.Or(joinedAt(a).Compare(joinedAt(b)), cmp.Compare(memberKeyOf(a), memberKeyOf(b)))
+	})
+	var taken [MemberColors]bool
+	var open []string
+	for _, m := range members {
+		if c, ok := chosen[memberKeyOf(m)]; ok {
+			taken[c] = true
+		}
+	}
+	out := map[string]int{}
+	for _, m := range members {
+		key := memberKeyOf(m)
+		if _, ok := chosen[key]; ok {
+			continue
+		}
+		if c, ok := had[key]; ok && !taken[c] {
+			out[key], taken[c] = c, true
+			continue
+		}
+		open = append(open, key)
+	}
+	for _, key := range open {
+		c := slices.Index(taken[:], false)
+		if c < 0 {
+			break
+		}
+		out[key], taken[c] = c, true
+	}
+	return out
+}
+
+// joinedAt orders members by when they joined; a row without the date
+// comes last.
+func joinedAt(m MemberRow) time.Time {
+	if m.JoinedAt == nil {
+		return time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	return *m.JoinedAt
+}
+
+// giveColors sets g.Assigned from the group's active members, read
+// here: the caller runs it inside g's conditional update, so a member
+// who joins meanwhile is counted by one of the two writes.
+// storage.ErrNoChange says nothing changed.
+func (s *Service) giveColors(ctx context.Context, g *GroupRow) error {
+	members, err := s.ActiveMembers(ctx, g.GroupID)
+	if err != nil {
+		return err
+	}
+	p := paletteOf(*g)
+	given := assignColors(p.chosen, p.assigned, members)
+	if maps.Equal(given, p.assigned) {
+		return storage.ErrNoChange
+	}
+	b, err := json.Marshal(given)
+	if err != nil {
+		return err
+	}
+	g.Assigned = string(b)
+	return nil
+}
+
+// refreshColors gives colours anew after someone joined, left or moved
+// to another key: one query of the roster and a conditional update of
+// the group's row when something changed. The membership is saved
+// already, so a failure is logged, not returned; until the next change
+// or `web reindex groups` the member's colour follows from their key.
+func (s *Service) refreshColors(ctx context.Context, groupID string) {
+	pk, rk := groupKey(groupID)
+	_, err := storage.Change(ctx, s.groups, pk, rk, storage.ErrNoChange, func(g *GroupRow) error {
+		if g.IsDeleted {
+			return storage.ErrNoChange
+		}
+		return s.giveColors(ctx, g)
+	})
+	if err != nil {
+		s.log.WarnContext(ctx, "groups: member colours not given", "group", groupID, "err", err)
+	}
+}
+
 // SetColor sets the member's own colour in the group: one conditional
-// update of the group's row. A colour outside MemberColors is a field
+// update of the group's row, which gives another colour to whoever had
+// it without choosing it. A colour outside MemberColors is a field
 // error and writes nothing.
 func (s *Service) SetColor(ctx context.Context, m Membership, memberKey, value string) error {
 	c, err := strconv.Atoi(value)
@@ -67,7 +183,7 @@ func (s *Service) SetColor(ctx context.Context, m Membership, memberKey, value s
 		if g.IsDeleted {
 			return ErrNoGroup
 		}
-		colors := colorsOf(*g)
+		colors := colorMap(g.Colors)
 		if cur, ok := colors[memberKey]; ok && cur == c {
 			return storage.ErrNoChange
 		}
@@ -77,7 +193,16 @@ func (s *Service) SetColor(ctx context.Context, m Membership, memberKey, value s
 			return err
 		}
 		g.Colors, g.UpdatedAt = string(b), s.now().UTC()
+		if err := s.giveColors(ctx, g); !errors.Is(err, storage.ErrNoChange) {
+			return err
+		}
 		return nil
 	})
 	return err
+}
+
+// firstColor is a new group's Assigned: its owner has the first colour.
+func firstColor(ownerKey string) string {
+	b, _ := json.Marshal(map[string]int{ownerKey: 0}) // a map of strings marshals
+	return string(b)
 }

@@ -130,6 +130,9 @@ func (s *Service) upgradeMembership(ctx context.Context, groupID, from string, a
 	if err := deleteRow(ctx, s.members, pk, rk); err != nil {
 		return err
 	}
+	if old.Status == StatusActive && auth.IsGuestKey(from) {
+		s.refreshColors(ctx, groupID) // the member has another key now
+	}
 	pk, rk = userGroupKey(from, groupID)
 	return deleteRow(ctx, s.userGroups, pk, rk)
 }

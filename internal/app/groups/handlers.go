@@ -77,8 +77,9 @@ func (h *handlers) dashboard(c echo.Context) error {
 	cards := make([]views.GroupCard, 0, len(page.Groups))
 	for _, g := range page.Groups {
 		card := groupCard(ctx, g)
+		pal := paletteOf(g.Group)
 		for _, r := range upcoming[g.Group.GroupID] {
-			card.Upcoming = append(card.Upcoming, appointmentItem(ctx, r, g.Group, zone))
+			card.Upcoming = append(card.Upcoming, appointmentItem(ctx, r, g.Group, pal, zone))
 		}
 		cards = append(cards, card)
 	}
@@ -325,9 +326,13 @@ func (h *handlers) roster(c echo.Context) error {
 		return err
 	}
 	u := groupURL(g.GroupID)
+	pal := paletteOf(g)
 	rows := make([]views.RosterRow, 0, len(page.Entries))
 	for _, e := range page.Entries {
 		row := rosterRow(c, e, m, u, h.svc.memberRef(g.GroupID, e.Row.RowKey))
+		if key := memberKeyOf(e.Row); e.Row.Status == StatusActive && key != "" {
+			row.Color = pal.of(key)
+		}
 		if row.CanRemove && open[e.Row.JoinedVia] {
 			row.RemoveChoice = linkChoice(ctx, e.Row.JoinedVia)
 		}
@@ -367,6 +372,7 @@ func rosterRow(c echo.Context, e RosterEntry, viewer Membership, groupURL, ref s
 		Role:      r.Role,
 		Self:      self,
 		ActionURL: groupURL + "/members/" + url.PathEscape(ref),
+		Color:     -1,
 	}
 	// Another active account can be messaged privately.
 	if r.Status == StatusActive && !self && auth.IsAuthMemberKey(r.MemberKey) {

@@ -252,7 +252,9 @@ func (s *Service) Join(ctx context.Context, link JoinLink, id *auth.Identity) (M
 	}
 	err := s.insertMember(ctx, fresh)
 	if errors.Is(err, storage.ErrExists) {
-		return s.changeMember(ctx, groupID, rowKey, func(row *MemberRow) error {
+		joined := false
+		row, err := s.changeMember(ctx, groupID, rowKey, func(row *MemberRow) error {
+			joined = false // a retry starts over
 			switch {
 			case row.Status == StatusActive:
 				return nil
@@ -263,13 +265,22 @@ func (s *Service) Join(ctx context.Context, link JoinLink, id *auth.Identity) (M
 			}
 			row.Status, row.JoinedAt, row.JoinedVia = StatusActive, timePtr(now), link.Session.RowKey
 			row.MemberKey, row.DisplayName = id.MemberKey, id.DisplayName
+			joined = true
 			return nil
 		})
+		if err == nil && joined {
+			s.refreshColors(ctx, groupID)
+		}
+		return row, err
 	}
 	if err != nil {
 		return MemberRow{}, err
 	}
-	return fresh, s.mirror(ctx, fresh)
+	if err := s.mirror(ctx, fresh); err != nil {
+		return fresh, err
+	}
+	s.refreshColors(ctx, groupID)
+	return fresh, nil
 }
 
 // SpinOff starts a group owned by owner for the people who joined by the

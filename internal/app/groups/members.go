@@ -85,7 +85,8 @@ func (s *Service) RebuildSubject() string { return "groups" }
 
 // Rebuild recomputes UserGroups from GroupMembers (missing and stale
 // mirror rows are written, rows without a member row deleted), then
-// every group's summary of what comes next (upcoming.go).
+// every group's summary of what comes next (upcoming.go) and the
+// colours its members were given (colors.go).
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	r, err := s.memberships.Rebuild(ctx)
 	if err != nil {
@@ -97,6 +98,7 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 			return nil
 		}
 		s.refreshUpcoming(ctx, e.RowKey)
+		s.refreshColors(ctx, e.RowKey)
 		report.Summaries++
 		n, err := s.rescheduleReminders(ctx, e.RowKey)
 		report.Reminders += n
@@ -333,6 +335,7 @@ func (s *Service) Accept(ctx context.Context, m Membership, id *auth.Identity) (
 	})
 	if err == nil && accepted {
 		s.counts.Add(ctx, InvitesAccepted)
+		s.refreshColors(ctx, m.GroupID)
 	}
 	return row, err
 }
@@ -442,10 +445,14 @@ func (s *Service) leave(ctx context.Context, groupID, rowKey string, self bool) 
 		left = *row
 		return nil
 	})
-	if err == nil && s.chat != nil && left.MemberKey != "" {
+	if err != nil {
+		return err
+	}
+	s.refreshColors(ctx, groupID)
+	if s.chat != nil && left.MemberKey != "" {
 		s.chat.Left(ctx, "group-"+groupID, left.MemberKey, left.DisplayName)
 	}
-	return err
+	return nil
 }
 
 // Demote makes an owner a plain member again, as another owner. The

@@ -62,6 +62,9 @@ type GroupRow struct {
 	// Colors are the colours members chose (JSON memberKey → 0…7;
 	// colors.go).
 	Colors string `table:"colors"`
+	// Assigned are the colours given to the members who chose none, so
+	// that members do not share one (JSON memberKey → 0…7; colors.go).
+	Assigned string `table:"assignedColors"`
 	// Upcoming is the summary of its next appointments (JSON,
 	// upcoming.go), a cache for the dashboard.
 	Upcoming string `table:"upcoming"`

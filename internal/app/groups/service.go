@@ -344,6 +344,8 @@ func (s *Service) create(ctx context.Context, id *auth.Identity, name, groupID s
 		CreatedByUserKey: id.UserKey,
 		Timezone:         id.Location().String(),
 		Upcoming:         emptySummary,
+		// The owner is its first member: the first colour is theirs.
+		Assigned: firstColor(id.MemberKey),
 	}
 	if _, err := storage.Insert(ctx, s.groups, g); err != nil {
 		return GroupRow{}, err
