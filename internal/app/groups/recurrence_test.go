@@ -350,7 +350,7 @@ func TestMonthlyChoicesNameTheStartsDay(t *testing.T) {
 	}
 	// 28 March 2030 is a Thursday, the last one of the month.
 	got := choices(ann.c.Get("/groups/" + id + "/appointments/new?date=2030-03-28").Doc(t))
-	if want := [2]string{"The same date each month (on day 28)", "The same weekday each month (on the last Thu)"}; got != want {
+	if want := [2]string{"On day 28", "On the last Thu"}; got != want {
 		t.Fatalf("new form on the 28th: %q, want %q", got, want)
 	}
 	// 19 March 2030 is the third Tuesday; the edit form of a monthly
@@ -361,8 +361,74 @@ func TestMonthlyChoicesNameTheStartsDay(t *testing.T) {
 		t.Fatalf("repeat described as %q", said)
 	}
 	got = choices(ann.c.Get(page + "/edit").Doc(t))
-	if want := [2]string{"The same date each month (on day 19)", "The same weekday each month (on the third Tue)"}; got != want {
+	if want := [2]string{"On day 19", "On the third Tue"}; got != want {
 		t.Fatalf("edit form: %q, want %q", got, want)
+	}
+}
+
+// TestRepeatFormReadsAsSentences: the repeat choices read as a calendar
+// says them ("Repeat every 2 weeks"), in the reader's language, the
+// unit agreeing with the interval shown; every choice past "Does not
+// repeat" is marked as one (repeat-option, which the CSS hides until a
+// repeat is chosen), the weekdays as weekly's and the day of the month
+// as monthly's, and the unit of the chosen frequency is the one shown
+// where CSS cannot follow the select.
+func TestRepeatFormReadsAsSentences(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, _, id := joinedPair(t, a)
+	// unit is the unit shown where CSS cannot follow the choices.
+	unit := func(doc *goquery.Document) string {
+		return strings.TrimSpace(doc.Find(`[data-testid="repeat-every"] .repeat-unit-now .repeat-plural-now`).Text())
+	}
+	interval := func(doc *goquery.Document) string {
+		return doc.Find(`#repeat-interval option[selected]`).AttrOr("value", "")
+	}
+	every := func(doc *goquery.Document) string {
+		return strings.TrimSpace(doc.Find(`label[for="repeat-interval"]`).Text())
+	}
+	doc := ann.c.Get("/groups/" + id + "/appointments/new?date=2030-03-28").Doc(t)
+	if got := every(doc) + " " + interval(doc) + " " + unit(doc); got != "Repeat every 1 week" {
+		t.Errorf("new form: %q", got)
+	}
+	if v := doc.Find(`#repeat-freq option[selected]`).AttrOr("value", ""); v != "" {
+		t.Errorf("a new appointment repeats %s", v)
+	}
+	for _, part := range []string{"repeat-every", "repeat-weekdays", "repeat-monthly", "repeat-ends"} {
+		if !doc.Find(testID(part)).HasClass("repeat-option") {
+			t.Errorf("%s is not marked a repeat option", part)
+		}
+	}
+	if !doc.Find(testID("repeat-weekdays")).HasClass("repeat-weekly") || !doc.Find(testID("repeat-monthly")).HasClass("repeat-monthly") {
+		t.Error("the weekdays or the day of the month are not marked with their frequency")
+	}
+	if n := doc.Find(`[data-testid="repeat-every"] .repeat-unit`).Length(); n != 4 {
+		t.Errorf("%d units, want one for each frequency", n)
+	}
+	// Each interval says its plural form, and each unit is written in
+	// every form, which CSS picks from as the interval is chosen.
+	ru := ann.c.Get("/groups/"+id+"/appointments/new", "Accept-Language", "ru").Doc(t)
+	for n, want := range map[string]string{"1": "неделю", "3": "недели", "5": "недель", "21": "неделю"} {
+		form := ru.Find(`#repeat-interval option[value="`+n+`"]`).AttrOr("data-plural", "")
+		if got := strings.TrimSpace(ru.Find(`.repeat-unit-weekly .repeat-plural-` + form).Text()); got != want {
+			t.Errorf("раз в %s %q, want %q", n, got, want)
+		}
+	}
+	form := url.Values{"title": {"Swim"}, "start": {"2030-06-04T10:00"}, "end": {"2030-06-04T11:00"},
+		"repeat": {"monthly"}, "repeatInterval": {"2"}, "repeatEnds": {"count"}, "repeatCount": {"5"}}
+	_, page := createSeries(t, ann.c, id, form)
+	for _, tc := range []struct{ lang, every, ends string }{
+		{"en", "Repeat every 2 months", "After 5 occurrences"},
+		{"ru", "Повторять раз в 2 месяца", "После 5 раз"},
+	} {
+		doc := ann.c.Get(page+"/edit", "Accept-Language", tc.lang).Doc(t)
+		if got := every(doc) + " " + interval(doc) + " " + unit(doc); got != tc.every {
+			t.Errorf("%s edit form: %q, want %q", tc.lang, got, tc.every)
+		}
+		after := doc.Find(`input[name="repeatCount"]`).Parent()
+		if got := strings.Join(strings.Fields(after.Find(`[aria-hidden="true"]`).Text()+" "+after.Find("input[name=repeatCount]").AttrOr("value", "")+" "+after.Children().Last().Text()), " "); got != tc.ends {
+			t.Errorf("%s ends: %q, want %q", tc.lang, got, tc.ends)
+		}
 	}
 }
 
