@@ -298,7 +298,10 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 		return GroupRow{}, err
 	}
 	if sess.SpunOff != "" {
-		return s.group(ctx, sess.SpunOff)
+		// Made already, or being made by a request at this moment (a
+		// double click), whose group row may not be there yet: either
+		// way the answer is its page.
+		return GroupRow{GroupID: sess.SpunOff}, nil
 	}
 	joined, err := s.Joined(ctx, m, sessionID)
 	if err != nil {

@@ -1,6 +1,7 @@
 package groups
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -8,11 +9,13 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web/webtest"
 )
 
 var sessionPath = regexp.MustCompile(`^/groups/([0-9A-Z]{26})/join-sessions/([0-9a-f]{32})$`)
@@ -344,6 +347,47 @@ func TestSpinOffFromJoinSession(t *testing.T) {
 
 // TestSpinOffTwiceAtOnce: a double click on "Start the group" makes one
 // group, and both requests lead to it.
+// slowGroups holds, while armed, every new group row until released: a
+// spin-off caught between claiming its link and making its group.
+type slowGroups struct {
+	storage.Backend
+	armed            *atomic.Bool
+	holding, release chan struct{}
+}
+
+func (s slowGroups) Insert(ctx context.Context, table string, e storage.Entity) (string, error) {
+	if strings.HasSuffix(table, groupsTable) && s.armed.CompareAndSwap(true, false) {
+		close(s.holding)
+		<-s.release
+	}
+	return s.Backend.Insert(ctx, table, e)
+}
+
+// A second spin-off while the first is making its group is sent to that
+// group's page, not told there is no group.
+func TestSpinOffWhileTheFirstIsMakingItsGroup(t *testing.T) {
+	t.Parallel()
+	slow := slowGroups{armed: new(atomic.Bool), holding: make(chan struct{}), release: make(chan struct{})}
+	a := newGroupsAppOn(t, func(b storage.Backend) storage.Backend { slow.Backend = b; return slow })
+	olga := a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Conference")
+	sid := openJoin(t, olga, groupID)
+	a.joinAsGuest(t, groupID, sid, "Gus")
+	spin := olga.c.WithCSRF("/", url.Values{"name": {"Dinner"}})
+	pageURL := "/groups/" + groupID + "/join-sessions/" + sid + "/spinoff"
+	slow.armed.Store(true)
+	first := make(chan *webtest.Response)
+	go func() { first <- olga.c.PostForm(pageURL, spin) }()
+	<-slow.holding
+	second := olga.c.PostForm(pageURL, spin)
+	close(slow.release)
+	one := <-first
+	if one.StatusCode != http.StatusSeeOther || second.StatusCode != http.StatusSeeOther || second.Header.Get("Location") != one.Header.Get("Location") {
+		t.Fatalf("the first spin-off: %d %s; the second, while the first made its group: %d %s",
+			one.StatusCode, one.Header.Get("Location"), second.StatusCode, second.Header.Get("Location"))
+	}
+}
+
 func TestSpinOffTwiceAtOnce(t *testing.T) {
 	t.Parallel()
 	a := newGroupsApp(t)
