@@ -511,9 +511,12 @@ func (s *Service) Requote(ctx context.Context, memberKey, ref string, at time.Ti
 		return err
 	}
 	for _, row := range rows {
-		var args map[string]string
+		args := map[string]string{}
 		if err := json.Unmarshal([]byte(row.Args), &args); err != nil {
 			return fmt.Errorf("inbox: notice %s: %w", row.RowKey, err)
+		}
+		if args == nil { // "null"
+			args = map[string]string{}
 		}
 		if quote == "" {
 			row.Kind = unquote(row.Kind, args)
