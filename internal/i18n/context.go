@@ -41,3 +41,12 @@ func N(ctx context.Context, key string, n int, args ...any) string {
 	}
 	return key
 }
+
+// Pick is the Russian of a text people entered in both languages on a
+// Russian page, when there is one; else the English.
+func Pick(ctx context.Context, english, russian string) string {
+	if LangOf(ctx) == RU && russian != "" {
+		return russian
+	}
+	return english
+}

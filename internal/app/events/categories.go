@@ -57,10 +57,7 @@ func (c Category) Label(ctx context.Context) string {
 	if c.BuiltIn {
 		return i18n.T(ctx, "events.category."+c.Slug)
 	}
-	if i18n.LangOf(ctx) == i18n.RU && c.Russian != "" {
-		return c.Russian
-	}
-	return c.English
+	return i18n.Pick(ctx, c.English, c.Russian)
 }
 
 var (

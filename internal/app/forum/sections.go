@@ -27,22 +27,11 @@ var (
 
 // Label is the section's name in ctx's language: the Russian name on a
 // Russian page when it has one, else the English.
-func (r SectionRow) Label(ctx context.Context) string {
-	return inLanguage(ctx, r.Name, r.RussianName)
-}
+func (r SectionRow) Label(ctx context.Context) string { return i18n.Pick(ctx, r.Name, r.RussianName) }
 
 // About is the section's description in ctx's language, as Label.
 func (r SectionRow) About(ctx context.Context) string {
-	return inLanguage(ctx, r.Description, r.RussianDescription)
-}
-
-// inLanguage is russian on a Russian page, when there is one; else
-// english.
-func inLanguage(ctx context.Context, english, russian string) string {
-	if i18n.LangOf(ctx) == i18n.RU && russian != "" {
-		return russian
-	}
-	return english
+	return i18n.Pick(ctx, r.Description, r.RussianDescription)
 }
 
 // reservedSlugs are paths under /forum that are not sections.
