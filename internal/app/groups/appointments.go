@@ -426,7 +426,7 @@ func (s *Service) notifyAppointment(ctx context.Context, id *auth.Identity, kind
 			To:   to,
 			Kind: kind,
 			Args: map[string]string{"name": id.DisplayName, "group": g.GroupName, "title": doc.Title},
-			When: doc.Start,
+			When: announcedStart(doc, s.now()),
 			Link: appointmentURL(doc.GroupID, doc.AppointmentID),
 		})
 	}
@@ -517,11 +517,7 @@ func (s *Service) saveAppointment(ctx context.Context, doc *Appointment, old *Ap
 	row.Who = strings.Join(doc.Who[:min(len(doc.Who), maxShownParticipants)], ",")
 	row.ImportUID = doc.ImportUID
 	if doc.Repeat != "" {
-		var skipped []string
-		for _, t := range append(slices.Clone(doc.ExDates), doc.Moved...) {
-			skipped = append(skipped, appointmentTimeKey(t))
-		}
-		row.Skipped, row.SeriesEnd = strings.Join(skipped, ","), timePtr(seriesEnd(*doc))
+		row.Skipped, row.SeriesEnd = skippedKeys(*doc), timePtr(seriesEnd(*doc))
 	}
 	if _, err := storage.Upsert(ctx, s.appointments, row); err != nil {
 		return AppointmentIndexRow{}, err

@@ -203,7 +203,7 @@ func (s *Service) AddComment(ctx context.Context, m Membership, id *auth.Identit
 				err = s.notifier.Post(ctx, inbox.Notice{
 					To: to, Kind: "groups.notify.comment",
 					Args: map[string]string{"name": id.DisplayName, "group": g.GroupName, "title": d.Doc.Title, "comment": richtext.Plain(body, 140)},
-					When: d.Doc.Start, Link: appointmentURL(m.GroupID, appointmentID) + "#comments",
+					When: announcedStart(d.Doc, s.now()), Link: appointmentURL(m.GroupID, appointmentID) + "#comments",
 					Key: "comment|" + rk, From: id.MemberKey,
 				})
 			}

@@ -216,6 +216,46 @@ func firstOccurrence(text string, start time.Time) bool {
 // are left out (their overrides are rows of their own), and so is a
 // series whose rule names no date (everOccurs).
 func Occurrences(row AppointmentIndexRow, from, to time.Time) []AppointmentIndexRow {
+	return occurrences(row, from, to, maxExpanded)
+}
+
+// skippedKeys is a series' Skipped: the occurrences removed from it or
+// moved out of it.
+func skippedKeys(doc Appointment) string {
+	var skipped []string
+	for _, t := range append(slices.Clone(doc.ExDates), doc.Moved...) {
+		skipped = append(skipped, appointmentTimeKey(t))
+	}
+	return strings.Join(skipped, ",")
+}
+
+// announcedStart is the time a notice about doc names: its start, or a
+// series' next occurrence, so a weekly series begun in spring is
+// announced with next week's date rather than its first, long past.
+func announcedStart(doc Appointment, now time.Time) time.Time {
+	if doc.Repeat == "" || doc.Start.After(now) {
+		return doc.Start
+	}
+	row := AppointmentIndexRow{StartTime: doc.Start, EndTime: doc.End, AllDay: doc.AllDay,
+		Repeat: doc.Repeat, Timezone: doc.Timezone, Skipped: skippedKeys(doc)}
+	if next, ok := nextOccurrence(row, now); ok {
+		return next.StartTime
+	}
+	return doc.Start
+}
+
+// nextOccurrence is the series' first occurrence that has not ended by
+// from (removed ones left out), and false when none is left.
+func nextOccurrence(row AppointmentIndexRow, from time.Time) (AppointmentIndexRow, bool) {
+	next := occurrences(row, from, time.Date(rrule.MAXYEAR, 1, 1, 0, 0, 0, 0, time.UTC), 1)
+	if len(next) == 0 {
+		return AppointmentIndexRow{}, false
+	}
+	return next[0], true
+}
+
+// occurrences is Occurrences, stopping after at most limit of them.
+func occurrences(row AppointmentIndexRow, from, to time.Time, limit int) []AppointmentIndexRow {
 	if !everOccurs(row.Repeat, row.StartTime.In(seriesZone(row))) {
 		return nil
 	}
@@ -237,6 +277,9 @@ func Occurrences(row AppointmentIndexRow, from, to time.Time) []AppointmentIndex
 		}
 		if !t.Add(length).After(from) || skip[appointmentTimeKey(t)] {
 			continue
+		}
+		if len(out) == limit {
+			break
 		}
 		occ := row
 		occ.StartTime, occ.EndTime = t.UTC(), t.Add(length).UTC()

@@ -708,3 +708,43 @@ func BenchmarkRuleWithNoDate(b *testing.B) {
 		}
 	})
 }
+
+// TestASeriesIsAnnouncedWithItsNextDate: a notice about a series that
+// began before now names its next occurrence, not its first, and an
+// occurrence removed from it is passed over; a single appointment, and
+// a series still to begin, are announced with their start.
+func TestASeriesIsAnnouncedWithItsNextDate(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	// The test clock is Friday 17 May 2030, 09:30 UTC; the series began
+	// on Tuesday 2 April.
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Choir", Start: "2030-04-02T18:00", End: "2030-04-02T19:00",
+		Repeat: RepeatInput{Freq: RepeatWeekly, Ends: "never"}}, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Tasks.RunDue(ctx)
+	notice := bob.c.Get("/inbox").Doc(t).Find(testID("inbox-list")).Text()
+	if !strings.Contains(notice, "Choir") || !strings.Contains(notice, "21 May") || strings.Contains(notice, "Apr") {
+		t.Fatalf("the series is announced as %q, want its next date, 21 May", notice)
+	}
+	if got := announcedStart(doc, a.Clock.Now()); !got.Equal(time.Date(2030, 5, 21, 18, 0, 0, 0, time.UTC)) {
+		t.Fatalf("announced %v", got)
+	}
+	doc.ExDates = []time.Time{time.Date(2030, 5, 21, 18, 0, 0, 0, time.UTC)}
+	if got := announcedStart(doc, a.Clock.Now()); !got.Equal(time.Date(2030, 5, 28, 18, 0, 0, 0, time.UTC)) {
+		t.Fatalf("with 21 May removed, announced %v, want 28 May", got)
+	}
+	later := doc
+	later.Start, later.End, later.ExDates = time.Date(2030, 6, 4, 18, 0, 0, 0, time.UTC), time.Date(2030, 6, 4, 19, 0, 0, 0, time.UTC), nil
+	if got := announcedStart(later, a.Clock.Now()); !got.Equal(later.Start) {
+		t.Fatalf("a series still to begin announced %v", got)
+	}
+	single := later
+	single.Repeat, single.Start = "", time.Date(2030, 3, 1, 18, 0, 0, 0, time.UTC)
+	if got := announcedStart(single, a.Clock.Now()); !got.Equal(single.Start) {
+		t.Fatalf("a single appointment announced %v", got)
+	}
+}
