@@ -104,7 +104,7 @@ func TestUnsafeRoutesNeedCSRF(t *testing.T) {
 		paths[r.Method+" "+r.Path] = true
 	}
 	for _, want := range []string{"POST /signin/code", "POST /signin/code/verify", "POST /signout", "POST /account/profile", "POST /admin/users/:member/disable",
-		"POST /prompts", "POST /prompts/:id/vote", "POST /admin/tags", "POST /admin/prompts/reindex"} {
+		"POST /prompts", "POST /prompts/:id/vote", "POST /admin/tags", "POST /admin/rebuild/:subject"} {
 		if !paths[want] {
 			t.Errorf("the app has no route %s", want)
 		}

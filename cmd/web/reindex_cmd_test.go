@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,8 +13,10 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/embedded"
+	"github.com/harmony/harmony/internal/web/webtest"
 )
 
 func TestReindexUsersRestoresTheDirectory(t *testing.T) {
@@ -88,5 +91,42 @@ func TestReindexSubjectsAreTheAppsRebuilds(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("the app rebuilds %v, web reindex knows %v", got, reindexSubjects)
+	}
+}
+
+// TestRebuildButtonsOfEveryModule: the admin overview has a button for
+// each of the app's rebuilds, and each, pressed on the demo store, runs
+// in the background to "done". The tags and users pages' buttons post to
+// the same place.
+func TestRebuildButtonsOfEveryModule(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestAppOnStore(t, map[string]string{"ADMIN_EMAILS": platform.DemoSignIn})
+	if _, err := a.Built.SeedDemo(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c := webtest.NewClient(t, a.Handler())
+	signIn(t, c, platform.DemoSignIn)
+	for page, form := range map[string]string{"/admin/tags": "reindex-form", "/admin/users": "rebuild-directory-form"} {
+		action := c.Get(page).Doc(t).Find(`[data-testid="`+form+`"]`).AttrOr("action", "")
+		if subject, ok := strings.CutPrefix(action, "/admin/rebuild/"); !ok || !slices.ContainsFunc(a.Rebuilders, func(r platform.Rebuilder) bool { return r.RebuildSubject() == subject }) {
+			t.Errorf("%s's rebuild button posts to %q", page, action)
+		}
+	}
+	for _, r := range a.Rebuilders {
+		subject := r.RebuildSubject()
+		row := `[data-testid="admin-rebuild-` + subject + `"]`
+		action := c.Get("/admin").Doc(t).Find(row+" form").AttrOr("action", "")
+		res := c.PostForm(action, c.WithCSRF("/admin", nil))
+		if action != "/admin/rebuild/"+subject || res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: the button posts to %q: %d", subject, action, res.StatusCode)
+		}
+		state := "running"
+		for deadline := time.Now().Add(time.Minute); state == "running" && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+			state = c.Get("/admin").Doc(t).Find(row).AttrOr("data-state", "")
+		}
+		if state != "done" {
+			t.Errorf("%s: the rebuild ended %q", subject, state)
+		}
 	}
 }

@@ -130,29 +130,14 @@ func (h *handlers) users(c echo.Context) error {
 		// A chunk's actions return to the page the admin is reading.
 		back = "/admin/users"
 	}
-	return h.renderUsers(c, http.StatusOK, cursor, back, "", nil)
-}
-
-// rebuildDirectory is POST /admin/users/reindex: it rebuilds the Users
-// directory from the profiles and shows the list's first page with what
-// it fixed. As with /admin/prompts/reindex the page is the answer (no
-// redirect): the figures do not fit a flash key, and a second run is
-// harmless.
-func (h *handlers) rebuildDirectory(c echo.Context) error {
-	ctx := c.Request().Context()
-	r, err := h.svc.RebuildDirectory(ctx)
-	if err != nil {
-		return err
-	}
-	report := i18n.T(ctx, "admin.users.rebuild.report", "profiles", r.Profiles, "written", r.Written, "removed", r.Removed)
-	return h.renderUsers(c, http.StatusOK, nil, "/admin/users", report, nil)
+	return h.renderUsers(c, http.StatusOK, cursor, back, nil)
 }
 
 // renderUsers shows the users list from cursor; back is where the rows'
 // plain actions return, report the directory rebuild's outcome, if any.
 // failed, when set, is a row whose action was refused: it replaces its
 // row, or comes first when the page does not hold it.
-func (h *handlers) renderUsers(c echo.Context, status int, cursor *storage.Cursor, back, report string, failed *views.UserRow) error {
+func (h *handlers) renderUsers(c echo.Context, status int, cursor *storage.Cursor, back string, failed *views.UserRow) error {
 	ctx := c.Request().Context()
 	page, err := h.svc.ListUsers(ctx, cursor)
 	if err != nil {
@@ -174,7 +159,7 @@ func (h *handlers) renderUsers(c echo.Context, status int, cursor *storage.Curso
 	return web.Render(c, status, web.Page{
 		Title:    i18n.T(ctx, "admin.users.heading"),
 		Section:  "admin",
-		Content:  views.Users(views.UsersProps{Report: report, Rows: rows, NextURL: next, First: cursor == nil}),
+		Content:  views.Users(views.UsersProps{Rows: rows, NextURL: next, First: cursor == nil}),
 		Fragment: views.UsersChunk(rows, next),
 	})
 }
@@ -248,7 +233,7 @@ func (h *handlers) reasonRefused(c echo.Context, target, reason, errKey, back st
 	if web.HTMXFrom(c).Partial {
 		return web.RenderFragment(c, http.StatusUnprocessableEntity, views.UserItem(row))
 	}
-	return h.renderUsers(c, http.StatusUnprocessableEntity, nil, back, "", &row)
+	return h.renderUsers(c, http.StatusUnprocessableEntity, nil, back, &row)
 }
 
 // backTo keeps a plain action's return address on the users list.

@@ -13,7 +13,6 @@ func (s *Service) Routes(e *echo.Echo) {
 	g.GET("", h.overview)
 	g.GET("/users", h.users)
 	g.GET("/metrics", h.metricsPage)
-	g.POST("/users/reindex", h.rebuildDirectory)
 	g.GET("/rebuilds", h.rebuilds)
 	g.POST("/rebuild/:subject", h.rebuild)
 	for _, a := range Actions {

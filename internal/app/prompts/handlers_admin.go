@@ -83,19 +83,3 @@ func (h *handlers) moveTag(c echo.Context) error {
 	}
 	return web.FlashRedirect(c, "admin.tags.flash.moved", adminTagsURL+"#tag-"+url.PathEscape(tag))
 }
-
-// reindex is POST /admin/prompts/reindex: it rebuilds every prompt index
-// from the Prompts table and shows what it fixed. The page is the answer
-// itself (no redirect): the report's figures do not fit a flash message
-// key, and running the rebuild again is harmless.
-func (h *handlers) reindex(c echo.Context) error {
-	ctx := c.Request().Context()
-	r, err := h.svc.Reindex(ctx)
-	if err != nil {
-		return err
-	}
-	report := i18n.T(ctx, "admin.reindex.report",
-		"prompts", r.Prompts, "written", r.RowsWritten, "deleted", r.RowsDeleted,
-		"votes", r.VotesRecounted, "tags", r.TagsRecounted)
-	return h.renderTags(c, http.StatusOK, views.TagsAdminProps{Report: report}, nil)
-}

@@ -899,7 +899,7 @@ func promptAdminRoutes(t *testing.T, a *promptsApp) []string {
 		}
 	}
 	slices.Sort(out)
-	want := []string{"GET /admin/tags", "POST /admin/prompts/reindex", "POST /admin/tags", "POST /admin/tags/:tag", "POST /admin/tags/:tag/move"}
+	want := []string{"GET /admin/tags", "POST /admin/tags", "POST /admin/tags/:tag", "POST /admin/tags/:tag/move"}
 	if !slices.Equal(out, want) {
 		t.Fatalf("admin routes %v, want %v", out, want)
 	}
@@ -1022,21 +1022,15 @@ func TestAdminTagsAddRenameDeactivateMove(t *testing.T) {
 	}
 }
 
-func TestAdminReindexShowsReport(t *testing.T) {
+// TestTheTagsPageStartsTheIndexRebuild: the tags page's rebuild button
+// starts the prompts rebuild that the admin overview runs in the
+// background (cmd/web's TestRebuildButtonsOfEveryModule runs it).
+func TestTheTagsPageStartsTheIndexRebuild(t *testing.T) {
 	t.Parallel()
 	a := newPromptsApp(t)
-	ann := a.signIn(t, "ann@example.com")
-	a.createPrompt(t, ann, promptForm("Indexed", "Text", Public, "data"))
 	boss := a.signIn(t, bossEmail)
-	if boss.c.Get("/admin/tags").Doc(t).Find(testID("reindex-form")).AttrOr("action", "") != "/admin/prompts/reindex" {
-		t.Fatal("no rebuild button on the tags page")
-	}
-	res := post(t, boss.c, "/admin/prompts/reindex", nil)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("reindex: %d", res.StatusCode)
-	}
-	if got := res.Doc(t).Find(testID("reindex-report")).Text(); !strings.Contains(got, "Prompts read: 1.") {
-		t.Errorf("report %q", got)
+	if got := boss.c.Get("/admin/tags").Doc(t).Find(testID("reindex-form")).AttrOr("action", ""); got != "/admin/rebuild/"+a.svc.RebuildSubject() {
+		t.Fatalf("the tags page's rebuild button posts to %q", got)
 	}
 }
 

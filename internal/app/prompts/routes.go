@@ -31,7 +31,6 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/admin/tags", h.addTag, auth.RequireAdmin)
 	e.POST("/admin/tags/:tag", h.updateTag, auth.RequireAdmin)
 	e.POST("/admin/tags/:tag/move", h.moveTag, auth.RequireAdmin)
-	e.POST("/admin/prompts/reindex", h.reindex, auth.RequireAdmin)
 }
 
 // handlers are the catalog's HTTP handlers: each parses the request,
