@@ -88,7 +88,7 @@ test('a family shares a weekly pick-up across time zones, changes one week, and 
   // 3. Both see it in the month and week views, each at their own time.
   const atBen = await localParts(ben.page, startMs);
   expect(atBen.time).not.toBe(atAnna.time); // London and Berlin differ by an hour
-  for (const [who, at, zone] of [[anna, atAnna, 'Europe/London'], [ben, atBen, 'Europe/Berlin']] as const) {
+  for (const [who, at, zone] of [[anna, atAnna, 'London'], [ben, atBen, 'Berlin']] as const) {
     await who.page.goto(`${groupPath}/appointments/month?m=${at.date.slice(0, 7)}`);
     await expect(who.page.getByTestId('calendar-zone')).toContainText(zone);
     const day = who.page.locator(`[data-testid="month-day"][data-date="${at.date}"]`);

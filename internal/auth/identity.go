@@ -12,13 +12,13 @@ import (
 	"net/mail"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -172,24 +172,11 @@ func (id *Identity) Location() *time.Location {
 // Zone is the IANA zone name's location, UTC for "" or an unknown name,
 // from a cache: time.LoadLocation reads the zone database on every call.
 func Zone(name string) *time.Location {
-	if name == "" || name == "UTC" {
-		return time.UTC
+	if loc, ok := i18n.LoadZone(name); ok {
+		return loc
 	}
-	if loc, ok := zones.Load(name); ok {
-		return loc.(*time.Location)
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return time.UTC
-	}
-	zones.Store(name, loc)
-	return loc
+	return time.UTC
 }
-
-// zones caches loaded time zones: time.LoadLocation reads the zone
-// database on every call, and pages ask for the viewer's zone each time.
-// Profiles accept only valid zone names, so the cache stays small.
-var zones sync.Map
 
 const identityKey = "harmony.identity"
 

@@ -24,7 +24,7 @@ func (h *handlers) showProfile(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	props := h.profileProps(p, formOf(p), nil)
+	props := h.profileProps(c.Request().Context(), p, formOf(p), nil)
 	return h.renderProfile(c, http.StatusOK, props)
 }
 
@@ -41,7 +41,7 @@ func (h *handlers) refusedProfile(c echo.Context, status int, in ProfileInput, e
 	if err != nil {
 		return err
 	}
-	return h.renderProfile(c, status, h.profileProps(p, views.ProfileForm(in), errs))
+	return h.renderProfile(c, status, h.profileProps(c.Request().Context(), p, views.ProfileForm(in), errs))
 }
 
 // uploadPhoto is POST /account/photo (multipart field "photo").
@@ -63,7 +63,7 @@ func (h *handlers) uploadPhoto(c echo.Context) error {
 	if perr != nil {
 		return perr
 	}
-	props := h.profileProps(p, formOf(p), nil)
+	props := h.profileProps(c.Request().Context(), p, formOf(p), nil)
 	props.PhotoError = i18n.T(ctx, message, "mb", MaxPhotoBytes>>20)
 	return h.renderProfile(c, status, props)
 }
@@ -79,12 +79,8 @@ func formOf(p ProfileRow) views.ProfileForm {
 	}
 }
 
-func (h *handlers) profileProps(p ProfileRow, form views.ProfileForm, errs FieldErrors) views.ProfileProps {
+func (h *handlers) profileProps(ctx context.Context, p ProfileRow, form views.ProfileForm, errs FieldErrors) views.ProfileProps {
 	age, hasAge := AgeOn(p.BirthDate, h.svc.now().UTC())
-	zones := CommonTimezones
-	if p.Timezone != "" && !contains(zones, p.Timezone) {
-		zones = append([]string{p.Timezone}, zones...)
-	}
 	return views.ProfileProps{
 		Form:           form,
 		Errors:         views.FieldErrors(errs),
@@ -94,7 +90,7 @@ func (h *handlers) profileProps(p ProfileRow, form views.ProfileForm, errs Field
 		Age:            age,
 		HasAge:         hasAge,
 		Genders:        Genders,
-		Timezones:      zones,
+		Timezones:      ZoneChoices(ctx, p.Timezone, h.svc.now()),
 		MaxDisplayName: MaxDisplayName,
 		MaxBio:         MaxBio,
 		MaxLocation:    MaxLocation,
@@ -225,7 +221,7 @@ func (h *handlers) showSessions(c echo.Context) error {
 			Current:  s.Current,
 		})
 	}
-	return renderTab(c, http.StatusOK, "sessions", views.Sessions(views.SessionsProps{Sessions: rows, Zone: list.Zone.String()}))
+	return renderTab(c, http.StatusOK, "sessions", views.Sessions(views.SessionsProps{Sessions: rows, Zone: i18n.ZoneName(ctx, list.Zone.String(), h.svc.now())}))
 }
 
 // revokeSession is POST /account/sessions/:id/revoke. Ending the session

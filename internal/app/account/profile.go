@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/harmony/harmony/internal/fault"
@@ -75,7 +76,7 @@ var errZoneSet = errors.New("account: zone already set")
 // SetLanguage saves lang as memberKey's language (the footer's switch),
 // keeping the other settings; the sessions follow at once.
 func (s *Service) SetLanguage(ctx context.Context, memberKey, lang string) error {
-	if !contains(Languages, lang) {
+	if !slices.Contains(Languages, lang) {
 		return fmt.Errorf("account: language %q", lang)
 	}
 	pk, rk := settingsKey(memberKey)

@@ -2,6 +2,7 @@ package account
 
 import (
 	_ "embed"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -109,7 +110,7 @@ func (in ProfileInput) validate(today time.Time) FieldErrors {
 	if _, p := locationRule.Check(in.Location); p != formrule.OK {
 		errs["location"] = p.Message("", "account.error.location_invalid")
 	}
-	if in.Gender != "" && !contains(Genders, in.Gender) {
+	if in.Gender != "" && !slices.Contains(Genders, in.Gender) {
 		errs["gender"] = "account.error.gender_invalid"
 	}
 	if in.BirthDate != "" {
@@ -165,15 +166,6 @@ func AgeOn(birthDate string, today time.Time) (int, bool) {
 	return Age(born, today), true
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // SettingsInput is the settings form. Checkboxes are true when ticked.
 type SettingsInput struct {
 	ProfileVisibility    string `form:"profileVisibility"`
@@ -185,10 +177,10 @@ type SettingsInput struct {
 
 func (in SettingsInput) validate() FieldErrors {
 	errs := FieldErrors{}
-	if !contains(Visibilities, in.ProfileVisibility) {
+	if !slices.Contains(Visibilities, in.ProfileVisibility) {
 		errs["profileVisibility"] = "account.error.visibility_invalid"
 	}
-	if !contains(Languages, in.Language) {
+	if !slices.Contains(Languages, in.Language) {
 		errs["language"] = "account.error.language_invalid"
 	}
 	return errs
@@ -221,7 +213,7 @@ func (in PreferencesInput) parse() (minAge, maxAge, distance int, errs FieldErro
 	if !ok {
 		errs["maxDistanceKm"] = "account.error.distance_range"
 	}
-	if !contains(ShowMeOptions, in.ShowMe) {
+	if !slices.Contains(ShowMeOptions, in.ShowMe) {
 		errs["showMe"] = "account.error.show_me_invalid"
 	}
 	return minAge, maxAge, distance, errs

@@ -133,7 +133,7 @@ func (s *Service) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := views.ListProps{Past: past, Cards: cards(ctx, page.Rows, zone, labels), Zone: zone.String()}
+	p := views.ListProps{Past: past, Cards: cards(ctx, page.Rows, zone, labels), Zone: i18n.ZoneName(ctx, zone.String(), s.now())}
 	if page.Next != nil {
 		token := s.cursors.Encode(listQuery(past, category), storage.Cursor{Next: page.Next})
 		sep := "?"
@@ -341,7 +341,7 @@ func (s *Service) page(c echo.Context) error {
 	p := views.PageProps{
 		ID: e.RowKey, URL: eventURL(e.RowKey), Title: e.Title,
 		When:     i18n.Span(ctx, e.Start.In(local), e.End.In(local)),
-		Datetime: e.Start.UTC().Format(time.RFC3339), Zone: local.String(), Place: e.Place,
+		Datetime: e.Start.UTC().Format(time.RFC3339), Zone: i18n.ZoneName(ctx, local.String(), e.Start), Place: e.Place,
 		Price: price(ctx, e.PriceCents, e.Currency), Category: labels[e.Category],
 		Cancelled: e.IsCancelled, Published: e.IsPublished, Going: counts.Going, Waiting: counts.Waiting,
 		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: manages(id, e), OfferHours: e.OfferHours,
@@ -527,7 +527,7 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 		heading, imageKey = "events.edit", eventOf(c).ImageKey
 	}
 	p := views.FormProps{
-		Heading: heading, Action: action, Zone: auth.From(c).Location().String(), Secret: in.Secret, ChatClosed: in.ChatClosed, Errors: errs,
+		Heading: heading, Action: action, Zone: i18n.ZoneName(ctx, auth.From(c).Location().String(), s.now()), Secret: in.Secret, ChatClosed: in.ChatClosed, Errors: errs,
 		MaxCoHosts: MaxCoHosts,
 		ImageURL:   imageURL(imageKey, true),
 		Values: map[string]string{

@@ -77,7 +77,7 @@ func (s *Service) month(c echo.Context, category string) error {
 		})
 	}
 	p := views.MonthProps{
-		Caption: i18n.MonthYear(ctx, first), Zone: zone.String(),
+		Caption: i18n.MonthYear(ctx, first), Zone: i18n.ZoneName(ctx, zone.String(), now),
 		PrevURL: monthURL(first.AddDate(0, -1, 0), category), NextURL: monthURL(first.AddDate(0, 1, 0), category),
 		TodayURL: monthURL(time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, zone), category),
 	}

@@ -50,7 +50,7 @@ func (s *Service) ticket(c echo.Context) error {
 		Title: i18n.T(ctx, "events.ticket.heading") + " · " + e.Title, Section: "events",
 		Content: views.Ticket(views.TicketProps{
 			EventTitle: e.Title, EventURL: eventURL(e.RowKey), When: i18n.Span(ctx, e.Start.In(zone), e.End.In(zone)),
-			Datetime: e.Start.UTC().Format(time.RFC3339), Zone: zone.String(), Place: e.Place, Confirmed: e.ConfirmedOnly,
+			Datetime: e.Start.UTC().Format(time.RFC3339), Zone: i18n.ZoneName(ctx, zone.String(), e.Start), Place: e.Place, Confirmed: e.ConfirmedOnly,
 			Name: a.Name, Party: a.Party, Code: a.Ticket, QR: qr, Attended: a.Attended,
 		}),
 	})

@@ -117,7 +117,7 @@ func (h *handlers) upcoming(c echo.Context) error {
 		next = u + "?from=" + appointmentTimeKey(page.Next)
 	}
 	p := views.AppointmentsProps{
-		GroupName: g.GroupName, GroupURL: u, Zone: zoneNote(g, zone),
+		GroupName: g.GroupName, GroupURL: u, Zone: zoneNote(ctx, g, zone, h.svc.now()),
 		Items: items, NextURL: next, First: c.QueryParam("from") == "",
 	}
 	return web.Render(c, http.StatusOK, web.Page{
@@ -151,7 +151,7 @@ func (h *handlers) appointmentForm(ctx context.Context, g GroupRow, zone *time.L
 		chosen[k] = true
 	}
 	p := views.AppointmentFormProps{
-		GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), Zone: zone.String(),
+		GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), Zone: i18n.ZoneName(ctx, zone.String(), h.svc.now()),
 		Title: in.Title, Start: in.Start, End: in.End, Location: in.Location, Notes: in.Notes,
 		NoResponsible: in.Responsible == "", Revision: in.Revision, AllDay: in.AllDay,
 		Repeat: repeatFields(ctx, in.Repeat, in.Start, zone), Scope: in.Scope, At: in.At, Remind: in.Remind,

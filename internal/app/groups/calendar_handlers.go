@@ -61,10 +61,10 @@ func (h *handlers) calendarAt(c echo.Context, name, layout string) (calendarCont
 }
 
 // zoneNote names the viewer's zone, and the group's when it differs.
-func zoneNote(g GroupRow, zone *time.Location) views.CalendarZone {
-	z := views.CalendarZone{Viewer: zone.String()}
-	if g.Timezone != "" && g.Timezone != z.Viewer {
-		z.Group = g.Timezone
+func zoneNote(ctx context.Context, g GroupRow, zone *time.Location, now time.Time) views.CalendarZone {
+	z := views.CalendarZone{Viewer: i18n.ZoneName(ctx, zone.String(), now)}
+	if g.Timezone != "" && g.Timezone != zone.String() {
+		z.Group = i18n.ZoneName(ctx, g.Timezone, now)
 	}
 	return z
 }
@@ -94,7 +94,7 @@ func (h *handlers) month(c echo.Context) error {
 			NextURL:  u + "?m=" + url.QueryEscape(first.AddDate(0, 1, 0).Format(monthLayout)),
 			TodayURL: u, PrevLabel: "groups.month.prev", NextLabel: "groups.month.next",
 		},
-		Zone:   zoneNote(cc.g, cc.zone),
+		Zone:   zoneNote(ctx, cc.g, cc.zone, h.svc.now()),
 		NewURL: cc.url + "/appointments/new",
 	}
 	for i := range days {
@@ -148,7 +148,7 @@ func (h *handlers) week(c echo.Context) error {
 			NextURL:  u + "?d=" + start.AddDate(0, 0, 7).Format(dayLayout),
 			TodayURL: u, PrevLabel: "groups.week.prev", NextLabel: "groups.week.next",
 		},
-		Zone:   zoneNote(cc.g, cc.zone),
+		Zone:   zoneNote(ctx, cc.g, cc.zone, h.svc.now()),
 		NewURL: cc.url + "/appointments/new",
 		Days:   days,
 	}

@@ -585,7 +585,7 @@ func TestGroupTimezone(t *testing.T) {
 	if res := post(t, ann.c, "/groups/"+id+"/timezone", url.Values{"timezone": {"Europe/Berlin"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("set zone: %d", res.StatusCode)
 	}
-	if note := bob.c.Get("/groups/" + id).Doc(t).Find(testID("calendar-zone")).Text(); !strings.Contains(note, "UTC") || !strings.Contains(note, "Europe/Berlin") {
+	if note := bob.c.Get("/groups/" + id).Doc(t).Find(testID("calendar-zone")).Text(); !strings.Contains(note, "shown in UTC") || !strings.Contains(note, "Berlin (UTC+2)") {
 		t.Fatalf("zone note %q", note)
 	}
 	for _, tc := range []struct {
@@ -600,5 +600,17 @@ func TestGroupTimezone(t *testing.T) {
 	}
 	if _, g, _ := a.svc.Open(ctx, id, ann.id, AccessOwner); g.Timezone != "Europe/Berlin" {
 		t.Fatalf("zone now %q", g.Timezone)
+	}
+	// The owner's picker names zones as people do, and keeps a zone it
+	// does not list selected (a zone set elsewhere is not moved by a save).
+	if res := post(t, ann.c, "/groups/"+id+"/timezone", url.Values{"timezone": {"America/Argentina/Buenos_Aires"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("set an unlisted zone: %d", res.StatusCode)
+	}
+	picker := ann.c.Get("/groups/"+id+"/settings", "Accept-Language", "ru").Doc(t).Find("#group-timezone-select")
+	if got := picker.Find("option[selected]"); got.AttrOr("value", "") != "America/Argentina/Buenos_Aires" || got.Text() != "Buenos Aires (UTC−3)" {
+		t.Errorf("the unlisted zone in the picker: %q %q", got.AttrOr("value", ""), got.Text())
+	}
+	if got := picker.Find(`option[value="Europe/Moscow"]`).Text(); got != "Москва (UTC+3)" {
+		t.Errorf("Moscow in a Russian picker: %q", got)
 	}
 }

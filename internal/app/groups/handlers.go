@@ -178,12 +178,10 @@ func (h *handlers) renderGroup(c echo.Context, status int, p views.GroupProps, m
 	}
 	p.SoleOwner = sole
 	p.MyColor = ColorOf(g, auth.From(c).MemberKey)
-	p.Timezone = g.Timezone
+	ctx := c.Request().Context()
+	p.Timezone, p.TimezoneName = g.Timezone, i18n.ZoneName(ctx, g.Timezone, h.svc.now())
 	if p.Owner {
-		p.Timezones = account.CommonTimezones
-		if g.Timezone != "" && !slices.Contains(p.Timezones, g.Timezone) {
-			p.Timezones = append([]string{g.Timezone}, p.Timezones...)
-		}
+		p.Timezones = account.ZoneChoices(ctx, g.Timezone, h.svc.now())
 	}
 	// The feed's URL is a secret of the group's accounts, each member's
 	// their own: a guest who came by a public link does not get one.
