@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// Time zones as people name them: "Moscow (UTC+3)", "Москва (UTC+3)",
-// "New York (UTC−5)", rather than the IANA names ("Europe/Moscow",
+// Time zones as people name them: "Moscow, UTC+3", "Москва, UTC+3",
+// "New York, UTC−5", rather than the IANA names ("Europe/Moscow",
 // "America/New_York") that pages once showed, in English, on Russian
 // pages too. The offset is the one in force at the time the page is
 // about, so a zone with summer time says which it is.
@@ -54,9 +54,10 @@ var zoneNames = map[string][2]string{ // EN, RU
 }
 
 // ZoneName is the zone called name ("Europe/Moscow") as the reader's
-// language names it, with its offset at at: "Moscow (UTC+3)",
-// "Москва (UTC+3)". UTC is "UTC"; a name the zone database does not know
-// is given back as it is.
+// language names it, with its offset at at: "Moscow, UTC+3",
+// "Москва, UTC+3" (no brackets: labels put the zone in brackets). UTC
+// is "UTC"; a name the zone database does not know is given back as it
+// is.
 func ZoneName(ctx context.Context, name string, at time.Time) string {
 	loc, ok := LoadZone(name)
 	if !ok {
@@ -73,7 +74,7 @@ func ZoneName(ctx context.Context, name string, at time.Time) string {
 		}
 	}
 	_, offset := at.In(loc).Zone()
-	return city + " (" + utcOffset(offset) + ")"
+	return city + ", " + utcOffset(offset)
 }
 
 // zoneCity is the city in an IANA name: "America/Argentina/Buenos_Aires"

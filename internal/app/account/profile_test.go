@@ -322,7 +322,7 @@ func TestFirstVisitAdoptsTheBrowserZone(t *testing.T) {
 	if _, asks := page.Find("body").Attr("data-zone-url"); asks {
 		t.Error("the page still asks for the browser's zone")
 	}
-	if !strings.Contains(page.Find(`[data-testid="account-sessions"]`).Text(), "Tokyo (UTC+9)") {
+	if !strings.Contains(page.Find(`[data-testid="account-sessions"]`).Text(), "Tokyo, UTC+9") {
 		t.Error("the session does not carry the adopted zone")
 	}
 	// Another browser later does not move a zone already set.

@@ -11,7 +11,7 @@ import (
 
 // ZoneChoices are the zone pickers' options (the profile's, a group's): CommonTimezones, with
 // current first when it is another, each as ctx's language names it with
-// its offset at now ("Moscow (UTC+3)").
+// its offset at now ("Moscow, UTC+3").
 func ZoneChoices(ctx context.Context, current string, now time.Time) []components.Option {
 	zones := CommonTimezones
 	if current != "" && !slices.Contains(zones, current) {
