@@ -9,7 +9,8 @@
 // {event:TITLE} is that demo event's path, {chat:NAME} a chat in the
 // person's list, {person:NAME} the page of someone who wrote in #general,
 // {topic:TITLE} a forum topic found by its title, {invite:SLUG} a private
-// chat room's invite link. Each shot is taken at 1280 px and 390 px wide, light and
+// chat room's invite link; a shot ending in !TESTID clicks the first
+// element of that data-testid first (to open a fold). Each shot is taken at 1280 px and 390 px wide, light and
 // dark: OUT_DIR/name-{desktop,mobile}-{light,dark}.png.
 import { chromium } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
@@ -102,7 +103,8 @@ async function resolve(path, person) {
 }
 
 for (const shot of shots) {
-  const [name, rest] = shot.split(/=(.*)/s);
+  const [name, spec] = shot.split(/=(.*)/s);
+  const [rest, click] = spec.split('!');
   const [rawPath, person] = rest.split('@');
   const state = person ? await signIn(person) : undefined;
   const path = await resolve(rawPath, person);
@@ -111,6 +113,7 @@ for (const shot of shots) {
       const ctx = await browser.newContext({ storageState: state, viewport: { width, height }, colorScheme: scheme, isMobile: width < 600 });
       const page = await ctx.newPage();
       await page.goto(`${base}${path}`);
+      if (click) await page.getByTestId(click).first().click();
       const wide = await page.evaluate(() => document.documentElement.scrollWidth);
       if (wide > width) console.log(`OVERFLOW ${name} ${form}: ${wide}px wide`);
       await page.screenshot({ path: `${out}/${name}-${form}-${scheme}.png`, fullPage: true });

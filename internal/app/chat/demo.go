@@ -49,16 +49,38 @@ var demoLines = map[string][][2]string{
 	},
 }
 
+// demoReactions answer demo lines: chat, line (from 0), emoji, who.
+var demoReactions = []struct {
+	chat  string
+	line  int
+	emoji string
+	who   []string
+}{
+	{"room-general", 0, "👍", []string{"tom", "boris", "lily"}},
+	{"room-general", 2, "❤️", []string{"anna", "masha"}},
+	{"room-general", 4, "🎉", []string{"lily"}},
+	{"room-random", 1, "👍", []string{"olga", "masha"}},
+	{"group", 1, "😂", []string{"anna"}},
+	{"group", 1, "❤️", []string{"anna", "lily"}},
+}
+
 // SeedDemo adds conversations to the rooms (a public book club and a
 // private organisers' room among them), Anna's family group, the first
 // upcoming event and a private chat between Anna and Boris.
 func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 	say := func(ch ChatRow, lines [][2]string) error {
+		key := ch.RowKey
+		if ch.Kind == KindGroup {
+			key = "group"
+		}
+		var seqs []int64
 		for _, l := range lines {
 			p := cast.Person(l[0])
-			if _, err := s.log.Append(ctx, ch.RowKey, Person{MemberKey: p.Key, Name: p.Name}, TypeText, l[1]); err != nil {
+			m, err := s.log.Append(ctx, ch.RowKey, Person{MemberKey: p.Key, Name: p.Name}, TypeText, l[1])
+			if err != nil {
 				return fmt.Errorf("demo chat %s: %w", ch.RowKey, err)
 			}
+			seqs = append(seqs, m.Seq)
 			s.counts.Add(ctx, MessagesSent)
 			if ch.Kind == KindRoom {
 				if err := s.setMember(ctx, p.Key, ch, true); err != nil {
@@ -69,6 +91,17 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			}
 			if ch.Kind == KindPrivate {
 				s.markWrote(ctx, &ch, p.Key)
+			}
+		}
+		for _, r := range demoReactions {
+			if r.chat != key || r.line >= len(seqs) {
+				continue
+			}
+			for _, who := range r.who {
+				p := cast.Person(who)
+				if _, _, err := s.log.React(ctx, ch.RowKey, seqs[r.line], Person{MemberKey: p.Key, Name: p.Name}, r.emoji); err != nil {
+					return fmt.Errorf("demo reaction in %s: %w", ch.RowKey, err)
+				}
 			}
 		}
 		return nil

@@ -41,7 +41,9 @@ var (
 )
 
 // control reports whether m is a control entry, not a message.
-func control(m MessageRow) bool { return m.Type == TypeEdit || m.Type == TypeDelete }
+func control(m MessageRow) bool {
+	return m.Type == TypeEdit || m.Type == TypeDelete || m.Type == TypeReact
+}
 
 // change rewrites message seq of chatID with f (which checks and
 // changes it) and appends a control entry of typ, in one transaction at
@@ -122,7 +124,7 @@ func (l *Log) Delete(ctx context.Context, chatID string, seq int64, by Person, a
 			return storage.ErrNoChange
 		}
 		now := l.now().UTC()
-		m.Body, m.DeletedAt, m.ImageKey = "", &now, ""
+		m.Body, m.DeletedAt, m.ImageKey, m.Reactions = "", &now, "", ""
 		return nil
 	})
 }

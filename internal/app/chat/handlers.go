@@ -403,6 +403,11 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 		if mine || viewer != nil && viewer.Admin {
 			v.DeleteURL = base + "/delete"
 		}
+		if viewer != nil {
+			v.ReactURL = base + "/react"
+			v.Reactions = reactionsOf(ctx, m, viewer.MemberKey)
+			v.Choices = reactionChoices(ctx)
+		}
 	}
 	return v
 }

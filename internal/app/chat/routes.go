@@ -39,6 +39,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc, reader, message)
+	e.POST("/chat/:id/messages/:seq/react", s.react, acc, reader, message)
 
 	// The admins' rooms (rooms_admin.go).
 	e.GET(adminRoomsURL, s.adminRooms, auth.RequireAdmin)

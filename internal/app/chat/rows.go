@@ -110,6 +110,9 @@ type MessageRow struct {
 	Target int64 `table:"target"`
 	// ImageKey is an image message's picture in ImagesContainer.
 	ImageKey string `table:"imageKey"`
+	// Reactions are who answered the message with which emoji
+	// (reactions.go), as JSON; "" for none.
+	Reactions string `table:"reactions"`
 }
 
 // messagePrefix starts every message's RowKey.

@@ -1,0 +1,109 @@
+package chat_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+// TestReactions: a reader answers a message with an emoji and takes it
+// back by choosing it again; everyone sees the count, and the reader's
+// own is pressed; the open pages get the change live; a reaction is no
+// message (no unread, no list entry); a deletion takes the reactions
+// with it; a reaction outside the choice, to a system line, to a deleted
+// or missing message is refused and writes nothing; reactions have their
+// own budget, so they never use up a person's messages.
+func TestReactions(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	room := "/chat/room-general"
+	post(bob, room+"/messages", url.Values{"body": {"bob here"}}) // 1 joined, 2
+	post(ann, room+"/messages", url.Values{"body": {"ann here"}}) // 3 joined, 4
+	events, stop := openStream(t, bob, room+"/stream?after=4", "")
+	defer stop()
+	react := func(c *webtest.Client, seq, emoji string) *webtest.Response {
+		return post(c, room+"/messages/"+seq+"/react", url.Values{"emoji": {emoji}})
+	}
+	pill := func(c *webtest.Client, seq, emoji string) *goquery.Selection {
+		return c.Get(room).Doc(t).Find("#m-" + seq + " " + testID("chat-reaction") + `[data-emoji="` + emoji + `"]`)
+	}
+
+	res := react(ann, "2", "👍")
+	if res.StatusCode != http.StatusSeeOther || !strings.HasSuffix(res.Header.Get("Location"), "#m-2") {
+		t.Fatalf("react: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if ev := next(t, events, 1)[0]; ev.id != "5" || !strings.Contains(ev.data, `hx-swap-oob="true"`) || !strings.Contains(ev.data, `id="m-2"`) || !strings.Contains(ev.data, "👍 1") {
+		t.Fatalf("the reaction on the stream: %+v", ev)
+	}
+	if p := pill(bob, "2", "👍"); !strings.Contains(p.Text(), "1") || p.AttrOr("aria-pressed", "") != "false" {
+		t.Fatalf("bob sees %q pressed=%s", p.Text(), p.AttrOr("aria-pressed", ""))
+	}
+	if p := pill(ann, "2", "👍"); p.AttrOr("aria-pressed", "") != "true" || p.AttrOr("aria-label", "") != "Thumbs up: 1 person" {
+		t.Fatalf("ann sees pressed=%s %q", p.AttrOr("aria-pressed", ""), p.AttrOr("aria-label", ""))
+	}
+	react(bob, "2", "👍")
+	if p := pill(ann, "2", "👍"); !strings.Contains(p.Text(), "2") || p.AttrOr("aria-label", "") != "Thumbs up: 2 people" {
+		t.Fatalf("after bob's: %q", p.AttrOr("aria-label", ""))
+	}
+	// htmx swaps the message for itself: ann takes hers back.
+	frag := ann.PostForm(room+"/messages/2/react", ann.WithCSRF("/chat", url.Values{"emoji": {"👍"}}), "HX-Request", "true", "HX-Request-Type", "partial")
+	doc := frag.Doc(t)
+	if frag.StatusCode != http.StatusOK || strings.Contains(frag.Body, "<html") || doc.Find("li#m-2").Length() != 1 ||
+		doc.Find(testID("chat-reaction")+`[data-emoji="👍"]`).AttrOr("aria-pressed", "") != "false" || !strings.Contains(doc.Find(testID("chat-reaction")).Text(), "1") {
+		t.Fatalf("htmx: %d %s", frag.StatusCode, frag.Body)
+	}
+	// A reaction is not a message: bob's leave ann nothing unread, and
+	// the room lists its two messages.
+	general := ann.Get("/chat").Doc(t).Find(testID("chat-item")).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return s.Find(`a[href="`+room+`"]`).Length() == 1
+	})
+	if general.Length() != 1 || general.Find(testID("chat-unread")).Length() != 0 {
+		t.Errorf("ann's unread after bob's reaction: %d rows, %q", general.Length(), general.Find(testID("chat-unread")).Text())
+	}
+	if n := bob.Get(room).Doc(t).Find(testID("chat-message")).Length(); n != 2 {
+		t.Errorf("the room lists %d messages", n)
+	}
+
+	for _, bad := range []struct {
+		seq, emoji string
+		want       int
+	}{{"2", "💩", http.StatusBadRequest}, {"2", "", http.StatusBadRequest}, {"1", "👍", http.StatusNotFound}, {"99", "👍", http.StatusNotFound}, {"x", "👍", http.StatusNotFound}} {
+		if res := react(bob, bad.seq, bad.emoji); res.StatusCode != bad.want || res.Writes(t) != 0 {
+			t.Errorf("react %s %q: %d (%d writes), want %d", bad.seq, bad.emoji, res.StatusCode, res.Writes(t), bad.want)
+		}
+	}
+
+	// A deleted message loses its reactions and takes no more.
+	react(bob, "4", "😂")
+	if res := post(ann, room+"/messages/4/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.StatusCode)
+	}
+	if n := bob.Get(room).Doc(t).Find("#m-4 " + testID("chat-reaction")).Length(); n != 0 {
+		t.Errorf("the deleted message shows %d reactions", n)
+	}
+	if res := react(bob, "4", "😂"); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+		t.Errorf("a reaction to a deleted message: %d", res.StatusCode)
+	}
+
+	// Reactions have a budget of their own.
+	a.Clock.Advance(time.Minute)
+	var last *webtest.Response
+	for range 6 {
+		last = react(bob, "2", "🎉")
+	}
+	if last.StatusCode != http.StatusTooManyRequests || last.Writes(t) != 0 {
+		t.Errorf("the sixth reaction in 10 s: %d", last.StatusCode)
+	}
+	if res := post(bob, room+"/messages", url.Values{"body": {"still talking"}}); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("a message after many reactions: %d", res.StatusCode)
+	}
+}
