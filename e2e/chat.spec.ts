@@ -1,7 +1,8 @@
 // Chat end to end (issue 13, first part): two people in two browsers
 // in a room; A sends and B sees it without reloading; B drops off the
 // network, A sends three messages, and B comes back with exactly those
-// three, each once. axe runs on the chat list and the room. Then a
+// three, each once. B's reaction to A's message reaches A live. axe runs
+// on the chat list and the room. Then a
 // second instance of the app on the same store: a message sent through
 // one instance appears live in a browser on the other. Then a group's
 // chat, which a removed member loses, and a private chat started from
@@ -32,6 +33,19 @@ test('a message reaches the other person live, and a dropped connection resumes 
   await sendMessage(a, `hello ${tag}`);
   await expect(b.getByTestId('chat-message').filter({ hasText: `hello ${tag}` })).toHaveCount(1);
   await expect(a.getByTestId('chat-message').filter({ hasText: `hello ${tag}` })).toHaveCount(1);
+
+  // B answers with a reaction from the fold under the message; A sees it
+  // without reloading, and adds hers by pressing it.
+  const hello = (p: Page) => p.getByTestId('chat-message').filter({ hasText: `hello ${tag}` });
+  await hello(b).hover();
+  await hello(b).getByTestId('chat-react-open').click();
+  await hello(b).getByTestId('chat-react-choice').first().click();
+  await expect(hello(b).getByTestId('chat-reaction')).toHaveAttribute('aria-pressed', 'true');
+  await expect(hello(a).getByTestId('chat-reaction')).toContainText('1');
+  await hello(a).getByTestId('chat-reaction').click();
+  await expect(hello(b).getByTestId('chat-reaction')).toContainText('2');
+  await expect(hello(a).getByTestId('chat-reaction')).toHaveAttribute('aria-pressed', 'true');
+  problems.push(...(await axeProblems(b, 'room with reactions')));
 
   const before = await b.getByTestId('chat-message').count();
   await b.context().setOffline(true);
