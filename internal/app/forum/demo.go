@@ -82,6 +82,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 	}
 	anna := cast.Person("anna")
 	staff := Person{MemberKey: anna.Key, Name: anna.Name, Admin: true}
+	ids := map[string]string{}
 	for _, t := range demoTopics {
 		// The topic's own clock: its posts an hour or two apart.
 		at := cast.Now.Add(-time.Duration(t.hoursAgo) * time.Hour)
@@ -98,6 +99,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 					return fmt.Errorf("demo topic %q: %w", t.title, err)
 				}
 				id = topic.PartitionKey
+				ids[t.title] = id
 			} else if _, err := demo.Reply(ctx, by, id, p[1]); err != nil {
 				return fmt.Errorf("demo reply in %q: %w", t.title, err)
 			}
@@ -124,6 +126,12 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 					return err
 				}
 			}
+		}
+	}
+	// Anna keeps Masha's parking tip for the meetup.
+	if id := ids["Best place to park near Riverside Hall?"]; id != "" {
+		if err := s.Bookmark(ctx, staff, id, 2, true); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -227,8 +227,14 @@ func (s *Service) topic(c echo.Context) error {
 		ID: t.PartitionKey, URL: u, Title: t.Title, SectionName: sec.Label(ctx), SectionURL: sectionURL(sec.RowKey),
 		Pinned: stillPinned(t.Summary, s.now()), Locked: t.Locked, SlowSeconds: t.SlowSeconds,
 	}
+	marked := map[int]bool{}
+	for _, b := range bookmarksOf(m) {
+		marked[b.Num] = true
+	}
 	for _, post := range posts {
-		p.Posts = append(p.Posts, s.postItem(c, t, post, me, staff, liked[post.Num], post.Num == firstUnread))
+		item := s.postItem(c, t, post, me, staff, liked[post.Num], post.Num == firstUnread)
+		item.Bookmarked = marked[post.Num]
+		p.Posts = append(p.Posts, item)
 	}
 	if from > 1 {
 		p.OlderURL = u + "?before=" + strconv.Itoa(from)
@@ -275,6 +281,7 @@ func (s *Service) postItem(c echo.Context, t TopicRow, p PostRow, me Person, sta
 		if p.AuthorKey != me.MemberKey {
 			v.LikeURL = base + "/like"
 		}
+		v.BookmarkURL = base + "/bookmark"
 		if !t.Locked || staff {
 			v.QuoteURL = topicURL(t.PartitionKey) + "/reply?quote=" + strconv.Itoa(p.Num)
 		}
@@ -587,6 +594,9 @@ func (s *Service) toggle(field string, set func(ctx context.Context, by Person, 
 		t, p := topicOf(c), postOf(c)
 		if err := set(c.Request().Context(), person(c), t.PartitionKey, p.Num, c.FormValue(field) != "false"); err != nil {
 			return err
+		}
+		if next := c.FormValue("next"); next != "" {
+			return web.Redirect(c, web.LocalPath(next))
 		}
 		return web.Redirect(c, postURL(t.PartitionKey, p.Num))
 	}

@@ -20,6 +20,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/forum/read-all", s.readAll, acc)
 	e.GET("/forum/unread", s.unreadList, acc)
 	e.GET("/forum/new", s.newList, acc)
+	e.GET("/forum/bookmarks", s.bookmarks, acc)
 	e.GET("/forum/search", s.search, web.Shared)
 	e.GET("/forum/feed.xml", s.feed)
 	e.GET("/forum/:section", s.section, web.Shared)
@@ -37,6 +38,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/forum/t/:id/posts/:num/delete", s.remove, acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/like", s.toggle("like", s.Like), acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/unread", s.markUnread, acc, topic, post)
+	e.POST("/forum/t/:id/posts/:num/bookmark", s.toggle("bookmark", s.Bookmark), acc, topic, post)
 
 	// Staff: a section's moderators and admins, checked by the service
 	// (moderation.go).

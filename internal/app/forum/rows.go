@@ -210,6 +210,11 @@ type ReadRow struct {
 	// Sections is on the "mark all read" row only: the sections marked
 	// read on their own since, as JSON slug → when (sectionMarks).
 	Sections string `table:"sections"`
+	// Bookmarks are the posts of the topic they bookmarked, as JSON
+	// (bookmarks.go); Bookmarked says there are any, for the list's
+	// filter.
+	Bookmarks  string `table:"bookmarks"`
+	Bookmarked bool   `table:"bookmarked"`
 }
 
 // markAllKey is the row of a person's "mark all read": its At is when,

@@ -35,7 +35,7 @@ func (r SectionRow) About(ctx context.Context) string {
 }
 
 // reservedSlugs are paths under /forum that are not sections.
-var reservedSlugs = []string{"t", "new", "unread", "search", "feed", "read-all", "preview"}
+var reservedSlugs = []string{"t", "new", "unread", "search", "feed", "read-all", "preview", "bookmarks"}
 
 // ErrSectionExists is a new section whose slug is taken (409).
 var ErrSectionExists = fault.New(http.StatusConflict, "forum.error.slug_taken", "forum: the section exists")

@@ -1,0 +1,137 @@
+package forum
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/richtext"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/forum"
+)
+
+// Bookmarks. A reader bookmarks posts to come back to, as in Discourse,
+// and /forum/bookmarks lists them, newest first. A topic's bookmarks live
+// on the reader's read marker for it (ReadRow), which the topic page
+// reads anyway: showing them there costs nothing, and the list is one
+// filtered query of the reader's markers. Each keeps the topic's title,
+// the author and the start of the post as they were when it was made.
+
+// maxBookmarksPerTopic bounds one reader's bookmarks in one topic.
+const maxBookmarksPerTopic = 20
+
+// ErrTooManyBookmarks is one bookmark more than maxBookmarksPerTopic in
+// a topic (409).
+var ErrTooManyBookmarks = fault.New(http.StatusConflict, "forum.error.bookmarks", "forum: too many bookmarks in one topic", "max", maxBookmarksPerTopic)
+
+// Bookmark is one bookmarked post.
+type Bookmark struct {
+	Num     int       `json:"n"`
+	At      time.Time `json:"at"`
+	Title   string    `json:"t"`
+	Author  string    `json:"a"`
+	Excerpt string    `json:"x"`
+}
+
+// bookmarksOf reads r's Bookmarks; a value it cannot read is none.
+func bookmarksOf(r ReadRow) []Bookmark {
+	var out []Bookmark
+	if r.Bookmarks != "" {
+		_ = json.Unmarshal([]byte(r.Bookmarks), &out)
+	}
+	return out
+}
+
+// Bookmark bookmarks post num of topicID for by, or (on false) takes the
+// bookmark away. A deleted or hidden post takes no bookmark; taking one
+// away always works.
+func (s *Service) Bookmark(ctx context.Context, by Person, topicID string, num int, on bool) error {
+	t, p, err := s.Post(ctx, topicID, num)
+	if err != nil {
+		return err
+	}
+	if on && (p.DeletedAt != nil || p.Hidden) {
+		return ErrNoPost
+	}
+	_, err = storage.Modify(ctx, s.reads, by.MemberKey, topicID, func(r *ReadRow, _ bool) error {
+		list := bookmarksOf(*r)
+		i := slices.IndexFunc(list, func(b Bookmark) bool { return b.Num == num })
+		switch {
+		case on == (i >= 0):
+			return storage.ErrNoChange
+		case !on:
+			list = slices.Delete(list, i, i+1)
+		case len(list) >= maxBookmarksPerTopic:
+			return ErrTooManyBookmarks
+		default:
+			list = append(list, Bookmark{Num: num, At: s.now().UTC(), Title: t.Title, Author: p.AuthorName, Excerpt: richtext.Plain(p.Body, 140)})
+		}
+		r.Bookmarks, r.Bookmarked = "", len(list) > 0
+		if len(list) > 0 {
+			b, err := json.Marshal(list)
+			if err != nil {
+				return err
+			}
+			r.Bookmarks = string(b)
+		}
+		return nil
+	})
+	if errors.Is(err, storage.ErrNoChange) {
+		return nil
+	}
+	return err
+}
+
+// topicBookmark is a bookmark with its topic.
+type topicBookmark struct {
+	TopicID string
+	Bookmark
+}
+
+// Bookmarks are memberKey's bookmarks, newest first: one query of their
+// read markers that hold any.
+func (s *Service) Bookmarks(ctx context.Context, memberKey string) ([]topicBookmark, error) {
+	rows, err := storage.All[ReadRow](ctx, s.reads, storage.Query{
+		PartitionKey: memberKey,
+		Filters:      []storage.Filter{{Name: "bookmarked", Op: storage.Eq, Value: true}},
+		Select:       []string{"bookmarks"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []topicBookmark
+	for _, r := range rows {
+		for _, b := range bookmarksOf(r) {
+			out = append(out, topicBookmark{TopicID: r.RowKey, Bookmark: b})
+		}
+	}
+	slices.SortFunc(out, func(a, b topicBookmark) int { return cmp.Compare(b.At.UnixNano(), a.At.UnixNano()) })
+	return out, nil
+}
+
+// bookmarks is GET /forum/bookmarks: the reader's bookmarks.
+func (s *Service) bookmarks(c echo.Context) error {
+	ctx := c.Request().Context()
+	list, err := s.Bookmarks(ctx, person(c).MemberKey)
+	if err != nil {
+		return err
+	}
+	items := make([]views.BookmarkItem, len(list))
+	for i, b := range list {
+		items[i] = views.BookmarkItem{
+			URL: postURL(b.TopicID, b.Num), Title: b.Title, Author: b.Author, Excerpt: b.Excerpt, Num: b.Num,
+			When: when(c, b.At), RemoveURL: topicURL(b.TopicID) + "/posts/" + strconv.Itoa(b.Num) + "/bookmark",
+		}
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "forum.bookmarks.heading"), Section: "forum", Content: views.Bookmarks(items)})
+}
