@@ -22,13 +22,13 @@ const recentLogSize = 20
 
 // tools are the overview's areas; later issues build the ones marked soon.
 var tools = []views.Tool{
-	{Slug: "users", Href: "/admin/users"},
-	{Slug: "reports", Soon: true},
-	{Slug: "tags", Href: "/admin/tags"},
-	{Slug: "event-categories", Href: "/admin/event-categories"},
-	{Slug: "chat-rooms", Href: "/admin/chat-rooms"},
-	{Slug: "forum", Href: "/admin/forum"},
-	{Slug: "metrics", Href: "/admin/metrics"},
+	{Slug: "users", Href: "/admin/users", Module: "groups"},
+	{Slug: "reports", Soon: true, Module: "admin", Icon: "flag"},
+	{Slug: "tags", Href: "/admin/tags", Module: "prompts"},
+	{Slug: "event-categories", Href: "/admin/event-categories", Module: "events"},
+	{Slug: "chat-rooms", Href: "/admin/chat-rooms", Module: "chat"},
+	{Slug: "forum", Href: "/admin/forum", Module: "forum"},
+	{Slug: "metrics", Href: "/admin/metrics", Module: "admin", Icon: "chart"},
 }
 
 // overview is GET /admin.
