@@ -256,6 +256,12 @@ func (s *Service) topic(c echo.Context) error {
 		p.DismissURL = u + "/dismiss"
 	}
 	if me.MemberKey != "" {
+		if p.Watching, err = s.Watching(ctx, me.MemberKey, t.PartitionKey); err != nil {
+			return err
+		}
+		p.WatchURL = u + "/watch"
+	}
+	if me.MemberKey != "" {
 		_, known := rd.Markers[t.PartitionKey]
 		s.markReadKnown(ctx, me.MemberKey, t.PartitionKey, to, m, known)
 	}

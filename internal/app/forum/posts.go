@@ -368,8 +368,8 @@ func participant(topicID string, by Person) ParticipantRow {
 }
 
 // tellMentioned tells the participants p mentions, in their inbox (the
-// participants are read only when p has an @), and t's author of the
-// reply.
+// participants are read only when p has an @), t's author of the reply,
+// and its watchers (watch.go), each person once.
 func (s *Service) tellMentioned(ctx context.Context, by Person, t TopicRow, p PostRow) {
 	ctx = context.WithoutCancel(ctx)
 	if s.notifier == nil || p.Num == 1 {
@@ -391,7 +391,10 @@ func (s *Service) tellMentioned(ctx context.Context, by Person, t TopicRow, p Po
 	// Once an hour per topic and person, as chat does: each notice may be
 	// mailed, and a run of "@name" replies must not become a run of mail.
 	hour := p.CreatedAt.UTC().Format("2006010215")
+	told := []string{t.AuthorKey}
 	for _, n := range mentioned {
 		s.tell(ctx, n.Key, "forum.notify.mention", by, t, p, fmt.Sprintf("forum.mention|%s|%s|%s", t.PartitionKey, n.Key, hour))
+		told = append(told, n.Key)
 	}
+	s.tellWatchers(ctx, by, t, p, told)
 }

@@ -32,6 +32,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/forum/t/:id/replies", s.reply, acc, topic)
 	e.GET("/forum/t/:id/reply", s.replyPage, acc, topic)
 	e.POST("/forum/t/:id/dismiss", s.dismiss, acc, topic)
+	e.POST("/forum/t/:id/watch", s.watch, acc, topic)
 	e.GET("/forum/t/:id/posts/:num/edit", s.editPage, acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/edit", s.edit, acc, topic, post)
 	e.GET("/forum/t/:id/posts/:num/history", s.history, topic, post)
