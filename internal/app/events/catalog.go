@@ -68,8 +68,10 @@ type EventRow struct {
 	IsPublished    bool `table:"isPublished"`
 	// ChatClosedToWaitlist keeps people waiting out of the event's chat
 	// (they read it otherwise).
-	ChatClosedToWaitlist bool   `table:"chatClosedToWaitlist"`
-	OrganizerKey         string `table:"organizerKey"`
+	ChatClosedToWaitlist bool `table:"chatClosedToWaitlist"`
+	// ShowGuests shows signed-in people who is going (guests.go).
+	ShowGuests   bool   `table:"showGuests"`
+	OrganizerKey string `table:"organizerKey"`
 	// CoHosts are the co-organizers' member keys, separated by ";", and
 	// CoHostEmails their addresses as the form last named them
 	// (cohosts.go).
@@ -234,6 +236,8 @@ type EventInput struct {
 	Secret         bool   `form:"secret"`
 	// ChatClosed keeps people waiting out of the event's chat.
 	ChatClosed bool `form:"chatClosed"`
+	// ShowGuests shows signed-in people who is going.
+	ShowGuests bool `form:"showGuests"`
 	// Image is an uploaded picture (nil: keep the one there is);
 	// RemoveImage drops the picture.
 	Image       []byte
@@ -335,7 +339,7 @@ func parseEvent(in EventInput, zone *time.Location, known []Category) (EventRow,
 	if e.PriceCents > 0 && (len(e.Currency) != 3 || strings.Trim(e.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
 		errs["currency"] = "events.error.currency"
 	}
-	e.IsSecret, e.ChatClosedToWaitlist = in.Secret, in.ChatClosed
+	e.IsSecret, e.ChatClosedToWaitlist, e.ShowGuests = in.Secret, in.ChatClosed, in.ShowGuests
 	if len(errs) > 0 {
 		return EventRow{}, errs
 	}
@@ -478,6 +482,7 @@ func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *ti
 			oldKey, e.ImageKey = e.ImageKey, ""
 		}
 		e.PriceCents, e.Currency, e.IsSecret, e.ChatClosedToWaitlist = f.PriceCents, f.Currency, f.IsSecret, f.ChatClosedToWaitlist
+		e.ShowGuests = f.ShowGuests
 		e.CoHosts, e.CoHostEmails = f.CoHosts, f.CoHostEmails
 		return nil
 	})

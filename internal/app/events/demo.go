@@ -43,7 +43,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		in := EventInput{
 			Title: d.title, Category: d.category, Place: d.place, Description: d.description,
 			Start: start.Format("2006-01-02T15:04"), End: start.Add(time.Duration(d.hours) * time.Hour).Format("2006-01-02T15:04"),
-			Capacity: fmt.Sprint(d.capacity), Price: d.price,
+			Capacity: fmt.Sprint(d.capacity), Price: d.price, ShowGuests: true,
 		}
 		if d.price != "" {
 			in.Currency = "GBP"

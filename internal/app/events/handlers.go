@@ -383,6 +383,11 @@ func (s *Service) page(c echo.Context) error {
 		if r.Status == StatusGoing || manages(id, e) || waiting && !e.ChatClosedToWaitlist {
 			p.ChatURL = "/chat/event-" + e.RowKey
 		}
+		if id.HasAccount() {
+			if p.Guests, p.GuestsMore, err = s.guests(ctx, e); err != nil {
+				return err
+			}
+		}
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: e.Title, Section: "events", Content: views.Page(p)})
 }
@@ -517,7 +522,7 @@ func (s *Service) HomeCard(c echo.Context) (templ.Component, error) {
 
 // newEvent is GET /events/new (organizers).
 func (s *Service) newEvent(c echo.Context) error {
-	return s.renderForm(c, http.StatusOK, "/events", EventInput{Category: Categories[0]}, nil)
+	return s.renderForm(c, http.StatusOK, "/events", EventInput{Category: Categories[0], ShowGuests: true}, nil)
 }
 
 func (s *Service) renderForm(c echo.Context, status int, action string, in EventInput, errs FieldErrors) error {
@@ -527,7 +532,7 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 		heading, imageKey = "events.edit", eventOf(c).ImageKey
 	}
 	p := views.FormProps{
-		Heading: heading, Action: action, Zone: i18n.ZoneName(ctx, auth.From(c).Location().String(), s.now()), Secret: in.Secret, ChatClosed: in.ChatClosed, Errors: errs,
+		Heading: heading, Action: action, Zone: i18n.ZoneName(ctx, auth.From(c).Location().String(), s.now()), Secret: in.Secret, ChatClosed: in.ChatClosed, ShowGuests: in.ShowGuests, Errors: errs,
 		MaxCoHosts: MaxCoHosts,
 		ImageURL:   imageURL(imageKey, true),
 		Values: map[string]string{
@@ -604,7 +609,7 @@ func (s *Service) editEvent(c echo.Context) error {
 		Start: e.Start.In(zone).Format("2006-01-02T15:04"), End: e.End.In(zone).Format("2006-01-02T15:04"),
 		Place: e.Place, ConfirmedOnly: e.ConfirmedOnly, Capacity: strconv.Itoa(e.Capacity), MaxGuests: strconv.Itoa(e.MaxGuests),
 		OfferHours: strconv.Itoa(e.OfferHours), OfferStopHours: strconv.Itoa(e.OfferStopHours),
-		Currency: e.Currency, Secret: e.IsSecret, ChatClosed: e.ChatClosedToWaitlist, CoHosts: e.CoHostEmails,
+		Currency: e.Currency, Secret: e.IsSecret, ChatClosed: e.ChatClosedToWaitlist, ShowGuests: e.ShowGuests, CoHosts: e.CoHostEmails,
 	}
 	if e.PriceCents > 0 {
 		in.Price = fmt.Sprintf("%d.%02d", e.PriceCents/100, e.PriceCents%100)
