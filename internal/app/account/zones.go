@@ -9,9 +9,9 @@ import (
 	"github.com/harmony/harmony/views/components"
 )
 
-// ZoneChoices are the zone pickers' options (the profile's, a group's): CommonTimezones, with
-// current first when it is another, each as ctx's language names it with
-// its offset at now ("Moscow, UTC+3").
+// ZoneChoices are the zone pickers' options (the profile's and a
+// group's): CommonTimezones, with current first when it is another, each
+// as ctx's language names it with its offset at now ("Moscow, UTC+3").
 func ZoneChoices(ctx context.Context, current string, now time.Time) []components.Option {
 	zones := CommonTimezones
 	if current != "" && !slices.Contains(zones, current) {

@@ -92,15 +92,15 @@ func (s *Service) Bookmark(ctx context.Context, by Person, topicID string, num i
 	return err
 }
 
-// topicBookmark is a bookmark with its topic.
-type topicBookmark struct {
+// TopicBookmark is a bookmark with the topic it is in.
+type TopicBookmark struct {
 	TopicID string
 	Bookmark
 }
 
 // Bookmarks are memberKey's bookmarks, newest first: one query of their
 // read markers that hold any.
-func (s *Service) Bookmarks(ctx context.Context, memberKey string) ([]topicBookmark, error) {
+func (s *Service) Bookmarks(ctx context.Context, memberKey string) ([]TopicBookmark, error) {
 	rows, err := storage.All[ReadRow](ctx, s.reads, storage.Query{
 		PartitionKey: memberKey,
 		Filters:      []storage.Filter{{Name: "bookmarked", Op: storage.Eq, Value: true}},
@@ -109,13 +109,13 @@ func (s *Service) Bookmarks(ctx context.Context, memberKey string) ([]topicBookm
 	if err != nil {
 		return nil, err
 	}
-	var out []topicBookmark
+	var out []TopicBookmark
 	for _, r := range rows {
 		for _, b := range bookmarksOf(r) {
-			out = append(out, topicBookmark{TopicID: r.RowKey, Bookmark: b})
+			out = append(out, TopicBookmark{TopicID: r.RowKey, Bookmark: b})
 		}
 	}
-	slices.SortFunc(out, func(a, b topicBookmark) int { return cmp.Compare(b.At.UnixNano(), a.At.UnixNano()) })
+	slices.SortFunc(out, func(a, b TopicBookmark) int { return cmp.Compare(b.At.UnixNano(), a.At.UnixNano()) })
 	return out, nil
 }
 
