@@ -16,18 +16,28 @@ import (
 	"github.com/harmony/harmony/views/components"
 )
 
-// RoomAdmin is one room on the admins' page.
+// RoomAdmin is one room on the admins' page: as saved, which its row
+// shows, and as its form shows it.
 type RoomAdmin struct {
 	ID          string
 	Name        string
 	Description string
 	Archived    bool
 	Private     bool
+	// Keeps is its own message lifetime in days (0: MESSAGES_TTL).
+	Keeps int
 	// InviteURL is a private room's invite link.
 	InviteURL string
-	// KeepDays is its own message lifetime in days ("0": MESSAGES_TTL).
-	KeepDays  string
 	UpdateURL string
+	Form      RoomForm
+}
+
+// RoomForm is a room's form: the saved room, or a refused change as it
+// was typed, with its problems (field → i18n key).
+type RoomForm struct {
+	Name, Description, KeepDays string
+	Archived, Private           bool
+	Errors                      map[string]string
 }
 
 // RoomsAdminProps is /admin/chat-rooms.
@@ -60,7 +70,7 @@ func RoomsAdmin(p RoomsAdminProps) templ.Component {
 		ctx = templ.ClearChildren(ctx)
 		templ_7745c5c3_Err = components.AdminList(components.AdminListProps{
 			TestID: "admin-chat-rooms", Heading: i18n.T(ctx, "chat.rooms.heading"), Lead: i18n.T(ctx, "chat.rooms.lead"),
-			ListTestID: "room-list", Items: roomItems(p.Rooms),
+			ListTestID: "room-list", Items: roomItems(ctx, p.Rooms),
 			Add: components.AdminAdd{
 				TestID: "room-add", Heading: i18n.T(ctx, "chat.rooms.add"), Action: "/admin/chat-rooms", Fields: roomAddFields(p),
 				Submit: i18n.T(ctx, "chat.rooms.add_submit"), SubmitTestID: "room-add-submit",
@@ -73,18 +83,41 @@ func RoomsAdmin(p RoomsAdminProps) templ.Component {
 	})
 }
 
-func roomItems(rooms []RoomAdmin) []components.AdminItem {
+func roomItems(ctx context.Context, rooms []RoomAdmin) []components.AdminItem {
 	out := make([]components.AdminItem, len(rooms))
 	for i, r := range rooms {
 		out[i] = components.AdminItem{
 			TestID: "admin-room", Attrs: templ.Attributes{"data-room": r.ID, "data-archived": strconv.FormatBool(r.Archived)},
-			Title: roomTitle(r.ID), Fields: roomFields(r), Action: r.UpdateURL, SaveTestID: "room-save",
+			Name: r.Name, Slug: r.ID, Badges: roomBadges(ctx, r), Facts: roomFacts(ctx, r),
+			Fields: roomFields(r), Action: r.UpdateURL, Open: len(r.Form.Errors) > 0, SaveTestID: "room-save",
 		}
 	}
 	return out
 }
 
-func roomTitle(id string) templ.Component {
+func roomBadges(ctx context.Context, r RoomAdmin) []components.AdminBadge {
+	var out []components.AdminBadge
+	if r.Private {
+		out = append(out, components.AdminBadge{Text: i18n.T(ctx, "chat.rooms.badge_private"), Class: "badge-private"})
+	}
+	if r.Archived {
+		out = append(out, components.AdminBadge{Text: i18n.T(ctx, "chat.rooms.archived"), Class: "badge-disabled"})
+	}
+	return out
+}
+
+func roomFacts(ctx context.Context, r RoomAdmin) []string {
+	var out []string
+	if r.Keeps > 0 {
+		out = append(out, i18n.N(ctx, "chat.rooms.keeps_days", r.Keeps))
+	}
+	if r.Description != "" {
+		out = append(out, r.Description)
+	}
+	return out
+}
+
+func roomFields(r RoomAdmin) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -105,72 +138,30 @@ func roomTitle(id string) templ.Component {
 			templ_7745c5c3_Var2 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<code>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"field-row\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var3 string
-		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(id)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/chat/rooms.templ`, Line: 55, Col: 11}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "name-" + r.ID, Label: i18n.T(ctx, "chat.rooms.name"), Error: errText(ctx, r.Form.Errors["name"])}, "name", "text", r.Form.Name).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</code>")
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "desc-" + r.ID, Label: i18n.T(ctx, "chat.rooms.description"), Error: errText(ctx, r.Form.Errors["description"])}, "description", "text", r.Form.Description).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		return nil
-	})
-}
-
-func roomFields(r RoomAdmin) templ.Component {
-	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
-		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
-		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
-			return templ_7745c5c3_CtxErr
-		}
-		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
-		if !templ_7745c5c3_IsBuffer {
-			defer func() {
-				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
-				if templ_7745c5c3_Err == nil {
-					templ_7745c5c3_Err = templ_7745c5c3_BufErr
-				}
-			}()
-		}
-		ctx = templ.InitializeContext(ctx)
-		templ_7745c5c3_Var4 := templ.GetChildren(ctx)
-		if templ_7745c5c3_Var4 == nil {
-			templ_7745c5c3_Var4 = templ.NopComponent
-		}
-		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<div class=\"field-row\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "name-" + r.ID, Label: i18n.T(ctx, "chat.rooms.name")}, "name", "text", r.Name).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "desc-" + r.ID, Label: i18n.T(ctx, "chat.rooms.description")}, "description", "text", r.Description).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "</div>")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "keep-" + r.ID, Label: i18n.T(ctx, "chat.rooms.keep")}, "keepDays", "text", r.KeepDays).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "keep-" + r.ID, Label: i18n.T(ctx, "chat.rooms.keep"), Error: errText(ctx, r.Form.Errors["keepDays"])}, "keepDays", "text", r.Form.KeepDays).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if r.Private {
 			templ_7745c5c3_Err = components.Checkboxes(
-				components.Checkbox{Name: "archived", Label: i18n.T(ctx, "chat.rooms.archived"), Checked: r.Archived},
-				components.Checkbox{Name: "private", Label: i18n.T(ctx, "chat.rooms.private"), Checked: true, TestID: "room-private"},
+				components.Checkbox{Name: "archived", Label: i18n.T(ctx, "chat.rooms.archived"), Checked: r.Form.Archived},
+				components.Checkbox{Name: "private", Label: i18n.T(ctx, "chat.rooms.private"), Checked: r.Form.Private, TestID: "room-private"},
 				components.Checkbox{Name: "newLink", Label: i18n.T(ctx, "chat.rooms.new_link"), TestID: "room-new-link"},
 			).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
@@ -178,67 +169,67 @@ func roomFields(r RoomAdmin) templ.Component {
 			}
 		} else {
 			templ_7745c5c3_Err = components.Checkboxes(
-				components.Checkbox{Name: "archived", Label: i18n.T(ctx, "chat.rooms.archived"), Checked: r.Archived},
-				components.Checkbox{Name: "private", Label: i18n.T(ctx, "chat.rooms.private"), TestID: "room-private"},
+				components.Checkbox{Name: "archived", Label: i18n.T(ctx, "chat.rooms.archived"), Checked: r.Form.Archived},
+				components.Checkbox{Name: "private", Label: i18n.T(ctx, "chat.rooms.private"), Checked: r.Form.Private, TestID: "room-private"},
 			).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
 		if r.InviteURL != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<p class=\"field\"><label for=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<p class=\"field\"><label for=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var3 string
+			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs("invite-" + r.ID)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/chat/rooms.templ`, Line: 107, Col: 32}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var4 string
+			templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "chat.invite.label"))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/chat/rooms.templ`, Line: 107, Col: 69}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</label> <input id=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var5 string
 			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs("invite-" + r.ID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/chat/rooms.templ`, Line: 78, Col: 32}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/chat/rooms.templ`, Line: 108, Col: 31}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\" type=\"text\" readonly value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var6 string
-			templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "chat.invite.label"))
+			templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(r.InviteURL)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/chat/rooms.templ`, Line: 78, Col: 69}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/chat/rooms.templ`, Line: 108, Col: 74}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</label> <input id=\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var7 string
-			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs("invite-" + r.ID)
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/chat/rooms.templ`, Line: 79, Col: 31}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" type=\"text\" readonly value=\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var8 string
-			templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(r.InviteURL)
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/chat/rooms.templ`, Line: 79, Col: 74}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "\" data-testid=\"room-invite\"></p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\" data-testid=\"room-invite\"></p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -263,9 +254,9 @@ func roomAddFields(p RoomsAdminProps) templ.Component {
 			}()
 		}
 		ctx = templ.InitializeContext(ctx)
-		templ_7745c5c3_Var9 := templ.GetChildren(ctx)
-		if templ_7745c5c3_Var9 == nil {
-			templ_7745c5c3_Var9 = templ.NopComponent
+		templ_7745c5c3_Var7 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var7 == nil {
+			templ_7745c5c3_Var7 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
 		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "room-slug", Label: i18n.T(ctx, "chat.rooms.slug"), Error: errText(ctx, p.AddErrors["slug"])}, "slug", "text", p.Add["slug"]).Render(ctx, templ_7745c5c3_Buffer)

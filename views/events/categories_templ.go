@@ -9,24 +9,32 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/views/components"
 )
 
-// CategoryItem is a category on the admin page.
+// CategoryItem is a category on the admin page: as saved, which its
+// row shows, and as its form shows it.
 type CategoryItem struct {
 	Slug    string
 	Label   string
 	BuiltIn bool
 	Active  bool
-	English string
-	Russian string
 	// UpdateURL saves a managed category's names and whether it is
-	// offered; Errors refill a refused rename (field → i18n key).
+	// offered.
 	UpdateURL string
-	Errors    map[string]string
+	Form      CategoryForm
+}
+
+// CategoryForm is a managed category's form: the saved names, or a
+// refused rename as it was typed, with its problems (field → i18n key).
+type CategoryForm struct {
+	English, Russian string
+	Active           bool
+	Errors           map[string]string
 }
 
 // CategoriesProps is /admin/event-categories.
@@ -60,7 +68,7 @@ func CategoriesAdmin(p CategoriesProps) templ.Component {
 		ctx = templ.ClearChildren(ctx)
 		templ_7745c5c3_Err = components.AdminList(components.AdminListProps{
 			TestID: "admin-event-categories", Heading: i18n.T(ctx, "events.categories.heading"), Lead: i18n.T(ctx, "events.categories.lead"),
-			ListTestID: "category-list", Items: categoryItems(p.Items),
+			ListTestID: "category-list", Items: categoryItems(ctx, p.Items),
 			Add: components.AdminAdd{
 				TestID: "category-add", Heading: i18n.T(ctx, "events.categories.add"), Action: "/admin/event-categories", Fields: categoryAddFields(p),
 				Submit: i18n.T(ctx, "events.categories.add_submit"), SubmitTestID: "category-add-submit",
@@ -73,21 +81,24 @@ func CategoriesAdmin(p CategoriesProps) templ.Component {
 	})
 }
 
-func categoryItems(items []CategoryItem) []components.AdminItem {
+func categoryItems(ctx context.Context, items []CategoryItem) []components.AdminItem {
 	out := make([]components.AdminItem, len(items))
 	for i, c := range items {
-		it := components.AdminItem{TestID: "category", Attrs: templ.Attributes{"data-slug": c.Slug, "data-active": strconv.FormatBool(c.Active)}}
+		it := components.AdminItem{TestID: "category", Attrs: templ.Attributes{"data-slug": c.Slug, "data-active": strconv.FormatBool(c.Active)}, Name: c.Label, Slug: c.Slug}
 		if c.BuiltIn {
-			it.Title = builtInCategory(c)
+			it.Badges = []components.AdminBadge{{Text: i18n.T(ctx, "events.categories.built_in"), Class: "badge-plain"}}
 		} else {
-			it.Title, it.Fields, it.Action, it.SaveTestID = categoryTitle(c.Slug), categoryFields(c), c.UpdateURL, "category-save"
+			it.Fields, it.Action, it.Open, it.SaveTestID = categoryFields(c), c.UpdateURL, len(c.Form.Errors) > 0, "category-save"
+		}
+		if !c.Active {
+			it.Badges = append(it.Badges, components.AdminBadge{Text: i18n.T(ctx, "events.categories.retired"), Class: "badge-disabled"})
 		}
 		out[i] = it
 	}
 	return out
 }
 
-func builtInCategory(c CategoryItem) templ.Component {
+func categoryFields(c CategoryItem) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -108,133 +119,23 @@ func builtInCategory(c CategoryItem) templ.Component {
 			templ_7745c5c3_Var2 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<p class=\"row-title\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"field-row\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var3 string
-		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(c.Label)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/categories.templ`, Line: 58, Col: 31}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "english-" + c.Slug, Label: i18n.T(ctx, "events.categories.english"), Error: errText(ctx, c.Form.Errors["english"])}, "english", "text", c.Form.English).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, " <span class=\"badge\">")
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "russian-" + c.Slug, Label: i18n.T(ctx, "events.categories.russian"), Error: errText(ctx, c.Form.Errors["russian"])}, "russian", "text", c.Form.Russian).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var4 string
-		templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "events.categories.built_in"))
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/categories.templ`, Line: 58, Col: 97}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "</span></p><p class=\"row-meta muted\"><code>")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		var templ_7745c5c3_Var5 string
-		templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(c.Slug)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/categories.templ`, Line: 59, Col: 41}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "</code></p>")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		return nil
-	})
-}
-
-func categoryTitle(slug string) templ.Component {
-	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
-		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
-		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
-			return templ_7745c5c3_CtxErr
-		}
-		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
-		if !templ_7745c5c3_IsBuffer {
-			defer func() {
-				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
-				if templ_7745c5c3_Err == nil {
-					templ_7745c5c3_Err = templ_7745c5c3_BufErr
-				}
-			}()
-		}
-		ctx = templ.InitializeContext(ctx)
-		templ_7745c5c3_Var6 := templ.GetChildren(ctx)
-		if templ_7745c5c3_Var6 == nil {
-			templ_7745c5c3_Var6 = templ.NopComponent
-		}
-		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<code>")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		var templ_7745c5c3_Var7 string
-		templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(slug)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/categories.templ`, Line: 63, Col: 13}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</code>")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		return nil
-	})
-}
-
-func categoryFields(c CategoryItem) templ.Component {
-	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
-		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
-		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
-			return templ_7745c5c3_CtxErr
-		}
-		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
-		if !templ_7745c5c3_IsBuffer {
-			defer func() {
-				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
-				if templ_7745c5c3_Err == nil {
-					templ_7745c5c3_Err = templ_7745c5c3_BufErr
-				}
-			}()
-		}
-		ctx = templ.InitializeContext(ctx)
-		templ_7745c5c3_Var8 := templ.GetChildren(ctx)
-		if templ_7745c5c3_Var8 == nil {
-			templ_7745c5c3_Var8 = templ.NopComponent
-		}
-		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<div class=\"field-row\">")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "english-" + c.Slug, Label: i18n.T(ctx, "events.categories.english"), Error: errText(ctx, c.Errors["english"])}, "english", "text", c.English).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "russian-" + c.Slug, Label: i18n.T(ctx, "events.categories.russian"), Error: errText(ctx, c.Errors["russian"])}, "russian", "text", c.Russian).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</div>")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = components.Checkboxes(components.Checkbox{Name: "active", Label: i18n.T(ctx, "events.categories.active"), Checked: c.Active}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Checkboxes(components.Checkbox{Name: "active", Label: i18n.T(ctx, "events.categories.active"), Checked: c.Form.Active}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -258,16 +159,16 @@ func categoryAddFields(p CategoriesProps) templ.Component {
 			}()
 		}
 		ctx = templ.InitializeContext(ctx)
-		templ_7745c5c3_Var9 := templ.GetChildren(ctx)
-		if templ_7745c5c3_Var9 == nil {
-			templ_7745c5c3_Var9 = templ.NopComponent
+		templ_7745c5c3_Var3 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var3 == nil {
+			templ_7745c5c3_Var3 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
 		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "category-slug", Label: i18n.T(ctx, "events.categories.slug"), Error: errText(ctx, p.AddErrors["slug"])}, "slug", "text", p.Add["slug"]).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<div class=\"field-row\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<div class=\"field-row\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -279,7 +180,7 @@ func categoryAddFields(p CategoriesProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "</div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -9,20 +9,30 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/views/components"
 )
 
-// SectionAdmin is a section on the admins' page.
+// SectionAdmin is a section on the admins' page: as saved, which its
+// row shows, and as its form shows it.
 type SectionAdmin struct {
-	Slug, Name, Description, Order, Moderators string
-	RussianName, RussianDescription            string
-	Archived                                   bool
-	Topics                                     int
-	UpdateURL                                  string
-	Errors                                     map[string]string
+	Slug, Label, About string
+	Archived           bool
+	Topics             int
+	UpdateURL          string
+	Form               SectionForm
+}
+
+// SectionForm is a section's form: the saved section, or a refused
+// change as it was typed, with its problems (field → message).
+type SectionForm struct {
+	Name, Description, Order, Moderators string
+	RussianName, RussianDescription      string
+	Archived                             bool
+	Errors                               map[string]string
 }
 
 // SectionsAdminProps is /admin/forum.
@@ -56,7 +66,7 @@ func SectionsAdmin(p SectionsAdminProps) templ.Component {
 		ctx = templ.ClearChildren(ctx)
 		templ_7745c5c3_Err = components.AdminList(components.AdminListProps{
 			TestID: "admin-forum", Heading: i18n.T(ctx, "forum.admin.heading"), Lead: i18n.T(ctx, "forum.admin.lead"),
-			ListTestID: "admin-sections", Items: sectionItems(p.Sections),
+			ListTestID: "admin-sections", Items: sectionItems(ctx, p.Sections),
 			Add: components.AdminAdd{
 				TestID: "section-add", Heading: i18n.T(ctx, "forum.admin.add"), Action: "/admin/forum", Fields: sectionAddFields(p),
 				Submit: i18n.T(ctx, "forum.admin.add_submit"), SubmitTestID: "section-add-submit",
@@ -69,18 +79,26 @@ func SectionsAdmin(p SectionsAdminProps) templ.Component {
 	})
 }
 
-func sectionItems(sections []SectionAdmin) []components.AdminItem {
+func sectionItems(ctx context.Context, sections []SectionAdmin) []components.AdminItem {
 	out := make([]components.AdminItem, len(sections))
 	for i, r := range sections {
-		out[i] = components.AdminItem{
+		it := components.AdminItem{
 			TestID: "admin-section", Attrs: templ.Attributes{"data-section": r.Slug, "data-archived": strconv.FormatBool(r.Archived)},
-			Title: sectionTitle(r), Fields: sectionFields(r), Action: r.UpdateURL, SaveTestID: "section-save",
+			Name: r.Label, Slug: r.Slug, Facts: []string{i18n.N(ctx, "forum.topics_count", r.Topics)},
+			Fields: sectionFields(r.Slug, r.Form), Action: r.UpdateURL, Open: len(r.Form.Errors) > 0, SaveTestID: "section-save",
 		}
+		if r.About != "" {
+			it.Facts = append(it.Facts, r.About)
+		}
+		if r.Archived {
+			it.Badges = []components.AdminBadge{{Text: i18n.T(ctx, "forum.admin.archived"), Class: "badge-disabled"}}
+		}
+		out[i] = it
 	}
 	return out
 }
 
-func sectionTitle(r SectionAdmin) templ.Component {
+func sectionFields(slug string, f SectionForm) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -101,94 +119,39 @@ func sectionTitle(r SectionAdmin) templ.Component {
 			templ_7745c5c3_Var2 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<code>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"field-row\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var3 string
-		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(r.Slug)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/forum/admin.templ`, Line: 51, Col: 15}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "name-" + slug, Label: i18n.T(ctx, "forum.admin.name"), Error: f.Errors["name"]}, "name", "text", f.Name).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</code> <span class=\"muted\">")
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "order-" + slug, Label: i18n.T(ctx, "forum.admin.order"), Error: f.Errors["order"]}, "order", "number", f.Order).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var4 string
-		templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.N(ctx, "forum.topics_count", r.Topics))
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/forum/admin.templ`, Line: 51, Col: 90}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "</span>")
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "desc-" + slug, Label: i18n.T(ctx, "forum.admin.description"), Error: f.Errors["description"]}, "description", "text", f.Description).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		return nil
-	})
-}
-
-func sectionFields(r SectionAdmin) templ.Component {
-	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
-		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
-		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
-			return templ_7745c5c3_CtxErr
-		}
-		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
-		if !templ_7745c5c3_IsBuffer {
-			defer func() {
-				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
-				if templ_7745c5c3_Err == nil {
-					templ_7745c5c3_Err = templ_7745c5c3_BufErr
-				}
-			}()
-		}
-		ctx = templ.InitializeContext(ctx)
-		templ_7745c5c3_Var5 := templ.GetChildren(ctx)
-		if templ_7745c5c3_Var5 == nil {
-			templ_7745c5c3_Var5 = templ.NopComponent
-		}
-		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div class=\"field-row\">")
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "name-ru-" + slug, Label: i18n.T(ctx, "forum.admin.russian_name"), Hint: i18n.T(ctx, "forum.admin.russian_hint"), Error: f.Errors["russian_name"]}, "russian_name", "text", f.RussianName).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "name-" + r.Slug, Label: i18n.T(ctx, "forum.admin.name"), Error: r.Errors["name"]}, "name", "text", r.Name).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "desc-ru-" + slug, Label: i18n.T(ctx, "forum.admin.russian_description"), Error: f.Errors["russian_description"]}, "russian_description", "text", f.RussianDescription).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "order-" + r.Slug, Label: i18n.T(ctx, "forum.admin.order"), Error: r.Errors["order"]}, "order", "number", r.Order).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "mods-" + slug, Label: i18n.T(ctx, "forum.admin.moderators"), Hint: i18n.T(ctx, "forum.admin.moderators_hint"), Error: f.Errors["moderators"]}, "moderators", "text", f.Moderators).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</div>")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "desc-" + r.Slug, Label: i18n.T(ctx, "forum.admin.description"), Error: r.Errors["description"]}, "description", "text", r.Description).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "name-ru-" + r.Slug, Label: i18n.T(ctx, "forum.admin.russian_name"), Hint: i18n.T(ctx, "forum.admin.russian_hint"), Error: r.Errors["russian_name"]}, "russian_name", "text", r.RussianName).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "desc-ru-" + r.Slug, Label: i18n.T(ctx, "forum.admin.russian_description"), Error: r.Errors["russian_description"]}, "russian_description", "text", r.RussianDescription).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "mods-" + r.Slug, Label: i18n.T(ctx, "forum.admin.moderators"), Hint: i18n.T(ctx, "forum.admin.moderators_hint"), Error: r.Errors["moderators"]}, "moderators", "text", r.Moderators).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = components.Checkboxes(components.Checkbox{Name: "archived", Label: i18n.T(ctx, "forum.admin.archived"), Checked: r.Archived}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Checkboxes(components.Checkbox{Name: "archived", Label: i18n.T(ctx, "forum.admin.archived"), Checked: f.Archived}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -212,9 +175,9 @@ func sectionAddFields(p SectionsAdminProps) templ.Component {
 			}()
 		}
 		ctx = templ.InitializeContext(ctx)
-		templ_7745c5c3_Var6 := templ.GetChildren(ctx)
-		if templ_7745c5c3_Var6 == nil {
-			templ_7745c5c3_Var6 = templ.NopComponent
+		templ_7745c5c3_Var3 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var3 == nil {
+			templ_7745c5c3_Var3 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
 		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "section-slug", Label: i18n.T(ctx, "forum.admin.slug"), Error: p.AddErrors["slug"]}, "slug", "text", p.Add["slug"]).Render(ctx, templ_7745c5c3_Buffer)
@@ -267,12 +230,12 @@ func ReplyPage(title, back string, p ReplyProps) templ.Component {
 			}()
 		}
 		ctx = templ.InitializeContext(ctx)
-		templ_7745c5c3_Var7 := templ.GetChildren(ctx)
-		if templ_7745c5c3_Var7 == nil {
-			templ_7745c5c3_Var7 = templ.NopComponent
+		templ_7745c5c3_Var4 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var4 == nil {
+			templ_7745c5c3_Var4 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<section class=\"container page-section narrow\" aria-labelledby=\"reply-page-heading\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<section class=\"container page-section narrow\" aria-labelledby=\"reply-page-heading\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -284,7 +247,7 @@ func ReplyPage(title, back string, p ReplyProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "</section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -1501,15 +1501,32 @@ func TestMarkReadIsRateLimited(t *testing.T) {
 
 // TestRoomKeepsMessagesForItsDays: a room an admin set to keep messages
 // for a day stops serving them after a day, without MESSAGES_TTL; a bad
-// number of days is refused.
+// number of days is refused: the room's form comes back open, with the
+// reason by the field and what was typed, and nothing is written.
 func TestRoomKeepsMessagesForItsDays(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	org, ann := a.Client(), a.Client()
 	a.SignIn(org, "org@example.com")
 	a.SignIn(ann, "ann@example.com")
-	if res := post(org, "/admin/chat-rooms/room-random", url.Values{"name": {"random"}, "keepDays": {"x"}}); res.StatusCode != http.StatusBadRequest {
-		t.Fatalf("keepDays=x: %d", res.StatusCode)
+	res := post(org, "/admin/chat-rooms/room-random", url.Values{"name": {"Random things"}, "description": {"Typed"}, "keepDays": {"x"}, "archived": {"true"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 {
+		t.Fatalf("keepDays=x: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	d := res.Doc(t)
+	row := d.Find(`[data-room="room-random"]`)
+	if row.Find("details[open]").Length() != 1 || d.Find("details[open]").Length() != 1 {
+		t.Error("the refused room's form is not the one open")
+	}
+	if row.Find("#keep-room-random-error").Text() != "Give a number of days from 0 to 3650." {
+		t.Errorf("the reason: %q", row.Find("#keep-room-random-error").Text())
+	}
+	if row.Find("#name-room-random").AttrOr("value", "") != "Random things" || row.Find("#desc-room-random").AttrOr("value", "") != "Typed" ||
+		row.Find("#keep-room-random").AttrOr("value", "") != "x" || row.Find(`input[name="archived"]:checked`).Length() != 1 {
+		t.Error("the form lost what was typed")
+	}
+	if got := row.Find(".row-title").Text(); !strings.Contains(got, "random") || strings.Contains(got, "Random things") || strings.Contains(got, "Archived") {
+		t.Errorf("the row's head shows %q, not the room as saved", got)
 	}
 	if res := post(org, "/admin/chat-rooms/room-random", url.Values{"name": {"random"}, "keepDays": {"1"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("keep a day: %d", res.StatusCode)

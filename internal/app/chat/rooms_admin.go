@@ -115,10 +115,13 @@ func (s *Service) allRooms(ctx context.Context) ([]ChatRow, error) {
 }
 
 func (s *Service) adminRooms(c echo.Context) error {
-	return s.renderRooms(c, http.StatusOK, nil, nil)
+	return s.renderRooms(c, http.StatusOK, nil, nil, nil)
 }
 
-func (s *Service) renderRooms(c echo.Context, status int, add map[string]string, addErrs RoomErrors) error {
+// renderRooms shows the admins' page; add refills the add form after a
+// refusal, and failed a refused change to a room (what was typed, and
+// its errors).
+func (s *Service) renderRooms(c echo.Context, status int, add map[string]string, addErrs RoomErrors, failed *views.RoomAdmin) error {
 	ctx := c.Request().Context()
 	rooms, err := s.allRooms(ctx)
 	if err != nil {
@@ -126,9 +129,14 @@ func (s *Service) renderRooms(c echo.Context, status int, add map[string]string,
 	}
 	p := views.RoomsAdminProps{Add: add, AddErrors: addErrs}
 	for _, r := range rooms {
-		ra := views.RoomAdmin{ID: r.RowKey, Name: r.Name, Description: r.Description, Archived: r.Archived, Private: r.Private, KeepDays: strconv.Itoa(r.KeepDays), UpdateURL: adminRoomsURL + "/" + url.PathEscape(r.RowKey)}
+		ra := views.RoomAdmin{ID: r.RowKey, Name: r.Name, Description: r.Description, Archived: r.Archived, Private: r.Private,
+			Keeps: r.KeepDays, UpdateURL: adminRoomsURL + "/" + url.PathEscape(r.RowKey),
+			Form: views.RoomForm{Name: r.Name, Description: r.Description, KeepDays: strconv.Itoa(r.KeepDays), Archived: r.Archived, Private: r.Private}}
 		if r.Private {
 			ra.InviteURL = s.base + inviteURL(r)
+		}
+		if failed != nil && failed.ID == r.RowKey {
+			ra.Form = failed.Form
 		}
 		p.Rooms = append(p.Rooms, ra)
 	}
@@ -140,25 +148,22 @@ func (s *Service) createRoom(c echo.Context) error {
 	add := map[string]string{"slug": c.FormValue("slug"), "name": c.FormValue("name"), "description": c.FormValue("description"), "private": c.FormValue("private")}
 	err := s.CreateRoom(c.Request().Context(), add["slug"], add["name"], add["description"], add["private"] == "true", auth.From(c).MemberKey)
 	return web.AnswerForm(c, err, "chat.rooms.flash.created", adminRoomsURL, func(status int, re RoomErrors) error {
-		return s.renderRooms(c, status, add, re)
+		return s.renderRooms(c, status, add, re, nil)
 	}, web.Refusal{Err: ErrRoomExists, Field: "slug"})
 }
 
 // updateRoom is POST /admin/chat-rooms/:id (name, description,
 // keepDays, archived, private, newLink).
 func (s *Service) updateRoom(c echo.Context) error {
-	err := s.UpdateRoom(c.Request().Context(), c.Param("id"), RoomChange{
+	in := RoomChange{
 		Name: c.FormValue("name"), Description: c.FormValue("description"), KeepDays: c.FormValue("keepDays"),
 		Archived: c.FormValue("archived") == "true", Private: c.FormValue("private") == "true", NewLink: c.FormValue("newLink") == "true",
+	}
+	err := s.UpdateRoom(c.Request().Context(), c.Param("id"), in)
+	return web.AnswerForm(c, err, "chat.rooms.flash.updated", adminRoomsURL, func(status int, re RoomErrors) error {
+		failed := views.RoomAdmin{ID: c.Param("id"), Form: views.RoomForm{
+			Name: in.Name, Description: in.Description, KeepDays: in.KeepDays, Archived: in.Archived, Private: in.Private, Errors: re,
+		}}
+		return s.renderRooms(c, status, nil, nil, &failed)
 	})
-	var re RoomErrors
-	if errors.As(err, &re) {
-		for _, key := range re {
-			return web.BadRequest(i18n.T(c.Request().Context(), key), err)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	return web.FlashRedirect(c, "chat.rooms.flash.updated", adminRoomsURL)
 }

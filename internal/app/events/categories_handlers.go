@@ -28,10 +28,10 @@ func (s *Service) renderCategories(c echo.Context, status int, p views.Categorie
 		return err
 	}
 	for _, cat := range all {
-		it := views.CategoryItem{Slug: cat.Slug, Label: cat.Label(ctx), BuiltIn: cat.BuiltIn, Active: cat.Active, English: cat.English, Russian: cat.Russian,
-			UpdateURL: adminCategoriesURL + "/" + url.PathEscape(cat.Slug)}
+		it := views.CategoryItem{Slug: cat.Slug, Label: cat.Label(ctx), BuiltIn: cat.BuiltIn, Active: cat.Active,
+			UpdateURL: adminCategoriesURL + "/" + url.PathEscape(cat.Slug), Form: views.CategoryForm{English: cat.English, Russian: cat.Russian, Active: cat.Active}}
 		if failed != nil && failed.Slug == cat.Slug {
-			it.English, it.Russian, it.Active, it.Errors = failed.English, failed.Russian, failed.Active, failed.Errors
+			it.Form = failed.Form
 		}
 		p.Items = append(p.Items, it)
 	}
@@ -50,10 +50,10 @@ func (s *Service) addCategory(c echo.Context) error {
 // updateCategory is POST /admin/event-categories/:slug (english,
 // russian, active): rename, retire or bring back a category.
 func (s *Service) updateCategory(c echo.Context) error {
-	it := views.CategoryItem{Slug: c.Param("slug"), English: c.FormValue("english"), Russian: c.FormValue("russian"), Active: c.FormValue("active") == "true"}
-	err := s.catalog.UpdateCategory(c.Request().Context(), it.Slug, it.English, it.Russian, it.Active)
+	it := views.CategoryItem{Slug: c.Param("slug"), Form: views.CategoryForm{English: c.FormValue("english"), Russian: c.FormValue("russian"), Active: c.FormValue("active") == "true"}}
+	err := s.catalog.UpdateCategory(c.Request().Context(), it.Slug, it.Form.English, it.Form.Russian, it.Form.Active)
 	return web.AnswerForm(c, err, "events.categories.flash.updated", adminCategoriesURL, func(status int, fe FieldErrors) error {
-		it.Errors = fe
+		it.Form.Errors = fe
 		return s.renderCategories(c, status, views.CategoriesProps{}, &it)
 	})
 }

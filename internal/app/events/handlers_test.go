@@ -1024,8 +1024,25 @@ func TestAdminCategories(t *testing.T) {
 	if list.Find(testID("event-card")).Length() != 1 || !strings.Contains(list.Find(testID("event-card")).Text(), "Boat trips") {
 		t.Fatalf("the category's listing: %q", list.Find(testID("event-list")).Text())
 	}
+	// A refused rename: 422, nothing written, the category's form open
+	// with the reason and what was typed.
+	res := post(org, "/admin/event-categories/boat-trips", url.Values{"english": {""}, "russian": {"Прогулки"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || res.StorageOps(t)["writes"] != 0 {
+		t.Fatalf("rename to nothing: %d", res.StatusCode)
+	}
+	row := res.Doc(t).Find(`[data-slug="boat-trips"]`)
+	if row.Find("details[open]").Length() != 1 || row.Find("#english-boat-trips-error").Length() != 1 ||
+		row.Find("#russian-boat-trips").AttrOr("value", "") != "Прогулки" || row.Find(`input[name="active"]:checked`).Length() != 0 {
+		t.Error("the refused rename's form is not open with its reason and what was typed")
+	}
+	if !strings.Contains(row.Find(".row-title").Text(), "Boat trips") {
+		t.Errorf("the row's head: %q", row.Find(".row-title").Text())
+	}
 	if res := post(org, "/admin/event-categories/boat-trips", url.Values{"english": {"Boat trips"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("retire: %d", res.StatusCode)
+	}
+	if row := org.Get("/admin/event-categories").Doc(t).Find(`[data-slug="boat-trips"]`); !strings.Contains(row.Find(".badge-disabled").Text(), "Not offered") {
+		t.Error("a retired category's row does not say it is not offered")
 	}
 	if ann.Get("/events").Doc(t).Find(testID("category-chip")+`[href*="boat-trips"]`).Length() != 0 {
 		t.Error("a retired category is still a chip")

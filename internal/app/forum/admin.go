@@ -18,12 +18,13 @@ import (
 const adminURL = "/admin/forum"
 
 func (s *Service) adminSections(c echo.Context) error {
-	return s.renderSections(c, http.StatusOK, nil, nil, "", nil)
+	return s.renderSections(c, http.StatusOK, nil, nil, nil)
 }
 
 // renderSections is the admin page; add refills the add form, and
-// failed/errs the section whose change was refused.
-func (s *Service) renderSections(c echo.Context, status int, add map[string]string, addErrs map[string]string, failed string, errs map[string]string) error {
+// failed is a refused change to a section (what was typed, and its
+// errors).
+func (s *Service) renderSections(c echo.Context, status int, add map[string]string, addErrs map[string]string, failed *views.SectionAdmin) error {
 	ctx := c.Request().Context()
 	sections, err := s.Sections(ctx, true)
 	if err != nil {
@@ -32,12 +33,15 @@ func (s *Service) renderSections(c echo.Context, status int, add map[string]stri
 	p := views.SectionsAdminProps{Add: add, AddErrors: addErrs}
 	for _, r := range sections {
 		it := views.SectionAdmin{
-			Slug: r.RowKey, Name: r.Name, Description: r.Description, RussianName: r.RussianName, RussianDescription: r.RussianDescription,
-			Order: strconv.Itoa(r.Order), Moderators: r.ModeratorEmails,
-			Archived: r.Archived, Topics: r.Topics, UpdateURL: adminURL + "/" + url.PathEscape(r.RowKey),
+			Slug: r.RowKey, Label: r.Label(ctx), About: r.About(ctx), Archived: r.Archived, Topics: r.Topics,
+			UpdateURL: adminURL + "/" + url.PathEscape(r.RowKey),
+			Form: views.SectionForm{
+				Name: r.Name, Description: r.Description, RussianName: r.RussianName, RussianDescription: r.RussianDescription,
+				Order: strconv.Itoa(r.Order), Moderators: r.ModeratorEmails, Archived: r.Archived,
+			},
 		}
-		if r.RowKey == failed {
-			it.Errors = errs
+		if failed != nil && failed.Slug == r.RowKey {
+			it.Form = failed.Form
 		}
 		p.Sections = append(p.Sections, it)
 	}
@@ -62,16 +66,20 @@ func (s *Service) createSection(c echo.Context) error {
 	}
 	_, err := s.CreateSection(ctx, in)
 	return web.AnswerForm(c, err, "forum.flash.section_created", adminURL, func(status int, fe FormErrors) error {
-		return s.renderSections(c, status, add, formErrors(ctx, fe), "", nil)
+		return s.renderSections(c, status, add, formErrors(ctx, fe), nil)
 	}, web.Refusal{Err: ErrSectionExists, Field: "slug"})
 }
 
 // updateSection is POST /admin/forum/:slug.
 func (s *Service) updateSection(c echo.Context) error {
 	ctx := c.Request().Context()
-	slug := c.Param("slug")
-	_, err := s.UpdateSection(ctx, slug, sectionInput(c))
+	in := sectionInput(c)
+	_, err := s.UpdateSection(ctx, c.Param("slug"), in)
 	return web.AnswerForm(c, err, "forum.flash.section_saved", adminURL, func(status int, fe FormErrors) error {
-		return s.renderSections(c, status, nil, nil, slug, formErrors(ctx, fe))
+		failed := views.SectionAdmin{Slug: c.Param("slug"), Form: views.SectionForm{
+			Name: in.Name, Description: in.Description, RussianName: in.RussianName, RussianDescription: in.RussianDescription,
+			Order: in.Order, Moderators: in.Moderators, Archived: in.Archived, Errors: formErrors(ctx, fe),
+		}}
+		return s.renderSections(c, status, nil, nil, &failed)
 	})
 }

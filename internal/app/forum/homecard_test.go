@@ -191,9 +191,24 @@ func TestSectionsInTheReadersLanguage(t *testing.T) {
 		if d := res.Doc(t); d.Find("#section-"+bad.id+"-error").Length() != 1 || d.Find("#section-name").AttrOr("value", "") != "Songs" {
 			t.Errorf("add with %s %q: no error by the field, or the form is lost", bad.field, bad.value)
 		}
-		save := url.Values{"name": {"Music"}, "russian_name": {"Музыка"}, bad.field: {bad.value}}
-		if res := post(boss, "/admin/forum/music", save); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 {
+		save := url.Values{"name": {"Songs and more"}, "russian_name": {"Музыка"}, "order": {"7"}, bad.field: {bad.value}}
+		res = post(boss, "/admin/forum/music", save)
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 {
 			t.Errorf("save with %s %q: %d, %d writes", bad.field, bad.value, res.StatusCode, res.Writes(t))
+			continue
+		}
+		// The refused section's form is the one open, with the reason by
+		// the field and what was typed; its row still names it as saved.
+		d := res.Doc(t)
+		row := d.Find(`[data-section="music"]`)
+		if row.Find("details[open]").Length() != 1 || d.Find("details[open]").Length() != 1 || row.Find(".field-error").Length() != 1 {
+			t.Errorf("save with %s %q: the section's form is not open with its reason", bad.field, bad.value)
+		}
+		if row.Find("#name-music").AttrOr("value", "") != "Songs and more" || row.Find("#order-music").AttrOr("value", "") != "7" {
+			t.Errorf("save with %s %q: the form lost what was typed", bad.field, bad.value)
+		}
+		if got := row.Find(".row-title").Text(); strings.Contains(got, "Songs and more") {
+			t.Errorf("save with %s %q: the row's head shows the refused name", bad.field, bad.value)
 		}
 	}
 	if got := text(ann, "/forum/music", "#section-heading"); strings.TrimSpace(got) != "Музыка" {
