@@ -128,9 +128,15 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			}
 		}
 	}
-	// Anna keeps Masha's parking tip for the meetup.
+	// Anna keeps Masha's parking tip for the meetup, and mutes a trip
+	// she is not making.
 	if id := ids["Best place to park near Riverside Hall?"]; id != "" {
 		if err := s.Bookmark(ctx, staff, id, 2, true); err != nil {
+			return err
+		}
+	}
+	if id := ids["Кто едет в Лондон в декабре?"]; id != "" {
+		if err := s.SetLevel(ctx, staff.MemberKey, id, Muted); err != nil {
 			return err
 		}
 	}

@@ -106,6 +106,7 @@ func (s *Service) topicItem(c echo.Context, a ActivityRow, rd Reader, sectionNam
 	it := views.TopicItem{
 		URL: topicURL(a.TopicID), Title: a.Title, Author: a.AuthorName, Replies: a.Replies, LastActivity: when(c, a.LastActivityAt),
 		LastAuthor: a.LastAuthorName, Section: sectionName, Pinned: stillPinned(a.Summary, s.now()) && !rd.Markers[a.TopicID].Dismissed, Locked: a.Locked,
+		Muted: rd.Muted[a.TopicID],
 	}
 	switch u := rd.unreadOf(a, s.now()); {
 	case u.New:
@@ -256,10 +257,11 @@ func (s *Service) topic(c echo.Context) error {
 		p.DismissURL = u + "/dismiss"
 	}
 	if me.MemberKey != "" {
-		if p.Watching, err = s.Watching(ctx, me.MemberKey, t.PartitionKey); err != nil {
+		level, err := s.Level(ctx, rd, t.PartitionKey)
+		if err != nil {
 			return err
 		}
-		p.WatchURL = u + "/watch"
+		p.Level, p.LevelURL = string(level), u+"/watch"
 	}
 	if me.MemberKey != "" {
 		_, known := rd.Markers[t.PartitionKey]

@@ -1,6 +1,8 @@
 package forum
 
 import (
+	"maps"
+
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
@@ -16,7 +18,8 @@ const homeTopics = 3
 // forum, each with what the person has not read, like the forum's own
 // lists. It costs a query of the sections (to leave out archived ones),
 // one of the activity index (a few spare rows stand in for topics of
-// archived sections), and the person's read markers of those topics.
+// archived sections and topics the person muted), and the person's read
+// markers of those topics.
 func (s *Service) HomeCard(c echo.Context) (templ.Component, error) {
 	me := person(c)
 	if me.MemberKey == "" {
@@ -28,17 +31,40 @@ func (s *Service) HomeCard(c echo.Context) (templ.Component, error) {
 	if err != nil {
 		return nil, err
 	}
-	var shown []ActivityRow
-	var ids []string
+	var open []ActivityRow
 	for _, a := range rows {
-		if names[a.Section] != "" && len(shown) < homeTopics {
-			shown = append(shown, a)
-			ids = append(ids, a.TopicID)
+		if names[a.Section] != "" {
+			open = append(open, a)
 		}
+	}
+	read := map[string]bool{}
+	var ids []string
+	for _, a := range open[:min(homeTopics, len(open))] {
+		read[a.TopicID] = true
+		ids = append(ids, a.TopicID)
 	}
 	rd, err := s.reader(ctx, me.MemberKey, ids)
 	if err != nil {
 		return nil, err
+	}
+	// A muted topic gives its place to the next, whose marker is read
+	// only then.
+	var shown []ActivityRow
+	var more []string
+	for _, a := range open {
+		if !rd.Muted[a.TopicID] && len(shown) < homeTopics {
+			shown = append(shown, a)
+			if !read[a.TopicID] {
+				more = append(more, a.TopicID)
+			}
+		}
+	}
+	if len(more) > 0 {
+		extra, err := s.readMarkers(ctx, me.MemberKey, more, false)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(rd.Markers, extra.Markers)
 	}
 	var items []views.TopicItem
 	for _, a := range shown {

@@ -12,26 +12,39 @@ import (
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/app/forum"
 	"github.com/harmony/harmony/internal/app/groups"
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
 // newHomeApp is the forum beside the groups module, whose home page
-// shows the forum's card.
-func newHomeApp(t *testing.T) *app {
+// shows the forum's card; withInbox adds the inbox, for notices.
+func newHomeApp(t *testing.T, withInbox ...bool) *app {
 	a := &app{}
-	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: []platform.Factory{
+	var in *inbox.Service
+	modules := []platform.Factory{
 		func(c *platform.Core) (web.Module, error) {
 			return groups.New(c.Store, c.Accounts, c.Cursors, c.Config.BaseURL.String(), c.Log, c.Now), nil
 		},
 		func(c *platform.Core) (web.Module, error) {
 			a.svc = forum.New(c.Store, c.Cursors, c.Log, c.Now)
+			if in != nil {
+				a.svc.UseNotifier(in)
+			}
 			a.svc.UseDirectory(c.Auth)
 			a.svc.UsePeople(c.Accounts)
 			return a.svc, nil
 		},
-	}})
+	}
+	if len(withInbox) > 0 && withInbox[0] {
+		modules = append([]platform.Factory{func(c *platform.Core) (web.Module, error) {
+			var err error
+			in, err = inbox.FromCore(c)
+			return in, err
+		}}, modules...)
+	}
+	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules})
 	return a
 }
 

@@ -335,9 +335,9 @@ type ParticipantRow struct {
 
 // tellAuthor tells a topic's author of a reply by someone else, at most
 // once per topic per hour (the notice's key names the hour), unless the
-// reply mentions them (that notice says more).
+// reply mentions them (that notice says more) or they muted the topic.
 func (s *Service) tellAuthor(ctx context.Context, by Person, t TopicRow, p PostRow, mentioned []richtext.Named) {
-	if t.AuthorKey == by.MemberKey || slices.ContainsFunc(mentioned, func(n richtext.Named) bool { return n.Key == t.AuthorKey }) {
+	if t.AuthorKey == by.MemberKey || slices.ContainsFunc(mentioned, func(n richtext.Named) bool { return n.Key == t.AuthorKey }) || s.mutes(ctx, t.AuthorKey, t.PartitionKey) {
 		return
 	}
 	s.tell(ctx, t.AuthorKey, "forum.notify.reply", by, t, p, fmt.Sprintf("forum.reply|%s|%s", t.PartitionKey, p.CreatedAt.UTC().Format("2006010215")))
@@ -393,7 +393,9 @@ func (s *Service) tellMentioned(ctx context.Context, by Person, t TopicRow, p Po
 	hour := p.CreatedAt.UTC().Format("2006010215")
 	told := []string{t.AuthorKey}
 	for _, n := range mentioned {
-		s.tell(ctx, n.Key, "forum.notify.mention", by, t, p, fmt.Sprintf("forum.mention|%s|%s|%s", t.PartitionKey, n.Key, hour))
+		if !s.mutes(ctx, n.Key, t.PartitionKey) {
+			s.tell(ctx, n.Key, "forum.notify.mention", by, t, p, fmt.Sprintf("forum.mention|%s|%s|%s", t.PartitionKey, n.Key, hour))
+		}
 		told = append(told, n.Key)
 	}
 	s.tellWatchers(ctx, by, t, p, told)

@@ -97,10 +97,11 @@ func (s *Service) MarkUnread(ctx context.Context, memberKey, topicID string, num
 }
 
 // MarkAllRead makes everything up to now read for memberKey: one write,
-// which also forgets the sections marked read on their own before.
+// which also forgets the sections marked read on their own before. It
+// merges, so the row's muted topics stay.
 func (s *Service) MarkAllRead(ctx context.Context, memberKey string) error {
 	now := s.now().UTC()
-	_, err := storage.Upsert(ctx, s.reads, ReadRow{PartitionKey: memberKey, RowKey: markAllKey, At: &now})
+	_, err := s.reads.Upsert(ctx, storage.Entity{PartitionKey: memberKey, RowKey: markAllKey, Props: map[string]any{"at": now, "sections": ""}}, storage.Merge)
 	return err
 }
 
@@ -163,6 +164,8 @@ type Reader struct {
 	AllAt     time.Time
 	SectionAt map[string]time.Time
 	Markers   map[string]ReadRow
+	// Muted are the topics they muted (watch.go).
+	Muted map[string]bool
 }
 
 // readUpTo is when everything in section was marked read: "mark all
@@ -214,6 +217,12 @@ func (s *Service) readMarkers(ctx context.Context, memberKey string, topics []st
 				r.AllAt = *rows[i].At
 			}
 			r.SectionAt = sectionMarks(rows[i].Sections)
+			for _, id := range mutedList(rows[i].Muted) {
+				if r.Muted == nil {
+					r.Muted = map[string]bool{}
+				}
+				r.Muted[id] = true
+			}
 		default:
 			r.Markers[k] = rows[i]
 		}
@@ -231,7 +240,7 @@ type Unread struct {
 
 // unreadOf works out a's unread posts for r at now.
 func (r Reader) unreadOf(a ActivityRow, now time.Time) Unread {
-	if r.MemberKey == "" || now.Sub(a.LastActivityAt) > cutoff {
+	if r.MemberKey == "" || now.Sub(a.LastActivityAt) > cutoff || r.Muted[a.TopicID] {
 		return Unread{}
 	}
 	upTo := r.readUpTo(a.Section)

@@ -215,6 +215,9 @@ type ReadRow struct {
 	// filter.
 	Bookmarks  string `table:"bookmarks"`
 	Bookmarked bool   `table:"bookmarked"`
+	// Muted is on the "mark all read" row only: the topics muted, as
+	// a JSON list of ids (watch.go).
+	Muted string `table:"muted"`
 }
 
 // markAllKey is the row of a person's "mark all read": its At is when,

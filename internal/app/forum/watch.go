@@ -2,23 +2,55 @@ package forum
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 )
 
-// Watching. A reader may watch a topic, as Discourse's "Watching": every
-// reply then tells them in their inbox (and by mail, as their settings
-// say), at most once an hour per topic, like the author's notices. The
-// watchers are rows of the topic's partition, so a reply reads them with
-// one query, and the topic page reads the reader's own with one point
-// read.
+// Notification levels, as Discourse's: a reader may watch a topic, leave
+// it at normal, or mute it.
+//   - Watching: every reply tells them in their inbox (and by mail, as
+//     their settings say), at most once an hour per topic, like the
+//     author's notices. The watchers are rows of the topic's partition,
+//     so a reply reads them with one query, and the topic page reads the
+//     reader's own with one point read.
+//   - Muted: the topic tells them nothing (not its replies to them as its
+//     author, nor their mentions in it), is never unread for them, and
+//     leaves the dashboard's card; their section lists still show it,
+//     marked, so they can find it and take the mute back. The muted
+//     topics are a list on the reader's "mark all read" row, which every
+//     forum page reads already (Reader.Muted): knowing them costs the
+//     pages nothing. A notice that could go to a muted topic's author or
+//     mentioned person costs one point read of that row.
+
+// Level is a reader's notification level for a topic.
+type Level string
+
+// The levels.
+const (
+	Watching Level = "watching"
+	Normal   Level = "normal"
+	Muted    Level = "muted"
+)
+
+// maxMuted bounds the topics one person mutes: the list rides on one row.
+const maxMuted = 200
+
+var (
+	// ErrBadLevel is a level that is none of the three (400).
+	ErrBadLevel = fault.New(http.StatusBadRequest, "forum.error.level", "forum: no such notification level")
+	// ErrTooManyMuted is one muted topic more than maxMuted (409).
+	ErrTooManyMuted = fault.New(http.StatusConflict, "forum.error.muted", "forum: too many muted topics", "max", maxMuted)
+)
 
 // watcherPrefix starts a watcher's RowKey in the topic's partition.
 const watcherPrefix = "w|"
@@ -35,12 +67,31 @@ type WatcherRow struct {
 	Since        time.Time `table:"since"`
 }
 
-// Watch starts (on) or stops memberKey's watching of topicID. Doing what
-// is done already changes nothing.
-func (s *Service) Watch(ctx context.Context, memberKey, topicID string, on bool) error {
+// SetLevel sets memberKey's notification level for topicID. Setting the
+// level it has changes nothing. Watching and muting exclude each other:
+// the one going is undone first, so a failure half-way leaves the topic
+// at normal, never at both.
+func (s *Service) SetLevel(ctx context.Context, memberKey, topicID string, level Level) error {
+	if level != Watching && level != Normal && level != Muted {
+		return ErrBadLevel
+	}
 	if _, err := s.Head(ctx, topicID); err != nil {
 		return err
 	}
+	if level != Muted {
+		if err := s.mute(ctx, memberKey, topicID, false); err != nil {
+			return err
+		}
+		return s.watchRow(ctx, memberKey, topicID, level == Watching)
+	}
+	if err := s.watchRow(ctx, memberKey, topicID, false); err != nil {
+		return err
+	}
+	return s.mute(ctx, memberKey, topicID, true)
+}
+
+// watchRow writes (on) or deletes memberKey's watcher row of topicID.
+func (s *Service) watchRow(ctx context.Context, memberKey, topicID string, on bool) error {
 	rk := watcherPrefix + memberKey
 	if !on {
 		err := s.posts.Delete(ctx, topicID, rk, storage.AnyETag)
@@ -56,16 +107,73 @@ func (s *Service) Watch(ctx context.Context, memberKey, topicID string, on bool)
 	return err
 }
 
-// Watching reports whether memberKey watches topicID.
-func (s *Service) Watching(ctx context.Context, memberKey, topicID string) (bool, error) {
-	if memberKey == "" {
-		return false, nil
+// mute adds topicID to memberKey's muted topics (on) or takes it off,
+// on their "mark all read" row, at its ETag.
+func (s *Service) mute(ctx context.Context, memberKey, topicID string, on bool) error {
+	_, err := storage.Modify(ctx, s.reads, memberKey, markAllKey, func(r *ReadRow, exists bool) error {
+		list := mutedList(r.Muted)
+		i := slices.Index(list, topicID)
+		switch {
+		case on == (i >= 0):
+			return storage.ErrNoChange
+		case !on:
+			list = slices.Delete(list, i, i+1)
+		case len(list) >= maxMuted:
+			return ErrTooManyMuted
+		default:
+			list = append(list, topicID)
+		}
+		b, err := json.Marshal(list)
+		r.Muted = string(b)
+		if len(list) == 0 {
+			r.Muted = ""
+		}
+		return err
+	})
+	if errors.Is(err, storage.ErrNoChange) {
+		return nil
 	}
-	_, err := storage.Get[WatcherRow](ctx, s.posts, topicID, watcherPrefix+memberKey)
-	if errors.Is(err, storage.ErrNotFound) {
-		return false, nil
+	return err
+}
+
+// mutedList reads a "mark all read" row's Muted; a value it cannot read
+// counts as none.
+func mutedList(text string) []string {
+	var list []string
+	if text != "" {
+		_ = json.Unmarshal([]byte(text), &list)
 	}
-	return err == nil, err
+	return list
+}
+
+// mutes reports whether memberKey muted topicID: one point read, for a
+// notice that may go to them. A failed read counts as not muted (the
+// notice goes, as it did before muting existed) and is logged.
+func (s *Service) mutes(ctx context.Context, memberKey, topicID string) bool {
+	r, err := storage.Get[ReadRow](ctx, s.reads, memberKey, markAllKey)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		s.log.WarnContext(ctx, "forum: muted topics not read", "member", memberKey, "err", err)
+	}
+	return slices.Contains(mutedList(r.Muted), topicID)
+}
+
+// Level reports memberKey's level for topicID, given their Reader
+// (muted) and a point read of their watcher row.
+func (s *Service) Level(ctx context.Context, rd Reader, topicID string) (Level, error) {
+	switch {
+	case rd.MemberKey == "":
+		return Normal, nil
+	case rd.Muted[topicID]:
+		return Muted, nil
+	}
+	_, err := storage.Get[WatcherRow](ctx, s.posts, topicID, watcherPrefix+rd.MemberKey)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		return Normal, nil
+	case err != nil:
+		return "", err
+	}
+	return Watching, nil
 }
 
 // tellWatchers tells t's watchers of reply p by by, but not by, nor
@@ -86,16 +194,12 @@ func (s *Service) tellWatchers(ctx context.Context, by Person, t TopicRow, p Pos
 	}
 }
 
-// watch is POST /forum/t/:id/watch (watch=true|false).
+// watch is POST /forum/t/:id/watch (level=watching|normal|muted).
 func (s *Service) watch(c echo.Context) error {
 	t := topicOf(c)
-	on := c.FormValue("watch") != "false"
-	if err := s.Watch(c.Request().Context(), person(c).MemberKey, t.PartitionKey, on); err != nil {
+	level := Level(c.FormValue("level"))
+	if err := s.SetLevel(c.Request().Context(), person(c).MemberKey, t.PartitionKey, level); err != nil {
 		return err
 	}
-	key := "forum.flash.unwatched"
-	if on {
-		key = "forum.flash.watched"
-	}
-	return web.FlashRedirect(c, key, topicURL(t.PartitionKey))
+	return web.FlashRedirect(c, "forum.flash.level."+string(level), topicURL(t.PartitionKey))
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -27,20 +29,21 @@ func TestWatching(t *testing.T) {
 	}
 	topic := res.Header.Get("Location")
 	watch := func(c *webtest.Client, on string) *webtest.Response {
-		return post(c, topic+"/watch", url.Values{"watch": {on}})
+		return post(c, topic+"/watch", url.Values{"level": {map[string]string{"true": "watching", "false": "normal"}[on]}})
 	}
-	pressed := func(c *webtest.Client) string {
-		return c.Get(topic).Doc(t).Find(testID("topic-watch")).AttrOr("aria-pressed", "")
+	level := func(c *webtest.Client) string {
+		return c.Get(topic).Doc(t).Find(testID("topic-level")).AttrOr("data-level", "")
 	}
-	if got := pressed(ann); got != "false" {
-		t.Fatalf("before watching: pressed=%q", got)
+	if got := level(ann); got != "normal" {
+		t.Fatalf("before watching: %q", got)
 	}
 	if res := watch(ann, "true"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != topic {
 		t.Fatalf("watch: %d %s", res.StatusCode, res.Header.Get("Location"))
 	}
 	page := ann.Get(topic)
-	if got := page.Doc(t).Find(testID("topic-watch")).AttrOr("aria-pressed", ""); got != "true" {
-		t.Fatalf("after watching: pressed=%q", got)
+	d := page.Doc(t)
+	if got := d.Find(testID("topic-level")).AttrOr("data-level", ""); got != "watching" || d.Find(testID("level-watching")).AttrOr("aria-pressed", "") != "true" {
+		t.Fatalf("after watching: %q", got)
 	}
 	if q := page.StorageOps(t)["queries"]; q > 3 { // posts, likes, and the inbox's badge
 		t.Errorf("the topic page costs %d queries", q)
@@ -62,7 +65,7 @@ func TestWatching(t *testing.T) {
 	if n := a.Inbox(ann).Length(); n != 1 {
 		t.Errorf("a second reply in the hour: %d notices", n)
 	}
-	if res := watch(ann, "false"); res.StatusCode != http.StatusSeeOther || pressed(ann) != "false" {
+	if res := watch(ann, "false"); res.StatusCode != http.StatusSeeOther || level(ann) != "normal" {
 		t.Fatalf("stop watching: %d", res.StatusCode)
 	}
 	a.Clock.Advance(time.Hour)
@@ -71,11 +74,104 @@ func TestWatching(t *testing.T) {
 		t.Errorf("after she stopped watching: %d notices", n)
 	}
 
-	res = post(ann, "/forum/t/01ARZ3NDEKTSV4RRFFQ69G5FAV/watch", url.Values{"watch": {"true"}})
+	res = post(ann, "/forum/t/01ARZ3NDEKTSV4RRFFQ69G5FAV/watch", url.Values{"level": {"watching"}})
 	if res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
 		t.Errorf("watching a missing topic: %d (%d writes)", res.StatusCode, res.Writes(t))
 	}
-	if res := a.Client().PostForm(topic+"/watch", url.Values{"watch": {"true"}}); res.StatusCode < 400 {
+	if res := a.Client().PostForm(topic+"/watch", url.Values{"level": {"watching"}}); res.StatusCode < 400 {
 		t.Errorf("a visitor watches: %d", res.StatusCode)
+	}
+}
+
+// TestMuting: the author mutes their topic from its page; a reply, and a
+// reply that mentions them, then tell them nothing, the topic is not
+// unread for them, leaves their home page's forum card (the next topic
+// takes its place, with what they read of it), and shows in the section
+// marked muted. Muting stops watching; "mark all read" keeps the
+// mute; back at normal, replies reach them again. A level that is none
+// of the three, and a missing topic, are refused and write nothing.
+func TestMuting(t *testing.T) {
+	t.Parallel()
+	a := newHomeApp(t, true)
+	_, ann, bob := a.talkSection(t, "")
+	var older []string
+	for _, title := range []string{"Ferries", "Buses", "Trams"} {
+		res := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {title}, "body": {"Tips?"}})
+		older = append(older, res.Header.Get("Location"))
+		a.Clock.Advance(time.Minute)
+	}
+	bob.Get(older[0]) // read: no "New" badge when it reaches the card
+	res := post(bob, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Night trains"}, "body": {"Anyone tried the sleeper?"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("create: %d", res.StatusCode)
+	}
+	topic := res.Header.Get("Location")
+	level := func(l string) *webtest.Response { return post(bob, topic+"/watch", url.Values{"level": {l}}) }
+	shows := func(path string) bool {
+		return strings.Contains(bob.Get(path).Doc(t).Find(testID("home-forum")+","+testID("topic-list")).Text(), "Night trains")
+	}
+	// Before muting a reply tells the author, and the topic is unread.
+	post(ann, topic+"/replies", url.Values{"body": {"Yes, book early."}})
+	if n := a.Inbox(bob).Length(); n != 1 {
+		t.Fatalf("before muting, the author has %d notices", n)
+	}
+	if !shows("/") || !shows("/forum/unread") {
+		t.Fatal("before muting, the topic is not on the home page or unread")
+	}
+
+	level("watching")
+	if res := level("muted"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != topic {
+		t.Fatalf("mute: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	page := bob.Get(topic).Doc(t)
+	if page.Find(testID("topic-level")).AttrOr("data-level", "") != "muted" || page.Find(testID("level-muted")).AttrOr("aria-pressed", "") != "true" {
+		t.Fatal("the topic page does not show it muted")
+	}
+	a.Clock.Advance(2 * time.Hour)
+	post(ann, topic+"/replies", url.Values{"body": {"And a cabin."}})
+	a.Clock.Advance(2 * time.Hour)
+	post(ann, topic+"/replies", url.Values{"body": {"@bob did you go?"}})
+	if n := a.Inbox(bob).Length(); n != 1 {
+		t.Errorf("muted, the author got %d notices (a reply, a mention or a watched reply went through)", n)
+	}
+	if shows("/") || shows("/forum/unread") || shows("/forum/new") {
+		t.Error("a muted topic is still on the home page's card or in unread")
+	}
+	card := bob.Get("/").Doc(t).Find(testID("home-forum"))
+	if got := card.Find(testID("topic-row")).Length(); got != 3 || !strings.Contains(card.Text(), "Ferries") {
+		t.Errorf("the card shows %d topics, not the next three: %q", got, card.Text())
+	}
+	if ferries := card.Find(testID("topic-row")).Last(); !strings.Contains(ferries.Text(), "Ferries") || ferries.Find(testID("topic-new")).Length() != 0 {
+		t.Errorf("the topic that took the muted one's place lost what bob read of it: %q", ferries.Text())
+	}
+	row := bob.Get("/forum/talk").Doc(t).Find(testID("topic-row")).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return strings.Contains(s.Text(), "Night trains")
+	})
+	if row.Find(testID("topic-muted")).Length() != 1 || row.Find(testID("topic-unread")+","+testID("topic-new")).Length() != 0 {
+		t.Error("the section's list does not show the topic muted and read")
+	}
+	if got := ann.Get("/forum/talk").Doc(t).Find(testID("topic-muted")).Length(); got != 0 {
+		t.Errorf("bob's mute shows on ann's list: %d", got)
+	}
+
+	post(bob, "/forum/read-all", nil)
+	if bob.Get(topic).Doc(t).Find(testID("topic-level")).AttrOr("data-level", "") != "muted" {
+		t.Error("mark all read took the mute away")
+	}
+	if res := level("normal"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("unmute: %d", res.StatusCode)
+	}
+	a.Clock.Advance(2 * time.Hour)
+	post(ann, topic+"/replies", url.Values{"body": {"Back from the trip."}})
+	if n := a.Inbox(bob).Length(); n != 2 || !shows("/") {
+		t.Errorf("back at normal: %d notices, on the home page %v", n, shows("/"))
+	}
+
+	if res := level("loud"); res.StatusCode != http.StatusBadRequest || res.Writes(t) != 0 {
+		t.Errorf("level loud: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	res = post(bob, "/forum/t/01ARZ3NDEKTSV4RRFFQ69G5FAV/watch", url.Values{"level": {"muted"}})
+	if res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+		t.Errorf("muting a missing topic: %d, %d writes", res.StatusCode, res.Writes(t))
 	}
 }
