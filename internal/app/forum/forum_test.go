@@ -2,6 +2,7 @@ package forum
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -694,5 +695,70 @@ func TestListPagesPastTheirBound(t *testing.T) {
 	rows, _, next, err = s.scanAll(ctx, bob.MemberKey, next, want)
 	if err != nil || len(rows) != 1 || rows[0].TopicID != oldest || next != "" {
 		t.Fatalf("second page: %d rows, next %q, %v", len(rows), next, err)
+	}
+}
+
+// TestMutedTopicsAreBounded: a reader mutes up to maxMuted topics; one
+// more is ErrTooManyMuted and changes nothing (they still watch the
+// topic, the list is as it was); taking a mute back makes room. Muting
+// a topic twice keeps one entry.
+func TestMutedTopicsAreBounded(t *testing.T) {
+	t.Parallel()
+	s, _ := newForum(t, storetest.Open(t))
+	ctx := context.Background()
+	topic, err := s.CreateTopic(ctx, ann, "general", "Loud topic", "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := topic.PartitionKey
+	full := make([]string, maxMuted)
+	for i := range full {
+		full[i] = fmt.Sprintf("01ARZ3NDEKTSV4RRFFQ69G%04d", i)
+	}
+	b, err := json.Marshal(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := storage.Upsert(ctx, s.reads, ReadRow{PartitionKey: bob.MemberKey, RowKey: markAllKey, Muted: string(b)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetLevel(ctx, bob.MemberKey, id, Watching); err != nil {
+		t.Fatal(err)
+	}
+	level := func() Level {
+		rd, err := s.reader(ctx, bob.MemberKey, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := s.Level(ctx, rd, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	if err := s.SetLevel(ctx, bob.MemberKey, id, Muted); !errors.Is(err, ErrTooManyMuted) {
+		t.Fatalf("the %dth mute: %v", maxMuted+1, err)
+	}
+	if l := level(); l != Watching {
+		t.Errorf("after the refused mute the topic is %q; want it still watched", l)
+	}
+	if s.mutes(ctx, bob.MemberKey, id) {
+		t.Error("the refused mute is on the list")
+	}
+	r, _ := storage.Get[ReadRow](ctx, s.reads, bob.MemberKey, markAllKey)
+	list := mutedList(r.Muted)
+	b, _ = json.Marshal(list[1:])
+	r.Muted = string(b)
+	if _, err := storage.Upsert(ctx, s.reads, r); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := s.SetLevel(ctx, bob.MemberKey, id, Muted); err != nil {
+			t.Fatalf("mute with room: %v", err)
+		}
+	}
+	r, _ = storage.Get[ReadRow](ctx, s.reads, bob.MemberKey, markAllKey)
+	if got := mutedList(r.Muted); len(got) != maxMuted || got[len(got)-1] != id || level() != Muted {
+		t.Errorf("after muting twice: %d muted, last %q", len(got), got[len(got)-1])
 	}
 }

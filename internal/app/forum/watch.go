@@ -84,6 +84,15 @@ func (s *Service) SetLevel(ctx context.Context, memberKey, topicID string, level
 		}
 		return s.watchRow(ctx, memberKey, topicID, level == Watching)
 	}
+	// A mute past the bound is refused before the watching goes, so the
+	// refusal changes nothing; mute checks again at the row's ETag.
+	r, err := storage.Get[ReadRow](ctx, s.reads, memberKey, markAllKey)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	if list := mutedList(r.Muted); len(list) >= maxMuted && !slices.Contains(list, topicID) {
+		return ErrTooManyMuted
+	}
 	if err := s.watchRow(ctx, memberKey, topicID, false); err != nil {
 		return err
 	}
