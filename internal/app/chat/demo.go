@@ -123,6 +123,12 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		}
 	}
 	anna := cast.Person("anna")
+	// Anna keeps #random for when she has time: muted.
+	if ch, err := s.chatRow(ctx, KindRoom, "room-random"); err == nil {
+		if err := s.Mute(ctx, anna.Key, ch, true); err != nil {
+			return err
+		}
+	}
 	id := &auth.Identity{MemberKey: anna.Key, UserKey: auth.UserKey(anna.Email), Email: anna.Email, DisplayName: anna.Name}
 	if g, ok := s.groups.(interface {
 		GroupChoices(ctx context.Context, id *auth.Identity) ([]groups.GroupChoice, error)

@@ -171,7 +171,8 @@ func (s *Service) chatItems(ctx context.Context, id *auth.Identity, rooms []Chat
 		if err != nil {
 			return nil, err
 		}
-		it := views.ChatItem{Href: chatURL(chatID), Name: title, Preview: h.LastPreview, Sender: h.LastSender, Unread: unreadLabel(n), Mentions: int(mentioned)}
+		it := views.ChatItem{Href: chatURL(chatID), Name: title, Preview: h.LastPreview, Sender: h.LastSender, Unread: unreadLabel(n), Mentions: int(mentioned),
+			Muted: rowOf[chatID].Muted}
 		if n > 0 {
 			it.Href += "#first-unread"
 		}
@@ -287,7 +288,7 @@ func (s *Service) page(c echo.Context) error {
 	u := chatURL(ch.RowKey)
 	p := views.PageProps{
 		ID: ch.RowKey, Name: acc.Title, URL: u, Live: to == head.Seq, CanPost: acc.CanPost, Back: acc.Back, Kind: ch.Kind,
-		StreamURL: u + "/stream?after=" + strconv.FormatInt(to, 10),
+		StreamURL: u + "/stream?after=" + strconv.FormatInt(to, 10), Muted: mine.Muted,
 	}
 	for _, m := range msgs {
 		if control(m) {

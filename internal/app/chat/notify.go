@@ -24,7 +24,7 @@ type Notifier interface {
 func (s *Service) UseNotifier(n Notifier) { s.notifier = n }
 
 // tellOffline posts the notice of m in ch to its other person if they
-// are offline.
+// are offline and have not muted the chat.
 func (s *Service) tellOffline(ctx context.Context, ch ChatRow, m MessageRow) {
 	if s.notifier == nil || ch.Kind != KindPrivate {
 		return
@@ -33,7 +33,7 @@ func (s *Service) tellOffline(ctx context.Context, ch ChatRow, m MessageRow) {
 	if to == m.Sender {
 		to = ch.MemberB
 	}
-	if on, err := s.Online(ctx, to); err != nil || on {
+	if on, err := s.Online(ctx, to); err != nil || on || s.mutes(ctx, to, ch.RowKey) {
 		return
 	}
 	err := s.notifier.Post(ctx, inbox.Notice{

@@ -30,6 +30,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/chat/:id/join", s.joinPage, acc)
 	e.POST("/chat/:id/join", s.join, acc)
 	e.POST("/chat/:id/leave", s.leave, acc, reader)
+	e.POST("/chat/:id/mute", s.mute, acc, reader)
 
 	// One chat and its messages.
 	e.GET("/chat/:id", s.page, acc, reader)

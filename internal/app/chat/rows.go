@@ -134,6 +134,8 @@ type UserChatRow struct {
 	// Member is a room's membership: "joined", "left", or "" (the fixed
 	// rooms count as joined; directory.go).
 	Member string `table:"member"`
+	// Muted: its messages send them no notice (mute.go).
+	Muted bool `table:"muted"`
 }
 
 // FeedRow is one send in the activity feed (feed.go): PK a shard, RK
