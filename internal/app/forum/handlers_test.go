@@ -29,26 +29,35 @@ type app struct {
 func newApp(t *testing.T, alone ...bool) *app {
 	a := &app{}
 	var in *inbox.Service
-	modules := []platform.Factory{
-		func(c *platform.Core) (web.Module, error) {
-			a.svc = forum.New(c.Store, c.Cursors, c.Log, c.Now)
-			if in != nil {
-				a.svc.UseNotifier(in)
-			}
-			a.svc.UseDirectory(c.Auth)
-			a.svc.UsePeople(c.Accounts)
-			return a.svc, nil
-		},
-	}
+	modules := []platform.Factory{a.forum(&in)}
 	if len(alone) == 0 {
-		modules = append([]platform.Factory{func(c *platform.Core) (web.Module, error) {
-			var err error
-			in, err = inbox.FromCore(c)
-			return in, err
-		}}, modules...)
+		modules = withInbox(&in, modules)
 	}
 	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules})
 	return a
+}
+
+// forum is the forum module's factory, kept in a.svc, posting its
+// notices to *in when the inbox came first.
+func (a *app) forum(in **inbox.Service) platform.Factory {
+	return func(c *platform.Core) (web.Module, error) {
+		a.svc = forum.New(c.Store, c.Cursors, c.Log, c.Now)
+		if *in != nil {
+			a.svc.UseNotifier(*in)
+		}
+		a.svc.UseDirectory(c.Auth)
+		a.svc.UsePeople(c.Accounts)
+		return a.svc, nil
+	}
+}
+
+// withInbox puts the inbox module before modules, kept in *in.
+func withInbox(in **inbox.Service, modules []platform.Factory) []platform.Factory {
+	return append([]platform.Factory{func(c *platform.Core) (web.Module, error) {
+		var err error
+		*in, err = inbox.FromCore(c)
+		return *in, err
+	}}, modules...)
 }
 
 func testID(id string) string { return `[data-testid="` + id + `"]` }

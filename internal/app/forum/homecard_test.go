@@ -10,7 +10,6 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/harmony/harmony/internal/app/account/accounttest"
-	"github.com/harmony/harmony/internal/app/forum"
 	"github.com/harmony/harmony/internal/app/groups"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/platform"
@@ -19,30 +18,18 @@ import (
 )
 
 // newHomeApp is the forum beside the groups module, whose home page
-// shows the forum's card; withInbox adds the inbox, for notices.
-func newHomeApp(t *testing.T, withInbox ...bool) *app {
+// shows the forum's card; inboxToo adds the inbox, for notices.
+func newHomeApp(t *testing.T, inboxToo ...bool) *app {
 	a := &app{}
 	var in *inbox.Service
 	modules := []platform.Factory{
 		func(c *platform.Core) (web.Module, error) {
 			return groups.New(c.Store, c.Accounts, c.Cursors, c.Config.BaseURL.String(), c.Log, c.Now), nil
 		},
-		func(c *platform.Core) (web.Module, error) {
-			a.svc = forum.New(c.Store, c.Cursors, c.Log, c.Now)
-			if in != nil {
-				a.svc.UseNotifier(in)
-			}
-			a.svc.UseDirectory(c.Auth)
-			a.svc.UsePeople(c.Accounts)
-			return a.svc, nil
-		},
+		a.forum(&in),
 	}
-	if len(withInbox) > 0 && withInbox[0] {
-		modules = append([]platform.Factory{func(c *platform.Core) (web.Module, error) {
-			var err error
-			in, err = inbox.FromCore(c)
-			return in, err
-		}}, modules...)
+	if len(inboxToo) > 0 && inboxToo[0] {
+		modules = withInbox(&in, modules)
 	}
 	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules})
 	return a
