@@ -64,6 +64,12 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 				return fmt.Errorf("demo registration %s: %w", local, err)
 			}
 		}
+		if d.title == "Jazz night at the Blue Note" {
+			by := &auth.Identity{MemberKey: organizer.Key, DisplayName: organizer.Name}
+			if _, err := s.SendUpdate(ctx, e, by, "We have the **two front tables** by the stage: ask for Anna at the door.", false); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

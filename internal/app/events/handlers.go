@@ -388,6 +388,18 @@ func (s *Service) page(c echo.Context) error {
 				return err
 			}
 		}
+		// Updates are for the guests they were sent to, and for who
+		// runs the event, who also sends them.
+		if r.Status == StatusGoing || waiting || manages(id, e) {
+			rows, err := s.Updates(ctx, e.RowKey)
+			if err != nil {
+				return err
+			}
+			p.Updates = updateItems(c, rows)
+		}
+		if manages(id, e) && e.IsPublished {
+			p.UpdateURL = eventURL(e.RowKey) + "/update"
+		}
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: e.Title, Section: "events", Content: views.Page(p)})
 }

@@ -43,6 +43,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/events/:id/edit", s.editEvent, orgEvent...)
 	e.POST("/events/:id/edit", s.updateEvent, orgEvent...)
 	e.POST("/events/:id/cancel-event", s.cancelEvent, orgEvent...)
+	e.GET("/events/:id/update", s.updateForm, orgEvent...)
+	e.POST("/events/:id/updates", s.sendUpdate, orgEvent...)
 
 	// Tickets, check-in and the attendee export (tickets_handlers.go).
 	e.GET("/events/:id/ticket", s.ticket, acc, visible)

@@ -37,8 +37,10 @@ type Service struct {
 	// directory and people resolve the form's co-organizers (cohosts.go).
 	directory Directory
 	people    People
-	// registrations bounds one person's registrations per minute.
+	// registrations bounds one person's registrations per minute, and
+	// updates an event's updates to its guests per day.
 	registrations quota.Limit
+	updates       quota.Limit
 	// counts counts new events and registrations.
 	counts metrics.Counting
 	log    *slog.Logger
@@ -51,10 +53,11 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 	c.seats.log, c.images.Log = log, log
 	return &Service{catalog: c, cursors: cursors, log: log, now: now, feeds: store.Table(FeedsTable), registrations: quota.Limit{
 		Table: store.Table(QuotaTable), Max: DefaultRegistrationsPerMinute, Window: time.Minute, Err: ErrTooManyRegistrations,
-	}}
+	}, updates: updatesLimit(store)}
 }
 
-// QuotaTable counts each person's registrations in the current minute.
+// QuotaTable counts each person's registrations in the current minute,
+// and each event's updates in the current day ("update|{eventId}").
 const QuotaTable = "EventQuota"
 
 // DefaultRegistrationsPerMinute is one person's registrations a minute
