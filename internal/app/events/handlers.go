@@ -395,7 +395,7 @@ func (s *Service) page(c echo.Context) error {
 			if err != nil {
 				return err
 			}
-			p.Updates = updateItems(c, rows)
+			p.Updates = updateItems(c, rows, waiting && !manages(id, e))
 		}
 		if manages(id, e) && e.IsPublished {
 			p.UpdateURL = eventURL(e.RowKey) + "/update"

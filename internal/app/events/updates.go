@@ -122,16 +122,21 @@ func (s *Service) Updates(ctx context.Context, eventID string) ([]UpdateRow, err
 	return rows, err
 }
 
-// updateItems are updates as the event's page shows them to id.
-func updateItems(c echo.Context, rows []UpdateRow) []views.Update {
+// updateItems are updates as the event's page shows them to its viewer:
+// someone waiting sees only those sent to the waitlist too, as an update
+// for the people going may say what only they should know.
+func updateItems(c echo.Context, rows []UpdateRow, waiting bool) []views.Update {
 	ctx := c.Request().Context()
 	zone := auth.From(c).Location()
-	out := make([]views.Update, len(rows))
-	for i, u := range rows {
-		out[i] = views.Update{
+	var out []views.Update
+	for _, u := range rows {
+		if waiting && !u.Waitlist {
+			continue
+		}
+		out = append(out, views.Update{
 			Author: u.AuthorName, When: i18n.DateTime(ctx, u.SentAt.In(zone)), Datetime: u.SentAt.UTC().Format(time.RFC3339),
 			Body: templ.Raw(richtext.Render(u.Body)), Told: u.Told, Waitlist: u.Waitlist,
-		}
+		})
 	}
 	return out
 }
