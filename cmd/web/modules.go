@@ -111,6 +111,9 @@ func (m *built) prompts(c *platform.Core) (web.Module, error) {
 func (m *built) forum(c *platform.Core) (web.Module, error) {
 	f := forum.New(c.Store, c.Cursors, c.Log, c.Now)
 	f.UseNotifier(m.inbox_)
+	if err := f.UseTasks(c.Tasks); err != nil {
+		return nil, err
+	}
 	f.UseModerationLog(forumLog{m.admin_})
 	f.UsePeople(c.Accounts)
 	f.UseDirectory(c.Auth)

@@ -34,13 +34,15 @@ const maxBookmarksPerTopic = 20
 // a topic (409).
 var ErrTooManyBookmarks = fault.New(http.StatusConflict, "forum.error.bookmarks", "forum: too many bookmarks in one topic", "max", maxBookmarksPerTopic)
 
-// Bookmark is one bookmarked post.
+// Bookmark is one bookmarked post; RemindAt, when set, is when a
+// reminder of it reaches the reader's inbox (reminders.go).
 type Bookmark struct {
-	Num     int       `json:"n"`
-	At      time.Time `json:"at"`
-	Title   string    `json:"t"`
-	Author  string    `json:"a"`
-	Excerpt string    `json:"x"`
+	Num      int        `json:"n"`
+	At       time.Time  `json:"at"`
+	Title    string     `json:"t"`
+	Author   string     `json:"a"`
+	Excerpt  string     `json:"x"`
+	RemindAt *time.Time `json:"r,omitempty"`
 }
 
 // bookmarksOf reads r's Bookmarks; a value it cannot read is none.
@@ -128,9 +130,13 @@ func (s *Service) bookmarks(c echo.Context) error {
 	}
 	items := make([]views.BookmarkItem, len(list))
 	for i, b := range list {
+		base := topicURL(b.TopicID) + "/posts/" + strconv.Itoa(b.Num)
 		items[i] = views.BookmarkItem{
 			URL: postURL(b.TopicID, b.Num), Title: b.Title, Author: b.Author, Excerpt: b.Excerpt, Num: b.Num,
-			When: when(c, b.At), RemoveURL: topicURL(b.TopicID) + "/posts/" + strconv.Itoa(b.Num) + "/bookmark",
+			When: when(c, b.At), RemoveURL: base + "/bookmark", RemindURL: base + "/remind",
+		}
+		if b.RemindAt != nil {
+			items[i].Reminder = when(c, *b.RemindAt)
 		}
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "forum.bookmarks.heading"), Section: "forum", Content: views.Bookmarks(items)})

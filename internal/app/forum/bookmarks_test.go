@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/app/forum"
+	"github.com/harmony/harmony/internal/web/webtest"
 )
 
 // TestBookmarks: a reader bookmarks posts from the topic page, where
@@ -97,5 +98,67 @@ func TestBookmarks(t *testing.T) {
 	}
 	if n := ann.Get("/forum/bookmarks").Doc(t).Find(testID("bookmark")).Length(); n != 20 {
 		t.Errorf("%d bookmarks, want 20", n)
+	}
+}
+
+// TestBookmarkReminders: a reader asks to be reminded of a bookmark; the
+// list shows when, and when it is due a notice reaches their inbox, once,
+// and the reminder goes. A reminder changed or taken off before it was
+// due sends nothing at the old time. A choice that is none of the four,
+// and a reminder of a post not bookmarked, are refused and write nothing.
+func TestBookmarkReminders(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	_, ann, bob := a.talkSection(t, "")
+	res := post(bob, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Night trains"}, "body": {"Anyone tried the sleeper?"}})
+	topic := res.Header.Get("Location")
+	post(bob, topic+"/replies", url.Values{"body": {"Book the Caledonian early."}})
+	post(bob, topic+"/replies", url.Values{"body": {"And bring earplugs."}})
+	post(ann, topic+"/posts/2/bookmark", url.Values{"bookmark": {"true"}})
+	post(ann, topic+"/posts/3/bookmark", url.Values{"bookmark": {"true"}})
+	remind := func(num int, when string) *webtest.Response {
+		return post(ann, fmt.Sprintf("%s/posts/%d/remind", topic, num), url.Values{"when": {when}})
+	}
+	reminded := func() int {
+		a.Inbox(ann)
+		return strings.Count(ann.Get("/inbox").Doc(t).Find(testID("inbox-list")).Text(), "Reminder: your bookmark in “Night trains”")
+	}
+
+	if res := remind(2, "2h"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/forum/bookmarks" {
+		t.Fatalf("remind: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	remind(3, "tomorrow")
+	remind(3, "none") // taken off before it is due
+	list := ann.Get("/forum/bookmarks").Doc(t).Find(testID("bookmark"))
+	if list.Find(testID("bookmark-reminder")).Length() != 1 || !strings.Contains(list.Find(testID("bookmark-reminder")).Text(), "Reminder") {
+		t.Fatalf("the list shows %d reminders", list.Find(testID("bookmark-reminder")).Length())
+	}
+	if n := reminded(); n != 0 {
+		t.Fatalf("a reminder came before it was due: %d", n)
+	}
+	a.Clock.Advance(2*time.Hour + time.Minute)
+	if n := reminded(); n != 1 {
+		t.Fatalf("two hours later: %d reminders", n)
+	}
+	if got := ann.Get("/forum/bookmarks").Doc(t).Find(testID("bookmark-reminder")).Length(); got != 0 {
+		t.Error("a sent reminder still shows")
+	}
+	a.Clock.Advance(48 * time.Hour)
+	if n := reminded(); n != 1 {
+		t.Errorf("the reminder taken off was sent: %d reminders", n)
+	}
+	// Moved from two hours to tomorrow: nothing at two hours.
+	remind(2, "2h")
+	remind(2, "tomorrow")
+	a.Clock.Advance(2*time.Hour + time.Minute)
+	if n := reminded(); n != 1 {
+		t.Errorf("a moved reminder came at its old time: %d", n)
+	}
+
+	if res := remind(2, "someday"); res.StatusCode != http.StatusBadRequest || res.Writes(t) != 0 {
+		t.Errorf("remind someday: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	if res := remind(1, "2h"); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+		t.Errorf("remind of a post not bookmarked: %d, %d writes", res.StatusCode, res.Writes(t))
 	}
 }

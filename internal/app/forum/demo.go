@@ -134,6 +134,13 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		if err := s.Bookmark(ctx, staff, id, 2, true); err != nil {
 			return err
 		}
+		// with a reminder the morning before the meetup.
+		if london, err := time.LoadLocation("Europe/London"); err == nil {
+			at, _ := remindTime("tomorrow", cast.Now, london)
+			if err := s.Remind(ctx, staff.MemberKey, id, 2, at); err != nil {
+				return err
+			}
+		}
 	}
 	if id := ids["Кто едет в Лондон в декабре?"]; id != "" {
 		if err := s.SetLevel(ctx, staff.MemberKey, id, Muted); err != nil {

@@ -47,6 +47,9 @@ func (a *app) forum(in **inbox.Service) platform.Factory {
 		}
 		a.svc.UseDirectory(c.Auth)
 		a.svc.UsePeople(c.Accounts)
+		if err := a.svc.UseTasks(c.Tasks); err != nil {
+			return nil, err
+		}
 		return a.svc, nil
 	}
 }

@@ -40,6 +40,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/forum/t/:id/posts/:num/like", s.toggle("like", s.Like), acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/unread", s.markUnread, acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/bookmark", s.toggle("bookmark", s.Bookmark), acc, topic, post)
+	e.POST("/forum/t/:id/posts/:num/remind", s.remind, acc, topic, post)
 
 	// Staff: a section's moderators and admins, checked by the service
 	// (moderation.go).

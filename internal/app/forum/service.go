@@ -14,6 +14,7 @@ import (
 	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/tasks"
 )
 
 // Service is the forum: sections, topics with their posts, the activity
@@ -31,8 +32,10 @@ type Service struct {
 	titles   *projection.Projection[TopicRow]
 	cursors  *storage.Cursors
 	notifier Notifier
-	modlog   ModerationLog
-	people   People
+	// reminders queues bookmark reminders (reminders.go); nil sends none.
+	reminders *tasks.Kind[reminderTask]
+	modlog    ModerationLog
+	people    People
 	// directory finds accounts by email (section moderators).
 	directory Directory
 	reporter  Reporter

@@ -1,0 +1,172 @@
+package forum
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/tasks"
+	"github.com/harmony/harmony/internal/web"
+)
+
+// Bookmark reminders, as Discourse's "remind me": a bookmark may carry a
+// time (in two hours, tomorrow morning, next Monday morning, in the
+// reader's zone), kept on the bookmark; a task due then posts a notice to
+// the reader's inbox (and mail, as their settings say) and clears the
+// time. Changing or clearing the reminder, or removing the bookmark,
+// leaves the queued task nothing to do: it posts only for the time it
+// was queued for.
+
+// remindHour is the hour of a morning reminder, in the reader's zone.
+const remindHour = 9
+
+var (
+	// ErrBadReminder is a reminder none of the choices (400).
+	ErrBadReminder = fault.New(http.StatusBadRequest, "forum.error.reminder", "forum: no such reminder")
+	// ErrNoBookmark is a reminder of a post the reader has not
+	// bookmarked (404).
+	ErrNoBookmark = fault.NotFound("forum: no such bookmark", storage.ErrNotFound)
+)
+
+// remindTime is when choice falls after now in zone; zero for "none".
+func remindTime(choice string, now time.Time, zone *time.Location) (time.Time, error) {
+	local := now.In(zone)
+	morning := func(days int) time.Time {
+		return time.Date(local.Year(), local.Month(), local.Day()+days, remindHour, 0, 0, 0, zone)
+	}
+	switch choice {
+	case "2h":
+		return now.Add(2 * time.Hour), nil
+	case "tomorrow":
+		return morning(1), nil
+	case "week":
+		return morning(int(7 - (local.Weekday()+6)%7)), nil // next Monday
+	case "none":
+		return time.Time{}, nil
+	}
+	return time.Time{}, ErrBadReminder
+}
+
+// reminderTask is one queued reminder: whose bookmark, and the time it
+// was set for.
+type reminderTask struct {
+	MemberKey string
+	TopicID   string
+	Num       int
+	At        time.Time
+}
+
+// UseTasks lets the service send bookmark reminders through q. Call it
+// while wiring; without it reminders are kept but never sent.
+func (s *Service) UseTasks(q *tasks.Queue) error {
+	kind, err := tasks.Register(q, "forum.bookmark-reminder", s.sendReminder)
+	if err != nil {
+		return err
+	}
+	s.reminders = &kind
+	return nil
+}
+
+// Remind sets (at non-zero) or clears the reminder of memberKey's
+// bookmark of post num in topicID. A post they have not bookmarked is
+// ErrNoBookmark and writes nothing.
+func (s *Service) Remind(ctx context.Context, memberKey, topicID string, num int, at time.Time) error {
+	var remind *time.Time
+	if !at.IsZero() {
+		at = at.UTC()
+		remind = &at
+	}
+	err := s.changeBookmark(ctx, memberKey, topicID, num, func(b *Bookmark) error {
+		if b.RemindAt == nil && remind == nil || b.RemindAt != nil && remind != nil && b.RemindAt.Equal(*remind) {
+			return storage.ErrNoChange
+		}
+		b.RemindAt = remind
+		return nil
+	})
+	if errors.Is(err, storage.ErrNoChange) {
+		return nil
+	}
+	if err != nil || remind == nil || s.reminders == nil {
+		return err
+	}
+	key := fmt.Sprintf("forum.remind|%s|%s|%d|%d", memberKey, topicID, num, at.Unix())
+	return s.reminders.EnqueueAt(ctx, at, key, reminderTask{MemberKey: memberKey, TopicID: topicID, Num: num, At: at})
+}
+
+// changeBookmark changes memberKey's bookmark of post num in topicID
+// at its marker row's ETag; ErrNoBookmark when there is none.
+func (s *Service) changeBookmark(ctx context.Context, memberKey, topicID string, num int, change func(b *Bookmark) error) error {
+	_, err := storage.Modify(ctx, s.reads, memberKey, topicID, func(r *ReadRow, _ bool) error {
+		list := bookmarksOf(*r)
+		i := slices.IndexFunc(list, func(b Bookmark) bool { return b.Num == num })
+		if i < 0 {
+			return ErrNoBookmark
+		}
+		if err := change(&list[i]); err != nil {
+			return err
+		}
+		b, err := json.Marshal(list)
+		r.Bookmarks = string(b)
+		return err
+	})
+	return err
+}
+
+// sendReminder posts a due reminder, if the bookmark still asks for it
+// at that time, then clears the time.
+func (s *Service) sendReminder(ctx context.Context, t reminderTask) error {
+	var due *Bookmark
+	err := s.changeBookmark(ctx, t.MemberKey, t.TopicID, t.Num, func(b *Bookmark) error {
+		if b.RemindAt == nil || !b.RemindAt.Equal(t.At) {
+			return storage.ErrNoChange
+		}
+		b.RemindAt, due = nil, new(Bookmark)
+		*due = *b
+		return nil
+	})
+	switch {
+	case errors.Is(err, storage.ErrNoChange), errors.Is(err, ErrNoBookmark):
+		return nil // changed, cleared or removed since
+	case err != nil:
+		return err
+	}
+	if s.notifier == nil {
+		return nil
+	}
+	return s.notifier.Post(ctx, inbox.Notice{
+		To:   []inbox.Recipient{{MemberKey: t.MemberKey}},
+		Kind: "forum.notify.bookmark",
+		Args: map[string]string{"topic": due.Title, "name": due.Author, "preview": due.Excerpt},
+		When: t.At,
+		Link: postURL(t.TopicID, t.Num),
+		Key:  fmt.Sprintf("forum.reminded|%s|%s|%d|%d", t.MemberKey, t.TopicID, t.Num, t.At.Unix()),
+	})
+}
+
+// remind is POST /forum/t/:id/posts/:num/remind (when=2h|tomorrow|week|
+// none): back to the bookmarks.
+func (s *Service) remind(c echo.Context) error {
+	t, p := topicOf(c), postOf(c)
+	at, err := remindTime(c.FormValue("when"), s.now(), auth.From(c).Location())
+	if err != nil {
+		return err
+	}
+	if err := s.Remind(c.Request().Context(), person(c).MemberKey, t.PartitionKey, p.Num, at); err != nil {
+		return err
+	}
+	key := "forum.flash.reminder_set"
+	if at.IsZero() {
+		key = "forum.flash.reminder_cleared"
+	}
+	return web.FlashRedirect(c, key, "/forum/bookmarks")
+}
