@@ -28,6 +28,9 @@ func TestUpdatesToGuests(t *testing.T) {
 		t.Error("a draft offers to write to guests it cannot have")
 	}
 	post(org, page+"/publish", nil)
+	if got := org.Get(page + "/update").Doc(t).Find(testID("update-audience")).Text(); !strings.HasPrefix(got, "Nobody else is going yet") {
+		t.Errorf("the form before anyone registers: %q", got)
+	}
 	post(org, page+"/register", nil) // going, and told nothing of their own update
 	post(ann, page+"/register", nil) // going
 	post(bob, page+"/register", nil) // waiting
