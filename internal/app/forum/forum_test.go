@@ -700,8 +700,9 @@ func TestListPagesPastTheirBound(t *testing.T) {
 
 // TestMutedTopicsAreBounded: a reader mutes up to maxMuted topics; one
 // more is ErrTooManyMuted and changes nothing (they still watch the
-// topic, the list is as it was); taking a mute back makes room. Muting
-// a topic twice keeps one entry.
+// topic, the list is as it was); once one of the muted topics is
+// deleted, the next mute drops it and takes its place. Muting a topic
+// twice keeps one entry.
 func TestMutedTopicsAreBounded(t *testing.T) {
 	t.Parallel()
 	s, _ := newForum(t, storetest.Open(t))
@@ -713,7 +714,11 @@ func TestMutedTopicsAreBounded(t *testing.T) {
 	id := topic.PartitionKey
 	full := make([]string, maxMuted)
 	for i := range full {
-		full[i] = fmt.Sprintf("01ARZ3NDEKTSV4RRFFQ69G%04d", i)
+		m, err := s.CreateTopic(ctx, admin, "general", fmt.Sprint("Muted ", i), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		full[i] = m.PartitionKey
 	}
 	b, err := json.Marshal(full)
 	if err != nil {
@@ -745,20 +750,17 @@ func TestMutedTopicsAreBounded(t *testing.T) {
 	if s.mutes(ctx, bob.MemberKey, id) {
 		t.Error("the refused mute is on the list")
 	}
-	r, _ := storage.Get[ReadRow](ctx, s.reads, bob.MemberKey, markAllKey)
-	list := mutedList(r.Muted)
-	b, _ = json.Marshal(list[1:])
-	r.Muted = string(b)
-	if _, err := storage.Upsert(ctx, s.reads, r); err != nil {
+	if err := s.Delete(ctx, admin, full[7], 1); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
 		if err := s.SetLevel(ctx, bob.MemberKey, id, Muted); err != nil {
-			t.Fatalf("mute with room: %v", err)
+			t.Fatalf("mute once a muted topic is gone: %v", err)
 		}
 	}
-	r, _ = storage.Get[ReadRow](ctx, s.reads, bob.MemberKey, markAllKey)
-	if got := mutedList(r.Muted); len(got) != maxMuted || got[len(got)-1] != id || level() != Muted {
-		t.Errorf("after muting twice: %d muted, last %q", len(got), got[len(got)-1])
+	r, _ := storage.Get[ReadRow](ctx, s.reads, bob.MemberKey, markAllKey)
+	got := mutedList(r.Muted)
+	if len(got) != maxMuted || got[len(got)-1] != id || slices.Contains(got, full[7]) || level() != Muted {
+		t.Errorf("after muting twice: %d muted, last %q, the deleted one kept %v", len(got), got[len(got)-1], slices.Contains(got, full[7]))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
@@ -90,13 +91,49 @@ func (s *Service) SetLevel(ctx context.Context, memberKey, topicID string, level
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
+	var gone []string
 	if list := mutedList(r.Muted); len(list) >= maxMuted && !slices.Contains(list, topicID) {
-		return ErrTooManyMuted
+		// Full: topics deleted since make room (nobody can reach them to
+		// unmute them); without any, the mute is refused.
+		if gone, err = s.goneTopics(ctx, list); err != nil {
+			return err
+		}
+		if len(gone) == 0 {
+			return ErrTooManyMuted
+		}
 	}
 	if err := s.watchRow(ctx, memberKey, topicID, false); err != nil {
 		return err
 	}
-	return s.mute(ctx, memberKey, topicID, true)
+	return s.mute(ctx, memberKey, topicID, true, gone...)
+}
+
+// goneTopics are the topics of ids that are deleted or missing: a point
+// read each, 8 at a time (only a full list of mutes asks).
+func (s *Service) goneTopics(ctx context.Context, ids []string) ([]string, error) {
+	missing := make([]bool, len(ids))
+	eg, gctx := errgroup.WithContext(ctx)
+	eg.SetLimit(8)
+	for i, id := range ids {
+		eg.Go(func() error {
+			_, err := s.Head(gctx, id)
+			missing[i] = errors.Is(err, ErrNoTopic)
+			if missing[i] {
+				return nil
+			}
+			return err
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	var out []string
+	for i, id := range ids {
+		if missing[i] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 // watchRow writes (on) or deletes memberKey's watcher row of topicID.
@@ -117,10 +154,11 @@ func (s *Service) watchRow(ctx context.Context, memberKey, topicID string, on bo
 }
 
 // mute adds topicID to memberKey's muted topics (on) or takes it off,
-// on their "mark all read" row, at its ETag.
-func (s *Service) mute(ctx context.Context, memberKey, topicID string, on bool) error {
+// on their "mark all read" row, at its ETag; the topics drop (deleted
+// ones) go in the same write.
+func (s *Service) mute(ctx context.Context, memberKey, topicID string, on bool, drop ...string) error {
 	_, err := storage.Modify(ctx, s.reads, memberKey, markAllKey, func(r *ReadRow, exists bool) error {
-		list := mutedList(r.Muted)
+		list := slices.DeleteFunc(mutedList(r.Muted), func(id string) bool { return slices.Contains(drop, id) })
 		i := slices.Index(list, topicID)
 		switch {
 		case on == (i >= 0):
