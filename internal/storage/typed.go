@@ -3,6 +3,8 @@ package storage
 import (
 	"context"
 	"errors"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Typed helpers: the get, write and read-modify-write steps every module
@@ -172,4 +174,38 @@ func (tx *Tx) Commit(ctx context.Context, t *Table) error {
 		return tx.err
 	}
 	return t.Transact(ctx, tx.ops)
+}
+
+// Each runs read(ctx, i) for every i below n, at most limit at once: a
+// page's point reads, so it waits for the slowest few, not for all of
+// them in turn. The first error cancels ctx for the others and is what
+// Each returns. Each read owns its index: results go in a slice at i.
+func Each(ctx context.Context, n, limit int, read func(ctx context.Context, i int) error) error {
+	eg, gctx := errgroup.WithContext(ctx)
+	eg.SetLimit(limit)
+	for i := range n {
+		eg.Go(func() error { return read(gctx, i) })
+	}
+	return eg.Wait()
+}
+
+// Keep is the items keep answers true for, in their order, asking at
+// most limit at once (Each).
+func Keep[T any](ctx context.Context, items []T, limit int, keep func(ctx context.Context, v T) (bool, error)) ([]T, error) {
+	kept := make([]bool, len(items))
+	err := Each(ctx, len(items), limit, func(ctx context.Context, i int) error {
+		var err error
+		kept[i], err = keep(ctx, items[i])
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	for i, v := range items {
+		if kept[i] {
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }

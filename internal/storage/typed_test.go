@@ -255,3 +255,47 @@ func TestTakePage(t *testing.T) {
 		t.Fatalf("rows %v", got)
 	}
 }
+
+// TestEach: every index is read once, never more than the limit at
+// once; the first error is returned, and the reads after it see their
+// context cancelled. Keep keeps the items it is told to, in order.
+func TestEach(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	running, most := 0, 0
+	seen := make([]int, 50)
+	err := storage.Each(context.Background(), len(seen), 3, func(ctx context.Context, i int) error {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		mu.Unlock()
+		seen[i]++
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return nil
+	})
+	if err != nil || most > 3 || slices.ContainsFunc(seen, func(n int) bool { return n != 1 }) {
+		t.Fatalf("err %v, %d at once, seen %v", err, most, seen)
+	}
+	boom := errors.New("boom")
+	err = storage.Each(context.Background(), 10, 1, func(ctx context.Context, i int) error {
+		if i == 0 {
+			return boom
+		}
+		if ctx.Err() == nil {
+			t.Errorf("read %d ran after the first failed, its context not cancelled", i)
+		}
+		return nil
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err %v", err)
+	}
+	odd, err := storage.Keep(context.Background(), []int{5, 2, 9, 4, 7}, 2, func(_ context.Context, v int) (bool, error) { return v%2 == 1, nil })
+	if err != nil || !slices.Equal(odd, []int{5, 9, 7}) {
+		t.Fatalf("Keep: %v, %v", odd, err)
+	}
+	if _, err := storage.Keep(context.Background(), []int{1, 2}, 2, func(context.Context, int) (bool, error) { return false, boom }); !errors.Is(err, boom) {
+		t.Fatalf("Keep's error: %v", err)
+	}
+}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
-	"golang.org/x/sync/errgroup"
 	"golang.org/x/time/rate"
 
 	"github.com/harmony/harmony/internal/auth"
@@ -125,16 +124,12 @@ func (s *Service) chatItems(ctx context.Context, id *auth.Identity, rooms []Chat
 	}
 	// The heads, headReads at a time: someone in many chats waits for
 	// the slowest few reads, not for all of them in turn.
-	eg, gctx := errgroup.WithContext(ctx)
-	eg.SetLimit(headReads)
-	for i := range cands {
-		eg.Go(func() error {
-			h, err := s.log.Head(gctx, cands[i].head.PartitionKey)
-			cands[i].head = h // each goroutine owns its element
-			return err
-		})
-	}
-	if err := eg.Wait(); err != nil {
+	err := storage.Each(ctx, len(cands), headReads, func(ctx context.Context, i int) error {
+		h, err := s.log.Head(ctx, cands[i].head.PartitionKey)
+		cands[i].head = h
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int { return b.head.LastAt.Compare(a.head.LastAt) })

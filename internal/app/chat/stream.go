@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
@@ -393,35 +392,24 @@ func (s *Service) news(c echo.Context) error {
 // it either: its "news" would tell them when the group or the event they
 // left is talking.
 func (s *Service) stillTheirs(ctx context.Context, id *auth.Identity, mine []UserChatRow) ([]string, error) {
-	ok := make([]bool, len(mine))
-	eg, gctx := errgroup.WithContext(ctx)
-	eg.SetLimit(headReads)
-	for i, m := range mine {
+	kept, err := storage.Keep(ctx, mine, headReads, func(ctx context.Context, m UserChatRow) (bool, error) {
 		switch m.Kind {
 		case KindRoom:
+			return false, nil
 		case KindPrivate:
-			ok[i] = true
-		default:
-			eg.Go(func() error {
-				_, err := s.Open(gctx, id, m.RowKey)
-				if errors.Is(err, ErrNoChat) {
-					return nil
-				}
-				ok[i] = err == nil // each goroutine owns its element
-				return err
-			})
+			return true, nil
 		}
-	}
-	if err := eg.Wait(); err != nil {
-		return nil, err
-	}
-	var out []string
-	for i, m := range mine {
-		if ok[i] {
-			out = append(out, m.RowKey)
+		_, err := s.Open(ctx, id, m.RowKey)
+		if errors.Is(err, ErrNoChat) {
+			return false, nil
 		}
+		return err == nil, err
+	})
+	out := make([]string, len(kept))
+	for i, m := range kept {
+		out[i] = m.RowKey
 	}
-	return out, nil
+	return out, err
 }
 
 // presenceWatch bounds the private chats whose presence the list's

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/harmony/harmony/internal/storage"
@@ -194,24 +193,22 @@ func (s *Service) readMarkers(ctx context.Context, memberKey string, topics []st
 		keys = append([]string{markAllKey}, topics...)
 	}
 	rows := make([]ReadRow, len(keys))
-	errs := make([]error, len(keys))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for i, k := range keys {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			rows[i], errs[i] = storage.Get[ReadRow](ctx, s.reads, memberKey, k)
-		}()
+	found := make([]bool, len(keys))
+	err := storage.Each(ctx, len(keys), 8, func(ctx context.Context, i int) error {
+		var err error
+		rows[i], err = storage.Get[ReadRow](ctx, s.reads, memberKey, keys[i])
+		found[i] = err == nil
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return Reader{}, err
 	}
-	wg.Wait()
 	for i, k := range keys {
 		switch {
-		case errors.Is(errs[i], storage.ErrNotFound):
-		case errs[i] != nil:
-			return Reader{}, errs[i]
+		case !found[i]:
 		case k == markAllKey:
 			if rows[i].At != nil {
 				r.AllAt = *rows[i].At

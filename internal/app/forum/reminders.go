@@ -2,7 +2,6 @@ package forum
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -70,11 +69,10 @@ type reminderTask struct {
 // while wiring; without it reminders are kept but never sent.
 func (s *Service) UseTasks(q *tasks.Queue) error {
 	kind, err := tasks.Register(q, "forum.bookmark-reminder", s.sendReminder)
-	if err != nil {
-		return err
+	if err == nil {
+		s.reminders = &kind
 	}
-	s.reminders = &kind
-	return nil
+	return err
 }
 
 // Remind sets (at non-zero) or clears the reminder of memberKey's
@@ -115,8 +113,8 @@ func (s *Service) changeBookmark(ctx context.Context, memberKey, topicID string,
 		if err := change(&list[i]); err != nil {
 			return err
 		}
-		b, err := json.Marshal(list)
-		r.Bookmarks = string(b)
+		var err error
+		r.Bookmarks, err = jsonList(list)
 		return err
 	})
 	return err

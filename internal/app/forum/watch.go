@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
@@ -111,29 +110,13 @@ func (s *Service) SetLevel(ctx context.Context, memberKey, topicID string, level
 // goneTopics are the topics of ids that are deleted or missing: a point
 // read each, 8 at a time (only a full list of mutes asks).
 func (s *Service) goneTopics(ctx context.Context, ids []string) ([]string, error) {
-	missing := make([]bool, len(ids))
-	eg, gctx := errgroup.WithContext(ctx)
-	eg.SetLimit(8)
-	for i, id := range ids {
-		eg.Go(func() error {
-			_, err := s.Head(gctx, id)
-			missing[i] = errors.Is(err, ErrNoTopic)
-			if missing[i] {
-				return nil
-			}
-			return err
-		})
-	}
-	if err := eg.Wait(); err != nil {
-		return nil, err
-	}
-	var out []string
-	for i, id := range ids {
-		if missing[i] {
-			out = append(out, id)
+	return storage.Keep(ctx, ids, 8, func(ctx context.Context, id string) (bool, error) {
+		_, err := s.Head(ctx, id)
+		if errors.Is(err, ErrNoTopic) {
+			return true, nil
 		}
-	}
-	return out, nil
+		return false, err
+	})
 }
 
 // watchRow writes (on) or deletes memberKey's watcher row of topicID.
@@ -159,22 +142,11 @@ func (s *Service) watchRow(ctx context.Context, memberKey, topicID string, on bo
 func (s *Service) mute(ctx context.Context, memberKey, topicID string, on bool, drop ...string) error {
 	_, err := storage.Modify(ctx, s.reads, memberKey, markAllKey, func(r *ReadRow, exists bool) error {
 		list := slices.DeleteFunc(mutedList(r.Muted), func(id string) bool { return slices.Contains(drop, id) })
-		i := slices.Index(list, topicID)
-		switch {
-		case on == (i >= 0):
-			return storage.ErrNoChange
-		case !on:
-			list = slices.Delete(list, i, i+1)
-		case len(list) >= maxMuted:
-			return ErrTooManyMuted
-		default:
-			list = append(list, topicID)
+		list, err := toggled(list, slices.Index(list, topicID), on, maxMuted, ErrTooManyMuted, func() string { return topicID })
+		if err != nil {
+			return err
 		}
-		b, err := json.Marshal(list)
-		r.Muted = string(b)
-		if len(list) == 0 {
-			r.Muted = ""
-		}
+		r.Muted, err = jsonList(list)
 		return err
 	})
 	if errors.Is(err, storage.ErrNoChange) {
