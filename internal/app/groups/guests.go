@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -195,20 +193,16 @@ func (s *Service) moveParticipation(ctx context.Context, groupID, guestKey, memb
 	if err != nil {
 		return err
 	}
-	eg, gctx := errgroup.WithContext(ctx)
-	eg.SetLimit(metaReads)
-	for _, row := range rows {
-		eg.Go(func() error {
-			if err := s.moveParticipant(gctx, groupID, row.AppointmentID, guestKey, memberKey); err != nil {
-				return err
-			}
-			if memberKey == "" || row.CreatedBy != guestKey {
-				return nil
-			}
-			return s.moveCreator(gctx, row.PartitionKey, row.RowKey, guestKey, memberKey)
-		})
-	}
-	return eg.Wait()
+	return storage.Each(ctx, len(rows), metaReads, func(ctx context.Context, i int) error {
+		row := rows[i]
+		if err := s.moveParticipant(ctx, groupID, row.AppointmentID, guestKey, memberKey); err != nil {
+			return err
+		}
+		if memberKey == "" || row.CreatedBy != guestKey {
+			return nil
+		}
+		return s.moveCreator(ctx, row.PartitionKey, row.RowKey, guestKey, memberKey)
+	})
 }
 
 // moveParticipant replaces the guest's participant row of one

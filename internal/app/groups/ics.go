@@ -14,8 +14,6 @@ import (
 	"strconv"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/ical"
 	"github.com/harmony/harmony/internal/storage"
@@ -106,27 +104,22 @@ func (s *Service) CalendarFeed(ctx context.Context, groupID, ref, token string) 
 	if err != nil {
 		return nil, err
 	}
-	docs := make([]*Appointment, len(page.Entities))
-	eg, gctx := errgroup.WithContext(ctx)
-	eg.SetLimit(metaReads)
+	rows := make([]AppointmentIndexRow, len(page.Entities))
 	for i, e := range page.Entities {
-		var row AppointmentIndexRow
-		if err := storage.Unmarshal(e, &row); err != nil {
+		if err := storage.Unmarshal(e, &rows[i]); err != nil {
 			return nil, err
 		}
-		eg.Go(func() error {
-			doc, err := s.appointmentDoc(gctx, groupID, row.AppointmentID)
-			if errors.Is(err, ErrNoAppointment) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			docs[i] = &doc // each goroutine owns its element
-			return nil
-		})
 	}
-	if err := eg.Wait(); err != nil {
+	docs := make([]*Appointment, len(rows))
+	err = storage.Each(ctx, len(rows), metaReads, func(ctx context.Context, i int) error {
+		doc, err := s.appointmentDoc(ctx, groupID, rows[i].AppointmentID)
+		if errors.Is(err, ErrNoAppointment) {
+			return nil
+		}
+		docs[i] = &doc
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	// The series running in the window, with their rules: one query, and

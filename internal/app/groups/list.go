@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -141,30 +139,25 @@ func (s *Service) Roster(ctx context.Context, m Membership, cursor *storage.Curs
 		}
 		entries = append(entries, RosterEntry{Row: row, DisplayName: row.DisplayName})
 	}
-	eg, gctx := errgroup.WithContext(ctx)
-	eg.SetLimit(metaReads)
-	for i := range entries {
+	err = storage.Each(ctx, len(entries), metaReads, func(ctx context.Context, i int) error {
 		key := entries[i].Row.MemberKey
 		if key == "" || s.profiles == nil {
-			continue
-		}
-		eg.Go(func() error {
-			p, err := s.profiles.Profile(gctx, key)
-			if errors.Is(err, storage.ErrNotFound) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			// Each goroutine writes its own element: no lock needed.
-			if p.DisplayName != "" {
-				entries[i].DisplayName = p.DisplayName
-			}
-			entries[i].PhotoKey = p.PhotoKey
 			return nil
-		})
-	}
-	if err := eg.Wait(); err != nil {
+		}
+		p, err := s.profiles.Profile(ctx, key)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if p.DisplayName != "" {
+			entries[i].DisplayName = p.DisplayName
+		}
+		entries[i].PhotoKey = p.PhotoKey
+		return nil
+	})
+	if err != nil {
 		return RosterPage{}, err
 	}
 	out := RosterPage{Entries: entries}

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -196,16 +194,12 @@ func (s *Service) NextAppointments(ctx context.Context, groups []MyGroup, n int)
 		}
 	}
 	live := make([][]AppointmentIndexRow, len(stale))
-	eg, gctx := errgroup.WithContext(ctx)
-	eg.SetLimit(metaReads)
-	for i, g := range stale {
-		eg.Go(func() error {
-			rows, _, err := s.nextRows(gctx, g, now, n)
-			live[i] = rows // each goroutine owns its element
-			return err
-		})
-	}
-	if err := eg.Wait(); err != nil {
+	err := storage.Each(ctx, len(stale), metaReads, func(ctx context.Context, i int) error {
+		var err error
+		live[i], _, err = s.nextRows(ctx, stale[i], now, n)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	for i, g := range stale {
