@@ -2,9 +2,10 @@
 // seats and publishes it; three people register and the third waits at
 // position 1; one cancels and the third is going, told in the inbox; the
 // organizer checks an attendee in from the ticket's code; the .ics
-// downloads with the event. axe runs on the listing (cards and month),
-// the event page, the ticket and the organizer's form and check-in,
-// light and dark. The admin is an organizer (login "admin" at the OIDC
+// downloads with the event; the organizer sends an update that the
+// guest going reads on the page and in the inbox. axe runs on the listing
+// (cards and month), the event page, the ticket and the organizer's
+// form, check-in and update form, light and dark. The admin is an organizer (login "admin" at the OIDC
 // peer is admin@example.test).
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
@@ -82,6 +83,24 @@ test('two seats, three people: the waitlist moves up on a cancellation, check-in
   await expect(org.getByTestId('checkin-count')).toContainText('1 of 2');
   await cat.reload();
   await expect(cat.getByTestId('ticket-attended')).toBeVisible();
+
+  // The organizer writes to the guests: Ann, going, reads it on the
+  // event's page and in her inbox; Bob, who cancelled, sees nothing.
+  await org.goto(eventPath);
+  await org.getByTestId('event-send-update').click();
+  problems.push(...(await axeProblems(org, 'update form')));
+  await org.fill('#update-body', 'Doors open at **19:30**.');
+  await org.getByTestId('update-submit').click();
+  await expect(org.getByTestId('event-update')).toContainText('Doors open at 19:30');
+  await ann.goto(eventPath);
+  await expect(ann.getByTestId('event-update').locator('strong')).toHaveText('19:30');
+  problems.push(...(await axeProblems(ann, 'event page with an update')));
+  await expect(async () => {
+    await ann.goto('/inbox');
+    await expect(ann.getByTestId('inbox-item').filter({ hasText: 'wrote to the guests' })).toHaveCount(1, { timeout: 500 });
+  }).toPass({ timeout: 15_000 });
+  await bob.goto(eventPath);
+  await expect(bob.getByTestId('event-update')).toHaveCount(0);
 
   // The .ics downloads, with the event and its confirmed status.
   await ann.goto(eventPath);

@@ -2,9 +2,12 @@
 // opens a topic (trying the preview first); a second member replies with
 // a quote and a mention; the first sees "1 new" on the section, gets the
 // mention in the inbox, and lands on the first unread post; the admin
-// pins and locks, and the member then sees the pin and no reply form.
-// axe runs on the forum home, the section, the topic, the new topic form
-// and the reply page, light and dark; the topic is checked at 390 px.
+// pins and locks, and the member then sees the pin and no reply form;
+// the second member mutes the topic from its bell menu, and the admin
+// edits the section from its row on the admin page. axe runs on the
+// forum home, the section, the topic (its menu open too), the new topic
+// form, the reply page and the sections' admin page, light and dark; the
+// topic is checked at 390 px.
 import { test, expect } from '@playwright/test';
 import { uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
@@ -89,6 +92,26 @@ test('a section, a topic, a quoted reply with a mention, "1 new" and the first u
   await expect(b.getByTestId('reply-form')).toHaveCount(0);
   await b.goto(`/forum/${slug}`);
   await expect(b.locator('[data-testid="topic-row"][data-pinned="true"]').filter({ hasText: title })).toBeVisible();
+
+  // B mutes the topic from the bell menu: the section marks it muted.
+  await b.goto(topicPath);
+  await b.getByTestId('topic-level').locator('summary').click();
+  problems.push(...(await axeProblems(b, 'topic with the notification menu open')));
+  await b.getByTestId('level-muted').click();
+  await expect(b.getByTestId('topic-level')).toHaveAttribute('data-level', 'muted');
+  await b.goto(`/forum/${slug}`);
+  await expect(b.getByTestId('topic-row').filter({ hasText: title }).getByTestId('topic-muted')).toBeVisible();
+
+  // The admin opens the section's row on the admin page and saves a
+  // description.
+  await admin.goto('/admin/forum');
+  const row = admin.locator(`[data-testid="admin-section"][data-section="${slug}"]`);
+  await row.locator('summary').click();
+  await row.getByLabel('Description (optional)', { exact: true }).fill('Plans for Fridays.');
+  await row.getByTestId('section-save').click();
+  await expect(admin.getByTestId('flash')).toBeVisible();
+  await expect(admin.locator(`[data-testid="admin-section"][data-section="${slug}"] summary`)).toContainText('Plans for Fridays.');
+  problems.push(...(await axeProblems(admin, 'forum sections admin')));
 
   // The topic fits a phone.
   await b.setViewportSize({ width: 390, height: 800 });
