@@ -128,8 +128,8 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			}
 		}
 	}
-	// Anna keeps Masha's parking tip for the meetup, and mutes a trip
-	// she is not making.
+	// Anna keeps Masha's parking tip for the meetup, watches the
+	// announcements, and mutes a trip she is not making.
 	if id := ids["Best place to park near Riverside Hall?"]; id != "" {
 		if err := s.Bookmark(ctx, staff, id, 2, true); err != nil {
 			return err
@@ -141,6 +141,9 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 				return err
 			}
 		}
+	}
+	if err := s.WatchSection(ctx, staff.MemberKey, "announcements", true); err != nil {
+		return err
 	}
 	if id := ids["Кто едет в Лондон в декабре?"]; id != "" {
 		if err := s.SetLevel(ctx, staff.MemberKey, id, Muted); err != nil {

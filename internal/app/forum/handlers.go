@@ -135,6 +135,9 @@ func (s *Service) section(c echo.Context) error {
 		return err
 	}
 	p := views.SectionProps{Slug: sec.RowKey, Name: sec.Label(ctx), Description: sec.About(ctx), SignedIn: me.MemberKey != "", CanWrite: me.MemberKey != "", FeedURL: sectionURL(sec.RowKey) + "/feed.xml"}
+	if p.Watching, err = s.WatchesSection(ctx, me.MemberKey, sec.RowKey); err != nil {
+		return err
+	}
 	for _, a := range page.Pinned {
 		it := s.topicItem(c, a, rd, "")
 		if me.MemberKey != "" {

@@ -11,7 +11,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 )
@@ -221,4 +223,104 @@ func (s *Service) watch(c echo.Context) error {
 		return err
 	}
 	return web.FlashRedirect(c, "forum.flash.level."+string(level), topicURL(t.PartitionKey))
+}
+
+// Watching a section, as Discourse's "watch first post" of a category:
+// each new topic in it tells its watchers in their inbox (one notice to
+// them all, which the inbox fans out and mails as each one's settings
+// say). The watchers are rows of the ForumSections table, in their
+// section's own partition ("w|{slug}", RK memberKey), so a new topic
+// reads them with one query; the section's page reads the reader's own
+// with one point read.
+
+// sectionWatchers is the partition of a section's watchers.
+func sectionWatchers(slug string) string { return "w|" + slug }
+
+// SectionWatcherRow is someone who watches a section.
+type SectionWatcherRow struct {
+	PartitionKey string    `table:"PartitionKey"` // sectionWatchers(slug)
+	RowKey       string    `table:"RowKey"`       // memberKey
+	ETag         string    `table:"ETag"`
+	Since        time.Time `table:"since"`
+}
+
+// WatchSection starts (on) or stops memberKey's watching of the section
+// slug. A missing or archived section is ErrNoSection and writes
+// nothing; doing what is done already changes nothing.
+func (s *Service) WatchSection(ctx context.Context, memberKey, slug string, on bool) error {
+	if _, err := s.Section(ctx, slug); err != nil {
+		return err
+	}
+	if !on {
+		err := s.sections.Delete(ctx, sectionWatchers(slug), memberKey, storage.AnyETag)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+	_, err := storage.Insert(ctx, s.sections, SectionWatcherRow{PartitionKey: sectionWatchers(slug), RowKey: memberKey, Since: s.now().UTC()})
+	if errors.Is(err, storage.ErrExists) {
+		return nil
+	}
+	return err
+}
+
+// WatchesSection reports whether memberKey watches the section slug.
+func (s *Service) WatchesSection(ctx context.Context, memberKey, slug string) (bool, error) {
+	if memberKey == "" {
+		return false, nil
+	}
+	_, err := storage.Get[SectionWatcherRow](ctx, s.sections, sectionWatchers(slug), memberKey)
+	if errors.Is(err, storage.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// tellSectionWatchers tells the watchers of t's section, but its author,
+// of the new topic t (its first post p).
+func (s *Service) tellSectionWatchers(ctx context.Context, by Person, sectionName string, t TopicRow, p PostRow) {
+	if s.notifier == nil {
+		return
+	}
+	rows, _, err := storage.Take[SectionWatcherRow](ctx, s.sections, storage.Query{PartitionKey: sectionWatchers(t.Section)}, maxWatchers)
+	if err != nil {
+		s.log.WarnContext(ctx, "forum: section watchers not read", "section", t.Section, "err", err)
+		return
+	}
+	var to []inbox.Recipient
+	for _, w := range rows {
+		if w.RowKey != by.MemberKey {
+			to = append(to, inbox.Recipient{MemberKey: w.RowKey})
+		}
+	}
+	if len(to) == 0 {
+		return
+	}
+	err = s.notifier.Post(ctx, inbox.Notice{
+		To:   to,
+		Kind: "forum.notify.new_topic",
+		Args: map[string]string{"name": by.Name, "topic": t.Title, "section": sectionName, "preview": richtext.Plain(p.Body, 140)},
+		When: p.CreatedAt,
+		Link: topicURL(t.PartitionKey),
+		Key:  "forum.new_topic|" + t.PartitionKey,
+		From: by.MemberKey,
+	})
+	if err != nil {
+		s.log.WarnContext(ctx, "forum: new topic not told", "topic", t.PartitionKey, "err", err)
+	}
+}
+
+// watchSection is POST /forum/:section/watch (watch=true|false).
+func (s *Service) watchSection(c echo.Context) error {
+	slug := c.Param("section")
+	on := c.FormValue("watch") == "true"
+	if err := s.WatchSection(c.Request().Context(), person(c).MemberKey, slug, on); err != nil {
+		return err
+	}
+	key := "forum.flash.section_unwatched"
+	if on {
+		key = "forum.flash.section_watched"
+	}
+	return web.FlashRedirect(c, key, sectionURL(slug))
 }

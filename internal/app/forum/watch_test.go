@@ -175,3 +175,61 @@ func TestMuting(t *testing.T) {
 		t.Errorf("muting a missing topic: %d, %d writes", res.StatusCode, res.Writes(t))
 	}
 }
+
+// TestWatchingASection: a reader watches a section from its page and
+// hears of each new topic in it, not of their own nor of replies; others
+// hear nothing; stopping ends it. Knowing the state costs the section's
+// page a point read, no query. A missing section is a 404 that writes
+// nothing, and a visitor cannot watch.
+func TestWatchingASection(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	_, ann, bob := a.talkSection(t, "")
+	cat := a.Client()
+	a.SignIn(cat, "cat@example.com")
+	watch := func(c *webtest.Client, on string) *webtest.Response {
+		return post(c, "/forum/talk/watch", url.Values{"watch": {on}})
+	}
+	told := func(c *webtest.Client) int {
+		return strings.Count(a.Inbox(c).Text(), "opened “")
+	}
+	pressed := func(c *webtest.Client) string {
+		return c.Get("/forum/talk").Doc(t).Find(testID("section-watch")).AttrOr("aria-pressed", "")
+	}
+	if got := pressed(ann); got != "false" {
+		t.Fatalf("before watching: pressed=%q", got)
+	}
+	if res := watch(ann, "true"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/forum/talk" {
+		t.Fatalf("watch: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	page := ann.Get("/forum/talk")
+	if page.Doc(t).Find(testID("section-watch")).AttrOr("aria-pressed", "") != "true" {
+		t.Fatal("the section's page does not show it watched")
+	}
+	if q := page.StorageOps(t)["queries"]; q != 2 { // the listing's pins and topics; the watcher is a point read
+		t.Errorf("the section's page costs %d queries", q)
+	}
+	watch(bob, "true")
+	topic := post(bob, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Night trains"}, "body": {"Anyone tried the sleeper?"}}).Header.Get("Location")
+	post(cat, topic+"/replies", url.Values{"body": {"Yes, twice."}})
+	if n := told(ann); n != 1 || !strings.Contains(a.Inbox(ann).Text(), "bob opened “Night trains” in Talk") {
+		t.Errorf("ann, watching: %d notices: %q", n, a.Inbox(ann).Text())
+	}
+	if told(bob) != 0 || told(cat) != 0 {
+		t.Errorf("the author or someone not watching was told: bob %d, cat %d", told(bob), told(cat))
+	}
+	if res := watch(ann, "false"); res.StatusCode != http.StatusSeeOther || pressed(ann) != "false" {
+		t.Fatalf("stop watching: %d", res.StatusCode)
+	}
+	post(bob, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Day trains"}, "body": {"And in daylight?"}})
+	if n := told(ann); n != 1 {
+		t.Errorf("after she stopped watching: %d notices", n)
+	}
+
+	if res := post(ann, "/forum/nowhere/watch", url.Values{"watch": {"true"}}); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+		t.Errorf("watching a missing section: %d (%d writes)", res.StatusCode, res.Writes(t))
+	}
+	if res := a.Client().PostForm("/forum/talk/watch", url.Values{"watch": {"true"}}); res.StatusCode < 400 {
+		t.Errorf("a visitor watches: %d", res.StatusCode)
+	}
+}
