@@ -122,6 +122,8 @@ func (h *handlers) showSettings(c echo.Context) error {
 		Language:             row.Language,
 		NotificationsEnabled: row.NotificationsEnabled,
 		EmailNotifications:   row.EmailNotifications,
+		EmailAbout:           row.EmailAbout(),
+		EmailAreasShown:      true,
 	}, nil)
 }
 
@@ -156,6 +158,7 @@ func renderSettings(c echo.Context, status int, in SettingsInput, errs FieldErro
 		Errors:       views.FieldErrors(errs),
 		Visibilities: Visibilities,
 		Languages:    Languages,
+		EmailAreas:   EmailAreas,
 		Email:        auth.From(c).Email,
 	}))
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/account/accounttest"
@@ -224,6 +227,52 @@ func TestSettings(t *testing.T) {
 	res = c.Get("/", "Accept-Language", "en")
 	if lang, _ := res.Doc(t).Find("html").Attr("lang"); lang != "ru" {
 		t.Errorf("page language %q after choosing ru", lang)
+	}
+}
+
+// TestEmailAreas: the settings choose which parts of the app email their
+// notices (all of them at first); the choice is kept, shown, and left
+// alone by a form that does not offer it; a part that is not one is
+// refused and writes nothing.
+func TestEmailAreas(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	c := a.Client()
+	key := a.SignIn(c, "areas@example.com")
+	ticked := func() []string {
+		var out []string
+		c.Get("/account/settings").Doc(t).Find(testID("email-areas") + ` input[name="emailAbout"][checked]`).Each(func(_ int, s *goquery.Selection) {
+			out = append(out, s.AttrOr("value", ""))
+		})
+		return out
+	}
+	if got := ticked(); !slices.Equal(got, account.EmailAreas) {
+		t.Fatalf("at first: %v", got)
+	}
+	save := func(f url.Values) *webtest.Response {
+		base := url.Values{"profileVisibility": {"members"}, "language": {"en"}, "notificationsEnabled": {"on"}, "emailNotifications": {"on"}}
+		for k, v := range f {
+			base[k] = v
+		}
+		return c.PostForm("/account/settings", c.WithCSRF("/account/settings", base))
+	}
+	if res := save(url.Values{"emailAreasShown": {"on"}, "emailAbout": {"events", "chat"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save: %d", res.StatusCode)
+	}
+	s, _ := a.Accounts.Settings(ctx, key)
+	if got := ticked(); !slices.Equal(got, []string{"events", "chat"}) || s.Emails("forum.notify.reply") || !s.Emails("events.notify.update") {
+		t.Errorf("after choosing events and chat: %v, stored %q", got, s.EmailOff)
+	}
+	if res := save(url.Values{}); res.StatusCode != http.StatusSeeOther || !slices.Equal(ticked(), []string{"events", "chat"}) {
+		t.Error("a form without the choice changed it")
+	}
+	before, _ := a.Accounts.Settings(ctx, key)
+	res := save(url.Values{"emailAreasShown": {"on"}, "emailAbout": {"events", "spam"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(`[data-field="emailAbout"]`).Length() != 1 {
+		t.Fatalf("an unknown part: %d", res.StatusCode)
+	}
+	if after, _ := a.Accounts.Settings(ctx, key); after.ETag != before.ETag {
+		t.Error("an unknown part was written")
 	}
 }
 

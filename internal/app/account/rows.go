@@ -3,6 +3,8 @@ package account
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -102,15 +104,31 @@ func sameDirectory(a, b DirectoryRow) bool {
 
 // SettingsRow is document 000's UserSettings.
 type SettingsRow struct {
-	PartitionKey         string    `table:"PartitionKey"` // memberKey
-	RowKey               string    `table:"RowKey"`       // "SETTINGS"
-	ETag                 string    `table:"ETag"`
-	ProfileVisibility    string    `table:"ProfileVisibility"`
-	AnonymousLikes       bool      `table:"AnonymousLikes"`
-	Language             string    `table:"Language"` // "ru", "en", or "" (the browser decides)
-	NotificationsEnabled bool      `table:"NotificationsEnabled"`
-	EmailNotifications   bool      `table:"EmailNotifications"`
-	UpdatedAt            time.Time `table:"UpdatedAt"`
+	PartitionKey         string `table:"PartitionKey"` // memberKey
+	RowKey               string `table:"RowKey"`       // "SETTINGS"
+	ETag                 string `table:"ETag"`
+	ProfileVisibility    string `table:"ProfileVisibility"`
+	AnonymousLikes       bool   `table:"AnonymousLikes"`
+	Language             string `table:"Language"` // "ru", "en", or "" (the browser decides)
+	NotificationsEnabled bool   `table:"NotificationsEnabled"`
+	EmailNotifications   bool   `table:"EmailNotifications"`
+	// EmailOff are the EmailAreas whose notices come by no email,
+	// comma-separated: empty (every row made before it) emails them all.
+	EmailOff  string    `table:"EmailOff"`
+	UpdatedAt time.Time `table:"UpdatedAt"`
+}
+
+// Emails reports whether a notice of kind ("forum.notify.reply") goes
+// by email too, as far as the areas chosen say.
+func (r SettingsRow) Emails(kind string) bool {
+	area, _, _ := strings.Cut(kind, ".")
+	return !slices.Contains(strings.Split(r.EmailOff, ","), area)
+}
+
+// EmailAbout are the EmailAreas that come by email.
+func (r SettingsRow) EmailAbout() []string {
+	off := strings.Split(r.EmailOff, ",")
+	return slices.DeleteFunc(slices.Clone(EmailAreas), func(a string) bool { return slices.Contains(off, a) })
 }
 
 // settingsKey is UserSettings' key: PK memberKey, RK "SETTINGS".

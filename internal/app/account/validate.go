@@ -173,10 +173,25 @@ type SettingsInput struct {
 	Language             string `form:"language"`
 	NotificationsEnabled bool   `form:"notificationsEnabled"`
 	EmailNotifications   bool   `form:"emailNotifications"`
+	// EmailAbout are the EmailAreas whose notices come by email too;
+	// EmailAreasShown says the form offered them (a form without the
+	// boxes leaves the saved choice as it is).
+	EmailAbout      []string `form:"emailAbout"`
+	EmailAreasShown bool     `form:"emailAreasShown"`
 }
+
+// EmailAreas are the parts of the app whose notices a person may choose
+// to get by email or not: the notice kinds' first word
+// ("forum.notify.reply" is the forum's).
+var EmailAreas = []string{"groups", "events", "forum", "chat"}
 
 func (in SettingsInput) validate() FieldErrors {
 	errs := FieldErrors{}
+	for _, a := range in.EmailAbout {
+		if !slices.Contains(EmailAreas, a) {
+			errs["emailAbout"] = "account.error.email_area"
+		}
+	}
 	if !slices.Contains(Visibilities, in.ProfileVisibility) {
 		errs["profileVisibility"] = "account.error.visibility_invalid"
 	}

@@ -185,6 +185,36 @@ func TestEmailFollowsTheNotificationSettings(t *testing.T) {
 	}
 }
 
+// A part of the app left out of "Email me about" reaches the inbox only;
+// the others still come by email.
+func TestEmailFollowsThePartsChosen(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	bob := a.SignIn(c, "bob@example.com")
+	if res := c.PostForm("/account/settings", c.WithCSRF("/account/settings", url.Values{
+		"language": {"en"}, "profileVisibility": {"public"}, "notificationsEnabled": {"on"}, "emailNotifications": {"on"},
+		"emailAreasShown": {"on"}, "emailAbout": {"groups", "events", "chat"},
+	})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("settings: %d", res.StatusCode)
+	}
+	reply := inbox.Notice{
+		To: []inbox.Recipient{{MemberKey: bob}}, Kind: "forum.notify.reply", Link: "/forum/t/x",
+		Args: map[string]string{"name": "Ann", "topic": "Trains", "preview": "Yes"}, When: time.Date(2030, 6, 3, 16, 30, 0, 0, time.UTC),
+	}
+	a.post(t, reply)
+	if n := mailsTo(a, "bob@example.com"); n != 0 {
+		t.Errorf("%d mails of a forum notice with the forum left out", n)
+	}
+	a.post(t, changed(bob, "Dinner"))
+	if n := mailsTo(a, "bob@example.com"); n != 1 {
+		t.Errorf("%d mails of a group notice, want 1", n)
+	}
+	if n, _ := a.svc.Unread(ctx, bob); n != 2 {
+		t.Errorf("unread %d, want both notices in the inbox", n)
+	}
+}
+
 // "Show notifications on the site" off: no inbox row, no badge, no
 // email, whatever the email setting says.
 func TestNotificationsOffWritesNothing(t *testing.T) {

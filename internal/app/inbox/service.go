@@ -290,7 +290,7 @@ func (s *Service) mail(ctx context.Context, memberKey string, settings *account.
 	}
 	to, lang, zone := d.For.Email, d.Lang, time.UTC
 	if memberKey != "" {
-		if settings == nil || !settings.NotificationsEnabled || !settings.EmailNotifications {
+		if settings == nil || !settings.NotificationsEnabled || !settings.EmailNotifications || !settings.Emails(d.Kind) {
 			return nil
 		}
 		profile, err := s.accounts.Profile(ctx, memberKey)
