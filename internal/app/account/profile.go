@@ -118,11 +118,7 @@ func (s *Service) UpdateSettings(ctx context.Context, memberKey string, in Setti
 	row.Language = in.Language
 	row.NotificationsEnabled = in.NotificationsEnabled
 	row.EmailNotifications = in.EmailNotifications
-	row.EmailOff = old.EmailOff
-	if in.EmailAreasShown {
-		off := slices.DeleteFunc(slices.Clone(EmailAreas), func(a string) bool { return slices.Contains(in.EmailAbout, a) })
-		row.EmailOff = strings.Join(off, ",")
-	}
+	row.EmailOff = in.emailOff(old.EmailOff)
 	e, err := storage.Marshal(row)
 	if err != nil {
 		return nil, err

@@ -185,6 +185,16 @@ type SettingsInput struct {
 // ("forum.notify.reply" is the forum's).
 var EmailAreas = []string{"groups", "events", "forum", "chat"}
 
+// emailOff is the EmailOff the form asks for: the areas not ticked, or
+// was when the form did not offer them.
+func (in SettingsInput) emailOff(was string) string {
+	if !in.EmailAreasShown {
+		return was
+	}
+	off := slices.DeleteFunc(slices.Clone(EmailAreas), func(a string) bool { return slices.Contains(in.EmailAbout, a) })
+	return strings.Join(off, ",")
+}
+
 func (in SettingsInput) validate() FieldErrors {
 	errs := FieldErrors{}
 	for _, a := range in.EmailAbout {
