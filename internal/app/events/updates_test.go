@@ -75,7 +75,7 @@ func TestUpdatesToGuests(t *testing.T) {
 		t.Error("the update's Markdown is not rendered")
 	}
 
-	for _, bad := range []string{"", "   ", strings.Repeat("a", 2001), "ring\x07ring"} {
+	for _, bad := range []string{"", "   ", strings.Repeat("a", 2001), "ring\x07ring", "nul\x00", "\u202eevil", "bad \xff utf-8", "line\u2028break", strings.Repeat("я", 70000)} {
 		res := post(org, page+"/updates", url.Values{"body": {bad}})
 		if res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || res.Doc(t).Find("#update-body-error").Length() != 1 {
 			t.Errorf("body %.20q: %d, %d writes", bad, res.StatusCode, res.Writes(t))
