@@ -134,6 +134,11 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		if err := s.Bookmark(ctx, staff, id, 2, true); err != nil {
 			return err
 		}
+		// Tom, who asked, marks Masha's tip as the answer.
+		tom := cast.Person("tom")
+		if err := s.Solve(ctx, Person{MemberKey: tom.Key, Name: tom.Name}, id, 2, true); err != nil {
+			return err
+		}
 		// with a reminder the morning before the meetup.
 		if london, err := time.LoadLocation("Europe/London"); err == nil {
 			at, _ := remindTime("tomorrow", cast.Now, london)

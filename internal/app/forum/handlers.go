@@ -106,7 +106,7 @@ func (s *Service) topicItem(c echo.Context, a ActivityRow, rd Reader, sectionNam
 	it := views.TopicItem{
 		URL: topicURL(a.TopicID), Title: a.Title, Author: a.AuthorName, Replies: a.Replies, LastActivity: when(c, a.LastActivityAt),
 		LastAuthor: a.LastAuthorName, Section: sectionName, Pinned: stillPinned(a.Summary, s.now()) && !rd.Markers[a.TopicID].Dismissed, Locked: a.Locked,
-		Muted: rd.Muted[a.TopicID],
+		Muted: rd.Muted[a.TopicID], Solved: a.Solved > 0,
 	}
 	switch u := rd.unreadOf(a, s.now()); {
 	case u.New:
@@ -240,6 +240,9 @@ func (s *Service) topic(c echo.Context) error {
 		item.Bookmarked = marked[post.Num]
 		p.Posts = append(p.Posts, item)
 	}
+	if a, ok := s.solution(ctx, t, posts); ok {
+		p.Solution = &views.SolutionProps{URL: postURL(t.PartitionKey, a.Num), Num: a.Num, Author: a.AuthorName, Excerpt: richtext.Plain(a.Body, 200)}
+	}
 	if from > 1 {
 		p.OlderURL = u + "?before=" + strconv.Itoa(from)
 	}
@@ -278,7 +281,7 @@ func (s *Service) postItem(c echo.Context, t TopicRow, p PostRow, me Person, sta
 	loc := auth.From(c).Location()
 	base := topicURL(t.PartitionKey) + "/posts/" + strconv.Itoa(p.Num)
 	v := views.PostItem{
-		Num: p.Num, Anchor: "p" + strconv.Itoa(p.Num), Author: p.AuthorName, AuthorURL: auth.ProfileURL(p.AuthorKey),
+		Num: p.Num, Anchor: "p" + strconv.Itoa(p.Num), Author: p.AuthorName, AuthorURL: auth.ProfileURL(p.AuthorKey), Solution: t.Solved == p.Num && p.Num > 1,
 		Time: when(c, p.CreatedAt), Datetime: p.CreatedAt.In(loc).Format(time.RFC3339), Edited: p.EditedAt != nil, HistoryURL: historyURL(t.PartitionKey, p.Num),
 		Deleted: p.DeletedAt != nil, Hidden: p.Hidden, Likes: p.Likes, Liked: liked, FirstUnread: firstUnread,
 	}
@@ -308,6 +311,9 @@ func (s *Service) postItem(c echo.Context, t TopicRow, p PostRow, me Person, sta
 	}
 	if staff {
 		v.HideURL = base + "/hide"
+	}
+	if p.Num > 1 && !p.Hidden && (staff || t.AuthorKey == me.MemberKey) {
+		v.SolveURL = base + "/solve"
 	}
 	return v
 }

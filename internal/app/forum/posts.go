@@ -271,6 +271,9 @@ func (s *Service) recount(ctx context.Context, topicID string, num int, visible,
 		} else {
 			t.Recent = withoutPost(t.Recent, num)
 			t.Replies = max(t.Replies-1, 0)
+			if t.Solved == num {
+				t.Solved = 0 // a hidden or deleted reply answers nothing
+			}
 		}
 		if n, ok := newest(t.Recent); ok {
 			t.LastActivityAt = n.At

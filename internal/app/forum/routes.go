@@ -42,6 +42,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/forum/t/:id/posts/:num/unread", s.markUnread, acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/bookmark", s.toggle("bookmark", s.Bookmark), acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/remind", s.remind, acc, topic, post)
+	e.POST("/forum/t/:id/posts/:num/solve", s.toggle("solved", s.Solve), acc, topic, post)
 
 	// Staff: a section's moderators and admins, checked by the service
 	// (moderation.go).

@@ -101,6 +101,8 @@ type Summary struct {
 	// PinUntil ends the pin, judged when read (nil: until unpinned).
 	PinUntil *time.Time `table:"pinUntil"`
 	Locked   bool       `table:"locked"`
+	// Solved is the reply marked as the answer (solved.go); 0 for none.
+	Solved int `table:"solved"`
 	// Recent are the newest visible posts (recentKeep of them), number
 	// and time, as "num:unixnano" comma-separated: what unread counts
 	// and the listing's paging are worked out from, with no read of the
