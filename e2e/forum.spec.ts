@@ -2,12 +2,13 @@
 // opens a topic (trying the preview first); a second member replies with
 // a quote and a mention; the first sees "1 new" on the section, gets the
 // mention in the inbox, and lands on the first unread post; the admin
-// pins and locks, and the member then sees the pin and no reply form;
-// the second member mutes the topic from its bell menu, and the admin
-// edits the section from its row on the admin page. axe runs on the
-// forum home, the section, the topic (its menu open too), the new topic
-// form, the reply page and the sections' admin page, light and dark; the
-// topic is checked at 390 px.
+// pins and locks, and the member then sees the pin and no reply form.
+// The first member marks the reply as the answer; the second mutes the
+// topic from its bell menu; the admin edits the section from its row on
+// the admin page. axe runs on the forum home, the section, the topic
+// (solved, and with its menu open), the new topic form, the reply page
+// and the sections' admin page, light and dark; the topic is checked at
+// 390 px.
 import { test, expect } from '@playwright/test';
 import { uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
@@ -92,6 +93,18 @@ test('a section, a topic, a quoted reply with a mention, "1 new" and the first u
   await expect(b.getByTestId('reply-form')).toHaveCount(0);
   await b.goto(`/forum/${slug}`);
   await expect(b.locator('[data-testid="topic-row"][data-pinned="true"]').filter({ hasText: title })).toBeVisible();
+
+  // A marks B's reply as the answer from its menu: it shows under the
+  // title, and the section's list says Solved.
+  await a.goto(topicPath);
+  const answer = a.locator('[data-testid="post"][data-num="2"]');
+  await answer.getByTestId('post-more').locator('summary').click();
+  await answer.getByTestId('post-solve').click();
+  await expect(a.getByTestId('topic-solution')).toContainText('Me!');
+  await expect(a.locator('[data-testid="post"][data-num="2"]').getByTestId('post-solution')).toBeVisible();
+  problems.push(...(await axeProblems(a, 'solved topic')));
+  await a.goto(`/forum/${slug}`);
+  await expect(a.getByTestId('topic-row').filter({ hasText: title }).getByTestId('topic-solved')).toBeVisible();
 
   // B mutes the topic from the bell menu: the section marks it muted.
   await b.goto(topicPath);
