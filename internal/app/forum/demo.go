@@ -147,7 +147,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			}
 		}
 	}
-	if err := s.WatchSection(ctx, staff.MemberKey, "announcements", true); err != nil {
+	if err := s.SetSectionLevel(ctx, staff.MemberKey, "announcements", Watching); err != nil {
 		return err
 	}
 	if id := ids["Кто едет в Лондон в декабре?"]; id != "" {

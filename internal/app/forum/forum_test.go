@@ -747,7 +747,7 @@ func TestMutedTopicsAreBounded(t *testing.T) {
 	if l := level(); l != Watching {
 		t.Errorf("after the refused mute the topic is %q; want it still watched", l)
 	}
-	if s.mutes(ctx, bob.MemberKey, id) {
+	if s.mutes(ctx, bob.MemberKey, topic) {
 		t.Error("the refused mute is on the list")
 	}
 	if err := s.Delete(ctx, admin, full[7], 1); err != nil {

@@ -89,12 +89,12 @@ func (s *Service) home(c echo.Context) error {
 	p := views.HomeProps{SignedIn: me.MemberKey != "", CanWrite: me.MemberKey != ""}
 	now := s.now()
 	for _, sec := range sections {
-		it := views.SectionItem{URL: sectionURL(sec.RowKey), Name: sec.Label(ctx), Description: sec.About(ctx), Topics: sec.Topics}
+		it := views.SectionItem{URL: sectionURL(sec.RowKey), Name: sec.Label(ctx), Description: sec.About(ctx), Topics: sec.Topics, Muted: rd.MutedSections[sec.RowKey]}
 		if sec.LastActivityAt != nil && sec.LastTopicID != "" {
 			it.LastActivity, it.LastTopic, it.LastTopicURL = when(c, *sec.LastActivityAt), sec.LastTopicTitle, topicURL(sec.LastTopicID)
 			m := rd.Markers[sec.LastTopicID]
 			it.Unread = me.MemberKey != "" && now.Sub(*sec.LastActivityAt) <= cutoff && sec.LastActivityAt.After(rd.readUpTo(sec.RowKey)) &&
-				(m.At == nil || m.At.Before(*sec.LastActivityAt))
+				(m.At == nil || m.At.Before(*sec.LastActivityAt)) && !rd.MutedSections[sec.RowKey]
 		}
 		p.Sections = append(p.Sections, it)
 	}
@@ -135,8 +135,12 @@ func (s *Service) section(c echo.Context) error {
 		return err
 	}
 	p := views.SectionProps{Slug: sec.RowKey, Name: sec.Label(ctx), Description: sec.About(ctx), SignedIn: me.MemberKey != "", CanWrite: me.MemberKey != "", FeedURL: sectionURL(sec.RowKey) + "/feed.xml"}
-	if p.Watching, err = s.WatchesSection(ctx, me.MemberKey, sec.RowKey); err != nil {
-		return err
+	if me.MemberKey != "" {
+		level, err := s.SectionLevel(ctx, rd, sec.RowKey)
+		if err != nil {
+			return err
+		}
+		p.Level = string(level)
 	}
 	for _, a := range page.Pinned {
 		it := s.topicItem(c, a, rd, "")

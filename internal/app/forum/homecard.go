@@ -52,7 +52,7 @@ func (s *Service) HomeCard(c echo.Context) (templ.Component, error) {
 	var shown []ActivityRow
 	var more []string
 	for _, a := range open {
-		if !rd.Muted[a.TopicID] && len(shown) < homeTopics {
+		if !rd.Muted[a.TopicID] && !rd.MutedSections[a.Section] && len(shown) < homeTopics {
 			shown = append(shown, a)
 			if !read[a.TopicID] {
 				more = append(more, a.TopicID)

@@ -67,7 +67,7 @@ func (s *Service) scanAll(ctx context.Context, memberKey, after string, keep fun
 			return nil, rd, "", err
 		}
 		if scan == 0 {
-			rd.AllAt, rd.SectionAt, rd.Muted = batch.AllAt, batch.SectionAt, batch.Muted
+			rd.AllAt, rd.SectionAt, rd.Muted, rd.MutedSections = batch.AllAt, batch.SectionAt, batch.Muted, batch.MutedSections
 		}
 		for k, v := range batch.Markers {
 			rd.Markers[k] = v

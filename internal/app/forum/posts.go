@@ -338,12 +338,14 @@ type ParticipantRow struct {
 
 // tellAuthor tells a topic's author of a reply by someone else, at most
 // once per topic per hour (the notice's key names the hour), unless the
-// reply mentions them (that notice says more) or they muted the topic.
-func (s *Service) tellAuthor(ctx context.Context, by Person, t TopicRow, p PostRow, mentioned []richtext.Named) {
-	if t.AuthorKey == by.MemberKey || slices.ContainsFunc(mentioned, func(n richtext.Named) bool { return n.Key == t.AuthorKey }) || s.mutes(ctx, t.AuthorKey, t.PartitionKey) {
-		return
+// reply mentions them (that notice says more) or they muted the topic or
+// its section; it reports whether it told them.
+func (s *Service) tellAuthor(ctx context.Context, by Person, t TopicRow, p PostRow, mentioned []richtext.Named) bool {
+	if t.AuthorKey == by.MemberKey || slices.ContainsFunc(mentioned, func(n richtext.Named) bool { return n.Key == t.AuthorKey }) || s.mutes(ctx, t.AuthorKey, t) {
+		return false
 	}
 	s.tell(ctx, t.AuthorKey, "forum.notify.reply", by, t, p, fmt.Sprintf("forum.reply|%s|%s", t.PartitionKey, p.CreatedAt.UTC().Format("2006010215")))
+	return true
 }
 
 // tell posts memberKey a notice of kind about post p of topic t by by,
@@ -390,16 +392,20 @@ func (s *Service) tellMentioned(ctx context.Context, by Person, t TopicRow, p Po
 		}
 		mentioned = richtext.Mentioned(p.Body, by.MemberKey, named)
 	}
-	s.tellAuthor(ctx, by, t, p, mentioned)
+	// Who was told is not told again as a watcher; who muted the topic's
+	// section but watches the topic hears of it as a watcher.
+	var told []string
+	if s.tellAuthor(ctx, by, t, p, mentioned) {
+		told = append(told, t.AuthorKey)
+	}
 	// Once an hour per topic and person, as chat does: each notice may be
 	// mailed, and a run of "@name" replies must not become a run of mail.
 	hour := p.CreatedAt.UTC().Format("2006010215")
-	told := []string{t.AuthorKey}
 	for _, n := range mentioned {
-		if !s.mutes(ctx, n.Key, t.PartitionKey) {
+		if !s.mutes(ctx, n.Key, t) {
 			s.tell(ctx, n.Key, "forum.notify.mention", by, t, p, fmt.Sprintf("forum.mention|%s|%s|%s", t.PartitionKey, n.Key, hour))
+			told = append(told, n.Key)
 		}
-		told = append(told, n.Key)
 	}
 	s.tellWatchers(ctx, by, t, p, told)
 }

@@ -163,8 +163,10 @@ type Reader struct {
 	AllAt     time.Time
 	SectionAt map[string]time.Time
 	Markers   map[string]ReadRow
-	// Muted are the topics they muted (watch.go).
-	Muted map[string]bool
+	// Muted and MutedSections are the topics and the sections they
+	// muted (watch.go).
+	Muted         map[string]bool
+	MutedSections map[string]bool
 }
 
 // readUpTo is when everything in section was marked read: "mark all
@@ -214,12 +216,7 @@ func (s *Service) readMarkers(ctx context.Context, memberKey string, topics []st
 				r.AllAt = *rows[i].At
 			}
 			r.SectionAt = sectionMarks(rows[i].Sections)
-			for _, id := range mutedList(rows[i].Muted) {
-				if r.Muted == nil {
-					r.Muted = map[string]bool{}
-				}
-				r.Muted[id] = true
-			}
+			r.Muted, r.MutedSections = setOf(mutedList(rows[i].Muted)), setOf(mutedList(rows[i].MutedSections))
 		default:
 			r.Markers[k] = rows[i]
 		}
@@ -237,7 +234,7 @@ type Unread struct {
 
 // unreadOf works out a's unread posts for r at now.
 func (r Reader) unreadOf(a ActivityRow, now time.Time) Unread {
-	if r.MemberKey == "" || now.Sub(a.LastActivityAt) > cutoff || r.Muted[a.TopicID] {
+	if r.MemberKey == "" || now.Sub(a.LastActivityAt) > cutoff || r.Muted[a.TopicID] || r.MutedSections[a.Section] {
 		return Unread{}
 	}
 	upTo := r.readUpTo(a.Section)

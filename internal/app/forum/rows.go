@@ -217,9 +217,10 @@ type ReadRow struct {
 	// filter.
 	Bookmarks  string `table:"bookmarks"`
 	Bookmarked bool   `table:"bookmarked"`
-	// Muted is on the "mark all read" row only: the topics muted, as
-	// a JSON list of ids (watch.go).
-	Muted string `table:"muted"`
+	// Muted and MutedSections are on the "mark all read" row only: the
+	// topics and the sections muted, as JSON lists (watch.go).
+	Muted         string `table:"muted"`
+	MutedSections string `table:"mutedSections"`
 }
 
 // markAllKey is the row of a person's "mark all read": its At is when,

@@ -157,8 +157,20 @@ func (s *Service) mute(ctx context.Context, memberKey, topicID string, on bool, 
 	return err
 }
 
-// mutedList reads a "mark all read" row's Muted; a value it cannot read
-// counts as none.
+// setOf is list as a set; nil for none.
+func setOf(list []string) map[string]bool {
+	var out map[string]bool
+	for _, v := range list {
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[v] = true
+	}
+	return out
+}
+
+// mutedList reads a "mark all read" row's Muted or MutedSections; a
+// value it cannot read counts as none.
 func mutedList(text string) []string {
 	var list []string
 	if text != "" {
@@ -167,15 +179,16 @@ func mutedList(text string) []string {
 	return list
 }
 
-// mutes reports whether memberKey muted topicID: one point read, for a
-// notice that may go to them. A failed read counts as not muted (the
-// notice goes, as it did before muting existed) and is logged.
-func (s *Service) mutes(ctx context.Context, memberKey, topicID string) bool {
+// mutes reports whether memberKey muted topic t, or its section: one
+// point read, for a notice that may go to them. A failed read counts as
+// not muted (the notice goes, as it did before muting existed) and is
+// logged.
+func (s *Service) mutes(ctx context.Context, memberKey string, t TopicRow) bool {
 	r, err := storage.Get[ReadRow](ctx, s.reads, memberKey, markAllKey)
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		s.log.WarnContext(ctx, "forum: muted topics not read", "member", memberKey, "err", err)
 	}
-	return slices.Contains(mutedList(r.Muted), topicID)
+	return slices.Contains(mutedList(r.Muted), t.PartitionKey) || slices.Contains(mutedList(r.MutedSections), t.Section)
 }
 
 // Level reports memberKey's level for topicID, given their Reader
@@ -225,13 +238,19 @@ func (s *Service) watch(c echo.Context) error {
 	return web.FlashRedirect(c, "forum.flash.level."+string(level), topicURL(t.PartitionKey))
 }
 
-// Watching a section, as Discourse's "watch first post" of a category:
-// each new topic in it tells its watchers in their inbox (one notice to
-// them all, which the inbox fans out and mails as each one's settings
-// say). The watchers are rows of the ForumSections table, in their
-// section's own partition ("w|{slug}", RK memberKey), so a new topic
-// reads them with one query; the section's page reads the reader's own
-// with one point read.
+// A section's levels, as Discourse's category levels. Watching ("watch
+// first post"): each new topic in it tells its watchers in their inbox
+// (one notice to them all, which the inbox fans out and mails as each
+// one's settings say). The watchers are rows of the ForumSections table,
+// in their section's own partition ("w|{slug}", RK memberKey), so a new
+// topic reads them with one query; the section's page reads the reader's
+// own with one point read. Muted: its topics tell the reader nothing
+// (but a topic they watch), are never unread for them and leave their
+// dashboard; the muted sections are a list on the "mark all read" row,
+// beside the muted topics, so the pages know them at no cost.
+
+// maxMutedSections bounds the sections one person mutes.
+const maxMutedSections = 100
 
 // sectionWatchers is the partition of a section's watchers.
 func sectionWatchers(slug string) string { return "w|" + slug }
@@ -244,13 +263,32 @@ type SectionWatcherRow struct {
 	Since        time.Time `table:"since"`
 }
 
-// WatchSection starts (on) or stops memberKey's watching of the section
-// slug. A missing or archived section is ErrNoSection and writes
-// nothing; doing what is done already changes nothing.
-func (s *Service) WatchSection(ctx context.Context, memberKey, slug string, on bool) error {
+// SetSectionLevel sets memberKey's level for the section slug. A missing
+// or archived section is ErrNoSection, and a level none of the three
+// ErrBadLevel: both write nothing. As with a topic, the level going is
+// undone before the new one is set.
+func (s *Service) SetSectionLevel(ctx context.Context, memberKey, slug string, level Level) error {
+	if level != Watching && level != Normal && level != Muted {
+		return ErrBadLevel
+	}
 	if _, err := s.Section(ctx, slug); err != nil {
 		return err
 	}
+	if level != Muted {
+		if err := s.muteSection(ctx, memberKey, slug, false); err != nil {
+			return err
+		}
+		return s.sectionWatchRow(ctx, memberKey, slug, level == Watching)
+	}
+	if err := s.sectionWatchRow(ctx, memberKey, slug, false); err != nil {
+		return err
+	}
+	return s.muteSection(ctx, memberKey, slug, true)
+}
+
+// sectionWatchRow writes (on) or deletes memberKey's watcher row of the
+// section slug.
+func (s *Service) sectionWatchRow(ctx context.Context, memberKey, slug string, on bool) error {
 	if !on {
 		err := s.sections.Delete(ctx, sectionWatchers(slug), memberKey, storage.AnyETag)
 		if errors.Is(err, storage.ErrNotFound) {
@@ -265,16 +303,41 @@ func (s *Service) WatchSection(ctx context.Context, memberKey, slug string, on b
 	return err
 }
 
-// WatchesSection reports whether memberKey watches the section slug.
-func (s *Service) WatchesSection(ctx context.Context, memberKey, slug string) (bool, error) {
-	if memberKey == "" {
-		return false, nil
+// muteSection adds slug to memberKey's muted sections (on) or takes it
+// off, on their "mark all read" row, at its ETag.
+func (s *Service) muteSection(ctx context.Context, memberKey, slug string, on bool) error {
+	_, err := storage.Modify(ctx, s.reads, memberKey, markAllKey, func(r *ReadRow, exists bool) error {
+		list := mutedList(r.MutedSections)
+		list, err := toggled(list, slices.Index(list, slug), on, maxMutedSections, ErrTooManyMuted, func() string { return slug })
+		if err != nil {
+			return err
+		}
+		r.MutedSections, err = jsonList(list)
+		return err
+	})
+	if errors.Is(err, storage.ErrNoChange) {
+		return nil
 	}
-	_, err := storage.Get[SectionWatcherRow](ctx, s.sections, sectionWatchers(slug), memberKey)
-	if errors.Is(err, storage.ErrNotFound) {
-		return false, nil
+	return err
+}
+
+// SectionLevel reports memberKey's level for the section slug, given
+// their Reader (muted) and a point read of their watcher row.
+func (s *Service) SectionLevel(ctx context.Context, rd Reader, slug string) (Level, error) {
+	switch {
+	case rd.MemberKey == "":
+		return Normal, nil
+	case rd.MutedSections[slug]:
+		return Muted, nil
 	}
-	return err == nil, err
+	_, err := storage.Get[SectionWatcherRow](ctx, s.sections, sectionWatchers(slug), rd.MemberKey)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		return Normal, nil
+	case err != nil:
+		return "", err
+	}
+	return Watching, nil
 }
 
 // tellSectionWatchers tells the watchers of t's section, but its author,
@@ -311,16 +374,13 @@ func (s *Service) tellSectionWatchers(ctx context.Context, by Person, sectionNam
 	}
 }
 
-// watchSection is POST /forum/:section/watch (watch=true|false).
+// watchSection is POST /forum/:section/watch (level=watching|normal|
+// muted).
 func (s *Service) watchSection(c echo.Context) error {
 	slug := c.Param("section")
-	on := c.FormValue("watch") == "true"
-	if err := s.WatchSection(c.Request().Context(), person(c).MemberKey, slug, on); err != nil {
+	level := Level(c.FormValue("level"))
+	if err := s.SetSectionLevel(c.Request().Context(), person(c).MemberKey, slug, level); err != nil {
 		return err
 	}
-	key := "forum.flash.section_unwatched"
-	if on {
-		key = "forum.flash.section_watched"
-	}
-	return web.FlashRedirect(c, key, sectionURL(slug))
+	return web.FlashRedirect(c, "forum.flash.section_level."+string(level), sectionURL(slug))
 }

@@ -176,40 +176,43 @@ func TestMuting(t *testing.T) {
 	}
 }
 
-// TestWatchingASection: a reader watches a section from its page and
-// hears of each new topic in it, not of their own nor of replies; others
-// hear nothing; stopping ends it. Knowing the state costs the section's
-// page a point read, no query. A missing section is a 404 that writes
-// nothing, and a visitor cannot watch.
-func TestWatchingASection(t *testing.T) {
+// TestSectionLevels: a reader watches a section from its page's bell
+// menu and hears of each new topic in it, not of their own nor of
+// replies; others hear nothing; back at normal it ends. Knowing the level
+// costs the section's page a point read, no query. A muted section's
+// topics tell the reader nothing (but a topic they watch), are never
+// unread and leave their home page; the forum's home marks it. A level
+// none of the three and a missing section are refused and write
+// nothing; a visitor cannot set one.
+func TestSectionLevels(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	_, ann, bob := a.talkSection(t, "")
 	cat := a.Client()
 	a.SignIn(cat, "cat@example.com")
-	watch := func(c *webtest.Client, on string) *webtest.Response {
-		return post(c, "/forum/talk/watch", url.Values{"watch": {on}})
+	set := func(c *webtest.Client, level string) *webtest.Response {
+		return post(c, "/forum/talk/watch", url.Values{"level": {level}})
 	}
 	told := func(c *webtest.Client) int {
 		return strings.Count(a.Inbox(c).Text(), "opened “")
 	}
-	pressed := func(c *webtest.Client) string {
-		return c.Get("/forum/talk").Doc(t).Find(testID("section-watch")).AttrOr("aria-pressed", "")
+	level := func(c *webtest.Client) string {
+		return c.Get("/forum/talk").Doc(t).Find(testID("section-level")).AttrOr("data-level", "")
 	}
-	if got := pressed(ann); got != "false" {
-		t.Fatalf("before watching: pressed=%q", got)
+	if got := level(ann); got != "normal" {
+		t.Fatalf("before watching: %q", got)
 	}
-	if res := watch(ann, "true"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/forum/talk" {
+	if res := set(ann, "watching"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/forum/talk" {
 		t.Fatalf("watch: %d %s", res.StatusCode, res.Header.Get("Location"))
 	}
 	page := ann.Get("/forum/talk")
-	if page.Doc(t).Find(testID("section-watch")).AttrOr("aria-pressed", "") != "true" {
+	if page.Doc(t).Find(testID("section-level")).AttrOr("data-level", "") != "watching" {
 		t.Fatal("the section's page does not show it watched")
 	}
 	if q := page.StorageOps(t)["queries"]; q != 2 { // the listing's pins and topics; the watcher is a point read
 		t.Errorf("the section's page costs %d queries", q)
 	}
-	watch(bob, "true")
+	set(bob, "watching")
 	topic := post(bob, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Night trains"}, "body": {"Anyone tried the sleeper?"}}).Header.Get("Location")
 	post(cat, topic+"/replies", url.Values{"body": {"Yes, twice."}})
 	if n := told(ann); n != 1 || !strings.Contains(a.Inbox(ann).Text(), "bob opened “Night trains” in Talk") {
@@ -218,18 +221,47 @@ func TestWatchingASection(t *testing.T) {
 	if told(bob) != 0 || told(cat) != 0 {
 		t.Errorf("the author or someone not watching was told: bob %d, cat %d", told(bob), told(cat))
 	}
-	if res := watch(ann, "false"); res.StatusCode != http.StatusSeeOther || pressed(ann) != "false" {
-		t.Fatalf("stop watching: %d", res.StatusCode)
+	if res := set(ann, "normal"); res.StatusCode != http.StatusSeeOther || level(ann) != "normal" {
+		t.Fatalf("back to normal: %d", res.StatusCode)
 	}
 	post(bob, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Day trains"}, "body": {"And in daylight?"}})
 	if n := told(ann); n != 1 {
 		t.Errorf("after she stopped watching: %d notices", n)
 	}
 
-	if res := post(ann, "/forum/nowhere/watch", url.Values{"watch": {"true"}}); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+	// Bob mutes the section: a reply to his topic tells him nothing, it
+	// is not unread, not on his home page; the forum's home marks it. A
+	// topic he watches still tells him.
+	replies := func() int { return strings.Count(a.Inbox(bob).Text(), "replied") }
+	before := replies()
+	if res := set(bob, "muted"); res.StatusCode != http.StatusSeeOther || level(bob) != "muted" {
+		t.Fatalf("mute: %d", res.StatusCode)
+	}
+	a.Clock.Advance(2 * time.Hour)
+	post(cat, topic+"/replies", url.Values{"body": {"Book early."}})
+	if n := replies(); n != before {
+		t.Errorf("a muted section's reply told its author: %d notices, was %d", n, before)
+	}
+	if strings.Contains(bob.Get("/forum/unread").Doc(t).Find(testID("topic-list")).Text(), "Night trains") {
+		t.Error("a muted section's topic is unread")
+	}
+	if bob.Get("/forum").Doc(t).Find(testID("section-muted")).Length() != 1 {
+		t.Error("the forum's home does not mark the muted section")
+	}
+	post(bob, topic+"/watch", url.Values{"level": {"watching"}})
+	a.Clock.Advance(2 * time.Hour)
+	post(cat, topic+"/replies", url.Values{"body": {"And a cabin."}})
+	if !strings.Contains(a.Inbox(bob).Text(), "replied in “Night trains”") {
+		t.Error("a topic he watches in a muted section did not tell him")
+	}
+
+	if res := set(ann, "loud"); res.StatusCode != http.StatusBadRequest || res.Writes(t) != 0 {
+		t.Errorf("level loud: %d (%d writes)", res.StatusCode, res.Writes(t))
+	}
+	if res := post(ann, "/forum/nowhere/watch", url.Values{"level": {"watching"}}); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
 		t.Errorf("watching a missing section: %d (%d writes)", res.StatusCode, res.Writes(t))
 	}
-	if res := a.Client().PostForm("/forum/talk/watch", url.Values{"watch": {"true"}}); res.StatusCode < 400 {
+	if res := a.Client().PostForm("/forum/talk/watch", url.Values{"level": {"watching"}}); res.StatusCode < 400 {
 		t.Errorf("a visitor watches: %d", res.StatusCode)
 	}
 }
