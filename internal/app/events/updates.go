@@ -59,8 +59,7 @@ type UpdateRow struct {
 
 // SendUpdate sends body from by to e's guests (going; with waitlist, the
 // people waiting and offered a seat too), by aside, and keeps it on the
-// event. A
-// bad body is FieldErrors, and one past the day's number
+// event. A bad body is FieldErrors, and one past the day's number
 // ErrTooManyUpdates: both send and write nothing.
 func (s *Service) SendUpdate(ctx context.Context, e EventRow, by *auth.Identity, body string, waitlist bool) (UpdateRow, error) {
 	errs := FieldErrors{}

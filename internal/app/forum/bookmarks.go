@@ -70,10 +70,14 @@ func jsonList[T any](list []T) (string, error) {
 }
 
 // bookmarksOf reads r's Bookmarks; a value it cannot read is none.
-func bookmarksOf(r ReadRow) []Bookmark {
-	var out []Bookmark
-	if r.Bookmarks != "" {
-		_ = json.Unmarshal([]byte(r.Bookmarks), &out)
+func bookmarksOf(r ReadRow) []Bookmark { return listOf[Bookmark](r.Bookmarks) }
+
+// listOf reads a list a ReadRow column keeps (jsonList); a value it
+// cannot read is none.
+func listOf[T any](text string) []T {
+	var out []T
+	if text != "" {
+		_ = json.Unmarshal([]byte(text), &out)
 	}
 	return out
 }

@@ -759,8 +759,41 @@ func TestMutedTopicsAreBounded(t *testing.T) {
 		}
 	}
 	r, _ := storage.Get[ReadRow](ctx, s.reads, bob.MemberKey, markAllKey)
-	got := mutedList(r.Muted)
+	got := listOf[string](r.Muted)
 	if len(got) != maxMuted || got[len(got)-1] != id || slices.Contains(got, full[7]) || level() != Muted {
 		t.Errorf("after muting twice: %d muted, last %q, the deleted one kept %v", len(got), got[len(got)-1], slices.Contains(got, full[7]))
+	}
+}
+
+// TestMutedSectionsAreBounded: a reader mutes up to maxMutedSections
+// sections; one more is ErrTooManyMuted and changes nothing (they still
+// watch it).
+func TestMutedSectionsAreBounded(t *testing.T) {
+	t.Parallel()
+	s, _ := newForum(t, storetest.Open(t))
+	ctx := context.Background()
+	full := make([]string, maxMutedSections)
+	for i := range full {
+		full[i] = fmt.Sprint("gone-", i)
+	}
+	list, err := jsonList(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := storage.Upsert(ctx, s.reads, ReadRow{PartitionKey: bob.MemberKey, RowKey: markAllKey, MutedSections: list}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetSectionLevel(ctx, bob.MemberKey, "general", Watching); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetSectionLevel(ctx, bob.MemberKey, "general", Muted); !errors.Is(err, ErrTooManyMuted) {
+		t.Fatalf("one mute past the bound: %v", err)
+	}
+	rd, err := s.reader(ctx, bob.MemberKey, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err := s.SectionLevel(ctx, rd, "general"); err != nil || l != Watching {
+		t.Errorf("after the refused mute: %q, %v; want it still watched", l, err)
 	}
 }

@@ -97,7 +97,7 @@ func (s *Service) MarkUnread(ctx context.Context, memberKey, topicID string, num
 
 // MarkAllRead makes everything up to now read for memberKey: one write,
 // which also forgets the sections marked read on their own before. It
-// merges, so the row's muted topics stay.
+// merges, so the row's muted topics and sections stay.
 func (s *Service) MarkAllRead(ctx context.Context, memberKey string) error {
 	now := s.now().UTC()
 	_, err := s.reads.Upsert(ctx, storage.Entity{PartitionKey: memberKey, RowKey: markAllKey, Props: map[string]any{"at": now, "sections": ""}}, storage.Merge)
@@ -216,7 +216,7 @@ func (s *Service) readMarkers(ctx context.Context, memberKey string, topics []st
 				r.AllAt = *rows[i].At
 			}
 			r.SectionAt = sectionMarks(rows[i].Sections)
-			r.Muted, r.MutedSections = setOf(mutedList(rows[i].Muted)), setOf(mutedList(rows[i].MutedSections))
+			r.Muted, r.MutedSections = setOf(listOf[string](rows[i].Muted)), setOf(listOf[string](rows[i].MutedSections))
 		default:
 			r.Markers[k] = rows[i]
 		}

@@ -2,7 +2,6 @@ package forum
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -60,8 +59,9 @@ const watcherPrefix = "w|"
 // maxWatchers bounds the watchers one reply tells.
 const maxWatchers = 1000
 
-// WatcherRow is someone who watches a topic: PK the topic id, RK
-// watcherPrefix and their memberKey.
+// WatcherRow is someone who watches a topic (PK the topic id, RK
+// watcherPrefix and their memberKey, in ForumPosts) or a section (PK
+// sectionWatchers(slug), RK their memberKey, in ForumSections).
 type WatcherRow struct {
 	PartitionKey string    `table:"PartitionKey"`
 	RowKey       string    `table:"RowKey"`
@@ -70,43 +70,80 @@ type WatcherRow struct {
 }
 
 // SetLevel sets memberKey's notification level for topicID. Setting the
-// level it has changes nothing. Watching and muting exclude each other:
-// the one going is undone first, so a failure half-way leaves the topic
-// at normal, never at both.
+// level it has changes nothing; a missing topic (404) and a level none of
+// the three (400) write nothing.
 func (s *Service) SetLevel(ctx context.Context, memberKey, topicID string, level Level) error {
-	if level != Watching && level != Normal && level != Muted {
-		return ErrBadLevel
-	}
 	if _, err := s.Head(ctx, topicID); err != nil {
 		return err
 	}
-	if level != Muted {
-		if err := s.mute(ctx, memberKey, topicID, false); err != nil {
+	return s.setLevel(ctx, topicLevels, memberKey, topicID, level)
+}
+
+// levelKind is how one kind of thing, a topic or a section, keeps a
+// person's level: the column of their mutes (at most max), their watcher
+// row, and (topics) which muted ones are gone, to make room.
+type levelKind struct {
+	muted func(r *ReadRow) *string
+	max   int
+	watch func(s *Service, ctx context.Context, memberKey, id string, on bool) error
+	gone  func(s *Service, ctx context.Context, ids []string) ([]string, error)
+}
+
+var (
+	topicLevels   = levelKind{muted: func(r *ReadRow) *string { return &r.Muted }, max: maxMuted, watch: (*Service).watchRow, gone: (*Service).goneTopics}
+	sectionLevels = levelKind{muted: func(r *ReadRow) *string { return &r.MutedSections }, max: maxMutedSections, watch: (*Service).sectionWatchRow}
+)
+
+// setLevel sets memberKey's level of id, a thing of kind k. Watching and
+// muting exclude each other: the one going is undone first, so a failure
+// half-way leaves "normal", never both; a mute's room is found before
+// anything is written, so a refused mute changes nothing.
+func (s *Service) setLevel(ctx context.Context, k levelKind, memberKey, id string, level Level) error {
+	switch level {
+	case Watching, Normal:
+		if err := s.muteIn(ctx, memberKey, k.muted, k.max, id, false); err != nil {
 			return err
 		}
-		return s.watchRow(ctx, memberKey, topicID, level == Watching)
+		return k.watch(s, ctx, memberKey, id, level == Watching)
+	case Muted:
+	default:
+		return ErrBadLevel
 	}
-	// A mute past the bound is refused before the watching goes, so the
-	// refusal changes nothing; mute checks again at the row's ETag.
+	drop, err := s.roomToMute(ctx, memberKey, k, id)
+	if err != nil {
+		return err
+	}
+	if err := k.watch(s, ctx, memberKey, id, false); err != nil {
+		return err
+	}
+	return s.muteIn(ctx, memberKey, k.muted, k.max, id, true, drop...)
+}
+
+// roomToMute is what muting id (a thing of kind k) must drop first from
+// memberKey's mutes: nothing while they fit; when full, those k finds
+// gone, or ErrTooManyMuted without any. muteIn checks the bound again at
+// the row's ETag.
+func (s *Service) roomToMute(ctx context.Context, memberKey string, k levelKind, id string) ([]string, error) {
 	r, err := storage.Get[ReadRow](ctx, s.reads, memberKey, markAllKey)
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
-		return err
+		return nil, err
 	}
-	var gone []string
-	if list := mutedList(r.Muted); len(list) >= maxMuted && !slices.Contains(list, topicID) {
-		// Full: topics deleted since make room (nobody can reach them to
-		// unmute them); without any, the mute is refused.
-		if gone, err = s.goneTopics(ctx, list); err != nil {
-			return err
+	ids := listOf[string](*k.muted(&r))
+	if len(ids) < k.max || slices.Contains(ids, id) {
+		return nil, nil
+	}
+	var drop []string
+	if k.gone != nil {
+		// Topics deleted since make room: nobody can reach them to
+		// unmute them.
+		if drop, err = k.gone(s, ctx, ids); err != nil {
+			return nil, err
 		}
-		if len(gone) == 0 {
-			return ErrTooManyMuted
-		}
 	}
-	if err := s.watchRow(ctx, memberKey, topicID, false); err != nil {
-		return err
+	if len(drop) == 0 {
+		return nil, ErrTooManyMuted
 	}
-	return s.mute(ctx, memberKey, topicID, true, gone...)
+	return drop, nil
 }
 
 // goneTopics are the topics of ids that are deleted or missing: a point
@@ -123,32 +160,42 @@ func (s *Service) goneTopics(ctx context.Context, ids []string) ([]string, error
 
 // watchRow writes (on) or deletes memberKey's watcher row of topicID.
 func (s *Service) watchRow(ctx context.Context, memberKey, topicID string, on bool) error {
-	rk := watcherPrefix + memberKey
-	if !on {
-		err := s.posts.Delete(ctx, topicID, rk, storage.AnyETag)
-		if errors.Is(err, storage.ErrNotFound) {
+	return keepRow(ctx, s.posts, on, WatcherRow{PartitionKey: topicID, RowKey: watcherPrefix + memberKey, Since: s.now().UTC()})
+}
+
+// keepRow writes row (on) or deletes it (its keys), as a watcher row is
+// kept: as it is already is no error.
+func keepRow[T any](ctx context.Context, t *storage.Table, on bool, row T) error {
+	if on {
+		_, err := storage.Insert(ctx, t, row)
+		if errors.Is(err, storage.ErrExists) {
 			return nil
 		}
 		return err
 	}
-	_, err := storage.Insert(ctx, s.posts, WatcherRow{PartitionKey: topicID, RowKey: rk, Since: s.now().UTC()})
-	if errors.Is(err, storage.ErrExists) {
+	e, err := storage.Marshal(row)
+	if err != nil {
+		return err
+	}
+	err = t.Delete(ctx, e.PartitionKey, e.RowKey, storage.AnyETag)
+	if errors.Is(err, storage.ErrNotFound) {
 		return nil
 	}
 	return err
 }
 
-// mute adds topicID to memberKey's muted topics (on) or takes it off,
-// on their "mark all read" row, at its ETag; the topics drop (deleted
-// ones) go in the same write.
-func (s *Service) mute(ctx context.Context, memberKey, topicID string, on bool, drop ...string) error {
+// muteIn puts id in (on) or takes it out of one of memberKey's lists of
+// mutes on their "mark all read" row (list picks the column), at the
+// row's ETag, dropping the ids drop in the same write; past max is
+// ErrTooManyMuted, and as it is already writes nothing.
+func (s *Service) muteIn(ctx context.Context, memberKey string, list func(r *ReadRow) *string, max int, id string, on bool, drop ...string) error {
 	_, err := storage.Modify(ctx, s.reads, memberKey, markAllKey, func(r *ReadRow, exists bool) error {
-		list := slices.DeleteFunc(mutedList(r.Muted), func(id string) bool { return slices.Contains(drop, id) })
-		list, err := toggled(list, slices.Index(list, topicID), on, maxMuted, ErrTooManyMuted, func() string { return topicID })
+		ids := slices.DeleteFunc(listOf[string](*list(r)), func(v string) bool { return slices.Contains(drop, v) })
+		ids, err := toggled(ids, slices.Index(ids, id), on, max, ErrTooManyMuted, func() string { return id })
 		if err != nil {
 			return err
 		}
-		r.Muted, err = jsonList(list)
+		*list(r), err = jsonList(ids)
 		return err
 	})
 	if errors.Is(err, storage.ErrNoChange) {
@@ -169,16 +216,6 @@ func setOf(list []string) map[string]bool {
 	return out
 }
 
-// mutedList reads a "mark all read" row's Muted or MutedSections; a
-// value it cannot read counts as none.
-func mutedList(text string) []string {
-	var list []string
-	if text != "" {
-		_ = json.Unmarshal([]byte(text), &list)
-	}
-	return list
-}
-
 // mutes reports whether memberKey muted topic t, or its section: one
 // point read, for a notice that may go to them. A failed read counts as
 // not muted (the notice goes, as it did before muting existed) and is
@@ -188,19 +225,25 @@ func (s *Service) mutes(ctx context.Context, memberKey string, t TopicRow) bool 
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		s.log.WarnContext(ctx, "forum: muted topics not read", "member", memberKey, "err", err)
 	}
-	return slices.Contains(mutedList(r.Muted), t.PartitionKey) || slices.Contains(mutedList(r.MutedSections), t.Section)
+	return slices.Contains(listOf[string](r.Muted), t.PartitionKey) || slices.Contains(listOf[string](r.MutedSections), t.Section)
 }
 
 // Level reports memberKey's level for topicID, given their Reader
 // (muted) and a point read of their watcher row.
 func (s *Service) Level(ctx context.Context, rd Reader, topicID string) (Level, error) {
+	return levelOf(ctx, rd.MemberKey, rd.Muted[topicID], s.posts, topicID, watcherPrefix+rd.MemberKey)
+}
+
+// levelOf is a topic's or a section's level for memberKey: muted, or
+// watching while their watcher row (pk, rk in t) is there.
+func levelOf(ctx context.Context, memberKey string, muted bool, t *storage.Table, pk, rk string) (Level, error) {
 	switch {
-	case rd.MemberKey == "":
+	case memberKey == "":
 		return Normal, nil
-	case rd.Muted[topicID]:
+	case muted:
 		return Muted, nil
 	}
-	_, err := storage.Get[WatcherRow](ctx, s.posts, topicID, watcherPrefix+rd.MemberKey)
+	_, err := t.Get(ctx, pk, rk)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		return Normal, nil
@@ -255,89 +298,26 @@ const maxMutedSections = 100
 // sectionWatchers is the partition of a section's watchers.
 func sectionWatchers(slug string) string { return "w|" + slug }
 
-// SectionWatcherRow is someone who watches a section.
-type SectionWatcherRow struct {
-	PartitionKey string    `table:"PartitionKey"` // sectionWatchers(slug)
-	RowKey       string    `table:"RowKey"`       // memberKey
-	ETag         string    `table:"ETag"`
-	Since        time.Time `table:"since"`
-}
-
 // SetSectionLevel sets memberKey's level for the section slug. A missing
-// or archived section is ErrNoSection, and a level none of the three
-// ErrBadLevel: both write nothing. As with a topic, the level going is
-// undone before the new one is set.
+// or archived section (404) and a level none of the three (400) write
+// nothing.
 func (s *Service) SetSectionLevel(ctx context.Context, memberKey, slug string, level Level) error {
-	if level != Watching && level != Normal && level != Muted {
-		return ErrBadLevel
-	}
 	if _, err := s.Section(ctx, slug); err != nil {
 		return err
 	}
-	if level != Muted {
-		if err := s.muteSection(ctx, memberKey, slug, false); err != nil {
-			return err
-		}
-		return s.sectionWatchRow(ctx, memberKey, slug, level == Watching)
-	}
-	if err := s.sectionWatchRow(ctx, memberKey, slug, false); err != nil {
-		return err
-	}
-	return s.muteSection(ctx, memberKey, slug, true)
+	return s.setLevel(ctx, sectionLevels, memberKey, slug, level)
 }
 
 // sectionWatchRow writes (on) or deletes memberKey's watcher row of the
 // section slug.
 func (s *Service) sectionWatchRow(ctx context.Context, memberKey, slug string, on bool) error {
-	if !on {
-		err := s.sections.Delete(ctx, sectionWatchers(slug), memberKey, storage.AnyETag)
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil
-		}
-		return err
-	}
-	_, err := storage.Insert(ctx, s.sections, SectionWatcherRow{PartitionKey: sectionWatchers(slug), RowKey: memberKey, Since: s.now().UTC()})
-	if errors.Is(err, storage.ErrExists) {
-		return nil
-	}
-	return err
-}
-
-// muteSection adds slug to memberKey's muted sections (on) or takes it
-// off, on their "mark all read" row, at its ETag.
-func (s *Service) muteSection(ctx context.Context, memberKey, slug string, on bool) error {
-	_, err := storage.Modify(ctx, s.reads, memberKey, markAllKey, func(r *ReadRow, exists bool) error {
-		list := mutedList(r.MutedSections)
-		list, err := toggled(list, slices.Index(list, slug), on, maxMutedSections, ErrTooManyMuted, func() string { return slug })
-		if err != nil {
-			return err
-		}
-		r.MutedSections, err = jsonList(list)
-		return err
-	})
-	if errors.Is(err, storage.ErrNoChange) {
-		return nil
-	}
-	return err
+	return keepRow(ctx, s.sections, on, WatcherRow{PartitionKey: sectionWatchers(slug), RowKey: memberKey, Since: s.now().UTC()})
 }
 
 // SectionLevel reports memberKey's level for the section slug, given
 // their Reader (muted) and a point read of their watcher row.
 func (s *Service) SectionLevel(ctx context.Context, rd Reader, slug string) (Level, error) {
-	switch {
-	case rd.MemberKey == "":
-		return Normal, nil
-	case rd.MutedSections[slug]:
-		return Muted, nil
-	}
-	_, err := storage.Get[SectionWatcherRow](ctx, s.sections, sectionWatchers(slug), rd.MemberKey)
-	switch {
-	case errors.Is(err, storage.ErrNotFound):
-		return Normal, nil
-	case err != nil:
-		return "", err
-	}
-	return Watching, nil
+	return levelOf(ctx, rd.MemberKey, rd.MutedSections[slug], s.sections, sectionWatchers(slug), rd.MemberKey)
 }
 
 // tellSectionWatchers tells the watchers of t's section, but its author,
@@ -346,7 +326,7 @@ func (s *Service) tellSectionWatchers(ctx context.Context, by Person, sectionNam
 	if s.notifier == nil {
 		return
 	}
-	rows, _, err := storage.Take[SectionWatcherRow](ctx, s.sections, storage.Query{PartitionKey: sectionWatchers(t.Section)}, maxWatchers)
+	rows, _, err := storage.Take[WatcherRow](ctx, s.sections, storage.Query{PartitionKey: sectionWatchers(t.Section)}, maxWatchers)
 	if err != nil {
 		s.log.WarnContext(ctx, "forum: section watchers not read", "section", t.Section, "err", err)
 		return
