@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/storetest"
 )
@@ -795,5 +796,58 @@ func TestMutedSectionsAreBounded(t *testing.T) {
 	}
 	if l, err := s.SectionLevel(ctx, rd, "general"); err != nil || l != Watching {
 		t.Errorf("after the refused mute: %q, %v; want it still watched", l, err)
+	}
+}
+
+// flakyPoster fails its first fails posts, then keeps what it is given.
+type flakyPoster struct {
+	fails  int
+	posted []inbox.Notice
+}
+
+func (f *flakyPoster) Post(_ context.Context, n inbox.Notice) error {
+	if f.fails > 0 {
+		f.fails--
+		return errors.New("inbox down")
+	}
+	f.posted = append(f.posted, n)
+	return nil
+}
+
+// TestAFailedReminderIsTriedAgain: when the notice of a due reminder
+// cannot be posted, the reminder stays set, so the task's retry sends
+// it; once sent it is cleared, and a second run sends nothing.
+func TestAFailedReminderIsTriedAgain(t *testing.T) {
+	t.Parallel()
+	s, c := newForum(t, storetest.Open(t))
+	ctx := context.Background()
+	poster := &flakyPoster{fails: 1}
+	s.UseNotifier(poster)
+	topic, err := s.CreateTopic(ctx, ann, "general", "Trains", "Which one?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Reply(ctx, ann, topic.PartitionKey, "The 08:00."); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Bookmark(ctx, bob, topic.PartitionKey, 2, true); err != nil {
+		t.Fatal(err)
+	}
+	at := c.now().Add(time.Hour).UTC()
+	if err := s.Remind(ctx, bob.MemberKey, topic.PartitionKey, 2, at); err != nil {
+		t.Fatal(err)
+	}
+	task := reminderTask{MemberKey: bob.MemberKey, TopicID: topic.PartitionKey, Num: 2, At: at}
+	if err := s.sendReminder(ctx, task); err == nil {
+		t.Fatal("a failed post was not reported for a retry")
+	}
+	for range 2 {
+		if err := s.sendReminder(ctx, task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, _ := storage.Get[ReadRow](ctx, s.reads, bob.MemberKey, topic.PartitionKey)
+	if len(poster.posted) != 1 || bookmarksOf(r)[0].RemindAt != nil {
+		t.Errorf("posted %d, reminder left %v", len(poster.posted), bookmarksOf(r)[0].RemindAt)
 	}
 }

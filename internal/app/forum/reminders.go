@@ -121,34 +121,46 @@ func (s *Service) changeBookmark(ctx context.Context, memberKey, topicID string,
 }
 
 // sendReminder posts a due reminder, if the bookmark still asks for it
-// at that time, then clears the time.
+// at that time, then clears the time. The notice goes first (its key
+// makes it once), so a failed clear is retried without losing it.
 func (s *Service) sendReminder(ctx context.Context, t reminderTask) error {
-	var due *Bookmark
-	err := s.changeBookmark(ctx, t.MemberKey, t.TopicID, t.Num, func(b *Bookmark) error {
-		if b.RemindAt == nil || !b.RemindAt.Equal(t.At) {
-			return storage.ErrNoChange
-		}
-		b.RemindAt, due = nil, new(Bookmark)
-		*due = *b
+	r, err := storage.Get[ReadRow](ctx, s.reads, t.MemberKey, t.TopicID)
+	if errors.Is(err, storage.ErrNotFound) {
 		return nil
-	})
-	switch {
-	case errors.Is(err, storage.ErrNoChange), errors.Is(err, ErrNoBookmark):
-		return nil // changed, cleared or removed since
-	case err != nil:
+	}
+	if err != nil {
 		return err
 	}
-	if s.notifier == nil {
+	asks := func(b Bookmark) bool { return b.Num == t.Num && b.RemindAt != nil && b.RemindAt.Equal(t.At) }
+	i := slices.IndexFunc(bookmarksOf(r), asks)
+	if i < 0 {
+		return nil // changed, cleared or removed since
+	}
+	due := bookmarksOf(r)[i]
+	if s.notifier != nil {
+		err := s.notifier.Post(ctx, inbox.Notice{
+			To:   []inbox.Recipient{{MemberKey: t.MemberKey}},
+			Kind: "forum.notify.bookmark",
+			Args: map[string]string{"topic": due.Title, "name": due.Author, "preview": due.Excerpt},
+			When: t.At,
+			Link: postURL(t.TopicID, t.Num),
+			Key:  fmt.Sprintf("forum.reminded|%s|%s|%d|%d", t.MemberKey, t.TopicID, t.Num, t.At.Unix()),
+		})
+		if err != nil {
+			return err
+		}
+	}
+	err = s.changeBookmark(ctx, t.MemberKey, t.TopicID, t.Num, func(b *Bookmark) error {
+		if !asks(*b) {
+			return storage.ErrNoChange
+		}
+		b.RemindAt = nil
+		return nil
+	})
+	if errors.Is(err, storage.ErrNoChange) || errors.Is(err, ErrNoBookmark) {
 		return nil
 	}
-	return s.notifier.Post(ctx, inbox.Notice{
-		To:   []inbox.Recipient{{MemberKey: t.MemberKey}},
-		Kind: "forum.notify.bookmark",
-		Args: map[string]string{"topic": due.Title, "name": due.Author, "preview": due.Excerpt},
-		When: t.At,
-		Link: postURL(t.TopicID, t.Num),
-		Key:  fmt.Sprintf("forum.reminded|%s|%s|%d|%d", t.MemberKey, t.TopicID, t.Num, t.At.Unix()),
-	})
+	return err
 }
 
 // remind is POST /forum/t/:id/posts/:num/remind (when=2h|tomorrow|week|
