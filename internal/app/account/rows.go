@@ -126,9 +126,11 @@ func (r SettingsRow) Emails(kind string) bool {
 }
 
 // EmailAbout are the EmailAreas that come by email.
-func (r SettingsRow) EmailAbout() []string {
-	off := strings.Split(r.EmailOff, ",")
-	return slices.DeleteFunc(slices.Clone(EmailAreas), func(a string) bool { return slices.Contains(off, a) })
+func (r SettingsRow) EmailAbout() []string { return areasBut(strings.Split(r.EmailOff, ",")) }
+
+// areasBut are the EmailAreas not in list.
+func areasBut(list []string) []string {
+	return slices.DeleteFunc(slices.Clone(EmailAreas), func(a string) bool { return slices.Contains(list, a) })
 }
 
 // settingsKey is UserSettings' key: PK memberKey, RK "SETTINGS".

@@ -191,8 +191,7 @@ func (in SettingsInput) emailOff(was string) string {
 	if !in.EmailAreasShown {
 		return was
 	}
-	off := slices.DeleteFunc(slices.Clone(EmailAreas), func(a string) bool { return slices.Contains(in.EmailAbout, a) })
-	return strings.Join(off, ",")
+	return strings.Join(areasBut(in.EmailAbout), ",")
 }
 
 func (in SettingsInput) validate() FieldErrors {
