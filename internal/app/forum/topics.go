@@ -126,7 +126,7 @@ func (s *Service) CreateTopic(ctx context.Context, by Person, section, title, bo
 	s.counts.Add(ctx, NewTopics)
 	s.markRead(ctx, by.MemberKey, id, 1)
 	s.tellMentioned(ctx, by, t, p)
-	s.tellSectionWatchers(context.WithoutCancel(ctx), by, sec.Name, t, p)
+	s.tellSectionWatchers(context.WithoutCancel(ctx), by, sec, t, p)
 	return t, nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
@@ -322,7 +323,7 @@ func (s *Service) SectionLevel(ctx context.Context, rd Reader, slug string) (Lev
 
 // tellSectionWatchers tells the watchers of t's section, but its author,
 // of the new topic t (its first post p).
-func (s *Service) tellSectionWatchers(ctx context.Context, by Person, sectionName string, t TopicRow, p PostRow) {
+func (s *Service) tellSectionWatchers(ctx context.Context, by Person, sec SectionRow, t TopicRow, p PostRow) {
 	if s.notifier == nil {
 		return
 	}
@@ -340,10 +341,14 @@ func (s *Service) tellSectionWatchers(ctx context.Context, by Person, sectionNam
 	if len(to) == 0 {
 		return
 	}
+	args := map[string]string{"name": by.Name, "topic": t.Title, "section": sec.Name, "preview": richtext.Plain(p.Body, 140)}
+	if sec.RussianName != "" {
+		args[inbox.InLanguage("section", i18n.RU)] = sec.RussianName
+	}
 	err = s.notifier.Post(ctx, inbox.Notice{
 		To:   to,
 		Kind: "forum.notify.new_topic",
-		Args: map[string]string{"name": by.Name, "topic": t.Title, "section": sectionName, "preview": richtext.Plain(p.Body, 140)},
+		Args: args,
 		When: p.CreatedAt,
 		Link: topicURL(t.PartitionKey),
 		Key:  "forum.new_topic|" + t.PartitionKey,

@@ -265,3 +265,43 @@ func TestSectionLevels(t *testing.T) {
 		t.Errorf("a visitor watches: %d", res.StatusCode)
 	}
 }
+
+// A new topic's notice names its section in each watcher's language, in
+// the inbox and in the email: a Russian reader reads the section's
+// Russian name, an English one its English name.
+func TestANewTopicNamesTheSectionInTheReadersLanguage(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann, bob := a.talkSection(t, "")
+	music := url.Values{"slug": {"music"}, "name": {"Music"}, "russian_name": {"Музыка"}}
+	if res := post(boss, "/admin/forum", music); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add music: %d", res.StatusCode)
+	}
+	if res := ann.PostForm("/lang", ann.WithCSRF("/", url.Values{"lang": {"ru"}, "next": {"/forum"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("ann picks Russian: %d", res.StatusCode)
+	}
+	for _, c := range []*webtest.Client{ann, bob} {
+		if res := post(c, "/forum/music/watch", url.Values{"level": {"watching"}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("watch music: %d", res.StatusCode)
+		}
+	}
+	post(boss, "/forum/topics", url.Values{"section": {"music"}, "title": {"Albums of the year"}, "body": {"Mine?"}})
+	if got := a.Inbox(ann).Text(); !strings.Contains(got, "в разделе «Музыка»") || strings.Contains(got, "Music") {
+		t.Errorf("ann, reading Russian: %q", got)
+	}
+	if got := a.Inbox(bob).Text(); !strings.Contains(got, "in Music") || strings.Contains(got, "Музыка") {
+		t.Errorf("bob, reading English: %q", got)
+	}
+	subjects := map[string]string{}
+	for _, m := range a.Mail() {
+		if !strings.Contains(m.Subject, "code") {
+			subjects[m.To] = m.Subject
+		}
+	}
+	if got := subjects["ann@example.com"]; got != "Новая тема в разделе «Музыка»: Albums of the year" {
+		t.Errorf("ann's email: %q", got)
+	}
+	if got := subjects["bob@example.com"]; got != "New topic in Music: Albums of the year" {
+		t.Errorf("bob's email: %q", got)
+	}
+}

@@ -139,6 +139,7 @@ type Recipient struct {
 // Kind+".title" (the inbox line) and Kind+".mail_subject" and
 // ".mail_text" (the email), filled with Args, plus "when" (When in the
 // reader's zone and language) and "link" (the absolute Link, in mail).
+// An argument InLanguage(k, lang) stands in for k for readers of lang.
 type Notice struct {
 	To   []Recipient
 	Kind string
@@ -338,10 +339,24 @@ func (s *Service) mail(ctx context.Context, memberKey string, settings *account.
 	return err
 }
 
-// messageArgs are a notice's message arguments, with "when" in zone.
+// InLanguage names the argument that stands in for key for readers of
+// lang: a notice naming something that has a name per language (a forum
+// section) carries each, and every reader, inbox and email alike, reads
+// their own.
+func InLanguage(key string, lang i18n.Lang) string { return key + "@" + string(lang) }
+
+// messageArgs are a notice's message arguments in ctx's language (an
+// argument InLanguage(k, lang) stands in for k), with "when" in zone.
 func messageArgs(ctx context.Context, args map[string]string, when time.Time, zone *time.Location) []any {
+	lang := i18n.LangOf(ctx)
 	out := make([]any, 0, 2*len(args)+2)
 	for k, v := range args {
+		if strings.Contains(k, "@") {
+			continue
+		}
+		if local := args[InLanguage(k, lang)]; local != "" {
+			v = local
+		}
 		out = append(out, k, v)
 	}
 	if !when.IsZero() {
