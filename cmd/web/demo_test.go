@@ -112,6 +112,10 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	if inbox.Find(`[data-testid="inbox-item"]`).Length() == 0 {
 		t.Error("Anna's inbox is empty after the demo")
 	}
+	// The admins' queue holds the reply two members reported.
+	if got := c.Get("/admin/reports").Doc(t).Find(`[data-testid="report-count"]`).Text(); got != "2 reports" {
+		t.Errorf("the demo's moderation queue: %q", got)
+	}
 	sections := c.Get("/admin/metrics").Doc(t).Find(`[data-testid="metrics-section"]`)
 	if sections.Length() < 5 {
 		t.Errorf("the metrics page shows %d sections", sections.Length())

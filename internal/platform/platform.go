@@ -15,6 +15,9 @@
 //   - Rebuilder: the repairs of its derived tables from their canonical
 //     rows, which "web reindex <subject>" and the admin buttons run;
 //   - RebuildRunner: given every Rebuilder (the admin section);
+//   - moderation.Source: takes down the content of its kinds that members
+//     reported; Reported: files members' reports with the queue;
+//     ReportQueue: the queue (the admin section), given every Source;
 //   - DemoSeeder: its demo content (demo.go);
 //   - Counted: its daily counters, one section of the admin metrics page;
 //   - Drainer: told when the server starts shutting down (open streams);
@@ -39,6 +42,7 @@ import (
 	"github.com/harmony/harmony/internal/jobs"
 	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/tasks"
 	"github.com/harmony/harmony/internal/web"
@@ -82,6 +86,16 @@ type (
 	// built: the admin section's rebuild buttons.
 	RebuildRunner interface {
 		UseRebuilders([]Rebuilder)
+	}
+	// ReportQueue is the moderation queue (the admin section), handed
+	// every module that is a moderation.Source once all are built.
+	ReportQueue interface {
+		moderation.Queue
+		UseReportSources([]moderation.Source)
+	}
+	// Reported lets members report its content: it is handed the queue.
+	Reported interface {
+		UseReports(moderation.Queue)
 	}
 	// Counted registers its daily counters with the site's and counts
 	// them (metrics.Daily.Counting); the admin metrics page shows them,
@@ -174,9 +188,25 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 			}
 		}
 	}
+	var sources []moderation.Source
+	var queue ReportQueue
 	for _, m := range modules {
 		if r, ok := m.(RebuildRunner); ok {
 			r.UseRebuilders(rebuilders)
+		}
+		if src, ok := m.(moderation.Source); ok {
+			sources = append(sources, src)
+		}
+		if q, ok := m.(ReportQueue); ok {
+			queue = q
+		}
+	}
+	if queue != nil {
+		queue.UseReportSources(sources)
+		for _, m := range modules {
+			if r, ok := m.(Reported); ok {
+				r.UseReports(queue)
+			}
 		}
 	}
 	tables, containers = unique(tables), unique(containers)

@@ -142,11 +142,11 @@ func roomFields(r RoomAdmin) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "name-" + r.ID, Label: i18n.T(ctx, "chat.rooms.name"), Error: errText(ctx, r.Form.Errors["name"])}, "name", "text", r.Form.Name).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "name-" + r.ID, Label: i18n.T(ctx, "chat.rooms.name"), Error: components.ErrText(ctx, r.Form.Errors["name"])}, "name", "text", r.Form.Name).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "desc-" + r.ID, Label: i18n.T(ctx, "chat.rooms.description"), Error: errText(ctx, r.Form.Errors["description"])}, "description", "text", r.Form.Description).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "desc-" + r.ID, Label: i18n.T(ctx, "chat.rooms.description"), Error: components.ErrText(ctx, r.Form.Errors["description"])}, "description", "text", r.Form.Description).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -154,7 +154,7 @@ func roomFields(r RoomAdmin) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "keep-" + r.ID, Label: i18n.T(ctx, "chat.rooms.keep"), Error: errText(ctx, r.Form.Errors["keepDays"])}, "keepDays", "text", r.Form.KeepDays).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "keep-" + r.ID, Label: i18n.T(ctx, "chat.rooms.keep"), Error: components.ErrText(ctx, r.Form.Errors["keepDays"])}, "keepDays", "text", r.Form.KeepDays).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -259,15 +259,15 @@ func roomAddFields(p RoomsAdminProps) templ.Component {
 			templ_7745c5c3_Var7 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "room-slug", Label: i18n.T(ctx, "chat.rooms.slug"), Error: errText(ctx, p.AddErrors["slug"])}, "slug", "text", p.Add["slug"]).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "room-slug", Label: i18n.T(ctx, "chat.rooms.slug"), Error: components.ErrText(ctx, p.AddErrors["slug"])}, "slug", "text", p.Add["slug"]).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "room-name", Label: i18n.T(ctx, "chat.rooms.name"), Error: errText(ctx, p.AddErrors["name"])}, "name", "text", p.Add["name"]).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "room-name", Label: i18n.T(ctx, "chat.rooms.name"), Error: components.ErrText(ctx, p.AddErrors["name"])}, "name", "text", p.Add["name"]).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "room-description", Label: i18n.T(ctx, "chat.rooms.description"), Error: errText(ctx, p.AddErrors["description"])}, "description", "text", p.Add["description"]).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextInput(components.FieldProps{ID: "room-description", Label: i18n.T(ctx, "chat.rooms.description"), Error: components.ErrText(ctx, p.AddErrors["description"])}, "description", "text", p.Add["description"]).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -277,14 +277,6 @@ func roomAddFields(p RoomsAdminProps) templ.Component {
 		}
 		return nil
 	})
-}
-
-// errText is an error key's message, "" for none.
-func errText(ctx context.Context, key string) string {
-	if key == "" {
-		return ""
-	}
-	return i18n.T(ctx, key)
 }
 
 var _ = templruntime.GeneratedTemplate

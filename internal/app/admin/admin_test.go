@@ -137,8 +137,17 @@ func TestAdminPagesRender(t *testing.T) {
 	if n := doc.Find(testID("admin-rebuilds") + " form").Length(); n != len(a.rebuildSubjects()) || n == 0 {
 		t.Errorf("%d rebuild buttons for rebuilds %v", n, a.rebuildSubjects())
 	}
-	if doc.Find(testID("admin-tool-reports")+" "+testID("soon-badge")).Length() != 1 {
-		t.Error("reports not marked coming soon")
+	if href, _ := doc.Find(testID("admin-tool-reports") + " a").Attr("href"); href != "/admin/reports" {
+		t.Errorf("reports link %q", href)
+	}
+	if doc.Find(testID("admin-tool-open")).Length() != 0 {
+		t.Error("an empty queue counts open reports")
+	}
+	if res := boss.Get("/admin/reports"); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("admin-reports-empty")).Length() != 1 {
+		t.Errorf("GET /admin/reports, empty: %d", res.StatusCode)
+	}
+	if res := boss.Get("/admin/reports?cursor=junk"); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("GET /admin/reports with a bad cursor: %d", res.StatusCode)
 	}
 	if doc.Find(testID("coming-soon")).Length() != 0 {
 		t.Error("/admin is still the coming-soon page")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,10 +21,14 @@ import (
 // recentLogSize is how many log entries the overview shows.
 const recentLogSize = 20
 
-// tools are the overview's areas; later issues build the ones marked soon.
+// maxOpenShown bounds the open reports the overview counts (it shows
+// "99 open" past it).
+const maxOpenShown = 99
+
+// tools are the overview's areas.
 var tools = []views.Tool{
 	{Slug: "users", Href: "/admin/users", Module: "groups"},
-	{Slug: "reports", Soon: true, Module: "admin", Icon: "flag"},
+	{Slug: "reports", Href: reportsURL, Module: "admin", Icon: "flag"},
 	{Slug: "tags", Href: "/admin/tags", Module: "prompts"},
 	{Slug: "event-categories", Href: "/admin/event-categories", Module: "events"},
 	{Slug: "chat-rooms", Href: "/admin/chat-rooms", Module: "chat"},
@@ -111,10 +116,20 @@ func (h *handlers) renderOverview(c echo.Context) error {
 			Reason:     r.Reason,
 		})
 	}
+	open, err := h.svc.OpenReportCount(ctx, maxOpenShown)
+	if err != nil {
+		return err
+	}
+	shown := slices.Clone(tools)
+	for i := range shown {
+		if shown[i].Slug == "reports" {
+			shown[i].Open = open
+		}
+	}
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:   i18n.T(ctx, "module.admin.name"),
 		Section: "admin",
-		Content: views.Overview(views.OverviewProps{Tools: tools, Log: entries, Rebuilds: rebuilds}),
+		Content: views.Overview(views.OverviewProps{Tools: shown, Log: entries, Rebuilds: rebuilds}),
 	})
 }
 

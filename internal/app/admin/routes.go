@@ -14,6 +14,9 @@ func (s *Service) Routes(e *echo.Echo) {
 	g.GET("/users", h.users)
 	g.GET("/metrics", h.metricsPage)
 	g.GET("/rebuilds", h.rebuilds)
+	g.GET("/reports", h.reports)
+	g.POST("/reports/:report/take-down", h.resolve(true))
+	g.POST("/reports/:report/dismiss", h.resolve(false))
 	g.POST("/rebuild/:subject", h.rebuild)
 	for _, a := range Actions {
 		g.POST("/users/:member/"+string(a), h.moderate(a))

@@ -18,6 +18,7 @@ import (
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -50,6 +51,11 @@ type Service struct {
 	rebuilds []platform.Rebuilder
 	runs     *storage.Table
 	running  sync.WaitGroup
+	// reports are the moderation queue (reports.go); sources the modules
+	// that take down what it names, by kind.
+	reports     *storage.Table
+	reportQuota *storage.Table
+	sources     map[string]moderation.Source
 }
 
 // UseRebuilders takes the app's rebuilds (platform.RebuildRunner).
@@ -71,21 +77,23 @@ func (s *Service) RebuildSubjects() []string {
 // (cmd/web builds it from CURSOR_KEYS).
 func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, logger *slog.Logger, now func() time.Time) *Service {
 	return &Service{
-		accounts: accounts,
-		log:      store.Table(logTable),
-		runs:     store.Table(runsTable),
-		metrics:  metrics.NewDaily(store, now),
-		usage:    NewUsage(store, now),
-		cursors:  cursors,
-		logger:   logger,
-		now:      now,
-		pageSize: 25,
+		accounts:    accounts,
+		log:         store.Table(logTable),
+		runs:        store.Table(runsTable),
+		reports:     store.Table(reportsTable),
+		reportQuota: store.Table(reportQuotaTable),
+		metrics:     metrics.NewDaily(store, now),
+		usage:       NewUsage(store, now),
+		cursors:     cursors,
+		logger:      logger,
+		now:         now,
+		pageSize:    25,
 	}
 }
 
 // Tables are the tables this module needs provisioned.
 func (s *Service) Tables() []string {
-	return append([]string{logTable, runsTable, metrics.Table}, UsageTables...)
+	return append([]string{logTable, runsTable, reportsTable, reportQuotaTable, metrics.Table}, UsageTables...)
 }
 
 // Metrics are the daily counters, for the modules that increment them.

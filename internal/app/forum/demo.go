@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/platform"
 )
 
@@ -42,6 +43,7 @@ var demoTopics = []struct {
 		{"anna", "Count me in. @Lily shall we meet at the bar at 19:30?"},
 		{"lily", "Perfect, see you there 🎷"},
 		{"boris", "Я на листе ожидания, надеюсь освободится место!"},
+		{"tom", "Selling two spare tickets at twice the price, message me. Today only!"},
 	}, false, false},
 	{"general", "Ideas for the next meetup", 20, [][2]string{
 		{"masha", "What should the next meetup be about? I'd love a talk on testing."},
@@ -73,7 +75,8 @@ var demoTopics = []struct {
 }
 
 // SeedDemo adds the demo's sections and topics, with their replies
-// spread over the last days, a pinned welcome and locked rules.
+// spread over the last days, a pinned welcome and locked rules, and a
+// reply two members reported.
 func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 	for _, in := range demoSections {
 		if _, err := s.CreateSection(ctx, in); err != nil && !errors.Is(err, ErrSectionExists) {
@@ -143,6 +146,21 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		if london, err := time.LoadLocation("Europe/London"); err == nil {
 			at, _ := remindTime("tomorrow", cast.Now, london)
 			if err := s.Remind(ctx, staff.MemberKey, id, 2, at); err != nil {
+				return err
+			}
+		}
+	}
+	// Lily and Masha report Tom's resale to the admins' queue.
+	if id := ids["Who's going to the jazz night?"]; id != "" && s.reports != nil {
+		t, p, err := s.Post(ctx, id, 6)
+		if err != nil {
+			return err
+		}
+		for _, r := range [][3]string{{"lily", moderation.Spam, "Reselling tickets above their price is against rule 3."}, {"masha", moderation.Spam, ""}} {
+			who := cast.Person(r[0])
+			report := reportOf(t, p, Person{MemberKey: who.Key, Name: who.Name})
+			report.Reason, report.Note = r[1], r[2]
+			if err := s.reports.Report(ctx, report); err != nil {
 				return err
 			}
 		}

@@ -316,6 +316,9 @@ func (s *Service) postItem(c echo.Context, t TopicRow, p PostRow, me Person, sta
 	if staff {
 		v.HideURL = base + "/hide"
 	}
+	if s.mayReport(me, p) {
+		v.ReportURL = base + "/report"
+	}
 	if p.Num > 1 && !p.Hidden && (staff || t.AuthorKey == me.MemberKey) {
 		v.SolveURL = base + "/solve"
 	}

@@ -11,8 +11,8 @@ import (
 // Moderation: admins and a section's moderators pin topics (until a
 // date, judged when read: no job unpins), lock them (replies from staff
 // only), set slow mode, move them between sections, and hide or delete
-// posts. Every action writes a ModerationLog row. Reports come with the
-// moderation queue: Report is the hook it will fill.
+// posts. Every action writes a ModerationLog row. Members report posts to
+// the admins' moderation queue (reports.go).
 
 // maxSlowSeconds bounds slow mode (a day).
 const maxSlowSeconds = 86400
@@ -126,12 +126,3 @@ func (s *Service) Move(ctx context.Context, by Person, topicID, to string) error
 	s.countSection(ctx, after.Section, 1, after)
 	return nil
 }
-
-// Reporter receives reports of posts (the moderation queue, to come).
-type Reporter interface {
-	Report(ctx context.Context, by Person, targetType, targetKey, reason string) error
-}
-
-// UseReporter lets members report posts to r. Until then the forum
-// offers no report button.
-func (s *Service) UseReporter(r Reporter) { s.reporter = r }

@@ -43,6 +43,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/forum/t/:id/posts/:num/bookmark", s.toggle("bookmark", s.Bookmark), acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/remind", s.remind, acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/solve", s.toggle("solved", s.Solve), acc, topic, post)
+	e.GET("/forum/t/:id/posts/:num/report", s.reportForm, acc, topic, post)
+	e.POST("/forum/t/:id/posts/:num/report", s.report, acc, topic, post)
 
 	// Staff: a section's moderators and admins, checked by the service
 	// (moderation.go).

@@ -11,6 +11,7 @@ import (
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
@@ -38,7 +39,7 @@ type Service struct {
 	people    People
 	// directory finds accounts by email (section moderators).
 	directory Directory
-	reporter  Reporter
+	reports   moderation.Queue
 	// baseURL makes the feeds' links absolute.
 	baseURL string
 	// counts counts new topics and replies.

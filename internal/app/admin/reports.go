@@ -1,0 +1,368 @@
+package admin
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/moderation"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/quota"
+)
+
+// The moderation queue: members report content (moderation.Report), the
+// admins take it down or dismiss the report. One row per reported
+// target, so a post reported by five people is one item with its five
+// reasons, as Discourse's review queue shows it.
+//
+//	PK "open",          RK {rt(first report)}|{target id}  an open report
+//	PK "closed|yyyyMM", RK the same                         a closed one
+//	PK "target",        RK {target id}                      the RowKey of the
+//	                                                        target's open report
+//
+// A target's id is a hash of its kind and key, so any key fits. A new
+// report finds the target's open report through its "target" row, made
+// first: two reporters at once meet at that insert. Closing writes the
+// closed copy, then drops the "target" row, then the open one, so a
+// close that stops half way leaves the report open (closing it again
+// finishes) and a "target" row never names a report that closed.
+const (
+	reportsTable     = "Reports"
+	reportQuotaTable = "ReportQuota"
+	openPartition    = "open"
+	targetPartition  = "target"
+	closedPrefix     = "closed|"
+	// reportsPerDay is how many reports one person files in a day.
+	reportsPerDay = 20
+	// maxReporters is how many reporters a report names (so one person
+	// reports a target once); past it reports are counted only.
+	maxReporters = 100
+	// maxNotes is how many of the reporters' notes a report keeps, newest.
+	maxNotes = 10
+	// reportsPageSize is how many reports the queue shows a page.
+	reportsPageSize = 25
+	reportsQuery    = "admin-reports"
+)
+
+// Resolutions of a closed report.
+const (
+	ResolutionTakenDown = "taken_down"
+	ResolutionDismissed = "dismissed"
+)
+
+var (
+	ErrNoReport = fault.New(http.StatusNotFound, "admin.reports.error.gone", "admin: no such open report")
+	ErrNoSource = fault.New(http.StatusConflict, "admin.reports.error.no_source", "admin: no module takes down this kind")
+)
+
+// resolveNoteRule is the rule for the admin's note on a take-down.
+var resolveNoteRule = formrule.Text{Max: 500, Multiline: true}
+
+// ReportRow is one reported target's report.
+type ReportRow struct {
+	PartitionKey string    `table:"PartitionKey"` // openPartition or closed|yyyyMM
+	RowKey       string    `table:"RowKey"`       // rt(FirstAt)|target id
+	ETag         string    `table:"ETag"`
+	Kind         string    `table:"kind"`
+	Key          string    `table:"key"`
+	Link         string    `table:"link"`
+	Excerpt      string    `table:"excerpt"` // as first reported
+	Author       string    `table:"author"`
+	AuthorName   string    `table:"authorName"`
+	Count        int       `table:"count"`
+	Reasons      string    `table:"reasons"`   // JSON: reason → count
+	Reporters    string    `table:"reporters"` // JSON: memberKeys, at most maxReporters
+	Notes        string    `table:"notes"`     // JSON: []ReportNote, the newest maxNotes
+	FirstAt      time.Time `table:"firstAt"`
+	LastAt       time.Time `table:"lastAt"`
+	// Resolution and the rest are set when it closes.
+	Resolution     string     `table:"resolution"`
+	ResolvedBy     string     `table:"resolvedBy"`
+	ResolvedByName string     `table:"resolvedByName"`
+	ResolvedAt     *time.Time `table:"resolvedAt"`
+	ResolveNote    string     `table:"resolveNote"`
+}
+
+// ReportNote is one reporter's reason and note, as the queue shows it.
+type ReportNote struct {
+	Name   string    `json:"name"`
+	Reason string    `json:"reason"`
+	Note   string    `json:"note,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// ReasonCounts are a report's reasons with how many gave each, in
+// moderation.Reasons order.
+func (r ReportRow) ReasonCounts() []ReasonCount {
+	var counts map[string]int
+	_ = json.Unmarshal([]byte(r.Reasons), &counts) // a bad field reads as none
+	var out []ReasonCount
+	for _, reason := range moderation.Reasons {
+		if n := counts[reason]; n > 0 {
+			out = append(out, ReasonCount{Reason: reason, Count: n})
+		}
+	}
+	return out
+}
+
+// ReasonCount is one reason and how many gave it.
+type ReasonCount struct {
+	Reason string
+	Count  int
+}
+
+// NoteList are the reporters' notes kept, newest first.
+func (r ReportRow) NoteList() []ReportNote {
+	var notes []ReportNote
+	_ = json.Unmarshal([]byte(r.Notes), &notes)
+	return notes
+}
+
+// targetRow names a target's open report.
+type targetRow struct {
+	PartitionKey string `table:"PartitionKey"` // targetPartition
+	RowKey       string `table:"RowKey"`       // target id
+	ETag         string `table:"ETag"`
+	Report       string `table:"report"` // the open report's RowKey
+}
+
+// targetID is a target's id in keys: hex of a hash of its kind and key.
+func targetID(t moderation.Target) string {
+	sum := sha256.Sum256([]byte(t.Kind + "\x00" + t.Key))
+	return hex.EncodeToString(sum[:16])
+}
+
+// validReportKey accepts the RowKeys reports have: 19 digits, "|" and a
+// target id.
+func validReportKey(rk string) bool {
+	if len(rk) != 19+1+32 || rk[19] != '|' {
+		return false
+	}
+	for i, r := range rk {
+		switch {
+		case i < 19 && r >= '0' && r <= '9', i == 19:
+		case i > 19 && (r >= '0' && r <= '9' || r >= 'a' && r <= 'f'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// UseReportSources takes the modules whose content can be reported
+// (platform.ReportQueue).
+func (s *Service) UseReportSources(sources []moderation.Source) {
+	s.sources = map[string]moderation.Source{}
+	for _, src := range sources {
+		for _, kind := range src.ReportKinds() {
+			s.sources[kind] = src
+		}
+	}
+}
+
+// Report files r: it joins the target's open report, or opens one. A
+// person reports a target once while it is open (moderation.ErrAlreadyReported),
+// never their own (moderation.ErrOwn), and at most reportsPerDay a day.
+func (s *Service) Report(ctx context.Context, r moderation.Report) error {
+	note, errs := moderation.Check(r.Reason, r.Note)
+	if errs != nil {
+		return errs
+	}
+	r.Note = note
+	if r.By == "" || r.Kind == "" || r.Key == "" {
+		return fmt.Errorf("admin: a report needs its reporter and target")
+	}
+	if r.By == r.Author {
+		return moderation.ErrOwn
+	}
+	id := targetID(r.Target)
+	// A report already filed is refused before the day's count is taken.
+	if open, err := s.openReportOf(ctx, id); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	} else if err == nil && slices.Contains(reporters(open), r.By) {
+		return moderation.ErrAlreadyReported
+	}
+	now := s.now().UTC()
+	limit := quota.Limit{Table: s.reportQuota, Max: reportsPerDay, Window: 24 * time.Hour, Err: moderation.ErrTooMany}
+	if err := limit.Take(ctx, r.By, now); err != nil {
+		return err
+	}
+	rk, err := s.targetReportKey(ctx, id, now)
+	if err != nil {
+		return err
+	}
+	_, err = storage.Modify(ctx, s.reports, openPartition, rk, func(row *ReportRow, exists bool) error {
+		if !exists {
+			row.Kind, row.Key, row.Link, row.Excerpt = r.Kind, r.Key, r.Link, r.Excerpt
+			row.Author, row.AuthorName, row.FirstAt = r.Author, r.AuthorName, now
+		}
+		who := reporters(*row)
+		if slices.Contains(who, r.By) {
+			return moderation.ErrAlreadyReported
+		}
+		if len(who) < maxReporters {
+			row.Reporters = jsonOf(append(who, r.By))
+		}
+		var counts map[string]int
+		_ = json.Unmarshal([]byte(row.Reasons), &counts)
+		if counts == nil {
+			counts = map[string]int{}
+		}
+		counts[r.Reason]++
+		row.Reasons = jsonOf(counts)
+		notes := append([]ReportNote{{Name: r.ByName, Reason: r.Reason, Note: r.Note, At: now}}, row.NoteList()...)
+		row.Notes = jsonOf(notes[:min(len(notes), maxNotes)])
+		row.Count++
+		row.LastAt = now
+		return nil
+	})
+	return err
+}
+
+// openReportOf reads the open report of the target id (ErrNotFound for
+// none).
+func (s *Service) openReportOf(ctx context.Context, id string) (ReportRow, error) {
+	t, err := storage.Get[targetRow](ctx, s.reports, targetPartition, id)
+	if err != nil {
+		return ReportRow{}, err
+	}
+	return storage.Get[ReportRow](ctx, s.reports, openPartition, t.Report)
+}
+
+// targetReportKey is the RowKey of the target id's open report: the one
+// its "target" row names, or a new one from now, named there first.
+func (s *Service) targetReportKey(ctx context.Context, id string, now time.Time) (string, error) {
+	for range storage.DefaultAttempts {
+		t, err := storage.Get[targetRow](ctx, s.reports, targetPartition, id)
+		if err == nil {
+			return t.Report, nil
+		}
+		if !errors.Is(err, storage.ErrNotFound) {
+			return "", err
+		}
+		t = targetRow{PartitionKey: targetPartition, RowKey: id, Report: storage.ReverseTicks(now) + "|" + id}
+		if _, err := storage.Insert(ctx, s.reports, t); err == nil {
+			return t.Report, nil
+		} else if !errors.Is(err, storage.ErrExists) {
+			return "", err
+		}
+	}
+	return "", storage.ErrConflict
+}
+
+func reporters(r ReportRow) []string {
+	var who []string
+	_ = json.Unmarshal([]byte(r.Reporters), &who)
+	return who
+}
+
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v) // maps, slices and strings always marshal
+	return string(b)
+}
+
+// ReportsPage is one page of the open reports, newest first.
+type ReportsPage struct {
+	Reports []ReportRow
+	Next    string // the next page's cursor token; "" on the last
+}
+
+// OpenReports lists the open reports from cursor.
+func (s *Service) OpenReports(ctx context.Context, cursor *storage.Cursor) (ReportsPage, error) {
+	q := storage.Query{PartitionKey: openPartition}
+	if cursor != nil {
+		q.Continuation = cursor.Next
+	}
+	rows, next, err := storage.TakePage[ReportRow](ctx, s.reports, q, reportsPageSize)
+	if err != nil {
+		return ReportsPage{}, err
+	}
+	page := ReportsPage{Reports: rows}
+	if next != nil {
+		page.Next = s.cursors.Encode(reportsQuery, storage.Cursor{Next: next})
+	}
+	return page, nil
+}
+
+// OpenReportCount counts the open reports, up to limit.
+func (s *Service) OpenReportCount(ctx context.Context, limit int) (int, error) {
+	rows, _, err := storage.Take[ReportRow](ctx, s.reports, storage.Query{PartitionKey: openPartition, Select: []string{"RowKey"}}, limit)
+	return len(rows), err
+}
+
+// TakeDown has the target's module take down what report rk names, then
+// closes it; note is the admin's reason, logged with it.
+func (s *Service) TakeDown(ctx context.Context, by Actor, rk, note string) error {
+	errs := formrule.FieldErrors{}
+	note = errs.Check("note", resolveNoteRule, note, "admin.reports.error.note")
+	if len(errs) > 0 {
+		return errs
+	}
+	r, err := s.openReport(ctx, rk)
+	if err != nil {
+		return err
+	}
+	src, ok := s.sources[r.Kind]
+	if !ok {
+		return ErrNoSource
+	}
+	// What is gone already needs no taking down: the report closes.
+	err = src.TakeDown(ctx, moderation.Target{Kind: r.Kind, Key: r.Key}, moderation.Moderator{MemberKey: by.MemberKey, Name: by.Name}, note)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	return s.closeReport(ctx, by, r, ResolutionTakenDown, note)
+}
+
+// Dismiss closes report rk with nothing taken down.
+func (s *Service) Dismiss(ctx context.Context, by Actor, rk string) error {
+	r, err := s.openReport(ctx, rk)
+	if err != nil {
+		return err
+	}
+	return s.closeReport(ctx, by, r, ResolutionDismissed, "")
+}
+
+// openReport reads open report rk: ErrNoReport for a key no report has.
+func (s *Service) openReport(ctx context.Context, rk string) (ReportRow, error) {
+	if !validReportKey(rk) {
+		return ReportRow{}, ErrNoReport
+	}
+	return storage.Find[ReportRow](ctx, s.reports, openPartition, rk, ErrNoReport)
+}
+
+// closeReport moves r to its closed month with its resolution, in the
+// order the table's comment gives, and logs it.
+func (s *Service) closeReport(ctx context.Context, by Actor, r ReportRow, resolution, note string) error {
+	now := s.now().UTC()
+	closed := r
+	closed.PartitionKey, closed.ETag = closedPrefix+storage.MonthBucket(r.FirstAt), ""
+	closed.Resolution, closed.ResolvedBy, closed.ResolvedByName, closed.ResolvedAt, closed.ResolveNote = resolution, by.MemberKey, by.Name, &now, note
+	if _, err := storage.Upsert(ctx, s.reports, closed); err != nil {
+		return err
+	}
+	id := r.RowKey[20:]
+	t, err := storage.Get[targetRow](ctx, s.reports, targetPartition, id)
+	if err == nil && t.Report == r.RowKey {
+		err = s.reports.Delete(ctx, targetPartition, id, t.ETag)
+	}
+	if err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrPrecondition) {
+		return err
+	}
+	if err := s.reports.Delete(ctx, openPartition, r.RowKey, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	action := "report." + resolution
+	if err := s.LogAction(ctx, by.MemberKey, by.Name, action, r.Kind, r.Key, r.AuthorName, note); err != nil {
+		s.logger.ErrorContext(ctx, "admin: report's close not logged", "report", r.RowKey, "err", err)
+	}
+	return nil
+}

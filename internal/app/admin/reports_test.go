@@ -1,0 +1,138 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/moderation"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// fakeSource takes down "test.item" targets, remembering which; a key
+// "gone" is a target deleted since.
+type fakeSource struct{ taken []string }
+
+func (f *fakeSource) ReportKinds() []string { return []string{"test.item"} }
+
+func (f *fakeSource) TakeDown(_ context.Context, t moderation.Target, _ moderation.Moderator, _ string) error {
+	if t.Key == "gone" {
+		return fmt.Errorf("test: %w", storage.ErrNotFound)
+	}
+	f.taken = append(f.taken, t.Key)
+	return nil
+}
+
+func itemReport(key, by string) moderation.Report {
+	return moderation.Report{Target: moderation.Target{Kind: "test.item", Key: key}, Link: "/items/" + key, Excerpt: "item " + key, Author: "author", AuthorName: "Author", By: by, ByName: by, Reason: moderation.Spam}
+}
+
+func openReports(t *testing.T, s *Service) []ReportRow {
+	t.Helper()
+	page, err := s.OpenReports(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page.Reports
+}
+
+// One person files at most reportsPerDay reports a day: the next is
+// refused with ErrTooMany and opens nothing; the next day it is taken.
+func TestReportsPerDayAreLimited(t *testing.T) {
+	t.Parallel()
+	a := newAdminApp(t)
+	for i := range reportsPerDay {
+		if err := a.svc.Report(ctx, itemReport(fmt.Sprint(i), "ann")); err != nil {
+			t.Fatalf("report %d: %v", i, err)
+		}
+	}
+	if err := a.svc.Report(ctx, itemReport("one-more", "ann")); !errors.Is(err, moderation.ErrTooMany) {
+		t.Fatalf("report %d: %v", reportsPerDay+1, err)
+	}
+	if n := len(openReports(t, a.svc)); n != reportsPerDay {
+		t.Errorf("%d open reports after the refusal", n)
+	}
+	if err := a.svc.Report(ctx, itemReport("one-more", "bob")); err != nil {
+		t.Errorf("someone else's report: %v", err)
+	}
+	a.Clock.Advance(24 * time.Hour)
+	if err := a.svc.Report(ctx, itemReport("next-day", "ann")); err != nil {
+		t.Errorf("the next day: %v", err)
+	}
+}
+
+// A report whose open row was not written (the target row was) is
+// finished by the next report of the target; a close that stopped after
+// its closed copy is finished by closing again. Neither leaves a target
+// row naming a report that is not open.
+func TestAHalfFinishedReportOrCloseIsRepaired(t *testing.T) {
+	t.Parallel()
+	a := newAdminApp(t)
+	src := &fakeSource{}
+	a.svc.UseReportSources([]moderation.Source{src})
+	target := moderation.Target{Kind: "test.item", Key: "x"}
+	id := targetID(target)
+	rk := storage.ReverseTicks(a.Clock.Now()) + "|" + id
+	if _, err := storage.Insert(ctx, a.svc.reports, targetRow{PartitionKey: targetPartition, RowKey: id, Report: rk}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.Report(ctx, itemReport("x", "ann")); err != nil {
+		t.Fatalf("the report after the half-finished one: %v", err)
+	}
+	open := openReports(t, a.svc)
+	if len(open) != 1 || open[0].RowKey != rk || open[0].Count != 1 {
+		t.Fatalf("open: %+v", open)
+	}
+
+	// The close stops after writing the closed copy.
+	closed := open[0]
+	closed.PartitionKey, closed.ETag, closed.Resolution = closedPrefix+storage.MonthBucket(closed.FirstAt), "", ResolutionDismissed
+	if _, err := storage.Upsert(ctx, a.svc.reports, closed); err != nil {
+		t.Fatal(err)
+	}
+	if len(openReports(t, a.svc)) != 1 {
+		t.Fatal("a half-finished close is not open still")
+	}
+	boss := Actor{MemberKey: "boss", Name: "Boss"}
+	if err := a.svc.TakeDown(ctx, boss, rk, "spam"); err != nil {
+		t.Fatalf("closing again: %v", err)
+	}
+	if len(openReports(t, a.svc)) != 0 || len(src.taken) != 1 {
+		t.Errorf("after closing again: %d open, taken %v", len(openReports(t, a.svc)), src.taken)
+	}
+	if _, err := a.svc.reports.Get(ctx, targetPartition, id); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("the target row stays: %v", err)
+	}
+	got, err := storage.Get[ReportRow](ctx, a.svc.reports, closed.PartitionKey, rk)
+	if err != nil || got.Resolution != ResolutionTakenDown || got.ResolvedBy != "boss" {
+		t.Errorf("the closed report: %+v %v", got, err)
+	}
+}
+
+// Taking down what is gone closes its report; a kind no module takes
+// down is refused and changes nothing.
+func TestTakingDownWhatIsGoneOrCannotBe(t *testing.T) {
+	t.Parallel()
+	a := newAdminApp(t)
+	a.svc.UseReportSources([]moderation.Source{&fakeSource{}})
+	boss := Actor{MemberKey: "boss", Name: "Boss"}
+	if err := a.svc.Report(ctx, itemReport("gone", "ann")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.TakeDown(ctx, boss, openReports(t, a.svc)[0].RowKey, ""); err != nil || len(openReports(t, a.svc)) != 0 {
+		t.Errorf("taking down what is gone: %v", err)
+	}
+	other := itemReport("y", "ann")
+	other.Kind = "test.other"
+	if err := a.svc.Report(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.TakeDown(ctx, boss, openReports(t, a.svc)[0].RowKey, ""); !errors.Is(err, ErrNoSource) || len(openReports(t, a.svc)) != 1 {
+		t.Errorf("taking down a kind nobody takes down: %v", err)
+	}
+	if err := a.svc.Report(ctx, moderation.Report{Target: other.Target, By: "author", Author: "author", Reason: moderation.Spam}); !errors.Is(err, moderation.ErrOwn) {
+		t.Errorf("reporting one's own: %v", err)
+	}
+}

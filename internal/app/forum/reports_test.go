@@ -1,0 +1,181 @@
+package forum_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/harmony/harmony/internal/app/account/accounttest"
+	"github.com/harmony/harmony/internal/app/admin"
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+// newReportsApp is the forum with the admin section, whose moderation
+// queue the platform hands the forum.
+func newReportsApp(t *testing.T) *app {
+	a := &app{}
+	var in *inbox.Service
+	modules := withInbox(&in, []platform.Factory{
+		func(c *platform.Core) (web.Module, error) {
+			return admin.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now), nil
+		},
+		a.forum(&in),
+	})
+	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules})
+	return a
+}
+
+// A member reports a post: the post's menu offers it to others but its
+// author; the page quotes the post and asks why; refusals (no reason,
+// "other" without a note, a bad note, a second report, one's own post)
+// keep what was typed and write nothing. The admins' queue shows the
+// post once with every report's reason and note, and the overview counts
+// it; taking it down hides the post and closes the report, which the
+// log records; a dismissed report changes nothing.
+func TestReportingAPost(t *testing.T) {
+	t.Parallel()
+	a := newReportsApp(t)
+	boss, ann, bob := a.talkSection(t, "")
+	cat := a.Client()
+	a.SignIn(cat, "cat@example.com")
+	topic := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Cheap watches"}, "body": {"Buy cheap watches at example.com!"}}).Header.Get("Location")
+	first := topic + "/posts/1"
+	reportLink := func(c *webtest.Client) int {
+		return c.Get(topic).Doc(t).Find(testID("post-report")).Length()
+	}
+	if reportLink(ann) != 0 || reportLink(bob) != 1 || reportLink(a.Client()) != 0 {
+		t.Fatalf("report links: author %d, member %d, visitor %d", reportLink(ann), reportLink(bob), reportLink(a.Client()))
+	}
+	page := bob.Get(first + "/report")
+	if page.StatusCode != http.StatusOK || !strings.Contains(page.Doc(t).Find(testID("report-excerpt")).Text(), "Buy cheap watches") {
+		t.Fatalf("the report page: %d", page.StatusCode)
+	}
+	if res := ann.Get(first + "/report"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("the author's own report page: %d", res.StatusCode)
+	}
+	if res := a.Client().Get(first + "/report"); res.StatusCode < 300 || res.StatusCode == http.StatusOK {
+		t.Errorf("a visitor's report page: %d", res.StatusCode)
+	}
+
+	report := func(c *webtest.Client, path string, form url.Values) *webtest.Response {
+		return c.PostForm(path, c.WithCSRF(first+"/report", form))
+	}
+	refused := []struct {
+		name   string
+		c      *webtest.Client
+		form   url.Values
+		status int
+		field  string
+	}{
+		{"no reason", bob, url.Values{"note": {"look"}}, http.StatusUnprocessableEntity, "reason"},
+		{"a reason not offered", bob, url.Values{"reason": {"boring"}}, http.StatusUnprocessableEntity, "reason"},
+		{"other without a note", bob, url.Values{"reason": {"other"}, "note": {"  "}}, http.StatusUnprocessableEntity, "report-note"},
+		{"a note too long", bob, url.Values{"reason": {"spam"}, "note": {strings.Repeat("x", 501)}}, http.StatusUnprocessableEntity, "report-note"},
+		{"a note with a control character", bob, url.Values{"reason": {"spam"}, "note": {"a\x00b"}}, http.StatusUnprocessableEntity, "report-note"},
+	}
+	for _, tc := range refused {
+		res := report(tc.c, first+"/report", tc.form)
+		doc := res.Doc(t)
+		if res.StatusCode != tc.status || res.Writes(t) != 0 {
+			t.Errorf("%s: %d (%d writes)", tc.name, res.StatusCode, res.Writes(t))
+		}
+		if tc.field == "reason" && doc.Find("#report-reason-error").Length() != 1 || tc.field != "reason" && doc.Find(`[data-field="`+tc.field+`"]`).Length() != 1 {
+			t.Errorf("%s: no error by %s", tc.name, tc.field)
+		}
+		if note := tc.form.Get("note"); note == "look" && doc.Find("#report-note").Text() != "look" {
+			t.Errorf("%s: the note typed is lost", tc.name)
+		}
+	}
+	if res := report(ann, first+"/report", url.Values{"reason": {"spam"}}); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+		t.Errorf("the author reports her post: %d (%d writes)", res.StatusCode, res.Writes(t))
+	}
+
+	res := report(bob, first+"/report", url.Values{"reason": {"spam"}, "note": {"An advert."}})
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), topic) {
+		t.Fatalf("bob reports: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if res := report(bob, first+"/report", url.Values{"reason": {"harassment"}}); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
+		t.Errorf("bob reports again: %d (%d writes)", res.StatusCode, res.Writes(t))
+	}
+	report(cat, first+"/report", url.Values{"reason": {"spam"}})
+
+	// The queue: one item, two reports, both reasons counted, the notes.
+	queue := boss.Get("/admin/reports")
+	if queue.StatusCode != http.StatusOK {
+		t.Fatalf("the queue: %d", queue.StatusCode)
+	}
+	rows := queue.Doc(t).Find(testID("report-row"))
+	if rows.Length() != 1 {
+		t.Fatalf("the queue has %d items", rows.Length())
+	}
+	if got := rows.Find(testID("report-count")).Text(); got != "2 reports" {
+		t.Errorf("count: %q", got)
+	}
+	if got := rows.Find(testID("report-reason")).Text(); !strings.Contains(got, "Spam ×2") {
+		t.Errorf("reasons: %q", got)
+	}
+	if got := rows.Find(testID("report-note")).Text(); !strings.Contains(got, "An advert.") || !strings.Contains(got, "bob") {
+		t.Errorf("notes: %q", got)
+	}
+	if got := boss.Get("/admin").Doc(t).Find(testID("admin-tool-reports") + " " + testID("admin-tool-open")).Text(); got != "1 open" {
+		t.Errorf("the overview's count: %q", got)
+	}
+	if res := bob.Get("/admin/reports"); res.StatusCode != http.StatusForbidden {
+		t.Errorf("a member opens the queue: %d", res.StatusCode)
+	}
+	id, _ := rows.Attr("data-report")
+	resolve := func(c *webtest.Client, path string, form url.Values) *webtest.Response {
+		return c.PostForm(path, c.WithCSRF("/admin/reports", form))
+	}
+	if res := resolve(boss, "/admin/reports/"+id+"/take-down", url.Values{"note": {strings.Repeat("y", 501)}}); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 {
+		t.Errorf("a take-down with a note too long: %d (%d writes)", res.StatusCode, res.Writes(t))
+	}
+	if res := resolve(boss, "/admin/reports/not-a-report/dismiss", nil); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+		t.Errorf("a made-up report: %d (%d writes)", res.StatusCode, res.Writes(t))
+	}
+	if res := resolve(bob, "/admin/reports/"+id+"/take-down", nil); res.StatusCode != http.StatusForbidden || res.Writes(t) != 0 {
+		t.Errorf("a member takes down: %d (%d writes)", res.StatusCode, res.Writes(t))
+	}
+	if res := resolve(boss, "/admin/reports/"+id+"/take-down", url.Values{"note": {"Advertising"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("take down: %d", res.StatusCode)
+	}
+	if doc := bob.Get(topic).Doc(t); doc.Find("#p1 "+testID("post-hidden")).Length() != 1 || strings.Contains(doc.Find("#p1").Text(), "cheap watches at") {
+		t.Error("the post taken down still shows to members")
+	}
+	if boss.Get("/admin/reports").Doc(t).Find(testID("report-row")).Length() != 0 {
+		t.Error("the report is still open")
+	}
+	if res := resolve(boss, "/admin/reports/"+id+"/dismiss", nil); res.StatusCode != http.StatusNotFound {
+		t.Errorf("closing it again: %d", res.StatusCode)
+	}
+	log := boss.Get("/admin").Doc(t).Find(testID("admin-log-row") + `[data-action="report.taken_down"]`)
+	if log.Length() != 1 || !strings.Contains(log.Text(), "Advertising") {
+		t.Errorf("the log: %q", log.Text())
+	}
+
+	// A dismissed report leaves the post as it was; the target can be
+	// reported again later, as a new report.
+	reply := post(ann, topic+"/replies", url.Values{"body": {"Honest question about watches."}})
+	if reply.StatusCode != http.StatusSeeOther {
+		t.Fatalf("reply: %d", reply.StatusCode)
+	}
+	second := topic + "/posts/2"
+	report(bob, second+"/report", url.Values{"reason": {"other"}, "note": {"Off topic?"}})
+	id2, _ := boss.Get("/admin/reports").Doc(t).Find(testID("report-row")).Attr("data-report")
+	if res := resolve(boss, "/admin/reports/"+id2+"/dismiss", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("dismiss: %d", res.StatusCode)
+	}
+	if !strings.Contains(bob.Get(topic).Doc(t).Find("#p2").Text(), "Honest question") {
+		t.Error("a dismissed report hid the post")
+	}
+	if res := report(bob, second+"/report", url.Values{"reason": {"spam"}}); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("reporting again after a dismissal: %d", res.StatusCode)
+	}
+	if n := boss.Get("/admin/reports").Doc(t).Find(testID("report-row")).Length(); n != 1 {
+		t.Errorf("after the new report the queue has %d items", n)
+	}
+}
