@@ -18,6 +18,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/harmony/harmony/internal/app/account/accounttest"
+	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/app/chat"
 	"github.com/harmony/harmony/internal/app/events"
 	"github.com/harmony/harmony/internal/app/groups"
@@ -64,6 +65,10 @@ func newAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend, env ...s
 				var err error
 				in, err = inbox.FromCore(c)
 				return in, err
+			},
+			// The admin section: its moderation queue takes reports.
+			func(c *platform.Core) (web.Module, error) {
+				return admin.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now), nil
 			},
 			func(c *platform.Core) (web.Module, error) {
 				g = groups.New(c.Store, c.Accounts, c.Cursors, c.Config.BaseURL.String(), c.Log, c.Now)

@@ -399,6 +399,9 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 		if mine || viewer != nil && viewer.Admin {
 			v.DeleteURL = base + "/delete"
 		}
+		if s.mayReport(viewer, m) {
+			v.ReportURL = base + "/report"
+		}
 		if viewer != nil {
 			v.ReactURL = base + "/react"
 			v.Reactions = reactionsOf(ctx, m, viewer.MemberKey)

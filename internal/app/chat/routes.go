@@ -41,6 +41,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/react", s.react, acc, reader, message)
+	e.GET("/chat/:id/messages/:seq/report", s.reportForm, acc, reader, message)
+	e.POST("/chat/:id/messages/:seq/report", s.report, acc, reader, message)
 
 	// The admins' rooms (rooms_admin.go).
 	e.GET(adminRoomsURL, s.adminRooms, auth.RequireAdmin)

@@ -17,6 +17,7 @@ import (
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
@@ -38,6 +39,7 @@ type Service struct {
 	sessions   Sessions
 	presence   *storage.Table
 	notifier   Notifier
+	reports    moderation.Queue
 	blocks     *storage.Table
 	images     pictures.Store
 	// markers are the read markers this instance last wrote (markRead);
