@@ -5,10 +5,11 @@
 // pins and locks, and the member then sees the pin and no reply form.
 // The first member marks the reply as the answer; the second mutes the
 // topic from its bell menu; the admin edits the section from its row on
-// the admin page. axe runs on the forum home, the section, the topic
-// (solved, and with its menu open), the new topic form, the reply page
-// and the sections' admin page, light and dark; the topic is checked at
-// 390 px.
+// the admin page. The second reports the opening post, and the admin
+// takes it down from the moderation queue. axe runs on the forum home,
+// the section, the topic (solved, and with its menu open), the new topic
+// form, the reply page, the sections' admin page, the report page and the
+// queue, light and dark; the topic is checked at 390 px.
 import { test, expect } from '@playwright/test';
 import { uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
@@ -39,7 +40,7 @@ test('a section, a topic, a quoted reply with a mention, "1 new" and the first u
   await a.getByTestId('new-topic').click();
   await expect(a.locator('#topic-section')).toHaveValue(slug);
   await a.locator('#topic-title').fill(title);
-  await a.locator('#topic-body').fill('Who is **coming** on Friday?');
+  await a.locator('#topic-body').fill(`Who is **coming** on Friday? (${stamp})`);
   await a.getByTestId('preview').click();
   await expect(a.getByTestId('preview-box').locator('strong')).toHaveText('coming');
   problems.push(...(await axeProblems(a, 'new topic form')));
@@ -125,6 +126,31 @@ test('a section, a topic, a quoted reply with a mention, "1 new" and the first u
   await expect(admin.getByTestId('flash')).toBeVisible();
   await expect(admin.locator(`[data-testid="admin-section"][data-section="${slug}"] summary`)).toContainText('Plans for Fridays.');
   problems.push(...(await axeProblems(admin, 'forum sections admin')));
+
+  // B reports A's opening post from its menu; the admin finds it in the
+  // moderation queue and takes it down: B sees it hidden.
+  await b.goto(topicPath);
+  const opening = b.locator('[data-testid="post"][data-num="1"]');
+  await opening.getByTestId('post-more').locator('summary').click();
+  await opening.getByTestId('post-report').click();
+  await expect(b.getByTestId('report-excerpt')).toContainText(stamp);
+  problems.push(...(await axeProblems(b, 'report a post')));
+  await b.getByLabel('Spam').check();
+  await b.getByLabel('Note for the moderators (optional)').fill('An advert for Friday.');
+  await b.getByTestId('report-submit').click();
+  await expect(b.getByTestId('flash')).toContainText('The moderators will look at it');
+  await admin.goto('/admin');
+  await expect(admin.getByTestId('admin-tool-reports').getByTestId('admin-tool-open')).toBeVisible();
+  await admin.getByTestId('admin-tool-reports').getByRole('link').click();
+  const item = admin.getByTestId('report-row').filter({ hasText: stamp });
+  await expect(item.getByTestId('report-note')).toContainText('An advert for Friday.');
+  problems.push(...(await axeProblems(admin, 'moderation queue')));
+  await item.getByTestId('report-resolve-note').fill('Advertising');
+  await item.getByTestId('report-take-down').click();
+  await expect(admin.getByTestId('flash')).toBeVisible();
+  await expect(admin.getByTestId('report-row').filter({ hasText: stamp })).toHaveCount(0);
+  await b.goto(topicPath);
+  await expect(b.locator('[data-testid="post"][data-num="1"]').getByTestId('post-hidden')).toBeVisible();
 
   // The topic fits a phone.
   await b.setViewportSize({ width: 390, height: 800 });
