@@ -24,7 +24,8 @@ var badTexts = []struct{ name, value string }{
 }
 
 // TestEveryFormRefusesBadText crawls the app as an admin with a group, an
-// appointment and a prompt, finds every POST form with a text field, and
+// appointment, a prompt, someone else's forum topic and a report in the
+// moderation queue, finds every POST form with a text field, and
 // submits each bad text in all its text fields: every form must answer
 // with a 4xx, not a 5xx and not success, write nothing, and say why in
 // words (no message key, no unfilled placeholder).
@@ -34,6 +35,7 @@ func TestEveryFormRefusesBadText(t *testing.T) {
 	c := webtest.NewClient(t, a.Handler())
 	signIn(t, c, "boss@example.org")
 	seedForms(t, c)
+	seedReports(t, c, webtest.NewClient(t, a.Handler()))
 
 	joinURL := seedJoinLink(t, c)
 	forms := crawlForms(t, c, "/")
@@ -91,6 +93,29 @@ func seedForms(t *testing.T, c *webtest.Client) {
 	}))
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("create prompt: %d", res.StatusCode)
+	}
+}
+
+// seedReports has member write a forum topic (whose report form the
+// admin c then finds) and report c's chat message (so the admins' queue
+// holds a report and its form).
+func seedReports(t *testing.T, c, member *webtest.Client) {
+	t.Helper()
+	signIn(t, member, "member@example.org")
+	if res := c.PostForm("/admin/forum", c.WithCSRF("/admin/forum", url.Values{"slug": {"talk"}, "name": {"Talk"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add a section: %d", res.StatusCode)
+	}
+	if res := member.PostForm("/forum/topics", member.WithCSRF("/forum/compose", url.Values{"section": {"talk"}, "title": {"A topic to report"}, "body": {"Words."}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("open a topic: %d", res.StatusCode)
+	}
+	res := c.PostForm("/chat/room-general/messages", c.WithCSRF("/chat/room-general", url.Values{"body": {"A message to report"}}))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("send a message: %d", res.StatusCode)
+	}
+	at, _ := url.Parse(res.Header.Get("Location"))
+	path := "/chat/room-general/messages/" + strings.TrimPrefix(at.Fragment, "m-") + "/report"
+	if res := member.PostForm(path, member.WithCSRF(path, url.Values{"reason": {"spam"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("report the message: %d", res.StatusCode)
 	}
 }
 

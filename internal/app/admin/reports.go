@@ -298,13 +298,22 @@ func (s *Service) OpenReportCount(ctx context.Context, limit int) (int, error) {
 	return len(rows), err
 }
 
-// TakeDown has the target's module take down what report rk names, then
-// closes it; note is the admin's reason, logged with it.
-func (s *Service) TakeDown(ctx context.Context, by Actor, rk, note string) error {
+// resolveNote cleans the admin's reason for closing a report.
+func resolveNote(note string) (string, error) {
 	errs := formrule.FieldErrors{}
 	note = errs.Check("note", resolveNoteRule, note, "admin.reports.error.note")
 	if len(errs) > 0 {
-		return errs
+		return note, errs
+	}
+	return note, nil
+}
+
+// TakeDown has the target's module take down what report rk names, then
+// closes it; note is the admin's reason, logged with it.
+func (s *Service) TakeDown(ctx context.Context, by Actor, rk, note string) error {
+	note, err := resolveNote(note)
+	if err != nil {
+		return err
 	}
 	r, err := s.openReport(ctx, rk)
 	if err != nil {
@@ -322,13 +331,18 @@ func (s *Service) TakeDown(ctx context.Context, by Actor, rk, note string) error
 	return s.closeReport(ctx, by, r, ResolutionTakenDown, note)
 }
 
-// Dismiss closes report rk with nothing taken down.
-func (s *Service) Dismiss(ctx context.Context, by Actor, rk string) error {
+// Dismiss closes report rk with nothing taken down; note is the admin's
+// reason, logged with it.
+func (s *Service) Dismiss(ctx context.Context, by Actor, rk, note string) error {
+	note, err := resolveNote(note)
+	if err != nil {
+		return err
+	}
 	r, err := s.openReport(ctx, rk)
 	if err != nil {
 		return err
 	}
-	return s.closeReport(ctx, by, r, ResolutionDismissed, "")
+	return s.closeReport(ctx, by, r, ResolutionDismissed, note)
 }
 
 // openReport reads open report rk: ErrNoReport for a key no report has.

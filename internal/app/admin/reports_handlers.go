@@ -84,7 +84,7 @@ func (h *handlers) resolve(takeDown bool) echo.HandlerFunc {
 		if takeDown {
 			err, flash = h.svc.TakeDown(ctx, by, rk, note), "admin.reports.flash.taken_down"
 		} else {
-			err = h.svc.Dismiss(ctx, by, rk)
+			err = h.svc.Dismiss(ctx, by, rk, note)
 		}
 		return web.AnswerForm(c, err, flash, reportsURL, func(status int, errs formrule.FieldErrors) error {
 			r, err := h.svc.openReport(ctx, rk)
