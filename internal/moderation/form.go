@@ -11,26 +11,40 @@ import (
 	"github.com/harmony/harmony/views/components"
 )
 
-// The report page is every module's: the module says what is reported
-// (the Report without its reason) and how the page reads (the props'
-// heading, back link and quote); ShowForm and File do the rest.
-
-// ShowForm is GET of a report page.
-func ShowForm(c echo.Context, section string, p components.ReportProps) error {
-	return render(c, http.StatusOK, section, p)
+// Page is a module's report page, every module's: Of says what the
+// request reports (the Report without its reason) and how the page reads
+// (the props' heading, back link and quote), or refuses; Show and File
+// do the rest. Section marks the navigation.
+type Page struct {
+	Section string
+	Queue   Queue
+	Of      func(c echo.Context) (Report, components.ReportProps, error)
 }
 
-// File is POST of a report page: r, with the reason and note the member
-// chose, goes to q. A refusal shows the form again with what was typed:
-// 422 for a missing reason or a bad note, 409 for a target reported
-// already or one's own, 429 past the day's reports. Filed, the member
-// goes back with a word of thanks.
-func File(c echo.Context, q Queue, section string, r Report, p components.ReportProps) error {
+// Show is GET of the report page.
+func (p Page) Show(c echo.Context) error {
+	_, props, err := p.Of(c)
+	if err != nil {
+		return err
+	}
+	return p.render(c, http.StatusOK, props)
+}
+
+// File is POST of the report page: the report, with the reason and note
+// the member chose, goes to the queue. A refusal shows the form again
+// with what was typed: 422 for a missing reason or a bad note, 409 for a
+// target reported already or one's own, 429 past the day's reports.
+// Filed, the member goes back with a word of thanks.
+func (p Page) File(c echo.Context) error {
+	r, props, err := p.Of(c)
+	if err != nil {
+		return err
+	}
 	r.Reason, r.Note = c.FormValue("reason"), c.FormValue("note")
-	err := q.Report(c.Request().Context(), r)
-	return web.AnswerForm(c, err, "moderation.flash.reported", p.Back, func(status int, errs formrule.FieldErrors) error {
-		p.Reason, p.Note, p.Errors = r.Reason, r.Note, errs
-		return render(c, status, section, p)
+	err = p.Queue.Report(c.Request().Context(), r)
+	return web.AnswerForm(c, err, "moderation.flash.reported", props.Back, func(status int, errs formrule.FieldErrors) error {
+		props.Reason, props.Note, props.Errors = r.Reason, r.Note, errs
+		return p.render(c, status, props)
 	}, refusals...)
 }
 
@@ -40,7 +54,7 @@ var refusals = []web.Refusal{
 	{Err: ErrTooMany, Field: "reason"},
 }
 
-func render(c echo.Context, status int, section string, p components.ReportProps) error {
-	p.Reasons = Reasons
-	return web.Render(c, status, web.Page{Title: i18n.T(c.Request().Context(), "moderation.title"), Section: section, Content: components.ReportPage(p)})
+func (p Page) render(c echo.Context, status int, props components.ReportProps) error {
+	props.Reasons = Reasons
+	return web.Render(c, status, web.Page{Title: i18n.T(c.Request().Context(), "moderation.title"), Section: p.Section, Content: components.ReportPage(props)})
 }

@@ -50,6 +50,8 @@ const (
 	// reportsPageSize is how many reports the queue shows a page.
 	reportsPageSize = 25
 	reportsQuery    = "admin-reports"
+	// reportsURL is the queue's page.
+	reportsURL = "/admin/reports"
 )
 
 // Resolutions of a closed report.
@@ -298,51 +300,42 @@ func (s *Service) OpenReportCount(ctx context.Context, limit int) (int, error) {
 	return len(rows), err
 }
 
-// resolveNote cleans the admin's reason for closing a report.
-func resolveNote(note string) (string, error) {
-	errs := formrule.FieldErrors{}
-	note = errs.Check("note", resolveNoteRule, note, "admin.reports.error.note")
-	if len(errs) > 0 {
-		return note, errs
-	}
-	return note, nil
-}
-
 // TakeDown has the target's module take down what report rk names, then
 // closes it; note is the admin's reason, logged with it.
 func (s *Service) TakeDown(ctx context.Context, by Actor, rk, note string) error {
-	note, err := resolveNote(note)
-	if err != nil {
-		return err
-	}
-	r, err := s.openReport(ctx, rk)
-	if err != nil {
-		return err
-	}
-	src, ok := s.sources[r.Kind]
-	if !ok {
-		return ErrNoSource
-	}
-	// What is gone already needs no taking down: the report closes.
-	err = src.TakeDown(ctx, moderation.Target{Kind: r.Kind, Key: r.Key}, moderation.Moderator{MemberKey: by.MemberKey, Name: by.Name}, note)
-	if err != nil && !errors.Is(err, storage.ErrNotFound) {
-		return err
-	}
-	return s.closeReport(ctx, by, r, ResolutionTakenDown, note)
+	return s.resolve(ctx, by, rk, note, ResolutionTakenDown)
 }
 
 // Dismiss closes report rk with nothing taken down; note is the admin's
 // reason, logged with it.
 func (s *Service) Dismiss(ctx context.Context, by Actor, rk, note string) error {
-	note, err := resolveNote(note)
-	if err != nil {
-		return err
+	return s.resolve(ctx, by, rk, note, ResolutionDismissed)
+}
+
+// resolve closes open report rk with resolution, taking its target down
+// first for ResolutionTakenDown.
+func (s *Service) resolve(ctx context.Context, by Actor, rk, note, resolution string) error {
+	errs := formrule.FieldErrors{}
+	note = errs.Check("note", resolveNoteRule, note, "admin.reports.error.note")
+	if len(errs) > 0 {
+		return errs
 	}
 	r, err := s.openReport(ctx, rk)
 	if err != nil {
 		return err
 	}
-	return s.closeReport(ctx, by, r, ResolutionDismissed, note)
+	if resolution == ResolutionTakenDown {
+		src, ok := s.sources[r.Kind]
+		if !ok {
+			return ErrNoSource
+		}
+		// What is gone already needs no taking down: the report closes.
+		err = src.TakeDown(ctx, moderation.Target{Kind: r.Kind, Key: r.Key}, moderation.Moderator{MemberKey: by.MemberKey, Name: by.Name}, note)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+	}
+	return s.closeReport(ctx, by, r, resolution, note)
 }
 
 // openReport reads open report rk: ErrNoReport for a key no report has.

@@ -14,9 +14,6 @@ import (
 	views "github.com/harmony/harmony/views/admin"
 )
 
-// reportsURL is the moderation queue's page.
-const reportsURL = "/admin/reports"
-
 // reports is GET /admin/reports[?cursor=…]: the open reports, newest
 // first; htmx's "load more" gets the next chunk.
 func (h *handlers) reports(c echo.Context) error {

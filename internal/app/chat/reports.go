@@ -23,7 +23,8 @@ import (
 const messageKind = "chat.message"
 
 // UseReports lets members report messages to q (platform.Reported).
-// Without it the chat offers no report.
+// Without it the chat offers no report. Call it while wiring, before
+// Routes.
 func (s *Service) UseReports(q moderation.Queue) { s.reports = q }
 
 // ReportKinds are what the chat takes down (moderation.Source).
@@ -50,24 +51,6 @@ func (s *Service) TakeDown(ctx context.Context, t moderation.Target, by moderati
 func (s *Service) mayReport(id *auth.Identity, m MessageRow) bool {
 	return s.reports != nil && id != nil && id.HasAccount() && m.Sender != "" && m.Sender != id.MemberKey &&
 		m.DeletedAt == nil && (m.Type == TypeText || m.Type == TypeImage)
-}
-
-// reportForm is GET /chat/:id/messages/:seq/report.
-func (s *Service) reportForm(c echo.Context) error {
-	_, p, err := s.messageReport(c)
-	if err != nil {
-		return err
-	}
-	return moderation.ShowForm(c, "chat", p)
-}
-
-// report is POST /chat/:id/messages/:seq/report (reason, note).
-func (s *Service) report(c echo.Context) error {
-	r, p, err := s.messageReport(c)
-	if err != nil {
-		return err
-	}
-	return moderation.File(c, s.reports, "chat", r, p)
 }
 
 // messageReport is the report of the request's message, and its page.

@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/moderation"
 )
 
 // Routes registers the chat pages; everything needs an account, and a
@@ -41,8 +42,9 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/react", s.react, acc, reader, message)
-	e.GET("/chat/:id/messages/:seq/report", s.reportForm, acc, reader, message)
-	e.POST("/chat/:id/messages/:seq/report", s.report, acc, reader, message)
+	report := moderation.Page{Section: "chat", Queue: s.reports, Of: s.messageReport}
+	e.GET("/chat/:id/messages/:seq/report", report.Show, acc, reader, message)
+	e.POST("/chat/:id/messages/:seq/report", report.File, acc, reader, message)
 
 	// The admins' rooms (rooms_admin.go).
 	e.GET(adminRoomsURL, s.adminRooms, auth.RequireAdmin)

@@ -24,7 +24,7 @@ const postKind = "forum.post"
 const excerptLength = 500
 
 // UseReports lets members report posts to q (platform.Reported). Without
-// it the forum offers no report.
+// it the forum offers no report. Call it while wiring, before Routes.
 func (s *Service) UseReports(q moderation.Queue) { s.reports = q }
 
 // ReportKinds are what the forum takes down (moderation.Source).
@@ -44,24 +44,6 @@ func (s *Service) TakeDown(ctx context.Context, t moderation.Target, by moderati
 // post still shown.
 func (s *Service) mayReport(me Person, p PostRow) bool {
 	return s.reports != nil && me.MemberKey != "" && p.AuthorKey != me.MemberKey && p.DeletedAt == nil && !p.Hidden
-}
-
-// reportForm is GET /forum/t/:id/posts/:num/report.
-func (s *Service) reportForm(c echo.Context) error {
-	_, p, err := s.postReport(c)
-	if err != nil {
-		return err
-	}
-	return moderation.ShowForm(c, "forum", p)
-}
-
-// report is POST /forum/t/:id/posts/:num/report (reason, note).
-func (s *Service) report(c echo.Context) error {
-	r, p, err := s.postReport(c)
-	if err != nil {
-		return err
-	}
-	return moderation.File(c, s.reports, "forum", r, p)
 }
 
 // postReport is the report of the request's post, and its page.

@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/web"
 )
 
@@ -43,8 +44,9 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/forum/t/:id/posts/:num/bookmark", s.toggle("bookmark", s.Bookmark), acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/remind", s.remind, acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/solve", s.toggle("solved", s.Solve), acc, topic, post)
-	e.GET("/forum/t/:id/posts/:num/report", s.reportForm, acc, topic, post)
-	e.POST("/forum/t/:id/posts/:num/report", s.report, acc, topic, post)
+	report := moderation.Page{Section: "forum", Queue: s.reports, Of: s.postReport}
+	e.GET("/forum/t/:id/posts/:num/report", report.Show, acc, topic, post)
+	e.POST("/forum/t/:id/posts/:num/report", report.File, acc, topic, post)
 
 	// Staff: a section's moderators and admins, checked by the service
 	// (moderation.go).
