@@ -49,6 +49,9 @@ func (m *built) admin(c *platform.Core) (web.Module, error) {
 func (m *built) inbox(c *platform.Core) (web.Module, error) {
 	var err error
 	m.inbox_, err = inbox.FromCore(c)
+	if err == nil {
+		m.admin_.UseNotifier(m.inbox_, c.Config.AdminEmails)
+	}
 	return m.inbox_, err
 }
 

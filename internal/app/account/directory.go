@@ -34,24 +34,30 @@ func (directoryBuckets) Valid(bucket string) bool {
 	return ok && len(digit) == 1 && strings.Contains(hexDigits, digit)
 }
 
-// CountAdmins counts the enabled accounts that hold the admin role, from
-// the Users directory: a filtered query of each of its 16 partitions.
-// Those ADMIN_EMAILS names are admins whatever their role, and are not
-// counted unless they hold it.
+// CountAdmins counts the enabled accounts that hold the admin role (see
+// Admins).
 func (s *Service) CountAdmins(ctx context.Context) (int, error) {
-	n := 0
+	rows, err := s.Admins(ctx)
+	return len(rows), err
+}
+
+// Admins are the enabled accounts that hold the admin role, from the
+// Users directory: a filtered query of each of its 16 partitions. Those
+// ADMIN_EMAILS names are admins whatever their role, and are not among
+// them unless they hold it.
+func (s *Service) Admins(ctx context.Context) ([]DirectoryRow, error) {
+	var out []DirectoryRow
 	for i := range len(hexDigits) {
 		rows, err := storage.All[DirectoryRow](ctx, s.directory, storage.Query{
 			PartitionKey: directoryPrefix + hexDigits[i:i+1],
 			Filters:      []storage.Filter{{Name: "role", Op: storage.Eq, Value: RoleAdmin}, {Name: "enabled", Op: storage.Eq, Value: true}},
-			Select:       []string{"RowKey"},
 		})
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		n += len(rows)
+		out = append(out, rows...)
 	}
-	return n, nil
+	return out, nil
 }
 
 // ListUsers reads one page of the directory, from cursor on (nil: the

@@ -11,9 +11,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/moderation"
+	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
 )
@@ -201,7 +203,7 @@ func (s *Service) Report(ctx context.Context, r moderation.Report) error {
 	if err != nil {
 		return err
 	}
-	_, err = storage.Modify(ctx, s.reports, openPartition, rk, func(row *ReportRow, exists bool) error {
+	row, err := storage.Modify(ctx, s.reports, openPartition, rk, func(row *ReportRow, exists bool) error {
 		if !exists {
 			row.Kind, row.Key, row.Link, row.Excerpt = r.Kind, r.Key, r.Link, r.Excerpt
 			row.Author, row.AuthorName, row.FirstAt = r.Author, r.AuthorName, now
@@ -226,7 +228,55 @@ func (s *Service) Report(ctx context.Context, r moderation.Report) error {
 		row.LastAt = now
 		return nil
 	})
+	if err == nil && row.Count == 1 {
+		s.tellAdmins(context.WithoutCancel(ctx), r, row)
+	}
 	return err
+}
+
+// UseNotifier tells the admins of each newly reported target through n:
+// those who hold the role, and those configured (ADMIN_EMAILS), by
+// address. Call it while wiring.
+func (s *Service) UseNotifier(n inbox.Poster, configured []string) {
+	s.notifier, s.configured = n, configured
+}
+
+// tellAdmins tells the admins, but the reporter, that r opened a report
+// (row): once a target, as Discourse's review queue does. The notice
+// names what was reported and its author, not who reported it.
+func (s *Service) tellAdmins(ctx context.Context, r moderation.Report, row ReportRow) {
+	if s.notifier == nil {
+		return
+	}
+	admins, err := s.accounts.Admins(ctx)
+	if err != nil {
+		s.logger.WarnContext(ctx, "admin: admins not read for a report", "report", row.RowKey, "err", err)
+		return
+	}
+	var to []inbox.Recipient
+	seen := map[string]bool{}
+	for _, a := range admins {
+		seen[a.Email] = true
+		if a.RowKey != r.By {
+			to = append(to, inbox.Recipient{MemberKey: a.RowKey})
+		}
+	}
+	for _, email := range s.configured {
+		if !seen[email] {
+			to = append(to, inbox.Recipient{Email: email})
+		}
+	}
+	err = s.notifier.Post(ctx, inbox.Notice{
+		To:   to,
+		Kind: "admin.notify.report",
+		Args: map[string]string{"author": r.AuthorName, "preview": richtext.Plain(r.Excerpt, 140)},
+		When: row.FirstAt,
+		Link: reportsURL,
+		Key:  "admin.report|" + row.RowKey,
+	})
+	if err != nil {
+		s.logger.WarnContext(ctx, "admin: admins not told of a report", "report", row.RowKey, "err", err)
+	}
 }
 
 // openReportOf reads the open report of the target id (ErrNotFound for

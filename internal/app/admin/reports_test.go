@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -134,5 +136,58 @@ func TestTakingDownWhatIsGoneOrCannotBe(t *testing.T) {
 	}
 	if err := a.svc.Report(ctx, moderation.Report{Target: other.Target, By: "author", Author: "author", Reason: moderation.Spam}); !errors.Is(err, moderation.ErrOwn) {
 		t.Errorf("reporting one's own: %v", err)
+	}
+}
+
+// posted keeps the notices posted.
+type posted struct{ notices []inbox.Notice }
+
+func (p *posted) Post(_ context.Context, n inbox.Notice) error {
+	p.notices = append(p.notices, n)
+	return nil
+}
+
+// A newly reported target tells the admins once: those who hold the role
+// (not the one who reported it) by account, and the configured ones not
+// among them by address. A second report of it tells no one.
+func TestANewReportTellsTheAdmins(t *testing.T) {
+	t.Parallel()
+	a := newAdminApp(t)
+	n := &posted{}
+	a.svc.UseNotifier(n, []string{bossEmail, "ops@example.com"})
+	ann, dan := a.Client(), a.Client()
+	annKey := a.SignIn(ann, "ann@example.com")
+	danKey := a.SignIn(dan, "dan@example.com")
+	boss := a.Client()
+	bossKey := a.SignIn(boss, bossEmail)
+	for _, key := range []string{annKey, danKey, bossKey} {
+		if _, err := a.Accounts.SetRole(ctx, key, account.RoleAdmin, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.svc.Report(ctx, itemReport("x", annKey)); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.Report(ctx, itemReport("x", danKey)); err != nil {
+		t.Fatal(err)
+	}
+	if len(n.notices) != 1 {
+		t.Fatalf("%d notices", len(n.notices))
+	}
+	got := map[inbox.Recipient]bool{}
+	for _, r := range n.notices[0].To {
+		got[r] = true
+	}
+	want := map[inbox.Recipient]bool{{MemberKey: danKey}: true, {MemberKey: bossKey}: true, {Email: "ops@example.com"}: true}
+	if len(got) != len(want) || len(n.notices[0].To) != len(want) {
+		t.Fatalf("told %v, want %v", n.notices[0].To, want)
+	}
+	for r := range want {
+		if !got[r] {
+			t.Errorf("%+v not told", r)
+		}
+	}
+	if n.notices[0].Args["author"] != "Author" || n.notices[0].Link != "/admin/reports" {
+		t.Errorf("the notice: %+v", n.notices[0])
 	}
 }

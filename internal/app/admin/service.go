@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/metrics"
@@ -32,6 +33,7 @@ type Accounts interface {
 	AdminByConfig(email string) bool
 	AdminsConfigured() bool
 	CountAdmins(ctx context.Context) (int, error)
+	Admins(ctx context.Context) ([]account.DirectoryRow, error)
 	RebuildDirectory(ctx context.Context) (account.RebuildReport, error)
 }
 
@@ -56,6 +58,10 @@ type Service struct {
 	reports     *storage.Table
 	reportQuota *storage.Table
 	sources     map[string]moderation.Source
+	// notifier tells the admins of a new report: those with the role and
+	// configured (ADMIN_EMAILS).
+	notifier   inbox.Poster
+	configured []string
 }
 
 // UseRebuilders takes the app's rebuilds (platform.RebuildRunner).

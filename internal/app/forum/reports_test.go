@@ -21,7 +21,9 @@ func newReportsApp(t *testing.T) *app {
 	var in *inbox.Service
 	modules := withInbox(&in, []platform.Factory{
 		func(c *platform.Core) (web.Module, error) {
-			return admin.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now), nil
+			svc := admin.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
+			svc.UseNotifier(in, c.Config.AdminEmails)
+			return svc, nil
 		},
 		a.forum(&in),
 	})
@@ -102,6 +104,12 @@ func TestReportingAPost(t *testing.T) {
 		t.Errorf("bob reports again: %d (%d writes)", res.StatusCode, res.Writes(t))
 	}
 	report(cat, first+"/report", url.Values{"reason": {"spam"}})
+	// The admin is told once, of what was reported and by whom it was
+	// written, not who reported it.
+	told := a.Inbox(boss).Filter(`:contains("Reported to the moderators")`)
+	if told.Length() != 1 || !strings.Contains(told.Text(), "Buy cheap watches") || strings.Contains(told.Text(), "bob") {
+		t.Errorf("the admin's notices: %q", told.Text())
+	}
 
 	// The queue: one item, two reports, both reasons counted, the notes.
 	queue := boss.Get("/admin/reports")
