@@ -125,7 +125,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 	anna := cast.Person("anna")
 	// Anna keeps #random for when she has time: muted.
 	if ch, err := s.chatRow(ctx, KindRoom, "room-random"); err == nil {
-		if err := s.Mute(ctx, anna.Key, ch, true); err != nil {
+		if err := s.Mute(ctx, anna.Key, ch, "always"); err != nil {
 			return err
 		}
 	}

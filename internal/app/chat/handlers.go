@@ -167,7 +167,7 @@ func (s *Service) chatItems(ctx context.Context, id *auth.Identity, rooms []Chat
 			return nil, err
 		}
 		it := views.ChatItem{Href: chatURL(chatID), Name: title, Preview: h.LastPreview, Sender: h.LastSender, Unread: unreadLabel(n), Mentions: int(mentioned),
-			Muted: rowOf[chatID].Muted}
+			Muted: rowOf[chatID].MutedAt(s.now())}
 		if n > 0 {
 			it.Href += "#first-unread"
 		}
@@ -283,7 +283,10 @@ func (s *Service) page(c echo.Context) error {
 	u := chatURL(ch.RowKey)
 	p := views.PageProps{
 		ID: ch.RowKey, Name: acc.Title, URL: u, Live: to == head.Seq, CanPost: acc.CanPost, Back: acc.Back, Kind: ch.Kind,
-		StreamURL: u + "/stream?after=" + strconv.FormatInt(to, 10), Muted: mine.Muted,
+		StreamURL: u + "/stream?after=" + strconv.FormatInt(to, 10), Muted: mine.MutedAt(s.now()), MuteSpans: MuteSpans,
+	}
+	if p.Muted && mine.MutedUntil != nil {
+		p.MutedUntil = i18n.DateTime(ctx, mine.MutedUntil.In(id.Location()))
 	}
 	for _, m := range msgs {
 		if control(m) {

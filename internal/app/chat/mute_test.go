@@ -44,8 +44,8 @@ func TestMuting(t *testing.T) {
 	if res := mute(dm, "true"); res.StatusCode != http.StatusSeeOther || res.Writes(t) != 0 {
 		t.Errorf("muting again: %d, %d writes", res.StatusCode, res.Writes(t))
 	}
-	if got := bob.Get(dm).Doc(t).Find(testID("chat-mute")).AttrOr("aria-pressed", ""); got != "true" {
-		t.Errorf("the chat's page: pressed=%q", got)
+	if got := bob.Get(dm).Doc(t).Find(testID("chat-mute")).AttrOr("data-level", ""); got != "muted" {
+		t.Errorf("the chat's page: level=%q", got)
 	}
 	// Reading the chat moves bob's marker: the mute stays.
 	a.Clock.Advance(time.Hour)
@@ -85,5 +85,46 @@ func TestMuting(t *testing.T) {
 	other := post(ann, "/chat/private", url.Values{"member": {catKey}}).Header.Get("Location")
 	if res := mute(other, "true"); res.StatusCode < 400 || res.Writes(t) != 0 {
 		t.Errorf("muting someone else's chat: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+}
+
+// A mute for a span ends by itself: muted for an hour, the chat's page
+// says until when (in the reader's zone), and its messages send no
+// notice; an hour on, they do again and the list no longer marks it. A
+// span the menu does not offer is refused and writes nothing.
+func TestAMuteForAnHourEnds(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
+	notices := func() int { return a.Inbox(bob).Length() }
+	for _, bad := range []string{"2h", "forever", "1h\x00"} {
+		if res := post(bob, dm+"/mute", url.Values{"mute": {bad}}); res.StatusCode != http.StatusBadRequest || res.Writes(t) != 0 {
+			t.Errorf("mute %q: %d, %d writes", bad, res.StatusCode, res.Writes(t))
+		}
+	}
+	if res := post(bob, dm+"/mute", url.Values{"mute": {"1h"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("mute for an hour: %d", res.StatusCode)
+	}
+	menu := bob.Get(dm).Doc(t).Find(testID("chat-mute"))
+	if menu.AttrOr("data-level", "") != "muted" || !strings.Contains(menu.Find("summary").Text(), "Muted until") || menu.Find(testID("mute-off")).Length() != 1 {
+		t.Errorf("the chat's mute menu: %q", menu.Text())
+	}
+	post(ann, dm+"/messages", url.Values{"body": {"are you there?"}})
+	if n := notices(); n != 0 {
+		t.Errorf("within the hour: %d notices", n)
+	}
+	a.Clock.Advance(61 * time.Minute)
+	post(ann, dm+"/messages", url.Values{"body": {"now?"}})
+	if n := notices(); n != 1 {
+		t.Errorf("after the hour: %d notices", n)
+	}
+	if muted := bob.Get("/chat").Doc(t).Find(testID("chat-item") + `[data-muted="true"]`).Length(); muted != 0 {
+		t.Errorf("the list still marks %d chats muted", muted)
+	}
+	if got := bob.Get(dm).Doc(t).Find(testID("chat-mute")).AttrOr("data-level", ""); got != "on" {
+		t.Errorf("after the hour the menu says %q", got)
 	}
 }

@@ -134,8 +134,15 @@ type UserChatRow struct {
 	// Member is a room's membership: "joined", "left", or "" (the fixed
 	// rooms count as joined; directory.go).
 	Member string `table:"member"`
-	// Muted: its messages send them no notice (mute.go).
-	Muted bool `table:"muted"`
+	// Muted: its messages send them no notice (mute.go), until
+	// MutedUntil (nil: until they unmute it).
+	Muted      bool       `table:"muted"`
+	MutedUntil *time.Time `table:"mutedUntil"`
+}
+
+// MutedAt says the chat is muted at now: muted, and its time not up.
+func (r UserChatRow) MutedAt(now time.Time) bool {
+	return r.Muted && (r.MutedUntil == nil || now.Before(*r.MutedUntil))
 }
 
 // FeedRow is one send in the activity feed (feed.go): PK a shard, RK
