@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -26,9 +27,11 @@ type Directory interface {
 	MemberByEmail(ctx context.Context, email string) (string, error)
 }
 
-// People says what an account may do now (the account module).
+// People says what an account may do now, and shows its profile (the
+// account module).
 type People interface {
 	Identity(ctx context.Context, memberKey string) (*auth.Identity, error)
+	Profile(ctx context.Context, memberKey string) (account.ProfileRow, error)
 }
 
 // UsePeople lets the form name co-organizers: d finds their accounts, p

@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/storage"
 	views "github.com/harmony/harmony/views/events"
@@ -15,13 +16,15 @@ import (
 // in, with how many more are going. The organizer chooses it on the form
 // (new events show it; events made before it existed do not, so nobody
 // who registered then is named without having been told). It costs the
-// page one query of the event's registrations, those going only.
+// page one query of the event's registrations, those going only, and a
+// point read of each person it shows (their photo).
 
 // shownGuests is how many people the list names; guestsRead bounds the
 // registrations the page reads to count the rest.
 const (
-	shownGuests = 12
-	guestsRead  = 500
+	shownGuests     = 12
+	guestsRead      = 500
+	guestPhotoReads = 8
 )
 
 // guests are e's first shownGuests people going, and how many more are
@@ -39,9 +42,30 @@ func (s *Service) guests(ctx context.Context, e EventRow) ([]views.Guest, int, e
 		return nil, 0, err
 	}
 	slices.SortStableFunc(rows, func(a, b AttendeeRow) int { return cmp.Compare(a.RegisteredAt.UnixNano(), b.RegisteredAt.UnixNano()) })
-	out := make([]views.Guest, 0, min(len(rows), shownGuests))
-	for _, r := range rows[:min(len(rows), shownGuests)] {
-		out = append(out, views.Guest{Name: r.Name, URL: auth.ProfileURL(r.MemberKey)})
+	shown := rows[:min(len(rows), shownGuests)]
+	out := make([]views.Guest, len(shown))
+	for i, r := range shown {
+		out[i] = views.Guest{Name: r.Name, URL: auth.ProfileURL(r.MemberKey)}
+	}
+	// Their photos (and names, as they are now) from their profiles, as
+	// a group's roster shows them: bounded parallel point reads. A
+	// profile that cannot be read leaves the name registered and initials.
+	if s.people != nil {
+		err = storage.Each(ctx, len(shown), guestPhotoReads, func(ctx context.Context, i int) error {
+			p, err := s.people.Profile(ctx, shown[i].MemberKey)
+			if err != nil {
+				s.log.WarnContext(ctx, "events: a guest's profile not read", "member", shown[i].MemberKey, "err", err)
+				return nil
+			}
+			if p.DisplayName != "" {
+				out[i].Name = p.DisplayName
+			}
+			out[i].PhotoURL = account.AvatarURL(shown[i].MemberKey, p.PhotoKey)
+			return nil
+		})
+		if err != nil {
+			return nil, 0, err
+		}
 	}
 	return out, len(rows) - len(out), nil
 }

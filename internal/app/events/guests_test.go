@@ -1,11 +1,14 @@
 package events_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/harmony/harmony/internal/media/mediatest"
 )
 
 // TestGuestList: an event that shows who is going names the first
@@ -46,8 +49,18 @@ func TestGuestList(t *testing.T) {
 	if box := org.Get(shown + "/edit").Doc(t).Find(testID("event-show-guests")); box.AttrOr("checked", "no") == "no" {
 		t.Error("the edit form lost the guest list's tick")
 	}
+	// p00 has a photo: the list shows it; the others show initials.
+	if _, err := a.Accounts.UploadPhoto(context.Background(), a.Who(cast[1]), mediatest.EncodedPNG(t, 64, 64)); err != nil {
+		t.Fatal(err)
+	}
 	doc := cast[1].Get(shown).Doc(t)
 	guests := doc.Find(testID("event-guest"))
+	if src := guests.First().Find("img").AttrOr("src", ""); !strings.HasPrefix(src, "/media/profile/") {
+		t.Errorf("the first guest's photo: %q", src)
+	}
+	if guests.Eq(1).Find("img").Length() != 0 {
+		t.Error("a guest without a photo shows one")
+	}
 	if guests.Length() != 12 || !strings.Contains(guests.First().Text(), "p00") || !strings.Contains(guests.Last().Text(), "p11") {
 		t.Fatalf("the guest list names %d: %q", guests.Length(), guests.Text())
 	}
