@@ -8,7 +8,8 @@
 // group's id, a path {appt:GROUP/TITLE} is that appointment's page, and
 // {event:TITLE} is that demo event's path, {chat:NAME} a chat in the
 // person's list, {person:NAME} the page of someone who wrote in #general,
-// {topic:TITLE} a forum topic found by its title, {invite:SLUG} a private
+// {topic:TITLE} a forum topic found by its title, {prompt:TITLE} a catalog
+// prompt found by its title, {invite:SLUG} a private
 // chat room's invite link; a shot ending in !TESTID clicks the first
 // element of that data-testid first (to open a fold). Each shot is taken at 1280 px and 390 px wide, light and
 // dark: OUT_DIR/name-{desktop,mobile}-{light,dark}.png.
@@ -65,6 +66,11 @@ const placeholders = [
   { re: /\{person:([^}]+)\}/, find: async (page, m) => {
     await page.goto(`${base}/chat/room-general`);
     return page.locator('a.chat-sender').filter({ hasText: m[1] }).first().getAttribute('href');
+  } },
+  // {prompt:TITLE}: the catalog prompt the title search finds first.
+  { re: /\{prompt:([^}]+)\}/, find: async (page, m) => {
+    await page.goto(`${base}/prompts?q=${encodeURIComponent(m[1])}`);
+    return page.getByTestId('prompt-link').first().getAttribute('href');
   } },
   // {event:TITLE}: that listed event's page.
   { re: /\{event:([^}]+)\}/, find: async (page, m) => {

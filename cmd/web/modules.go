@@ -108,6 +108,7 @@ func (m *built) chat(c *platform.Core) (web.Module, error) {
 func (m *built) prompts(c *platform.Core) (web.Module, error) {
 	p := prompts.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
 	p.UseSeedTags(promptSeedTags(c.Config))
+	p.UseModerationLog(m.admin_)
 	return p, nil
 }
 

@@ -182,22 +182,21 @@ func (e *TooSoonError) Error() string {
 	return fmt.Sprintf("prompts: wait %s before creating another prompt", e.Wait.Round(time.Second))
 }
 
-// Open reads a prompt by id alone for viewerID ("" for a visitor). A
-// private prompt is ErrNoPrompt for anyone but its author.
-func (s *Service) Open(ctx context.Context, viewerID, promptID string) (PromptRow, error) {
-	if !storage.IsID(promptID) {
-		return PromptRow{}, ErrNoPrompt
-	}
-	lpk, lrk := promptLookupKey(promptID)
-	l, err := storage.Find[PromptLookupRow](ctx, s.prompts, lpk, lrk, ErrNoPrompt)
+// Open reads a prompt by id alone for viewerID ("" for a visitor), an
+// admin when admin. A private prompt is ErrNoPrompt for anyone but its
+// author, and one taken down (HiddenAt) for anyone but its author and
+// the admins.
+func (s *Service) Open(ctx context.Context, viewerID, promptID string, admin bool) (PromptRow, error) {
+	authorID, err := s.authorOf(ctx, promptID)
 	if err != nil {
 		return PromptRow{}, err
 	}
-	p, err := s.Mine(ctx, l.AuthorID, promptID)
+	p, err := s.Mine(ctx, authorID, promptID)
 	if err != nil {
 		return PromptRow{}, err
 	}
-	if p.Visibility != Public && p.AuthorID != viewerID {
+	mine := p.AuthorID == viewerID
+	if p.Visibility != Public && !mine || p.HiddenAt != nil && !mine && !admin {
 		return PromptRow{}, ErrNoPrompt
 	}
 	return p, nil

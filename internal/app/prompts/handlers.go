@@ -175,8 +175,9 @@ func tagChips(l Listing, tags []TagRow, book tagBook) []views.TagChip {
 // filled with the values given for its {{variables}}.
 func (h *handlers) prompt(c echo.Context) error {
 	ctx := c.Request().Context()
-	me := viewerID(c)
-	p, err := h.svc.Open(ctx, me, c.Param("id"))
+	me, viewer := viewerID(c), auth.From(c)
+	admin := viewer != nil && viewer.Admin
+	p, err := h.svc.Open(ctx, me, c.Param("id"), admin)
 	if err != nil {
 		return err
 	}
@@ -207,6 +208,13 @@ func (h *handlers) prompt(c echo.Context) error {
 	}
 	if p.Revision > 1 {
 		props.Updated, props.UpdatedISO = day(ctx, p.UpdatedAt), p.UpdatedAt.UTC().Format(time.RFC3339)
+	}
+	props.Hidden = hiddenSince(c, p.HiddenAt)
+	if h.svc.mayReport(viewer, p) {
+		props.ReportURL = u + "/report"
+	}
+	if admin {
+		props.HideURL = u + "/hide"
 	}
 	if props.Variables, props.Filled, err = fillForm(p.PromptText, c.QueryParams()); err != nil {
 		return web.BadRequest(i18n.T(ctx, "prompts.error.values_too_long", "max", MaxValue, "filled", maxFilled), err)
@@ -263,7 +271,7 @@ func (h *handlers) mine(c echo.Context) error {
 			ID: p.PromptID, Title: p.Title, Href: promptURL(p.PromptID), Tags: book.labels(splitTags(p.Tags)),
 			Date: day(ctx, p.CreatedAt), Datetime: p.CreatedAt.UTC().Format(time.RFC3339),
 			Counts: true, Likes: p.Likes, Dislikes: p.Dislikes,
-			Private: p.Visibility == Private, EditURL: promptURL(p.PromptID) + "/edit",
+			Private: p.Visibility == Private, Hidden: p.HiddenAt != nil, EditURL: promptURL(p.PromptID) + "/edit",
 		})
 	}
 	next := web.NextURL("/prompts/mine", page.Next)

@@ -48,10 +48,10 @@ type indexedState struct {
 	UpdatedAt time.Time `json:"u"`
 }
 
-// listed reports whether p belongs in the indexes: public and live. No
-// index can leak a private or deleted prompt.
+// listed reports whether p belongs in the indexes: public, live and not
+// taken down. No index can leak a private, deleted or hidden prompt.
 func listed(p *PromptRow) bool {
-	return p != nil && !p.IsDeleted && p.Visibility == Public
+	return p != nil && !p.IsDeleted && p.Visibility == Public && p.HiddenAt == nil
 }
 
 // stateOf is the IndexedState p calls for ("" when it is not listed).
@@ -79,7 +79,9 @@ func asIndexed(p *PromptRow, state string) *PromptRow {
 	q := *p
 	q.Title, q.TitleNormalized, q.Tags = st.Title, normalizeTitle(st.Title), st.Tags
 	q.Likes, q.Dislikes, q.UpdatedAt = st.Likes, st.Dislikes, st.UpdatedAt
-	q.IsDeleted, q.Visibility = false, Public
+	// A recorded state was listed: whatever unlisted p since (a delete,
+	// going private, a take-down) was not so then.
+	q.IsDeleted, q.Visibility, q.HiddenAt = false, Public, nil
 	return &q
 }
 

@@ -216,7 +216,7 @@ func TestIndexesFollowChanges(t *testing.T) {
 	if has(t, s.newestIndex, npk, nrk) || has(t, s.likedIndex, lpk, lrk) || tag("coding") || tag("writing") || tok("resumes") || tok("res") {
 		t.Error("a deleted prompt is still indexed")
 	}
-	if _, err := s.Open(ctx, alice, p.PromptID); !errors.Is(err, ErrNoPrompt) {
+	if _, err := s.Open(ctx, alice, p.PromptID, false); !errors.Is(err, ErrNoPrompt) {
 		t.Errorf("deleted prompt opens: %v", err)
 	}
 	f.clock.Advance(CreateInterval)
@@ -231,15 +231,15 @@ func TestPrivatePromptIsNotFoundForOthers(t *testing.T) {
 	in := input("Secret")
 	in.Visibility = Private
 	p := f.mustCreate(t, alice, in)
-	if _, err := f.svc.Open(ctx, alice, p.PromptID); err != nil {
+	if _, err := f.svc.Open(ctx, alice, p.PromptID, false); err != nil {
 		t.Errorf("author cannot open their private prompt: %v", err)
 	}
 	for _, viewer := range []string{bob, ""} {
-		if _, err := f.svc.Open(ctx, viewer, p.PromptID); !errors.Is(err, ErrNoPrompt) {
+		if _, err := f.svc.Open(ctx, viewer, p.PromptID, false); !errors.Is(err, ErrNoPrompt) {
 			t.Errorf("viewer %q: err = %v, want ErrNoPrompt", viewer, err)
 		}
 	}
-	if _, err := f.svc.Open(ctx, bob, "not-an-id"); !errors.Is(err, ErrNoPrompt) {
+	if _, err := f.svc.Open(ctx, bob, "not-an-id", false); !errors.Is(err, ErrNoPrompt) {
 		t.Errorf("bad id: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/web"
 )
 
@@ -25,6 +26,10 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/prompts/:id", h.update, auth.RequireAccount)
 	e.POST("/prompts/:id/delete", h.delete, auth.RequireAccount)
 	e.POST("/prompts/:id/vote", h.vote, auth.RequireAccount)
+	report := moderation.Page{Section: "prompts", Queue: s.reports, Of: h.promptReport}
+	e.GET("/prompts/:id/report", report.Show, auth.RequireAccount)
+	e.POST("/prompts/:id/report", report.File, auth.RequireAccount)
+	e.POST("/prompts/:id/hide", h.setHidden, auth.RequireAdmin)
 
 	// The tag catalog and the rebuild (handlers_admin.go).
 	e.GET("/admin/tags", h.adminTags, auth.RequireAdmin)

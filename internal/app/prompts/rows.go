@@ -56,6 +56,9 @@ type PromptRow struct {
 	// IndexedState records what the index tables hold for this prompt
 	// (indexes.go); reconcile compares it with the row to find the diff.
 	IndexedState string `table:"IndexedState"`
+	// HiddenAt is when an admin took it down (moderation.go): it is in no
+	// index, and only its author and the admins open it. nil: not hidden.
+	HiddenAt *time.Time `table:"HiddenAt"`
 }
 
 // promptKey is the Prompts key: PK "u|{authorId}", RK promptId.

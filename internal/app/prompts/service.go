@@ -19,6 +19,7 @@ import (
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
 	"github.com/harmony/harmony/internal/storage/quota"
@@ -41,8 +42,12 @@ type Service struct {
 	tagCatalog  *storage.Table
 	creates     quota.Cooldown
 	profiles    Profiles
-	cursors     *storage.Cursors
-	log         *slog.Logger
+	// reports takes members' reports, modlog the admins' take-downs
+	// (moderation.go).
+	reports moderation.Queue
+	modlog  ModerationLog
+	cursors *storage.Cursors
+	log     *slog.Logger
 	// counts counts new prompts and votes.
 	counts metrics.Counting
 	now    func() time.Time

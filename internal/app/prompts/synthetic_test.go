@@ -139,7 +139,7 @@ func TestSeedSyntheticCatalog(t *testing.T) {
 		if !has(t, s.prompts, p.PartitionKey, titleClaimPrefix+storage.EscapeKey(p.TitleNormalized)) {
 			t.Errorf("%s: no title claim", p.PromptID)
 		}
-		if got, err := s.Open(ctx, p.AuthorID, p.PromptID); err != nil || got.Title != p.Title {
+		if got, err := s.Open(ctx, p.AuthorID, p.PromptID, false); err != nil || got.Title != p.Title {
 			t.Errorf("%s does not open by id: %v", p.PromptID, err)
 		}
 		if n := len(splitTags(p.Tags)); n < 1 || n > 4 {

@@ -48,7 +48,7 @@ func (s *Service) Vote(ctx context.Context, voterID, promptID string, value int)
 	if value < Dislike || value > Like {
 		return Tally{}, fmt.Errorf("prompts: vote %d is not -1, 0 or 1", value)
 	}
-	p, err := s.Open(ctx, voterID, promptID)
+	p, err := s.Open(ctx, voterID, promptID, false)
 	if err != nil {
 		return Tally{}, err
 	}
