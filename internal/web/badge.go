@@ -13,6 +13,23 @@ type UnreadBadger interface {
 
 const badgerKey = "web.unreadBadger"
 
+// AdminBadger is a module that counts what waits for the admins (the open
+// reports): the header's admin link shows it to admins. It answers 0 for
+// anyone else.
+type AdminBadger interface {
+	AdminBadge(c echo.Context) int
+}
+
+const adminBadgerKey = "web.adminBadger"
+
+// adminBadge is the count the header's admin link shows; 0 for none.
+func adminBadge(c echo.Context) int {
+	if b, ok := c.Get(adminBadgerKey).(AdminBadger); ok && b != nil {
+		return b.AdminBadge(c)
+	}
+	return 0
+}
+
 // firstModule is the first module that implements T (the zero T for
 // none): the home page, the badge and the banner each come from one.
 func firstModule[T any](modules []Module) T {
@@ -25,12 +42,15 @@ func firstModule[T any](modules []Module) T {
 	return zero
 }
 
-// offerPageParts lets Render ask for the badge and the banner, only for
+// offerPageParts lets Render ask for the badges and the banner, only for
 // full pages.
 func (s *Server) offerPageParts(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if s.badger != nil {
 			c.Set(badgerKey, s.badger)
+		}
+		if s.adminBadger != nil {
+			c.Set(adminBadgerKey, s.adminBadger)
 		}
 		if s.bannerer != nil {
 			c.Set(bannerKey, s.bannerer)

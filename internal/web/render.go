@@ -44,6 +44,7 @@ func Render(c echo.Context, status int, p Page) error {
 		Nav:        navItems(p.Section),
 		CurrentURL: c.Request().URL.RequestURI(),
 		Unread:     unreadBadge(c),
+		AdminOpen:  adminBadge(c),
 		Banner:     banner(c),
 	}
 	if props.Banner != nil {

@@ -72,6 +72,7 @@ type Server struct {
 	built        map[string]bool
 	homePage     HomeProvider
 	badger       UnreadBadger
+	adminBadger  AdminBadger
 	bannerer     Bannerer
 	homeCards    []HomeCarder
 	shared       *sharedPages
@@ -113,6 +114,7 @@ func New(d Deps) (*Server, error) {
 		built:        map[string]bool{},
 		homePage:     firstModule[HomeProvider](d.Modules),
 		badger:       firstModule[UnreadBadger](d.Modules),
+		adminBadger:  firstModule[AdminBadger](d.Modules),
 		bannerer:     firstModule[Bannerer](d.Modules),
 	}
 	if s.now == nil {
@@ -160,7 +162,7 @@ func (s *Server) use() {
 		s.attachSessions,
 	)
 	s.echo.Use(s.middleware...)
-	if s.badger != nil || s.bannerer != nil {
+	if s.badger != nil || s.adminBadger != nil || s.bannerer != nil {
 		s.echo.Use(s.offerPageParts)
 	}
 	s.echo.Use(

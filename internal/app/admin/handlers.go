@@ -22,7 +22,7 @@ import (
 const recentLogSize = 20
 
 // maxOpenShown bounds the open reports the overview counts (it shows
-// "99 open" past it).
+// "99 open" past it; the header's badge "99+").
 const maxOpenShown = 99
 
 // tools are the overview's areas.

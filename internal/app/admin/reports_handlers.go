@@ -94,3 +94,19 @@ func (h *handlers) resolve(takeDown bool) echo.HandlerFunc {
 		})
 	}
 }
+
+// AdminBadge is the open reports, on the header's admin link for admins
+// (web.AdminBadger): one query of the open partition's keys, up to 100.
+// A failed read shows none and is logged.
+func (s *Service) AdminBadge(c echo.Context) int {
+	id := auth.Account(c)
+	if id == nil || !id.Admin {
+		return 0
+	}
+	n, err := s.OpenReportCount(c.Request().Context(), maxOpenShown+1)
+	if err != nil {
+		s.logger.WarnContext(c.Request().Context(), "admin: open reports not counted", "err", err)
+		return 0
+	}
+	return n
+}

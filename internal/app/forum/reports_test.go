@@ -132,6 +132,10 @@ func TestReportingAPost(t *testing.T) {
 	if got := boss.Get("/admin").Doc(t).Find(testID("admin-tool-reports") + " " + testID("admin-tool-open")).Text(); got != "1 open" {
 		t.Errorf("the overview's count: %q", got)
 	}
+	// Every page an admin opens counts it on the header's admin link.
+	if link := boss.Get("/forum").Doc(t).Find(testID("admin-link")); link.Find(testID("admin-count")).Text() != "1" || !strings.Contains(link.Text(), "1 open report") {
+		t.Errorf("the header's admin link: %q", link.Text())
+	}
 	if res := bob.Get("/admin/reports"); res.StatusCode != http.StatusForbidden {
 		t.Errorf("a member opens the queue: %d", res.StatusCode)
 	}
@@ -156,6 +160,9 @@ func TestReportingAPost(t *testing.T) {
 	}
 	if boss.Get("/admin/reports").Doc(t).Find(testID("report-row")).Length() != 0 {
 		t.Error("the report is still open")
+	}
+	if boss.Get("/forum").Doc(t).Find(testID("admin-count")).Length() != 0 {
+		t.Error("the header still counts the closed report")
 	}
 	if res := resolve(boss, "/admin/reports/"+id+"/dismiss", nil); res.StatusCode != http.StatusNotFound {
 		t.Errorf("closing it again: %d", res.StatusCode)
