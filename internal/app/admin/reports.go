@@ -26,21 +26,22 @@ import (
 // reasons, as Discourse's review queue shows it.
 //
 //	PK "open",          RK {rt(first report)}|{target id}  an open report
-//	PK "closed|yyyyMM", RK the same                         a closed one
-//	PK "target",        RK {target id}                      the RowKey of the
+//	PK "open",          RK "t|"{target id}                 the RowKey of the
 //	                                                        target's open report
+//	PK "closed|yyyyMM", RK as the open one                 a closed report
 //
-// A target's id is a hash of its kind and key, so any key fits. A new
-// report finds the target's open report through its "target" row, made
-// first: two reporters at once meet at that insert. Closing writes the
-// closed copy, then drops the "target" row, then the open one, so a
-// close that stops half way leaves the report open (closing it again
-// finishes) and a "target" row never names a report that closed.
+// A target's id is a hash of its kind and key, so any key fits. A
+// target's row and its open report share a partition, so they are
+// written together: a new report inserts both in one transaction (two
+// reporters at once meet there: one of them joins the other's), and a
+// close deletes both in one, after writing the closed copy (a close that
+// stops before that leaves the report open, and closing it again
+// finishes). No report is ever without its target row, or the other way.
 const (
 	reportsTable     = "Reports"
 	reportQuotaTable = "ReportQuota"
 	openPartition    = "open"
-	targetPartition  = "target"
+	targetPrefix     = "t|"
 	closedPrefix     = "closed|"
 	// reportsPerDay is how many reports one person files in a day.
 	reportsPerDay = 20
@@ -132,8 +133,8 @@ func (r ReportRow) NoteList() []ReportNote {
 
 // targetRow names a target's open report.
 type targetRow struct {
-	PartitionKey string `table:"PartitionKey"` // targetPartition
-	RowKey       string `table:"RowKey"`       // target id
+	PartitionKey string `table:"PartitionKey"` // openPartition
+	RowKey       string `table:"RowKey"`       // targetPrefix + target id
 	ETag         string `table:"ETag"`
 	Report       string `table:"report"` // the open report's RowKey
 }
@@ -199,39 +200,69 @@ func (s *Service) Report(ctx context.Context, r moderation.Report) error {
 	if err := limit.Take(ctx, r.By, now); err != nil {
 		return err
 	}
-	rk, err := s.targetReportKey(ctx, id, now)
-	if err != nil {
+	for range storage.DefaultAttempts {
+		t, err := storage.Get[targetRow](ctx, s.reports, openPartition, targetPrefix+id)
+		if errors.Is(err, storage.ErrNotFound) {
+			// The target's first report: its row and the report, at once.
+			row := ReportRow{PartitionKey: openPartition, RowKey: storage.ReverseTicks(now) + "|" + id,
+				Kind: r.Kind, Key: r.Key, Link: r.Link, Excerpt: r.Excerpt, Author: r.Author, AuthorName: r.AuthorName, FirstAt: now}
+			if err := row.add(r, now); err != nil {
+				return err
+			}
+			var tx storage.Tx
+			err := tx.Insert(targetRow{PartitionKey: openPartition, RowKey: targetPrefix + id, Report: row.RowKey}).Insert(row).Commit(ctx, s.reports)
+			if errors.Is(err, storage.ErrExists) {
+				continue // someone reported it just now: join theirs
+			}
+			if err == nil {
+				s.tellAdmins(context.WithoutCancel(ctx), r, row)
+			}
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		_, err = storage.Change(ctx, s.reports, openPartition, t.Report, errReportClosed, func(row *ReportRow) error { return row.add(r, now) })
+		if errors.Is(err, errReportClosed) {
+			// Closed just now (its target row went with it), or a target
+			// row some tool left naming nothing: drop that, and this
+			// report opens a new one.
+			if err := s.reports.Delete(ctx, openPartition, t.RowKey, t.ETag); err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrPrecondition) {
+				return err
+			}
+			continue
+		}
 		return err
 	}
-	row, err := storage.Modify(ctx, s.reports, openPartition, rk, func(row *ReportRow, exists bool) error {
-		if !exists {
-			row.Kind, row.Key, row.Link, row.Excerpt = r.Kind, r.Key, r.Link, r.Excerpt
-			row.Author, row.AuthorName, row.FirstAt = r.Author, r.AuthorName, now
-		}
-		who := reporters(*row)
-		if slices.Contains(who, r.By) {
-			return moderation.ErrAlreadyReported
-		}
-		if len(who) < maxReporters {
-			row.Reporters = jsonOf(append(who, r.By))
-		}
-		var counts map[string]int
-		_ = json.Unmarshal([]byte(row.Reasons), &counts)
-		if counts == nil {
-			counts = map[string]int{}
-		}
-		counts[r.Reason]++
-		row.Reasons = jsonOf(counts)
-		notes := append([]ReportNote{{Name: r.ByName, Reason: r.Reason, Note: r.Note, At: now}}, row.NoteList()...)
-		row.Notes = jsonOf(notes[:min(len(notes), maxNotes)])
-		row.Count++
-		row.LastAt = now
-		return nil
-	})
-	if err == nil && row.Count == 1 {
-		s.tellAdmins(context.WithoutCancel(ctx), r, row)
+	return storage.ErrConflict
+}
+
+// errReportClosed is a target's open report closed between reading its
+// target row and joining it.
+var errReportClosed = errors.New("admin: the report closed meanwhile")
+
+// add counts r, at now, in the report: its reporter (once), reason and
+// note.
+func (row *ReportRow) add(r moderation.Report, now time.Time) error {
+	who := reporters(*row)
+	if slices.Contains(who, r.By) {
+		return moderation.ErrAlreadyReported
 	}
-	return err
+	if len(who) < maxReporters {
+		row.Reporters = jsonOf(append(who, r.By))
+	}
+	var counts map[string]int
+	_ = json.Unmarshal([]byte(row.Reasons), &counts)
+	if counts == nil {
+		counts = map[string]int{}
+	}
+	counts[r.Reason]++
+	row.Reasons = jsonOf(counts)
+	notes := append([]ReportNote{{Name: r.ByName, Reason: r.Reason, Note: r.Note, At: now}}, row.NoteList()...)
+	row.Notes = jsonOf(notes[:min(len(notes), maxNotes)])
+	row.Count++
+	row.LastAt = now
+	return nil
 }
 
 // UseNotifier tells the admins of each newly reported target through n:
@@ -282,32 +313,11 @@ func (s *Service) tellAdmins(ctx context.Context, r moderation.Report, row Repor
 // openReportOf reads the open report of the target id (ErrNotFound for
 // none).
 func (s *Service) openReportOf(ctx context.Context, id string) (ReportRow, error) {
-	t, err := storage.Get[targetRow](ctx, s.reports, targetPartition, id)
+	t, err := storage.Get[targetRow](ctx, s.reports, openPartition, targetPrefix+id)
 	if err != nil {
 		return ReportRow{}, err
 	}
 	return storage.Get[ReportRow](ctx, s.reports, openPartition, t.Report)
-}
-
-// targetReportKey is the RowKey of the target id's open report: the one
-// its "target" row names, or a new one from now, named there first.
-func (s *Service) targetReportKey(ctx context.Context, id string, now time.Time) (string, error) {
-	for range storage.DefaultAttempts {
-		t, err := storage.Get[targetRow](ctx, s.reports, targetPartition, id)
-		if err == nil {
-			return t.Report, nil
-		}
-		if !errors.Is(err, storage.ErrNotFound) {
-			return "", err
-		}
-		t = targetRow{PartitionKey: targetPartition, RowKey: id, Report: storage.ReverseTicks(now) + "|" + id}
-		if _, err := storage.Insert(ctx, s.reports, t); err == nil {
-			return t.Report, nil
-		} else if !errors.Is(err, storage.ErrExists) {
-			return "", err
-		}
-	}
-	return "", storage.ErrConflict
 }
 
 func reporters(r ReportRow) []string {
@@ -329,7 +339,7 @@ type ReportsPage struct {
 
 // OpenReports lists the open reports from cursor.
 func (s *Service) OpenReports(ctx context.Context, cursor *storage.Cursor) (ReportsPage, error) {
-	q := storage.Query{PartitionKey: openPartition}
+	q := storage.Query{PartitionKey: openPartition, RowKeyTo: targetPrefix}
 	if cursor != nil {
 		q.Continuation = cursor.Next
 	}
@@ -346,7 +356,7 @@ func (s *Service) OpenReports(ctx context.Context, cursor *storage.Cursor) (Repo
 
 // OpenReportCount counts the open reports, up to limit.
 func (s *Service) OpenReportCount(ctx context.Context, limit int) (int, error) {
-	rows, _, err := storage.Take[ReportRow](ctx, s.reports, storage.Query{PartitionKey: openPartition, Select: []string{"RowKey"}}, limit)
+	rows, _, err := storage.Take[ReportRow](ctx, s.reports, storage.Query{PartitionKey: openPartition, RowKeyTo: targetPrefix, Select: []string{"RowKey"}}, limit)
 	return len(rows), err
 }
 
@@ -406,15 +416,19 @@ func (s *Service) closeReport(ctx context.Context, by Actor, r ReportRow, resolu
 	if _, err := storage.Upsert(ctx, s.reports, closed); err != nil {
 		return err
 	}
-	id := r.RowKey[20:]
-	t, err := storage.Get[targetRow](ctx, s.reports, targetPartition, id)
-	if err == nil && t.Report == r.RowKey {
-		err = s.reports.Delete(ctx, targetPartition, id, t.ETag)
-	}
-	if err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrPrecondition) {
+	// The report and its target row go together; a target row that
+	// names another report (it cannot, but a tool may have written one)
+	// stays.
+	var tx storage.Tx
+	tx.Delete(openPartition, r.RowKey, storage.AnyETag)
+	t, err := storage.Get[targetRow](ctx, s.reports, openPartition, targetPrefix+r.RowKey[20:])
+	switch {
+	case err == nil && t.Report == r.RowKey:
+		tx.Delete(openPartition, t.RowKey, t.ETag)
+	case err != nil && !errors.Is(err, storage.ErrNotFound):
 		return err
 	}
-	if err := s.reports.Delete(ctx, openPartition, r.RowKey, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+	if err := tx.Commit(ctx, s.reports); err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
 	action := "report." + resolution

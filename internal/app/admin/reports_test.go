@@ -65,28 +65,32 @@ func TestReportsPerDayAreLimited(t *testing.T) {
 	}
 }
 
-// A report whose open row was not written (the target row was) is
-// finished by the next report of the target; a close that stopped after
-// its closed copy is finished by closing again. Neither leaves a target
-// row naming a report that is not open.
-func TestAHalfFinishedReportOrCloseIsRepaired(t *testing.T) {
+// A target row left naming no report (no path of the app leaves one;
+// another tool might) is dropped by the next report of the target, which
+// opens a new one; a close that stopped after its closed copy is finished
+// by closing again, and the target row goes with the report.
+func TestAStaleTargetRowOrAHalfFinishedCloseIsRepaired(t *testing.T) {
 	t.Parallel()
 	a := newAdminApp(t)
 	src := &fakeSource{}
 	a.svc.UseReportSources([]moderation.Source{src})
 	target := moderation.Target{Kind: "test.item", Key: "x"}
 	id := targetID(target)
-	rk := storage.ReverseTicks(a.Clock.Now()) + "|" + id
-	if _, err := storage.Insert(ctx, a.svc.reports, targetRow{PartitionKey: targetPartition, RowKey: id, Report: rk}); err != nil {
+	stale := storage.ReverseTicks(a.Clock.Now().Add(-time.Hour)) + "|" + id
+	if _, err := storage.Insert(ctx, a.svc.reports, targetRow{PartitionKey: openPartition, RowKey: targetPrefix + id, Report: stale}); err != nil {
 		t.Fatal(err)
 	}
+	if len(openReports(t, a.svc)) != 0 {
+		t.Fatal("a target row lists as a report")
+	}
 	if err := a.svc.Report(ctx, itemReport("x", "ann")); err != nil {
-		t.Fatalf("the report after the half-finished one: %v", err)
+		t.Fatalf("the report after the stale row: %v", err)
 	}
 	open := openReports(t, a.svc)
-	if len(open) != 1 || open[0].RowKey != rk || open[0].Count != 1 {
+	if len(open) != 1 || open[0].RowKey == stale || open[0].Count != 1 {
 		t.Fatalf("open: %+v", open)
 	}
+	rk := open[0].RowKey
 
 	// The close stops after writing the closed copy.
 	closed := open[0]
@@ -104,12 +108,16 @@ func TestAHalfFinishedReportOrCloseIsRepaired(t *testing.T) {
 	if len(openReports(t, a.svc)) != 0 || len(src.taken) != 1 {
 		t.Errorf("after closing again: %d open, taken %v", len(openReports(t, a.svc)), src.taken)
 	}
-	if _, err := a.svc.reports.Get(ctx, targetPartition, id); !errors.Is(err, storage.ErrNotFound) {
+	if _, err := a.svc.reports.Get(ctx, openPartition, targetPrefix+id); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("the target row stays: %v", err)
 	}
 	got, err := storage.Get[ReportRow](ctx, a.svc.reports, closed.PartitionKey, rk)
 	if err != nil || got.Resolution != ResolutionTakenDown || got.ResolvedBy != "boss" {
 		t.Errorf("the closed report: %+v %v", got, err)
+	}
+	// Reported again, it is a new report.
+	if err := a.svc.Report(ctx, itemReport("x", "ann")); err != nil || len(openReports(t, a.svc)) != 1 {
+		t.Errorf("reported again: %v", err)
 	}
 }
 
