@@ -8,8 +8,8 @@
 // the admin page. The second reports the opening post, and the admin
 // takes it down from the moderation queue. axe runs on the forum home,
 // the section, the topic (solved, and with its menu open), the new topic
-// form, the reply page, the sections' admin page, the report page and the
-// queue, light and dark; the topic is checked at 390 px.
+// form, the reply page, the sections' admin page, the report page, the
+// queue and its closed reports, light and dark; the topic is checked at 390 px.
 import { test, expect } from '@playwright/test';
 import { uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
@@ -149,6 +149,9 @@ test('a section, a topic, a quoted reply with a mention, "1 new" and the first u
   await item.getByTestId('report-take-down').click();
   await expect(admin.getByTestId('flash')).toBeVisible();
   await expect(admin.getByTestId('report-row').filter({ hasText: stamp })).toHaveCount(0);
+  await admin.getByTestId('reports-tab-true').click();
+  await expect(admin.getByTestId('report-row').filter({ hasText: stamp }).getByTestId('report-resolution')).toContainText('Advertising');
+  problems.push(...(await axeProblems(admin, 'closed reports')));
   await b.goto(topicPath);
   await expect(b.locator('[data-testid="post"][data-num="1"]').getByTestId('post-hidden')).toBeVisible();
 

@@ -28,7 +28,8 @@ import (
 //	PK "open",          RK {rt(first report)}|{target id}  an open report
 //	PK "open",          RK "t|"{target id}                 the RowKey of the
 //	                                                        target's open report
-//	PK "closed|yyyyMM", RK as the open one                 a closed report
+//	PK "closed|yyyyMM", RK as the open one                 a report closed
+//	                                                        that month
 //
 // A target's id is a hash of its kind and key, so any key fits. A
 // target's row and its open report share a partition, so they are
@@ -51,8 +52,9 @@ const (
 	// maxNotes is how many of the reporters' notes a report keeps, newest.
 	maxNotes = 10
 	// reportsPageSize is how many reports the queue shows a page.
-	reportsPageSize = 25
-	reportsQuery    = "admin-reports"
+	reportsPageSize    = 25
+	reportsQuery       = "admin-reports"
+	closedReportsQuery = "admin-reports-closed"
 	// reportsURL is the queue's page.
 	reportsURL = "/admin/reports"
 )
@@ -354,6 +356,37 @@ func (s *Service) OpenReports(ctx context.Context, cursor *storage.Cursor) (Repo
 	return page, nil
 }
 
+// closedMonths is how far back the closed reports list.
+const closedMonths = 12
+
+// ClosedReports lists the reports closed in the last closedMonths months
+// from cursor: month by month, newest month first, and in a month by
+// their first report, newest first.
+func (s *Service) ClosedReports(ctx context.Context, cursor *storage.Cursor) (ReportsPage, error) {
+	now := s.now()
+	walk := storage.Walk{
+		Buckets:  storage.Months{Newest: now, Oldest: now.AddDate(0, -closedMonths, 0)},
+		Limit:    reportsPageSize,
+		MaxCalls: closedMonths + 2,
+		Fetch: func(ctx context.Context, month string, cont *storage.Continuation, n int) (storage.Page, error) {
+			return s.reports.Query(ctx, storage.Query{PartitionKey: closedPrefix + month, Limit: n, Continuation: cont})
+		},
+	}
+	entities, next, err := walk.Run(ctx, cursor)
+	if err != nil {
+		return ReportsPage{}, err
+	}
+	rows, err := storage.Decode[ReportRow](ctx, s.reports, entities)
+	if err != nil {
+		return ReportsPage{}, err
+	}
+	page := ReportsPage{Reports: rows}
+	if next != nil {
+		page.Next = s.cursors.Encode(closedReportsQuery, *next)
+	}
+	return page, nil
+}
+
 // OpenReportCount counts the open reports, up to limit.
 func (s *Service) OpenReportCount(ctx context.Context, limit int) (int, error) {
 	rows, _, err := storage.Take[ReportRow](ctx, s.reports, storage.Query{PartitionKey: openPartition, RowKeyTo: targetPrefix, Select: []string{"RowKey"}}, limit)
@@ -411,7 +444,7 @@ func (s *Service) openReport(ctx context.Context, rk string) (ReportRow, error) 
 func (s *Service) closeReport(ctx context.Context, by Actor, r ReportRow, resolution, note string) error {
 	now := s.now().UTC()
 	closed := r
-	closed.PartitionKey, closed.ETag = closedPrefix+storage.MonthBucket(r.FirstAt), ""
+	closed.PartitionKey, closed.ETag = closedPrefix+storage.MonthBucket(now), ""
 	closed.Resolution, closed.ResolvedBy, closed.ResolvedByName, closed.ResolvedAt, closed.ResolveNote = resolution, by.MemberKey, by.Name, &now, note
 	if _, err := storage.Upsert(ctx, s.reports, closed); err != nil {
 		return err

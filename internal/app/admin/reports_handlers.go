@@ -24,6 +24,31 @@ func (h *handlers) reports(c echo.Context) error {
 	return h.renderReports(c, http.StatusOK, cursor, nil)
 }
 
+// closedReports is GET /admin/reports/closed[?cursor=…]: the reports
+// closed in the last year, with what was done and by whom.
+func (h *handlers) closedReports(c echo.Context) error {
+	ctx := c.Request().Context()
+	cursor, err := web.ReadCursor(c, h.svc.cursors, closedReportsQuery)
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.ClosedReports(ctx, cursor)
+	if err != nil {
+		return err
+	}
+	items := make([]views.ReportItem, 0, len(page.Reports))
+	for _, r := range page.Reports {
+		items = append(items, reportItem(c, r))
+	}
+	next := web.NextURL(reportsURL+"/closed", page.Next)
+	return web.Render(c, http.StatusOK, web.Page{
+		Title:    i18n.T(ctx, "admin.reports.closed_heading"),
+		Section:  "admin",
+		Content:  views.Reports(views.ReportsProps{Items: items, NextURL: next, First: cursor == nil, Closed: true}),
+		Fragment: views.ReportsChunk(items, next),
+	})
+}
+
 // renderReports shows the queue from cursor; failed, when set, is a
 // report whose answer was refused: it replaces its item, or comes first.
 func (h *handlers) renderReports(c echo.Context, status int, cursor *storage.Cursor, failed *views.ReportItem) error {
@@ -65,6 +90,10 @@ func reportItem(c echo.Context, r ReportRow) views.ReportItem {
 	}
 	for _, n := range r.NoteList() {
 		it.Notes = append(it.Notes, views.NoteItem{Name: n.Name, Reason: n.Reason, Note: n.Note, When: i18n.DateTime(ctx, n.At.In(zone))})
+	}
+	if r.ResolvedAt != nil {
+		it.Resolution, it.ResolvedBy, it.ResolveNote = r.Resolution, r.ResolvedByName, r.ResolveNote
+		it.Resolved = i18n.DateTime(ctx, r.ResolvedAt.In(zone))
 	}
 	return it
 }

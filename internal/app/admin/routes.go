@@ -15,6 +15,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	g.GET("/metrics", h.metricsPage)
 	g.GET("/rebuilds", h.rebuilds)
 	g.GET("/reports", h.reports)
+	g.GET("/reports/closed", h.closedReports)
 	g.POST("/reports/:report/take-down", h.resolve(true))
 	g.POST("/reports/:report/dismiss", h.resolve(false))
 	g.POST("/rebuild/:subject", h.rebuild)

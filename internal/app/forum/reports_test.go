@@ -193,4 +193,23 @@ func TestReportingAPost(t *testing.T) {
 	if n := boss.Get("/admin/reports").Doc(t).Find(testID("report-row")).Length(); n != 1 {
 		t.Errorf("after the new report the queue has %d items", n)
 	}
+
+	// The closed reports: what was done, by whom and why; no answers.
+	closed := boss.Get("/admin/reports/closed").Doc(t).Find(testID("report-row"))
+	if closed.Length() != 2 || closed.Find(testID("report-take-down")).Length() != 0 {
+		t.Fatalf("the closed reports: %d", closed.Length())
+	}
+	down := closed.Filter(`:contains("Buy cheap watches")`).Find(testID("report-resolution"))
+	if down.AttrOr("data-resolution", "") != "taken_down" || !strings.Contains(down.Text(), "Advertising") || !strings.Contains(down.Text(), "boss") {
+		t.Errorf("the taken-down report: %q", down.Text())
+	}
+	if got := closed.Filter(`:contains("Honest question")`).Find(testID("report-resolution")).AttrOr("data-resolution", ""); got != "dismissed" {
+		t.Errorf("the dismissed report: %q", got)
+	}
+	if res := boss.Get("/admin/reports/closed?cursor=junk"); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("a bad cursor: %d", res.StatusCode)
+	}
+	if res := bob.Get("/admin/reports/closed"); res.StatusCode != http.StatusForbidden {
+		t.Errorf("a member opens the closed reports: %d", res.StatusCode)
+	}
 }
