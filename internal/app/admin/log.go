@@ -64,26 +64,32 @@ const logMonths = 12
 
 // RecentLog returns up to limit of the newest entries of the last year.
 func (s *Service) RecentLog(ctx context.Context, limit int) ([]LogRow, error) {
-	now := s.now()
-	walk := storage.Walk{
-		Buckets:  storage.Months{Newest: now, Oldest: now.AddDate(0, -logMonths, 0)},
-		Limit:    limit,
-		MaxCalls: logMonths + 2,
-		Fetch: func(ctx context.Context, bucket string, cont *storage.Continuation, n int) (storage.Page, error) {
-			return s.log.Query(ctx, storage.Query{PartitionKey: bucket, Limit: n, Continuation: cont})
-		},
-	}
-	entities, _, err := walk.Run(ctx, nil)
+	entities, _, err := s.walkMonths(ctx, s.log, "", logMonths, limit, nil)
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]LogRow, 0, len(entities))
-	for _, e := range entities {
-		var row LogRow
-		if err := storage.Unmarshal(e, &row); err != nil {
-			return nil, err
-		}
-		rows = append(rows, row)
+	return storage.Decode[LogRow](ctx, s.log, entities)
+}
+
+// walkMonths reads up to limit rows of t's month partitions ({prefix}
+// yyyyMM), this month's first and back months months, from cursor.
+func (s *Service) walkMonths(ctx context.Context, t *storage.Table, prefix string, months, limit int, cursor *storage.Cursor) ([]storage.Entity, *storage.Cursor, error) {
+	now := s.now()
+	walk := storage.Walk{
+		Buckets:  storage.Months{Newest: now, Oldest: now.AddDate(0, -months, 0)},
+		Limit:    limit,
+		MaxCalls: months + 2,
+		Fetch: func(ctx context.Context, month string, cont *storage.Continuation, n int) (storage.Page, error) {
+			return t.Query(ctx, storage.Query{PartitionKey: prefix + month, Limit: n, Continuation: cont})
+		},
 	}
-	return rows, nil
+	return walk.Run(ctx, cursor)
+}
+
+// token is the paging token of query's next page, "" for none.
+func (s *Service) token(query string, next *storage.Cursor) string {
+	if next == nil {
+		return ""
+	}
+	return s.cursors.Encode(query, *next)
 }

@@ -346,14 +346,10 @@ func (s *Service) OpenReports(ctx context.Context, cursor *storage.Cursor) (Repo
 		q.Continuation = cursor.Next
 	}
 	rows, next, err := storage.TakePage[ReportRow](ctx, s.reports, q, reportsPageSize)
-	if err != nil {
-		return ReportsPage{}, err
+	if err != nil || next == nil {
+		return ReportsPage{Reports: rows}, err
 	}
-	page := ReportsPage{Reports: rows}
-	if next != nil {
-		page.Next = s.cursors.Encode(reportsQuery, storage.Cursor{Next: next})
-	}
-	return page, nil
+	return ReportsPage{Reports: rows, Next: s.token(reportsQuery, &storage.Cursor{Next: next})}, nil
 }
 
 // closedMonths is how far back the closed reports list.
@@ -363,28 +359,12 @@ const closedMonths = 12
 // from cursor: month by month, newest month first, and in a month by
 // their first report, newest first.
 func (s *Service) ClosedReports(ctx context.Context, cursor *storage.Cursor) (ReportsPage, error) {
-	now := s.now()
-	walk := storage.Walk{
-		Buckets:  storage.Months{Newest: now, Oldest: now.AddDate(0, -closedMonths, 0)},
-		Limit:    reportsPageSize,
-		MaxCalls: closedMonths + 2,
-		Fetch: func(ctx context.Context, month string, cont *storage.Continuation, n int) (storage.Page, error) {
-			return s.reports.Query(ctx, storage.Query{PartitionKey: closedPrefix + month, Limit: n, Continuation: cont})
-		},
-	}
-	entities, next, err := walk.Run(ctx, cursor)
+	entities, next, err := s.walkMonths(ctx, s.reports, closedPrefix, closedMonths, reportsPageSize, cursor)
 	if err != nil {
 		return ReportsPage{}, err
 	}
 	rows, err := storage.Decode[ReportRow](ctx, s.reports, entities)
-	if err != nil {
-		return ReportsPage{}, err
-	}
-	page := ReportsPage{Reports: rows}
-	if next != nil {
-		page.Next = s.cursors.Encode(closedReportsQuery, *next)
-	}
-	return page, nil
+	return ReportsPage{Reports: rows, Next: s.token(closedReportsQuery, next)}, err
 }
 
 // OpenReportCount counts the open reports, up to limit.

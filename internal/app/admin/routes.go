@@ -14,14 +14,17 @@ func (s *Service) Routes(e *echo.Echo) {
 	g.GET("/users", h.users)
 	g.GET("/metrics", h.metricsPage)
 	g.GET("/rebuilds", h.rebuilds)
-	g.GET("/reports", h.reports)
-	g.GET("/reports/closed", h.closedReports)
-	g.POST("/reports/:report/take-down", h.resolve(true))
-	g.POST("/reports/:report/dismiss", h.resolve(false))
 	g.POST("/rebuild/:subject", h.rebuild)
 	for _, a := range Actions {
 		g.POST("/users/:member/"+string(a), h.moderate(a))
 	}
+
+	// The moderation queue (reports.go, reports_handlers.go).
+	q := g.Group("/reports")
+	q.GET("", h.reports)
+	q.GET("/closed", h.closedReports)
+	q.POST("/:report/take-down", h.resolve(true))
+	q.POST("/:report/dismiss", h.resolve(false))
 }
 
 // handlers are the admin pages' HTTP handlers: each parses the request,

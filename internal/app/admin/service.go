@@ -306,11 +306,7 @@ func (s *Service) ListUsers(ctx context.Context, cursor *storage.Cursor) (UsersP
 	if err != nil {
 		return UsersPage{}, err
 	}
-	page := UsersPage{Users: rows}
-	if next != nil {
-		page.Next = s.cursors.Encode(usersListQuery, *next)
-	}
-	return page, nil
+	return UsersPage{Users: rows, Next: s.token(usersListQuery, next)}, nil
 }
 
 // RebuildDirectory recomputes the Users directory from the profiles (the
