@@ -14,8 +14,8 @@ import (
 	views "github.com/harmony/harmony/views/chat"
 )
 
-// Reactions. Whoever may read a chat may answer a message with one of a
-// few emoji, the quick reactions of Slack, Zulip and WhatsApp, and take
+// Reactions. Whoever may read a chat may answer a message with one of
+// sixteen emoji, the common reactions of Slack, Zulip and Telegram, and take
 // it back by choosing it again; the message shows each emoji chosen with
 // how many chose it, the reader's own marked. A reaction changes its
 // message as an edit does (Log.change): the row's Reactions and a control
@@ -28,13 +28,18 @@ const TypeReact = "react"
 // Reactions are the emoji a message may be answered with, in the order
 // they show; reactionNames their i18n names ("chat.reaction.<name>").
 var (
-	Reactions     = []string{"👍", "❤️", "😂", "🎉", "😮", "😢"}
-	reactionNames = []string{"thumbs_up", "heart", "laugh", "party", "surprised", "sad"}
+	Reactions     = []string{"👍", "❤️", "😂", "🎉", "😮", "😢", "👎", "🙏", "🔥", "👏", "😍", "🤔", "👀", "✅", "💯", "😡"}
+	reactionNames = []string{"thumbs_up", "heart", "laugh", "party", "surprised", "sad", "thumbs_down", "thanks", "fire", "clap", "love", "thinking", "eyes", "done", "hundred", "angry"}
 )
 
-// maxReactors bounds the people one emoji of a message remembers, which
-// keeps the row within a table property's size (about 40 bytes a key).
-const maxReactors = 300
+// maxReactors bounds the people one emoji of a message remembers, and
+// maxReactions all of its reactions, which keeps the column within a
+// table property's size (64 KiB) with the longest member keys (71
+// bytes).
+const (
+	maxReactors  = 300
+	maxReactions = 800
+)
 
 // Errors of reactions.
 var (
@@ -65,12 +70,21 @@ func (set reactionSet) String() string {
 	return string(b)
 }
 
+// total counts the reactions of every emoji.
+func (set reactionSet) total() int {
+	n := 0
+	for _, who := range set {
+		n += len(who)
+	}
+	return n
+}
+
 // toggle gives memberKey's emoji, or takes it back when given.
 func (set reactionSet) toggle(emoji, memberKey string) error {
 	who := set[emoji]
 	if i := slices.Index(who, memberKey); i >= 0 {
 		who = slices.Delete(who, i, i+1)
-	} else if len(who) >= maxReactors {
+	} else if len(who) >= maxReactors || set.total() >= maxReactions {
 		return ErrReactionsFull
 	} else {
 		who = append(who, memberKey)

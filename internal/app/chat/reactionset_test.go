@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -27,5 +28,30 @@ func TestReactionSet(t *testing.T) {
 	}
 	if got := parseReactions("{damaged"); len(got) != 0 {
 		t.Fatalf("a damaged column: %v", got)
+	}
+}
+
+// All a message's reactions, of every emoji, stay within one table
+// property (64 KiB): past maxReactions in all, one more is refused.
+func TestReactionsStayWithinAColumn(t *testing.T) {
+	set := parseReactions("")
+	n := 0
+	for _, emoji := range Reactions {
+		for i := 0; i < maxReactors && n < maxReactions; i++ {
+			key := fmt.Sprintf("auth:~h%064x", n) // the longest member key
+			if err := set.toggle(emoji, key); err != nil {
+				t.Fatalf("reaction %d: %v", n, err)
+			}
+			n++
+		}
+	}
+	if n != maxReactions {
+		t.Fatalf("filled %d reactions", n)
+	}
+	if err := set.toggle(Reactions[len(Reactions)-1], "auth:one-more"); err != ErrReactionsFull {
+		t.Fatalf("past the total: %v", err)
+	}
+	if size := len(set.String()); size > 64*1024 {
+		t.Errorf("the column holds %d bytes", size)
 	}
 }
