@@ -158,7 +158,7 @@ func renderSettings(c echo.Context, status int, in SettingsInput, errs FieldErro
 		Errors:       views.FieldErrors(errs),
 		Visibilities: Visibilities,
 		Languages:    Languages,
-		EmailAreas:   EmailAreas,
+		EmailAreas:   EmailAreasFor(auth.From(c).Admin),
 		Email:        auth.From(c).Email,
 	}))
 }

@@ -434,3 +434,43 @@ func TestSessionsFollowAProfileChangeWhoseRequestEnded(t *testing.T) {
 		t.Fatal("the session missed the change")
 	}
 }
+
+// An admin's settings also offer the moderation queue's emails, ticked
+// at first; unticked, a report's notice comes by no email, while the
+// other parts still do. Someone else's form does not offer it, and
+// saving theirs leaves it as it was.
+func TestAdminsChooseReportEmails(t *testing.T) {
+	t.Parallel()
+	a := accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}})
+	boss, ann := a.Client(), a.Client()
+	bossKey := a.SignIn(boss, "boss@example.com")
+	annKey := a.SignIn(ann, "ann@example.com")
+	box := func(c *webtest.Client) *goquery.Selection {
+		return c.Get("/account/settings").Doc(t).Find(testID("email-about-admin"))
+	}
+	if b := box(boss); b.Length() != 1 || b.AttrOr("checked", "no") == "no" {
+		t.Fatal("an admin's settings do not offer report emails, ticked")
+	}
+	if box(ann).Length() != 0 {
+		t.Error("someone else's settings offer report emails")
+	}
+	save := func(c *webtest.Client, f url.Values) {
+		t.Helper()
+		base := url.Values{"profileVisibility": {"members"}, "language": {"en"}, "notificationsEnabled": {"on"}, "emailNotifications": {"on"}, "emailAreasShown": {"on"}}
+		for k, v := range f {
+			base[k] = v
+		}
+		if res := c.PostForm("/account/settings", c.WithCSRF("/account/settings", base)); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("save: %d", res.StatusCode)
+		}
+	}
+	save(boss, url.Values{"emailAreaOffered": account.EmailAreasFor(true), "emailAbout": account.EmailAreas})
+	s, _ := a.Accounts.Settings(ctx, bossKey)
+	if s.Emails("admin.notify.report") || !s.Emails("forum.notify.reply") || box(boss).AttrOr("checked", "no") != "no" {
+		t.Errorf("unticked: stored %q", s.EmailOff)
+	}
+	save(ann, url.Values{"emailAreaOffered": account.EmailAreas, "emailAbout": {"groups"}})
+	if s, _ := a.Accounts.Settings(ctx, annKey); !s.Emails("admin.notify.report") || s.Emails("chat.notify.message") {
+		t.Errorf("someone else's save: stored %q", s.EmailOff)
+	}
+}

@@ -125,12 +125,10 @@ func (r SettingsRow) Emails(kind string) bool {
 	return !slices.Contains(strings.Split(r.EmailOff, ","), area)
 }
 
-// EmailAbout are the EmailAreas that come by email.
-func (r SettingsRow) EmailAbout() []string { return areasBut(strings.Split(r.EmailOff, ",")) }
-
-// areasBut are the EmailAreas not in list.
-func areasBut(list []string) []string {
-	return slices.DeleteFunc(slices.Clone(EmailAreas), func(a string) bool { return slices.Contains(list, a) })
+// EmailAbout are the areas (admins' too) that come by email.
+func (r SettingsRow) EmailAbout() []string {
+	off := strings.Split(r.EmailOff, ",")
+	return slices.DeleteFunc(slices.Clone(allEmailAreas), func(a string) bool { return slices.Contains(off, a) })
 }
 
 // settingsKey is UserSettings' key: PK memberKey, RK "SETTINGS".

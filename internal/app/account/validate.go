@@ -173,31 +173,59 @@ type SettingsInput struct {
 	Language             string `form:"language"`
 	NotificationsEnabled bool   `form:"notificationsEnabled"`
 	EmailNotifications   bool   `form:"emailNotifications"`
-	// EmailAbout are the EmailAreas whose notices come by email too;
-	// EmailAreasShown says the form offered them (a form without the
-	// boxes leaves the saved choice as it is).
-	EmailAbout      []string `form:"emailAbout"`
-	EmailAreasShown bool     `form:"emailAreasShown"`
+	// EmailAbout are the areas whose notices come by email too, of those
+	// the form offered: EmailAreasOffered (EmailAreas when it names none).
+	// EmailAreasShown says the form offered any (a form without the boxes
+	// leaves the saved choice as it is).
+	EmailAbout        []string `form:"emailAbout"`
+	EmailAreasShown   bool     `form:"emailAreasShown"`
+	EmailAreasOffered []string `form:"emailAreaOffered"`
 }
 
 // EmailAreas are the parts of the app whose notices a person may choose
 // to get by email or not: the notice kinds' first word
-// ("forum.notify.reply" is the forum's).
-var EmailAreas = []string{"groups", "events", "forum", "chat"}
+// ("forum.notify.reply" is the forum's). AdminEmailAreas are offered to
+// admins only (the moderation queue's notices).
+var (
+	EmailAreas      = []string{"groups", "events", "forum", "chat"}
+	AdminEmailAreas = []string{"admin"}
+	allEmailAreas   = append(slices.Clone(EmailAreas), AdminEmailAreas...)
+)
 
-// emailOff is the EmailOff the form asks for: the areas not ticked, or
-// was when the form did not offer them.
+// EmailAreasFor are the areas the settings offer someone: an admin's
+// include AdminEmailAreas.
+func EmailAreasFor(admin bool) []string {
+	if admin {
+		return allEmailAreas
+	}
+	return EmailAreas
+}
+
+// emailOff is the EmailOff the form asks for: of the areas it offered,
+// those not ticked; the areas it did not offer stay as they were (was),
+// so an admin's choice of theirs survives a form that did not show it.
 func (in SettingsInput) emailOff(was string) string {
 	if !in.EmailAreasShown {
 		return was
 	}
-	return strings.Join(areasBut(in.EmailAbout), ",")
+	offered := in.EmailAreasOffered
+	if len(offered) == 0 {
+		offered = EmailAreas
+	}
+	var off []string
+	for _, a := range allEmailAreas {
+		if slices.Contains(offered, a) && !slices.Contains(in.EmailAbout, a) ||
+			!slices.Contains(offered, a) && slices.Contains(strings.Split(was, ","), a) {
+			off = append(off, a)
+		}
+	}
+	return strings.Join(off, ",")
 }
 
 func (in SettingsInput) validate() FieldErrors {
 	errs := FieldErrors{}
-	for _, a := range in.EmailAbout {
-		if !slices.Contains(EmailAreas, a) {
+	for _, a := range append(slices.Clone(in.EmailAbout), in.EmailAreasOffered...) {
+		if !slices.Contains(allEmailAreas, a) {
 			errs["emailAbout"] = "account.error.email_area"
 		}
 	}
