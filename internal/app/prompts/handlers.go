@@ -185,6 +185,8 @@ func (h *handlers) prompt(c echo.Context) error {
 	switch {
 	case p.AuthorID == me:
 		vote.Author = true
+	case p.HiddenAt != nil:
+		// Taken down: it takes no votes (an admin sees the counts).
 	case auth.From(c).HasAccount():
 		vote.CanVote = true
 		if vote.Mine, err = h.svc.MyVote(ctx, me, p.PromptID); err != nil {
