@@ -7,7 +7,7 @@
 // person (anna, boris); {group:NAME} in a path is replaced by that demo
 // group's id, a path {appt:GROUP/TITLE} is that appointment's page, and
 // {event:TITLE} is that demo event's path, {chat:NAME} a chat in the
-// person's list, {person:NAME} the page of someone who wrote in #general,
+// person's list, {person:NAME} the page of someone shown in People,
 // {topic:TITLE} a forum topic found by its title, {prompt:TITLE} a catalog
 // prompt found by its title, {invite:SLUG} a private
 // chat room's invite link; a shot ending in !TESTID clicks the first
@@ -62,10 +62,10 @@ const placeholders = [
     await page.goto(`${base}/forum/search?q=${encodeURIComponent(m[1])}`);
     return firstLink(page.getByTestId('topic-row'));
   } },
-  // {person:NAME}: the page of the sender of that name in #general.
+  // {person:NAME}: the page of that person, found in People.
   { re: /\{person:([^}]+)\}/, find: async (page, m) => {
-    await page.goto(`${base}/chat/room-general`);
-    return page.locator('a.chat-sender').filter({ hasText: m[1] }).first().getAttribute('href');
+    await page.goto(`${base}/people`);
+    return page.getByTestId('person-tile').filter({ hasText: m[1] }).getByTestId('person-tile-link').getAttribute('href');
   } },
   // {prompt:TITLE}: the catalog prompt the title search finds first.
   { re: /\{prompt:([^}]+)\}/, find: async (page, m) => {

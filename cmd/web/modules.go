@@ -11,6 +11,7 @@ import (
 	"github.com/harmony/harmony/internal/app/forum"
 	"github.com/harmony/harmony/internal/app/groups"
 	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/app/people"
 	"github.com/harmony/harmony/internal/app/prompts"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/web"
@@ -28,6 +29,7 @@ func modules() []platform.Factory {
 		m.events,
 		m.chat,
 		m.forum,
+		m.people,
 	}
 }
 
@@ -38,6 +40,7 @@ type built struct {
 	inbox_  *inbox.Service
 	groups_ *groups.Service
 	events_ *events.Service
+	chat_   *chat.Service
 }
 
 func (m *built) admin(c *platform.Core) (web.Module, error) {
@@ -102,6 +105,7 @@ func (m *built) chat(c *platform.Core) (web.Module, error) {
 	c.Accounts.UseMessaging("/chat/private")
 	m.groups_.UseChat(ch)
 	m.events_.UseChat(ch)
+	m.chat_ = ch
 	return ch, nil
 }
 
@@ -123,6 +127,15 @@ func (m *built) forum(c *platform.Core) (web.Module, error) {
 	f.UseDirectory(c.Auth)
 	f.UseBaseURL(strings.TrimSuffix(c.Config.BaseURL.String(), "/"))
 	return f, nil
+}
+
+func (m *built) people(c *platform.Core) (web.Module, error) {
+	p := people.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
+	p.UseBlocks(m.chat_)
+	p.UseNotifier(m.inbox_)
+	p.UseMessaging("/chat/private")
+	c.Accounts.UsePersonExtra(p)
+	return p, nil
 }
 
 // forumLog writes the forum's moderation in the admin section's log.

@@ -68,12 +68,18 @@ func (s *Service) ListUsers(ctx context.Context, cursor *storage.Cursor, limit i
 	if limit < 1 || limit > storage.MaxPageSize {
 		limit = 50
 	}
+	return s.walkDirectory(ctx, nil, cursor, limit)
+}
+
+// walkDirectory reads one page of the directory rows that match filters,
+// bucket by bucket, from cursor on.
+func (s *Service) walkDirectory(ctx context.Context, filters []storage.Filter, cursor *storage.Cursor, limit int) ([]DirectoryRow, *storage.Cursor, error) {
 	walk := storage.Walk{
 		Buckets:  directoryBuckets{},
 		Limit:    limit,
 		MaxCalls: 20,
 		Fetch: func(ctx context.Context, bucket string, cont *storage.Continuation, n int) (storage.Page, error) {
-			return s.directory.Query(ctx, storage.Query{PartitionKey: bucket, Limit: n, Continuation: cont})
+			return s.directory.Query(ctx, storage.Query{PartitionKey: bucket, Filters: filters, Limit: n, Continuation: cont})
 		},
 	}
 	entities, next, err := walk.Run(ctx, cursor)

@@ -1,9 +1,11 @@
 package account
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
@@ -24,6 +26,16 @@ import (
 // UseMessaging offers "Message" on people's pages: a form posting their
 // memberKey as "member" to action (chat's private chats).
 func (s *Service) UseMessaging(action string) { s.messageAction = action }
+
+// PersonExtra adds another module's part to a person's page, as the
+// viewer (an account, not the person) sees it: the people module's like.
+// A nil component adds nothing.
+type PersonExtra interface {
+	Extra(ctx context.Context, viewer, member string) (templ.Component, error)
+}
+
+// UsePersonExtra adds x's part to people's pages. Call it while wiring.
+func (s *Service) UsePersonExtra(x PersonExtra) { s.personExtra = x }
 
 // showPerson is GET /people/:member.
 func (h *handlers) showPerson(c echo.Context) error {
@@ -59,6 +71,11 @@ func (h *handlers) showPerson(c echo.Context) error {
 	}
 	if member && !v.Self {
 		v.MessageAction = h.svc.messageAction
+		if h.svc.personExtra != nil {
+			if v.Extra, err = h.svc.personExtra.Extra(ctx, me.MemberKey, key); err != nil {
+				return err
+			}
+		}
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: p.DisplayName, Section: "people", Content: views.Person(v)})
 }

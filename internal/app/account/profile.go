@@ -30,6 +30,11 @@ func (s *Service) UpdateProfile(ctx context.Context, memberKey string, in Profil
 		p.Gender = in.Gender
 		p.BirthDate = in.BirthDate
 		p.Timezone = in.Timezone
+		// People shows adults only: a birth date taken away, or one of
+		// someone younger, takes the profile out of it.
+		if age, ok := AgeOn(p.BirthDate, s.now().UTC()); !ok || age < MinPeopleAge {
+			p.InPeople = false
+		}
 		return nil
 	})
 	if err != nil {
@@ -133,6 +138,12 @@ func (s *Service) UpdateSettings(ctx context.Context, memberKey string, in Setti
 			return nil, err
 		}
 		s.refreshDisplay(ctx, memberKey, p)
+	}
+	// A profile kept to its owner is not shown in People.
+	if row.ProfileVisibility == VisibilityPrivate {
+		if _, err := s.SetInPeople(ctx, memberKey, false); err != nil {
+			return nil, err
+		}
 	}
 	return nil, nil
 }

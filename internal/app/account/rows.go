@@ -47,6 +47,10 @@ type ProfileRow struct {
 	CreatedAt    time.Time  `table:"createdAt"`
 	UpdatedAt    time.Time  `table:"updatedAt"`
 	DeletedAt    *time.Time `table:"deletedAt"`
+	// InPeople shows the profile in the people module's discovery ("Show
+	// me in People"); it needs a birth date of an adult and a profile
+	// others may see (SetInPeople).
+	InPeople bool `table:"inPeople"`
 	// Listed records the Users directory row last written for the
 	// profile (projection.Follow's record).
 	Listed string `table:"listed"`
@@ -68,6 +72,13 @@ type DirectoryRow struct {
 	Enabled      bool      `table:"enabled"`
 	Role         string    `table:"role"`
 	CreatedAt    time.Time `table:"createdAt"`
+	// The people module's discovery reads these (ListPeople): whether
+	// the person shows there, and what its filters and cards need.
+	InPeople  bool   `table:"inPeople"`
+	Gender    string `table:"gender"`
+	BirthDate string `table:"birthDate"`
+	Location  string `table:"location"`
+	Bio       string `table:"bio"`
 }
 
 const directoryPrefix = "user|"
@@ -92,6 +103,11 @@ func directoryRowFor(memberKey string, p ProfileRow) DirectoryRow {
 		Enabled:      p.Enabled,
 		Role:         p.Role,
 		CreatedAt:    p.CreatedAt,
+		InPeople:     p.InPeople,
+		Gender:       p.Gender,
+		BirthDate:    p.BirthDate,
+		Location:     p.Location,
+		Bio:          p.Bio,
 	}
 }
 
@@ -99,7 +115,9 @@ func directoryRowFor(memberKey string, p ProfileRow) DirectoryRow {
 func sameDirectory(a, b DirectoryRow) bool {
 	return a.PartitionKey == b.PartitionKey && a.RowKey == b.RowKey &&
 		a.DisplayName == b.DisplayName && a.Email == b.Email && a.PhotoKey == b.PhotoKey &&
-		a.Enabled == b.Enabled && a.Role == b.Role && a.CreatedAt.Equal(b.CreatedAt)
+		a.Enabled == b.Enabled && a.Role == b.Role && a.CreatedAt.Equal(b.CreatedAt) &&
+		a.InPeople == b.InPeople && a.Gender == b.Gender && a.BirthDate == b.BirthDate &&
+		a.Location == b.Location && a.Bio == b.Bio
 }
 
 // SettingsRow is document 000's UserSettings.

@@ -56,6 +56,8 @@ type Service struct {
 	aiConfigured bool
 	// messageAction is where people's pages post "Message" ("": none).
 	messageAction string
+	// personExtra adds another module's part to people's pages.
+	personExtra PersonExtra
 }
 
 // NewUsers is the daily counter of accounts created at a first sign-in.

@@ -1,0 +1,113 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Discovery: the people module shows the accounts that chose "Show me in
+// People" (ProfileRow.InPeople). The Users directory carries what its
+// filters and cards need, so a page of people is a filtered walk of the
+// directory's 16 partitions, not a read per person.
+
+// MinPeopleAge is the youngest age shown in People: its likes and
+// matches are for adults.
+const MinPeopleAge = MinAge
+
+// Refusals of SetInPeople.
+var (
+	// ErrPeopleNeedsAge: no birth date, or one of someone under
+	// MinPeopleAge (422).
+	ErrPeopleNeedsAge = fault.New(http.StatusUnprocessableEntity, "people.error.needs_age", "account: People needs the birth date of an adult")
+	// ErrPeoplePrivate: a profile kept to its owner cannot be shown (409).
+	ErrPeoplePrivate = fault.New(http.StatusConflict, "people.error.private", "account: a private profile is not shown in People")
+)
+
+// SetInPeople shows memberKey's profile in People (on) or takes it out.
+// Showing it needs a birth date of an adult (ErrPeopleNeedsAge) and a
+// profile others may see (ErrPeoplePrivate).
+func (s *Service) SetInPeople(ctx context.Context, memberKey string, on bool) (ProfileRow, error) {
+	if on {
+		settings, err := s.Settings(ctx, memberKey)
+		if err != nil {
+			return ProfileRow{}, err
+		}
+		if settings.ProfileVisibility == VisibilityPrivate {
+			return ProfileRow{}, ErrPeoplePrivate
+		}
+	}
+	today := s.now().UTC()
+	return s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
+		if on {
+			if age, ok := AgeOn(p.BirthDate, today); !ok || age < MinPeopleAge {
+				return ErrPeopleNeedsAge
+			}
+		}
+		if p.InPeople == on {
+			return storage.ErrNoChange
+		}
+		p.InPeople = on
+		return nil
+	})
+}
+
+// PeopleFilter narrows ListPeople: a gender ("" for any) and an age
+// range, counted on Today.
+type PeopleFilter struct {
+	Gender         string
+	MinAge, MaxAge int
+	Today          time.Time
+}
+
+// ListPeople reads one page of the people shown in People, as f narrows
+// them, from cursor on (nil: the start), at most limit of them; the next
+// cursor is nil at the end. The filters are the query's, so a page is
+// short only where the walk's calls ran out (it then goes on from there).
+func (s *Service) ListPeople(ctx context.Context, f PeopleFilter, cursor *storage.Cursor, limit int) ([]DirectoryRow, *storage.Cursor, error) {
+	if limit < 1 || limit > storage.MaxPageSize {
+		limit = 24
+	}
+	filters := []storage.Filter{
+		{Name: "inPeople", Op: storage.Eq, Value: true},
+		{Name: "enabled", Op: storage.Eq, Value: true},
+	}
+	if f.Gender != "" {
+		filters = append(filters, storage.Filter{Name: "gender", Op: storage.Eq, Value: f.Gender})
+	}
+	// Someone is at least MinAge once born on or before today less
+	// MinAge years, and at most MaxAge until born a day after today less
+	// MaxAge+1 years; birth dates are YYYY-MM-DD, so they compare as text.
+	if f.MinAge > 0 {
+		filters = append(filters, storage.Filter{Name: "birthDate", Op: storage.Le, Value: f.Today.AddDate(-f.MinAge, 0, 0).Format(birthDayLayout)})
+	}
+	if f.MaxAge > 0 {
+		filters = append(filters, storage.Filter{Name: "birthDate", Op: storage.Gt, Value: f.Today.AddDate(-f.MaxAge-1, 0, 0).Format(birthDayLayout)})
+	}
+	return s.walkDirectory(ctx, filters, cursor, limit)
+}
+
+// ErrNotInPeople is a person who is not shown in People (404).
+var ErrNotInPeople = fault.New(http.StatusNotFound, "people.error.not_in_people", "account: not in People")
+
+// InPeople is memberKey's directory row when they are shown in People
+// and their account is enabled (ErrNotInPeople otherwise).
+func (s *Service) InPeople(ctx context.Context, memberKey string) (DirectoryRow, error) {
+	pk, rk := directoryKey(memberKey)
+	row, err := storage.Get[DirectoryRow](ctx, s.directory, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) || err == nil && (!row.InPeople || !row.Enabled) {
+		return DirectoryRow{}, ErrNotInPeople
+	}
+	return row, err
+}
+
+// DirectoryEntry is memberKey's directory row, whoever they are
+// (ErrNoAccount when there is none): one point read.
+func (s *Service) DirectoryEntry(ctx context.Context, memberKey string) (DirectoryRow, error) {
+	pk, rk := directoryKey(memberKey)
+	return storage.Find[DirectoryRow](ctx, s.directory, pk, rk, ErrNoAccount)
+}

@@ -1,0 +1,64 @@
+package people
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/platform"
+)
+
+// demoCards are the demo cast's People cards: gender, age on the demo's
+// day, place and about.
+var demoCards = map[string]struct {
+	gender   string
+	age      int
+	location string
+	bio      string
+}{
+	"anna":  {"female", 31, "London", "Cellist in a community orchestra. Looking for people to go to concerts with, and to argue about Shostakovich."},
+	"tom":   {"male", 34, "London", "Drums, bikes and bad puns. I organise the Thursday jam sessions."},
+	"lily":  {"female", 28, "New York", "Jazz vocalist by night, product designer by day. Always up for a gig."},
+	"boris": {"male", 35, "Москва", "Играю на гитаре, хожу на все концерты группы. Ищу компанию для поездок на фестивали."},
+	"masha": {"female", 26, "Москва", "Фотографирую концерты и людей на них. Люблю джаз и длинные прогулки."},
+	"olga":  {"female", 38, "Екатеринбург", "Пою в хоре, веду клуб любителей винила."},
+}
+
+// demoLikes are who likes whom in the demo, with what comment: Anna
+// (the demo's sign-in) has likes to answer, one like of her own waiting,
+// and a match.
+var demoLikes = [][3]string{
+	{"boris", "anna", "Видел вас на джазовом вечере — здорово играли!"},
+	{"masha", "anna", ""},
+	{"anna", "lily", "Your set at the jazz night was wonderful."},
+	{"anna", "tom", ""},
+	{"tom", "anna", "Fancy a jam on Thursday?"},
+	{"olga", "boris", ""},
+}
+
+// SeedDemo puts the cast in People, with likes and a match
+// (platform.DemoSeeder).
+func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
+	for _, p := range cast.People {
+		local, _, _ := strings.Cut(p.Email, "@")
+		c, ok := demoCards[local]
+		if !ok {
+			continue
+		}
+		born := cast.Now.AddDate(-c.age, -3, 0).Format("2006-01-02")
+		in := account.ProfileInput{DisplayName: p.Name, Timezone: p.Timezone, Gender: c.gender, BirthDate: born, Location: c.location, Bio: c.bio}
+		if errs, err := s.accounts.UpdateProfile(ctx, p.Key, in); err != nil || len(errs) > 0 {
+			return fmt.Errorf("people: demo profile %s: %v %v", p.Email, err, errs)
+		}
+		if _, err := s.accounts.SetInPeople(ctx, p.Key, true); err != nil {
+			return fmt.Errorf("people: demo %s in People: %w", p.Email, err)
+		}
+	}
+	for _, l := range demoLikes {
+		if _, err := s.Like(ctx, cast.Person(l[0]).Key, cast.Person(l[1]).Key, l[2]); err != nil {
+			return fmt.Errorf("people: demo like %s → %s: %w", l[0], l[1], err)
+		}
+	}
+	return nil
+}

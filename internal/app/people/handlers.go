@@ -1,0 +1,349 @@
+package people
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/views/components"
+	views "github.com/harmony/harmony/views/people"
+)
+
+// handlers are the People pages: each parses the request, calls the
+// service and renders.
+type handlers struct {
+	svc *Service
+}
+
+// ErrBadFilter is a Discover filter out of range (400).
+var ErrBadFilter = errors.New("people: bad filter")
+
+// filterOf is Discover's filter: the query's, else the viewer's
+// preferences. A value out of range is a 400, which says what is
+// allowed.
+func (h *handlers) filterOf(c echo.Context, me string) (Filter, error) {
+	ctx := c.Request().Context()
+	prefs, err := h.svc.accounts.Preferences(ctx, me)
+	if err != nil {
+		return Filter{}, err
+	}
+	f := Filter{ShowMe: prefs.ShowMe, MinAge: prefs.AgeRangeMin, MaxAge: prefs.AgeRangeMax}
+	q := c.QueryParams()
+	bad := func() error {
+		return web.BadRequest(i18n.T(ctx, "people.error.filter", "min", strconv.Itoa(account.MinPeopleAge), "max", strconv.Itoa(account.MaxAge)), ErrBadFilter)
+	}
+	if v := q.Get("show"); v != "" {
+		if _, ok := showChoices[v]; !ok {
+			return Filter{}, bad()
+		}
+		f.ShowMe = v
+	}
+	for _, p := range []struct {
+		name string
+		to   *int
+	}{{"min", &f.MinAge}, {"max", &f.MaxAge}} {
+		if v := q.Get(p.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < account.MinPeopleAge || n > account.MaxAge {
+				return Filter{}, bad()
+			}
+			*p.to = n
+		}
+	}
+	f.MinAge = max(f.MinAge, account.MinPeopleAge)
+	if f.MinAge > f.MaxAge {
+		return Filter{}, bad()
+	}
+	return f, nil
+}
+
+// showChoices are the "show" values Discover takes.
+var showChoices = map[string]bool{account.ShowEveryone: true, account.ShowWomen: true, account.ShowMen: true}
+
+// joinOf is the viewer's place in People.
+func (h *handlers) joinOf(ctx context.Context, me string) (views.Join, error) {
+	_, err := h.svc.accounts.InPeople(ctx, me)
+	if err == nil {
+		return views.Join{In: true}, nil
+	}
+	if !errors.Is(err, account.ErrNotInPeople) {
+		return views.Join{}, err
+	}
+	settings, err := h.svc.accounts.Settings(ctx, me)
+	if err != nil {
+		return views.Join{}, err
+	}
+	entry, err := h.svc.accounts.DirectoryEntry(ctx, me)
+	if err != nil {
+		return views.Join{}, err
+	}
+	age, ok := account.AgeOn(entry.BirthDate, h.svc.now().UTC())
+	return views.Join{Private: settings.ProfileVisibility == account.VisibilityPrivate, NeedsAge: !ok || age < account.MinPeopleAge}, nil
+}
+
+// tabs are the tabs' counts from the viewer's standing.
+func tabs(current string, st Standing) views.Tabs {
+	t := views.Tabs{Current: current}
+	for key, l := range st.Received {
+		if !st.hidden(key) && !st.Matches[key].Active && !l.Anonymous {
+			t.Likes++
+		}
+	}
+	for key, m := range st.Matches {
+		if m.Active && !st.Blocked[key] {
+			t.Matches++
+		}
+	}
+	return t
+}
+
+// card is a person as the views show them; back is where a plain like
+// form returns.
+func card(ctx context.Context, p Person, back string) views.Card {
+	c := views.Card{
+		Key: p.RowKey, Name: p.DisplayName, URL: auth.ProfileURL(p.RowKey),
+		PhotoURL: account.PhotoURL(p.RowKey, p.PhotoKey),
+		Age:      p.Age, Location: p.Location, Bio: p.Bio,
+		Liked: p.Mine != nil, LikesYou: p.Theirs != nil, Matched: p.Matched,
+		Back: back,
+	}
+	if p.Theirs != nil {
+		c.Comment = p.Theirs.Comment
+	}
+	if !p.At.IsZero() {
+		c.When = i18n.Date(ctx, p.At)
+	}
+	return c
+}
+
+// discover is GET /people[?show=&min=&max=&cursor=].
+func (h *handlers) discover(c echo.Context) error {
+	ctx := c.Request().Context()
+	me := auth.From(c).MemberKey
+	f, err := h.filterOf(c, me)
+	if err != nil {
+		return err
+	}
+	query := discoverQuery(f)
+	cursor, err := web.ReadCursor(c, h.svc.cursors, query)
+	if err != nil {
+		return err
+	}
+	join, err := h.joinOf(ctx, me)
+	if err != nil {
+		return err
+	}
+	st, err := h.svc.StandingOf(ctx, me)
+	if err != nil {
+		return err
+	}
+	page, err := h.svc.Discover(ctx, me, f, st, cursor)
+	if err != nil {
+		return err
+	}
+	v := views.DiscoverProps{
+		Tabs: tabs("discover", st), Join: join,
+		Filter: views.FilterProps{ShowMe: f.ShowMe, Options: account.ShowMeOptions, MinAge: f.MinAge, MaxAge: f.MaxAge, Lowest: account.MinPeopleAge, Oldest: account.MaxAge},
+	}
+	back := c.Request().URL.RequestURI()
+	for _, p := range page.People {
+		v.People = append(v.People, card(ctx, p, back))
+	}
+	if page.Next != nil {
+		token := h.svc.cursors.Encode(query, *page.Next)
+		v.NextURL = "/people?" + withCursor(filterQuery(f), token)
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "module.people.name"), Section: "people", Content: views.Discover(v)})
+}
+
+// filterQuery is a filter as Discover's query string.
+func filterQuery(f Filter) url.Values {
+	return url.Values{"show": {f.ShowMe}, "min": {strconv.Itoa(f.MinAge)}, "max": {strconv.Itoa(f.MaxAge)}}
+}
+
+// withCursor is q with the next page's token.
+func withCursor(q url.Values, token string) string {
+	q.Set(web.CursorParam, token)
+	return q.Encode()
+}
+
+// discoverQuery names a filter's listing for its cursors, so a token of
+// one filter does not page another.
+func discoverQuery(f Filter) string { return "people|" + filterQuery(f).Encode() }
+
+// join is POST /people/me (on=true|false): show the viewer in People,
+// or take them out.
+func (h *handlers) join(c echo.Context) error {
+	on, err := web.FormChoice(c, "on", map[string]bool{"true": true, "false": false}, "people.error.join_value")
+	if err != nil {
+		return err
+	}
+	if _, err := h.svc.accounts.SetInPeople(c.Request().Context(), auth.From(c).MemberKey, on); err != nil {
+		return err
+	}
+	flash := "people.flash.shown"
+	if !on {
+		flash = "people.flash.hidden"
+	}
+	return web.FlashRedirect(c, flash, DiscoverURL)
+}
+
+// likes is GET /people/likes.
+func (h *handlers) likes(c echo.Context) error {
+	ctx := c.Request().Context()
+	me := auth.From(c).MemberKey
+	join, err := h.joinOf(ctx, me)
+	if err != nil {
+		return err
+	}
+	st, err := h.svc.StandingOf(ctx, me)
+	if err != nil {
+		return err
+	}
+	l, err := h.svc.LikesOf(ctx, me, st)
+	if err != nil {
+		return err
+	}
+	v := views.LikesProps{Tabs: tabs("likes", st), Join: join, Anonymous: l.Anonymous}
+	for _, p := range l.You {
+		v.You = append(v.You, card(ctx, p, LikesURL))
+	}
+	for _, p := range l.Sent {
+		v.Sent = append(v.Sent, card(ctx, p, LikesURL))
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "people.tab.likes"), Section: "people", Content: views.Likes(v)})
+}
+
+// matchesPage is GET /people/matches.
+func (h *handlers) matchesPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	me := auth.From(c).MemberKey
+	st, err := h.svc.StandingOf(ctx, me)
+	if err != nil {
+		return err
+	}
+	ms, err := h.svc.Matches(ctx, me, st)
+	if err != nil {
+		return err
+	}
+	v := views.MatchesProps{Tabs: tabs("matches", st), MessageAction: h.svc.messageAction}
+	for _, p := range ms {
+		v.Matches = append(v.Matches, card(ctx, p, MatchesURL))
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "people.tab.matches"), Section: "people", Content: views.Matches(v)})
+}
+
+// back is where a plain like form returns: its "back" field when it is a
+// path of this site, else the liked person's page.
+func back(c echo.Context, member string) string {
+	if b := web.LocalPath(c.FormValue("back")); b != "" {
+		return b
+	}
+	return auth.ProfileURL(member)
+}
+
+// like is POST /people/:member/like (comment): htmx gets the button
+// back, pressed; a plain form goes back with the news.
+func (h *handlers) like(c echo.Context) error {
+	ctx := c.Request().Context()
+	me, member := auth.From(c).MemberKey, c.Param("member")
+	res, err := h.svc.Like(ctx, me, member, c.FormValue("comment"))
+	if err != nil {
+		return web.AnswerAction(c, err, "people.error.comment_invalid", "", "")
+	}
+	flash := "people.flash.liked"
+	if res.Matched {
+		flash = "people.flash.matched"
+	}
+	return h.answer(c, member, true, flash)
+}
+
+// unlike is POST /people/:member/unlike.
+func (h *handlers) unlike(c echo.Context) error {
+	member := c.Param("member")
+	if err := h.svc.Unlike(c.Request().Context(), auth.From(c).MemberKey, member); err != nil {
+		return err
+	}
+	return h.answer(c, member, false, "people.flash.unliked")
+}
+
+// answer finishes a like or an unlike: htmx gets the like button as it
+// now stands (a match reloads the page, which then shows it), a plain
+// form goes back with flash.
+func (h *handlers) answer(c echo.Context, member string, liked bool, flash string) error {
+	to := back(c, member)
+	if web.HTMXFrom(c).Partial && flash != "people.flash.matched" {
+		name := ""
+		if entry, err := h.svc.accounts.DirectoryEntry(c.Request().Context(), member); err == nil {
+			name = entry.DisplayName
+		}
+		return web.RenderFragment(c, http.StatusOK, views.LikeButton(views.Card{Key: member, Name: name, URL: auth.ProfileURL(member), Liked: liked, Back: to}))
+	}
+	return web.FlashRedirect(c, flash, to)
+}
+
+// unmatch is POST /people/:member/unmatch, behind a confirmation.
+func (h *handlers) unmatch(c echo.Context) error {
+	member := c.Param("member")
+	if !web.Confirmed(c) {
+		return web.AskConfirm(c, h.unmatchConfirm(c, member))
+	}
+	if err := h.svc.Unmatch(c.Request().Context(), auth.From(c).MemberKey, member); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "people.flash.unmatched", MatchesURL)
+}
+
+// unmatchConfirm is the question an unmatch asks first, without
+// JavaScript.
+func (h *handlers) unmatchConfirm(c echo.Context, member string) components.ConfirmProps {
+	name := member
+	if entry, err := h.svc.accounts.DirectoryEntry(c.Request().Context(), member); err == nil {
+		name = entry.DisplayName
+	}
+	return views.UnmatchProps(c.Request().Context(), auth.ProfileURL(member), name)
+}
+
+// Extra is People's part of a person's page (account.PersonExtra): how
+// the viewer and they stand, and a like.
+func (s *Service) Extra(ctx context.Context, viewer, member string) (templ.Component, error) {
+	pair, err := s.PairOf(ctx, viewer, member)
+	if err != nil || pair.Blocked {
+		return nil, err
+	}
+	v := views.PersonProps{Ended: pair.Ended()}
+	them, err := s.accounts.InPeople(ctx, member)
+	switch {
+	case err == nil:
+		v.InPeople = true
+	case errors.Is(err, account.ErrNotInPeople):
+		if them, err = s.accounts.DirectoryEntry(ctx, member); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, err
+	}
+	if _, err := s.accounts.InPeople(ctx, viewer); err == nil {
+		v.ViewerIn = true
+	} else if !errors.Is(err, account.ErrNotInPeople) {
+		return nil, err
+	}
+	p := Person{DirectoryRow: them, Mine: pair.Mine, Matched: pair.Matched()}
+	if pair.Theirs != nil && (!pair.Theirs.Anonymous || p.Matched) {
+		p.Theirs = pair.Theirs
+	}
+	if !v.InPeople && !p.Matched && !v.Ended {
+		return nil, nil
+	}
+	v.Card = card(ctx, p, auth.ProfileURL(member))
+	return views.Person(v), nil
+}

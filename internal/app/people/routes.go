@@ -1,0 +1,22 @@
+package people
+
+import (
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+)
+
+// Routes registers the People pages: all for accounts. A person's own
+// page, /people/:member, is the account module's (it asks Extra for
+// People's part of it).
+func (s *Service) Routes(e *echo.Echo) {
+	h := &handlers{svc: s}
+	acc := auth.RequireAccount
+	e.GET(DiscoverURL, h.discover, acc)
+	e.POST("/people/me", h.join, acc)
+	e.GET(LikesURL, h.likes, acc)
+	e.GET(MatchesURL, h.matchesPage, acc)
+	e.POST("/people/:member/like", h.like, acc)
+	e.POST("/people/:member/unlike", h.unlike, acc)
+	e.POST("/people/:member/unmatch", h.unmatch, acc)
+}

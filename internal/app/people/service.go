@@ -1,0 +1,136 @@
+package people
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/app/chat"
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/quota"
+)
+
+// Accounts is what People reads and changes of the account module: the
+// Users directory's people (account/discovery.go), settings and
+// preferences, and (for the demo) profiles.
+type Accounts interface {
+	ListPeople(ctx context.Context, f account.PeopleFilter, cursor *storage.Cursor, limit int) ([]account.DirectoryRow, *storage.Cursor, error)
+	InPeople(ctx context.Context, memberKey string) (account.DirectoryRow, error)
+	DirectoryEntry(ctx context.Context, memberKey string) (account.DirectoryRow, error)
+	SetInPeople(ctx context.Context, memberKey string, on bool) (account.ProfileRow, error)
+	Settings(ctx context.Context, memberKey string) (account.SettingsRow, error)
+	Preferences(ctx context.Context, memberKey string) (account.PreferencesRow, error)
+	UpdateProfile(ctx context.Context, memberKey string, in account.ProfileInput) (account.FieldErrors, error)
+}
+
+// Blocks are the app's blocks (the chat's table).
+type Blocks interface {
+	HasBlocked(ctx context.Context, blocker, other string) (bool, error)
+	Blocked(ctx context.Context, memberKey string) (map[string]chat.BlockRow, error)
+}
+
+// Notifier tells people of likes and matches (the inbox).
+type Notifier = inbox.Poster
+
+// Service is the people module.
+type Service struct {
+	likes    *storage.Table
+	matches  *storage.Table
+	quota    *storage.Table
+	accounts Accounts
+	blocks   Blocks
+	notifier Notifier
+	cursors  *storage.Cursors
+	counts   metrics.Counting
+	// messageAction is where "Message" posts (the chat's private chats);
+	// "" offers none.
+	messageAction string
+	log           *slog.Logger
+	now           func() time.Time
+}
+
+// quotaTable counts each person's likes a day.
+const quotaTable = "PeopleQuota"
+
+// LikesPerDay bounds one person's likes a day, so nobody likes everyone.
+const LikesPerDay = 50
+
+// ErrTooManyLikes refuses a like past LikesPerDay (429).
+var ErrTooManyLikes = fault.New(http.StatusTooManyRequests, "people.error.too_many", "people: too many likes today")
+
+// New builds the module on the account module's directory.
+func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) *Service {
+	return &Service{
+		likes:    store.Table(LikesTable),
+		matches:  store.Table(MatchesTable),
+		quota:    store.Table(quotaTable),
+		accounts: accounts,
+		cursors:  cursors,
+		log:      log,
+		now:      now,
+	}
+}
+
+// UseBlocks keeps the people someone blocked out of their way. Call it
+// while wiring.
+func (s *Service) UseBlocks(b Blocks) { s.blocks = b }
+
+// UseNotifier has likes and matches told through n. Call it while
+// wiring; without it nobody is told.
+func (s *Service) UseNotifier(n Notifier) { s.notifier = n }
+
+// UseMessaging offers "Message" on matches: a form posting the other's
+// memberKey as "member" to action (the chat's private chats).
+func (s *Service) UseMessaging(action string) { s.messageAction = action }
+
+// Slug is the module's section.
+func (s *Service) Slug() string { return "people" }
+
+// Tables are the tables this module needs provisioned.
+func (s *Service) Tables() []string { return []string{LikesTable, MatchesTable, quotaTable} }
+
+// Daily counters of the admin metrics page's "people" section.
+const (
+	LikesSent  metrics.Counter = "likes"
+	NewMatches metrics.Counter = "matches"
+)
+
+// CountWith registers the module's daily counters (platform.Counted).
+func (s *Service) CountWith(d *metrics.Daily) {
+	s.counts = d.Counting(s.log, "people", LikesSent, NewMatches)
+}
+
+// likeLimit is the daily likes quota.
+func (s *Service) likeLimit() quota.Limit {
+	return quota.Limit{Table: s.quota, Max: LikesPerDay, Window: 24 * time.Hour, Err: ErrTooManyLikes}
+}
+
+// blocked reports whether blocker blocked other; without blocks wired,
+// nobody did. A failed read is an error: a block must not be missed.
+func (s *Service) blocked(ctx context.Context, blocker, other string) (bool, error) {
+	if s.blocks == nil {
+		return false, nil
+	}
+	return s.blocks.HasBlocked(ctx, blocker, other)
+}
+
+// eitherBlocked reports whether a or b blocked the other.
+func (s *Service) eitherBlocked(ctx context.Context, a, b string) (bool, error) {
+	if hid, err := s.blocked(ctx, a, b); err != nil || hid {
+		return hid, err
+	}
+	return s.blocked(ctx, b, a)
+}
+
+// blockedBy are the people memberKey blocked.
+func (s *Service) blockedBy(ctx context.Context, memberKey string) (map[string]chat.BlockRow, error) {
+	if s.blocks == nil {
+		return nil, nil
+	}
+	return s.blocks.Blocked(ctx, memberKey)
+}
