@@ -125,10 +125,15 @@ func card(ctx context.Context, p Person, back string) views.Card {
 	return c
 }
 
-// discover is GET /people[?show=&min=&max=&cursor=].
+// discover is GET /people[?show=&min=&max=&cursor=]; a visitor (or a
+// guest) is told what People is, and asked to sign in.
 func (h *handlers) discover(c echo.Context) error {
 	ctx := c.Request().Context()
-	me := auth.From(c).MemberKey
+	id := auth.Account(c)
+	if id == nil {
+		return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "module.people.name"), Section: "people", Content: views.Welcome(auth.SignInPath(DiscoverURL))})
+	}
+	me := id.MemberKey
 	f, err := h.filterOf(c, me)
 	if err != nil {
 		return err

@@ -6,13 +6,13 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 )
 
-// Routes registers the People pages: all for accounts. A person's own
-// page, /people/:member, is the account module's (it asks Extra for
-// People's part of it).
+// Routes registers the People pages: for accounts, but Discover tells a
+// visitor what People is. A person's own page, /people/:member, is the
+// account module's (it asks Extra for People's part of it).
 func (s *Service) Routes(e *echo.Echo) {
 	h := &handlers{svc: s}
 	acc := auth.RequireAccount
-	e.GET(DiscoverURL, h.discover, acc)
+	e.GET(DiscoverURL, h.discover)
 	e.POST("/people/me", h.join, acc)
 	e.GET(LikesURL, h.likes, acc)
 	e.GET(MatchesURL, h.matchesPage, acc)
