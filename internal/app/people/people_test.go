@@ -1,0 +1,575 @@
+package people_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/app/account/accounttest"
+	"github.com/harmony/harmony/internal/app/chat"
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/app/people"
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+var ctx = context.Background()
+
+type app struct {
+	*accounttest.App
+	svc  *people.Service
+	chat *chat.Service
+}
+
+// newApp is People on a test server with the inbox (its notices) and
+// the chat (its blocks and private chats), wired as cmd/web wires them.
+func newApp(t *testing.T) *app {
+	t.Helper()
+	a := &app{}
+	var in *inbox.Service
+	modules := []platform.Factory{
+		func(c *platform.Core) (web.Module, error) {
+			var err error
+			in, err = inbox.FromCore(c)
+			return in, err
+		},
+		func(c *platform.Core) (web.Module, error) {
+			a.chat = chat.New(c.Store, c.Log, c.Now, chat.Options{})
+			a.chat.UsePeople(c.Accounts)
+			in.UseBlocks(a.chat)
+			return a.chat, nil
+		},
+		func(c *platform.Core) (web.Module, error) {
+			a.svc = people.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
+			a.svc.UseBlocks(a.chat)
+			a.svc.UseNotifier(in)
+			a.svc.UseMessaging("/chat/private")
+			c.Accounts.UsePersonExtra(a.svc)
+			return a.svc, nil
+		},
+	}
+	a.App = accounttest.New(t, accounttest.Options{Modules: modules})
+	return a
+}
+
+func testID(id string) string { return `[data-testid="` + id + `"]` }
+
+func post(c *webtest.Client, path string, form url.Values) *webtest.Response {
+	return c.PostForm(path, c.WithCSRF("/people", form))
+}
+
+// member is someone signed in, with their key.
+type member struct {
+	*webtest.Client
+	key, name string
+}
+
+// profile gives m a profile: gender and birth date ("" for none), as
+// the profile form saves them. The test clock's day is 2030-05-17.
+func (a *app) profile(t *testing.T, m member, gender, born string) {
+	t.Helper()
+	form := url.Values{"displayName": {m.name}, "gender": {gender}, "birthDate": {born}, "location": {"Москва"}, "bio": {m.name + " plays the cello."}}
+	if res := m.PostForm("/account/profile", m.WithCSRF("/account", form)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("%s's profile: %d %.300s", m.name, res.StatusCode, res.Body)
+	}
+}
+
+// join signs email in, gives them a profile and shows them in People.
+func (a *app) join(t *testing.T, email, name, gender, born string) member {
+	t.Helper()
+	m := a.newMember(t, email, name)
+	a.profile(t, m, gender, born)
+	if res := post(m.Client, "/people/me", url.Values{"on": {"true"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("%s shows in People: %d %.300s", name, res.StatusCode, res.Body)
+	}
+	return m
+}
+
+func (a *app) newMember(t *testing.T, email, name string) member {
+	t.Helper()
+	c := a.Client()
+	return member{Client: c, key: a.SignIn(c, email), name: name}
+}
+
+// shown are the names in m's Discover at path.
+func shown(t *testing.T, m member, path string) []string {
+	t.Helper()
+	res := m.Get(path)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d", path, res.StatusCode)
+	}
+	var names []string
+	res.Doc(t).Find(testID("person-tile-link")).Each(func(_ int, s *goquery.Selection) { names = append(names, s.Text()) })
+	return names
+}
+
+// TestDiscoverShowsWhoChoseToBeFound: Discover lists the members who
+// chose "Show me in People", as the viewer's filter narrows them, and
+// never the viewer; showing oneself needs an adult's birth date and a
+// profile others may see, and a refusal changes nothing.
+func TestDiscoverShowsWhoChoseToBeFound(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10") // 30
+	bob := a.join(t, "bob@example.com", "Bob", "male", "1990-03-01")   // 40
+	a.join(t, "cat@example.com", "Cat", "female", "2008-01-01")          // 22
+	dan := a.newMember(t, "dan@example.com", "Dan")                       // not in People
+	a.profile(t, dan, "male", "1995-01-01")
+
+	if got := shown(t, ann, "/people"); strings.Join(got, ",") != "Bob,Cat" && strings.Join(got, ",") != "Cat,Bob" {
+		t.Errorf("Ann's Discover: %q, want Bob and Cat (not herself, not Dan)", got)
+	}
+	if got := shown(t, ann, "/people?show=men"); strings.Join(got, ",") != "Bob" {
+		t.Errorf("men: %q", got)
+	}
+	if got := shown(t, ann, "/people?min=18&max=25"); strings.Join(got, ",") != "Cat" {
+		t.Errorf("18 to 25: %q", got)
+	}
+	if got := shown(t, ann, "/people?min=40&max=40"); strings.Join(got, ",") != "Bob" {
+		t.Errorf("exactly 40: %q", got)
+	}
+	// Preferences are the filter a visit starts with.
+	if res := ann.PostForm("/account/preferences", ann.WithCSRF("/account/preferences", url.Values{"ageRangeMin": {"18"}, "ageRangeMax": {"30"}, "maxDistanceKm": {"100"}, "showMe": {"women"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("preferences: %d %.300s", res.StatusCode, res.Body)
+	}
+	if got := shown(t, ann, "/people"); strings.Join(got, ",") != "Cat" {
+		t.Errorf("with her preferences (women, 18 to 30): %q", got)
+	}
+	for _, q := range []string{"min=abc", "min=10", "max=200", "min=40&max=30", "show=cats", "min=1e3"} {
+		res := ann.Get("/people?" + q)
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(res.Body, "whole numbers from 18 to 99") {
+			t.Errorf("?%s: %d, or no word of what is allowed", q, res.StatusCode)
+		}
+	}
+
+	// Dan is not shown: his page offers to show him. Without a birth
+	// date he is refused, and nothing changes.
+	doc := dan.Get("/people").Doc(t)
+	if doc.Find(testID("people-show-me")).Length() != 1 {
+		t.Error("Dan is not offered to show himself")
+	}
+	a.profile(t, dan, "male", "")
+	if d := dan.Get("/people").Doc(t); d.Find(testID("people-join-age")).Length() != 1 || d.Find(testID("people-show-me")).Length() != 0 {
+		t.Error("without a birth date Dan is offered to show himself, or not told why not")
+	}
+	if res := post(dan.Client, "/people/me", url.Values{"on": {"true"}}); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("showing without a birth date: %d", res.StatusCode)
+	}
+	a.profile(t, dan, "male", "2015-01-01") // 15
+	if res := post(dan.Client, "/people/me", url.Values{"on": {"true"}}); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("showing a 15-year-old: %d", res.StatusCode)
+	}
+	if got := shown(t, bob, "/people"); len(got) != 2 {
+		t.Errorf("a refused Dan shows in Bob's Discover: %q", got)
+	}
+	for _, on := range []string{"", "maybe"} {
+		if res := post(dan.Client, "/people/me", url.Values{"on": {on}}); res.StatusCode != http.StatusBadRequest {
+			t.Errorf("on=%q: %d", on, res.StatusCode)
+		}
+	}
+
+	// A profile kept to oneself leaves People, and cannot join it.
+	if res := bob.PostForm("/account/settings", bob.WithCSRF("/account/settings", url.Values{"profileVisibility": {"private"}, "language": {"en"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("settings: %d", res.StatusCode)
+	}
+	if got := shown(t, ann, "/people?show=everyone&min=18&max=99"); strings.Join(got, ",") != "Cat" {
+		t.Errorf("Bob made his profile private, and Discover still shows him: %q", got)
+	}
+	if res := post(bob.Client, "/people/me", url.Values{"on": {"true"}}); res.StatusCode != http.StatusConflict {
+		t.Errorf("a private profile joins People: %d", res.StatusCode)
+	}
+	// Hiding oneself takes one out.
+	if res := post(ann.Client, "/people/me", url.Values{"on": {"false"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("hide me: %d", res.StatusCode)
+	}
+	cat := a.newMember(t, "cat@example.com", "Cat")
+	if got := shown(t, cat, "/people?show=everyone&min=18&max=99"); len(got) != 0 {
+		t.Errorf("Ann hid herself, and Cat still sees %q", got)
+	}
+	// A visitor is told what People is, and asked to sign in.
+	if doc := a.Client().Get("/people").Doc(t); doc.Find(testID("people-signin")).Length() != 1 || doc.Find(testID("person-tile")).Length() != 0 {
+		t.Error("a visitor's People page")
+	}
+}
+
+// like posts from's like of to with comment.
+func like(from, to member, comment string) *webtest.Response {
+	return post(from.Client, auth.ProfileURL(to.key)+"/like", url.Values{"comment": {comment}, "back": {"/people"}})
+}
+
+// TestLikeLikeBackMatchUnmatch: a like (with its comment) reaches the
+// liked person's inbox and "Likes you"; a like returned is a match for
+// both, who find each other under Matches with "Message"; an unmatch
+// ends it for both, for good.
+func TestLikeLikeBackMatchUnmatch(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10")
+	bob := a.join(t, "bob@example.com", "Bob", "male", "1990-03-01")
+
+	if res := like(ann, bob, "Loved your cello!"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/people" {
+		t.Fatalf("Ann likes Bob: %d → %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if items := a.Inbox(bob.Client); items.Length() != 1 || !strings.Contains(items.Text(), "Ann likes you: “Loved your cello!”") {
+		t.Errorf("Bob's inbox: %q", items.Text())
+	}
+	doc := bob.Get("/people/likes").Doc(t)
+	row := doc.Find(testID("likes-you")).Find(testID("people-row"))
+	if row.Length() != 1 || row.AttrOr("data-member", "") != ann.key || row.Find(testID("like-comment")).Text() != "Loved your cello!" {
+		t.Fatalf("Bob's Likes you: %q", row.Text())
+	}
+	if doc.Find(testID("tab-likes")).Text() != "Likes (1)" {
+		t.Errorf("the Likes tab: %q", doc.Find(testID("tab-likes")).Text())
+	}
+	if sent := ann.Get("/people/likes").Doc(t).Find(testID("likes-sent")).Find(testID("people-row")); sent.Length() != 1 || sent.AttrOr("data-member", "") != bob.key {
+		t.Errorf("Ann's You liked: %q", sent.Text())
+	}
+	// A second like of the same person changes nothing, tells nobody.
+	if res := like(ann, bob, "again"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("liking again: %d", res.StatusCode)
+	}
+	if items := a.Inbox(bob.Client); items.Length() != 1 {
+		t.Errorf("a second like told Bob again: %d notices", items.Length())
+	}
+
+	// Bob likes her back: a match, both told, both listed.
+	res := like(bob, ann, "")
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Bob likes Ann back: %d", res.StatusCode)
+	}
+	for _, m := range []struct {
+		me, other member
+	}{{ann, bob}, {bob, ann}} {
+		if items := a.Inbox(m.me.Client); !strings.Contains(items.Text(), "You and "+m.other.name+" match") {
+			t.Errorf("%s's notices: %q", m.me.name, items.Text())
+		}
+		d := m.me.Get("/people/matches").Doc(t)
+		rows := d.Find(testID("matches")).Find(testID("people-row"))
+		if rows.Length() != 1 || rows.AttrOr("data-member", "") != m.other.key {
+			t.Errorf("%s's matches: %q", m.me.name, rows.Text())
+		}
+		if v := rows.Find(testID("match-message")).Closest("form").Find(`input[name="member"]`).AttrOr("value", ""); v != m.other.key {
+			t.Errorf("%s's Message posts %q", m.me.name, v)
+		}
+		if l := m.me.Get("/people/likes").Doc(t).Find(testID("people-row")); l.Length() != 0 {
+			t.Errorf("%s's likes still list a match: %q", m.me.name, l.Text())
+		}
+		if b := m.me.Get(auth.ProfileURL(m.other.key)).Doc(t).Find(testID("people-person")).Find(testID("badge-match")); b.Length() != 1 {
+			t.Errorf("%s's page for %s does not say they matched", m.me.name, m.other.name)
+		}
+	}
+	// Taking back a like after the match is refused: unmatch instead.
+	if res := post(ann.Client, auth.ProfileURL(bob.key)+"/unlike", nil); res.StatusCode != http.StatusConflict {
+		t.Errorf("unliking a match: %d", res.StatusCode)
+	}
+
+	// Unmatching asks first, then ends it for both.
+	if res := post(bob.Client, auth.ProfileURL(ann.key)+"/unmatch", nil); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("unmatch-confirm")).Length() != 1 {
+		t.Fatalf("an unconfirmed unmatch: %d", res.StatusCode)
+	}
+	if a.matchesOf(t, ann) != 1 {
+		t.Fatal("an unconfirmed unmatch ended the match")
+	}
+	if res := post(bob.Client, auth.ProfileURL(ann.key)+"/unmatch", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("unmatch: %d", res.StatusCode)
+	}
+	if a.matchesOf(t, ann) != 0 || a.matchesOf(t, bob) != 0 {
+		t.Error("the match is still listed after the unmatch")
+	}
+	for _, m := range []struct{ from, to member }{{ann, bob}, {bob, ann}} {
+		if res := like(m.from, m.to, ""); res.StatusCode != http.StatusConflict {
+			t.Errorf("%s likes %s again after the unmatch: %d", m.from.name, m.to.name, res.StatusCode)
+		}
+		if got := shown(t, m.from, "/people"); len(got) != 0 {
+			t.Errorf("%s's Discover after the unmatch: %q", m.from.name, got)
+		}
+	}
+	if res := post(ann.Client, auth.ProfileURL(bob.key)+"/unmatch", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusNotFound {
+		t.Errorf("unmatching twice: %d", res.StatusCode)
+	}
+}
+
+// matchesOf counts m's matches page's rows.
+func (a *app) matchesOf(t *testing.T, m member) int {
+	t.Helper()
+	return m.Get("/people/matches").Doc(t).Find(testID("people-row")).Length()
+}
+
+// TestAnAnonymousLikeNamesNobodyUntilTheyMatch: with anonymous likes on,
+// the liked person learns that someone likes them, not who, anywhere;
+// liking them back makes the match, which names both.
+func TestAnAnonymousLikeNamesNobodyUntilTheyMatch(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10")
+	bob := a.join(t, "bob@example.com", "Bob", "male", "1990-03-01")
+	if res := ann.PostForm("/account/settings", ann.WithCSRF("/account/settings", url.Values{"profileVisibility": {"members"}, "anonymousLikes": {"on"}, "language": {"en"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("settings: %d", res.StatusCode)
+	}
+	if res := like(ann, bob, "secret"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("like: %d", res.StatusCode)
+	}
+	items := a.Inbox(bob.Client)
+	if items.Length() != 1 || !strings.Contains(items.Text(), "Someone likes you") || strings.Contains(items.Text(), "Ann") || strings.Contains(items.Text(), "secret") {
+		t.Errorf("Bob's inbox: %q", items.Text())
+	}
+	doc := bob.Get("/people/likes").Doc(t)
+	if doc.Find(testID("people-anonymous")).Length() != 1 || doc.Find(testID("likes-you")).Length() != 0 || strings.Contains(doc.Text(), "Ann") {
+		t.Errorf("Bob's likes page names the anonymous liker, or does not count her: %q", doc.Find("main").Text())
+	}
+	for _, path := range []string{"/people", auth.ProfileURL(ann.key)} {
+		if d := bob.Get(path).Doc(t); d.Find(testID("badge-likes-you")).Length() != 0 || d.Find(testID("like-comment")).Length() != 0 {
+			t.Errorf("%s shows Bob that Ann likes him", path)
+		}
+	}
+	if res := like(bob, ann, ""); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Bob likes Ann: %d", res.StatusCode)
+	}
+	if a.matchesOf(t, bob) != 1 || !strings.Contains(a.Inbox(bob.Client).Text(), "You and Ann match") {
+		t.Error("liking the anonymous liker back made no match, or did not name her")
+	}
+}
+
+// TestBlockedPeopleStayOutOfTheBlockersWay: whom someone blocked is not
+// in their Discover or likes, cannot match them and tells them nothing;
+// the blocked person is not told, and the blocker cannot like them.
+func TestBlockedPeopleStayOutOfTheBlockersWay(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10")
+	bob := a.join(t, "bob@example.com", "Bob", "male", "1990-03-01")
+	if res := like(bob, ann, ""); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Bob likes Ann: %d", res.StatusCode)
+	}
+	a.Inbox(ann.Client)
+	if res := ann.PostForm("/chat/block", ann.WithCSRF("/chat", url.Values{"member": {bob.key}, "name": {"Bob"}, "confirm": {"yes"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Ann blocks Bob: %d", res.StatusCode)
+	}
+	if got := shown(t, ann, "/people"); len(got) != 0 {
+		t.Errorf("Ann's Discover shows whom she blocked: %q", got)
+	}
+	if l := ann.Get("/people/likes").Doc(t).Find(testID("people-row")); l.Length() != 0 {
+		t.Errorf("Ann's likes list whom she blocked: %q", l.Text())
+	}
+	if res := like(ann, bob, ""); res.StatusCode != http.StatusConflict {
+		t.Errorf("Ann likes whom she blocked: %d", res.StatusCode)
+	}
+	// Bob is not told, and his like of her stands as it was.
+	if got := shown(t, bob, "/people"); strings.Join(got, ",") != "Ann" {
+		t.Errorf("Bob's Discover: %q", got)
+	}
+	cat := a.join(t, "cat@example.com", "Cat", "female", "2001-01-10")
+	if res := like(bob, cat, ""); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Bob likes Cat: %d", res.StatusCode)
+	}
+	// Ann unblocks him, and likes him: only now do they match.
+	if res := ann.PostForm("/chat/unblock", ann.WithCSRF("/chat", url.Values{"member": {bob.key}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("unblock: %d", res.StatusCode)
+	}
+	if res := like(ann, bob, ""); res.StatusCode != http.StatusSeeOther || a.matchesOf(t, ann) != 1 {
+		t.Errorf("after the unblock: %d, %d matches", res.StatusCode, a.matchesOf(t, ann))
+	}
+
+	// A like returned to someone who blocked the liker since makes no
+	// match, and tells the blocker nothing; the liker is not told.
+	dan := a.join(t, "dan@example.com", "Dan", "male", "1999-01-10")
+	if res := like(cat, dan, ""); res.StatusCode != http.StatusSeeOther {
+		t.Fatal(res.StatusCode)
+	}
+	if res := cat.PostForm("/chat/block", cat.WithCSRF("/chat", url.Values{"member": {dan.key}, "name": {"Dan"}, "confirm": {"yes"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Cat blocks Dan: %d", res.StatusCode)
+	}
+	before := a.Inbox(cat.Client).Length()
+	if res := like(dan, cat, ""); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Dan likes Cat: %d", res.StatusCode)
+	}
+	if a.matchesOf(t, cat) != 0 || a.matchesOf(t, dan) != 0 {
+		t.Error("a like returned to a blocker made a match")
+	}
+	if after := a.Inbox(cat.Client).Length(); after != before {
+		t.Errorf("the blocker was told: %d notices, were %d", after, before)
+	}
+}
+
+// TestLikesAtOnceMatch: two people liking each other at the same moment
+// match, whichever lands first; over many pairs none is missed.
+func TestLikesAtOnceMatch(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	const pairs = 12
+	keys := make([][2]string, pairs)
+	for i := range pairs {
+		for j := range 2 {
+			m := a.join(t, fmt.Sprintf("p%d-%d@example.com", i, j), fmt.Sprintf("P%d-%d", i, j), "female", "1990-01-01")
+			keys[i][j] = m.key
+		}
+	}
+	var wg sync.WaitGroup
+	for _, k := range keys {
+		for j := range 2 {
+			wg.Go(func() {
+				if _, err := a.svc.Like(ctx, k[j], k[1-j], ""); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	for i, k := range keys {
+		for j := range 2 {
+			st, err := a.svc.StandingOf(ctx, k[j])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m, ok := st.Matches[k[1-j]]; !ok || !m.Active {
+				t.Errorf("pair %d: side %d has no match", i, j)
+			}
+		}
+	}
+}
+
+// TestRebuildFinishesWhatACrashLeft: the rebuild writes a like's missing
+// received row, a mutual like's missing match rows (both, or the one
+// side missing), ends the other side of a half-ended match and deletes
+// its likes, deletes a received row without its like, and then finds
+// nothing more to do.
+func TestRebuildFinishesWhatACrashLeft(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10")
+	bob := a.join(t, "bob@example.com", "Bob", "male", "1990-03-01")
+	cat := a.join(t, "cat@example.com", "Cat", "female", "2001-01-10")
+	dan := a.join(t, "dan@example.com", "Dan", "male", "1999-01-10")
+	likes, matches := a.Store.Table(people.LikesTable), a.Store.Table(people.MatchesTable)
+	at := accounttest.Start
+	write := func(tab *storage.Table, row any) {
+		t.Helper()
+		e, err := storage.Marshal(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tab.Upsert(ctx, e, storage.Replace); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Ann and Bob like each other; the likes stopped before anything else.
+	write(likes, people.LikeRow{PartitionKey: ann.key, RowKey: bob.key, CreatedAt: at, Comment: "hi"})
+	write(likes, people.LikeRow{PartitionKey: bob.key, RowKey: ann.key, CreatedAt: at.Add(1)})
+	// Cat and Dan matched, and Cat's unmatch ended her side only.
+	ended := at.Add(2)
+	write(likes, people.LikeRow{PartitionKey: cat.key, RowKey: dan.key, CreatedAt: at})
+	write(likes, people.LikeRow{PartitionKey: dan.key, RowKey: cat.key, CreatedAt: at})
+	write(matches, people.MatchRow{PartitionKey: cat.key, RowKey: dan.key, CreatedAt: at, EndedAt: &ended, EndedBy: cat.key})
+	write(matches, people.MatchRow{PartitionKey: dan.key, RowKey: cat.key, CreatedAt: at, Active: true})
+	// A received row whose like was taken back.
+	write(likes, people.LikeRow{PartitionKey: cat.key + "|received", RowKey: bob.key, CreatedAt: at})
+
+	if a.matchesOf(t, ann) != 0 || a.matchesOf(t, dan) != 1 {
+		t.Fatal("the set-up is not half written")
+	}
+	r, err := a.svc.RebuildPeople(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Likes != 4 || r.Received != 2 || r.Matches != 3 || r.Unliked != 2 || r.Removed != 1 {
+		t.Errorf("report: %+v", r)
+	}
+	if a.matchesOf(t, ann) != 1 || a.matchesOf(t, bob) != 1 {
+		t.Error("Ann and Bob do not match after the rebuild")
+	}
+	if a.matchesOf(t, dan) != 0 || a.matchesOf(t, cat) != 0 {
+		t.Error("the half-ended match still stands")
+	}
+	if res := like(dan, cat, ""); res.StatusCode != http.StatusConflict {
+		t.Errorf("Dan likes Cat after the ended match: %d", res.StatusCode)
+	}
+	if c := bob.Get("/people/likes").Doc(t).Find(testID("people-row")); c.Length() != 0 {
+		t.Errorf("Bob's likes: %q", c.Text())
+	}
+	if l := cat.Get("/people/likes").Doc(t).Find(testID("likes-you")).Find(testID("people-row")); l.Length() != 0 {
+		t.Errorf("Cat's Likes you keeps a like taken back: %q", l.Text())
+	}
+	if r, err := a.svc.RebuildPeople(ctx); err != nil || r.Received+r.Matches+r.Unliked+r.Removed != 0 {
+		t.Errorf("a second rebuild: %+v %v", r, err)
+	}
+}
+
+// TestLikesRefuseBadInput: a like of oneself, of nobody, of someone not
+// in People, by someone not in People, or with a comment that is not
+// one line of at most 200 characters is refused with its status, and
+// writes nothing; past LikesPerDay a like is refused with 429.
+func TestLikesRefuseBadInput(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10")
+	bob := a.join(t, "bob@example.com", "Bob", "male", "1990-03-01")
+	dan := a.newMember(t, "dan@example.com", "Dan")
+	cases := []struct {
+		who    member
+		path   string
+		form   url.Values
+		status int
+	}{
+		{ann, auth.ProfileURL(ann.key) + "/like", nil, http.StatusNotFound},
+		{ann, "/people/auth:nobody/like", nil, http.StatusNotFound},
+		{ann, "/people/not-a-key/like", nil, http.StatusNotFound},
+		{ann, "/people/guest:abc/like", nil, http.StatusNotFound},
+		{ann, auth.ProfileURL(dan.key) + "/like", nil, http.StatusNotFound},
+		{dan, auth.ProfileURL(ann.key) + "/like", nil, http.StatusConflict},
+		{ann, auth.ProfileURL(bob.key) + "/like", url.Values{"comment": {strings.Repeat("a", 201)}}, http.StatusBadRequest},
+		{ann, auth.ProfileURL(bob.key) + "/like", url.Values{"comment": {"two\nlines"}}, http.StatusBadRequest},
+		{ann, auth.ProfileURL(bob.key) + "/like", url.Values{"comment": {"bell\x07"}}, http.StatusBadRequest},
+		{ann, auth.ProfileURL(bob.key) + "/unmatch", url.Values{"confirm": {"yes"}}, http.StatusNotFound},
+	}
+	for _, c := range cases {
+		res := post(c.who.Client, c.path, c.form)
+		if res.StatusCode != c.status {
+			t.Errorf("%s POST %s %v: %d, want %d", c.who.name, c.path, c.form, res.StatusCode, c.status)
+		}
+		if strings.Contains(res.Body, "goroutine") || strings.Contains(res.Body, ".go:") {
+			t.Errorf("%s: the answer shows a stack trace", c.path)
+		}
+	}
+	rows, err := storage.All[people.LikeRow](ctx, a.Store.Table(people.LikesTable), storage.Query{Scan: true})
+	if err != nil || len(rows) != 0 {
+		t.Errorf("refused likes wrote %d rows (%v)", len(rows), err)
+	}
+	if res := a.Client().Get("/people/likes"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("a visitor's likes page: %d", res.StatusCode)
+	}
+
+	// The daily quota: LikesPerDay likes, then 429.
+	for i := range people.LikesPerDay {
+		key, err := a.Auth.EnsureAccount(ctx, fmt.Sprintf("q%d@example.com", i), fmt.Sprintf("Q%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if errs, err := a.Accounts.UpdateProfile(ctx, key, account.ProfileInput{DisplayName: fmt.Sprintf("Q%d", i), BirthDate: "1990-01-01"}); err != nil || len(errs) > 0 {
+			t.Fatal(err, errs)
+		}
+		if _, err := a.Accounts.SetInPeople(ctx, key, true); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.svc.Like(ctx, ann.key, key, ""); err != nil {
+			t.Fatalf("like %d: %v", i+1, err)
+		}
+	}
+	if res := like(ann, bob, ""); res.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("like %d: %d", people.LikesPerDay+1, res.StatusCode)
+	}
+	a.Clock.Advance(24 * time.Hour)
+	if res := like(ann, bob, ""); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("the next day: %d", res.StatusCode)
+	}
+}
