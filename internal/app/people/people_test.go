@@ -123,8 +123,8 @@ func TestDiscoverShowsWhoChoseToBeFound(t *testing.T) {
 	a := newApp(t)
 	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10") // 30
 	bob := a.join(t, "bob@example.com", "Bob", "male", "1990-03-01")   // 40
-	a.join(t, "cat@example.com", "Cat", "female", "2008-01-01")          // 22
-	dan := a.newMember(t, "dan@example.com", "Dan")                       // not in People
+	a.join(t, "cat@example.com", "Cat", "female", "2008-01-01")        // 22
+	dan := a.newMember(t, "dan@example.com", "Dan")                    // not in People
 	a.profile(t, dan, "male", "1995-01-01")
 
 	if got := shown(t, ann, "/people"); strings.Join(got, ",") != "Bob,Cat" && strings.Join(got, ",") != "Cat,Bob" {
