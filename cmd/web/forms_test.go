@@ -24,8 +24,8 @@ var badTexts = []struct{ name, value string }{
 }
 
 // TestEveryFormRefusesBadText crawls the app as an admin with a group, an
-// appointment, a prompt, someone else's forum topic and a report in the
-// moderation queue, finds every POST form with a text field, and
+// appointment, a prompt, someone else's forum topic, a report in the
+// moderation queue and someone in People, finds every POST form with a text field, and
 // submits each bad text in all its text fields: every form must answer
 // with a 4xx, not a 5xx and not success, write nothing, and say why in
 // words (no message key, no unfilled placeholder).
@@ -35,7 +35,9 @@ func TestEveryFormRefusesBadText(t *testing.T) {
 	c := webtest.NewClient(t, a.Handler())
 	signIn(t, c, "boss@example.org")
 	seedForms(t, c)
-	seedReports(t, c, webtest.NewClient(t, a.Handler()))
+	member := webtest.NewClient(t, a.Handler())
+	seedReports(t, c, member)
+	seedPeople(t, c, member)
 
 	joinURL := seedJoinLink(t, c)
 	forms := crawlForms(t, c, "/")
@@ -116,6 +118,21 @@ func seedReports(t *testing.T, c, member *webtest.Client) {
 	path := "/chat/room-general/messages/" + strings.TrimPrefix(at.Fragment, "m-") + "/report"
 	if res := member.PostForm(path, member.WithCSRF(path, url.Values{"reason": {"spam"}})); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("report the message: %d", res.StatusCode)
+	}
+}
+
+// seedPeople shows the admin and the member in People, so the crawl
+// finds the member in Discover and, on their page, the like's form.
+func seedPeople(t *testing.T, people ...*webtest.Client) {
+	t.Helper()
+	for _, c := range people {
+		form := url.Values{"displayName": {"Someone"}, "birthDate": {"1990-01-01"}}
+		if res := c.PostForm("/account/profile", c.WithCSRF("/account", form)); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("profile: %d", res.StatusCode)
+		}
+		if res := c.PostForm("/people/me", c.WithCSRF("/people", url.Values{"on": {"true"}})); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("show in People: %d", res.StatusCode)
+		}
 	}
 }
 
