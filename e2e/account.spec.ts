@@ -3,16 +3,7 @@
 // disabling a user.
 import path from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
-import { adminEmail, alice, axeProblems, completeProviderLogin, expectSignedOut, newSignedInPage, signInWithCode, signInWithOIDC, uniqueEmail } from './helpers';
-
-// isoDateYearsAgo is today's date `years` years ago minus `days` days, so
-// the age is exactly `years` whatever the day of the run.
-function isoDateYearsAgo(years: number, days: number): string {
-  const d = new Date();
-  d.setUTCFullYear(d.getUTCFullYear() - years);
-  d.setUTCDate(d.getUTCDate() - days);
-  return d.toISOString().slice(0, 10);
-}
+import { adminEmail, alice, axeProblems, completeProviderLogin, expectSignedOut, newSignedInPage, signInWithCode, signInWithOIDC, isoDateYearsAgo, uniqueEmail } from './helpers';
 
 async function expectAvatarLoads(page: Page): Promise<void> {
   const img = page.getByTestId('profile-avatar');

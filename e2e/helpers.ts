@@ -156,3 +156,12 @@ export async function axeProblems(page: Page, name: string): Promise<string[]> {
   }
   return out;
 }
+
+// isoDateYearsAgo is today's date `years` years ago minus `days` days, so
+// the age is exactly `years` whatever the day of the run.
+export function isoDateYearsAgo(years: number, days: number): string {
+  const d = new Date();
+  d.setUTCFullYear(d.getUTCFullYear() - years);
+  d.setUTCDate(d.getUTCDate() - days);
+  return d.toISOString().slice(0, 10);
+}

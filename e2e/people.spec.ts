@@ -1,0 +1,70 @@
+// People end to end: two members show themselves in People, one likes
+// the other from Discover (htmx turns the button in place), the other
+// likes back from "Likes you", both find the match, and "Message" opens
+// their private chat. Then axe on the three People pages.
+import { test, expect, type Page } from '@playwright/test';
+import { axeProblems, isoDateYearsAgo, personWithOIDC, uniqueLocal } from './helpers';
+
+// join gives page's person a profile named name, 30 years old, and shows
+// them in People.
+async function join(page: Page, name: string): Promise<void> {
+  await page.goto('/account');
+  const form = page.getByTestId('profile-form');
+  await form.locator('input[name="displayName"]').fill(name);
+  await form.locator('[name="bio"]').fill(`${name} plays the cello.`);
+  await form.locator('input[name="birthDate"]').fill(isoDateYearsAgo(30, 10));
+  await page.getByTestId('profile-save').click();
+  await expect(page.getByTestId('flash')).toBeVisible();
+  await page.goto('/people');
+  await page.getByTestId('people-show-me').click();
+  await expect(page.getByTestId('flash')).toContainText('You are shown in People');
+}
+
+test('people: a like, a like back, a match and a message', async ({ browser }) => {
+  const annName = `Ann ${uniqueLocal('p').slice(-6)}`;
+  const bobName = `Bob ${uniqueLocal('p').slice(-6)}`;
+  const ann = await personWithOIDC(browser, uniqueLocal('people-a'));
+  const bob = await personWithOIDC(browser, uniqueLocal('people-b'));
+  await join(ann, annName);
+  await join(bob, bobName);
+
+  // Ann likes Bob in Discover: the button turns in place.
+  await ann.goto('/people');
+  const tile = ann.getByTestId('person-tile').filter({ hasText: bobName });
+  await expect(tile).toBeVisible();
+  const before = ann.url();
+  await tile.getByTestId('like-button').click();
+  await expect(tile.getByTestId('like-button')).toHaveAttribute('aria-pressed', 'true');
+  await expect(tile.getByTestId('like-button')).toContainText('Liked');
+  expect(ann.url()).toBe(before);
+
+  // Bob sees her under "Likes you", and likes her back.
+  await bob.goto('/people/likes');
+  const row = bob.getByTestId('likes-you').getByTestId('people-row').filter({ hasText: annName });
+  await expect(row).toBeVisible();
+  await expect(row.getByTestId('like-button')).toContainText('Like back');
+  await row.getByTestId('like-button').click();
+  await expect(bob.getByTestId('flash')).toContainText('match');
+
+  // Both find the match; Message opens their private chat.
+  for (const [page, other] of [[ann, bobName], [bob, annName]] as const) {
+    await page.goto('/people/matches');
+    await expect(page.getByTestId('people-row').filter({ hasText: other })).toBeVisible();
+  }
+  await ann.getByTestId('people-row').filter({ hasText: bobName }).getByTestId('match-message').click();
+  await expect(ann).toHaveURL(/\/chat\/[^/]+$/);
+  await expect(ann.getByRole('heading', { level: 1 })).toContainText(bobName);
+
+  // The inbox tells Ann of the match.
+  await expect(async () => {
+    await ann.goto('/inbox');
+    await expect(ann.getByTestId('inbox-item').filter({ hasText: `You and ${bobName} match` })).toBeVisible({ timeout: 500 });
+  }).toPass({ timeout: 15_000 });
+
+  const problems: string[] = [];
+  for (const path of ['/people', '/people/likes', '/people/matches']) {
+    await ann.goto(path);
+    problems.push(...(await axeProblems(ann, path)));
+  }
+  expect(problems).toEqual([]);
+});
