@@ -116,6 +116,18 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	if got := c.Get("/admin/reports").Doc(t).Find(`[data-testid="report-count"]`).Text(); got != "2 reports" {
 		t.Errorf("the demo's moderation queue: %q", got)
 	}
+	// People: Anna has likes to answer (one with a comment), a like of
+	// her own waiting, and a match.
+	likes := c.Get("/people/likes").Doc(t)
+	if you := likes.Find(`[data-testid="likes-you"] [data-testid="people-row"]`); you.Length() != 2 || !strings.Contains(you.Text(), "джазовом") {
+		t.Errorf("Anna's Likes you: %q", you.Text())
+	}
+	if sent := likes.Find(`[data-testid="likes-sent"] [data-testid="people-row"]`); sent.Length() != 1 || !strings.Contains(sent.Text(), "Lily") {
+		t.Errorf("Anna's You liked: %q", sent.Text())
+	}
+	if m := c.Get("/people/matches").Doc(t).Find(`[data-testid="people-row"]`); m.Length() != 1 || !strings.Contains(m.Text(), "Tom") {
+		t.Errorf("Anna's matches: %q", m.Text())
+	}
 	sections := c.Get("/admin/metrics").Doc(t).Find(`[data-testid="metrics-section"]`)
 	if sections.Length() < 5 {
 		t.Errorf("the metrics page shows %d sections", sections.Length())
