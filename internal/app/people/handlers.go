@@ -90,6 +90,17 @@ func (h *handlers) joinOf(ctx context.Context, me string) (views.Join, error) {
 	return views.Join{Private: settings.ProfileVisibility == account.VisibilityPrivate, NeedsAge: !ok || age < account.MinPeopleAge}, nil
 }
 
+// viewer is where the viewer stands in People: their own place, and
+// their likes, matches and blocks.
+func (h *handlers) viewer(ctx context.Context, me string) (views.Join, Standing, error) {
+	join, err := h.joinOf(ctx, me)
+	if err != nil {
+		return views.Join{}, Standing{}, err
+	}
+	st, err := h.svc.StandingOf(ctx, me)
+	return join, st, err
+}
+
 // tabs are the tabs' counts from the viewer's standing.
 func tabs(current string, st Standing) views.Tabs {
 	t := views.Tabs{Current: current}
@@ -143,11 +154,7 @@ func (h *handlers) discover(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	join, err := h.joinOf(ctx, me)
-	if err != nil {
-		return err
-	}
-	st, err := h.svc.StandingOf(ctx, me)
+	join, st, err := h.viewer(ctx, me)
 	if err != nil {
 		return err
 	}
@@ -206,11 +213,7 @@ func (h *handlers) join(c echo.Context) error {
 func (h *handlers) likes(c echo.Context) error {
 	ctx := c.Request().Context()
 	me := auth.From(c).MemberKey
-	join, err := h.joinOf(ctx, me)
-	if err != nil {
-		return err
-	}
-	st, err := h.svc.StandingOf(ctx, me)
+	join, st, err := h.viewer(ctx, me)
 	if err != nil {
 		return err
 	}
