@@ -573,3 +573,39 @@ func TestLikesRefuseBadInput(t *testing.T) {
 		t.Errorf("the next day: %d", res.StatusCode)
 	}
 }
+
+// TestDiscoverReadsNoRowPerPerson: a page of Discover costs the same
+// calls for three people as for nine (the directory walk and the
+// viewer's four partitions, no read per person), and a likes page one
+// point read per person it lists.
+func TestDiscoverReadsNoRowPerPerson(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10")
+	var others []member
+	cost := func(path string) map[string]int64 {
+		t.Helper()
+		res := ann.Get(path)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d", path, res.StatusCode)
+		}
+		return res.StorageOps(t)
+	}
+	var few, many map[string]int64
+	for i := range 8 {
+		m := a.join(t, fmt.Sprintf("p%d@example.com", i), fmt.Sprintf("P%d", i), "male", "1990-01-01")
+		others = append(others, m)
+		like(m, ann, "")
+		if i == 1 {
+			few = cost("/people")
+		}
+	}
+	many = cost("/people")
+	if few["total"] != many["total"] || many["queries"] > 21 {
+		t.Errorf("Discover: %v with two others, %v with eight", few, many)
+	}
+	likes := cost("/people/likes")
+	if likes["queries"] != 4 || likes["reads"] > int64(len(others))+2 {
+		t.Errorf("the likes page of %d likes: %v", len(others), likes)
+	}
+}
