@@ -353,5 +353,8 @@ func (s *Service) Extra(ctx context.Context, viewer, member string) (templ.Compo
 		return nil, nil
 	}
 	v.Card = card(ctx, p, auth.ProfileURL(member))
+	if s.reports != nil && v.InPeople {
+		v.ReportURL = reportURL(member)
+	}
 	return views.Person(v), nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/account/accounttest"
+	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/app/chat"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/app/people"
@@ -44,6 +45,13 @@ func newApp(t *testing.T) *app {
 			in, err = inbox.FromCore(c)
 			return in, err
 		},
+		// The admin section, whose moderation queue the platform hands
+		// People (boss@example.com is an admin).
+		func(c *platform.Core) (web.Module, error) {
+			svc := admin.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
+			svc.UseNotifier(in, c.Config.AdminEmails)
+			return svc, nil
+		},
 		func(c *platform.Core) (web.Module, error) {
 			a.chat = chat.New(c.Store, c.Log, c.Now, chat.Options{})
 			a.chat.UsePeople(c.Accounts)
@@ -59,7 +67,7 @@ func newApp(t *testing.T) *app {
 			return a.svc, nil
 		},
 	}
-	a.App = accounttest.New(t, accounttest.Options{Modules: modules})
+	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules})
 	return a
 }
 
@@ -607,5 +615,57 @@ func TestDiscoverReadsNoRowPerPerson(t *testing.T) {
 	likes := cost("/people/likes")
 	if likes["queries"] != 4 || likes["reads"] > int64(len(others))+2 {
 		t.Errorf("the likes page of %d likes: %v", len(others), likes)
+	}
+}
+
+// TestReportingACardTakesItOutOfPeople: a member reports someone's
+// People card from their page; the report quotes the card as it was;
+// an admin's take-down takes them out of People (their match stands).
+// Oneself, and someone not in People, have no report page.
+func TestReportingACardTakesItOutOfPeople(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10")
+	bob := a.join(t, "bob@example.com", "Bob", "male", "1990-03-01")
+	cat := a.join(t, "cat@example.com", "Cat", "female", "2001-01-10")
+	boss := a.newMember(t, "boss@example.com", "Boss")
+	like(cat, ann, "")
+	like(ann, cat, "")
+	page := auth.ProfileURL(ann.key)
+	link := bob.Get(page).Doc(t).Find(testID("person-report")).AttrOr("href", "")
+	if link != page+"/report" {
+		t.Fatalf("Bob's report link on Ann's page: %q", link)
+	}
+	form := bob.Get(link)
+	if form.StatusCode != http.StatusOK || !strings.Contains(form.Doc(t).Find(testID("report-excerpt")).Text(), "Ann plays the cello.") {
+		t.Fatalf("the report page: %d", form.StatusCode)
+	}
+	for _, c := range []struct {
+		who  member
+		path string
+	}{{ann, page + "/report"}, {bob, auth.ProfileURL(boss.key) + "/report"}, {bob, "/people/not-a-key/report"}} {
+		if res := c.who.Get(c.path); res.StatusCode != http.StatusNotFound {
+			t.Errorf("%s GET %s: %d", c.who.name, c.path, res.StatusCode)
+		}
+	}
+	if res := bob.PostForm(link, bob.WithCSRF(link, url.Values{"reason": {"spam"}, "note": {"A fake."}})); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != page {
+		t.Fatalf("Bob reports: %d → %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	row := boss.Get("/admin/reports").Doc(t).Find(testID("report-row"))
+	if row.Length() != 1 || !strings.Contains(row.Text(), "People card") || !strings.Contains(row.Text(), "Ann plays the cello.") {
+		t.Fatalf("the queue: %q", row.Text())
+	}
+	id, _ := row.Attr("data-report")
+	if res := boss.PostForm("/admin/reports/"+id+"/take-down", boss.WithCSRF("/admin/reports", url.Values{"note": {"Fake profile"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("take down: %d", res.StatusCode)
+	}
+	if got := shown(t, bob, "/people"); strings.Join(got, ",") != "Cat" {
+		t.Errorf("after the take-down Bob's Discover: %q", got)
+	}
+	if res := like(bob, ann, ""); res.StatusCode != http.StatusNotFound {
+		t.Errorf("liking a card taken down: %d", res.StatusCode)
+	}
+	if a.matchesOf(t, cat) != 1 {
+		t.Error("the take-down ended Ann's match")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/moderation"
 )
 
 // Routes registers the People pages: for accounts, but Discover tells a
@@ -19,4 +20,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/people/:member/like", h.like, acc)
 	e.POST("/people/:member/unlike", h.unlike, acc)
 	e.POST("/people/:member/unmatch", h.unmatch, acc)
+	report := moderation.Page{Section: "people", Queue: s.reports, Of: s.profileReport}
+	e.GET("/people/:member/report", report.Show, acc)
+	e.POST("/people/:member/report", report.File, acc)
 }

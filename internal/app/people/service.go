@@ -11,6 +11,7 @@ import (
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
 )
@@ -45,6 +46,7 @@ type Service struct {
 	accounts Accounts
 	blocks   Blocks
 	notifier Notifier
+	reports  moderation.Queue
 	cursors  *storage.Cursors
 	counts   metrics.Counting
 	// messageAction is where "Message" posts (the chat's private chats);

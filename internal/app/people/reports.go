@@ -1,0 +1,85 @@
+package people
+
+import (
+	"context"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/moderation"
+	"github.com/harmony/harmony/views/components"
+)
+
+// Reports: a member reports someone's People card (a fake, a harassing
+// or an inappropriate one) to the admins' moderation queue, as Hinge's
+// "Report". The report quotes the card as it was (name, age, place,
+// about); the link opens their page. Taking it down takes them out of
+// People: nobody finds them in Discover or can like them, though their
+// matches stand (the admins can disable the account for worse).
+
+// profileKind is a People card's kind in reports; its key the memberKey.
+const profileKind = "people.profile"
+
+// UseReports lets members report People cards to q (platform.Reported).
+// Without it People offers no report. Call it while wiring.
+func (s *Service) UseReports(q moderation.Queue) { s.reports = q }
+
+// ReportKinds are what People takes down (moderation.Source).
+func (s *Service) ReportKinds() []string { return []string{profileKind} }
+
+// TakeDown takes the reported person out of People.
+func (s *Service) TakeDown(ctx context.Context, t moderation.Target, _ moderation.Moderator, _ string) error {
+	if !auth.IsAuthMemberKey(t.Key) {
+		return ErrSelf
+	}
+	_, err := s.accounts.SetInPeople(ctx, t.Key, false)
+	return err
+}
+
+// reportURL is where someone's card is reported.
+func reportURL(memberKey string) string { return auth.ProfileURL(memberKey) + "/report" }
+
+// profileReport is the report of the request's person, and its page:
+// someone else shown in People.
+func (s *Service) profileReport(c echo.Context) (moderation.Report, components.ReportProps, error) {
+	ctx := c.Request().Context()
+	id, member := auth.From(c), c.Param("member")
+	if s.reports == nil || member == id.MemberKey || !auth.IsAuthMemberKey(member) {
+		return moderation.Report{}, components.ReportProps{}, ErrSelf
+	}
+	row, err := s.accounts.InPeople(ctx, member)
+	if err != nil {
+		return moderation.Report{}, components.ReportProps{}, err
+	}
+	p := Standing{}.person(row, s.now().UTC())
+	excerpt := cardText(ctx, p)
+	link := auth.ProfileURL(member)
+	r := moderation.Report{
+		Target:  moderation.Target{Kind: profileKind, Key: member},
+		Link:    link,
+		Excerpt: excerpt, Author: member, AuthorName: row.DisplayName, By: id.MemberKey, ByName: id.DisplayName,
+	}
+	props := components.ReportProps{
+		Heading: i18n.T(ctx, "people.report.heading"), Back: link, BackLabel: row.DisplayName,
+		Author: row.DisplayName, Excerpt: excerpt, Action: reportURL(member),
+	}
+	return r, props, nil
+}
+
+// cardText is a person's card as words: name, age, place, and about.
+func cardText(ctx context.Context, p Person) string {
+	parts := []string{p.DisplayName}
+	if p.Age > 0 {
+		parts = append(parts, i18n.N(ctx, "people.age", p.Age))
+	}
+	if p.Location != "" {
+		parts = append(parts, p.Location)
+	}
+	text := strings.Join(parts, " · ")
+	if p.Bio != "" {
+		text += "\n" + p.Bio
+	}
+	return text
+}
