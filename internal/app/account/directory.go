@@ -68,14 +68,14 @@ func (s *Service) ListUsers(ctx context.Context, cursor *storage.Cursor, limit i
 	if limit < 1 || limit > storage.MaxPageSize {
 		limit = 50
 	}
-	return s.walkDirectory(ctx, nil, cursor, limit)
+	return s.walk(ctx, directoryBuckets{}, nil, cursor, limit)
 }
 
-// walkDirectory reads one page of the directory rows that match filters,
-// bucket by bucket, from cursor on.
-func (s *Service) walkDirectory(ctx context.Context, filters []storage.Filter, cursor *storage.Cursor, limit int) ([]DirectoryRow, *storage.Cursor, error) {
+// walk reads one page of the directory rows of buckets that match
+// filters, bucket by bucket, from cursor on.
+func (s *Service) walk(ctx context.Context, buckets storage.Buckets, filters []storage.Filter, cursor *storage.Cursor, limit int) ([]DirectoryRow, *storage.Cursor, error) {
 	walk := storage.Walk{
-		Buckets:  directoryBuckets{},
+		Buckets:  buckets,
 		Limit:    limit,
 		MaxCalls: 20,
 		Fetch: func(ctx context.Context, bucket string, cont *storage.Continuation, n int) (storage.Page, error) {

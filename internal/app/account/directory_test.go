@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -256,5 +257,73 @@ func TestARoleTakenAwayByABehindClockStillEnds(t *testing.T) {
 	}
 	if admin() {
 		t.Fatal("the role taken away stays in the session")
+	}
+}
+
+// TestThePeoplePartitionFollowsTheProfile: an enabled account shown in
+// People has a row in the directory's People partition, which ListPeople
+// reads; hiding, disabling or a birth date taken away removes it; the
+// rebuild writes a lost one and deletes one no profile implies.
+func TestThePeoplePartitionFollowsTheProfile(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	keys := []string{"auth:01PEOPLEA", "auth:01PEOPLEB"}
+	for i, k := range keys {
+		if _, err := a.Accounts.OnSignIn(ctx, k, "q"+string(rune('a'+i))+"@example.com", "Person "+k[len(k)-1:]); err != nil {
+			t.Fatal(err)
+		}
+		if errs, err := a.Accounts.UpdateProfile(ctx, k, account.ProfileInput{DisplayName: "Person", BirthDate: "1990-01-01", Gender: "female"}); err != nil || len(errs) > 0 {
+			t.Fatal(err, errs)
+		}
+		if _, err := a.Accounts.SetInPeople(ctx, k, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shown := func() []string {
+		t.Helper()
+		rows, _, err := a.Accounts.ListPeople(ctx, account.PeopleFilter{Gender: "female", MinAge: 18, MaxAge: 99, Today: accounttest.Start}, nil, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.RowKey)
+		}
+		return out
+	}
+	if got := shown(); len(got) != 2 {
+		t.Fatalf("shown: %v", got)
+	}
+	if _, err := a.Accounts.SetEnabled(ctx, keys[0], false); err != nil {
+		t.Fatal(err)
+	}
+	if got := shown(); len(got) != 1 || got[0] != keys[1] {
+		t.Errorf("a disabled account is still shown: %v", got)
+	}
+	if errs, err := a.Accounts.UpdateProfile(ctx, keys[1], account.ProfileInput{DisplayName: "Person"}); err != nil || len(errs) > 0 {
+		t.Fatal(err, errs)
+	}
+	if got := shown(); len(got) != 0 {
+		t.Errorf("a profile without a birth date is still shown: %v", got)
+	}
+	if _, err := a.Accounts.SetEnabled(ctx, keys[0], true); err != nil {
+		t.Fatal(err)
+	}
+	// A lost People row, and one no profile implies.
+	users := a.Store.Table("Users")
+	if err := users.Delete(ctx, "people", keys[0], storage.AnyETag); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := users.Insert(ctx, storage.Entity{PartitionKey: "people", RowKey: keys[1], Props: map[string]any{"displayName": "Stale", "gender": "female", "birthDate": "1990-01-01"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := shown(); len(got) != 1 || got[0] != keys[1] {
+		t.Fatalf("the set-up: %v", got)
+	}
+	if _, err := a.Accounts.RebuildDirectory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := shown(); len(got) != 1 || got[0] != keys[0] {
+		t.Errorf("after the rebuild: %v, want %s alone", got, keys[0])
 	}
 }

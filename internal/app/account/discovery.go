@@ -2,7 +2,6 @@ package account
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -11,9 +10,27 @@ import (
 )
 
 // Discovery: the people module shows the accounts that chose "Show me in
-// People" (ProfileRow.InPeople). The Users directory carries what its
-// filters and cards need, so a page of people is a filtered walk of the
-// directory's 16 partitions, not a read per person.
+// People" (ProfileRow.InPeople). The directory's projection keeps, beside
+// each account's row, a copy in one partition, "people", for each
+// enabled account shown in People, with what Discover's filters and
+// cards need: a page of people is one filtered query of that partition,
+// not a walk of the 16 directory partitions, nor a read per person.
+
+// peoplePartition is the Users partition of the accounts shown in People
+// (RowKey the memberKey); a directory bucket is "user|{h}", so it is no
+// bucket.
+const peoplePartition = "people"
+
+// shownInPeople reports whether a profile has a row in the People
+// partition.
+func shownInPeople(p ProfileRow) bool { return p.InPeople && p.Enabled && p.DeletedAt == nil }
+
+// peopleBucket is the People partition as the one bucket of a walk.
+type peopleBucket struct{}
+
+func (peopleBucket) First() string               { return peoplePartition }
+func (peopleBucket) After(string) (string, bool) { return "", false }
+func (peopleBucket) Valid(bucket string) bool    { return bucket == peoplePartition }
 
 // MinPeopleAge is the youngest age shown in People: its likes and
 // matches are for adults.
@@ -72,10 +89,7 @@ func (s *Service) ListPeople(ctx context.Context, f PeopleFilter, cursor *storag
 	if limit < 1 || limit > storage.MaxPageSize {
 		limit = 24
 	}
-	filters := []storage.Filter{
-		{Name: "inPeople", Op: storage.Eq, Value: true},
-		{Name: "enabled", Op: storage.Eq, Value: true},
-	}
+	var filters []storage.Filter
 	if f.Gender != "" {
 		filters = append(filters, storage.Filter{Name: "gender", Op: storage.Eq, Value: f.Gender})
 	}
@@ -88,21 +102,16 @@ func (s *Service) ListPeople(ctx context.Context, f PeopleFilter, cursor *storag
 	if f.MaxAge > 0 {
 		filters = append(filters, storage.Filter{Name: "birthDate", Op: storage.Gt, Value: f.Today.AddDate(-f.MaxAge-1, 0, 0).Format(birthDayLayout)})
 	}
-	return s.walkDirectory(ctx, filters, cursor, limit)
+	return s.walk(ctx, peopleBucket{}, filters, cursor, limit)
 }
 
 // ErrNotInPeople is a person who is not shown in People (404).
 var ErrNotInPeople = fault.New(http.StatusNotFound, "people.error.not_in_people", "account: not in People")
 
-// InPeople is memberKey's directory row when they are shown in People
-// and their account is enabled (ErrNotInPeople otherwise).
+// InPeople is memberKey's row in the People partition: they are shown
+// in People and their account is enabled (ErrNotInPeople otherwise).
 func (s *Service) InPeople(ctx context.Context, memberKey string) (DirectoryRow, error) {
-	pk, rk := directoryKey(memberKey)
-	row, err := storage.Get[DirectoryRow](ctx, s.directory, pk, rk)
-	if errors.Is(err, storage.ErrNotFound) || err == nil && (!row.InPeople || !row.Enabled) {
-		return DirectoryRow{}, ErrNotInPeople
-	}
-	return row, err
+	return storage.Find[DirectoryRow](ctx, s.directory, peoplePartition, memberKey, ErrNotInPeople)
 }
 
 // DirectoryEntry is memberKey's directory row, whoever they are

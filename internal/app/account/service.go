@@ -89,7 +89,9 @@ func New(store *storage.Store, sessions Sessions, log *slog.Logger, now func() t
 
 // directoryProjection is the Users directory as a projection of the
 // profiles: one row per account's profile, none for guests (they may
-// have a profile, a photo from joining by link, but are not accounts).
+// have a profile, a photo from joining by link, but are not accounts),
+// and a second in the People partition for an enabled account shown in
+// People (discovery.go).
 func (s *Service) directoryProjection() *projection.Projection[ProfileRow] {
 	_, profileRK := profileKey("")
 	return &projection.Projection[ProfileRow]{
@@ -101,8 +103,15 @@ func (s *Service) directoryProjection() *projection.Projection[ProfileRow] {
 			if auth.IsGuestKey(p.PartitionKey) {
 				return nil, nil
 			}
-			r, err := projection.RowOf(s.directory, directoryRowFor(p.PartitionKey, p))
-			return []projection.Row{r}, err
+			row := directoryRowFor(p.PartitionKey, p)
+			r, err := projection.RowOf(s.directory, row)
+			if err != nil || !shownInPeople(p) {
+				return []projection.Row{r}, err
+			}
+			// Shown in People: its row in the People partition too.
+			row.PartitionKey = peoplePartition
+			shown, err := projection.RowOf(s.directory, row)
+			return []projection.Row{r, shown}, err
 		},
 	}
 }

@@ -609,7 +609,7 @@ func TestDiscoverReadsNoRowPerPerson(t *testing.T) {
 		}
 	}
 	many = cost("/people")
-	if few["total"] != many["total"] || many["queries"] > 21 {
+	if few["total"] != many["total"] || many["queries"] > 6 {
 		t.Errorf("Discover: %v with two others, %v with eight", few, many)
 	}
 	likes := cost("/people/likes")
