@@ -101,11 +101,12 @@ func (h *handlers) viewer(ctx context.Context, me string) (views.Join, Standing,
 	return join, st, err
 }
 
-// tabs are the tabs' counts from the viewer's standing.
+// tabs are the tabs' counts from the viewer's standing: the likes not
+// yet returned (anonymous ones too), and the matches that stand.
 func tabs(current string, st Standing) views.Tabs {
 	t := views.Tabs{Current: current}
-	for key, l := range st.Received {
-		if !st.hidden(key) && !st.Matches[key].Active && !l.Anonymous {
+	for key := range st.Received {
+		if !st.hidden(key) && !st.Matches[key].Active {
 			t.Likes++
 		}
 	}

@@ -333,6 +333,9 @@ func TestAnAnonymousLikeNamesNobodyUntilTheyMatch(t *testing.T) {
 		t.Errorf("Bob's inbox: %q", items.Text())
 	}
 	doc := bob.Get("/people/likes").Doc(t)
+	if doc.Find(testID("tab-likes")).Text() != "Likes (1)" {
+		t.Errorf("the Likes tab does not count the anonymous like: %q", doc.Find(testID("tab-likes")).Text())
+	}
 	if doc.Find(testID("people-anonymous")).Length() != 1 || doc.Find(testID("likes-you")).Length() != 0 || strings.Contains(doc.Text(), "Ann") {
 		t.Errorf("Bob's likes page names the anonymous liker, or does not count her: %q", doc.Find("main").Text())
 	}
