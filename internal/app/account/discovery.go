@@ -120,3 +120,16 @@ func (s *Service) DirectoryEntry(ctx context.Context, memberKey string) (Directo
 	pk, rk := directoryKey(memberKey)
 	return storage.Find[DirectoryRow](ctx, s.directory, pk, rk, ErrNoAccount)
 }
+
+// SetCardPhoto records the first of memberKey's People photos (the
+// people module's blob name, "" for none), which their card leads with.
+func (s *Service) SetCardPhoto(ctx context.Context, memberKey, photo string) error {
+	_, err := s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
+		if p.CardPhoto == photo {
+			return storage.ErrNoChange
+		}
+		p.CardPhoto = photo
+		return nil
+	})
+	return err
+}

@@ -51,6 +51,9 @@ type ProfileRow struct {
 	// me in People"); it needs a birth date of an adult and a profile
 	// others may see (SetInPeople).
 	InPeople bool `table:"inPeople"`
+	// CardPhoto is the first of the person's People photos (the people
+	// module's blob name, "" for none), which leads their card.
+	CardPhoto string `table:"cardPhoto"`
 	// Listed records the Users directory row last written for the
 	// profile (projection.Follow's record).
 	Listed string `table:"listed"`
@@ -79,6 +82,7 @@ type DirectoryRow struct {
 	BirthDate string `table:"birthDate"`
 	Location  string `table:"location"`
 	Bio       string `table:"bio"`
+	CardPhoto string `table:"cardPhoto"`
 }
 
 const directoryPrefix = "user|"
@@ -108,6 +112,7 @@ func directoryRowFor(memberKey string, p ProfileRow) DirectoryRow {
 		BirthDate:    p.BirthDate,
 		Location:     p.Location,
 		Bio:          p.Bio,
+		CardPhoto:    p.CardPhoto,
 	}
 }
 
@@ -117,7 +122,7 @@ func sameDirectory(a, b DirectoryRow) bool {
 		a.DisplayName == b.DisplayName && a.Email == b.Email && a.PhotoKey == b.PhotoKey &&
 		a.Enabled == b.Enabled && a.Role == b.Role && a.CreatedAt.Equal(b.CreatedAt) &&
 		a.InPeople == b.InPeople && a.Gender == b.Gender && a.BirthDate == b.BirthDate &&
-		a.Location == b.Location && a.Bio == b.Bio
+		a.Location == b.Location && a.Bio == b.Bio && a.CardPhoto == b.CardPhoto
 }
 
 // SettingsRow is document 000's UserSettings.

@@ -1,8 +1,13 @@
 package people
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
 	"strings"
 
 	"github.com/harmony/harmony/internal/app/account"
@@ -16,13 +21,69 @@ var demoCards = map[string]struct {
 	age      int
 	location string
 	bio      string
+	// photos is how many People photos they have, drawn from hue.
+	photos, hue int
 }{
-	"anna":  {"female", 31, "London", "Cellist in a community orchestra. Looking for people to go to concerts with, and to argue about Shostakovich."},
-	"tom":   {"male", 34, "London", "Drums, bikes and bad puns. I organise the Thursday jam sessions."},
-	"lily":  {"female", 28, "New York", "Jazz vocalist by night, product designer by day. Always up for a gig."},
-	"boris": {"male", 35, "Москва", "Играю на гитаре, хожу на все концерты группы. Ищу компанию для поездок на фестивали."},
-	"masha": {"female", 26, "Москва", "Фотографирую концерты и людей на них. Люблю джаз и длинные прогулки."},
-	"olga":  {"female", 38, "Екатеринбург", "Пою в хоре, веду клуб любителей винила."},
+	"anna":  {"female", 31, "London", "Cellist in a community orchestra. Looking for people to go to concerts with, and to argue about Shostakovich.", 3, 200},
+	"tom":   {"male", 34, "London", "Drums, bikes and bad puns. I organise the Thursday jam sessions.", 2, 20},
+	"lily":  {"female", 28, "New York", "Jazz vocalist by night, product designer by day. Always up for a gig.", 2, 320},
+	"boris": {"male", 35, "Москва", "Играю на гитаре, хожу на все концерты группы. Ищу компанию для поездок на фестивали.", 1, 140},
+	"masha": {"female", 26, "Москва", "Фотографирую концерты и людей на них. Люблю джаз и длинные прогулки.", 0, 0},
+	"olga":  {"female", 38, "Екатеринбург", "Пою в хоре, веду клуб любителей винила.", 1, 270},
+}
+
+// demoPhoto draws a demo People photo: a soft sunset of two colours
+// around hue, with a sun, as a PNG the photo pipeline takes like any
+// upload.
+func demoPhoto(hue int) []byte {
+	const side = 720
+	img := image.NewNRGBA(image.Rect(0, 0, side, side))
+	top, bottom := hsl(hue, 0.55, 0.62), hsl(hue+35, 0.6, 0.35)
+	sun := hsl(hue+180, 0.7, 0.75)
+	for y := range side {
+		t := float64(y) / side
+		for x := range side {
+			c := mix(top, bottom, t)
+			dx, dy := float64(x-side*2/3), float64(y-side/3)
+			if d := math.Hypot(dx, dy); d < 110 {
+				c = mix(sun, c, math.Max(0, (d-90)/20))
+			}
+			img.Set(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	png.Encode(&b, img) // an in-memory encode of a valid image does not fail
+	return b.Bytes()
+}
+
+// mix is a blend of a and b, t of the way to b.
+func mix(a, b color.NRGBA, t float64) color.NRGBA {
+	f := func(x, y uint8) uint8 { return uint8(float64(x) + (float64(y)-float64(x))*t) }
+	return color.NRGBA{f(a.R, b.R), f(a.G, b.G), f(a.B, b.B), 255}
+}
+
+// hsl is a colour by hue (degrees), saturation and lightness.
+func hsl(h int, s, l float64) color.NRGBA {
+	hf := math.Mod(float64(h), 360) / 60
+	c := (1 - math.Abs(2*l-1)) * s
+	x := c * (1 - math.Abs(math.Mod(hf, 2)-1))
+	var r, g, b float64
+	switch int(hf) {
+	case 0:
+		r, g = c, x
+	case 1:
+		r, g = x, c
+	case 2:
+		g, b = c, x
+	case 3:
+		g, b = x, c
+	case 4:
+		r, b = x, c
+	default:
+		r, b = c, x
+	}
+	m := l - c/2
+	return color.NRGBA{uint8((r + m) * 255), uint8((g + m) * 255), uint8((b + m) * 255), 255}
 }
 
 // demoLikes are who likes whom in the demo, with what comment: Anna
@@ -53,6 +114,11 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		}
 		if _, err := s.accounts.SetInPeople(ctx, p.Key, true); err != nil {
 			return fmt.Errorf("people: demo %s in People: %w", p.Email, err)
+		}
+		for i := range c.photos {
+			if _, err := s.AddPhoto(ctx, p.Key, demoPhoto(c.hue+i*40)); err != nil {
+				return fmt.Errorf("people: demo photo of %s: %w", p.Email, err)
+			}
 		}
 	}
 	for _, l := range demoLikes {

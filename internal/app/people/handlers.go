@@ -13,6 +13,7 @@ import (
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/views/components"
 	views "github.com/harmony/harmony/views/people"
@@ -123,7 +124,7 @@ func tabs(current string, st Standing) views.Tabs {
 func card(ctx context.Context, p Person, back string) views.Card {
 	c := views.Card{
 		Key: p.RowKey, Name: p.DisplayName, URL: auth.ProfileURL(p.RowKey),
-		PhotoURL: account.PhotoURL(p.RowKey, p.PhotoKey),
+		PhotoURL: cardPhotoURL(p.DirectoryRow),
 		Age:      p.Age, Location: p.Location, Bio: p.Bio,
 		Liked: p.Mine != nil, LikesYou: p.Theirs != nil, Matched: p.Matched,
 		Back: back,
@@ -135,6 +136,15 @@ func card(ctx context.Context, p Person, back string) views.Card {
 		c.When = i18n.Date(ctx, p.At)
 	}
 	return c
+}
+
+// cardPhotoURL is the photo a card leads with: the first People photo,
+// else the profile's.
+func cardPhotoURL(r account.DirectoryRow) string {
+	if r.CardPhoto != "" {
+		return photoURL(pictures.Small(r.CardPhoto))
+	}
+	return account.PhotoURL(r.RowKey, r.PhotoKey)
 }
 
 // discover is GET /people[?show=&min=&max=&cursor=]; a visitor (or a
@@ -354,8 +364,90 @@ func (s *Service) Extra(ctx context.Context, viewer, member string) (templ.Compo
 		return nil, nil
 	}
 	v.Card = card(ctx, p, auth.ProfileURL(member))
+	photos, err := s.Photos(ctx, member)
+	if err != nil {
+		return nil, err
+	}
+	for _, ph := range photos {
+		v.Photos = append(v.Photos, ph.URL())
+	}
 	if s.reports != nil && v.InPeople {
 		v.ReportURL = reportURL(member)
 	}
 	return views.Person(v), nil
+}
+
+// photosPage is GET /people/photos: the viewer's People photos, to add,
+// order and delete.
+func (h *handlers) photosPage(c echo.Context) error {
+	return h.renderPhotos(c, http.StatusOK, "")
+}
+
+// renderPhotos shows the photos page with status and a refusal's words
+// ("" for none).
+func (h *handlers) renderPhotos(c echo.Context, status int, problem string) error {
+	ctx := c.Request().Context()
+	rows, err := h.svc.Photos(ctx, auth.From(c).MemberKey)
+	if err != nil {
+		return err
+	}
+	v := views.PhotosProps{Max: MaxPhotos, MaxMB: MaxPhotoBytes >> 20, Error: problem}
+	for _, r := range rows {
+		v.Photos = append(v.Photos, views.Photo{ID: r.RowKey, URL: r.SmallURL()})
+	}
+	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "people.photos.heading"), Section: "people", Content: views.Photos(v)})
+}
+
+// addPhoto is POST /people/photos (multipart, "photo"): a refusal shows
+// the page again with what was wrong.
+func (h *handlers) addPhoto(c echo.Context) error {
+	ctx := c.Request().Context()
+	data, err := h.svc.uploads.Read(c, "photo", MaxPhotoBytes)
+	if err == nil {
+		_, err = h.svc.AddPhoto(ctx, auth.From(c).MemberKey, data)
+	}
+	if err == nil {
+		return web.FlashRedirect(c, "people.photos.flash.added", photosURL)
+	}
+	if status, message, ok := web.UploadRefusal(err); ok {
+		return h.renderPhotos(c, status, i18n.T(ctx, message, "mb", MaxPhotoBytes>>20))
+	}
+	if errors.Is(err, ErrPhotosFull) {
+		return h.renderPhotos(c, http.StatusConflict, i18n.T(ctx, "people.photos.error.full", "max", MaxPhotos))
+	}
+	return err
+}
+
+// deletePhoto is POST /people/photos/:id/delete, behind a confirmation.
+func (h *handlers) deletePhoto(c echo.Context) error {
+	ctx := c.Request().Context()
+	if !web.Confirmed(c) {
+		return web.AskConfirm(c, views.DeletePhotoProps(ctx, c.Param("id")))
+	}
+	if err := h.svc.DeletePhoto(ctx, auth.From(c).MemberKey, c.Param("id")); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "people.photos.flash.deleted", photosURL)
+}
+
+// movePhoto is POST /people/photos/:id/move (to=first|earlier).
+func (h *handlers) movePhoto(c echo.Context) error {
+	first, err := web.FormChoice(c, "to", map[string]bool{"first": true, "earlier": false}, "people.photos.error.move")
+	if err != nil {
+		return err
+	}
+	if err := h.svc.MovePhoto(c.Request().Context(), auth.From(c).MemberKey, c.Param("id"), first); err != nil {
+		return err
+	}
+	return web.Redirect(c, photosURL)
+}
+
+// servePhoto is GET /media/people/:member/:file: public to whoever
+// holds the (unguessable) URL, as the profile's photo is.
+func (h *handlers) servePhoto(c echo.Context) error {
+	blob, err := h.svc.PhotoBlob(c.Request().Context(), c.Param("member"), c.Param("file"))
+	if err != nil {
+		return err
+	}
+	return web.ServeImage(c, blob.Data)
 }

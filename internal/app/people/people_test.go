@@ -19,6 +19,7 @@ import (
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/app/people"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/media/mediatest"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
@@ -670,5 +671,142 @@ func TestReportingACardTakesItOutOfPeople(t *testing.T) {
 	}
 	if a.matchesOf(t, cat) != 1 {
 		t.Error("the take-down ended Ann's match")
+	}
+}
+
+// upload posts a photo to m's People photos.
+func upload(m member, data []byte) *webtest.Response {
+	return m.PostFile(photosPath, m.WithCSRF(photosPath, nil), "photo", "me.jpg", data)
+}
+
+const photosPath = "/people/photos"
+
+// photoIDs are the photos on m's photos page, in order.
+func photoIDs(t *testing.T, m member) []string {
+	t.Helper()
+	var ids []string
+	m.Get(photosPath).Doc(t).Find(testID("photo-item")).Each(func(_ int, s *goquery.Selection) { ids = append(ids, s.AttrOr("data-photo", "")) })
+	return ids
+}
+
+// TestPhotosLeadTheCardInTheirOrder: up to six photos, re-encoded
+// without their EXIF; the first leads the card in Discover and all show
+// on the person's page, in the order their owner sets; a bad file, a
+// seventh photo or someone else's photo is refused and changes nothing;
+// the rebuild puts a card's first photo back.
+func TestPhotosLeadTheCardInTheirOrder(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10")
+	bob := a.join(t, "bob@example.com", "Bob", "male", "1990-03-01")
+	tileSrc := func() string {
+		t.Helper()
+		return bob.Get("/people").Doc(t).Find(testID("person-tile")).Filter(`[data-member="` + ann.key + `"]`).Find("img").AttrOr("src", "")
+	}
+	if tileSrc() != "" {
+		t.Fatal("a card without photos shows one")
+	}
+	for i := range 3 {
+		if res := upload(ann, mediatest.JPEGWithEXIF(t, 800+i, 600, 1)); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("photo %d: %d %.300s", i+1, res.StatusCode, res.Body)
+		}
+	}
+	ids := photoIDs(t, ann)
+	if len(ids) != 3 {
+		t.Fatalf("photos: %v", ids)
+	}
+	src := tileSrc()
+	if !strings.Contains(src, ids[0]) {
+		t.Errorf("the tile shows %q, not the first photo %s", src, ids[0])
+	}
+	res := bob.Get(src)
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "image/jpeg" || strings.Contains(res.Body, "Exif") {
+		t.Errorf("the photo as served: %d %s, EXIF kept: %v", res.StatusCode, res.Header.Get("Content-Type"), strings.Contains(res.Body, "Exif"))
+	}
+	if g := bob.Get(auth.ProfileURL(ann.key)).Doc(t).Find(testID("person-gallery") + " img"); g.Length() != 3 {
+		t.Errorf("her page shows %d photos", g.Length())
+	}
+	// The third made first: it leads the card.
+	if res := ann.PostForm(photosPath+"/"+ids[2]+"/move", ann.WithCSRF(photosPath, url.Values{"to": {"first"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("make first: %d", res.StatusCode)
+	}
+	if got := photoIDs(t, ann); strings.Join(got, ",") != strings.Join([]string{ids[2], ids[0], ids[1]}, ",") {
+		t.Errorf("the order after make first: %v", got)
+	}
+	if !strings.Contains(tileSrc(), ids[2]) {
+		t.Error("the card does not lead with the photo made first")
+	}
+	if res := ann.PostForm(photosPath+"/"+ids[1]+"/move", ann.WithCSRF(photosPath, url.Values{"to": {"earlier"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("earlier: %d", res.StatusCode)
+	}
+	if got := photoIDs(t, ann); strings.Join(got, ",") != strings.Join([]string{ids[2], ids[1], ids[0]}, ",") {
+		t.Errorf("the order after earlier: %v", got)
+	}
+
+	// Refusals change nothing.
+	refused := []struct {
+		name   string
+		res    *webtest.Response
+		status int
+	}{
+		{"not a picture", upload(ann, []byte("plain text, not a picture")), http.StatusBadRequest},
+		{"no file", upload(ann, nil), http.StatusBadRequest},
+		{"Bob deletes her photo", bob.PostForm(photosPath+"/"+ids[0]+"/delete", bob.WithCSRF(photosPath, url.Values{"confirm": {"yes"}})), http.StatusNotFound},
+		{"Bob moves her photo", bob.PostForm(photosPath+"/"+ids[0]+"/move", bob.WithCSRF(photosPath, url.Values{"to": {"first"}})), http.StatusNotFound},
+		{"a move nowhere", ann.PostForm(photosPath+"/"+ids[0]+"/move", ann.WithCSRF(photosPath, url.Values{"to": {"up"}})), http.StatusBadRequest},
+	}
+	for _, r := range refused {
+		if r.res.StatusCode != r.status || r.res.Writes(t) != 0 {
+			t.Errorf("%s: %d (%d writes), want %d", r.name, r.res.StatusCode, r.res.Writes(t), r.status)
+		}
+	}
+	if got := photoIDs(t, ann); len(got) != 3 {
+		t.Errorf("after the refusals: %v", got)
+	}
+	for _, path := range []string{"/media/people/" + ann.key + "/../x.jpg", "/media/people/not-a-key/" + ids[0] + ".jpg", "/media/people/" + ann.key + "/" + ids[0] + ".png"} {
+		if res := bob.Get(path); res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d", path, res.StatusCode)
+		}
+	}
+	for i := range 3 {
+		if res := upload(ann, mediatest.JPEGWithEXIF(t, 400+i, 300, 1)); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("photo %d: %d", i+4, res.StatusCode)
+		}
+	}
+	if res := upload(ann, mediatest.JPEGWithEXIF(t, 500, 300, 1)); res.StatusCode != http.StatusConflict || res.Doc(t).Find(testID("photo-error")).Length() != 1 {
+		t.Errorf("a seventh photo: %d", res.StatusCode)
+	}
+	if got := photoIDs(t, ann); len(got) != people.MaxPhotos {
+		t.Errorf("%d photos after a seventh", len(got))
+	}
+
+	// Deleting asks first; the first deleted, the next leads the card.
+	first := photoIDs(t, ann)[0]
+	if res := ann.PostForm(photosPath+"/"+first+"/delete", ann.WithCSRF(photosPath, nil)); res.StatusCode != http.StatusOK || len(photoIDs(t, ann)) != people.MaxPhotos {
+		t.Fatalf("an unconfirmed delete: %d", res.StatusCode)
+	}
+	if res := ann.PostForm(photosPath+"/"+first+"/delete", ann.WithCSRF(photosPath, url.Values{"confirm": {"yes"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.StatusCode)
+	}
+	next := photoIDs(t, ann)[0]
+	if got := tileSrc(); !strings.Contains(got, next) {
+		t.Errorf("after deleting the first, the tile shows %q, not %s", got, next)
+	}
+	if res := bob.Get("/media/people/" + ann.key + "/" + first + ".jpg"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("a deleted photo is still served: %d", res.StatusCode)
+	}
+
+	// A card whose first photo was not recorded: the rebuild records it.
+	if err := a.Accounts.SetCardPhoto(ctx, ann.key, ""); err != nil {
+		t.Fatal(err)
+	}
+	if tileSrc() != "" {
+		t.Fatal("the set-up")
+	}
+	if r, err := a.svc.RebuildPeople(ctx); err != nil || r.Cards != 1 {
+		t.Errorf("rebuild: %+v %v", r, err)
+	}
+	if !strings.Contains(tileSrc(), next) {
+		t.Error("the rebuild did not put the card's photo back")
 	}
 }

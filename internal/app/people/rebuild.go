@@ -16,12 +16,13 @@ type RebuildReport struct {
 	Removed  int // received rows without their like, deleted
 	Matches  int // Matches rows written
 	Unliked  int // likes of an ended match, deleted
+	Cards    int // card photos set to the first People photo
 }
 
 // String is the report as "web reindex people" prints it.
 func (r RebuildReport) String() string {
-	return fmt.Sprintf("people: %d likes read; fixed %d received rows written, %d removed, %d match rows written, %d likes of ended matches removed",
-		r.Likes, r.Received, r.Removed, r.Matches, r.Unliked)
+	return fmt.Sprintf("people: %d likes read; fixed %d received rows written, %d removed, %d match rows written, %d likes of ended matches removed, %d card photos",
+		r.Likes, r.Received, r.Removed, r.Matches, r.Unliked, r.Cards)
 }
 
 // RebuildSubject names the rebuild: web reindex people.
@@ -36,7 +37,8 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) { return s.
 //     row is left without its sent like;
 //   - two people who like each other have both Matches rows (a match
 //     that stands, unless a row of theirs says it was ended);
-//   - a match ended on one side is ended on both, and its likes go.
+//   - a match ended on one side is ended on both, and its likes go;
+//   - each card leads with its owner's first People photo.
 //
 // It reads both tables whole, so it is for operators and tests.
 func (s *Service) RebuildPeople(ctx context.Context) (RebuildReport, error) {
@@ -133,7 +135,8 @@ func (s *Service) RebuildPeople(ctx context.Context) (RebuildReport, error) {
 			r.Removed++
 		}
 	}
-	return r, nil
+	r.Cards, err = s.cardPhotos(ctx)
+	return r, err
 }
 
 // sameLike reports whether a received row shows its sent like.

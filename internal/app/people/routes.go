@@ -15,6 +15,12 @@ func (s *Service) Routes(e *echo.Echo) {
 	acc := auth.RequireAccount
 	e.GET(DiscoverURL, h.discover)
 	e.POST("/people/me", h.join, acc)
+	// The viewer's People photos (photos.go); their URLs are public.
+	e.GET(photosURL, h.photosPage, acc)
+	e.POST(photosURL, h.addPhoto, acc)
+	e.POST(photosURL+"/:id/delete", h.deletePhoto, acc)
+	e.POST(photosURL+"/:id/move", h.movePhoto, acc)
+	e.GET(mediaPrefix+":member/:file", h.servePhoto)
 	e.GET(LikesURL, h.likes, acc)
 	e.GET(MatchesURL, h.matchesPage, acc)
 	e.POST("/people/:member/like", h.like, acc)

@@ -10,10 +10,12 @@ import (
 	"github.com/harmony/harmony/internal/app/chat"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // Accounts is what People reads and changes of the account module: the
@@ -27,6 +29,8 @@ type Accounts interface {
 	Settings(ctx context.Context, memberKey string) (account.SettingsRow, error)
 	Preferences(ctx context.Context, memberKey string) (account.PreferencesRow, error)
 	UpdateProfile(ctx context.Context, memberKey string, in account.ProfileInput) (account.FieldErrors, error)
+	SetCardPhoto(ctx context.Context, memberKey, photo string) error
+	ListUsers(ctx context.Context, cursor *storage.Cursor, limit int) ([]account.DirectoryRow, *storage.Cursor, error)
 }
 
 // Blocks are the app's blocks (the chat's table).
@@ -43,6 +47,9 @@ type Service struct {
 	likes    *storage.Table
 	matches  *storage.Table
 	quota    *storage.Table
+	photos   *storage.Table
+	pictures pictures.Store
+	uploads  *web.UploadPace
 	accounts Accounts
 	blocks   Blocks
 	notifier Notifier
@@ -71,6 +78,9 @@ func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, log 
 		likes:    store.Table(LikesTable),
 		matches:  store.Table(MatchesTable),
 		quota:    store.Table(quotaTable),
+		photos:   store.Table(PhotosTable),
+		pictures: pictures.Store{Container: store.Container(photosContainer), Large: largePhotoSide, Small: smallPhotoSide, Log: log},
+		uploads:  web.NewUploadPace(now),
 		accounts: accounts,
 		cursors:  cursors,
 		log:      log,
@@ -94,7 +104,16 @@ func (s *Service) UseMessaging(action string) { s.messageAction = action }
 func (s *Service) Slug() string { return "people" }
 
 // Tables are the tables this module needs provisioned.
-func (s *Service) Tables() []string { return []string{LikesTable, MatchesTable, quotaTable} }
+func (s *Service) Tables() []string {
+	return []string{LikesTable, MatchesTable, quotaTable, PhotosTable}
+}
+
+// Containers are the blob containers this module needs provisioned.
+func (s *Service) Containers() []string { return []string{photosContainer} }
+
+// BodyLimits lets the photo upload take more than the site-wide
+// BODY_LIMIT (web.BodyLimiter).
+func (s *Service) BodyLimits() map[string]int64 { return map[string]int64{photosURL: photoBodyLimit} }
 
 // Daily counters of the admin metrics page's "people" section.
 const (
