@@ -701,7 +701,7 @@ func TestPhotosLeadTheCardInTheirOrder(t *testing.T) {
 	bob := a.join(t, "bob@example.com", "Bob", "male", "1990-03-01")
 	tileSrc := func() string {
 		t.Helper()
-		return bob.Get("/people").Doc(t).Find(testID("person-tile")).Filter(`[data-member="` + ann.key + `"]`).Find("img").AttrOr("src", "")
+		return bob.Get("/people").Doc(t).Find(testID("person-tile")).Filter(`[data-member="`+ann.key+`"]`).Find("img").AttrOr("src", "")
 	}
 	if tileSrc() != "" {
 		t.Fatal("a card without photos shows one")

@@ -71,7 +71,9 @@ var (
 // Photos are memberKey's photos, in their order: one query.
 func (s *Service) Photos(ctx context.Context, memberKey string) ([]PhotoRow, error) {
 	rows, err := storage.All[PhotoRow](ctx, s.photos, storage.Query{PartitionKey: memberKey})
-	slices.SortFunc(rows, func(a, b PhotoRow) int { return cmp.Or(cmp.Compare(a.Order, b.Order), a.UploadedAt.Compare(b.UploadedAt)) })
+	slices.SortFunc(rows, func(a, b PhotoRow) int {
+		return cmp.Or(cmp.Compare(a.Order, b.Order), a.UploadedAt.Compare(b.UploadedAt))
+	})
 	return rows, err
 }
 
