@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/a-h/templ"
@@ -43,7 +44,7 @@ func (h *handlers) filterOf(c echo.Context, me string) (Filter, error) {
 		return web.BadRequest(i18n.T(ctx, "people.error.filter", "min", strconv.Itoa(account.MinPeopleAge), "max", strconv.Itoa(account.MaxAge)), ErrBadFilter)
 	}
 	if v := q.Get("show"); v != "" {
-		if _, ok := showChoices[v]; !ok {
+		if !slices.Contains(account.ShowMeOptions, v) {
 			return Filter{}, bad()
 		}
 		f.ShowMe = v
@@ -66,9 +67,6 @@ func (h *handlers) filterOf(c echo.Context, me string) (Filter, error) {
 	}
 	return f, nil
 }
-
-// showChoices are the "show" values Discover takes.
-var showChoices = map[string]bool{account.ShowEveryone: true, account.ShowWomen: true, account.ShowMen: true}
 
 // joinOf is the viewer's place in People.
 func (h *handlers) joinOf(ctx context.Context, me string) (views.Join, error) {
