@@ -95,3 +95,13 @@ type Source interface {
 	ReportKinds() []string
 	TakeDown(ctx context.Context, t Target, by Moderator, reason string) error
 }
+
+// Reporting is what a module whose content members report embeds: it
+// takes the queue the platform hands it (platform.Reported's
+// UseReports) and keeps it as Reports, nil until then (a module then
+// offers no report).
+type Reporting struct{ Reports Queue }
+
+// UseReports lets members report the module's content to q. Call it
+// while wiring, before Routes.
+func (r *Reporting) UseReports(q Queue) { r.Reports = q }

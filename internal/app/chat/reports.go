@@ -22,11 +22,6 @@ import (
 // messageKind is a message's kind in reports; its key "{chatId}#{seq}".
 const messageKind = "chat.message"
 
-// UseReports lets members report messages to q (platform.Reported).
-// Without it the chat offers no report. Call it while wiring, before
-// Routes.
-func (s *Service) UseReports(q moderation.Queue) { s.reports = q }
-
 // ReportKinds are what the chat takes down (moderation.Source).
 func (s *Service) ReportKinds() []string { return []string{messageKind} }
 
@@ -49,7 +44,7 @@ func (s *Service) TakeDown(ctx context.Context, t moderation.Target, by moderati
 // mayReport says whether the viewer id may report m: someone else's live
 // message, a word or a picture.
 func (s *Service) mayReport(id *auth.Identity, m MessageRow) bool {
-	return s.reports != nil && id != nil && id.HasAccount() && m.Sender != "" && m.Sender != id.MemberKey &&
+	return s.Reports != nil && id != nil && id.HasAccount() && m.Sender != "" && m.Sender != id.MemberKey &&
 		m.DeletedAt == nil && (m.Type == TypeText || m.Type == TypeImage)
 }
 

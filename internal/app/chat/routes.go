@@ -42,7 +42,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/react", s.react, acc, reader, message)
-	report := moderation.Page{Section: "chat", Queue: s.reports, Of: s.messageReport}
+	report := moderation.Page{Section: "chat", Queue: s.Reports, Of: s.messageReport}
 	e.GET("/chat/:id/messages/:seq/report", report.Show, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/report", report.File, acc, reader, message)
 

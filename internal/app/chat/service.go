@@ -39,9 +39,9 @@ type Service struct {
 	sessions   Sessions
 	presence   *storage.Table
 	notifier   Notifier
-	reports    moderation.Queue
-	blocks     *storage.Table
-	images     pictures.Store
+	moderation.Reporting
+	blocks *storage.Table
+	images pictures.Store
 	// markers are the read markers this instance last wrote (markRead);
 	// readLimits each person's marker rate limiter.
 	markers    *lru.Cache[string, knownMarker]

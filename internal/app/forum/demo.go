@@ -151,7 +151,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		}
 	}
 	// Lily and Masha report Tom's resale to the admins' queue.
-	if id := ids["Who's going to the jazz night?"]; id != "" && s.reports != nil {
+	if id := ids["Who's going to the jazz night?"]; id != "" && s.Reports != nil {
 		t, p, err := s.Post(ctx, id, 6)
 		if err != nil {
 			return err
@@ -160,7 +160,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			who := cast.Person(r[0])
 			report := reportOf(t, p, Person{MemberKey: who.Key, Name: who.Name})
 			report.Reason, report.Note = r[1], r[2]
-			if err := s.reports.Report(ctx, report); err != nil {
+			if err := s.Reports.Report(ctx, report); err != nil {
 				return err
 			}
 		}

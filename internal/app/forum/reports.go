@@ -23,10 +23,6 @@ const postKind = "forum.post"
 // excerptLength is how much of a post a report quotes.
 const excerptLength = 500
 
-// UseReports lets members report posts to q (platform.Reported). Without
-// it the forum offers no report. Call it while wiring, before Routes.
-func (s *Service) UseReports(q moderation.Queue) { s.reports = q }
-
 // ReportKinds are what the forum takes down (moderation.Source).
 func (s *Service) ReportKinds() []string { return []string{postKind} }
 
@@ -43,7 +39,7 @@ func (s *Service) TakeDown(ctx context.Context, t moderation.Target, by moderati
 // mayReport says whether me may report p: a member, not its author, of a
 // post still shown.
 func (s *Service) mayReport(me Person, p PostRow) bool {
-	return s.reports != nil && me.MemberKey != "" && p.AuthorKey != me.MemberKey && p.DeletedAt == nil && !p.Hidden
+	return s.Reports != nil && me.MemberKey != "" && p.AuthorKey != me.MemberKey && p.DeletedAt == nil && !p.Hidden
 }
 
 // postReport is the report of the request's post, and its page.

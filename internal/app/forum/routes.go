@@ -44,7 +44,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/forum/t/:id/posts/:num/bookmark", s.toggle("bookmark", s.Bookmark), acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/remind", s.remind, acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/solve", s.toggle("solved", s.Solve), acc, topic, post)
-	report := moderation.Page{Section: "forum", Queue: s.reports, Of: s.postReport}
+	report := moderation.Page{Section: "forum", Queue: s.Reports, Of: s.postReport}
 	e.GET("/forum/t/:id/posts/:num/report", report.Show, acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/report", report.File, acc, topic, post)
 

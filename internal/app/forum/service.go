@@ -39,7 +39,7 @@ type Service struct {
 	people    People
 	// directory finds accounts by email (section moderators).
 	directory Directory
-	reports   moderation.Queue
+	moderation.Reporting
 	// baseURL makes the feeds' links absolute.
 	baseURL string
 	// counts counts new topics and replies.

@@ -201,6 +201,9 @@ func withCursor(q url.Values, token string) string {
 // one filter does not page another.
 func discoverQuery(f Filter) string { return "people|" + filterQuery(f).Encode() }
 
+// joinFlash is what showing (true) or hiding oneself says.
+var joinFlash = map[bool]string{true: "people.flash.shown", false: "people.flash.hidden"}
+
 // join is POST /people/me (on=true|false): show the viewer in People,
 // or take them out.
 func (h *handlers) join(c echo.Context) error {
@@ -211,11 +214,7 @@ func (h *handlers) join(c echo.Context) error {
 	if _, err := h.svc.accounts.SetInPeople(c.Request().Context(), auth.From(c).MemberKey, on); err != nil {
 		return err
 	}
-	flash := "people.flash.shown"
-	if !on {
-		flash = "people.flash.hidden"
-	}
-	return web.FlashRedirect(c, flash, DiscoverURL)
+	return web.FlashRedirect(c, joinFlash[on], DiscoverURL)
 }
 
 // likes is GET /people/likes.
@@ -369,7 +368,7 @@ func (s *Service) Extra(ctx context.Context, viewer, member string) (templ.Compo
 	for _, ph := range photos {
 		v.Photos = append(v.Photos, ph.URL())
 	}
-	if s.reports != nil && v.InPeople {
+	if s.Reports != nil && v.InPeople {
 		v.ReportURL = reportURL(member)
 	}
 	return views.Person(v), nil

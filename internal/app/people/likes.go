@@ -81,6 +81,15 @@ func (s *Service) match(ctx context.Context, member, other string) (*MatchRow, e
 	return found(storage.Get[MatchRow](ctx, s.matches, member, other))
 }
 
+// matchWith is member's side of a match with other (nil for none), once
+// other is someone else's key (ErrSelf otherwise).
+func (s *Service) matchWith(ctx context.Context, member, other string) (*MatchRow, error) {
+	if member == other || !auth.IsAuthMemberKey(other) {
+		return nil, ErrSelf
+	}
+	return s.match(ctx, member, other)
+}
+
 // found is a point read's row, nil when there is none.
 func found[T any](v T, err error) (*T, error) {
 	if errors.Is(err, storage.ErrNotFound) {
@@ -200,10 +209,7 @@ func (s *Service) writeMatch(ctx context.Context, a, b string, at time.Time) err
 // Unlike takes back from's like of to before they match (ErrMatched
 // after: unmatch). Taking back a like there is not is nothing.
 func (s *Service) Unlike(ctx context.Context, from, to string) error {
-	if from == to || !auth.IsAuthMemberKey(to) {
-		return ErrSelf
-	}
-	m, err := s.match(ctx, from, to)
+	m, err := s.matchWith(ctx, from, to)
 	if err != nil {
 		return err
 	}
@@ -229,10 +235,7 @@ func (s *Service) deleteLike(ctx context.Context, from, to string) error {
 // both Matches rows say so (and neither may like the other again), and
 // both likes go. The other is not told; the match leaves their list.
 func (s *Service) Unmatch(ctx context.Context, me, other string) error {
-	if me == other || !auth.IsAuthMemberKey(other) {
-		return ErrSelf
-	}
-	m, err := s.match(ctx, me, other)
+	m, err := s.matchWith(ctx, me, other)
 	if err != nil {
 		return err
 	}

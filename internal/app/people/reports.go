@@ -22,10 +22,6 @@ import (
 // profileKind is a People card's kind in reports; its key the memberKey.
 const profileKind = "people.profile"
 
-// UseReports lets members report People cards to q (platform.Reported).
-// Without it People offers no report. Call it while wiring.
-func (s *Service) UseReports(q moderation.Queue) { s.reports = q }
-
 // ReportKinds are what People takes down (moderation.Source).
 func (s *Service) ReportKinds() []string { return []string{profileKind} }
 
@@ -46,7 +42,7 @@ func reportURL(memberKey string) string { return auth.ProfileURL(memberKey) + "/
 func (s *Service) profileReport(c echo.Context) (moderation.Report, components.ReportProps, error) {
 	ctx := c.Request().Context()
 	id, member := auth.From(c), c.Param("member")
-	if s.reports == nil || member == id.MemberKey || !auth.IsAuthMemberKey(member) {
+	if s.Reports == nil || member == id.MemberKey || !auth.IsAuthMemberKey(member) {
 		return moderation.Report{}, components.ReportProps{}, ErrSelf
 	}
 	row, err := s.accounts.InPeople(ctx, member)

@@ -26,7 +26,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/people/:member/like", h.like, acc)
 	e.POST("/people/:member/unlike", h.unlike, acc)
 	e.POST("/people/:member/unmatch", h.unmatch, acc)
-	report := moderation.Page{Section: "people", Queue: s.reports, Of: s.profileReport}
+	report := moderation.Page{Section: "people", Queue: s.Reports, Of: s.profileReport}
 	e.GET("/people/:member/report", report.Show, acc)
 	e.POST("/people/:member/report", report.File, acc)
 }

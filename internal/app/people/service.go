@@ -53,9 +53,9 @@ type Service struct {
 	accounts Accounts
 	blocks   Blocks
 	notifier Notifier
-	reports  moderation.Queue
-	cursors  *storage.Cursors
-	counts   metrics.Counting
+	moderation.Reporting
+	cursors *storage.Cursors
+	counts  metrics.Counting
 	// messageAction is where "Message" posts (the chat's private chats);
 	// "" offers none.
 	messageAction string

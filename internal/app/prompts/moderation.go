@@ -31,11 +31,6 @@ type ModerationLog interface {
 	LogAction(ctx context.Context, actorKey, actorName, action, targetType, targetKey, targetName, reason string) error
 }
 
-// UseReports lets members report prompts to q (platform.Reported).
-// Without it the catalog offers no report. Call it while wiring, before
-// Routes.
-func (s *Service) UseReports(q moderation.Queue) { s.reports = q }
-
 // UseModerationLog records taking prompts down and showing them again in
 // l. Call it while wiring.
 func (s *Service) UseModerationLog(l ModerationLog) { s.modlog = l }
@@ -101,7 +96,7 @@ func (s *Service) authorOf(ctx context.Context, promptID string) (string, error)
 // mayReport says whether the viewer id may report p: someone signed in,
 // not its author, of a prompt in the catalog.
 func (s *Service) mayReport(id *auth.Identity, p PromptRow) bool {
-	return s.reports != nil && id.HasAccount() && p.AuthorID != id.MemberKey && listed(&p)
+	return s.Reports != nil && id.HasAccount() && p.AuthorID != id.MemberKey && listed(&p)
 }
 
 // promptReport is the report of the request's prompt, and its page.

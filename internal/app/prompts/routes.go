@@ -26,7 +26,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/prompts/:id", h.update, auth.RequireAccount)
 	e.POST("/prompts/:id/delete", h.delete, auth.RequireAccount)
 	e.POST("/prompts/:id/vote", h.vote, auth.RequireAccount)
-	report := moderation.Page{Section: "prompts", Queue: s.reports, Of: h.promptReport}
+	report := moderation.Page{Section: "prompts", Queue: s.Reports, Of: h.promptReport}
 	e.GET("/prompts/:id/report", report.Show, auth.RequireAccount)
 	e.POST("/prompts/:id/report", report.File, auth.RequireAccount)
 	e.POST("/prompts/:id/hide", h.setHidden, auth.RequireAdmin)

@@ -44,7 +44,7 @@ type Service struct {
 	profiles    Profiles
 	// reports takes members' reports, modlog the admins' take-downs
 	// (moderation.go).
-	reports moderation.Queue
+	moderation.Reporting
 	modlog  ModerationLog
 	cursors *storage.Cursors
 	log     *slog.Logger
