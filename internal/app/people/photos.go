@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -57,8 +58,13 @@ type PhotoRow struct {
 func (p PhotoRow) URL() string      { return photoURL(p.Key) }
 func (p PhotoRow) SmallURL() string { return photoURL(pictures.Small(p.Key)) }
 
-// photoURL is where a stored picture is served: /media/people/{owner}/{file}.
-func photoURL(key string) string { return mediaPrefix + key }
+// photoURL is where a stored picture ("{owner}/{file}") is served:
+// /media/people/{owner}/{file}, the owner's key escaped for a path, as
+// the profile photos' are.
+func photoURL(key string) string {
+	owner, file, _ := strings.Cut(key, "/")
+	return mediaPrefix + url.PathEscape(owner) + "/" + url.PathEscape(file)
+}
 
 // Refusals of the photos' changes.
 var (
