@@ -62,6 +62,15 @@ func Redirect(c echo.Context, target string) error {
 	return c.Redirect(http.StatusSeeOther, target)
 }
 
+// NextOr is where a form asks to go back to, its "next" field kept on
+// this site (LocalPath), or fallback when it names none.
+func NextOr(c echo.Context, fallback string) string {
+	if next := c.FormValue("next"); next != "" {
+		return LocalPath(next)
+	}
+	return fallback
+}
+
 // LocalPath returns next if it is a path on this site, else "/". Use it on
 // every user-supplied return address, so a redirect never leaves the site:
 // it refuses absolute and scheme-relative URLs, backslash tricks ("/\evil")

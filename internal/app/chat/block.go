@@ -10,9 +10,9 @@ import (
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
-	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/chat"
 	"github.com/harmony/harmony/views/components"
 )
 
@@ -99,7 +99,7 @@ func (s *Service) block(c echo.Context) error {
 	if err := s.Block(c.Request().Context(), id.MemberKey, c.FormValue("member"), c.FormValue("name")); err != nil {
 		return err
 	}
-	return web.FlashRedirect(c, "chat.flash.blocked", "/chat")
+	return web.FlashRedirect(c, "chat.flash.blocked", web.NextOr(c, "/chat"))
 }
 
 func (s *Service) unblock(c echo.Context) error {
@@ -111,11 +111,5 @@ func (s *Service) unblock(c echo.Context) error {
 
 // blockConfirm asks before blocking.
 func blockConfirm(c echo.Context) components.ConfirmProps {
-	ctx := c.Request().Context()
-	name := c.FormValue("name")
-	return components.ConfirmProps{
-		Action: "/chat/block", Label: i18n.T(ctx, "chat.block"), Named: i18n.T(ctx, "chat.block_named", "name", i18n.Isolate(name)),
-		Question: i18n.T(ctx, "chat.block_question", "name", i18n.Isolate(name)), Yes: i18n.T(ctx, "chat.block"), Danger: true,
-		TestID: "chat-block", Keep: [][2]string{{"member", c.FormValue("member")}, {"name", name}},
-	}
+	return views.BlockProps(c.Request().Context(), c.FormValue("member"), c.FormValue("name"), web.NextOr(c, ""))
 }

@@ -619,10 +619,7 @@ func (s *Service) toggle(field string, set func(ctx context.Context, by Person, 
 		if err := set(c.Request().Context(), person(c), t.PartitionKey, p.Num, c.FormValue(field) != "false"); err != nil {
 			return err
 		}
-		if next := c.FormValue("next"); next != "" {
-			return web.Redirect(c, web.LocalPath(next))
-		}
-		return web.Redirect(c, postURL(t.PartitionKey, p.Num))
+		return web.Redirect(c, web.NextOr(c, postURL(t.PartitionKey, p.Num)))
 	}
 }
 

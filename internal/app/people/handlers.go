@@ -258,15 +258,6 @@ func (h *handlers) matchesPage(c echo.Context) error {
 	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "people.tab.matches"), Section: "people", Content: views.Matches(v)})
 }
 
-// back is where a plain like form returns: its "back" field when it is a
-// path of this site, else the liked person's page.
-func back(c echo.Context, member string) string {
-	if b := web.LocalPath(c.FormValue("back")); b != "" {
-		return b
-	}
-	return auth.ProfileURL(member)
-}
-
 // like is POST /people/:member/like (comment): htmx gets the button
 // back, pressed; a plain form goes back with the news.
 func (h *handlers) like(c echo.Context) error {
@@ -296,7 +287,7 @@ func (h *handlers) unlike(c echo.Context) error {
 // now stands (a match reloads the page, which then shows it), a plain
 // form goes back with flash.
 func (h *handlers) answer(c echo.Context, member string, liked bool, flash string) error {
-	to := back(c, member)
+	to := web.NextOr(c, auth.ProfileURL(member))
 	if web.HTMXFrom(c).Partial && flash != "people.flash.matched" {
 		name := ""
 		if entry, err := h.svc.accounts.DirectoryEntry(c.Request().Context(), member); err == nil {
@@ -371,6 +362,7 @@ func (s *Service) Extra(ctx context.Context, viewer, member string) (templ.Compo
 	if s.Reports != nil && v.InPeople {
 		v.ReportURL = reportURL(member)
 	}
+	v.CanBlock = s.blocks != nil
 	return views.Person(v), nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -214,7 +215,7 @@ func TestDiscoverShowsWhoChoseToBeFound(t *testing.T) {
 
 // like posts from's like of to with comment.
 func like(from, to member, comment string) *webtest.Response {
-	return post(from.Client, auth.ProfileURL(to.key)+"/like", url.Values{"comment": {comment}, "back": {"/people"}})
+	return post(from.Client, auth.ProfileURL(to.key)+"/like", url.Values{"comment": {comment}, "next": {"/people"}})
 }
 
 // TestLikeLikeBackMatchUnmatch: a like (with its comment) reaches the
@@ -411,6 +412,23 @@ func TestBlockedPeopleStayOutOfTheBlockersWay(t *testing.T) {
 	}
 	if after := a.Inbox(cat.Client).Length(); after != before {
 		t.Errorf("the blocker was told: %d notices, were %d", after, before)
+	}
+
+	// A person's page offers the block too; it returns to the page, and
+	// they leave the blocker's Discover.
+	eve := a.join(t, "eve@example.com", "Eve", "female", "2001-01-10")
+	page := auth.ProfileURL(eve.key)
+	form := ann.Get(page).Doc(t).Find(testID("people-person") + " " + testID("chat-block-confirm")).Closest("form")
+	if form.Length() != 1 {
+		t.Fatal("no block on a person's page")
+	}
+	values := url.Values{}
+	form.Find("input[type=hidden]").Each(func(_ int, s *goquery.Selection) { values.Set(s.AttrOr("name", ""), s.AttrOr("value", "")) })
+	if res := ann.PostForm(form.AttrOr("action", ""), values); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != page {
+		t.Errorf("blocking from her page: %d → %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if got := shown(t, ann, "/people"); slices.Contains(got, "Eve") {
+		t.Errorf("Ann's Discover shows whom she blocked from a page: %q", got)
 	}
 }
 
