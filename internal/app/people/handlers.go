@@ -103,18 +103,7 @@ func (h *handlers) viewer(ctx context.Context, me string) (views.Join, Standing,
 // tabs are the tabs' counts from the viewer's standing: the likes not
 // yet returned (anonymous ones too), and the matches that stand.
 func tabs(current string, st Standing) views.Tabs {
-	t := views.Tabs{Current: current}
-	for key := range st.Received {
-		if !st.hidden(key) && !st.Matches[key].Active {
-			t.Likes++
-		}
-	}
-	for key, m := range st.Matches {
-		if m.Active && !st.Blocked[key] {
-			t.Matches++
-		}
-	}
-	return t
+	return views.Tabs{Current: current, Likes: len(st.open(st.Received)), Matches: len(st.standing())}
 }
 
 // card is a person as the views show them; back is where a plain like
@@ -267,11 +256,11 @@ func (h *handlers) like(c echo.Context) error {
 	if err != nil {
 		return web.AnswerAction(c, err, "people.error.comment_invalid", "", "")
 	}
-	flash := "people.flash.liked"
 	if res.Matched {
-		flash = "people.flash.matched"
+		// A match reloads the page (htmx too), which then shows it.
+		return web.FlashRedirect(c, "people.flash.matched", web.NextOr(c, auth.ProfileURL(member)))
 	}
-	return h.answer(c, member, true, flash)
+	return h.answer(c, member, true, "people.flash.liked")
 }
 
 // unlike is POST /people/:member/unlike.
@@ -284,11 +273,10 @@ func (h *handlers) unlike(c echo.Context) error {
 }
 
 // answer finishes a like or an unlike: htmx gets the like button as it
-// now stands (a match reloads the page, which then shows it), a plain
-// form goes back with flash.
+// now stands, a plain form goes back with flash.
 func (h *handlers) answer(c echo.Context, member string, liked bool, flash string) error {
 	to := web.NextOr(c, auth.ProfileURL(member))
-	if web.HTMXFrom(c).Partial && flash != "people.flash.matched" {
+	if web.HTMXFrom(c).Partial {
 		name := ""
 		if entry, err := h.svc.accounts.DirectoryEntry(c.Request().Context(), member); err == nil {
 			name = entry.DisplayName

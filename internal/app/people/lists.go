@@ -147,65 +147,76 @@ type Likes struct {
 // MaxListed bounds each list of a likes page, newest first.
 const MaxListed = 200
 
+// other is someone a list is of: their key, and when (the like, or
+// the match).
+type other struct {
+	key string
+	at  time.Time
+}
+
+// open are the likes of likes (the viewer's sent or received ones) that
+// are still open: not of someone hidden, nor of a match.
+func (st Standing) open(likes map[string]LikeRow) []LikeRow {
+	var out []LikeRow
+	for key, l := range likes {
+		if !st.hidden(key) && !st.Matches[key].Active {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// standing are the viewer's matches that stand, without whom they
+// blocked.
+func (st Standing) standing() []other {
+	var out []other
+	for key, m := range st.Matches {
+		if m.Active && !st.Blocked[key] {
+			out = append(out, other{key, m.CreatedAt})
+		}
+	}
+	return out
+}
+
+// likesOf are likes as a list's people.
+func likesOf(likes []LikeRow) []other {
+	out := make([]other, 0, len(likes))
+	for _, l := range likes {
+		out = append(out, other{l.RowKey, l.CreatedAt})
+	}
+	return out
+}
+
 // LikesOf lists the viewer's open likes both ways: those of matched,
 // hidden or gone people left out, the people read from the directory.
 func (s *Service) LikesOf(ctx context.Context, viewer string, st Standing) (Likes, error) {
 	var out Likes
-	var received, sent []LikeRow
-	for key, l := range st.Received {
-		switch {
-		case st.hidden(key) || st.Matches[key].Active:
-		case l.Anonymous:
-			out.Anonymous++
-		default:
-			received = append(received, l)
-		}
-	}
-	for key, l := range st.Sent {
-		if !st.hidden(key) && !st.Matches[key].Active {
-			sent = append(sent, l)
-		}
-	}
+	open := st.open(st.Received)
+	received := slices.DeleteFunc(slices.Clone(open), func(l LikeRow) bool { return l.Anonymous })
+	out.Anonymous = len(open) - len(received)
 	var err error
-	if out.You, err = listed(ctx, s, st, newest(received), s.accounts.InPeople); err != nil {
+	if out.You, err = s.listed(ctx, st, likesOf(received), s.accounts.InPeople); err != nil {
 		return Likes{}, err
 	}
-	out.Sent, err = listed(ctx, s, st, newest(sent), s.accounts.InPeople)
+	out.Sent, err = s.listed(ctx, st, likesOf(st.open(st.Sent)), s.accounts.InPeople)
 	return out, err
 }
 
-// Matches are the viewer's matches that stand, newest first.
+// Matches are the viewer's matches that stand, newest first. A match
+// stands when either leaves People: it is theirs to end.
 func (s *Service) Matches(ctx context.Context, viewer string, st Standing) ([]Person, error) {
-	var rows []MatchRow
-	for key, m := range st.Matches {
-		if m.Active && !st.Blocked[key] {
-			rows = append(rows, m)
-		}
-	}
-	slices.SortFunc(rows, func(a, b MatchRow) int {
-		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), strings.Compare(a.RowKey, b.RowKey))
-	})
-	// A match stands when either leaves People: it is theirs to end.
-	return listed(ctx, s, st, rows[:min(len(rows), MaxListed)], s.enabled)
+	return s.listed(ctx, st, st.standing(), s.enabled)
 }
 
-// newest sorts likes newest first and keeps MaxListed.
-func newest(likes []LikeRow) []LikeRow {
-	slices.SortFunc(likes, func(a, b LikeRow) int {
-		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), strings.Compare(a.RowKey, b.RowKey))
-	})
-	return likes[:min(len(likes), MaxListed)]
-}
-
-// row is a like's or a match's, whose other person is its RowKey.
-type row interface{ LikeRow | MatchRow }
-
-// listed reads the directory rows of the people items are of, with
-// read (at most eight at once), and leaves out those read finds gone.
-func listed[T row](ctx context.Context, s *Service, st Standing, items []T, read func(context.Context, string) (account.DirectoryRow, error)) ([]Person, error) {
-	rows := make([]*account.DirectoryRow, len(items))
-	err := storage.Each(ctx, len(items), 8, func(ctx context.Context, i int) error {
-		r, err := read(ctx, otherOf(items[i]))
+// listed reads, with read (at most eight at once), the directory rows of
+// the newest MaxListed of people, newest first, and leaves out those
+// read finds gone.
+func (s *Service) listed(ctx context.Context, st Standing, people []other, read func(context.Context, string) (account.DirectoryRow, error)) ([]Person, error) {
+	slices.SortFunc(people, func(a, b other) int { return cmp.Or(b.at.Compare(a.at), strings.Compare(a.key, b.key)) })
+	people = people[:min(len(people), MaxListed)]
+	rows := make([]*account.DirectoryRow, len(people))
+	err := storage.Each(ctx, len(people), 8, func(ctx context.Context, i int) error {
+		r, err := read(ctx, people[i].key)
 		if err == nil {
 			rows[i] = &r
 		} else if errors.Is(err, account.ErrNotInPeople) || errors.Is(err, storage.ErrNotFound) {
@@ -217,29 +228,15 @@ func listed[T row](ctx context.Context, s *Service, st Standing, items []T, read
 		return nil, err
 	}
 	today := s.now().UTC()
-	out := make([]Person, 0, len(items))
+	out := make([]Person, 0, len(people))
 	for i, r := range rows {
-		if r == nil {
-			continue
+		if r != nil {
+			p := st.person(*r, today)
+			p.At = people[i].at
+			out = append(out, p)
 		}
-		p := st.person(*r, today)
-		if l, ok := any(items[i]).(LikeRow); ok {
-			p.At = l.CreatedAt
-		}
-		out = append(out, p)
 	}
 	return out, nil
-}
-
-// otherOf is the other person of a like's or a match's row.
-func otherOf[T row](v T) string {
-	switch r := any(v).(type) {
-	case LikeRow:
-		return r.RowKey
-	case MatchRow:
-		return r.RowKey
-	}
-	return ""
 }
 
 // enabled is memberKey's directory row while their account is enabled

@@ -113,10 +113,14 @@ func (s *Service) AddPhoto(ctx context.Context, memberKey string, data []byte) (
 		s.pictures.Delete(ctx, key)
 		return PhotoRow{}, err
 	}
-	if now, err := s.Photos(ctx, memberKey); err == nil && len(now) > MaxPhotos {
+	now, err := s.Photos(ctx, memberKey)
+	if err != nil {
+		return row, err
+	}
+	if len(now) > MaxPhotos {
 		return PhotoRow{}, errors.Join(ErrPhotosFull, s.deletePhoto(ctx, memberKey, row.RowKey))
 	}
-	return row, s.syncCard(ctx, memberKey)
+	return row, s.setCard(ctx, memberKey, now)
 }
 
 // photoID is a photo's id from its blob name.
@@ -146,7 +150,9 @@ func (s *Service) deletePhoto(ctx context.Context, memberKey, id string) error {
 // MovePhoto moves one of memberKey's photos a place earlier (first: to
 // the front), in one transaction of their partition, at the rows' ETags.
 func (s *Service) MovePhoto(ctx context.Context, memberKey, id string, first bool) error {
+	var moved []PhotoRow // the photos in their new order; nil: no move
 	err := storage.Optimistic(ctx, 5, func(ctx context.Context) error {
+		moved = nil
 		rows, err := s.Photos(ctx, memberKey)
 		if err != nil {
 			return err
@@ -158,7 +164,7 @@ func (s *Service) MovePhoto(ctx context.Context, memberKey, id string, first boo
 		case i == 0:
 			return nil
 		}
-		moved := slices.Clone(rows)
+		moved = slices.Clone(rows)
 		to := i - 1
 		if first {
 			to = 0
@@ -175,19 +181,25 @@ func (s *Service) MovePhoto(ctx context.Context, memberKey, id string, first boo
 		}
 		return tx.Commit(ctx, s.photos)
 	})
-	if err != nil {
+	if err != nil || moved == nil {
 		return err
 	}
-	return s.syncCard(ctx, memberKey)
+	return s.setCard(ctx, memberKey, moved)
 }
 
-// syncCard records memberKey's first photo as their card's (account.
-// SetCardPhoto), after a change of their photos.
+// syncCard records memberKey's first photo as their card's, after a
+// change of their photos.
 func (s *Service) syncCard(ctx context.Context, memberKey string) error {
 	rows, err := s.Photos(ctx, memberKey)
 	if err != nil {
 		return err
 	}
+	return s.setCard(ctx, memberKey, rows)
+}
+
+// setCard records the first of rows, memberKey's photos in order, as
+// their card's (account.SetCardPhoto; no write when it is already).
+func (s *Service) setCard(ctx context.Context, memberKey string, rows []PhotoRow) error {
 	first := ""
 	if len(rows) > 0 {
 		first = rows[0].Key
