@@ -6,6 +6,7 @@ import (
 
 	"github.com/harmony/harmony/internal/ai"
 	"github.com/harmony/harmony/internal/app/admin"
+	"github.com/harmony/harmony/internal/app/blog"
 	"github.com/harmony/harmony/internal/app/chat"
 	"github.com/harmony/harmony/internal/app/events"
 	"github.com/harmony/harmony/internal/app/forum"
@@ -30,6 +31,7 @@ func modules() []platform.Factory {
 		m.chat,
 		m.forum,
 		m.people,
+		m.blog,
 	}
 }
 
@@ -136,6 +138,10 @@ func (m *built) people(c *platform.Core) (web.Module, error) {
 	p.UseMessaging("/chat/private")
 	c.Accounts.UsePersonExtra(p)
 	return p, nil
+}
+
+func (m *built) blog(c *platform.Core) (web.Module, error) {
+	return blog.New(c.Store, c.Cursors, strings.TrimSuffix(c.Config.BaseURL.String(), "/"), c.Log, c.Now), nil
 }
 
 // forumLog writes the forum's moderation in the admin section's log.

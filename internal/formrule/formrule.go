@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Problem is what is wrong with a value; OK means nothing.
@@ -209,4 +211,53 @@ func (e FieldErrors) CheckSlug(field, v string, max int, key string) string {
 		e[field] = key
 	}
 	return v
+}
+
+// translit spells Russian letters in Latin ones for Slugify (the
+// passport system's, without apostrophes).
+var translit = map[rune]string{
+	'а': "a", 'б': "b", 'в': "v", 'г': "g", 'д': "d", 'е': "e", 'ё': "e", 'ж': "zh", 'з': "z", 'и': "i", 'й': "i",
+	'к': "k", 'л': "l", 'м': "m", 'н': "n", 'о': "o", 'п': "p", 'р': "r", 'с': "s", 'т': "t", 'у': "u", 'ф': "f",
+	'х': "kh", 'ц': "ts", 'ч': "ch", 'ш': "sh", 'щ': "shch", 'ъ': "ie", 'ы': "y", 'ь': "", 'э': "e", 'ю': "iu", 'я': "ia",
+}
+
+// Slugify makes a slug (IsSlug) of at most max characters from text
+// people wrote, such as a title: lower case, Russian letters spelled in
+// Latin ones, every other run of what is not a letter or digit one
+// hyphen. It may be "" (a title of emoji only); the caller then picks
+// another.
+func Slugify(text string, max int) string {
+	var b strings.Builder
+	hyphen := false
+	// Decomposed, an accented Latin letter is its letter and a mark,
+	// which is dropped: "é" is "e".
+	for _, r := range norm.NFD.String(strings.ToLower(text)) {
+		if unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		part, known := translit[r]
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			part = string(r)
+		case known && part == "": // a soft sign: no letter, no break
+			continue
+		case !known:
+			hyphen = b.Len() > 0
+			continue
+		}
+		if hyphen {
+			b.WriteByte('-')
+			hyphen = false
+		}
+		b.WriteString(part)
+	}
+	s := b.String()
+	if max > 0 && len(s) > max {
+		s = s[:max]
+		if i := strings.LastIndexByte(s, '-'); i > max/2 {
+			s = s[:i]
+		}
+		s = strings.TrimRight(s, "-")
+	}
+	return s
 }

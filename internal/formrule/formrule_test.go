@@ -220,3 +220,28 @@ func TestCleanFitsTheRule(t *testing.T) {
 		t.Errorf("a line break in multi-line text: %q", got)
 	}
 }
+
+func TestSlugify(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		max  int
+		want string
+	}{
+		{"Hello, World!", 0, "hello-world"},
+		{"  Tour 2027: the dates  ", 0, "tour-2027-the-dates"},
+		{"Новый альбом «Ночь»", 0, "novyi-albom-noch"},
+		{"Щука и ёжик", 0, "shchuka-i-ezhik"},
+		{"🎸🎶", 0, ""},
+		{"Café crème brûlée", 0, "cafe-creme-brulee"},
+		{"one two three four", 12, "one-two"},
+		{"abcdefghijklmnop", 10, "abcdefghij"},
+	} {
+		got := Slugify(c.text, c.max)
+		if got != c.want {
+			t.Errorf("Slugify(%q, %d) = %q, want %q", c.text, c.max, got, c.want)
+		}
+		if got != "" && !IsSlug(got, c.max) {
+			t.Errorf("Slugify(%q) = %q is not a slug", c.text, got)
+		}
+	}
+}

@@ -1,12 +1,9 @@
 package events
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"image"
 	"image/color"
-	"image/png"
 	"time"
 
 	"github.com/harmony/harmony/internal/auth"
@@ -48,9 +45,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		if d.price != "" {
 			in.Currency = "GBP"
 		}
-		if in.Image, err = demoPicture(d.category); err != nil {
-			return err
-		}
+		in.Image = demoPicture(d.category)
 		e, err := s.createEvent(ctx, organizer.Key, in, zone)
 		if err != nil {
 			return fmt.Errorf("demo event %q: %w", d.title, err)
@@ -85,32 +80,13 @@ var demoPalettes = map[string][3]color.RGBA{
 }
 
 // demoPicture draws a demo event's picture: a gradient with soft discs,
-// in its category's colours, as a PNG for the upload pipeline.
-func demoPicture(category string) ([]byte, error) {
+// in its category's colours.
+func demoPicture(category string) []byte {
 	const w, h = 1200, 675
 	p := demoPalettes[category]
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	discs := [][3]int{{w / 5, h / 3, 140}, {w * 3 / 4, h / 4, 90}, {w * 2 / 3, h * 3 / 4, 180}, {w / 3, h * 4 / 5, 70}}
-	for y := 0; y < h; y++ {
-		t := float64(y) / h
-		for x := 0; x < w; x++ {
-			c := mix(p[0], p[1], t*0.8+float64(x)/w*0.2)
-			for _, d := range discs {
-				dx, dy := float64(x-d[0]), float64(y-d[1])
-				if r := float64(d[2]); dx*dx+dy*dy < r*r {
-					c = mix(c, p[2], 0.35)
-				}
-			}
-			img.SetRGBA(x, y, c)
-		}
+	art := platform.DemoArt{
+		Top: p[0], Bottom: p[1], Accent: p[2], Strength: 0.35,
+		Discs: [][3]int{{w / 5, h / 3, 140}, {w * 3 / 4, h / 4, 90}, {w * 2 / 3, h * 3 / 4, 180}, {w / 3, h * 4 / 5, 70}},
 	}
-	var b bytes.Buffer
-	err := png.Encode(&b, img)
-	return b.Bytes(), err
-}
-
-// mix blends a towards b by t (0 to 1).
-func mix(a, b color.RGBA, t float64) color.RGBA {
-	f := func(x, y uint8) uint8 { return uint8(float64(x) + (float64(y)-float64(x))*t) }
-	return color.RGBA{f(a.R, b.R), f(a.G, b.G), f(a.B, b.B), 255}
+	return art.PNG(w, h)
 }

@@ -1,13 +1,8 @@
 package people
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
-	"math"
 	"strings"
 
 	"github.com/harmony/harmony/internal/app/account"
@@ -33,57 +28,14 @@ var demoCards = map[string]struct {
 }
 
 // demoPhoto draws a demo People photo: a soft sunset of two colours
-// around hue, with a sun, as a PNG the photo pipeline takes like any
-// upload.
+// around hue, with a sun.
 func demoPhoto(hue int) []byte {
 	const side = 720
-	img := image.NewNRGBA(image.Rect(0, 0, side, side))
-	top, bottom := hsl(hue, 0.55, 0.62), hsl(hue+35, 0.6, 0.35)
-	sun := hsl(hue+180, 0.7, 0.75)
-	for y := range side {
-		t := float64(y) / side
-		for x := range side {
-			c := mix(top, bottom, t)
-			dx, dy := float64(x-side*2/3), float64(y-side/3)
-			if d := math.Hypot(dx, dy); d < 110 {
-				c = mix(sun, c, math.Max(0, (d-90)/20))
-			}
-			img.Set(x, y, c)
-		}
+	art := platform.DemoArt{
+		Top: platform.HSL(hue, 0.55, 0.62), Bottom: platform.HSL(hue+35, 0.6, 0.35), Accent: platform.HSL(hue+180, 0.7, 0.75),
+		Discs: [][3]int{{side * 2 / 3, side / 3, 110}}, Strength: 1,
 	}
-	var b bytes.Buffer
-	png.Encode(&b, img) // an in-memory encode of a valid image does not fail
-	return b.Bytes()
-}
-
-// mix is a blend of a and b, t of the way to b.
-func mix(a, b color.NRGBA, t float64) color.NRGBA {
-	f := func(x, y uint8) uint8 { return uint8(float64(x) + (float64(y)-float64(x))*t) }
-	return color.NRGBA{f(a.R, b.R), f(a.G, b.G), f(a.B, b.B), 255}
-}
-
-// hsl is a colour by hue (degrees), saturation and lightness.
-func hsl(h int, s, l float64) color.NRGBA {
-	hf := math.Mod(float64(h), 360) / 60
-	c := (1 - math.Abs(2*l-1)) * s
-	x := c * (1 - math.Abs(math.Mod(hf, 2)-1))
-	var r, g, b float64
-	switch int(hf) {
-	case 0:
-		r, g = c, x
-	case 1:
-		r, g = x, c
-	case 2:
-		g, b = c, x
-	case 3:
-		g, b = x, c
-	case 4:
-		r, b = x, c
-	default:
-		r, b = c, x
-	}
-	m := l - c/2
-	return color.NRGBA{uint8((r + m) * 255), uint8((g + m) * 255), uint8((b + m) * 255), 255}
+	return art.PNG(side, side)
 }
 
 // demoLikes are who likes whom in the demo, with what comment: Anna

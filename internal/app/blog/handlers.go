@@ -1,0 +1,345 @@
+package blog
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/media"
+	"github.com/harmony/harmony/internal/media/pictures"
+	"github.com/harmony/harmony/internal/richtext"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/blog"
+	"github.com/harmony/harmony/views/components"
+)
+
+// Sizes of the lists.
+const (
+	listPage  = 12
+	moreCards = 3
+	feedSize  = 20
+	// unlistedMost bounds each of the admins' lists of drafts and
+	// scheduled posts.
+	unlistedMost = 100
+)
+
+// Addresses.
+const (
+	homeURL     = "/blog"
+	newURL      = "/blog/new"
+	unlistedURL = "/blog/drafts"
+	feedURL     = "/blog/feed.xml"
+	mediaPrefix = "/media/blog/"
+)
+
+func postURL(slug string) string { return homeURL + "/" + slug }
+
+func tagURL(tag string) string { return homeURL + "?tag=" + url.QueryEscape(tag) }
+
+// coverURL is where a cover is served; "" for none.
+func coverURL(key string, small bool) string {
+	if key == "" {
+		return ""
+	}
+	return mediaPrefix + pictures.Sized(key, small)
+}
+
+// postScope carries the post requirePost read to the handler.
+var postScope = web.NewScope[PostRow]("blog.post")
+
+// requirePost reads the post the route names; one readers may not see
+// yet (a draft, a post scheduled for later) is not found but by admins.
+func (s *Service) requirePost() echo.MiddlewareFunc {
+	return postScope.Require(func(c echo.Context) (PostRow, error) {
+		p, err := s.Post(c.Request().Context(), c.Param("slug"))
+		if err == nil && !p.Visible(s.now()) && !isAdmin(c) {
+			return PostRow{}, ErrNoPost
+		}
+		return p, err
+	})
+}
+
+func isAdmin(c echo.Context) bool {
+	id := auth.Account(c)
+	return id != nil && id.Admin
+}
+
+// list is GET /blog (?tag=): the newest posts, a page at a time.
+func (s *Service) list(c echo.Context) error {
+	ctx := c.Request().Context()
+	tag := c.QueryParam("tag")
+	if tag != "" && !tagPattern.MatchString(tag) {
+		return web.BadRequest(i18n.T(ctx, "blog.error.tag"), nil)
+	}
+	query := "blog/list|" + tag
+	cursor, err := web.ReadCursor(c, s.cursors, query)
+	if err != nil {
+		return err
+	}
+	var next *storage.Continuation
+	if cursor != nil {
+		next = cursor.Next
+	}
+	page, err := s.List(ctx, tag, listPage, next)
+	if err != nil {
+		return err
+	}
+	zone := auth.From(c).Location()
+	p := views.ListProps{Tag: tag, Cards: s.viewCards(ctx, page.Cards, zone, tag), Featured: tag == "" && cursor == nil, FeedURL: feedURL}
+	if page.Next != nil {
+		base := homeURL + "?"
+		if tag != "" {
+			base = tagURL(tag) + "&"
+		}
+		p.NextURL = base + web.CursorParam + "=" + url.QueryEscape(s.cursors.Encode(query, storage.Cursor{Next: page.Next}))
+	}
+	if isAdmin(c) {
+		p.NewURL, p.UnlistedURL = newURL, unlistedURL
+	}
+	title := i18n.T(ctx, "module.blog.name")
+	if tag != "" {
+		title = "#" + tag + " · " + title
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: title, Section: "blog", Content: views.List(p), Fragment: views.Cards(p.Cards, p.NextURL)})
+}
+
+// viewCards are index rows as lists show them, dates in zone; current marks
+// the tag a list is of.
+func (s *Service) viewCards(ctx context.Context, rows []CardRow, zone *time.Location, current string) []views.Card {
+	out := make([]views.Card, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, s.viewCard(ctx, r.Slug, r.Card, zone, current))
+	}
+	return out
+}
+
+// viewCard is a post's card as a list shows it.
+func (s *Service) viewCard(ctx context.Context, slug string, c Card, zone *time.Location, current string) views.Card {
+	v := views.Card{
+		Href: postURL(slug), Title: c.Title, Excerpt: c.Excerpt, CoverURL: coverURL(c.CoverKey, true),
+		Author: c.AuthorName, Minutes: c.Minutes, Tags: tags(c.TagList(), current),
+	}
+	switch {
+	case !c.Published:
+		v.Status = "draft"
+	case c.PublishAt.After(s.now()):
+		v.Status = "scheduled"
+	}
+	if c.Published {
+		v.Date, v.Datetime = i18n.Date(ctx, c.PublishAt.In(zone)), c.PublishAt.UTC().Format(time.RFC3339)
+		if v.Status == "scheduled" {
+			v.Date = i18n.DateTime(ctx, c.PublishAt.In(zone))
+		}
+	}
+	return v
+}
+
+func tags(list []string, current string) []views.Tag {
+	out := make([]views.Tag, 0, len(list))
+	for _, t := range list {
+		out = append(out, views.Tag{Label: t, Href: tagURL(t), Current: t == current})
+	}
+	return out
+}
+
+// post is GET /blog/:slug: the post, and the newest others.
+func (s *Service) post(c echo.Context) error {
+	ctx := c.Request().Context()
+	p := postScope.From(c)
+	zone := auth.From(c).Location()
+	more, err := s.List(ctx, "", moreCards+1, nil)
+	if err != nil {
+		return err
+	}
+	props := views.PostProps{Card: s.viewCard(ctx, p.RowKey, p.Card, zone, ""), Body: templ.Raw(string(richtext.Render(p.Body)))}
+	props.CoverURL = coverURL(p.CoverKey, false)
+	props.Excerpt = p.Summary
+	for _, m := range more.Cards {
+		if m.Slug != p.RowKey && len(props.More) < moreCards {
+			props.More = append(props.More, s.viewCard(ctx, m.Slug, m.Card, zone, ""))
+		}
+	}
+	if isAdmin(c) {
+		props.Admin, props.EditURL, props.DeleteURL = true, postURL(p.RowKey)+"/edit", postURL(p.RowKey)+"/delete"
+		if p.Published {
+			props.UnpublishURL = postURL(p.RowKey) + "/unpublish"
+		}
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: p.Title, Section: "blog", Content: views.Post(props)})
+}
+
+// feed is GET /blog/feed.xml: RSS of the newest posts.
+func (s *Service) feed(c echo.Context) error {
+	ctx := c.Request().Context()
+	page, err := s.List(ctx, "", feedSize, nil)
+	if err != nil {
+		return err
+	}
+	f := web.Feed{Title: i18n.T(ctx, "blog.heading"), Link: s.baseURL + homeURL, Description: i18n.T(ctx, "blog.lead")}
+	for _, r := range page.Cards {
+		f.Items = append(f.Items, web.FeedItem{Title: r.Title, Link: s.baseURL + postURL(r.Slug), Description: r.Excerpt, Published: r.PublishAt})
+	}
+	return web.ServeFeed(c, f)
+}
+
+// unlisted is GET /blog/drafts (admins): the scheduled posts and the
+// drafts.
+func (s *Service) unlisted(c echo.Context) error {
+	ctx := c.Request().Context()
+	scheduled, drafts, err := s.Unlisted(ctx, unlistedMost)
+	if err != nil {
+		return err
+	}
+	zone := auth.From(c).Location()
+	p := views.UnlistedProps{Scheduled: s.viewCards(ctx, scheduled, zone, ""), Drafts: s.viewCards(ctx, drafts, zone, "")}
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "blog.unlisted.heading"), Section: "blog", Content: views.Unlisted(p)})
+}
+
+// newPost is GET /blog/new (admins).
+func (s *Service) newPost(c echo.Context) error {
+	return s.renderForm(c, http.StatusOK, homeURL, nil, Input{}, nil)
+}
+
+// editPost is GET /blog/:slug/edit (admins).
+func (s *Service) editPost(c echo.Context) error {
+	p := postScope.From(c)
+	in := Input{Title: p.Title, Slug: p.RowKey, Summary: p.Summary, Body: p.Body, Tags: joinTags(p.TagList())}
+	if p.Published {
+		in.PublishAt = p.PublishAt.In(auth.From(c).Location()).Format("2006-01-02T15:04")
+	}
+	return s.renderForm(c, http.StatusOK, postURL(p.RowKey)+"/edit", &p, in, nil)
+}
+
+func joinTags(t []string) string {
+	out := ""
+	for i, v := range t {
+		if i > 0 {
+			out += ", "
+		}
+		out += v
+	}
+	return out
+}
+
+// renderForm shows the editor: of a new post (p nil) or of p.
+func (s *Service) renderForm(c echo.Context, status int, action string, p *PostRow, in Input, errs FieldErrors) error {
+	ctx := c.Request().Context()
+	zone := auth.From(c).Location()
+	props := views.FormProps{
+		Heading: i18n.T(ctx, "blog.new"), Action: action, Back: homeURL, MaxTags: MaxTags, MaxMB: media.DefaultMaxBytes >> 20,
+		Zone: i18n.ZoneName(ctx, zone.String(), s.now()), Errors: map[string]string{},
+		Values: map[string]string{"title": in.Title, "slug": in.Slug, "summary": in.Summary, "body": in.Body, "tags": in.Tags, "publishAt": in.PublishAt},
+	}
+	if p != nil {
+		props.Heading, props.Back = i18n.T(ctx, "blog.edit_heading"), postURL(p.RowKey)
+		props.CoverURL, props.SlugFixed, props.Published = coverURL(p.CoverKey, true), p.Published, p.Published
+	}
+	for field, key := range errs {
+		props.Errors[field] = components.ErrText(ctx, key)
+	}
+	return web.Render(c, status, web.Page{Title: props.Heading, Section: "blog", Content: views.Form(props)})
+}
+
+// input reads the post form and its cover, if one was chosen: a cover
+// refused while reading (too large) is a field error.
+func input(c echo.Context) (Input, FieldErrors) {
+	var in Input
+	// A body that cannot be read fails the upload below as well, which
+	// says what went wrong; the fields are then empty and refused.
+	_ = web.BindForm(c, &in)
+	data, err := web.ReadUpload(c, "cover", media.DefaultMaxBytes)
+	switch _, key, ok := web.UploadRefusal(err); {
+	case errors.Is(err, web.ErrNoUpload):
+	case ok:
+		return in, FieldErrors{"cover": key}
+	case err != nil:
+		return in, FieldErrors{"cover": "upload.error.damaged"}
+	default:
+		in.Cover = data
+	}
+	return in, nil
+}
+
+// flashFor is the message of a post saved as it now stands.
+func (s *Service) flashFor(p PostRow) string {
+	switch {
+	case !p.Published:
+		return "blog.flash.draft"
+	case p.PublishAt.After(s.now()):
+		return "blog.flash.scheduled"
+	}
+	return "blog.flash.published"
+}
+
+// create is POST /blog (admins).
+func (s *Service) create(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := auth.From(c)
+	in, fe := input(c)
+	if fe != nil {
+		return s.renderForm(c, http.StatusUnprocessableEntity, homeURL, nil, in, fe)
+	}
+	p, err := s.Create(ctx, Person{Key: id.MemberKey, Name: id.DisplayName}, in, id.Location())
+	return web.AnswerForm(c, err, s.flashFor(p), postURL(p.RowKey), func(status int, fe FieldErrors) error {
+		return s.renderForm(c, status, homeURL, nil, in, fe)
+	})
+}
+
+// update is POST /blog/:slug/edit (admins).
+func (s *Service) update(c echo.Context) error {
+	ctx := c.Request().Context()
+	old := postScope.From(c)
+	action := postURL(old.RowKey) + "/edit"
+	in, fe := input(c)
+	if fe != nil {
+		return s.renderForm(c, http.StatusUnprocessableEntity, action, &old, in, fe)
+	}
+	p, err := s.Update(ctx, old.RowKey, in, auth.From(c).Location())
+	return web.AnswerForm(c, err, s.flashFor(p), postURL(p.RowKey), func(status int, fe FieldErrors) error {
+		return s.renderForm(c, status, action, &old, in, fe)
+	})
+}
+
+// unpublish is POST /blog/:slug/unpublish (admins).
+func (s *Service) unpublish(c echo.Context) error {
+	p, err := s.Unpublish(c.Request().Context(), postScope.From(c).RowKey)
+	if err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "blog.flash.unpublished", postURL(p.RowKey))
+}
+
+// remove is POST /blog/:slug/delete (admins), after confirmation.
+func (s *Service) remove(c echo.Context) error {
+	ctx := c.Request().Context()
+	p := postScope.From(c)
+	if !web.Confirmed(c) {
+		return web.AskConfirm(c, views.DeleteProps(ctx, postURL(p.RowKey)+"/delete"))
+	}
+	if err := s.Delete(ctx, p.RowKey); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "blog.flash.deleted", homeURL)
+}
+
+// image is GET /media/blog/:id/:file: a post's picture, public to
+// whoever holds its address (they are unguessable).
+func (s *Service) image(c echo.Context) error {
+	id := c.Param("id")
+	if !storage.IsID(id) {
+		return web.NotFound(storage.ErrNotFound)
+	}
+	blob, err := s.pictures.Get(c.Request().Context(), id, c.Param("file"))
+	if err != nil {
+		return err
+	}
+	return web.ServeImage(c, blob.Data)
+}

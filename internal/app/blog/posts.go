@@ -1,0 +1,401 @@
+package blog
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/media"
+	"github.com/harmony/harmony/internal/richtext"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/web"
+)
+
+// FieldErrors are a refused post form's errors by field.
+type FieldErrors = formrule.FieldErrors
+
+// Limits of a post.
+const (
+	MaxTags        = 5
+	maxTagLength   = 30
+	maxSlugLength  = 80
+	excerptLength  = 220
+	wordsPerMinute = 200
+)
+
+// Form rules of a post's fields.
+var (
+	titleRule   = formrule.Text{Max: 150, Required: true}
+	summaryRule = formrule.Text{Max: 300}
+	// bodyRule bounds the Markdown, whose rendering grows faster than its
+	// length (see richtext).
+	bodyRule = formrule.Text{Max: 40000, Required: true, Multiline: true}
+	tagsRule = formrule.Text{Max: (maxTagLength + 2) * MaxTags}
+)
+
+// tagPattern is a tag: letters and digits of any script, in words
+// joined by single hyphens.
+var tagPattern = regexp.MustCompile(`^[\p{L}\p{N}]+(-[\p{L}\p{N}]+)*$`)
+
+// reserved are addresses the blog's own pages take.
+var reserved = []string{"new", "drafts", "feed.xml", "preview"}
+
+// Errors a post's writes refuse with.
+var (
+	ErrNoPost = fault.NotFound("blog: no such post", nil)
+)
+
+// Input is the post form as typed.
+type Input struct {
+	Title   string `form:"title"`
+	Slug    string `form:"slug"`
+	Summary string `form:"summary"`
+	Body    string `form:"body"`
+	Tags    string `form:"tags"`
+	// PublishAt is when the post appears, in the writer's zone
+	// ("2006-01-02T15:04"); "" is now, or the time it was published.
+	PublishAt string `form:"publishAt"`
+	// Action is what the writer pressed: "draft" keeps (or makes) the
+	// post a draft, "publish" publishes it (later, for a time ahead).
+	Action      string `form:"action"`
+	RemoveCover bool   `form:"removeCover"`
+	// Cover is an uploaded cover picture (nil: keep the one there is).
+	Cover []byte
+}
+
+// Person is who writes a post.
+type Person struct{ Key, Name string }
+
+// post is a checked form: the fields a post takes from it.
+type post struct {
+	slug, title, summary, body string
+	tags                       []string
+	publish                    bool
+	publishAt                  time.Time // zero: now, or when it was published
+	cover                      *media.Result
+}
+
+// check reads the form in zone; a refused cover is a field error like
+// the others.
+func (s *Service) check(ctx context.Context, in Input, zone *time.Location) (post, error) {
+	errs := FieldErrors{}
+	p := post{
+		title:   errs.Check("title", titleRule, in.Title, "blog.error.title"),
+		summary: errs.Check("summary", summaryRule, in.Summary, "blog.error.summary"),
+		body:    errs.Check("body", bodyRule, in.Body, "blog.error.body"),
+	}
+	if v := strings.TrimSpace(in.Slug); v != "" {
+		p.slug = errs.CheckSlug("slug", strings.ToLower(v), maxSlugLength, "blog.error.slug")
+		if slices.Contains(reserved, p.slug) {
+			errs["slug"] = "blog.error.slug_reserved"
+		}
+	}
+	tags := errs.Check("tags", tagsRule, in.Tags, "blog.error.tags")
+	for _, t := range strings.Split(tags, ",") {
+		t = strings.ToLower(strings.TrimSpace(t))
+		switch {
+		case t == "" || slices.Contains(p.tags, t):
+		case !tagPattern.MatchString(t) || utf8.RuneCountInString(t) > maxTagLength || len(p.tags) == MaxTags:
+			errs["tags"] = "blog.error.tags"
+		default:
+			p.tags = append(p.tags, t)
+		}
+	}
+	switch in.Action {
+	case "publish":
+		p.publish = true
+	case "draft":
+	default:
+		errs["action"] = "blog.error.action"
+	}
+	if v := strings.TrimSpace(in.PublishAt); v != "" {
+		t, err := time.ParseInLocation("2006-01-02T15:04", v, zone)
+		if err != nil || formrule.CheckDate(t) != formrule.OK {
+			errs["publishAt"] = "blog.error.publish_at"
+		}
+		p.publishAt = t.UTC()
+	}
+	if in.Cover != nil {
+		img, err := s.pictures.Process(ctx, in.Cover)
+		if _, key, ok := web.UploadRefusal(err); ok {
+			errs["cover"] = key
+		} else if err != nil {
+			return post{}, err
+		}
+		p.cover = &img
+	}
+	if len(errs) > 0 {
+		return post{}, errs
+	}
+	return p, nil
+}
+
+// apply puts the checked form into row at now: its card follows.
+func (p post) apply(row *PostRow, now time.Time) {
+	row.Title, row.Summary, row.Body, row.Tags = p.title, p.summary, p.body, strings.Join(p.tags, ",")
+	row.Excerpt = p.summary
+	if row.Excerpt == "" {
+		row.Excerpt = richtext.Plain(p.body, excerptLength)
+	}
+	row.Minutes = max(1, (len(strings.Fields(richtext.Plain(p.body, 0)))+wordsPerMinute-1)/wordsPerMinute)
+	switch {
+	case !p.publishAt.IsZero():
+		row.PublishAt = p.publishAt
+	case p.publish && !row.Published, row.PublishAt.IsZero():
+		// A draft's time is when it was written, until it is published.
+		row.PublishAt = now
+	}
+	row.Published = p.publish
+	row.UpdatedAt = now
+}
+
+// Create adds a post by author: a draft, or published (now or at its
+// time). Its address is the one typed, else made from its title; a
+// title's taken address gets a number. A bad form or cover writes
+// nothing.
+func (s *Service) Create(ctx context.Context, author Person, in Input, zone *time.Location) (PostRow, error) {
+	p, err := s.check(ctx, in, zone)
+	if err != nil {
+		return PostRow{}, err
+	}
+	now := s.now().UTC()
+	row := PostRow{PartitionKey: postsPart, AuthorKey: author.Key, CreatedAt: now}
+	row.ID, row.AuthorName = ulid.Make().String(), author.Name
+	p.apply(&row, now)
+	if p.cover != nil {
+		if row.CoverKey, err = s.pictures.Put(ctx, row.ID, *p.cover); err != nil {
+			return PostRow{}, err
+		}
+	}
+	if err := s.cards.Intend(&row); err != nil {
+		return PostRow{}, err
+	}
+	candidates, err := s.addresses(ctx, p.slug, p.title, row.ID)
+	if err != nil {
+		return PostRow{}, err
+	}
+	for _, slug := range candidates {
+		row.RowKey = slug
+		row.ETag, err = storage.Insert(ctx, s.posts, row)
+		if !errors.Is(err, storage.ErrExists) {
+			break
+		}
+	}
+	if errors.Is(err, storage.ErrExists) {
+		err = FieldErrors{"slug": "blog.error.slug_taken"}
+	}
+	if err != nil {
+		s.pictures.Delete(ctx, row.CoverKey)
+		return PostRow{}, err
+	}
+	if err := s.cards.Sync(ctx, nil, &row); err != nil {
+		return row, s.behind(ctx, errors.Join(projection.ErrBehind, err), row.RowKey)
+	}
+	return row, nil
+}
+
+// addresses are the addresses a new post tries in turn: the one typed
+// (refused at once when taken), else its title's, then with a number
+// (2 to 9), then its id. The insert decides between two writers at once.
+func (s *Service) addresses(ctx context.Context, typed, title, id string) ([]string, error) {
+	if typed != "" {
+		_, err := s.Post(ctx, typed)
+		switch {
+		case err == nil:
+			return nil, FieldErrors{"slug": "blog.error.slug_taken"}
+		case !errors.Is(err, storage.ErrNotFound):
+			return nil, err
+		}
+		return []string{typed}, nil
+	}
+	base := formrule.Slugify(title, maxSlugLength-2)
+	if base == "" {
+		base = "post"
+	}
+	var out []string
+	if !slices.Contains(reserved, base) {
+		out = append(out, base)
+	}
+	for i := 2; i <= 9; i++ {
+		out = append(out, base+"-"+strconv.Itoa(i))
+	}
+	return append(out, strings.ToLower(id)), nil
+}
+
+// Update changes a post. A draft may move to another address (a
+// transaction: the old row goes as the new one comes); a published post
+// keeps its own, since links to it are out. A new cover replaces the
+// old, which is deleted once the post no longer points to it.
+func (s *Service) Update(ctx context.Context, slug string, in Input, zone *time.Location) (PostRow, error) {
+	old, err := s.Post(ctx, slug)
+	if err != nil {
+		return PostRow{}, err
+	}
+	p, err := s.check(ctx, in, zone)
+	if err != nil {
+		return PostRow{}, err
+	}
+	if p.slug == "" {
+		p.slug = slug
+	}
+	if p.slug != slug && old.Published {
+		return PostRow{}, FieldErrors{"slug": "blog.error.slug_fixed"}
+	}
+	newCover, oldCover := "", ""
+	if p.cover != nil {
+		if newCover, err = s.pictures.Put(ctx, old.ID, *p.cover); err != nil {
+			return PostRow{}, err
+		}
+	}
+	edit := func(row *PostRow) {
+		p.apply(row, s.now().UTC())
+		switch {
+		case newCover != "":
+			oldCover, row.CoverKey = row.CoverKey, newCover
+		case in.RemoveCover:
+			oldCover, row.CoverKey = row.CoverKey, ""
+		}
+	}
+	var row PostRow
+	if p.slug == slug {
+		row, err = s.cards.Change(ctx, postsPart, slug, ErrNoPost, func(row *PostRow) error {
+			oldCover = ""
+			edit(row)
+			return nil
+		})
+	} else {
+		row, err = s.move(ctx, old, p.slug, edit)
+	}
+	if err != nil && !errors.Is(err, projection.ErrBehind) {
+		s.pictures.Delete(ctx, newCover)
+		if errors.Is(err, storage.ErrExists) {
+			err = FieldErrors{"slug": "blog.error.slug_taken"}
+		}
+		return row, err
+	}
+	s.pictures.Delete(ctx, oldCover)
+	return row, s.behind(ctx, err, row.RowKey)
+}
+
+// behind logs a write whose post stands but whose cards did not follow
+// (web reindex blog finishes them): the writer's change is saved.
+func (s *Service) behind(ctx context.Context, err error, slug string) error {
+	if errors.Is(err, projection.ErrBehind) {
+		s.log.WarnContext(ctx, "blog: cards not written", "post", slug, "err", err)
+		return nil
+	}
+	return err
+}
+
+// move writes a draft at a new address: one transaction deletes the old
+// row (at its ETag) and inserts the new, then the cards follow.
+func (s *Service) move(ctx context.Context, old PostRow, slug string, edit func(*PostRow)) (PostRow, error) {
+	row := old
+	edit(&row)
+	row.RowKey, row.ETag, row.Listed = slug, "", ""
+	if err := s.cards.Intend(&row); err != nil {
+		return PostRow{}, err
+	}
+	var tx storage.Tx
+	tx.Delete(postsPart, old.RowKey, old.ETag).Insert(row)
+	if err := tx.Commit(ctx, s.posts); err != nil {
+		return PostRow{}, err
+	}
+	if err := s.cards.Sync(ctx, &old, nil); err != nil {
+		return row, errors.Join(projection.ErrBehind, err)
+	}
+	if err := s.cards.Sync(ctx, nil, &row); err != nil {
+		return row, errors.Join(projection.ErrBehind, err)
+	}
+	return row, nil
+}
+
+// Post reads the post at slug.
+func (s *Service) Post(ctx context.Context, slug string) (PostRow, error) {
+	if !formrule.IsSlug(slug, maxSlugLength) {
+		return PostRow{}, ErrNoPost
+	}
+	return storage.Find[PostRow](ctx, s.posts, postsPart, slug, ErrNoPost)
+}
+
+// Visible reports whether readers who are not admins see p at now.
+func (p PostRow) Visible(now time.Time) bool { return p.Published && !p.PublishAt.After(now) }
+
+// Unpublish makes a post a draft again: it leaves the listings, and
+// only admins reach its page.
+func (s *Service) Unpublish(ctx context.Context, slug string) (PostRow, error) {
+	if !formrule.IsSlug(slug, maxSlugLength) {
+		return PostRow{}, ErrNoPost
+	}
+	row, err := s.cards.Change(ctx, postsPart, slug, ErrNoPost, func(row *PostRow) error {
+		if !row.Published {
+			return storage.ErrNoChange
+		}
+		row.Published, row.UpdatedAt = false, s.now().UTC()
+		return nil
+	})
+	return row, s.behind(ctx, err, slug)
+}
+
+// Delete removes a post, its cards and its cover, for good.
+func (s *Service) Delete(ctx context.Context, slug string) error {
+	row, err := s.Post(ctx, slug)
+	if err != nil {
+		return err
+	}
+	if err := s.posts.Delete(ctx, postsPart, slug, row.ETag); err != nil {
+		return err
+	}
+	s.pictures.Delete(ctx, row.CoverKey)
+	if err := s.cards.Sync(ctx, &row, nil); err != nil {
+		return s.behind(ctx, errors.Join(projection.ErrBehind, err), slug)
+	}
+	return nil
+}
+
+// Page is one page of cards.
+type Page struct {
+	Cards []CardRow
+	// Next continues the listing; nil on the last page.
+	Next *storage.Continuation
+}
+
+// List reads a page of the published posts (of a tag, when tag is not
+// ""), newest first, from now on back: one query of one partition. Posts
+// scheduled for later are ahead of now in the index and not reached.
+func (s *Service) List(ctx context.Context, tag string, limit int, next *storage.Continuation) (Page, error) {
+	pk := allPart
+	if tag != "" {
+		pk = tagPart(tag)
+	}
+	return s.page(ctx, storage.Query{PartitionKey: pk, RowKeyFrom: storage.ReverseTicks(s.now()), Limit: limit, Continuation: next}, limit)
+}
+
+// Unlisted are what admins see of the posts readers do not: the
+// scheduled ones (soonest first) and the drafts (by address), at most
+// limit of each.
+func (s *Service) Unlisted(ctx context.Context, limit int) (scheduled, drafts []CardRow, err error) {
+	scheduled, _, err = storage.Take[CardRow](ctx, s.index, storage.Query{PartitionKey: allPart, RowKeyTo: storage.ReverseTicks(s.now()), Limit: limit}, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.Reverse(scheduled)
+	drafts, _, err = storage.Take[CardRow](ctx, s.index, storage.Query{PartitionKey: draftPart, Limit: limit}, limit)
+	return scheduled, drafts, err
+}
+
+// page reads at most limit cards of q.
+func (s *Service) page(ctx context.Context, q storage.Query, limit int) (Page, error) {
+	rows, next, err := storage.TakePage[CardRow](ctx, s.index, q, limit)
+	return Page{Cards: rows, Next: next}, err
+}

@@ -1,0 +1,25 @@
+package blog
+
+import (
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/web"
+)
+
+// Routes registers the blog's pages: reading is everyone's (drafts and
+// posts scheduled for later are the admins'), writing the admins'.
+func (s *Service) Routes(e *echo.Echo) {
+	admin, post := auth.RequireAdmin, s.requirePost()
+	e.GET(homeURL, s.list, web.Shared)
+	e.GET(feedURL, s.feed)
+	e.GET(mediaPrefix+":id/:file", s.image)
+	e.GET(newURL, s.newPost, admin)
+	e.POST(homeURL, s.create, admin)
+	e.GET(unlistedURL, s.unlisted, admin)
+	e.GET("/blog/:slug", s.post, web.Shared, post)
+	e.GET("/blog/:slug/edit", s.editPost, admin, post)
+	e.POST("/blog/:slug/edit", s.update, admin, post)
+	e.POST("/blog/:slug/unpublish", s.unpublish, admin, post)
+	e.POST("/blog/:slug/delete", s.remove, admin, post)
+}
