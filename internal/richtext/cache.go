@@ -25,5 +25,5 @@ const (
 // HTML it holds.
 var rendered = lru.NewCosted[[32]byte](cacheBytes, func(h template.HTML) int { return len(h) })
 
-// keyOf is a source's key in the cache.
-func keyOf(src string) [32]byte { return sha256.Sum256([]byte(src)) }
+// keyOf is a source's key in the cache, for the renderer salt names.
+func keyOf(salt, src string) [32]byte { return sha256.Sum256([]byte(salt + "\x00" + src)) }

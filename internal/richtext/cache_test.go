@@ -9,7 +9,7 @@ import (
 // HTML, and its XSS payloads are as harmless there.
 func TestLongSourcesAreRenderedOnce(t *testing.T) {
 	src := strings.Repeat("Some **bold** text with a [link](https://example.com). ", 40) + xssPayloads[0]
-	key := keyOf(src)
+	key := keyOf("", src)
 	if _, ok := rendered.Get(key); ok {
 		t.Fatal("cached before the first render")
 	}
@@ -24,7 +24,7 @@ func TestLongSourcesAreRenderedOnce(t *testing.T) {
 	assertSafe(t, src, string(first))
 	short := "short *text*"
 	Render(short)
-	if _, ok := rendered.Get(keyOf(short)); ok {
+	if _, ok := rendered.Get(keyOf("", short)); ok {
 		t.Error("a short source was cached")
 	}
 }
@@ -39,7 +39,7 @@ func BenchmarkRender(b *testing.B) {
 	} {
 		b.Run(name+"/uncached", func(b *testing.B) {
 			for b.Loop() {
-				render(src)
+				members.render(src, nil)
 			}
 		})
 		b.Run(name+"/cached", func(b *testing.B) {

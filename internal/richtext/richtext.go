@@ -10,8 +10,10 @@
 // rel="nofollow ugc noopener": search engines do not credit it to the
 // site, and a page it opens cannot reach back into ours. Images are not
 // shown: an image in a post is a tracking pixel anyone can plant, so only
-// its alt text remains (uploads, when a module offers them, are its own
-// feature). Callers bound the length through their form rules.
+// its alt text remains; a module that keeps its own uploads renders with
+// WithPictures, which shows the images at their addresses and no other
+// (the blog's pictures). Callers bound the length through their form
+// rules.
 package richtext
 
 import (
@@ -20,6 +22,7 @@ import (
 	"html/template"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -38,13 +41,39 @@ import (
 const LinkRel = "nofollow ugc noopener"
 
 var (
-	markdown = goldmark.New(
+	markdown = newMarkdown(nil)
+	policy   = newPolicy()
+	members  = &Renderer{markdown: markdown, policy: policy}
+)
+
+// newMarkdown is the Markdown parser and renderer; pictures, when not
+// nil, keeps the images whose address it matches.
+func newMarkdown(pictures *regexp.Regexp) goldmark.Markdown {
+	return goldmark.New(
 		goldmark.WithExtensions(extension.GFM),
-		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkTransformer{}, 100), util.Prioritized(mentionTransformer{}, 200))),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkTransformer{keep: pictures}, 100), util.Prioritized(mentionTransformer{}, 200))),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(mentionRenderer{}, 500))),
 	)
-	policy = newPolicy()
-)
+}
+
+// Renderer renders Markdown to safe HTML: Render's, or WithPictures'.
+type Renderer struct {
+	markdown goldmark.Markdown
+	policy   *bluemonday.Policy
+	// salt keeps its cache entries apart from other renderers'.
+	salt string
+}
+
+// WithPictures is a renderer that also shows the images whose address
+// matches pictures: a module's own uploads (the blog's), never an
+// address anyone could point elsewhere. Other images are their alt text,
+// as with Render.
+func WithPictures(pictures *regexp.Regexp) *Renderer {
+	p := newPolicy()
+	p.AllowAttrs("src").Matching(pictures).OnElements("img")
+	p.AllowAttrs("alt").OnElements("img")
+	return &Renderer{markdown: newMarkdown(pictures), policy: p, salt: pictures.String()}
+}
 
 func newPolicy() *bluemonday.Policy {
 	p := bluemonday.UGCPolicy()
@@ -66,27 +95,46 @@ func newPolicy() *bluemonday.Policy {
 // Render turns member Markdown into safe HTML. Long sources are cached
 // (see cache.go): a page shows the same posts to every reader, and
 // Markdown's cost grows faster than its length.
-func Render(src string) template.HTML {
+func Render(src string) template.HTML { return members.Render(src) }
+
+// Render turns Markdown into safe HTML, through the cache.
+func (r *Renderer) Render(src string) template.HTML { return r.Showing(src, nil) }
+
+// Showing is Render showing only the pictures named (their addresses),
+// when pictures is not nil: a post's own, so a picture deleted since
+// shows as its alt text rather than as a broken image.
+func (r *Renderer) Showing(src string, pictures []string) template.HTML {
 	if len(src) < cacheFrom {
-		return render(src)
+		return r.render(src, pictures)
 	}
-	key := keyOf(src)
+	salt := r.salt
+	if pictures != nil {
+		salt += "\x00" + strings.Join(pictures, "\x00")
+	}
+	key := keyOf(salt, src)
 	if html, ok := rendered.Get(key); ok {
 		return html
 	}
-	html := render(src)
+	html := r.render(src, pictures)
 	rendered.Put(key, html)
 	return html
 }
 
-func render(src string) template.HTML {
+// picturesKey carries Showing's pictures to the link transformer.
+var picturesKey = parser.NewContextKey()
+
+func (r *Renderer) render(src string, pictures []string) template.HTML {
 	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(src), &buf); err != nil {
+	pc := parser.NewContext()
+	if pictures != nil {
+		pc.Set(picturesKey, pictures)
+	}
+	if err := r.markdown.Convert([]byte(src), &buf, parser.WithContext(pc)); err != nil {
 		// goldmark fails only on a failing writer, and a buffer does not
 		// fail; escaped text is still the right answer.
 		return template.HTML(template.HTMLEscapeString(src))
 	}
-	return template.HTML(policy.SanitizeBytes(buf.Bytes()))
+	return template.HTML(r.policy.SanitizeBytes(buf.Bytes()))
 }
 
 // hrefs finds the links in rendered HTML (the sanitiser writes every
@@ -109,10 +157,11 @@ func ExternalLinks(src string) int {
 }
 
 // linkTransformer gives links their rel and turns images into their alt
-// text.
-type linkTransformer struct{}
+// text, but those whose address keep matches.
+type linkTransformer struct{ keep *regexp.Regexp }
 
-func (linkTransformer) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+func (l linkTransformer) Transform(doc *ast.Document, _ text.Reader, pc parser.Context) {
+	only, _ := pc.Get(picturesKey).([]string)
 	var images []*ast.Image
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -124,7 +173,9 @@ func (linkTransformer) Transform(doc *ast.Document, _ text.Reader, _ parser.Cont
 		case *ast.AutoLink:
 			n.SetAttributeString("rel", []byte(LinkRel))
 		case *ast.Image:
-			images = append(images, n)
+			if l.keep == nil || !l.keep.Match(n.Destination) || only != nil && !slices.Contains(only, string(n.Destination)) {
+				images = append(images, n)
+			}
 		}
 		return ast.WalkContinue, nil
 	})

@@ -2,6 +2,7 @@ package richtext
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -207,5 +208,55 @@ func TestMentionsStandOut(t *testing.T) {
 	}
 	if got := string(Render(`<span class="evil" onclick="x()">hi</span>`)); strings.Contains(got, "evil") || strings.Contains(got, "onclick") {
 		t.Errorf("a class other than a mention's passed: %s", got)
+	}
+}
+
+// TestWithPicturesShowsOnlyItsOwn: a renderer with pictures shows the
+// images at the addresses it allows, and any other image, however
+// written, as its alt text; Render shows none.
+func TestWithPicturesShowsOnlyItsOwn(t *testing.T) {
+	own := regexp.MustCompile(`^/media/blog/[0-9A-Z]{26}/[0-9a-f]{32}(_s)?\.jpg$`)
+	r := WithPictures(own)
+	mine := "/media/blog/01ARZ3NDEKTSV4RRFFQ69G5FAV/0123456789abcdef0123456789abcdef.jpg"
+	if got := string(r.Render("![The stage](" + mine + ")")); !strings.Contains(got, `<img src="`+mine+`" alt="The stage"`) {
+		t.Errorf("its own picture: %s", got)
+	}
+	for _, src := range []string{
+		"![pixel](https://tracker.example/p.gif)",
+		"![up](/media/blog/01ARZ3NDEKTSV4RRFFQ69G5FAV/../../secret.jpg)",
+		"![js](javascript:alert(1))",
+		"![other](/media/people/auth:x/0123456789abcdef0123456789abcdef.jpg)",
+		"![ref][r]\n\n[r]: https://tracker.example/p.gif",
+		`<img src="` + mine + `" onerror="alert(1)">`,
+	} {
+		got := string(r.Render(src))
+		if strings.Contains(got, "<img") || strings.Contains(got, "onerror") {
+			t.Errorf("%q renders %s", src, got)
+		}
+	}
+	if got := string(Render("![The stage](" + mine + ")")); strings.Contains(got, "<img") || !strings.Contains(got, "The stage") {
+		t.Errorf("Render shows a picture: %s", got)
+	}
+	// The two renderers do not share cached HTML.
+	long := strings.Repeat("words ", 300) + "![The stage](" + mine + ")"
+	if strings.Contains(string(Render(long)), "<img") || !strings.Contains(string(r.Render(long)), "<img") || strings.Contains(string(Render(long)), "<img") {
+		t.Error("a cached rendering crossed renderers")
+	}
+}
+
+// TestShowingOnlyTheNamedPictures: Showing keeps the pictures named and
+// turns the others, allowed addresses or not, into their alt text.
+func TestShowingOnlyTheNamedPictures(t *testing.T) {
+	r := WithPictures(regexp.MustCompile(`^/p/[a-z]+\.jpg$`))
+	src := "![kept](/p/a.jpg) ![gone](/p/b.jpg)"
+	got := string(r.Showing(src, []string{"/p/a.jpg"}))
+	if !strings.Contains(got, `src="/p/a.jpg"`) || strings.Contains(got, "/p/b.jpg") || !strings.Contains(got, "gone") {
+		t.Errorf("Showing: %s", got)
+	}
+	if got := string(r.Showing(src, []string{})); strings.Contains(got, "<img") {
+		t.Errorf("Showing none: %s", got)
+	}
+	if got := string(r.Render(src)); strings.Count(got, "<img") != 2 {
+		t.Errorf("Render with pictures: %s", got)
 	}
 }

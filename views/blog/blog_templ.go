@@ -1001,7 +1001,7 @@ func Unlisted(p UnlistedProps) templ.Component {
 			templ_7745c5c3_Var44 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 77, "<section class=\"container page-section\" data-testid=\"blog-unlisted\" aria-labelledby=\"unlisted-heading\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 77, "<section class=\"container page-section blog-unlisted\" data-testid=\"blog-unlisted\" aria-labelledby=\"unlisted-heading\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -440,3 +440,62 @@ func TestRebuildRestoresTheCards(t *testing.T) {
 		t.Errorf("a second rebuild: %s (the first: %s), %v", again, report, err)
 	}
 }
+
+// TestPicturesInTheText: a picture uploaded for the text (with htmx the
+// panel comes back in place, with its line for the text) shows in the
+// post where its line stands; no other image does; a refused upload
+// writes nothing, and a deleted picture is no longer served.
+func TestPicturesInTheText(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	slug := a.write(t, form("action", "draft"))
+	upload := func(data []byte, headers ...string) *webtest.Response {
+		return a.admin.PostFile(slug+"/pictures", a.admin.WithCSRF(slug+"/edit", url.Values{}), "picture", "p.png", data, headers...)
+	}
+	res := upload(mediatest.EncodedPNG(t, 1200, 800), "HX-Request", "true")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("a picture with htmx: %d %.300s", res.StatusCode, res.Body)
+	}
+	doc := res.Doc(t)
+	line, _ := doc.Find(testID("picture-markdown")).Attr("value")
+	if doc.Find(testID("blog-form")).Length() != 0 || !strings.HasPrefix(line, "![](/media/blog/") || doc.Find(testID("pictures-message")).Length() != 1 {
+		t.Fatalf("the panel: line %q, %.400s", line, res.Body)
+	}
+	src := strings.TrimSuffix(strings.TrimPrefix(line, "![]("), ")")
+	res = upload(mediatest.EncodedPNG(t, 800, 600))
+	if res.StatusCode != http.StatusSeeOther || !strings.HasSuffix(res.Header.Get("Location"), "/edit#pictures") {
+		t.Errorf("a picture without htmx: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if got := a.admin.Get(slug + "/edit").Doc(t).Find(testID("picture-item")).Length(); got != 2 {
+		t.Errorf("the editor lists %d pictures", got)
+	}
+	for _, bad := range [][]byte{[]byte("not a picture"), nil} {
+		res := upload(bad, "HX-Request", "true")
+		if res.StatusCode != http.StatusBadRequest || res.Writes(t) != 0 || res.Doc(t).Find(`[data-field="blog-picture"]`).Length() != 1 {
+			t.Errorf("a bad upload: %d, %d writes", res.StatusCode, res.Writes(t))
+		}
+	}
+
+	body := "Before.\n\n![The stage](" + src + ")\n\n![pixel](https://tracker.example/p.gif)"
+	if res := a.send(a.admin, slug+"/edit", form("body", body), nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("publish: %d %.300s", res.StatusCode, res.Body)
+	}
+	page := a.visitor.Get(slug).Doc(t).Find(testID("post-body"))
+	if got, _ := page.Find("img").Attr("src"); got != src || page.Find("img").Length() != 1 || !strings.Contains(page.Text(), "pixel") {
+		t.Errorf("the post's pictures: %d, src %q", page.Find("img").Length(), got)
+	}
+	if img := a.visitor.Get(src); img.StatusCode != http.StatusOK {
+		t.Errorf("the picture is not served: %d", img.StatusCode)
+	}
+	file := src[strings.LastIndex(src, "/")+1:]
+	del := a.admin.PostForm(slug+"/pictures/"+file+"/delete", a.admin.WithCSRF(slug+"/edit", url.Values{"confirm": {"yes"}}), "HX-Request", "true")
+	if del.StatusCode != http.StatusOK || del.Doc(t).Find(testID("picture-item")).Length() != 1 || a.visitor.Get(src).StatusCode != http.StatusNotFound {
+		t.Errorf("a deleted picture: %d, %d items, served %d", del.StatusCode, del.Doc(t).Find(testID("picture-item")).Length(), a.visitor.Get(src).StatusCode)
+	}
+	if got := a.visitor.Get(slug).Doc(t).Find(testID("post-body") + " img").Length(); got != 0 {
+		t.Errorf("the post shows %d pictures after the delete", got)
+	}
+	if res := a.admin.PostForm(slug+"/pictures/"+file+"/delete", a.admin.WithCSRF(slug+"/edit", url.Values{"confirm": {"yes"}})); res.StatusCode != http.StatusNotFound {
+		t.Errorf("deleting it again: %d", res.StatusCode)
+	}
+}

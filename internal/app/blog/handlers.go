@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -14,7 +16,6 @@ import (
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/media/pictures"
-	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/blog"
@@ -159,7 +160,7 @@ func (s *Service) post(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	props := views.PostProps{Card: s.viewCard(ctx, p.RowKey, p.Card, zone, ""), Body: templ.Raw(string(richtext.Render(p.Body)))}
+	props := views.PostProps{Card: s.viewCard(ctx, p.RowKey, p.Card, zone, ""), Body: templ.Raw(string(bodies.Showing(p.Body, p.pictureURLs())))}
 	props.CoverURL = coverURL(p.CoverKey, false)
 	props.Excerpt = p.Summary
 	for _, m := range more.Cards {
@@ -229,8 +230,9 @@ func joinTags(t []string) string {
 	return out
 }
 
-// renderForm shows the editor: of a new post (p nil) or of p.
-func (s *Service) renderForm(c echo.Context, status int, action string, p *PostRow, in Input, errs FieldErrors) error {
+// renderForm shows the editor: of a new post (p nil) or of p, with the
+// pictures panel's refusal, if any.
+func (s *Service) renderForm(c echo.Context, status int, action string, p *PostRow, in Input, errs FieldErrors, pictureRefusal ...string) error {
 	ctx := c.Request().Context()
 	zone := auth.From(c).Location()
 	props := views.FormProps{
@@ -241,6 +243,11 @@ func (s *Service) renderForm(c echo.Context, status int, action string, p *PostR
 	if p != nil {
 		props.Heading, props.Back = i18n.T(ctx, "blog.edit_heading"), postURL(p.RowKey)
 		props.CoverURL, props.SlugFixed, props.Published = coverURL(p.CoverKey, true), p.Published, p.Published
+		pics := picturesProps(*p)
+		if len(pictureRefusal) > 0 {
+			pics.Error = pictureRefusal[0]
+		}
+		props.Pictures = &pics
 	}
 	for field, key := range errs {
 		props.Errors[field] = components.ErrText(ctx, key)
@@ -342,4 +349,81 @@ func (s *Service) image(c echo.Context) error {
 		return err
 	}
 	return web.ServeImage(c, blob.Data)
+}
+
+// picturesProps is the editor's pictures panel of p.
+func picturesProps(p PostRow) views.PicturesProps {
+	props := views.PicturesProps{Action: postURL(p.RowKey) + "/pictures", Max: MaxPictures, MaxMB: media.DefaultMaxBytes >> 20}
+	for _, key := range p.PictureList() {
+		_, file, _ := strings.Cut(key, "/")
+		props.Pictures = append(props.Pictures, views.Picture{
+			SmallURL: smallURL(key), Markdown: "![](" + pictureURL(key) + ")", DeleteURL: props.Action + "/" + file + "/delete",
+		})
+	}
+	return props
+}
+
+// editURL is a post's editor.
+func editURL(slug string) string { return postURL(slug) + "/edit" }
+
+// answerPictures answers a change of the pictures, done (the message
+// key done) or refused (the message refusal): with htmx the panel in
+// place, so the text being written stays as it is; else the editor.
+func (s *Service) answerPictures(c echo.Context, status int, p PostRow, done, refusal string) error {
+	if web.HTMXFrom(c).Request {
+		props := picturesProps(p)
+		props.Error = refusal
+		if done != "" {
+			props.Message = i18n.T(c.Request().Context(), done)
+		}
+		return web.RenderFragment(c, status, views.Pictures(props))
+	}
+	if refusal == "" {
+		return web.FlashRedirect(c, done, editURL(p.RowKey)+"#pictures")
+	}
+	in := Input{Title: p.Title, Slug: p.RowKey, Summary: p.Summary, Body: p.Body, Tags: joinTags(p.TagList())}
+	if p.Published {
+		in.PublishAt = p.PublishAt.In(auth.From(c).Location()).Format("2006-01-02T15:04")
+	}
+	return s.renderForm(c, status, editURL(p.RowKey), &p, in, nil, refusal)
+}
+
+// addPicture is POST /blog/:slug/pictures (admins): a picture for the
+// text.
+func (s *Service) addPicture(c echo.Context) error {
+	ctx := c.Request().Context()
+	p := postScope.From(c)
+	data, err := web.ReadUpload(c, "picture", media.DefaultMaxBytes)
+	if err == nil {
+		var added PostRow
+		if added, err = s.AddPicture(ctx, p.RowKey, data); err == nil {
+			return s.answerPictures(c, http.StatusOK, added, "blog.flash.picture_added", "")
+		}
+	}
+	if status, key, ok := web.UploadRefusal(err); ok {
+		return s.answerPictures(c, status, p, "", i18n.T(ctx, key, "mb", media.DefaultMaxBytes>>20))
+	}
+	if status, message, ok := web.Refused(ctx, err); ok {
+		return s.answerPictures(c, status, p, "", message)
+	}
+	return err
+}
+
+// deletePicture is POST /blog/:slug/pictures/:file/delete (admins),
+// after confirmation.
+func (s *Service) deletePicture(c echo.Context) error {
+	ctx := c.Request().Context()
+	p := postScope.From(c)
+	n := slices.Index(p.PictureList(), p.ID+"/"+c.Param("file")) + 1
+	if n == 0 {
+		return ErrNoPost
+	}
+	if !web.Confirmed(c) {
+		return web.AskConfirm(c, views.DeletePictureProps(ctx, c.Request().URL.Path, n))
+	}
+	p, err := s.DeletePicture(ctx, p.RowKey, c.Param("file"))
+	if err != nil {
+		return err
+	}
+	return s.answerPictures(c, http.StatusOK, p, "blog.flash.picture_deleted", "")
 }

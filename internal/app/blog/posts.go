@@ -356,7 +356,9 @@ func (s *Service) Delete(ctx context.Context, slug string) error {
 	if err := s.posts.Delete(ctx, postsPart, slug, row.ETag); err != nil {
 		return err
 	}
-	s.pictures.Delete(ctx, row.CoverKey)
+	for _, key := range append(row.PictureList(), row.CoverKey) {
+		s.pictures.Delete(ctx, key)
+	}
 	if err := s.cards.Sync(ctx, &row, nil); err != nil {
 		return s.behind(ctx, errors.Join(projection.ErrBehind, err), slug)
 	}

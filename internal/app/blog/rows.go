@@ -58,9 +58,12 @@ type PostRow struct {
 	Card
 	// Summary is the excerpt as the author wrote it ("": the body's first
 	// words make the card's).
-	Summary   string    `table:"summary"`
-	Body      string    `table:"body"` // Markdown
-	AuthorKey string    `table:"authorKey"`
+	Summary   string `table:"summary"`
+	Body      string `table:"body"` // Markdown
+	AuthorKey string `table:"authorKey"`
+	// Pictures are the pictures uploaded for the text (pictures.go), their
+	// blob names comma-separated, oldest first.
+	Pictures  string    `table:"pictures"`
 	CreatedAt time.Time `table:"createdAt"`
 	// Listed is the projection's record of the cards it wrote.
 	Listed string `table:"listed"`

@@ -94,7 +94,7 @@ func (s *Service) Containers() []string { return []string{ImagesContainer} }
 
 // BodyLimits lets the post form carry a cover picture (web.BodyLimiter).
 func (s *Service) BodyLimits() map[string]int64 {
-	return map[string]int64{"/blog": formBodyLimit, "/blog/:slug/edit": formBodyLimit}
+	return map[string]int64{"/blog": formBodyLimit, "/blog/:slug/edit": formBodyLimit, "/blog/:slug/pictures": formBodyLimit}
 }
 
 // RebuildSubject names the rebuild: web reindex blog.

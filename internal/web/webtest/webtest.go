@@ -98,9 +98,9 @@ func (c *Client) PostForm(path string, form url.Values, headers ...string) *Resp
 
 // PostFile posts form to path as multipart, as a browser posts a form
 // with a file: the fields, and data as the file part field (named
-// filename); no file part when data is nil. It adds no token; use
-// WithCSRF for that.
-func (c *Client) PostFile(path string, form url.Values, field, filename string, data []byte) *Response {
+// filename); no file part when data is nil; then optional header name,
+// value pairs. It adds no token; use WithCSRF for that.
+func (c *Client) PostFile(path string, form url.Values, field, filename string, data []byte, headers ...string) *Response {
 	c.t.Helper()
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
@@ -117,7 +117,7 @@ func (c *Client) PostFile(path string, form url.Values, field, filename string, 
 		f.Write(data)
 	}
 	w.Close()
-	return c.Do(NewRequest(c.t, http.MethodPost, path, &body, "Content-Type", w.FormDataContentType()))
+	return c.Do(NewRequest(c.t, http.MethodPost, path, &body, append([]string{"Content-Type", w.FormDataContentType()}, headers...)...))
 }
 
 // CSRFToken loads path and returns the token its forms carry, as a browser

@@ -1,0 +1,75 @@
+// The blog end to end: an admin writes a draft with a cover (readers do
+// not see it), adds a picture for the text while words not yet saved stay
+// in the editor (htmx swaps the pictures panel alone), puts the picture in
+// the text and publishes; a visitor finds the post in the listing, by its
+// tag and in the feed, with its picture. Then axe on the blog's pages.
+import path from 'node:path';
+import { test, expect } from '@playwright/test';
+import { adminEmail, axeProblems, newSignedInPage, uniqueLocal } from './helpers';
+
+const picture = path.join(__dirname, 'fixtures', 'avatar.png');
+
+test('blog: a draft with pictures, published, read by a visitor by tag and feed', async ({ browser }) => {
+  const suffix = uniqueLocal('b').slice(-6).toLowerCase();
+  const title = `Tour diary ${suffix}`;
+  const tag = `diary-${suffix}`;
+  const { page: admin } = await newSignedInPage(browser, adminEmail);
+
+  await admin.goto('/blog');
+  await admin.getByTestId('blog-new').click();
+  const form = admin.getByTestId('blog-form');
+  await form.getByLabel('Title').fill(title);
+  await form.getByLabel('Text').fill('Day one: **soundcheck** at noon.');
+  await form.getByLabel('Tags').fill(`${tag}, tour`);
+  await form.getByLabel('Cover picture').setInputFiles(picture);
+  await admin.getByTestId('post-save-draft').click();
+  await expect(admin.getByTestId('flash')).toContainText('Draft saved');
+  await expect(admin.getByTestId('blog-status')).toContainText('draft');
+  const postURL = new URL(admin.url()).pathname;
+  expect(postURL).toBe(`/blog/tour-diary-${suffix}`);
+
+  // A visitor does not see the draft.
+  const visitor = await (await browser.newContext()).newPage();
+  expect((await visitor.goto(postURL))?.status()).toBe(404);
+
+  // A picture for the text: the panel comes back in place, and words
+  // typed but not saved stay where they are.
+  await admin.getByTestId('post-edit').click();
+  const text = admin.getByTestId('blog-form').getByLabel('Text');
+  await text.fill('Day one: **soundcheck** at noon. Words not saved yet.');
+  await admin.getByTestId('picture-upload').getByLabel('Add a picture').setInputFiles(picture);
+  await admin.getByTestId('picture-submit').click();
+  await expect(admin.getByTestId('pictures-message')).toContainText('Picture added');
+  await expect(text).toHaveValue(/Words not saved yet\./);
+  const line = await admin.getByTestId('picture-markdown').first().inputValue();
+  expect(line).toMatch(/^!\[\]\(\/media\/blog\/[0-9A-Z]{26}\/[0-9a-f]{32}\.jpg\)$/);
+  await text.fill(`Day one: **soundcheck** at noon.\n\n${line.replace('![]', '![The stage at noon]')}`);
+  await admin.getByTestId('post-publish').click();
+  await expect(admin.getByTestId('flash')).toContainText('Post published');
+
+  // The visitor finds it in the listing, by its tag, and in the feed.
+  await visitor.goto('/blog');
+  const card = visitor.getByTestId('blog-card').filter({ hasText: title });
+  await expect(card).toBeVisible();
+  await card.getByTestId('blog-tag').filter({ hasText: `#${tag}` }).click();
+  await expect(visitor).toHaveURL(new RegExp(`/blog\\?tag=${tag}$`));
+  await expect(visitor.getByTestId('blog-card')).toHaveCount(1);
+  await visitor.getByTestId('blog-card').getByRole('link', { name: title }).click();
+  await expect(visitor.getByTestId('post-title')).toHaveText(title);
+  await expect(visitor.getByTestId('post-body').locator('strong')).toHaveText('soundcheck');
+  const img = visitor.getByTestId('post-body').getByRole('img', { name: 'The stage at noon' });
+  await expect(img).toBeVisible();
+  expect(await img.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBeGreaterThan(0);
+  await expect(visitor.getByTestId('post-cover')).toBeVisible();
+  const feed = await visitor.request.get('/blog/feed.xml');
+  expect(feed.headers()['content-type']).toContain('application/rss+xml');
+  expect(await feed.text()).toContain(`<title>${title}</title>`);
+
+  // axe on the listing, the post, the editor and the drafts.
+  const problems: string[] = [];
+  for (const [page, p] of [[visitor, '/blog'], [visitor, postURL], [admin, `${postURL}/edit`], [admin, '/blog/drafts'], [admin, '/blog/new']] as const) {
+    await page.goto(p);
+    problems.push(...(await axeProblems(page, p)));
+  }
+  expect(problems).toEqual([]);
+});
