@@ -128,6 +128,15 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	if m := c.Get("/people/matches").Doc(t).Find(`[data-testid="people-row"]`); m.Length() != 1 || !strings.Contains(m.Text(), "Tom") {
 		t.Errorf("Anna's matches: %q", m.Text())
 	}
+	// The blog: posts in both languages with covers, newest first; one
+	// scheduled and one draft, for the admins.
+	blog := c.Get("/blog").Doc(t)
+	if n := blog.Find(`[data-testid="blog-card"]`).Length(); n != 5 || blog.Find(`[data-testid="blog-card"] img.blog-card-cover`).Length() != n || !strings.Contains(blog.Text(), "Ночной город") {
+		t.Errorf("the blog shows %d posts", n)
+	}
+	if u := c.Get("/blog/drafts").Doc(t); u.Find(`[data-testid="blog-scheduled"] [data-testid="blog-card"]`).Length() != 1 || u.Find(`[data-testid="blog-drafts"] [data-testid="blog-card"]`).Length() != 1 {
+		t.Error("the demo has no scheduled post or no draft")
+	}
 	sections := c.Get("/admin/metrics").Doc(t).Find(`[data-testid="metrics-section"]`)
 	if sections.Length() < 5 {
 		t.Errorf("the metrics page shows %d sections", sections.Length())

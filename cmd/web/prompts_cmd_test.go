@@ -91,7 +91,7 @@ func TestHelpListsSeedAndReindex(t *testing.T) {
 		if code := run(args, envOf(nil), &out, &errOut); code != 0 {
 			t.Fatalf("%v: exit %d", args, code)
 		}
-		for _, want := range []string{"seed     demo: fill an empty store with demo content; prompts --count N [--seed S]", "reindex  chat: put private chats back in their people's lists", "events: rebuild the listing and My events", "forum: rebuild the topic lists", "groups: rebuild UserGroups", "prompts: rebuild the prompt indexes", "users: rebuild the Users directory"} {
+		for _, want := range []string{"seed     demo: fill an empty store with demo content; prompts --count N [--seed S]", "reindex  blog: rebuild the blog's cards", "chat: put private chats back in their people's lists", "people: finish the likes, matches", "events: rebuild the listing and My events", "forum: rebuild the topic lists", "groups: rebuild UserGroups", "prompts: rebuild the prompt indexes", "users: rebuild the Users directory"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("%v: usage lacks %q", args, want)
 			}

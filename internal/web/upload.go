@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/ratelimit"
 )
@@ -103,4 +104,24 @@ func UploadRefusal(err error) (status int, messageKey string, ok bool) {
 		return http.StatusBadRequest, "upload.error.damaged", true
 	}
 	return 0, "", false
+}
+
+// BindWithUpload is BindForm for a form that may carry a file in field
+// (an event's picture, a post's cover): it returns the file (nil when
+// none was chosen), or the field's error when the file was refused while
+// reading (too large, damaged), which the form shows beside it. A body
+// that cannot be read fails the upload as well, which says what went
+// wrong; the fields are then empty, and the form's rules refuse them.
+func BindWithUpload(c echo.Context, dst any, field string, max int64) ([]byte, formrule.FieldErrors) {
+	_ = BindForm(c, dst)
+	data, err := ReadUpload(c, field, max)
+	switch _, key, ok := UploadRefusal(err); {
+	case errors.Is(err, ErrNoUpload):
+		return nil, nil
+	case ok:
+		return nil, formrule.FieldErrors{field: key}
+	case err != nil:
+		return nil, formrule.FieldErrors{field: "upload.error.damaged"}
+	}
+	return data, nil
 }

@@ -499,3 +499,27 @@ func TestPicturesInTheText(t *testing.T) {
 		t.Errorf("deleting it again: %d", res.StatusCode)
 	}
 }
+
+// TestVisitorsShareTheBlog: the listing, a tag's and a post are rendered
+// once for every visitor (the second costs no storage call), and a post
+// published or changed shows to the next visitor at once.
+func TestVisitorsShareTheBlog(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	slug := a.write(t, form())
+	for _, path := range []string{"/blog", "/blog?tag=tour", slug} {
+		first := a.Client().Get(path)
+		second := a.Client().Get(path)
+		if first.StatusCode != http.StatusOK || second.Body != first.Body || second.StorageOps(t)["total"] != 0 {
+			t.Errorf("%s: %d, the second visitor's look cost %s", path, first.StatusCode, second.Header.Get("X-Storage-Ops"))
+		}
+	}
+	a.write(t, form("title", "Second post"))
+	a.send(a.admin, slug+"/edit", form("title", "Spring tour, updated"), nil)
+	if got := titles(t, a.Client(), "/blog"); !same(got, "Second post", "Spring tour, updated") {
+		t.Errorf("the next visitor's listing: %q", got)
+	}
+	if got := a.Client().Get(slug).Doc(t).Find(testID("post-title")).Text(); got != "Spring tour, updated" {
+		t.Errorf("the next visitor's post: %q", got)
+	}
+}

@@ -2,7 +2,6 @@ package blog
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -259,20 +258,9 @@ func (s *Service) renderForm(c echo.Context, status int, action string, p *PostR
 // refused while reading (too large) is a field error.
 func input(c echo.Context) (Input, FieldErrors) {
 	var in Input
-	// A body that cannot be read fails the upload below as well, which
-	// says what went wrong; the fields are then empty and refused.
-	_ = web.BindForm(c, &in)
-	data, err := web.ReadUpload(c, "cover", media.DefaultMaxBytes)
-	switch _, key, ok := web.UploadRefusal(err); {
-	case errors.Is(err, web.ErrNoUpload):
-	case ok:
-		return in, FieldErrors{"cover": key}
-	case err != nil:
-		return in, FieldErrors{"cover": "upload.error.damaged"}
-	default:
-		in.Cover = data
-	}
-	return in, nil
+	data, fe := web.BindWithUpload(c, &in, "cover", media.DefaultMaxBytes)
+	in.Cover = data
+	return in, fe
 }
 
 // flashFor is the message of a post saved as it now stands.

@@ -595,20 +595,9 @@ func (s *Service) create(c echo.Context) error {
 // picture refused while reading (too large) is a field error.
 func eventInput(c echo.Context) (EventInput, FieldErrors) {
 	var in EventInput
-	// A body that cannot be read fails the upload below as well, which
-	// says what went wrong; the fields are then empty and refused.
-	_ = web.BindForm(c, &in)
-	data, err := web.ReadUpload(c, "image", media.DefaultMaxBytes)
-	switch _, key, ok := web.UploadRefusal(err); {
-	case errors.Is(err, web.ErrNoUpload):
-	case ok:
-		return in, FieldErrors{"image": key}
-	case err != nil:
-		return in, FieldErrors{"image": "upload.error.damaged"}
-	default:
-		in.Image = data
-	}
-	return in, nil
+	data, fe := web.BindWithUpload(c, &in, "image", media.DefaultMaxBytes)
+	in.Image = data
+	return in, fe
 }
 
 // editEvent is GET /events/:id/edit (organizers).
