@@ -134,6 +134,10 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	if n := blog.Find(`[data-testid="blog-card"]`).Length(); n != 5 || blog.Find(`[data-testid="blog-card"] img.blog-card-cover`).Length() != n || !strings.Contains(blog.Text(), "Ночной город") {
 		t.Errorf("the blog shows %d posts", n)
 	}
+	newest, _ := blog.Find(`[data-testid="blog-card"] h2 a`).First().Attr("href")
+	if c.Get(newest).Doc(t).Find(`[data-testid="post-body"] img`).Length() != 1 {
+		t.Error("the newest demo post has no picture in its text")
+	}
 	if u := c.Get("/blog/drafts").Doc(t); u.Find(`[data-testid="blog-scheduled"] [data-testid="blog-card"]`).Length() != 1 || u.Find(`[data-testid="blog-drafts"] [data-testid="blog-card"]`).Length() != 1 {
 		t.Error("the demo has no scheduled post or no draft")
 	}
