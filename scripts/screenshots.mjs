@@ -6,7 +6,8 @@
 // A SHOT is name=path, or name=path@person to be signed in as a demo
 // person (anna, boris); {group:NAME} in a path is replaced by that demo
 // group's id, a path {appt:GROUP/TITLE} is that appointment's page, and
-// {event:TITLE} is that demo event's path, {chat:NAME} a chat in the
+// {event:TITLE} is that demo event's path, {item:TITLE} a store item's,
+// {chat:NAME} a chat in the
 // person's list, {person:NAME} the page of someone shown in People,
 // {topic:TITLE} a forum topic found by its title, {prompt:TITLE} a catalog
 // prompt found by its title, {invite:SLUG} a private
@@ -71,6 +72,12 @@ const placeholders = [
   { re: /\{prompt:([^}]+)\}/, find: async (page, m) => {
     await page.goto(`${base}/prompts?q=${encodeURIComponent(m[1])}`);
     return page.getByTestId('prompt-link').first().getAttribute('href');
+  } },
+  // {item:TITLE}: that store item's page, as the whole path or its start
+  // ({item:Hoodie}/edit).
+  { re: /\{item:([^}]+)\}/, find: async (page, m) => {
+    await page.goto(`${base}/store`);
+    return firstLink(page.getByTestId('store-card').filter({ hasText: m[1] }));
   } },
   // {event:TITLE}: that listed event's page.
   { re: /\{event:([^}]+)\}/, find: async (page, m) => {

@@ -141,6 +141,15 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	if u := c.Get("/blog/drafts").Doc(t); u.Find(`[data-testid="blog-scheduled"] [data-testid="blog-card"]`).Length() != 1 || u.Find(`[data-testid="blog-drafts"] [data-testid="blog-card"]`).Length() != 1 {
 		t.Error("the demo has no scheduled post or no draft")
 	}
+	// The store: every department, a sold-out record Tom waits for, and
+	// a hidden scarf for the admins.
+	shop := c.Get("/store").Doc(t)
+	if n := shop.Find(`[data-testid="store-card"]`).Length(); n != 6 || shop.Find(`[data-testid="sold-out"]`).Length() != 1 || shop.Find(`[data-testid="few-left"]`).Length() != 1 {
+		t.Errorf("the store shows %d items", n)
+	}
+	if !strings.Contains(c.Get("/store/hidden").Doc(t).Text(), "Winter scarf") {
+		t.Error("the demo store has no hidden item")
+	}
 	sections := c.Get("/admin/metrics").Doc(t).Find(`[data-testid="metrics-section"]`)
 	if sections.Length() < 5 {
 		t.Errorf("the metrics page shows %d sections", sections.Length())

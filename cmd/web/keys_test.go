@@ -32,7 +32,7 @@ func TestNoPageShowsAMessageKey(t *testing.T) {
 	for _, person := range []string{"anna@demo.example", "boris@demo.example"} {
 		c := webtest.NewClient(t, a.Handler())
 		signIn(t, c, person)
-		visited := crawl(t, c, []string{"/", "/admin", "/account", "/inbox", "/chat", "/forum", "/events", "/prompts", "/groups"}, 250, func(path string, doc *goquery.Document) {
+		visited := crawl(t, c, []string{"/", "/admin", "/account", "/inbox", "/chat", "/forum", "/events", "/prompts", "/groups"}, 400, func(path string, doc *goquery.Document) {
 			for _, problem := range untranslated(t, doc) {
 				t.Errorf("%s: %s shows %s", person, path, problem)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/app/people"
 	"github.com/harmony/harmony/internal/app/prompts"
+	"github.com/harmony/harmony/internal/app/store"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/web"
 )
@@ -31,6 +32,7 @@ func modules() []platform.Factory {
 		m.chat,
 		m.forum,
 		m.people,
+		m.store,
 		m.blog,
 	}
 }
@@ -138,6 +140,12 @@ func (m *built) people(c *platform.Core) (web.Module, error) {
 	p.UseMessaging("/chat/private")
 	c.Accounts.UsePersonExtra(p)
 	return p, nil
+}
+
+func (m *built) store(c *platform.Core) (web.Module, error) {
+	s := store.New(c.Store, c.Cursors, c.Log, c.Now)
+	s.UseNotifier(m.inbox_)
+	return s, nil
 }
 
 func (m *built) blog(c *platform.Core) (web.Module, error) {

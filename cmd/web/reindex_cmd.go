@@ -11,14 +11,14 @@ import (
 	"github.com/harmony/harmony/internal/platform"
 )
 
-const reindexUsage = "usage: web reindex blog|chat|events|forum|groups|people|prompts|users [settings flags]"
+const reindexUsage = "usage: web reindex blog|chat|events|forum|groups|people|prompts|store|users [settings flags]"
 
 // reindexSubjects are the subjects of the app's rebuilds (the modules'
 // platform.Rebuilder), known before anything is opened so that a bad
 // command line touches nothing; a test keeps the list equal to the app's.
-var reindexSubjects = []string{"blog", "chat", "events", "forum", "groups", "people", "prompts", "users"}
+var reindexSubjects = []string{"blog", "chat", "events", "forum", "groups", "people", "prompts", "store", "users"}
 
-// reindexCmd is "web reindex blog|chat|events|forum|groups|people|prompts|users": it builds the app on the
+// reindexCmd is "web reindex blog|chat|events|forum|groups|people|prompts|store|users": it builds the app on the
 // configured store, runs the subject's rebuild (its derived tables from
 // their canonical rows) and prints what it fixed.
 func reindexCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, stderr io.Writer) error {

@@ -71,7 +71,7 @@ func TestReindexRefusesAnUnknownSubject(t *testing.T) {
 		if code := run(args, envOf(map[string]string{"DATA_DIR": dataDir}), &out, &errOut); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
-		if got := errOut.String(); !strings.Contains(got, `ubjects are "blog", "chat", "events", "forum", "groups", "people", "prompts", "users"`) || !strings.Contains(got, "usage: web reindex blog|chat|events|forum|groups|people|prompts|users") {
+		if got := errOut.String(); !strings.Contains(got, `ubjects are "blog", "chat", "events", "forum", "groups", "people", "prompts", "store", "users"`) || !strings.Contains(got, "usage: web reindex blog|chat|events|forum|groups|people|prompts|store|users") {
 			t.Errorf("%v: stderr %q", args, got)
 		}
 	}

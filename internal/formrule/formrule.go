@@ -10,7 +10,9 @@ package formrule
 
 import (
 	"fmt"
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -260,4 +262,24 @@ func Slugify(text string, max int) string {
 		s = strings.TrimRight(s, "-")
 	}
 	return s
+}
+
+// Money reads a price as typed ("12.50", "12,50"; "" is none, 0) of at
+// most maxCents, and its currency (an ISO 4217 code, upper-cased; it is
+// needed for a price above 0): amountOK and currencyOK say whether each
+// is right.
+func Money(amount, currency string, maxCents int64) (cents int64, code string, amountOK, currencyOK bool) {
+	amountOK, currencyOK = true, true
+	if v := strings.TrimSpace(amount); v != "" {
+		f, err := strconv.ParseFloat(strings.ReplaceAll(v, ",", "."), 64)
+		if err != nil || f < 0 || f*100 > float64(maxCents) || math.IsNaN(f) {
+			return 0, "", false, true
+		}
+		cents = int64(math.Round(f * 100))
+	}
+	code = strings.ToUpper(strings.TrimSpace(currency))
+	if cents > 0 && (len(code) != 3 || strings.Trim(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
+		currencyOK = false
+	}
+	return cents, code, amountOK, currencyOK
 }

@@ -245,3 +245,29 @@ func TestSlugify(t *testing.T) {
 		}
 	}
 }
+
+func TestMoney(t *testing.T) {
+	for _, c := range []struct {
+		amount, currency string
+		cents            int64
+		code             string
+		amountOK, curOK  bool
+	}{
+		{"12.50", "gbp", 1250, "GBP", true, true},
+		{"12,5", " EUR ", 1250, "EUR", true, true},
+		{"", "", 0, "", true, true},
+		{"0", "", 0, "", true, true},
+		{"10", "", 1000, "", true, false},
+		{"10", "EURO", 1000, "EURO", true, false},
+		{"10", "€", 1000, "€", true, false},
+		{"-1", "EUR", 0, "", false, true},
+		{"ten", "EUR", 0, "", false, true},
+		{"NaN", "EUR", 0, "", false, true},
+		{"1000000.01", "EUR", 0, "", false, true},
+	} {
+		cents, code, aOK, cOK := Money(c.amount, c.currency, 100_000_000)
+		if cents != c.cents || code != c.code || aOK != c.amountOK || cOK != c.curOK {
+			t.Errorf("Money(%q, %q) = %d %q %v %v", c.amount, c.currency, cents, code, aOK, cOK)
+		}
+	}
+}

@@ -328,15 +328,12 @@ func parseEvent(in EventInput, zone *time.Location, known []Category) (EventRow,
 			errs["offerStopHours"] = "events.error.offerStopHours"
 		}
 	}
-	if v := strings.TrimSpace(in.Price); v != "" {
-		f, err := strconv.ParseFloat(strings.ReplaceAll(v, ",", "."), 64)
-		if err != nil || f < 0 || f*100 > MaxPriceCents || math.IsNaN(f) {
-			errs["price"] = "events.error.price"
-		}
-		e.PriceCents = int64(math.Round(f * 100))
+	var priceOK, currencyOK bool
+	e.PriceCents, e.Currency, priceOK, currencyOK = formrule.Money(in.Price, in.Currency, MaxPriceCents)
+	if !priceOK {
+		errs["price"] = "events.error.price"
 	}
-	e.Currency = strings.ToUpper(strings.TrimSpace(in.Currency))
-	if e.PriceCents > 0 && (len(e.Currency) != 3 || strings.Trim(e.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
+	if !currencyOK {
 		errs["currency"] = "events.error.currency"
 	}
 	e.IsSecret, e.ChatClosedToWaitlist, e.ShowGuests = in.Secret, in.ChatClosed, in.ShowGuests

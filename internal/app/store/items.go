@@ -1,0 +1,247 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/media"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/web"
+)
+
+// FieldErrors are a refused item form's errors by field.
+type FieldErrors = formrule.FieldErrors
+
+// Limits of an item.
+const (
+	MaxPriceCents = 100_000_000
+	MaxStock      = 1_000_000
+)
+
+// Form rules of an item's fields.
+var (
+	titleRule       = formrule.Text{Max: 120, Required: true}
+	descriptionRule = formrule.Text{Max: 5000, Multiline: true}
+	buyURLRule      = formrule.Text{Max: 500}
+)
+
+// ErrNoItem is an item that is not there (or not for this reader).
+var ErrNoItem = fault.NotFound("store: no such item", nil)
+
+// Input is the item form as typed.
+type Input struct {
+	Title       string `form:"title"`
+	Description string `form:"description"`
+	Category    string `form:"category"`
+	Price       string `form:"price"`
+	Currency    string `form:"currency"`
+	// Stock is how many are left; "" is not counted (made to order).
+	Stock       string `form:"stock"`
+	BuyURL      string `form:"buyUrl"`
+	Shown       bool   `form:"shown"`
+	RemoveImage bool   `form:"removeImage"`
+	// Image is an uploaded picture (nil: keep the one there is).
+	Image []byte
+}
+
+// item is a checked form.
+type item struct {
+	Card
+	description, buyURL string
+	image               *media.Result
+}
+
+// check reads the form; a refused picture is a field error like the
+// others.
+func (s *Service) check(ctx context.Context, in Input) (item, error) {
+	errs := FieldErrors{}
+	var it item
+	it.Title = errs.Check("title", titleRule, in.Title, "store.error.title")
+	it.description = errs.Check("description", descriptionRule, in.Description, "store.error.description")
+	if it.Category = in.Category; !slices.Contains(Categories, it.Category) {
+		errs["category"] = "store.error.category"
+	}
+	var priceOK, currencyOK bool
+	it.PriceCents, it.Currency, priceOK, currencyOK = formrule.Money(in.Price, in.Currency, MaxPriceCents)
+	if !priceOK || strings.TrimSpace(in.Price) == "" {
+		errs["price"] = "store.error.price"
+	}
+	if !currencyOK {
+		errs["currency"] = "store.error.currency"
+	}
+	if v := strings.TrimSpace(in.Stock); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > MaxStock {
+			errs["stock"] = "store.error.stock"
+		}
+		it.Stock, it.Tracked = n, true
+	}
+	it.buyURL = errs.Check("buyUrl", buyURLRule, in.BuyURL, "store.error.buy_url")
+	if it.buyURL != "" {
+		u, err := url.Parse(it.buyURL)
+		if err != nil || u.Scheme != "https" && u.Scheme != "http" || u.Host == "" || u.User != nil {
+			errs["buyUrl"] = "store.error.buy_url"
+		}
+	}
+	it.Shown = in.Shown
+	if in.Image != nil {
+		img, err := s.pictures.Process(ctx, in.Image)
+		if _, key, ok := web.UploadRefusal(err); ok {
+			errs["image"] = key
+		} else if err != nil {
+			return item{}, err
+		}
+		it.image = &img
+	}
+	if len(errs) > 0 {
+		return item{}, errs
+	}
+	return it, nil
+}
+
+// apply puts the checked form into row, keeping what the form does not
+// say (its picture, when it was made).
+func (it item) apply(row *ItemRow, now time.Time) {
+	image, created := row.ImageKey, row.CreatedAt
+	row.Card = it.Card
+	row.ImageKey, row.CreatedAt = image, created
+	row.Description, row.BuyURL, row.UpdatedAt = it.description, it.buyURL, now
+}
+
+// Create adds an item. A bad form or picture writes nothing.
+func (s *Service) Create(ctx context.Context, in Input) (ItemRow, error) {
+	it, err := s.check(ctx, in)
+	if err != nil {
+		return ItemRow{}, err
+	}
+	now := s.now().UTC()
+	row := ItemRow{PartitionKey: itemsPart, RowKey: ulid.Make().String()}
+	row.CreatedAt = now
+	it.apply(&row, now)
+	if it.image != nil {
+		if row.ImageKey, err = s.pictures.Put(ctx, row.RowKey, *it.image); err != nil {
+			return ItemRow{}, err
+		}
+	}
+	if err := s.cards.Intend(&row); err != nil {
+		return ItemRow{}, err
+	}
+	if row.ETag, err = storage.Insert(ctx, s.items, row); err != nil {
+		s.pictures.Delete(ctx, row.ImageKey)
+		return ItemRow{}, err
+	}
+	if err := s.cards.Sync(ctx, nil, &row); err != nil {
+		s.behind(ctx, err, row.RowKey)
+	}
+	return row, nil
+}
+
+// Update changes an item. One that comes back (shown and in stock after
+// being sold out or hidden) tells those who asked to hear of it.
+func (s *Service) Update(ctx context.Context, id string, in Input) (ItemRow, error) {
+	it, err := s.check(ctx, in)
+	if err != nil {
+		return ItemRow{}, err
+	}
+	if !storage.IsID(id) {
+		return ItemRow{}, ErrNoItem
+	}
+	newKey, oldKey := "", ""
+	if it.image != nil {
+		if newKey, err = s.pictures.Put(ctx, id, *it.image); err != nil {
+			return ItemRow{}, err
+		}
+	}
+	var wasAvailable bool
+	row, err := s.cards.Change(ctx, itemsPart, id, ErrNoItem, func(row *ItemRow) error {
+		wasAvailable, oldKey = row.available(), ""
+		it.apply(row, s.now().UTC())
+		switch {
+		case newKey != "":
+			oldKey, row.ImageKey = row.ImageKey, newKey
+		case in.RemoveImage:
+			oldKey, row.ImageKey = row.ImageKey, ""
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, projection.ErrBehind) {
+		s.pictures.Delete(ctx, newKey)
+		return row, err
+	}
+	s.behind(ctx, err, id)
+	s.pictures.Delete(ctx, oldKey)
+	if !wasAvailable && row.available() {
+		s.tellItIsBack(ctx, row)
+	}
+	return row, nil
+}
+
+// available reports whether someone can buy it: shown, and not sold out.
+func (it ItemRow) available() bool { return it.Shown && !it.SoldOut() }
+
+// behind logs a write whose item stands but whose cards did not follow
+// (web reindex store finishes them): the admin's change is saved.
+func (s *Service) behind(ctx context.Context, err error, id string) {
+	if err != nil {
+		s.log.WarnContext(ctx, "store: cards not written", "item", id, "err", err)
+	}
+}
+
+// Item reads one item.
+func (s *Service) Item(ctx context.Context, id string) (ItemRow, error) {
+	if !storage.IsID(id) {
+		return ItemRow{}, ErrNoItem
+	}
+	return storage.Find[ItemRow](ctx, s.items, itemsPart, id, ErrNoItem)
+}
+
+// Delete removes an item, its cards, its picture and its alerts.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	row, err := s.Item(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := s.items.Delete(ctx, itemsPart, id, row.ETag); err != nil {
+		return err
+	}
+	s.pictures.Delete(ctx, row.ImageKey)
+	if err := s.cards.Sync(ctx, &row, nil); err != nil {
+		s.behind(ctx, err, id)
+	}
+	s.dropAlerts(ctx, id)
+	return nil
+}
+
+// Page is one page of cards.
+type Page struct {
+	Cards []CardRow
+	// Next continues the listing; nil on the last page.
+	Next *storage.Continuation
+}
+
+// List reads a page of the items shown (of a category, when category is
+// not ""), newest first: one query of one partition.
+func (s *Service) List(ctx context.Context, category string, limit int, next *storage.Continuation) (Page, error) {
+	pk := allPart
+	if category != "" {
+		pk = catPrefix + category
+	}
+	rows, more, err := storage.TakePage[CardRow](ctx, s.index, storage.Query{PartitionKey: pk, Limit: limit, Continuation: next}, limit)
+	return Page{Cards: rows, Next: more}, err
+}
+
+// Hidden are the items not shown, newest first, at most limit (admins).
+func (s *Service) Hidden(ctx context.Context, limit int) ([]CardRow, error) {
+	rows, _, err := storage.Take[CardRow](ctx, s.index, storage.Query{PartitionKey: hiddenPart, Limit: limit}, limit)
+	return rows, err
+}

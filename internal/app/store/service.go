@@ -1,0 +1,113 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/media"
+	"github.com/harmony/harmony/internal/media/pictures"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/projection"
+)
+
+// Categories are the store's departments, in the order the store shows
+// them (document 000's "clothing, music, etc.").
+var Categories = []string{"clothing", "music", "accessories", "posters"}
+
+// CategoryLabel is a category's name in the reader's language.
+func CategoryLabel(ctx context.Context, slug string) string {
+	return i18n.T(ctx, "store.category."+slug)
+}
+
+// Notifier tells people an item is back (the inbox).
+type Notifier = inbox.Poster
+
+// Service is the store: its items, their cards, pictures and alerts.
+type Service struct {
+	items    *storage.Table
+	index    *storage.Table
+	alerts   *storage.Table
+	pictures pictures.Store
+	// cards keeps StoreIndex in step with the items.
+	cards    *projection.Projection[ItemRow]
+	cursors  *storage.Cursors
+	notifier Notifier
+	log      *slog.Logger
+	now      func() time.Time
+}
+
+// Picture sizes (the longer side, in pixels) and the item form's body
+// limit, which carries a picture.
+const (
+	largeImageSide = 1400
+	smallImageSide = 600
+	formBodyLimit  = media.DefaultMaxBytes + 1<<20
+)
+
+// New keeps the store in store.
+func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) *Service {
+	s := &Service{
+		items:    store.Table(ItemsTable),
+		index:    store.Table(IndexTable),
+		alerts:   store.Table(AlertsTable),
+		pictures: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide, Log: log},
+		cursors:  cursors,
+		log:      log,
+		now:      now,
+	}
+	s.cards = &projection.Projection[ItemRow]{
+		Canonical: s.items,
+		Derived:   []*storage.Table{s.index},
+		Recorded:  "listed",
+		Rows:      s.cardRows,
+	}
+	return s
+}
+
+// UseNotifier has restocks told through n. Call it while wiring; without
+// it nobody is told.
+func (s *Service) UseNotifier(n Notifier) { s.notifier = n }
+
+// cardRows are the cards an item implies: while shown, one among all
+// items and one in its category's, newest first; while hidden, one among
+// the hidden.
+func (s *Service) cardRows(it ItemRow) ([]projection.Row, error) {
+	rk := storage.ReverseTicks(it.CreatedAt) + "|" + it.RowKey
+	parts := []string{hiddenPart}
+	if it.Shown {
+		parts = []string{allPart, catPrefix + it.Category}
+	}
+	rows := make([]projection.Row, 0, len(parts))
+	for _, pk := range parts {
+		r, err := projection.RowOf(s.index, CardRow{PartitionKey: pk, RowKey: rk, ItemID: it.RowKey, Card: it.Card})
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// Slug is the module's section.
+func (s *Service) Slug() string { return "store" }
+
+// Tables are the tables this module needs provisioned.
+func (s *Service) Tables() []string { return []string{ItemsTable, IndexTable, AlertsTable} }
+
+// Containers are the blob containers this module needs provisioned.
+func (s *Service) Containers() []string { return []string{ImagesContainer} }
+
+// BodyLimits lets the item form carry a picture (web.BodyLimiter).
+func (s *Service) BodyLimits() map[string]int64 {
+	return map[string]int64{homeURL: formBodyLimit, "/store/:id/edit": formBodyLimit}
+}
+
+// RebuildSubject names the rebuild: web reindex store.
+func (s *Service) RebuildSubject() string { return "store" }
+
+// Rebuild recomputes StoreIndex from the items (platform.Rebuilder).
+func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) { return s.cards.Rebuild(ctx) }
