@@ -76,3 +76,18 @@ func SignInPath(next string) string {
 	}
 	return "/signin?next=" + url.QueryEscape(next)
 }
+
+// RequireShown is scope.Require(load) for something readers see only
+// while shown says so (a draft post, a hidden store item): to anyone but
+// an admin any other is missing, so a reader cannot tell it from one
+// that is not there.
+func RequireShown[T any](scope web.Scope[T], load func(c echo.Context) (T, error), shown func(T) bool, missing error) echo.MiddlewareFunc {
+	return scope.Require(func(c echo.Context) (T, error) {
+		v, err := load(c)
+		if err == nil && !shown(v) && !IsAdmin(c) {
+			var none T
+			return none, missing
+		}
+		return v, err
+	})
+}

@@ -195,6 +195,13 @@ func Account(c echo.Context) *Identity {
 	return nil
 }
 
+// IsAdmin says the request is an administrator's (for a page that
+// shows admins more; RequireAdmin guards a route).
+func IsAdmin(c echo.Context) bool {
+	id := Account(c)
+	return id != nil && id.Admin
+}
+
 // HasAccount says id is an account's: false for a visitor (nil) and a
 // guest.
 func (id *Identity) HasAccount() bool { return id != nil && !id.Guest }

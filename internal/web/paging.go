@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -35,4 +36,39 @@ func NextURL(path, token string) string {
 		return ""
 	}
 	return path + "?" + CursorParam + "=" + url.QueryEscape(token)
+}
+
+// Pager is a list paged by cursor at an address: the listings' one way to
+// read the request's token and make the link to the next page.
+type Pager struct {
+	Cursors *storage.Cursors
+	// Query names the list and its filters; a token is bound to it, so
+	// one list's token does not open another.
+	Query string
+	// URL is the list's address with its filters, without a token.
+	URL string
+}
+
+// Start is where the request's page starts: nil on the first page. A
+// token that does not open is an error wrapping storage.ErrBadCursor (a
+// 400).
+func (p Pager) Start(c echo.Context) (*storage.Continuation, error) {
+	cur, err := ReadCursor(c, p.Cursors, p.Query)
+	if cur == nil || err != nil {
+		return nil, err
+	}
+	return cur.Next, nil
+}
+
+// NextURL is the link to the page after one that ended at next: "" on
+// the last page (next nil).
+func (p Pager) NextURL(next *storage.Continuation) string {
+	if next == nil {
+		return ""
+	}
+	sep := "?"
+	if strings.Contains(p.URL, "?") {
+		sep = "&"
+	}
+	return p.URL + sep + CursorParam + "=" + url.QueryEscape(p.Cursors.Encode(p.Query, storage.Cursor{Next: next}))
 }

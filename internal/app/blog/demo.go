@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/platform"
 )
 
@@ -98,7 +99,7 @@ func (s *Service) demoPicture(ctx context.Context, p PostRow, in Input, hue int,
 	}
 	list := p.PictureList()
 	first, rest, _ := strings.Cut(in.Body, "\n\n")
-	in.Body = first + "\n\n![" + alt + "](" + pictureURL(list[len(list)-1]) + ")\n\n" + rest
+	in.Body = first + "\n\n![" + alt + "](" + pictures.URL(mediaPrefix, list[len(list)-1], false) + ")\n\n" + rest
 	in.Cover = nil
 	_, err = s.Update(ctx, p.RowKey, in, time.UTC)
 	return err

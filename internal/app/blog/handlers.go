@@ -15,7 +15,6 @@ import (
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/media/pictures"
-	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/blog"
 	"github.com/harmony/harmony/views/components"
@@ -44,32 +43,14 @@ func postURL(slug string) string { return homeURL + "/" + slug }
 
 func tagURL(tag string) string { return homeURL + "?tag=" + url.QueryEscape(tag) }
 
-// coverURL is where a cover is served; "" for none.
-func coverURL(key string, small bool) string {
-	if key == "" {
-		return ""
-	}
-	return mediaPrefix + pictures.Sized(key, small)
-}
-
 // postScope carries the post requirePost read to the handler.
 var postScope = web.NewScope[PostRow]("blog.post")
 
 // requirePost reads the post the route names; one readers may not see
 // yet (a draft, a post scheduled for later) is not found but by admins.
 func (s *Service) requirePost() echo.MiddlewareFunc {
-	return postScope.Require(func(c echo.Context) (PostRow, error) {
-		p, err := s.Post(c.Request().Context(), c.Param("slug"))
-		if err == nil && !p.Visible(s.now()) && !isAdmin(c) {
-			return PostRow{}, ErrNoPost
-		}
-		return p, err
-	})
-}
-
-func isAdmin(c echo.Context) bool {
-	id := auth.Account(c)
-	return id != nil && id.Admin
+	load := func(c echo.Context) (PostRow, error) { return s.Post(c.Request().Context(), c.Param("slug")) }
+	return auth.RequireShown(postScope, load, func(p PostRow) bool { return p.Visible(s.now()) }, ErrNoPost)
 }
 
 // list is GET /blog (?tag=): the newest posts, a page at a time.
@@ -79,29 +60,21 @@ func (s *Service) list(c echo.Context) error {
 	if tag != "" && !tagPattern.MatchString(tag) {
 		return web.BadRequest(i18n.T(ctx, "blog.error.tag"), nil)
 	}
-	query := "blog/list|" + tag
-	cursor, err := web.ReadCursor(c, s.cursors, query)
+	pager := web.Pager{Cursors: s.cursors, Query: "blog/list|" + tag, URL: homeURL}
+	if tag != "" {
+		pager.URL = tagURL(tag)
+	}
+	start, err := pager.Start(c)
 	if err != nil {
 		return err
 	}
-	var next *storage.Continuation
-	if cursor != nil {
-		next = cursor.Next
-	}
-	page, err := s.List(ctx, tag, listPage, next)
+	page, err := s.List(ctx, tag, listPage, start)
 	if err != nil {
 		return err
 	}
 	zone := auth.From(c).Location()
-	p := views.ListProps{Tag: tag, Cards: s.viewCards(ctx, page.Cards, zone, tag), Featured: tag == "" && cursor == nil, FeedURL: feedURL}
-	if page.Next != nil {
-		base := homeURL + "?"
-		if tag != "" {
-			base = tagURL(tag) + "&"
-		}
-		p.NextURL = base + web.CursorParam + "=" + url.QueryEscape(s.cursors.Encode(query, storage.Cursor{Next: page.Next}))
-	}
-	if isAdmin(c) {
+	p := views.ListProps{Tag: tag, Cards: s.viewCards(ctx, page.Cards, zone, tag), Featured: tag == "" && start == nil, FeedURL: feedURL, NextURL: pager.NextURL(page.Next)}
+	if auth.IsAdmin(c) {
 		p.NewURL, p.UnlistedURL = newURL, unlistedURL
 	}
 	title := i18n.T(ctx, "module.blog.name")
@@ -124,7 +97,7 @@ func (s *Service) viewCards(ctx context.Context, rows []CardRow, zone *time.Loca
 // viewCard is a post's card as a list shows it.
 func (s *Service) viewCard(ctx context.Context, slug string, c Card, zone *time.Location, current string) views.Card {
 	v := views.Card{
-		Href: postURL(slug), Title: c.Title, Excerpt: c.Excerpt, CoverURL: coverURL(c.CoverKey, true),
+		Href: postURL(slug), Title: c.Title, Excerpt: c.Excerpt, CoverURL: pictures.URL(mediaPrefix, c.CoverKey, true),
 		Author: c.AuthorName, Minutes: c.Minutes, Tags: tags(c.TagList(), current),
 	}
 	switch {
@@ -160,14 +133,14 @@ func (s *Service) post(c echo.Context) error {
 		return err
 	}
 	props := views.PostProps{Card: s.viewCard(ctx, p.RowKey, p.Card, zone, ""), Body: templ.Raw(string(bodies.Showing(p.Body, p.pictureURLs())))}
-	props.CoverURL = coverURL(p.CoverKey, false)
+	props.CoverURL = pictures.URL(mediaPrefix, p.CoverKey, false)
 	props.Excerpt = p.Summary
 	for _, m := range more.Cards {
 		if m.Slug != p.RowKey && len(props.More) < moreCards {
 			props.More = append(props.More, s.viewCard(ctx, m.Slug, m.Card, zone, ""))
 		}
 	}
-	if isAdmin(c) {
+	if auth.IsAdmin(c) {
 		props.Admin, props.EditURL, props.DeleteURL = true, postURL(p.RowKey)+"/edit", postURL(p.RowKey)+"/delete"
 		if p.Published {
 			props.UnpublishURL = postURL(p.RowKey) + "/unpublish"
@@ -241,7 +214,7 @@ func (s *Service) renderForm(c echo.Context, status int, action string, p *PostR
 	}
 	if p != nil {
 		props.Heading, props.Back = i18n.T(ctx, "blog.edit_heading"), postURL(p.RowKey)
-		props.CoverURL, props.SlugFixed, props.Published = coverURL(p.CoverKey, true), p.Published, p.Published
+		props.CoverURL, props.SlugFixed, props.Published = pictures.URL(mediaPrefix, p.CoverKey, true), p.Published, p.Published
 		pics := picturesProps(*p)
 		if len(pictureRefusal) > 0 {
 			pics.Error = pictureRefusal[0]
@@ -325,27 +298,13 @@ func (s *Service) remove(c echo.Context) error {
 	return web.FlashRedirect(c, "blog.flash.deleted", homeURL)
 }
 
-// image is GET /media/blog/:id/:file: a post's picture, public to
-// whoever holds its address (they are unguessable).
-func (s *Service) image(c echo.Context) error {
-	id := c.Param("id")
-	if !storage.IsID(id) {
-		return web.NotFound(storage.ErrNotFound)
-	}
-	blob, err := s.pictures.Get(c.Request().Context(), id, c.Param("file"))
-	if err != nil {
-		return err
-	}
-	return web.ServeImage(c, blob.Data)
-}
-
 // picturesProps is the editor's pictures panel of p.
 func picturesProps(p PostRow) views.PicturesProps {
 	props := views.PicturesProps{Action: postURL(p.RowKey) + "/pictures", Max: MaxPictures, MaxMB: media.DefaultMaxBytes >> 20}
 	for _, key := range p.PictureList() {
 		_, file, _ := strings.Cut(key, "/")
 		props.Pictures = append(props.Pictures, views.Picture{
-			SmallURL: smallURL(key), Markdown: "![](" + pictureURL(key) + ")", DeleteURL: props.Action + "/" + file + "/delete",
+			SmallURL: pictures.URL(mediaPrefix, key, true), Markdown: "![](" + pictures.URL(mediaPrefix, key, false) + ")", DeleteURL: props.Action + "/" + file + "/delete",
 		})
 	}
 	return props

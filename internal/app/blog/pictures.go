@@ -41,7 +41,7 @@ func (p PostRow) PictureList() []string {
 func (p PostRow) pictureURLs() []string {
 	urls := []string{}
 	for _, key := range p.PictureList() {
-		urls = append(urls, pictureURL(key), smallURL(key))
+		urls = append(urls, pictures.URL(mediaPrefix, key, false), pictures.URL(mediaPrefix, key, true))
 	}
 	return urls
 }
@@ -100,8 +100,3 @@ func (s *Service) DeletePicture(ctx context.Context, slug, file string) (PostRow
 	return p, nil
 }
 
-// pictureURL is a picture's address, as the text writes it.
-func pictureURL(key string) string { return mediaPrefix + key }
-
-// smallURL is a picture's small size's address.
-func smallURL(key string) string { return mediaPrefix + pictures.Small(key) }

@@ -16,7 +16,7 @@ import (
 type Service struct {
 	posts    *storage.Table
 	index    *storage.Table
-	pictures pictures.Store
+	pictures pictures.Public
 	// cards keeps BlogIndex in step with the posts.
 	cards   *projection.Projection[PostRow]
 	cursors *storage.Cursors
@@ -39,7 +39,7 @@ func New(store *storage.Store, cursors *storage.Cursors, baseURL string, log *sl
 	s := &Service{
 		posts:    store.Table(PostsTable),
 		index:    store.Table(IndexTable),
-		pictures: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide, Log: log},
+		pictures: pictures.Public{Store: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide, Log: log}, Prefix: mediaPrefix},
 		cursors:  cursors,
 		baseURL:  baseURL,
 		log:      log,

@@ -116,15 +116,12 @@ func (s *Service) list(c echo.Context) error {
 	if c.QueryParam("view") == "month" {
 		return s.month(c, category)
 	}
-	cursor, err := web.ReadCursor(c, s.cursors, listQuery(past, category))
+	pager := web.Pager{Cursors: s.cursors, Query: listQuery(past, category), URL: listURL(past, category)}
+	start, err := pager.Start(c)
 	if err != nil {
 		return err
 	}
-	var next *storage.Continuation
-	if cursor != nil {
-		next = cursor.Next
-	}
-	page, err := s.catalog.List(ctx, past, category, listPage, next)
+	page, err := s.catalog.List(ctx, past, category, listPage, start)
 	if err != nil {
 		return err
 	}
@@ -133,15 +130,7 @@ func (s *Service) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := views.ListProps{Past: past, Cards: cards(ctx, page.Rows, zone, labels), Zone: i18n.ZoneName(ctx, zone.String(), s.now())}
-	if page.Next != nil {
-		token := s.cursors.Encode(listQuery(past, category), storage.Cursor{Next: page.Next})
-		sep := "?"
-		if b := listURL(past, category); b != "/events" {
-			sep = "&"
-		}
-		p.NextURL = listURL(past, category) + sep + web.CursorParam + "=" + url.QueryEscape(token)
-	}
+	p := views.ListProps{Past: past, Cards: cards(ctx, page.Rows, zone, labels), Zone: i18n.ZoneName(ctx, zone.String(), s.now()), NextURL: pager.NextURL(page.Next)}
 	return s.renderList(c, p, category, past)
 }
 

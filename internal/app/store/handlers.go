@@ -14,7 +14,6 @@ import (
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/richtext"
-	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/views/components"
 	views "github.com/harmony/harmony/views/store"
@@ -42,32 +41,14 @@ func itemURL(id string) string { return homeURL + "/" + id }
 
 func categoryURL(cat string) string { return homeURL + "?category=" + url.QueryEscape(cat) }
 
-// imageURL is where a picture is served; "" for none.
-func imageURL(key string, small bool) string {
-	if key == "" {
-		return ""
-	}
-	return mediaPrefix + pictures.Sized(key, small)
-}
-
 // itemScope carries the item requireItem read to the handler.
 var itemScope = web.NewScope[ItemRow]("store.item")
 
 // requireItem reads the item the route names; a hidden one is not found
 // but by admins.
 func (s *Service) requireItem() echo.MiddlewareFunc {
-	return itemScope.Require(func(c echo.Context) (ItemRow, error) {
-		it, err := s.Item(c.Request().Context(), c.Param("id"))
-		if err == nil && !it.Shown && !isAdmin(c) {
-			return ItemRow{}, ErrNoItem
-		}
-		return it, err
-	})
-}
-
-func isAdmin(c echo.Context) bool {
-	id := auth.Account(c)
-	return id != nil && id.Admin
+	load := func(c echo.Context) (ItemRow, error) { return s.Item(c.Request().Context(), c.Param("id")) }
+	return auth.RequireShown(itemScope, load, func(it ItemRow) bool { return it.Shown }, ErrNoItem)
 }
 
 // list is GET /store (?category=): the items shown, newest first.
@@ -81,32 +62,24 @@ func (s *Service) list(c echo.Context) error {
 		}
 		heading = CategoryLabel(ctx, cat)
 	}
-	query := "store/list|" + cat
-	cursor, err := web.ReadCursor(c, s.cursors, query)
+	pager := web.Pager{Cursors: s.cursors, Query: "store/list|" + cat, URL: homeURL}
+	if cat != "" {
+		pager.URL = categoryURL(cat)
+	}
+	start, err := pager.Start(c)
 	if err != nil {
 		return err
 	}
-	var next *storage.Continuation
-	if cursor != nil {
-		next = cursor.Next
-	}
-	page, err := s.List(ctx, cat, listPage, next)
+	page, err := s.List(ctx, cat, listPage, start)
 	if err != nil {
 		return err
 	}
-	p := views.ListProps{Heading: heading, Lead: i18n.T(ctx, "store.lead"), Cards: viewCards(ctx, page.Cards)}
+	p := views.ListProps{Heading: heading, Lead: i18n.T(ctx, "store.lead"), Cards: viewCards(ctx, page.Cards), NextURL: pager.NextURL(page.Next)}
 	p.Chips = append(p.Chips, views.Chip{Label: i18n.T(ctx, "store.all"), Href: homeURL, Current: cat == ""})
 	for _, k := range Categories {
 		p.Chips = append(p.Chips, views.Chip{Label: CategoryLabel(ctx, k), Href: categoryURL(k), Current: k == cat})
 	}
-	if page.Next != nil {
-		base := homeURL + "?"
-		if cat != "" {
-			base = categoryURL(cat) + "&"
-		}
-		p.NextURL = base + web.CursorParam + "=" + url.QueryEscape(s.cursors.Encode(query, storage.Cursor{Next: page.Next}))
-	}
-	if isAdmin(c) {
+	if auth.IsAdmin(c) {
 		p.NewURL, p.HiddenURL = newURL, hiddenURL
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: heading, Section: "store", Content: views.List(p), Fragment: views.Cards(p.Cards, p.NextURL)})
@@ -133,7 +106,7 @@ func viewCards(ctx context.Context, rows []CardRow) []views.Card {
 // viewCard is an item's card as a list shows it.
 func viewCard(ctx context.Context, id string, c Card) views.Card {
 	v := views.Card{
-		Href: itemURL(id), Title: c.Title, Price: i18n.Money(ctx, c.PriceCents, c.Currency), ImageURL: imageURL(c.ImageKey, true),
+		Href: itemURL(id), Title: c.Title, Price: i18n.Money(ctx, c.PriceCents, c.Currency), ImageURL: pictures.URL(mediaPrefix, c.ImageKey, true),
 		Category: CategoryLabel(ctx, c.Category), Hidden: !c.Shown,
 	}
 	switch {
@@ -157,7 +130,7 @@ func (s *Service) item(c echo.Context) error {
 		Card: viewCard(ctx, it.RowKey, it.Card), CategoryURL: categoryURL(it.Category),
 		Description: templ.Raw(string(richtext.Render(it.Description))), BuyURL: it.BuyURL,
 	}
-	p.ImageURL = imageURL(it.ImageKey, false)
+	p.ImageURL = pictures.URL(mediaPrefix, it.ImageKey, false)
 	for _, m := range more.Cards {
 		if m.ItemID != it.RowKey && len(p.More) < moreCards {
 			p.More = append(p.More, viewCard(ctx, m.ItemID, m.Card))
@@ -179,7 +152,7 @@ func (s *Service) item(c echo.Context) error {
 			}
 		}
 	}
-	if isAdmin(c) {
+	if auth.IsAdmin(c) {
 		p.Admin, p.EditURL, p.DeleteURL = true, itemURL(it.RowKey)+"/edit", itemURL(it.RowKey)+"/delete"
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: it.Title, Section: "store", Content: views.Item(p)})
@@ -243,7 +216,7 @@ func (s *Service) renderForm(c echo.Context, status int, action string, it *Item
 		p.Categories = append(p.Categories, components.Option{Value: k, Label: CategoryLabel(ctx, k)})
 	}
 	if it != nil {
-		p.Heading, p.Back, p.ImageURL = i18n.T(ctx, "store.edit_heading"), itemURL(it.RowKey), imageURL(it.ImageKey, true)
+		p.Heading, p.Back, p.ImageURL = i18n.T(ctx, "store.edit_heading"), itemURL(it.RowKey), pictures.URL(mediaPrefix, it.ImageKey, true)
 	}
 	for field, key := range errs {
 		p.Errors[field] = components.ErrText(ctx, key)
@@ -296,17 +269,4 @@ func (s *Service) remove(c echo.Context) error {
 		return err
 	}
 	return web.FlashRedirect(c, "store.flash.deleted", homeURL)
-}
-
-// image is GET /media/store/:id/:file: an item's picture.
-func (s *Service) image(c echo.Context) error {
-	id := c.Param("id")
-	if !storage.IsID(id) {
-		return web.NotFound(storage.ErrNotFound)
-	}
-	blob, err := s.pictures.Get(c.Request().Context(), id, c.Param("file"))
-	if err != nil {
-		return err
-	}
-	return web.ServeImage(c, blob.Data)
 }

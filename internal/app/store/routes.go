@@ -13,7 +13,7 @@ import (
 func (s *Service) Routes(e *echo.Echo) {
 	admin, item := auth.RequireAdmin, s.requireItem()
 	e.GET(homeURL, s.list, web.Shared)
-	e.GET(mediaPrefix+":id/:file", s.image)
+	e.GET(s.pictures.Route(), s.pictures.Serve)
 	e.GET(newURL, s.newItem, admin)
 	e.POST(homeURL, s.create, admin)
 	e.GET(hiddenURL, s.hidden, admin)

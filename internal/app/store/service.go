@@ -31,7 +31,7 @@ type Service struct {
 	items    *storage.Table
 	index    *storage.Table
 	alerts   *storage.Table
-	pictures pictures.Store
+	pictures pictures.Public
 	// cards keeps StoreIndex in step with the items.
 	cards    *projection.Projection[ItemRow]
 	cursors  *storage.Cursors
@@ -54,7 +54,7 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 		items:    store.Table(ItemsTable),
 		index:    store.Table(IndexTable),
 		alerts:   store.Table(AlertsTable),
-		pictures: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide, Log: log},
+		pictures: pictures.Public{Store: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide, Log: log}, Prefix: mediaPrefix},
 		cursors:  cursors,
 		log:      log,
 		now:      now,

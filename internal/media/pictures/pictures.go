@@ -18,8 +18,11 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // Store keeps one kind of picture.
@@ -93,4 +96,39 @@ func Sized(key string, small bool) string {
 		return Small(key)
 	}
 	return key
+}
+
+// Public is a kind of picture served to whoever holds its address, which
+// is unguessable, at Prefix+"{owner}/{file}", its owners being ids
+// (ULIDs): the blog's and the store's pictures.
+type Public struct {
+	Store
+	// Prefix is the path they are served under ("/media/blog/").
+	Prefix string
+}
+
+// URL is where picture key is served under prefix, its small size when
+// small; "" for none.
+func URL(prefix, key string, small bool) string {
+	if key == "" {
+		return ""
+	}
+	return prefix + Sized(key, small)
+}
+
+// Route is the route pattern Serve answers.
+func (p Public) Route() string { return p.Prefix + ":id/:file" }
+
+// Serve answers GET Route(): the picture the path names, or 404 for any
+// other path.
+func (p Public) Serve(c echo.Context) error {
+	id := c.Param("id")
+	if !storage.IsID(id) {
+		return storage.ErrNotFound
+	}
+	blob, err := p.Get(c.Request().Context(), id, c.Param("file"))
+	if err != nil {
+		return err
+	}
+	return web.ServeImage(c, blob.Data)
 }
