@@ -99,4 +99,3 @@ func (s *Service) DeletePicture(ctx context.Context, slug, file string) (PostRow
 	s.pictures.Delete(ctx, gone)
 	return p, nil
 }
-
