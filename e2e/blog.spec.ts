@@ -5,7 +5,7 @@
 // tag and in the feed, with its picture. Then axe on the blog's pages.
 import path from 'node:path';
 import { test, expect } from '@playwright/test';
-import { adminEmail, axeProblems, newSignedInPage, uniqueLocal } from './helpers';
+import { blogAdminEmail, axeProblems, newSignedInPage, uniqueLocal } from './helpers';
 
 const picture = path.join(__dirname, 'fixtures', 'avatar.png');
 
@@ -13,7 +13,7 @@ test('blog: a draft with pictures, published, read by a visitor by tag and feed'
   const suffix = uniqueLocal('b').slice(-6).toLowerCase();
   const title = `Tour diary ${suffix}`;
   const tag = `diary-${suffix}`;
-  const { page: admin } = await newSignedInPage(browser, adminEmail);
+  const { page: admin } = await newSignedInPage(browser, blogAdminEmail);
 
   await admin.goto('/blog');
   await admin.getByTestId('blog-new').click();

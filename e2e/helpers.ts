@@ -6,7 +6,12 @@ import { expect, type Browser, type BrowserContext, type Page } from '@playwrigh
 import AxeBuilder from '@axe-core/playwright';
 
 // The administrator configured in playwright.config.ts (ADMIN_EMAILS).
+// Each spec file that signs an admin in has its own: two workers signing
+// one address in at once race for its code (the second send replaces the
+// first).
 export const adminEmail = 'admin@example.test';
+export const blogAdminEmail = 'blog-admin@example.test';
+export const storeAdminEmail = 'store-admin@example.test';
 
 // The OIDC peer's built-in account (e2e/peers/oidc.mjs): its subject has a
 // slash, so signing in as Alice exercises the escaping of keys.

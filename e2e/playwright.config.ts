@@ -52,8 +52,8 @@ function serverEnv(p: number, url: string): Record<string, string> {
     TABLE_PREFIX: tablePrefix,
     DATA_DIR: `${process.env.TMPDIR || '/tmp'}/harmony-e2e-${p}`,
     LOG_LEVEL: 'warn',
-    // e2e/helpers.ts signs in as this administrator (adminEmail).
-    ADMIN_EMAILS: 'admin@example.test',
+    // e2e/helpers.ts signs in as these administrators (adminEmail, …).
+    ADMIN_EMAILS: 'admin@example.test,blog-admin@example.test,store-admin@example.test',
     ...peers,
   };
 }

@@ -4,13 +4,13 @@
 // way to the official store. Then axe on the store's pages.
 import path from 'node:path';
 import { test, expect } from '@playwright/test';
-import { adminEmail, axeProblems, newSignedInPage, personWithOIDC, uniqueLocal } from './helpers';
+import { storeAdminEmail, axeProblems, newSignedInPage, personWithOIDC, uniqueLocal } from './helpers';
 
 const picture = path.join(__dirname, 'fixtures', 'avatar.png');
 
 test('store: sold out, asked for, restocked, told', async ({ browser }) => {
   const title = `Tour vinyl ${uniqueLocal('s').slice(-6)}`;
-  const { page: admin } = await newSignedInPage(browser, adminEmail);
+  const { page: admin } = await newSignedInPage(browser, storeAdminEmail);
 
   await admin.goto('/store');
   await admin.getByTestId('store-new').click();
