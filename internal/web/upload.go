@@ -106,22 +106,24 @@ func UploadRefusal(err error) (status int, messageKey string, ok bool) {
 	return 0, "", false
 }
 
-// BindWithUpload is BindForm for a form that may carry a file in field
-// (an event's picture, a post's cover): it returns the file (nil when
-// none was chosen), or the field's error when the file was refused while
-// reading (too large, damaged), which the form shows beside it. A body
-// that cannot be read fails the upload as well, which says what went
-// wrong; the fields are then empty, and the form's rules refuse them.
-func BindWithUpload(c echo.Context, dst any, field string, max int64) ([]byte, formrule.FieldErrors) {
-	_ = BindForm(c, dst)
+// BindWithUpload is BindForm for a form of T that may carry a file in
+// field (an event's picture, a post's cover), which it puts where file
+// says: nil when none was chosen. A file refused while reading (too
+// large, damaged) is the field's error, which the form shows beside it.
+// A body that cannot be read fails the upload as well, which says what
+// went wrong; the fields are then empty, and the form's rules refuse them.
+func BindWithUpload[T any](c echo.Context, field string, max int64, file func(*T) *[]byte) (T, formrule.FieldErrors) {
+	var in T
+	_ = BindForm(c, &in)
 	data, err := ReadUpload(c, field, max)
 	switch _, key, ok := UploadRefusal(err); {
 	case errors.Is(err, ErrNoUpload):
-		return nil, nil
+		return in, nil
 	case ok:
-		return nil, formrule.FieldErrors{field: key}
+		return in, formrule.FieldErrors{field: key}
 	case err != nil:
-		return nil, formrule.FieldErrors{field: "upload.error.damaged"}
+		return in, formrule.FieldErrors{field: "upload.error.damaged"}
 	}
-	return data, nil
+	*file(&in) = data
+	return in, nil
 }

@@ -230,10 +230,7 @@ func (s *Service) renderForm(c echo.Context, status int, action string, p *PostR
 // input reads the post form and its cover, if one was chosen: a cover
 // refused while reading (too large) is a field error.
 func input(c echo.Context) (Input, FieldErrors) {
-	var in Input
-	data, fe := web.BindWithUpload(c, &in, "cover", media.DefaultMaxBytes)
-	in.Cover = data
-	return in, fe
+	return web.BindWithUpload(c, "cover", media.DefaultMaxBytes, func(in *Input) *[]byte { return &in.Cover })
 }
 
 // flashFor is the message of a post saved as it now stands.

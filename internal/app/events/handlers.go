@@ -583,10 +583,7 @@ func (s *Service) create(c echo.Context) error {
 // eventInput reads the event form and its picture, if one was chosen: a
 // picture refused while reading (too large) is a field error.
 func eventInput(c echo.Context) (EventInput, FieldErrors) {
-	var in EventInput
-	data, fe := web.BindWithUpload(c, &in, "image", media.DefaultMaxBytes)
-	in.Image = data
-	return in, fe
+	return web.BindWithUpload(c, "image", media.DefaultMaxBytes, func(in *EventInput) *[]byte { return &in.Image })
 }
 
 // editEvent is GET /events/:id/edit (organizers).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/a-h/templ"
@@ -57,7 +58,7 @@ func (s *Service) list(c echo.Context) error {
 	cat := c.QueryParam("category")
 	heading := i18n.T(ctx, "store.heading")
 	if cat != "" {
-		if !validCategory(cat) {
+		if !slices.Contains(Categories, cat) {
 			return web.BadRequest(i18n.T(ctx, "store.error.category"), nil)
 		}
 		heading = CategoryLabel(ctx, cat)
@@ -83,15 +84,6 @@ func (s *Service) list(c echo.Context) error {
 		p.NewURL, p.HiddenURL = newURL, hiddenURL
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: heading, Section: "store", Content: views.List(p), Fragment: views.Cards(p.Cards, p.NextURL)})
-}
-
-func validCategory(cat string) bool {
-	for _, k := range Categories {
-		if k == cat {
-			return true
-		}
-	}
-	return false
 }
 
 // viewCards are cards as lists show them.
@@ -226,10 +218,7 @@ func (s *Service) renderForm(c echo.Context, status int, action string, it *Item
 
 // input reads the item form and its picture, if one was chosen.
 func input(c echo.Context) (Input, FieldErrors) {
-	var in Input
-	data, fe := web.BindWithUpload(c, &in, "image", media.DefaultMaxBytes)
-	in.Image = data
-	return in, fe
+	return web.BindWithUpload(c, "image", media.DefaultMaxBytes, func(in *Input) *[]byte { return &in.Image })
 }
 
 // create is POST /store (admins).
