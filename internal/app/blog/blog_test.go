@@ -284,6 +284,9 @@ func TestAddressesFromTitles(t *testing.T) {
 	if got := a.write(t, form("title", "New", "action", "draft")); got != "/blog/new-2" {
 		t.Errorf("a title whose address is the editor's: %q", got)
 	}
+	if got := a.write(t, form("title", "Any title", "slug", "Tour-Diary-1")); got != "/blog/tour-diary-1" {
+		t.Errorf("an address typed: %q", got)
+	}
 
 	// A draft moves; its old address is gone, its card follows.
 	res := a.send(a.admin, "/blog/post/edit", form("title", "Guitar", "slug", "guitar", "action", "draft"), nil)

@@ -52,7 +52,7 @@ var reserved = []string{"new", "drafts", "feed.xml", "preview"}
 
 // Errors a post's writes refuse with.
 var (
-	ErrNoPost = fault.NotFound("blog: no such post", nil)
+	ErrNoPost = fault.NotFound("blog: no such post", storage.ErrNotFound)
 )
 
 // Input is the post form as typed.
@@ -177,15 +177,16 @@ func (s *Service) Create(ctx context.Context, author Person, in Input, zone *tim
 			return PostRow{}, err
 		}
 	}
-	if err := s.cards.Intend(&row); err != nil {
-		return PostRow{}, err
-	}
 	candidates, err := s.addresses(ctx, p.slug, p.title, row.ID)
 	if err != nil {
 		return PostRow{}, err
 	}
 	for _, slug := range candidates {
-		row.RowKey = slug
+		// The cards' keys hold the address: the intent is each try's.
+		row.RowKey, row.Listed = slug, ""
+		if err = s.cards.Intend(&row); err != nil {
+			break
+		}
 		row.ETag, err = storage.Insert(ctx, s.posts, row)
 		if !errors.Is(err, storage.ErrExists) {
 			break

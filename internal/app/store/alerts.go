@@ -100,3 +100,33 @@ func (s *Service) deleteAlerts(ctx context.Context, id string, rows []AlertRow) 
 		}
 	}
 }
+
+// tellTheMissed tells the people waiting for an item one can buy, and
+// forgets the alerts of items gone: what a restock or a deletion that
+// stopped half way left. It returns how many items' people it told.
+func (s *Service) tellTheMissed(ctx context.Context) (int, error) {
+	var ids []string
+	err := s.alerts.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"PartitionKey"}}, func(e storage.Entity) error {
+		if len(ids) == 0 || ids[len(ids)-1] != e.PartitionKey {
+			ids = append(ids, e.PartitionKey)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	told := 0
+	for _, id := range ids {
+		it, err := s.Item(ctx, id)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			s.dropAlerts(ctx, id)
+		case err != nil:
+			return told, err
+		case it.available():
+			s.tellItIsBack(ctx, it)
+			told++
+		}
+	}
+	return told, nil
+}

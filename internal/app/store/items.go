@@ -36,7 +36,7 @@ var (
 )
 
 // ErrNoItem is an item that is not there (or not for this reader).
-var ErrNoItem = fault.NotFound("store: no such item", nil)
+var ErrNoItem = fault.NotFound("store: no such item", storage.ErrNotFound)
 
 // Input is the item form as typed.
 type Input struct {

@@ -109,5 +109,25 @@ func (s *Service) BodyLimits() map[string]int64 {
 // RebuildSubject names the rebuild: web reindex store.
 func (s *Service) RebuildSubject() string { return "store" }
 
-// Rebuild recomputes StoreIndex from the items (platform.Rebuilder).
-func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) { return s.cards.Rebuild(ctx) }
+// Rebuild recomputes StoreIndex from the items, then tells those still
+// waiting for an item one can buy (a restock whose notice was not posted:
+// a crash between the item's write and the notice) (platform.Rebuilder).
+func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
+	cards, err := s.cards.Rebuild(ctx)
+	if err != nil {
+		return cards, err
+	}
+	told, err := s.tellTheMissed(ctx)
+	return RebuildReport{Report: cards, Told: told}, err
+}
+
+// RebuildReport is what Rebuild fixed.
+type RebuildReport struct {
+	projection.Report
+	// Told is how many items' waiting people were told they are back.
+	Told int
+}
+
+func (r RebuildReport) String() string {
+	return fmt.Sprintf("%s; %d items' waiting people told they are back", r.Report, r.Told)
+}

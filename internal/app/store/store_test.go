@@ -359,3 +359,34 @@ func TestListingPagesAndRebuild(t *testing.T) {
 		t.Errorf("a second rebuild: %v %v", again, err)
 	}
 }
+
+// TestTheRebuildTellsWhoARestockMissed: a restock whose notice was never
+// posted (the item written, then a crash) leaves people waiting for an
+// item one can buy; web reindex store tells them, and forgets the alerts
+// of an item that is gone.
+func TestTheRebuildTellsWhoARestockMissed(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	tee := strings.TrimPrefix(a.add(t, form()), "/store/")
+	mia := a.Who(a.mia)
+	alerts := a.Store.Table(store.AlertsTable)
+	for _, row := range []store.AlertRow{{PartitionKey: tee, RowKey: mia}, {PartitionKey: "01ARZ3NDEKTSV4RRFFQ69G5FAV", RowKey: mia}} {
+		row.At = accounttest.Start
+		if _, err := storage.Insert(ctx, alerts, row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	report, err := a.svc.Rebuild(ctx)
+	if err != nil || !strings.Contains(report.String(), "1 items' waiting people told") {
+		t.Fatalf("the rebuild: %v %v", report, err)
+	}
+	if items := a.Inbox(a.mia); items.Length() != 1 || !strings.Contains(items.Text(), "Back in the store: Tour T-shirt") {
+		t.Errorf("Mia's inbox: %q", items.Text())
+	}
+	if left, _ := storage.All[store.AlertRow](ctx, alerts, storage.Query{Scan: true}); len(left) != 0 {
+		t.Errorf("alerts left: %v", left)
+	}
+	if again, _ := a.svc.Rebuild(ctx); !strings.Contains(again.String(), "0 items' waiting people told") {
+		t.Errorf("a second rebuild: %v", again)
+	}
+}
