@@ -141,7 +141,7 @@ func (s *Service) post(c echo.Context) error {
 		}
 	}
 	if auth.IsAdmin(c) {
-		props.Admin, props.EditURL, props.DeleteURL = true, postURL(p.RowKey)+"/edit", postURL(p.RowKey)+"/delete"
+		props.Admin, props.EditURL, props.DeleteURL = true, editURL(p.RowKey), postURL(p.RowKey)+"/delete"
 		if p.Published {
 			props.UnpublishURL = postURL(p.RowKey) + "/unpublish"
 		}
@@ -184,22 +184,16 @@ func (s *Service) newPost(c echo.Context) error {
 // editPost is GET /blog/:slug/edit (admins).
 func (s *Service) editPost(c echo.Context) error {
 	p := postScope.From(c)
-	in := Input{Title: p.Title, Slug: p.RowKey, Summary: p.Summary, Body: p.Body, Tags: joinTags(p.TagList())}
+	return s.renderForm(c, http.StatusOK, editURL(p.RowKey), &p, formOf(c, p), nil)
+}
+
+// formOf is p as its editor shows it, times in the viewer's zone.
+func formOf(c echo.Context, p PostRow) Input {
+	in := Input{Title: p.Title, Slug: p.RowKey, Summary: p.Summary, Body: p.Body, Tags: strings.Join(p.TagList(), ", ")}
 	if p.Published {
 		in.PublishAt = p.PublishAt.In(auth.From(c).Location()).Format("2006-01-02T15:04")
 	}
-	return s.renderForm(c, http.StatusOK, postURL(p.RowKey)+"/edit", &p, in, nil)
-}
-
-func joinTags(t []string) string {
-	out := ""
-	for i, v := range t {
-		if i > 0 {
-			out += ", "
-		}
-		out += v
-	}
-	return out
+	return in
 }
 
 // renderForm shows the editor: of a new post (p nil) or of p, with the
@@ -262,7 +256,7 @@ func (s *Service) create(c echo.Context) error {
 func (s *Service) update(c echo.Context) error {
 	ctx := c.Request().Context()
 	old := postScope.From(c)
-	action := postURL(old.RowKey) + "/edit"
+	action := editURL(old.RowKey)
 	in, fe := input(c)
 	if fe != nil {
 		return s.renderForm(c, http.StatusUnprocessableEntity, action, &old, in, fe)
@@ -325,11 +319,7 @@ func (s *Service) answerPictures(c echo.Context, status int, p PostRow, done, re
 	if refusal == "" {
 		return web.FlashRedirect(c, done, editURL(p.RowKey)+"#pictures")
 	}
-	in := Input{Title: p.Title, Slug: p.RowKey, Summary: p.Summary, Body: p.Body, Tags: joinTags(p.TagList())}
-	if p.Published {
-		in.PublishAt = p.PublishAt.In(auth.From(c).Location()).Format("2006-01-02T15:04")
-	}
-	return s.renderForm(c, status, editURL(p.RowKey), &p, in, nil, refusal)
+	return s.renderForm(c, status, editURL(p.RowKey), &p, formOf(c, p), nil, refusal)
 }
 
 // addPicture is POST /blog/:slug/pictures (admins): a picture for the
