@@ -149,7 +149,9 @@ func (m *built) store(c *platform.Core) (web.Module, error) {
 }
 
 func (m *built) blog(c *platform.Core) (web.Module, error) {
-	return blog.New(c.Store, c.Cursors, strings.TrimSuffix(c.Config.BaseURL.String(), "/"), c.Log, c.Now), nil
+	b := blog.New(c.Store, c.Cursors, strings.TrimSuffix(c.Config.BaseURL.String(), "/"), c.Log, c.Now)
+	b.UseNotifier(m.inbox_)
+	return b, b.UseTasks(c.Tasks)
 }
 
 // forumLog writes the forum's moderation in the admin section's log.

@@ -187,7 +187,7 @@ type SettingsInput struct {
 // ("forum.notify.reply" is the forum's). AdminEmailAreas are offered to
 // admins only (the moderation queue's notices).
 var (
-	EmailAreas      = []string{"groups", "events", "forum", "chat", "people", "store"}
+	EmailAreas      = []string{"groups", "events", "forum", "chat", "people", "store", "blog"}
 	AdminEmailAreas = []string{"admin"}
 	allEmailAreas   = append(slices.Clone(EmailAreas), AdminEmailAreas...)
 )

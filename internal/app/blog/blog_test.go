@@ -13,6 +13,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/app/blog"
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/media/mediatest"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
@@ -29,14 +30,22 @@ type app struct {
 	admin, member, visitor *webtest.Client
 }
 
-// newApp is the blog on a test server, with boss@example.com an admin.
+// newApp is the blog with the inbox (its followers' notices) on a test
+// server, boss@example.com an admin.
 func newApp(t *testing.T) *app {
 	t.Helper()
 	a := &app{}
+	var in *inbox.Service
 	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: []platform.Factory{
 		func(c *platform.Core) (web.Module, error) {
+			var err error
+			in, err = inbox.FromCore(c)
+			return in, err
+		},
+		func(c *platform.Core) (web.Module, error) {
 			a.svc = blog.New(c.Store, c.Cursors, "https://harmony.example", c.Log, c.Now)
-			return a.svc, nil
+			a.svc.UseNotifier(in)
+			return a.svc, a.svc.UseTasks(c.Tasks)
 		},
 	}})
 	a.admin, a.member, a.visitor = a.Client(), a.Client(), a.Client()
@@ -524,5 +533,74 @@ func TestVisitorsShareTheBlog(t *testing.T) {
 	}
 	if got := a.Client().Get(slug).Doc(t).Find(testID("post-title")).Text(); got != "Spring tour, updated" {
 		t.Errorf("the next visitor's post: %q", got)
+	}
+}
+
+// TestFollowersHearOfNewPosts: members who follow the blog are told of
+// each post once, when readers can see it (at once, or at its scheduled
+// time), and not of drafts or edits; one who stopped following is not
+// told. A post whose telling was never queued (a crash) is told of after
+// web reindex blog.
+func TestFollowersHearOfNewPosts(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	leo := a.Client()
+	a.SignIn(leo, "leo@example.com")
+	if a.visitor.Get("/blog").Doc(t).Find(testID("blog-follow-signin")).Length() != 1 {
+		t.Error("a visitor is not asked to sign in to follow")
+	}
+	for _, c := range []*webtest.Client{a.member, leo, a.admin} {
+		if res := c.PostForm("/blog/follow", c.WithCSRF("/blog", url.Values{"on": {"true"}})); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("follow: %d %.300s", res.StatusCode, res.Body)
+		}
+	}
+	leo.PostForm("/blog/follow", leo.WithCSRF("/blog", url.Values{"on": {"false"}}))
+	if a.member.Get("/blog").Doc(t).Find(testID("blog-following")).Length() != 1 || leo.Get("/blog").Doc(t).Find(testID("blog-follow")).Length() != 1 {
+		t.Error("the listing does not say who follows")
+	}
+	for _, on := range []string{"", "maybe"} {
+		if res := leo.PostForm("/blog/follow", leo.WithCSRF("/blog", url.Values{"on": {on}})); res.StatusCode != http.StatusBadRequest || res.Writes(t) != 0 {
+			t.Errorf("follow on=%q: %d, %d writes", on, res.StatusCode, res.Writes(t))
+		}
+	}
+
+	draft := a.write(t, form("title", "Draft news", "action", "draft"))
+	a.write(t, form("title", "Spring tour"))
+	a.write(t, form("title", "Tickets on sale", "publishAt", "2030-05-18T10:00"))
+	if items := a.Inbox(a.member); items.Length() != 1 || !strings.Contains(items.Text(), "New on the blog: Spring tour") {
+		t.Errorf("Mia's inbox after the first post: %q", items.Text())
+	}
+	if n := a.Inbox(leo).Length(); n != 0 {
+		t.Errorf("Leo unfollowed and was told %d times", n)
+	}
+	if n := a.Inbox(a.admin).Length(); n != 0 {
+		t.Errorf("the author was told of their own posts %d times", n)
+	}
+	a.Clock.Advance(25 * time.Hour)
+	if items := a.Inbox(a.member); items.Length() != 2 || !strings.Contains(items.First().Text(), "Tickets on sale") {
+		t.Errorf("Mia's inbox after the scheduled post's time: %q", items.Text())
+	}
+	// An edit, and a draft published: only the draft is news.
+	a.send(a.admin, "/blog/spring-tour/edit", form("title", "Spring tour (updated)"), nil)
+	a.send(a.admin, draft+"/edit", form("title", "Draft news"), nil)
+	if items := a.Inbox(a.member); items.Length() != 3 || !strings.Contains(items.Text(), "Draft news") {
+		t.Errorf("Mia's inbox after an edit and a draft published: %q", items.Text())
+	}
+
+	// A post written without its telling queued: the rebuild queues it.
+	lost := blog.PostRow{PartitionKey: "post", RowKey: "lost-news", Body: "Lost.", AuthorKey: a.Who(a.admin), CreatedAt: a.Clock.Now()}
+	lost.ID, lost.Title, lost.Published, lost.PublishAt, lost.UpdatedAt, lost.Minutes = "01ARZ3NDEKTSV4RRFFQ69G5FAV", "Lost news", true, a.Clock.Now().Add(-time.Minute), a.Clock.Now(), 1
+	if _, err := storage.Insert(ctx, a.Store.Table(blog.PostsTable), lost); err != nil {
+		t.Fatal(err)
+	}
+	report, err := a.svc.Rebuild(ctx)
+	if err != nil || !strings.Contains(report.String(), "1 posts' announcements queued") {
+		t.Fatalf("the rebuild: %v %v", report, err)
+	}
+	if items := a.Inbox(a.member); items.Length() != 4 || !strings.Contains(items.Text(), "Lost news") {
+		t.Errorf("Mia's inbox after the rebuild: %q", items.Text())
+	}
+	if again, _ := a.svc.Rebuild(ctx); !strings.Contains(again.String(), "0 posts' announcements queued") {
+		t.Errorf("a second rebuild: %v", again)
 	}
 }

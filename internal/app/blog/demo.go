@@ -57,9 +57,14 @@ var demoPosts = []struct {
 	},
 }
 
-// SeedDemo writes the demo blog as Anna, the demo's admin
-// (platform.DemoSeeder).
+// SeedDemo writes the demo blog as Anna, the demo's admin, with Boris
+// and Tom following it (platform.DemoSeeder).
 func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
+	for _, local := range []string{"boris", "tom"} {
+		if err := s.Follow(ctx, cast.Person(local).Key, true); err != nil {
+			return fmt.Errorf("blog: demo follower: %w", err)
+		}
+	}
 	anna := cast.Person("anna")
 	author := Person{Key: anna.Key, Name: anna.Name}
 	for _, d := range demoPosts {

@@ -77,6 +77,9 @@ func (s *Service) list(c echo.Context) error {
 	if auth.IsAdmin(c) {
 		p.NewURL, p.UnlistedURL = newURL, unlistedURL
 	}
+	if p.Follow, err = s.followState(c); err != nil {
+		return err
+	}
 	title := i18n.T(ctx, "module.blog.name")
 	if tag != "" {
 		title = "#" + tag + " · " + title
@@ -360,4 +363,34 @@ func (s *Service) deletePicture(c echo.Context) error {
 		return err
 	}
 	return s.answerPictures(c, http.StatusOK, p, "blog.flash.picture_deleted", "")
+}
+
+// followState is the reader's "Follow the blog": "signin" for a visitor
+// (so the shared page needs no token), else whether they follow.
+func (s *Service) followState(c echo.Context) (string, error) {
+	id := auth.Account(c)
+	if id == nil {
+		return "signin", nil
+	}
+	on, err := s.Following(c.Request().Context(), id.MemberKey)
+	if on {
+		return "following", err
+	}
+	return "follow", err
+}
+
+// follow is POST /blog/follow (on=true|false).
+func (s *Service) follow(c echo.Context) error {
+	on, err := web.FormChoice(c, "on", map[string]bool{"true": true, "false": false}, "blog.error.follow")
+	if err != nil {
+		return err
+	}
+	if err := s.Follow(c.Request().Context(), auth.From(c).MemberKey, on); err != nil {
+		return err
+	}
+	flash := "blog.flash.following"
+	if !on {
+		flash = "blog.flash.unfollowed"
+	}
+	return web.FlashRedirect(c, flash, homeURL)
 }

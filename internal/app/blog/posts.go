@@ -48,7 +48,7 @@ var (
 var tagPattern = regexp.MustCompile(`^[\p{L}\p{N}]+(-[\p{L}\p{N}]+)*$`)
 
 // reserved are addresses the blog's own pages take.
-var reserved = []string{"new", "drafts", "feed.xml", "preview"}
+var reserved = []string{"new", "drafts", "feed.xml", "preview", "follow"}
 
 // Errors a post's writes refuse with.
 var (
@@ -199,6 +199,7 @@ func (s *Service) Create(ctx context.Context, author Person, in Input, zone *tim
 		s.pictures.Delete(ctx, row.CoverKey)
 		return PostRow{}, err
 	}
+	s.queueAnnouncement(ctx, row)
 	if err := s.cards.Sync(ctx, nil, &row); err != nil {
 		return row, s.behind(ctx, errors.Join(projection.ErrBehind, err), row.RowKey)
 	}
@@ -285,6 +286,7 @@ func (s *Service) Update(ctx context.Context, slug string, in Input, zone *time.
 		return row, err
 	}
 	s.pictures.Delete(ctx, oldCover)
+	s.queueAnnouncement(ctx, row)
 	return row, s.behind(ctx, err, row.RowKey)
 }
 

@@ -65,6 +65,8 @@ type PostRow struct {
 	// blob names comma-separated, oldest first.
 	Pictures  string    `table:"pictures"`
 	CreatedAt time.Time `table:"createdAt"`
+	// Announced: the followers were told of it (follow.go).
+	Announced bool `table:"announced"`
 	// Listed is the projection's record of the cards it wrote.
 	Listed string `table:"listed"`
 }

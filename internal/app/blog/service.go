@@ -10,16 +10,22 @@ import (
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/tasks"
 )
 
 // Service is the blog: its posts, their cards, and their pictures.
 type Service struct {
-	posts    *storage.Table
-	index    *storage.Table
-	pictures pictures.Public
+	posts     *storage.Table
+	index     *storage.Table
+	pictures  pictures.Public
+	followers *storage.Table
 	// cards keeps BlogIndex in step with the posts.
-	cards   *projection.Projection[PostRow]
-	cursors *storage.Cursors
+	cards *projection.Projection[PostRow]
+	// notifier and announcements tell followers of new posts; nil tells
+	// nobody.
+	notifier      Notifier
+	announcements *tasks.Kind[announcement]
+	cursors       *storage.Cursors
 	// baseURL makes the feed's links absolute.
 	baseURL string
 	log     *slog.Logger
@@ -37,13 +43,14 @@ const (
 // New keeps the blog in store.
 func New(store *storage.Store, cursors *storage.Cursors, baseURL string, log *slog.Logger, now func() time.Time) *Service {
 	s := &Service{
-		posts:    store.Table(PostsTable),
-		index:    store.Table(IndexTable),
-		pictures: pictures.Public{Store: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide, Log: log}, Prefix: mediaPrefix},
-		cursors:  cursors,
-		baseURL:  baseURL,
-		log:      log,
-		now:      now,
+		posts:     store.Table(PostsTable),
+		index:     store.Table(IndexTable),
+		followers: store.Table(FollowersTable),
+		pictures:  pictures.Public{Store: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide, Log: log}, Prefix: mediaPrefix},
+		cursors:   cursors,
+		baseURL:   baseURL,
+		log:       log,
+		now:       now,
 	}
 	s.cards = &projection.Projection[PostRow]{
 		Canonical: s.posts,
@@ -87,7 +94,7 @@ func tagPart(tag string) string { return tagPrefix + storage.EscapeKey(tag) }
 func (s *Service) Slug() string { return "blog" }
 
 // Tables are the tables this module needs provisioned.
-func (s *Service) Tables() []string { return []string{PostsTable, IndexTable} }
+func (s *Service) Tables() []string { return []string{PostsTable, IndexTable, FollowersTable} }
 
 // Containers are the blob containers this module needs provisioned.
 func (s *Service) Containers() []string { return []string{ImagesContainer} }
@@ -100,5 +107,37 @@ func (s *Service) BodyLimits() map[string]int64 {
 // RebuildSubject names the rebuild: web reindex blog.
 func (s *Service) RebuildSubject() string { return "blog" }
 
-// Rebuild recomputes BlogIndex from the posts (platform.Rebuilder).
-func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) { return s.cards.Rebuild(ctx) }
+// Rebuild recomputes BlogIndex from the posts, and queues the telling of
+// the published posts whose followers were not told (a crash between a
+// post's write and its announcement's queueing) (platform.Rebuilder).
+func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
+	cards, err := s.cards.Rebuild(ctx)
+	if err != nil {
+		return cards, err
+	}
+	r := RebuildReport{Report: cards}
+	err = s.posts.QueryAll(ctx, storage.Query{PartitionKey: postsPart}, func(e storage.Entity) error {
+		var p PostRow
+		if err := storage.Unmarshal(e, &p); err != nil {
+			return err
+		}
+		if p.Published && !p.Announced && s.announcements != nil {
+			s.queueAnnouncement(ctx, p)
+			r.Announcements++
+		}
+		return nil
+	})
+	return r, err
+}
+
+// RebuildReport is what Rebuild fixed.
+type RebuildReport struct {
+	projection.Report
+	// Announcements is how many posts' telling it queued (again: a
+	// queued one is not queued twice).
+	Announcements int
+}
+
+func (r RebuildReport) String() string {
+	return fmt.Sprintf("%s; %d posts' announcements queued", r.Report, r.Announcements)
+}
