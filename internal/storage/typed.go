@@ -35,6 +35,26 @@ func Find[T any](ctx context.Context, t *Table, pk, rk string, missing error) (T
 	return v, err
 }
 
+// Exists reports whether the row (pk, rk) is there: a mark whose presence
+// is all it says (someone follows, someone waits for an item).
+func Exists(ctx context.Context, t *Table, pk, rk string) (bool, error) {
+	_, err := t.Get(ctx, pk, rk)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Forget deletes the row (pk, rk) whatever its ETag, and is content when
+// it is not there: a mark taken back.
+func Forget(ctx context.Context, t *Table, pk, rk string) error {
+	err := t.Delete(ctx, pk, rk, AnyETag)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
 // Insert writes a new row; ErrExists when its keys are taken. It returns
 // the new ETag.
 func Insert[T any](ctx context.Context, t *Table, v T) (string, error) {

@@ -299,3 +299,30 @@ func TestEach(t *testing.T) {
 		t.Fatalf("Keep's error: %v", err)
 	}
 }
+
+// Exists says whether a row is there; Forget deletes it, and is content
+// when it is gone already.
+func TestExistsAndForget(t *testing.T) {
+	ctx := context.Background()
+	tbl := typedTable(t)
+	if ok, err := storage.Exists(ctx, tbl, "p", "r"); ok || err != nil {
+		t.Fatalf("a missing row: %v %v", ok, err)
+	}
+	if _, err := storage.Insert(ctx, tbl, counterRow{PartitionKey: "p", RowKey: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := storage.Exists(ctx, tbl, "p", "r"); !ok || err != nil {
+		t.Fatalf("a row there: %v %v", ok, err)
+	}
+	for range 2 {
+		if err := storage.Forget(ctx, tbl, "p", "r"); err != nil {
+			t.Fatalf("forget: %v", err)
+		}
+	}
+	if ok, _ := storage.Exists(ctx, tbl, "p", "r"); ok {
+		t.Error("a forgotten row is still there")
+	}
+	if _, err := storage.Exists(ctx, tbl, "p/x", "r"); !errors.Is(err, storage.ErrInvalidKey) {
+		t.Errorf("a bad key: %v", err)
+	}
+}

@@ -62,11 +62,7 @@ func (s *Service) UseTasks(q *tasks.Queue) error {
 // Follow starts (on) or stops following the blog.
 func (s *Service) Follow(ctx context.Context, memberKey string, on bool) error {
 	if !on {
-		err := s.followers.Delete(ctx, followersPart, memberKey, storage.AnyETag)
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil
-		}
-		return err
+		return storage.Forget(ctx, s.followers, followersPart, memberKey)
 	}
 	_, err := storage.Upsert(ctx, s.followers, FollowerRow{PartitionKey: followersPart, RowKey: memberKey, At: s.now().UTC()})
 	return err
@@ -74,14 +70,7 @@ func (s *Service) Follow(ctx context.Context, memberKey string, on bool) error {
 
 // Following reports whether memberKey follows the blog.
 func (s *Service) Following(ctx context.Context, memberKey string) (bool, error) {
-	_, err := s.followers.Get(ctx, followersPart, memberKey)
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, storage.ErrNotFound):
-		return false, nil
-	}
-	return false, err
+	return storage.Exists(ctx, s.followers, followersPart, memberKey)
 }
 
 // queueAnnouncement queues the telling of p, due when it appears, if it

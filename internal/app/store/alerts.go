@@ -26,11 +26,7 @@ func (s *Service) Watch(ctx context.Context, id, memberKey string, on bool) (Ite
 		return it, err
 	}
 	if !on {
-		err := s.alerts.Delete(ctx, id, memberKey, storage.AnyETag)
-		if errors.Is(err, storage.ErrNotFound) {
-			err = nil
-		}
-		return it, err
+		return it, storage.Forget(ctx, s.alerts, id, memberKey)
 	}
 	if it.available() {
 		return it, ErrAvailable
@@ -41,14 +37,7 @@ func (s *Service) Watch(ctx context.Context, id, memberKey string, on bool) (Ite
 
 // Watching reports whether memberKey asked to hear when id is back.
 func (s *Service) Watching(ctx context.Context, id, memberKey string) (bool, error) {
-	_, err := s.alerts.Get(ctx, id, memberKey)
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, storage.ErrNotFound):
-		return false, nil
-	}
-	return false, err
+	return storage.Exists(ctx, s.alerts, id, memberKey)
 }
 
 // tellItIsBack tells those who asked that it is back, and forgets their
