@@ -98,7 +98,7 @@ func (s *Service) demoPicture(ctx context.Context, p PostRow, in Input, hue int,
 		Top: platform.HSL(hue+180, 0.5, 0.35), Bottom: platform.HSL(hue+220, 0.6, 0.65), Accent: platform.HSL(hue+30, 0.8, 0.8),
 		Discs: [][3]int{{300, 200, 150}, {900, 500, 220}}, Strength: 0.5,
 	}
-	p, err := s.AddPicture(ctx, p.RowKey, art.PNG(1280, 720))
+	p, err := s.AddPicture(ctx, p, art.PNG(1280, 720))
 	if err != nil {
 		return err
 	}
@@ -106,6 +106,6 @@ func (s *Service) demoPicture(ctx context.Context, p PostRow, in Input, hue int,
 	first, rest, _ := strings.Cut(in.Body, "\n\n")
 	in.Body = first + "\n\n![" + alt + "](" + pictures.URL(mediaPrefix, list[len(list)-1], false) + ")\n\n" + rest
 	in.Cover = nil
-	_, err = s.Update(ctx, p.RowKey, in, time.UTC)
+	_, err = s.Update(ctx, p, in, time.UTC)
 	return err
 }

@@ -264,7 +264,7 @@ func (s *Service) update(c echo.Context) error {
 	if fe != nil {
 		return s.renderForm(c, http.StatusUnprocessableEntity, action, &old, in, fe)
 	}
-	p, err := s.Update(ctx, old.RowKey, in, auth.From(c).Location())
+	p, err := s.Update(ctx, old, in, auth.From(c).Location())
 	return web.AnswerForm(c, err, s.flashFor(p), postURL(p.RowKey), func(status int, fe FieldErrors) error {
 		return s.renderForm(c, status, action, &old, in, fe)
 	})
@@ -333,7 +333,7 @@ func (s *Service) addPicture(c echo.Context) error {
 	data, err := web.ReadUpload(c, "picture", media.DefaultMaxBytes)
 	if err == nil {
 		var added PostRow
-		if added, err = s.AddPicture(ctx, p.RowKey, data); err == nil {
+		if added, err = s.AddPicture(ctx, p, data); err == nil {
 			return s.answerPictures(c, http.StatusOK, added, "blog.flash.picture_added", "")
 		}
 	}

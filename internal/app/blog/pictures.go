@@ -46,14 +46,11 @@ func (p PostRow) pictureURLs() []string {
 	return urls
 }
 
-// AddPicture keeps a picture for slug's text. A file that is not a
-// picture, or too big, is the media pipeline's refusal, and nothing is
-// written.
-func (s *Service) AddPicture(ctx context.Context, slug string, data []byte) (PostRow, error) {
-	p, err := s.Post(ctx, slug)
-	if err != nil {
-		return PostRow{}, err
-	}
+// AddPicture keeps a picture for the text of p (as its route read it).
+// A file that is not a picture, or too big, is the media pipeline's
+// refusal, and nothing is written.
+func (s *Service) AddPicture(ctx context.Context, p PostRow, data []byte) (PostRow, error) {
+	slug := p.RowKey
 	if len(p.PictureList()) >= MaxPictures {
 		return p, ErrPicturesFull
 	}

@@ -234,15 +234,13 @@ func (s *Service) addresses(ctx context.Context, typed, title, id string) ([]str
 	return append(out, strings.ToLower(id)), nil
 }
 
-// Update changes a post. A draft may move to another address (a
-// transaction: the old row goes as the new one comes); a published post
-// keeps its own, since links to it are out. A new cover replaces the
-// old, which is deleted once the post no longer points to it.
-func (s *Service) Update(ctx context.Context, slug string, in Input, zone *time.Location) (PostRow, error) {
-	old, err := s.Post(ctx, slug)
-	if err != nil {
-		return PostRow{}, err
-	}
+// Update changes old, the post as its editor's route read it. A draft
+// may move to another address (a transaction: the old row goes, at the
+// ETag read, as the new one comes); a published post keeps its own, since
+// links to it are out. A new cover replaces the old, which is deleted once
+// the post no longer points to it.
+func (s *Service) Update(ctx context.Context, old PostRow, in Input, zone *time.Location) (PostRow, error) {
+	slug := old.RowKey
 	p, err := s.check(ctx, in, zone)
 	if err != nil {
 		return PostRow{}, err
