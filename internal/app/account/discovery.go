@@ -43,11 +43,15 @@ var (
 	ErrPeopleNeedsAge = fault.New(http.StatusUnprocessableEntity, "people.error.needs_age", "account: People needs the birth date of an adult")
 	// ErrPeoplePrivate: a profile kept to its owner cannot be shown (409).
 	ErrPeoplePrivate = fault.New(http.StatusConflict, "people.error.private", "account: a private profile is not shown in People")
+	// ErrPeopleBarred: the moderators took the card out of People, and
+	// only an admin lets it back (403).
+	ErrPeopleBarred = fault.New(http.StatusForbidden, "people.error.barred", "account: taken out of People by the moderators")
 )
 
 // SetInPeople shows memberKey's profile in People (on) or takes it out.
 // Showing it needs a birth date of an adult (ErrPeopleNeedsAge) and a
-// profile others may see (ErrPeoplePrivate).
+// profile others may see (ErrPeoplePrivate), and no take-down by the
+// moderators (ErrPeopleBarred).
 func (s *Service) SetInPeople(ctx context.Context, memberKey string, on bool) (ProfileRow, error) {
 	if on {
 		settings, err := s.Settings(ctx, memberKey)
@@ -60,6 +64,9 @@ func (s *Service) SetInPeople(ctx context.Context, memberKey string, on bool) (P
 	}
 	today := s.now().UTC()
 	return s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
+		if on && p.PeopleBarred {
+			return ErrPeopleBarred
+		}
 		if on {
 			if age, ok := AgeOn(p.BirthDate, today); !ok || age < MinPeopleAge {
 				return ErrPeopleNeedsAge
@@ -69,6 +76,21 @@ func (s *Service) SetInPeople(ctx context.Context, memberKey string, on bool) (P
 			return storage.ErrNoChange
 		}
 		p.InPeople = on
+		return nil
+	})
+}
+
+// BarFromPeople takes memberKey's card out of People for good (barred)
+// after the moderators upheld a report of it, so that its owner cannot
+// simply show it again; or lets its owner show it again (!barred: they
+// choose to, as at first). Already so is no error.
+func (s *Service) BarFromPeople(ctx context.Context, memberKey string, barred bool) (ProfileRow, error) {
+	return s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
+		if p.PeopleBarred == barred && !(barred && p.InPeople) {
+			return storage.ErrNoChange
+		}
+		p.PeopleBarred = barred
+		p.InPeople = p.InPeople && !barred
 		return nil
 	})
 }

@@ -51,6 +51,10 @@ type ProfileRow struct {
 	// me in People"); it needs a birth date of an adult and a profile
 	// others may see (SetInPeople).
 	InPeople bool `table:"inPeople"`
+	// PeopleBarred: the moderators took the card out of People after a
+	// report, and only an admin lets its owner show it again
+	// (BarFromPeople).
+	PeopleBarred bool `table:"peopleBarred"`
 	// CardPhoto is the first of the person's People photos (the people
 	// module's blob name, "" for none), which leads their card.
 	CardPhoto string `table:"cardPhoto"`
@@ -77,12 +81,13 @@ type DirectoryRow struct {
 	CreatedAt    time.Time `table:"createdAt"`
 	// The people module's discovery reads these (ListPeople): whether
 	// the person shows there, and what its filters and cards need.
-	InPeople  bool   `table:"inPeople"`
-	Gender    string `table:"gender"`
-	BirthDate string `table:"birthDate"`
-	Location  string `table:"location"`
-	Bio       string `table:"bio"`
-	CardPhoto string `table:"cardPhoto"`
+	InPeople     bool   `table:"inPeople"`
+	PeopleBarred bool   `table:"peopleBarred"`
+	Gender       string `table:"gender"`
+	BirthDate    string `table:"birthDate"`
+	Location     string `table:"location"`
+	Bio          string `table:"bio"`
+	CardPhoto    string `table:"cardPhoto"`
 }
 
 const directoryPrefix = "user|"
@@ -108,6 +113,7 @@ func directoryRowFor(memberKey string, p ProfileRow) DirectoryRow {
 		Role:         p.Role,
 		CreatedAt:    p.CreatedAt,
 		InPeople:     p.InPeople,
+		PeopleBarred: p.PeopleBarred,
 		Gender:       p.Gender,
 		BirthDate:    p.BirthDate,
 		Location:     p.Location,
@@ -116,12 +122,15 @@ func directoryRowFor(memberKey string, p ProfileRow) DirectoryRow {
 	}
 }
 
+// Entry is the profile as its directory row shows it.
+func (p ProfileRow) Entry() DirectoryRow { return directoryRowFor(p.PartitionKey, p) }
+
 // sameDirectory reports whether a stored directory row already shows p.
 func sameDirectory(a, b DirectoryRow) bool {
 	return a.PartitionKey == b.PartitionKey && a.RowKey == b.RowKey &&
 		a.DisplayName == b.DisplayName && a.Email == b.Email && a.PhotoKey == b.PhotoKey &&
 		a.Enabled == b.Enabled && a.Role == b.Role && a.CreatedAt.Equal(b.CreatedAt) &&
-		a.InPeople == b.InPeople && a.Gender == b.Gender && a.BirthDate == b.BirthDate &&
+		a.InPeople == b.InPeople && a.PeopleBarred == b.PeopleBarred && a.Gender == b.Gender && a.BirthDate == b.BirthDate &&
 		a.Location == b.Location && a.Bio == b.Bio && a.CardPhoto == b.CardPhoto
 }
 

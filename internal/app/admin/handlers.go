@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -161,7 +160,7 @@ func (h *handlers) renderUsers(c echo.Context, status int, cursor *storage.Curso
 	self := auth.From(c).MemberKey
 	rows := make([]views.UserRow, 0, len(page.Users))
 	for _, u := range page.Users {
-		row := h.userRow(c, u.RowKey, u.DisplayName, u.Email, u.PhotoKey, u.CreatedAt, u.Enabled, u.Role, self, back)
+		row := h.userRow(c, u, self, back)
 		if failed != nil && failed.MemberKey == row.MemberKey {
 			row, failed = *failed, nil
 		}
@@ -179,21 +178,23 @@ func (h *handlers) renderUsers(c echo.Context, status int, cursor *storage.Curso
 	})
 }
 
-func (h *handlers) userRow(c echo.Context, memberKey, name, email, photoKey string, created time.Time, enabled bool, role, self, back string) views.UserRow {
-	configured := h.svc.AdminByConfig(email)
+// userRow is u's row in the users list, as self sees it.
+func (h *handlers) userRow(c echo.Context, u account.DirectoryRow, self, back string) views.UserRow {
+	configured := h.svc.AdminByConfig(u.Email)
 	return views.UserRow{
-		MemberKey:  memberKey,
-		Name:       name,
-		Email:      email,
-		AvatarURL:  account.AvatarURL(memberKey, photoKey),
-		Joined:     i18n.Date(c.Request().Context(), created.In(auth.From(c).Location())),
-		Enabled:    enabled,
-		Configured: configured,
-		Admin:      role == account.RoleAdmin || configured,
-		Organizer:  role == account.RoleOrganizer,
-		Self:       memberKey == self,
-		ActionURL:  "/admin/users/" + url.PathEscape(memberKey),
-		Back:       back,
+		MemberKey:    u.RowKey,
+		Name:         u.DisplayName,
+		Email:        u.Email,
+		AvatarURL:    account.AvatarURL(u.RowKey, u.PhotoKey),
+		Joined:       i18n.Date(c.Request().Context(), u.CreatedAt.In(auth.From(c).Location())),
+		Enabled:      u.Enabled,
+		Configured:   configured,
+		Admin:        u.Role == account.RoleAdmin || configured,
+		Organizer:    u.Role == account.RoleOrganizer,
+		PeopleBarred: u.PeopleBarred,
+		Self:         u.RowKey == self,
+		ActionURL:    "/admin/users/" + url.PathEscape(u.RowKey),
+		Back:         back,
 	}
 }
 
@@ -225,7 +226,7 @@ func (h *handlers) moderate(action Action) echo.HandlerFunc {
 			return err // ErrSelf, ErrConfiguredAdmin; a 404 for nobody
 		}
 		if web.HTMXFrom(c).Partial {
-			row := h.userRow(c, target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role, id.MemberKey, back)
+			row := h.userRow(c, p.Entry(), id.MemberKey, back)
 			return web.RenderFragment(c, http.StatusOK, views.UserItem(row))
 		}
 		return web.FlashRedirect(c, "admin.flash."+string(action), back)
@@ -243,7 +244,7 @@ func (h *handlers) reasonRefused(c echo.Context, target, reason, errKey, back st
 	if err != nil {
 		return err
 	}
-	row := h.userRow(c, target, p.DisplayName, p.Email, p.PhotoKey, p.CreatedAt, p.Enabled, p.Role, auth.From(c).MemberKey, back)
+	row := h.userRow(c, p.Entry(), auth.From(c).MemberKey, back)
 	row.Reason, row.ReasonError = strings.ToValidUTF8(reason, "\uFFFD"), errKey
 	if web.HTMXFrom(c).Partial {
 		return web.RenderFragment(c, http.StatusUnprocessableEntity, views.UserItem(row))

@@ -30,6 +30,7 @@ type Accounts interface {
 	Profile(ctx context.Context, memberKey string) (account.ProfileRow, error)
 	SetEnabled(ctx context.Context, memberKey string, enabled bool) (account.ProfileRow, error)
 	SetRole(ctx context.Context, memberKey, role string, granted bool) (account.ProfileRow, error)
+	BarFromPeople(ctx context.Context, memberKey string, barred bool) (account.ProfileRow, error)
 	AdminByConfig(email string) bool
 	AdminsConfigured() bool
 	CountAdmins(ctx context.Context) (int, error)
@@ -142,10 +143,13 @@ const (
 	// An organizer creates and runs events (admins are organizers too).
 	ActionGrantOrganizer  Action = "grant-organizer"
 	ActionRevokeOrganizer Action = "revoke-organizer"
+	// ActionAllowPeople lets someone whose People card the moderators
+	// took down show it again (account.BarFromPeople).
+	ActionAllowPeople Action = "allow-people"
 )
 
 // Actions lists every action, as the routes name them.
-var Actions = []Action{ActionDisable, ActionEnable, ActionGrantAdmin, ActionRevokeAdmin, ActionGrantOrganizer, ActionRevokeOrganizer}
+var Actions = []Action{ActionDisable, ActionEnable, ActionGrantAdmin, ActionRevokeAdmin, ActionGrantOrganizer, ActionRevokeOrganizer, ActionAllowPeople}
 
 // MaxReason is the longest reason an admin may give.
 const MaxReason = 500
@@ -194,7 +198,7 @@ func (s *Service) Moderate(ctx context.Context, actor Actor, target string, acti
 	if target == actor.MemberKey && (action == ActionDisable || action == ActionRevokeAdmin) {
 		return account.ProfileRow{}, ErrSelf
 	}
-	if action != ActionEnable && action != ActionGrantAdmin {
+	if action != ActionEnable && action != ActionGrantAdmin && action != ActionAllowPeople {
 		p, err := s.accounts.Profile(ctx, target)
 		if err != nil {
 			return account.ProfileRow{}, err
@@ -217,6 +221,8 @@ func (s *Service) Moderate(ctx context.Context, actor Actor, target string, acti
 		p, err = s.accounts.SetRole(ctx, target, account.RoleOrganizer, true)
 	case ActionRevokeOrganizer:
 		p, err = s.accounts.SetRole(ctx, target, account.RoleOrganizer, false)
+	case ActionAllowPeople:
+		p, err = s.accounts.BarFromPeople(ctx, target, false)
 	default:
 		return account.ProfileRow{}, fmt.Errorf("admin: unknown action %q: %w", action, storage.ErrNotFound)
 	}

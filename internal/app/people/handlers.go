@@ -77,11 +77,11 @@ func (h *handlers) joinOf(ctx context.Context, me string) (views.Join, error) {
 	if !errors.Is(err, account.ErrNotInPeople) {
 		return views.Join{}, err
 	}
-	settings, err := h.svc.accounts.Settings(ctx, me)
-	if err != nil {
-		return views.Join{}, err
-	}
 	entry, err := h.svc.accounts.DirectoryEntry(ctx, me)
+	if err != nil || entry.PeopleBarred {
+		return views.Join{Barred: entry.PeopleBarred}, err
+	}
+	settings, err := h.svc.accounts.Settings(ctx, me)
 	if err != nil {
 		return views.Join{}, err
 	}

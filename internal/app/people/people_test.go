@@ -643,8 +643,9 @@ func TestDiscoverReadsNoRowPerPerson(t *testing.T) {
 
 // TestReportingACardTakesItOutOfPeople: a member reports someone's
 // People card from their page; the report quotes the card as it was;
-// an admin's take-down takes them out of People (their match stands).
-// Oneself, and someone not in People, have no report page.
+// an admin's take-down takes them out of People (their match stands),
+// and they cannot show themselves again until an admin allows it on the
+// users page. Oneself, and someone not in People, have no report page.
 func TestReportingACardTakesItOutOfPeople(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
@@ -690,6 +691,53 @@ func TestReportingACardTakesItOutOfPeople(t *testing.T) {
 	}
 	if a.matchesOf(t, cat) != 1 {
 		t.Error("the take-down ended Ann's match")
+	}
+
+	// Ann cannot simply show herself again: her page says why, offers
+	// no button, and the form is refused with nothing changed.
+	mine := ann.Get("/people").Doc(t)
+	if mine.Find(testID("people-join-barred")).Length() != 1 || mine.Find(testID("people-show-me")).Length() != 0 {
+		t.Errorf("Ann's People page after the take-down: barred %d, show-me %d", mine.Find(testID("people-join-barred")).Length(), mine.Find(testID("people-show-me")).Length())
+	}
+	if res := post(ann.Client, "/people/me", url.Values{"on": {"true"}}); res.StatusCode != http.StatusForbidden || !strings.Contains(string(res.Body), "only an admin") {
+		t.Errorf("Ann shows herself again: %d", res.StatusCode)
+	}
+	if got := shown(t, bob, "/people"); strings.Join(got, ",") != "Cat" {
+		t.Errorf("after Ann's refused try Bob's Discover: %q", got)
+	}
+
+	// The admins see it on the users page and may allow her back; she
+	// then chooses to show herself, as at first.
+	annRow := func() *goquery.Selection {
+		return boss.Get("/admin/users").Doc(t).Find(testID("admin-user-row") + `[data-member="` + ann.key + `"]`)
+	}
+	if r := annRow(); r.Find(testID("people-barred-badge")).Length() != 1 || r.Find(testID("admin-allow-people")).Length() != 1 {
+		t.Fatalf("Ann's row on the users page: %q", r.Text())
+	}
+	if r := boss.Get("/admin/users").Doc(t).Find(testID("admin-user-row") + `[data-member="` + bob.key + `"]`); r.Find(testID("admin-allow-people")).Length() != 0 {
+		t.Error("Bob's row offers to allow him in People")
+	}
+	allow := "/admin/users/" + ann.key + "/allow-people"
+	if res := bob.PostForm(allow, bob.WithCSRF("/people", nil)); res.StatusCode != http.StatusForbidden {
+		t.Errorf("Bob allows Ann back: %d", res.StatusCode)
+	}
+	if res := boss.PostForm(allow, boss.WithCSRF("/admin/users", url.Values{"next": {"/admin/users"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the admin allows Ann back: %d %.300s", res.StatusCode, res.Body)
+	}
+	if r := annRow(); r.Find(testID("people-barred-badge")).Length() != 0 {
+		t.Error("Ann's row still says she is out of People")
+	}
+	if got := shown(t, bob, "/people"); strings.Join(got, ",") != "Cat" {
+		t.Errorf("allowing Ann back showed her without her choice: %q", got)
+	}
+	if ann.Get("/people").Doc(t).Find(testID("people-show-me")).Length() != 1 {
+		t.Error("Ann's page offers no way back once allowed")
+	}
+	if res := post(ann.Client, "/people/me", url.Values{"on": {"true"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Ann shows herself once allowed: %d", res.StatusCode)
+	}
+	if got := shown(t, bob, "/people"); strings.Join(got, ",") != "Ann,Cat" && strings.Join(got, ",") != "Cat,Ann" {
+		t.Errorf("Bob's Discover once Ann is back: %q", got)
 	}
 }
 

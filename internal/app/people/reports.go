@@ -16,8 +16,10 @@ import (
 // or an inappropriate one) to the admins' moderation queue, as Hinge's
 // "Report". The report quotes the card as it was (name, age, place,
 // about); the link opens their page. Taking it down takes them out of
-// People: nobody finds them in Discover or can like them, though their
-// matches stand (the admins can disable the account for worse).
+// People for good: nobody finds them in Discover or can like them, and
+// they cannot show themselves again until an admin allows it (the users
+// page's "Allow in People"); their matches stand (the admins can disable
+// the account for worse).
 
 // profileKind is a People card's kind in reports; its key the memberKey.
 const profileKind = "people.profile"
@@ -25,12 +27,13 @@ const profileKind = "people.profile"
 // ReportKinds are what People takes down (moderation.Source).
 func (s *Service) ReportKinds() []string { return []string{profileKind} }
 
-// TakeDown takes the reported person out of People.
+// TakeDown takes the reported person out of People, barred from
+// showing themselves again.
 func (s *Service) TakeDown(ctx context.Context, t moderation.Target, _ moderation.Moderator, _ string) error {
 	if !auth.IsAuthMemberKey(t.Key) {
 		return ErrSelf
 	}
-	_, err := s.accounts.SetInPeople(ctx, t.Key, false)
+	_, err := s.accounts.BarFromPeople(ctx, t.Key, true)
 	return err
 }
 

@@ -26,6 +26,7 @@ type Accounts interface {
 	InPeople(ctx context.Context, memberKey string) (account.DirectoryRow, error)
 	DirectoryEntry(ctx context.Context, memberKey string) (account.DirectoryRow, error)
 	SetInPeople(ctx context.Context, memberKey string, on bool) (account.ProfileRow, error)
+	BarFromPeople(ctx context.Context, memberKey string, barred bool) (account.ProfileRow, error)
 	Settings(ctx context.Context, memberKey string) (account.SettingsRow, error)
 	Preferences(ctx context.Context, memberKey string) (account.PreferencesRow, error)
 	UpdateProfile(ctx context.Context, memberKey string, in account.ProfileInput) (account.FieldErrors, error)
