@@ -161,3 +161,56 @@ test('a section, a topic, a quoted reply with a mention, "1 new" and the first u
   expect(await b.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   expect(problems).toEqual([]);
 });
+
+// A section's moderator reviews its reports (Discourse's category
+// moderators): the admin names M as the section's moderator; B reports
+// A's post; M is told in the inbox, follows the notice to /review (axe,
+// light and dark), and takes the post down; B then sees it hidden.
+test("a section's moderator is told of a report in it and takes the post down", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const stamp = uniqueLocal('fm');
+  const slug = stamp.replace(/[^a-z0-9]+/g, '-');
+  const title = `Review ${stamp}`;
+  const modLogin = `${stamp}-m`;
+  const m = await personWithOIDC(browser, modLogin);
+  const a = await personWithOIDC(browser, `${stamp}-a`);
+  const b = await personWithOIDC(browser, `${stamp}-b`);
+
+  const admin = await personWithOIDC(browser, 'admin');
+  await admin.goto('/admin/forum');
+  const add = admin.getByTestId('section-add');
+  await add.getByLabel('Short name for links').fill(slug);
+  await add.getByLabel('Name', { exact: true }).fill(`Section ${stamp}`);
+  await add.getByLabel('Moderators (email addresses, optional)').fill(`${modLogin.replace(/[^A-Za-z0-9._-]/g, '.')}@example.test`);
+  await add.getByTestId('section-add-submit').click();
+  await expect(admin.getByTestId('flash')).toBeVisible();
+
+  await a.goto(`/forum/compose?section=${slug}`);
+  await a.locator('#topic-title').fill(title);
+  await a.locator('#topic-body').fill(`Cheap watches, today only (${stamp})`);
+  await a.getByTestId('compose-submit').click();
+  await expect(a.getByTestId('topic-page')).toBeVisible();
+  const topicPath = new URL(a.url()).pathname;
+
+  await b.goto(`${topicPath}/posts/1/report`);
+  await b.getByLabel('Spam').check();
+  await b.getByTestId('report-submit').click();
+  await expect(b.getByTestId('flash')).toContainText('The moderators will look at it');
+
+  await expect(async () => {
+    await m.goto('/inbox');
+    await expect(m.getByTestId('inbox-item').filter({ hasText: 'Reported in a section you moderate' })).toHaveCount(1, { timeout: 500 });
+  }).toPass({ timeout: 15_000 });
+  await m.getByTestId('inbox-item').filter({ hasText: 'Reported in a section you moderate' }).getByTestId('inbox-open').click();
+  await expect(m).toHaveURL(/\/review$/);
+  const item = m.getByTestId('report-row').filter({ hasText: stamp });
+  await expect(item).toHaveCount(1);
+  const problems = await axeProblems(m, 'review');
+  await item.getByTestId('report-resolve-note').fill('Advertising');
+  await item.getByTestId('report-take-down').click();
+  await expect(m.getByTestId('flash')).toBeVisible();
+  await expect(m.getByTestId('report-row').filter({ hasText: stamp })).toHaveCount(0);
+  await b.goto(topicPath);
+  await expect(b.locator('[data-testid="post"][data-num="1"]').getByTestId('post-hidden')).toBeVisible();
+  expect(problems).toEqual([]);
+});

@@ -59,6 +59,10 @@ type Report struct {
 	By, ByName string
 	Reason     string
 	Note       string
+	// Scope names the staff besides the admins who may judge it (a
+	// Staffed module's scope, "forum.section|news"); "" for the admins
+	// alone.
+	Scope string
 }
 
 // Check cleans a report form's reason and note: a reason not among
@@ -94,6 +98,17 @@ type Moderator struct {
 type Source interface {
 	ReportKinds() []string
 	TakeDown(ctx context.Context, t Target, by Moderator, reason string) error
+}
+
+// Staffed is a Source whose reports staff besides the admins judge, as
+// a forum section's moderators judge the reports of its posts (as
+// Discourse's category moderators review its flags). Its reports name
+// a scope (Report.Scope).
+type Staffed interface {
+	// ReviewScopes are the scopes memberKey judges (none for most).
+	ReviewScopes(ctx context.Context, memberKey string) ([]string, error)
+	// Reviewers are the members who judge scope, admins aside.
+	Reviewers(ctx context.Context, scope string) ([]string, error)
 }
 
 // Reporting is what a module whose content members report embeds: it

@@ -96,6 +96,8 @@ type ReportRow struct {
 	ResolvedByName string     `table:"resolvedByName"`
 	ResolvedAt     *time.Time `table:"resolvedAt"`
 	ResolveNote    string     `table:"resolveNote"`
+	// Scope is who besides the admins judges it (moderation.Report.Scope).
+	Scope string `table:"scope"`
 }
 
 // ReportNote is one reporter's reason and note, as the queue shows it.
@@ -167,10 +169,13 @@ func validReportKey(rk string) bool {
 // UseReportSources takes the modules whose content can be reported
 // (platform.ReportQueue).
 func (s *Service) UseReportSources(sources []moderation.Source) {
-	s.sources = map[string]moderation.Source{}
+	s.sources, s.staffed = map[string]moderation.Source{}, nil
 	for _, src := range sources {
 		for _, kind := range src.ReportKinds() {
 			s.sources[kind] = src
+		}
+		if st, ok := src.(moderation.Staffed); ok {
+			s.staffed = append(s.staffed, st)
 		}
 	}
 }
@@ -207,7 +212,7 @@ func (s *Service) Report(ctx context.Context, r moderation.Report) error {
 		if errors.Is(err, storage.ErrNotFound) {
 			// The target's first report: its row and the report, at once.
 			row := ReportRow{PartitionKey: openPartition, RowKey: storage.ReverseTicks(now) + "|" + id,
-				Kind: r.Kind, Key: r.Key, Link: r.Link, Excerpt: r.Excerpt, Author: r.Author, AuthorName: r.AuthorName, FirstAt: now}
+				Kind: r.Kind, Key: r.Key, Link: r.Link, Excerpt: r.Excerpt, Author: r.Author, AuthorName: r.AuthorName, FirstAt: now, Scope: r.Scope}
 			if err := row.add(r, now); err != nil {
 				return err
 			}
@@ -275,8 +280,9 @@ func (s *Service) UseNotifier(n inbox.Poster, configured []string) {
 }
 
 // tellAdmins tells the admins, but the reporter, that r opened a report
-// (row): once a target, as Discourse's review queue does. The notice
-// names what was reported and its author, not who reported it.
+// (row): once a target, as Discourse's review queue does, and so its
+// scope's reviewers (review.go). The notice names what was reported and
+// its author, not who reported it.
 func (s *Service) tellAdmins(ctx context.Context, r moderation.Report, row ReportRow) {
 	if s.notifier == nil {
 		return
@@ -287,28 +293,34 @@ func (s *Service) tellAdmins(ctx context.Context, r moderation.Report, row Repor
 		return
 	}
 	var to []inbox.Recipient
-	seen := map[string]bool{}
+	seen, told := map[string]bool{}, map[string]bool{}
 	for _, a := range admins {
-		seen[a.Email] = true
+		seen[a.Email], told[a.RowKey] = true, true
 		if a.RowKey != r.By {
 			to = append(to, inbox.Recipient{MemberKey: a.RowKey})
 		}
 	}
+	s.tellReviewers(ctx, r, row, told)
 	for _, email := range s.configured {
 		if !seen[email] {
 			to = append(to, inbox.Recipient{Email: email})
 		}
 	}
-	err = s.notifier.Post(ctx, inbox.Notice{
+	if err := s.notifier.Post(ctx, reportNotice(r, row, to, "admin.notify.report", reportsURL, "admin.report|")); err != nil {
+		s.logger.WarnContext(ctx, "admin: admins not told of a report", "report", row.RowKey, "err", err)
+	}
+}
+
+// reportNotice (of kind) tells to that r opened report row, which they
+// judge at desk; key tells it from the other notices of the report.
+func reportNotice(r moderation.Report, row ReportRow, to []inbox.Recipient, kind, desk, key string) inbox.Notice {
+	return inbox.Notice{
 		To:   to,
-		Kind: "admin.notify.report",
+		Kind: kind,
 		Args: map[string]string{"author": r.AuthorName, "preview": richtext.Plain(r.Excerpt, 140)},
 		When: row.FirstAt,
-		Link: reportsURL,
-		Key:  "admin.report|" + row.RowKey,
-	})
-	if err != nil {
-		s.logger.WarnContext(ctx, "admin: admins not told of a report", "report", row.RowKey, "err", err)
+		Link: desk,
+		Key:  key + row.RowKey,
 	}
 }
 
@@ -376,18 +388,19 @@ func (s *Service) OpenReportCount(ctx context.Context, limit int) (int, error) {
 // TakeDown has the target's module take down what report rk names, then
 // closes it; note is the admin's reason, logged with it.
 func (s *Service) TakeDown(ctx context.Context, by Actor, rk, note string) error {
-	return s.resolve(ctx, by, rk, note, ResolutionTakenDown)
+	return s.resolve(ctx, by, nil, rk, note, ResolutionTakenDown)
 }
 
 // Dismiss closes report rk with nothing taken down; note is the admin's
 // reason, logged with it.
 func (s *Service) Dismiss(ctx context.Context, by Actor, rk, note string) error {
-	return s.resolve(ctx, by, rk, note, ResolutionDismissed)
+	return s.resolve(ctx, by, nil, rk, note, ResolutionDismissed)
 }
 
 // resolve closes open report rk with resolution, taking its target down
-// first for ResolutionTakenDown.
-func (s *Service) resolve(ctx context.Context, by Actor, rk, note, resolution string) error {
+// first for ResolutionTakenDown. scopes, unless nil (an admin), are the
+// scopes by judges: a report of another is not found.
+func (s *Service) resolve(ctx context.Context, by Actor, scopes []string, rk, note, resolution string) error {
 	errs := formrule.FieldErrors{}
 	note = errs.Check("note", resolveNoteRule, note, "admin.reports.error.note")
 	if len(errs) > 0 {
@@ -396,6 +409,9 @@ func (s *Service) resolve(ctx context.Context, by Actor, rk, note, resolution st
 	r, err := s.openReport(ctx, rk)
 	if err != nil {
 		return err
+	}
+	if scopes != nil && !slices.Contains(scopes, r.Scope) {
+		return ErrNoReport
 	}
 	if resolution == ResolutionTakenDown {
 		src, ok := s.sources[r.Kind]

@@ -21,7 +21,7 @@ func (h *handlers) reports(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.renderReports(c, http.StatusOK, cursor, nil)
+	return h.renderReports(c, adminDesk, http.StatusOK, cursor, nil)
 }
 
 // closedReports is GET /admin/reports/closed[?cursor=…]: the reports
@@ -38,7 +38,7 @@ func (h *handlers) closedReports(c echo.Context) error {
 	}
 	items := make([]views.ReportItem, 0, len(page.Reports))
 	for _, r := range page.Reports {
-		items = append(items, reportItem(c, r))
+		items = append(items, reportItem(c, r, reportsURL))
 	}
 	next := web.NextURL(reportsURL+"/closed", page.Next)
 	return web.Render(c, http.StatusOK, web.Page{
@@ -49,17 +49,27 @@ func (h *handlers) closedReports(c echo.Context) error {
 	})
 }
 
-// renderReports shows the queue from cursor; failed, when set, is a
-// report whose answer was refused: it replaces its item, or comes first.
-func (h *handlers) renderReports(c echo.Context, status int, cursor *storage.Cursor, failed *views.ReportItem) error {
+// desk is where reports are judged: the admins judge every report at
+// /admin/reports; section moderators theirs at /review (review.go).
+type desk struct {
+	url    string
+	review bool
+}
+
+var adminDesk = desk{url: reportsURL}
+
+// renderReports shows d's open reports from cursor; failed, when set, is
+// a report whose answer was refused: it replaces its item, or comes
+// first.
+func (h *handlers) renderReports(c echo.Context, d desk, status int, cursor *storage.Cursor, failed *views.ReportItem) error {
 	ctx := c.Request().Context()
-	page, err := h.svc.OpenReports(ctx, cursor)
+	page, err := h.openReports(c, d, cursor)
 	if err != nil {
 		return err
 	}
 	items := make([]views.ReportItem, 0, len(page.Reports)+1)
 	for _, r := range page.Reports {
-		it := reportItem(c, r)
+		it := reportItem(c, r, d.url)
 		if failed != nil && failed.ID == it.ID {
 			it, failed = *failed, nil
 		}
@@ -68,20 +78,39 @@ func (h *handlers) renderReports(c echo.Context, status int, cursor *storage.Cur
 	if failed != nil {
 		items = append([]views.ReportItem{*failed}, items...)
 	}
-	next := web.NextURL(reportsURL, page.Next)
+	next := web.NextURL(d.url, page.Next)
+	title, section := i18n.T(ctx, "admin.reports.heading"), "admin"
+	if d.review {
+		title, section = i18n.T(ctx, "admin.review.heading"), ""
+	}
 	return web.Render(c, status, web.Page{
-		Title:    i18n.T(ctx, "admin.reports.heading"),
-		Section:  "admin",
-		Content:  views.Reports(views.ReportsProps{Items: items, NextURL: next, First: cursor == nil}),
+		Title:    title,
+		Section:  section,
+		Content:  views.Reports(views.ReportsProps{Items: items, NextURL: next, First: cursor == nil, Review: d.review}),
 		Fragment: views.ReportsChunk(items, next),
 	})
 }
 
-// reportItem is r as the queue shows it, times in the admin's zone.
-func reportItem(c echo.Context, r ReportRow) views.ReportItem {
+// openReports are d's open reports from cursor: all of them, a page at
+// a time, or those of the scopes the viewer reviews (one page).
+func (h *handlers) openReports(c echo.Context, d desk, cursor *storage.Cursor) (ReportsPage, error) {
+	if !d.review {
+		return h.svc.OpenReports(c.Request().Context(), cursor)
+	}
+	scopes, err := h.svc.reviewScopes(c)
+	if err != nil {
+		return ReportsPage{}, err
+	}
+	rows, err := h.svc.ReviewReports(c.Request().Context(), scopes)
+	return ReportsPage{Reports: rows}, err
+}
+
+// reportItem is r as the queue at desk shows it, times in the viewer's
+// zone.
+func reportItem(c echo.Context, r ReportRow, desk string) views.ReportItem {
 	ctx, zone := c.Request().Context(), auth.From(c).Location()
 	it := views.ReportItem{
-		ID: r.RowKey, ActionURL: reportsURL + "/" + r.RowKey, Kind: r.Kind,
+		ID: r.RowKey, ActionURL: desk + "/" + r.RowKey, Kind: r.Kind,
 		Author: r.AuthorName, AuthorURL: auth.ProfileURL(r.Author), Excerpt: r.Excerpt, Link: r.Link, Count: r.Count,
 		First: i18n.DateTime(ctx, r.FirstAt.In(zone)), FirstISO: r.FirstAt.In(zone).Format(time.RFC3339),
 	}
@@ -98,28 +127,34 @@ func reportItem(c echo.Context, r ReportRow) views.ReportItem {
 	return it
 }
 
-// resolve is POST /admin/reports/:report/take-down (note) and
-// …/dismiss: the answer, then back to the queue.
-func (h *handlers) resolve(takeDown bool) echo.HandlerFunc {
+// resolve is POST {desk}/:report/take-down (note) and …/dismiss: the
+// answer, then back to the queue. At /review only a report of a scope
+// the viewer reviews is found.
+func (h *handlers) resolve(d desk, takeDown bool) echo.HandlerFunc {
+	resolution, flash := ResolutionDismissed, "admin.reports.flash.dismissed"
+	if takeDown {
+		resolution, flash = ResolutionTakenDown, "admin.reports.flash.taken_down"
+	}
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		id := auth.From(c)
 		by, rk, note := Actor{MemberKey: id.MemberKey, Name: id.DisplayName}, c.Param("report"), c.FormValue("note")
-		var err error
-		flash := "admin.reports.flash.dismissed"
-		if takeDown {
-			err, flash = h.svc.TakeDown(ctx, by, rk, note), "admin.reports.flash.taken_down"
-		} else {
-			err = h.svc.Dismiss(ctx, by, rk, note)
+		var scopes []string
+		if d.review {
+			var err error
+			if scopes, err = h.svc.reviewScopes(c); err != nil {
+				return err
+			}
 		}
-		return web.AnswerForm(c, err, flash, reportsURL, func(status int, errs formrule.FieldErrors) error {
+		err := h.svc.resolve(ctx, by, scopes, rk, note, resolution)
+		return web.AnswerForm(c, err, flash, d.url, func(status int, errs formrule.FieldErrors) error {
 			r, err := h.svc.openReport(ctx, rk)
 			if err != nil {
 				return err
 			}
-			it := reportItem(c, r)
+			it := reportItem(c, r, d.url)
 			it.Note, it.NoteError = note, errs["note"]
-			return h.renderReports(c, status, nil, &it)
+			return h.renderReports(c, d, status, nil, &it)
 		})
 	}
 }

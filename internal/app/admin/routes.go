@@ -23,8 +23,16 @@ func (s *Service) Routes(e *echo.Echo) {
 	q := g.Group("/reports")
 	q.GET("", h.reports)
 	q.GET("/closed", h.closedReports)
-	q.POST("/:report/take-down", h.resolve(true))
-	q.POST("/:report/dismiss", h.resolve(false))
+	q.POST("/:report/take-down", h.resolve(adminDesk, true))
+	q.POST("/:report/dismiss", h.resolve(adminDesk, false))
+
+	// The reports staff besides the admins judge (review.go): a forum
+	// section's moderators, theirs. Someone who reviews nothing is
+	// refused there.
+	r := e.Group(reviewURL, auth.RequireAccount, s.requireReviewer())
+	r.GET("", h.review)
+	r.POST("/:report/take-down", h.resolve(reviewDesk, true))
+	r.POST("/:report/dismiss", h.resolve(reviewDesk, false))
 }
 
 // handlers are the admin pages' HTTP handlers: each parses the request,

@@ -59,6 +59,8 @@ type Service struct {
 	reports     *storage.Table
 	reportQuota *storage.Table
 	sources     map[string]moderation.Source
+	// staffed are the sources whose reports others judge too (review.go).
+	staffed []moderation.Staffed
 	// notifier tells the admins of a new report: those with the role and
 	// configured (ADMIN_EMAILS).
 	notifier   inbox.Poster

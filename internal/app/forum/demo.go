@@ -79,6 +79,11 @@ var demoTopics = []struct {
 // reply two members reported.
 func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 	for _, in := range demoSections {
+		if in.Slug == "general" {
+			// Boris moderates General discussion, so he reviews its
+			// reports (/review).
+			in.Moderators = cast.Person("boris").Email
+		}
 		if _, err := s.CreateSection(ctx, in); err != nil && !errors.Is(err, ErrSectionExists) {
 			return fmt.Errorf("demo section %s: %w", in.Slug, err)
 		}
@@ -150,7 +155,8 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			}
 		}
 	}
-	// Lily and Masha report Tom's resale to the admins' queue.
+	// Lily and Masha report Tom's resale: the admins and Boris, who
+	// moderates General discussion, review it.
 	if id := ids["Who's going to the jazz night?"]; id != "" && s.Reports != nil {
 		t, p, err := s.Post(ctx, id, 6)
 		if err != nil {

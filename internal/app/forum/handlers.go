@@ -142,6 +142,12 @@ func (s *Service) section(c echo.Context) error {
 		}
 		p.Level = string(level)
 	}
+	switch {
+	case me.Admin:
+		p.ReviewURL = adminReviewURL
+	case isStaffOf(me, sec):
+		p.ReviewURL = reviewURL
+	}
 	for _, a := range page.Pinned {
 		it := s.topicItem(c, a, rd, "")
 		if me.MemberKey != "" {

@@ -213,3 +213,102 @@ func TestReportingAPost(t *testing.T) {
 		t.Errorf("a member opens the closed reports: %d", res.StatusCode)
 	}
 }
+
+// TestSectionModeratorsReviewTheirReports: a report of a post names its
+// section, whose moderators (not only the admins) are told of it and
+// judge it at /review, as Discourse's category moderators review flags:
+// they see their sections' reports and no other, take one down or
+// dismiss it as an admin does (into the same history, under their
+// name), and cannot act on another section's report; someone who
+// moderates nothing is refused the page.
+func TestSectionModeratorsReviewTheirReports(t *testing.T) {
+	t.Parallel()
+	a := newReportsApp(t)
+	boss, ann, bob := a.talkSection(t, "ann@example.com")
+	addSection(t, boss, "news", "News")
+	cat := a.Client()
+	a.SignIn(cat, "cat@example.com")
+	talk := post(cat, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Cheap watches"}, "body": {"Buy cheap watches at example.com!"}}).Header.Get("Location")
+	news := post(cat, "/forum/topics", url.Values{"section": {"news"}, "title": {"Cheap phones"}, "body": {"Buy cheap phones at example.com!"}}).Header.Get("Location")
+	for _, topic := range []string{talk, news} {
+		form := bob.WithCSRF(topic+"/posts/1/report", url.Values{"reason": {"spam"}})
+		if res := bob.PostForm(topic+"/posts/1/report", form); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("bob reports %s: %d", topic, res.StatusCode)
+		}
+	}
+
+	// Ann, who moderates Talk, is told of Talk's report, not of News'.
+	told := a.Inbox(ann).Filter(`:contains("Reported in a section you moderate")`)
+	if told.Length() != 1 || !strings.Contains(told.Text(), "cheap watches") {
+		t.Errorf("Ann's notices: %q", a.Inbox(ann).Text())
+	}
+	if a.Inbox(boss).Filter(`:contains("Reported to the moderators")`).Length() != 2 {
+		t.Error("the admin is not told of both reports")
+	}
+
+	// Talk's page leads its staff to their reports.
+	link := func(c *webtest.Client) string {
+		return c.Get("/forum/talk").Doc(t).Find(testID("section-review-link")).AttrOr("href", "")
+	}
+	if link(ann) != "/review" || link(boss) != "/admin/reports" || link(bob) != "" || link(a.Client()) != "" {
+		t.Errorf("the review links: Ann %q, the admin %q, Bob %q", link(ann), link(boss), link(bob))
+	}
+
+	queue := ann.Get("/review")
+	rows := queue.Doc(t).Find(testID("report-row"))
+	if queue.StatusCode != http.StatusOK || rows.Length() != 1 || !strings.Contains(rows.Text(), "cheap watches") {
+		t.Fatalf("Ann's review: %d, %d items %q", queue.StatusCode, rows.Length(), rows.Text())
+	}
+	if res := bob.Get("/review"); res.StatusCode != http.StatusForbidden || !strings.Contains(string(res.Body), "only the moderators") {
+		t.Errorf("Bob, who moderates nothing, opens /review: %d", res.StatusCode)
+	}
+	if res := a.Client().Get("/review"); res.StatusCode == http.StatusOK {
+		t.Error("a visitor opens /review")
+	}
+
+	all := boss.Get("/admin/reports").Doc(t).Find(testID("report-row"))
+	talkID, _ := all.Filter(`:contains("cheap watches")`).Attr("data-report")
+	newsID, _ := all.Filter(`:contains("cheap phones")`).Attr("data-report")
+	resolve := func(c *webtest.Client, path string, form url.Values) *webtest.Response {
+		return c.PostForm(path, c.WithCSRF("/review", form))
+	}
+	for _, tc := range []struct {
+		name   string
+		c      *webtest.Client
+		path   string
+		form   url.Values
+		status int
+	}{
+		{"Ann takes down News' report", ann, "/review/" + newsID + "/take-down", nil, http.StatusNotFound},
+		{"Ann dismisses News' report", ann, "/review/" + newsID + "/dismiss", nil, http.StatusNotFound},
+		{"Bob takes down Talk's report", bob, "/review/" + talkID + "/take-down", nil, http.StatusForbidden},
+		{"a note too long", ann, "/review/" + talkID + "/take-down", url.Values{"note": {strings.Repeat("y", 501)}}, http.StatusUnprocessableEntity},
+		{"a made-up report", ann, "/review/not-a-report/dismiss", nil, http.StatusNotFound},
+	} {
+		if res := resolve(tc.c, tc.path, tc.form); res.StatusCode != tc.status || res.Writes(t) != 0 {
+			t.Errorf("%s: %d (%d writes)", tc.name, res.StatusCode, res.Writes(t))
+		}
+	}
+	if !strings.Contains(bob.Get(news).Doc(t).Find("#p1").Text(), "cheap phones") {
+		t.Error("News' post was hidden by Talk's moderator")
+	}
+
+	res := resolve(ann, "/review/"+talkID+"/take-down", url.Values{"note": {"Advertising"}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/review" {
+		t.Fatalf("Ann takes Talk's report down: %d → %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if doc := bob.Get(talk).Doc(t); doc.Find("#p1 "+testID("post-hidden")).Length() != 1 {
+		t.Error("the post Ann took down still shows")
+	}
+	if n := ann.Get("/review").Doc(t).Find(testID("report-row")).Length(); n != 0 {
+		t.Errorf("Ann's review after the take-down: %d items", n)
+	}
+	open := boss.Get("/admin/reports").Doc(t).Find(testID("report-row"))
+	if open.Length() != 1 || !strings.Contains(open.Text(), "cheap phones") {
+		t.Errorf("the admins' queue after Ann's take-down: %q", open.Text())
+	}
+	down := boss.Get("/admin/reports/closed").Doc(t).Find(testID("report-resolution"))
+	if down.AttrOr("data-resolution", "") != "taken_down" || !strings.Contains(down.Text(), "ann") || !strings.Contains(down.Text(), "Advertising") {
+		t.Errorf("the closed report: %q", down.Text())
+	}
+}
