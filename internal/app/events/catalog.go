@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +67,9 @@ type EventRow struct {
 	OfferStopHours int  `table:"offerStopHours"`
 	IsSecret       bool `table:"isSecret"`
 	IsPublished    bool `table:"isPublished"`
+	// TakenDown: the moderators took it down after a report (reports.go):
+	// it is unpublished, and only an admin publishes it again.
+	TakenDown bool `table:"takenDown"`
 	// ChatClosedToWaitlist keeps people waiting out of the event's chat
 	// (they read it otherwise).
 	ChatClosedToWaitlist bool `table:"chatClosedToWaitlist"`
@@ -437,7 +441,31 @@ func (c *Catalog) change(ctx context.Context, id string, f func(e *EventRow) err
 // Publish lists an event (unless secret) and opens its registration.
 func (c *Catalog) Publish(ctx context.Context, id string, published bool) (EventRow, error) {
 	return c.change(ctx, id, func(e *EventRow) error {
+		if published && e.TakenDown {
+			return ErrTakenDown
+		}
 		e.IsPublished = published
+		return nil
+	})
+}
+
+// ErrTakenDown refuses publishing an event the moderators took down
+// (403): only an admin does (Reinstate).
+var ErrTakenDown = fault.New(http.StatusForbidden, "events.error.taken_down", "events: taken down by the moderators")
+
+// TakeDown unpublishes an event the moderators judged against the rules
+// and bars its organizers from publishing it again.
+func (c *Catalog) TakeDown(ctx context.Context, id string) (EventRow, error) {
+	return c.change(ctx, id, func(e *EventRow) error {
+		e.IsPublished, e.TakenDown = false, true
+		return nil
+	})
+}
+
+// Reinstate publishes an event taken down: an admin's undoing of it.
+func (c *Catalog) Reinstate(ctx context.Context, id string) (EventRow, error) {
+	return c.change(ctx, id, func(e *EventRow) error {
+		e.IsPublished, e.TakenDown = true, false
 		return nil
 	})
 }

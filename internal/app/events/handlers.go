@@ -332,10 +332,13 @@ func (s *Service) page(c echo.Context) error {
 		When:     i18n.Span(ctx, e.Start.In(local), e.End.In(local)),
 		Datetime: e.Start.UTC().Format(time.RFC3339), Zone: i18n.ZoneName(ctx, local.String(), e.Start), Place: e.Place,
 		Price: price(ctx, e.PriceCents, e.Currency), Category: labels[e.Category],
-		Cancelled: e.IsCancelled, Published: e.IsPublished, Going: counts.Going, Waiting: counts.Waiting,
+		Cancelled: e.IsCancelled, Published: e.IsPublished, TakenDown: e.TakenDown, Going: counts.Going, Waiting: counts.Waiting,
 		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: manages(id, e), OfferHours: e.OfferHours,
 		ImageURL: imageURL(e.ImageKey, false), CanAddToGroup: s.groups != nil && id.HasAccount() && !e.IsCancelled,
 	}
+	// Who runs it publishes it, unless the moderators took it down: then
+	// only an admin does.
+	p.CanPublish = !e.IsPublished && (!e.TakenDown || id != nil && id.Admin)
 	// The event's own time first, as on its posters; the viewer's too
 	// when they read times in another zone.
 	if zone.String() != local.String() && e.Start.In(zone).Format(time.DateTime) != e.Start.In(local).Format(time.DateTime) {
@@ -347,6 +350,9 @@ func (s *Service) page(c echo.Context) error {
 	if id == nil {
 		p.SignInURL = auth.SignInPath(eventURL(e.RowKey))
 	} else {
+		if s.mayReport(id, e) {
+			p.ReportURL = reportURL(e.RowKey)
+		}
 		r, err := s.catalog.seats.Status(ctx, e.RowKey, id.MemberKey)
 		if err != nil {
 			return err
@@ -638,7 +644,11 @@ func (s *Service) cancelEvent(c echo.Context) error {
 func (s *Service) publish(published bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		e, err := s.Publish(ctx, c.Param("id"), published)
+		publish := s.Publish
+		if published && eventOf(c).TakenDown && auth.From(c).Admin {
+			publish = s.Reinstate // an admin undoes the take-down
+		}
+		e, err := publish(ctx, c.Param("id"), published)
 		if err != nil {
 			return err
 		}

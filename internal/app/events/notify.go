@@ -184,6 +184,16 @@ func (s *Service) Publish(ctx context.Context, eventID string, published bool) (
 	return e, err
 }
 
+// Reinstate publishes an event the moderators took down: an admin's
+// undoing of it (published is true; the signature is Publish's).
+func (s *Service) Reinstate(ctx context.Context, eventID string, _ bool) (EventRow, error) {
+	e, err := s.catalog.Reinstate(ctx, eventID)
+	if err == nil {
+		s.scheduleReminder(ctx, e)
+	}
+	return e, err
+}
+
 // CancelEvent cancels an event (it stays listed, marked) and tells
 // everyone registered.
 func (s *Service) CancelEvent(ctx context.Context, eventID string) (EventRow, error) {

@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/web"
 )
 
@@ -36,6 +37,9 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/events/:id/register", s.register, acc, event)
 	e.POST("/events/:id/cancel", s.cancelRegistration, acc, event)
 	e.POST("/events/:id/accept", s.accept, acc, event)
+	report := moderation.Page{Section: "events", Queue: s.Reports, Of: s.eventReport}
+	e.GET("/events/:id/report", report.Show, acc, visible)
+	e.POST("/events/:id/report", report.File, acc, visible)
 	e.GET("/events/:id/add-to-group", s.addToGroupForm, acc, visible)
 	e.POST("/events/:id/add-to-group", s.addToGroup, acc, visible)
 	e.POST("/events/:id/publish", s.publish(true), orgEvent...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
 	"github.com/harmony/harmony/internal/tasks"
@@ -43,8 +44,10 @@ type Service struct {
 	updates       quota.Limit
 	// counts counts new events and registrations.
 	counts metrics.Counting
-	log    *slog.Logger
-	now    func() time.Time
+	// Reporting lets members report an event (reports.go).
+	moderation.Reporting
+	log *slog.Logger
+	now func() time.Time
 }
 
 // New builds the module on store.
