@@ -12,6 +12,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/harmony/harmony/internal/app/account/accounttest"
+	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/app/blog"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/media/mediatest"
@@ -31,12 +32,13 @@ type app struct {
 }
 
 // newApp is the blog with the inbox (its followers' notices) on a test
-// server, boss@example.com an admin.
-func newApp(t *testing.T) *app {
+// server, boss@example.com an admin; withQueue adds the admin section,
+// whose moderation queue takes reports of comments.
+func newApp(t *testing.T, withQueue ...bool) *app {
 	t.Helper()
 	a := &app{}
 	var in *inbox.Service
-	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: []platform.Factory{
+	modules := []platform.Factory{
 		func(c *platform.Core) (web.Module, error) {
 			var err error
 			in, err = inbox.FromCore(c)
@@ -47,7 +49,13 @@ func newApp(t *testing.T) *app {
 			a.svc.UseNotifier(in)
 			return a.svc, a.svc.UseTasks(c.Tasks)
 		},
-	}})
+	}
+	if len(withQueue) > 0 && withQueue[0] {
+		modules = append(modules, func(c *platform.Core) (web.Module, error) {
+			return admin.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now), nil
+		})
+	}
+	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules})
 	a.admin, a.member, a.visitor = a.Client(), a.Client(), a.Client()
 	a.SignIn(a.admin, "boss@example.com")
 	a.SignIn(a.member, "mia@example.com")
@@ -408,7 +416,9 @@ func TestListingPagesAndReadsOneQuery(t *testing.T) {
 	if res := a.visitor.Get("/blog?tag=news&cursor=" + url.QueryEscape(token.Query().Get("cursor"))); res.StatusCode != http.StatusBadRequest {
 		t.Errorf("all posts' token on #news: %d", res.StatusCode)
 	}
-	if got := a.visitor.Get("/blog/post-05").StorageOps(t); got["reads"] != 1 || got["queries"] != 1 {
+	// A post: its point read, then a query of the newest posts ("More
+	// from the blog") and one of its comments.
+	if got := a.visitor.Get("/blog/post-05").StorageOps(t); got["reads"] != 1 || got["queries"] != 2 {
 		t.Errorf("a post's page: %v", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/platform"
 )
@@ -87,8 +88,25 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 				return fmt.Errorf("blog: demo picture of %q: %w", d.title, err)
 			}
 		}
+		for _, c := range demoComments {
+			if c.title != d.title {
+				continue
+			}
+			who := cast.Person(c.who)
+			if _, err := s.AddComment(ctx, p, &auth.Identity{MemberKey: who.Key, DisplayName: who.Name}, c.body); err != nil {
+				return fmt.Errorf("blog: demo comment on %q: %w", d.title, err)
+			}
+		}
 	}
 	return nil
+}
+
+// demoComments are readers' comments on the demo's posts, oldest first:
+// the post's title, who wrote it, what.
+var demoComments = []struct{ title, who, body string }{
+	{"Spring tour: twelve cities, one van", "lily", "Manchester on a Friday, perfect. Already counting the days!"},
+	{"Spring tour: twelve cities, one van", "boris", "Ждём вас в Москве! Три вечера подряд — это **праздник**."},
+	{"Spring tour: twelve cities, one van", "tom", "Any chance of a second London date? The first one will sell out in minutes."},
 }
 
 // demoPicture adds a picture to p's text, as its editor would: uploaded

@@ -128,9 +128,22 @@ func tags(list []string, current string) []views.Tag {
 
 // post is GET /blog/:slug: the post, and the newest others.
 func (s *Service) post(c echo.Context) error {
+	return s.renderPost(c, http.StatusOK, views.CommentsProps{})
+}
+
+// renderPost is the route's post with its comments (a page of them from
+// the request's cursor); form refills a refused comment.
+func (s *Service) renderPost(c echo.Context, status int, form views.CommentsProps) error {
 	ctx := c.Request().Context()
 	p := postScope.From(c)
 	zone := auth.From(c).Location()
+	comments, later, err := s.commentsProps(c, p, form)
+	if err != nil {
+		return err
+	}
+	if later && web.HTMXFrom(c).Partial {
+		return web.RenderFragment(c, status, views.CommentsChunk(comments.Comments, comments.NextURL))
+	}
 	more, err := s.List(ctx, "", moreCards+1, nil)
 	if err != nil {
 		return err
@@ -149,7 +162,10 @@ func (s *Service) post(c echo.Context) error {
 			props.UnpublishURL = postURL(p.RowKey) + "/unpublish"
 		}
 	}
-	return web.Render(c, http.StatusOK, web.Page{Title: p.Title, Section: "blog", Content: views.Post(props)})
+	if p.Visible(s.now()) {
+		props.Comments = &comments
+	}
+	return web.Render(c, status, web.Page{Title: p.Title, Section: "blog", Content: views.Post(props)})
 }
 
 // feed is GET /blog/feed.xml: RSS of the newest posts.

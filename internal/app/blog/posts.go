@@ -348,7 +348,7 @@ func (s *Service) Unpublish(ctx context.Context, slug string) (PostRow, error) {
 	return row, s.behind(ctx, err, slug)
 }
 
-// Delete removes a post, its cards and its cover, for good.
+// Delete removes a post, its cards, pictures and comments, for good.
 func (s *Service) Delete(ctx context.Context, slug string) error {
 	row, err := s.Post(ctx, slug)
 	if err != nil {
@@ -359,6 +359,9 @@ func (s *Service) Delete(ctx context.Context, slug string) error {
 	}
 	for _, key := range append(row.PictureList(), row.CoverKey) {
 		s.pictures.Delete(ctx, key)
+	}
+	if err := s.deleteComments(ctx, row.ID); err != nil {
+		s.log.WarnContext(ctx, "blog: a deleted post's comments stay", "post", slug, "err", err)
 	}
 	if err := s.cards.Sync(ctx, &row, nil); err != nil {
 		return s.behind(ctx, errors.Join(projection.ErrBehind, err), slug)

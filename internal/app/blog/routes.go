@@ -4,11 +4,13 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/web"
 )
 
 // Routes registers the blog's pages: reading is everyone's (drafts and
-// posts scheduled for later are the admins'), writing the admins'.
+// posts scheduled for later are the admins'), writing the admins',
+// commenting members'.
 func (s *Service) Routes(e *echo.Echo) {
 	admin, post := auth.RequireAdmin, s.requirePost()
 	e.GET(homeURL, s.list, web.Shared)
@@ -25,4 +27,13 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/blog/:slug/delete", s.remove, admin, post)
 	e.POST("/blog/:slug/pictures", s.addPicture, admin, post)
 	e.POST("/blog/:slug/pictures/:file/delete", s.deletePicture, admin, post)
+
+	// Comments (comments.go): members write them, their authors and
+	// admins delete them, others report them.
+	acc := auth.RequireAccount
+	e.POST("/blog/:slug/comments", s.addComment, acc, post)
+	e.POST("/blog/:slug/comments/:comment/delete", s.deleteComment, acc, post)
+	report := moderation.Page{Section: "blog", Queue: s.Reports, Of: s.commentReport}
+	e.GET("/blog/:slug/comments/:comment/report", report.Show, acc, post)
+	e.POST("/blog/:slug/comments/:comment/report", report.File, acc, post)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/media/pictures"
+	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
 	"github.com/harmony/harmony/internal/tasks"
@@ -19,6 +20,10 @@ type Service struct {
 	index     *storage.Table
 	pictures  pictures.Public
 	followers *storage.Table
+	// comments and commentQuota keep the comments (comments.go).
+	comments     *storage.Table
+	commentQuota *storage.Table
+	moderation.Reporting
 	// cards keeps BlogIndex in step with the posts.
 	cards *projection.Projection[PostRow]
 	// notifier and announcements tell followers of new posts; nil tells
@@ -43,14 +48,16 @@ const (
 // New keeps the blog in store.
 func New(store *storage.Store, cursors *storage.Cursors, baseURL string, log *slog.Logger, now func() time.Time) *Service {
 	s := &Service{
-		posts:     store.Table(PostsTable),
-		index:     store.Table(IndexTable),
-		followers: store.Table(FollowersTable),
-		pictures:  pictures.Public{Store: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide, Log: log}, Prefix: mediaPrefix},
-		cursors:   cursors,
-		baseURL:   baseURL,
-		log:       log,
-		now:       now,
+		posts:        store.Table(PostsTable),
+		index:        store.Table(IndexTable),
+		followers:    store.Table(FollowersTable),
+		comments:     store.Table(CommentsTable),
+		commentQuota: store.Table(commentQuota),
+		pictures:     pictures.Public{Store: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide, Log: log}, Prefix: mediaPrefix},
+		cursors:      cursors,
+		baseURL:      baseURL,
+		log:          log,
+		now:          now,
 	}
 	s.cards = &projection.Projection[PostRow]{
 		Canonical: s.posts,
@@ -94,7 +101,9 @@ func tagPart(tag string) string { return tagPrefix + storage.EscapeKey(tag) }
 func (s *Service) Slug() string { return "blog" }
 
 // Tables are the tables this module needs provisioned.
-func (s *Service) Tables() []string { return []string{PostsTable, IndexTable, FollowersTable} }
+func (s *Service) Tables() []string {
+	return []string{PostsTable, IndexTable, FollowersTable, CommentsTable, commentQuota}
+}
 
 // Containers are the blob containers this module needs provisioned.
 func (s *Service) Containers() []string { return []string{ImagesContainer} }

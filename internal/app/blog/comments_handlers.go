@@ -1,0 +1,145 @@
+package blog
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/moderation"
+	"github.com/harmony/harmony/internal/richtext"
+	"github.com/harmony/harmony/internal/web"
+	views "github.com/harmony/harmony/views/blog"
+	"github.com/harmony/harmony/views/components"
+)
+
+// commentsURL is where a post's comments are posted.
+func commentsURL(slug string) string { return postURL(slug) + "/comments" }
+
+// commentURL is a comment's own address: its RowKey with "-" for "|".
+func commentURL(slug, rk string) string {
+	return commentsURL(slug) + "/" + strings.Replace(rk, "|", "-", 1)
+}
+
+// commentKey is the RowKey a comment's address names.
+func commentKey(c echo.Context) string { return strings.Replace(c.Param("comment"), "-", "|", 1) }
+
+// commentsProps are the comments of p from the request's cursor, as the
+// request's viewer sees them, with form's refill; later is a page after
+// the first. A post readers do not see yet shows none.
+func (s *Service) commentsProps(c echo.Context, p PostRow, form views.CommentsProps) (views.CommentsProps, bool, error) {
+	if !p.Visible(s.now()) {
+		return form, false, nil
+	}
+	ctx, id := c.Request().Context(), auth.From(c)
+	pager := web.Pager{Cursors: s.cursors, Query: "blog/comments|" + p.ID, URL: postURL(p.RowKey)}
+	start, err := pager.Start(c)
+	if err != nil {
+		return form, false, err
+	}
+	page, err := s.Comments(ctx, p.ID, start)
+	if err != nil {
+		return form, false, err
+	}
+	if id.HasAccount() {
+		form.Action = commentsURL(p.RowKey)
+	} else {
+		form.SignInURL = auth.SignInPath(postURL(p.RowKey) + "#comments")
+	}
+	if start != nil {
+		form.NewestURL = postURL(p.RowKey) + "#comments"
+	}
+	zone := id.Location()
+	for _, r := range page.Comments {
+		v := views.Comment{
+			Anchor: commentAnchor(r.RowKey), Author: r.AuthorName, AuthorURL: auth.ProfileURL(r.AuthorKey),
+			When: i18n.DateTime(ctx, r.CreatedAt.In(zone)), Datetime: r.CreatedAt.Format(time.RFC3339), Hidden: r.Hidden,
+		}
+		if !r.Hidden {
+			v.Body = templ.Raw(string(richtext.Render(r.Body)))
+		}
+		switch {
+		case !id.HasAccount():
+		case r.AuthorKey == id.MemberKey || id.Admin:
+			v.DeleteURL = commentURL(p.RowKey, r.RowKey) + "/delete"
+		case s.Reports != nil && !r.Hidden:
+			v.ReportURL = commentURL(p.RowKey, r.RowKey) + "/report"
+		}
+		form.Comments = append(form.Comments, v)
+	}
+	form.NextURL = pager.NextURL(page.Next)
+	return form, start != nil, nil
+}
+
+// addComment is POST /blog/:slug/comments (body): htmx gets the comments
+// again, the new one first; without it, the post at its comments. A
+// refused text comes back beside the field, as typed.
+func (s *Service) addComment(c echo.Context) error {
+	ctx := c.Request().Context()
+	p, body := postScope.From(c), c.FormValue("body")
+	row, err := s.AddComment(ctx, p, auth.From(c), body)
+	switch {
+	case err == nil && web.HTMXFrom(c).Partial:
+		return s.renderComments(c, http.StatusOK, p, views.CommentsProps{})
+	case err == nil:
+		return web.FlashRedirect(c, "blog.comments.flash.added", postURL(p.RowKey)+"#"+commentAnchor(row.RowKey))
+	}
+	return web.AnswerForm(c, err, "", "", func(status int, errs formrule.FieldErrors) error {
+		return s.renderComments(c, status, p, views.CommentsProps{Body: strings.ToValidUTF8(body, "\uFFFD"), Error: errs["body"]})
+	}, web.Refusal{Field: "body", Err: ErrTooManyComments})
+}
+
+// renderComments answers a comment's change: htmx gets the section, a
+// plain form the whole post.
+func (s *Service) renderComments(c echo.Context, status int, p PostRow, form views.CommentsProps) error {
+	if !web.HTMXFrom(c).Partial {
+		return s.renderPost(c, status, form)
+	}
+	comments, _, err := s.commentsProps(c, p, form)
+	if err != nil {
+		return err
+	}
+	return web.RenderFragment(c, status, views.Comments(comments))
+}
+
+// deleteComment is POST /blog/:slug/comments/:comment/delete: its author
+// or an admin deletes it.
+func (s *Service) deleteComment(c echo.Context) error {
+	p := postScope.From(c)
+	if err := s.DeleteComment(c.Request().Context(), p.ID, commentKey(c), auth.From(c)); err != nil {
+		return err
+	}
+	if web.HTMXFrom(c).Partial {
+		return s.renderComments(c, http.StatusOK, p, views.CommentsProps{})
+	}
+	return web.FlashRedirect(c, "blog.comments.flash.deleted", postURL(p.RowKey)+"#comments")
+}
+
+// commentReport is the report of the route's comment, and its page: a
+// comment shown, of someone else.
+func (s *Service) commentReport(c echo.Context) (moderation.Report, components.ReportProps, error) {
+	ctx, id, p := c.Request().Context(), auth.From(c), postScope.From(c)
+	r, err := s.comment(ctx, p.ID, commentKey(c))
+	if err == nil && (r.Hidden || r.AuthorKey == id.MemberKey || !p.Visible(s.now())) {
+		err = ErrNoComment
+	}
+	if err != nil {
+		return moderation.Report{}, components.ReportProps{}, err
+	}
+	excerpt := richtext.Plain(r.Body, 500)
+	link := postURL(p.RowKey) + "#" + commentAnchor(r.RowKey)
+	report := moderation.Report{
+		Target: moderation.Target{Kind: commentKind, Key: p.ID + "#" + r.RowKey}, Link: link,
+		Excerpt: excerpt, Author: r.AuthorKey, AuthorName: r.AuthorName, By: id.MemberKey, ByName: id.DisplayName,
+	}
+	props := components.ReportProps{
+		Heading: i18n.T(ctx, "blog.comments.report_heading"), Back: link, BackLabel: p.Title,
+		Author: r.AuthorName, Excerpt: excerpt, Action: commentURL(p.RowKey, r.RowKey) + "/report",
+	}
+	return report, props, nil
+}
