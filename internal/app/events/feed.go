@@ -145,5 +145,5 @@ func (s *Service) replaceFeed(c echo.Context) error {
 	if _, err := s.ReplaceFeedToken(c.Request().Context(), auth.From(c).MemberKey); err != nil {
 		return err
 	}
-	return web.FlashRedirect(c, "events.flash.feed", "/events/mine")
+	return web.FlashRedirect(c, "events.flash.feed", myEventsURL)
 }

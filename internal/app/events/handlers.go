@@ -80,6 +80,9 @@ func requireOrganizer(next echo.HandlerFunc) echo.HandlerFunc {
 
 func eventURL(id string) string { return "/events/" + url.PathEscape(id) }
 
+// myEventsURL is the events a person registered for.
+const myEventsURL = "/events/mine"
+
 // listQuery names a listing for its cursors.
 func listQuery(past bool, category string) string {
 	return fmt.Sprintf("events/list|%t|%s", past, category)

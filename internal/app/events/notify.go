@@ -29,6 +29,12 @@ func (s *Service) tellAt(ctx context.Context, e EventRow, kind, key string, when
 	if s.notifier == nil {
 		return
 	}
+	// Readers cannot open an event no longer published: its notice leads
+	// to their events.
+	link := eventURL(e.RowKey)
+	if !e.IsPublished {
+		link = myEventsURL
+	}
 	for _, m := range memberKeys {
 		if auth.IsGuestKey(m) {
 			continue
@@ -38,7 +44,7 @@ func (s *Service) tellAt(ctx context.Context, e EventRow, kind, key string, when
 			Kind: kind,
 			Args: map[string]string{"title": e.Title, "place": e.Place},
 			When: when,
-			Link: eventURL(e.RowKey),
+			Link: link,
 			Key:  fmt.Sprintf("%s|%s|%s|%s", kind, e.RowKey, m, key),
 		})
 		if err != nil {

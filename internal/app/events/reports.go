@@ -28,10 +28,19 @@ const eventKind = "events.event"
 // ReportKinds are what the events module takes down (moderation.Source).
 func (s *Service) ReportKinds() []string { return []string{eventKind} }
 
-// TakeDown takes the reported event down (Catalog.TakeDown).
+// TakeDown takes the reported event down (Catalog.TakeDown) and tells
+// whoever is registered that it is gone.
 func (s *Service) TakeDown(ctx context.Context, t moderation.Target, _ moderation.Moderator, _ string) error {
-	_, err := s.catalog.TakeDown(ctx, t.Key)
-	return err
+	e, err := s.catalog.TakeDown(ctx, t.Key)
+	if err != nil {
+		return err
+	}
+	who, err := s.registered(ctx, e)
+	if err != nil {
+		s.log.WarnContext(ctx, "events: a take-down not announced", "event", e.RowKey, "err", err)
+	}
+	s.tell(ctx, e, "events.notify.taken_down", "", who...)
+	return nil
 }
 
 // reportURL is where an event is reported.

@@ -18,8 +18,9 @@ import (
 // TestReportingAnEvent: a member reports an event from its page (its
 // organizers and visitors are offered no report); the report quotes the
 // event; the admins' take-down unpublishes it, so it leaves the listing
-// and its page is a 404 to members, while its organizer reads why and
-// cannot publish it again; an admin who publishes it reinstates it.
+// and its page is a 404 to members, whoever registered is told, and its
+// organizer reads why and cannot publish it again; an admin who
+// publishes it reinstates it.
 func TestReportingAnEvent(t *testing.T) {
 	t.Parallel()
 	var in *inbox.Service
@@ -44,8 +45,9 @@ func TestReportingAnEvent(t *testing.T) {
 			},
 		},
 	})
-	host, ann, boss, visitor := a.Client(), a.Client(), a.Client(), a.Client()
+	host, ann, bob, boss, visitor := a.Client(), a.Client(), a.Client(), a.Client(), a.Client()
 	hostKey := a.SignIn(host, "host@example.com")
+	a.SignIn(bob, "bob@example.com")
 	a.SignIn(ann, "ann@example.com")
 	a.SignIn(boss, "boss@example.com")
 	if _, err := a.Accounts.SetRole(t.Context(), hostKey, account.RoleOrganizer, true); err != nil {
@@ -58,6 +60,9 @@ func TestReportingAnEvent(t *testing.T) {
 	page := res.Header.Get("Location")
 	if res := post(host, page+"/publish", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("publish: %d", res.StatusCode)
+	}
+	if res := post(bob, page+"/register", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Bob registers: %d", res.StatusCode)
 	}
 	if got := ann.Get(page).Doc(t).Find(testID("event-report")).AttrOr("href", ""); got != page+"/report" {
 		t.Errorf("Ann's report link: %q", got)
@@ -95,6 +100,10 @@ func TestReportingAnEvent(t *testing.T) {
 	}
 	if res := ann.Get(page); res.StatusCode != http.StatusNotFound {
 		t.Errorf("Ann opens the event taken down: %d", res.StatusCode)
+	}
+	told := a.Inbox(bob).Filter(`:contains("was taken down by the moderators")`)
+	if told.Length() != 1 {
+		t.Errorf("Bob, registered, is told: %q", a.Inbox(bob).Text())
 	}
 	mine := host.Get(page).Doc(t)
 	if mine.Find(testID("event-taken-down")).Length() != 1 || mine.Find(testID("publish-form")).Length() != 0 {

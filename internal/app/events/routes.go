@@ -24,7 +24,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/events", s.list, web.Shared)
 	e.GET("/events/new", s.newEvent, org...)
 	e.POST("/events", s.create, org...)
-	e.GET("/events/mine", s.mine, acc)
+	e.GET(myEventsURL, s.mine, acc)
 	e.GET(organizingURL, s.organizing, org...)
 	e.POST("/events/mine/feed", s.replaceFeed, acc)
 	e.GET("/events/calendar/:file", s.myCalendar) // token-gated feed
