@@ -401,17 +401,17 @@ func (s *Service) Dismiss(ctx context.Context, by Actor, rk, note string) error 
 // first for ResolutionTakenDown. scopes, unless nil (an admin), are the
 // scopes by judges: a report of another is not found.
 func (s *Service) resolve(ctx context.Context, by Actor, scopes []string, rk, note, resolution string) error {
-	errs := formrule.FieldErrors{}
-	note = errs.Check("note", resolveNoteRule, note, "admin.reports.error.note")
-	if len(errs) > 0 {
-		return errs
-	}
 	r, err := s.openReport(ctx, rk)
 	if err != nil {
 		return err
 	}
 	if scopes != nil && !slices.Contains(scopes, r.Scope) {
-		return ErrNoReport
+		return ErrNoReport // before the note: a refusal shows the report
+	}
+	errs := formrule.FieldErrors{}
+	note = errs.Check("note", resolveNoteRule, note, "admin.reports.error.note")
+	if len(errs) > 0 {
+		return errs
 	}
 	if resolution == ResolutionTakenDown {
 		src, ok := s.sources[r.Kind]

@@ -280,6 +280,7 @@ func TestSectionModeratorsReviewTheirReports(t *testing.T) {
 		status int
 	}{
 		{"Ann takes down News' report", ann, "/review/" + newsID + "/take-down", nil, http.StatusNotFound},
+		{"Ann's note too long on News' report", ann, "/review/" + newsID + "/take-down", url.Values{"note": {strings.Repeat("y", 501)}}, http.StatusNotFound},
 		{"Ann dismisses News' report", ann, "/review/" + newsID + "/dismiss", nil, http.StatusNotFound},
 		{"Bob takes down Talk's report", bob, "/review/" + talkID + "/take-down", nil, http.StatusForbidden},
 		{"a note too long", ann, "/review/" + talkID + "/take-down", url.Values{"note": {strings.Repeat("y", 501)}}, http.StatusUnprocessableEntity},
