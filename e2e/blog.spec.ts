@@ -2,7 +2,8 @@
 // not see it), adds a picture for the text while words not yet saved stay
 // in the editor (htmx swaps the pictures panel alone), puts the picture in
 // the text and publishes; a visitor finds the post in the listing, by its
-// tag and in the feed, with its picture. Then axe on the blog's pages.
+// tag and in the feed, with its picture; a member comments on it and
+// edits the comment (htmx, no page load). Then axe on the blog's pages.
 import path from 'node:path';
 import { test, expect } from '@playwright/test';
 import { blogAdminEmail, axeProblems, newSignedInPage, uniqueLocal } from './helpers';
@@ -65,9 +66,36 @@ test('blog: a draft with pictures, published, read by a visitor by tag and feed'
   expect(feed.headers()['content-type']).toContain('application/rss+xml');
   expect(await feed.text()).toContain(`<title>${title}</title>`);
 
-  // axe on the listing, the post, the editor and the drafts.
+  // A member comments: a blank comment is refused beside the field, then
+  // the comment appears at the top of the list without a page load (htmx
+  // swaps the section), rendered from Markdown; the visitor reads it.
+  const { page: member } = await newSignedInPage(browser, `${uniqueLocal('bc')}@example.com`);
+  await member.goto(postURL);
+  const comments = member.getByTestId('blog-comments');
+  await comments.getByTestId('comment-submit').click();
+  await expect(comments.getByTestId('field-error')).toBeVisible();
+  await comments.getByLabel('Add a comment').fill(`Great **show** (${suffix})`);
+  const loads: string[] = [];
+  member.on('framenavigated', (f) => { if (f === member.mainFrame()) loads.push(f.url()); });
+  await comments.getByTestId('comment-submit').click();
+  await expect(member.getByTestId('comment').first().getByTestId('comment-body').locator('strong')).toHaveText('show');
+  await expect(member.getByTestId('blog-comments').getByLabel('Add a comment')).toHaveValue('');
+  expect(loads).toEqual([]);
+  // They edit it in place: the form replaces the comment, and saving
+  // puts the comment back, changed and marked edited, with no page load.
+  await member.getByTestId('comment').first().getByTestId('comment-edit').click();
+  const editing = member.getByTestId('comment-edit-form');
+  await editing.getByLabel('Your comment').fill(`Great **show**, see you in Riga (${suffix})`);
+  await editing.getByTestId('comment-save').click();
+  await expect(member.getByTestId('comment').first().getByTestId('comment-edited')).toBeVisible();
+  expect(loads).toEqual([]);
+  await visitor.goto(postURL);
+  await expect(visitor.getByTestId('comment').first()).toContainText(`Great show, see you in Riga (${suffix})`);
+
+  // axe on the listing, the post (with its comments, as a visitor and as
+  // a member), the editor and the drafts.
   const problems: string[] = [];
-  for (const [page, p] of [[visitor, '/blog'], [visitor, postURL], [admin, `${postURL}/edit`], [admin, '/blog/drafts'], [admin, '/blog/new']] as const) {
+  for (const [page, p] of [[visitor, '/blog'], [visitor, postURL], [member, postURL], [admin, `${postURL}/edit`], [admin, '/blog/drafts'], [admin, '/blog/new']] as const) {
     await page.goto(p);
     problems.push(...(await axeProblems(page, p)));
   }

@@ -68,6 +68,8 @@ type CommentRow struct {
 	AuthorName   string    `table:"authorName"`
 	Body         string    `table:"body"` // Markdown
 	CreatedAt    time.Time `table:"createdAt"`
+	// EditedAt is its author's last edit, nil for none.
+	EditedAt *time.Time `table:"editedAt"`
 	// Hidden: the moderators took it down after a report.
 	Hidden bool `table:"hidden"`
 }
@@ -92,10 +94,9 @@ func (s *Service) AddComment(ctx context.Context, p PostRow, by *auth.Identity, 
 	if !p.Visible(s.now()) {
 		return CommentRow{}, ErrNoPost
 	}
-	errs := formrule.FieldErrors{}
-	body = errs.Check("body", commentRule, body, "blog.comments.error.body")
-	if len(errs) > 0 {
-		return CommentRow{}, errs
+	body, err := checkComment(body)
+	if err != nil {
+		return CommentRow{}, err
 	}
 	now := s.now().UTC()
 	if err := s.commentLimit().Take(ctx, by.MemberKey, now); err != nil {
@@ -121,6 +122,43 @@ func (s *Service) AddComment(ctx context.Context, p PostRow, by *auth.Identity, 
 		}
 	}
 	return row, nil
+}
+
+// checkComment cleans a comment's text: a refusal is a
+// formrule.FieldErrors on "body".
+func checkComment(body string) (string, error) {
+	errs := formrule.FieldErrors{}
+	body = errs.Check("body", commentRule, body, "blog.comments.error.body")
+	if len(errs) > 0 {
+		return body, errs
+	}
+	return body, nil
+}
+
+// EditComment changes comment rk of the post with id to body: its
+// author's alone (ErrNotYourComment), while it is shown (a comment the
+// moderators hid is ErrNoComment).
+func (s *Service) EditComment(ctx context.Context, id, rk string, by *auth.Identity, body string) (CommentRow, error) {
+	if !validCommentKey(rk) {
+		return CommentRow{}, ErrNoComment
+	}
+	body, err := checkComment(body)
+	if err != nil {
+		return CommentRow{}, err
+	}
+	return storage.Change(ctx, s.comments, id, rk, ErrNoComment, func(c *CommentRow) error {
+		switch {
+		case c.Hidden:
+			return ErrNoComment
+		case c.AuthorKey != by.MemberKey:
+			return ErrNotYourComment
+		case c.Body == body:
+			return storage.ErrNoChange
+		}
+		now := s.now().UTC()
+		c.Body, c.EditedAt = body, &now
+		return nil
+	})
 }
 
 // CommentsPage is a page of a post's comments, newest first.

@@ -54,26 +54,40 @@ func (s *Service) commentsProps(c echo.Context, p PostRow, form views.CommentsPr
 	if start != nil {
 		form.NewestURL = postURL(p.RowKey) + "#comments"
 	}
-	zone := id.Location()
 	for _, r := range page.Comments {
-		v := views.Comment{
-			Anchor: commentAnchor(r.RowKey), Author: r.AuthorName, AuthorURL: auth.ProfileURL(r.AuthorKey),
-			When: i18n.DateTime(ctx, r.CreatedAt.In(zone)), Datetime: r.CreatedAt.Format(time.RFC3339), Hidden: r.Hidden,
-		}
-		if !r.Hidden {
-			v.Body = templ.Raw(string(richtext.Render(r.Body)))
-		}
-		switch {
-		case !id.HasAccount():
-		case r.AuthorKey == id.MemberKey || id.Admin:
-			v.DeleteURL = commentURL(p.RowKey, r.RowKey) + "/delete"
-		case s.Reports != nil && !r.Hidden:
-			v.ReportURL = commentURL(p.RowKey, r.RowKey) + "/report"
-		}
-		form.Comments = append(form.Comments, v)
+		form.Comments = append(form.Comments, s.commentView(c, p, r))
 	}
 	form.NextURL = pager.NextURL(page.Next)
 	return form, start != nil, nil
+}
+
+// commentView is comment r of p as the request's viewer sees it: its
+// author edits and deletes it, an admin deletes it, others report it.
+func (s *Service) commentView(c echo.Context, p PostRow, r CommentRow) views.Comment {
+	ctx, id := c.Request().Context(), auth.From(c)
+	zone := id.Location()
+	v := views.Comment{
+		Anchor: commentAnchor(r.RowKey), Author: r.AuthorName, AuthorURL: auth.ProfileURL(r.AuthorKey),
+		When: i18n.DateTime(ctx, r.CreatedAt.In(zone)), Datetime: r.CreatedAt.Format(time.RFC3339),
+		Hidden: r.Hidden, Edited: r.EditedAt != nil,
+	}
+	if !r.Hidden {
+		v.Body = templ.Raw(string(richtext.Render(r.Body)))
+	}
+	own := commentURL(p.RowKey, r.RowKey)
+	switch {
+	case !id.HasAccount():
+	case r.AuthorKey == id.MemberKey:
+		v.DeleteURL = own + "/delete"
+		if !r.Hidden {
+			v.EditURL = own + "/edit"
+		}
+	case id.Admin:
+		v.DeleteURL = own + "/delete"
+	case s.Reports != nil && !r.Hidden:
+		v.ReportURL = own + "/report"
+	}
+	return v
 }
 
 // addComment is POST /blog/:slug/comments (body): htmx gets the comments
@@ -105,6 +119,53 @@ func (s *Service) renderComments(c echo.Context, status int, p PostRow, form vie
 		return err
 	}
 	return web.RenderFragment(c, status, views.Comments(comments))
+}
+
+// editCommentPage is GET /blog/:slug/comments/:comment/edit: its
+// author's form to change it (htmx: in its place in the list).
+func (s *Service) editCommentPage(c echo.Context) error {
+	p, id := postScope.From(c), auth.From(c)
+	r, err := s.comment(c.Request().Context(), p.ID, commentKey(c))
+	switch {
+	case err != nil:
+		return err
+	case r.Hidden:
+		return ErrNoComment
+	case r.AuthorKey != id.MemberKey:
+		return ErrNotYourComment
+	}
+	return s.renderCommentEdit(c, http.StatusOK, p, r.RowKey, r.Body, "")
+}
+
+// renderCommentEdit is the edit form of comment rk of p with body and
+// its error: htmx gets the list item, a plain request a page.
+func (s *Service) renderCommentEdit(c echo.Context, status int, p PostRow, rk, body, errKey string) error {
+	ctx := c.Request().Context()
+	props := views.CommentEditProps{
+		Anchor: commentAnchor(rk), Action: commentURL(p.RowKey, rk) + "/edit",
+		Back: postURL(p.RowKey) + "#" + commentAnchor(rk), PostTitle: p.Title, Body: body, Error: errKey,
+	}
+	if web.HTMXFrom(c).Partial {
+		return web.RenderFragment(c, status, views.CommentEditItem(props))
+	}
+	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "blog.comments.edit_heading"), Section: "blog", Content: views.CommentEditPage(props)})
+}
+
+// editComment is POST /blog/:slug/comments/:comment/edit (body): htmx
+// gets the comment as it now reads, a plain form the post at it; a
+// refused text comes back in the form.
+func (s *Service) editComment(c echo.Context) error {
+	p, rk, body := postScope.From(c), commentKey(c), c.FormValue("body")
+	row, err := s.EditComment(c.Request().Context(), p.ID, rk, auth.From(c), body)
+	switch {
+	case err == nil && web.HTMXFrom(c).Partial:
+		return web.RenderFragment(c, http.StatusOK, views.CommentItem(s.commentView(c, p, row)))
+	case err == nil:
+		return web.FlashRedirect(c, "blog.comments.flash.edited", postURL(p.RowKey)+"#"+commentAnchor(rk))
+	}
+	return web.AnswerForm(c, err, "", "", func(status int, errs formrule.FieldErrors) error {
+		return s.renderCommentEdit(c, status, p, rk, strings.ToValidUTF8(body, "\uFFFD"), errs["body"])
+	})
 }
 
 // deleteComment is POST /blog/:slug/comments/:comment/delete: its author

@@ -39,9 +39,10 @@ func commentTexts(t *testing.T, c *webtest.Client, path string) []string {
 // TestCommentsOnAPost: members comment on a post readers see (newest
 // first, Markdown rendered, the post's author told through the inbox);
 // visitors read them and are offered to sign in; bad text and a draft
-// are refused with nothing written, and so is deleting another's
-// comment; its author or an admin deletes a comment; a report's
-// take-down hides it; older comments come a page at a time; deleting
+// are refused with nothing written, and so is editing or deleting
+// another's comment; its author edits it (in place with htmx); its
+// author or an admin deletes it; a report's take-down hides it (and
+// ends its editing); older comments come a page at a time; deleting
 // the post deletes its comments.
 func TestCommentsOnAPost(t *testing.T) {
 	t.Parallel()
@@ -119,8 +120,50 @@ func TestCommentsOnAPost(t *testing.T) {
 		}
 	}
 
+	// Editing: its author alone, in place with htmx; a refusal keeps the
+	// text and writes nothing.
+	nedsEdit := strings.TrimSuffix(nedsDelete, "/delete") + "/edit"
+	if got, _ := ned.Get(post).Doc(t).Find(testID("comment")).First().Find(testID("comment-edit")).Attr("href"); got != nedsEdit {
+		t.Errorf("Ned's edit link: %q", got)
+	}
+	if a.member.Get(post).Doc(t).Find(testID("comment")).First().Find(testID("comment-edit")).Length() != 0 {
+		t.Error("Mia is offered to edit Ned's comment")
+	}
+	edit := func(c *webtest.Client, body string, htmx bool) *webtest.Response {
+		headers := []string{}
+		if htmx {
+			headers = []string{"HX-Request", "true", "HX-Request-Type", "partial"}
+		}
+		return c.PostForm(nedsEdit, c.WithCSRF(post, url.Values{"body": {body}}), headers...)
+	}
+	if res := a.member.Get(nedsEdit); res.StatusCode != http.StatusForbidden {
+		t.Errorf("Mia opens Ned's edit form: %d", res.StatusCode)
+	}
+	if res := edit(a.member, "Mine now", false); res.StatusCode != http.StatusForbidden || res.Writes(t) != 0 {
+		t.Errorf("Mia edits Ned's comment: %d (%d writes)", res.StatusCode, res.Writes(t))
+	}
+	if page := ned.Get(nedsEdit); page.StatusCode != http.StatusOK || page.Doc(t).Find("textarea").Text() != "See you in Riga." {
+		t.Errorf("Ned's edit page: %d", page.StatusCode)
+	}
+	if frag := ned.Get(nedsEdit, "HX-Request", "true", "HX-Request-Type", "partial").Doc(t); frag.Find(testID("comment-edit-form")).Length() != 1 || frag.Find(testID("blog-post")).Length() != 0 {
+		t.Error("Ned's edit form with htmx is not the list item alone")
+	}
+	for _, htmx := range []bool{false, true} {
+		res := edit(ned, "  ", htmx)
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || res.Doc(t).Find(`[data-testid="field-error"]`).Length() != 1 {
+			t.Errorf("a blank edit (htmx %v): %d (%d writes)", htmx, res.StatusCode, res.Writes(t))
+		}
+	}
+	res = edit(ned, "See you in **Riga** and Tallinn.", true)
+	if frag := res.Doc(t); res.StatusCode != http.StatusOK || frag.Find(testID("comment-body")+" strong").Text() != "Riga" || frag.Find(testID("comment-edited")).Length() != 1 {
+		t.Errorf("Ned's edit: %d %q", res.StatusCode, frag.Text())
+	}
+	if got := commentTexts(t, a.visitor, post); got[0] != "See you in Riga and Tallinn." {
+		t.Errorf("after Ned's edit a visitor reads %q", got)
+	}
+
 	// Ned reports Mia's comment; the admins take it down: it shows as
-	// removed, to everyone.
+	// removed, to everyone, and Mia can no longer edit it.
 	report, _ := ned.Get(post).Doc(t).Find(testID("comment-report")).Attr("href")
 	if report == "" || ned.Get(report).StatusCode != http.StatusOK {
 		t.Fatalf("Ned's report link: %q", report)
@@ -141,6 +184,10 @@ func TestCommentsOnAPost(t *testing.T) {
 	}
 	if got := commentTexts(t, a.visitor, post); len(got) != 2 || got[1] != "Removed by the moderators." {
 		t.Errorf("after the take-down: %q", got)
+	}
+	miasEdit := strings.Replace(nedsEdit, commentKeyOf(nedsEdit), commentKeyOf(report), 1)
+	if res := a.member.PostForm(miasEdit, a.member.WithCSRF(post, url.Values{"body": {"Honest!"}})); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+		t.Errorf("Mia edits her comment taken down: %d (%d writes)", res.StatusCode, res.Writes(t))
 	}
 
 	// An admin deletes Ned's comment (htmx: the section comes back).
@@ -180,6 +227,13 @@ func TestCommentsOnAPost(t *testing.T) {
 	if n := countComments(t, a); n != 0 {
 		t.Errorf("%d comments outlive their post", n)
 	}
+}
+
+// commentKeyOf is the comment's key in a comment's address.
+func commentKeyOf(path string) string {
+	_, rest, _ := strings.Cut(path, "/comments/")
+	key, _, _ := strings.Cut(rest, "/")
+	return key
 }
 
 // countComments counts every row of the comments table.

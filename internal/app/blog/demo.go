@@ -106,7 +106,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 var demoComments = []struct{ title, who, body string }{
 	{"Spring tour: twelve cities, one van", "lily", "Manchester on a Friday, perfect. Already counting the days!"},
 	{"Spring tour: twelve cities, one van", "boris", "Ждём вас в Москве! Три вечера подряд — это **праздник**."},
-	{"Spring tour: twelve cities, one van", "tom", "Any chance of a second London date? The first one will sell out in minutes."},
+	{"Spring tour: twelve cities, one van", "tom", "Any chance of a second London date? The one in March will sell out in minutes."},
 }
 
 // demoPicture adds a picture to p's text, as its editor would: uploaded

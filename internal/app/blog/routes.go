@@ -28,10 +28,12 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/blog/:slug/pictures", s.addPicture, admin, post)
 	e.POST("/blog/:slug/pictures/:file/delete", s.deletePicture, admin, post)
 
-	// Comments (comments.go): members write them, their authors and
-	// admins delete them, others report them.
+	// Comments (comments.go): members write them, their authors edit
+	// them, their authors and admins delete them, others report them.
 	acc := auth.RequireAccount
 	e.POST("/blog/:slug/comments", s.addComment, acc, post)
+	e.GET("/blog/:slug/comments/:comment/edit", s.editCommentPage, acc, post)
+	e.POST("/blog/:slug/comments/:comment/edit", s.editComment, acc, post)
 	e.POST("/blog/:slug/comments/:comment/delete", s.deleteComment, acc, post)
 	report := moderation.Page{Section: "blog", Queue: s.Reports, Of: s.commentReport}
 	e.GET("/blog/:slug/comments/:comment/report", report.Show, acc, post)
