@@ -24,8 +24,8 @@ var badTexts = []struct{ name, value string }{
 }
 
 // TestEveryFormRefusesBadText crawls the app as an admin with a group, an
-// appointment, a prompt, someone else's forum topic, a report in the
-// moderation queue and someone in People, finds every POST form with a text field, and
+// appointment, a prompt, a blog post with a comment, someone else's
+// forum topic, a report in the moderation queue and someone in People, finds every POST form with a text field, and
 // submits each bad text in all its text fields: every form must answer
 // with a 4xx, not a 5xx and not success, write nothing, and say why in
 // words (no message key, no unfilled placeholder).
@@ -95,6 +95,16 @@ func seedForms(t *testing.T, c *webtest.Client) {
 	}))
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("create prompt: %d", res.StatusCode)
+	}
+	// A published blog post with the admin's comment: the crawl finds
+	// the comment form and the comment's edit form.
+	res = c.PostFile("/blog", c.WithCSRF("/blog/new", url.Values{"title": {"A post with forms"}, "body": {"Words."}, "action": {"publish"}}), "cover", "", nil)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("publish a blog post: %d", res.StatusCode)
+	}
+	post := res.Header.Get("Location")
+	if res := c.PostForm(post+"/comments", c.WithCSRF(post, url.Values{"body": {"A comment with forms"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("comment on the post: %d", res.StatusCode)
 	}
 }
 
