@@ -464,5 +464,34 @@ func (s *Service) closeReport(ctx context.Context, by Actor, r ReportRow, resolu
 	if err := s.LogAction(ctx, by.MemberKey, by.Name, action, r.Kind, r.Key, r.AuthorName, note); err != nil {
 		s.logger.ErrorContext(ctx, "admin: report's close not logged", "report", r.RowKey, "err", err)
 	}
+	if resolution == ResolutionTakenDown {
+		s.tellReporters(ctx, r)
+	}
 	return nil
+}
+
+// tellReporters tells who reported r, in their inbox alone, that the
+// moderators took it down, as Discourse tells a flag's author it was
+// agreed with: what they flagged, not who decided. A dismissal tells
+// nobody.
+func (s *Service) tellReporters(ctx context.Context, r ReportRow) {
+	if s.notifier == nil {
+		return
+	}
+	var to []inbox.Recipient
+	for _, key := range reporters(r) {
+		to = append(to, inbox.Recipient{MemberKey: key})
+	}
+	link := r.Link
+	if link == "" {
+		link = "/inbox" // a private chat's message: nothing to open
+	}
+	err := s.notifier.Post(context.WithoutCancel(ctx), inbox.Notice{
+		To: to, Kind: "admin.notify.upheld", NoMail: true,
+		Args: map[string]string{"author": r.AuthorName, "preview": richtext.Plain(r.Excerpt, 140)},
+		When: s.now().UTC(), Link: link, Key: "admin.upheld|" + r.RowKey,
+	})
+	if err != nil {
+		s.logger.WarnContext(ctx, "admin: reporters not told of a take-down", "report", r.RowKey, "err", err)
+	}
 }

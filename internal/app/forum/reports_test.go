@@ -37,7 +37,8 @@ func newReportsApp(t *testing.T) *app {
 // keep what was typed and write nothing. The admins' queue shows the
 // post once with every report's reason and note, and the overview counts
 // it; taking it down hides the post and closes the report, which the
-// log records; a dismissed report changes nothing.
+// log records, and thanks the reporters in their inbox (no email); a
+// dismissed report changes nothing and tells nobody.
 func TestReportingAPost(t *testing.T) {
 	t.Parallel()
 	a := newReportsApp(t)
@@ -158,6 +159,17 @@ func TestReportingAPost(t *testing.T) {
 	if doc := bob.Get(topic).Doc(t); doc.Find("#p1 "+testID("post-hidden")).Length() != 1 || strings.Contains(doc.Find("#p1").Text(), "cheap watches at") {
 		t.Error("the post taken down still shows to members")
 	}
+	// Both reporters are told, in their inbox alone (no email).
+	for _, c := range []*webtest.Client{bob, cat} {
+		if got := a.Inbox(c).Filter(`:contains("Thanks for your report")`); got.Length() != 1 || !strings.Contains(got.Text(), "Buy cheap watches") {
+			t.Errorf("a reporter's inbox: %q", a.Inbox(c).Text())
+		}
+	}
+	for _, m := range a.Mail() {
+		if (m.To == "bob@example.com" || m.To == "cat@example.com") && !strings.Contains(m.Subject, "code") {
+			t.Errorf("a reporter was emailed: %q to %s", m.Subject, m.To)
+		}
+	}
 	if boss.Get("/admin/reports").Doc(t).Find(testID("report-row")).Length() != 0 {
 		t.Error("the report is still open")
 	}
@@ -186,6 +198,9 @@ func TestReportingAPost(t *testing.T) {
 	}
 	if !strings.Contains(bob.Get(topic).Doc(t).Find("#p2").Text(), "Honest question") {
 		t.Error("a dismissed report hid the post")
+	}
+	if n := a.Inbox(bob).Filter(`:contains("Thanks for your report")`).Length(); n != 1 {
+		t.Errorf("after a dismissal Bob has %d thanks, not the one of the take-down", n)
 	}
 	if res := report(bob, second+"/report", url.Values{"reason": {"spam"}}); res.StatusCode != http.StatusSeeOther {
 		t.Errorf("reporting again after a dismissal: %d", res.StatusCode)

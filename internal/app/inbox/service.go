@@ -161,6 +161,9 @@ type Notice struct {
 	// QuoteUntil, when set, is when the quote goes (the original expires):
 	// the inbox shows the notice as withdrawn from then on.
 	QuoteUntil time.Time `json:",omitzero"`
+	// NoMail keeps it to the inbox: a small thing not worth an email (a
+	// report upheld). It has no mail texts.
+	NoMail bool `json:",omitempty"`
 }
 
 // posted is a notice on its way: the task that fans it out.
@@ -248,6 +251,9 @@ func (s *Service) deliverOne(ctx context.Context, d delivery) error {
 		if err := s.writeRow(ctx, memberKey, d.posted); err != nil {
 			return err
 		}
+	}
+	if d.NoMail {
+		return nil
 	}
 	return s.mail(ctx, memberKey, settings, d)
 }
