@@ -3,7 +3,7 @@
 // likes back from "Likes you", both find the match, and "Message" opens
 // their private chat. Then axe on the three People pages.
 import { test, expect, type Page } from '@playwright/test';
-import { axeProblems, isoDateYearsAgo, personWithOIDC, uniqueLocal } from './helpers';
+import { axeProblems, isoDateYearsAgo, personWithOIDC, signInWithOIDC, uniqueLocal } from './helpers';
 
 // join gives page's person a profile named name, 30 years old, and shows
 // them in People.
@@ -66,5 +66,36 @@ test('people: a like, a like back, a match and a message', async ({ browser }) =
     await ann.goto(path);
     problems.push(...(await axeProblems(ann, path)));
   }
+  expect(problems).toEqual([]);
+});
+
+// Distances: three members share their location with "Use my location"
+// (the browser's, allowed for the test); two in London see each other,
+// a kilometre count on the card, while the one in Moscow stays out of
+// their default 100 km until the distance is emptied. axe on Discover
+// with the distance.
+test('people: "Use my location" keeps Discover within a distance', async ({ browser }) => {
+  const stamp = uniqueLocal('pd').slice(-6);
+  const located = async (login: string, name: string, latitude: number, longitude: number): Promise<Page> => {
+    const ctx = await browser.newContext({ geolocation: { latitude, longitude }, permissions: ['geolocation'] });
+    const page = await ctx.newPage();
+    await signInWithOIDC(page, login);
+    await join(page, name);
+    await page.getByTestId('people-place-share').click();
+    await expect(page.getByTestId('flash')).toContainText('Distances are on');
+    return page;
+  };
+  const ann = await located(uniqueLocal('pd-a'), `Ann ${stamp}`, 51.5074, -0.1278);
+  await located(uniqueLocal('pd-b'), `Bob ${stamp}`, 51.4545, -0.0983);
+  await located(uniqueLocal('pd-c'), `Cat ${stamp}`, 55.7558, 37.6173);
+
+  await ann.goto('/people');
+  await expect(ann.getByTestId('people-filter-km')).toHaveValue('100');
+  await expect(ann.getByTestId('person-tile').filter({ hasText: `Bob ${stamp}` })).toContainText('7\u00a0km away');
+  await expect(ann.getByTestId('person-tile').filter({ hasText: `Cat ${stamp}` })).toHaveCount(0);
+  const problems = await axeProblems(ann, 'discover within a distance');
+  await ann.getByTestId('people-filter-km').fill('');
+  await ann.getByTestId('people-filter-submit').click();
+  await expect(ann.getByTestId('person-tile').filter({ hasText: `Cat ${stamp}` })).toContainText('km away');
   expect(problems).toEqual([]);
 });

@@ -22,3 +22,27 @@ document.addEventListener('DOMContentLoaded', () => {
     }
   }
 });
+
+// "Use my location" (People): once the person allows it, the browser's
+// location fills the form's lat and lon and the form is sent. Without
+// JavaScript, or a browser without geolocation, the button stays hidden
+// and the hint beside it says what it would do.
+document.addEventListener('DOMContentLoaded', () => {
+  if (!navigator.geolocation) return;
+  for (const button of document.querySelectorAll('[data-geolocate]')) {
+    const form = button.closest('form');
+    const refused = form.querySelector('[data-geolocate-error]');
+    button.hidden = false;
+    button.addEventListener('click', () => {
+      button.disabled = true;
+      navigator.geolocation.getCurrentPosition((at) => {
+        form.elements.lat.value = at.coords.latitude.toFixed(4);
+        form.elements.lon.value = at.coords.longitude.toFixed(4);
+        form.submit();
+      }, () => {
+        button.disabled = false;
+        if (refused) refused.hidden = false;
+      }, { maximumAge: 600000, timeout: 15000 });
+    });
+  }
+});

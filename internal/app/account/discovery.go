@@ -101,6 +101,10 @@ type PeopleFilter struct {
 	Gender         string
 	MinAge, MaxAge int
 	Today          time.Time
+	// Near, when set, keeps the people who shared a point inside its box
+	// (Point.BoxAround): a coarse cut, which the caller refines with
+	// KmTo.
+	Near *Box
 }
 
 // ListPeople reads one page of the people shown in People, as f narrows
@@ -123,6 +127,16 @@ func (s *Service) ListPeople(ctx context.Context, f PeopleFilter, cursor *storag
 	}
 	if f.MaxAge > 0 {
 		filters = append(filters, storage.Filter{Name: "birthDate", Op: storage.Gt, Value: f.Today.AddDate(-f.MaxAge-1, 0, 0).Format(birthDayLayout)})
+	}
+	if b := f.Near; b != nil {
+		filters = append(filters,
+			storage.Filter{Name: "lat", Op: storage.Ge, Value: b.LatMin},
+			storage.Filter{Name: "lat", Op: storage.Le, Value: b.LatMax})
+		if !b.LonAll {
+			filters = append(filters,
+				storage.Filter{Name: "lon", Op: storage.Ge, Value: b.LonMin},
+				storage.Filter{Name: "lon", Op: storage.Le, Value: b.LonMax})
+		}
 	}
 	return s.walk(ctx, peopleBucket{}, filters, cursor, limit)
 }

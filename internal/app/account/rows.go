@@ -55,6 +55,11 @@ type ProfileRow struct {
 	// report, and only an admin lets its owner show it again
 	// (BarFromPeople).
 	PeopleBarred bool `table:"peopleBarred"`
+	// Lat and Lon are where the person said they are, for People's
+	// distances: the browser's location, shared with consent, to within
+	// about a kilometre (SetPoint); nil when not shared.
+	Lat *float64 `table:"lat"`
+	Lon *float64 `table:"lon"`
 	// CardPhoto is the first of the person's People photos (the people
 	// module's blob name, "" for none), which leads their card.
 	CardPhoto string `table:"cardPhoto"`
@@ -81,13 +86,15 @@ type DirectoryRow struct {
 	CreatedAt    time.Time `table:"createdAt"`
 	// The people module's discovery reads these (ListPeople): whether
 	// the person shows there, and what its filters and cards need.
-	InPeople     bool   `table:"inPeople"`
-	PeopleBarred bool   `table:"peopleBarred"`
-	Gender       string `table:"gender"`
-	BirthDate    string `table:"birthDate"`
-	Location     string `table:"location"`
-	Bio          string `table:"bio"`
-	CardPhoto    string `table:"cardPhoto"`
+	InPeople     bool     `table:"inPeople"`
+	PeopleBarred bool     `table:"peopleBarred"`
+	Lat          *float64 `table:"lat"`
+	Lon          *float64 `table:"lon"`
+	Gender       string   `table:"gender"`
+	BirthDate    string   `table:"birthDate"`
+	Location     string   `table:"location"`
+	Bio          string   `table:"bio"`
+	CardPhoto    string   `table:"cardPhoto"`
 }
 
 const directoryPrefix = "user|"
@@ -114,6 +121,8 @@ func directoryRowFor(memberKey string, p ProfileRow) DirectoryRow {
 		CreatedAt:    p.CreatedAt,
 		InPeople:     p.InPeople,
 		PeopleBarred: p.PeopleBarred,
+		Lat:          p.Lat,
+		Lon:          p.Lon,
 		Gender:       p.Gender,
 		BirthDate:    p.BirthDate,
 		Location:     p.Location,
@@ -121,6 +130,9 @@ func directoryRowFor(memberKey string, p ProfileRow) DirectoryRow {
 		CardPhoto:    p.CardPhoto,
 	}
 }
+
+// Point is where the person said they are, nil when not shared.
+func (r DirectoryRow) Point() *Point { return pointOf(r.Lat, r.Lon) }
 
 // Entry is the profile as its directory row shows it.
 func (p ProfileRow) Entry() DirectoryRow { return directoryRowFor(p.PartitionKey, p) }
@@ -131,6 +143,7 @@ func sameDirectory(a, b DirectoryRow) bool {
 		a.DisplayName == b.DisplayName && a.Email == b.Email && a.PhotoKey == b.PhotoKey &&
 		a.Enabled == b.Enabled && a.Role == b.Role && a.CreatedAt.Equal(b.CreatedAt) &&
 		a.InPeople == b.InPeople && a.PeopleBarred == b.PeopleBarred && a.Gender == b.Gender && a.BirthDate == b.BirthDate &&
+		samePoint(a.Point(), b.Point()) &&
 		a.Location == b.Location && a.Bio == b.Bio && a.CardPhoto == b.CardPhoto
 }
 

@@ -18,13 +18,15 @@ var demoCards = map[string]struct {
 	bio      string
 	// photos is how many People photos they have, drawn from hue.
 	photos, hue int
+	// at is where they shared they are.
+	at account.Point
 }{
-	"anna":  {"female", 31, "London", "Cellist in a community orchestra. Looking for people to go to concerts with, and to argue about Shostakovich.", 3, 200},
-	"tom":   {"male", 34, "London", "Drums, bikes and bad puns. I organise the Thursday jam sessions.", 2, 20},
-	"lily":  {"female", 28, "New York", "Jazz vocalist by night, product designer by day. Always up for a gig.", 2, 320},
-	"boris": {"male", 35, "Москва", "Играю на гитаре, хожу на все концерты группы. Ищу компанию для поездок на фестивали.", 1, 140},
-	"masha": {"female", 26, "Москва", "Фотографирую концерты и людей на них. Люблю джаз и длинные прогулки.", 0, 0},
-	"olga":  {"female", 38, "Екатеринбург", "Пою в хоре, веду клуб любителей винила.", 1, 270},
+	"anna":  {"female", 31, "London", "Cellist in a community orchestra. Looking for people to go to concerts with, and to argue about Shostakovich.", 3, 200, account.Point{Lat: 51.51, Lon: -0.13}},
+	"tom":   {"male", 34, "London", "Drums, bikes and bad puns. I organise the Thursday jam sessions.", 2, 20, account.Point{Lat: 51.46, Lon: -0.11}},
+	"lily":  {"female", 28, "New York", "Jazz vocalist by night, product designer by day. Always up for a gig.", 2, 320, account.Point{Lat: 40.71, Lon: -74.01}},
+	"boris": {"male", 35, "Москва", "Играю на гитаре, хожу на все концерты группы. Ищу компанию для поездок на фестивали.", 1, 140, account.Point{Lat: 55.76, Lon: 37.62}},
+	"masha": {"female", 26, "Москва", "Фотографирую концерты и людей на них. Люблю джаз и длинные прогулки.", 0, 0, account.Point{Lat: 55.73, Lon: 37.59}},
+	"olga":  {"female", 38, "Екатеринбург", "Пою в хоре, веду клуб любителей винила.", 1, 270, account.Point{Lat: 56.84, Lon: 60.61}},
 }
 
 // demoPhoto draws a demo People photo: a soft sunset of two colours
@@ -66,6 +68,15 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		}
 		if _, err := s.accounts.SetInPeople(ctx, p.Key, true); err != nil {
 			return fmt.Errorf("people: demo %s in People: %w", p.Email, err)
+		}
+		// Everyone shared where they are and looks anywhere, so cards say
+		// how far people are and Discover keeps the whole cast.
+		if _, err := s.accounts.SetPoint(ctx, p.Key, &c.at); err != nil {
+			return fmt.Errorf("people: demo %s's location: %w", p.Email, err)
+		}
+		prefs := account.PreferencesInput{AgeRangeMin: "18", AgeRangeMax: "99", MaxDistanceKm: fmt.Sprint(account.MaxDistanceKm), ShowMe: account.ShowEveryone}
+		if errs, err := s.accounts.UpdatePreferences(ctx, p.Key, prefs); err != nil || len(errs) > 0 {
+			return fmt.Errorf("people: demo %s's preferences: %v %v", p.Email, err, errs)
 		}
 		for i := range c.photos {
 			if _, err := s.AddPhoto(ctx, p.Key, demoPhoto(c.hue+i*40)); err != nil {

@@ -65,39 +65,51 @@ func (h *handlers) filterOf(c echo.Context, me string) (Filter, error) {
 	if f.MinAge > f.MaxAge {
 		return Filter{}, bad()
 	}
+	// The distance: the query's ("" for anywhere), else the preference.
+	f.WithinKm = prefs.MaxDistanceKm
+	if q.Has("km") {
+		f.WithinKm = 0
+		if v := q.Get("km"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < account.MinDistanceKm || n > account.MaxDistanceKm {
+				return Filter{}, web.BadRequest(i18n.T(ctx, "people.error.km", "min", strconv.Itoa(account.MinDistanceKm), "max", strconv.Itoa(account.MaxDistanceKm)), ErrBadFilter)
+			}
+			f.WithinKm = n
+		}
+	}
 	return f, nil
 }
 
 // joinOf is the viewer's place in People.
-func (h *handlers) joinOf(ctx context.Context, me string) (views.Join, error) {
-	_, err := h.svc.accounts.InPeople(ctx, me)
+func (h *handlers) joinOf(ctx context.Context, me string) (views.Join, *account.Point, error) {
+	row, err := h.svc.accounts.InPeople(ctx, me)
 	if err == nil {
-		return views.Join{In: true}, nil
+		return views.Join{In: true}, row.Point(), nil
 	}
 	if !errors.Is(err, account.ErrNotInPeople) {
-		return views.Join{}, err
+		return views.Join{}, nil, err
 	}
 	entry, err := h.svc.accounts.DirectoryEntry(ctx, me)
 	if err != nil || entry.PeopleBarred {
-		return views.Join{Barred: entry.PeopleBarred}, err
+		return views.Join{Barred: entry.PeopleBarred}, entry.Point(), err
 	}
 	settings, err := h.svc.accounts.Settings(ctx, me)
 	if err != nil {
-		return views.Join{}, err
+		return views.Join{}, nil, err
 	}
 	age, ok := account.AgeOn(entry.BirthDate, h.svc.now().UTC())
-	return views.Join{Private: settings.ProfileVisibility == account.VisibilityPrivate, NeedsAge: !ok || age < account.MinPeopleAge}, nil
+	return views.Join{Private: settings.ProfileVisibility == account.VisibilityPrivate, NeedsAge: !ok || age < account.MinPeopleAge}, entry.Point(), nil
 }
 
 // viewer is where the viewer stands in People: their own place, and
 // their likes, matches and blocks.
-func (h *handlers) viewer(ctx context.Context, me string) (views.Join, Standing, error) {
-	join, err := h.joinOf(ctx, me)
+func (h *handlers) viewer(ctx context.Context, me string) (views.Join, Standing, *account.Point, error) {
+	join, at, err := h.joinOf(ctx, me)
 	if err != nil {
-		return views.Join{}, Standing{}, err
+		return views.Join{}, Standing{}, nil, err
 	}
 	st, err := h.svc.StandingOf(ctx, me)
-	return join, st, err
+	return join, st, at, err
 }
 
 // tabs are the tabs' counts from the viewer's standing: the likes not
@@ -122,6 +134,7 @@ func card(ctx context.Context, p Person, back string) views.Card {
 	if !p.At.IsZero() {
 		c.When = i18n.Date(ctx, p.At)
 	}
+	c.Km, c.Located = p.Km, p.Located
 	return c
 }
 
@@ -152,17 +165,21 @@ func (h *handlers) discover(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	join, st, err := h.viewer(ctx, me)
+	join, st, at, err := h.viewer(ctx, me)
 	if err != nil {
 		return err
 	}
+	f.Near = at
 	page, err := h.svc.Discover(ctx, me, f, st, cursor)
 	if err != nil {
 		return err
 	}
 	v := views.DiscoverProps{
 		Tabs: tabs("discover", st), Join: join,
-		Filter: views.FilterProps{ShowMe: f.ShowMe, Options: account.ShowMeOptions, MinAge: f.MinAge, MaxAge: f.MaxAge, Lowest: account.MinPeopleAge, Oldest: account.MaxAge},
+		Filter: views.FilterProps{
+			ShowMe: f.ShowMe, Options: account.ShowMeOptions, MinAge: f.MinAge, MaxAge: f.MaxAge, Lowest: account.MinPeopleAge, Oldest: account.MaxAge,
+			Located: at != nil, WithinKm: f.WithinKm, MinKm: account.MinDistanceKm, MaxKm: account.MaxDistanceKm,
+		},
 	}
 	back := c.Request().URL.RequestURI()
 	for _, p := range page.People {
@@ -177,7 +194,11 @@ func (h *handlers) discover(c echo.Context) error {
 
 // filterQuery is a filter as Discover's query string.
 func filterQuery(f Filter) url.Values {
-	return url.Values{"show": {f.ShowMe}, "min": {strconv.Itoa(f.MinAge)}, "max": {strconv.Itoa(f.MaxAge)}}
+	km := ""
+	if f.WithinKm > 0 {
+		km = strconv.Itoa(f.WithinKm)
+	}
+	return url.Values{"show": {f.ShowMe}, "min": {strconv.Itoa(f.MinAge)}, "max": {strconv.Itoa(f.MaxAge)}, "km": {km}}
 }
 
 // withCursor is q with the next page's token.
@@ -206,11 +227,33 @@ func (h *handlers) join(c echo.Context) error {
 	return web.FlashRedirect(c, joinFlash[on], DiscoverURL)
 }
 
+// place is POST /people/me/place (lat, lon): where the viewer is, from
+// the browser's location, for Discover's distances; a bad point is a 400
+// and writes nothing.
+func (h *handlers) place(c echo.Context) error {
+	at, err := account.ParsePoint(c.FormValue("lat"), c.FormValue("lon"))
+	if err != nil {
+		return err
+	}
+	if _, err := h.svc.accounts.SetPoint(c.Request().Context(), auth.From(c).MemberKey, &at); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "people.flash.place_set", DiscoverURL)
+}
+
+// forgetPlace is POST /people/me/place/forget: the viewer's point goes.
+func (h *handlers) forgetPlace(c echo.Context) error {
+	if _, err := h.svc.accounts.SetPoint(c.Request().Context(), auth.From(c).MemberKey, nil); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "people.flash.place_forgotten", DiscoverURL)
+}
+
 // likes is GET /people/likes.
 func (h *handlers) likes(c echo.Context) error {
 	ctx := c.Request().Context()
 	me := auth.From(c).MemberKey
-	join, st, err := h.viewer(ctx, me)
+	join, st, _, err := h.viewer(ctx, me)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -34,6 +35,10 @@ type Person struct {
 	// of).
 	Matched bool
 	At      time.Time
+	// Km is how far they are from the viewer, when both shared a point
+	// (Located).
+	Km      int
+	Located bool
 }
 
 // Standing is the viewer's likes and matches, read once for a page: a
@@ -107,6 +112,10 @@ func (st Standing) hidden(key string) bool {
 type Filter struct {
 	ShowMe         string
 	MinAge, MaxAge int
+	// WithinKm keeps the people who shared a point within that many
+	// kilometres of Near, the viewer's (0, or Near nil: anywhere).
+	WithinKm int
+	Near     *account.Point
 }
 
 // showGender is the profile gender a ShowMe value shows, "" for all.
@@ -122,7 +131,12 @@ type Discovered struct {
 // cursor on, without the viewer and those they keep out (hidden).
 func (s *Service) Discover(ctx context.Context, viewer string, f Filter, st Standing, cursor *storage.Cursor) (Discovered, error) {
 	today := s.now().UTC()
-	rows, next, err := s.accounts.ListPeople(ctx, account.PeopleFilter{Gender: showGender[f.ShowMe], MinAge: f.MinAge, MaxAge: f.MaxAge, Today: today}, cursor, PageSize)
+	pf := account.PeopleFilter{Gender: showGender[f.ShowMe], MinAge: f.MinAge, MaxAge: f.MaxAge, Today: today}
+	if f.Near != nil && f.WithinKm > 0 {
+		box := f.Near.BoxAround(float64(f.WithinKm))
+		pf.Near = &box
+	}
+	rows, next, err := s.accounts.ListPeople(ctx, pf, cursor, PageSize)
 	if err != nil {
 		return Discovered{}, err
 	}
@@ -131,7 +145,15 @@ func (s *Service) Discover(ctx context.Context, viewer string, f Filter, st Stan
 		if r.RowKey == viewer || st.hidden(r.RowKey) {
 			continue
 		}
-		out.People = append(out.People, st.person(r, today))
+		p := st.person(r, today)
+		if f.Near != nil && r.Point() != nil {
+			km := f.Near.KmTo(*r.Point())
+			if pf.Near != nil && km > float64(f.WithinKm) {
+				continue // in the box's corner, farther than asked
+			}
+			p.Km, p.Located = int(math.Round(km)), true
+		}
+		out.People = append(out.People, p)
 	}
 	return out, nil
 }

@@ -877,3 +877,71 @@ func TestPhotosLeadTheCardInTheirOrder(t *testing.T) {
 		t.Error("the rebuild did not put the card's photo back")
 	}
 }
+
+// place shares where m is, as the "Use my location" form sends it.
+func place(m member, lat, lon string) *webtest.Response {
+	return post(m.Client, "/people/me/place", url.Values{"lat": {lat}, "lon": {lon}})
+}
+
+// TestDistancesNarrowDiscover: someone who shares their location sees
+// how far people are and keeps Discover within their preferred distance
+// (100 km unless they choose), the filter's own distance or anywhere;
+// people who shared no location drop out of a distance's Discover; a
+// bad point or distance is a 400 that writes nothing; forgetting the
+// location ends the distances.
+func TestDistancesNarrowDiscover(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10")
+	bob := a.join(t, "bob@example.com", "Bob", "male", "1990-03-01")
+	cat := a.join(t, "cat@example.com", "Cat", "female", "2001-01-10")
+	a.join(t, "dan@example.com", "Dan", "male", "1995-05-05")
+
+	page := ann.Get("/people").Doc(t)
+	if got := shown(t, ann, "/people"); len(got) != 3 || page.Find(testID("people-place-share")).Length() != 1 || page.Find(testID("people-filter-km")).Length() != 0 {
+		t.Fatalf("before sharing a location Ann's Discover: %q", got)
+	}
+	for _, bad := range [][2]string{{"91", "0"}, {"abc", "0"}, {"51.5", ""}, {"NaN", "NaN"}} {
+		if res := place(ann, bad[0], bad[1]); res.StatusCode != http.StatusBadRequest || res.Writes(t) != 0 {
+			t.Errorf("the point %q: %d (%d writes)", bad, res.StatusCode, res.Writes(t))
+		}
+	}
+	for _, p := range []struct {
+		m        member
+		lat, lon string
+	}{{ann, "51.5074", "-0.1278"}, {bob, "51.4545", "-0.0983"}, {cat, "55.7558", "37.6173"}} {
+		if res := place(p.m, p.lat, p.lon); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s shares a location: %d", p.m.name, res.StatusCode)
+		}
+	}
+
+	// Ann's preference is the default 100 km: Bob, 7 km away, alone.
+	doc := ann.Get("/people").Doc(t)
+	if got := shown(t, ann, "/people"); strings.Join(got, ",") != "Bob" {
+		t.Errorf("within 100 km: %q", got)
+	}
+	if facts := doc.Find(testID("person-tile")).Text(); !strings.Contains(facts, "7\u00a0km away") {
+		t.Errorf("Bob's tile: %q", facts)
+	}
+	if doc.Find(testID("people-filter-km")).AttrOr("value", "") != "100" || doc.Find(testID("people-place-forget")).Length() != 1 {
+		t.Error("the filter does not show the distance, or offers no way to forget the location")
+	}
+	if got := shown(t, ann, "/people?km=5000"); strings.Join(got, ",") != "Bob,Cat" && strings.Join(got, ",") != "Cat,Bob" {
+		t.Errorf("within 5,000 km: %q", got)
+	}
+	if got := shown(t, ann, "/people?km="); len(got) != 3 {
+		t.Errorf("anywhere: %q", got)
+	}
+	for _, bad := range []string{"0", "abc", "20001", "-5"} {
+		if res := ann.Get("/people?km=" + bad); res.StatusCode != http.StatusBadRequest {
+			t.Errorf("km=%s: %d", bad, res.StatusCode)
+		}
+	}
+	if res := post(ann.Client, "/people/me/place/forget", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Ann forgets her location: %d", res.StatusCode)
+	}
+	doc = ann.Get("/people").Doc(t)
+	if got := shown(t, ann, "/people"); len(got) != 3 || strings.Contains(doc.Text(), "km away") {
+		t.Errorf("after forgetting: %q", got)
+	}
+}

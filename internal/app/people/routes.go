@@ -15,6 +15,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	acc := auth.RequireAccount
 	e.GET(DiscoverURL, h.discover)
 	e.POST("/people/me", h.join, acc)
+	e.POST("/people/me/place", h.place, acc)
+	e.POST("/people/me/place/forget", h.forgetPlace, acc)
 	// The viewer's People photos (photos.go); their URLs are public.
 	e.GET(photosURL, h.photosPage, acc)
 	e.POST(photosURL, h.addPhoto, acc)

@@ -27,6 +27,8 @@ type Accounts interface {
 	DirectoryEntry(ctx context.Context, memberKey string) (account.DirectoryRow, error)
 	SetInPeople(ctx context.Context, memberKey string, on bool) (account.ProfileRow, error)
 	BarFromPeople(ctx context.Context, memberKey string, barred bool) (account.ProfileRow, error)
+	SetPoint(ctx context.Context, memberKey string, at *account.Point) (account.ProfileRow, error)
+	UpdatePreferences(ctx context.Context, memberKey string, in account.PreferencesInput) (account.FieldErrors, error)
 	Settings(ctx context.Context, memberKey string) (account.SettingsRow, error)
 	Preferences(ctx context.Context, memberKey string) (account.PreferencesRow, error)
 	UpdateProfile(ctx context.Context, memberKey string, in account.ProfileInput) (account.FieldErrors, error)
