@@ -11,6 +11,7 @@ import { blogAdminEmail, axeProblems, newSignedInPage, uniqueLocal } from './hel
 const picture = path.join(__dirname, 'fixtures', 'avatar.png');
 
 test('blog: a draft with pictures, published, read by a visitor by tag and feed', async ({ browser }) => {
+  test.setTimeout(90_000); // three people signed in, six axe runs
   const suffix = uniqueLocal('b').slice(-6).toLowerCase();
   const title = `Tour diary ${suffix}`;
   const tag = `diary-${suffix}`;

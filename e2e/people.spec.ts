@@ -75,6 +75,7 @@ test('people: a like, a like back, a match and a message', async ({ browser }) =
 // their default 100 km until the distance is emptied. axe on Discover
 // with the distance.
 test('people: "Use my location" keeps Discover within a distance', async ({ browser }) => {
+  test.setTimeout(90_000); // three people signed in and shown in People
   const stamp = uniqueLocal('pd').slice(-6);
   const located = async (login: string, name: string, latitude: number, longitude: number): Promise<Page> => {
     const ctx = await browser.newContext({ geolocation: { latitude, longitude }, permissions: ['geolocation'] });
