@@ -78,8 +78,7 @@ type CommentRow struct {
 func validCommentKey(rk string) bool {
 	ticks, id, _ := strings.Cut(rk, "|")
 	_, err := storage.TimeFromReverseTicks(ticks)
-	_, bad := ulid.ParseStrict(id)
-	return err == nil && bad == nil
+	return err == nil && storage.IsID(id)
 }
 
 // commentLimit is a member's comments an hour.

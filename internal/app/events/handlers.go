@@ -647,11 +647,13 @@ func (s *Service) cancelEvent(c echo.Context) error {
 func (s *Service) publish(published bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		publish := s.Publish
+		var e EventRow
+		var err error
 		if published && eventOf(c).TakenDown && auth.From(c).Admin {
-			publish = s.Reinstate // an admin undoes the take-down
+			e, err = s.Reinstate(ctx, c.Param("id")) // an admin undoes the take-down
+		} else {
+			e, err = s.Publish(ctx, c.Param("id"), published)
 		}
-		e, err := publish(ctx, c.Param("id"), published)
 		if err != nil {
 			return err
 		}

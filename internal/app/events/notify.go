@@ -191,8 +191,8 @@ func (s *Service) Publish(ctx context.Context, eventID string, published bool) (
 }
 
 // Reinstate publishes an event the moderators took down: an admin's
-// undoing of it (published is true; the signature is Publish's).
-func (s *Service) Reinstate(ctx context.Context, eventID string, _ bool) (EventRow, error) {
+// undoing of it.
+func (s *Service) Reinstate(ctx context.Context, eventID string) (EventRow, error) {
 	e, err := s.catalog.Reinstate(ctx, eventID)
 	if err == nil {
 		s.scheduleReminder(ctx, e)
