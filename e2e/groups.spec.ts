@@ -310,7 +310,7 @@ test('a long comment thread pages: earlier comments in place with htmx, and by l
   const p2 = await plain.newPage();
   await p2.goto(appt);
   await p2.getByTestId('comments-earlier').click();
-  await expect(p2).toHaveURL(/\?comments=/);
+  await expect(p2).toHaveURL(/\?cursor=/);
   await expect(p2.getByTestId('comment')).toHaveCount(5);
   await p2.getByTestId('comments-latest').click();
   await expect(p2.getByTestId('comment')).toHaveCount(50);

@@ -30,7 +30,7 @@ func commands() []command {
 		{"version", "print the version", printVersion},
 		{"seed", "demo: fill an empty store with demo content; prompts --count N [--seed S]: add N synthetic prompts (load tests)", seedCmd},
 		{"reindex", "blog: rebuild the blog's cards (BlogIndex) from BlogPosts, and queue new posts' announcements to followers;\n           chat: put private chats back in their people's lists (UserChats) from Chats and Messages;\n           events: rebuild the listing and My events from Events and EventAttendees, and queue the reminders and offer lapses to come;\n           forum: rebuild the topic lists and title search from the topics, and recount sections;\n           groups: rebuild UserGroups from GroupMembers and the groups' upcoming summaries, and queue the reminders to come;\n           people: finish the likes, matches and card photos a crash left half done, from the sent likes;\n           prompts: rebuild the prompt indexes from the Prompts table;\n           store: rebuild the store's cards (StoreIndex) from StoreItems, and tell who still waits for an item back in stock;\n           users: rebuild the Users directory from UserProfiles", reindexCmd},
-		{"migrate", "keys [--dry-run]: rewrite data written before keys were escaped\n           without '%' (one-off; rebuilds the derived tables after)", migrateCmd},
+		{"migrate", "keys [--dry-run]: rewrite data written before keys were escaped\n           without '%' (one-off; rebuilds the derived tables after);\n           comments: move appointments' comments to the comments kit's keys", migrateCmd},
 	}
 }
 

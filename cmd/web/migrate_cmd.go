@@ -7,31 +7,43 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/config"
+	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 )
 
-const migrateUsage = "usage: web migrate keys [--dry-run] [settings flags]"
+const migrateUsage = "usage: web migrate keys [--dry-run] | comments [settings flags]"
 
-// migrateCmd is "web migrate keys": a one-off rewrite of data written
-// before keys were escaped without '%' (see storage.EscapeKey and
-// auth.AuthMemberKey). It scans every table, moves each row whose keys
-// change to its new keys (write the new row, then delete the old one, so a
-// rerun finishes an interrupted run), rewrites memberKeys held in
-// properties and profile photos' blob names, and then rebuilds the derived
-// tables (prompt indexes, the Users directory). Running it twice changes
-// nothing the second time.
+// migrateSubjects are the modules' migrations (platform.Migrator) beside
+// "keys", known before anything is opened so that a bad command line
+// touches nothing; a test keeps the list equal to the app's.
+var migrateSubjects = []string{"comments"}
+
+// migrateCmd is "web migrate keys" or a module's migration. "keys" is a
+// one-off rewrite of data written before keys were escaped without '%'
+// (see storage.EscapeKey and auth.AuthMemberKey). It scans every table,
+// moves each row whose keys change to its new keys (write the new row,
+// then delete the old one, so a rerun finishes an interrupted run),
+// rewrites memberKeys held in properties and profile photos' blob
+// names, and then rebuilds the derived tables (prompt indexes, the Users
+// directory). "comments" moves the appointments' comments written before
+// the comments kit to its keys (groups.MigrateComments). Running either
+// twice changes nothing the second time.
 func migrateCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, stderr io.Writer) error {
 	if wantsHelp(args) {
 		return flag.ErrHelp
 	}
 	subject, args := subjectOf(args)
+	if slices.Contains(migrateSubjects, subject) {
+		return moduleMigrateCmd(ctx, subject, args, env, stdout, stderr)
+	}
 	if subject != "keys" {
-		return unknownSubject("migrate", subject, migrateUsage, "keys")
+		return unknownSubject("migrate", subject, migrateUsage, append([]string{"keys"}, migrateSubjects...)...)
 	}
 	own, args := splitFlags(args, "dry-run")
 	fs := flag.NewFlagSet("migrate keys", flag.ContinueOnError)
@@ -61,6 +73,26 @@ func migrateCmd(ctx context.Context, args []string, env config.LookupEnv, stdout
 		fmt.Fprintf(stdout, "rebuilt %s: %v\n", r.RebuildSubject(), out)
 	}
 	return nil
+}
+
+// moduleMigrateCmd runs the module migration subject and prints what it
+// moved.
+func moduleMigrateCmd(ctx context.Context, subject string, args []string, env config.LookupEnv, stdout, stderr io.Writer) error {
+	a, closeStore, err := openCommandApp(ctx, args, env, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	i := slices.IndexFunc(a.Built.Migrators, func(m platform.Migrator) bool { return m.MigrateSubject() == subject })
+	if i < 0 {
+		return fmt.Errorf("the app has no migration %q", subject)
+	}
+	rep, err := a.Built.Migrators[i].Migrate(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, rep)
+	return err
 }
 
 // migrateReport counts what the key migration changed (or would change).

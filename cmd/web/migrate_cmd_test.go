@@ -5,10 +5,13 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/comments"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -127,5 +130,55 @@ func TestMigrateCommand(t *testing.T) {
 	}
 	if code := run([]string{"-h"}, env, &out, &errOut); code != 0 || !strings.Contains(out.String(), "migrate  keys [--dry-run]") {
 		t.Fatalf("help does not list migrate: %q", out.String())
+	}
+}
+
+// The subjects "web migrate" accepts beside "keys" are exactly the app's
+// migrations (platform.Migrator); "web migrate comments" moves an
+// appointment comment kept by its bare ULID to the comments kit's keys,
+// and a second run finds nothing.
+func TestMigrateComments(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestAppOnStore(t, nil)
+	var got []string
+	for _, m := range a.Built.Migrators {
+		got = append(got, m.MigrateSubject())
+	}
+	if !slices.Equal(got, migrateSubjects) {
+		t.Fatalf("the app migrates %v, web migrate knows %v", got, migrateSubjects)
+	}
+
+	dir := t.TempDir()
+	env := envOf(map[string]string{"DATA_DIR": dir})
+	var out, errOut bytes.Buffer
+	if code := run([]string{"migrate", "keys"}, env, &out, &errOut); code != 0 {
+		t.Fatalf("migrate keys on an empty store: exit %d, %q", code, errOut.String())
+	}
+	_, store, _, err := openCommandStore(t.Context(), nil, env, &errOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	old := storage.Entity{PartitionKey: "g:G1|a:A1", RowKey: "01JTCY1XK0AAAAAAAAAAAAAAAA", Props: map[string]any{
+		"authorKey": "m:ann", "authorName": "Ann", "body": "I'll bring the cake", "createdAt": created, "isDeleted": false,
+	}}
+	if _, err := store.Table("AppointmentComments").Insert(t.Context(), old); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	for _, want := range []string{"moved 1 ", "moved 0 "} {
+		out.Reset()
+		if code := run([]string{"migrate", "comments"}, env, &out, &errOut); code != 0 || !strings.Contains(out.String(), want) {
+			t.Fatalf("migrate comments: exit %d, %q %q; want %q", code, out.String(), errOut.String(), want)
+		}
+	}
+	_, store, _, err = openCommandStore(t.Context(), nil, env, &errOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	rows, err := storage.All[comments.Row](t.Context(), store.Table("AppointmentComments"), storage.Query{PartitionKey: "g:G1|a:A1"})
+	if err != nil || len(rows) != 1 || rows[0].RowKey != comments.Key(created, old.RowKey) || rows[0].Body != "I'll bring the cake" {
+		t.Fatalf("after the migration: %+v, %v", rows, err)
 	}
 }

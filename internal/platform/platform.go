@@ -15,6 +15,8 @@
 //   - Rebuilder: the repairs of its derived tables from their canonical
 //     rows, which "web reindex <subject>" and the admin buttons run;
 //   - RebuildRunner: given every Rebuilder (the admin section);
+//   - Migrator: moves its rows kept in an older layout to the current
+//     one, which "web migrate <subject>" runs once after an upgrade;
 //   - moderation.Source: takes down the content of its kinds that members
 //     reported; Reported: files members' reports with the queue;
 //     ReportQueue: the queue (the admin section), given every Source;
@@ -82,6 +84,14 @@ type (
 		RebuildSubject() string
 		Rebuild(ctx context.Context) (fmt.Stringer, error)
 	}
+	// Migrator moves a module's rows kept in an older layout to the
+	// current one: web migrate <subject>. Migrate is idempotent (a rerun
+	// finishes an interrupted run, one more changes nothing) and its
+	// report says what it moved.
+	Migrator interface {
+		MigrateSubject() string
+		Migrate(ctx context.Context) (fmt.Stringer, error)
+	}
 	// RebuildRunner is handed every module's Rebuilder once all are
 	// built: the admin section's rebuild buttons.
 	RebuildRunner interface {
@@ -133,6 +143,8 @@ type App struct {
 	Tables []string
 	// Rebuilders are the modules' repairs, in module order.
 	Rebuilders []Rebuilder
+	// Migrators are the modules' moves to their current layout.
+	Migrators []Migrator
 }
 
 // Build builds the core and the modules of factories on store, wires and
@@ -161,9 +173,13 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 	tables := append(core.Jobs.Tables(), metrics.Table, tasks.Table)
 	var containers []string
 	var rebuilders []Rebuilder
+	var migrators []Migrator
 	for _, m := range modules {
 		if r, ok := m.(Rebuilder); ok {
 			rebuilders = append(rebuilders, r)
+		}
+		if r, ok := m.(Migrator); ok {
+			migrators = append(migrators, r)
 		}
 		if u, ok := m.(auth.GuestUpgrader); ok {
 			core.Auth.OnGuestUpgrade(u)
@@ -239,7 +255,7 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 	if err != nil {
 		return nil, err
 	}
-	app := &App{Server: srv, Core: core, Modules: modules, Tables: tables, Rebuilders: rebuilders}
+	app := &App{Server: srv, Core: core, Modules: modules, Tables: tables, Rebuilders: rebuilders, Migrators: migrators}
 	if demo != nil {
 		demo.app = app
 	}

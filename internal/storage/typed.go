@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -194,6 +195,40 @@ func (tx *Tx) Commit(ctx context.Context, t *Table) error {
 		return tx.err
 	}
 	return t.Transact(ctx, tx.ops)
+}
+
+// DeletePartition deletes every row of partition pk of t, MaxTxOps to a
+// transaction: a thread, a list, whatever a partition holds and goes
+// as one. A batch that fails because a row in it went meanwhile is done
+// a row at a time; a row already gone is not an error.
+func DeletePartition(ctx context.Context, t *Table, pk string) error {
+	var keys []string
+	err := t.QueryAll(ctx, Query{PartitionKey: pk, Select: []string{"RowKey"}}, func(e Entity) error {
+		keys = append(keys, e.RowKey)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for batch := range slices.Chunk(keys, MaxTxOps) {
+		var tx Tx
+		for _, rk := range batch {
+			tx.Delete(pk, rk, AnyETag)
+		}
+		err := tx.Commit(ctx, t)
+		if !errors.Is(err, ErrNotFound) {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		for _, rk := range batch {
+			if err := t.Delete(ctx, pk, rk, AnyETag); err != nil && !errors.Is(err, ErrNotFound) {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Each runs read(ctx, i) for every i below n, at most limit at once: a

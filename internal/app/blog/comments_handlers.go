@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/comments"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/moderation"
@@ -21,13 +22,11 @@ import (
 // commentsURL is where a post's comments are posted.
 func commentsURL(slug string) string { return postURL(slug) + "/comments" }
 
-// commentURL is a comment's own address: its RowKey with "-" for "|".
-func commentURL(slug, rk string) string {
-	return commentsURL(slug) + "/" + strings.Replace(rk, "|", "-", 1)
-}
+// commentURL is a comment's own address.
+func commentURL(slug, rk string) string { return commentsURL(slug) + "/" + comments.PathKey(rk) }
 
 // commentKey is the RowKey a comment's address names.
-func commentKey(c echo.Context) string { return strings.Replace(c.Param("comment"), "-", "|", 1) }
+func commentKey(c echo.Context) string { return comments.KeyFromPath(c.Param("comment")) }
 
 // commentsProps are the comments of p from the request's cursor, as the
 // request's viewer sees them, with form's refill; later is a page after
@@ -125,7 +124,7 @@ func (s *Service) renderComments(c echo.Context, status int, p PostRow, form vie
 // author's form to change it (htmx: in its place in the list).
 func (s *Service) editCommentPage(c echo.Context) error {
 	p, id := postScope.From(c), auth.From(c)
-	r, err := s.comment(c.Request().Context(), p.ID, commentKey(c))
+	r, err := s.comments.Get(c.Request().Context(), p.ID, commentKey(c))
 	switch {
 	case err != nil:
 		return err
@@ -156,7 +155,7 @@ func (s *Service) renderCommentEdit(c echo.Context, status int, p PostRow, rk, b
 // refused text comes back in the form.
 func (s *Service) editComment(c echo.Context) error {
 	p, rk, body := postScope.From(c), commentKey(c), c.FormValue("body")
-	row, err := s.EditComment(c.Request().Context(), p.ID, rk, auth.From(c), body)
+	row, err := s.comments.Edit(c.Request().Context(), p.ID, rk, auth.From(c), body)
 	switch {
 	case err == nil && web.HTMXFrom(c).Partial:
 		return web.RenderFragment(c, http.StatusOK, views.CommentItem(s.commentView(c, p, row)))
@@ -171,8 +170,8 @@ func (s *Service) editComment(c echo.Context) error {
 // deleteComment is POST /blog/:slug/comments/:comment/delete: its author
 // or an admin deletes it.
 func (s *Service) deleteComment(c echo.Context) error {
-	p := postScope.From(c)
-	if err := s.DeleteComment(c.Request().Context(), p.ID, commentKey(c), auth.From(c)); err != nil {
+	p, by := postScope.From(c), auth.From(c)
+	if err := s.comments.Delete(c.Request().Context(), p.ID, commentKey(c), by, by.Admin); err != nil {
 		return err
 	}
 	if web.HTMXFrom(c).Partial {
@@ -185,7 +184,7 @@ func (s *Service) deleteComment(c echo.Context) error {
 // comment shown, of someone else.
 func (s *Service) commentReport(c echo.Context) (moderation.Report, components.ReportProps, error) {
 	ctx, id, p := c.Request().Context(), auth.From(c), postScope.From(c)
-	r, err := s.comment(ctx, p.ID, commentKey(c))
+	r, err := s.comments.Get(ctx, p.ID, commentKey(c))
 	if err == nil && (r.Hidden || r.AuthorKey == id.MemberKey || !p.Visible(s.now())) {
 		err = ErrNoComment
 	}

@@ -360,7 +360,7 @@ func (s *Service) Delete(ctx context.Context, slug string) error {
 	for _, key := range append(row.PictureList(), row.CoverKey) {
 		s.pictures.Delete(ctx, key)
 	}
-	if err := s.deleteComments(ctx, row.ID); err != nil {
+	if err := s.comments.DeleteAll(ctx, row.ID); err != nil {
 		s.log.WarnContext(ctx, "blog: a deleted post's comments stay", "post", slug, "err", err)
 	}
 	if err := s.cards.Sync(ctx, &row, nil); err != nil {

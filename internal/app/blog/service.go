@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/harmony/harmony/internal/comments"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/moderation"
@@ -20,9 +21,8 @@ type Service struct {
 	index     *storage.Table
 	pictures  pictures.Public
 	followers *storage.Table
-	// comments and commentQuota keep the comments (comments.go).
-	comments     *storage.Table
-	commentQuota *storage.Table
+	// comments are the posts' comment threads (comments.go).
+	comments comments.Thread
 	moderation.Reporting
 	// cards keeps BlogIndex in step with the posts.
 	cards *projection.Projection[PostRow]
@@ -48,16 +48,15 @@ const (
 // New keeps the blog in store.
 func New(store *storage.Store, cursors *storage.Cursors, baseURL string, log *slog.Logger, now func() time.Time) *Service {
 	s := &Service{
-		posts:        store.Table(PostsTable),
-		index:        store.Table(IndexTable),
-		followers:    store.Table(FollowersTable),
-		comments:     store.Table(CommentsTable),
-		commentQuota: store.Table(commentQuota),
-		pictures:     pictures.Public{Store: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide, Log: log}, Prefix: mediaPrefix},
-		cursors:      cursors,
-		baseURL:      baseURL,
-		log:          log,
-		now:          now,
+		posts:     store.Table(PostsTable),
+		index:     store.Table(IndexTable),
+		followers: store.Table(FollowersTable),
+		comments:  newThreads(store.Table(CommentsTable), store.Table(commentQuota), now),
+		pictures:  pictures.Public{Store: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide, Log: log}, Prefix: mediaPrefix},
+		cursors:   cursors,
+		baseURL:   baseURL,
+		log:       log,
+		now:       now,
 	}
 	s.cards = &projection.Projection[PostRow]{
 		Canonical: s.posts,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/comments"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/web"
@@ -301,7 +303,7 @@ type pageForms struct {
 func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g GroupRow, id *auth.Identity, d AppointmentDetail, forms pageForms) error {
 	ctx := c.Request().Context()
 	zone := h.svc.Zone(ctx, id)
-	if c.QueryParam("comments") != "" && web.HTMXFrom(c).Partial {
+	if c.QueryParam(web.CursorParam) != "" && web.HTMXFrom(c).Partial {
 		// "Earlier comments" fetched by htmx: only they, in place of the
 		// link; the rest of the page is not read.
 		comments, earlier, _, err := h.thread(c, m, g, id, d, zone)
@@ -370,43 +372,44 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 	return web.Render(c, status, web.Page{Title: d.Doc.Title, Section: "groups", Content: views.AppointmentPage(p)})
 }
 
-// thread is the page of the appointment's comments that ?comments= (the
-// cursor of an earlier page) names, the newest without it, with the
-// links to the page before it and, on an earlier page, back to the
+// thread is the page of the appointment's comments the request's
+// cursor names (web.Pager), the newest without it, oldest first, with
+// the links to the page before it and, on an earlier page, back to the
 // latest.
 func (h *handlers) thread(c echo.Context, m Membership, g GroupRow, id *auth.Identity, d AppointmentDetail, zone *time.Location) (items []views.CommentItem, earlierURL, latestURL string, err error) {
 	ctx := c.Request().Context()
 	u := appointmentURL(g.GroupID, d.Doc.AppointmentID)
-	before := c.QueryParam("comments")
-	page, err := h.svc.Comments(ctx, g.GroupID, d.Doc.AppointmentID, before)
+	here := c.Request().URL.Query()
+	here.Del(web.CursorParam)
+	if len(here) > 0 {
+		u += "?" + here.Encode()
+	}
+	pager := web.Pager{Cursors: h.svc.cursors, Query: "groups/comments|" + commentPart(g.GroupID, d.Doc.AppointmentID), URL: u}
+	start, err := pager.Start(c)
+	if err != nil {
+		return nil, "", "", err
+	}
+	page, earlier, err := h.svc.Comments(ctx, g.GroupID, d.Doc.AppointmentID, start)
 	if err != nil {
 		return nil, "", "", err
 	}
 	pal := paletteOf(g)
-	for _, cm := range page.Comments {
+	base := appointmentURL(g.GroupID, d.Doc.AppointmentID)
+	for _, cm := range slices.Backward(page) {
 		item := views.CommentItem{
 			ID: cm.ID(), Author: cm.AuthorName, Body: templ.Raw(richtext.Render(cm.Body)),
 			When: i18n.DateTime(ctx, cm.CreatedAt.In(zone)), Datetime: cm.CreatedAt.UTC().Format(time.RFC3339),
 			Color: pal.of(cm.AuthorKey),
 		}
 		if cm.AuthorKey == id.MemberKey || m.Owner() {
-			item.DeleteURL = u + "/comments/" + cm.ID() + "/delete"
+			item.DeleteURL = base + "/comments/" + comments.PathKey(cm.RowKey) + "/delete"
 		}
 		items = append(items, item)
 	}
-	here := c.Request().URL.Query()
-	if page.Earlier != "" {
-		here.Set("comments", page.Earlier)
-		earlierURL = u + "?" + here.Encode()
-	}
-	if before != "" {
-		here.Del("comments")
+	if start != nil {
 		latestURL = u + "#comments"
-		if len(here) > 0 {
-			latestURL = u + "?" + here.Encode() + "#comments"
-		}
 	}
-	return items, earlierURL, latestURL, nil
+	return items, pager.NextURL(earlier), latestURL, nil
 }
 
 // formTime is a UTC instant as the form's datetime-local value in zone.

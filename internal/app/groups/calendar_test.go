@@ -14,6 +14,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/comments"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -398,23 +399,29 @@ func TestAppointmentComments(t *testing.T) {
 		}
 	}
 	del := c.Find(`form[action$="/delete"]`).AttrOr("action", "")
-	if page.Find(testID("delete-comment")).Length() != 0 && !strings.Contains(del, "/comments/") {
+	if !strings.Contains(del, "/comments/") {
 		t.Fatalf("delete form %q", del)
 	}
-	commentID := strings.TrimPrefix(c.AttrOr("id", ""), "comment-")
 	// Bob, a plain member, may not delete ann's comment.
+	a.Clock.Advance(time.Minute)
 	if res := post(t, ann.c, appt+"/comments", url.Values{"comment": {"Thanks!"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("ann's comment: %d", res.StatusCode)
 	}
-	annsID := strings.TrimPrefix(bob.c.Get(appt).Doc(t).Find(testID("comment")).Last().AttrOr("id", ""), "comment-")
-	if res := post(t, bob.c, appt+"/comments/"+annsID+"/delete", confirmed); res.StatusCode != http.StatusForbidden {
+	annsDel := ann.c.Get(appt).Doc(t).Find(testID("comment")).Last().Find(`form[action$="/delete"]`).AttrOr("action", "")
+	if annsDel == "" || bob.c.Get(appt).Doc(t).Find(testID("comment")).Last().Find(`form[action$="/delete"]`).Length() != 0 {
+		t.Fatalf("ann's delete form %q, or bob is offered one", annsDel)
+	}
+	if res := post(t, bob.c, annsDel, confirmed); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("bob deletes ann's comment: %d", res.StatusCode)
 	}
-	if res := post(t, bob.c, appt+"/comments/"+commentID+"/delete", nil); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("confirm-page")).Length() != 1 {
+	if res := post(t, bob.c, del, nil); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("confirm-page")).Length() != 1 {
 		t.Fatalf("delete without confirmation: %d", res.StatusCode)
 	}
-	if res := post(t, bob.c, appt+"/comments/"+commentID+"/delete", confirmed); res.StatusCode != http.StatusSeeOther {
+	if res := post(t, bob.c, del, confirmed); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete: %d", res.StatusCode)
+	}
+	if res := post(t, bob.c, del, confirmed); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("delete again: %d", res.StatusCode)
 	}
 	if left := ann.c.Get(appt).Doc(t).Find(testID("comment")); left.Length() != 1 || strings.Contains(left.Text(), "cake") {
 		t.Fatal("the deleted comment still shows")
@@ -481,26 +488,45 @@ func TestCommentsAndAnnouncementsAreLimited(t *testing.T) {
 
 // TestLongThreadsArePaged: an appointment page shows the newest
 // commentsPage comments and a link to the earlier ones, a page at a
-// time, each comment once and in order, including the comments keyed
-// oldest first before threads were paged (written here as they were).
-// The page costs the same whatever the thread's length; a tampered
-// cursor is a 400; an old comment can still be deleted.
+// time, each comment once and in order, including the comments written
+// before the comments kit (written here as they were kept: bare ULIDs,
+// then "-" and the ULID inverted, a deleted one marked), which "web
+// migrate comments" moves to the kit's keys. The page costs the same
+// whatever the thread's length; a tampered cursor is a 400; an old
+// comment can still be deleted.
 func TestLongThreadsArePaged(t *testing.T) {
 	t.Parallel()
 	a := newGroupsApp(t)
 	ann, bob, id, doc, appt := picnic(t, a)
 	pk := commentPart(id, doc.AppointmentID)
 	var want []string
-	// 30 comments from before paging: bare ULIDs, oldest first.
-	for i := range 30 {
+	// 30 comments from before paging, oldest first, then 5 from before
+	// the kit, and one deleted.
+	for i := range 36 {
 		a.Clock.Advance(time.Minute)
 		body := fmt.Sprintf("old %02d", i)
-		row := CommentRow{PartitionKey: pk, RowKey: ulid.MustNew(ulid.Timestamp(a.Clock.Now()), rand.Reader).String(),
-			AuthorKey: ann.id.MemberKey, AuthorName: "ann", Body: body, CreatedAt: a.Clock.Now()}
-		if _, err := storage.Insert(ctx, a.svc.comments, row); err != nil {
+		rk := ulid.MustNew(ulid.Timestamp(a.Clock.Now()), rand.Reader).String()
+		if i >= 30 {
+			rk = "-" + legacyID("-"+rk)
+		}
+		row := legacyComment{Row: CommentRow{PartitionKey: pk, RowKey: rk,
+			AuthorKey: ann.id.MemberKey, AuthorName: "ann", Body: body, CreatedAt: a.Clock.Now()}, IsDeleted: i == 33}
+		if _, err := storage.Insert(ctx, a.svc.comments.Table, row); err != nil {
 			t.Fatal(err)
 		}
-		want = append(want, body)
+		if i != 33 {
+			want = append(want, body)
+		}
+	}
+	// The kit's threads read past them until they are moved; moved, a
+	// second run finds nothing to do.
+	if n := bob.c.Get(appt).Doc(t).Find(testID("comment")).Length(); n != 0 {
+		t.Fatalf("before the migration the page shows %d comments", n)
+	}
+	for _, run := range []struct{ moved, dropped int }{{35, 1}, {0, 0}} {
+		if moved, dropped, err := a.svc.MigrateComments(ctx); err != nil || moved != run.moved || dropped != run.dropped {
+			t.Fatalf("migrate: moved %d, dropped %d, %v; want %v", moved, dropped, err, run)
+		}
 	}
 	opsWith := func() map[string]int64 { return bob.c.Get(appt).StorageOps(t) }
 	short := opsWith()
@@ -520,16 +546,17 @@ func TestLongThreadsArePaged(t *testing.T) {
 	owner, _, _ := a.svc.Open(ctx, id, ann.id, AccessOwner)
 	for _, gone := range []int{3, 40} {
 		var rows []CommentRow
-		rows, _ = storage.All[CommentRow](ctx, a.svc.comments, storage.Query{PartitionKey: pk})
+		rows, _ = storage.All[CommentRow](ctx, a.svc.comments.Table, storage.Query{PartitionKey: pk})
 		for _, r := range rows {
 			if r.Body == want[gone] {
-				if err := a.svc.DeleteComment(ctx, owner, ann.id, doc.AppointmentID, r.ID()); err != nil {
+				if err := a.svc.DeleteComment(ctx, owner, ann.id, doc.AppointmentID, comments.PathKey(r.RowKey)); err != nil {
 					t.Fatalf("delete %q: %v", r.Body, err)
 				}
 			}
 		}
 	}
 	want = slices.Delete(slices.Delete(want, 40, 41), 3, 4)
+	opsWith() // the session's upkeep after the hours the comments took
 	long := opsWith()
 	if long["queries"] != short["queries"] || long["total"] != short["total"] {
 		t.Errorf("the page costs %v with a long thread, %v with a short one", long, short)
@@ -568,7 +595,8 @@ func TestLongThreadsArePaged(t *testing.T) {
 	if f, p := frag.StorageOps(t), bob.c.Get(earlier).StorageOps(t); f["queries"] >= p["queries"] {
 		t.Errorf("the htmx earlier page costs %v, the whole page %v", f, p)
 	}
-	for _, bad := range []string{appt + "?comments=nonsense", appt + "?comments=" + a.svc.cursors.Seal("comments|other", "-0")} {
+	other := a.svc.cursors.Encode("groups/comments|other", storage.Cursor{Next: &storage.Continuation{NextPartitionKey: pk, NextRowKey: "1"}})
+	for _, bad := range []string{appt + "?cursor=nonsense", appt + "?cursor=" + other} {
 		if res := bob.c.Get(bad); res.StatusCode != http.StatusBadRequest {
 			t.Errorf("GET %s: %d", bad, res.StatusCode)
 		}

@@ -117,7 +117,7 @@ func (s *Service) purgeMembers(ctx context.Context, groupID string) error {
 
 // purgeJoinSessions deletes the group's JoinSessions partition.
 func (s *Service) purgeJoinSessions(ctx context.Context, groupID string) error {
-	return deletePartition(ctx, s.joinSessions, groupID)
+	return storage.DeletePartition(ctx, s.joinSessions, groupID)
 }
 
 // purgeAppointments deletes each appointment's AppointmentParticipants
@@ -135,10 +135,10 @@ func (s *Service) purgeAppointments(ctx context.Context, groupID string) error {
 		}
 		for _, e := range rows {
 			if apptID, _ := e.Props["appointmentId"].(string); apptID != "" {
-				if err := deletePartition(ctx, s.participants, participantsPartition(groupID, apptID)); err != nil {
+				if err := storage.DeletePartition(ctx, s.participants, participantsPartition(groupID, apptID)); err != nil {
 					return err
 				}
-				if err := deletePartition(ctx, s.comments, participantsPartition(groupID, apptID)); err != nil {
+				if err := s.comments.DeleteAll(ctx, commentPart(groupID, apptID)); err != nil {
 					return err
 				}
 			}
@@ -161,24 +161,6 @@ func (s *Service) purgeBlobs(ctx context.Context, groupID string) error {
 	}
 	for _, b := range blobs {
 		if err := s.blobs.Delete(ctx, b.Name); err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return err
-		}
-	}
-	return nil
-}
-
-// deletePartition deletes every row of one partition.
-func deletePartition(ctx context.Context, t *storage.Table, pk string) error {
-	var keys []string
-	err := t.QueryAll(ctx, storage.Query{PartitionKey: pk, Select: []string{"RowKey"}}, func(e storage.Entity) error {
-		keys = append(keys, e.RowKey)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, rk := range keys {
-		if err := deleteRow(ctx, t, pk, rk); err != nil {
 			return err
 		}
 	}

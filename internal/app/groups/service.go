@@ -16,6 +16,7 @@ import (
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/comments"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/metrics"
@@ -45,7 +46,8 @@ type Service struct {
 	// participants (appointments.go).
 	appointments *storage.Table
 	participants *storage.Table
-	comments     *storage.Table
+	// comments are the appointments' comment threads (comments.go).
+	comments comments.Thread
 	// extractor reads appointment scans; nil hides "Read the scan"
 	// (scan.go).
 	extractor Extractor
@@ -90,10 +92,10 @@ type Service struct {
 	// scansPerPerson and scansPerGroup the scans read (scan.go).
 	inviteQuota                   *storage.Table
 	scansPerPerson, scansPerGroup quota.Limit
-	// commentsPerPerson and announcements bound what one person's writes
-	// tell the others (comments.go, notifyAppointment).
-	commentsPerPerson, announcements quota.Limit
-	inviteLimits                     InviteLimits
+	// announcements bound what one person's changes tell the others
+	// (notifyAppointment); the comments' own limit is theirs.
+	announcements quota.Limit
+	inviteLimits  InviteLimits
 }
 
 // Limits and periods.
@@ -126,7 +128,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 		joinSessions:      store.Table(joinSessionsTable),
 		appointments:      store.Table(appointmentsTable),
 		participants:      store.Table(participantsTable),
-		comments:          store.Table(commentsTable),
+		comments:          newThreads(store.Table(commentsTable), store.Table(writeQuotaTable), now),
 		blobs:             store.Container(GroupBlobsContainer),
 		profiles:          profiles,
 		cursors:           cursors,
@@ -138,7 +140,6 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 		inviteQuota:       store.Table(inviteQuotaTable),
 		scansPerPerson:    scanLimit(store.Table(scanQuotaTable), scanReadsPerPerson),
 		scansPerGroup:     scanLimit(store.Table(scanQuotaTable), scanReadsPerGroup),
-		commentsPerPerson: quota.Limit{Table: store.Table(writeQuotaTable), Max: commentsPerHour, Window: time.Hour, Err: ErrTooManyComments},
 		announcements:     quota.Limit{Table: store.Table(writeQuotaTable), Max: announcementsPerHour, Window: time.Hour, Err: errAnnounced},
 		previewsPerPerson: quota.Limit{Table: store.Table(writeQuotaTable), Max: previewsPerHour, Window: time.Hour, Err: ErrTooManyPreviews},
 		guestJoins:        ratelimit.New(guestJoinBurst, guestJoinEvery),

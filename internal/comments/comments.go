@@ -1,0 +1,213 @@
+// Package comments is the comment thread every module that lets members
+// comment on something shares: a blog post's comments, an appointment's.
+// A thread is one partition of the module's table, its comments keyed
+// newest first; a comment is Markdown on the rich-text rules, signed with
+// its author's name, edited by its author, deleted by its author or by
+// staff, and hidden by the moderators' take-down. What a module adds is
+// its own: who may read and write the thread, whom a comment is told to,
+// and how the thread looks.
+//
+//	{module's table}  PK the thread, RK {rt(created)}|{ULID}  newest first
+package comments
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/quota"
+)
+
+// MaxLength is a comment's longest text, in characters.
+const MaxLength = 2000
+
+// rule is a comment's text.
+var rule = formrule.Text{Required: true, Max: MaxLength, Multiline: true}
+
+// Row is one comment.
+type Row struct {
+	PartitionKey string    `table:"PartitionKey"` // the thread
+	RowKey       string    `table:"RowKey"`       // Key(CreatedAt, ULID)
+	ETag         string    `table:"ETag"`
+	AuthorKey    string    `table:"authorKey"`
+	AuthorName   string    `table:"authorName"`
+	Body         string    `table:"body"` // Markdown as written
+	CreatedAt    time.Time `table:"createdAt"`
+	// EditedAt is its author's last edit, nil for none.
+	EditedAt *time.Time `table:"editedAt"`
+	// Hidden: the moderators took it down after a report.
+	Hidden bool `table:"hidden"`
+}
+
+// ID is the comment's ULID, unique across threads.
+func (r Row) ID() string {
+	_, id, _ := strings.Cut(r.RowKey, "|")
+	return id
+}
+
+// Key is the RowKey of the comment with ULID id written at t: the
+// newest sorts first.
+func Key(t time.Time, id string) string { return storage.ReverseTicks(t) + "|" + id }
+
+// ValidKey reports whether rk can be a comment's RowKey (a key from an
+// address is checked before it is read).
+func ValidKey(rk string) bool {
+	ticks, id, _ := strings.Cut(rk, "|")
+	_, err := storage.TimeFromReverseTicks(ticks)
+	return err == nil && storage.IsID(id)
+}
+
+// PathKey is RowKey rk as an address carries it: "-" for "|".
+func PathKey(rk string) string { return strings.Replace(rk, "|", "-", 1) }
+
+// KeyFromPath is the RowKey an address's PathKey names.
+func KeyFromPath(p string) string { return strings.Replace(p, "-", "|", 1) }
+
+// KeyFrom is the first RowKey of a comment: every comment's key sorts
+// at or after it (reverse ticks of any time before 5000 AD start with
+// a digit from 1), and anything a table kept before threads were keyed
+// so sorts before it.
+const KeyFrom = "1"
+
+// Thread is a module's comment threads: its table, and its words.
+type Thread struct {
+	Table *storage.Table
+	// Limit bounds each author's comments (its Table counts them under
+	// LimitPrefix+memberKey); a zero Limit bounds nothing.
+	Limit       quota.Limit
+	LimitPrefix string
+	// Field and Message are the form's field and the message key of a
+	// text refused; TooLong, when set, is the key of one too long.
+	Field, Message, TooLong string
+	// Missing is the module's error for a comment that is not there (or
+	// hidden, for an edit); NotYours for someone else's.
+	Missing, NotYours error
+	Now               func() time.Time
+}
+
+// Check cleans a comment's text: a refusal is a formrule.FieldErrors
+// on Field.
+func (t Thread) Check(body string) (string, error) {
+	body, p := rule.Check(body)
+	if p != formrule.OK {
+		tooLong := t.TooLong
+		if tooLong == "" {
+			tooLong = t.Message
+		}
+		return body, formrule.FieldErrors{t.Field: p.Message(t.Message, tooLong)}
+	}
+	return body, nil
+}
+
+// Add writes by's comment on thread: a text refused writes nothing (a
+// FieldErrors), nor does one past the author's Limit (its Err).
+func (t Thread) Add(ctx context.Context, thread string, by *auth.Identity, body string) (Row, error) {
+	body, err := t.Check(body)
+	if err != nil {
+		return Row{}, err
+	}
+	now := t.Now().UTC()
+	if t.Limit.Table != nil {
+		if err := t.Limit.Take(ctx, t.LimitPrefix+by.MemberKey, now); err != nil {
+			return Row{}, err
+		}
+	}
+	row := Row{
+		PartitionKey: thread, RowKey: Key(now, ulid.Make().String()),
+		AuthorKey: by.MemberKey, AuthorName: by.DisplayName, Body: body, CreatedAt: now,
+	}
+	row.ETag, err = storage.Insert(ctx, t.Table, row)
+	if err != nil {
+		return Row{}, err
+	}
+	return row, nil
+}
+
+// Page reads up to n comments of thread from start (nil: the newest),
+// newest first, and where the next page starts: one query.
+func (t Thread) Page(ctx context.Context, thread string, start *storage.Continuation, n int) ([]Row, *storage.Continuation, error) {
+	q := storage.Query{PartitionKey: thread, Continuation: start}
+	if start == nil {
+		q.RowKeyFrom = KeyFrom
+	}
+	return storage.TakePage[Row](ctx, t.Table, q, n)
+}
+
+// Get reads comment rk of thread (Missing when there is none).
+func (t Thread) Get(ctx context.Context, thread, rk string) (Row, error) {
+	if !ValidKey(rk) {
+		return Row{}, t.Missing
+	}
+	return storage.Find[Row](ctx, t.Table, thread, rk, t.Missing)
+}
+
+// Edit changes comment rk of thread to body: its author's alone
+// (NotYours), while it is shown (a hidden one is Missing). The same
+// text changes nothing.
+func (t Thread) Edit(ctx context.Context, thread, rk string, by *auth.Identity, body string) (Row, error) {
+	if !ValidKey(rk) {
+		return Row{}, t.Missing
+	}
+	body, err := t.Check(body)
+	if err != nil {
+		return Row{}, err
+	}
+	return storage.Change(ctx, t.Table, thread, rk, t.Missing, func(c *Row) error {
+		switch {
+		case c.Hidden:
+			return t.Missing
+		case c.AuthorKey != by.MemberKey:
+			return t.NotYours
+		case c.Body == body:
+			return storage.ErrNoChange
+		}
+		now := t.Now().UTC()
+		c.Body, c.EditedAt = body, &now
+		return nil
+	})
+}
+
+// Delete deletes comment rk of thread: its author's doing, or staff's
+// (NotYours for anyone else). One gone already is Missing.
+func (t Thread) Delete(ctx context.Context, thread, rk string, by *auth.Identity, staff bool) error {
+	c, err := t.Get(ctx, thread, rk)
+	if err != nil {
+		return err
+	}
+	if c.AuthorKey != by.MemberKey && !staff {
+		return t.NotYours
+	}
+	err = t.Table.Delete(ctx, thread, rk, c.ETag)
+	if errors.Is(err, storage.ErrNotFound) {
+		return t.Missing
+	}
+	return err
+}
+
+// Hide takes comment rk of thread down: its text is no longer shown.
+// One hidden already changes nothing.
+func (t Thread) Hide(ctx context.Context, thread, rk string) error {
+	if !ValidKey(rk) {
+		return t.Missing
+	}
+	_, err := storage.Change(ctx, t.Table, thread, rk, t.Missing, func(c *Row) error {
+		if c.Hidden {
+			return storage.ErrNoChange
+		}
+		c.Hidden = true
+		return nil
+	})
+	return err
+}
+
+// DeleteAll deletes thread, every comment of it (what it hangs on is
+// gone).
+func (t Thread) DeleteAll(ctx context.Context, thread string) error {
+	return storage.DeletePartition(ctx, t.Table, thread)
+}

@@ -1,0 +1,219 @@
+package comments_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/comments"
+	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/quota"
+	"github.com/harmony/harmony/internal/storage/storetest"
+)
+
+var (
+	errMissing  = errors.New("no such comment")
+	errNotYours = errors.New("not yours")
+	errTooMany  = errors.New("too many")
+)
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Second)
+	return c.t
+}
+
+func newThread(t *testing.T, store *storage.Store) comments.Thread {
+	c := &clock{t: time.Date(2030, 5, 17, 9, 0, 0, 0, time.UTC)}
+	return comments.Thread{
+		Table: store.Table("Comments"), Now: c.now,
+		Limit: quota.Limit{Table: store.Table("Quota"), Max: 5, Window: time.Hour, Err: errTooMany}, LimitPrefix: "c|",
+		Field: "body", Message: "bad", TooLong: "long",
+		Missing: errMissing, NotYours: errNotYours,
+	}
+}
+
+var (
+	ann = &auth.Identity{MemberKey: "m:ann", DisplayName: "Ann"}
+	bob = &auth.Identity{MemberKey: "m:bob", DisplayName: "Bob"}
+)
+
+// TestAThread: comments read newest first a page at a time, each once;
+// bad text and a comment past the author's limit write nothing; the
+// author edits, the author or staff deletes, the moderators hide; a key
+// from an address that is not a comment's is missing.
+func TestAThread(t *testing.T) {
+	ctx := t.Context()
+	store := storetest.Open(t, "Comments", "Quota")
+	th := newThread(t, store)
+	for _, tc := range []struct{ body, want string }{
+		{"", "bad"}, {"  \n ", "bad"}, {strings.Repeat("ж", comments.MaxLength+1), "long"}, {"a\x00b", ""}, {"\xff", ""},
+	} {
+		_, err := th.Add(ctx, "T1", ann, tc.body)
+		var fe formrule.FieldErrors
+		// A control character or bad UTF-8 gets the shared message.
+		if !errors.As(err, &fe) || fe["body"] == "" || (tc.want != "" && fe["body"] != tc.want) {
+			t.Errorf("add %.20q: %v", tc.body, err)
+		}
+	}
+	var added []comments.Row
+	for i := range 5 {
+		r, err := th.Add(ctx, "T1", ann, fmt.Sprintf("  comment %d  ", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		added = append(added, r)
+	}
+	if _, err := th.Add(ctx, "T1", ann, "one too many"); !errors.Is(err, errTooMany) {
+		t.Fatalf("past the limit: %v", err)
+	}
+	if _, err := th.Add(ctx, "T2", bob, "another thread, another author"); err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := storage.All[comments.Row](ctx, th.Table, storage.Query{PartitionKey: "T1"}); len(rows) != 5 {
+		t.Fatalf("T1 holds %d rows, want the 5 taken", len(rows))
+	}
+
+	// Pages of two, newest first, each comment once.
+	var got []string
+	var start *storage.Continuation
+	for pages := 0; ; pages++ {
+		rows, next, err := th.Page(ctx, "T1", start, 2)
+		if err != nil || pages > 3 {
+			t.Fatalf("page %d: %v", pages, err)
+		}
+		for _, r := range rows {
+			got = append(got, r.Body)
+		}
+		if start = next; next == nil {
+			break
+		}
+	}
+	if want := "comment 4,comment 3,comment 2,comment 1,comment 0"; strings.Join(got, ",") != want {
+		t.Fatalf("pages read %q, want %q", got, want)
+	}
+
+	first := added[0]
+	if r, err := th.Get(ctx, "T1", comments.KeyFromPath(comments.PathKey(first.RowKey))); err != nil || r.ID() != first.ID() || !storage.IsID(r.ID()) {
+		t.Fatalf("get through its address: %+v, %v", r, err)
+	}
+	for _, bad := range []string{"", "x", first.ID(), "123|" + first.ID(), strings.Replace(first.RowKey, "|", "-", 1)} {
+		if _, err := th.Get(ctx, "T1", bad); !errors.Is(err, errMissing) {
+			t.Errorf("get %q: %v", bad, err)
+		}
+	}
+
+	if _, err := th.Edit(ctx, "T1", first.RowKey, bob, "mine now"); !errors.Is(err, errNotYours) {
+		t.Fatalf("bob edits ann's: %v", err)
+	}
+	if _, err := th.Edit(ctx, "T1", first.RowKey, ann, ""); err == nil {
+		t.Fatal("an edit to nothing")
+	}
+	edited, err := th.Edit(ctx, "T1", first.RowKey, ann, "comment 0, better")
+	if err != nil || edited.EditedAt == nil || edited.Body != "comment 0, better" {
+		t.Fatalf("edit: %+v, %v", edited, err)
+	}
+	if same, err := th.Edit(ctx, "T1", first.RowKey, ann, "comment 0, better"); err != nil || same.ETag != edited.ETag {
+		t.Fatalf("the same text again: %v, etag %q → %q", err, edited.ETag, same.ETag)
+	}
+
+	if err := th.Hide(ctx, "T1", added[1].RowKey); err != nil {
+		t.Fatal(err)
+	}
+	if err := th.Hide(ctx, "T1", added[1].RowKey); err != nil {
+		t.Fatalf("hidden twice: %v", err)
+	}
+	if _, err := th.Edit(ctx, "T1", added[1].RowKey, ann, "back"); !errors.Is(err, errMissing) {
+		t.Fatalf("editing a hidden comment: %v", err)
+	}
+
+	if err := th.Delete(ctx, "T1", added[2].RowKey, bob, false); !errors.Is(err, errNotYours) {
+		t.Fatalf("bob deletes ann's: %v", err)
+	}
+	if err := th.Delete(ctx, "T1", added[2].RowKey, bob, true); err != nil {
+		t.Fatalf("staff deletes: %v", err)
+	}
+	if err := th.Delete(ctx, "T1", added[2].RowKey, ann, false); !errors.Is(err, errMissing) {
+		t.Fatalf("deleted again: %v", err)
+	}
+	if err := th.Delete(ctx, "T1", added[3].RowKey, ann, false); err != nil {
+		t.Fatalf("the author deletes: %v", err)
+	}
+	rows, _, err := th.Page(ctx, "T1", nil, 10)
+	if err != nil || len(rows) != 3 || !rows[1].Hidden || rows[2].Body != "comment 0, better" {
+		t.Fatalf("left: %+v, %v", rows, err)
+	}
+}
+
+// TestRowsKeptOtherwiseAreReadPast: rows a table kept before threads
+// were keyed (a bare ULID, "-" and more) sort before comments.KeyFrom, and
+// a thread's first page starts after them.
+func TestRowsKeptOtherwiseAreReadPast(t *testing.T) {
+	ctx := t.Context()
+	store := storetest.Open(t, "Comments", "Quota")
+	th := newThread(t, store)
+	for _, rk := range []string{"-ZZZZ", "01JTCY1XK0AAAAAAAAAAAAAAAA", "0"} {
+		if _, err := storage.Insert(ctx, th.Table, comments.Row{PartitionKey: "T", RowKey: rk, Body: "old", CreatedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := th.Add(ctx, "T", ann, "new"); err != nil {
+		t.Fatal(err)
+	}
+	rows, next, err := th.Page(ctx, "T", nil, 10)
+	if err != nil || len(rows) != 1 || rows[0].Body != "new" || next != nil {
+		t.Fatalf("page: %+v, %v, %v", rows, next, err)
+	}
+}
+
+// vanishing deletes one row of the partition the first transaction
+// names before running it, as a delete meanwhile would.
+type vanishing struct {
+	storage.Backend
+	once sync.Once
+}
+
+func (v *vanishing) Transact(ctx context.Context, table string, ops []storage.TxOp) error {
+	v.once.Do(func() {
+		_ = v.Backend.Delete(ctx, table, ops[7].Entity.PartitionKey, ops[7].Entity.RowKey, storage.AnyETag)
+	})
+	return v.Backend.Transact(ctx, table, ops)
+}
+
+// TestDeleteAll: a thread longer than a transaction goes whole, even when
+// a comment of it went meanwhile; other threads stay.
+func TestDeleteAll(t *testing.T) {
+	ctx := t.Context()
+	store := storetest.OpenWrapped(t, func(b storage.Backend) storage.Backend { return &vanishing{Backend: b} }, "Comments", "Quota")
+	th := newThread(t, store)
+	th.Limit = quota.Limit{}
+	for i := range storage.MaxTxOps + 30 {
+		if _, err := th.Add(ctx, "long", ann, fmt.Sprint(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := th.Add(ctx, "other", ann, "stays"); err != nil {
+		t.Fatal(err)
+	}
+	if err := th.DeleteAll(ctx, "long"); err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := storage.All[comments.Row](ctx, th.Table, storage.Query{PartitionKey: "long"}); len(rows) != 0 {
+		t.Fatalf("%d comments left", len(rows))
+	}
+	if rows, _ := storage.All[comments.Row](ctx, th.Table, storage.Query{PartitionKey: "other"}); len(rows) != 1 {
+		t.Fatal("another thread went too")
+	}
+}
