@@ -18,7 +18,6 @@ import (
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
-	"github.com/harmony/harmony/internal/web"
 )
 
 // FieldErrors are a refused post form's errors by field.
@@ -125,14 +124,9 @@ func (s *Service) check(ctx context.Context, in Input, zone *time.Location) (pos
 		}
 		p.publishAt = t.UTC()
 	}
-	if in.Cover != nil {
-		img, err := s.pictures.Process(ctx, in.Cover)
-		if _, key, ok := web.UploadRefusal(err); ok {
-			errs["cover"] = key
-		} else if err != nil {
-			return post{}, err
-		}
-		p.cover = &img
+	var err error
+	if p.cover, err = s.pictures.FormPicture(ctx, in.Cover, "cover", &errs); err != nil {
+		return post{}, err
 	}
 	if len(errs) > 0 {
 		return post{}, errs

@@ -19,7 +19,6 @@ import (
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
-	"github.com/harmony/harmony/internal/web"
 )
 
 // Tables of the catalog.
@@ -394,18 +393,9 @@ func (c *Catalog) parseWithImage(ctx context.Context, in EventInput, zone *time.
 		return EventRow{}, nil, err
 	}
 	e, errs := parseEvent(in, zone, known)
-	var img *media.Result
-	if in.Image != nil {
-		r, err := c.images.Process(ctx, in.Image)
-		if _, key, ok := web.UploadRefusal(err); ok {
-			if errs == nil {
-				errs = FieldErrors{}
-			}
-			errs["image"] = key
-		} else if err != nil {
-			return EventRow{}, nil, err
-		}
-		img = &r
+	img, err := c.images.FormPicture(ctx, in.Image, "image", &errs)
+	if err != nil {
+		return EventRow{}, nil, err
 	}
 	if errs != nil {
 		return EventRow{}, nil, errs

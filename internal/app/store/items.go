@@ -16,7 +16,6 @@ import (
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
-	"github.com/harmony/harmony/internal/web"
 )
 
 // FieldErrors are a refused item form's errors by field.
@@ -94,14 +93,9 @@ func (s *Service) check(ctx context.Context, in Input) (item, error) {
 		}
 	}
 	it.Shown = in.Shown
-	if in.Image != nil {
-		img, err := s.pictures.Process(ctx, in.Image)
-		if _, key, ok := web.UploadRefusal(err); ok {
-			errs["image"] = key
-		} else if err != nil {
-			return item{}, err
-		}
-		it.image = &img
+	var err error
+	if it.image, err = s.pictures.FormPicture(ctx, in.Image, "image", &errs); err != nil {
+		return item{}, err
 	}
 	if len(errs) > 0 {
 		return item{}, errs

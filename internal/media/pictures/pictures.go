@@ -20,6 +20,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
@@ -40,6 +41,29 @@ type Store struct {
 // media.ErrUnsupported, …), which web.UploadRefusal words for people.
 func (s Store) Process(ctx context.Context, data []byte) (media.Result, error) {
 	return media.Process(ctx, bytes.NewReader(data), media.Options{Sizes: []int{s.Large, s.Small}})
+}
+
+// FormPicture processes the picture a form carries in field, if it
+// carries one (nil data: none, a nil result). A picture refused (not a
+// picture, too large, damaged) is the field's error in *errs (made when
+// nil), worded by web.UploadRefusal, as the form's other fields' are; any
+// other failure is returned.
+func (s Store) FormPicture(ctx context.Context, data []byte, field string, errs *formrule.FieldErrors) (*media.Result, error) {
+	if data == nil {
+		return nil, nil
+	}
+	img, err := s.Process(ctx, data)
+	if _, key, ok := web.UploadRefusal(err); ok {
+		if *errs == nil {
+			*errs = formrule.FieldErrors{}
+		}
+		(*errs)[field] = key
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &img, nil
 }
 
 // Put stores a processed picture's two sizes under owner and returns the
