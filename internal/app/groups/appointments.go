@@ -466,11 +466,8 @@ func (s *Service) DeleteAppointment(ctx context.Context, m Membership, id *auth.
 // softDelete marks row deleted by id, at its ETag.
 func (s *Service) softDelete(ctx context.Context, row AppointmentIndexRow, id *auth.Identity) error {
 	now := s.now().UTC()
-	row.IsDeleted, row.DeletedAt, row.DeletedByUserKey = true, timePtr(now), id.UserKey
-	if id.Guest {
-		row.DeletedByUserKey = id.MemberKey
-	}
-	row.PurgeAfterAt, row.UpdatedAt = timePtr(now.Add(PurgeAfter)), now
+	row.bury(id, now)
+	row.UpdatedAt = now
 	_, err := storage.Update(ctx, s.appointments, row, row.ETag)
 	if errors.Is(err, storage.ErrPrecondition) {
 		return storage.ErrConflict

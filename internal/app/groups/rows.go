@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/harmony/harmony/internal/auth"
 )
 
 // Table names this module owns (document 004, TABLES.md "Groups").
@@ -32,6 +34,27 @@ const (
 	RoleMember Role = "member"
 )
 
+// Tombstone is how a group or an appointment is deleted: soft, marked
+// with when and by whom, and purged (purge.go) once PurgeAfterAt has
+// passed.
+type Tombstone struct {
+	IsDeleted bool       `table:"isDeleted"`
+	DeletedAt *time.Time `table:"deletedAt"`
+	// DeletedByUserKey is who deleted it: their userKey, a guest's
+	// memberKey.
+	DeletedByUserKey string     `table:"deletedByUserKey"`
+	PurgeAfterAt     *time.Time `table:"purgeAfterAt"`
+}
+
+// bury marks it deleted by id at now, to be purged after PurgeAfter.
+func (t *Tombstone) bury(id *auth.Identity, now time.Time) {
+	t.IsDeleted, t.DeletedAt, t.DeletedByUserKey = true, timePtr(now), id.UserKey
+	if id.Guest {
+		t.DeletedByUserKey = id.MemberKey
+	}
+	t.PurgeAfterAt = timePtr(now.Add(PurgeAfter))
+}
+
 // GroupRow is a group's metadata, the truth for its name and whether it
 // is deleted. Deletion is soft: a purge job (later slice) removes rows
 // past PurgeAfterAt.
@@ -44,10 +67,7 @@ type GroupRow struct {
 	CreatedAt        time.Time  `table:"createdAt"`
 	UpdatedAt        time.Time  `table:"updatedAt"`
 	CreatedByUserKey string     `table:"createdByUserKey"`
-	IsDeleted        bool       `table:"isDeleted"`
-	DeletedAt        *time.Time `table:"deletedAt"`
-	DeletedByUserKey string     `table:"deletedByUserKey"`
-	PurgeAfterAt     *time.Time `table:"purgeAfterAt"`
+	Tombstone
 	// CalendarToken is the key (128 random bits, hex) from which each
 	// member's .ics feed secret is derived (memberFeedToken); "" until an
 	// owner turns the feed on. Regenerating it stops every member's feed
@@ -243,10 +263,7 @@ type AppointmentIndexRow struct {
 	CreatedBy        string     `table:"createdBy"`
 	CreatedAt        time.Time  `table:"createdAt"`
 	UpdatedAt        time.Time  `table:"updatedAt"`
-	IsDeleted        bool       `table:"isDeleted"`
-	DeletedAt        *time.Time `table:"deletedAt"`
-	DeletedByUserKey string     `table:"deletedByUserKey"`
-	PurgeAfterAt     *time.Time `table:"purgeAfterAt"`
+	Tombstone
 	// A series (recurrence.go) sits in its group's series partition:
 	// Repeat is its RRULE, Timezone the zone it repeats in, Skipped the
 	// occurrence starts it leaves out (appointmentTimeKeys, comma

@@ -383,11 +383,7 @@ func (s *Service) Rename(ctx context.Context, m Membership, name string) (GroupR
 // once, and the purge (later slice) removes it after PurgeAfter.
 func (s *Service) Delete(ctx context.Context, m Membership, by *auth.Identity) error {
 	_, err := s.updateGroup(ctx, m, func(g *GroupRow) {
-		now := s.now().UTC()
-		g.IsDeleted = true
-		g.DeletedAt = timePtr(now)
-		g.DeletedByUserKey = by.UserKey
-		g.PurgeAfterAt = timePtr(now.Add(PurgeAfter))
+		g.bury(by, s.now().UTC())
 	})
 	return err
 }
