@@ -12,18 +12,41 @@ import (
 )
 
 // Page is a module's report page, every module's: Of says what the
-// request reports (the Report without its reason) and how the page reads
-// (the props' heading, back link and quote), or refuses; Show and File
-// do the rest. Section marks the navigation.
+// request reports (the Report without its reason) and how the page
+// reads beyond it (Form), or refuses; Show and File do the rest, the
+// page quoting the report's author and excerpt. Section marks the
+// navigation.
 type Page struct {
 	Section string
 	Queue   Queue
-	Of      func(c echo.Context) (Report, components.ReportProps, error)
+	Of      func(c echo.Context) (Report, Form, error)
+}
+
+// Form is how a report page reads beyond the report it files: its
+// heading (an i18n key), the way back and its words (Back "" is the
+// report's Link), and where the form posts.
+type Form struct {
+	Heading, Back, BackLabel, Action string
+}
+
+// open is the request's report and its page.
+func (p Page) open(c echo.Context) (Report, components.ReportProps, error) {
+	r, f, err := p.Of(c)
+	if err != nil {
+		return Report{}, components.ReportProps{}, err
+	}
+	if f.Back == "" {
+		f.Back = r.Link
+	}
+	return r, components.ReportProps{
+		Heading: i18n.T(c.Request().Context(), f.Heading), Back: f.Back, BackLabel: f.BackLabel,
+		Author: r.AuthorName, Excerpt: r.Excerpt, Action: f.Action,
+	}, nil
 }
 
 // Show is GET of the report page.
 func (p Page) Show(c echo.Context) error {
-	_, props, err := p.Of(c)
+	_, props, err := p.open(c)
 	if err != nil {
 		return err
 	}
@@ -36,7 +59,7 @@ func (p Page) Show(c echo.Context) error {
 // target reported already or one's own, 429 past the day's reports.
 // Filed, the member goes back with a word of thanks.
 func (p Page) File(c echo.Context) error {
-	r, props, err := p.Of(c)
+	r, props, err := p.open(c)
 	if err != nil {
 		return err
 	}

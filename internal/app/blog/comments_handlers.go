@@ -16,7 +16,6 @@ import (
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/blog"
-	"github.com/harmony/harmony/views/components"
 )
 
 // commentsURL is where a post's comments are posted.
@@ -182,24 +181,18 @@ func (s *Service) deleteComment(c echo.Context) error {
 
 // commentReport is the report of the route's comment, and its page: a
 // comment shown, of someone else.
-func (s *Service) commentReport(c echo.Context) (moderation.Report, components.ReportProps, error) {
+func (s *Service) commentReport(c echo.Context) (moderation.Report, moderation.Form, error) {
 	ctx, id, p := c.Request().Context(), auth.From(c), postScope.From(c)
 	r, err := s.comments.Get(ctx, p.ID, commentKey(c))
 	if err == nil && (r.Hidden || r.AuthorKey == id.MemberKey || !p.Visible(s.now())) {
 		err = ErrNoComment
 	}
 	if err != nil {
-		return moderation.Report{}, components.ReportProps{}, err
+		return moderation.Report{}, moderation.Form{}, err
 	}
-	excerpt := richtext.Plain(r.Body, 500)
-	link := postURL(p.RowKey) + "#" + commentAnchor(r.RowKey)
 	report := moderation.Report{
-		Target: moderation.Target{Kind: commentKind, Key: p.ID + "#" + r.RowKey}, Link: link,
-		Excerpt: excerpt, Author: r.AuthorKey, AuthorName: r.AuthorName, By: id.MemberKey, ByName: id.DisplayName,
+		Target: moderation.Target{Kind: commentKind, Key: p.ID + "#" + r.RowKey}, Link: postURL(p.RowKey) + "#" + commentAnchor(r.RowKey),
+		Excerpt: richtext.Plain(r.Body, 500), Author: r.AuthorKey, AuthorName: r.AuthorName, By: id.MemberKey, ByName: id.DisplayName,
 	}
-	props := components.ReportProps{
-		Heading: i18n.T(ctx, "blog.comments.report_heading"), Back: link, BackLabel: p.Title,
-		Author: r.AuthorName, Excerpt: excerpt, Action: commentURL(p.RowKey, r.RowKey) + "/report",
-	}
-	return report, props, nil
+	return report, moderation.Form{Heading: "blog.comments.report_heading", BackLabel: p.Title, Action: commentURL(p.RowKey, r.RowKey) + "/report"}, nil
 }

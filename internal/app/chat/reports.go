@@ -8,10 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
-	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/richtext"
-	"github.com/harmony/harmony/views/components"
 )
 
 // Reports: a member reports a message to the admins' moderation queue
@@ -49,15 +47,15 @@ func (s *Service) mayReport(id *auth.Identity, m MessageRow) bool {
 }
 
 // messageReport is the report of the request's message, and its page.
-func (s *Service) messageReport(c echo.Context) (moderation.Report, components.ReportProps, error) {
+func (s *Service) messageReport(c echo.Context) (moderation.Report, moderation.Form, error) {
 	ctx := c.Request().Context()
 	acc, seq, id := accessOf(c), seqOf(c), auth.From(c)
 	m, err := s.log.Message(ctx, acc.Chat.RowKey, seq)
 	if err != nil {
-		return moderation.Report{}, components.ReportProps{}, err
+		return moderation.Report{}, moderation.Form{}, err
 	}
 	if !s.mayReport(id, m) {
-		return moderation.Report{}, components.ReportProps{}, ErrNoMessage
+		return moderation.Report{}, moderation.Form{}, ErrNoMessage
 	}
 	link := chatURL(acc.Chat.RowKey) + "#m-" + strconv.FormatInt(seq, 10)
 	excerpt := richtext.Plain(m.Body, 500)
@@ -72,9 +70,8 @@ func (s *Service) messageReport(c echo.Context) (moderation.Report, components.R
 	if kind, _ := kindOf(acc.Chat.RowKey); kind != KindPrivate {
 		r.Link = link
 	}
-	props := components.ReportProps{
-		Heading: i18n.T(ctx, "chat.report.heading"), Back: link, BackLabel: acc.Title,
-		Author: m.SenderName, Excerpt: excerpt, Action: chatURL(acc.Chat.RowKey) + "/messages/" + strconv.FormatInt(seq, 10) + "/report",
-	}
-	return r, props, nil
+	return r, moderation.Form{
+		Heading: "chat.report.heading", Back: link, BackLabel: acc.Title,
+		Action: chatURL(acc.Chat.RowKey) + "/messages/" + strconv.FormatInt(seq, 10) + "/report",
+	}, nil
 }

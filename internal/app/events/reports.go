@@ -10,7 +10,6 @@ import (
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/richtext"
-	"github.com/harmony/harmony/views/components"
 )
 
 // Reports: a member reports an event (a scam, spam, an event against the
@@ -53,10 +52,10 @@ func (s *Service) mayReport(id *auth.Identity, e EventRow) bool {
 }
 
 // eventReport is the report of the route's event, and its page.
-func (s *Service) eventReport(c echo.Context) (moderation.Report, components.ReportProps, error) {
+func (s *Service) eventReport(c echo.Context) (moderation.Report, moderation.Form, error) {
 	ctx, id, e := c.Request().Context(), auth.From(c), eventOf(c)
 	if !s.mayReport(id, e) {
-		return moderation.Report{}, components.ReportProps{}, ErrNoEvent
+		return moderation.Report{}, moderation.Form{}, ErrNoEvent
 	}
 	name := ""
 	if s.people != nil {
@@ -64,16 +63,11 @@ func (s *Service) eventReport(c echo.Context) (moderation.Report, components.Rep
 			name = p.DisplayName
 		}
 	}
-	excerpt := eventText(ctx, e)
 	r := moderation.Report{
 		Target: moderation.Target{Kind: eventKind, Key: e.RowKey}, Link: eventURL(e.RowKey),
-		Excerpt: excerpt, Author: e.OrganizerKey, AuthorName: name, By: id.MemberKey, ByName: id.DisplayName,
+		Excerpt: eventText(ctx, e), Author: e.OrganizerKey, AuthorName: name, By: id.MemberKey, ByName: id.DisplayName,
 	}
-	props := components.ReportProps{
-		Heading: i18n.T(ctx, "events.report.heading"), Back: eventURL(e.RowKey), BackLabel: e.Title,
-		Author: name, Excerpt: excerpt, Action: reportURL(e.RowKey),
-	}
-	return r, props, nil
+	return r, moderation.Form{Heading: "events.report.heading", BackLabel: e.Title, Action: reportURL(e.RowKey)}, nil
 }
 
 // eventText is an event as words: its title, when and where (in its

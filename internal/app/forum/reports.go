@@ -9,11 +9,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
-	"github.com/harmony/harmony/views/components"
 )
 
 // Reports: a member reports a post to the moderation queue (as
@@ -92,17 +90,14 @@ func (s *Service) mayReport(me Person, p PostRow) bool {
 }
 
 // postReport is the report of the request's post, and its page.
-func (s *Service) postReport(c echo.Context) (moderation.Report, components.ReportProps, error) {
+func (s *Service) postReport(c echo.Context) (moderation.Report, moderation.Form, error) {
 	t, p, me := topicOf(c), postOf(c), person(c)
 	if !s.mayReport(me, p) {
-		return moderation.Report{}, components.ReportProps{}, ErrNoPost
+		return moderation.Report{}, moderation.Form{}, ErrNoPost
 	}
-	r := reportOf(t, p, me)
-	props := components.ReportProps{
-		Heading: i18n.T(c.Request().Context(), "forum.report.heading"), Back: r.Link, BackLabel: t.Title,
-		Author: p.AuthorName, Excerpt: r.Excerpt, Action: topicURL(t.PartitionKey) + "/posts/" + strconv.Itoa(p.Num) + "/report",
-	}
-	return r, props, nil
+	return reportOf(t, p, me), moderation.Form{
+		Heading: "forum.report.heading", BackLabel: t.Title, Action: topicURL(t.PartitionKey) + "/posts/" + strconv.Itoa(p.Num) + "/report",
+	}, nil
 }
 
 // reportOf is me's report of post p of t, its reason not yet given.

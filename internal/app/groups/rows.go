@@ -59,14 +59,14 @@ func (t *Tombstone) bury(id *auth.Identity, now time.Time) {
 // is deleted. Deletion is soft: a purge job (later slice) removes rows
 // past PurgeAfterAt.
 type GroupRow struct {
-	PartitionKey     string     `table:"PartitionKey"` // "group"
-	RowKey           string     `table:"RowKey"`       // groupId (ULID)
-	ETag             string     `table:"ETag"`
-	GroupID          string     `table:"groupId"`
-	GroupName        string     `table:"groupName"`
-	CreatedAt        time.Time  `table:"createdAt"`
-	UpdatedAt        time.Time  `table:"updatedAt"`
-	CreatedByUserKey string     `table:"createdByUserKey"`
+	PartitionKey     string    `table:"PartitionKey"` // "group"
+	RowKey           string    `table:"RowKey"`       // groupId (ULID)
+	ETag             string    `table:"ETag"`
+	GroupID          string    `table:"groupId"`
+	GroupName        string    `table:"groupName"`
+	CreatedAt        time.Time `table:"createdAt"`
+	UpdatedAt        time.Time `table:"updatedAt"`
+	CreatedByUserKey string    `table:"createdByUserKey"`
 	Tombstone
 	// CalendarToken is the key (128 random bits, hex) from which each
 	// member's .ics feed secret is derived (memberFeedToken); "" until an
@@ -260,9 +260,9 @@ type AppointmentIndexRow struct {
 	HasScan        bool       `table:"hasScan"`
 	ScanCapturedAt *time.Time `table:"scanCapturedAt"`
 	// CreatedBy is the creator's memberKey: they may delete it.
-	CreatedBy        string     `table:"createdBy"`
-	CreatedAt        time.Time  `table:"createdAt"`
-	UpdatedAt        time.Time  `table:"updatedAt"`
+	CreatedBy string    `table:"createdBy"`
+	CreatedAt time.Time `table:"createdAt"`
+	UpdatedAt time.Time `table:"updatedAt"`
 	Tombstone
 	// A series (recurrence.go) sits in its group's series partition:
 	// Repeat is its RRULE, Timezone the zone it repeats in, Skipped the

@@ -9,7 +9,6 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/moderation"
-	"github.com/harmony/harmony/views/components"
 )
 
 // Reports: a member reports someone's People card (a fake, a harassing
@@ -42,29 +41,22 @@ func reportURL(memberKey string) string { return auth.ProfileURL(memberKey) + "/
 
 // profileReport is the report of the request's person, and its page:
 // someone else shown in People.
-func (s *Service) profileReport(c echo.Context) (moderation.Report, components.ReportProps, error) {
+func (s *Service) profileReport(c echo.Context) (moderation.Report, moderation.Form, error) {
 	ctx := c.Request().Context()
 	id, member := auth.From(c), c.Param("member")
 	if s.Reports == nil || member == id.MemberKey || !auth.IsAuthMemberKey(member) {
-		return moderation.Report{}, components.ReportProps{}, ErrSelf
+		return moderation.Report{}, moderation.Form{}, ErrSelf
 	}
 	row, err := s.accounts.InPeople(ctx, member)
 	if err != nil {
-		return moderation.Report{}, components.ReportProps{}, err
+		return moderation.Report{}, moderation.Form{}, err
 	}
 	p := Standing{}.person(row, s.now().UTC())
-	excerpt := cardText(ctx, p)
-	link := auth.ProfileURL(member)
 	r := moderation.Report{
-		Target:  moderation.Target{Kind: profileKind, Key: member},
-		Link:    link,
-		Excerpt: excerpt, Author: member, AuthorName: row.DisplayName, By: id.MemberKey, ByName: id.DisplayName,
+		Target: moderation.Target{Kind: profileKind, Key: member}, Link: auth.ProfileURL(member),
+		Excerpt: cardText(ctx, p), Author: member, AuthorName: row.DisplayName, By: id.MemberKey, ByName: id.DisplayName,
 	}
-	props := components.ReportProps{
-		Heading: i18n.T(ctx, "people.report.heading"), Back: link, BackLabel: row.DisplayName,
-		Author: row.DisplayName, Excerpt: excerpt, Action: reportURL(member),
-	}
-	return r, props, nil
+	return r, moderation.Form{Heading: "people.report.heading", BackLabel: row.DisplayName, Action: reportURL(member)}, nil
 }
 
 // cardText is a person's card as words: name, age, place, and about.

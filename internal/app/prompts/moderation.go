@@ -12,7 +12,6 @@ import (
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
-	"github.com/harmony/harmony/views/components"
 )
 
 // Reports: a member reports a public prompt to the admins' moderation
@@ -100,15 +99,15 @@ func (s *Service) mayReport(id *auth.Identity, p PromptRow) bool {
 }
 
 // promptReport is the report of the request's prompt, and its page.
-func (h *handlers) promptReport(c echo.Context) (moderation.Report, components.ReportProps, error) {
+func (h *handlers) promptReport(c echo.Context) (moderation.Report, moderation.Form, error) {
 	ctx := c.Request().Context()
 	id := auth.From(c)
 	p, err := h.svc.Open(ctx, id.MemberKey, c.Param("id"), false)
 	if err != nil {
-		return moderation.Report{}, components.ReportProps{}, err
+		return moderation.Report{}, moderation.Form{}, err
 	}
 	if !h.svc.mayReport(id, p) {
-		return moderation.Report{}, components.ReportProps{}, ErrNoPrompt
+		return moderation.Report{}, moderation.Form{}, ErrNoPrompt
 	}
 	author := h.svc.AuthorName(ctx, p.AuthorID)
 	u := promptURL(p.PromptID)
@@ -120,11 +119,7 @@ func (h *handlers) promptReport(c echo.Context) (moderation.Report, components.R
 		Target: moderation.Target{Kind: promptKind, Key: p.PromptID}, Link: u, Excerpt: excerpt,
 		Author: p.AuthorID, AuthorName: author, By: id.MemberKey, ByName: id.DisplayName,
 	}
-	props := components.ReportProps{
-		Heading: i18n.T(ctx, "prompts.report.heading"), Back: u, BackLabel: p.Title,
-		Author: author, Excerpt: excerpt, Action: u + "/report",
-	}
-	return r, props, nil
+	return r, moderation.Form{Heading: "prompts.report.heading", BackLabel: p.Title, Action: u + "/report"}, nil
 }
 
 // reportExcerpt is how much of a prompt its report quotes.
