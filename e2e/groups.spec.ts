@@ -296,6 +296,13 @@ test('a long comment thread pages: earlier comments in place with htmx, and by l
   await expect(comments).toHaveCount(50);
   await expect(comments.first()).toContainText('comment 06');
   await expect(comments.last()).toContainText('comment 55');
+  // Its author edits the newest in place: no page load, marked edited.
+  await comments.last().getByTestId('comment-edit').click();
+  const editing = page.getByTestId('comment-edit-form');
+  await editing.locator('textarea').fill('comment 55, edited');
+  await editing.getByTestId('comment-save').click();
+  await expect(comments.last()).toContainText('comment 55, edited');
+  await expect(comments.last().getByTestId('comment-edited')).toBeVisible();
   await page.getByTestId('comments-earlier').focus();
   await page.keyboard.press('Enter');
   await expect(comments).toHaveCount(55);

@@ -12,7 +12,9 @@
 // {topic:TITLE} a forum topic found by its title, {prompt:TITLE} a catalog
 // prompt found by its title, {invite:SLUG} a private
 // chat room's invite link; a shot ending in !TESTID clicks the first
-// element of that data-testid first (to open a fold). Each shot is taken at 1280 px and 390 px wide, light and
+// element of that data-testid first (to open a fold); a shot whose name
+// ends in -nojs is taken without JavaScript (a click then follows a plain
+// link or form, as such a browser does). Each shot is taken at 1280 px and 390 px wide, light and
 // dark: OUT_DIR/name-{desktop,mobile}-{light,dark}.png.
 import { chromium } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
@@ -123,10 +125,13 @@ for (const shot of shots) {
   const path = await resolve(rawPath, person);
   for (const [form, width, height] of [['desktop', 1280, 900], ['mobile', 390, 844]]) {
     for (const scheme of ['light', 'dark']) {
-      const ctx = await browser.newContext({ storageState: state, viewport: { width, height }, colorScheme: scheme, isMobile: width < 600 });
+      const ctx = await browser.newContext({ storageState: state, viewport: { width, height }, colorScheme: scheme, isMobile: width < 600, javaScriptEnabled: !name.endsWith('-nojs') });
       const page = await ctx.newPage();
       await page.goto(`${base}${path}`);
-      if (click) await page.getByTestId(click).first().click();
+      if (click) {
+        await page.getByTestId(click).first().click();
+        await page.waitForLoadState();
+      }
       const wide = await page.evaluate(() => document.documentElement.scrollWidth);
       if (wide > width) console.log(`OVERFLOW ${name} ${form}: ${wide}px wide`);
       await page.screenshot({ path: `${out}/${name}-${form}-${scheme}.png`, fullPage: true });

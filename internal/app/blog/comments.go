@@ -81,7 +81,7 @@ func (s *Service) AddComment(ctx context.Context, p PostRow, by *auth.Identity, 
 		n := inbox.Notice{
 			To: []inbox.Recipient{{MemberKey: p.AuthorKey}}, Kind: "blog.notify.comment", From: by.MemberKey,
 			Args: map[string]string{"name": by.DisplayName, "title": p.Title, "preview": richtext.Plain(row.Body, 140)},
-			Link: postURL(p.RowKey) + "#" + commentAnchor(row.RowKey), When: row.CreatedAt, Key: "blog-comment|" + p.ID + "|" + row.RowKey,
+			Link: postURL(p.RowKey) + "#" + comments.Anchor(row), When: row.CreatedAt, Key: "blog-comment|" + p.ID + "|" + row.RowKey,
 		}
 		if err := s.notifier.Post(context.WithoutCancel(ctx), n); err != nil {
 			s.log.WarnContext(ctx, "blog: a comment's author was not told", "post", p.RowKey, "err", err)
@@ -111,6 +111,3 @@ func (s *Service) TakeDown(ctx context.Context, t moderation.Target, _ moderatio
 	id, rk, _ := strings.Cut(t.Key, "#")
 	return s.comments.Hide(ctx, id, rk)
 }
-
-// commentAnchor is the id in the post's page of the comment keyed rk.
-func commentAnchor(rk string) string { return "comment-" + CommentRow{RowKey: rk}.ID() }

@@ -65,7 +65,7 @@ func (s *Service) commentView(c echo.Context, p PostRow, r CommentRow) views.Com
 	ctx, id := c.Request().Context(), auth.From(c)
 	zone := id.Location()
 	v := views.Comment{
-		Anchor: commentAnchor(r.RowKey), Author: r.AuthorName, AuthorURL: auth.ProfileURL(r.AuthorKey),
+		Anchor: comments.Anchor(r), Author: r.AuthorName, AuthorURL: auth.ProfileURL(r.AuthorKey),
 		When: i18n.DateTime(ctx, r.CreatedAt.In(zone)), Datetime: r.CreatedAt.Format(time.RFC3339),
 		Hidden: r.Hidden, Edited: r.EditedAt != nil,
 	}
@@ -99,7 +99,7 @@ func (s *Service) addComment(c echo.Context) error {
 	case err == nil && web.HTMXFrom(c).Partial:
 		return s.renderComments(c, http.StatusOK, p, views.CommentsProps{})
 	case err == nil:
-		return web.FlashRedirect(c, "blog.comments.flash.added", postURL(p.RowKey)+"#"+commentAnchor(row.RowKey))
+		return web.FlashRedirect(c, "blog.comments.flash.added", postURL(p.RowKey)+"#"+comments.Anchor(row))
 	}
 	return web.AnswerForm(c, err, "", "", func(status int, errs formrule.FieldErrors) error {
 		return s.renderComments(c, status, p, views.CommentsProps{Body: strings.ToValidUTF8(body, "\uFFFD"), Error: errs["body"]})
@@ -119,51 +119,22 @@ func (s *Service) renderComments(c echo.Context, status int, p PostRow, form vie
 	return web.RenderFragment(c, status, views.Comments(comments))
 }
 
-// editCommentPage is GET /blog/:slug/comments/:comment/edit: its
-// author's form to change it (htmx: in its place in the list).
-func (s *Service) editCommentPage(c echo.Context) error {
-	p, id := postScope.From(c), auth.From(c)
-	r, err := s.comments.Get(c.Request().Context(), p.ID, commentKey(c))
-	switch {
-	case err != nil:
-		return err
-	case r.Hidden:
-		return ErrNoComment
-	case r.AuthorKey != id.MemberKey:
-		return ErrNotYourComment
+// commentEditing is a comment's edit (GET and POST
+// /blog/:slug/comments/:comment/edit), its author's.
+func (s *Service) commentEditing() comments.Editing {
+	return comments.Editing{
+		Thread: s.comments, Section: "blog",
+		Of: func(c echo.Context) (comments.Target, error) {
+			p := postScope.From(c)
+			return comments.Target{Thread: p.ID, RowKey: commentKey(c), Title: p.Title, URL: postURL(p.RowKey)}, nil
+		},
+		Item: func(c echo.Context, r CommentRow) templ.Component {
+			return views.CommentItem(s.commentView(c, postScope.From(c), r))
+		},
+		Wrap: func(r CommentRow, form templ.Component) templ.Component {
+			return views.CommentEditItem(comments.Anchor(r), form)
+		},
 	}
-	return s.renderCommentEdit(c, http.StatusOK, p, r.RowKey, r.Body, "")
-}
-
-// renderCommentEdit is the edit form of comment rk of p with body and
-// its error: htmx gets the list item, a plain request a page.
-func (s *Service) renderCommentEdit(c echo.Context, status int, p PostRow, rk, body, errKey string) error {
-	ctx := c.Request().Context()
-	props := views.CommentEditProps{
-		Anchor: commentAnchor(rk), Action: commentURL(p.RowKey, rk) + "/edit",
-		Back: postURL(p.RowKey) + "#" + commentAnchor(rk), PostTitle: p.Title, Body: body, Error: errKey,
-	}
-	if web.HTMXFrom(c).Partial {
-		return web.RenderFragment(c, status, views.CommentEditItem(props))
-	}
-	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "blog.comments.edit_heading"), Section: "blog", Content: views.CommentEditPage(props)})
-}
-
-// editComment is POST /blog/:slug/comments/:comment/edit (body): htmx
-// gets the comment as it now reads, a plain form the post at it; a
-// refused text comes back in the form.
-func (s *Service) editComment(c echo.Context) error {
-	p, rk, body := postScope.From(c), commentKey(c), c.FormValue("body")
-	row, err := s.comments.Edit(c.Request().Context(), p.ID, rk, auth.From(c), body)
-	switch {
-	case err == nil && web.HTMXFrom(c).Partial:
-		return web.RenderFragment(c, http.StatusOK, views.CommentItem(s.commentView(c, p, row)))
-	case err == nil:
-		return web.FlashRedirect(c, "blog.comments.flash.edited", postURL(p.RowKey)+"#"+commentAnchor(rk))
-	}
-	return web.AnswerForm(c, err, "", "", func(status int, errs formrule.FieldErrors) error {
-		return s.renderCommentEdit(c, status, p, rk, strings.ToValidUTF8(body, "\uFFFD"), errs["body"])
-	})
 }
 
 // deleteComment is POST /blog/:slug/comments/:comment/delete: its author
@@ -191,7 +162,7 @@ func (s *Service) commentReport(c echo.Context) (moderation.Report, moderation.F
 		return moderation.Report{}, moderation.Form{}, err
 	}
 	report := moderation.Report{
-		Target: moderation.Target{Kind: commentKind, Key: p.ID + "#" + r.RowKey}, Link: postURL(p.RowKey) + "#" + commentAnchor(r.RowKey),
+		Target: moderation.Target{Kind: commentKind, Key: p.ID + "#" + r.RowKey}, Link: postURL(p.RowKey) + "#" + comments.Anchor(r),
 		Excerpt: richtext.Plain(r.Body, 500), Author: r.AuthorKey, AuthorName: r.AuthorName, By: id.MemberKey, ByName: id.DisplayName,
 	}
 	return report, moderation.Form{Heading: "blog.comments.report_heading", BackLabel: p.Title, Action: commentURL(p.RowKey, r.RowKey) + "/report"}, nil

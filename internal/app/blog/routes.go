@@ -32,8 +32,9 @@ func (s *Service) Routes(e *echo.Echo) {
 	// them, their authors and admins delete them, others report them.
 	acc := auth.RequireAccount
 	e.POST("/blog/:slug/comments", s.addComment, acc, post)
-	e.GET("/blog/:slug/comments/:comment/edit", s.editCommentPage, acc, post)
-	e.POST("/blog/:slug/comments/:comment/edit", s.editComment, acc, post)
+	edit := s.commentEditing()
+	e.GET("/blog/:slug/comments/:comment/edit", edit.Show, acc, post)
+	e.POST("/blog/:slug/comments/:comment/edit", edit.Save, acc, post)
 	e.POST("/blog/:slug/comments/:comment/delete", s.deleteComment, acc, post)
 	report := moderation.Page{Section: "blog", Queue: s.Reports, Of: s.commentReport}
 	e.GET("/blog/:slug/comments/:comment/report", report.Show, acc, post)

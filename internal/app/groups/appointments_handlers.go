@@ -393,23 +393,62 @@ func (h *handlers) thread(c echo.Context, m Membership, g GroupRow, id *auth.Ide
 	if err != nil {
 		return nil, "", "", err
 	}
-	pal := paletteOf(g)
-	base := appointmentURL(g.GroupID, d.Doc.AppointmentID)
 	for _, cm := range slices.Backward(page) {
-		item := views.CommentItem{
-			ID: cm.ID(), Author: cm.AuthorName, Body: templ.Raw(richtext.Render(cm.Body)),
-			When: i18n.DateTime(ctx, cm.CreatedAt.In(zone)), Datetime: cm.CreatedAt.UTC().Format(time.RFC3339),
-			Color: pal.of(cm.AuthorKey),
-		}
-		if cm.AuthorKey == id.MemberKey || m.Owner() {
-			item.DeleteURL = base + "/comments/" + comments.PathKey(cm.RowKey) + "/delete"
-		}
-		items = append(items, item)
+		items = append(items, commentItem(ctx, m, g, id, zone, d.Doc.AppointmentID, cm))
 	}
 	if start != nil {
 		latestURL = u + "#comments"
 	}
 	return items, pager.NextURL(earlier), latestURL, nil
+}
+
+// commentItem is comment cm of an appointment of g as id, of m, sees it
+// in zone: its author edits it, its author and owners delete it.
+func commentItem(ctx context.Context, m Membership, g GroupRow, id *auth.Identity, zone *time.Location, appointmentID string, cm CommentRow) views.CommentItem {
+	item := views.CommentItem{
+		ID: cm.ID(), Author: cm.AuthorName, Body: templ.Raw(richtext.Render(cm.Body)),
+		When: i18n.DateTime(ctx, cm.CreatedAt.In(zone)), Datetime: cm.CreatedAt.UTC().Format(time.RFC3339),
+		Color: paletteOf(g).of(cm.AuthorKey), Edited: cm.EditedAt != nil,
+	}
+	u := commentURL(g.GroupID, appointmentID, cm.RowKey)
+	if cm.AuthorKey == id.MemberKey {
+		item.EditURL = u + "/edit"
+	}
+	if cm.AuthorKey == id.MemberKey || m.Owner() {
+		item.DeleteURL = u + "/delete"
+	}
+	return item
+}
+
+// commentURL is the address of comment rk of an appointment.
+func commentURL(groupID, appointmentID, rk string) string {
+	return appointmentURL(groupID, appointmentID) + "/comments/" + comments.PathKey(rk)
+}
+
+// commentEditing is a comment's edit (GET and POST
+// …/comments/:comment/edit), its author's, on an appointment the member
+// sees.
+func (h *handlers) commentEditing() comments.Editing {
+	return comments.Editing{
+		Thread: h.svc.comments, Section: "groups",
+		Of: func(c echo.Context) (comments.Target, error) {
+			m, g := Opened(c)
+			d, err := h.svc.Appointment(c.Request().Context(), m, c.Param("appt"))
+			if err != nil {
+				return comments.Target{}, err
+			}
+			return comments.Target{
+				Thread: commentPart(g.GroupID, d.Doc.AppointmentID), RowKey: comments.KeyFromPath(c.Param("comment")),
+				Title: d.Doc.Title, URL: appointmentURL(g.GroupID, d.Doc.AppointmentID),
+			}, nil
+		},
+		Item: func(c echo.Context, r CommentRow) templ.Component {
+			ctx, id := c.Request().Context(), auth.From(c)
+			m, g := Opened(c)
+			return views.CommentRow(commentItem(ctx, m, g, id, h.svc.Zone(ctx, id), c.Param("appt"), r))
+		},
+		Wrap: func(r CommentRow, form templ.Component) templ.Component { return views.CommentEditItem(r.ID(), form) },
+	}
 }
 
 // formTime is a UTC instant as the form's datetime-local value in zone.

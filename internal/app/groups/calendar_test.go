@@ -486,6 +486,61 @@ func TestCommentsAndAnnouncementsAreLimited(t *testing.T) {
 	}
 }
 
+// TestEditingAComment: a comment's author edits it, with htmx in its
+// place in the thread and without JavaScript on a page of its own; it is
+// then marked edited. Nobody else may (the owner neither: owners delete,
+// they do not put words in others' mouths); bad text is refused beside
+// the field with nothing written.
+func TestEditingAComment(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, _, _, appt := picnic(t, a)
+	if res := post(t, bob.c, appt+"/comments", url.Values{"comment": {"I'll bring cake"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("comment: %d", res.StatusCode)
+	}
+	edit, ok := bob.c.Get(appt).Doc(t).Find(testID("comment-edit")).Attr("href")
+	if !ok || ann.c.Get(appt).Doc(t).Find(testID("comment-edit")).Length() != 0 {
+		t.Fatalf("bob's edit link %q, or ann is offered one", edit)
+	}
+	htmx := []string{"HX-Request", "true", "HX-Request-Type", "partial"}
+	form := bob.c.Get(edit, htmx...)
+	if d := form.Doc(t); form.StatusCode != http.StatusOK || strings.Contains(form.Body, "<html") || d.Find("textarea[name=comment]").Text() != "I'll bring cake" ||
+		d.Find(testID("comment-edit-item")).Length() != 1 {
+		t.Fatalf("the edit form for htmx: %d %s", form.StatusCode, form.Body)
+	}
+	if page := bob.c.Get(edit); page.StatusCode != http.StatusOK || page.Doc(t).Find(testID("comment-edit-page")+" textarea[name=comment]").Length() != 1 {
+		t.Fatalf("the edit page: %d", page.StatusCode)
+	}
+	for _, who := range []person{ann} {
+		if res := who.c.Get(edit); res.StatusCode != http.StatusForbidden {
+			t.Errorf("ann opens bob's edit: %d", res.StatusCode)
+		}
+		if res := post(t, who.c, edit, url.Values{"comment": {"ann was here"}}); res.StatusCode != http.StatusForbidden || res.Writes(t) != 0 {
+			t.Errorf("ann edits bob's: %d", res.StatusCode)
+		}
+	}
+	for _, bad := range []string{"", strings.Repeat("x", MaxCommentLength+1), "a\x00b"} {
+		for _, h := range [][]string{nil, htmx} {
+			res := post(t, bob.c, edit, url.Values{"comment": {bad}}, h...)
+			if res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || res.Doc(t).Find(testID("comment-edit-form")+" .field-error").Length() != 1 {
+				t.Errorf("edit to %.12q (htmx %v): %d, %d writes", bad, h != nil, res.StatusCode, res.Writes(t))
+			}
+		}
+	}
+	saved := post(t, bob.c, edit, url.Values{"comment": {"I'll bring **two** cakes"}}, htmx...)
+	if d := saved.Doc(t); saved.StatusCode != http.StatusOK || d.Find(testID("comment")+" .comment-body strong").Text() != "two" || d.Find(testID("comment-edited")).Length() != 1 {
+		t.Fatalf("saved with htmx: %d %s", saved.StatusCode, saved.Body)
+	}
+	res := post(t, bob.c, edit, url.Values{"comment": {"Three cakes"}})
+	if loc := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, appt+"#comment-") {
+		t.Fatalf("saved without JavaScript: %d → %q", res.StatusCode, loc)
+	}
+	c := ann.c.Get(appt).Doc(t).Find(testID("comment"))
+	if c.Length() != 1 || !strings.Contains(c.Text(), "Three cakes") || c.Find(testID("comment-edited")).Length() != 1 {
+		t.Fatalf("ann sees %q", c.Text())
+	}
+}
+
 // TestLongThreadsArePaged: an appointment page shows the newest
 // commentsPage comments and a link to the earlier ones, a page at a
 // time, each comment once and in order, including the comments written

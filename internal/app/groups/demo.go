@@ -59,7 +59,8 @@ var demoGroups = []demoGroup{
 		plans: []demoPlan{
 			{title: "Приём у педиатра", location: "Детская поликлиника № 3, каб. 214", days: 1, hour: 10, hours: 1, responsible: "masha"},
 			{title: "Родительское собрание", location: "Школа № 57, актовый зал", days: 4, hour: 19, hours: 1, responsible: "boris"},
-			{title: "Поездка на дачу", location: "СНТ «Берёзка»", notes: "Взять рассаду и удобрения.", days: 9, hour: 8, hours: 10, withAll: true},
+			{title: "Поездка на дачу", location: "СНТ «Берёзка»", notes: "Взять рассаду и удобрения.", days: 9, hour: 8, hours: 10, withAll: true,
+				comments: [][2]string{{"masha", "Возьму термос и пирожки. Выезжаем в **восемь**?"}, {"boris", "Да, в восемь. Заправлюсь накануне."}}},
 			{title: "Бассейн", location: "ФОК «Волна»", days: -23, hour: 18, minute: 30, hours: 1, responsible: "masha", weekly: true},
 		},
 	},

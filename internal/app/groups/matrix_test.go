@@ -87,6 +87,8 @@ var matrix = map[string][columns]int{
 	"POST /groups/:id/appointments/:appt/restore":                  {401, 404, 404, 404, 303, 303, 404},
 	"POST /groups/:id/appointments/:appt/comments":                 {401, 404, 404, 404, 422, 422, 404}, // the matrix form has no comment
 	"POST /groups/:id/appointments/:appt/comments/:comment/delete": {401, 404, 404, 404, 404, 404, 404}, // no such comment
+	"GET /groups/:id/appointments/:appt/comments/:comment/edit":    {303, 404, 404, 404, 404, 404, 404}, // no such comment
+	"POST /groups/:id/appointments/:appt/comments/:comment/edit":   {401, 404, 404, 404, 404, 404, 404},
 	"POST /groups/:id/appointments/:appt/remind":                   {401, 404, 404, 404, 403, 403, 404}, // only participants
 	"POST /groups/:id/appointments/:appt/delete":                   {401, 404, 404, 404, 403, 303, 404},
 	"GET /groups/:id/appointments/:appt/scan":                      {303, 404, 404, 404, 200, 200, 404},
