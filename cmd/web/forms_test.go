@@ -24,7 +24,7 @@ var badTexts = []struct{ name, value string }{
 }
 
 // TestEveryFormRefusesBadText crawls the app as an admin with a group, an
-// appointment, a prompt, a blog post with a comment, someone else's
+// appointment with a comment, a prompt, a blog post with a comment, someone else's
 // forum topic, a report in the moderation queue and someone in People, finds every POST form with a text field, and
 // submits each bad text in all its text fields: every form must answer
 // with a 4xx, not a 5xx and not success, write nothing, and say why in
@@ -89,6 +89,11 @@ func seedForms(t *testing.T, c *webtest.Client) {
 	}))
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("create appointment: %d", res.StatusCode)
+	}
+	// A comment on it: the crawl finds its edit form.
+	appt := strings.SplitN(res.Header.Get("Location"), "?", 2)[0]
+	if res := c.PostForm(appt+"/comments", c.WithCSRF(appt, url.Values{"comment": {"A comment with forms"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("comment on the appointment: %d", res.StatusCode)
 	}
 	res = c.PostForm("/prompts", c.WithCSRF("/prompts/new", url.Values{
 		"title": {"A prompt with forms"}, "text": {"Write about {{topic}}."}, "tags": {"writing"}, "visibility": {"public"},
