@@ -109,6 +109,7 @@ func (h *handlers) viewer(ctx context.Context, me string) (views.Join, Standing,
 		return views.Join{}, Standing{}, nil, err
 	}
 	st, err := h.svc.StandingOf(ctx, me)
+	st.Near = at
 	return join, st, at, err
 }
 
@@ -275,7 +276,7 @@ func (h *handlers) likes(c echo.Context) error {
 func (h *handlers) matchesPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	me := auth.From(c).MemberKey
-	st, err := h.svc.StandingOf(ctx, me)
+	_, st, _, err := h.viewer(ctx, me)
 	if err != nil {
 		return err
 	}

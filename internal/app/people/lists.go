@@ -39,6 +39,8 @@ type Person struct {
 	// (Located).
 	Km      int
 	Located bool
+	// km is Km before rounding.
+	km float64
 }
 
 // Standing is the viewer's likes and matches, read once for a page: a
@@ -48,6 +50,9 @@ type Standing struct {
 	Received map[string]LikeRow
 	Matches  map[string]MatchRow
 	Blocked  map[string]bool
+	// Near is the point the viewer shared, nil for none: every list then
+	// says how far each person who shared theirs is.
+	Near *account.Point
 }
 
 // StandingOf reads member's likes, received likes, matches and blocks.
@@ -96,6 +101,10 @@ func (st Standing) person(row account.DirectoryRow, today time.Time) Person {
 	}
 	if p.Matched {
 		p.At = m.CreatedAt
+	}
+	if pt := row.Point(); st.Near != nil && pt != nil {
+		p.km = st.Near.KmTo(*pt)
+		p.Km, p.Located = int(math.Round(p.km)), true
 	}
 	return p
 }
@@ -146,12 +155,8 @@ func (s *Service) Discover(ctx context.Context, viewer string, f Filter, st Stan
 			continue
 		}
 		p := st.person(r, today)
-		if f.Near != nil && r.Point() != nil {
-			km := f.Near.KmTo(*r.Point())
-			if pf.Near != nil && km > float64(f.WithinKm) {
-				continue // in the box's corner, farther than asked
-			}
-			p.Km, p.Located = int(math.Round(km)), true
+		if pf.Near != nil && p.Located && p.km > float64(f.WithinKm) {
+			continue // in the box's corner, farther than asked
 		}
 		out.People = append(out.People, p)
 	}

@@ -937,8 +937,26 @@ func TestDistancesNarrowDiscover(t *testing.T) {
 			t.Errorf("km=%s: %d", bad, res.StatusCode)
 		}
 	}
+	// The likes and matches lists say how far too, as Discover does: Cat,
+	// 2,500 km off, likes Ann; Ann sees it, likes her back, and the match
+	// says it; Dan, who shared no location, is not "km away".
+	if res := like(cat, ann, "Hello from Moscow"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Cat likes Ann: %d", res.StatusCode)
+	}
+	if card := ann.Get(people.LikesURL).Doc(t).Find(testID("people-row")).Text(); !strings.Contains(card, "Cat") || !strings.Contains(card, "km away") {
+		t.Errorf("Ann's likes: %q", card)
+	}
+	if res := like(ann, cat, ""); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Ann likes Cat back: %d", res.StatusCode)
+	}
+	if card := cat.Get(people.MatchesURL).Doc(t).Find(testID("people-row")).Text(); !strings.Contains(card, "Ann") || !strings.Contains(card, "km away") {
+		t.Errorf("Cat's matches: %q", card)
+	}
 	if res := post(ann.Client, "/people/me/place/forget", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("Ann forgets her location: %d", res.StatusCode)
+	}
+	if card := ann.Get(people.MatchesURL).Doc(t).Find(testID("people-row")).Text(); !strings.Contains(card, "Cat") || strings.Contains(card, "km away") {
+		t.Errorf("Ann's matches, her location forgotten: %q", card)
 	}
 	doc = ann.Get("/people").Doc(t)
 	if got := shown(t, ann, "/people"); len(got) != 3 || strings.Contains(doc.Text(), "km away") {
