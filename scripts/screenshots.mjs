@@ -12,7 +12,8 @@
 // {topic:TITLE} a forum topic found by its title, {prompt:TITLE} a catalog
 // prompt found by its title, {invite:SLUG} a private
 // chat room's invite link; a shot ending in !TESTID clicks the first
-// element of that data-testid first (to open a fold); a shot whose name
+// element of that data-testid first (to open a fold, or to post a form:
+// the later takes then show the page as it is after); a shot whose name
 // ends in -nojs is taken without JavaScript (a click then follows a plain
 // link or form, as such a browser does). Each shot is taken at 1280 px and 390 px wide, light and
 // dark: OUT_DIR/name-{desktop,mobile}-{light,dark}.png.
@@ -129,8 +130,13 @@ for (const shot of shots) {
       const page = await ctx.newPage();
       await page.goto(`${base}${path}`);
       if (click) {
-        await page.getByTestId(click).first().click();
-        await page.waitForLoadState();
+        // A click that changed something (a form posted) finds nothing to
+        // click on the next takes: they show the page as it now is.
+        const target = page.getByTestId(click).first();
+        if (await target.count()) {
+          await target.click();
+          await page.waitForLoadState();
+        } else console.log(`${name} ${form} ${scheme}: no ${click} to click, shot as it is`);
       }
       const wide = await page.evaluate(() => document.documentElement.scrollWidth);
       if (wide > width) console.log(`OVERFLOW ${name} ${form}: ${wide}px wide`);

@@ -2,10 +2,12 @@ package account_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
 	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/formrule"
 )
 
 // TestPoints: a point is read within range and kept to 0.01°; the
@@ -43,5 +45,39 @@ func TestPoints(t *testing.T) {
 	}
 	if b := (account.Point{Lat: 0, Lon: 179.9}).BoxAround(100); !b.LonAll {
 		t.Errorf("across the 180th meridian: %+v", b)
+	}
+}
+
+// TestCities: every city has an id a form can send once, both names, a
+// centre on the earth, and lies where its country is (spot checks of
+// known distances); a city not listed is refused; Russian lists sort in
+// Russian.
+func TestCities(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range account.Cities {
+		if seen[c.ID] || !formrule.IsSlug(c.ID, 40) || c.En == "" || c.Ru == "" || len(c.Country) != 2 {
+			t.Errorf("city %+v", c)
+		}
+		seen[c.ID] = true
+		if _, err := account.ParsePoint(fmt.Sprint(c.Lat), fmt.Sprint(c.Lon)); err != nil {
+			t.Errorf("%s: %v", c.ID, err)
+		}
+	}
+	for _, d := range []struct {
+		a, b string
+		km   float64
+	}{{"london", "moscow", 2500}, {"moscow", "saint-petersburg", 635}, {"new-york", "los-angeles", 3940}, {"sydney", "melbourne", 714}, {"moscow", "vladivostok", 6430}} {
+		a, _ := account.CityOf(d.a)
+		b, _ := account.CityOf(d.b)
+		if km := a.Point().KmTo(b.Point()); math.Abs(km-d.km) > d.km*0.03 {
+			t.Errorf("%s to %s: %.0f km, want about %.0f", d.a, d.b, km, d.km)
+		}
+	}
+	if _, err := account.CityOf("atlantis"); !errors.Is(err, account.ErrNoCity) {
+		t.Errorf("atlantis: %v", err)
+	}
+	ru := account.CitiesIn("ru")
+	if ru[0].Ru != "Алматы" || account.CitiesIn("en")[0].En != "Almaty" || len(ru) != len(account.Cities) {
+		t.Errorf("first in Russian %q", ru[0].Ru)
 	}
 }

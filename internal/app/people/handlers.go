@@ -182,6 +182,9 @@ func (h *handlers) discover(c echo.Context) error {
 			Located: at != nil, WithinKm: f.WithinKm, MinKm: account.MinDistanceKm, MaxKm: account.MaxDistanceKm,
 		},
 	}
+	if at == nil {
+		v.Filter.Cities = cityOptions(ctx)
+	}
 	back := c.Request().URL.RequestURI()
 	for _, p := range page.People {
 		v.People = append(v.People, card(ctx, p, back))
@@ -228,11 +231,12 @@ func (h *handlers) join(c echo.Context) error {
 	return web.FlashRedirect(c, joinFlash[on], DiscoverURL)
 }
 
-// place is POST /people/me/place (lat, lon): where the viewer is, from
-// the browser's location, for Discover's distances; a bad point is a 400
-// and writes nothing.
+// place is POST /people/me/place (city, or lat and lon): where the
+// viewer is, a city chosen or the browser's location, for People's
+// distances; a city not offered or a bad point is a 400 and writes
+// nothing.
 func (h *handlers) place(c echo.Context) error {
-	at, err := account.ParsePoint(c.FormValue("lat"), c.FormValue("lon"))
+	at, err := placeOf(c.FormValue("city"), c.FormValue("lat"), c.FormValue("lon"))
 	if err != nil {
 		return err
 	}
@@ -240,6 +244,26 @@ func (h *handlers) place(c echo.Context) error {
 		return err
 	}
 	return web.FlashRedirect(c, "people.flash.place_set", DiscoverURL)
+}
+
+// placeOf is the point a place form sends: the city chosen, else the
+// browser's latitude and longitude; neither is no city chosen.
+func placeOf(city, lat, lon string) (account.Point, error) {
+	if city != "" || lat == "" && lon == "" {
+		c, err := account.CityOf(city)
+		return c.Point(), err
+	}
+	return account.ParsePoint(lat, lon)
+}
+
+// cityOptions are the cities one may choose, in the request's language.
+func cityOptions(ctx context.Context) []components.Option {
+	lang := string(i18n.LangOf(ctx))
+	var out []components.Option
+	for _, c := range account.CitiesIn(lang) {
+		out = append(out, components.Option{Value: c.ID, Label: c.Name(lang)})
+	}
+	return out
 }
 
 // forgetPlace is POST /people/me/place/forget: the viewer's point goes.

@@ -895,7 +895,7 @@ func TestDistancesNarrowDiscover(t *testing.T) {
 	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10")
 	bob := a.join(t, "bob@example.com", "Bob", "male", "1990-03-01")
 	cat := a.join(t, "cat@example.com", "Cat", "female", "2001-01-10")
-	a.join(t, "dan@example.com", "Dan", "male", "1995-05-05")
+	dan := a.join(t, "dan@example.com", "Dan", "male", "1995-05-05")
 
 	page := ann.Get("/people").Doc(t)
 	if got := shown(t, ann, "/people"); len(got) != 3 || page.Find(testID("people-place-share")).Length() != 1 || page.Find(testID("people-filter-km")).Length() != 0 {
@@ -937,9 +937,26 @@ func TestDistancesNarrowDiscover(t *testing.T) {
 			t.Errorf("km=%s: %d", bad, res.StatusCode)
 		}
 	}
+	// Dan has no JavaScript: he chooses his city instead (a city not
+	// offered, or none, is a 400 that writes nothing), and Cat in Moscow
+	// is then near him.
+	if sel := dan.Get("/people").Doc(t).Find(testID("people-city")); sel.Find(`option[value="moscow"]`).Text() != "Moscow" {
+		t.Fatalf("the city choice: %q", sel.Text())
+	}
+	for _, bad := range []url.Values{{"city": {"atlantis"}}, {"city": {""}}, {}} {
+		if res := post(dan.Client, "/people/me/place", bad); res.StatusCode != http.StatusBadRequest || res.Writes(t) != 0 {
+			t.Errorf("the city %v: %d (%d writes)", bad, res.StatusCode, res.Writes(t))
+		}
+	}
+	if res := post(dan.Client, "/people/me/place", url.Values{"city": {"moscow"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Dan chooses Moscow: %d", res.StatusCode)
+	}
+	if got := shown(t, dan, "/people"); strings.Join(got, ",") != "Cat" {
+		t.Errorf("within 100 km of Moscow: %q", got)
+	}
 	// The likes and matches lists say how far too, as Discover does: Cat,
 	// 2,500 km off, likes Ann; Ann sees it, likes her back, and the match
-	// says it; Dan, who shared no location, is not "km away".
+	// says it; once Ann forgets her location, no list says how far.
 	if res := like(cat, ann, "Hello from Moscow"); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("Cat likes Ann: %d", res.StatusCode)
 	}
