@@ -131,12 +131,12 @@ func (t Thread) Add(ctx context.Context, thread string, by *auth.Identity, body 
 
 // Page reads up to n comments of thread from start (nil: the newest),
 // newest first, and where the next page starts: one query.
-func (t Thread) Page(ctx context.Context, thread string, start *storage.Continuation, n int) ([]Row, *storage.Continuation, error) {
+func (t Thread) Page(ctx context.Context, thread string, start *storage.Continuation, n int) (storage.Rows[Row], error) {
 	q := storage.Query{PartitionKey: thread, Continuation: start}
 	if start == nil {
 		q.RowKeyFrom = KeyFrom
 	}
-	return storage.TakePage[Row](ctx, t.Table, q, n)
+	return storage.TakeRows[Row](ctx, t.Table, q, n)
 }
 
 // Get reads comment rk of thread (Missing when there is none).

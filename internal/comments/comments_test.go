@@ -90,14 +90,14 @@ func TestAThread(t *testing.T) {
 	var got []string
 	var start *storage.Continuation
 	for pages := 0; ; pages++ {
-		rows, next, err := th.Page(ctx, "T1", start, 2)
+		page, err := th.Page(ctx, "T1", start, 2)
 		if err != nil || pages > 3 {
 			t.Fatalf("page %d: %v", pages, err)
 		}
-		for _, r := range rows {
+		for _, r := range page.Rows {
 			got = append(got, r.Body)
 		}
-		if start = next; next == nil {
+		if start = page.Next; start == nil {
 			break
 		}
 	}
@@ -151,7 +151,8 @@ func TestAThread(t *testing.T) {
 	if err := th.Delete(ctx, "T1", added[3].RowKey, ann, false); err != nil {
 		t.Fatalf("the author deletes: %v", err)
 	}
-	rows, _, err := th.Page(ctx, "T1", nil, 10)
+	page, err := th.Page(ctx, "T1", nil, 10)
+	rows := page.Rows
 	if err != nil || len(rows) != 3 || !rows[1].Hidden || rows[2].Body != "comment 0, better" {
 		t.Fatalf("left: %+v, %v", rows, err)
 	}
@@ -172,9 +173,9 @@ func TestRowsKeptOtherwiseAreReadPast(t *testing.T) {
 	if _, err := th.Add(ctx, "T", ann, "new"); err != nil {
 		t.Fatal(err)
 	}
-	rows, next, err := th.Page(ctx, "T", nil, 10)
-	if err != nil || len(rows) != 1 || rows[0].Body != "new" || next != nil {
-		t.Fatalf("page: %+v, %v, %v", rows, next, err)
+	page, err := th.Page(ctx, "T", nil, 10)
+	if err != nil || len(page.Rows) != 1 || page.Rows[0].Body != "new" || page.Next != nil {
+		t.Fatalf("page: %+v, %v", page, err)
 	}
 }
 

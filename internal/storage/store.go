@@ -293,6 +293,19 @@ func TakePage[T any](ctx context.Context, t *Table, q Query, n int) ([]T, *Conti
 	return rows, q.Continuation, nil
 }
 
+// Rows are a page of a list a cursor pages through: its rows in order,
+// and where the next page starts (nil on the last).
+type Rows[T any] struct {
+	Rows []T
+	Next *Continuation
+}
+
+// TakeRows is TakePage as Rows.
+func TakeRows[T any](ctx context.Context, t *Table, q Query, n int) (Rows[T], error) {
+	rows, next, err := TakePage[T](ctx, t, q, n)
+	return Rows[T]{Rows: rows, Next: next}, err
+}
+
 // Decode unmarshals entities of t into Ts, in order. A row that another
 // tool wrote with a value that does not fit its field (ErrBadRow: a word
 // where a bool belongs, a fraction where an integer does) is logged as a

@@ -90,17 +90,10 @@ func (s *Service) AddComment(ctx context.Context, p PostRow, by *auth.Identity, 
 	return row, nil
 }
 
-// CommentsPage is a page of a post's comments, newest first.
-type CommentsPage struct {
-	Comments []CommentRow
-	Next     *storage.Continuation
-}
-
 // Comments reads a page of the comments on the post with id, from start
-// (nil: the newest): one query.
-func (s *Service) Comments(ctx context.Context, id string, start *storage.Continuation) (CommentsPage, error) {
-	rows, next, err := s.comments.Page(ctx, id, start, commentsPage)
-	return CommentsPage{Comments: rows, Next: next}, err
+// (nil: the newest), newest first: one query.
+func (s *Service) Comments(ctx context.Context, id string, start *storage.Continuation) (storage.Rows[CommentRow], error) {
+	return s.comments.Page(ctx, id, start, commentsPage)
 }
 
 // ReportKinds are what the blog takes down (moderation.Source).

@@ -52,7 +52,7 @@ func (s *Service) commentsProps(c echo.Context, p PostRow, form views.CommentsPr
 	if start != nil {
 		form.NewestURL = postURL(p.RowKey) + "#comments"
 	}
-	for _, r := range page.Comments {
+	for _, r := range page.Rows {
 		form.Comments = append(form.Comments, s.commentView(c, p, r))
 	}
 	form.NextURL = pager.NextURL(page.Next)

@@ -73,7 +73,7 @@ func (s *Service) list(c echo.Context) error {
 		return err
 	}
 	zone := auth.From(c).Location()
-	p := views.ListProps{Tag: tag, Cards: s.viewCards(ctx, page.Cards, zone, tag), Featured: tag == "" && start == nil, FeedURL: feedURL, NextURL: pager.NextURL(page.Next)}
+	p := views.ListProps{Tag: tag, Cards: s.viewCards(ctx, page.Rows, zone, tag), Featured: tag == "" && start == nil, FeedURL: feedURL, NextURL: pager.NextURL(page.Next)}
 	if auth.IsAdmin(c) {
 		p.NewURL, p.UnlistedURL = newURL, unlistedURL
 	}
@@ -151,7 +151,7 @@ func (s *Service) renderPost(c echo.Context, status int, form views.CommentsProp
 	props := views.PostProps{Card: s.viewCard(ctx, p.RowKey, p.Card, zone, ""), Body: templ.Raw(string(bodies.Showing(p.Body, p.pictureURLs())))}
 	props.CoverURL = pictures.URL(mediaPrefix, p.CoverKey, false)
 	props.Excerpt = p.Summary
-	for _, m := range more.Cards {
+	for _, m := range more.Rows {
 		if m.Slug != p.RowKey && len(props.More) < moreCards {
 			props.More = append(props.More, s.viewCard(ctx, m.Slug, m.Card, zone, ""))
 		}
@@ -176,7 +176,7 @@ func (s *Service) feed(c echo.Context) error {
 		return err
 	}
 	f := web.Feed{Title: i18n.T(ctx, "blog.heading"), Link: s.baseURL + homeURL, Description: i18n.T(ctx, "blog.lead")}
-	for _, r := range page.Cards {
+	for _, r := range page.Rows {
 		f.Items = append(f.Items, web.FeedItem{Title: r.Title, Link: s.baseURL + postURL(r.Slug), Description: r.Excerpt, Published: r.PublishAt})
 	}
 	return web.ServeFeed(c, f)

@@ -364,11 +364,7 @@ func (s *Service) Delete(ctx context.Context, slug string) error {
 }
 
 // Page is one page of cards.
-type Page struct {
-	Cards []CardRow
-	// Next continues the listing; nil on the last page.
-	Next *storage.Continuation
-}
+type Page = storage.Rows[CardRow]
 
 // List reads a page of the published posts (of a tag, when tag is not
 // ""), newest first, from now on back: one query of one partition. Posts
@@ -396,6 +392,5 @@ func (s *Service) Unlisted(ctx context.Context, limit int) (scheduled, drafts []
 
 // page reads at most limit cards of q.
 func (s *Service) page(ctx context.Context, q storage.Query, limit int) (Page, error) {
-	rows, next, err := storage.TakePage[CardRow](ctx, s.index, q, limit)
-	return Page{Cards: rows, Next: next}, err
+	return storage.TakeRows[CardRow](ctx, s.index, q, limit)
 }

@@ -520,11 +520,7 @@ func (c *Catalog) Cancel(ctx context.Context, id string) (EventRow, error) {
 }
 
 // ListPage is one page of a listing.
-type ListPage struct {
-	Rows []ListingRow
-	// Next continues the listing; nil on the last page.
-	Next *storage.Continuation
-}
+type ListPage = storage.Rows[ListingRow]
 
 // List reads a page of upcoming events (from now, by start) or past ones
 // (newest first), optionally of one category: one query of one

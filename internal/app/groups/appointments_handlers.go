@@ -389,17 +389,17 @@ func (h *handlers) thread(c echo.Context, m Membership, g GroupRow, id *auth.Ide
 	if err != nil {
 		return nil, "", "", err
 	}
-	page, earlier, err := h.svc.Comments(ctx, g.GroupID, d.Doc.AppointmentID, start)
+	page, err := h.svc.Comments(ctx, g.GroupID, d.Doc.AppointmentID, start)
 	if err != nil {
 		return nil, "", "", err
 	}
-	for _, cm := range slices.Backward(page) {
+	for _, cm := range slices.Backward(page.Rows) {
 		items = append(items, commentItem(ctx, m, g, id, zone, d.Doc.AppointmentID, cm))
 	}
 	if start != nil {
 		latestURL = u + "#comments"
 	}
-	return items, pager.NextURL(earlier), latestURL, nil
+	return items, pager.NextURL(page.Next), latestURL, nil
 }
 
 // commentItem is comment cm of an appointment of g as id, of m, sees it

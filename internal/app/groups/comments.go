@@ -69,7 +69,7 @@ func newThreads(table, quotaTable *storage.Table, now func() time.Time) comments
 // Comments reads a page of an appointment's thread from start (nil: the
 // newest commentsPage), newest first, and where the page before it
 // starts (nil at the thread's start): one query.
-func (s *Service) Comments(ctx context.Context, groupID, appointmentID string, start *storage.Continuation) ([]CommentRow, *storage.Continuation, error) {
+func (s *Service) Comments(ctx context.Context, groupID, appointmentID string, start *storage.Continuation) (storage.Rows[CommentRow], error) {
 	return s.comments.Page(ctx, commentPart(groupID, appointmentID), start, commentsPage)
 }
 

@@ -75,7 +75,7 @@ func (s *Service) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := views.ListProps{Heading: heading, Lead: i18n.T(ctx, "store.lead"), Cards: viewCards(ctx, page.Cards), NextURL: pager.NextURL(page.Next)}
+	p := views.ListProps{Heading: heading, Lead: i18n.T(ctx, "store.lead"), Cards: viewCards(ctx, page.Rows), NextURL: pager.NextURL(page.Next)}
 	p.Chips = append(p.Chips, views.Chip{Label: i18n.T(ctx, "store.all"), Href: homeURL, Current: cat == ""})
 	for _, k := range Categories {
 		p.Chips = append(p.Chips, views.Chip{Label: CategoryLabel(ctx, k), Href: categoryURL(k), Current: k == cat})
@@ -123,7 +123,7 @@ func (s *Service) item(c echo.Context) error {
 		Description: templ.Raw(string(richtext.Render(it.Description))), BuyURL: it.BuyURL,
 	}
 	p.ImageURL = pictures.URL(mediaPrefix, it.ImageKey, false)
-	for _, m := range more.Cards {
+	for _, m := range more.Rows {
 		if m.ItemID != it.RowKey && len(p.More) < moreCards {
 			p.More = append(p.More, viewCard(ctx, m.ItemID, m.Card))
 		}

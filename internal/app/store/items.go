@@ -217,11 +217,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 }
 
 // Page is one page of cards.
-type Page struct {
-	Cards []CardRow
-	// Next continues the listing; nil on the last page.
-	Next *storage.Continuation
-}
+type Page = storage.Rows[CardRow]
 
 // List reads a page of the items shown (of a category, when category is
 // not ""), newest first: one query of one partition.
@@ -230,8 +226,7 @@ func (s *Service) List(ctx context.Context, category string, limit int, next *st
 	if category != "" {
 		pk = catPrefix + category
 	}
-	rows, more, err := storage.TakePage[CardRow](ctx, s.index, storage.Query{PartitionKey: pk, Limit: limit, Continuation: next}, limit)
-	return Page{Cards: rows, Next: more}, err
+	return storage.TakeRows[CardRow](ctx, s.index, storage.Query{PartitionKey: pk, Limit: limit, Continuation: next}, limit)
 }
 
 // Hidden are the items not shown, newest first, at most limit (admins).
