@@ -211,9 +211,15 @@ for (const scheme of ['light', 'dark'] as const) {
     await invite(page, groupPath, `${stamp}-b@example.test`);
     const apptPath = await createAppointment(page, groupPath, `Checkup ${stamp}`, `${stamp}-a`);
     await uploadScan(page);
+    // A comment, whose edit page (without JavaScript) is checked too.
+    await page.goto(apptPath);
+    await page.getByTestId('comment-form').locator('textarea').fill('See you there');
+    await page.getByTestId('comment-form').getByTestId('comment-submit').click();
+    const editPath = (await page.getByTestId('comment-edit').getAttribute('href'))!;
 
     await page.emulateMedia({ colorScheme: scheme });
     for (const [name, url, ready] of [
+      ['comment edit', editPath, 'comment-edit-page'],
       ['dashboard', '/', 'groups-dashboard'],
       ['roster', `${groupPath}/members`, 'roster'],
       ['appointment', apptPath, 'appointment-page'],

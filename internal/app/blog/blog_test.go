@@ -614,3 +614,61 @@ func TestFollowersHearOfNewPosts(t *testing.T) {
 		t.Errorf("a second rebuild: %v", again)
 	}
 }
+
+// TestPreviewingAPost: the editor's "Preview" shows the text rendered,
+// made safe, and saves nothing: with htmx the box alone, without
+// JavaScript the editor again with everything typed; a text the form
+// would refuse is not rendered but refused beside the field; it is the
+// admins' alone.
+func TestPreviewingAPost(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	htmx := []string{"HX-Request", "true", "HX-Request-Type", "partial"}
+	body := "Twelve **cities** <script>alert(1)</script>"
+	res := a.admin.PostForm("/blog/preview", a.admin.WithCSRF("/blog/new", url.Values{"body": {body}}), htmx...)
+	if d := res.Doc(t); res.StatusCode != http.StatusOK || strings.Contains(res.Body, "<html") || d.Find(testID("preview-box")+" strong").Text() != "cities" ||
+		d.Find("script").Length() != 0 || res.Writes(t) != 0 {
+		t.Fatalf("the htmx preview: %d %s", res.StatusCode, res.Body)
+	}
+	// A picture of the blog's shows, as in the post.
+	pic := "/media/blog/01M8FMYXGJ6H0JP67RA2D56Q0T/85a21d8e44e67b3193370816fb5c1b4d.jpg"
+	res = a.admin.PostForm("/blog/preview", a.admin.WithCSRF("/blog/new", url.Values{"body": {"![The van](" + pic + ")"}}), htmx...)
+	if src := res.Doc(t).Find(testID("preview-box")+" img").AttrOr("src", ""); src != pic {
+		t.Errorf("the preview's picture: %q", src)
+	}
+	for _, bad := range []string{"", strings.Repeat("x", 40001), "a\x00b"} {
+		res := a.admin.PostForm("/blog/preview", a.admin.WithCSRF("/blog/new", url.Values{"body": {bad}}), htmx...)
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(testID("preview-box")+" .field-error").Length() != 1 || res.Doc(t).Find(".rich-text").Length() != 0 {
+			t.Errorf("the preview of %.12q: %d", bad, res.StatusCode)
+		}
+	}
+	if res := a.member.PostForm("/blog/preview", a.member.WithCSRF("/blog", url.Values{"body": {"hi"}}), htmx...); res.StatusCode != http.StatusForbidden {
+		t.Errorf("a member's preview: %d", res.StatusCode)
+	}
+
+	// Without JavaScript the new post's form comes back, typed as it was,
+	// the preview under the text; nothing is saved.
+	res = a.send(a.admin, "/blog", form("title", "Not yet", "body", body, "preview", "1"), nil)
+	d := res.Doc(t)
+	if res.StatusCode != http.StatusOK || d.Find(testID("blog-form")+" "+testID("preview-box")+" strong").Text() != "cities" ||
+		d.Find(`input[name="title"]`).AttrOr("value", "") != "Not yet" || d.Find(`textarea[name="body"]`).Text() != body || res.Writes(t) != 0 {
+		t.Fatalf("the form's preview: %d", res.StatusCode)
+	}
+	if got := titles(t, a.admin, "/blog"); len(got) != 0 {
+		t.Fatalf("a preview published %q", got)
+	}
+	res = a.send(a.admin, "/blog", form("body", "", "preview", "1"), nil)
+	if res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find("#post-body-error").Length() != 1 || res.Writes(t) != 0 {
+		t.Errorf("the form's preview of no text: %d", res.StatusCode)
+	}
+	// A post being changed: the preview shows the new text, the post
+	// keeps the old.
+	post := a.write(t, form())
+	res = a.send(a.admin, post+"/edit", form("body", "Thirteen *cities*", "preview", "1"), nil)
+	if res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("preview-box")+" em").Text() != "cities" || res.Writes(t) != 0 {
+		t.Fatalf("the edit's preview: %d", res.StatusCode)
+	}
+	if strings.Contains(a.visitor.Get(post).Body, "Thirteen") {
+		t.Error("the edit's preview changed the post")
+	}
+}

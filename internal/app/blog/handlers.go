@@ -197,13 +197,13 @@ func (s *Service) unlisted(c echo.Context) error {
 
 // newPost is GET /blog/new (admins).
 func (s *Service) newPost(c echo.Context) error {
-	return s.renderForm(c, http.StatusOK, homeURL, nil, Input{}, nil)
+	return s.renderForm(c, http.StatusOK, homeURL, nil, Input{}, nil, nil)
 }
 
 // editPost is GET /blog/:slug/edit (admins).
 func (s *Service) editPost(c echo.Context) error {
 	p := postScope.From(c)
-	return s.renderForm(c, http.StatusOK, editURL(p.RowKey), &p, formOf(c, p), nil)
+	return s.renderForm(c, http.StatusOK, editURL(p.RowKey), &p, formOf(c, p), nil, nil)
 }
 
 // formOf is p as its editor shows it, times in the viewer's zone.
@@ -216,14 +216,15 @@ func formOf(c echo.Context, p PostRow) Input {
 }
 
 // renderForm shows the editor: of a new post (p nil) or of p, with the
-// pictures panel's refusal, if any.
-func (s *Service) renderForm(c echo.Context, status int, action string, p *PostRow, in Input, errs FieldErrors, pictureRefusal ...string) error {
+// text's preview (nil for none) and the pictures panel's refusal, if any.
+func (s *Service) renderForm(c echo.Context, status int, action string, p *PostRow, in Input, preview templ.Component, errs FieldErrors, pictureRefusal ...string) error {
 	ctx := c.Request().Context()
 	zone := auth.From(c).Location()
 	props := views.FormProps{
 		Heading: i18n.T(ctx, "blog.new"), Action: action, Back: homeURL, MaxTags: MaxTags, MaxMB: media.DefaultMaxBytes >> 20,
 		Zone: i18n.ZoneName(ctx, zone.String(), s.now()), Errors: map[string]string{},
-		Values: map[string]string{"title": in.Title, "slug": in.Slug, "summary": in.Summary, "body": in.Body, "tags": in.Tags, "publishAt": in.PublishAt},
+		Values:  map[string]string{"title": in.Title, "slug": in.Slug, "summary": in.Summary, "body": in.Body, "tags": in.Tags, "publishAt": in.PublishAt},
+		Preview: preview,
 	}
 	if p != nil {
 		props.Heading, props.Back = i18n.T(ctx, "blog.edit_heading"), postURL(p.RowKey)
@@ -262,13 +263,29 @@ func (s *Service) create(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
 	in, fe := input(c)
+	if web.PreviewAsked(c) {
+		return s.previewForm(c, homeURL, nil, in)
+	}
 	if fe != nil {
-		return s.renderForm(c, http.StatusUnprocessableEntity, homeURL, nil, in, fe)
+		return s.renderForm(c, http.StatusUnprocessableEntity, homeURL, nil, in, nil, fe)
 	}
 	p, err := s.Create(ctx, Person{Key: id.MemberKey, Name: id.DisplayName}, in, id.Location())
 	return web.AnswerForm(c, err, s.flashFor(p), postURL(p.RowKey), func(status int, fe FieldErrors) error {
-		return s.renderForm(c, status, homeURL, nil, in, fe)
+		return s.renderForm(c, status, homeURL, nil, in, nil, fe)
 	})
+}
+
+// previewForm is the editor again, with everything typed (but a cover
+// chosen, which a browser does not send twice) and the text's preview
+// under it, or why there is none on the text: the form's "Preview"
+// without JavaScript. Nothing is saved.
+func (s *Service) previewForm(c echo.Context, action string, p *PostRow, in Input) error {
+	status, rendered, refusal := s.preview.Render(c, in.Body)
+	var errs FieldErrors
+	if refusal != "" {
+		errs = FieldErrors{"body": refusal}
+	}
+	return s.renderForm(c, status, action, p, in, rendered, errs)
 }
 
 // update is POST /blog/:slug/edit (admins).
@@ -277,12 +294,15 @@ func (s *Service) update(c echo.Context) error {
 	old := postScope.From(c)
 	action := editURL(old.RowKey)
 	in, fe := input(c)
+	if web.PreviewAsked(c) {
+		return s.previewForm(c, action, &old, in)
+	}
 	if fe != nil {
-		return s.renderForm(c, http.StatusUnprocessableEntity, action, &old, in, fe)
+		return s.renderForm(c, http.StatusUnprocessableEntity, action, &old, in, nil, fe)
 	}
 	p, err := s.Update(ctx, old, in, auth.From(c).Location())
 	return web.AnswerForm(c, err, s.flashFor(p), postURL(p.RowKey), func(status int, fe FieldErrors) error {
-		return s.renderForm(c, status, action, &old, in, fe)
+		return s.renderForm(c, status, action, &old, in, nil, fe)
 	})
 }
 
@@ -338,7 +358,7 @@ func (s *Service) answerPictures(c echo.Context, status int, p PostRow, done, re
 	if refusal == "" {
 		return web.FlashRedirect(c, done, editURL(p.RowKey)+"#pictures")
 	}
-	return s.renderForm(c, status, editURL(p.RowKey), &p, formOf(c, p), nil, refusal)
+	return s.renderForm(c, status, editURL(p.RowKey), &p, formOf(c, p), nil, nil, refusal)
 }
 
 // addPicture is POST /blog/:slug/pictures (admins): a picture for the

@@ -6,11 +6,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // Pictures in a post's text: the editor uploads them one by one to the
@@ -27,6 +29,14 @@ var ErrPicturesFull = fault.New(http.StatusConflict, "blog.error.pictures_full",
 
 // bodies renders posts' text with the blog's pictures.
 var bodies = richtext.WithPictures(regexp.MustCompile(`^` + regexp.QuoteMeta(mediaPrefix) + `[0-9A-Z]{26}/[0-9a-f]{32}(_s)?\.jpg$`))
+
+// newPreview is the editor's preview: the text as its post shows it,
+// with the blog's pictures.
+func newPreview(now func() time.Time) web.Preview {
+	p := web.NewPreview(bodyRule, "blog.error.body", now)
+	p.Renderer = bodies
+	return p
+}
 
 // PictureList is the post's pictures' blob names, oldest first.
 func (p PostRow) PictureList() []string {

@@ -19,6 +19,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET(s.pictures.Route(), s.pictures.Serve)
 	e.GET(newURL, s.newPost, admin)
 	e.POST(homeURL, s.create, admin)
+	e.POST("/blog/preview", s.preview.Serve, admin)
 	e.GET(unlistedURL, s.unlisted, admin)
 	e.GET("/blog/:slug", s.post, web.Shared, post)
 	e.GET("/blog/:slug/edit", s.editPost, admin, post)

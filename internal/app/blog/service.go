@@ -13,6 +13,7 @@ import (
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
 	"github.com/harmony/harmony/internal/tasks"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // Service is the blog: its posts, their cards, and their pictures.
@@ -23,6 +24,8 @@ type Service struct {
 	followers *storage.Table
 	// comments are the posts' comment threads (comments.go).
 	comments comments.Thread
+	// preview renders the editor's text before it is saved.
+	preview web.Preview
 	moderation.Reporting
 	// cards keeps BlogIndex in step with the posts.
 	cards *projection.Projection[PostRow]
@@ -52,6 +55,7 @@ func New(store *storage.Store, cursors *storage.Cursors, baseURL string, log *sl
 		index:     store.Table(IndexTable),
 		followers: store.Table(FollowersTable),
 		comments:  newThreads(store.Table(CommentsTable), store.Table(commentQuota), now),
+		preview:   newPreview(now),
 		pictures:  pictures.Public{Store: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide, Log: log}, Prefix: mediaPrefix},
 		cursors:   cursors,
 		baseURL:   baseURL,
@@ -109,7 +113,7 @@ func (s *Service) Containers() []string { return []string{ImagesContainer} }
 
 // BodyLimits lets the post form carry a cover picture (web.BodyLimiter).
 func (s *Service) BodyLimits() map[string]int64 {
-	return map[string]int64{"/blog": formBodyLimit, "/blog/:slug/edit": formBodyLimit, "/blog/:slug/pictures": formBodyLimit}
+	return map[string]int64{"/blog": formBodyLimit, "/blog/preview": formBodyLimit, "/blog/:slug/edit": formBodyLimit, "/blog/:slug/pictures": formBodyLimit}
 }
 
 // RebuildSubject names the rebuild: web reindex blog.

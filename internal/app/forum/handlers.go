@@ -352,26 +352,16 @@ func formErrors(ctx context.Context, errs FormErrors) map[string]string {
 }
 
 // previewOf answers a form that asked for a preview (status 0: it did
-// not): body rendered, or, for a body the form would refuse, its errors
-// and 422 instead. Such a body is never rendered: Markdown's cost grows
-// faster than its length.
+// not): body rendered (web.Preview), or why not on the body's field.
 func (s *Service) previewOf(c echo.Context, body string) (status int, preview templ.Component, errs FormErrors) {
-	if c.FormValue("preview") == "" {
+	if !web.PreviewAsked(c) {
 		return 0, nil, nil
 	}
-	return s.renderPreview(c, body)
-}
-
-// renderPreview renders body within the client's previews (limits.go).
-func (s *Service) renderPreview(c echo.Context, body string) (status int, preview templ.Component, errs FormErrors) {
-	if err := s.limitPreviews(c); err != nil {
-		return http.StatusTooManyRequests, nil, FormErrors{"body": "forum.error.previews"}
+	status, preview, refusal := s.previews.Render(c, body)
+	if refusal != "" {
+		return status, nil, FormErrors{"body": refusal}
 	}
-	errs = FormErrors{}
-	if body = checkBody(body, errs); len(errs) > 0 {
-		return http.StatusUnprocessableEntity, nil, errs
-	}
-	return http.StatusOK, templ.Raw(string(richtext.Render(body))), nil
+	return status, preview, nil
 }
 
 // sectionChoices are the open sections, for a form.
@@ -413,16 +403,6 @@ func (s *Service) createTopic(c echo.Context) error {
 	},
 		web.Refusal{Err: ErrNoSection, Field: "section", Status: http.StatusUnprocessableEntity, Key: "forum.error.section"},
 		web.Refusal{Err: ErrTooMany, Field: "body"}, web.Refusal{Err: ErrPace, Field: "body"})
-}
-
-// preview is POST /forum/preview (body): the text rendered (htmx), or
-// why the form would refuse it (422).
-func (s *Service) preview(c echo.Context) error {
-	status, preview, fe := s.renderPreview(c, c.FormValue("body"))
-	if fe != nil {
-		return web.RenderFragment(c, status, views.PreviewRefused(formErrors(c.Request().Context(), fe)["body"]))
-	}
-	return web.RenderFragment(c, status, views.Preview(preview))
 }
 
 // replyPage is GET /forum/t/:id/reply (?quote=N): the reply form on its

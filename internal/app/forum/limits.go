@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/labstack/echo/v4"
-
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
@@ -23,8 +21,7 @@ import (
 // topicsPerDay topics a day and repliesPerHour replies an hour (as
 // Discourse's max_topics_per_day), so nobody floods the sections or the
 // inboxes and mail of the people their posts notify. A preview writes
-// nothing but costs a render: previewBurst, then one every previewEvery,
-// per client address.
+// nothing but costs a render: web.Preview paces them per client address.
 
 const (
 	newcomerFor     = 24 * time.Hour
@@ -34,17 +31,11 @@ const (
 
 	topicsPerDay   = 20
 	repliesPerHour = 60
-
-	previewBurst = 30
-	previewEvery = 2 * time.Second
 )
 
 // ErrPace refuses a topic or reply past topicsPerDay or repliesPerHour
 // (429).
 var ErrPace = fault.New(http.StatusTooManyRequests, "forum.error.pace", "forum: posting too fast")
-
-// ErrPreviews refuses a preview past the client's allowance (429).
-var ErrPreviews = fault.New(http.StatusTooManyRequests, "forum.error.previews", "forum: too many previews")
 
 // limitPace takes one of by's topics ("topic") or replies ("reply") from
 // their allowance, or refuses it; staff keep no pace.
@@ -54,14 +45,6 @@ func (s *Service) limitPace(ctx context.Context, by Person, kind string) error {
 		l.Max, l.Window = topicsPerDay, 24*time.Hour
 	}
 	return l.Take(ctx, "pace|"+kind+"|"+by.MemberKey, s.now())
-}
-
-// limitPreviews takes one of the client's previews, or refuses it.
-func (s *Service) limitPreviews(c echo.Context) error {
-	if !s.previews.Allow(c.RealIP(), s.now()) {
-		return ErrPreviews
-	}
-	return nil
 }
 
 // slowRow is a person's last reply in a topic: PK "slow|{topicId}", RK

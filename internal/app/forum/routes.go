@@ -17,7 +17,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/forum", s.home, web.Shared)
 	e.GET("/forum/compose", s.compose, acc)
 	e.POST("/forum/topics", s.createTopic, acc)
-	e.POST("/forum/preview", s.preview, acc)
+	e.POST("/forum/preview", s.previews.Serve, acc)
 	e.POST("/forum/read-all", s.readAll, acc)
 	e.GET("/forum/unread", s.unreadList, acc)
 	e.GET("/forum/new", s.newList, acc)

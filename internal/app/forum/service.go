@@ -12,10 +12,10 @@ import (
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/moderation"
-	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
 	"github.com/harmony/harmony/internal/tasks"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // Service is the forum: sections, topics with their posts, the activity
@@ -45,7 +45,7 @@ type Service struct {
 	// counts counts new topics and replies.
 	counts metrics.Counting
 	// previews bounds the previews one client renders (limits.go).
-	previews *ratelimit.PerIP
+	previews web.Preview
 	log      *slog.Logger
 	now      func() time.Time
 }
@@ -93,7 +93,7 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 	s := &Service{
 		sections: store.Table(SectionsTable), posts: store.Table(PostsTable), activity: store.Table(ActivityTable),
 		reads: store.Table(ReadsTable), quota: store.Table(QuotaTable), cursors: cursors, log: log, now: now,
-		previews: ratelimit.New(previewBurst, previewEvery),
+		previews: web.NewPreview(bodyRule, "forum.error.body", now),
 	}
 	// Both follow the heads into TopicActivityIndex: the activity rows,
 	// and the title search rows ("q|" partitions), each with its record.
