@@ -1,7 +1,7 @@
 // The blog end to end: an admin writes a draft with a cover (readers do
 // not see it), adds a picture for the text while words not yet saved stay
 // in the editor (htmx swaps the pictures panel alone), puts the picture in
-// the text and publishes; a visitor finds the post in the listing, by its
+// the text, previews it and publishes; a visitor finds the post in the listing, by its
 // tag and in the feed, with its picture; a member comments on it and
 // edits the comment (htmx, no page load). Then axe on the blog's pages.
 import path from 'node:path';
@@ -46,6 +46,12 @@ test('blog: a draft with pictures, published, read by a visitor by tag and feed'
   const line = await admin.getByTestId('picture-markdown').first().inputValue();
   expect(line).toMatch(/^!\[\]\(\/media\/blog\/[0-9A-Z]{26}\/[0-9a-f]{32}\.jpg\)$/);
   await text.fill(`Day one: **soundcheck** at noon.\n\n${line.replace('![]', '![The stage at noon]')}`);
+  // "Preview" shows the text as the post will, picture and all, in place.
+  await admin.getByTestId('blog-form').getByTestId('preview').click();
+  const preview = admin.getByTestId('preview-box');
+  await expect(preview.locator('strong')).toHaveText('soundcheck');
+  await expect(preview.getByRole('img', { name: 'The stage at noon' })).toBeVisible();
+  await expect(text).toHaveValue(/The stage at noon/);
   await admin.getByTestId('post-publish').click();
   await expect(admin.getByTestId('flash')).toContainText('Post published');
 

@@ -112,9 +112,14 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	if inbox.Find(`[data-testid="inbox-item"]`).Length() == 0 {
 		t.Error("Anna's inbox is empty after the demo")
 	}
-	// The admins' queue holds the reply two members reported.
-	if got := c.Get("/admin/reports").Doc(t).Find(`[data-testid="report-count"]`).Text(); got != "2 reports" {
+	// The admins' queue holds the reply two members reported, and the
+	// picture Tom sent Masha in a private chat, shown to the admins.
+	queue := c.Get("/admin/reports").Doc(t)
+	if got := queue.Find(`[data-testid="report-count"]`).Text(); got != "2 reports1 report" {
 		t.Errorf("the demo's moderation queue: %q", got)
+	}
+	if pic := queue.Find(`[data-testid="report-picture"]`).AttrOr("src", ""); pic == "" || c.Get(pic).StatusCode != http.StatusOK {
+		t.Errorf("the demo's reported picture %q", pic)
 	}
 	// People: Anna has likes to answer (one with a comment), a like of
 	// her own waiting, and a match.

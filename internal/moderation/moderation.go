@@ -63,6 +63,11 @@ type Report struct {
 	// Staffed module's scope, "forum.section|news"); "" for the admins
 	// alone.
 	Scope string
+	// Picture reads the reported picture (JPEG), when what is reported is
+	// a picture staff could not open otherwise (a private chat's): the
+	// queue reads it when the report opens and keeps it while it is open.
+	// nil for none.
+	Picture func(ctx context.Context) ([]byte, error)
 }
 
 // Check cleans a report form's reason and note: a reason not among

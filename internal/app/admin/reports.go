@@ -41,9 +41,12 @@ import (
 const (
 	reportsTable     = "Reports"
 	reportQuotaTable = "ReportQuota"
-	openPartition    = "open"
-	targetPrefix     = "t|"
-	closedPrefix     = "closed|"
+	// PicturesContainer keeps a reported picture (moderation.Report's
+	// Picture) while its report is open, as "{target id}.jpg".
+	PicturesContainer = "report-pictures"
+	openPartition     = "open"
+	targetPrefix      = "t|"
+	closedPrefix      = "closed|"
 	// reportsPerDay is how many reports one person files in a day.
 	reportsPerDay = 20
 	// maxReporters is how many reporters a report names (so one person
@@ -98,7 +101,13 @@ type ReportRow struct {
 	ResolveNote    string     `table:"resolveNote"`
 	// Scope is who besides the admins judges it (moderation.Report.Scope).
 	Scope string `table:"scope"`
+	// HasPicture: the reported picture is kept (PicturesContainer) while
+	// the report is open.
+	HasPicture bool `table:"hasPicture"`
 }
+
+// pictureName is the blob of report rk's picture: its target id.
+func pictureName(rk string) string { return rk[20:] + ".jpg" }
 
 // ReportNote is one reporter's reason and note, as the queue shows it.
 type ReportNote struct {
@@ -216,6 +225,9 @@ func (s *Service) Report(ctx context.Context, r moderation.Report) error {
 			if err := row.add(r, now); err != nil {
 				return err
 			}
+			if row.HasPicture, err = s.keepPicture(ctx, r, row.RowKey); err != nil {
+				return err
+			}
 			var tx storage.Tx
 			err := tx.Insert(targetRow{PartitionKey: openPartition, RowKey: targetPrefix + id, Report: row.RowKey}).Insert(row).Commit(ctx, s.reports)
 			if errors.Is(err, storage.ErrExists) {
@@ -242,6 +254,24 @@ func (s *Service) Report(ctx context.Context, r moderation.Report) error {
 		return err
 	}
 	return storage.ErrConflict
+}
+
+// keepPicture keeps r's picture, if it has one, for the report keyed rk
+// (before the report is written, so a report never names one not kept);
+// a picture gone meanwhile is none.
+func (s *Service) keepPicture(ctx context.Context, r moderation.Report, rk string) (bool, error) {
+	if r.Picture == nil {
+		return false, nil
+	}
+	data, err := r.Picture(ctx)
+	if errors.Is(err, storage.ErrNotFound) || err == nil && len(data) == 0 {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_, err = s.pictures.Put(ctx, pictureName(rk), data, "image/jpeg")
+	return err == nil, err
 }
 
 // errReportClosed is a target's open report closed between reading its
@@ -459,6 +489,11 @@ func (s *Service) closeReport(ctx context.Context, by Actor, r ReportRow, resolu
 	}
 	if err := tx.Commit(ctx, s.reports); err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return err
+	}
+	if r.HasPicture {
+		if err := s.pictures.Delete(context.WithoutCancel(ctx), pictureName(r.RowKey)); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			s.logger.WarnContext(ctx, "admin: a closed report's picture stays", "report", r.RowKey, "err", err)
+		}
 	}
 	action := "report." + resolution
 	if err := s.LogAction(ctx, by.MemberKey, by.Name, action, r.Kind, r.Key, r.AuthorName, note); err != nil {

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -112,7 +113,8 @@ func reportItem(c echo.Context, r ReportRow, desk string) views.ReportItem {
 	it := views.ReportItem{
 		ID: r.RowKey, ActionURL: desk + "/" + r.RowKey, Kind: r.Kind,
 		Author: r.AuthorName, AuthorURL: auth.ProfileURL(r.Author), Excerpt: r.Excerpt, Link: r.Link, Count: r.Count,
-		First: i18n.DateTime(ctx, r.FirstAt.In(zone)), FirstISO: r.FirstAt.In(zone).Format(time.RFC3339),
+		PictureURL: pictureURLOf(r),
+		First:      i18n.DateTime(ctx, r.FirstAt.In(zone)), FirstISO: r.FirstAt.In(zone).Format(time.RFC3339),
 	}
 	for _, x := range r.ReasonCounts() {
 		it.Reasons = append(it.Reasons, views.ReasonItem{Reason: x.Reason, Count: x.Count})
@@ -173,4 +175,38 @@ func (s *Service) AdminBadge(c echo.Context) int {
 		return 0
 	}
 	return n
+}
+
+// pictureURLOf is where the queue shows report r's picture: an open
+// report's that keeps one ("" otherwise).
+func pictureURLOf(r ReportRow) string {
+	if !r.HasPicture || r.PartitionKey != openPartition {
+		return ""
+	}
+	return reportsURL + "/" + r.RowKey + "/picture"
+}
+
+// reportPicture is GET /admin/reports/:report/picture: the picture an
+// open report keeps, for the admins alone (a private chat's picture is
+// seen by nobody else).
+func (h *handlers) reportPicture(c echo.Context) error {
+	ctx, rk := c.Request().Context(), c.Param("report")
+	if !validReportKey(rk) {
+		return ErrNoReport
+	}
+	r, err := storage.Find[ReportRow](ctx, h.svc.reports, openPartition, rk, ErrNoReport)
+	if err != nil {
+		return err
+	}
+	if !r.HasPicture {
+		return ErrNoReport
+	}
+	blob, err := h.svc.pictures.Get(ctx, pictureName(rk))
+	if errors.Is(err, storage.ErrNotFound) {
+		return ErrNoReport
+	}
+	if err != nil {
+		return err
+	}
+	return web.ServePrivateImage(c, blob.Data)
 }

@@ -23,6 +23,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	q := g.Group("/reports")
 	q.GET("", h.reports)
 	q.GET("/closed", h.closedReports)
+	q.GET("/:report/picture", h.reportPicture)
 	q.POST("/:report/take-down", h.resolve(adminDesk, true))
 	q.POST("/:report/dismiss", h.resolve(adminDesk, false))
 

@@ -56,7 +56,9 @@ type Service struct {
 	running  sync.WaitGroup
 	// reports are the moderation queue (reports.go); sources the modules
 	// that take down what it names, by kind.
-	reports     *storage.Table
+	reports *storage.Table
+	// pictures keeps reported pictures while their reports are open.
+	pictures    *storage.Container
 	reportQuota *storage.Table
 	sources     map[string]moderation.Source
 	// staffed are the sources whose reports others judge too (review.go).
@@ -90,6 +92,7 @@ func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, logg
 		log:         store.Table(logTable),
 		runs:        store.Table(runsTable),
 		reports:     store.Table(reportsTable),
+		pictures:    store.Container(PicturesContainer),
 		reportQuota: store.Table(reportQuotaTable),
 		metrics:     metrics.NewDaily(store, now),
 		usage:       NewUsage(store, now),
@@ -104,6 +107,9 @@ func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, logg
 func (s *Service) Tables() []string {
 	return append([]string{logTable, runsTable, reportsTable, reportQuotaTable, metrics.Table}, UsageTables...)
 }
+
+// Containers are the blob containers this module needs provisioned.
+func (s *Service) Containers() []string { return []string{PicturesContainer} }
 
 // Metrics are the daily counters, for the modules that increment them.
 func (s *Service) Metrics() *metrics.Daily { return s.metrics }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"strings"
 
 	"github.com/harmony/harmony/internal/app/groups"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/platform"
 )
 
@@ -178,6 +180,37 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		if err := say(acc.Chat, demoLines["private"]); err != nil {
 			return err
 		}
+		if err := s.demoPictureReport(ctx, cast); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// demoPictureReport has Tom send Masha, in a private chat, a picture of
+// tickets he resells, which she reports: the admins' queue shows it with
+// the picture they could not otherwise see.
+func (s *Service) demoPictureReport(ctx context.Context, cast platform.DemoCast) error {
+	if s.Reports == nil {
+		return nil
+	}
+	tom, masha := cast.Person("tom"), cast.Person("masha")
+	id := &auth.Identity{MemberKey: tom.Key, UserKey: auth.UserKey(tom.Email), Email: tom.Email, DisplayName: tom.Name}
+	chatID, err := s.StartPrivate(ctx, id, masha.Key)
+	if err != nil {
+		return err
+	}
+	acc, err := s.Open(ctx, id, chatID)
+	if err != nil {
+		return err
+	}
+	art := platform.DemoArt{Top: color.RGBA{240, 200, 90, 255}, Bottom: color.RGBA{200, 80, 60, 255}, Accent: color.RGBA{255, 255, 255, 255},
+		Discs: [][3]int{{160, 120, 70}, {470, 260, 90}}, Strength: 0.5}
+	m, err := s.post(ctx, acc.Chat, acc.Title, Person{MemberKey: tom.Key, Name: tom.Name}, "Jazz night tickets, half price. Cash only, DM me", art.PNG(640, 400))
+	if err != nil {
+		return err
+	}
+	r := s.reportOf(m, Person{MemberKey: masha.Key, Name: masha.Name})
+	r.Reason, r.Note = moderation.Spam, "Продаёт билеты в личке, уже третий раз."
+	return s.Reports.Report(ctx, r)
 }

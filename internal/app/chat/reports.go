@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/richtext"
 )
@@ -57,21 +58,36 @@ func (s *Service) messageReport(c echo.Context) (moderation.Report, moderation.F
 	if !s.mayReport(id, m) {
 		return moderation.Report{}, moderation.Form{}, ErrNoMessage
 	}
-	link := chatURL(acc.Chat.RowKey) + "#m-" + strconv.FormatInt(seq, 10)
+	return s.reportOf(m, Person{MemberKey: id.MemberKey, Name: id.DisplayName}), moderation.Form{
+		Heading: "chat.report.heading", Back: messageURL(m), BackLabel: acc.Title,
+		Action: chatURL(m.PartitionKey) + "/messages/" + strconv.FormatInt(m.Seq, 10) + "/report",
+	}, nil
+}
+
+// messageURL is message m in its chat's page.
+func messageURL(m MessageRow) string {
+	return chatURL(m.PartitionKey) + "#m-" + strconv.FormatInt(m.Seq, 10)
+}
+
+// reportOf is by's report of message m, its reason not yet given.
+func (s *Service) reportOf(m MessageRow, by Person) moderation.Report {
 	excerpt := richtext.Plain(m.Body, 500)
 	if m.Type == TypeImage {
 		excerpt = strings.TrimSpace("🖼 " + excerpt)
 	}
 	r := moderation.Report{
-		Target:  moderation.Target{Kind: messageKind, Key: acc.Chat.RowKey + "#" + strconv.FormatInt(seq, 10)},
-		Excerpt: excerpt, Author: m.Sender, AuthorName: m.SenderName, By: id.MemberKey, ByName: id.DisplayName,
+		Target:  moderation.Target{Kind: messageKind, Key: m.PartitionKey + "#" + strconv.FormatInt(m.Seq, 10)},
+		Excerpt: excerpt, Author: m.Sender, AuthorName: m.SenderName, By: by.MemberKey, ByName: by.Name,
 	}
-	// The admins cannot open a private chat: its report is all they see.
-	if kind, _ := kindOf(acc.Chat.RowKey); kind != KindPrivate {
-		r.Link = link
+	// The admins cannot open a private chat: its report is all they see,
+	// its picture included (kept with the report while it is open).
+	if kind, _ := kindOf(m.PartitionKey); kind != KindPrivate {
+		r.Link = messageURL(m)
+	} else if m.Type == TypeImage && m.ImageKey != "" {
+		r.Picture = func(ctx context.Context) ([]byte, error) {
+			blob, err := s.images.Container.Get(ctx, pictures.Small(m.ImageKey))
+			return blob.Data, err
+		}
 	}
-	return r, moderation.Form{
-		Heading: "chat.report.heading", Back: link, BackLabel: acc.Title,
-		Action: chatURL(acc.Chat.RowKey) + "/messages/" + strconv.FormatInt(seq, 10) + "/report",
-	}, nil
+	return r
 }

@@ -6,13 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harmony/harmony/internal/app/admin"
+	"github.com/harmony/harmony/internal/media/mediatest"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
 // A member reports someone else's message in a room and in a private
 // chat: the page quotes it, a refusal writes nothing, and the admins'
 // queue shows it (a private chat's with no link, since they cannot open
-// it); taking it down deletes the message for everyone.
+// it, but with its picture, kept for the admins alone while the report
+// is open); taking it down deletes the message for everyone.
 func TestReportingAMessage(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
@@ -62,11 +65,41 @@ func TestReportingAMessage(t *testing.T) {
 	if res := post(bob, dm+"/messages/"+dn+"/report", url.Values{"reason": {"harassment"}, "note": {"A threat."}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("report in a private chat: %d", res.StatusCode)
 	}
+	if res := ann.PostFile(dm+"/messages", ann.WithCSRF("/chat", url.Values{"body": {"look"}}), "image", "x.png", mediatest.EncodedPNG(t, 640, 480)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a picture: %d", res.StatusCode)
+	}
+	pn := seq(bob, dm, "look")
+	if res := post(bob, dm+"/messages/"+pn+"/report", url.Values{"reason": {"inappropriate"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("report a picture: %d", res.StatusCode)
+	}
 
 	queue := org.Get("/admin/reports").Doc(t).Find(testID("report-row"))
-	if queue.Length() != 2 {
+	if queue.Length() != 3 {
 		t.Fatalf("the queue has %d items", queue.Length())
 	}
+	picture := queue.Filter(`:contains("look")`)
+	pic := picture.Find(testID("report-picture")).AttrOr("src", "")
+	if res := org.Get(pic); pic == "" || res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "image/jpeg" {
+		t.Fatalf("the reported picture %q: %d", pic, res.StatusCode)
+	}
+	if queue.Filter(`:contains("regret")`).Find(testID("report-picture")).Length() != 0 {
+		t.Error("a report of words shows a picture")
+	}
+	for _, c := range []*webtest.Client{bob, ann} {
+		if res := c.Get(pic); res.StatusCode != http.StatusForbidden {
+			t.Errorf("a member opens the reported picture: %d", res.StatusCode)
+		}
+	}
+	if res := org.PostForm("/admin/reports/"+picture.AttrOr("data-report", "")+"/take-down", org.WithCSRF("/admin/reports", nil)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("take the picture down: %d", res.StatusCode)
+	}
+	if res := org.Get(pic); res.StatusCode != http.StatusNotFound {
+		t.Errorf("the picture after its report closed: %d", res.StatusCode)
+	}
+	if kept, err := a.Store.Container(admin.PicturesContainer).List(t.Context(), ""); err != nil || len(kept) != 0 {
+		t.Errorf("pictures kept after their reports closed: %v, %v", kept, err)
+	}
+	queue = org.Get("/admin/reports").Doc(t).Find(testID("report-row"))
 	private, public := queue.Filter(`:contains("regret")`), queue.Filter(`:contains("Buy followers")`)
 	if !strings.Contains(private.Text(), "Chat message") || !strings.Contains(private.Find(testID("report-excerpt")).Text(), "You will regret it") || private.Find(testID("report-link")).Length() != 0 {
 		t.Errorf("the private message's report: %q", private.Text())
