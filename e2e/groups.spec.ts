@@ -72,6 +72,9 @@ async function createAppointment(page: Page, groupPath: string, title: string, r
 async function uploadScan(page: Page): Promise<string> {
   const form = page.getByTestId('scan-form');
   await form.getByLabel('Photo of the appointment card or letter').setInputFiles(scanFixture);
+  // The file input speaks the page's language, and names the file chosen.
+  await expect(form.locator('.file-pick-button')).toHaveText('Choose a file');
+  await expect(form.locator('.file-pick-name')).toHaveText(path.basename(scanFixture));
   // Listen before submitting: the reloaded page fetches the image at once.
   const scanResponse = page.waitForResponse(
     (r) => r.request().method() === 'GET' && /\/appointments\/[^/]+\/scan$/.test(new URL(r.url()).pathname),

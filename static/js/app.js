@@ -46,3 +46,41 @@ document.addEventListener('DOMContentLoaded', () => {
     });
   }
 });
+
+// A file input says "Choose File" and "No file chosen" in the browser's
+// language, not the page's: a box in the page's words (the body's
+// data-file-choose and data-file-none) stands in for them, the input
+// itself laid over it, transparent, so a click or the keyboard still
+// reach it, and its label still names it. Inputs that htmx swaps in
+// later get the same. Without JavaScript the browser's words stay.
+document.addEventListener('DOMContentLoaded', () => {
+  const choose = document.body.dataset.fileChoose;
+  const none = document.body.dataset.fileNone;
+  if (!choose || !none) return;
+  const dress = (input) => {
+    // Only a form field's; the chat's picture button is its own.
+    if (input.closest('.file-pick') || !input.closest('.field') || input.classList.contains('visually-hidden')) return;
+    const box = document.createElement('span');
+    box.className = 'file-pick';
+    const button = document.createElement('span');
+    button.className = 'file-pick-button';
+    button.textContent = choose;
+    const name = document.createElement('span');
+    name.className = 'file-pick-name';
+    name.textContent = none;
+    for (const el of [button, name]) el.setAttribute('aria-hidden', 'true');
+    input.before(box);
+    box.append(input, button, name);
+    input.addEventListener('change', () => {
+      name.textContent = input.files.length ? Array.from(input.files, (f) => f.name).join(', ') : none;
+    });
+  };
+  const dressAll = (root) => {
+    if (root instanceof HTMLInputElement && root.type === 'file') dress(root);
+    else if (root.querySelectorAll) root.querySelectorAll('input[type="file"]').forEach(dress);
+  };
+  dressAll(document);
+  new MutationObserver((changes) => {
+    for (const change of changes) change.addedNodes.forEach(dressAll);
+  }).observe(document.body, { childList: true, subtree: true });
+});
