@@ -73,7 +73,7 @@ type Service struct {
 func (s *Service) UseRebuilders(rs []platform.Rebuilder) { s.rebuilds = rs }
 
 // ErrNoRebuild is a rebuild subject the app does not have.
-var ErrNoRebuild = fault.NotFound("admin: no such rebuild", nil)
+var ErrNoRebuild = fault.NotFound("admin: no such rebuild", storage.ErrNotFound)
 
 // RebuildSubjects names the rebuilds, in module order.
 func (s *Service) RebuildSubjects() []string {
