@@ -697,3 +697,45 @@ func TestGroupTimezone(t *testing.T) {
 		t.Errorf("Moscow in a Russian picker: %q", got)
 	}
 }
+
+// TestCommentsMoveAtStart: the server's start moves comments kept before
+// the kit (Seed), once: it marks the table done, and a start after that
+// reads the mark alone and moves nothing more.
+func TestCommentsMoveAtStart(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	table := a.svc.comments.Table
+	if _, err := table.Get(ctx, migratedPK, migratedRK); err != nil {
+		t.Fatalf("the first start did not mark the table: %v", err)
+	}
+	old := func(body string) {
+		row := legacyComment{Row: CommentRow{PartitionKey: "g:G|a:A", RowKey: ulid.Make().String(), AuthorName: "ann", Body: body, CreatedAt: a.Clock.Now()}}
+		if _, err := storage.Insert(ctx, table, row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kit := func() []string {
+		page, err := a.svc.Comments(ctx, "G", "A", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bodies []string
+		for _, r := range page.Rows {
+			bodies = append(bodies, r.Body)
+		}
+		return bodies
+	}
+	old("kept by an older server after the start")
+	if err := a.svc.Seed(ctx); err != nil || len(kit()) != 0 {
+		t.Fatalf("a start after the mark moved %q (%v)", kit(), err)
+	}
+	if err := table.Delete(ctx, migratedPK, migratedRK, storage.AnyETag); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.Seed(ctx); err != nil || strings.Join(kit(), ",") != "kept by an older server after the start" {
+		t.Fatalf("a start without the mark: %q (%v)", kit(), err)
+	}
+	if _, err := table.Get(ctx, migratedPK, migratedRK); err != nil {
+		t.Fatalf("not marked again: %v", err)
+	}
+}

@@ -21,8 +21,8 @@ import (
 // has one thread for all its occurrences. A page shows the newest
 // commentsPage comments, and earlier ones a page at a time: one bounded
 // query however long the thread. Comments written before the kit (keyed
-// by their ULID, or "-" and its inverse) move to its keys with "web
-// migrate comments" (MigrateComments).
+// by their ULID, or "-" and its inverse) move to its keys at the first
+// start past it, or with "web migrate comments" (comments_migrate.go).
 
 const (
 	commentsTable = "AppointmentComments"

@@ -41,6 +41,34 @@ func legacyID(rk string) string {
 	return string(b)
 }
 
+// migratedPK and migratedRK are the row that says the table's comments
+// are all on the kit's keys: written once MigrateComments has moved them,
+// so the start (Seed) reads one row, not the table, from then on. Its
+// RowKey sorts after every comment's.
+const (
+	migratedPK = "meta"
+	migratedRK = "~comments-on-the-kit"
+)
+
+// Seed moves the comments kept before the kit when the server starts
+// (platform.Seeder), once: after that one point read finds the table
+// done. Several instances starting at once move each comment once (each
+// move is a transaction at the old row's ETag).
+func (s *Service) Seed(ctx context.Context) error {
+	if _, err := s.comments.Table.Get(ctx, migratedPK, migratedRK); err == nil || !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	moved, dropped, err := s.MigrateComments(ctx)
+	if err != nil {
+		return err
+	}
+	if moved+dropped > 0 {
+		s.log.InfoContext(ctx, "groups: comments moved to the kit's keys", "moved", moved, "dropped", dropped)
+	}
+	_, err = s.comments.Table.Upsert(ctx, storage.Entity{PartitionKey: migratedPK, RowKey: migratedRK}, storage.Replace)
+	return err
+}
+
 // MigrateComments moves every comment keyed before the kit to its key
 // (comments.Key of when it was written and its ULID), the new row
 // written and the old deleted in one transaction of its thread; a
