@@ -14,6 +14,7 @@ import (
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/media/gallery"
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/views/components"
@@ -413,7 +414,7 @@ func (s *Service) Extra(ctx context.Context, viewer, member string) (templ.Compo
 		return nil, err
 	}
 	for _, ph := range photos {
-		v.Photos = append(v.Photos, ph.URL())
+		v.Photos = append(v.Photos, photoURL(ph.Key))
 	}
 	if s.Reports != nil && v.InPeople {
 		v.ReportURL = reportURL(member)
@@ -436,55 +437,21 @@ func (h *handlers) renderPhotos(c echo.Context, status int, problem string) erro
 	if err != nil {
 		return err
 	}
-	v := views.PhotosProps{Max: MaxPhotos, MaxMB: MaxPhotoBytes >> 20, Error: problem}
-	for _, r := range rows {
-		v.Photos = append(v.Photos, views.Photo{ID: r.RowKey, URL: r.SmallURL()})
-	}
+	v := h.photos().Props(rows, photosURL, photoSmallURL, problem)
 	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "people.photos.heading"), Section: "people", Content: views.Photos(v)})
 }
 
-// addPhoto is POST /people/photos (multipart, "photo"): a refusal shows
-// the page again with what was wrong.
-func (h *handlers) addPhoto(c echo.Context) error {
-	ctx := c.Request().Context()
-	data, err := h.svc.uploads.Read(c, "photo", MaxPhotoBytes)
-	if err == nil {
-		_, err = h.svc.AddPhoto(ctx, auth.From(c).MemberKey, data)
+// photos is the photos page's editor (POST /people/photos, and
+// …/:photo/delete and …/:photo/move): the viewer's own, whose first
+// leads their card.
+func (h *handlers) photos() gallery.Editor {
+	return gallery.Editor{
+		Gallery: h.svc.photos, Keys: "people.photos", Uploads: h.svc.uploads, MaxBytes: MaxPhotoBytes,
+		Owner:   func(c echo.Context) (string, error) { return auth.From(c).MemberKey, nil },
+		Back:    func(echo.Context) string { return photosURL },
+		Page:    h.renderPhotos,
+		Changed: h.svc.setCard,
 	}
-	if err == nil {
-		return web.FlashRedirect(c, "people.photos.flash.added", photosURL)
-	}
-	if status, message, ok := web.UploadRefusal(err); ok {
-		return h.renderPhotos(c, status, i18n.T(ctx, message, "mb", MaxPhotoBytes>>20))
-	}
-	if errors.Is(err, ErrPhotosFull) {
-		return h.renderPhotos(c, http.StatusConflict, i18n.T(ctx, "people.photos.error.full", "max", MaxPhotos))
-	}
-	return err
-}
-
-// deletePhoto is POST /people/photos/:id/delete, behind a confirmation.
-func (h *handlers) deletePhoto(c echo.Context) error {
-	ctx := c.Request().Context()
-	if !web.Confirmed(c) {
-		return web.AskConfirm(c, views.DeletePhotoProps(ctx, c.Param("id")))
-	}
-	if err := h.svc.DeletePhoto(ctx, auth.From(c).MemberKey, c.Param("id")); err != nil {
-		return err
-	}
-	return web.FlashRedirect(c, "people.photos.flash.deleted", photosURL)
-}
-
-// movePhoto is POST /people/photos/:id/move (to=first|earlier).
-func (h *handlers) movePhoto(c echo.Context) error {
-	first, err := web.FormChoice(c, "to", map[string]bool{"first": true, "earlier": false}, "people.photos.error.move")
-	if err != nil {
-		return err
-	}
-	if err := h.svc.MovePhoto(c.Request().Context(), auth.From(c).MemberKey, c.Param("id"), first); err != nil {
-		return err
-	}
-	return web.Redirect(c, photosURL)
 }
 
 // servePhoto is GET /media/people/:member/:file: public to whoever

@@ -19,9 +19,10 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/people/me/place/forget", h.forgetPlace, acc)
 	// The viewer's People photos (photos.go); their URLs are public.
 	e.GET(photosURL, h.photosPage, acc)
-	e.POST(photosURL, h.addPhoto, acc)
-	e.POST(photosURL+"/:id/delete", h.deletePhoto, acc)
-	e.POST(photosURL+"/:id/move", h.movePhoto, acc)
+	photos := h.photos()
+	e.POST(photosURL, photos.Add, acc)
+	e.POST(photosURL+"/:photo/delete", photos.Delete, acc)
+	e.POST(photosURL+"/:photo/move", photos.Move, acc)
 	e.GET(mediaPrefix+":member/:file", h.servePhoto)
 	e.GET(LikesURL, h.likes, acc)
 	e.GET(MatchesURL, h.matchesPage, acc)

@@ -10,6 +10,7 @@ import (
 	"github.com/harmony/harmony/internal/app/chat"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/media/gallery"
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/moderation"
@@ -47,11 +48,11 @@ type Notifier = inbox.Poster
 
 // Service is the people module.
 type Service struct {
-	likes    *storage.Table
-	matches  *storage.Table
-	quota    *storage.Table
-	photos   *storage.Table
-	pictures pictures.Store
+	likes   *storage.Table
+	matches *storage.Table
+	quota   *storage.Table
+	// photos are the cards' photos (photos.go).
+	photos   gallery.Gallery
 	uploads  *web.UploadPace
 	accounts Accounts
 	blocks   Blocks
@@ -81,8 +82,7 @@ func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, log 
 		likes:    store.Table(LikesTable),
 		matches:  store.Table(MatchesTable),
 		quota:    store.Table(quotaTable),
-		photos:   store.Table(PhotosTable),
-		pictures: pictures.Store{Container: store.Container(photosContainer), Large: largePhotoSide, Small: smallPhotoSide, Log: log},
+		photos:   newGallery(store.Table(PhotosTable), pictures.Store{Container: store.Container(photosContainer), Large: largePhotoSide, Small: smallPhotoSide, Log: log}, now),
 		uploads:  web.NewUploadPace(now),
 		accounts: accounts,
 		cursors:  cursors,

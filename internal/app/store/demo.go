@@ -8,8 +8,8 @@ import (
 )
 
 // demoItems are the demo store: every department, one sold out (Tom
-// waits for it), one with few left, one sold at concerts only, and one
-// hidden.
+// waits for it), one with few left, one sold at concerts only, one
+// hidden, and one with more pictures.
 var demoItems = []struct {
 	title, category, price, stock, buy, description string
 	hue                                             int
@@ -39,6 +39,20 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		it, err := s.Create(ctx, in)
 		if err != nil {
 			return fmt.Errorf("store: demo item %q: %w", d.title, err)
+		}
+		// The T-shirt shows its back and a detail too.
+		if d.category == "clothing" && d.stock == "40" {
+			for i, hue := range []int{d.hue + 40, d.hue + 80} {
+				more := art
+				more.Top, more.Discs = platform.HSL(hue, 0.45, 0.85), [][3]int{{250 + i*300, 380, 160}}
+				_, rows, err := s.more.Add(ctx, it.RowKey, more.PNG(800, 800))
+				if err == nil {
+					err = s.setMore(ctx, it.RowKey, rows)
+				}
+				if err != nil {
+					return fmt.Errorf("store: demo picture: %w", err)
+				}
+			}
 		}
 		if d.stock == "0" {
 			if _, err := s.Watch(ctx, it.RowKey, cast.Person("tom").Key, true); err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -123,6 +124,7 @@ func (s *Service) item(c echo.Context) error {
 		Description: templ.Raw(string(richtext.Render(it.Description))), BuyURL: it.BuyURL,
 	}
 	p.ImageURL = pictures.URL(mediaPrefix, it.ImageKey, false)
+	p.Pictures = morePictures(it)
 	for _, m := range more.Rows {
 		if m.ItemID != it.RowKey && len(p.More) < moreCards {
 			p.More = append(p.More, viewCard(ctx, m.ItemID, m.Card))
@@ -186,6 +188,12 @@ func (s *Service) newItem(c echo.Context) error {
 
 // editItem is GET /store/:id/edit (admins).
 func (s *Service) editItem(c echo.Context) error {
+	return s.renderEdit(c, http.StatusOK, nil, "")
+}
+
+// renderEdit shows the route's item in its editor, with the form's
+// refusals (none: the item as it is) or the more pictures' refusal.
+func (s *Service) renderEdit(c echo.Context, status int, errs FieldErrors, pictureProblem string) error {
 	it := itemScope.From(c)
 	in := Input{
 		Title: it.Title, Description: it.Description, Category: it.Category, Currency: it.Currency,
@@ -194,11 +202,12 @@ func (s *Service) editItem(c echo.Context) error {
 	if it.Tracked {
 		in.Stock = strconv.Itoa(it.Stock)
 	}
-	return s.renderForm(c, http.StatusOK, itemURL(it.RowKey)+"/edit", &it, in, nil)
+	return s.renderForm(c, status, itemURL(it.RowKey)+"/edit", &it, in, errs, pictureProblem)
 }
 
-// renderForm shows the editor: of a new item (it nil) or of it.
-func (s *Service) renderForm(c echo.Context, status int, action string, it *ItemRow, in Input, errs FieldErrors) error {
+// renderForm shows the editor: of a new item (it nil) or of it, with
+// its more pictures and their refusal, if any.
+func (s *Service) renderForm(c echo.Context, status int, action string, it *ItemRow, in Input, errs FieldErrors, pictureProblem ...string) error {
 	ctx := c.Request().Context()
 	p := views.FormProps{
 		Heading: i18n.T(ctx, "store.new"), Action: action, Back: homeURL, Shown: in.Shown, MaxMB: media.DefaultMaxBytes >> 20, Errors: map[string]string{},
@@ -209,6 +218,10 @@ func (s *Service) renderForm(c echo.Context, status int, action string, it *Item
 	}
 	if it != nil {
 		p.Heading, p.Back, p.ImageURL = i18n.T(ctx, "store.edit_heading"), itemURL(it.RowKey), pictures.URL(mediaPrefix, it.ImageKey, true)
+		var err error
+		if p.Pictures, err = s.galleryOf(ctx, *it, strings.Join(pictureProblem, "")); err != nil {
+			return err
+		}
 	}
 	for field, key := range errs {
 		p.Errors[field] = components.ErrText(ctx, key)

@@ -209,6 +209,9 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	s.pictures.Delete(ctx, row.ImageKey)
+	if err := s.more.DeleteAll(ctx, id); err != nil {
+		s.log.WarnContext(ctx, "store: a deleted item's pictures stay", "item", id, "err", err)
+	}
 	if err := s.cards.Sync(ctx, &row, nil); err != nil {
 		s.behind(ctx, err, id)
 	}

@@ -22,4 +22,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/store/:id/edit", s.editItem, admin, item)
 	e.POST("/store/:id/edit", s.update, admin, item)
 	e.POST("/store/:id/delete", s.remove, admin, item)
+	pics := s.picturesEditor()
+	e.POST("/store/:id/pictures", pics.Add, admin, item)
+	e.POST("/store/:id/pictures/:photo/delete", pics.Delete, admin, item)
+	e.POST("/store/:id/pictures/:photo/move", pics.Move, admin, item)
 }

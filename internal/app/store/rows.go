@@ -4,9 +4,12 @@ import "time"
 
 // The module's tables and container.
 const (
-	ItemsTable      = "StoreItems"
-	IndexTable      = "StoreIndex"
-	AlertsTable     = "StoreAlerts"
+	ItemsTable  = "StoreItems"
+	IndexTable  = "StoreIndex"
+	AlertsTable = "StoreAlerts"
+	// PicturesTable holds each item's more pictures (the gallery kit's
+	// rows: PK the item's id).
+	PicturesTable   = "StorePictures"
 	ImagesContainer = "store-images"
 )
 
@@ -51,7 +54,11 @@ type ItemRow struct {
 	Description string `table:"description"` // Markdown
 	// BuyURL is where it is bought (the official store), "" for nowhere
 	// online.
-	BuyURL    string    `table:"buyUrl"`
+	BuyURL string `table:"buyUrl"`
+	// More are its more pictures' blob names, in their order, separated
+	// by commas: the gallery's (PicturesTable), recorded here so the
+	// item's page reads no more rows.
+	More      string    `table:"more"`
 	UpdatedAt time.Time `table:"updatedAt"`
 	// Listed is the projection's record of the cards it wrote.
 	Listed string `table:"listed"`

@@ -9,9 +9,11 @@ import (
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/media"
+	"github.com/harmony/harmony/internal/media/gallery"
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // Categories are the store's departments, in the order the store shows
@@ -32,6 +34,10 @@ type Service struct {
 	index    *storage.Table
 	alerts   *storage.Table
 	pictures pictures.Public
+	// more are the items' more pictures (pictures.go), uploads their
+	// uploads' pace.
+	more    gallery.Gallery
+	uploads *web.UploadPace
 	// cards keeps StoreIndex in step with the items.
 	cards    *projection.Projection[ItemRow]
 	cursors  *storage.Cursors
@@ -59,6 +65,8 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 		log:      log,
 		now:      now,
 	}
+	s.uploads = web.NewUploadPace(now)
+	s.more = gallery.Gallery{Table: store.Table(PicturesTable), Pictures: s.pictures.Store, Max: MaxMorePictures, Full: ErrPicturesFull, Missing: ErrNoPicture, Now: now}
 	s.cards = &projection.Projection[ItemRow]{
 		Canonical: s.items,
 		Derived:   []*storage.Table{s.index},
@@ -96,14 +104,16 @@ func (s *Service) cardRows(it ItemRow) ([]projection.Row, error) {
 func (s *Service) Slug() string { return "store" }
 
 // Tables are the tables this module needs provisioned.
-func (s *Service) Tables() []string { return []string{ItemsTable, IndexTable, AlertsTable} }
+func (s *Service) Tables() []string {
+	return []string{ItemsTable, IndexTable, AlertsTable, PicturesTable}
+}
 
 // Containers are the blob containers this module needs provisioned.
 func (s *Service) Containers() []string { return []string{ImagesContainer} }
 
 // BodyLimits lets the item form carry a picture (web.BodyLimiter).
 func (s *Service) BodyLimits() map[string]int64 {
-	return map[string]int64{homeURL: formBodyLimit, "/store/:id/edit": formBodyLimit}
+	return map[string]int64{homeURL: formBodyLimit, "/store/:id/edit": formBodyLimit, "/store/:id/pictures": formBodyLimit}
 }
 
 // RebuildSubject names the rebuild: web reindex store.

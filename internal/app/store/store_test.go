@@ -390,3 +390,76 @@ func TestTheRebuildTellsWhoARestockMissed(t *testing.T) {
 		t.Errorf("a second rebuild: %v", again)
 	}
 }
+
+// TestMorePictures: the admins add more pictures to an item under its
+// form, order and delete them; its page shows them after its own, each
+// leading to its large size, at no more reads; a file that is not a
+// picture, one past the most, or a member's try changes nothing; the
+// item's deletion takes them with it.
+func TestMorePictures(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	item := a.add(t, form())
+	bare := a.visitor.Get(item).StorageOps(t)
+	pics := item + "/pictures"
+	upload := func(c *webtest.Client, data []byte) *webtest.Response {
+		return c.PostFile(pics, c.WithCSRF("/store", nil), "photo", "more.png", data)
+	}
+	for i := range store.MaxMorePictures {
+		if res := upload(a.admin, mediatest.EncodedPNG(t, 300+i*10, 200)); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != item+"/edit#pictures" {
+			t.Fatalf("picture %d: %d %s", i, res.StatusCode, res.Header.Get("Location"))
+		}
+	}
+	for name, res := range map[string]*webtest.Response{
+		"one too many":     upload(a.admin, mediatest.EncodedPNG(t, 300, 200)),
+		"not a picture":    upload(a.admin, []byte("plain text")),
+		"a member's":       upload(a.mia, mediatest.EncodedPNG(t, 300, 200)),
+		"a visitor's":      a.visitor.PostFile(pics, url.Values{}, "photo", "more.png", mediatest.EncodedPNG(t, 300, 200)),
+		"a member's order": a.mia.PostForm(pics+"/x/move", a.mia.WithCSRF("/store", url.Values{"to": {"first"}})),
+	} {
+		if res.StatusCode < 400 || res.StatusCode >= 500 || res.Writes(t) != 0 {
+			t.Errorf("%s: %d (%d writes)", name, res.StatusCode, res.Writes(t))
+		}
+	}
+	edit := a.admin.Get(item + "/edit").Doc(t)
+	var ids []string
+	edit.Find(testID("store-pictures") + " " + testID("photo-item")).Each(func(_ int, s *goquery.Selection) { ids = append(ids, s.AttrOr("data-photo", "")) })
+	if len(ids) != store.MaxMorePictures || edit.Find(testID("photos-full")).Length() != 1 {
+		t.Fatalf("the form's pictures: %q", ids)
+	}
+	// The last goes first; the page shows them in that order, its own
+	// picture's place untouched, at the reads of an item with none.
+	if res := a.admin.PostForm(pics+"/"+ids[4]+"/move", a.admin.WithCSRF("/store", url.Values{"to": {"first"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("move: %d", res.StatusCode)
+	}
+	res := a.visitor.Get(item)
+	links := res.Doc(t).Find(testID("item-pictures") + " a")
+	if first := links.First().AttrOr("href", ""); links.Length() != store.MaxMorePictures || !strings.Contains(first, ids[4]) || strings.HasSuffix(first, "_s.jpg") {
+		t.Fatalf("the item's page: %d pictures, the first %q", links.Length(), first)
+	}
+	if got := res.StorageOps(t); got["reads"] != bare["reads"] || got["queries"] != bare["queries"] {
+		t.Errorf("the page costs %v with pictures, %v without", got, bare)
+	}
+	if res := a.visitor.Get(links.First().AttrOr("href", "")); res.StatusCode != http.StatusOK {
+		t.Errorf("the large picture: %d", res.StatusCode)
+	}
+	// Deleted after its confirmation.
+	if res := a.admin.PostForm(pics+"/"+ids[0]+"/delete", a.admin.WithCSRF("/store", nil)); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("confirm-page")).Length() != 1 {
+		t.Fatalf("delete without confirming: %d", res.StatusCode)
+	}
+	if res := a.admin.PostForm(pics+"/"+ids[0]+"/delete", a.admin.WithCSRF("/store", url.Values{"confirm": {"yes"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.StatusCode)
+	}
+	if n := a.visitor.Get(item).Doc(t).Find(testID("item-pictures") + " a").Length(); n != store.MaxMorePictures-1 {
+		t.Errorf("after a delete the page shows %d", n)
+	}
+	// The item's deletion takes its pictures.
+	if res := a.admin.PostForm(item+"/delete", a.admin.WithCSRF("/store", url.Values{"confirm": {"yes"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete the item: %d", res.StatusCode)
+	}
+	rows, _ := storage.All[storage.Entity](context.Background(), a.Store.Table(store.PicturesTable), storage.Query{Scan: true})
+	blobs, _ := a.Store.Container(store.ImagesContainer).List(context.Background(), "")
+	if len(rows) != 0 || len(blobs) != 0 {
+		t.Errorf("after the item's deletion: %d picture rows, %d blobs", len(rows), len(blobs))
+	}
+}
