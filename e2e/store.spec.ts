@@ -1,4 +1,5 @@
-// The store end to end: an admin puts up a sold-out item with a picture;
+// The store end to end: an admin puts up a sold-out item with a picture,
+// and a second under its form;
 // a member asks to hear when it is back; the admin restocks it, and the
 // member finds the notice in the inbox and the item for sale, with the
 // way to the official store. Then axe on the store's pages.
@@ -38,6 +39,11 @@ test('store: sold out, asked for, restocked, told', async ({ browser }) => {
 
   // The admin restocks it; the member is told, and can buy it.
   await admin.goto(`${itemURL}/edit`);
+  // A second picture, under the form, for the item's page.
+  await admin.getByTestId('store-pictures').getByLabel('Add a picture').setInputFiles(picture);
+  await admin.getByTestId('store-pictures').getByTestId('photo-submit').click();
+  await expect(admin.getByTestId('flash')).toContainText('Picture added');
+  await expect(admin.getByTestId('store-pictures').getByTestId('photo-item')).toHaveCount(1);
   await admin.getByTestId('store-form').getByLabel('In stock').fill('25');
   await admin.getByTestId('item-save').click();
   await expect(admin.getByTestId('flash')).toContainText('Item saved');
@@ -50,6 +56,10 @@ test('store: sold out, asked for, restocked, told', async ({ browser }) => {
   await expect(mia.getByTestId('item-buy')).toHaveAttribute('href', 'https://shop.example.test/vinyl');
   await expect(mia.getByTestId('item-description').locator('strong')).toHaveText('180 g');
   expect(await mia.getByTestId('item-image').evaluate((el: HTMLImageElement) => el.naturalWidth)).toBeGreaterThan(0);
+  const more = mia.getByTestId('item-pictures').locator('img');
+  await expect(more).toHaveCount(1);
+  await more.scrollIntoViewIfNeeded();
+  await expect.poll(() => more.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBeGreaterThan(0);
 
   const problems: string[] = [];
   for (const [page, p] of [[mia, '/store'], [mia, itemURL], [admin, `${itemURL}/edit`], [admin, '/store/new'], [admin, '/store/hidden']] as const) {
