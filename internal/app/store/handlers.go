@@ -188,12 +188,12 @@ func (s *Service) newItem(c echo.Context) error {
 
 // editItem is GET /store/:id/edit (admins).
 func (s *Service) editItem(c echo.Context) error {
-	return s.renderEdit(c, http.StatusOK, nil, "")
+	return s.renderEdit(c, http.StatusOK, "")
 }
 
-// renderEdit shows the route's item in its editor, with the form's
-// refusals (none: the item as it is) or the more pictures' refusal.
-func (s *Service) renderEdit(c echo.Context, status int, errs FieldErrors, pictureProblem string) error {
+// renderEdit shows the route's item in its editor as it is, with the
+// more pictures' refusal, if any.
+func (s *Service) renderEdit(c echo.Context, status int, pictureProblem string) error {
 	it := itemScope.From(c)
 	in := Input{
 		Title: it.Title, Description: it.Description, Category: it.Category, Currency: it.Currency,
@@ -202,7 +202,7 @@ func (s *Service) renderEdit(c echo.Context, status int, errs FieldErrors, pictu
 	if it.Tracked {
 		in.Stock = strconv.Itoa(it.Stock)
 	}
-	return s.renderForm(c, status, itemURL(it.RowKey)+"/edit", &it, in, errs, pictureProblem)
+	return s.renderForm(c, status, itemURL(it.RowKey)+"/edit", &it, in, nil, pictureProblem)
 }
 
 // renderForm shows the editor: of a new item (it nil) or of it, with

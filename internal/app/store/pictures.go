@@ -71,7 +71,7 @@ func (s *Service) picturesEditor() gallery.Editor {
 		Owner: func(c echo.Context) (string, error) { return itemScope.From(c).RowKey, nil },
 		Back:  func(c echo.Context) string { return itemURL(itemScope.From(c).RowKey) + "/edit#pictures" },
 		Page: func(c echo.Context, status int, problem string) error {
-			return s.renderEdit(c, status, nil, problem)
+			return s.renderEdit(c, status, problem)
 		},
 		Changed: s.setMore,
 	}
