@@ -56,10 +56,17 @@ test('store: sold out, asked for, restocked, told', async ({ browser }) => {
   await expect(mia.getByTestId('item-buy')).toHaveAttribute('href', 'https://shop.example.test/vinyl');
   await expect(mia.getByTestId('item-description').locator('strong')).toHaveText('180 g');
   expect(await mia.getByTestId('item-image').evaluate((el: HTMLImageElement) => el.naturalWidth)).toBeGreaterThan(0);
-  const more = mia.getByTestId('item-pictures').locator('img');
-  await expect(more).toHaveCount(1);
-  await more.scrollIntoViewIfNeeded();
-  await expect.poll(() => more.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBeGreaterThan(0);
+  // Its own picture and the second, small under it: the second, chosen,
+  // takes the large one's place.
+  const thumbs = mia.getByTestId('item-pictures').locator('a');
+  await expect(thumbs).toHaveCount(2);
+  const second = thumbs.nth(1);
+  await second.scrollIntoViewIfNeeded();
+  await expect.poll(() => second.locator('img').evaluate((el: HTMLImageElement) => el.naturalWidth)).toBeGreaterThan(0);
+  await second.click();
+  await expect(mia.getByTestId('item-image')).toHaveAttribute('src', (await second.getAttribute('href'))!);
+  await expect(second).toHaveAttribute('aria-current', 'true');
+  expect(new URL(mia.url()).pathname).toBe(itemURL);
 
   const problems: string[] = [];
   for (const [page, p] of [[mia, '/store'], [mia, itemURL], [admin, `${itemURL}/edit`], [admin, '/store/new'], [admin, '/store/hidden']] as const) {

@@ -84,3 +84,17 @@ document.addEventListener('DOMContentLoaded', () => {
     for (const change of changes) change.addedNodes.forEach(dressAll);
   }).observe(document.body, { childList: true, subtree: true });
 });
+
+// A store item's pictures: a small one, chosen, takes the place of the
+// large picture above them, instead of opening its file (which is what
+// the link does without JavaScript).
+document.addEventListener('click', (e) => {
+  const link = e.target instanceof Element && e.target.closest('a[data-show-picture]');
+  const main = document.querySelector('[data-testid="item-image"]');
+  if (!link || !main || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  e.preventDefault();
+  main.src = link.getAttribute('href');
+  main.alt = link.querySelector('img')?.alt || main.alt;
+  for (const other of link.closest('ul').querySelectorAll('a[data-show-picture]')) other.removeAttribute('aria-current');
+  link.setAttribute('aria-current', 'true');
+});

@@ -51,14 +51,18 @@ func (s *Service) setMore(ctx context.Context, id string, rows []gallery.Row) er
 	return err
 }
 
-// morePictures are an item's more pictures as its page shows them:
-// each small, linking to its large size.
+// morePictures are an item's pictures as its page lists them under its
+// own when it has more: its own first, then the more, each small and
+// linking to its large size. None when it has no more.
 func morePictures(it ItemRow) [][2]string {
 	var out [][2]string
-	for _, key := range strings.Split(it.More, ",") {
+	for _, key := range append([]string{it.ImageKey}, strings.Split(it.More, ",")...) {
 		if key != "" {
 			out = append(out, [2]string{pictures.URL(mediaPrefix, key, true), pictures.URL(mediaPrefix, key, false)})
 		}
+	}
+	if it.More == "" {
+		return nil
 	}
 	return out
 }
