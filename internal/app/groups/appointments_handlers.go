@@ -393,8 +393,9 @@ func (h *handlers) thread(c echo.Context, m Membership, g GroupRow, id *auth.Ide
 	if err != nil {
 		return nil, "", "", err
 	}
+	pal := paletteOf(g)
 	for _, cm := range slices.Backward(page.Rows) {
-		items = append(items, commentItem(ctx, m, g, id, zone, d.Doc.AppointmentID, cm))
+		items = append(items, commentItem(ctx, m, g.GroupID, pal, id, zone, d.Doc.AppointmentID, cm))
 	}
 	if start != nil {
 		latestURL = u + "#comments"
@@ -402,15 +403,16 @@ func (h *handlers) thread(c echo.Context, m Membership, g GroupRow, id *auth.Ide
 	return items, pager.NextURL(page.Next), latestURL, nil
 }
 
-// commentItem is comment cm of an appointment of g as id, of m, sees it
-// in zone: its author edits it, its author and owners delete it.
-func commentItem(ctx context.Context, m Membership, g GroupRow, id *auth.Identity, zone *time.Location, appointmentID string, cm CommentRow) views.CommentItem {
+// commentItem is comment cm of an appointment of group groupID (its
+// colours pal) as id, of m, sees it in zone: its author edits it, its
+// author and owners delete it.
+func commentItem(ctx context.Context, m Membership, groupID string, pal palette, id *auth.Identity, zone *time.Location, appointmentID string, cm CommentRow) views.CommentItem {
 	item := views.CommentItem{
 		ID: cm.ID(), Author: cm.AuthorName, Body: templ.Raw(richtext.Render(cm.Body)),
 		When: i18n.DateTime(ctx, cm.CreatedAt.In(zone)), Datetime: cm.CreatedAt.UTC().Format(time.RFC3339),
-		Color: paletteOf(g).of(cm.AuthorKey), Edited: cm.EditedAt != nil,
+		Color: pal.of(cm.AuthorKey), Edited: cm.EditedAt != nil,
 	}
-	u := commentURL(g.GroupID, appointmentID, cm.RowKey)
+	u := commentURL(groupID, appointmentID, cm.RowKey)
 	if cm.AuthorKey == id.MemberKey {
 		item.EditURL = u + "/edit"
 	}
@@ -445,7 +447,7 @@ func (h *handlers) commentEditing() comments.Editing {
 		Item: func(c echo.Context, r CommentRow) templ.Component {
 			ctx, id := c.Request().Context(), auth.From(c)
 			m, g := Opened(c)
-			return views.CommentRow(commentItem(ctx, m, g, id, h.svc.Zone(ctx, id), c.Param("appt"), r))
+			return views.CommentRow(commentItem(ctx, m, g.GroupID, paletteOf(g), id, h.svc.Zone(ctx, id), c.Param("appt"), r))
 		},
 		Wrap: func(r CommentRow, form templ.Component) templ.Component { return views.CommentEditItem(r.ID(), form) },
 	}
