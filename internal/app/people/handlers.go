@@ -104,14 +104,14 @@ func (h *handlers) joinOf(ctx context.Context, me string) (views.Join, *account.
 
 // viewer is where the viewer stands in People: their own place, and
 // their likes, matches and blocks.
-func (h *handlers) viewer(ctx context.Context, me string) (views.Join, Standing, *account.Point, error) {
+func (h *handlers) viewer(ctx context.Context, me string) (views.Join, Standing, error) {
 	join, at, err := h.joinOf(ctx, me)
 	if err != nil {
-		return views.Join{}, Standing{}, nil, err
+		return views.Join{}, Standing{}, err
 	}
 	st, err := h.svc.StandingOf(ctx, me)
 	st.Near = at
-	return join, st, at, err
+	return join, st, err
 }
 
 // tabs are the tabs' counts from the viewer's standing: the likes not
@@ -167,11 +167,11 @@ func (h *handlers) discover(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	join, st, at, err := h.viewer(ctx, me)
+	join, st, err := h.viewer(ctx, me)
 	if err != nil {
 		return err
 	}
-	f.Near = at
+	f.Near = st.Near
 	page, err := h.svc.Discover(ctx, me, f, st, cursor)
 	if err != nil {
 		return err
@@ -180,10 +180,10 @@ func (h *handlers) discover(c echo.Context) error {
 		Tabs: tabs("discover", st), Join: join,
 		Filter: views.FilterProps{
 			ShowMe: f.ShowMe, Options: account.ShowMeOptions, MinAge: f.MinAge, MaxAge: f.MaxAge, Lowest: account.MinPeopleAge, Oldest: account.MaxAge,
-			Located: at != nil, WithinKm: f.WithinKm, MinKm: account.MinDistanceKm, MaxKm: account.MaxDistanceKm,
+			Located: st.Near != nil, WithinKm: f.WithinKm, MinKm: account.MinDistanceKm, MaxKm: account.MaxDistanceKm,
 		},
 	}
-	if at == nil {
+	if st.Near == nil {
 		v.Filter.Cities = cityOptions(ctx)
 	}
 	back := c.Request().URL.RequestURI()
@@ -279,7 +279,7 @@ func (h *handlers) forgetPlace(c echo.Context) error {
 func (h *handlers) likes(c echo.Context) error {
 	ctx := c.Request().Context()
 	me := auth.From(c).MemberKey
-	join, st, _, err := h.viewer(ctx, me)
+	join, st, err := h.viewer(ctx, me)
 	if err != nil {
 		return err
 	}
@@ -301,7 +301,7 @@ func (h *handlers) likes(c echo.Context) error {
 func (h *handlers) matchesPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	me := auth.From(c).MemberKey
-	_, st, _, err := h.viewer(ctx, me)
+	_, st, err := h.viewer(ctx, me)
 	if err != nil {
 		return err
 	}
