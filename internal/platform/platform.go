@@ -12,7 +12,8 @@
 //   - JobProvider: its background jobs, run by the core's runner (one-off
 //     tasks register their kinds on Core.Tasks instead);
 //   - Seeder: what a start needs done first (the prompt tag catalog; the
-//     groups' comments moved to the comments kit's keys, once);
+//     groups' comments moved to the comments kit's keys, and the People
+//     rows to their spread keys, once);
 //   - Rebuilder: the repairs of its derived tables from their canonical
 //     rows, which "web reindex <subject>" and the admin buttons run;
 //   - RebuildRunner: given every Rebuilder (the admin section);

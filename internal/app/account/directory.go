@@ -68,18 +68,24 @@ func (s *Service) ListUsers(ctx context.Context, cursor *storage.Cursor, limit i
 	if limit < 1 || limit > storage.MaxPageSize {
 		limit = 50
 	}
-	return s.walk(ctx, directoryBuckets{}, nil, cursor, limit)
+	return s.walk(ctx, directoryBuckets{}, partition, nil, cursor, limit)
 }
 
+// partition is the query of a bucket that is a partition.
+func partition(bucket string) storage.Query { return storage.Query{PartitionKey: bucket} }
+
 // walk reads one page of the directory rows of buckets that match
-// filters, bucket by bucket, from cursor on.
-func (s *Service) walk(ctx context.Context, buckets storage.Buckets, filters []storage.Filter, cursor *storage.Cursor, limit int) ([]DirectoryRow, *storage.Cursor, error) {
+// filters, bucket by bucket (query says which rows a bucket is), from
+// cursor on.
+func (s *Service) walk(ctx context.Context, buckets storage.Buckets, query func(bucket string) storage.Query, filters []storage.Filter, cursor *storage.Cursor, limit int) ([]DirectoryRow, *storage.Cursor, error) {
 	walk := storage.Walk{
 		Buckets:  buckets,
 		Limit:    limit,
 		MaxCalls: 20,
 		Fetch: func(ctx context.Context, bucket string, cont *storage.Continuation, n int) (storage.Page, error) {
-			return s.directory.Query(ctx, storage.Query{PartitionKey: bucket, Filters: filters, Limit: n, Continuation: cont})
+			q := query(bucket)
+			q.Filters, q.Limit, q.Continuation = filters, n, cont
+			return s.directory.Query(ctx, q)
 		},
 	}
 	entities, next, err := walk.Run(ctx, cursor)

@@ -3,7 +3,10 @@ package account_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/url"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -311,10 +314,10 @@ func TestThePeoplePartitionFollowsTheProfile(t *testing.T) {
 	}
 	// A lost People row, and one no profile implies.
 	users := a.Store.Table("Users")
-	if err := users.Delete(ctx, "people", keys[0], storage.AnyETag); err != nil {
+	if err := users.Delete(ctx, account.PeoplePartition, account.PeopleRowKey(keys[0]), storage.AnyETag); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := users.Insert(ctx, storage.Entity{PartitionKey: "people", RowKey: keys[1], Props: map[string]any{"displayName": "Stale", "gender": "female", "birthDate": "1990-01-01"}}); err != nil {
+	if _, err := users.Insert(ctx, storage.Entity{PartitionKey: account.PeoplePartition, RowKey: account.PeopleRowKey(keys[1]), Props: map[string]any{"displayName": "Stale", "gender": "female", "birthDate": "1990-01-01"}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := shown(); len(got) != 1 || got[0] != keys[1] {
@@ -325,5 +328,120 @@ func TestThePeoplePartitionFollowsTheProfile(t *testing.T) {
 	}
 	if got := shown(); len(got) != 1 || got[0] != keys[0] {
 		t.Errorf("after the rebuild: %v, want %s alone", got, keys[0])
+	}
+}
+
+// showInPeople makes n accounts shown in People and returns their keys.
+func showInPeople(t *testing.T, a *accounttest.App, n int) []string {
+	t.Helper()
+	var keys []string
+	for i := range n {
+		k := fmt.Sprintf("auth:01RING%02d", i)
+		if _, err := a.Accounts.OnSignIn(ctx, k, fmt.Sprintf("ring%d@example.com", i), "Ring"); err != nil {
+			t.Fatal(err)
+		}
+		if errs, err := a.Accounts.UpdateProfile(ctx, k, account.ProfileInput{DisplayName: "Ring", BirthDate: "1990-01-01"}); err != nil || len(errs) > 0 {
+			t.Fatal(err, errs)
+		}
+		if _, err := a.Accounts.SetInPeople(ctx, k, true); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// TestPeopleListingsWrapAroundTheirStart: a listing of People begins at
+// its From and wraps around, page by page, each person once; a page
+// asked for with another From (the next day) goes on as its cursor
+// began; two starts give two orders.
+func TestPeopleListingsWrapAroundTheirStart(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	keys := showInPeople(t, a, 10)
+	// The order from a start: by the rows' keys, those at or after the
+	// start first.
+	slices.SortFunc(keys, func(x, y string) int { return strings.Compare(account.PeopleRowKey(x), account.PeopleRowKey(y)) })
+	start := account.PeopleRowKey(keys[6])[:4]
+	want := append(slices.Clone(keys[6:]), keys[:6]...)
+	if account.PeopleRowKey(keys[5])[:4] == start {
+		t.Fatal("the set-up: two people share a spread")
+	}
+	list := func(from string, cursor *storage.Cursor) ([]string, *storage.Cursor) {
+		t.Helper()
+		rows, next, err := a.Accounts.ListPeople(ctx, account.PeopleFilter{From: from, Today: accounttest.Start}, cursor, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range rows {
+			got = append(got, r.RowKey)
+		}
+		return got, next
+	}
+	var got []string
+	var cursor *storage.Cursor
+	for page := 0; page == 0 || cursor != nil; page++ {
+		from := start
+		if page == 2 {
+			from = "0000" // a new day's start, past the wrap of the first
+		}
+		rows, next := list(from, cursor)
+		got, cursor = append(got, rows...), next
+		if page > 5 {
+			t.Fatal("the listing does not end")
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("from %s: %v, want %v", start, got, want)
+	}
+	if first, _ := list("0000", nil); first[0] != keys[0] {
+		t.Errorf("from the beginning: %v first, want %s", first, keys[0])
+	}
+	// The person's own row: read by their key.
+	if row, err := a.Accounts.InPeople(ctx, keys[3]); err != nil || row.RowKey != keys[3] {
+		t.Errorf("InPeople: %q, %v", row.RowKey, err)
+	}
+}
+
+// TestPeopleRowsMoveToTheirSpreadAtStart: People rows keyed before the
+// spread (the legacy partition, RowKey the memberKey) move to their keys
+// when the module starts (Seed).
+func TestPeopleRowsMoveToTheirSpreadAtStart(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	keys := showInPeople(t, a, 3)
+	users := a.Store.Table("Users")
+	for _, k := range keys {
+		row, err := users.Get(ctx, account.PeoplePartition, account.PeopleRowKey(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := users.Delete(ctx, row.PartitionKey, row.RowKey, storage.AnyETag); err != nil {
+			t.Fatal(err)
+		}
+		row.PartitionKey, row.RowKey = account.LegacyPeoplePartition, k
+		if _, err := users.Insert(ctx, row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Accounts.InPeople(ctx, keys[0]); err == nil {
+		t.Fatal("the set-up: the new row is still there")
+	}
+	if err := a.Accounts.Seed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	left, err := storage.All[account.DirectoryRow](ctx, users, storage.Query{PartitionKey: account.LegacyPeoplePartition})
+	if err != nil || len(left) != 0 {
+		t.Errorf("legacy rows left: %d (%v)", len(left), err)
+	}
+	rows, _, err := a.Accounts.ListPeople(ctx, account.PeopleFilter{Today: accounttest.Start}, nil, 10)
+	if err != nil || len(rows) != len(keys) {
+		t.Errorf("listed after the move: %d (%v)", len(rows), err)
+	}
+	for _, k := range keys {
+		if _, err := a.Accounts.InPeople(ctx, k); err != nil {
+			t.Errorf("InPeople(%s) after the move: %v", k, err)
+		}
 	}
 }

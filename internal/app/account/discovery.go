@@ -2,7 +2,10 @@ package account
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/harmony/harmony/internal/fault"
@@ -11,26 +14,112 @@ import (
 
 // Discovery: the people module shows the accounts that chose "Show me in
 // People" (ProfileRow.InPeople). The directory's projection keeps, beside
-// each account's row, a copy in one partition, "people", for each
+// each account's row, a copy in one partition, "discover", for each
 // enabled account shown in People, with what Discover's filters and
 // cards need: a page of people is one filtered query of that partition,
 // not a walk of the 16 directory partitions, nor a read per person.
+//
+// Its rows are keyed "{spread}|{memberKey}", spread the first four hex
+// digits of sha256(memberKey), which scatters people over the keys
+// whatever their sign-up order. A listing starts where its caller says
+// (PeopleFilter.From) and wraps around, so Discover can begin at a
+// place of the viewer's own each day: nobody is always first, as the
+// first to sign up were while the rows were keyed by memberKey.
 
-// peoplePartition is the Users partition of the accounts shown in People
-// (RowKey the memberKey); a directory bucket is "user|{h}", so it is no
-// bucket.
-const peoplePartition = "people"
+// peoplePartition is the Users partition of the accounts shown in People;
+// a directory bucket is "user|{h}", so it is no bucket.
+const peoplePartition = "discover"
+
+// legacyPeoplePartition held the People rows keyed by memberKey alone,
+// before the spread; Seed rebuilds the directory once while it has rows.
+const legacyPeoplePartition = "people"
+
+// spreadLen is the length of a People row key's spread, in hex digits.
+const spreadLen = 4
+
+// Spread is where seed falls among the People rows' keys: four hex
+// digits, a start for PeopleFilter.From.
+func Spread(seed string) string {
+	sum := sha256.Sum256([]byte(seed))
+	return hex.EncodeToString(sum[:spreadLen/2])
+}
+
+// peopleRowKey is memberKey's RowKey in the People partition.
+func peopleRowKey(memberKey string) string { return Spread(memberKey) + "|" + memberKey }
+
+// isSpread reports whether s is a Spread.
+func isSpread(s string) bool {
+	_, err := hex.DecodeString(s)
+	return err == nil && len(s) == spreadLen && strings.ToLower(s) == s
+}
+
+// peopleRing walks the People partition from its start to the end, then
+// from the beginning to the start: two buckets, "from|{start}" and
+// "until|{start}". A cursor carries its start, so a listing begun before
+// the start changed (a new day) goes on as it began.
+type peopleRing struct{ start string }
+
+const (
+	ringFrom  = "from|"
+	ringUntil = "until|"
+)
+
+func (r peopleRing) First() string { return ringFrom + r.start }
+
+func (r peopleRing) After(b string) (string, bool) {
+	if start, ok := strings.CutPrefix(b, ringFrom); ok && isSpread(start) {
+		return ringUntil + start, true
+	}
+	return "", false
+}
+
+func (peopleRing) Valid(b string) bool {
+	start, ok := strings.CutPrefix(b, ringFrom)
+	if !ok {
+		start, ok = strings.CutPrefix(b, ringUntil)
+	}
+	return ok && isSpread(start)
+}
+
+// query is the People partition's query of bucket b.
+func (peopleRing) query(b string) storage.Query {
+	q := storage.Query{PartitionKey: peoplePartition}
+	if start, ok := strings.CutPrefix(b, ringFrom); ok {
+		q.RowKeyFrom = start
+	} else {
+		q.RowKeyTo, _ = strings.CutPrefix(b, ringUntil)
+	}
+	return q
+}
 
 // shownInPeople reports whether a profile has a row in the People
 // partition.
 func shownInPeople(p ProfileRow) bool { return p.InPeople && p.Enabled && p.DeletedAt == nil }
 
-// peopleBucket is the People partition as the one bucket of a walk.
-type peopleBucket struct{}
+// peopleRow is a People partition's row as its callers know it: RowKey
+// the memberKey, as in the directory's own rows.
+func peopleRow(r DirectoryRow) DirectoryRow {
+	if _, key, ok := strings.Cut(r.RowKey, "|"); ok {
+		r.RowKey = key
+	}
+	return r
+}
 
-func (peopleBucket) First() string               { return peoplePartition }
-func (peopleBucket) After(string) (string, bool) { return "", false }
-func (peopleBucket) Valid(bucket string) bool    { return bucket == peoplePartition }
+// Seed moves the People rows of before the spread to their keys: while
+// the legacy partition has a row (one query a start), it rebuilds the
+// directory, which writes the new rows and deletes the old
+// (platform.Seeder). The rebuild is the one "web reindex users" runs.
+func (s *Service) Seed(ctx context.Context) error {
+	page, err := s.directory.Query(ctx, storage.Query{PartitionKey: legacyPeoplePartition, Limit: 1})
+	if err != nil || len(page.Entities) == 0 {
+		return err
+	}
+	r, err := s.RebuildDirectory(ctx)
+	if err == nil {
+		s.log.InfoContext(ctx, "account: People rows moved to their spread keys", "written", r.Written, "removed", r.Removed)
+	}
+	return err
+}
 
 // MinPeopleAge is the youngest age shown in People: its likes and
 // matches are for adults.
@@ -98,6 +187,9 @@ func (s *Service) BarFromPeople(ctx context.Context, memberKey string, barred bo
 // PeopleFilter narrows ListPeople: a gender ("" for any) and an age
 // range, counted on Today.
 type PeopleFilter struct {
+	// From is where the listing starts (a Spread; "" is the beginning);
+	// it wraps around to end there.
+	From           string
 	Gender         string
 	MinAge, MaxAge int
 	Today          time.Time
@@ -138,7 +230,15 @@ func (s *Service) ListPeople(ctx context.Context, f PeopleFilter, cursor *storag
 				storage.Filter{Name: "lon", Op: storage.Le, Value: b.LonMax})
 		}
 	}
-	return s.walk(ctx, peopleBucket{}, filters, cursor, limit)
+	ring := peopleRing{start: f.From}
+	if !isSpread(ring.start) {
+		ring.start = "0000"
+	}
+	rows, next, err := s.walk(ctx, ring, ring.query, filters, cursor, limit)
+	for i := range rows {
+		rows[i] = peopleRow(rows[i])
+	}
+	return rows, next, err
 }
 
 // ErrNotInPeople is a person who is not shown in People (404).
@@ -147,7 +247,8 @@ var ErrNotInPeople = fault.New(http.StatusNotFound, "people.error.not_in_people"
 // InPeople is memberKey's row in the People partition: they are shown
 // in People and their account is enabled (ErrNotInPeople otherwise).
 func (s *Service) InPeople(ctx context.Context, memberKey string) (DirectoryRow, error) {
-	return storage.Find[DirectoryRow](ctx, s.directory, peoplePartition, memberKey, ErrNotInPeople)
+	row, err := storage.Find[DirectoryRow](ctx, s.directory, peoplePartition, peopleRowKey(memberKey), ErrNotInPeople)
+	return peopleRow(row), err
 }
 
 // DirectoryEntry is memberKey's directory row, whoever they are

@@ -19,3 +19,12 @@ var (
 func (s *Service) RefreshDisplayForTest(ctx context.Context, memberKey string, p ProfileRow) {
 	s.refreshDisplay(ctx, memberKey, p)
 }
+
+// The People partition and its keys, for the tests that break it.
+const (
+	PeoplePartition       = peoplePartition
+	LegacyPeoplePartition = legacyPeoplePartition
+)
+
+// PeopleRowKey exposes peopleRowKey to the package's tests.
+func PeopleRowKey(memberKey string) string { return peopleRowKey(memberKey) }

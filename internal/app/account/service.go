@@ -109,7 +109,7 @@ func (s *Service) directoryProjection() *projection.Projection[ProfileRow] {
 				return []projection.Row{r}, err
 			}
 			// Shown in People: its row in the People partition too.
-			row.PartitionKey = peoplePartition
+			row.PartitionKey, row.RowKey = peoplePartition, peopleRowKey(row.RowKey)
 			shown, err := projection.RowOf(s.directory, row)
 			return []projection.Row{r, shown}, err
 		},

@@ -136,11 +136,18 @@ type Discovered struct {
 	Next   *storage.Cursor
 }
 
+// dayStart is where viewer's Discover begins on day (UTC): a place of
+// their own among the People rows each day, so that nobody is always
+// first, and someone who looks again the next day finds others first.
+func dayStart(viewer string, day time.Time) string {
+	return account.Spread(viewer + "|" + day.Format(time.DateOnly))
+}
+
 // Discover is one page of the people in People as f narrows them, from
 // cursor on, without the viewer and those they keep out (hidden).
 func (s *Service) Discover(ctx context.Context, viewer string, f Filter, st Standing, cursor *storage.Cursor) (Discovered, error) {
 	today := s.now().UTC()
-	pf := account.PeopleFilter{Gender: showGender[f.ShowMe], MinAge: f.MinAge, MaxAge: f.MaxAge, Today: today}
+	pf := account.PeopleFilter{Gender: showGender[f.ShowMe], MinAge: f.MinAge, MaxAge: f.MaxAge, Today: today, From: dayStart(viewer, today)}
 	if f.Near != nil && f.WithinKm > 0 {
 		box := f.Near.BoxAround(float64(f.WithinKm))
 		pf.Near = &box

@@ -605,6 +605,44 @@ func TestLikesRefuseBadInput(t *testing.T) {
 	}
 }
 
+// TestDiscoverBeginsElsewhereEachDay: Discover does not show the people
+// in the order they signed up, the same to everyone every day: a
+// viewer's list begins at a place of their own each day, wraps around to
+// show everyone once, and another viewer's begins elsewhere.
+func TestDiscoverBeginsElsewhereEachDay(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10")
+	dan := a.join(t, "dan@example.com", "Dan", "male", "1995-03-02")
+	var everyone []string
+	for i := range 10 {
+		name := fmt.Sprintf("P%d", i)
+		a.join(t, fmt.Sprintf("p%d@example.com", i), name, "male", "1990-01-01")
+		everyone = append(everyone, name)
+	}
+	firsts, apart := map[string]bool{}, 0
+	for day := range 7 {
+		got := shown(t, ann, "/people")
+		mine := slices.DeleteFunc(slices.Clone(got), func(n string) bool { return n == "Dan" })
+		sorted := slices.Sorted(slices.Values(mine))
+		if !slices.Equal(sorted, everyone) || len(got) != len(everyone)+1 {
+			t.Fatalf("day %d: %v, want each of %v and Dan once", day, got, everyone)
+		}
+		firsts[got[0]] = true
+		theirs := slices.DeleteFunc(shown(t, dan, "/people"), func(n string) bool { return n == "Ann" })
+		if !slices.Equal(theirs, mine) {
+			apart++
+		}
+		a.Clock.Advance(24 * time.Hour)
+	}
+	if len(firsts) < 3 {
+		t.Errorf("a week of Discover began with %v alone", firsts)
+	}
+	if apart < 3 {
+		t.Errorf("Ann and Dan saw People in one order on %d days of 7", 7-apart)
+	}
+}
+
 // TestDiscoverReadsNoRowPerPerson: a page of Discover costs the same
 // calls for three people as for nine (the directory walk and the
 // viewer's four partitions, no read per person), and a likes page one
@@ -632,7 +670,10 @@ func TestDiscoverReadsNoRowPerPerson(t *testing.T) {
 		}
 	}
 	many = cost("/people")
-	if few["total"] != many["total"] || many["queries"] > 6 {
+	// Seven queries: the viewer's four partitions, the two the walk of
+	// Discover's ring reads (from the viewer's start of the day, then
+	// from the beginning), and the session's.
+	if few["total"] != many["total"] || many["queries"] > 7 {
 		t.Errorf("Discover: %v with two others, %v with eight", few, many)
 	}
 	likes := cost("/people/likes")
