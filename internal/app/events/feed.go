@@ -107,6 +107,18 @@ func (s *Service) MyCalendar(ctx context.Context, token, host string) ([]byte, e
 		}
 		return nil, ErrNoFeed
 	}
+	// A disabled or deleted account's feed stops with its sessions: its
+	// confirmed-only details (a door code, a meeting link) are for the
+	// people going.
+	if s.people != nil {
+		p, err := s.people.Profile(ctx, r.MemberKey)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return nil, err
+		}
+		if err != nil || !p.Enabled || p.DeletedAt != nil {
+			return nil, ErrNoFeed
+		}
+	}
 	mine, err := s.catalog.MyEvents(ctx, r.MemberKey)
 	if err != nil {
 		return nil, err

@@ -851,8 +851,8 @@ func TestEventPicture(t *testing.T) {
 
 // TestMyCalendarFeed: a person's private feed lists what they are going
 // to (with the confirmed-only details) and waiting for ("waitlisted
-// #1", tentative, without them); replacing the link kills the old one;
-// a made-up token is a 404.
+// #1", tentative, without them); replacing the link kills the old one,
+// and so does a disabled account; a made-up token is a 404.
 func TestMyCalendarFeed(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
@@ -882,8 +882,21 @@ func TestMyCalendarFeed(t *testing.T) {
 	if got.StatusCode != http.StatusOK || !strings.Contains(got.Body, "SUMMARY:(waitlisted #1) Wine tasting") || !strings.Contains(got.Body, "STATUS:TENTATIVE") || strings.Contains(got.Body, "Cellar door") {
 		t.Fatalf("bob's feed: %d\n%s", got.StatusCode, got.Body)
 	}
-	if annFeed := anon.Get(feedOf(ann)).Body; !strings.Contains(annFeed, "SUMMARY:Wine tasting") || !strings.Contains(annFeed, "Cellar door B") || !strings.Contains(annFeed, "STATUS:CONFIRMED") {
-		t.Fatalf("ann's feed:\n%s", annFeed)
+	annFeed := feedOf(ann)
+	if body := anon.Get(annFeed).Body; !strings.Contains(body, "SUMMARY:Wine tasting") || !strings.Contains(body, "Cellar door B") || !strings.Contains(body, "STATUS:CONFIRMED") {
+		t.Fatalf("ann's feed:\n%s", body)
+	}
+	// A disabled account's feed stops with its sessions, and comes back
+	// with the account.
+	annKey := a.Who(ann)
+	for _, on := range []bool{false, true} {
+		if _, err := a.Accounts.SetEnabled(t.Context(), annKey, on); err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]int{false: http.StatusNotFound, true: http.StatusOK}[on]
+		if res := anon.Get(annFeed); res.StatusCode != want || !on && strings.Contains(res.Body, "Cellar door") {
+			t.Errorf("ann's feed, her account enabled %v: %d", on, res.StatusCode)
+		}
 	}
 	post(bob, "/events/mine/feed", nil)
 	if res := anon.Get(bobFeed); res.StatusCode != http.StatusNotFound {
