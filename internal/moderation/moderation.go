@@ -90,6 +90,10 @@ func Check(reason, note string) (string, formrule.FieldErrors) {
 // Queue takes members' reports: the admin section's moderation queue.
 type Queue interface {
 	Report(ctx context.Context, r Report) error
+	// Rescope takes the open reports of kind whose target key starts
+	// with prefix to scope: their content moved (a forum topic to
+	// another section).
+	Rescope(ctx context.Context, kind, prefix, scope string) error
 }
 
 // Moderator is the staff member who acts on a report.

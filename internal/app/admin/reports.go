@@ -299,6 +299,42 @@ func (row *ReportRow) add(r moderation.Report, now time.Time) error {
 	row.Notes = jsonOf(notes[:min(len(notes), maxNotes)])
 	row.Count++
 	row.LastAt = now
+	// The scope as the target stands now: a later report knows better
+	// where it is (a topic moved since the first).
+	row.Scope = r.Scope
+	return nil
+}
+
+// Rescope takes the open reports of kind whose target key starts with
+// prefix to scope, for a source whose content moved (a forum topic to
+// another section, whose moderators then judge its posts' reports, and
+// the old section's no longer may): one filtered query of the open
+// partition and a write per report moved (moderation.Queue).
+func (s *Service) Rescope(ctx context.Context, kind, prefix, scope string) error {
+	q := storage.Query{PartitionKey: openPartition, RowKeyTo: targetPrefix, Filters: []storage.Filter{
+		{Name: "kind", Op: storage.Eq, Value: kind},
+		{Name: "key", Op: storage.Ge, Value: prefix},
+		{Name: "key", Op: storage.Lt, Value: storage.PrefixEnd(prefix)},
+	}}
+	rows, err := storage.All[ReportRow](ctx, s.reports, q)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Scope == scope {
+			continue
+		}
+		_, err := storage.Modify(ctx, s.reports, openPartition, r.RowKey, func(row *ReportRow, exists bool) error {
+			if !exists || row.Scope == scope {
+				return storage.ErrNoChange // closed meanwhile, or moved
+			}
+			row.Scope = scope
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -197,5 +198,42 @@ func TestANewReportTellsTheAdmins(t *testing.T) {
 	}
 	if n.notices[0].Args["author"] != "Author" || n.notices[0].Link != "/admin/reports" {
 		t.Errorf("the notice: %+v", n.notices[0])
+	}
+}
+
+// A report's scope follows its target: Rescope takes the open reports of
+// a kind and key prefix to a new scope (and no other report), and a
+// report that joins an open one brings the target's scope as it is now.
+func TestAReportsScopeFollowsItsTarget(t *testing.T) {
+	t.Parallel()
+	a := newAdminApp(t)
+	for _, key := range []string{"t1#1", "t1#2", "t10#1", "t2#1"} {
+		r := itemReport(key, "ann")
+		r.Scope = "test.section|a"
+		if err := a.svc.Report(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scopes := func() map[string]string {
+		out := map[string]string{}
+		for _, r := range openReports(t, a.svc) {
+			out[r.Key] = r.Scope
+		}
+		return out
+	}
+	if err := a.svc.Rescope(ctx, "test.item", "t1#", "test.section|b"); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"t1#1": "test.section|b", "t1#2": "test.section|b", "t10#1": "test.section|a", "t2#1": "test.section|a"}
+	if got := scopes(); !maps.Equal(got, want) {
+		t.Errorf("after Rescope: %v, want %v", got, want)
+	}
+	r := itemReport("t2#1", "bob")
+	r.Scope = "test.section|c"
+	if err := a.svc.Report(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	if got := scopes()["t2#1"]; got != "test.section|c" {
+		t.Errorf("a joined report's scope: %q", got)
 	}
 }

@@ -124,5 +124,12 @@ func (s *Service) Move(ctx context.Context, by Person, topicID, to string) error
 	}
 	s.countSection(ctx, before.Section, -1, after)
 	s.countSection(ctx, after.Section, 1, after)
+	// Its posts' open reports go with it, to the new section's
+	// moderators.
+	if s.Reports != nil {
+		if err := s.Reports.Rescope(ctx, postKind, topicID+"#", sectionScope(to)); err != nil {
+			s.log.WarnContext(ctx, "forum: a moved topic's reports kept their section", "topic", topicID, "err", err)
+		}
+	}
 	return nil
 }

@@ -1,10 +1,13 @@
 package forum_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/app/admin"
@@ -326,5 +329,57 @@ func TestSectionModeratorsReviewTheirReports(t *testing.T) {
 	down := boss.Get("/admin/reports/closed").Doc(t).Find(testID("report-resolution"))
 	if down.AttrOr("data-resolution", "") != "taken_down" || !strings.Contains(down.Text(), "ann") || !strings.Contains(down.Text(), "Advertising") {
 		t.Errorf("the closed report: %q", down.Text())
+	}
+}
+
+// TestAMovedTopicTakesItsReportsAlong: a topic moved to another section
+// takes its posts' open reports to that section's moderators: they see
+// and judge them, and the old section's moderators no longer may; a
+// report after the move names the new section too.
+func TestAMovedTopicTakesItsReportsAlong(t *testing.T) {
+	t.Parallel()
+	a := newReportsApp(t)
+	boss, ann, bob := a.talkSection(t, "ann@example.com")
+	dan := a.Client()
+	a.SignIn(dan, "dan@example.com")
+	if res := post(boss, "/admin/forum", url.Values{"slug": {"news"}, "name": {"News"}, "moderators": {"dan@example.com"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add the section news: %d", res.StatusCode)
+	}
+	cat := a.Client()
+	a.SignIn(cat, "cat@example.com")
+	topic := post(cat, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Cheap watches"}, "body": {"Buy cheap watches at example.com!"}}).Header.Get("Location")
+	post(cat, topic+"/replies", url.Values{"body": {"And cheap rings, too."}})
+	report := func(by *webtest.Client, num int) {
+		t.Helper()
+		path := fmt.Sprintf("%s/posts/%d/report", topic, num)
+		if res := by.PostForm(path, by.WithCSRF(path, url.Values{"reason": {"spam"}})); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("a report of post %d: %d", num, res.StatusCode)
+		}
+	}
+	report(bob, 1)
+	queue := func(c *webtest.Client) *goquery.Selection {
+		t.Helper()
+		return c.Get("/review").Doc(t).Find(testID("report-row"))
+	}
+	if queue(ann).Length() != 1 || queue(dan).Length() != 0 {
+		t.Fatalf("before the move: Ann sees %d reports, Dan %d", queue(ann).Length(), queue(dan).Length())
+	}
+	id, _ := queue(ann).Attr("data-report")
+
+	if res := post(boss, topic+"/move", url.Values{"section": {"news"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the move: %d", res.StatusCode)
+	}
+	if queue(ann).Length() != 0 || queue(dan).Length() != 1 {
+		t.Errorf("after the move: Ann sees %d reports, Dan %d", queue(ann).Length(), queue(dan).Length())
+	}
+	if res := ann.PostForm("/review/"+id+"/take-down", ann.WithCSRF("/review", nil)); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+		t.Errorf("Ann takes down a report of News: %d (%d writes)", res.StatusCode, res.Writes(t))
+	}
+	report(bob, 2)
+	if rows := queue(dan); rows.Length() != 2 || queue(ann).Length() != 0 {
+		t.Errorf("a report after the move: Dan sees %d, Ann %d", rows.Length(), queue(ann).Length())
+	}
+	if res := dan.PostForm("/review/"+id+"/take-down", dan.WithCSRF("/review", nil)); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("Dan takes the moved report down: %d", res.StatusCode)
 	}
 }
