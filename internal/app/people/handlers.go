@@ -235,13 +235,17 @@ func (h *handlers) join(c echo.Context) error {
 // place is POST /people/me/place (city, or lat and lon): where the
 // viewer is, a city chosen or the browser's location, for People's
 // distances; a city not offered or a bad point is a 400 and writes
-// nothing.
+// nothing, and a place past PlacesPerDay a 429.
 func (h *handlers) place(c echo.Context) error {
+	ctx, me := c.Request().Context(), auth.From(c).MemberKey
 	at, err := placeOf(c.FormValue("city"), c.FormValue("lat"), c.FormValue("lon"))
 	if err != nil {
 		return err
 	}
-	if _, err := h.svc.accounts.SetPoint(c.Request().Context(), auth.From(c).MemberKey, &at); err != nil {
+	if err := h.svc.placeLimit().Take(ctx, me+"|place", h.svc.now()); err != nil {
+		return err
+	}
+	if _, err := h.svc.accounts.SetPoint(ctx, me, &at); err != nil {
 		return err
 	}
 	return web.FlashRedirect(c, "people.flash.place_set", DiscoverURL)

@@ -924,6 +924,41 @@ func place(m member, lat, lon string) *webtest.Response {
 	return post(m.Client, "/people/me/place", url.Values{"lat": {lat}, "lon": {lon}})
 }
 
+// TestPlacesAreFewADay: someone sets their place at most PlacesPerDay
+// times a day, so that nobody finds where a person is by moving about
+// and reading their distance; the next is a 429 that says so and keeps
+// the place; the next day it is taken.
+func TestPlacesAreFewADay(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10")
+	bob := a.join(t, "bob@example.com", "Bob", "male", "1990-03-01")
+	if res := place(bob, "51.5074", "-0.1278"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Bob shares his place: %d", res.StatusCode)
+	}
+	distance := func() string {
+		t.Helper()
+		return ann.Get("/people").Doc(t).Find(testID("person-tile")).Text()
+	}
+	for i := range people.PlacesPerDay {
+		if res := place(ann, fmt.Sprintf("51.%d", 50+i), "-0.1278"); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("place %d: %d", i+1, res.StatusCode)
+		}
+	}
+	before := distance()
+	res := place(ann, "51.6", "-0.1278")
+	if res.StatusCode != http.StatusTooManyRequests || res.Writes(t) != 0 || !strings.Contains(res.Body, "5 times a day") {
+		t.Errorf("one place more: %d (%d writes) %.200s", res.StatusCode, res.Writes(t), res.Body)
+	}
+	if after := distance(); after != before || !strings.Contains(after, "km away") {
+		t.Errorf("the refused place moved Ann: %q, then %q", before, after)
+	}
+	a.Clock.Advance(24 * time.Hour)
+	if res := place(ann, "51.6", "-0.1278"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("the next day: %d", res.StatusCode)
+	}
+}
+
 // TestDistancesNarrowDiscover: someone who shares their location sees
 // how far people are and keeps Discover within their preferred distance
 // (100 km unless they choose), the filter's own distance or anywhere;

@@ -67,7 +67,7 @@ type Service struct {
 	now           func() time.Time
 }
 
-// quotaTable counts each person's likes a day.
+// quotaTable counts each person's likes and places a day.
 const quotaTable = "PeopleQuota"
 
 // LikesPerDay bounds one person's likes a day, so nobody likes everyone.
@@ -75,6 +75,15 @@ const LikesPerDay = 50
 
 // ErrTooManyLikes refuses a like past LikesPerDay (429).
 var ErrTooManyLikes = fault.New(http.StatusTooManyRequests, "people.error.too_many", "people: too many likes today")
+
+// PlacesPerDay bounds how often one person sets their place a day: a
+// move, a trip and a retry, but not the many points from which someone's
+// distances would give away where they are (trilateration, as was done
+// to dating apps that let a client move at will).
+const PlacesPerDay = 5
+
+// ErrTooManyPlaces refuses a place past PlacesPerDay (429).
+var ErrTooManyPlaces = fault.New(http.StatusTooManyRequests, "people.error.places", "people: too many places today", "max", PlacesPerDay)
 
 // New builds the module on the account module's directory.
 func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) *Service {
@@ -127,6 +136,11 @@ const (
 // CountWith registers the module's daily counters (platform.Counted).
 func (s *Service) CountWith(d *metrics.Daily) {
 	s.counts = d.Counting(s.log, "people", LikesSent, NewMatches)
+}
+
+// placeLimit is the daily places quota, counted under "{memberKey}|place".
+func (s *Service) placeLimit() quota.Limit {
+	return quota.Limit{Table: s.quota, Max: PlacesPerDay, Window: 24 * time.Hour, Err: ErrTooManyPlaces}
 }
 
 // likeLimit is the daily likes quota.
