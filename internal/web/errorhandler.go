@@ -32,6 +32,13 @@ func ClientGone(c echo.Context) bool {
 func (s *Server) handleError(err error, c echo.Context) {
 	req := c.Request()
 	ctx := req.Context()
+	if errors.Is(err, errBodyLate) {
+		// The connection's failed read ended the request's context, but
+		// the answer can still be written, and read.
+		ctx = context.WithoutCancel(ctx)
+		req = req.WithContext(ctx)
+		c.SetRequest(req)
+	}
 	if ClientGone(c) {
 		// Whatever failed (a cancelled storage call, a transport error the
 		// backend calls transient, a broken pipe), nobody is waiting: it is
@@ -165,7 +172,7 @@ func explain(ctx context.Context, f *fault.Error) (int, string) {
 // own text share the generic 400 or 500 one.
 func messageKey(status int, part string) string {
 	switch status {
-	case 400, 401, 403, 404, 405, 409, 413, 429, 500, 503:
+	case 400, 401, 403, 404, 405, 408, 409, 413, 429, 500, 503:
 	default:
 		if status < 500 {
 			status = 400

@@ -1,13 +1,19 @@
 package web_test
 
 import (
+	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -184,6 +190,55 @@ func TestBodyLimit(t *testing.T) {
 	form := s.client.WithCSRF("/", url.Values{"lang": {"en"}, "pad": {strings.Repeat("x", 4096)}})
 	if res := s.client.PostForm("/lang", form); res.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("status %d, want 413", res.StatusCode)
+	}
+}
+
+// TestABodyMustArriveInTime: a body trickled slower than BodyTime does
+// not hold its connection open: the server answers 408, saying why, and
+// closes it, while a body sent at once is served as ever, however long
+// its answer takes.
+func TestABodyMustArriveInTime(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, nil, func(d *web.Deps) { d.BodyTime = 200 * time.Millisecond })
+	// A slow answer to a body that came at once: its request lives on
+	// past the body's deadline.
+	s.Echo().GET("/slow", func(c echo.Context) error {
+		if _, err := io.ReadAll(c.Request().Body); err != nil {
+			return err
+		}
+		time.Sleep(400 * time.Millisecond)
+		return c.String(http.StatusOK, fmt.Sprint("answered, ", c.Request().Context().Err()))
+	})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	sendTo := func(method, path, body string, length int) (string, error) {
+		t.Helper()
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", method, path, length, body)
+		// Whatever the server does, it does within seconds; a test
+		// timeout is the failure.
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		got, err := io.ReadAll(conn)
+		return string(got), err
+	}
+	send := func(body string, length int) (string, error) { return sendTo("POST", "/lang", body, length) }
+	got, err := send("lang=e", 1000)
+	if err != nil {
+		t.Fatalf("a trickled body held the connection: %v (%q)", err, got)
+	}
+	if !strings.HasPrefix(got, "HTTP/1.1 408") || !strings.Contains(got, "did not arrive in time") {
+		t.Errorf("a trickled body: %.300q, want a 408 that says why", got)
+	}
+	body := "lang=en&next=%2F"
+	if got, _ := send(body, len(body)); !strings.HasPrefix(got, "HTTP/1.1 303") {
+		t.Errorf("a body sent at once: %.80q", got)
+	}
+	if got, _ := sendTo("GET", "/slow", "ok", 2); !strings.HasPrefix(got, "HTTP/1.1 200") || !strings.HasSuffix(got, "answered, <nil>") {
+		t.Errorf("a slow answer: %q", got)
 	}
 }
 

@@ -9,6 +9,7 @@
 package web
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -52,6 +53,9 @@ type Deps struct {
 	Modules []Module
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// BodyTime is how long a request's body may take to arrive once its
+	// headers have (0: DefaultBodyTime).
+	BodyTime time.Duration
 }
 
 // Server is the configured router. It holds no per-request state.
@@ -68,6 +72,7 @@ type Server struct {
 	saveLanguage func(echo.Context, i18n.Lang) error
 	middleware   []echo.MiddlewareFunc
 	bodyLimits   map[string]int64
+	bodyTime     time.Duration
 	now          func() time.Time
 	built        map[string]bool
 	homePage     HomeProvider
@@ -111,6 +116,7 @@ func New(d Deps) (*Server, error) {
 		middleware:   d.Middleware,
 		bodyLimits:   routeBodyLimits(d.Modules),
 		now:          d.Now,
+		bodyTime:     cmp.Or(d.BodyTime, DefaultBodyTime),
 		built:        map[string]bool{},
 		homePage:     firstModule[HomeProvider](d.Modules),
 		badger:       firstModule[UnreadBadger](d.Modules),
