@@ -97,8 +97,10 @@ func (h *handlers) upcoming(c echo.Context) error {
 	m, g := Opened(c)
 	from := h.svc.now()
 	if v := c.QueryParam("from"); v != "" {
+		// The calendar's years (calendarAt): the agenda reads 90 days on,
+		// within what storage holds.
 		t, ok := parseAt(v)
-		if !ok {
+		if !ok || t.Year() < 1970 || t.Year() > 9998 {
 			return web.BadRequest(i18n.T(ctx, "groups.agenda.error.from"), nil)
 		}
 		from = t

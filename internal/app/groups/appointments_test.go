@@ -298,6 +298,16 @@ func TestUpcomingPagesMonthAndDashboard(t *testing.T) {
 	if seen != 29 {
 		t.Fatalf("paged through %d upcoming, want 29", seen)
 	}
+	// A ?from= that is no time, or one past the calendar's years (which
+	// storage would refuse), is a 400 that says so, with or without htmx.
+	for _, bad := range []string{"nonsense", "2030", "99991231235959Z", "00010101000000Z", "16001231235959Z"} {
+		for _, hx := range [][]string{nil, {"HX-Request", "true", "HX-Request-Type", "partial"}} {
+			res := ann.c.Get("/groups/"+id+"?from="+bad, hx...)
+			if res.StatusCode != http.StatusBadRequest || !strings.Contains(res.Body, "not a point in time") {
+				t.Errorf("from=%s (htmx %v): %d %.200s", bad, hx != nil, res.StatusCode, res.Body)
+			}
+		}
+	}
 
 	month := ann.c.Get("/groups/" + id + "/appointments/month?m=2030-05")
 	mdoc := month.Doc(t)
