@@ -17,8 +17,8 @@ import (
 // returns the field errors and writes nothing. A changed display name
 // reaches the member's sessions at once, so the header follows.
 func (s *Service) UpdateProfile(ctx context.Context, memberKey string, in ProfileInput) (FieldErrors, error) {
-	in = in.normalize()
-	if errs := in.validate(s.now().UTC()); len(errs) > 0 {
+	in, errs := in.clean(s.now().UTC())
+	if len(errs) > 0 {
 		return errs, nil
 	}
 	var renamed bool

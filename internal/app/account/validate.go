@@ -85,31 +85,26 @@ var (
 	locationRule    = formrule.Text{Max: MaxLocation}
 )
 
-// normalize trims what people do not mean to type.
-func (in ProfileInput) normalize() ProfileInput {
-	in.DisplayName, _ = displayNameRule.Check(in.DisplayName)
-	in.Bio, _ = bioRule.Check(in.Bio)
-	in.Location, _ = locationRule.Check(in.Location)
+// clean checks a ProfileInput as typed and returns it as it is kept:
+// the text rules' cleaning (trimmed, one kind of line break), the other
+// fields trimmed. today is the date ages are counted on. A text the
+// rules refuse (bad UTF-8, a control character, too long) is a field
+// error, never quietly mended.
+func (in ProfileInput) clean(today time.Time) (ProfileInput, FieldErrors) {
+	errs := FieldErrors{}
+	var p formrule.Problem
+	if in.DisplayName, p = displayNameRule.Check(in.DisplayName); p != formrule.OK {
+		errs["displayName"] = p.Message("account.error.display_name_required", "account.error.display_name_invalid")
+	}
+	if in.Bio, p = bioRule.Check(in.Bio); p != formrule.OK {
+		errs["bio"] = p.Message("", "account.error.bio_invalid")
+	}
+	if in.Location, p = locationRule.Check(in.Location); p != formrule.OK {
+		errs["location"] = p.Message("", "account.error.location_invalid")
+	}
 	in.Gender = strings.TrimSpace(in.Gender)
 	in.BirthDate = strings.TrimSpace(in.BirthDate)
 	in.Timezone = strings.TrimSpace(in.Timezone)
-	return in
-}
-
-// validate checks a ProfileInput as typed (the text rules clean it again,
-// which changes nothing after normalize); today is the date ages are
-// counted on.
-func (in ProfileInput) validate(today time.Time) FieldErrors {
-	errs := FieldErrors{}
-	if _, p := displayNameRule.Check(in.DisplayName); p != formrule.OK {
-		errs["displayName"] = p.Message("account.error.display_name_required", "account.error.display_name_invalid")
-	}
-	if _, p := bioRule.Check(in.Bio); p != formrule.OK {
-		errs["bio"] = p.Message("", "account.error.bio_invalid")
-	}
-	if _, p := locationRule.Check(in.Location); p != formrule.OK {
-		errs["location"] = p.Message("", "account.error.location_invalid")
-	}
 	if in.Gender != "" && !slices.Contains(Genders, in.Gender) {
 		errs["gender"] = "account.error.gender_invalid"
 	}
@@ -129,7 +124,7 @@ func (in ProfileInput) validate(today time.Time) FieldErrors {
 	if in.Timezone != "" && !ValidTimezone(in.Timezone) {
 		errs["timezone"] = "account.error.timezone_invalid"
 	}
-	return errs
+	return in, errs
 }
 
 // ValidTimezone reports whether name is an IANA zone name ("Europe/Moscow",
