@@ -176,18 +176,25 @@ func (t Thread) Edit(ctx context.Context, thread, rk string, by *auth.Identity, 
 // Delete deletes comment rk of thread: its author's doing, or staff's
 // (NotYours for anyone else). One gone already is Missing.
 func (t Thread) Delete(ctx context.Context, thread, rk string, by *auth.Identity, staff bool) error {
-	c, err := t.Get(ctx, thread, rk)
+	c, err := t.Deletable(ctx, thread, rk, by, staff)
 	if err != nil {
 		return err
-	}
-	if c.AuthorKey != by.MemberKey && !staff {
-		return t.NotYours
 	}
 	err = t.Table.Delete(ctx, thread, rk, c.ETag)
 	if errors.Is(err, storage.ErrNotFound) {
 		return t.Missing
 	}
 	return err
+}
+
+// Deletable is comment rk of thread if by may delete it (its author, or
+// staff): what Delete checks, for a page that asks first.
+func (t Thread) Deletable(ctx context.Context, thread, rk string, by *auth.Identity, staff bool) (Row, error) {
+	c, err := t.Get(ctx, thread, rk)
+	if err == nil && c.AuthorKey != by.MemberKey && !staff {
+		err = t.NotYours
+	}
+	return c, err
 }
 
 // Hide takes comment rk of thread down: its text is no longer shown.

@@ -558,6 +558,12 @@ func TestEditAndDelete(t *testing.T) {
 			t.Errorf("bob: %s: %d, want %d", bad.path, res.StatusCode, bad.want)
 		}
 	}
+	// Nor is anyone asked first to delete what is not theirs, or not there.
+	for path, want := range map[string]int{room + "/messages/4/delete": http.StatusForbidden, room + "/messages/99/delete": http.StatusNotFound} {
+		if res := post(bob, path, nil); res.StatusCode != want || res.Doc(t).Find(testID("chat-delete")).Length() != 0 {
+			t.Errorf("bob asked: %s: %d, want %d", path, res.StatusCode, want)
+		}
+	}
 	// The refusal names the limit (it once showed "{max}").
 	if res := post(ann, room+"/messages/4/edit", url.Values{"body": {""}}); res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(res.Body, "up to 1,000 characters") {
 		t.Errorf("an empty edit: %d", res.StatusCode)

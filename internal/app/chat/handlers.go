@@ -632,14 +632,21 @@ func (s *Service) edit(c echo.Context) error {
 // sender, or an admin.
 func (s *Service) remove(c echo.Context) error {
 	ctx := c.Request().Context()
-	acc, seq := accessOf(c), seqOf(c)
+	acc, seq, id := accessOf(c), seqOf(c), auth.From(c)
 	if !web.Confirmed(c) {
+		// Asked of a message there, theirs to delete, alone.
+		m, err := s.log.Message(ctx, acc.Chat.RowKey, seq)
+		if err != nil {
+			return err
+		}
+		if m.Sender != id.MemberKey && !id.Admin {
+			return ErrNotYours
+		}
 		return web.AskConfirm(c, components.ConfirmProps{
 			Action: chatURL(acc.Chat.RowKey) + "/messages/" + strconv.FormatInt(seq, 10) + "/delete",
 			Label:  i18n.T(ctx, "chat.delete"), Question: i18n.T(ctx, "chat.delete_question"), Yes: i18n.T(ctx, "chat.delete"), Danger: true, TestID: "chat-delete",
 		})
 	}
-	id := auth.From(c)
 	m, err := s.Delete(ctx, acc.Chat, seq, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, id.Admin)
 	if err != nil {
 		return err

@@ -614,6 +614,9 @@ func (h *handlers) deleteComment(c echo.Context) error {
 	ctx := c.Request().Context()
 	m, g := Opened(c)
 	if !web.Confirmed(c) {
+		if err := h.svc.MayDeleteComment(ctx, m, auth.From(c), c.Param("appt"), c.Param("comment")); err != nil {
+			return err
+		}
 		return web.AskConfirm(c, views.CommentDeleteConfirm(ctx, ""))
 	}
 	if err := h.svc.DeleteComment(ctx, m, auth.From(c), c.Param("appt"), c.Param("comment")); err != nil {

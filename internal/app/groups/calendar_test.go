@@ -414,6 +414,13 @@ func TestAppointmentComments(t *testing.T) {
 	if res := post(t, bob.c, annsDel, confirmed); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("bob deletes ann's comment: %d", res.StatusCode)
 	}
+	// Nor is he asked first, nor is anyone of a comment not there.
+	if res := post(t, bob.c, annsDel, nil); res.StatusCode != http.StatusForbidden || res.Doc(t).Find(testID("confirm-page")).Length() != 0 {
+		t.Fatalf("bob asked to delete ann's comment: %d", res.StatusCode)
+	}
+	if res := post(t, ann.c, appt+"/comments/1-01ARZ3NDEKTSV4RRFFQ69G5FAV/delete", nil); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("asked to delete no comment: %d", res.StatusCode)
+	}
 	if res := post(t, bob.c, del, nil); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("confirm-page")).Length() != 1 {
 		t.Fatalf("delete without confirmation: %d", res.StatusCode)
 	}

@@ -140,3 +140,11 @@ func (s *Service) commentRecipients(ctx context.Context, groupID string, parts [
 func (s *Service) DeleteComment(ctx context.Context, m Membership, id *auth.Identity, appointmentID, key string) error {
 	return s.comments.Delete(ctx, commentPart(m.GroupID, appointmentID), comments.KeyFromPath(key), id, m.Owner())
 }
+
+// MayDeleteComment says whether id may delete the comment (its author,
+// or the group's owner): ErrNoComment or a refusal otherwise, as
+// DeleteComment would answer.
+func (s *Service) MayDeleteComment(ctx context.Context, m Membership, id *auth.Identity, appointmentID, key string) error {
+	_, err := s.comments.Deletable(ctx, commentPart(m.GroupID, appointmentID), comments.KeyFromPath(key), id, m.Owner())
+	return err
+}

@@ -363,6 +363,14 @@ func (h *handlers) answer(c echo.Context, member string, liked bool, flash strin
 func (h *handlers) unmatch(c echo.Context) error {
 	member := c.Param("member")
 	if !web.Confirmed(c) {
+		// Asked of a match that stands alone.
+		m, err := h.svc.matchWith(c.Request().Context(), auth.From(c).MemberKey, member)
+		if err != nil {
+			return err
+		}
+		if m == nil || !m.Active {
+			return ErrNoMatch
+		}
 		return web.AskConfirm(c, h.unmatchConfirm(c, member))
 	}
 	if err := h.svc.Unmatch(c.Request().Context(), auth.From(c).MemberKey, member); err != nil {

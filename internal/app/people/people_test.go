@@ -285,7 +285,13 @@ func TestLikeLikeBackMatchUnmatch(t *testing.T) {
 		t.Errorf("unliking a match: %d", res.StatusCode)
 	}
 
-	// Unmatching asks first, then ends it for both.
+	// Unmatching asks first, then ends it for both; nobody is asked to
+	// end a match there is not.
+	for _, other := range []string{"auth:nobody", ann.key + "x"} {
+		if res := post(bob.Client, auth.ProfileURL(other)+"/unmatch", nil); res.StatusCode < 400 || res.Doc(t).Find(testID("unmatch-confirm")).Length() != 0 {
+			t.Errorf("asked to unmatch %s: %d", other, res.StatusCode)
+		}
+	}
 	if res := post(bob.Client, auth.ProfileURL(ann.key)+"/unmatch", nil); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("unmatch-confirm")).Length() != 1 {
 		t.Fatalf("an unconfirmed unmatch: %d", res.StatusCode)
 	}
@@ -860,6 +866,8 @@ func TestPhotosLeadTheCardInTheirOrder(t *testing.T) {
 		{"not a picture", upload(ann, []byte("plain text, not a picture")), http.StatusBadRequest},
 		{"no file", upload(ann, nil), http.StatusBadRequest},
 		{"Bob deletes her photo", bob.PostForm(photosPath+"/"+ids[0]+"/delete", bob.WithCSRF(photosPath, url.Values{"confirm": {"yes"}})), http.StatusNotFound},
+		{"Bob is asked to delete her photo", bob.PostForm(photosPath+"/"+ids[0]+"/delete", bob.WithCSRF(photosPath, nil)), http.StatusNotFound},
+		{"Ann is asked to delete no photo", ann.PostForm(photosPath+"/01ARZ3NDEKTSV4RRFFQ69G5FAV/delete", ann.WithCSRF(photosPath, nil)), http.StatusNotFound},
 		{"Bob moves her photo", bob.PostForm(photosPath+"/"+ids[0]+"/move", bob.WithCSRF(photosPath, url.Values{"to": {"first"}})), http.StatusNotFound},
 		{"a move nowhere", ann.PostForm(photosPath+"/"+ids[0]+"/move", ann.WithCSRF(photosPath, url.Values{"to": {"up"}})), http.StatusBadRequest},
 	}

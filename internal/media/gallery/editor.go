@@ -73,7 +73,8 @@ func (e Editor) Add(c echo.Context) error {
 	return err
 }
 
-// Delete is POST …/:photo/delete, behind a confirmation.
+// Delete is POST …/:photo/delete, behind a confirmation, which is asked
+// of a picture of the owner's alone.
 func (e Editor) Delete(c echo.Context) error {
 	ctx := c.Request().Context()
 	owner, err := e.Owner(c)
@@ -81,6 +82,9 @@ func (e Editor) Delete(c echo.Context) error {
 		return err
 	}
 	if !web.Confirmed(c) {
+		if _, err := e.Gallery.Get(ctx, owner, c.Param("photo")); err != nil {
+			return err
+		}
 		return web.AskConfirm(c, components.GalleryDeleteProps(ctx, e.Keys, strings.TrimSuffix(c.Request().URL.Path, "/delete")))
 	}
 	rows, err := e.Gallery.Delete(ctx, owner, c.Param("photo"))

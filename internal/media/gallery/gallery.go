@@ -99,10 +99,16 @@ func (g Gallery) Add(ctx context.Context, owner string, data []byte) (Row, []Row
 	return row, now, nil
 }
 
+// Get is one of owner's pictures (Missing when it is not theirs): one
+// point read.
+func (g Gallery) Get(ctx context.Context, owner, id string) (Row, error) {
+	return storage.Find[Row](ctx, g.Table, owner, id, g.Missing)
+}
+
 // Delete deletes one of owner's pictures, the row and then its blob, and
 // returns the owner's pictures after.
 func (g Gallery) Delete(ctx context.Context, owner, id string) ([]Row, error) {
-	row, err := storage.Find[Row](ctx, g.Table, owner, id, g.Missing)
+	row, err := g.Get(ctx, owner, id)
 	if err != nil {
 		return nil, err
 	}
