@@ -42,11 +42,19 @@ var ErrBlockedByYou = fault.New(http.StatusConflict, "chat.error.blocked", "chat
 
 // Block records that blocker blocks other (by name as shown).
 func (s *Service) Block(ctx context.Context, blocker, other, name string) error {
-	if blocker == other || !auth.IsAuthMemberKey(other) {
-		return ErrSelf
+	if err := blockable(blocker, other); err != nil {
+		return err
 	}
 	_, err := storage.Upsert(ctx, s.blocks, BlockRow{PartitionKey: blocker, RowKey: other, Name: name, CreatedAt: s.now().UTC()})
 	return err
+}
+
+// blockable refuses a block of oneself or of no account's key (ErrSelf).
+func blockable(blocker, other string) error {
+	if blocker == other || !auth.IsAuthMemberKey(other) {
+		return ErrSelf
+	}
+	return nil
 }
 
 // Unblock takes a block back.
@@ -94,6 +102,9 @@ func (s *Service) hasBlocked(ctx context.Context, blocker, other string) bool {
 func (s *Service) block(c echo.Context) error {
 	id := auth.From(c)
 	if !web.Confirmed(c) {
+		if err := blockable(id.MemberKey, c.FormValue("member")); err != nil {
+			return err
+		}
 		return web.AskConfirm(c, blockConfirm(c))
 	}
 	if err := s.Block(c.Request().Context(), id.MemberKey, c.FormValue("member"), c.FormValue("name")); err != nil {

@@ -1009,6 +1009,12 @@ func TestBlock(t *testing.T) {
 	if res := post(ann, "/chat/block", url.Values{"member": {bobKey}, "name": {"bob"}}); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("confirm-page")).Length() != 1 {
 		t.Fatalf("block without confirming: %d", res.StatusCode)
 	}
+	// Nobody is asked to block themselves or no one.
+	for _, who := range []string{annKey, "", "not a key"} {
+		if res := post(ann, "/chat/block", url.Values{"member": {who}}); res.StatusCode != http.StatusBadRequest || res.Doc(t).Find(testID("confirm-page")).Length() != 0 {
+			t.Errorf("asked to block %q: %d", who, res.StatusCode)
+		}
+	}
 	if res := post(ann, "/chat/block", url.Values{"member": {bobKey}, "name": {"bob"}, "confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("block: %d", res.StatusCode)
 	}

@@ -584,6 +584,10 @@ func (s *Service) remove(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, p := topicOf(c), postOf(c)
 	if !web.Confirmed(c) {
+		// Asked of a post theirs to delete alone.
+		if _, err := s.MayDelete(ctx, person(c), t, p); err != nil {
+			return err
+		}
 		return web.AskConfirm(c, components.ConfirmProps{
 			Label: i18n.T(ctx, "forum.delete"), Question: i18n.T(ctx, "forum.delete_question"), Yes: i18n.T(ctx, "forum.delete"), Danger: true, TestID: "post-delete",
 		})

@@ -728,6 +728,16 @@ func TestAHiddenReplyCountsOnce(t *testing.T) {
 	if res := post(ann, topic+"/posts/1/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
 		t.Fatalf("the author deletes a topic with bob's reply: %d", res.StatusCode)
 	}
+	// Nor is she asked first, nor is bob of her post.
+	for _, ask := range []struct {
+		c    *webtest.Client
+		path string
+		want int
+	}{{ann, topic + "/posts/1/delete", http.StatusConflict}, {bob, topic + "/posts/1/delete", http.StatusForbidden}} {
+		if res := post(ask.c, ask.path, nil); res.StatusCode != ask.want || res.Doc(t).Find(testID("confirm-page")).Length() != 0 {
+			t.Errorf("asked first: %s: %d, want %d", ask.path, res.StatusCode, ask.want)
+		}
+	}
 	if res := bob.Get(topic); res.StatusCode != http.StatusOK || !strings.Contains(res.Body, "a real answer") {
 		t.Fatalf("bob's reply: %d", res.StatusCode)
 	}

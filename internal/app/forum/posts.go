@@ -172,6 +172,23 @@ func (s *Service) Revisions(ctx context.Context, topicID string, num, from, to i
 	return storage.All[RevisionRow](ctx, s.posts, storage.Query{PartitionKey: topicID, RowKeyFrom: revisionKey(num, from), RowKeyTo: revisionKey(num, to)})
 }
 
+// MayDelete says whether by may delete post p of t (Delete's check, for
+// a page that asks first): its author, or the section's staff, who
+// alone delete a first post with replies. It reports whether by is
+// staff there.
+func (s *Service) MayDelete(ctx context.Context, by Person, t TopicRow, p PostRow) (staff bool, err error) {
+	if staff, err = s.IsStaff(ctx, by, t.Section); err != nil {
+		return false, err
+	}
+	if p.AuthorKey != by.MemberKey && !staff {
+		return false, ErrNotYours
+	}
+	if p.Num == 1 && t.Replies > 0 && !staff {
+		return false, ErrHasReplies // others' replies would go with it
+	}
+	return staff, nil
+}
+
 // Delete leaves a tombstone of by's own post (staff may delete any):
 // its text goes, and it no longer counts. Deleting the opening post
 // deletes the topic.
@@ -180,15 +197,9 @@ func (s *Service) Delete(ctx context.Context, by Person, topicID string, num int
 	if err != nil {
 		return err
 	}
-	staff, err := s.IsStaff(ctx, by, t.Section)
+	staff, err := s.MayDelete(ctx, by, t, p)
 	if err != nil {
 		return err
-	}
-	if p.AuthorKey != by.MemberKey && !staff {
-		return ErrNotYours
-	}
-	if num == 1 && t.Replies > 0 && !staff {
-		return ErrHasReplies // others' replies would go with it
 	}
 	was, err := s.setPost(ctx, topicID, num, func(p *PostRow) error {
 		if p.DeletedAt != nil {
