@@ -435,6 +435,14 @@ func (s *Service) cancelRegistration(c echo.Context) error {
 	ctx := c.Request().Context()
 	e := eventOf(c)
 	if !web.Confirmed(c) {
+		// Asked of someone registered alone.
+		r, err := s.catalog.seats.Status(ctx, e.RowKey, auth.From(c).MemberKey)
+		if errors.Is(err, storage.ErrNotFound) || err == nil && r.Status == StatusCancelled {
+			return ErrNotRegistered
+		}
+		if err != nil {
+			return err
+		}
 		return web.AskConfirm(c, views.EventConfirm(ctx, "", "cancel"))
 	}
 	if err := s.CancelRegistration(ctx, e, auth.From(c)); err != nil {

@@ -198,6 +198,10 @@ func TestEventPages(t *testing.T) {
 	if s, _ := state(bob); s != "going" {
 		t.Fatalf("bob after ann cancelled: %q", s)
 	}
+	// Someone no longer registered is not asked to cancel.
+	if res := post(ann, page+"/cancel", nil); res.StatusCode != http.StatusNotFound || res.Doc(t).Find(testID("confirm-page")).Length() != 0 {
+		t.Errorf("asked to cancel again: %d", res.StatusCode)
+	}
 	if ann.Get(page).Doc(t).Find(testID("registration-was")).AttrOr("data-was", "") != "cancelled" {
 		t.Error("ann's page does not say she gave up her place")
 	}
