@@ -16,6 +16,7 @@ import (
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/media/gallery"
 	"github.com/harmony/harmony/internal/media/pictures"
+	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/views/components"
 	views "github.com/harmony/harmony/views/people"
@@ -466,12 +467,24 @@ func (h *handlers) photos() gallery.Editor {
 	}
 }
 
-// servePhoto is GET /media/people/:member/:file: public to whoever
-// holds the (unguessable) URL, as the profile's photo is.
+// servePhoto is GET /media/people/:member/:file: for people signed in,
+// a photo of someone shown in People, as the cards that show it are, or
+// one's own. Someone who left People, or was taken out of it, is a 404
+// even to whoever kept the address; a browser may keep what it was
+// shown, a shared cache may not.
 func (h *handlers) servePhoto(c echo.Context) error {
-	blob, err := h.svc.PhotoBlob(c.Request().Context(), c.Param("member"), c.Param("file"))
+	ctx, member := c.Request().Context(), c.Param("member")
+	if !auth.IsAuthMemberKey(member) {
+		return storage.ErrNotFound
+	}
+	if member != auth.From(c).MemberKey {
+		if _, err := h.svc.accounts.InPeople(ctx, member); err != nil {
+			return err
+		}
+	}
+	blob, err := h.svc.PhotoBlob(ctx, member, c.Param("file"))
 	if err != nil {
 		return err
 	}
-	return web.ServeImage(c, blob.Data)
+	return web.ServePrivateImage(c, blob.Data)
 }

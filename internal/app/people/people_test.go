@@ -837,6 +837,22 @@ func TestPhotosLeadTheCardInTheirOrder(t *testing.T) {
 	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "image/jpeg" || strings.Contains(res.Body, "Exif") {
 		t.Errorf("the photo as served: %d %s, EXIF kept: %v", res.StatusCode, res.Header.Get("Content-Type"), strings.Contains(res.Body, "Exif"))
 	}
+	if cc := res.Header.Get("Cache-Control"); !strings.HasPrefix(cc, "private") {
+		t.Errorf("a People photo may be kept by shared caches: %q", cc)
+	}
+	// The photos are for members, while she is in People: not for a
+	// visitor with the address, nor for Bob once she left; hers still.
+	if res := a.Client().Get(src); res.StatusCode == http.StatusOK {
+		t.Error("a visitor is served her photo")
+	}
+	post(ann.Client, "/people/me", url.Values{"on": {"false"}})
+	if res := bob.Get(src); res.StatusCode != http.StatusNotFound {
+		t.Errorf("her photo once she left People: %d", res.StatusCode)
+	}
+	if res := ann.Get(src); res.StatusCode != http.StatusOK {
+		t.Errorf("her own photo once she left People: %d", res.StatusCode)
+	}
+	post(ann.Client, "/people/me", url.Values{"on": {"true"}})
 	if g := bob.Get(auth.ProfileURL(ann.key)).Doc(t).Find(testID("person-gallery") + " img"); g.Length() != 3 {
 		t.Errorf("her page shows %d photos", g.Length())
 	}

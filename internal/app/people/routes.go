@@ -17,13 +17,14 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/people/me", h.join, acc)
 	e.POST("/people/me/place", h.place, acc)
 	e.POST("/people/me/place/forget", h.forgetPlace, acc)
-	// The viewer's People photos (photos.go); their URLs are public.
+	// The viewer's People photos (photos.go), served to accounts while
+	// their owner is in People.
 	e.GET(photosURL, h.photosPage, acc)
 	photos := h.photos()
 	e.POST(photosURL, photos.Add, acc)
 	e.POST(photosURL+"/:photo/delete", photos.Delete, acc)
 	e.POST(photosURL+"/:photo/move", photos.Move, acc)
-	e.GET(mediaPrefix+":member/:file", h.servePhoto)
+	e.GET(mediaPrefix+":member/:file", h.servePhoto, acc)
 	e.GET(LikesURL, h.likes, acc)
 	e.GET(MatchesURL, h.matchesPage, acc)
 	e.POST("/people/:member/like", h.like, acc)
