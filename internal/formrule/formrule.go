@@ -198,9 +198,15 @@ func (e FieldErrors) Error() string { return fmt.Sprintf("form: %d bad fields", 
 // missing or too long, the shared message for anything else (bad
 // encoding, a control or direction character, a line break).
 func (e FieldErrors) Check(field string, rule Text, v, key string) string {
+	return e.CheckAs(field, rule, v, key, key)
+}
+
+// CheckAs is Check with a wording for a missing text and another for
+// one too long ("" for the shared message).
+func (e FieldErrors) CheckAs(field string, rule Text, v, missing, tooLong string) string {
 	v, p := rule.Check(v)
 	if p != OK {
-		e[field] = p.Message(key, key)
+		e[field] = p.Message(missing, tooLong)
 	}
 	return v
 }

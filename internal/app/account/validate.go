@@ -92,16 +92,9 @@ var (
 // error, never quietly mended.
 func (in ProfileInput) clean(today time.Time) (ProfileInput, FieldErrors) {
 	errs := FieldErrors{}
-	var p formrule.Problem
-	if in.DisplayName, p = displayNameRule.Check(in.DisplayName); p != formrule.OK {
-		errs["displayName"] = p.Message("account.error.display_name_required", "account.error.display_name_invalid")
-	}
-	if in.Bio, p = bioRule.Check(in.Bio); p != formrule.OK {
-		errs["bio"] = p.Message("", "account.error.bio_invalid")
-	}
-	if in.Location, p = locationRule.Check(in.Location); p != formrule.OK {
-		errs["location"] = p.Message("", "account.error.location_invalid")
-	}
+	in.DisplayName = errs.CheckAs("displayName", displayNameRule, in.DisplayName, "account.error.display_name_required", "account.error.display_name_invalid")
+	in.Bio = errs.CheckAs("bio", bioRule, in.Bio, "", "account.error.bio_invalid")
+	in.Location = errs.CheckAs("location", locationRule, in.Location, "", "account.error.location_invalid")
 	in.Gender = strings.TrimSpace(in.Gender)
 	in.BirthDate = strings.TrimSpace(in.BirthDate)
 	in.Timezone = strings.TrimSpace(in.Timezone)

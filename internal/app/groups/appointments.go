@@ -173,16 +173,9 @@ func parseAppointment(in AppointmentInput, zone *time.Location, members []Member
 	tz := zone
 	errs := FieldErrors{}
 	var a Appointment
-	var p formrule.Problem
-	if a.Title, p = appointmentTitleRule.Check(in.Title); p != formrule.OK {
-		errs["title"] = p.Message("groups.appointments.error.title_missing", "groups.appointments.error.title")
-	}
-	if a.Location, p = appointmentLocationRule.Check(in.Location); p != formrule.OK {
-		errs["location"] = p.Message("", "groups.appointments.error.location")
-	}
-	if a.Notes, p = appointmentNotesRule.Check(in.Notes); p != formrule.OK {
-		errs["notes"] = p.Message("", "groups.appointments.error.notes")
-	}
+	a.Title = errs.CheckAs("title", appointmentTitleRule, in.Title, "groups.appointments.error.title_missing", "groups.appointments.error.title")
+	a.Location = errs.CheckAs("location", appointmentLocationRule, in.Location, "", "groups.appointments.error.location")
+	a.Notes = errs.CheckAs("notes", appointmentNotesRule, in.Notes, "", "groups.appointments.error.notes")
 	if in.AllDay {
 		// All-day appointments are dates, the same wherever one looks
 		// from: kept as midnights UTC.
