@@ -185,13 +185,18 @@ func (s *Service) carryOver(ctx context.Context, guest MemberRow, account *auth.
 // they created names memberKey as its creator, so the account keeps the
 // right to delete it. Deleted appointments are included, so nothing
 // stays under the guest key. There is no per-member index of
-// appointments: this reads the group's index partition once and each
-// appointment's guest row by point read, metaReads at a time, which an
-// upgrade (once per guest and group) can afford.
+// appointments: this reads the group's index partitions once (its
+// appointments' and its series') and each appointment's guest row by
+// point read, metaReads at a time, which an upgrade (once per guest and
+// group) can afford.
 func (s *Service) moveParticipation(ctx context.Context, groupID, guestKey, memberKey string) error {
-	rows, err := storage.All[AppointmentIndexRow](ctx, s.appointments, storage.Query{PartitionKey: groupID, Select: []string{"appointmentId", "createdBy"}})
-	if err != nil {
-		return err
+	var rows []AppointmentIndexRow
+	for _, pk := range []string{groupID, seriesPartition(groupID)} {
+		some, err := storage.All[AppointmentIndexRow](ctx, s.appointments, storage.Query{PartitionKey: pk, Select: []string{"appointmentId", "createdBy"}})
+		if err != nil {
+			return err
+		}
+		rows = append(rows, some...)
 	}
 	return storage.Each(ctx, len(rows), metaReads, func(ctx context.Context, i int) error {
 		row := rows[i]

@@ -516,6 +516,10 @@ func TestGuestKeepsAppointmentsWhenSigningIn(t *testing.T) {
 		"participant": {olga.id.MemberKey, guestKey}})
 	own := createAppointment(t, gus, groupID, url.Values{"title": {"Gus's"}, "start": {"2030-06-03T10:00"}, "end": {"2030-06-03T11:00"},
 		"participant": {guestKey}})
+	// A series too, which the group keeps in a partition of its own:
+	// the guest is responsible for the weekly swim.
+	swim := createAppointment(t, olga, groupID, url.Values{"title": {"Swim"}, "start": {"2030-06-05T18:00"}, "end": {"2030-06-05T19:00"},
+		"participant": {olga.id.MemberKey}, "responsible": {guestKey}, "repeat": {"weekly"}, "repeatWeekday": {"WE"}, "repeatEnds": {"count"}, "repeatCount": {"5"}})
 	if _, ok := a.participantRow(t, groupID, pickUp, guestKey); !ok {
 		t.Fatal("guest is not a participant before signing in")
 	}
@@ -535,7 +539,7 @@ func TestGuestKeepsAppointmentsWhenSigningIn(t *testing.T) {
 	if auth.IsGuestKey(memberKey) {
 		t.Fatal("still a guest")
 	}
-	want := map[string]ParticipantRole{pickUp: RoleResponsible, picnic: RoleParticipant, own: RoleParticipant}
+	want := map[string]ParticipantRole{pickUp: RoleResponsible, picnic: RoleParticipant, own: RoleParticipant, swim: RoleResponsible}
 	check := func(when string) {
 		t.Helper()
 		for appt, role := range want {
