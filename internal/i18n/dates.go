@@ -81,6 +81,13 @@ func MonthYear(ctx context.Context, t time.Time) string {
 	return name + " " + strconv.Itoa(t.Year())
 }
 
+// SinceMonth is a month and year as they follow "since": "November
+// 2026"; in Russian the genitive, lower case, "ноября 2026" ("с ноября
+// 2026").
+func SinceMonth(ctx context.Context, t time.Time) string {
+	return monthsFull[langFor(ctx)][t.Month()-1] + " " + strconv.Itoa(t.Year())
+}
+
 // monthsNominative name a Russian month on its own ("Июнь"), where a
 // date takes the genitive.
 var monthsNominative = [12]string{"Январь", "Февраль", "Март", "Апрель", "Май", "Июнь", "Июль", "Август", "Сентябрь", "Октябрь", "Ноябрь", "Декабрь"}

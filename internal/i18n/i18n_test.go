@@ -212,6 +212,12 @@ func TestDatesInTheReadersLanguage(t *testing.T) {
 		{DateTime(en, at), "Sun 2 Jun 2030, 10:05"},
 		{DateTime(ru, at), "вс, 2 июн. 2030, 10:05"},
 		{Date(context.Background(), at), "2 June 2030"},
+		// A month on its own heads a calendar; after "since" it is the
+		// genitive in Russian ("с июня 2030").
+		{MonthYear(en, at), "June 2030"},
+		{MonthYear(ru, at), "Июнь 2030"},
+		{SinceMonth(en, at), "June 2030"},
+		{SinceMonth(ru, at), "июня 2030"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

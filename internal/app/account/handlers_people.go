@@ -65,7 +65,7 @@ func (h *handlers) showPerson(c echo.Context) error {
 	}
 	v := views.PersonProps{Key: key, Name: p.DisplayName, Self: member && me.MemberKey == key}
 	if v.Self || settings.ProfileVisibility != VisibilityPrivate {
-		v.PhotoURL, v.Location, v.Bio, v.Since = PhotoURL(key, p.PhotoKey), p.Location, p.Bio, i18n.MonthYear(ctx, p.CreatedAt)
+		v.PhotoURL, v.Location, v.Bio, v.Since = PhotoURL(key, p.PhotoKey), p.Location, p.Bio, i18n.SinceMonth(ctx, p.CreatedAt)
 	} else {
 		v.Private = true
 	}
