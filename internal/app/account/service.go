@@ -205,11 +205,7 @@ func (s *Service) updateProfile(ctx context.Context, memberKey string, change fu
 	})
 	// The profile is the truth and is saved, so a directory row behind is
 	// logged, not returned: the rebuild repairs it.
-	if errors.Is(err, projection.ErrBehind) {
-		s.log.ErrorContext(ctx, "directory row not updated; web reindex users repairs it", "member", memberKey, "err", err)
-		err = nil
-	}
-	if err != nil {
+	if err := projection.Stood(ctx, s.log, err, "directory row not updated; web reindex users repairs it", "member", memberKey); err != nil {
 		return ProfileRow{}, err
 	}
 	return out, nil

@@ -285,11 +285,7 @@ func (s *Service) Update(ctx context.Context, old PostRow, in Input, zone *time.
 // behind logs a write whose post stands but whose cards did not follow
 // (web reindex blog finishes them): the writer's change is saved.
 func (s *Service) behind(ctx context.Context, err error, slug string) error {
-	if errors.Is(err, projection.ErrBehind) {
-		s.log.WarnContext(ctx, "blog: cards not written", "post", slug, "err", err)
-		return nil
-	}
-	return err
+	return projection.Stood(ctx, s.log, err, "blog: cards not written", "post", slug)
 }
 
 // move writes a draft at a new address: one transaction deletes the old

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"slices"
@@ -177,6 +178,7 @@ type Catalog struct {
 	images     pictures.Store
 	seats      *Seats
 	listing    *projection.Projection[EventRow]
+	log        *slog.Logger
 	now        func() time.Time
 }
 
@@ -382,7 +384,16 @@ func (c *Catalog) Create(ctx context.Context, organizerKey string, in EventInput
 		c.images.Delete(ctx, e.ImageKey)
 		return EventRow{}, err
 	}
-	return e, c.listing.Sync(ctx, nil, &e)
+	if err := c.listing.Sync(ctx, nil, &e); err != nil {
+		return e, c.behind(ctx, fmt.Errorf("%w: %w", projection.ErrBehind, err), e.RowKey)
+	}
+	return e, nil
+}
+
+// behind is a write of an event that stands though its listing rows did
+// not follow (projection.Stood; web reindex events finishes them).
+func (c *Catalog) behind(ctx context.Context, err error, id string) error {
+	return projection.Stood(ctx, c.log, err, "events: listing rows not written", "event", id)
 }
 
 // parseWithImage checks the form and its picture, if any: a refused
@@ -419,13 +430,14 @@ func (c *Catalog) change(ctx context.Context, id string, f func(e *EventRow) err
 	if !storage.IsID(id) {
 		return EventRow{}, ErrNoEvent
 	}
-	return c.listing.Change(ctx, eventsPart, id, ErrNoEvent, func(e *EventRow) error {
+	e, err := c.listing.Change(ctx, eventsPart, id, ErrNoEvent, func(e *EventRow) error {
 		if err := f(e); err != nil {
 			return err
 		}
 		e.UpdatedAt = c.now().UTC()
 		return nil
 	})
+	return e, c.behind(ctx, err, id)
 }
 
 // Publish lists an event (unless secret) and opens its registration.
@@ -561,17 +573,20 @@ func (c *Catalog) listPage(ctx context.Context, q storage.Query) (ListPage, erro
 // listing cards, after a seat change committed. Each attempt reads the
 // event before the counter, so whichever sync writes last wrote counts
 // at least as new as every change before it; a failure leaves the badge
-// stale until the next change or RebuildListing.
+// stale until the next change or RebuildListing. The capacity is the
+// counter's too: an edit commits it there first (Update), so a row
+// that missed it (a crash between, or two organizers saving at once)
+// says the seats the counter enforces.
 func (c *Catalog) SyncSeats(ctx context.Context, id string) (EventRow, error) {
 	return c.change(ctx, id, func(e *EventRow) error {
 		s, err := c.seats.Counts(ctx, id)
 		if err != nil {
 			return err
 		}
-		if e.Going == s.Going && e.Waiting == s.Waiting {
+		if e.Going == s.Going && e.Waiting == s.Waiting && e.Capacity == s.Capacity {
 			return storage.ErrNoChange
 		}
-		e.Going, e.Waiting = s.Going, s.Waiting
+		e.Going, e.Waiting, e.Capacity = s.Going, s.Waiting, s.Capacity
 		return nil
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -181,8 +182,9 @@ func TestCapacityChangeIsCheckedFirst(t *testing.T) {
 }
 
 // TestListingRebuildRepairsAHalfFinishedWrite: an event row written
-// without its listing rows (a crash between them), and a listing row
-// whose event is gone, are put right by the rebuild.
+// without its listing rows (a crash between them), a listing row whose
+// event is gone, and a capacity the seat counter has and the row does
+// not, are put right by the rebuild.
 func TestListingRebuildRepairsAHalfFinishedWrite(t *testing.T) {
 	t.Parallel()
 	c, _, _ := newCatalog(t)
@@ -213,6 +215,18 @@ func TestListingRebuildRepairsAHalfFinishedWrite(t *testing.T) {
 	if mine, err := c.Organizing(ctx, "auth:org", 20, nil); err != nil || titles(mine) != "[Quiz]" || mine.Rows[0].Draft {
 		t.Fatalf("the organizer's events after the rebuild: %s, %v", titles(mine), err)
 	}
+	// An edit's capacity reached the seat counter and not the row (a
+	// crash between): the rebuild gives the row the seats the counter
+	// enforces.
+	if _, err := c.seats.SetPlan(ctx, e.RowKey, Plan{Capacity: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RebuildListing(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.Event(ctx, e.RowKey); err != nil || got.Capacity != 7 {
+		t.Errorf("the capacity after the rebuild: %d, %v", got.Capacity, err)
+	}
 }
 
 // slowListing delays every write of a listing row by up to 4 ms: the
@@ -224,6 +238,56 @@ func (b slowListing) Upsert(ctx context.Context, table string, e storage.Entity,
 		time.Sleep(time.Duration(rand.IntN(4000)) * time.Microsecond)
 	}
 	return b.Backend.Upsert(ctx, table, e, mode)
+}
+
+// downListing refuses every write of a listing row while down.
+type downListing struct {
+	storage.Backend
+	down *atomic.Bool
+}
+
+func (b downListing) Upsert(ctx context.Context, table string, e storage.Entity, mode storage.UpdateMode) (string, error) {
+	if strings.HasSuffix(table, ByDateTable) && b.down.Load() {
+		return "", errors.New("test: the listing is down")
+	}
+	return b.Backend.Upsert(ctx, table, e, mode)
+}
+
+func (b downListing) Transact(ctx context.Context, table string, ops []storage.TxOp) error {
+	if strings.HasSuffix(table, ByDateTable) && b.down.Load() {
+		return errors.New("test: the listing is down")
+	}
+	return b.Backend.Transact(ctx, table, ops)
+}
+
+// TestAnEventStandsWhenItsListingDoesNot: an event created or edited
+// while its listing rows cannot be written is saved and answered as
+// saved (no error that would have the organizer make it twice); the
+// rebuild then lists it.
+func TestAnEventStandsWhenItsListingDoesNot(t *testing.T) {
+	t.Parallel()
+	var down atomic.Bool
+	wrap := func(b storage.Backend) storage.Backend { return downListing{b, &down} }
+	c := NewCatalog(storetest.OpenWrapped(t, wrap, (&Catalog{}).Tables()...), (&testClock{t: time.Date(2030, 5, 17, 9, 30, 0, 0, time.UTC)}).now)
+	ctx := context.Background()
+	down.Store(true)
+	e, err := c.Create(ctx, "auth:org", input("Quiz", "2030-06-03T19:00", "meetup"), time.UTC)
+	if err != nil || e.RowKey == "" {
+		t.Fatalf("a create whose listing failed: %v", err)
+	}
+	if _, err := c.Publish(ctx, e.RowKey, true); err != nil {
+		t.Fatalf("a publish whose listing failed: %v", err)
+	}
+	if got, err := c.Event(ctx, e.RowKey); err != nil || !got.IsPublished {
+		t.Fatalf("the event as saved: %+v, %v", got, err)
+	}
+	down.Store(false)
+	if _, err := c.RebuildListing(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if listed, _ := c.List(ctx, false, "", 20, nil); titles(listed) != "[Quiz]" {
+		t.Errorf("after the rebuild: %s", titles(listed))
+	}
 }
 
 // TestListingFollowsConcurrentSeatChanges: forty people register for

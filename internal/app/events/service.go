@@ -53,7 +53,7 @@ type Service struct {
 // New builds the module on store.
 func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now func() time.Time) *Service {
 	c := NewCatalog(store, now)
-	c.seats.log, c.images.Log = log, log
+	c.seats.log, c.images.Log, c.log = log, log, log
 	return &Service{catalog: c, cursors: cursors, log: log, now: now, feeds: store.Table(FeedsTable), registrations: quota.Limit{
 		Table: store.Table(QuotaTable), Max: DefaultRegistrationsPerMinute, Window: time.Minute, Err: ErrTooManyRegistrations,
 	}, updates: updatesLimit(store)}

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -166,6 +167,21 @@ func (p *Projection[C]) sync(ctx context.Context, before, after *C, start *stora
 // them in step. A caller for whom the canonical row is all that matters
 // logs it instead of failing the request.
 var ErrBehind = errors.New("projection: derived rows not written")
+
+// Stood is err as the writer of a canonical row answers it: nil when
+// only the derived rows are behind (ErrBehind: the row is written, and
+// Repair or Rebuild brings them in step), logged to log as msg with
+// args; err otherwise. Failing such a write would tell the person their
+// change was lost when it was saved, and invite them to make it twice.
+func Stood(ctx context.Context, log *slog.Logger, err error, msg string, args ...any) error {
+	if !errors.Is(err, ErrBehind) {
+		return err
+	}
+	if log != nil {
+		log.WarnContext(ctx, msg, append(args, "err", err)...)
+	}
+	return nil
+}
 
 // Change applies change to the canonical row at pk, rk under its ETag
 // (storage.Change: read, change, write, again when another writer came

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -694,5 +695,27 @@ func TestRecorderCleansUpAfterARowDeletedMeanwhile(t *testing.T) {
 	}
 	if rows, err := storage.All[tagRow](ctx, list, storage.Query{Scan: true}); err != nil || len(rows) != 0 {
 		t.Fatalf("rows of a deleted book: %+v, %v", rows, err)
+	}
+}
+
+// TestStood: a write whose derived rows alone failed stands (nil, and a
+// warning naming it); any other error, or none, is the caller's as it is.
+func TestStood(t *testing.T) {
+	var logged strings.Builder
+	log := slog.New(slog.NewTextHandler(&logged, nil))
+	ctx := context.Background()
+	behind := fmt.Errorf("%w: %w", projection.ErrBehind, errors.New("index down"))
+	if err := projection.Stood(ctx, log, behind, "cards behind", "post", "p1"); err != nil {
+		t.Errorf("a write behind: %v", err)
+	}
+	if got := logged.String(); !strings.Contains(got, "cards behind") || !strings.Contains(got, "post=p1") || !strings.Contains(got, "index down") {
+		t.Errorf("the warning: %q", got)
+	}
+	other := errors.New("row refused")
+	if err := projection.Stood(ctx, log, other, "x"); err != other {
+		t.Errorf("another error: %v", err)
+	}
+	if err := projection.Stood(ctx, nil, nil, "x"); err != nil {
+		t.Errorf("no error: %v", err)
 	}
 }
