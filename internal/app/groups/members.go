@@ -55,7 +55,11 @@ func (s *Service) addMember(ctx context.Context, groupID, rowKey string, status 
 	if err := s.insertMember(ctx, who); err != nil {
 		return err
 	}
-	return s.mirror(ctx, who)
+	if err := s.mirror(ctx, who); err != nil {
+		// The member row stands; its mirror waits for a repair.
+		return fmt.Errorf("%w: %w", projection.ErrBehind, err)
+	}
+	return nil
 }
 
 // membershipProjection is UserGroups as a projection of GroupMembers:

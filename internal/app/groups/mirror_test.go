@@ -1,8 +1,10 @@
 package groups
 
 import (
+	"context"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/harmony/harmony/internal/auth"
@@ -76,5 +78,52 @@ func TestTheMirrorRepairsAHalfFinishedWrite(t *testing.T) {
 	}
 	if rep, _ := a.svc.Rebuild(ctx); !strings.HasPrefix(rep.String(), "2 canonical rows read; 0 derived rows written, 0 removed") {
 		t.Errorf("second run: %s", rep)
+	}
+}
+
+// refusingMirror fails, while on, every write of a UserGroups row, as a
+// store that stopped answering would.
+type refusingMirror struct {
+	storage.Backend
+	on *atomic.Bool
+}
+
+func (r refusingMirror) Upsert(ctx context.Context, table string, e storage.Entity, mode storage.UpdateMode) (string, error) {
+	if r.on.Load() && strings.HasSuffix(table, userGroupsTable) {
+		return "", storage.ErrTransient
+	}
+	return r.Backend.Upsert(ctx, table, e, mode)
+}
+
+func (r refusingMirror) Transact(ctx context.Context, table string, ops []storage.TxOp) error {
+	if r.on.Load() && strings.HasSuffix(table, userGroupsTable) {
+		return storage.ErrTransient
+	}
+	return r.Backend.Transact(ctx, table, ops)
+}
+
+// TestAGroupStandsWhenItsMirrorDoesNot: a group made while its owner's
+// UserGroups row cannot be written is made once and answered as made
+// (an error would have them make it twice): its page opens, and the
+// rebuild puts it on their list.
+func TestAGroupStandsWhenItsMirrorDoesNot(t *testing.T) {
+	t.Parallel()
+	var refuse atomic.Bool
+	a := newGroupsAppOn(t, func(b storage.Backend) storage.Backend { return refusingMirror{b, &refuse} })
+	ann := a.signIn(t, "ann@example.com")
+	refuse.Store(true)
+	id := createGroup(t, ann, "Smiths")
+	if res := ann.c.Get("/groups/" + id); res.StatusCode != http.StatusOK {
+		t.Fatalf("the group's page: %d", res.StatusCode)
+	}
+	refuse.Store(false)
+	if n := ann.c.Get("/groups").Doc(t).Find(testID("group-card")).Length(); n != 0 {
+		t.Fatalf("the set-up: the list shows %d groups", n)
+	}
+	if _, err := a.svc.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := ann.c.Get("/groups").Doc(t).Find(testID("group-card")).Length(); n != 1 {
+		t.Errorf("after the rebuild the list shows %d groups", n)
 	}
 }

@@ -352,7 +352,11 @@ func (s *Service) create(ctx context.Context, id *auth.Identity, name, groupID s
 		return GroupRow{}, err
 	}
 	owner := MemberRow{UserKey: id.UserKey, MemberKey: id.MemberKey, Email: id.Email, DisplayName: id.DisplayName}
-	if err := s.addMember(ctx, groupID, id.UserKey, StatusActive, RoleOwner, owner, now); err != nil {
+	err = s.addMember(ctx, groupID, id.UserKey, StatusActive, RoleOwner, owner, now)
+	// The group and its owner stand though the owner's list of groups
+	// did not follow (web reindex groups finishes it): failing here
+	// would have them make the group twice.
+	if err := projection.Stood(ctx, s.log, err, "groups: the owner's UserGroups row not written", "group", groupID); err != nil {
 		return GroupRow{}, err
 	}
 	s.counts.Add(ctx, NewGroups)
