@@ -33,7 +33,8 @@ import (
 
 type app struct {
 	*accounttest.App
-	svc *chat.Service
+	svc    *chat.Service
+	groups *groups.Service
 }
 
 func newApp(t *testing.T, env ...string) *app { return newAppOn(t, nil, env...) }
@@ -72,6 +73,7 @@ func newAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend, env ...s
 			},
 			func(c *platform.Core) (web.Module, error) {
 				g = groups.New(c.Store, c.Accounts, c.Cursors, c.Config.BaseURL.String(), c.Log, c.Now)
+				a.groups = g
 				return g, nil
 			},
 			func(c *platform.Core) (web.Module, error) {
@@ -1958,5 +1960,68 @@ func TestRebuildPutsPrivateChatsBackInLists(t *testing.T) {
 	}
 	if report, err := a.svc.Rebuild(t.Context()); err != nil || !strings.HasSuffix(report.String(), "; list entries put back: 0") {
 		t.Fatalf("second rebuild: %v %v", report, err)
+	}
+}
+
+// TestADeletedGroupsChatGoes: a group deleted and then purged takes its
+// chat along: the messages, the pictures, the chat's row and its place
+// in every member's list, a removed member's too.
+func TestADeletedGroupsChatGoes(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob, cat := a.Client(), a.Client(), a.Client()
+	annKey := a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	catKey := a.SignIn(cat, "cat@example.com")
+	home := post(ann, "/groups", url.Values{"name": {"The Smiths"}}).Header.Get("Location")
+	groupID := strings.Split(home, "/")[2]
+	for _, who := range []struct {
+		c     *webtest.Client
+		email string
+	}{{bob, "bob@example.com"}, {cat, "cat@example.com"}} {
+		post(ann, "/groups/"+groupID+"/invites", url.Values{"email": {who.email}})
+		post(who.c, "/groups/"+groupID+"/invite/accept", nil)
+	}
+	chatID := "group-" + groupID
+	gchat := "/chat/" + chatID
+	post(bob, gchat+"/messages", url.Values{"body": {"Hi family"}})
+	post(cat, gchat+"/messages", url.Values{"body": {"Hello"}})
+	if res := ann.PostFile(gchat+"/messages", ann.WithCSRF("/chat", url.Values{"body": {"our garden"}}), "image", "garden.png", mediatest.EncodedPNG(t, 400, 300)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a picture: %d", res.StatusCode)
+	}
+	// Cat leaves before the group goes; her list still names the chat.
+	roster := ann.Get("/groups/" + groupID + "/members").Doc(t)
+	catRow := roster.Find(testID("roster-row")).FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "cat") })
+	post(ann, "/groups/"+groupID+"/members/"+catRow.AttrOr("data-member", "")+"/remove", url.Values{"confirm": {"yes"}})
+
+	ctx := t.Context()
+	messages := a.Store.Table(chat.MessagesTable)
+	pictures := a.Store.Container(chat.ImagesContainer)
+	if rows, _ := storage.All[chat.MessageRow](ctx, messages, storage.Query{PartitionKey: chatID}); len(rows) < 3 {
+		t.Fatalf("the set-up: %d rows in the chat", len(rows))
+	}
+	if post(ann, "/groups/"+groupID+"/delete", url.Values{"confirm": {"yes"}}).StatusCode != http.StatusSeeOther {
+		t.Fatal("the group's delete")
+	}
+	a.Clock.Advance(groups.PurgeAfter + time.Hour)
+	if err := a.groups.Purge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := storage.All[chat.MessageRow](ctx, messages, storage.Query{PartitionKey: chatID}); len(rows) != 0 {
+		t.Errorf("%d rows of the chat left", len(rows))
+	}
+	if left, _ := pictures.List(ctx, chatID+"/"); len(left) != 0 {
+		t.Errorf("pictures left: %v", left)
+	}
+	if _, err := a.Store.Table(chat.ChatsTable).Get(ctx, "chat|"+chat.KindGroup, chatID); err == nil {
+		t.Error("the chat's row is left")
+	}
+	for _, key := range []string{annKey, bobKey, catKey} {
+		if _, err := a.Store.Table(chat.UserChatsTable).Get(ctx, key, chatID); err == nil {
+			t.Errorf("%s's list still names the chat", key)
+		}
+	}
+	if res := bob.Get(gchat); res.StatusCode == http.StatusOK {
+		t.Error("the chat's page still opens")
 	}
 }

@@ -159,6 +159,40 @@ func (s *Service) tellMentioned(ctx context.Context, ch ChatRow, title string, m
 	}
 }
 
+// Forget deletes a group's or an event's chat whole, for good, once
+// what it belongs to is gone (a deleted group's purge): the chat's
+// place in each of memberKeys' lists, its pictures, its messages and
+// head, then its row. Each part is idempotent and the row goes last, so
+// a purge cut short is finished by the next run.
+func (s *Service) Forget(ctx context.Context, chatID string, memberKeys []string) error {
+	kind, _ := kindOf(chatID)
+	if kind != KindGroup && kind != KindEvent {
+		return ErrNoChat
+	}
+	for _, k := range memberKeys {
+		if err := s.userChats.Delete(ctx, k, chatID, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+	}
+	blobs, err := s.images.Container.List(ctx, chatID+"/")
+	if err != nil {
+		return err
+	}
+	for _, b := range blobs {
+		if err := s.images.Container.Delete(ctx, b.Name); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+	}
+	if err := storage.DeletePartition(ctx, s.log.table, chatID); err != nil {
+		return err
+	}
+	pk, rk := chatKey(kind, chatID)
+	if err := s.chats.Delete(ctx, pk, rk, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
 // TypeLeft is a system entry: its sender left what the chat belongs to
 // (a group, an event). Streams of that person end at it, on every
 // instance, so they stop getting the chat at once.

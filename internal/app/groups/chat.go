@@ -19,10 +19,16 @@ func (s *Service) GroupChat(ctx context.Context, groupID string, id *auth.Identi
 }
 
 // ChatLeaver is told when someone leaves what a chat belongs to (the
-// chat module): it says so in the chat and ends their open streams.
+// chat module): it says so in the chat and ends their open streams. A
+// group purged has its chat forgotten: the messages, the pictures and
+// each member's place of it in their list.
 type ChatLeaver interface {
 	Left(ctx context.Context, chatID, memberKey, name string)
+	Forget(ctx context.Context, chatID string, memberKeys []string) error
 }
+
+// chatID is the group's chat's id (the chat module's "group-{id}").
+func chatID(groupID string) string { return "group-" + groupID }
 
 // UseChat has removals and departures told to the group's chat. Call it
 // while wiring.

@@ -454,7 +454,7 @@ func (s *Service) leave(ctx context.Context, groupID, rowKey string, self bool) 
 	}
 	s.refreshColors(ctx, groupID)
 	if s.chat != nil && left.MemberKey != "" {
-		s.chat.Left(ctx, "group-"+groupID, left.MemberKey, left.DisplayName)
+		s.chat.Left(ctx, chatID(groupID), left.MemberKey, left.DisplayName)
 	}
 	return nil
 }

@@ -34,12 +34,14 @@ type purgeStep struct {
 	run  func(ctx context.Context, groupID string) error
 }
 
-// purgeSteps are the steps in order: the member rows (with each
+// purgeSteps are the steps in order: the group's chat (while the member
+// rows still say whose lists hold it), the member rows (with each
 // member's UserGroups row), the join links, the appointments (index and
 // participants), the blobs. Modules that keep
 // more per-group data in this package add their step here.
 func (s *Service) purgeSteps() []purgeStep {
 	return []purgeStep{
+		{"chat", s.purgeChat},
 		{"members", s.purgeMembers},
 		{"join-sessions", s.purgeJoinSessions},
 		{"appointments", s.purgeAppointments},
@@ -113,6 +115,25 @@ func (s *Service) purgeMembers(ctx context.Context, groupID string) error {
 		}
 	}
 	return nil
+}
+
+// purgeChat has the chat module forget the group's chat, with every
+// member's, former ones' too, place of it in their chat list.
+func (s *Service) purgeChat(ctx context.Context, groupID string) error {
+	if s.chat == nil {
+		return nil
+	}
+	rows, err := storage.All[MemberRow](ctx, s.members, storage.Query{PartitionKey: groupID})
+	if err != nil {
+		return err
+	}
+	var keys []string
+	for _, row := range rows {
+		if k := memberKeyOf(row); k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return s.chat.Forget(ctx, chatID(groupID), keys)
 }
 
 // purgeJoinSessions deletes the group's JoinSessions partition.
