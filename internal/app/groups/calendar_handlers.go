@@ -206,6 +206,7 @@ func placeTimed(d *views.CalendarDay, spans []Span, firstHour int) {
 		item := &d.Items[i]
 		item.Row = sp.Start.Hour() - firstHour + 1
 		item.Span = max(1, endHour(sp)-sp.Start.Hour())
+		item.Late, item.Early = quarters(sp)
 		lane := -1
 		for l, end := range laneEnds {
 			if end <= item.Row {
@@ -224,6 +225,17 @@ func placeTimed(d *views.CalendarDay, spans []Span, firstHour int) {
 		n = max(n, lane+1)
 	}
 	d.Lanes = max(1, n)
+}
+
+// quarters are the quarter hours a timed span leaves free in its first
+// hour row before it starts, and in its last after it ends: a start
+// rounded down, an end up, to the quarter, so at least a quarter shows.
+func quarters(sp Span) (late, early int) {
+	late = sp.Start.Minute() / 15
+	if m := sp.End.Minute(); m > 0 && sp.End.Before(sp.Day.AddDate(0, 0, 1)) {
+		early = (60 - m) / 15
+	}
+	return late, early
 }
 
 // endHour is the hour a timed span ends in, rounded up: 10:30 ends in

@@ -187,6 +187,10 @@ func TestMonthAndWeekViews(t *testing.T) {
 	if !den.HasClass("week-r4") || !den.HasClass("week-s1") || !swim.HasClass("week-r4") || !swim.HasClass("week-s2") || !swim.HasClass("week-l1") {
 		t.Fatalf("week placement: %q and %q", den.AttrOr("class", ""), swim.AttrOr("class", ""))
 	}
+	// The swim starts half way into its first row (10:30), not at 10:00.
+	if !swim.HasClass("week-late2") || strings.Contains(swim.AttrOr("class", "")+den.AttrOr("class", ""), "week-early") || strings.Contains(den.AttrOr("class", ""), "week-late") {
+		t.Fatalf("the quarter hours: %q and %q", den.AttrOr("class", ""), swim.AttrOr("class", ""))
+	}
 	if week.Find(`[data-date="2030-06-05"] .week-spans [data-testid="week-appointment"]`).Length() != 1 {
 		t.Fatal("the birthday is not above the hours")
 	}
@@ -744,5 +748,28 @@ func TestCommentsMoveAtStart(t *testing.T) {
 	}
 	if _, err := table.Get(ctx, migratedPK, migratedRK); err != nil {
 		t.Fatalf("not marked again: %v", err)
+	}
+}
+
+// TestQuarters: a timed span keeps its first and last hour rows' free
+// quarter hours, a start rounded down and an end up, so a short one
+// still shows a quarter.
+func TestQuarters(t *testing.T) {
+	day := time.Date(2030, 6, 4, 0, 0, 0, 0, time.UTC)
+	at := func(h, m int) time.Time { return day.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute) }
+	for _, tc := range []struct {
+		start, end  time.Time
+		late, early int
+	}{
+		{at(18, 30), at(19, 30), 2, 2},
+		{at(10, 0), at(11, 0), 0, 0},
+		{at(10, 40), at(10, 50), 2, 0},
+		{at(10, 5), at(10, 10), 0, 3},
+		{at(23, 15), day.AddDate(0, 0, 1), 1, 0},
+	} {
+		late, early := quarters(Span{Day: day, Start: tc.start, End: tc.end})
+		if late != tc.late || early != tc.early {
+			t.Errorf("%s–%s: %d, %d; want %d, %d", tc.start.Format("15:04"), tc.end.Format("15:04"), late, early, tc.late, tc.early)
+		}
 	}
 }
