@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -502,29 +503,23 @@ func (s *Service) openReport(ctx context.Context, rk string) (ReportRow, error) 
 }
 
 // closeReport moves r to its closed month with its resolution, in the
-// order the table's comment gives, and logs it.
+// order the table's comment gives, and logs it. The open report goes at
+// the ETag r was read at: a report that joined it meanwhile makes the
+// close start over from the report as it now is, so its reporter is in
+// the history and thanked with the others.
 func (s *Service) closeReport(ctx context.Context, by Actor, r ReportRow, resolution, note string) error {
 	now := s.now().UTC()
-	closed := r
-	closed.PartitionKey, closed.ETag = closedPrefix+storage.MonthBucket(now), ""
-	closed.Resolution, closed.ResolvedBy, closed.ResolvedByName, closed.ResolvedAt, closed.ResolveNote = resolution, by.MemberKey, by.Name, &now, note
-	if _, err := storage.Upsert(ctx, s.reports, closed); err != nil {
-		return err
-	}
-	// The report and its target row go together; a target row that
-	// names another report (it cannot, but a tool may have written one)
-	// stays.
-	var tx storage.Tx
-	tx.Delete(openPartition, r.RowKey, storage.AnyETag)
-	t, err := storage.Get[targetRow](ctx, s.reports, openPartition, targetPrefix+r.RowKey[20:])
-	switch {
-	case err == nil && t.Report == r.RowKey:
-		tx.Delete(openPartition, t.RowKey, t.ETag)
-	case err != nil && !errors.Is(err, storage.ErrNotFound):
-		return err
-	}
-	if err := tx.Commit(ctx, s.reports); err != nil && !errors.Is(err, storage.ErrNotFound) {
-		return err
+	for attempt := 1; ; attempt++ {
+		err := s.moveClosed(ctx, by, r, resolution, note, now)
+		if !errors.Is(err, storage.ErrPrecondition) || attempt == storage.DefaultAttempts {
+			if err != nil {
+				return err
+			}
+			break
+		}
+		if r, err = s.openReport(ctx, r.RowKey); err != nil {
+			return err
+		}
 	}
 	if r.HasPicture {
 		if err := s.pictures.Delete(context.WithoutCancel(ctx), pictureName(r.RowKey)); err != nil && !errors.Is(err, storage.ErrNotFound) {
@@ -537,6 +532,34 @@ func (s *Service) closeReport(ctx context.Context, by Actor, r ReportRow, resolu
 	}
 	if resolution == ResolutionTakenDown {
 		s.tellReporters(ctx, r)
+	}
+	return nil
+}
+
+// moveClosed writes r closed, then deletes it from the open partition
+// at its ETag with its target row: ErrPrecondition when r changed
+// meanwhile (the closed row is written again from the new one).
+func (s *Service) moveClosed(ctx context.Context, by Actor, r ReportRow, resolution, note string, now time.Time) error {
+	closed := r
+	closed.PartitionKey, closed.ETag = closedPrefix+storage.MonthBucket(now), ""
+	closed.Resolution, closed.ResolvedBy, closed.ResolvedByName, closed.ResolvedAt, closed.ResolveNote = resolution, by.MemberKey, by.Name, &now, note
+	if _, err := storage.Upsert(ctx, s.reports, closed); err != nil {
+		return err
+	}
+	// The report and its target row go together; a target row that
+	// names another report (it cannot, but a tool may have written one)
+	// stays.
+	var tx storage.Tx
+	tx.Delete(openPartition, r.RowKey, cmp.Or(r.ETag, storage.AnyETag))
+	t, err := storage.Get[targetRow](ctx, s.reports, openPartition, targetPrefix+r.RowKey[20:])
+	switch {
+	case err == nil && t.Report == r.RowKey:
+		tx.Delete(openPartition, t.RowKey, t.ETag)
+	case err != nil && !errors.Is(err, storage.ErrNotFound):
+		return err
+	}
+	if err := tx.Commit(ctx, s.reports); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
 	}
 	return nil
 }

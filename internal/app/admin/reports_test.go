@@ -237,3 +237,31 @@ func TestAReportsScopeFollowsItsTarget(t *testing.T) {
 		t.Errorf("a joined report's scope: %q", got)
 	}
 }
+
+// A report that joins an open one while a moderator closes it (read
+// before the join, closed after) is in the closed history with the
+// others, and nothing of it stays open.
+func TestAReportJoinedDuringTheCloseIsKept(t *testing.T) {
+	t.Parallel()
+	a := newAdminApp(t)
+	if err := a.svc.Report(ctx, itemReport("x", "ann")); err != nil {
+		t.Fatal(err)
+	}
+	read := openReports(t, a.svc)[0]
+	if err := a.svc.Report(ctx, itemReport("x", "bob")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.closeReport(ctx, Actor{MemberKey: "auth:mod", Name: "Mod"}, read, ResolutionDismissed, ""); err != nil {
+		t.Fatal(err)
+	}
+	if left := openReports(t, a.svc); len(left) != 0 {
+		t.Fatalf("%d reports left open", len(left))
+	}
+	closed, err := storage.All[ReportRow](ctx, a.svc.reports, storage.Query{PartitionKey: closedPrefix + storage.MonthBucket(a.svc.now().UTC())})
+	if err != nil || len(closed) != 1 {
+		t.Fatalf("closed: %d, %v", len(closed), err)
+	}
+	if who := reporters(closed[0]); len(who) != 2 || closed[0].Count != 2 {
+		t.Errorf("the closed report's reporters: %v (%d reports)", who, closed[0].Count)
+	}
+}
