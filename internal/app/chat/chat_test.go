@@ -99,6 +99,18 @@ func newAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend, env ...s
 
 func testID(id string) string { return `[data-testid="` + id + `"]` }
 
+// smiths is a group "The Smiths" that owner makes and the members (by
+// address) join, invited and accepting; it returns the group's id.
+func smiths(owner *webtest.Client, members map[string]*webtest.Client) string {
+	home := post(owner, "/groups", url.Values{"name": {"The Smiths"}}).Header.Get("Location")
+	groupID := strings.Split(home, "/")[2]
+	for email, c := range members {
+		post(owner, "/groups/"+groupID+"/invites", url.Values{"email": {email}})
+		post(c, "/groups/"+groupID+"/invite/accept", nil)
+	}
+	return groupID
+}
+
 func post(c *webtest.Client, path string, form url.Values) *webtest.Response {
 	return c.PostForm(path, c.WithCSRF("/chat", form))
 }
@@ -1672,15 +1684,7 @@ func TestMentionsReachOnlyWhoMayOpenTheChat(t *testing.T) {
 	a.SignIn(cat, "cat@example.com")
 
 	// A group: bob and cat open its chat (participants), bob is removed.
-	home := post(ann, "/groups", url.Values{"name": {"The Smiths"}}).Header.Get("Location")
-	groupID := strings.Split(home, "/")[2]
-	for _, who := range []struct {
-		c     *webtest.Client
-		email string
-	}{{bob, "bob@example.com"}, {cat, "cat@example.com"}} {
-		post(ann, "/groups/"+groupID+"/invites", url.Values{"email": {who.email}})
-		post(who.c, "/groups/"+groupID+"/invite/accept", nil)
-	}
+	groupID := smiths(ann, map[string]*webtest.Client{"bob@example.com": bob, "cat@example.com": cat})
 	gchat := "/chat/group-" + groupID
 	for _, c := range []*webtest.Client{bob, cat} {
 		if res := c.Get(gchat); res.StatusCode != http.StatusOK {
@@ -1973,15 +1977,7 @@ func TestADeletedGroupsChatGoes(t *testing.T) {
 	annKey := a.SignIn(ann, "ann@example.com")
 	bobKey := a.SignIn(bob, "bob@example.com")
 	catKey := a.SignIn(cat, "cat@example.com")
-	home := post(ann, "/groups", url.Values{"name": {"The Smiths"}}).Header.Get("Location")
-	groupID := strings.Split(home, "/")[2]
-	for _, who := range []struct {
-		c     *webtest.Client
-		email string
-	}{{bob, "bob@example.com"}, {cat, "cat@example.com"}} {
-		post(ann, "/groups/"+groupID+"/invites", url.Values{"email": {who.email}})
-		post(who.c, "/groups/"+groupID+"/invite/accept", nil)
-	}
+	groupID := smiths(ann, map[string]*webtest.Client{"bob@example.com": bob, "cat@example.com": cat})
 	chatID := "group-" + groupID
 	gchat := "/chat/" + chatID
 	post(bob, gchat+"/messages", url.Values{"body": {"Hi family"}})
