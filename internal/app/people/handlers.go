@@ -468,17 +468,25 @@ func (h *handlers) photos() gallery.Editor {
 }
 
 // servePhoto is GET /media/people/:member/:file: for people signed in,
-// a photo of someone shown in People, as the cards that show it are, or
-// one's own. Someone who left People, or was taken out of it, is a 404
-// even to whoever kept the address; a browser may keep what it was
-// shown, a shared cache may not.
+// a photo of someone their page shows it to (Extra): someone shown in
+// People, or matched with the viewer, now or before; or one's own.
+// Someone who left People, or was taken out of it, is a 404 to anyone
+// else, even to whoever kept the address; a browser may keep what it
+// was shown, a shared cache may not.
 func (h *handlers) servePhoto(c echo.Context) error {
-	ctx, member := c.Request().Context(), c.Param("member")
+	ctx, member, me := c.Request().Context(), c.Param("member"), auth.From(c).MemberKey
 	if !auth.IsAuthMemberKey(member) {
 		return storage.ErrNotFound
 	}
-	if member != auth.From(c).MemberKey {
-		if _, err := h.svc.accounts.InPeople(ctx, member); err != nil {
+	if member != me {
+		_, err := h.svc.accounts.InPeople(ctx, member)
+		if errors.Is(err, account.ErrNotInPeople) {
+			var m *MatchRow
+			if m, err = h.svc.match(ctx, me, member); err == nil && m == nil {
+				err = storage.ErrNotFound
+			}
+		}
+		if err != nil {
 			return err
 		}
 	}

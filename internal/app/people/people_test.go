@@ -841,16 +841,23 @@ func TestPhotosLeadTheCardInTheirOrder(t *testing.T) {
 		t.Errorf("a People photo may be kept by shared caches: %q", cc)
 	}
 	// The photos are for members, while she is in People: not for a
-	// visitor with the address, nor for Bob once she left; hers still.
+	// visitor with the address, nor for Bob once she left; hers still,
+	// and Cat's, her match, whose page of her still shows them.
 	if res := a.Client().Get(src); res.StatusCode == http.StatusOK {
 		t.Error("a visitor is served her photo")
 	}
+	cat := a.join(t, "cat@example.com", "Cat", "female", "1992-03-01")
+	like(cat, ann, "")
+	like(ann, cat, "")
 	post(ann.Client, "/people/me", url.Values{"on": {"false"}})
 	if res := bob.Get(src); res.StatusCode != http.StatusNotFound {
 		t.Errorf("her photo once she left People: %d", res.StatusCode)
 	}
 	if res := ann.Get(src); res.StatusCode != http.StatusOK {
 		t.Errorf("her own photo once she left People: %d", res.StatusCode)
+	}
+	if res := cat.Get(src); res.StatusCode != http.StatusOK || cat.Get(auth.ProfileURL(ann.key)).Doc(t).Find(testID("person-gallery")+" img").Length() != 3 {
+		t.Errorf("her photo to her match once she left People: %d", res.StatusCode)
 	}
 	post(ann.Client, "/people/me", url.Values{"on": {"true"}})
 	if g := bob.Get(auth.ProfileURL(ann.key)).Doc(t).Find(testID("person-gallery") + " img"); g.Length() != 3 {
