@@ -191,8 +191,11 @@ func (s *Service) MayDelete(ctx context.Context, by Person, t TopicRow, p PostRo
 
 // Delete leaves a tombstone of by's own post (staff may delete any):
 // its text goes, and it no longer counts. Deleting the opening post
-// deletes the topic.
+// deletes the topic (deleteTopic).
 func (s *Service) Delete(ctx context.Context, by Person, topicID string, num int) error {
+	if num == 1 {
+		return s.deleteTopic(ctx, by, topicID)
+	}
 	t, p, err := s.Post(ctx, topicID, num)
 	if err != nil {
 		return err
@@ -215,10 +218,53 @@ func (s *Service) Delete(ctx context.Context, by Person, topicID string, num int
 	if staff && p.AuthorKey != by.MemberKey {
 		s.logAction(ctx, by, "forum.delete_post", t, num)
 	}
-	if num != 1 && was.Hidden {
+	if was.Hidden {
 		return nil // a hidden reply stopped counting when it was hidden
 	}
-	return s.recount(ctx, topicID, num, false, num == 1)
+	return s.recount(ctx, topicID, num, false)
+}
+
+// deleteTopic tombstones a topic's opening post and marks its head
+// deleted in one transaction of the topic's partition, so that no crash
+// leaves the topic listed without its opening post. An opening post
+// already tombstoned (by a delete before this was one write) gets its
+// head marked now.
+func (s *Service) deleteTopic(ctx context.Context, by Person, topicID string) error {
+	var before, after TopicRow
+	var staff bool
+	var author string
+	err := storage.Optimistic(ctx, writeAttempts, func(ctx context.Context) error {
+		t, p, err := s.Post(ctx, topicID, 1)
+		if err != nil {
+			return err
+		}
+		if staff, err = s.MayDelete(ctx, by, t, p); err != nil {
+			return err
+		}
+		before, author = t, p.AuthorKey
+		var tx storage.Tx
+		if p.DeletedAt == nil {
+			now := s.now().UTC()
+			p.DeletedAt, p.Body = &now, ""
+			tx.Replace(p, p.ETag)
+		}
+		t.Deleted = true
+		if err := s.intend(&t); err != nil {
+			return err
+		}
+		after = t
+		return tx.Replace(t, t.ETag).Commit(ctx, s.posts)
+	})
+	if err != nil {
+		return err
+	}
+	if staff && author != by.MemberKey {
+		s.logAction(ctx, by, "forum.delete_post", before, 1)
+	}
+	s.followHead(ctx, &before, &after)
+	s.followTitle(ctx, &before, &after)
+	s.countSection(ctx, before.Section, -1, after)
+	return nil
 }
 
 // Hide folds a post for members and stops it counting, or shows it
@@ -246,7 +292,7 @@ func (s *Service) Hide(ctx context.Context, by Person, topicID string, num int, 
 	if num == 1 {
 		return nil // the opening post stays the topic's, folded or not
 	}
-	return s.recount(ctx, topicID, num, !hidden, false)
+	return s.recount(ctx, topicID, num, !hidden)
 }
 
 // setPost changes one post at its ETag (f returning storage.ErrNoChange
@@ -260,10 +306,9 @@ func (s *Service) setPost(ctx context.Context, topicID string, num int, f func(p
 	return was, err
 }
 
-// recount brings a topic's head in step with post num shown (visible) or
-// not: its replies, its Recent and its last activity; deleting the
-// opening post deletes the topic.
-func (s *Service) recount(ctx context.Context, topicID string, num int, visible, topicGone bool) error {
+// recount brings a topic's head in step with reply num shown (visible)
+// or not: its replies, its Recent and its last activity.
+func (s *Service) recount(ctx context.Context, topicID string, num int, visible bool) error {
 	var post PostRow
 	if visible {
 		var err error
@@ -271,11 +316,7 @@ func (s *Service) recount(ctx context.Context, topicID string, num int, visible,
 			return err
 		}
 	}
-	before, after, err := s.changeHead(ctx, topicID, func(t *TopicRow) error {
-		if topicGone {
-			t.Deleted = true
-			return nil
-		}
+	_, _, err := s.changeHead(ctx, topicID, func(t *TopicRow) error {
 		if visible {
 			t.Recent = withPost(t.Recent, num, post.CreatedAt)
 			t.Replies++
@@ -291,13 +332,7 @@ func (s *Service) recount(ctx context.Context, topicID string, num int, visible,
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if topicGone {
-		s.countSection(ctx, before.Section, -1, after)
-	}
-	return nil
+	return err
 }
 
 // Like marks by's like of someone else's post, or takes it back: the
