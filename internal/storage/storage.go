@@ -230,8 +230,11 @@ type Backend interface {
 	Transact(ctx context.Context, table string, ops []TxOp) error
 
 	CreateContainer(ctx context.Context, container string) error
-	// PutBlob creates or overwrites a blob and returns its new ETag.
-	PutBlob(ctx context.Context, container, name string, data []byte, contentType string) (string, error)
+	// PutBlob creates or overwrites a blob and returns its new ETag. With
+	// ifMatch AnyETag it writes whatever is there; with "" only when the
+	// blob is missing (ErrExists); with an ETag only over the blob at that
+	// ETag (ErrPrecondition, also when the blob is missing).
+	PutBlob(ctx context.Context, container, name string, data []byte, contentType, ifMatch string) (string, error)
 	// GetBlob returns ErrNotFound when the blob is missing.
 	GetBlob(ctx context.Context, container, name string) (Blob, error)
 	// DeleteBlob returns ErrNotFound when the blob is missing.

@@ -353,6 +353,15 @@ func (c *Container) Name() string { return c.name }
 
 // Put creates or overwrites a blob and returns its ETag.
 func (c *Container) Put(ctx context.Context, name string, data []byte, contentType string) (string, error) {
+	return c.PutIf(ctx, name, data, contentType, AnyETag)
+}
+
+// PutIf writes a blob only if it is as its writer last read it: ifMatch is
+// the ETag it read (ErrPrecondition when the blob changed or went), or ""
+// for a blob that must not exist yet (ErrExists). It returns the new ETag.
+// It is the read-change-write of a blob that several requests may change
+// at once, as Modify is for a table row.
+func (c *Container) PutIf(ctx context.Context, name string, data []byte, contentType, ifMatch string) (string, error) {
 	if err := ValidateBlobName(name); err != nil {
 		return "", err
 	}
@@ -360,7 +369,7 @@ func (c *Container) Put(ctx context.Context, name string, data []byte, contentTy
 		contentType = "application/octet-stream"
 	}
 	count(ctx, func(c *Counter) *atomicInt { return &c.blobWrites })
-	return c.b.PutBlob(ctx, c.name, name, data, contentType)
+	return c.b.PutBlob(ctx, c.name, name, data, contentType, ifMatch)
 }
 
 // Get reads a blob; ErrNotFound when it is missing.

@@ -101,11 +101,11 @@ type failSmall struct{ storage.Backend }
 
 var errRefused = errors.New("refused")
 
-func (f failSmall) PutBlob(ctx context.Context, c, name string, data []byte, ct string) (string, error) {
+func (f failSmall) PutBlob(ctx context.Context, c, name string, data []byte, ct, ifMatch string) (string, error) {
 	if strings.HasSuffix(name, "_s.jpg") {
 		return "", errRefused
 	}
-	return f.Backend.PutBlob(ctx, c, name, data, ct)
+	return f.Backend.PutBlob(ctx, c, name, data, ct, ifMatch)
 }
 
 // When the small size cannot be stored, the large one goes again:

@@ -519,7 +519,7 @@ func TestAzuriteBlobs(t *testing.T) {
 
 	data := []byte("hello, Ёж")
 	before := time.Now().Add(-time.Minute)
-	etag, err := b.PutBlob(ctx, c, "docs/a.txt", data, "text/plain; charset=utf-8")
+	etag, err := b.PutBlob(ctx, c, "docs/a.txt", data, "text/plain; charset=utf-8", storage.AnyETag)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,7 +532,7 @@ func TestAzuriteBlobs(t *testing.T) {
 		t.Errorf("get = %+v (put ETag %s)", got, etag)
 	}
 
-	etag2, err := b.PutBlob(ctx, c, "docs/a.txt", []byte{}, "application/octet-stream")
+	etag2, err := b.PutBlob(ctx, c, "docs/a.txt", []byte{}, "application/octet-stream", storage.AnyETag)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -544,7 +544,7 @@ func TestAzuriteBlobs(t *testing.T) {
 	}
 
 	for _, n := range []string{"docs/b.txt", "docs/sub/c.txt", "docsx", "img/ж.png"} {
-		if _, err := b.PutBlob(ctx, c, n, []byte(n), "text/plain"); err != nil {
+		if _, err := b.PutBlob(ctx, c, n, []byte(n), "text/plain", storage.AnyETag); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,12 +3,14 @@ package azure
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
@@ -28,14 +30,29 @@ func (b *Backend) CreateContainer(ctx context.Context, container string) error {
 }
 
 // PutBlob creates or overwrites a block blob in one request and returns its
-// ETag.
-func (b *Backend) PutBlob(ctx context.Context, container, name string, data []byte, contentType string) (string, error) {
+// ETag. A condition (ifMatch) goes as If-Match, or If-None-Match: * for a
+// blob that must not exist.
+func (b *Backend) PutBlob(ctx context.Context, container, name string, data []byte, contentType, ifMatch string) (string, error) {
+	if err := checkIfMatch("put blob", ifMatch); err != nil {
+		return "", err
+	}
 	bb := b.blobs.ServiceClient().NewContainerClient(container).NewBlockBlobClient(name)
-	resp, err := bb.Upload(ctx, streaming.NopCloser(bytes.NewReader(data)), &blockblob.UploadOptions{
-		HTTPHeaders: &blob.HTTPHeaders{BlobContentType: &contentType},
-	})
+	opts := &blockblob.UploadOptions{HTTPHeaders: &blob.HTTPHeaders{BlobContentType: &contentType}}
+	switch ifMatch {
+	case storage.AnyETag:
+	case "":
+		opts.AccessConditions = &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfNoneMatch: to.Ptr(azcore.ETagAny)}}
+	default:
+		opts.AccessConditions = &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: to.Ptr(azcore.ETag(ifMatch))}}
+	}
+	resp, err := bb.Upload(ctx, streaming.NopCloser(bytes.NewReader(data)), opts)
 	if err != nil {
-		return "", mapError(ctx, "put blob", err)
+		err = mapError(ctx, "put blob", err)
+		if ifMatch != storage.AnyETag && ifMatch != "" && errors.Is(err, storage.ErrNotFound) && !bloberror.HasCode(err, bloberror.ContainerNotFound) {
+			// The blob it was to replace is gone: the condition failed.
+			return "", &serviceError{op: "put blob", kind: storage.ErrPrecondition, msg: "the blob is gone", cause: err}
+		}
+		return "", err
 	}
 	return blobETag(resp.ETag), nil
 }

@@ -48,7 +48,7 @@ func TestReopenKeepsTablesEntitiesAndBlobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blobETag, err := b.PutBlob(ctx, "files", "a/b.txt", []byte("hello"), "text/plain")
+	blobETag, err := b.PutBlob(ctx, "files", "a/b.txt", []byte("hello"), "text/plain", storage.AnyETag)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -136,7 +136,7 @@ func (b *Backend) CreateContainer(ctx context.Context, container string) error {
 }
 
 // PutBlob implements storage.Backend.
-func (b *Backend) PutBlob(ctx context.Context, container, name string, data []byte, contentType string) (string, error) {
+func (b *Backend) PutBlob(ctx context.Context, container, name string, data []byte, contentType, ifMatch string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -155,12 +155,22 @@ func (b *Backend) PutBlob(ctx context.Context, container, name string, data []by
 		if err != nil {
 			return err
 		}
-		if v := cb.Get([]byte(name)); v != nil {
+		v := cb.Get([]byte(name))
+		if v != nil {
 			old, err := parseBlobMeta(v)
 			if err != nil {
 				return err
 			}
 			oldFile = old.file
+			if ifMatch != storage.AnyETag && ifMatch != blobETag(old.seq) {
+				oldFile = ""
+				if ifMatch == "" {
+					return storage.ErrExists
+				}
+				return storage.ErrPrecondition
+			}
+		} else if ifMatch != storage.AnyETag && ifMatch != "" {
+			return storage.ErrPrecondition
 		}
 		seq, err := tx.Bucket(bucketBlobs).NextSequence()
 		if err != nil {

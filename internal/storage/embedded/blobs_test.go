@@ -20,7 +20,7 @@ func TestBlobOverwriteIsAtomic(t *testing.T) {
 	b := openEmbeddedForTest(t, Options{})
 	version := func(i int) []byte { return bytes.Repeat([]byte{byte('a' + i%26)}, 64<<10+i) }
 	etags := sync.Map{} // ETag → version index
-	etag, err := b.PutBlob(ctx, "files", "doc", version(0), "text/plain")
+	etag, err := b.PutBlob(ctx, "files", "doc", version(0), "text/plain", storage.AnyETag)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestBlobOverwriteIsAtomic(t *testing.T) {
 		})
 	}
 	for i := 1; i <= 40; i++ {
-		etag, err := b.PutBlob(ctx, "files", "doc", version(i), "text/plain")
+		etag, err := b.PutBlob(ctx, "files", "doc", version(i), "text/plain", storage.AnyETag)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestBlobNamesAreAFlatNamespace(t *testing.T) {
 	long := string(bytes.Repeat([]byte("x"), 300))
 	names := []string{"a", "a/b", "a/b/c", "A", "Ü/é", long}
 	for _, name := range names {
-		if _, err := b.PutBlob(ctx, "files", name, []byte("data of "+name), "text/plain"); err != nil {
+		if _, err := b.PutBlob(ctx, "files", name, []byte("data of "+name), "text/plain", storage.AnyETag); err != nil {
 			t.Fatalf("put %q: %v", name, err)
 		}
 	}
@@ -118,7 +118,7 @@ func TestBlobErrors(t *testing.T) {
 	if err := b.DeleteBlob(ctx, "files", "nope"); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("delete missing blob: %v", err)
 	}
-	if _, err := b.PutBlob(ctx, "nocontainer", "x", []byte("x"), "text/plain"); !errors.Is(err, storage.ErrNotFound) {
+	if _, err := b.PutBlob(ctx, "nocontainer", "x", []byte("x"), "text/plain", storage.AnyETag); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("put into missing container: %v", err)
 	}
 	if _, err := b.ListBlobs(ctx, "nocontainer", ""); !errors.Is(err, storage.ErrNotFound) {
@@ -142,7 +142,7 @@ func TestOpenSweepsOrphanedBlobFiles(t *testing.T) {
 	if err := b.CreateContainer(ctx, "files"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.PutBlob(ctx, "files", "kept", []byte("kept"), "text/plain"); err != nil {
+	if _, err := b.PutBlob(ctx, "files", "kept", []byte("kept"), "text/plain", storage.AnyETag); err != nil {
 		t.Fatal(err)
 	}
 	b.Close()
