@@ -33,6 +33,12 @@ func newApp(t *testing.T, env ...string) *accounttest.App {
 
 // newAppAndService is newApp with the events module's service.
 func newAppAndService(t *testing.T, env ...string) (*accounttest.App, *events.Service) {
+	return newAppAndServiceOn(t, nil, env...)
+}
+
+// newAppAndServiceOn is newAppAndService on a backend wrap wraps (nil:
+// as it is).
+func newAppAndServiceOn(t *testing.T, wrap func(storage.Backend) storage.Backend, env ...string) (*accounttest.App, *events.Service) {
 	var in *inbox.Service
 	var g *groups.Service
 	var svc *events.Service
@@ -41,7 +47,8 @@ func newAppAndService(t *testing.T, env ...string) (*accounttest.App, *events.Se
 		vars[env[i]] = env[i+1]
 	}
 	a := accounttest.New(t, accounttest.Options{
-		Env: vars,
+		Env:  vars,
+		Wrap: wrap,
 		Modules: []platform.Factory{
 			func(c *platform.Core) (web.Module, error) {
 				var err error

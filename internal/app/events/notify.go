@@ -26,8 +26,19 @@ func (s *Service) tell(ctx context.Context, e EventRow, kind, key string, member
 
 // tellAt is tell with another time for the notice's {when}.
 func (s *Service) tellAt(ctx context.Context, e EventRow, kind, key string, when time.Time, memberKeys ...string) {
-	if s.notifier == nil {
-		return
+	for _, m := range memberKeys {
+		if err := s.notice(ctx, e, kind, key, when, m); err != nil {
+			s.log.WarnContext(ctx, "events: notice not posted", "kind", kind, "event", e.RowKey, "err", err)
+		}
+	}
+}
+
+// notice posts kind about e to memberKey (not to a guest), keyed by the
+// kind, the event, the person and key: a second post with those is
+// nothing (the task queue's idempotency key).
+func (s *Service) notice(ctx context.Context, e EventRow, kind, key string, when time.Time, memberKey string) error {
+	if s.notifier == nil || auth.IsGuestKey(memberKey) {
+		return nil
 	}
 	// Readers cannot open an event no longer published: its notice leads
 	// to their events.
@@ -35,36 +46,39 @@ func (s *Service) tellAt(ctx context.Context, e EventRow, kind, key string, when
 	if !e.IsPublished {
 		link = myEventsURL
 	}
-	for _, m := range memberKeys {
-		if auth.IsGuestKey(m) {
-			continue
-		}
-		err := s.notifier.Post(ctx, inbox.Notice{
-			To:   []inbox.Recipient{{MemberKey: m}},
-			Kind: kind,
-			Args: map[string]string{"title": e.Title, "place": e.Place},
-			When: when,
-			Link: link,
-			Key:  fmt.Sprintf("%s|%s|%s|%s", kind, e.RowKey, m, key),
-		})
-		if err != nil {
-			s.log.WarnContext(ctx, "events: notice not posted", "kind", kind, "event", e.RowKey, "err", err)
-		}
-	}
+	return s.notifier.Post(ctx, inbox.Notice{
+		To:   []inbox.Recipient{{MemberKey: memberKey}},
+		Kind: kind,
+		Args: map[string]string{"title": e.Title, "place": e.Place},
+		When: when,
+		Link: link,
+		Key:  fmt.Sprintf("%s|%s|%s|%s", kind, e.RowKey, memberKey, key),
+	})
 }
 
 // stamp is a notice key for a change now.
-func (s *Service) stamp() string { return s.now().UTC().Format("20060102150405.000") }
+func (s *Service) stamp() string { return stampOf(s.now()) }
+
+// stampOf is a notice key for a change at t: a promotion's is its
+// registration's PromotedAt, so the rebuild (requeue) posts the same
+// key again.
+func stampOf(t time.Time) string { return t.UTC().Format("20060102150405.000") }
+
+// offerNoticeKey keys the notice of o: the rebuild posts it again
+// while the offer stands.
+func offerNoticeKey(o Offer) string { return startKey(o.Until) }
 
 // settled follows up a seat change that stands: the badge, and telling
 // whoever it moved. Promoted people are going; people offered a seat
 // are told until when, and their offer's lapse is queued (offerTask);
-// people whose offer lapsed are told so.
+// people whose offer lapsed are told so. A crash before it ends loses
+// what it did not do: the rebuild (requeue) posts again the promoted
+// and offered notices, and queues the lapses, at the same keys.
 func (s *Service) settled(ctx context.Context, e EventRow, m Moves) {
 	s.syncSeats(ctx, e.RowKey)
-	s.tell(ctx, e, "events.notify.promoted", s.stamp(), m.Promoted...)
+	s.tell(ctx, e, "events.notify.promoted", stampOf(m.At), m.Promoted...)
 	for _, o := range m.Offered {
-		s.tellAt(ctx, e, "events.notify.offered", startKey(o.Until), o.Until, o.MemberKey)
+		s.tellAt(ctx, e, "events.notify.offered", offerNoticeKey(o), o.Until, o.MemberKey)
 		s.scheduleLapse(ctx, e.RowKey, o)
 	}
 	for _, k := range m.Expired {

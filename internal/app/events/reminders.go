@@ -120,8 +120,10 @@ func (s *Service) queueReminder(ctx context.Context, e EventRow) (bool, error) {
 // already is not queued twice (its key is kept until a while after it
 // was due), and one queued twice all the same (a key from before keys
 // knew their due time) does its work once: a reminder's notices have
-// keys of their own, and a lapse settles only what is due. It returns
-// how many reminders and lapses it queued.
+// keys of their own, and a lapse settles only what is due. It also
+// posts again what a seat change's follow-up (settled) may have lost
+// to a crash (requeueSeats). It returns how many reminders and lapses
+// it queued.
 func (s *Service) requeue(ctx context.Context) (reminders, lapses int, err error) {
 	all, err := storage.All[EventRow](ctx, s.catalog.events, storage.Query{PartitionKey: eventsPart})
 	if err != nil {
@@ -136,33 +138,51 @@ func (s *Service) requeue(ctx context.Context) (reminders, lapses int, err error
 		if queued {
 			reminders++
 		}
-		if e.OfferHours == 0 || e.IsCancelled || !e.Start.After(now) {
+		if e.IsCancelled || !e.Start.After(now) {
 			continue
 		}
-		rows, err := s.catalog.seats.Attendees(ctx, e.RowKey)
+		n, err := s.requeueSeats(ctx, e, now)
+		lapses += n
 		if err != nil {
 			return reminders, lapses, err
 		}
-		lapsed := false
-		for _, r := range rows {
-			switch {
-			case r.Status != StatusOffered || r.OfferUntil == nil:
-			case !r.OfferUntil.After(now):
-				lapsed = true
-			default:
-				if err := s.queueLapse(ctx, e.RowKey, Offer{MemberKey: r.MemberKey, Until: *r.OfferUntil}); err != nil {
-					return reminders, lapses, err
-				}
-				lapses++
-			}
-		}
-		if lapsed {
-			if _, err := s.Judge(ctx, e); err != nil {
-				return reminders, lapses, err
-			}
-		}
 	}
 	return reminders, lapses, nil
+}
+
+// requeueSeats posts again, at their keys, the notices of e's seats
+// that still stand: an offer's, and a promotion's while the key of one
+// posted then is kept (tasks.KeyTTL), so nobody hears twice. It queues
+// each outstanding offer's lapse, and settles at once an offer that
+// lapsed already. It returns how many lapses it queued.
+func (s *Service) requeueSeats(ctx context.Context, e EventRow, now time.Time) (lapses int, err error) {
+	rows, err := s.catalog.seats.Attendees(ctx, e.RowKey)
+	if err != nil {
+		return 0, err
+	}
+	lapsed := false
+	for _, r := range rows {
+		switch {
+		case r.Status == StatusGoing && r.PromotedAt != nil && now.Before(r.PromotedAt.Add(tasks.KeyTTL)):
+			err = s.notice(ctx, e, "events.notify.promoted", stampOf(*r.PromotedAt), e.Start, r.MemberKey)
+		case r.Status != StatusOffered || r.OfferUntil == nil:
+		case !r.OfferUntil.After(now):
+			lapsed = true
+		default:
+			o := Offer{MemberKey: r.MemberKey, Until: *r.OfferUntil}
+			if err = s.queueLapse(ctx, e.RowKey, o); err == nil {
+				lapses++
+				err = s.notice(ctx, e, "events.notify.offered", offerNoticeKey(o), o.Until, o.MemberKey)
+			}
+		}
+		if err != nil {
+			return lapses, err
+		}
+	}
+	if lapsed {
+		_, err = s.Judge(ctx, e)
+	}
+	return lapses, err
 }
 
 // remind runs a reminder task (see the top of this file).

@@ -65,6 +65,10 @@ type AttendeeRow struct {
 	// OfferLapsed marks a registration ended by a lapsed offer.
 	OfferUntil  *time.Time `table:"offerUntil"`
 	OfferLapsed bool       `table:"offerLapsed"`
+	// PromotedAt is when the waitlist gave them their seat (going, not
+	// offered): it keys their "promoted" notice, so the rebuild can post
+	// again one a crash lost, and never twice.
+	PromotedAt  *time.Time `table:"promotedAt"`
 	Attended    bool       `table:"attended"`
 	CheckedInAt *time.Time `table:"checkedInAt"`
 	// Mirrored records the UserEvents row last written for it

@@ -97,6 +97,9 @@ type Moves struct {
 	Promoted []string
 	Offered  []Offer
 	Expired  []string
+	// At is when the change was made: the promoted registrations'
+	// PromotedAt.
+	At time.Time
 }
 
 // Offer is a seat offered to MemberKey until Until.
@@ -246,6 +249,7 @@ func (s *Seats) change(ctx context.Context, eventID string, f func(ctx context.C
 		return Moves{}, err
 	}
 	s.mirror(ctx, done.changes)
+	done.moves.At = done.now
 	return done.moves, nil
 }
 
@@ -270,7 +274,7 @@ func (s *Seats) Register(ctx context.Context, eventID string, p Person, party in
 			return nil
 		}
 		before := *a
-		a.Party, a.RegisteredAt, a.Name, a.Email, a.Seq, a.OfferUntil, a.Attended, a.CheckedInAt = party, t.now, p.Name, p.Email, 0, nil, false, nil
+		a.Party, a.RegisteredAt, a.Name, a.Email, a.Seq, a.OfferUntil, a.Attended, a.CheckedInAt, a.PromotedAt = party, t.now, p.Name, p.Email, 0, nil, false, nil, nil
 		if a.Ticket == "" {
 			a.Ticket = newTicketCode()
 			t.put(insertOp(TicketRow{PartitionKey: eventID, RowKey: ticketRowKey(a.Ticket), MemberKey: p.MemberKey}))
@@ -476,7 +480,8 @@ func (t *seatTx) promote(ctx context.Context) error {
 			t.put(insertOp(OfferRow{PartitionKey: t.eventID, RowKey: offerRowKey(until, a.MemberKey), MemberKey: a.MemberKey}))
 			t.moves.Offered = append(t.moves.Offered, Offer{MemberKey: a.MemberKey, Until: until})
 		} else {
-			a.Status = StatusGoing
+			at := t.now
+			a.Status, a.PromotedAt = StatusGoing, &at
 			t.c.Going += a.Party
 			t.moves.Promoted = append(t.moves.Promoted, a.MemberKey)
 		}

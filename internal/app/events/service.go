@@ -117,7 +117,8 @@ func (s *Service) Tables() []string { return append(s.catalog.Tables(), QuotaTab
 func (s *Service) RebuildSubject() string { return "events" }
 
 // Rebuild recomputes EventsByDate and UserEvents, then queues again the
-// reminders and offer lapses to come (requeue).
+// reminders and offer lapses to come, and the seat notices a crash may
+// have lost (requeue).
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	listing, err := s.catalog.RebuildListing(ctx)
 	if err != nil {

@@ -1,0 +1,81 @@
+package events_test
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/tasks"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+// downQueue refuses, while on, every write to the task queue, as a
+// process that stopped right after a seat change's transaction would
+// leave it: nothing that change was to queue is queued.
+type downQueue struct {
+	storage.Backend
+	on *atomic.Bool
+}
+
+func (b downQueue) Transact(ctx context.Context, table string, ops []storage.TxOp) error {
+	if b.on.Load() && table == tasks.Table {
+		return storage.ErrTransient
+	}
+	return b.Backend.Transact(ctx, table, ops)
+}
+
+// TestRebuildPostsSeatNoticesACrashLost: a seat freed while the queue
+// is down (a crash after the seat change's transaction) gives bob an
+// offer and carl a seat that nobody tells them of; the rebuild, run
+// twice, tells each of them once, and dan, whose promotion was told
+// when it happened, hears no second time.
+func TestRebuildPostsSeatNoticesACrashLost(t *testing.T) {
+	t.Parallel()
+	var down atomic.Bool
+	a, svc := newAppAndServiceOn(t, func(b storage.Backend) storage.Backend { return downQueue{b, &down} })
+	cast := a.People("org@example.com", "ann@example.com", "bob@example.com", "carl@example.com", "dan@example.com")
+	org, ann, bob, carl, dan := cast[0], cast[1], cast[2], cast[3], cast[4]
+	// freeSeat makes an event of one seat, taken by ann, waited for by
+	// next; ann then gives it up, with the queue down if crash.
+	freeSeat := func(title string, next *webtest.Client, crash bool, fields ...string) {
+		form := url.Values{"title": {title}, "category": {"yachting"}, "start": {"2030-05-20T10:00"}, "end": {"2030-05-20T16:00"}, "capacity": {"1"}}
+		for i := 0; i+1 < len(fields); i += 2 {
+			form.Set(fields[i], fields[i+1])
+		}
+		page := post(org, "/events", form).Header.Get("Location")
+		post(org, page+"/publish", nil)
+		post(ann, page+"/register", nil)
+		post(next, page+"/register", nil)
+		down.Store(crash)
+		post(ann, page+"/cancel", url.Values{"confirm": {"yes"}})
+		down.Store(false)
+	}
+	freeSeat("Sailing day", bob, true, "offerHours", "2", "offerStopHours", "24")
+	freeSeat("Quiz night", carl, true)
+	freeSeat("Book club", dan, false)
+	told := func(c *webtest.Client, words string) int {
+		return strings.Count(a.Inbox(c).Text(), words)
+	}
+	const offered, promoted = "is yours if you take it by", "A seat opened"
+	if told(bob, offered) != 0 || told(carl, promoted) != 0 || told(dan, promoted) != 1 {
+		t.Fatal("the notices were not lost as the test means them to be")
+	}
+	for range 2 {
+		report, err := svc.Rebuild(t.Context())
+		if err != nil || !strings.HasSuffix(report.String(), "; offer lapses queued: 1") {
+			t.Fatalf("rebuild: %v %v", report, err)
+		}
+	}
+	if n := told(bob, offered); n != 1 {
+		t.Errorf("bob is told of his offer %d times", n)
+	}
+	if n := told(carl, promoted); n != 1 {
+		t.Errorf("carl is told of his seat %d times", n)
+	}
+	if n := told(dan, promoted); n != 1 {
+		t.Errorf("dan is told of his seat %d times", n)
+	}
+}
