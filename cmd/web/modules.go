@@ -106,6 +106,7 @@ func (m *built) chat(c *platform.Core) (web.Module, error) {
 	ch.UseSessions(c.Auth)
 	ch.UseNotifier(m.inbox_)
 	m.inbox_.UseBlocks(ch)
+	m.inbox_.UseQuotes("chat", ch)
 	c.Accounts.UseMessaging("/chat/private")
 	m.groups_.UseChat(ch)
 	m.events_.UseChat(ch)

@@ -90,6 +90,7 @@ func newAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend, env ...s
 				a.svc.UseSessions(c.Auth)
 				a.svc.UseNotifier(in)
 				in.UseBlocks(a.svc)
+				in.UseQuotes("chat", a.svc)
 				return a.svc, nil
 			},
 		},
@@ -986,6 +987,35 @@ func TestNoticesFollowEditsAndDeletions(t *testing.T) {
 	}
 	if got := inbox(); strings.Contains(got, "the door") || !strings.Contains(got, "mentioned you in #general (the message is no longer there)") {
 		t.Fatalf("the mention's notice after the deletion: %q", got)
+	}
+}
+
+// A message deleted while its notice waits in the queue is quoted
+// nowhere: not in the inbox nor in the email the delivery sends.
+func TestAMessageDeletedBeforeItsNoticeIsDeliveredIsNotQuoted(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, cat := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	catKey := a.SignIn(cat, "cat@example.com")
+	room := "/chat/room-general"
+	cat.Get(room)
+	post(ann, room+"/messages", url.Values{"body": {"@cat the door code is 4711"}}) // 1 says ann joined
+	dm := post(ann, "/chat/private", url.Values{"member": {catKey}}).Header.Get("Location")
+	post(ann, dm+"/messages", url.Values{"body": {"the key is under the mat"}})
+	for _, path := range []string{room + "/messages/2/delete", dm + "/messages/1/delete"} {
+		if res := post(ann, path, url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("delete %s: %d", path, res.StatusCode)
+		}
+	}
+	items := a.Inbox(cat)
+	if got := items.Text(); items.Length() != 2 || strings.Contains(got, "4711") || strings.Contains(got, "under the mat") || !strings.Contains(got, "ann wrote to you (the message is no longer there)") {
+		t.Fatalf("cat's inbox: %d %q", items.Length(), got)
+	}
+	for _, m := range a.Mail() {
+		if m.To == "cat@example.com" && (strings.Contains(m.Text, "4711") || strings.Contains(m.Text, "under the mat")) {
+			t.Fatalf("cat's email quotes a deleted message: %q", m.Text)
+		}
 	}
 }
 

@@ -2,7 +2,10 @@ package chat
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/harmony/harmony/internal/app/inbox"
@@ -85,6 +88,25 @@ func (s *Service) requote(ctx context.Context, ch ChatRow, was MessageRow, quote
 			s.logger.WarnContext(ctx, "chat: notice not requoted", "chat", ch.RowKey, "err", err)
 		}
 	}
+}
+
+// Quote is what a notice quoting ref (quoteRef) quotes at its delivery
+// (inbox.Quotes): the message's start as it is now, ok false once it is
+// deleted or expired.
+func (s *Service) Quote(ctx context.Context, ref string) (quote string, ok bool, err error) {
+	chatID, num, _ := strings.Cut(ref, "|")
+	seq, perr := strconv.ParseInt(num, 10, 64)
+	if perr != nil {
+		return "", false, nil
+	}
+	m, err := s.log.Message(ctx, chatID, seq)
+	if errors.Is(err, ErrNoMessage) || err == nil && m.DeletedAt != nil {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return preview(m.Body), true, nil
 }
 
 // expiry is when m expires (zero: never), so the notices quoting it stop

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"time"
 
@@ -57,6 +58,7 @@ type Service struct {
 	badges  *lru.Cache[string, badge]
 	mails   quota.Limit
 	blocks  Blocks
+	quotes  map[string]Quotes
 }
 
 // Blocks says whom a person blocked (the chat module keeps the rows): a
@@ -68,6 +70,23 @@ type Blocks interface {
 // UseBlocks has notices checked against b. Call it while wiring, before
 // serving.
 func (s *Service) UseBlocks(b Blocks) { s.blocks = b }
+
+// Quotes reads what a notice quotes (Notice.Ref) as it is at delivery:
+// a notice waiting in the queue when its original was edited or deleted
+// has no row for Requote to change yet. ok false: the original is gone.
+type Quotes interface {
+	Quote(ctx context.Context, ref string) (quote string, ok bool, err error)
+}
+
+// UseQuotes has the quoting notices of module's kinds ("chat" for
+// "chat.notify.private") brought up to date by q at delivery. Call it
+// while wiring, before serving.
+func (s *Service) UseQuotes(module string, q Quotes) {
+	if s.quotes == nil {
+		s.quotes = map[string]Quotes{}
+	}
+	s.quotes[module] = q
+}
 
 // MailsPerHour bounds the notification emails one person gets in an
 // hour, whatever sends them: past it a notice still reaches the inbox
@@ -234,6 +253,9 @@ func (s *Service) deliverOne(ctx context.Context, d delivery) error {
 	if blocked, err := s.blockedBy(ctx, memberKey, d.From); err != nil || blocked {
 		return err
 	}
+	if err := s.requoteNow(ctx, &d.posted); err != nil {
+		return err
+	}
 	var settings *account.SettingsRow
 	if memberKey != "" {
 		st, err := s.accounts.Settings(ctx, memberKey)
@@ -265,6 +287,31 @@ func (s *Service) blockedBy(ctx context.Context, memberKey, from string) (bool, 
 		return false, nil
 	}
 	return s.blocks.HasBlocked(ctx, memberKey, from)
+}
+
+// requoteNow quotes in p its original as it is now (Quotes); one gone
+// makes p withdrawn, and not mailed: there is nothing left to read.
+func (s *Service) requoteNow(ctx context.Context, p *posted) error {
+	module, _, _ := strings.Cut(p.Kind, ".")
+	q := s.quotes[module]
+	if q == nil || p.Ref == "" {
+		return nil
+	}
+	quote, ok, err := q.Quote(ctx, p.Ref)
+	if err != nil {
+		return err
+	}
+	args := maps.Clone(p.Args)
+	if args == nil {
+		args = map[string]string{}
+	}
+	if ok {
+		args["preview"] = quote
+	} else {
+		p.Kind, p.NoMail = unquote(p.Kind, args), true
+	}
+	p.Args = args
+	return nil
 }
 
 func (s *Service) writeRow(ctx context.Context, memberKey string, p posted) error {
