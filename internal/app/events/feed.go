@@ -26,10 +26,12 @@ import (
 //
 // EventFeeds holds two rows per feed: PK the token, RK "t", naming the
 // person (what serving reads), and PK the memberKey, RK "m", naming the
-// current token (what the page shows). Replacing deletes the old token's
-// row first, so a crash midway leaves no revoked URL working: at worst
-// the page shows a URL that answers 404 until the person replaces it
-// again.
+// current token (what the page shows). A token works only while the
+// member's row names it (MyCalendar checks), so a replacement writes the
+// new token's row, then the member's row at its ETag, and then deletes
+// the row of whatever token that write replaced: two replacements at
+// once each revoke the one before them, and a crash midway leaves at
+// most a token row that does not work.
 
 // FeedsTable holds the calendar feeds' tokens.
 const FeedsTable = "EventFeeds"
@@ -62,23 +64,37 @@ func (s *Service) FeedToken(ctx context.Context, memberKey string) (string, erro
 }
 
 // ReplaceFeedToken turns memberKey's feed on with a new token; the old
-// URL, if any, stops working first.
+// URL, if any, stops working. The token replaced is the one the member's
+// row held when the write took (at its ETag), so of two replacements at
+// once the later revokes the earlier's.
 func (s *Service) ReplaceFeedToken(ctx context.Context, memberKey string) (string, error) {
-	old, err := s.FeedToken(ctx, memberKey)
-	if err != nil {
-		return "", err
-	}
-	if old != "" {
-		if err := s.feeds.Delete(ctx, old, "t", storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return "", err
-		}
-	}
 	token := newFeedToken()
 	if _, err := storage.Insert(ctx, s.feeds, feedRow{PartitionKey: token, RowKey: "t", MemberKey: memberKey}); err != nil {
 		return "", err
 	}
-	_, err = storage.Upsert(ctx, s.feeds, feedRow{PartitionKey: memberKey, RowKey: "m", Token: token})
-	return token, err
+	var old string
+	_, err := storage.Modify(ctx, s.feeds, memberKey, "m", func(r *feedRow, _ bool) error {
+		old, r.Token = r.Token, token
+		return nil
+	})
+	if err != nil {
+		s.dropFeedRow(ctx, token) // never named, so it never worked
+		return "", err
+	}
+	s.dropFeedRow(ctx, old)
+	return token, nil
+}
+
+// dropFeedRow deletes the row of a token the member's row no longer
+// names ("" for none). It works no more already, so a failure is
+// logged and leaves a row that answers 404.
+func (s *Service) dropFeedRow(ctx context.Context, token string) {
+	if token == "" {
+		return
+	}
+	if err := s.feeds.Delete(ctx, token, "t", storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		s.log.WarnContext(ctx, "events: a replaced feed token's row stays", "err", err)
+	}
 }
 
 // feedURL is a feed's address.
