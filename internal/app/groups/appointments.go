@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -130,6 +131,9 @@ type AppointmentDetail struct {
 	// At is the occurrence of a series the detail shows (Occurrence);
 	// zero for the series or a single appointment.
 	At time.Time
+	// docETag is the blob's ETag as read: a save writes over that
+	// version only (saveAppointment).
+	docETag string
 }
 
 // Zone is the person's time zone, which their session carries from the
@@ -310,7 +314,9 @@ func (s *Service) createAppointment(ctx context.Context, m Membership, id *auth.
 }
 
 // UpdateAppointment changes an appointment's fields and participants,
-// for an active member. Concurrent edits: the last writer wins.
+// for an active member. An edit from a form opened at an older version
+// (in.Revision) is refused (ErrStaleEdit); without one, the last writer
+// wins, whole: two edits never mix.
 func (s *Service) UpdateAppointment(ctx context.Context, m Membership, id *auth.Identity, appointmentID string, in AppointmentInput, zone *time.Location) (Appointment, error) {
 	d, err := s.Appointment(ctx, m, appointmentID)
 	if err != nil {
@@ -330,16 +336,22 @@ func (s *Service) UpdateAppointment(ctx context.Context, m Membership, id *auth.
 	if errs != nil {
 		return Appointment{}, errs
 	}
-	doc := d.Doc
-	doc.Title, doc.Start, doc.End, doc.Timezone = fields.Title, fields.Start, fields.End, fields.Timezone
-	doc.Location, doc.Notes, doc.Responsible, doc.AllDay = fields.Location, fields.Notes, fields.Responsible, fields.AllDay
-	doc.Repeat, doc.Remind = fields.Repeat, fields.Remind
-	doc.UpdatedBy, doc.UpdatedAt = id.MemberKey, s.now().UTC()
-	if err := s.commitWith(ctx, &doc, &d.Index, keys, id.MemberKey); err != nil {
+	d, err = s.update(ctx, m.GroupID, &d, true, func(d *AppointmentDetail) ([]string, error) {
+		if in.Revision != "" && in.Revision != Revision(d.Doc) {
+			return nil, ErrStaleEdit
+		}
+		doc := &d.Doc
+		doc.Title, doc.Start, doc.End, doc.Timezone = fields.Title, fields.Start, fields.End, fields.Timezone
+		doc.Location, doc.Notes, doc.Responsible, doc.AllDay = fields.Location, fields.Notes, fields.Responsible, fields.AllDay
+		doc.Repeat, doc.Remind = fields.Repeat, fields.Remind
+		doc.UpdatedBy, doc.UpdatedAt = id.MemberKey, s.now().UTC()
+		return keys, nil
+	})
+	if err != nil {
 		return Appointment{}, err
 	}
-	s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", doc, members)
-	return doc, nil
+	s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", d.Doc, members)
+	return d.Doc, nil
 }
 
 // CancelAppointment marks an appointment canceled (it stays listed, and
@@ -357,15 +369,17 @@ func (s *Service) RestoreAppointment(ctx context.Context, m Membership, id *auth
 // setStatus changes an appointment's status and tells the other members
 // (kind is the notice). Setting the status it has changes nothing.
 func (s *Service) setStatus(ctx context.Context, m Membership, id *auth.Identity, appointmentID string, status AppointmentStatus, kind string) error {
-	d, err := s.Appointment(ctx, m, appointmentID)
-	if err != nil {
-		return err
-	}
-	if d.Doc.Status == status {
+	d, err := s.update(ctx, m.GroupID, &AppointmentDetail{Doc: Appointment{AppointmentID: appointmentID}}, false, func(d *AppointmentDetail) ([]string, error) {
+		if d.Doc.Status == status {
+			return nil, errUnchanged
+		}
+		d.Doc.Status, d.Doc.UpdatedBy, d.Doc.UpdatedAt = status, id.MemberKey, s.now().UTC()
+		return nil, nil
+	})
+	if errors.Is(err, errUnchanged) {
 		return nil
 	}
-	d.Doc.Status, d.Doc.UpdatedBy, d.Doc.UpdatedAt = status, id.MemberKey, s.now().UTC()
-	if err = s.commit(ctx, &d.Doc, &d.Index, d.Participants); err != nil {
+	if err != nil {
 		return err
 	}
 	if s.notifier != nil {
@@ -437,16 +451,15 @@ func CanDelete(m Membership, id *auth.Identity, row AppointmentIndexRow) bool {
 // DeleteAppointment soft-deletes an appointment: only its index row
 // changes (isDeleted and the purge fields); the blob stays until the
 // purge. Owners and the creator may. A series takes its overrides (its
-// moved, changed and cancelled dates) with it.
+// moved, changed and cancelled dates) with it. An edit that changed the
+// row since it was read is read again, so the delete still goes through.
 func (s *Service) DeleteAppointment(ctx context.Context, m Membership, id *auth.Identity, appointmentID string) error {
-	d, err := s.Appointment(ctx, m, appointmentID)
-	if err != nil {
-		return err
-	}
-	if !CanDelete(m, id, d.Index) {
-		return ErrNotCreator
-	}
-	err = s.softDelete(ctx, d.Index, id)
+	d, err := s.bury(ctx, m.GroupID, appointmentID, id, func(d AppointmentDetail) error {
+		if !CanDelete(m, id, d.Index) {
+			return ErrNotCreator
+		}
+		return nil
+	})
 	if err == nil && d.Doc.Repeat != "" {
 		err = s.deleteOverrides(ctx, m.GroupID, d.Doc.AppointmentID, time.Time{}, id)
 	}
@@ -456,32 +469,79 @@ func (s *Service) DeleteAppointment(ctx context.Context, m Membership, id *auth.
 	return err
 }
 
-// softDelete marks row deleted by id, at its ETag.
+// softDelete marks row deleted by id, at its ETag (ErrPrecondition when
+// it changed since).
 func (s *Service) softDelete(ctx context.Context, row AppointmentIndexRow, id *auth.Identity) error {
 	now := s.now().UTC()
 	row.bury(id, now)
 	row.UpdatedAt = now
 	_, err := storage.Update(ctx, s.appointments, row, row.ETag)
-	if errors.Is(err, storage.ErrPrecondition) {
-		return storage.ErrConflict
-	}
 	return err
 }
 
-// saveAppointment writes the blob, then upserts the index row at the
-// start's key. old is the current index row (nil when creating); its
-// scan and creation fields carry over.
-//
-// When the start moved, the row key moved too: the new row is written
-// and then the old one deleted. If the process fails between the two,
-// both rows exist for a while; lists may show the appointment twice
-// (the stale row with its old time), and the detail page, which finds
-// the row from the blob's start, uses the new one. The next edit, cancel
-// or delete deletes the stale row again, and the purge removes it. If
-// the blob write succeeds and the upsert fails, the blob is ahead of
-// the index: the detail page falls back to finding the row by id
-// (findIndexRow) and shows the blob; the next save writes a fresh row.
-func (s *Service) saveAppointment(ctx context.Context, doc *Appointment, old *AppointmentIndexRow) (AppointmentIndexRow, error) {
+// staleTries bounds how often a write that another write came before is
+// tried again from a fresh read (retryStale).
+const staleTries = 5
+
+// errUnchanged is an edit that changes nothing (update writes nothing).
+var errUnchanged = errors.New("groups: nothing to change")
+
+// retryStale runs write, again while another write came between its read
+// and its own (storage.ErrPrecondition), at most staleTries times; then
+// the answer is storage.ErrConflict.
+func retryStale(write func() error) error {
+	for range staleTries {
+		if err := write(); !errors.Is(err, storage.ErrPrecondition) {
+			return err
+		}
+	}
+	return storage.ErrConflict
+}
+
+// update changes one appointment and saves it: edit changes d.Doc and,
+// with setKeys, returns its participants' keys. d is the caller's read
+// of it (only its AppointmentID counts when its docETag is empty: then
+// the appointment is read first). When another write came between the
+// read and the save (the blob's ETag), update reads it again and edits
+// that, so concurrent changes of one appointment (two dates of a series
+// cancelled at once) each stand, and an edit never undoes a delete.
+func (s *Service) update(ctx context.Context, groupID string, d *AppointmentDetail, setKeys bool, edit func(*AppointmentDetail) ([]string, error)) (AppointmentDetail, error) {
+	read := *d
+	var next AppointmentDetail
+	err := retryStale(func() error {
+		if read.docETag == "" {
+			fresh, err := s.Appointment(ctx, Membership{GroupID: groupID}, read.Doc.AppointmentID)
+			if err != nil {
+				return err
+			}
+			read = fresh
+		}
+		next = read
+		next.Doc.ExDates, next.Doc.Moved, next.Doc.Who = slices.Clone(read.Doc.ExDates), slices.Clone(read.Doc.Moved), slices.Clone(read.Doc.Who)
+		keys, err := edit(&next)
+		if err != nil {
+			return err
+		}
+		if setKeys {
+			err = s.commitWith(ctx, &next.Doc, &read, keys, next.Doc.UpdatedBy)
+		} else {
+			err = s.commit(ctx, &next.Doc, &read, next.Participants)
+		}
+		read.docETag = "" // read again if this try lost
+		return err
+	})
+	return next, err
+}
+
+// saveAppointment writes the blob, over the version old read (none for
+// a new appointment), then the index row (writeIndex). A blob changed
+// since old was read is storage.ErrPrecondition and writes nothing: the
+// caller reads again (update). The blob is the truth for what the
+// appointment says and the row follows it; if the process fails between
+// the two, the row is behind the blob: the detail page shows the blob,
+// lists show the row, and the next save of the appointment writes the
+// row again.
+func (s *Service) saveAppointment(ctx context.Context, doc *Appointment, old *AppointmentDetail) (AppointmentIndexRow, error) {
 	if old != nil {
 		doc.Sequence++ // every change, for calendars that follow the feed
 	}
@@ -489,41 +549,101 @@ func (s *Service) saveAppointment(ctx context.Context, doc *Appointment, old *Ap
 	if err != nil {
 		return AppointmentIndexRow{}, err
 	}
-	if _, err := s.blobs.Put(ctx, appointmentBlobName(doc.GroupID, doc.AppointmentID), data, "application/json"); err != nil {
+	ifMatch := ""
+	if old != nil {
+		ifMatch = old.docETag
+	}
+	if _, err := s.blobs.PutIf(ctx, appointmentBlobName(doc.GroupID, doc.AppointmentID), data, "application/json", ifMatch); err != nil {
 		return AppointmentIndexRow{}, err
 	}
-	pk, rk := appointmentIndexKey(doc.GroupID, doc.Start, doc.AppointmentID)
+	if old == nil {
+		row := AppointmentIndexRow{CreatedAt: doc.CreatedAt, CreatedBy: doc.CreatedBy}
+		derive(&row, *doc)
+		_, err := storage.Insert(ctx, s.appointments, row)
+		if err == nil && doc.Repeat != "" {
+			err = s.markHasSeries(ctx, doc.GroupID)
+		}
+		return row, err
+	}
+	row, err := s.writeIndex(ctx, *doc, old.Index)
+	if err == nil && doc.Repeat != "" && old.Index.Repeat == "" {
+		err = s.markHasSeries(ctx, doc.GroupID)
+	}
+	if err == nil && row.IsDeleted {
+		err = ErrNoAppointment // deleted while it was being changed
+	}
+	return row, err
+}
+
+// derive sets row's key and listed fields from doc; what the row alone
+// holds (deletion, scan, creation) stays.
+func derive(row *AppointmentIndexRow, doc Appointment) {
+	row.PartitionKey, row.RowKey = appointmentIndexKey(doc.GroupID, doc.Start, doc.AppointmentID)
 	if doc.Repeat != "" {
-		pk, rk = seriesIndexKey(doc.GroupID, doc.AppointmentID)
+		row.PartitionKey, row.RowKey = seriesIndexKey(doc.GroupID, doc.AppointmentID)
 	}
-	row := AppointmentIndexRow{CreatedAt: doc.CreatedAt, CreatedBy: doc.CreatedBy}
-	if old != nil {
-		row = *old
-	}
-	row.PartitionKey, row.RowKey, row.AppointmentID = pk, rk, doc.AppointmentID
+	row.AppointmentID, row.Sequence = doc.AppointmentID, doc.Sequence
 	row.StartTime, row.EndTime, row.Title, row.Location = doc.Start, doc.End, doc.Title, doc.Location
 	row.Status, row.AllDay, row.UpdatedAt = doc.Status, doc.AllDay, doc.UpdatedAt
 	row.Repeat, row.Timezone, row.SeriesID, row.Skipped, row.SeriesEnd = doc.Repeat, doc.Timezone, doc.SeriesID, "", nil
 	row.Who = strings.Join(doc.Who[:min(len(doc.Who), maxShownParticipants)], ",")
 	row.ImportUID = doc.ImportUID
 	if doc.Repeat != "" {
-		row.Skipped, row.SeriesEnd = skippedKeys(*doc), timePtr(seriesEnd(*doc))
+		row.Skipped, row.SeriesEnd = skippedKeys(doc), timePtr(seriesEnd(doc))
 	}
-	if _, err := storage.Upsert(ctx, s.appointments, row); err != nil {
-		return AppointmentIndexRow{}, err
-	}
-	if doc.Repeat != "" && (old == nil || old.Repeat == "") {
-		if err := s.markHasSeries(ctx, doc.GroupID); err != nil {
-			return AppointmentIndexRow{}, err
+}
+
+// writeIndex makes the index row say what doc says, from old, the row as
+// its writer read it: an update at old's ETag, or when the start moved
+// the row's key, the new row and the old one's delete in one
+// transaction (a series, which changes partition, in two writes). A row
+// another write changed since is read again and written over, keeping
+// what the row alone holds, so an edit never undoes a delete; a row that
+// a newer version of the blob wrote already stays as it is.
+func (s *Service) writeIndex(ctx context.Context, doc Appointment, old AppointmentIndexRow) (AppointmentIndexRow, error) {
+	var row AppointmentIndexRow
+	err := retryStale(func() error {
+		if old.Sequence > doc.Sequence {
+			row = old
+			return nil
 		}
-	}
-	if old != nil && (old.PartitionKey != pk || old.RowKey != rk) {
-		err := s.appointments.Delete(ctx, old.PartitionKey, old.RowKey, storage.AnyETag)
-		if err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return AppointmentIndexRow{}, err
+		row = old
+		derive(&row, doc)
+		var err error
+		switch {
+		case row.PartitionKey == old.PartitionKey && row.RowKey == old.RowKey:
+			_, err = storage.Update(ctx, s.appointments, row, old.ETag)
+		case row.PartitionKey == old.PartitionKey:
+			err = s.moveIndexRow(ctx, row, old)
+		default:
+			if _, err = storage.Upsert(ctx, s.appointments, row); err == nil {
+				err = s.appointments.Delete(ctx, old.PartitionKey, old.RowKey, old.ETag)
+			}
 		}
+		if errors.Is(err, storage.ErrPrecondition) || errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrExists) {
+			fresh, ferr := s.findIndexRow(ctx, doc.GroupID, doc.AppointmentID, old.StartTime, old.Repeat != "")
+			if ferr != nil {
+				return ferr
+			}
+			old = fresh
+			return storage.ErrPrecondition
+		}
+		return err
+	})
+	return row, err
+}
+
+// moveIndexRow writes row, whose key the start moved, and deletes old at
+// its ETag, in one transaction of their partition.
+func (s *Service) moveIndexRow(ctx context.Context, row, old AppointmentIndexRow) error {
+	e, err := storage.Marshal(row)
+	if err != nil {
+		return err
 	}
-	return row, nil
+	return s.appointments.Transact(ctx, []storage.TxOp{
+		{Kind: storage.TxInsert, Entity: e},
+		{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: old.PartitionKey, RowKey: old.RowKey}, IfMatch: old.ETag},
+	})
 }
 
 // markHasSeries notes on the group that it has a series, so the
@@ -542,12 +662,34 @@ func (s *Service) markHasSeries(ctx context.Context, groupID string) error {
 
 // setParticipants makes keys (responsible first when doc has one) the
 // appointment's participants: one read of its partition, then one
-// transaction of upserts and deletes, so the set never shows half
-// changed and there is never more than one responsible.
+// transaction of inserts, updates and deletes at the ETags read, so the
+// set never shows half changed and there is never more than one
+// responsible. The partition's version row (participantsVersion) goes in
+// the same transaction: participants of an older version of doc than it
+// names are not written, and a write between the read and the
+// transaction makes it read again.
 func (s *Service) setParticipants(ctx context.Context, doc Appointment, keys []string, by string) ([]ParticipantRow, error) {
+	var final []ParticipantRow
+	err := retryStale(func() error {
+		var err error
+		final, err = s.participantOps(ctx, doc, keys, by)
+		if errors.Is(err, storage.ErrExists) || errors.Is(err, storage.ErrNotFound) {
+			return storage.ErrPrecondition
+		}
+		return err
+	})
+	return final, err
+}
+
+// participantOps is one try of setParticipants.
+func (s *Service) participantOps(ctx context.Context, doc Appointment, keys []string, by string) ([]ParticipantRow, error) {
 	pk := participantsPartition(doc.GroupID, doc.AppointmentID)
 	existing := map[string]ParticipantRow{}
+	version := participantsVersionRow{PartitionKey: pk, RowKey: participantsVersion}
 	err := s.participants.QueryAll(ctx, storage.Query{PartitionKey: pk}, func(e storage.Entity) error {
+		if e.RowKey == participantsVersion {
+			return storage.Unmarshal(e, &version)
+		}
 		var row ParticipantRow
 		if err := storage.Unmarshal(e, &row); err != nil {
 			return err
@@ -557,6 +699,10 @@ func (s *Service) setParticipants(ctx context.Context, doc Appointment, keys []s
 	})
 	if err != nil {
 		return nil, err
+	}
+	if version.ETag != "" && version.Sequence > doc.Sequence {
+		// A newer version's participants are there already.
+		return slices.Collect(maps.Values(existing)), nil
 	}
 	now := s.now().UTC()
 	var final []ParticipantRow
@@ -581,27 +727,46 @@ func (s *Service) setParticipants(ctx context.Context, doc Appointment, keys []s
 		if role == RoleResponsible && (!ok || existing[rk].Role != RoleResponsible) {
 			row.AssignedAt, row.AssignedBy = timePtr(now), by
 		}
-		e, err := storage.Marshal(row)
+		op, err := upsertAt(row, row.ETag)
 		if err != nil {
 			return nil, err
 		}
 		final = append(final, row)
-		ops = append(ops, storage.TxOp{Kind: storage.TxUpsert, Entity: e, Mode: storage.Replace})
+		ops = append(ops, op)
 	}
-	for rk := range existing {
+	for rk, row := range existing {
 		if !keep[rk] {
-			ops = append(ops, storage.TxOp{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: pk, RowKey: rk}, IfMatch: storage.AnyETag})
+			ops = append(ops, storage.TxOp{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: pk, RowKey: rk}, IfMatch: row.ETag})
 		}
 	}
-	if len(ops) == 0 {
+	if len(ops) == 0 && version.ETag != "" {
 		return final, nil
 	}
-	return final, s.participants.Transact(ctx, ops)
+	etag := version.ETag
+	version.Sequence = doc.Sequence
+	op, err := upsertAt(version, etag)
+	if err != nil {
+		return nil, err
+	}
+	return final, s.participants.Transact(ctx, append(ops, op))
+}
+
+// upsertAt is the transaction step that writes v over the row at etag,
+// or inserts it where etag is "" (a row that must not exist yet).
+func upsertAt(v any, etag string) (storage.TxOp, error) {
+	e, err := storage.Marshal(v)
+	if err != nil {
+		return storage.TxOp{}, err
+	}
+	if etag == "" {
+		return storage.TxOp{Kind: storage.TxInsert, Entity: e}, nil
+	}
+	return storage.TxOp{Kind: storage.TxUpdate, Entity: e, Mode: storage.Replace, IfMatch: etag}, nil
 }
 
 // commitWith saves doc (after old, nil when new), makes keys its
 // participants, and schedules its next reminder.
-func (s *Service) commitWith(ctx context.Context, doc *Appointment, old *AppointmentIndexRow, keys []string, by string) error {
+func (s *Service) commitWith(ctx context.Context, doc *Appointment, old *AppointmentDetail, keys []string, by string) error {
 	doc.Who = keys
 	row, err := s.saveAppointment(ctx, doc, old)
 	if err != nil {
@@ -616,9 +781,9 @@ func (s *Service) commitWith(ctx context.Context, doc *Appointment, old *Appoint
 	return nil
 }
 
-// commit saves doc, whose participants stay parts, and schedules its
-// next reminder.
-func (s *Service) commit(ctx context.Context, doc *Appointment, old *AppointmentIndexRow, parts []ParticipantRow) error {
+// commit saves doc (after old), whose participants stay parts, and
+// schedules its next reminder.
+func (s *Service) commit(ctx context.Context, doc *Appointment, old *AppointmentDetail, parts []ParticipantRow) error {
 	row, err := s.saveAppointment(ctx, doc, old)
 	if err != nil {
 		return err
@@ -633,7 +798,7 @@ func (s *Service) commit(ctx context.Context, doc *Appointment, old *Appointment
 // participants. The blob only names where the row is; whether the
 // appointment exists is the row's answer.
 func (s *Service) Appointment(ctx context.Context, m Membership, appointmentID string) (AppointmentDetail, error) {
-	doc, err := s.appointmentDoc(ctx, m.GroupID, appointmentID)
+	doc, etag, err := s.appointmentBlob(ctx, m.GroupID, appointmentID)
 	if err != nil {
 		return AppointmentDetail{}, err
 	}
@@ -644,7 +809,10 @@ func (s *Service) Appointment(ctx context.Context, m Membership, appointmentID s
 	if row.IsDeleted {
 		return AppointmentDetail{}, ErrNoAppointment
 	}
-	parts, err := storage.All[ParticipantRow](ctx, s.participants, storage.Query{PartitionKey: participantsPartition(m.GroupID, appointmentID)})
+	parts, err := storage.All[ParticipantRow](ctx, s.participants, storage.Query{
+		PartitionKey: participantsPartition(m.GroupID, appointmentID),
+		RowKeyPrefix: "m:", // not the version row
+	})
 	if err != nil {
 		return AppointmentDetail{}, err
 	}
@@ -657,29 +825,35 @@ func (s *Service) Appointment(ctx context.Context, m Membership, appointmentID s
 		}
 		return strings.Compare(a.RowKey, b.RowKey)
 	})
-	return AppointmentDetail{Doc: doc, Index: row, Participants: parts}, nil
+	return AppointmentDetail{Doc: doc, Index: row, Participants: parts, docETag: etag}, nil
 }
 
 // appointmentDoc reads and decodes the appointment blob.
 func (s *Service) appointmentDoc(ctx context.Context, groupID, appointmentID string) (Appointment, error) {
+	doc, _, err := s.appointmentBlob(ctx, groupID, appointmentID)
+	return doc, err
+}
+
+// appointmentBlob is appointmentDoc with the blob's ETag.
+func (s *Service) appointmentBlob(ctx context.Context, groupID, appointmentID string) (Appointment, string, error) {
 	if !storage.IsID(appointmentID) {
-		return Appointment{}, ErrNoAppointment
+		return Appointment{}, "", ErrNoAppointment
 	}
 	b, err := s.blobs.Get(ctx, appointmentBlobName(groupID, appointmentID))
 	if errors.Is(err, storage.ErrNotFound) {
-		return Appointment{}, ErrNoAppointment
+		return Appointment{}, "", ErrNoAppointment
 	}
 	if err != nil {
-		return Appointment{}, err
+		return Appointment{}, "", err
 	}
 	var doc Appointment
 	if err := json.Unmarshal(b.Data, &doc); err != nil {
-		return Appointment{}, fmt.Errorf("groups: appointment %s: %w", appointmentID, err)
+		return Appointment{}, "", fmt.Errorf("groups: appointment %s: %w", appointmentID, err)
 	}
 	if doc.AppointmentID != appointmentID || doc.GroupID != groupID {
-		return Appointment{}, ErrNoAppointment
+		return Appointment{}, "", ErrNoAppointment
 	}
-	return doc, nil
+	return doc, b.ETag, nil
 }
 
 // findIndexRow reads the index row at the blob's start: one point read.

@@ -143,7 +143,7 @@ func TestAppointmentCreateValidatesAndStoresUTC(t *testing.T) {
 		doc.CreatedBy != ann.id.MemberKey || doc.Timezone != "Europe/Moscow" {
 		t.Fatalf("blob %+v %v", doc, err)
 	}
-	parts, err := a.svc.participants.Query(ctx, storage.Query{PartitionKey: participantsPartition(id, appt)})
+	parts, err := a.svc.participants.Query(ctx, storage.Query{PartitionKey: participantsPartition(id, appt), RowKeyPrefix: "m:"})
 	if err != nil || len(parts.Entities) != 2 {
 		t.Fatalf("participants %v %v", parts.Entities, err)
 	}
@@ -197,7 +197,7 @@ func TestAppointmentEditMovesRowCancelAndDelete(t *testing.T) {
 	if doc.UpdatedBy != bob.id.MemberKey || doc.Responsible != "" {
 		t.Fatalf("blob after edit %+v", doc)
 	}
-	if parts, _ := a.svc.participants.Query(ctx, storage.Query{PartitionKey: participantsPartition(id, appt)}); len(parts.Entities) != 0 {
+	if parts, _ := a.svc.participants.Query(ctx, storage.Query{PartitionKey: participantsPartition(id, appt), RowKeyPrefix: "m:"}); len(parts.Entities) != 0 {
 		t.Fatalf("participants left: %d", len(parts.Entities))
 	}
 	if res := post(t, bob.c, "/groups/"+id+"/appointments/"+appt+"/edit", url.Values{"title": {""}, "start": {"2030-06-03T10:00"}, "end": {"2030-06-03T11:00"}}); res.StatusCode != http.StatusUnprocessableEntity {

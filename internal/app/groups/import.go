@@ -151,14 +151,14 @@ func (s *Service) ImportFile(ctx context.Context, m Membership, id *auth.Identit
 		doc := it.Doc
 		doc.GroupID = m.GroupID
 		if it.Existing != "" {
-			d, err := s.Appointment(ctx, m, it.Existing)
-			if err == nil {
+			_, err := s.update(ctx, m.GroupID, &AppointmentDetail{Doc: Appointment{AppointmentID: it.Existing}}, false, func(d *AppointmentDetail) ([]string, error) {
 				doc.AppointmentID, doc.CreatedBy, doc.CreatedAt, doc.Sequence = d.Doc.AppointmentID, d.Doc.CreatedBy, d.Doc.CreatedAt, d.Doc.Sequence
 				doc.Who, doc.Responsible, doc.Remind = d.Doc.Who, d.Doc.Responsible, d.Doc.Remind
 				doc.UpdatedBy, doc.UpdatedAt = id.MemberKey, now
-				if err := s.commit(ctx, &doc, &d.Index, d.Participants); err != nil {
-					return added, updated, err
-				}
+				d.Doc = doc
+				return nil, nil
+			})
+			if err == nil {
 				updated++
 				continue
 			}

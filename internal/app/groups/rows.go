@@ -280,6 +280,9 @@ type AppointmentIndexRow struct {
 	Who string `table:"who"`
 	// ImportUID is the calendar event UID it was imported from.
 	ImportUID string `table:"importUid"`
+	// Sequence is the blob's Sequence the row was derived from: a write
+	// that finds a newer row leaves it (writeIndex).
+	Sequence int `table:"sequence"`
 	// Occurrence is the start of the occurrence an expanded series row
 	// stands for (Occurrences); never stored.
 	Occurrence time.Time `table:"-"`
@@ -331,6 +334,21 @@ type ParticipantRow struct {
 	// Remind is the participant's own reminder: "" follows the
 	// appointment, "none", or minutes before (reminders.go).
 	Remind string `table:"remind"`
+}
+
+// participantsVersion is the RowKey of the row in an appointment's
+// participants partition that says which version of the appointment
+// (its Sequence) the participants are: a write of an older version's
+// participants leaves them (setParticipants). "~" sorts it after every
+// "m:" row; it is no participant.
+const participantsVersion = "~version"
+
+// participantsVersionRow is that row.
+type participantsVersionRow struct {
+	PartitionKey string `table:"PartitionKey"`
+	RowKey       string `table:"RowKey"`
+	ETag         string `table:"ETag"`
+	Sequence     int    `table:"sequence"`
 }
 
 // participantsPartition is an appointment's AppointmentParticipants

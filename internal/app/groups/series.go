@@ -75,66 +75,74 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 		return Appointment{}, errs
 	}
 	now := s.now().UTC()
-	series := d.Doc
-	series.UpdatedBy, series.UpdatedAt = id.MemberKey, now
 	switch {
 	case in.Scope == ScopeThis:
 		doc := fields
 		doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
-		doc.SeriesID, doc.RecurrenceID = series.AppointmentID, timePtr(at)
+		doc.SeriesID, doc.RecurrenceID = d.Doc.AppointmentID, timePtr(at)
 		// The occurrence stays the series creator's: whoever edits it may
 		// not then delete it, as they may not delete the series.
-		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = series.CreatedBy, id.MemberKey, now, now
+		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = d.Doc.CreatedBy, id.MemberKey, now, now
 		if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
 			return Appointment{}, err
 		}
-		series.Moved = append(series.Moved, at)
-		if err := s.commit(ctx, &series, &d.Index, d.Participants); err != nil {
+		if _, err := s.update(ctx, m.GroupID, &d, false, func(d *AppointmentDetail) ([]string, error) {
+			d.Doc.Moved, d.Doc.UpdatedBy, d.Doc.UpdatedAt = append(d.Doc.Moved, at), id.MemberKey, now
+			return nil, nil
+		}); err != nil {
 			return Appointment{}, err
 		}
 		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", doc, members)
 		return doc, nil
-	case in.Scope == ScopeFollowing && at.After(series.Start):
-		rule, err := untilBefore(series.Repeat, series.Start.In(seriesZone(d.Index)), at)
-		if err != nil {
-			return Appointment{}, err
-		}
-		series.Repeat = rule
-		if err := s.commit(ctx, &series, &d.Index, d.Participants); err != nil {
+	case in.Scope == ScopeFollowing && at.After(d.Doc.Start):
+		if _, err := s.update(ctx, m.GroupID, &d, false, func(d *AppointmentDetail) ([]string, error) {
+			rule, err := untilBefore(d.Doc.Repeat, d.Doc.Start.In(seriesZone(d.Index)), at)
+			d.Doc.Repeat, d.Doc.UpdatedBy, d.Doc.UpdatedAt = rule, id.MemberKey, now
+			return nil, err
+		}); err != nil {
 			return Appointment{}, err
 		}
 		doc := fields
 		doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
 		// The following ones stay the series creator's, as above.
-		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = series.CreatedBy, id.MemberKey, now, now
+		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = d.Doc.CreatedBy, id.MemberKey, now, now
 		if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
 			return Appointment{}, err
 		}
 		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", doc, members)
 		return doc, nil
 	default: // all of them
-		series.Title, series.Location, series.Notes, series.Responsible = fields.Title, fields.Location, fields.Notes, fields.Responsible
-		series.AllDay, series.Timezone, series.Repeat, series.Remind = fields.AllDay, fields.Timezone, fields.Repeat, fields.Remind
-		if fields.Repeat != "" {
+		var delta time.Duration
+		d, err := s.update(ctx, m.GroupID, &d, true, func(d *AppointmentDetail) ([]string, error) {
+			at, err := occurrenceAt(*d, in.At) // again, when another change came first
+			if err != nil {
+				return nil, err
+			}
+			series := &d.Doc
+			series.UpdatedBy, series.UpdatedAt = id.MemberKey, now
+			series.Title, series.Location, series.Notes, series.Responsible = fields.Title, fields.Location, fields.Notes, fields.Responsible
+			series.AllDay, series.Timezone, series.Repeat, series.Remind = fields.AllDay, fields.Timezone, fields.Repeat, fields.Remind
+			delta = 0
+			if fields.Repeat == "" {
+				series.Start, series.End = fields.Start, fields.End
+				return keys, nil
+			}
 			// The edit moves every occurrence as it moved this one, and
 			// the removed and overridden ones with them.
-			delta := fields.Start.Sub(at)
+			delta = fields.Start.Sub(at)
 			series.Start = series.Start.Add(delta)
 			series.End = series.Start.Add(fields.End.Sub(fields.Start))
-			if delta != 0 {
-				series.ExDates, series.Moved = shifted(series.ExDates, delta), shifted(series.Moved, delta)
-				if err := s.shiftOverrides(ctx, m.GroupID, series.AppointmentID, delta); err != nil {
-					return Appointment{}, err
-				}
-			}
-		} else {
-			series.Start, series.End = fields.Start, fields.End
+			series.ExDates, series.Moved = shifted(series.ExDates, delta), shifted(series.Moved, delta)
+			return keys, nil
+		})
+		if err == nil && delta != 0 {
+			err = s.shiftOverrides(ctx, m.GroupID, d.Doc.AppointmentID, delta)
 		}
-		if err := s.commitWith(ctx, &series, &d.Index, keys, id.MemberKey); err != nil {
+		if err != nil {
 			return Appointment{}, err
 		}
-		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", series, members)
-		return series, nil
+		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", d.Doc, members)
+		return d.Doc, nil
 	}
 }
 
@@ -146,21 +154,21 @@ func (s *Service) removeOccurrences(ctx context.Context, m Membership, id *auth.
 	if err != nil {
 		return err
 	}
-	series := d.Doc
-	series.UpdatedBy, series.UpdatedAt = id.MemberKey, s.now().UTC()
-	if scope == ScopeFollowing {
-		rule, err := untilBefore(series.Repeat, series.Start.In(seriesZone(d.Index)), occ.At)
-		if err != nil {
-			return err
+	_, err = s.update(ctx, m.GroupID, &d, false, func(d *AppointmentDetail) ([]string, error) {
+		series := &d.Doc
+		series.UpdatedBy, series.UpdatedAt = id.MemberKey, s.now().UTC()
+		if scope != ScopeFollowing {
+			series.ExDates = append(series.ExDates, occ.At)
+			return nil, nil
 		}
+		rule, err := untilBefore(series.Repeat, series.Start.In(seriesZone(d.Index)), occ.At)
 		series.Repeat = rule
-	} else {
-		series.ExDates = append(series.ExDates, occ.At)
-	}
-	if err := s.commit(ctx, &series, &d.Index, d.Participants); err != nil || scope != ScopeFollowing {
+		return nil, err
+	})
+	if err != nil || scope != ScopeFollowing {
 		return err
 	}
-	return s.deleteOverrides(ctx, m.GroupID, series.AppointmentID, occ.At, id)
+	return s.deleteOverrides(ctx, m.GroupID, d.Doc.AppointmentID, occ.At, id)
 }
 
 // deleteOverrides soft-deletes the overrides of series seriesID (its
@@ -174,23 +182,41 @@ func (s *Service) deleteOverrides(ctx context.Context, groupID, seriesID string,
 		return err
 	}
 	for _, row := range rows {
-		if !from.IsZero() {
-			d, err := s.Appointment(ctx, Membership{GroupID: groupID}, row.AppointmentID)
-			if errors.Is(err, ErrNoAppointment) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if d.Doc.RecurrenceID == nil || d.Doc.RecurrenceID.Before(from) {
-				continue
-			}
+		err := storage.ErrPrecondition
+		if from.IsZero() {
+			err = s.softDelete(ctx, row, id) // as the query read it
 		}
-		if err := s.softDelete(ctx, row, id); err != nil && !errors.Is(err, storage.ErrConflict) {
+		if errors.Is(err, storage.ErrPrecondition) {
+			_, err = s.bury(ctx, groupID, row.AppointmentID, id, func(d AppointmentDetail) error {
+				if !from.IsZero() && (d.Doc.RecurrenceID == nil || d.Doc.RecurrenceID.Before(from)) {
+					return errUnchanged // an earlier date's: it stays
+				}
+				return nil
+			})
+		}
+		if err != nil && !errors.Is(err, ErrNoAppointment) && !errors.Is(err, errUnchanged) {
 			return err
 		}
 	}
 	return nil
+}
+
+// bury soft-deletes appointment appointmentID by id when may (its check
+// of the appointment as read) allows it: from a fresh read, again when
+// another write changed its row in between.
+func (s *Service) bury(ctx context.Context, groupID, appointmentID string, id *auth.Identity, may func(AppointmentDetail) error) (AppointmentDetail, error) {
+	var d AppointmentDetail
+	err := retryStale(func() error {
+		var err error
+		if d, err = s.Appointment(ctx, Membership{GroupID: groupID}, appointmentID); err != nil {
+			return err
+		}
+		if err := may(d); err != nil {
+			return err
+		}
+		return s.softDelete(ctx, d.Index, id)
+	})
+	return d, err
 }
 
 // cancelOccurrence cancels one occurrence: an override with the series'
@@ -214,9 +240,10 @@ func (s *Service) cancelOccurrence(ctx context.Context, m Membership, id *auth.I
 	if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
 		return err
 	}
-	series := d.Doc
-	series.Moved, series.UpdatedBy, series.UpdatedAt = append(series.Moved, occ.At), id.MemberKey, now
-	err = s.commit(ctx, &series, &d.Index, d.Participants)
+	_, err = s.update(ctx, m.GroupID, &d, false, func(d *AppointmentDetail) ([]string, error) {
+		d.Doc.Moved, d.Doc.UpdatedBy, d.Doc.UpdatedAt = append(d.Doc.Moved, occ.At), id.MemberKey, now
+		return nil, nil
+	})
 	if err == nil && s.notifier != nil {
 		if members, merr := s.ActiveMembers(ctx, m.GroupID); merr == nil {
 			s.notifyAppointment(ctx, id, "groups.notify.appointment_cancelled", doc, members)
@@ -286,18 +313,15 @@ func (s *Service) shiftOverrides(ctx context.Context, groupID, seriesID string, 
 		return err
 	}
 	for _, row := range rows {
-		d, err := s.Appointment(ctx, Membership{GroupID: groupID}, row.AppointmentID)
-		if errors.Is(err, ErrNoAppointment) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if d.Doc.RecurrenceID != nil {
-			d.Doc.RecurrenceID = timePtr(d.Doc.RecurrenceID.Add(delta))
-			if err := s.commit(ctx, &d.Doc, &d.Index, d.Participants); err != nil {
-				return err
+		_, err := s.update(ctx, groupID, &AppointmentDetail{Doc: Appointment{AppointmentID: row.AppointmentID}}, false, func(d *AppointmentDetail) ([]string, error) {
+			if d.Doc.RecurrenceID == nil {
+				return nil, errUnchanged
 			}
+			d.Doc.RecurrenceID = timePtr(d.Doc.RecurrenceID.Add(delta))
+			return nil, nil
+		})
+		if err != nil && !errors.Is(err, ErrNoAppointment) && !errors.Is(err, errUnchanged) {
+			return err
 		}
 	}
 	return nil

@@ -1,0 +1,202 @@
+package groups
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// between is a store on which a test runs another request at a chosen
+// moment of one: just before that request writes an appointment's blob
+// or a transaction of its participants, the way a second person's
+// request on another instance lands in between.
+type between struct {
+	storage.Backend
+	mu   sync.Mutex
+	when func(op string) bool
+	do   func()
+}
+
+// once arms b: the next operation when matches (op is "blob NAME" or
+// "tx TABLE") runs do first.
+func (b *between) once(when func(op string) bool, do func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.when, b.do = when, do
+}
+
+func (b *between) fire(op string) {
+	b.mu.Lock()
+	do := b.do
+	if do == nil || !b.when(op) {
+		b.mu.Unlock()
+		return
+	}
+	b.when, b.do = nil, nil
+	b.mu.Unlock()
+	do()
+}
+
+func (b *between) PutBlob(ctx context.Context, c, name string, data []byte, ct, ifMatch string) (string, error) {
+	b.fire("blob " + name)
+	return b.Backend.PutBlob(ctx, c, name, data, ct, ifMatch)
+}
+
+func (b *between) Transact(ctx context.Context, table string, ops []storage.TxOp) error {
+	b.fire("tx " + table)
+	return b.Backend.Transact(ctx, table, ops)
+}
+
+func newBetweenApp(t *testing.T) (*groupsApp, *between) {
+	t.Helper()
+	b := &between{}
+	a := newGroupsAppOn(t, func(inner storage.Backend) storage.Backend { b.Backend = inner; return b })
+	return a, b
+}
+
+func writing(name string) func(string) bool {
+	return func(op string) bool { return op == "blob "+name }
+}
+
+// Two people take two dates out of one series at the same moment: both
+// dates are gone. (The series' list of removed dates used to be written
+// from each one's read, so the second write brought the first date back.)
+func TestTwoDatesRemovedAtOnceAreBothGone(t *testing.T) {
+	t.Parallel()
+	a, b := newBetweenApp(t)
+	ann, m, berlin, doc := training(t, a)
+	tuesday, thursday := "20300326160000Z", "20300328160000Z" // 17:00 in Berlin
+	b.once(writing(appointmentBlobName(m.GroupID, doc.AppointmentID)), func() {
+		if err := a.svc.DeleteOccurrences(ctx, m, ann.id, doc.AppointmentID, ScopeThis, thursday); err != nil {
+			t.Errorf("thursday: %v", err)
+		}
+	})
+	if err := a.svc.DeleteOccurrences(ctx, m, ann.id, doc.AppointmentID, ScopeThis, tuesday); err != nil {
+		t.Fatalf("tuesday: %v", err)
+	}
+	rows, err := a.svc.Between(ctx, m, time.Date(2030, 3, 24, 0, 0, 0, 0, berlin), time.Date(2030, 3, 31, 0, 0, 0, 0, berlin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := startsIn(rows, berlin); len(got) != 0 {
+		t.Errorf("that week still shows %q", got)
+	}
+	if _, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, tuesday); !errors.Is(err, ErrNoOccurrence) {
+		t.Errorf("tuesday's page: %v, want not found", err)
+	}
+}
+
+// Two people cancel two dates of one series at the same moment: both
+// show cancelled, and neither shows twice.
+func TestTwoDatesCancelledAtOnceAreBothCancelled(t *testing.T) {
+	t.Parallel()
+	a, b := newBetweenApp(t)
+	ann, m, berlin, doc := training(t, a)
+	series := appointmentBlobName(m.GroupID, doc.AppointmentID)
+	b.once(writing(series), func() {
+		if err := a.svc.CancelOccurrence(ctx, m, ann.id, doc.AppointmentID, "20300328160000Z"); err != nil {
+			t.Errorf("thursday: %v", err)
+		}
+	})
+	if err := a.svc.CancelOccurrence(ctx, m, ann.id, doc.AppointmentID, "20300326160000Z"); err != nil {
+		t.Fatalf("tuesday: %v", err)
+	}
+	rows, err := a.svc.Between(ctx, m, time.Date(2030, 3, 24, 0, 0, 0, 0, berlin), time.Date(2030, 3, 31, 0, 0, 0, 0, berlin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.StartTime.In(berlin).Format("Mon 15:04 ")+r.Status)
+	}
+	if want := []string{"Tue 17:00 canceled", "Thu 17:00 canceled"}; !slices.Equal(got, want) {
+		t.Errorf("that week shows %q, want %q", got, want)
+	}
+}
+
+// Someone deletes an appointment while another person's edit of it,
+// moving it to another day, is on its way: it stays deleted, the edit
+// is told it is gone, and no list shows it at either time.
+func TestAnEditDoesNotBringBackWhatWasDeleted(t *testing.T) {
+	t.Parallel()
+	a, b := newBetweenApp(t)
+	ann, bob, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Dentist", Start: "2030-06-01T10:00", End: "2030-06-01T11:00"}, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.once(writing(appointmentBlobName(id, doc.AppointmentID)), func() {
+		if err := a.svc.DeleteAppointment(ctx, m, ann.id, doc.AppointmentID); err != nil {
+			t.Errorf("delete: %v", err)
+		}
+	})
+	bm, _, _ := a.svc.Open(ctx, id, bob.id, AccessMember)
+	_, err = a.svc.UpdateAppointment(ctx, bm, bob.id, doc.AppointmentID, AppointmentInput{Title: "Dentist, later", Start: "2030-06-02T10:00", End: "2030-06-02T11:00"}, time.UTC)
+	if !errors.Is(err, ErrNoAppointment) {
+		t.Errorf("the edit: %v, want not found", err)
+	}
+	rows, err := a.svc.Between(ctx, m, time.Date(2030, 5, 1, 0, 0, 0, 0, time.UTC), time.Date(2030, 7, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 0 {
+		t.Errorf("the calendar shows %q", startsIn(rows, time.UTC))
+	}
+	if res := bob.c.Get("/groups/" + id + "/appointments/" + doc.AppointmentID); res.StatusCode != http.StatusNotFound {
+		t.Errorf("its page: %d, want 404", res.StatusCode)
+	}
+	live := 0
+	for _, r := range a.indexRows(t, id) {
+		if !r.IsDeleted {
+			live++
+		}
+	}
+	if live != 0 {
+		t.Errorf("%d index rows not deleted", live)
+	}
+}
+
+// Two edits of one appointment's participants cross: the one saved
+// first reaches its participants' transaction last. The page then names
+// the participants of the edit that was saved last, not a mix and not
+// the older set.
+func TestCrossingEditsLeaveTheLastOnesParticipants(t *testing.T) {
+	t.Parallel()
+	a, b := newBetweenApp(t)
+	ann, bob, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Picnic", Start: "2030-06-01T10:00", End: "2030-06-01T11:00"}, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(who []string) AppointmentInput {
+		return AppointmentInput{Title: "Picnic", Start: "2030-06-01T10:00", End: "2030-06-01T11:00", Participants: who}
+	}
+	b.once(func(op string) bool { return strings.HasSuffix(op, participantsTable) }, func() {
+		if _, err := a.svc.UpdateAppointment(ctx, m, bob.id, doc.AppointmentID, edit([]string{bob.id.MemberKey}), time.UTC); err != nil {
+			t.Errorf("bob's edit: %v", err)
+		}
+	})
+	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, edit([]string{ann.id.MemberKey}), time.UTC); err != nil {
+		t.Fatalf("ann's edit: %v", err)
+	}
+	d, err := a.svc.Appointment(ctx, m, doc.AppointmentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range d.Participants {
+		got = append(got, p.MemberKey)
+	}
+	if !slices.Equal(got, d.Doc.Who) || !slices.Equal(got, []string{bob.id.MemberKey}) {
+		t.Errorf("participants %q, the appointment names %q; want bob's edit's, saved last", got, d.Doc.Who)
+	}
+}
