@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -34,21 +35,75 @@ var (
 // picturesURL is where an item's more pictures change.
 func picturesURL(id string) string { return itemURL(id) + "/pictures" }
 
-// setMore records rows, item id's more pictures in order, on the item.
-func (s *Service) setMore(ctx context.Context, id string, rows []gallery.Row) error {
-	keys := make([]string, len(rows))
-	for i, r := range rows {
-		keys[i] = r.Key
-	}
-	more := strings.Join(keys, ",")
+// setMore records item id's more pictures on the item after a change of
+// them (the gallery editor's Changed). The editor's rows are a snapshot
+// taken before this write, and another upload's may be newer: recordMore
+// reads them again.
+func (s *Service) setMore(ctx context.Context, id string, _ []gallery.Row) error {
+	_, err := s.recordMore(ctx, id)
+	return err
+}
+
+// recordMore records item id's more pictures, in order, on the item
+// (ItemRow.More): the gallery's rows are read inside the item's
+// read-change-write, so a write that another change's overtook is done
+// again from what both left, and of two uploads at once neither is
+// dropped. It reports whether More changed.
+func (s *Service) recordMore(ctx context.Context, id string) (bool, error) {
+	changed := false
 	_, err := storage.Change(ctx, s.items, itemsPart, id, ErrNoItem, func(it *ItemRow) error {
-		if it.More == more {
+		rows, err := s.more.List(ctx, id)
+		if err != nil {
+			return err
+		}
+		keys := make([]string, len(rows))
+		for i, r := range rows {
+			keys[i] = r.Key
+		}
+		more := strings.Join(keys, ",")
+		if changed = it.More != more; !changed {
 			return storage.ErrNoChange
 		}
 		it.More = more
 		return nil
 	})
-	return err
+	return changed, err
+}
+
+// recordAllMore records again the more pictures of every item that has
+// some, or records some (recordMore): the repair of a change of them
+// whose item was not written (a crash between the two). Two scans and,
+// per such item, a read and a query. It returns how many it corrected.
+func (s *Service) recordAllMore(ctx context.Context) (int, error) {
+	ids := map[string]bool{}
+	err := s.more.Table.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"PartitionKey"}}, func(e storage.Entity) error {
+		ids[e.PartitionKey] = true
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	err = s.items.QueryAll(ctx, storage.Query{PartitionKey: itemsPart, Select: []string{"RowKey", "more"}}, func(e storage.Entity) error {
+		if more, _ := e.Props["more"].(string); more != "" {
+			ids[e.RowKey] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	fixed := 0
+	for id := range ids {
+		changed, err := s.recordMore(ctx, id)
+		switch {
+		case errors.Is(err, ErrNoItem): // pictures of an item gone
+		case err != nil:
+			return fixed, err
+		case changed:
+			fixed++
+		}
+	}
+	return fixed, nil
 }
 
 // morePictures are an item's pictures as its page lists them under its

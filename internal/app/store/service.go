@@ -119,7 +119,8 @@ func (s *Service) BodyLimits() map[string]int64 {
 // RebuildSubject names the rebuild: web reindex store.
 func (s *Service) RebuildSubject() string { return "store" }
 
-// Rebuild recomputes StoreIndex from the items, then tells those still
+// Rebuild recomputes StoreIndex from the items and each item's record
+// of its more pictures from the pictures, then tells those still
 // waiting for an item one can buy (a restock whose notice was not posted:
 // a crash between the item's write and the notice) (platform.Rebuilder).
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
@@ -127,17 +128,24 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	if err != nil {
 		return cards, err
 	}
+	pictures, err := s.recordAllMore(ctx)
+	if err != nil {
+		return RebuildReport{Report: cards, Pictures: pictures}, err
+	}
 	told, err := s.tellTheMissed(ctx)
-	return RebuildReport{Report: cards, Told: told}, err
+	return RebuildReport{Report: cards, Pictures: pictures, Told: told}, err
 }
 
 // RebuildReport is what Rebuild fixed.
 type RebuildReport struct {
 	projection.Report
+	// Pictures is how many items' records of their more pictures were
+	// corrected.
+	Pictures int
 	// Told is how many items' waiting people were told they are back.
 	Told int
 }
 
 func (r RebuildReport) String() string {
-	return fmt.Sprintf("%s; %d items' waiting people told they are back", r.Report, r.Told)
+	return fmt.Sprintf("%s; %d items' pictures recorded again; %d items' waiting people told they are back", r.Report, r.Pictures, r.Told)
 }

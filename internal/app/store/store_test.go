@@ -34,9 +34,15 @@ type app struct {
 // server, boss@example.com an admin.
 func newApp(t *testing.T) *app {
 	t.Helper()
+	return newAppOn(t, nil)
+}
+
+// newAppOn is newApp on a backend wrap wraps (nil: as it is).
+func newAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend) *app {
+	t.Helper()
 	a := &app{}
 	var in *inbox.Service
-	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: []platform.Factory{
+	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Wrap: wrap, Modules: []platform.Factory{
 		func(c *platform.Core) (web.Module, error) {
 			var err error
 			in, err = inbox.FromCore(c)
