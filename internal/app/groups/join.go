@@ -283,6 +283,25 @@ func (s *Service) Join(ctx context.Context, link JoinLink, id *auth.Identity) (M
 	return fresh, nil
 }
 
+// spinOffGrace is how long a spin-off may take to make its group before
+// another may take its claim on the link over (SpinOff).
+const spinOffGrace = time.Minute
+
+// spunOff is the group the link started or is starting (SpunOff): ""
+// for none, and for a claim older than spinOffGrace on a group that was
+// never made (a spin-off that stopped half way).
+func (s *Service) spunOff(ctx context.Context, sess JoinSessionRow) (string, error) {
+	if sess.SpunOff == "" || s.now().Sub(sess.UpdatedAt) < spinOffGrace {
+		return sess.SpunOff, nil
+	}
+	pk, rk := groupKey(sess.SpunOff)
+	_, err := storage.Find[GroupRow](ctx, s.groups, pk, rk, ErrNoGroup)
+	if errors.Is(err, ErrNoGroup) {
+		return "", nil
+	}
+	return sess.SpunOff, err
+}
+
 // SpinOff starts a group owned by owner for the people who joined by the
 // session (document 004's "spinoff"): each is invited, under the key they
 // have in the original group, and decides, as with any invitation (a
@@ -297,19 +316,22 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 	if err != nil {
 		return GroupRow{}, err
 	}
-	if sess.SpunOff != "" {
-		// Made already, or being made by a request at this moment (a
-		// double click), whose group row may not be there yet: either
-		// way the answer is its page.
-		return GroupRow{GroupID: sess.SpunOff}, nil
+	// The link names the group it started (SpunOff) before the group is
+	// made, so of two requests at once (a double click) one makes it and
+	// the other is sent to it. A link that has named its group for
+	// longer than spinOffGrace while no such group exists was claimed by
+	// a spin-off that stopped half way: this one takes the claim over.
+	if made, err := s.spunOff(ctx, sess); made != "" || err != nil {
+		// Made already, or being made by a request at this moment, whose
+		// group row may not be there yet: either way the answer is its
+		// page.
+		return GroupRow{GroupID: made}, err
 	}
+	stale := sess.SpunOff
 	joined, err := s.Joined(ctx, m, sessionID)
 	if err != nil {
 		return GroupRow{}, err
 	}
-	// The link is claimed for the new group's id before the group is
-	// made, so of two requests at once (a double click) one makes it and
-	// the other is sent to it.
 	groupID, claimed := newGroupID(), ""
 	pk, rk := joinSessionKey(m.GroupID, sessionID)
 	claim := func(from, to string) error {
@@ -325,10 +347,10 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 		})
 		return err
 	}
-	if err := claim("", groupID); err != nil {
+	if err := claim(stale, groupID); err != nil {
 		return GroupRow{}, err
 	}
-	if claimed != "" {
+	if claimed != stale {
 		return GroupRow{GroupID: claimed}, nil // another request is making it
 	}
 	g, err := s.create(ctx, owner, name, groupID)

@@ -58,8 +58,12 @@ func (h *handlers) renderJoinSession(c echo.Context, status int, p views.JoinSes
 	p.PageURL = joinSessionURL(g.GroupID, js.RowKey)
 	p.CloseURL, p.SpinOffURL = p.PageURL+"/close", p.PageURL+"/spinoff"
 	p.Meta, p.Open = js.Meta, js.Usable(h.svc.now())
-	if js.SpunOff != "" {
-		p.SpunOffURL = groupURL(js.SpunOff)
+	made, err := h.svc.spunOff(ctx, js)
+	if err != nil {
+		return err
+	}
+	if made != "" {
+		p.SpunOffURL = groupURL(made)
 	}
 	p.ExpiresAt = js.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC")
 	for _, r := range joined {

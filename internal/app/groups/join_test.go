@@ -780,3 +780,76 @@ func TestAnEndedInvitationOrALeaveIsNoRemoval(t *testing.T) {
 		t.Fatalf("bob's row: %+v", row)
 	}
 }
+
+// stopping is a store that, once armed, refuses every write after the
+// first one to the link's table: the process stopping just after a
+// spin-off claimed its link.
+type stopping struct {
+	storage.Backend
+	armed, stopped *atomic.Bool
+}
+
+func (s stopping) refuse(table string) bool {
+	if s.stopped.Load() {
+		return true
+	}
+	if s.armed.Load() && strings.HasSuffix(table, joinSessionsTable) {
+		s.stopped.Store(true)
+	}
+	return false
+}
+
+func (s stopping) Insert(ctx context.Context, table string, e storage.Entity) (string, error) {
+	if s.refuse(table) {
+		return "", storage.ErrTransient
+	}
+	return s.Backend.Insert(ctx, table, e)
+}
+
+func (s stopping) Update(ctx context.Context, table string, e storage.Entity, mode storage.UpdateMode, ifMatch string) (string, error) {
+	if s.refuse(table) {
+		return "", storage.ErrTransient
+	}
+	return s.Backend.Update(ctx, table, e, mode, ifMatch)
+}
+
+// A spin-off that stopped half way (its link names a group it never
+// made) does not hold the link for ever: its page offers the spin-off
+// again, and the next one makes the group and invites the people.
+func TestASpinOffThatStoppedHalfWayCanBeDoneAgain(t *testing.T) {
+	t.Parallel()
+	st := stopping{armed: new(atomic.Bool), stopped: new(atomic.Bool)}
+	a := newGroupsAppOn(t, func(b storage.Backend) storage.Backend { st.Backend = b; return st })
+	olga := a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Conference")
+	sid := openJoin(t, olga, groupID)
+	gus := a.joinAsGuest(t, groupID, sid, "Gus")
+	pageURL := "/groups/" + groupID + "/join-sessions/" + sid
+	st.armed.Store(true)
+	if res := post(t, olga.c, pageURL+"/spinoff", url.Values{"name": {"Dinner"}}); res.StatusCode < 500 {
+		t.Fatalf("the spin-off that stops: %d", res.StatusCode)
+	}
+	st.armed.Store(false)
+	st.stopped.Store(false)
+	om, _, _ := a.svc.Open(ctx, groupID, olga.id, AccessOwner)
+	sess, err := a.svc.JoinSession(ctx, om, sid)
+	if err != nil || sess.SpunOff == "" {
+		t.Fatalf("the link does not name the group it was claimed for: %+v %v", sess, err)
+	}
+	a.Clock.Advance(spinOffGrace)
+	page := olga.c.Get(pageURL).Doc(t)
+	if page.Find(`form[action="`+pageURL+`/spinoff"]`).Length() != 1 || page.Find(`a[href="/groups/`+sess.SpunOff+`"]`).Length() != 0 {
+		t.Fatalf("the link's page does not offer the spin-off again")
+	}
+	res := post(t, olga.c, pageURL+"/spinoff", url.Values{"name": {"Dinner"}})
+	m := groupPath.FindStringSubmatch(res.Header.Get("Location"))
+	if res.StatusCode != http.StatusSeeOther || m == nil {
+		t.Fatalf("spin off again: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if got := olga.c.Get("/groups/" + m[1]); got.StatusCode != http.StatusOK {
+		t.Fatalf("the new group's page: %d", got.StatusCode)
+	}
+	if d := gus.c.Get("/groups/" + m[1] + "/invite").Doc(t); d.Find(`form[action$="/invite/accept"]`).Length() != 1 {
+		t.Error("gus has no invitation to the spin-off")
+	}
+}
