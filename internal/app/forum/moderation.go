@@ -2,6 +2,7 @@ package forum
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -124,12 +125,47 @@ func (s *Service) Move(ctx context.Context, by Person, topicID, to string) error
 	}
 	s.countSection(ctx, before.Section, -1, after)
 	s.countSection(ctx, after.Section, 1, after)
-	// Its posts' open reports go with it, to the new section's
-	// moderators.
-	if s.Reports != nil {
-		if err := s.Reports.Rescope(ctx, postKind, topicID+"#", sectionScope(to)); err != nil {
-			s.log.WarnContext(ctx, "forum: a moved topic's reports kept their section", "topic", topicID, "err", err)
+	s.moveReports(ctx, topicID, to)
+	return nil
+}
+
+// rescopeLater is when the queued rescope of a moved topic's reports
+// runs, in case the one at the move did not (moveReports).
+const rescopeLater = time.Minute
+
+// rescopeTask is a moved topic whose posts' open reports go to its
+// section's moderators.
+type rescopeTask struct{ TopicID string }
+
+// moveReports takes a moved topic's posts' open reports to its new
+// section's moderators, so they judge them and the old section's no
+// longer may. The move is saved already: a task is queued first (due in
+// rescopeLater), so a failure here, or the process stopping, leaves
+// the work to it; then the reports move at once.
+func (s *Service) moveReports(ctx context.Context, topicID, to string) {
+	if s.Reports == nil {
+		return
+	}
+	if s.rescopes != nil {
+		key := "forum.rescope|" + topicID + "|" + to + "|" + strconv.FormatInt(s.now().UnixNano(), 36)
+		if err := s.rescopes.EnqueueAt(ctx, s.now().Add(rescopeLater), key, rescopeTask{TopicID: topicID}); err != nil {
+			s.log.WarnContext(ctx, "forum: a moved topic's reports not queued", "topic", topicID, "err", err)
 		}
 	}
-	return nil
+	if err := s.Reports.Rescope(ctx, postKind, topicID+"#", sectionScope(to)); err != nil {
+		s.log.WarnContext(ctx, "forum: a moved topic's reports wait for their task", "topic", topicID, "err", err)
+	}
+}
+
+// rescope runs a rescopeTask: the reports go to the section the topic
+// is in when it runs, so of two quick moves the last wins.
+func (s *Service) rescope(ctx context.Context, t rescopeTask) error {
+	head, err := s.Head(ctx, t.TopicID)
+	if errors.Is(err, ErrNoTopic) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.Reports.Rescope(ctx, postKind, t.TopicID+"#", sectionScope(head.Section))
 }

@@ -65,13 +65,16 @@ type reminderTask struct {
 	At        time.Time
 }
 
-// UseTasks lets the service send bookmark reminders through q. Call it
+// UseTasks lets the service send bookmark reminders through q, and move a
+// moved topic's reports again when the move's own try failed. Call it
 // while wiring; without it reminders are kept but never sent.
 func (s *Service) UseTasks(q *tasks.Queue) error {
 	kind, err := tasks.Register(q, "forum.bookmark-reminder", s.sendReminder)
-	if err == nil {
-		s.reminders = &kind
+	if err != nil {
+		return err
 	}
+	rescopes, err := tasks.Register(q, "forum.rescope-reports", s.rescope)
+	s.reminders, s.rescopes = &kind, &rescopes
 	return err
 }
 

@@ -1,11 +1,14 @@
 package forum_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
@@ -20,6 +24,11 @@ import (
 // newReportsApp is the forum with the admin section, whose moderation
 // queue the platform hands the forum.
 func newReportsApp(t *testing.T) *app {
+	return newReportsAppOn(t, nil)
+}
+
+// newReportsAppOn is newReportsApp on a backend wrap wraps.
+func newReportsAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend) *app {
 	a := &app{}
 	var in *inbox.Service
 	modules := withInbox(&in, []platform.Factory{
@@ -30,7 +39,7 @@ func newReportsApp(t *testing.T) *app {
 		},
 		a.forum(&in),
 	})
-	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules})
+	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules, Wrap: wrap})
 	return a
 }
 
@@ -381,5 +390,56 @@ func TestAMovedTopicTakesItsReportsAlong(t *testing.T) {
 	}
 	if res := dan.PostForm("/review/"+id+"/take-down", dan.WithCSRF("/review", nil)); res.StatusCode != http.StatusSeeOther {
 		t.Errorf("Dan takes the moved report down: %d", res.StatusCode)
+	}
+}
+
+// unreadableReports is a store whose Reports table does not answer one
+// query for reports of a kind once armed: the moment a moved topic's
+// reports are to follow it.
+type unreadableReports struct {
+	storage.Backend
+	armed *atomic.Bool
+}
+
+func (u unreadableReports) Query(ctx context.Context, table string, q storage.Query) (storage.Page, error) {
+	kinds := len(q.Filters) > 0 && q.Filters[0].Name == "kind" // a query for reports of a kind
+	if strings.HasSuffix(table, "Reports") && kinds && u.armed.CompareAndSwap(true, false) {
+		return storage.Page{}, storage.ErrTransient
+	}
+	return u.Backend.Query(ctx, table, q)
+}
+
+// TestAMovedTopicsReportsFollowItLaterIfNotAtOnce: when the reports of a
+// moved topic cannot be moved with it, the move still stands, and a
+// queued task takes them to the new section's moderators a minute later.
+func TestAMovedTopicsReportsFollowItLaterIfNotAtOnce(t *testing.T) {
+	t.Parallel()
+	armed := new(atomic.Bool)
+	a := newReportsAppOn(t, func(b storage.Backend) storage.Backend { return unreadableReports{b, armed} })
+	boss, ann, bob := a.talkSection(t, "ann@example.com")
+	dan := a.Client()
+	a.SignIn(dan, "dan@example.com")
+	if res := post(boss, "/admin/forum", url.Values{"slug": {"news"}, "name": {"News"}, "moderators": {"dan@example.com"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add the section news: %d", res.StatusCode)
+	}
+	topic := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Cheap watches"}, "body": {"Buy cheap watches at example.com!"}}).Header.Get("Location")
+	path := topic + "/posts/1/report"
+	if res := bob.PostForm(path, bob.WithCSRF(path, url.Values{"reason": {"spam"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the report: %d", res.StatusCode)
+	}
+	queue := func(c *webtest.Client) int { return c.Get("/review").Doc(t).Find(testID("report-row")).Length() }
+	armed.Store(true)
+	if res := post(boss, topic+"/move", url.Values{"section": {"news"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the move: %d", res.StatusCode)
+	}
+	if queue(dan) != 0 {
+		t.Fatal("the reports moved though they could not be read")
+	}
+	a.Clock.Advance(time.Minute)
+	if _, err := a.Tasks.RunDue(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if queue(ann) != 0 || queue(dan) != 1 {
+		t.Errorf("a minute after the move: Ann sees %d reports, Dan %d", queue(ann), queue(dan))
 	}
 }

@@ -35,8 +35,11 @@ type Service struct {
 	notifier Notifier
 	// reminders queues bookmark reminders (reminders.go); nil sends none.
 	reminders *tasks.Kind[reminderTask]
-	modlog    ModerationLog
-	people    People
+	// rescopes queues a moved topic's reports (moveReports); nil: the
+	// move's own try alone.
+	rescopes *tasks.Kind[rescopeTask]
+	modlog   ModerationLog
+	people   People
 	// directory finds accounts by email (section moderators).
 	directory Directory
 	moderation.Reporting
