@@ -15,43 +15,80 @@ import (
 
 // between is a store on which a test runs another request at a chosen
 // moment of one: just before that request writes an appointment's blob
-// or a transaction of its participants, the way a second person's
-// request on another instance lands in between.
+// or a row, the way a second person's request on another instance lands
+// in between. What runs may also refuse the write: the process stopping
+// there.
 type between struct {
 	storage.Backend
 	mu   sync.Mutex
 	when func(op string) bool
-	do   func()
+	do   func() error
 }
 
-// once arms b: the next operation when matches (op is "blob NAME" or
-// "tx TABLE") runs do first.
-func (b *between) once(when func(op string) bool, do func()) {
+// once arms b: the next write when matches (op is "blob NAME", or "tx",
+// "update", "upsert", "insert" or "delete" and the table) runs do first,
+// and fails with its error if it returns one.
+func (b *between) once(when func(op string) bool, do func() error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.when, b.do = when, do
 }
 
-func (b *between) fire(op string) {
+// before runs do ahead of the next write when matches.
+func (b *between) before(when func(op string) bool, do func()) {
+	b.once(when, func() error { do(); return nil })
+}
+
+// refuse fails the next write when matches.
+func (b *between) refuse(when func(op string) bool) {
+	b.once(when, func() error { return storage.ErrTransient })
+}
+
+func (b *between) fire(op string) error {
 	b.mu.Lock()
 	do := b.do
 	if do == nil || !b.when(op) {
 		b.mu.Unlock()
-		return
+		return nil
 	}
 	b.when, b.do = nil, nil
 	b.mu.Unlock()
-	do()
+	return do()
 }
 
 func (b *between) PutBlob(ctx context.Context, c, name string, data []byte, ct, ifMatch string) (string, error) {
-	b.fire("blob " + name)
+	if err := b.fire("blob " + name); err != nil {
+		return "", err
+	}
 	return b.Backend.PutBlob(ctx, c, name, data, ct, ifMatch)
 }
 
 func (b *between) Transact(ctx context.Context, table string, ops []storage.TxOp) error {
-	b.fire("tx " + table)
+	if err := b.fire("tx " + table); err != nil {
+		return err
+	}
 	return b.Backend.Transact(ctx, table, ops)
+}
+
+func (b *between) Update(ctx context.Context, table string, e storage.Entity, mode storage.UpdateMode, ifMatch string) (string, error) {
+	if err := b.fire("update " + table); err != nil {
+		return "", err
+	}
+	return b.Backend.Update(ctx, table, e, mode, ifMatch)
+}
+
+func (b *between) Upsert(ctx context.Context, table string, e storage.Entity, mode storage.UpdateMode) (string, error) {
+	if err := b.fire("upsert " + table); err != nil {
+		return "", err
+	}
+	return b.Backend.Upsert(ctx, table, e, mode)
+}
+
+func (b *between) Delete(ctx context.Context, table, pk, rk, ifMatch string) error {
+	if err := b.fire("delete " + table); err != nil {
+		return err
+	}
+	return b.Backend.Delete(ctx, table, pk, rk, ifMatch)
 }
 
 func newBetweenApp(t *testing.T) (*groupsApp, *between) {
@@ -73,7 +110,7 @@ func TestTwoDatesRemovedAtOnceAreBothGone(t *testing.T) {
 	a, b := newBetweenApp(t)
 	ann, m, berlin, doc := training(t, a)
 	tuesday, thursday := "20300326160000Z", "20300328160000Z" // 17:00 in Berlin
-	b.once(writing(appointmentBlobName(m.GroupID, doc.AppointmentID)), func() {
+	b.before(writing(appointmentBlobName(m.GroupID, doc.AppointmentID)), func() {
 		if err := a.svc.DeleteOccurrences(ctx, m, ann.id, doc.AppointmentID, ScopeThis, thursday); err != nil {
 			t.Errorf("thursday: %v", err)
 		}
@@ -100,7 +137,7 @@ func TestTwoDatesCancelledAtOnceAreBothCancelled(t *testing.T) {
 	a, b := newBetweenApp(t)
 	ann, m, berlin, doc := training(t, a)
 	series := appointmentBlobName(m.GroupID, doc.AppointmentID)
-	b.once(writing(series), func() {
+	b.before(writing(series), func() {
 		if err := a.svc.CancelOccurrence(ctx, m, ann.id, doc.AppointmentID, "20300328160000Z"); err != nil {
 			t.Errorf("thursday: %v", err)
 		}
@@ -133,7 +170,7 @@ func TestAnEditDoesNotBringBackWhatWasDeleted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.once(writing(appointmentBlobName(id, doc.AppointmentID)), func() {
+	b.before(writing(appointmentBlobName(id, doc.AppointmentID)), func() {
 		if err := a.svc.DeleteAppointment(ctx, m, ann.id, doc.AppointmentID); err != nil {
 			t.Errorf("delete: %v", err)
 		}
@@ -180,7 +217,7 @@ func TestCrossingEditsLeaveTheLastOnesParticipants(t *testing.T) {
 	edit := func(who []string) AppointmentInput {
 		return AppointmentInput{Title: "Picnic", Start: "2030-06-01T10:00", End: "2030-06-01T11:00", Participants: who}
 	}
-	b.once(func(op string) bool { return strings.HasSuffix(op, participantsTable) }, func() {
+	b.before(func(op string) bool { return strings.HasSuffix(op, participantsTable) }, func() {
 		if _, err := a.svc.UpdateAppointment(ctx, m, bob.id, doc.AppointmentID, edit([]string{bob.id.MemberKey}), time.UTC); err != nil {
 			t.Errorf("bob's edit: %v", err)
 		}

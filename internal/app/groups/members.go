@@ -89,8 +89,10 @@ func (s *Service) RebuildSubject() string { return "groups" }
 
 // Rebuild recomputes UserGroups from GroupMembers (missing and stale
 // mirror rows are written, rows without a member row deleted), then
-// every group's summary of what comes next (upcoming.go) and the
-// colours its members were given (colors.go).
+// brings every group's appointment rows, participants and series up to
+// their blobs (repair.go), and recomputes its summary of what comes
+// next (upcoming.go) and the colours its members were given
+// (colors.go).
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	r, err := s.memberships.Rebuild(ctx)
 	if err != nil {
@@ -100,6 +102,11 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	err = s.groups.QueryAll(ctx, storage.Query{PartitionKey: groupsPartition, Select: []string{"isDeleted"}}, func(e storage.Entity) error {
 		if deleted, _ := e.Props["isDeleted"].(bool); deleted {
 			return nil
+		}
+		fixed, err := s.repairAppointments(ctx, e.RowKey)
+		report.Appointments = report.Appointments.Add(fixed)
+		if err != nil {
+			return err
 		}
 		s.refreshUpcoming(ctx, e.RowKey)
 		s.refreshColors(ctx, e.RowKey)
@@ -112,15 +119,16 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 }
 
 // RebuildReport says what the groups rebuild did: the mirror's report,
-// how many group summaries it recomputed and how many reminders it
-// queued again.
+// the appointments it repaired, how many group summaries it recomputed
+// and how many reminders it queued again.
 type RebuildReport struct {
 	projection.Report
+	Appointments         AppointmentRepairs
 	Summaries, Reminders int
 }
 
 func (r RebuildReport) String() string {
-	return fmt.Sprintf("%s; %d group summaries recomputed; %d reminders queued", r.Report, r.Summaries, r.Reminders)
+	return fmt.Sprintf("%s; %s; %d group summaries recomputed; %d reminders queued", r.Report, r.Appointments, r.Summaries, r.Reminders)
 }
 
 // RepairMembership rewrites one member row's mirror from what is stored:
