@@ -748,3 +748,34 @@ func TestASeriesIsAnnouncedWithItsNextDate(t *testing.T) {
 		t.Fatalf("a single appointment announced %v", got)
 	}
 }
+
+// Changing a series from a date on replaces the dates from then on,
+// moved and cancelled ones too: none shows next to the new series'.
+func TestChangingTheFollowingDatesReplacesTheirOverrides(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, m, berlin, doc := training(t, a)
+	if err := a.svc.CancelOccurrence(ctx, m, ann.id, doc.AppointmentID, "20300328160000Z"); err != nil {
+		t.Fatal(err)
+	}
+	occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300326160000Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := editInput(occ, berlin)
+	in.Scope, in.Title = ScopeFollowing, "Training (new coach)"
+	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := a.svc.Between(ctx, m, time.Date(2030, 3, 24, 0, 0, 0, 0, berlin), time.Date(2030, 3, 31, 0, 0, 0, 0, berlin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.StartTime.In(berlin).Format("Mon 15:04 ")+r.Title)
+	}
+	if want := []string{"Tue 17:00 Training (new coach)", "Thu 17:00 Training (new coach)"}; !slices.Equal(got, want) {
+		t.Errorf("that week shows %q, want %q", got, want)
+	}
+}

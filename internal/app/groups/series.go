@@ -102,6 +102,11 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 		}); err != nil {
 			return Appointment{}, err
 		}
+		// The dates from then on are the new series': their overrides
+		// (moved, changed, cancelled) go, as when they are deleted.
+		if err := s.deleteOverrides(ctx, m.GroupID, d.Doc.AppointmentID, at, id); err != nil {
+			return Appointment{}, err
+		}
 		doc := fields
 		doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
 		// The following ones stay the series creator's, as above.
