@@ -634,14 +634,16 @@ func (s *Service) writeIndex(ctx context.Context, doc Appointment, old Appointme
 }
 
 // moveIndexRow writes row, whose key the start moved, and deletes old at
-// its ETag, in one transaction of their partition.
+// its ETag, in one transaction of their partition. A row of the same
+// appointment at the new key (one a stopped move left there) is
+// written over.
 func (s *Service) moveIndexRow(ctx context.Context, row, old AppointmentIndexRow) error {
 	e, err := storage.Marshal(row)
 	if err != nil {
 		return err
 	}
 	return s.appointments.Transact(ctx, []storage.TxOp{
-		{Kind: storage.TxInsert, Entity: e},
+		{Kind: storage.TxUpsert, Entity: e, Mode: storage.Replace},
 		{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: old.PartitionKey, RowKey: old.RowKey}, IfMatch: old.ETag},
 	})
 }
@@ -739,8 +741,8 @@ func (s *Service) participantOps(ctx context.Context, doc Appointment, keys []st
 			ops = append(ops, storage.TxOp{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: pk, RowKey: rk}, IfMatch: row.ETag})
 		}
 	}
-	if len(ops) == 0 && version.ETag != "" {
-		return final, nil
+	if len(ops) == 0 {
+		return final, nil // nothing to change, so nothing to put back
 	}
 	etag := version.ETag
 	version.Sequence = doc.Sequence
