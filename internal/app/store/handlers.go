@@ -53,6 +53,12 @@ func (s *Service) requireItem() echo.MiddlewareFunc {
 	return auth.RequireShown(itemScope, load, func(it ItemRow) bool { return it.Shown }, ErrNoItem)
 }
 
+// requireStored reads the item the route names for its deletion (admins
+// alone): one being deleted too, so deleting it again finishes it.
+func (s *Service) requireStored() echo.MiddlewareFunc {
+	return itemScope.Require(func(c echo.Context) (ItemRow, error) { return s.stored(c.Request().Context(), c.Param("id")) })
+}
+
 // list is GET /store (?category=): the items shown, newest first.
 func (s *Service) list(c echo.Context) error {
 	ctx := c.Request().Context()

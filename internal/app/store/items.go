@@ -158,6 +158,9 @@ func (s *Service) Update(ctx context.Context, id string, in Input) (ItemRow, err
 	}
 	var wasAvailable bool
 	row, err := s.cards.Change(ctx, itemsPart, id, ErrNoItem, func(row *ItemRow) error {
+		if row.Deleted {
+			return ErrNoItem
+		}
 		wasAvailable, oldKey = row.available(), ""
 		it.apply(row, s.now().UTC())
 		switch {
@@ -191,29 +194,70 @@ func (s *Service) behind(ctx context.Context, err error, id string) {
 	}
 }
 
-// Item reads one item.
+// Item reads one item (one being deleted is not there).
 func (s *Service) Item(ctx context.Context, id string) (ItemRow, error) {
+	it, err := s.stored(ctx, id)
+	if err == nil && it.Deleted {
+		return ItemRow{}, ErrNoItem
+	}
+	return it, err
+}
+
+// stored reads item id's row as it stands, one being deleted too.
+func (s *Service) stored(ctx context.Context, id string) (ItemRow, error) {
 	if !storage.IsID(id) {
 		return ItemRow{}, ErrNoItem
 	}
 	return storage.Find[ItemRow](ctx, s.items, itemsPart, id, ErrNoItem)
 }
 
-// Delete removes an item, its cards, its picture and its alerts.
+// Delete removes an item for good. The item is marked deleted first, the
+// canonical write: from then on it is gone for everyone and its cards
+// go. Then what it leaves goes, and its row last (bury). A delete cut
+// short is finished by deleting the item again or by web reindex store;
+// until then its leftovers are logged and the delete stands.
 func (s *Service) Delete(ctx context.Context, id string) error {
-	row, err := s.Item(ctx, id)
-	if err != nil {
+	if !storage.IsID(id) {
+		return ErrNoItem
+	}
+	row, err := s.cards.Change(ctx, itemsPart, id, ErrNoItem, func(it *ItemRow) error {
+		if it.Deleted {
+			return storage.ErrNoChange
+		}
+		it.Deleted, it.UpdatedAt = true, s.now().UTC()
+		return nil
+	})
+	if err != nil && !errors.Is(err, projection.ErrBehind) {
 		return err
 	}
-	if err := s.items.Delete(ctx, itemsPart, id, row.ETag); err != nil {
-		return err
-	}
-	s.pictures.Delete(ctx, row.ImageKey)
-	if err := s.more.DeleteAll(ctx, id); err != nil {
+	s.behind(ctx, err, id)
+	if err := s.bury(ctx, row); err != nil {
 		s.log.WarnContext(ctx, "store: a deleted item's pictures stay", "item", id, "err", err)
 	}
-	if err := s.cards.Sync(ctx, &row, nil); err != nil {
-		s.behind(ctx, err, id)
+	return nil
+}
+
+// bury removes what item it, marked deleted, leaves, then its row: each
+// step may run again, and the row, which names the rest, goes last.
+func (s *Service) bury(ctx context.Context, it ItemRow) error {
+	if err := s.forget(ctx, it.RowKey); err != nil {
+		return err
+	}
+	if err := s.items.Delete(ctx, itemsPart, it.RowKey, it.ETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	if err := s.cards.Sync(ctx, &it, nil); err != nil {
+		s.behind(ctx, err, it.RowKey)
+	}
+	return nil
+}
+
+// forget removes what item id leaves when it goes: every picture in its
+// folder (its own, the more ones with their rows, any an upload cut
+// short left) and its alerts.
+func (s *Service) forget(ctx context.Context, id string) error {
+	if err := s.more.DeleteAll(ctx, id); err != nil {
+		return err
 	}
 	s.dropAlerts(ctx, id)
 	return nil

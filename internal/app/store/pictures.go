@@ -52,6 +52,9 @@ func (s *Service) setMore(ctx context.Context, id string, _ []gallery.Row) error
 func (s *Service) recordMore(ctx context.Context, id string) (bool, error) {
 	changed := false
 	_, err := storage.Change(ctx, s.items, itemsPart, id, ErrNoItem, func(it *ItemRow) error {
+		if it.Deleted {
+			return ErrNoItem
+		}
 		rows, err := s.more.List(ctx, id)
 		if err != nil {
 			return err
@@ -96,7 +99,7 @@ func (s *Service) recordAllMore(ctx context.Context) (int, error) {
 	for id := range ids {
 		changed, err := s.recordMore(ctx, id)
 		switch {
-		case errors.Is(err, ErrNoItem): // pictures of an item gone
+		case errors.Is(err, ErrNoItem): // pictures of an item gone (finishDeletions)
 		case err != nil:
 			return fixed, err
 		case changed:
@@ -104,6 +107,51 @@ func (s *Service) recordAllMore(ctx context.Context) (int, error) {
 		}
 	}
 	return fixed, nil
+}
+
+// finishDeletions finishes the deletions cut short: it buries every
+// item marked deleted, and removes the pictures of items gone (an
+// upload that raced its item's deletion, or a deletion from before items
+// were marked first). Two scans and, per such item, a read. It returns
+// how many items' leftovers it removed.
+func (s *Service) finishDeletions(ctx context.Context) (int, error) {
+	ids := map[string]bool{}
+	err := s.more.Table.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"PartitionKey"}}, func(e storage.Entity) error {
+		ids[e.PartitionKey] = true
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	err = s.items.QueryAll(ctx, storage.Query{PartitionKey: itemsPart, Select: []string{"RowKey", "deleted"}}, func(e storage.Entity) error {
+		deleted, _ := e.Props["deleted"].(bool)
+		ids[e.RowKey] = deleted
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	removed := 0
+	for id, suspect := range ids {
+		if !suspect {
+			continue // an item there
+		}
+		// Read again: bury needs the row as it stands.
+		it, err := s.stored(ctx, id)
+		switch {
+		case errors.Is(err, ErrNoItem):
+			err = s.forget(ctx, id)
+		case err == nil && it.Deleted:
+			err = s.bury(ctx, it)
+		case err == nil:
+			continue
+		}
+		if err != nil {
+			return removed, err
+		}
+		removed++
+	}
+	return removed, nil
 }
 
 // morePictures are an item's pictures as its page lists them under its

@@ -21,7 +21,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/store/:id/alert", s.alert, auth.RequireAccount, item)
 	e.GET("/store/:id/edit", s.editItem, admin, item)
 	e.POST("/store/:id/edit", s.update, admin, item)
-	e.POST("/store/:id/delete", s.remove, admin, item)
+	e.POST("/store/:id/delete", s.remove, admin, s.requireStored())
 	pics := s.picturesEditor()
 	e.POST("/store/:id/pictures", pics.Add, admin, item)
 	e.POST("/store/:id/pictures/:photo/delete", pics.Delete, admin, item)

@@ -62,6 +62,9 @@ type ItemRow struct {
 	UpdatedAt time.Time `table:"updatedAt"`
 	// Listed is the projection's record of the cards it wrote.
 	Listed string `table:"listed"`
+	// Deleted marks an item being deleted: gone for everyone, its row
+	// stays until what it leaves (pictures, alerts) is gone too (bury).
+	Deleted bool `table:"deleted"`
 }
 
 // CardRow is an item's card in StoreIndex.

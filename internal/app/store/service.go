@@ -82,8 +82,11 @@ func (s *Service) UseNotifier(n Notifier) { s.notifier = n }
 
 // cardRows are the cards an item implies: while shown, one among all
 // items and one in its category's, newest first; while hidden, one among
-// the hidden.
+// the hidden; none while being deleted.
 func (s *Service) cardRows(it ItemRow) ([]projection.Row, error) {
+	if it.Deleted {
+		return nil, nil
+	}
 	rk := storage.ReverseTicks(it.CreatedAt) + "|" + it.RowKey
 	parts := []string{hiddenPart}
 	if it.Shown {
@@ -119,26 +122,32 @@ func (s *Service) BodyLimits() map[string]int64 {
 // RebuildSubject names the rebuild: web reindex store.
 func (s *Service) RebuildSubject() string { return "store" }
 
-// Rebuild recomputes StoreIndex from the items and each item's record
-// of its more pictures from the pictures, then tells those still
-// waiting for an item one can buy (a restock whose notice was not posted:
-// a crash between the item's write and the notice) (platform.Rebuilder).
+// Rebuild recomputes StoreIndex from the items, finishes the deletions
+// cut short (finishDeletions), records again each item's more pictures
+// from the pictures, then tells those still waiting for an item one can
+// buy (a restock whose notice was not posted: a crash between the item's
+// write and the notice) (platform.Rebuilder).
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	cards, err := s.cards.Rebuild(ctx)
 	if err != nil {
 		return cards, err
 	}
-	pictures, err := s.recordAllMore(ctx)
-	if err != nil {
-		return RebuildReport{Report: cards, Pictures: pictures}, err
+	r := RebuildReport{Report: cards}
+	if r.Removed, err = s.finishDeletions(ctx); err != nil {
+		return r, err
 	}
-	told, err := s.tellTheMissed(ctx)
-	return RebuildReport{Report: cards, Pictures: pictures, Told: told}, err
+	if r.Pictures, err = s.recordAllMore(ctx); err != nil {
+		return r, err
+	}
+	r.Told, err = s.tellTheMissed(ctx)
+	return r, err
 }
 
 // RebuildReport is what Rebuild fixed.
 type RebuildReport struct {
 	projection.Report
+	// Removed is how many deleted items' leftovers were removed.
+	Removed int
 	// Pictures is how many items' records of their more pictures were
 	// corrected.
 	Pictures int
@@ -147,5 +156,5 @@ type RebuildReport struct {
 }
 
 func (r RebuildReport) String() string {
-	return fmt.Sprintf("%s; %d items' pictures recorded again; %d items' waiting people told they are back", r.Report, r.Pictures, r.Told)
+	return fmt.Sprintf("%s; %d deleted items' pictures removed; %d items' pictures recorded again; %d items' waiting people told they are back", r.Report, r.Removed, r.Pictures, r.Told)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/app/store"
+	"github.com/harmony/harmony/internal/media/gallery"
 	"github.com/harmony/harmony/internal/media/mediatest"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
@@ -463,9 +464,9 @@ func TestMorePictures(t *testing.T) {
 	if res := a.admin.PostForm(item+"/delete", a.admin.WithCSRF("/store", url.Values{"confirm": {"yes"}})); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete the item: %d", res.StatusCode)
 	}
-	rows, _ := storage.All[storage.Entity](context.Background(), a.Store.Table(store.PicturesTable), storage.Query{Scan: true})
+	rows, err := storage.All[gallery.Row](context.Background(), a.Store.Table(store.PicturesTable), storage.Query{Scan: true})
 	blobs, _ := a.Store.Container(store.ImagesContainer).List(context.Background(), "")
-	if len(rows) != 0 || len(blobs) != 0 {
-		t.Errorf("after the item's deletion: %d picture rows, %d blobs", len(rows), len(blobs))
+	if err != nil || len(rows) != 0 || len(blobs) != 0 {
+		t.Errorf("after the item's deletion: %d picture rows, %d blobs (%v)", len(rows), len(blobs), err)
 	}
 }

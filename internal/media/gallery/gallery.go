@@ -156,19 +156,13 @@ func (g Gallery) Move(ctx context.Context, owner, id string, first bool) ([]Row,
 }
 
 // DeleteAll deletes all of owner's pictures (what they belong to is
-// gone): the rows, then the blobs.
+// gone): every file in the owner's folder, then the rows, so that a
+// delete cut short leaves the rows that name the owner for the next.
 func (g Gallery) DeleteAll(ctx context.Context, owner string) error {
-	rows, err := g.List(ctx, owner)
-	if err != nil {
+	if err := g.Pictures.DeleteAll(ctx, owner); err != nil {
 		return err
 	}
-	if err := storage.DeletePartition(ctx, g.Table, owner); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		g.Pictures.Delete(ctx, r.Key)
-	}
-	return nil
+	return storage.DeletePartition(ctx, g.Table, owner)
 }
 
 // Firsts are every owner's first picture, the table read whole: the

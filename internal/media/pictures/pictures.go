@@ -97,6 +97,26 @@ func (s Store) Delete(ctx context.Context, key string) {
 	}
 }
 
+// DeleteAll deletes every file in owner's folder, for what the pictures
+// belong to is gone: both sizes of each, and any an upload cut short
+// left. Unlike Delete it returns the first failure, so that the caller
+// keeps what names owner and tries again.
+func (s Store) DeleteAll(ctx context.Context, owner string) error {
+	if owner == "" {
+		return errors.New("pictures: DeleteAll of no owner")
+	}
+	blobs, err := s.Container.List(ctx, owner+"/")
+	if err != nil {
+		return err
+	}
+	for _, b := range blobs {
+		if err := s.Container.Delete(ctx, b.Name); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
 // Get reads the size of owner's picture that a URL's file part names
 // ("{32 hex digits}.jpg" or "…_s.jpg"). Any other file is
 // storage.ErrNotFound, so a URL reaches no other blob; the caller checks
