@@ -36,6 +36,12 @@ type app struct {
 // whose moderation queue takes reports of comments.
 func newApp(t *testing.T, withQueue ...bool) *app {
 	t.Helper()
+	return newAppOn(t, nil, withQueue...)
+}
+
+// newAppOn is newApp on a backend wrap wraps (nil: as it is).
+func newAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend, withQueue ...bool) *app {
+	t.Helper()
 	a := &app{}
 	var in *inbox.Service
 	modules := []platform.Factory{
@@ -55,7 +61,7 @@ func newApp(t *testing.T, withQueue ...bool) *app {
 			return admin.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now), nil
 		})
 	}
-	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules})
+	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Wrap: wrap, Modules: modules})
 	a.admin, a.member, a.visitor = a.Client(), a.Client(), a.Client()
 	a.SignIn(a.admin, "boss@example.com")
 	a.SignIn(a.member, "mia@example.com")

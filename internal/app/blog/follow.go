@@ -117,7 +117,7 @@ func (s *Service) announce(ctx context.Context, a announcement) error {
 		}
 	}
 	_, err = storage.Change(ctx, s.posts, postsPart, p.RowKey, ErrNoPost, func(p *PostRow) error {
-		if p.Announced {
+		if p.Announced || p.Deleted {
 			return storage.ErrNoChange
 		}
 		p.Announced = true

@@ -53,6 +53,12 @@ func (s *Service) requirePost() echo.MiddlewareFunc {
 	return auth.RequireShown(postScope, load, func(p PostRow) bool { return p.Visible(s.now()) }, ErrNoPost)
 }
 
+// requireStored reads the post the route names for its deletion (admins
+// alone): one being deleted too, so deleting it again finishes it.
+func (s *Service) requireStored() echo.MiddlewareFunc {
+	return postScope.Require(func(c echo.Context) (PostRow, error) { return s.stored(c.Request().Context(), c.Param("slug")) })
+}
+
 // list is GET /blog (?tag=): the newest posts, a page at a time.
 func (s *Service) list(c echo.Context) error {
 	ctx := c.Request().Context()

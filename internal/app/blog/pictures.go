@@ -72,14 +72,14 @@ func (s *Service) AddPicture(ctx context.Context, p PostRow, data []byte) (PostR
 	if err != nil {
 		return p, err
 	}
-	p, err = storage.Change(ctx, s.posts, postsPart, slug, ErrNoPost, func(p *PostRow) error {
+	p, err = storage.Change(ctx, s.posts, postsPart, slug, ErrNoPost, live(func(p *PostRow) error {
 		list := p.PictureList()
 		if len(list) >= MaxPictures {
 			return ErrPicturesFull
 		}
 		p.Pictures = strings.Join(append(list, key), ",")
 		return nil
-	})
+	}))
 	if err != nil {
 		s.pictures.Delete(ctx, key)
 	}
@@ -90,7 +90,7 @@ func (s *Service) AddPicture(ctx context.Context, p PostRow, data []byte) (PostR
 // URL's last part); the text's image of it then shows its alt text.
 func (s *Service) DeletePicture(ctx context.Context, slug, file string) (PostRow, error) {
 	var gone string
-	p, err := storage.Change(ctx, s.posts, postsPart, slug, ErrNoPost, func(p *PostRow) error {
+	p, err := storage.Change(ctx, s.posts, postsPart, slug, ErrNoPost, live(func(p *PostRow) error {
 		list := p.PictureList()
 		i := slices.Index(list, p.ID+"/"+file)
 		if i < 0 {
@@ -99,7 +99,7 @@ func (s *Service) DeletePicture(ctx context.Context, slug, file string) (PostRow
 		gone = list[i]
 		p.Pictures = strings.Join(slices.Delete(list, i, i+1), ",")
 		return nil
-	})
+	}))
 	if err != nil {
 		return p, err
 	}

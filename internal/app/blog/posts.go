@@ -262,11 +262,11 @@ func (s *Service) Update(ctx context.Context, old PostRow, in Input, zone *time.
 	}
 	var row PostRow
 	if p.slug == slug {
-		row, err = s.cards.Change(ctx, postsPart, slug, ErrNoPost, func(row *PostRow) error {
+		row, err = s.cards.Change(ctx, postsPart, slug, ErrNoPost, live(func(row *PostRow) error {
 			oldCover = ""
 			edit(row)
 			return nil
-		})
+		}))
 	} else {
 		row, err = s.move(ctx, old, p.slug, edit)
 	}
@@ -311,12 +311,32 @@ func (s *Service) move(ctx context.Context, old PostRow, slug string, edit func(
 	return row, nil
 }
 
-// Post reads the post at slug.
+// Post reads the post at slug (one being deleted is not there).
 func (s *Service) Post(ctx context.Context, slug string) (PostRow, error) {
+	p, err := s.stored(ctx, slug)
+	if err == nil && p.Deleted {
+		return PostRow{}, ErrNoPost
+	}
+	return p, err
+}
+
+// stored reads the post row at slug as it stands, one being deleted too.
+func (s *Service) stored(ctx context.Context, slug string) (PostRow, error) {
 	if !formrule.IsSlug(slug, maxSlugLength) {
 		return PostRow{}, ErrNoPost
 	}
 	return storage.Find[PostRow](ctx, s.posts, postsPart, slug, ErrNoPost)
+}
+
+// live is change for a post that is not being deleted; one that is, is
+// ErrNoPost.
+func live(change func(p *PostRow) error) func(p *PostRow) error {
+	return func(p *PostRow) error {
+		if p.Deleted {
+			return ErrNoPost
+		}
+		return change(p)
+	}
 }
 
 // Visible reports whether readers who are not admins see p at now.
@@ -328,35 +348,64 @@ func (s *Service) Unpublish(ctx context.Context, slug string) (PostRow, error) {
 	if !formrule.IsSlug(slug, maxSlugLength) {
 		return PostRow{}, ErrNoPost
 	}
-	row, err := s.cards.Change(ctx, postsPart, slug, ErrNoPost, func(row *PostRow) error {
+	row, err := s.cards.Change(ctx, postsPart, slug, ErrNoPost, live(func(row *PostRow) error {
 		if !row.Published {
 			return storage.ErrNoChange
 		}
 		row.Published, row.UpdatedAt = false, s.now().UTC()
 		return nil
-	})
+	}))
 	return row, s.behind(ctx, err, slug)
 }
 
-// Delete removes a post, its cards, pictures and comments, for good.
+// Delete removes a post for good. The post is marked deleted first, the
+// canonical write: from then on it is gone for everyone and its cards
+// go. Then what it leaves goes, and its row last (bury). A delete cut
+// short is finished by deleting the post again or by web reindex blog;
+// until then its leftovers are logged and the delete stands.
 func (s *Service) Delete(ctx context.Context, slug string) error {
-	row, err := s.Post(ctx, slug)
-	if err != nil {
+	if !formrule.IsSlug(slug, maxSlugLength) {
+		return ErrNoPost
+	}
+	row, err := s.cards.Change(ctx, postsPart, slug, ErrNoPost, func(p *PostRow) error {
+		if p.Deleted {
+			return storage.ErrNoChange
+		}
+		p.Deleted, p.UpdatedAt = true, s.now().UTC()
+		return nil
+	})
+	if err := s.behind(ctx, err, slug); err != nil {
 		return err
 	}
-	if err := s.posts.Delete(ctx, postsPart, slug, row.ETag); err != nil {
-		return err
-	}
-	for _, key := range append(row.PictureList(), row.CoverKey) {
-		s.pictures.Delete(ctx, key)
-	}
-	if err := s.comments.DeleteAll(ctx, row.ID); err != nil {
+	if err := s.bury(ctx, row); err != nil {
 		s.log.WarnContext(ctx, "blog: a deleted post's comments stay", "post", slug, "err", err)
 	}
-	if err := s.cards.Sync(ctx, &row, nil); err != nil {
-		return s.behind(ctx, errors.Join(projection.ErrBehind, err), slug)
+	return nil
+}
+
+// bury removes what post p, marked deleted, leaves, then its row: each
+// step may run again, and the row, which names the rest, goes last.
+func (s *Service) bury(ctx context.Context, p PostRow) error {
+	if err := s.forget(ctx, p.ID); err != nil {
+		return err
+	}
+	if err := s.posts.Delete(ctx, postsPart, p.RowKey, p.ETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	if err := s.cards.Sync(ctx, &p, nil); err != nil {
+		return s.behind(ctx, errors.Join(projection.ErrBehind, err), p.RowKey)
 	}
 	return nil
+}
+
+// forget removes what the post with id leaves when it goes: every
+// picture in its folder (its cover, its text's, any an upload cut short
+// left) and its comments.
+func (s *Service) forget(ctx context.Context, id string) error {
+	if err := s.pictures.DeleteAll(ctx, id); err != nil {
+		return err
+	}
+	return s.comments.DeleteAll(ctx, id)
 }
 
 // Page is one page of cards.

@@ -25,7 +25,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/blog/:slug/edit", s.editPost, admin, post)
 	e.POST("/blog/:slug/edit", s.update, admin, post)
 	e.POST("/blog/:slug/unpublish", s.unpublish, admin, post)
-	e.POST("/blog/:slug/delete", s.remove, admin, post)
+	e.POST("/blog/:slug/delete", s.remove, admin, s.requireStored())
 	e.POST("/blog/:slug/pictures", s.addPicture, admin, post)
 	e.POST("/blog/:slug/pictures/:file/delete", s.deletePicture, admin, post)
 

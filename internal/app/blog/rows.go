@@ -69,6 +69,9 @@ type PostRow struct {
 	Announced bool `table:"announced"`
 	// Listed is the projection's record of the cards it wrote.
 	Listed string `table:"listed"`
+	// Deleted marks a post being deleted: gone for everyone, its row
+	// stays until what it leaves (comments, pictures) is gone too (bury).
+	Deleted bool `table:"deleted"`
 }
 
 // CardRow is a post's card in BlogIndex.

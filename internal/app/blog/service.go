@@ -2,6 +2,7 @@ package blog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -74,16 +75,18 @@ func New(store *storage.Store, cursors *storage.Cursors, baseURL string, log *sl
 // cardRows are the cards a post implies: while published, one in every
 // post's partition and one in each of its tags', keyed by its
 // publication time reversed (newest first); while a draft, one in the
-// drafts'.
+// drafts'; none while being deleted.
 func (s *Service) cardRows(p PostRow) ([]projection.Row, error) {
 	var keys [][2]string
-	if p.Published {
+	switch {
+	case p.Deleted:
+	case p.Published:
 		rk := storage.ReverseTicks(p.PublishAt) + "|" + p.RowKey
 		keys = append(keys, [2]string{allPart, rk})
 		for _, t := range p.TagList() {
 			keys = append(keys, [2]string{tagPart(t), rk})
 		}
-	} else {
+	default:
 		keys = append(keys, [2]string{draftPart, p.RowKey})
 	}
 	rows := make([]projection.Row, 0, len(keys))
@@ -119,21 +122,25 @@ func (s *Service) BodyLimits() map[string]int64 {
 // RebuildSubject names the rebuild: web reindex blog.
 func (s *Service) RebuildSubject() string { return "blog" }
 
-// Rebuild recomputes BlogIndex from the posts, and queues the telling of
-// the published posts whose followers were not told (a crash between a
-// post's write and its announcement's queueing) (platform.Rebuilder).
+// Rebuild recomputes BlogIndex from the posts, finishes the deletions cut
+// short (finishDeletions), and queues the telling of the published posts
+// whose followers were not told (a crash between a post's write and its
+// announcement's queueing) (platform.Rebuilder).
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	cards, err := s.cards.Rebuild(ctx)
 	if err != nil {
 		return cards, err
 	}
 	r := RebuildReport{Report: cards}
+	if r.Removed, err = s.finishDeletions(ctx); err != nil {
+		return r, err
+	}
 	err = s.posts.QueryAll(ctx, storage.Query{PartitionKey: postsPart}, func(e storage.Entity) error {
 		var p PostRow
 		if err := storage.Unmarshal(e, &p); err != nil {
 			return err
 		}
-		if p.Published && !p.Announced && s.announcements != nil {
+		if p.Published && !p.Announced && !p.Deleted && s.announcements != nil {
 			s.queueAnnouncement(ctx, p)
 			r.Announcements++
 		}
@@ -145,11 +152,84 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 // RebuildReport is what Rebuild fixed.
 type RebuildReport struct {
 	projection.Report
+	// Removed is how many deleted posts' leftovers were removed.
+	Removed int
 	// Announcements is how many posts' telling it queued (again: a
 	// queued one is not queued twice).
 	Announcements int
 }
 
 func (r RebuildReport) String() string {
-	return fmt.Sprintf("%s; %d posts' announcements queued", r.Report, r.Announcements)
+	return fmt.Sprintf("%s; %d deleted posts' comments and pictures removed; %d posts' announcements queued", r.Report, r.Removed, r.Announcements)
+}
+
+// finishDeletions finishes the deletions cut short: it buries every post
+// marked deleted, and removes the comments and pictures of posts gone (a
+// comment that raced its post's deletion, or a deletion from before posts
+// were marked first). It reads the posts (twice when some thread has no
+// post) and the comments' keys. It returns how many posts' leftovers it
+// removed.
+func (s *Service) finishDeletions(ctx context.Context) (int, error) {
+	ids, deleted, err := s.postIDs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	orphans := map[string]bool{}
+	err = s.comments.Table.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"PartitionKey"}}, func(e storage.Entity) error {
+		if !ids[e.PartitionKey] && storage.IsID(e.PartitionKey) {
+			orphans[e.PartitionKey] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if len(orphans) > 0 {
+		// A draft that moved to another address during the first read
+		// may be missing from it; the second finds it.
+		if ids, _, err = s.postIDs(ctx); err != nil {
+			return 0, err
+		}
+	}
+	removed := 0
+	for id := range orphans {
+		if ids[id] {
+			continue
+		}
+		if err := s.forget(ctx, id); err != nil {
+			return removed, err
+		}
+		removed++
+	}
+	for _, slug := range deleted {
+		p, err := s.stored(ctx, slug)
+		switch {
+		case errors.Is(err, ErrNoPost):
+			continue // buried since
+		case err == nil && p.Deleted:
+			err = s.bury(ctx, p)
+		case err == nil:
+			continue // another post took the address since
+		}
+		if err != nil {
+			return removed, err
+		}
+		removed++
+	}
+	return removed, nil
+}
+
+// postIDs reads the posts' ids (theirs that are being deleted too) and
+// the addresses of those being deleted: one query.
+func (s *Service) postIDs(ctx context.Context) (ids map[string]bool, deleted []string, err error) {
+	ids = map[string]bool{}
+	err = s.posts.QueryAll(ctx, storage.Query{PartitionKey: postsPart, Select: []string{"RowKey", "id", "deleted"}}, func(e storage.Entity) error {
+		id, _ := e.Props["id"].(string)
+		ids[id] = true
+		if d, _ := e.Props["deleted"].(bool); d {
+			deleted = append(deleted, e.RowKey)
+		}
+		return nil
+	})
+	return ids, deleted, err
 }
