@@ -78,11 +78,7 @@ func (s *Service) recordMore(ctx context.Context, id string) (bool, error) {
 // whose item was not written (a crash between the two). Two scans and,
 // per such item, a read and a query. It returns how many it corrected.
 func (s *Service) recordAllMore(ctx context.Context) (int, error) {
-	ids := map[string]bool{}
-	err := s.more.Table.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"PartitionKey"}}, func(e storage.Entity) error {
-		ids[e.PartitionKey] = true
-		return nil
-	})
+	ids, err := s.pictureOwners(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -115,11 +111,7 @@ func (s *Service) recordAllMore(ctx context.Context) (int, error) {
 // were marked first). Two scans and, per such item, a read. It returns
 // how many items' leftovers it removed.
 func (s *Service) finishDeletions(ctx context.Context) (int, error) {
-	ids := map[string]bool{}
-	err := s.more.Table.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"PartitionKey"}}, func(e storage.Entity) error {
-		ids[e.PartitionKey] = true
-		return nil
-	})
+	ids, err := s.pictureOwners(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -152,6 +144,17 @@ func (s *Service) finishDeletions(ctx context.Context) (int, error) {
 		removed++
 	}
 	return removed, nil
+}
+
+// pictureOwners are the ids of the items that more pictures' rows name
+// (an item gone too): a scan of the rows' keys.
+func (s *Service) pictureOwners(ctx context.Context) (map[string]bool, error) {
+	ids := map[string]bool{}
+	err := s.more.Table.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"PartitionKey"}}, func(e storage.Entity) error {
+		ids[e.PartitionKey] = true
+		return nil
+	})
+	return ids, err
 }
 
 // morePictures are an item's pictures as its page lists them under its
