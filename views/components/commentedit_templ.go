@@ -82,7 +82,7 @@ func CommentEditForm(p CommentEditProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = TextArea(f, p.Field, p.Body, 4, 2000).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = TextArea(f, TextAreaProps{Name: p.Field, Value: p.Body, Rows: 4, Max: 2000}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

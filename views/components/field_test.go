@@ -50,3 +50,53 @@ func TestFieldLinksLabelHintAndError(t *testing.T) {
 		}
 	}
 }
+
+// A TextArea carries what its form asks of it (required, autofocus, a
+// class, a test id, htmx's attributes) and stays tied to its label, hint
+// and error; a hidden label still names it.
+func TestTextAreaCarriesItsForm(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		f    FieldProps
+		t    TextAreaProps
+		want map[string]string // attribute: value ("" for present, "-" for absent)
+	}{
+		{"plain", FieldProps{ID: "note", Label: "Note"}, TextAreaProps{Name: "note", Value: "hi", Rows: 4},
+			map[string]string{"rows": "4", "maxlength": "-", "required": "-", "autofocus": "-", "class": "-", "aria-describedby": "-", "aria-invalid": "-"}},
+		{"asked", FieldProps{ID: "body", Label: "Text", Hint: "Markdown", Error: "Write something."},
+			TextAreaProps{Name: "body", Rows: 8, Max: 2000, Required: true, Autofocus: true, Class: "blog-form-body", TestID: "text-input", Attrs: templ.Attributes{"hx-post": "/x"}},
+			map[string]string{"maxlength": "2000", "required": "", "autofocus": "", "class": "blog-form-body", "data-testid": "text-input", "hx-post": "/x", "aria-invalid": "true", "aria-describedby": "body-hint body-error"}},
+	} {
+		var b strings.Builder
+		if err := TextArea(c.f, c.t).Render(context.Background(), &b); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ta := doc.Find("textarea")
+		if ta.AttrOr("id", "") != c.f.ID || ta.AttrOr("name", "") != c.t.Name || ta.Text() != c.t.Value {
+			t.Errorf("%s: textarea %q", c.name, b.String())
+		}
+		if doc.Find("label").AttrOr("for", "") != c.f.ID {
+			t.Errorf("%s: label does not name the textarea", c.name)
+		}
+		for attr, want := range c.want {
+			got, ok := ta.Attr(attr)
+			switch {
+			case want == "-" && ok:
+				t.Errorf("%s: %s=%q, want none", c.name, attr, got)
+			case want != "-" && (!ok || got != want):
+				t.Errorf("%s: %s=%q (%v), want %q", c.name, attr, got, ok, want)
+			}
+		}
+	}
+	var b strings.Builder
+	if err := TextArea(FieldProps{ID: "edit-1", Label: "Edit", HideLabel: true}, TextAreaProps{Name: "body"}).Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `<label for="edit-1" class="visually-hidden">Edit</label>`) {
+		t.Errorf("hidden label: %s", b.String())
+	}
+}

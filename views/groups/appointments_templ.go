@@ -835,7 +835,7 @@ func AppointmentForm(p AppointmentFormProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		notes := components.FieldProps{ID: "appt-notes", Label: i18n.T(ctx, "groups.appointments.field.notes"), Error: errorText(ctx, p.Errors["notes"])}
-		templ_7745c5c3_Err = components.TextArea(notes, "notes", p.Notes, 4, 2000).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextArea(notes, components.TextAreaProps{Name: "notes", Value: p.Notes, Rows: 4, Max: 2000}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -2802,7 +2802,7 @@ func AppointmentPage(p AppointmentProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		f := components.FieldProps{ID: "comment-body", Label: i18n.T(ctx, "groups.comments.label"), Hint: i18n.T(ctx, "groups.comments.hint"), Error: errorText(ctx, p.CommentError)}
-		templ_7745c5c3_Err = components.TextArea(f, "comment", p.Comment, 3, 2000).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextArea(f, components.TextAreaProps{Name: "comment", Value: p.Comment, Rows: 3, Max: 2000}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -1250,7 +1250,7 @@ func Form(p FormProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		desc := p.field("description", i18n.T(ctx, "store.form.description"), i18n.T(ctx, "store.form.description_hint"))
-		templ_7745c5c3_Err = components.TextArea(desc, "description", p.Values["description"], 8, 5000).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextArea(desc, components.TextAreaProps{Name: "description", Value: p.Values["description"], Rows: 8, Max: 5000}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
