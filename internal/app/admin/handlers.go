@@ -111,7 +111,6 @@ func (h *handlers) renderOverview(c echo.Context) error {
 			ActorName:  r.ActorName,
 			Action:     r.Action,
 			TargetName: r.TargetName,
-			TargetKey:  r.TargetKey,
 			Reason:     r.Reason,
 		})
 	}
