@@ -62,6 +62,12 @@ func Day(ctx context.Context, t time.Time) string {
 	return wd + " " + strconv.Itoa(t.Day()) + " " + monthsShort[l][t.Month()-1]
 }
 
+// DayMonth is a date's day and short month, for a chart's axis: "2 Jun",
+// "2 июн.".
+func DayMonth(ctx context.Context, t time.Time) string {
+	return strconv.Itoa(t.Day()) + " " + monthsShort[langFor(ctx)][t.Month()-1]
+}
+
 // MonthAbbr is a month's short name without its dot, for a date tile:
 // "Jun", "июн".
 func MonthAbbr(ctx context.Context, t time.Time) string {

@@ -218,6 +218,8 @@ func TestDatesInTheReadersLanguage(t *testing.T) {
 		{MonthYear(ru, at), "Июнь 2030"},
 		{SinceMonth(en, at), "June 2030"},
 		{SinceMonth(ru, at), "июня 2030"},
+		{DayMonth(en, at), "2 Jun"},
+		{DayMonth(ru, at), "2 июн."},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

@@ -31,10 +31,13 @@ type ChartSeries struct {
 	Points string
 }
 
-// ChartTick is an axis label with its position.
+// ChartTick is an axis label with its position. Minor labels (every
+// other one on the x axis, counting back from the last) give way on a
+// phone, where the labels are drawn larger.
 type ChartTick struct {
 	X, Y  string
 	Label string
+	Minor bool
 }
 
 // LineChart is a line chart drawn by the server as SVG: the geometry is
@@ -104,8 +107,8 @@ func NewLineChart(labels []string, series []SeriesInput, labelEvery int) LineCha
 	if labelEvery < 1 {
 		labelEvery = 1
 	}
-	for i := len(labels) - 1; i >= 0; i -= labelEvery {
-		c.XTicks = append([]ChartTick{{X: ftoa(x(i)), Y: itoa(chartHeight - 8), Label: labels[i]}}, c.XTicks...)
+	for i, n := len(labels)-1, 0; i >= 0; i, n = i-labelEvery, n+1 {
+		c.XTicks = append([]ChartTick{{X: ftoa(x(i)), Y: itoa(chartHeight - 8), Label: labels[i], Minor: n%2 == 1}}, c.XTicks...)
 	}
 	return c
 }

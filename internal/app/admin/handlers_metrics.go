@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -25,7 +26,7 @@ func (h *handlers) metricsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	props := metricsProps(rows, h.svc.metrics.Sections())
+	props := metricsProps(ctx, rows, h.svc.metrics.Sections())
 	for _, m := range models {
 		props.Models = append(props.Models, views.ModelUsage(m))
 	}
@@ -37,15 +38,16 @@ func (h *handlers) metricsPage(c echo.Context) error {
 }
 
 // metricsProps turns the days (oldest first) of counters into each
-// section's chart and table (newest first).
-func metricsProps(rows []metrics.Day, sections []metrics.Section) views.MetricsProps {
+// section's chart and table (newest first), dated in the reader's
+// language.
+func metricsProps(ctx context.Context, rows []metrics.Day, sections []metrics.Section) views.MetricsProps {
 	p := views.MetricsProps{Span: len(rows)}
 	if len(rows) > 0 {
-		p.From, p.To = rows[0].Date.Format(time.DateOnly), rows[len(rows)-1].Date.Format(time.DateOnly)
+		p.From, p.To = i18n.Date(ctx, rows[0].Date), i18n.Date(ctx, rows[len(rows)-1].Date)
 	}
 	labels := make([]string, len(rows))
 	for i, r := range rows {
-		labels[i] = r.Date.Format("01-02")
+		labels[i] = i18n.DayMonth(ctx, r.Date)
 	}
 	for _, sec := range sections {
 		if len(sec.Counters) == 0 {
@@ -62,7 +64,7 @@ func metricsProps(rows []metrics.Day, sections []metrics.Section) views.MetricsP
 				values[j] = r.Get(counter)
 				series[j].Values[i] = values[j]
 			}
-			days[len(rows)-1-i] = views.MetricsDay{Date: r.Date.Format(time.DateOnly), Values: values}
+			days[len(rows)-1-i] = views.MetricsDay{Date: r.Date.Format(time.DateOnly), Label: i18n.Day(ctx, r.Date), Values: values}
 		}
 		p.Sections = append(p.Sections, views.MetricsSection{Key: sec.Key, Chart: views.NewLineChart(labels, series, 7), Days: days})
 	}

@@ -78,6 +78,22 @@ func TestMetricsPageChartsTheLast30Days(t *testing.T) {
 	if sections.Eq(1).Find(testID("metrics-row")).Eq(3).Find("td").First().Text() != "1" {
 		t.Error("the invite three days ago is not in the table")
 	}
+	if got := people.First().Find("th").Text(); got != "Fri 17 May" {
+		t.Errorf("first row's date %q", got)
+	}
+
+	// A Russian page dates its days in Russian: the span, the chart's
+	// axis and the table.
+	ru := boss.Get("/admin/metrics", "Accept-Language", "ru").Doc(t)
+	if got := ru.Find(".page-head").Text(); !strings.Contains(got, "18 апреля 2030") || !strings.Contains(got, "17 мая 2030") {
+		t.Errorf("Russian span %q", got)
+	}
+	if got := ru.Find(testID("metrics-chart")).First().Find(".chart-label-x").Last().Text(); got != "17 мая" {
+		t.Errorf("Russian axis ends %q", got)
+	}
+	if got := ru.Find(testID("metrics-row")).First().Find("th").Text(); got != "пт, 17 мая" {
+		t.Errorf("Russian first row's date %q", got)
+	}
 }
 
 // A failing counter never stops a sign-in.
