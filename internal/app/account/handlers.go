@@ -87,6 +87,7 @@ func (h *handlers) profileProps(ctx context.Context, p ProfileRow, form views.Pr
 		SavedName:      p.DisplayName,
 		Email:          p.Email,
 		PhotoURL:       PhotoURL(p.PartitionKey, p.PhotoKey),
+		PersonURL:      auth.ProfileURL(p.PartitionKey),
 		Age:            age,
 		HasAge:         hasAge,
 		Genders:        Genders,
