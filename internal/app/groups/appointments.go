@@ -57,6 +57,12 @@ type Appointment struct {
 	RecurrenceID *time.Time `json:"recurrenceId,omitempty"`
 	// Sequence counts changes, for the .ics feed's SEQUENCE.
 	Sequence int `json:"sequence"`
+	// WhoVersion is one more than the Sequence at which Who was last
+	// made the participants (0: never, an appointment older than it):
+	// the rebuild sets them again from Who only when their version row
+	// is older (repairParticipants), as other changes of them (a guest
+	// signing in) leave Who as it was.
+	WhoVersion int `json:"whoVersion,omitempty"`
 	// Remind is everyone's reminder, minutes before the start (0: none;
 	// who picks up still gets one, reminders.go).
 	Remind int `json:"remind,omitempty"`
@@ -116,6 +122,9 @@ var (
 	// ErrStaleEdit refuses an edit made on an older version: someone
 	// saved in between.
 	ErrStaleEdit = fault.New(http.StatusConflict, "groups.appointments.error.stale", "groups: the appointment changed since the form was opened")
+	// ErrBusy is a change that lost the race to others again and again
+	// (retryStale): nothing was saved (409).
+	ErrBusy = fault.New(http.StatusConflict, "groups.appointments.error.busy", "groups: the appointment keeps changing under this write")
 	// ErrNoAppointment is a missing, deleted or foreign appointment (404).
 	ErrNoAppointment = fault.NotFound("groups: no such appointment", storage.ErrNotFound)
 	// ErrNotCreator refuses deleting an appointment to a member who is
@@ -486,16 +495,16 @@ const staleTries = 5
 // errUnchanged is an edit that changes nothing (update writes nothing).
 var errUnchanged = errors.New("groups: nothing to change")
 
-// retryStale runs write, again while another write came between its read
-// and its own (storage.ErrPrecondition), at most staleTries times; then
-// the answer is storage.ErrConflict.
-func retryStale(write func() error) error {
-	for range staleTries {
-		if err := write(); !errors.Is(err, storage.ErrPrecondition) {
-			return err
-		}
+// retryStale runs write, again after a short, growing wait while another
+// write came between its read and its own (storage.Optimistic), at most
+// staleTries times; then the answer is ErrBusy, which is no failed
+// precondition, so a caller's own retry does not run it all again.
+func retryStale(ctx context.Context, write func() error) error {
+	err := storage.Optimistic(ctx, staleTries, func(context.Context) error { return write() })
+	if errors.Is(err, storage.ErrConflict) {
+		return ErrBusy
 	}
-	return storage.ErrConflict
+	return err
 }
 
 // update changes one appointment and saves it: edit changes d.Doc and,
@@ -508,7 +517,7 @@ func retryStale(write func() error) error {
 func (s *Service) update(ctx context.Context, groupID string, d *AppointmentDetail, setKeys bool, edit func(*AppointmentDetail) ([]string, error)) (AppointmentDetail, error) {
 	read := *d
 	var next AppointmentDetail
-	err := retryStale(func() error {
+	err := retryStale(ctx, func() error {
 		if read.docETag == "" {
 			fresh, err := s.Appointment(ctx, Membership{GroupID: groupID}, read.Doc.AppointmentID)
 			if err != nil {
@@ -602,7 +611,7 @@ func derive(row *AppointmentIndexRow, doc Appointment) {
 // a newer version of the blob wrote already stays as it is.
 func (s *Service) writeIndex(ctx context.Context, doc Appointment, old AppointmentIndexRow) (AppointmentIndexRow, error) {
 	var row AppointmentIndexRow
-	err := retryStale(func() error {
+	err := retryStale(ctx, func() error {
 		if old.Sequence > doc.Sequence {
 			row = old
 			return nil
@@ -616,7 +625,7 @@ func (s *Service) writeIndex(ctx context.Context, doc Appointment, old Appointme
 		case row.PartitionKey == old.PartitionKey:
 			err = s.moveIndexRow(ctx, row, old)
 		default:
-			if _, err = storage.Upsert(ctx, s.appointments, row); err == nil {
+			if _, err = storage.Insert(ctx, s.appointments, row); err == nil {
 				err = s.appointments.Delete(ctx, old.PartitionKey, old.RowKey, old.ETag)
 			}
 		}
@@ -672,7 +681,7 @@ func (s *Service) markHasSeries(ctx context.Context, groupID string) error {
 // transaction makes it read again.
 func (s *Service) setParticipants(ctx context.Context, doc Appointment, keys []string, by string) ([]ParticipantRow, error) {
 	var final []ParticipantRow
-	err := retryStale(func() error {
+	err := retryStale(ctx, func() error {
 		var err error
 		final, err = s.participantOps(ctx, doc, keys, by)
 		if errors.Is(err, storage.ErrExists) || errors.Is(err, storage.ErrNotFound) {
@@ -741,8 +750,11 @@ func (s *Service) participantOps(ctx context.Context, doc Appointment, keys []st
 			ops = append(ops, storage.TxOp{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: pk, RowKey: rk}, IfMatch: row.ETag})
 		}
 	}
-	if len(ops) == 0 {
-		return final, nil // nothing to change, so nothing to put back
+	if len(ops) == 0 && (version.Sequence >= doc.Sequence && version.ETag != "" || doc.Sequence == 0) {
+		// Nothing to change, and the version row says this version
+		// already (or the appointment is new: no older write of its
+		// participants can come).
+		return final, nil
 	}
 	etag := version.ETag
 	version.Sequence = doc.Sequence
@@ -769,7 +781,10 @@ func upsertAt(v any, etag string) (storage.TxOp, error) {
 // commitWith saves doc (after old, nil when new), makes keys its
 // participants, and schedules its next reminder.
 func (s *Service) commitWith(ctx context.Context, doc *Appointment, old *AppointmentDetail, keys []string, by string) error {
-	doc.Who = keys
+	doc.Who, doc.WhoVersion = keys, doc.Sequence+1
+	if old != nil {
+		doc.WhoVersion++ // saveAppointment counts this change
+	}
 	row, err := s.saveAppointment(ctx, doc, old)
 	if err != nil {
 		return err

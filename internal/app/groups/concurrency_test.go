@@ -5,11 +5,11 @@ import (
 	"errors"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -25,8 +25,8 @@ type between struct {
 	do   func() error
 }
 
-// once arms b: the next write when matches (op is "blob NAME", or "tx",
-// "update", "upsert", "insert" or "delete" and the table) runs do first,
+// once arms b: the next call when matches (op is "blob NAME", or "tx",
+// "update", "upsert", "delete" or "query" and the table) runs do first,
 // and fails with its error if it returns one.
 func (b *between) once(when func(op string) bool, do func() error) {
 	b.mu.Lock()
@@ -82,6 +82,13 @@ func (b *between) Upsert(ctx context.Context, table string, e storage.Entity, mo
 		return "", err
 	}
 	return b.Backend.Upsert(ctx, table, e, mode)
+}
+
+func (b *between) Query(ctx context.Context, table string, q storage.Query) (storage.Page, error) {
+	if err := b.fire("query " + table); err != nil {
+		return storage.Page{}, err
+	}
+	return b.Backend.Query(ctx, table, q)
 }
 
 func (b *between) Delete(ctx context.Context, table, pk, rk, ifMatch string) error {
@@ -217,7 +224,7 @@ func TestCrossingEditsLeaveTheLastOnesParticipants(t *testing.T) {
 	edit := func(who []string) AppointmentInput {
 		return AppointmentInput{Title: "Picnic", Start: "2030-06-01T10:00", End: "2030-06-01T11:00", Participants: who}
 	}
-	b.before(func(op string) bool { return strings.HasSuffix(op, participantsTable) }, func() {
+	b.before(to("tx", participantsTable), func() {
 		if _, err := a.svc.UpdateAppointment(ctx, m, bob.id, doc.AppointmentID, edit([]string{bob.id.MemberKey}), time.UTC); err != nil {
 			t.Errorf("bob's edit: %v", err)
 		}
@@ -235,5 +242,84 @@ func TestCrossingEditsLeaveTheLastOnesParticipants(t *testing.T) {
 	}
 	if !slices.Equal(got, d.Doc.Who) || !slices.Equal(got, []string{bob.id.MemberKey}) {
 		t.Errorf("participants %q, the appointment names %q; want bob's edit's, saved last", got, d.Doc.Who)
+	}
+}
+
+// An edit that changes nothing among the participants still says which
+// version they are: an older edit's participants, arriving after it,
+// do not replace them.
+func TestAnOlderEditsParticipantsDoNotLandLast(t *testing.T) {
+	t.Parallel()
+	a, b := newBetweenApp(t)
+	ann, bob, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	edit := func(who string) AppointmentInput {
+		return AppointmentInput{Title: "Picnic", Start: "2030-06-01T10:00", End: "2030-06-01T11:00", Participants: []string{who}}
+	}
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, edit(ann.id.MemberKey), time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.before(to("tx", participantsTable), func() {
+		// Bob puts ann back: the rows name her already.
+		if _, err := a.svc.UpdateAppointment(ctx, m, bob.id, doc.AppointmentID, edit(ann.id.MemberKey), time.UTC); err != nil {
+			t.Errorf("bob's edit: %v", err)
+		}
+	})
+	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, edit(bob.id.MemberKey), time.UTC); err != nil {
+		t.Fatalf("ann's edit: %v", err)
+	}
+	d, err := a.svc.Appointment(ctx, m, doc.AppointmentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range d.Participants {
+		got = append(got, p.MemberKey)
+	}
+	if !slices.Equal(got, d.Doc.Who) || !slices.Equal(got, []string{ann.id.MemberKey}) {
+		t.Errorf("participants %q, the appointment names %q; want ann, as bob saved last", got, d.Doc.Who)
+	}
+}
+
+// The rebuild meets an appointment that is being moved as it repairs it:
+// it leaves it as the move made it.
+func TestTheRebuildLeavesAnAppointmentBeingChanged(t *testing.T) {
+	t.Parallel()
+	a, b := newBetweenApp(t)
+	ann, _, id := joinedPair(t, a)
+	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Dentist", Start: "2030-06-01T10:00", End: "2030-06-01T11:00"}, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Between the rebuild's read of the blob and of its rows.
+	b.before(to("query", appointmentsTable), func() {
+		in := AppointmentInput{Title: "Dentist, later", Start: "2030-06-02T10:00", End: "2030-06-02T11:00"}
+		if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, time.UTC); err != nil {
+			t.Errorf("the move: %v", err)
+		}
+	})
+	a.rebuild(t)
+	rows, err := a.svc.Between(ctx, m, time.Date(2030, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2030, 7, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Title != "Dentist, later" || rows[0].StartTime.Day() != 2 {
+		t.Errorf("after the rebuild June shows %q", startsIn(rows, time.UTC))
+	}
+}
+
+// A change that keeps losing the race is answered 409 "try again", and
+// is no failed precondition that a caller would run again.
+func TestAChangeThatKeepsLosingIsBusy(t *testing.T) {
+	t.Parallel()
+	tries := 0
+	err := retryStale(ctx, func() error { tries++; return storage.ErrPrecondition })
+	if !errors.Is(err, ErrBusy) || errors.Is(err, storage.ErrPrecondition) || tries != staleTries {
+		t.Errorf("after %d tries: %v", tries, err)
+	}
+	if f, ok := errors.AsType[*fault.Error](err); !ok || f.Status() != http.StatusConflict {
+		t.Errorf("%v is no 409", err)
 	}
 }

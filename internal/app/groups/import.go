@@ -152,10 +152,11 @@ func (s *Service) ImportFile(ctx context.Context, m Membership, id *auth.Identit
 		doc.GroupID = m.GroupID
 		if it.Existing != "" {
 			_, err := s.update(ctx, m.GroupID, &AppointmentDetail{Doc: Appointment{AppointmentID: it.Existing}}, false, func(d *AppointmentDetail) ([]string, error) {
-				doc.AppointmentID, doc.CreatedBy, doc.CreatedAt, doc.Sequence = d.Doc.AppointmentID, d.Doc.CreatedBy, d.Doc.CreatedAt, d.Doc.Sequence
-				doc.Who, doc.Responsible, doc.Remind = d.Doc.Who, d.Doc.Responsible, d.Doc.Remind
-				doc.UpdatedBy, doc.UpdatedAt = id.MemberKey, now
-				d.Doc = doc
+				next := doc // the file's, with what it does not carry kept
+				next.AppointmentID, next.CreatedBy, next.CreatedAt, next.Sequence = d.Doc.AppointmentID, d.Doc.CreatedBy, d.Doc.CreatedAt, d.Doc.Sequence
+				next.Who, next.WhoVersion, next.Responsible, next.Remind = d.Doc.Who, d.Doc.WhoVersion, d.Doc.Responsible, d.Doc.Remind
+				next.UpdatedBy, next.UpdatedAt = id.MemberKey, now
+				d.Doc = next
 				return nil, nil
 			})
 			if err == nil {

@@ -285,7 +285,7 @@ func (s *Service) Join(ctx context.Context, link JoinLink, id *auth.Identity) (M
 
 // spinOffGrace is how long a spin-off may take to make its group before
 // another may take its claim on the link over (SpinOff).
-const spinOffGrace = time.Minute
+const spinOffGrace = 5 * time.Minute
 
 // spunOff is the group the link started or is starting (SpunOff): ""
 // for none, and for a claim older than spinOffGrace on a group that was
@@ -349,6 +349,13 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 	}
 	if err := claim(stale, groupID); err != nil {
 		return GroupRow{}, err
+	}
+	if claimed == "" && stale != "" {
+		// The stopped claim was let go meanwhile: claim the link afresh.
+		stale = ""
+		if err := claim("", groupID); err != nil {
+			return GroupRow{}, err
+		}
 	}
 	if claimed != stale {
 		return GroupRow{GroupID: claimed}, nil // another request is making it

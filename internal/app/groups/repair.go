@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -43,31 +42,35 @@ func (r AppointmentRepairs) Add(o AppointmentRepairs) AppointmentRepairs {
 }
 
 // repairAppointments brings group groupID's index rows, participants
-// and series up to its appointments' blobs: a listing of the blobs and
-// a read of each, the group's two index partitions, and each
-// appointment's participants. A blob with no row at all is a creation
-// that stopped before its row, which its maker was told failed: it
-// stays unlisted, as it is.
+// and series up to its appointments' blobs: a listing of the blobs, then
+// for each its blob, its rows (a query of each index partition) and its
+// participants' version row, and for an override its series' blob. A
+// blob with no row at all is a creation that stopped before its row,
+// which its maker was told failed: it stays unlisted, as it is. An
+// appointment whose row is ahead of the blob read is changing at that
+// moment, and is let be.
 func (s *Service) repairAppointments(ctx context.Context, groupID string) (AppointmentRepairs, error) {
 	var r AppointmentRepairs
-	docs, err := s.appointmentBlobs(ctx, groupID)
+	ids, err := s.appointmentIDs(ctx, groupID)
 	if err != nil {
 		return r, err
 	}
-	rows := map[string][]AppointmentIndexRow{}
-	for _, pk := range []string{groupID, seriesPartition(groupID)} {
-		all, err := storage.All[AppointmentIndexRow](ctx, s.appointments, storage.Query{PartitionKey: pk})
+	for _, id := range ids {
+		// The blob first, then the rows: a change made in between
+		// leaves a row ahead.
+		doc, err := s.appointmentDoc(ctx, groupID, id)
+		if errors.Is(err, ErrNoAppointment) {
+			continue
+		}
 		if err != nil {
 			return r, err
 		}
-		for _, row := range all {
-			rows[row.AppointmentID] = append(rows[row.AppointmentID], row)
+		found, err := s.indexRowsOf(ctx, groupID, id)
+		if err != nil {
+			return r, err
 		}
-	}
-	for _, id := range slices.Sorted(maps.Keys(docs)) {
-		doc, found := docs[id], rows[id]
-		if len(found) == 0 {
-			continue
+		if len(found) == 0 || slices.ContainsFunc(found, func(row AppointmentIndexRow) bool { return row.Sequence > doc.Sequence }) {
+			continue // never listed, or changing at this moment
 		}
 		row, err := s.repairRows(ctx, doc, found, &r)
 		if err != nil {
@@ -79,35 +82,45 @@ func (s *Service) repairAppointments(ctx context.Context, groupID string) (Appoi
 		if err := s.repairParticipants(ctx, doc, &r); err != nil {
 			return r, err
 		}
-		if err := s.repairMoved(ctx, doc, docs, rows, &r); err != nil {
+		if err := s.repairMoved(ctx, doc, &r); err != nil {
 			return r, err
 		}
 	}
 	return r, nil
 }
 
-// appointmentBlobs reads every appointment blob of the group, by id.
-func (s *Service) appointmentBlobs(ctx context.Context, groupID string) (map[string]Appointment, error) {
-	infos, err := s.blobs.List(ctx, "groups/"+groupID+"/appointments/")
-	if err != nil {
-		return nil, err
-	}
-	docs := map[string]Appointment{}
-	for _, info := range infos {
-		id, ok := strings.CutSuffix(strings.TrimPrefix(info.Name, "groups/"+groupID+"/appointments/"), "/appointment.json")
-		if !ok || strings.Contains(id, "/") {
-			continue
-		}
-		doc, err := s.appointmentDoc(ctx, groupID, id)
-		if errors.Is(err, ErrNoAppointment) {
-			continue
-		}
+// indexRowsOf are the index rows of appointment id: one query of each of
+// the group's two partitions.
+func (s *Service) indexRowsOf(ctx context.Context, groupID, id string) ([]AppointmentIndexRow, error) {
+	var out []AppointmentIndexRow
+	for _, pk := range []string{groupID, seriesPartition(groupID)} {
+		rows, err := storage.All[AppointmentIndexRow](ctx, s.appointments, storage.Query{
+			PartitionKey: pk,
+			Filters:      []storage.Filter{{Name: "appointmentId", Op: storage.Eq, Value: id}},
+		})
 		if err != nil {
 			return nil, err
 		}
-		docs[id] = doc
+		out = append(out, rows...)
 	}
-	return docs, nil
+	return out, nil
+}
+
+// appointmentIDs lists the group's appointments that have a blob.
+func (s *Service) appointmentIDs(ctx context.Context, groupID string) ([]string, error) {
+	prefix := "groups/" + groupID + "/appointments/"
+	infos, err := s.blobs.List(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, info := range infos {
+		id, ok := strings.CutSuffix(strings.TrimPrefix(info.Name, prefix), "/appointment.json")
+		if ok && !strings.Contains(id, "/") {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
 }
 
 // repairRows leaves one index row for doc, at its key and as it says:
@@ -143,8 +156,6 @@ func (s *Service) repairRows(ctx context.Context, doc Appointment, found []Appoi
 	if !buried && keep.Sequence == doc.Sequence && keep.PartitionKey == want.PartitionKey && keep.RowKey == want.RowKey {
 		return keep, nil
 	}
-	// The row follows the blob, whatever version it claims.
-	keep.Sequence = min(keep.Sequence, doc.Sequence)
 	row, err := s.writeIndex(ctx, doc, keep)
 	if err == nil {
 		r.Rows++
@@ -152,22 +163,25 @@ func (s *Service) repairRows(ctx context.Context, doc Appointment, found []Appoi
 	return row, err
 }
 
-// repairParticipants sets doc's participants again when the stored ones
-// are not the blob's list.
+// repairParticipants sets doc's participants again from its list (Who)
+// when the last change that set them stopped before they were written:
+// their version row is older than that change (WhoVersion). Other
+// changes of the participants (a guest signing in moves theirs to the
+// account) leave Who as it was, and so do appointments older than
+// WhoVersion: those stay as they are.
 func (s *Service) repairParticipants(ctx context.Context, doc Appointment, r *AppointmentRepairs) error {
-	parts, err := storage.All[ParticipantRow](ctx, s.participants, storage.Query{
-		PartitionKey: participantsPartition(doc.GroupID, doc.AppointmentID), RowKeyPrefix: "m:",
-	})
-	if err != nil {
+	if doc.WhoVersion == 0 {
+		return nil
+	}
+	version, err := storage.Get[participantsVersionRow](ctx, s.participants, participantsPartition(doc.GroupID, doc.AppointmentID), participantsVersion)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		if len(doc.Who) == 0 {
+			return nil // none, and none were to be
+		}
+	case err != nil:
 		return err
-	}
-	var have []string
-	for _, p := range parts {
-		have = append(have, p.MemberKey)
-	}
-	slices.Sort(have)
-	want := slices.Sorted(slices.Values(doc.Who))
-	if slices.Equal(have, want) {
+	case version.Sequence+1 >= doc.WhoVersion:
 		return nil
 	}
 	if _, err := s.setParticipants(ctx, doc, doc.Who, doc.UpdatedBy); err != nil {
@@ -180,17 +194,13 @@ func (s *Service) repairParticipants(ctx context.Context, doc Appointment, r *Ap
 // repairMoved hides, in its series, the date an override replaces when
 // the series still shows it: an edit or cancellation of one date that
 // stopped after writing the override (editOccurrence).
-func (s *Service) repairMoved(ctx context.Context, doc Appointment, docs map[string]Appointment, rows map[string][]AppointmentIndexRow, r *AppointmentRepairs) error {
-	series, ok := docs[doc.SeriesID]
-	if doc.SeriesID == "" || doc.RecurrenceID == nil || !ok || len(rows[doc.SeriesID]) == 0 {
+func (s *Service) repairMoved(ctx context.Context, doc Appointment, r *AppointmentRepairs) error {
+	if doc.SeriesID == "" || doc.RecurrenceID == nil {
 		return nil
 	}
 	at := *doc.RecurrenceID
-	if slices.ContainsFunc(append(slices.Clone(series.Moved), series.ExDates...), at.Equal) {
-		return nil
-	}
 	_, err := s.update(ctx, doc.GroupID, &AppointmentDetail{Doc: Appointment{AppointmentID: doc.SeriesID}}, false, func(d *AppointmentDetail) ([]string, error) {
-		if slices.ContainsFunc(d.Doc.Moved, at.Equal) {
+		if slices.ContainsFunc(d.Doc.Moved, at.Equal) || slices.ContainsFunc(d.Doc.ExDates, at.Equal) {
 			return nil, errUnchanged
 		}
 		d.Doc.Moved = append(d.Doc.Moved, at)

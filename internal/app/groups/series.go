@@ -211,7 +211,7 @@ func (s *Service) deleteOverrides(ctx context.Context, groupID, seriesID string,
 // another write changed its row in between.
 func (s *Service) bury(ctx context.Context, groupID, appointmentID string, id *auth.Identity, may func(AppointmentDetail) error) (AppointmentDetail, error) {
 	var d AppointmentDetail
-	err := retryStale(func() error {
+	err := retryStale(ctx, func() error {
 		var err error
 		if d, err = s.Appointment(ctx, Membership{GroupID: groupID}, appointmentID); err != nil {
 			return err

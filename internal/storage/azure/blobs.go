@@ -47,12 +47,13 @@ func (b *Backend) PutBlob(ctx context.Context, container, name string, data []by
 	}
 	resp, err := bb.Upload(ctx, streaming.NopCloser(bytes.NewReader(data)), opts)
 	if err != nil {
-		err = mapError(ctx, "put blob", err)
-		if ifMatch != storage.AnyETag && ifMatch != "" && errors.Is(err, storage.ErrNotFound) && !bloberror.HasCode(err, bloberror.ContainerNotFound) {
-			// The blob it was to replace is gone: the condition failed.
+		mapped := mapError(ctx, "put blob", err)
+		if ifMatch != storage.AnyETag && ifMatch != "" && errors.Is(mapped, storage.ErrNotFound) && !bloberror.HasCode(err, bloberror.ContainerNotFound) {
+			// The blob it was to replace is gone: the condition failed
+			// (and the answer is no "not found").
 			return "", &serviceError{op: "put blob", kind: storage.ErrPrecondition, msg: "the blob is gone", cause: err}
 		}
-		return "", err
+		return "", mapped
 	}
 	return blobETag(resp.ETag), nil
 }

@@ -2,6 +2,7 @@ package storagetest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -98,6 +99,9 @@ func testBlobs(t *testing.T, s *suite) {
 		must(t, c.Delete(ctx, "cond"), "delete")
 		_, err = c.PutIf(ctx, "cond", []byte("back"), "text/plain", second)
 		wantErr(t, err, storage.ErrPrecondition, "write at the ETag of a deleted blob")
+		if errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("write at the ETag of a deleted blob is also not found: %v", err)
+		}
 		_, err = c.PutIf(ctx, "cond", []byte("x"), "text/plain", "not\x01an-etag")
 		wantErr(t, err, storage.ErrPrecondition, "write at a malformed ETag")
 		_, err = c.Get(ctx, "cond")
