@@ -390,6 +390,26 @@ func (c *Container) Delete(ctx context.Context, name string) error {
 	return c.b.DeleteBlob(ctx, c.name, name)
 }
 
+// DeletePrefix deletes every blob whose name starts with prefix (a
+// folder, with its "/"): what owned them is gone. A blob already gone is
+// fine; it stops at the first other failure, so the caller keeps what
+// names the folder and runs it again.
+func (c *Container) DeletePrefix(ctx context.Context, prefix string) error {
+	if prefix == "" {
+		return errors.New("storage: DeletePrefix of the whole container")
+	}
+	blobs, err := c.List(ctx, prefix)
+	if err != nil {
+		return err
+	}
+	for _, b := range blobs {
+		if err := c.Delete(ctx, b.Name); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
 // List returns the blobs whose names start with prefix, by name.
 func (c *Container) List(ctx context.Context, prefix string) ([]BlobInfo, error) {
 	count(ctx, func(c *Counter) *atomicInt { return &c.blobReads })

@@ -174,14 +174,8 @@ func (s *Service) Forget(ctx context.Context, chatID string, memberKeys []string
 			return err
 		}
 	}
-	blobs, err := s.images.Container.List(ctx, chatID+"/")
-	if err != nil {
+	if err := s.images.DeleteAll(ctx, chatID); err != nil {
 		return err
-	}
-	for _, b := range blobs {
-		if err := s.images.Container.Delete(ctx, b.Name); err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return err
-		}
 	}
 	if err := storage.DeletePartition(ctx, s.log.table, chatID); err != nil {
 		return err

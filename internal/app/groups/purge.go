@@ -176,16 +176,7 @@ func groupBlobPrefix(groupID string) string { return "groups/" + groupID + "/" }
 
 // purgeBlobs deletes every blob under groups/{groupId}/.
 func (s *Service) purgeBlobs(ctx context.Context, groupID string) error {
-	blobs, err := s.blobs.List(ctx, groupBlobPrefix(groupID))
-	if err != nil {
-		return err
-	}
-	for _, b := range blobs {
-		if err := s.blobs.Delete(ctx, b.Name); err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return err
-		}
-	}
-	return nil
+	return s.blobs.DeletePrefix(ctx, groupBlobPrefix(groupID))
 }
 
 // deleteRow deletes a row; a row already gone is fine.

@@ -105,16 +105,7 @@ func (s Store) DeleteAll(ctx context.Context, owner string) error {
 	if owner == "" {
 		return errors.New("pictures: DeleteAll of no owner")
 	}
-	blobs, err := s.Container.List(ctx, owner+"/")
-	if err != nil {
-		return err
-	}
-	for _, b := range blobs {
-		if err := s.Container.Delete(ctx, b.Name); err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return err
-		}
-	}
-	return nil
+	return s.Container.DeletePrefix(ctx, owner+"/")
 }
 
 // Get reads the size of owner's picture that a URL's file part names

@@ -152,6 +152,27 @@ func testBlobs(t *testing.T, s *suite) {
 			t.Errorf("list after delete: %+v, want only keep", infos)
 		}
 	})
+	t.Run("DeletePrefix", func(t *testing.T) {
+		t.Parallel()
+		own := s.container(t)
+		for _, n := range []string{"a/1", "a/b/2", "ab", "b/1"} {
+			putBlob(t, own, n, []byte(n), "text/plain")
+		}
+		must(t, own.DeletePrefix(t.Context(), "a/"), "delete a/")
+		must(t, own.DeletePrefix(t.Context(), "a/"), "delete a/ again")
+		infos, err := own.List(t.Context(), "")
+		must(t, err, "list")
+		var left []string
+		for _, info := range infos {
+			left = append(left, info.Name)
+		}
+		if !slices.Equal(left, []string{"ab", "b/1"}) {
+			t.Errorf("after deleting a/: %q", left)
+		}
+		if err := own.DeletePrefix(t.Context(), ""); err == nil {
+			t.Error("deleting the whole container by an empty prefix was allowed")
+		}
+	})
 	t.Run("Missing", func(t *testing.T) {
 		t.Parallel()
 		_, err := c.Get(t.Context(), "never/put")
