@@ -105,6 +105,36 @@ func newBetweenApp(t *testing.T) (*groupsApp, *between) {
 	return a, b
 }
 
+// pairWith is ann's group with bob (joinedPair), ann's membership, and
+// the appointment ann makes there by in.
+func pairWith(t *testing.T, a *groupsApp, in AppointmentInput) (ann, bob person, m Membership, doc Appointment) {
+	t.Helper()
+	ann, bob, id := joinedPair(t, a)
+	m, _, _ = a.svc.Open(ctx, id, ann.id, AccessMember)
+	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, in, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ann, bob, m, doc
+}
+
+// dentist is the appointment most of these tests change.
+var dentist = AppointmentInput{Title: "Dentist", Start: "2030-06-01T10:00", End: "2030-06-01T11:00"}
+
+// participantsOf reads an appointment: its participants' memberKeys, and
+// the list of them its blob keeps.
+func participantsOf(t *testing.T, a *groupsApp, m Membership, appointmentID string) (got, who []string) {
+	t.Helper()
+	d, err := a.svc.Appointment(ctx, m, appointmentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range d.Participants {
+		got = append(got, p.MemberKey)
+	}
+	return got, d.Doc.Who
+}
+
 func writing(name string) func(string) bool {
 	return func(op string) bool { return op == "blob "+name }
 }
@@ -171,19 +201,15 @@ func TestTwoDatesCancelledAtOnceAreBothCancelled(t *testing.T) {
 func TestAnEditDoesNotBringBackWhatWasDeleted(t *testing.T) {
 	t.Parallel()
 	a, b := newBetweenApp(t)
-	ann, bob, id := joinedPair(t, a)
-	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
-	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Dentist", Start: "2030-06-01T10:00", End: "2030-06-01T11:00"}, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ann, bob, m, doc := pairWith(t, a, dentist)
+	id := m.GroupID
 	b.before(writing(appointmentBlobName(id, doc.AppointmentID)), func() {
 		if err := a.svc.DeleteAppointment(ctx, m, ann.id, doc.AppointmentID); err != nil {
 			t.Errorf("delete: %v", err)
 		}
 	})
 	bm, _, _ := a.svc.Open(ctx, id, bob.id, AccessMember)
-	_, err = a.svc.UpdateAppointment(ctx, bm, bob.id, doc.AppointmentID, AppointmentInput{Title: "Dentist, later", Start: "2030-06-02T10:00", End: "2030-06-02T11:00"}, time.UTC)
+	_, err := a.svc.UpdateAppointment(ctx, bm, bob.id, doc.AppointmentID, AppointmentInput{Title: "Dentist, later", Start: "2030-06-02T10:00", End: "2030-06-02T11:00"}, time.UTC)
 	if !errors.Is(err, ErrNoAppointment) {
 		t.Errorf("the edit: %v, want not found", err)
 	}
@@ -215,12 +241,7 @@ func TestAnEditDoesNotBringBackWhatWasDeleted(t *testing.T) {
 func TestCrossingEditsLeaveTheLastOnesParticipants(t *testing.T) {
 	t.Parallel()
 	a, b := newBetweenApp(t)
-	ann, bob, id := joinedPair(t, a)
-	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
-	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Picnic", Start: "2030-06-01T10:00", End: "2030-06-01T11:00"}, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ann, bob, m, doc := pairWith(t, a, AppointmentInput{Title: "Picnic", Start: "2030-06-01T10:00", End: "2030-06-01T11:00"})
 	edit := func(who []string) AppointmentInput {
 		return AppointmentInput{Title: "Picnic", Start: "2030-06-01T10:00", End: "2030-06-01T11:00", Participants: who}
 	}
@@ -232,16 +253,9 @@ func TestCrossingEditsLeaveTheLastOnesParticipants(t *testing.T) {
 	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, edit([]string{ann.id.MemberKey}), time.UTC); err != nil {
 		t.Fatalf("ann's edit: %v", err)
 	}
-	d, err := a.svc.Appointment(ctx, m, doc.AppointmentID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range d.Participants {
-		got = append(got, p.MemberKey)
-	}
-	if !slices.Equal(got, d.Doc.Who) || !slices.Equal(got, []string{bob.id.MemberKey}) {
-		t.Errorf("participants %q, the appointment names %q; want bob's edit's, saved last", got, d.Doc.Who)
+	got, who := participantsOf(t, a, m, doc.AppointmentID)
+	if !slices.Equal(got, who) || !slices.Equal(got, []string{bob.id.MemberKey}) {
+		t.Errorf("participants %q, the appointment names %q; want bob's edit's, saved last", got, who)
 	}
 }
 
@@ -269,16 +283,9 @@ func TestAnOlderEditsParticipantsDoNotLandLast(t *testing.T) {
 	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, edit(bob.id.MemberKey), time.UTC); err != nil {
 		t.Fatalf("ann's edit: %v", err)
 	}
-	d, err := a.svc.Appointment(ctx, m, doc.AppointmentID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range d.Participants {
-		got = append(got, p.MemberKey)
-	}
-	if !slices.Equal(got, d.Doc.Who) || !slices.Equal(got, []string{ann.id.MemberKey}) {
-		t.Errorf("participants %q, the appointment names %q; want ann, as bob saved last", got, d.Doc.Who)
+	got, who := participantsOf(t, a, m, doc.AppointmentID)
+	if !slices.Equal(got, who) || !slices.Equal(got, []string{ann.id.MemberKey}) {
+		t.Errorf("participants %q, the appointment names %q; want ann, as bob saved last", got, who)
 	}
 }
 
@@ -287,12 +294,7 @@ func TestAnOlderEditsParticipantsDoNotLandLast(t *testing.T) {
 func TestTheRebuildLeavesAnAppointmentBeingChanged(t *testing.T) {
 	t.Parallel()
 	a, b := newBetweenApp(t)
-	ann, _, id := joinedPair(t, a)
-	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
-	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Dentist", Start: "2030-06-01T10:00", End: "2030-06-01T11:00"}, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ann, _, m, doc := pairWith(t, a, dentist)
 	// Between the rebuild's read of the blob and of its rows.
 	b.before(to("query", appointmentsTable), func() {
 		in := AppointmentInput{Title: "Dentist, later", Start: "2030-06-02T10:00", End: "2030-06-02T11:00"}

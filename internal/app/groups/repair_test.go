@@ -31,12 +31,7 @@ func (a *groupsApp) rebuild(t *testing.T) string {
 func TestTheRebuildBringsAnAppointmentUpToItsBlob(t *testing.T) {
 	t.Parallel()
 	a, b := newBetweenApp(t)
-	ann, bob, id := joinedPair(t, a)
-	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
-	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Dentist", Start: "2030-06-01T10:00", End: "2030-06-01T11:00"}, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ann, bob, m, doc := pairWith(t, a, dentist)
 	b.refuse(to("tx", appointmentsTable))
 	in := AppointmentInput{Title: "Dentist, later", Start: "2030-06-02T10:00", End: "2030-06-02T11:00", Participants: []string{bob.id.MemberKey}}
 	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, time.UTC); err == nil {
@@ -118,12 +113,7 @@ func TestTheRebuildHidesADateItsOverrideReplaced(t *testing.T) {
 func TestTheRebuildDeletesARowAMoveLeftBehind(t *testing.T) {
 	t.Parallel()
 	a, b := newBetweenApp(t)
-	ann, _, id := joinedPair(t, a)
-	m, _, _ := a.svc.Open(ctx, id, ann.id, AccessMember)
-	doc, err := a.svc.CreateAppointment(ctx, m, ann.id, AppointmentInput{Title: "Yoga", Start: "2030-06-04T10:00", End: "2030-06-04T11:00"}, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ann, _, m, doc := pairWith(t, a, AppointmentInput{Title: "Yoga", Start: "2030-06-04T10:00", End: "2030-06-04T11:00"})
 	b.refuse(to("delete", appointmentsTable))
 	in := AppointmentInput{Title: "Yoga", Start: "2030-06-04T10:00", End: "2030-06-04T11:00",
 		Repeat: RepeatInput{Freq: RepeatWeekly, Interval: "1", Weekdays: []string{"TU"}, Ends: "never"}}
