@@ -647,14 +647,8 @@ func (s *Service) writeIndex(ctx context.Context, doc Appointment, old Appointme
 // appointment at the new key (one a stopped move left there) is
 // written over.
 func (s *Service) moveIndexRow(ctx context.Context, row, old AppointmentIndexRow) error {
-	e, err := storage.Marshal(row)
-	if err != nil {
-		return err
-	}
-	return s.appointments.Transact(ctx, []storage.TxOp{
-		{Kind: storage.TxUpsert, Entity: e, Mode: storage.Replace},
-		{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: old.PartitionKey, RowKey: old.RowKey}, IfMatch: old.ETag},
-	})
+	var tx storage.Tx
+	return tx.Upsert(row).Delete(old.PartitionKey, old.RowKey, old.ETag).Commit(ctx, s.appointments)
 }
 
 // markHasSeries notes on the group that it has a series, so the
@@ -717,7 +711,8 @@ func (s *Service) participantOps(ctx context.Context, doc Appointment, keys []st
 	}
 	now := s.now().UTC()
 	var final []ParticipantRow
-	var ops []storage.TxOp
+	var tx storage.Tx
+	changes := 0
 	keep := map[string]bool{}
 	for _, key := range keys {
 		_, rk := participantKey(doc.GroupID, doc.AppointmentID, key)
@@ -738,19 +733,17 @@ func (s *Service) participantOps(ctx context.Context, doc Appointment, keys []st
 		if role == RoleResponsible && (!ok || existing[rk].Role != RoleResponsible) {
 			row.AssignedAt, row.AssignedBy = timePtr(now), by
 		}
-		op, err := upsertAt(row, row.ETag)
-		if err != nil {
-			return nil, err
-		}
 		final = append(final, row)
-		ops = append(ops, op)
+		writeAt(&tx, row, row.ETag)
+		changes++
 	}
 	for rk, row := range existing {
 		if !keep[rk] {
-			ops = append(ops, storage.TxOp{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: pk, RowKey: rk}, IfMatch: row.ETag})
+			tx.Delete(pk, rk, row.ETag)
+			changes++
 		}
 	}
-	if len(ops) == 0 && (version.Sequence >= doc.Sequence && version.ETag != "" || doc.Sequence == 0) {
+	if changes == 0 && (version.Sequence >= doc.Sequence && version.ETag != "" || doc.Sequence == 0) {
 		// Nothing to change, and the version row says this version
 		// already (or the appointment is new: no older write of its
 		// participants can come).
@@ -758,24 +751,16 @@ func (s *Service) participantOps(ctx context.Context, doc Appointment, keys []st
 	}
 	etag := version.ETag
 	version.Sequence = doc.Sequence
-	op, err := upsertAt(version, etag)
-	if err != nil {
-		return nil, err
-	}
-	return final, s.participants.Transact(ctx, append(ops, op))
+	return final, writeAt(&tx, version, etag).Commit(ctx, s.participants)
 }
 
-// upsertAt is the transaction step that writes v over the row at etag,
-// or inserts it where etag is "" (a row that must not exist yet).
-func upsertAt(v any, etag string) (storage.TxOp, error) {
-	e, err := storage.Marshal(v)
-	if err != nil {
-		return storage.TxOp{}, err
-	}
+// writeAt adds to tx the write of v over the row at etag, or its insert
+// where etag is "" (a row that must not exist yet).
+func writeAt(tx *storage.Tx, v any, etag string) *storage.Tx {
 	if etag == "" {
-		return storage.TxOp{Kind: storage.TxInsert, Entity: e}, nil
+		return tx.Insert(v)
 	}
-	return storage.TxOp{Kind: storage.TxUpdate, Entity: e, Mode: storage.Replace, IfMatch: etag}, nil
+	return tx.Replace(v, etag)
 }
 
 // commitWith saves doc (after old, nil when new), makes keys its
