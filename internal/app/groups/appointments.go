@@ -55,6 +55,13 @@ type Appointment struct {
 	// An override names its series and the occurrence start it replaces.
 	SeriesID     string     `json:"seriesId,omitempty"`
 	RecurrenceID *time.Time `json:"recurrenceId,omitempty"`
+	// SeriesSequence is, for an override, the series' Sequence its
+	// RecurrenceID agrees with: the series' moves of every date since
+	// then (Shift) are still to move it (pending.go).
+	SeriesSequence int `json:"seriesSequence,omitempty"`
+	// Pending is, for a series, what its last changes still carry to
+	// other appointments (pending.go).
+	Pending *SeriesPending `json:"pending,omitempty"`
 	// Sequence counts changes, for the .ics feed's SEQUENCE.
 	Sequence int `json:"sequence"`
 	// WhoVersion is one more than the Sequence at which Who was last
@@ -566,13 +573,7 @@ func (s *Service) saveAppointment(ctx context.Context, doc *Appointment, old *Ap
 		return AppointmentIndexRow{}, err
 	}
 	if old == nil {
-		row := AppointmentIndexRow{CreatedAt: doc.CreatedAt, CreatedBy: doc.CreatedBy}
-		derive(&row, *doc)
-		_, err := storage.Insert(ctx, s.appointments, row)
-		if err == nil && doc.Repeat != "" {
-			err = s.markHasSeries(ctx, doc.GroupID)
-		}
-		return row, err
+		return s.insertIndex(ctx, *doc)
 	}
 	row, err := s.writeIndex(ctx, *doc, old.Index)
 	if err == nil && doc.Repeat != "" && old.Index.Repeat == "" {
@@ -580,6 +581,18 @@ func (s *Service) saveAppointment(ctx context.Context, doc *Appointment, old *Ap
 	}
 	if err == nil && row.IsDeleted {
 		err = ErrNoAppointment // deleted while it was being changed
+	}
+	return row, err
+}
+
+// insertIndex lists a new appointment: its index row, and for a series
+// the group's mark that it has series.
+func (s *Service) insertIndex(ctx context.Context, doc Appointment) (AppointmentIndexRow, error) {
+	row := AppointmentIndexRow{CreatedAt: doc.CreatedAt, CreatedBy: doc.CreatedBy}
+	derive(&row, doc)
+	_, err := storage.Insert(ctx, s.appointments, row)
+	if err == nil && doc.Repeat != "" {
+		err = s.markHasSeries(ctx, doc.GroupID)
 	}
 	return row, err
 }

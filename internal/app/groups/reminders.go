@@ -54,10 +54,11 @@ type reminderTask struct {
 	Sequence      int
 }
 
-// UseTasks lets the service send reminders through q, and forget
-// previewed calendar files nobody imported (import.go). Call it while
-// wiring, before serving; without it no reminder is sent and previews
-// stay until they are imported.
+// UseTasks lets the service send reminders through q, forget previewed
+// calendar files nobody imported (import.go), and finish series changes
+// that stopped half way (pending.go). Call it while wiring, before
+// serving; without it no reminder is sent, previews stay until they are
+// imported, and only the rebuild finishes a series change.
 func (s *Service) UseTasks(q *tasks.Queue) error {
 	kind, err := tasks.Register(q, "groups.reminder", s.remind)
 	if err != nil {
@@ -69,6 +70,11 @@ func (s *Service) UseTasks(q *tasks.Queue) error {
 		return err
 	}
 	s.previews = &forget
+	finishes, err := tasks.Register(q, "groups.finish-series", s.finish)
+	if err != nil {
+		return err
+	}
+	s.finishes = &finishes
 	return nil
 }
 

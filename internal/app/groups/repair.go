@@ -29,20 +29,25 @@ type AppointmentRepairs struct {
 	// Moved are overrides whose series still showed the date they
 	// replace, now hidden.
 	Moved int
+	// Finished are series whose changes of other appointments (a new
+	// series from a date on, overrides' moves) were finished
+	// (pending.go).
+	Finished int
 }
 
 func (r AppointmentRepairs) String() string {
-	return fmt.Sprintf("%d appointment rows written again, %d stale ones deleted, %d participant lists set again, %d replaced dates hidden",
-		r.Rows, r.Stale, r.Participants, r.Moved)
+	return fmt.Sprintf("%d appointment rows written again, %d stale ones deleted, %d participant lists set again, %d replaced dates hidden, %d series changes finished",
+		r.Rows, r.Stale, r.Participants, r.Moved, r.Finished)
 }
 
 // Add sums r and o.
 func (r AppointmentRepairs) Add(o AppointmentRepairs) AppointmentRepairs {
-	return AppointmentRepairs{Rows: r.Rows + o.Rows, Stale: r.Stale + o.Stale, Participants: r.Participants + o.Participants, Moved: r.Moved + o.Moved}
+	return AppointmentRepairs{Rows: r.Rows + o.Rows, Stale: r.Stale + o.Stale, Participants: r.Participants + o.Participants, Moved: r.Moved + o.Moved, Finished: r.Finished + o.Finished}
 }
 
 // repairAppointments brings group groupID's index rows, participants
-// and series up to its appointments' blobs: a listing of the blobs, then
+// and series up to its appointments' blobs, and finishes series changes
+// that stopped half way (finishSeries): a listing of the blobs, then
 // for each its blob, its rows (a query of each index partition) and its
 // participants' version row, and for an override its series' blob. A
 // blob with no row at all is a creation that stopped before its row,
@@ -84,6 +89,16 @@ func (s *Service) repairAppointments(ctx context.Context, groupID string) (Appoi
 		}
 		if err := s.repairMoved(ctx, doc, &r); err != nil {
 			return r, err
+		}
+		if doc.Pending != nil {
+			switch finished, err := s.finishSeries(ctx, groupID, id); {
+			case errors.Is(err, storage.ErrExists):
+				// its new series is being made at this moment
+			case err != nil:
+				return r, err
+			case finished:
+				r.Finished++
+			}
 		}
 	}
 	return r, nil

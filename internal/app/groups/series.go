@@ -79,7 +79,7 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 	case in.Scope == ScopeThis:
 		doc := fields
 		doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
-		doc.SeriesID, doc.RecurrenceID = d.Doc.AppointmentID, timePtr(at)
+		doc.SeriesID, doc.RecurrenceID, doc.SeriesSequence = d.Doc.AppointmentID, timePtr(at), d.Doc.Sequence
 		// The occurrence stays the series creator's: whoever edits it may
 		// not then delete it, as they may not delete the series.
 		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = d.Doc.CreatedBy, id.MemberKey, now, now
@@ -95,9 +95,19 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", doc, members)
 		return doc, nil
 	case in.Scope == ScopeFollowing && at.After(d.Doc.Start):
+		doc := fields
+		doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
+		// The following ones stay the series creator's, as above.
+		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = d.Doc.CreatedBy, id.MemberKey, now, now
+		// The series ends before at and records the new one it continues
+		// with, in one write (pending.go): a stop after it leaves the new
+		// one to the task queued first, not lost.
+		next := Continuation{At: at, Doc: doc, Keys: keys, By: id.MemberKey}
+		s.finishLater(ctx, m.GroupID, d.Doc.AppointmentID)
 		if _, err := s.update(ctx, m.GroupID, &d, false, func(d *AppointmentDetail) ([]string, error) {
 			rule, err := untilBefore(d.Doc.Repeat, d.Doc.Start.In(seriesZone(d.Index)), at)
 			d.Doc.Repeat, d.Doc.UpdatedBy, d.Doc.UpdatedAt = rule, id.MemberKey, now
+			d.Doc.Pending = d.Doc.Pending.withNext(next)
 			return nil, err
 		}); err != nil {
 			return Appointment{}, err
@@ -107,17 +117,16 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 		if err := s.deleteOverrides(ctx, m.GroupID, d.Doc.AppointmentID, at, id); err != nil {
 			return Appointment{}, err
 		}
-		doc := fields
-		doc.AppointmentID, doc.GroupID, doc.Status = newAppointmentID(), m.GroupID, AppointmentActive
-		// The following ones stay the series creator's, as above.
-		doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = d.Doc.CreatedBy, id.MemberKey, now, now
-		if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
-			return Appointment{}, err
+		if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil && !errors.Is(err, storage.ErrExists) {
+			return Appointment{}, err // (made already: by the task)
 		}
 		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", doc, members)
 		return doc, nil
 	default: // all of them
 		var delta time.Duration
+		if fields.Repeat != "" && !fields.Start.Equal(at) {
+			s.finishLater(ctx, m.GroupID, d.Doc.AppointmentID) // the overrides' move (pending.go)
+		}
 		d, err := s.update(ctx, m.GroupID, &d, true, func(d *AppointmentDetail) ([]string, error) {
 			at, err := occurrenceAt(*d, in.At) // again, when another change came first
 			if err != nil {
@@ -138,10 +147,14 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 			series.Start = series.Start.Add(delta)
 			series.End = series.Start.Add(fields.End.Sub(fields.Start))
 			series.ExDates, series.Moved = shifted(series.ExDates, delta), shifted(series.Moved, delta)
+			if delta != 0 {
+				// The overrides follow, after this write (pending.go).
+				series.Pending = series.Pending.withShift(Shift{Delta: delta, Sequence: series.Sequence + 1})
+			}
 			return keys, nil
 		})
 		if err == nil && delta != 0 {
-			err = s.shiftOverrides(ctx, m.GroupID, d.Doc.AppointmentID, delta)
+			err = s.shiftOverrides(ctx, m.GroupID, d.Doc.AppointmentID, d.Doc.Pending.Shifts)
 		}
 		if err != nil {
 			return Appointment{}, err
@@ -235,6 +248,7 @@ func (s *Service) cancelOccurrence(ctx context.Context, m Membership, id *auth.I
 	doc := occ.Doc
 	doc.AppointmentID, doc.Repeat, doc.ExDates, doc.Moved = newAppointmentID(), "", nil, nil
 	doc.SeriesID, doc.RecurrenceID, doc.Status, doc.Sequence = d.Doc.AppointmentID, timePtr(occ.At), AppointmentCanceled, 0
+	doc.SeriesSequence, doc.Pending = d.Doc.Sequence, nil
 	// The series' creator stays the override's, as in editOccurrence:
 	// who cancels one date gains no right to delete it.
 	doc.CreatedBy, doc.UpdatedBy, doc.CreatedAt, doc.UpdatedAt = d.Doc.CreatedBy, id.MemberKey, now, now
@@ -309,20 +323,23 @@ func (s *Service) overrides(ctx context.Context, groupID, seriesID string) ([]Ap
 }
 
 // shiftOverrides moves the occurrence each override of the series
-// replaces (RecurrenceID) by delta, as the series moved: one query of
-// the group's appointments for the series' overrides, then each one's
-// blob and row. Their own times stay as they were set.
-func (s *Service) shiftOverrides(ctx context.Context, groupID, seriesID string, delta time.Duration) error {
+// replaces (RecurrenceID) as the series moved: by the shifts made since
+// the override last agreed with the series (SeriesSequence), so an
+// override moved already is not moved again. One query of the group's
+// appointments for the series' overrides, then each one's blob and row.
+// Their own times stay as they were set.
+func (s *Service) shiftOverrides(ctx context.Context, groupID, seriesID string, shifts []Shift) error {
 	rows, err := s.overrides(ctx, groupID, seriesID)
 	if err != nil {
 		return err
 	}
 	for _, row := range rows {
 		_, err := s.update(ctx, groupID, &AppointmentDetail{Doc: Appointment{AppointmentID: row.AppointmentID}}, false, func(d *AppointmentDetail) ([]string, error) {
-			if d.Doc.RecurrenceID == nil {
+			delta, seq := shiftSince(shifts, d.Doc.SeriesSequence)
+			if d.Doc.RecurrenceID == nil || delta == 0 {
 				return nil, errUnchanged
 			}
-			d.Doc.RecurrenceID = timePtr(d.Doc.RecurrenceID.Add(delta))
+			d.Doc.RecurrenceID, d.Doc.SeriesSequence = timePtr(d.Doc.RecurrenceID.Add(delta)), seq
 			return nil, nil
 		})
 		if err != nil && !errors.Is(err, ErrNoAppointment) && !errors.Is(err, errUnchanged) {

@@ -76,6 +76,9 @@ type Service struct {
 	// previews forgets previewed calendar files (import.go); nil keeps
 	// them until imported.
 	previews *tasks.Kind[string]
+	// finishes finishes series changes that stopped half way
+	// (pending.go); nil leaves them to the rebuild.
+	finishes *tasks.Kind[finishTask]
 	// previewsPerPerson bounds the calendar files one person previews.
 	previewsPerPerson quota.Limit
 	// memberships keeps UserGroups in step with GroupMembers.

@@ -1,0 +1,202 @@
+package groups
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Changes of a series that reach other appointments. Two edits of a
+// series write more than the series itself:
+//   - "this and following" ends the series before the date and makes a
+//     new series from it (Continuation);
+//   - "all" with a new time moves every date, and each override's
+//     RecurrenceID, the date it replaces, moves with them (Shift).
+//
+// The series' own write records what is still to follow (Pending), in
+// the same blob write that ends or moves it, and a task is queued before
+// it (finishLater). The request then does the rest at once; if it stops
+// half way, the task finishes it a minute later, and so does the
+// rebuild (repairAppointments). Each step can run again: the new series
+// is made under the id the series recorded (a second make finds it),
+// and an override carries the series' Sequence it agrees with
+// (SeriesSequence), so it moves by the shifts made after it alone. The
+// task takes what it finished off the series.
+
+// SeriesPending is what a series' last changes still carry to other
+// appointments.
+type SeriesPending struct {
+	// Next is the series that continues this one: made after this one
+	// was ended before Next.At.
+	Next *Continuation `json:"next,omitempty"`
+	// Shifts are moves of every date that the overrides follow.
+	Shifts []Shift `json:"shifts,omitempty"`
+}
+
+// Continuation is a series to make (with its id chosen first), its
+// participants and who made it; At is the first date it replaces.
+type Continuation struct {
+	At   time.Time   `json:"at"`
+	Doc  Appointment `json:"doc"`
+	Keys []string    `json:"keys,omitempty"`
+	By   string      `json:"by"`
+}
+
+// Shift is a move of every date of a series by Delta, saved as the
+// series' Sequence.
+type Shift struct {
+	Delta    time.Duration `json:"delta"`
+	Sequence int           `json:"sequence"`
+}
+
+// withNext is p with next to make; p itself is not changed (update may
+// run its edit again on the same read).
+func (p *SeriesPending) withNext(next Continuation) *SeriesPending {
+	out := SeriesPending{Next: &next}
+	if p != nil {
+		out.Shifts = slices.Clone(p.Shifts)
+	}
+	return &out
+}
+
+// withShift is p with one more shift.
+func (p *SeriesPending) withShift(sh Shift) *SeriesPending {
+	var out SeriesPending
+	if p != nil {
+		out = SeriesPending{Next: p.Next, Shifts: slices.Clone(p.Shifts)}
+	}
+	out.Shifts = append(out.Shifts, sh)
+	return &out
+}
+
+// without is p less what done had, which was finished; nil when nothing
+// is left.
+func (p *SeriesPending) without(done SeriesPending) *SeriesPending {
+	if p == nil {
+		return nil
+	}
+	out := SeriesPending{Next: p.Next}
+	if done.Next != nil && p.Next != nil && p.Next.Doc.AppointmentID == done.Next.Doc.AppointmentID {
+		out.Next = nil
+	}
+	for _, sh := range p.Shifts {
+		if !slices.Contains(done.Shifts, sh) {
+			out.Shifts = append(out.Shifts, sh)
+		}
+	}
+	if out.Next == nil && len(out.Shifts) == 0 {
+		return nil
+	}
+	return &out
+}
+
+// shiftSince is how far an override saved at the series' Sequence seq
+// has still to move: the shifts made after it.
+func shiftSince(shifts []Shift, seq int) (delta time.Duration, last int) {
+	for _, sh := range shifts {
+		if sh.Sequence > seq {
+			delta += sh.Delta
+			last = max(last, sh.Sequence)
+		}
+	}
+	return delta, last
+}
+
+// finishAfter is how long a series change has before its task finishes
+// what the change itself did not.
+const finishAfter = time.Minute
+
+// finishTask is a series whose pending changes are to be finished.
+type finishTask struct {
+	GroupID  string
+	SeriesID string
+}
+
+// finishLater queues the finishing of series seriesID's change, before
+// the change is saved: a change that fails to save leaves nothing
+// pending, and the task does nothing.
+func (s *Service) finishLater(ctx context.Context, groupID, seriesID string) {
+	if s.finishes == nil {
+		return
+	}
+	key := "groups.finish|" + seriesID + "|" + strconv.FormatInt(s.now().UnixNano(), 36)
+	if err := s.finishes.EnqueueAt(ctx, s.now().Add(finishAfter), key, finishTask{GroupID: groupID, SeriesID: seriesID}); err != nil {
+		s.log.WarnContext(ctx, "groups: a series change's finishing not queued; the rebuild finishes it", "appointment", seriesID, "err", err)
+	}
+}
+
+// finish runs a finishTask.
+func (s *Service) finish(ctx context.Context, t finishTask) error {
+	_, err := s.finishSeries(ctx, t.GroupID, t.SeriesID)
+	return err
+}
+
+// finishSeries carries series seriesID's pending changes to the other
+// appointments, then takes them off the series. It reports whether
+// there were any. A new series being made at that moment by its own
+// request is storage.ErrExists: nothing is taken off, to be tried again.
+func (s *Service) finishSeries(ctx context.Context, groupID, seriesID string) (bool, error) {
+	doc, err := s.appointmentDoc(ctx, groupID, seriesID)
+	if errors.Is(err, ErrNoAppointment) {
+		return false, nil
+	}
+	if err != nil || doc.Pending == nil {
+		return false, err
+	}
+	done := *doc.Pending
+	if done.Next != nil {
+		if err := s.finishNext(ctx, groupID, seriesID, *done.Next); err != nil {
+			return true, err
+		}
+	}
+	if len(done.Shifts) > 0 {
+		if err := s.shiftOverrides(ctx, groupID, seriesID, done.Shifts); err != nil {
+			return true, err
+		}
+	}
+	_, err = s.update(ctx, groupID, &AppointmentDetail{Doc: Appointment{AppointmentID: seriesID}}, false, func(d *AppointmentDetail) ([]string, error) {
+		rest := d.Doc.Pending.without(done)
+		if rest == nil && d.Doc.Pending == nil {
+			return nil, errUnchanged
+		}
+		d.Doc.Pending = rest
+		return nil, nil
+	})
+	if errors.Is(err, errUnchanged) || errors.Is(err, ErrNoAppointment) {
+		err = nil // a deleted series keeps its record: finishing again changes nothing
+	}
+	return true, err
+}
+
+// finishNext makes the series next continues series seriesID with, as
+// "this and following" would have: the old series' overrides from
+// next.At go, then the new series is made, or, made already, gets the
+// row and participants a stop may have kept from it.
+func (s *Service) finishNext(ctx context.Context, groupID, seriesID string, next Continuation) error {
+	if err := s.deleteOverrides(ctx, groupID, seriesID, next.At, &auth.Identity{MemberKey: next.By}); err != nil {
+		return err
+	}
+	doc, err := s.appointmentDoc(ctx, groupID, next.Doc.AppointmentID)
+	if errors.Is(err, ErrNoAppointment) {
+		doc = next.Doc
+		return s.commitWith(ctx, &doc, nil, next.Keys, next.By)
+	}
+	if err != nil {
+		return err
+	}
+	rows, err := s.indexRowsOf(ctx, groupID, doc.AppointmentID)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		if _, err := s.insertIndex(ctx, doc); err != nil && !errors.Is(err, storage.ErrExists) {
+			return err
+		}
+	}
+	return s.repairParticipants(ctx, doc, &AppointmentRepairs{})
+}
