@@ -26,7 +26,7 @@ type between struct {
 }
 
 // once arms b: the next call when matches (op is "blob NAME", or "tx",
-// "update", "upsert", "delete" or "query" and the table) runs do first,
+// "insert", "update", "upsert", "delete" or "query" and the table) runs do first,
 // and fails with its error if it returns one.
 func (b *between) once(when func(op string) bool, do func() error) {
 	b.mu.Lock()
@@ -61,6 +61,13 @@ func (b *between) PutBlob(ctx context.Context, c, name string, data []byte, ct, 
 		return "", err
 	}
 	return b.Backend.PutBlob(ctx, c, name, data, ct, ifMatch)
+}
+
+func (b *between) Insert(ctx context.Context, table string, e storage.Entity) (string, error) {
+	if err := b.fire("insert " + table); err != nil {
+		return "", err
+	}
+	return b.Backend.Insert(ctx, table, e)
 }
 
 func (b *between) Transact(ctx context.Context, table string, ops []storage.TxOp) error {

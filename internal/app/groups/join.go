@@ -332,7 +332,13 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 	if err != nil {
 		return GroupRow{}, err
 	}
-	groupID, claimed := newGroupID(), ""
+	// A claim taken over keeps its group's id: if the stalled request
+	// goes on after all, its group is this one's (create refuses the
+	// second), not a second group.
+	groupID, claimed := stale, ""
+	if groupID == "" {
+		groupID = newGroupID()
+	}
 	pk, rk := joinSessionKey(m.GroupID, sessionID)
 	claim := func(from, to string) error {
 		_, err := storage.Modify(ctx, s.joinSessions, pk, rk, func(row *JoinSessionRow, exists bool) error {
@@ -351,8 +357,9 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 		return GroupRow{}, err
 	}
 	if claimed == "" && stale != "" {
-		// The stopped claim was let go meanwhile: claim the link afresh.
-		stale = ""
+		// The stopped claim was let go meanwhile (its request failed):
+		// claim the link afresh, for a group of its own.
+		stale, groupID = "", newGroupID()
 		if err := claim("", groupID); err != nil {
 			return GroupRow{}, err
 		}
@@ -361,6 +368,11 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 		return GroupRow{GroupID: claimed}, nil // another request is making it
 	}
 	g, err := s.create(ctx, owner, name, groupID)
+	if errors.Is(err, storage.ErrExists) {
+		// Made meanwhile by the request whose claim this one took over,
+		// or which took this one's over: one group, whose maker invites.
+		return GroupRow{GroupID: groupID}, nil
+	}
 	if err != nil {
 		if uerr := claim(groupID, ""); uerr != nil {
 			s.log.WarnContext(ctx, "groups: a failed spin-off still holds its link", "group", groupID, "err", uerr)

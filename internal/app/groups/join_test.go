@@ -865,3 +865,48 @@ func TestASpinOffThatStoppedHalfWayCanBeDoneAgain(t *testing.T) {
 		t.Error("gus has no invitation to the spin-off")
 	}
 }
+
+// A spin-off stalled past spinOffGrace, whose claim another request took
+// over, and which then goes on: there is one group, under the id the
+// link named, and both requests answer with it.
+func TestASpinOffTakenOverAndResumedMakesOneGroup(t *testing.T) {
+	t.Parallel()
+	a, b := newBetweenApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Conference")
+	sid := openJoin(t, olga, groupID)
+	a.joinAsGuest(t, groupID, sid, "Gus")
+	om, _, _ := a.svc.Open(ctx, groupID, olga.id, AccessOwner)
+	var over GroupRow
+	var overErr error
+	// The first request stalls just before making its group: meanwhile
+	// the grace passes and a second one takes the link over.
+	b.before(to("insert", groupsTable), func() {
+		a.Clock.Advance(spinOffGrace)
+		over, overErr = a.svc.SpinOff(ctx, om, olga.id, sid, "Dinner")
+	})
+	first, err := a.svc.SpinOff(ctx, om, olga.id, sid, "Dinner")
+	if err != nil || overErr != nil {
+		t.Fatalf("the stalled spin-off: %v; the one that took it over: %v", err, overErr)
+	}
+	if first.GroupID == "" || first.GroupID != over.GroupID {
+		t.Fatalf("the two requests answer %q and %q, want one group", first.GroupID, over.GroupID)
+	}
+	sess, err := a.svc.JoinSession(ctx, om, sid)
+	if err != nil || sess.SpunOff != first.GroupID {
+		t.Errorf("the link names %q (%v), want %q", sess.SpunOff, err, first.GroupID)
+	}
+	page, err := a.svc.MyGroups(ctx, olga.id.UserKey, nil, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dinners := 0
+	for _, g := range page.Groups {
+		if g.Group.GroupName == "Dinner" {
+			dinners++
+		}
+	}
+	if dinners != 1 {
+		t.Errorf("olga has %d groups named Dinner, want 1", dinners)
+	}
+}

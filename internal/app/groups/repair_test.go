@@ -8,7 +8,7 @@ import (
 )
 
 // to is a write to one of the groups' tables or blobs, as between names
-// them: kind ("tx", "update", "upsert", "delete" or "blob") and what the
+// them: kind ("tx", "insert", "update", "upsert", "delete" or "blob") and what the
 // table or blob name ends with.
 func to(kind, suffix string) func(string) bool {
 	return func(op string) bool { return strings.HasPrefix(op, kind+" ") && strings.HasSuffix(op, suffix) }
