@@ -47,11 +47,20 @@ type Continuation struct {
 	By   string      `json:"by"`
 }
 
-// Shift is a move of every date of a series by Delta, saved as the
+// Shift is a move of every date of a series by Delta on the wall clock
+// (wallShift), from zone From into zone To (the series' zones before
+// and after; the same unless the change moved it), saved as the
 // series' Sequence.
 type Shift struct {
 	Delta    time.Duration `json:"delta"`
+	From     string        `json:"from"`
+	To       string        `json:"to"`
 	Sequence int           `json:"sequence"`
+}
+
+// move is t moved by sh.
+func (sh Shift) move(t time.Time) time.Time {
+	return wallShift(t, auth.Zone(sh.From), auth.Zone(sh.To), sh.Delta)
 }
 
 // withNext is p with next to make; p itself is not changed (update may
@@ -95,16 +104,16 @@ func (p *SeriesPending) without(done SeriesPending) *SeriesPending {
 	return &out
 }
 
-// shiftSince is how far an override saved at the series' Sequence seq
-// has still to move: the shifts made after it.
-func shiftSince(shifts []Shift, seq int) (delta time.Duration, last int) {
+// shiftSince moves t, the date an override saved at the series'
+// Sequence seq replaces, by the shifts made after it, in order; last is
+// the Sequence of the last one, 0 for none.
+func shiftSince(shifts []Shift, seq int, t time.Time) (moved time.Time, last int) {
 	for _, sh := range shifts {
 		if sh.Sequence > seq {
-			delta += sh.Delta
-			last = max(last, sh.Sequence)
+			t, last = sh.move(t), max(last, sh.Sequence)
 		}
 	}
-	return delta, last
+	return t, last
 }
 
 // finishAfter is how long a series change has before its task finishes

@@ -207,3 +207,30 @@ func TestTwoMovesOfEveryDateMoveAnOverrideOnceEach(t *testing.T) {
 		t.Errorf("the Tuesday shows %q, want the moved date alone", got)
 	}
 }
+
+// The rebuild finishes a move of every date cut short too: here by a
+// week, so the date the override still named is another of the
+// series' dates, which must stay shown.
+func TestAMoveOfEveryDateCutShortIsFinishedByTheRebuild(t *testing.T) {
+	t.Parallel()
+	a, b := newBetweenApp(t)
+	ann, m, berlin, doc, override, replaces := movedTuesday(t, a)
+	b.refuse(to("blob", appointmentBlobName(m.GroupID, override.AppointmentID)))
+	if err := moveAll(t, a, ann, m, berlin, doc.AppointmentID, "20300321160000Z", "2030-03-28T17:00", "2030-03-28T18:30"); err == nil {
+		t.Fatal("the move whose override was refused succeeded")
+	}
+	if report := a.rebuild(t); !strings.Contains(report, "1 series changes finished") || !strings.Contains(report, "0 replaced dates hidden") {
+		t.Errorf("report: %s", report)
+	}
+	if got := replaces(); got != "Tue 02 17:00" {
+		t.Errorf("after the rebuild the override replaces %s, want Tue 02 17:00", got)
+	}
+	rows, err := a.svc.Between(ctx, m, time.Date(2030, 3, 26, 0, 0, 0, 0, berlin), time.Date(2030, 4, 3, 0, 0, 0, 0, berlin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Tue 26 17:00", "Tue 26 18:00", "Thu 28 17:00"}
+	if got := startsIn(rows, berlin); !slices.Equal(got, want) {
+		t.Errorf("the week shows %q, want %q (the series moved a week on, its 2 April replaced)", got, want)
+	}
+}

@@ -361,14 +361,33 @@ func isOccurrence(row AppointmentIndexRow, at time.Time) bool {
 	return len(got) == 1 && got[0].Equal(at)
 }
 
+// docZone is the zone appointment doc's dates are in: UTC for all-day
+// ones (dates), else its Timezone.
+func docZone(doc Appointment) *time.Location {
+	return seriesZone(AppointmentIndexRow{AllDay: doc.AllDay, Timezone: doc.Timezone})
+}
+
+// wallClock is t's date and time of day in zone, as if in UTC: two of
+// them differ by what the clock on the wall shows.
+func wallClock(t time.Time, zone *time.Location) time.Time {
+	w := t.In(zone)
+	return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), time.UTC)
+}
+
+// wallShift moves t, a time of a series in zone from, by delta on the
+// wall clock, into zone to (the series' zone after the change): a week
+// later is the same time of day a week on, across a change of the
+// clocks, as the series' own dates are.
+func wallShift(t time.Time, from, to *time.Location, delta time.Duration) time.Time {
+	n := wallClock(t, from).Add(delta)
+	return time.Date(n.Year(), n.Month(), n.Day(), n.Hour(), n.Minute(), n.Second(), n.Nanosecond(), to).UTC()
+}
+
 // seriesEnd is when a series' last occurrence ends: far in the future
 // for one without an end.
 func seriesEnd(doc Appointment) time.Time {
 	forever := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
-	zone := time.UTC
-	if !doc.AllDay {
-		zone = auth.Zone(doc.Timezone)
-	}
+	zone := docZone(doc)
 	if !everOccurs(doc.Repeat, doc.Start.In(zone)) {
 		return doc.End.UTC()
 	}

@@ -779,3 +779,31 @@ func TestChangingTheFollowingDatesReplacesTheirOverrides(t *testing.T) {
 		t.Errorf("that week shows %q, want %q", got, want)
 	}
 }
+
+// Moving every date a week on keeps each removed date's time of day
+// across the change of the clocks: Tuesday 26 March (winter time)
+// removed becomes Tuesday 2 April (summer time) removed, at 17:00 still.
+func TestMovingEveryDateAcrossTheClockChangeKeepsRemovedDates(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, m, berlin, doc := training(t, a)
+	if err := a.svc.DeleteOccurrences(ctx, m, ann.id, doc.AppointmentID, ScopeThis, "20300326160000Z"); err != nil {
+		t.Fatal(err)
+	}
+	occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300321160000Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := editInput(occ, berlin)
+	in.Scope, in.Start, in.End = ScopeAll, "2030-03-28T17:00", "2030-03-28T18:30"
+	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := a.svc.Between(ctx, m, time.Date(2030, 3, 31, 0, 0, 0, 0, berlin), time.Date(2030, 4, 7, 0, 0, 0, 0, berlin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := startsIn(rows, berlin), []string{"Thu 04 17:00"}; !slices.Equal(got, want) {
+		t.Errorf("the first summer week shows %q, want %q (its Tuesday removed)", got, want)
+	}
+}

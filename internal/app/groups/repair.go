@@ -218,6 +218,11 @@ func (s *Service) repairMoved(ctx context.Context, doc Appointment, r *Appointme
 		if slices.ContainsFunc(d.Doc.Moved, at.Equal) || slices.ContainsFunc(d.Doc.ExDates, at.Equal) {
 			return nil, errUnchanged
 		}
+		if d.Doc.Pending != nil {
+			if _, last := shiftSince(d.Doc.Pending.Shifts, doc.SeriesSequence, at); last != 0 {
+				return nil, errUnchanged // the override is still to move (finishSeries)
+			}
+		}
 		d.Doc.Moved = append(d.Doc.Moved, at)
 		return nil, nil
 	})

@@ -123,8 +123,8 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", doc, members)
 		return doc, nil
 	default: // all of them
-		var delta time.Duration
-		if fields.Repeat != "" && !fields.Start.Equal(at) {
+		moved := false
+		if fields.Repeat != "" && !allShift(d.Doc, at, fields).none() {
 			s.finishLater(ctx, m.GroupID, d.Doc.AppointmentID) // the overrides' move (pending.go)
 		}
 		d, err := s.update(ctx, m.GroupID, &d, true, func(d *AppointmentDetail) ([]string, error) {
@@ -133,27 +133,28 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 				return nil, err
 			}
 			series := &d.Doc
+			sh := allShift(*series, at, fields)
 			series.UpdatedBy, series.UpdatedAt = id.MemberKey, now
 			series.Title, series.Location, series.Notes, series.Responsible = fields.Title, fields.Location, fields.Notes, fields.Responsible
 			series.AllDay, series.Timezone, series.Repeat, series.Remind = fields.AllDay, fields.Timezone, fields.Repeat, fields.Remind
-			delta = 0
+			moved = false
 			if fields.Repeat == "" {
 				series.Start, series.End = fields.Start, fields.End
 				return keys, nil
 			}
 			// The edit moves every occurrence as it moved this one, and
 			// the removed and overridden ones with them.
-			delta = fields.Start.Sub(at)
-			series.Start = series.Start.Add(delta)
+			series.Start = sh.move(series.Start)
 			series.End = series.Start.Add(fields.End.Sub(fields.Start))
-			series.ExDates, series.Moved = shifted(series.ExDates, delta), shifted(series.Moved, delta)
-			if delta != 0 {
+			series.ExDates, series.Moved = shifted(series.ExDates, sh), shifted(series.Moved, sh)
+			if moved = !sh.none(); moved {
 				// The overrides follow, after this write (pending.go).
-				series.Pending = series.Pending.withShift(Shift{Delta: delta, Sequence: series.Sequence + 1})
+				sh.Sequence = series.Sequence + 1
+				series.Pending = series.Pending.withShift(sh)
 			}
 			return keys, nil
 		})
-		if err == nil && delta != 0 {
+		if err == nil && moved {
 			err = s.shiftOverrides(ctx, m.GroupID, d.Doc.AppointmentID, d.Doc.Pending.Shifts)
 		}
 		if err != nil {
@@ -304,11 +305,22 @@ func (s *Service) appointmentOrOccurrence(ctx context.Context, m Membership, app
 	return s.Occurrence(ctx, m, appointmentID, at)
 }
 
-// shifted is ts, each moved by delta.
-func shifted(ts []time.Time, delta time.Duration) []time.Time {
+// allShift is the move of every date of series that an edit of all of
+// them makes when it moves the occurrence at to fields' start: on the
+// wall clock, from the series' zone into the edit's.
+func allShift(series Appointment, at time.Time, fields Appointment) Shift {
+	from, to := docZone(series), docZone(fields)
+	return Shift{Delta: wallClock(fields.Start, to).Sub(wallClock(at, from)), From: from.String(), To: to.String()}
+}
+
+// none reports whether sh moves nothing.
+func (sh Shift) none() bool { return sh.Delta == 0 && sh.From == sh.To }
+
+// shifted is ts, each moved by sh.
+func shifted(ts []time.Time, sh Shift) []time.Time {
 	out := make([]time.Time, len(ts))
 	for i, t := range ts {
-		out[i] = t.Add(delta)
+		out[i] = sh.move(t)
 	}
 	return out
 }
@@ -335,11 +347,14 @@ func (s *Service) shiftOverrides(ctx context.Context, groupID, seriesID string, 
 	}
 	for _, row := range rows {
 		_, err := s.update(ctx, groupID, &AppointmentDetail{Doc: Appointment{AppointmentID: row.AppointmentID}}, false, func(d *AppointmentDetail) ([]string, error) {
-			delta, seq := shiftSince(shifts, d.Doc.SeriesSequence)
-			if d.Doc.RecurrenceID == nil || delta == 0 {
+			if d.Doc.RecurrenceID == nil {
 				return nil, errUnchanged
 			}
-			d.Doc.RecurrenceID, d.Doc.SeriesSequence = timePtr(d.Doc.RecurrenceID.Add(delta)), seq
+			moved, last := shiftSince(shifts, d.Doc.SeriesSequence, *d.Doc.RecurrenceID)
+			if last == 0 {
+				return nil, errUnchanged
+			}
+			d.Doc.RecurrenceID, d.Doc.SeriesSequence = timePtr(moved), last
 			return nil, nil
 		})
 		if err != nil && !errors.Is(err, ErrNoAppointment) && !errors.Is(err, errUnchanged) {
