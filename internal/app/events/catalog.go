@@ -591,23 +591,58 @@ func (c *Catalog) SyncSeats(ctx context.Context, id string) (EventRow, error) {
 	})
 }
 
-// RebuildListing copies every event's seat counts from its counter
-// (SyncSeats) and then recomputes EventsByDate from Events.
+// RebuildListing recomputes EventsByDate from Events and then copies
+// every event's seat counts from its counter where they differ
+// (SyncSeats, which moves the event's cards too).
 func (c *Catalog) RebuildListing(ctx context.Context) (projection.Report, error) {
-	var ids []string
-	err := c.events.QueryAll(ctx, storage.Query{PartitionKey: eventsPart, Select: []string{"RowKey"}}, func(e storage.Entity) error {
-		ids = append(ids, e.RowKey)
-		return nil
-	})
+	rep, _, err := c.rebuildListing(ctx)
+	return rep, err
+}
+
+// rebuildListing is RebuildListing, which also returns the events as it
+// read them, with their seat counts synced: the rest of the events
+// rebuild works from them, so Events is read once. Per event it reads
+// the counter, and the event again only when their counts differ.
+func (c *Catalog) rebuildListing(ctx context.Context) (projection.Report, []EventRow, error) {
+	var read []storage.Entity
+	scan := *c.listing
+	// The kit's scan passes every row of Events through Canon: keeping
+	// them here saves a second scan.
+	scan.Canon = func(e storage.Entity) bool {
+		read = append(read, e)
+		return true
+	}
+	rep, err := scan.Rebuild(ctx)
 	if err != nil {
-		return projection.Report{}, err
+		return rep, nil, err
 	}
-	for _, id := range ids {
-		if _, err := c.SyncSeats(ctx, id); err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return projection.Report{}, fmt.Errorf("events: seats of %s: %w", id, err)
+	all := make([]EventRow, 0, len(read))
+	for _, en := range read {
+		if en.PartitionKey != eventsPart {
+			continue
 		}
+		var e EventRow
+		if err := storage.Unmarshal(en, &e); err != nil {
+			return rep, nil, err
+		}
+		s, err := c.seats.Counts(ctx, e.RowKey)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+		case err != nil:
+			return rep, nil, fmt.Errorf("events: seats of %s: %w", e.RowKey, err)
+		case e.Going != s.Going || e.Waiting != s.Waiting || e.Capacity != s.Capacity:
+			synced, err := c.SyncSeats(ctx, e.RowKey)
+			switch {
+			case errors.Is(err, storage.ErrNotFound):
+				continue // deleted since
+			case err != nil:
+				return rep, nil, fmt.Errorf("events: seats of %s: %w", e.RowKey, err)
+			}
+			e = synced
+		}
+		all = append(all, e)
 	}
-	return c.listing.Rebuild(ctx)
+	return rep, all, nil
 }
 
 // RepairListing rewrites one event's listing rows from the stored event.

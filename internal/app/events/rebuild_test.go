@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/harmony/harmony/internal/app/events"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/tasks"
 	"github.com/harmony/harmony/internal/web/webtest"
@@ -77,5 +78,55 @@ func TestRebuildPostsSeatNoticesACrashLost(t *testing.T) {
 	}
 	if n := told(dan, promoted); n != 1 {
 		t.Errorf("dan is told of his seat %d times", n)
+	}
+}
+
+// eventsReads counts what reaches the Events table (not UserEvents):
+// its queries (their first pages) and the point reads of one event.
+type eventsReads struct {
+	storage.Backend
+	scans, gets *atomic.Int64
+}
+
+func (b eventsReads) Query(ctx context.Context, table string, q storage.Query) (storage.Page, error) {
+	if table == events.EventsTable && q.Continuation == nil {
+		b.scans.Add(1)
+	}
+	return b.Backend.Query(ctx, table, q)
+}
+
+func (b eventsReads) Get(ctx context.Context, table, pk, rk string) (storage.Entity, error) {
+	if table == events.EventsTable {
+		b.gets.Add(1)
+	}
+	return b.Backend.Get(ctx, table, pk, rk)
+}
+
+// TestRebuildReadsTheEventsOnce: web reindex events reads the Events
+// table once, whatever the number of events, and reads no event again
+// whose seat counts are in step with its counter; it still does its
+// work (a reminder lost is queued again, in TestRebuildQueuesALostReminder).
+func TestRebuildReadsTheEventsOnce(t *testing.T) {
+	t.Parallel()
+	var scans, gets atomic.Int64
+	a, svc := newAppAndServiceOn(t, func(b storage.Backend) storage.Backend { return eventsReads{b, &scans, &gets} })
+	cast := a.People("org@example.com", "ann@example.com")
+	org, ann := cast[0], cast[1]
+	for _, title := range []string{"Harbour walk", "Lighthouse tour", "Quiz night"} {
+		form := url.Values{"title": {title}, "category": {"meetup"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T12:00"}, "capacity": {"5"}}
+		page := post(org, "/events", form).Header.Get("Location")
+		post(org, page+"/publish", nil)
+		post(ann, page+"/register", nil)
+	}
+	scans.Store(0)
+	gets.Store(0)
+	cctx, counter := storage.WithCounter(t.Context())
+	report, err := svc.Rebuild(cctx)
+	if err != nil || !strings.HasPrefix(report.String(), "listing: 3 canonical rows read; 0 derived rows written, 0 removed") {
+		t.Fatalf("rebuild: %v %v", report, err)
+	}
+	t.Logf("the rebuild of 3 events: %s", counter.Snapshot())
+	if scans.Load() != 1 || gets.Load() != 0 {
+		t.Errorf("the rebuild read the events %d times whole and %d one by one; want 1 and 0", scans.Load(), gets.Load())
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
-	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/tasks"
 )
 
@@ -113,7 +112,7 @@ func (s *Service) queueReminder(ctx context.Context, e EventRow) (bool, error) {
 }
 
 // requeue queues again what an event's tasks do at their time, for
-// every event: its reminder (queueReminder) and, in offer mode, the
+// every event of all (every event there is): its reminder (queueReminder) and, in offer mode, the
 // lapse of each seat on offer, settling at once an offer that lapsed
 // already. It is the repair when queueing one failed (scheduleReminder
 // and scheduleLapse log it, and the change stands). A task queued
@@ -124,11 +123,7 @@ func (s *Service) queueReminder(ctx context.Context, e EventRow) (bool, error) {
 // posts again what a seat change's follow-up (settled) may have lost
 // to a crash (requeueSeats). It returns how many reminders and lapses
 // it queued.
-func (s *Service) requeue(ctx context.Context) (reminders, lapses int, err error) {
-	all, err := storage.All[EventRow](ctx, s.catalog.events, storage.Query{PartitionKey: eventsPart})
-	if err != nil {
-		return 0, 0, err
-	}
+func (s *Service) requeue(ctx context.Context, all []EventRow) (reminders, lapses int, err error) {
 	now := s.now()
 	for _, e := range all {
 		queued, err := s.queueReminder(ctx, e)

@@ -118,9 +118,9 @@ func (s *Service) RebuildSubject() string { return "events" }
 
 // Rebuild recomputes EventsByDate and UserEvents, then queues again the
 // reminders and offer lapses to come, and the seat notices a crash may
-// have lost (requeue).
+// have lost (requeue). It reads Events once, for all of it.
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
-	listing, err := s.catalog.RebuildListing(ctx)
+	listing, all, err := s.catalog.rebuildListing(ctx)
 	if err != nil {
 		return rebuildReport{listing.String()}, err
 	}
@@ -128,7 +128,7 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	if err != nil {
 		return rebuildReport{listing.String(), mine.String()}, err
 	}
-	reminders, lapses, err := s.requeue(ctx)
+	reminders, lapses, err := s.requeue(ctx, all)
 	return rebuildReport{listing.String(), mine.String(), strconv.Itoa(reminders), strconv.Itoa(lapses)}, err
 }
 
