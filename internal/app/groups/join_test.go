@@ -416,19 +416,25 @@ func TestSpinOffTwiceAtOnce(t *testing.T) {
 			t.Fatalf("spin-offs at once led to %q", where)
 		}
 	}
-	page, err := a.svc.MyGroups(ctx, memberRowKey(olga.id), nil, 0)
+	if n := a.groupsNamed(t, olga, "Dinner"); n != 1 {
+		t.Errorf("olga owns %d groups called Dinner, want 1", n)
+	}
+}
+
+// groupsNamed counts p's groups called name.
+func (a *groupsApp) groupsNamed(t *testing.T, p person, name string) int {
+	t.Helper()
+	page, err := a.svc.MyGroups(ctx, memberRowKey(p.id), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dinners := 0
+	n := 0
 	for _, g := range page.Groups {
-		if g.Group.GroupName == "Dinner" {
-			dinners++
+		if g.Group.GroupName == name {
+			n++
 		}
 	}
-	if dinners != 1 {
-		t.Errorf("olga owns %d groups called Dinner, want 1", dinners)
-	}
+	return n
 }
 
 func TestGuestKeepsGroupsWhenSigningIn(t *testing.T) {
@@ -896,17 +902,7 @@ func TestASpinOffTakenOverAndResumedMakesOneGroup(t *testing.T) {
 	if err != nil || sess.SpunOff != first.GroupID {
 		t.Errorf("the link names %q (%v), want %q", sess.SpunOff, err, first.GroupID)
 	}
-	page, err := a.svc.MyGroups(ctx, olga.id.UserKey, nil, 50)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dinners := 0
-	for _, g := range page.Groups {
-		if g.Group.GroupName == "Dinner" {
-			dinners++
-		}
-	}
-	if dinners != 1 {
-		t.Errorf("olga has %d groups named Dinner, want 1", dinners)
+	if n := a.groupsNamed(t, olga, "Dinner"); n != 1 {
+		t.Errorf("olga has %d groups named Dinner, want 1", n)
 	}
 }

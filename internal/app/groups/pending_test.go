@@ -60,10 +60,7 @@ func TestAChangeOfTheFollowingDatesCutShortIsFinishedByItsTask(t *testing.T) {
 	t.Parallel()
 	a, b := newBetweenApp(t)
 	ann, m, doc, week := splitCutShort(t, a, b)
-	a.Clock.Advance(2 * finishAfter)
-	if _, err := a.Tasks.RunDue(ctx); err != nil {
-		t.Fatal(err)
-	}
+	a.runFinishes(t)
 	if got := week(); !slices.Equal(got, newCoachWeek) {
 		t.Errorf("after the task the week shows %q, want %q", got, newCoachWeek)
 	}
@@ -98,10 +95,7 @@ func TestAChangeOfTheFollowingDatesCutShortIsFinishedByTheRebuild(t *testing.T) 
 	if report := a.rebuild(t); !strings.Contains(report, "0 series changes finished") {
 		t.Errorf("a second rebuild: %s", report)
 	}
-	a.Clock.Advance(2 * finishAfter)
-	if _, err := a.Tasks.RunDue(ctx); err != nil {
-		t.Fatal(err)
-	}
+	a.runFinishes(t)
 	if got := week(); !slices.Equal(got, newCoachWeek) {
 		t.Errorf("after the rebuild and the task the week shows %q, want %q", got, newCoachWeek)
 	}
@@ -147,6 +141,26 @@ func moveAll(t *testing.T, a *groupsApp, ann person, m Membership, berlin *time.
 	return err
 }
 
+// runFinishes runs the tasks due once finishAfter has passed.
+func (a *groupsApp) runFinishes(t *testing.T) {
+	t.Helper()
+	a.Clock.Advance(2 * finishAfter)
+	if _, err := a.Tasks.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// moveCutShort moves every date of the series from its Thursday 21
+// March 17:00 to start and end, refusing the write of the override:
+// the move stops after the series moved.
+func moveCutShort(t *testing.T, a *groupsApp, b *between, ann person, m Membership, berlin *time.Location, series, override Appointment, start, end string) {
+	t.Helper()
+	b.refuse(to("blob", appointmentBlobName(m.GroupID, override.AppointmentID)))
+	if err := moveAll(t, a, ann, m, berlin, series.AppointmentID, "20300321160000Z", start, end); err == nil {
+		t.Fatal("the move whose override was refused succeeded")
+	}
+}
+
 // Moving every date stopped before the overrides moved with the series:
 // the moved Tuesday still said it replaced the 17:00 date (so a feed's
 // RECURRENCE-ID named a date the series no longer has). Its task moves
@@ -155,17 +169,11 @@ func TestAMoveOfEveryDateCutShortIsFinishedByItsTask(t *testing.T) {
 	t.Parallel()
 	a, b := newBetweenApp(t)
 	ann, m, berlin, doc, override, replaces := movedTuesday(t, a)
-	b.refuse(to("blob", appointmentBlobName(m.GroupID, override.AppointmentID)))
-	if err := moveAll(t, a, ann, m, berlin, doc.AppointmentID, "20300321160000Z", "2030-03-21T16:00", "2030-03-21T17:30"); err == nil {
-		t.Fatal("the move whose override was refused succeeded")
-	}
+	moveCutShort(t, a, b, ann, m, berlin, doc, override, "2030-03-21T16:00", "2030-03-21T17:30")
 	if got := replaces(); got != "Tue 26 17:00" {
 		t.Fatalf("before the task the override replaces %s", got)
 	}
-	a.Clock.Advance(2 * finishAfter)
-	if _, err := a.Tasks.RunDue(ctx); err != nil {
-		t.Fatal(err)
-	}
+	a.runFinishes(t)
 	if got := replaces(); got != "Tue 26 16:00" {
 		t.Errorf("after the task the override replaces %s, want Tue 26 16:00", got)
 	}
@@ -182,20 +190,14 @@ func TestTwoMovesOfEveryDateMoveAnOverrideOnceEach(t *testing.T) {
 	t.Parallel()
 	a, b := newBetweenApp(t)
 	ann, m, berlin, doc, override, replaces := movedTuesday(t, a)
-	b.refuse(to("blob", appointmentBlobName(m.GroupID, override.AppointmentID)))
-	if err := moveAll(t, a, ann, m, berlin, doc.AppointmentID, "20300321160000Z", "2030-03-21T16:00", "2030-03-21T17:30"); err == nil {
-		t.Fatal("the move whose override was refused succeeded")
-	}
+	moveCutShort(t, a, b, ann, m, berlin, doc, override, "2030-03-21T16:00", "2030-03-21T17:30")
 	if err := moveAll(t, a, ann, m, berlin, doc.AppointmentID, "20300321150000Z", "2030-03-21T16:30", "2030-03-21T18:00"); err != nil {
 		t.Fatal(err)
 	}
 	if got := replaces(); got != "Tue 26 16:30" {
 		t.Errorf("after two moves the override replaces %s, want Tue 26 16:30", got)
 	}
-	a.Clock.Advance(2 * finishAfter)
-	if _, err := a.Tasks.RunDue(ctx); err != nil {
-		t.Fatal(err)
-	}
+	a.runFinishes(t)
 	if got := replaces(); got != "Tue 26 16:30" {
 		t.Errorf("after the tasks the override replaces %s, want Tue 26 16:30", got)
 	}
@@ -215,10 +217,7 @@ func TestAMoveOfEveryDateCutShortIsFinishedByTheRebuild(t *testing.T) {
 	t.Parallel()
 	a, b := newBetweenApp(t)
 	ann, m, berlin, doc, override, replaces := movedTuesday(t, a)
-	b.refuse(to("blob", appointmentBlobName(m.GroupID, override.AppointmentID)))
-	if err := moveAll(t, a, ann, m, berlin, doc.AppointmentID, "20300321160000Z", "2030-03-28T17:00", "2030-03-28T18:30"); err == nil {
-		t.Fatal("the move whose override was refused succeeded")
-	}
+	moveCutShort(t, a, b, ann, m, berlin, doc, override, "2030-03-28T17:00", "2030-03-28T18:30")
 	if report := a.rebuild(t); !strings.Contains(report, "1 series changes finished") || !strings.Contains(report, "0 replaced dates hidden") {
 		t.Errorf("report: %s", report)
 	}
