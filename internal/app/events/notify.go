@@ -101,11 +101,13 @@ func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, p
 		return r, nil // registered already: nothing new to count or tell
 	}
 	s.counts.Add(ctx, Registrations)
+	// Keyed by when they registered, so the rebuild can post it again
+	// (requeueSeats) and nobody hears twice.
 	kind := "events.notify.going"
 	if r.Status == StatusWaitlist {
 		kind = "events.notify.waitlist"
 	}
-	s.tell(ctx, e, kind, s.stamp(), id.MemberKey)
+	s.tell(ctx, e, kind, stampOf(r.ToldAt), id.MemberKey)
 	return r, nil
 }
 
@@ -123,14 +125,18 @@ func (s *Service) CancelRegistration(ctx context.Context, e EventRow, id *auth.I
 	return nil
 }
 
-// Accept takes the seat offered to id.
+// Accept takes the seat offered to id and tells them they are going,
+// keyed by when they took it: a second press tells nobody again, and the
+// rebuild posts it again at that key when a crash lost it (requeueSeats).
 func (s *Service) Accept(ctx context.Context, e EventRow, id *auth.Identity) error {
-	moves, err := s.catalog.seats.Accept(ctx, e.RowKey, id.MemberKey)
+	r, moves, err := s.catalog.seats.Accept(ctx, e.RowKey, id.MemberKey)
 	s.settled(ctx, e, moves)
 	if err != nil {
 		return err
 	}
-	s.tell(ctx, e, "events.notify.going", s.stamp(), id.MemberKey)
+	if !r.ToldAt.IsZero() {
+		s.tell(ctx, e, "events.notify.going", stampOf(r.ToldAt), id.MemberKey)
+	}
 	return nil
 }
 

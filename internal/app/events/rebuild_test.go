@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/harmony/harmony/internal/app/events"
 	"github.com/harmony/harmony/internal/storage"
@@ -128,5 +129,70 @@ func TestRebuildReadsTheEventsOnce(t *testing.T) {
 	t.Logf("the rebuild of 3 events: %s", counter.Snapshot())
 	if scans.Load() != 1 || gets.Load() != 0 {
 		t.Errorf("the rebuild read the events %d times whole and %d one by one; want 1 and 0", scans.Load(), gets.Load())
+	}
+}
+
+// TestRebuildPostsRegistrationNoticesACrashLost: eve's registration
+// (going), fay's (waitlisted) and bob's taking of the seat offered to
+// him are made while the queue is down (a crash after the seat change's
+// transaction), so nobody tells them; the rebuild, run twice, tells each
+// of them once. gus, told when he registered, and who presses
+// "Register" and "Accept" again, hears no second time.
+func TestRebuildPostsRegistrationNoticesACrashLost(t *testing.T) {
+	t.Parallel()
+	var down atomic.Bool
+	a, svc := newAppAndServiceOn(t, func(b storage.Backend) storage.Backend { return downQueue{b, &down} })
+	cast := a.People("org@example.com", "ann@example.com", "bob@example.com", "eve@example.com", "fay@example.com", "gus@example.com")
+	org, ann, bob, eve, fay, gus := cast[0], cast[1], cast[2], cast[3], cast[4], cast[5]
+	event := func(title string, fields ...string) string {
+		form := url.Values{"title": {title}, "category": {"yachting"}, "start": {"2030-05-20T10:00"}, "end": {"2030-05-20T16:00"}, "capacity": {"1"}}
+		for i := 0; i+1 < len(fields); i += 2 {
+			form.Set(fields[i], fields[i+1])
+		}
+		page := post(org, "/events", form).Header.Get("Location")
+		post(org, page+"/publish", nil)
+		return page
+	}
+	quiz := event("Quiz night")
+	down.Store(true)
+	post(eve, quiz+"/register", nil)
+	post(fay, quiz+"/register", nil)
+	down.Store(false)
+	sailing := event("Sailing day", "offerHours", "2", "offerStopHours", "24")
+	post(ann, sailing+"/register", nil)
+	post(bob, sailing+"/register", nil)
+	post(ann, sailing+"/cancel", url.Values{"confirm": {"yes"}})
+	down.Store(true)
+	post(bob, sailing+"/accept", nil)
+	down.Store(false)
+	books := event("Book club")
+	post(gus, books+"/register", nil)
+	post(gus, books+"/register", nil)
+
+	told := func(c *webtest.Client, words string) int {
+		return strings.Count(a.Inbox(c).Text(), words)
+	}
+	const quizGoing, quizWaiting, sailingGoing, booksGoing = "You are going to “Quiz night”", "You are on the waitlist for “Quiz night”", "You are going to “Sailing day”", "You are going to “Book club”"
+	if told(eve, quizGoing) != 0 || told(fay, quizWaiting) != 0 || told(bob, sailingGoing) != 0 || told(gus, booksGoing) != 1 {
+		t.Fatal("the notices were not lost as the test means them to be")
+	}
+	for range 2 {
+		if report, err := svc.Rebuild(t.Context()); err != nil {
+			t.Fatalf("rebuild: %v %v", report, err)
+		}
+	}
+	for _, c := range []struct {
+		who   *webtest.Client
+		name  string
+		words string
+	}{{eve, "eve", quizGoing}, {fay, "fay", quizWaiting}, {bob, "bob", sailingGoing}, {gus, "gus", booksGoing}} {
+		if n := told(c.who, c.words); n != 1 {
+			t.Errorf("%s is told %q %d times", c.name, c.words, n)
+		}
+	}
+	a.Clock.Advance(time.Minute)
+	post(bob, sailing+"/accept", nil)
+	if n := told(bob, sailingGoing); n != 1 {
+		t.Errorf("bob, taking his seat again, is told %d times", n)
 	}
 }

@@ -146,20 +146,28 @@ func (s *Service) requeue(ctx context.Context, all []EventRow) (reminders, lapse
 }
 
 // requeueSeats posts again, at their keys, the notices of e's seats
-// that still stand: an offer's, and a promotion's while the key of one
-// posted then is kept (tasks.KeyTTL), so nobody hears twice. It queues
-// each outstanding offer's lapse, and settles at once an offer that
-// lapsed already. It returns how many lapses it queued.
+// that still stand: an offer's, and a promotion's, a registration's
+// (going or waitlisted) and a taken offer's while the key of one posted
+// then is kept (tasks.KeyTTL), so nobody hears twice. It queues each
+// outstanding offer's lapse, and settles at once an offer that lapsed
+// already. It returns how many lapses it queued.
 func (s *Service) requeueSeats(ctx context.Context, e EventRow, now time.Time) (lapses int, err error) {
 	rows, err := s.catalog.seats.Attendees(ctx, e.RowKey)
 	if err != nil {
 		return 0, err
 	}
+	kept := func(at *time.Time) bool { return at != nil && now.Before(at.Add(tasks.KeyTTL)) }
 	lapsed := false
 	for _, r := range rows {
 		switch {
-		case r.Status == StatusGoing && r.PromotedAt != nil && now.Before(r.PromotedAt.Add(tasks.KeyTTL)):
-			err = s.notice(ctx, e, "events.notify.promoted", stampOf(*r.PromotedAt), e.Start, r.MemberKey)
+		case r.Status == StatusGoing && r.PromotedAt != nil:
+			if kept(r.PromotedAt) {
+				err = s.notice(ctx, e, "events.notify.promoted", stampOf(*r.PromotedAt), e.Start, r.MemberKey)
+			}
+		case r.Status == StatusGoing && kept(r.ToldAt):
+			err = s.notice(ctx, e, "events.notify.going", stampOf(*r.ToldAt), e.Start, r.MemberKey)
+		case r.Status == StatusWaitlist && kept(r.ToldAt):
+			err = s.notice(ctx, e, "events.notify.waitlist", stampOf(*r.ToldAt), e.Start, r.MemberKey)
 		case r.Status != StatusOffered || r.OfferUntil == nil:
 		case !r.OfferUntil.After(now):
 			lapsed = true

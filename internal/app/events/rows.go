@@ -68,7 +68,12 @@ type AttendeeRow struct {
 	// PromotedAt is when the waitlist gave them their seat (going, not
 	// offered): it keys their "promoted" notice, so the rebuild can post
 	// again one a crash lost, and never twice.
-	PromotedAt  *time.Time `table:"promotedAt"`
+	PromotedAt *time.Time `table:"promotedAt"`
+	// ToldAt is when their own step placed them: registering (going or
+	// waitlisted) or taking a seat offered. It keys the notice telling
+	// them so, as PromotedAt keys a promotion's. Rows from before it
+	// have none, and the rebuild posts nothing for them.
+	ToldAt      *time.Time `table:"toldAt"`
 	Attended    bool       `table:"attended"`
 	CheckedInAt *time.Time `table:"checkedInAt"`
 	// Mirrored records the UserEvents row last written for it

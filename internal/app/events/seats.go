@@ -75,6 +75,10 @@ type Registration struct {
 	// New is true when this call registered them, false when they were
 	// registered already.
 	New bool
+	// ToldAt keys the notice of their registration or of their taking
+	// an offer (AttendeeRow.ToldAt); zero for a registration from before
+	// it was kept.
+	ToldAt time.Time
 }
 
 // Plan is an event's seat settings.
@@ -274,7 +278,8 @@ func (s *Seats) Register(ctx context.Context, eventID string, p Person, party in
 			return nil
 		}
 		before := *a
-		a.Party, a.RegisteredAt, a.Name, a.Email, a.Seq, a.OfferUntil, a.Attended, a.CheckedInAt, a.PromotedAt = party, t.now, p.Name, p.Email, 0, nil, false, nil, nil
+		now := t.now
+		a.Party, a.RegisteredAt, a.Name, a.Email, a.Seq, a.OfferUntil, a.Attended, a.CheckedInAt, a.PromotedAt, a.ToldAt = party, t.now, p.Name, p.Email, 0, nil, false, nil, nil, &now
 		if a.Ticket == "" {
 			a.Ticket = newTicketCode()
 			t.put(insertOp(TicketRow{PartitionKey: eventID, RowKey: ticketRowKey(a.Ticket), MemberKey: p.MemberKey}))
@@ -306,6 +311,9 @@ func registrationOf(a AttendeeRow) Registration {
 	r := Registration{Status: a.Status, Party: a.Party, OfferLapsed: a.OfferLapsed}
 	if a.OfferUntil != nil {
 		r.OfferUntil = *a.OfferUntil
+	}
+	if a.ToldAt != nil {
+		r.ToldAt = *a.ToldAt
 	}
 	return r
 }
@@ -350,9 +358,11 @@ func (t *seatTx) release(a *AttendeeRow) {
 	a.Seq, a.OfferUntil = 0, nil
 }
 
-// Accept takes the seat offered to memberKey: they are going. An offer
-// that lapsed is ErrOfferLapsed (and the seat has gone on).
-func (s *Seats) Accept(ctx context.Context, eventID, memberKey string) (Moves, error) {
+// Accept takes the seat offered to memberKey: they are going (someone
+// going already stays so, and nothing changes). An offer that lapsed is
+// ErrOfferLapsed (and the seat has gone on).
+func (s *Seats) Accept(ctx context.Context, eventID, memberKey string) (Registration, Moves, error) {
+	var out Registration
 	moves, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
 		a, _, err := t.attendee(ctx, memberKey)
 		if err != nil {
@@ -360,6 +370,7 @@ func (s *Seats) Accept(ctx context.Context, eventID, memberKey string) (Moves, e
 		}
 		switch a.Status {
 		case StatusGoing:
+			out = registrationOf(*a)
 			return nil
 		case StatusOffered:
 		default:
@@ -370,12 +381,14 @@ func (s *Seats) Accept(ctx context.Context, eventID, memberKey string) (Moves, e
 		}
 		before := *a
 		t.release(a)
-		a.Status = StatusGoing
+		now := t.now
+		a.Status, a.ToldAt = StatusGoing, &now
 		t.c.Going += a.Party
 		t.write(before, a)
+		out = registrationOf(*a)
 		return nil
 	})
-	return moves, err
+	return out, moves, err
 }
 
 // SetPlan changes an event's seat plan: raising the capacity promotes

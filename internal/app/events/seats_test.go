@@ -328,13 +328,13 @@ func seatsOffers(t *testing.T, s *Seats) {
 	}
 	check(t, s, "o1")
 	now = t0.Add(time.Hour)
-	if _, err := s.Accept(ctx, "o1", "b"); err != nil {
+	if _, _, err := s.Accept(ctx, "o1", "b"); err != nil {
 		t.Fatalf("b takes the seat: %v", err)
 	}
 	if r := state("o1", "b"); r.Status != StatusGoing {
 		t.Fatalf("b after taking it: %+v", r)
 	}
-	if _, err := s.Accept(ctx, "o1", "c"); err != ErrNoOffer {
+	if _, _, err := s.Accept(ctx, "o1", "c"); err != ErrNoOffer {
 		t.Fatalf("c takes a seat nobody offered: %v", err)
 	}
 	// b declines after all: c is offered the seat.
@@ -352,7 +352,7 @@ func seatsOffers(t *testing.T, s *Seats) {
 	if r := state("o1", "c"); r.Status != StatusCancelled {
 		t.Fatalf("c after the lapse: %+v", r)
 	}
-	if _, err := s.Accept(ctx, "o1", "c"); err != ErrOfferLapsed {
+	if _, _, err := s.Accept(ctx, "o1", "c"); err != ErrOfferLapsed {
 		t.Fatalf("c takes the lapsed seat: %v", err)
 	}
 	if _, moves, _ := s.Judge(ctx, "o1"); len(moves.Expired)+len(moves.Offered) != 0 {
