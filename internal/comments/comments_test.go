@@ -218,3 +218,111 @@ func TestDeleteAll(t *testing.T) {
 		t.Fatal("another thread went too")
 	}
 }
+
+// TestReplies: a reply follows its comment, the oldest reply first, and
+// a reply to a reply answers the same comment; a comment hidden, or a
+// thread without replies, takes none; a comment with replies that is
+// deleted stays, marked and without its text, until its last reply goes.
+func TestReplies(t *testing.T) {
+	ctx := t.Context()
+	store := storetest.Open(t, "Comments", "Quota")
+	th := newThread(t, store)
+	th.Limit = quota.Limit{}
+	if _, _, err := th.Reply(ctx, "T", "x", bob, "no thread takes replies unless it says"); !errors.Is(err, errMissing) {
+		t.Fatalf("a reply where replies are off: %v", err)
+	}
+	th.Replies = true
+	add := func(by *auth.Identity, body string) comments.Row {
+		t.Helper()
+		r, err := th.Add(ctx, "T", by, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	reply := func(to comments.Row, by *auth.Identity, body string) comments.Row {
+		t.Helper()
+		_, r, err := th.Reply(ctx, "T", to.RowKey, by, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	bodies := func() string {
+		t.Helper()
+		page, err := th.Page(ctx, "T", nil, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range page.Rows {
+			b := r.Body
+			if r.Deleted {
+				b = "(deleted)"
+			}
+			if r.Parent() != "" {
+				b = "  " + b
+			}
+			out = append(out, b)
+		}
+		return strings.Join(out, ",")
+	}
+	first := add(ann, "first")
+	second := add(ann, "second")
+	r1 := reply(first, bob, "r1")
+	r2 := reply(first, ann, "r2")
+	r3 := reply(r1, ann, "r3 to r1")
+	if r3.Parent() != first.RowKey || first.Parent() != "" {
+		t.Fatalf("r3 answers %q, want the first comment %q", r3.Parent(), first.RowKey)
+	}
+	if got, want := bodies(), "second,first,  r1,  r2,  r3 to r1"; got != want {
+		t.Fatalf("the thread reads %q, want %q", got, want)
+	}
+	if r, err := th.Get(ctx, "T", comments.KeyFromPath(comments.PathKey(r3.RowKey))); err != nil || r.ID() != r3.ID() || !storage.IsID(r.ID()) {
+		t.Fatalf("a reply through its address: %+v, %v", r, err)
+	}
+	for _, bad := range []string{first.RowKey + "|1|" + r1.ID(), first.RowKey + "|x|" + r1.ID(), first.RowKey + "|" + strings.Repeat("0", 19) + "|" + r1.ID(), r1.RowKey + "|x"} {
+		if comments.ValidKey(bad) {
+			t.Errorf("%q taken for a key", bad)
+		}
+	}
+	if _, _, err := th.Reply(ctx, "T", first.RowKey, bob, " "); err == nil {
+		t.Fatal("a blank reply")
+	}
+	if err := th.Hide(ctx, "T", second.RowKey); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := th.Reply(ctx, "T", second.RowKey, bob, "to a hidden one"); !errors.Is(err, errMissing) {
+		t.Fatalf("a reply to a hidden comment: %v", err)
+	}
+
+	if err := th.Delete(ctx, "T", first.RowKey, ann, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := bodies(), "second,(deleted),  r1,  r2,  r3 to r1"; got != want {
+		t.Fatalf("after deleting the first, the thread reads %q, want %q", got, want)
+	}
+	if _, err := th.Edit(ctx, "T", first.RowKey, ann, "back"); !errors.Is(err, errMissing) {
+		t.Errorf("editing a deleted comment: %v", err)
+	}
+	if _, _, err := th.Reply(ctx, "T", r1.RowKey, bob, "to a deleted one"); !errors.Is(err, errMissing) {
+		t.Errorf("a reply to a deleted comment: %v", err)
+	}
+	if err := th.Delete(ctx, "T", first.RowKey, ann, false); !errors.Is(err, errMissing) {
+		t.Errorf("deleted twice: %v", err)
+	}
+	for _, r := range []comments.Row{r1, r2} {
+		if err := th.Delete(ctx, "T", r.RowKey, map[string]*auth.Identity{ann.MemberKey: ann, bob.MemberKey: bob}[r.AuthorKey], false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := bodies(), "second,(deleted),  r3 to r1"; got != want {
+		t.Fatalf("with one reply left the thread reads %q, want %q", got, want)
+	}
+	if err := th.Delete(ctx, "T", r3.RowKey, bob, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := bodies(), "second"; got != want {
+		t.Fatalf("with the last reply gone the thread reads %q, want %q", got, want)
+	}
+}
