@@ -2,6 +2,7 @@ package blog
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -77,6 +78,13 @@ func (s *Service) AddComment(ctx context.Context, p PostRow, by *auth.Identity, 
 	if err != nil {
 		return CommentRow{}, err
 	}
+	if s.deletedSince(ctx, p) {
+		// Its comments may have gone before this one came: take it back.
+		if err := s.comments.Table.Delete(ctx, p.ID, row.RowKey, row.ETag); err != nil {
+			s.log.WarnContext(ctx, "blog: a comment on a deleted post stays", "post", p.RowKey, "err", err)
+		}
+		return CommentRow{}, ErrNoPost
+	}
 	if s.notifier != nil && p.AuthorKey != "" && p.AuthorKey != by.MemberKey {
 		n := inbox.Notice{
 			To: []inbox.Recipient{{MemberKey: p.AuthorKey}}, Kind: "blog.notify.comment", From: by.MemberKey,
@@ -88,6 +96,21 @@ func (s *Service) AddComment(ctx context.Context, p PostRow, by *auth.Identity, 
 		}
 	}
 	return row, nil
+}
+
+// deletedSince reports whether p, as a request read it, was deleted
+// since: marked, gone, or another post at its address. A failed read
+// is logged and says no (the post's burial sweeps its comments).
+func (s *Service) deletedSince(ctx context.Context, p PostRow) bool {
+	now, err := s.stored(ctx, p.RowKey)
+	switch {
+	case err == nil:
+		return now.Deleted || now.ID != p.ID
+	case errors.Is(err, ErrNoPost):
+		return true
+	}
+	s.log.WarnContext(ctx, "blog: a comment's post not read again", "post", p.RowKey, "err", err)
+	return false
 }
 
 // Comments reads a page of the comments on the post with id, from start

@@ -6,18 +6,22 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/harmony/harmony/internal/app/blog"
 	"github.com/harmony/harmony/internal/media/mediatest"
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/tasks"
 )
 
 // leftoversRefused is a backend that, while armed, refuses to delete a
-// file or to run a transaction: a process that stopped right after a
-// post's own writes, before what hangs on the post went.
+// file or to run a transaction but the task queue's: a process that
+// stopped right after a post's own writes and the queueing of its
+// burial, before what hangs on the post went.
 type leftoversRefused struct {
 	storage.Backend
 	armed atomic.Bool
@@ -33,19 +37,20 @@ func (b *leftoversRefused) DeleteBlob(ctx context.Context, container, name strin
 }
 
 func (b *leftoversRefused) Transact(ctx context.Context, table string, ops []storage.TxOp) error {
-	if b.armed.Load() {
+	if b.armed.Load() && table != tasks.Table {
 		return errStopped
 	}
 	return b.Backend.Transact(ctx, table, ops)
 }
 
 // TestADeletionCutShortIsFinished: a post whose deletion stopped after
-// its own writes is gone for everyone at once; deleting it again, or web
-// reindex blog, then takes its comments and its pictures (the cover and
-// the text's): no comment is left in storage, and the pictures'
-// addresses are 404. The rebuild does the same for a post whose row is
-// gone (a comment that raced the deletion), and says what it removed. A
-// post that is not there is 404 to delete, and nothing is written.
+// its own writes is gone for everyone at once; its burial a minute
+// later, deleting it again, or web reindex blog, then takes its
+// comments and its pictures (the cover and the text's): no comment is
+// left in storage, the pictures' addresses are 404, and a new post of
+// the same title takes its address. The rebuild does the same for a
+// post whose row is gone, and says what it removed. A post that is not
+// there is 404 to delete, and nothing is written.
 func TestADeletionCutShortIsFinished(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -54,6 +59,7 @@ func TestADeletionCutShortIsFinished(t *testing.T) {
 		cut    func(t *testing.T, a *app, crash *leftoversRefused, post string)
 		finish func(t *testing.T, a *app, post string)
 	}{
+		{"by itself", stopDeleting, buried},
 		{"deleted again", stopDeleting, deleteAgain},
 		{"the rebuild", stopDeleting, rebuild},
 		{"the post's row gone", dropPostRow, rebuild},
@@ -102,6 +108,9 @@ func TestADeletionCutShortIsFinished(t *testing.T) {
 			if got := titles(t, a.member, "/blog"); len(got) != 0 {
 				t.Errorf("the blog lists %q", got)
 			}
+			if again := a.write(t, form()); again != post {
+				t.Errorf("a new post of the same title is at %s, not at %s", again, post)
+			}
 		})
 	}
 	a := newApp(t)
@@ -132,6 +141,62 @@ func dropPostRow(t *testing.T, a *app, _ *leftoversRefused, post string) {
 	if err := a.Store.Table(blog.PostsTable).Delete(ctx, "post", strings.TrimPrefix(post, "/blog/"), storage.AnyETag); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// buried is the deletion's burial running when it is due, a minute
+// after it was queued; nobody deletes the post again.
+func buried(t *testing.T, a *app, post string) {
+	t.Helper()
+	if _, err := a.Tasks.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if countComments(t, a) == 0 {
+		t.Fatal("the burial ran before it was due")
+	}
+	a.Clock.Advance(time.Minute)
+	if _, err := a.Tasks.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestACommentRacingItsPostsDeletion: a comment whose post is deleted
+// between the route's read of the post and the comment's write (after
+// the deletion took the post's comments) is refused, 404, and not left
+// in storage.
+func TestACommentRacingItsPostsDeletion(t *testing.T) {
+	t.Parallel()
+	var race *deletedMeanwhile
+	a := newAppOn(t, func(b storage.Backend) storage.Backend {
+		race = &deletedMeanwhile{Backend: b}
+		return race
+	})
+	post := a.write(t, form())
+	race.before = func() {
+		if err := a.svc.Delete(ctx, strings.TrimPrefix(post, "/blog/")); err != nil {
+			t.Error(err)
+		}
+	}
+	if res := addComment(a, a.member, post, "First!", false); res.StatusCode != http.StatusNotFound {
+		t.Errorf("a comment on a post deleted meanwhile: %d", res.StatusCode)
+	}
+	if n := countComments(t, a); n != 0 {
+		t.Errorf("%d comments outlive their post", n)
+	}
+}
+
+// deletedMeanwhile runs before, once, ahead of the first comment's
+// write.
+type deletedMeanwhile struct {
+	storage.Backend
+	before func()
+	once   sync.Once
+}
+
+func (b *deletedMeanwhile) Insert(ctx context.Context, table string, e storage.Entity) (string, error) {
+	if table == blog.CommentsTable && b.before != nil {
+		b.once.Do(b.before)
+	}
+	return b.Backend.Insert(ctx, table, e)
 }
 
 // deleteAgain is the admin deleting post again.

@@ -50,12 +50,15 @@ type announcement struct {
 // Call them while wiring; without them nobody is told.
 func (s *Service) UseNotifier(n Notifier) { s.notifier = n }
 
-// UseTasks registers the announcement task on q.
+// UseTasks registers on q the announcement task and the burial that
+// finishes a post's deletion (posts.go).
 func (s *Service) UseTasks(q *tasks.Queue) error {
 	kind, err := tasks.Register(q, "blog.announce", s.announce)
-	if err == nil {
-		s.announcements = &kind
+	if err != nil {
+		return err
 	}
+	burials, err := tasks.Register(q, "blog.bury", s.buryQueued)
+	s.announcements, s.burials = &kind, &burials
 	return err
 }
 

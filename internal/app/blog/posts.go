@@ -360,9 +360,10 @@ func (s *Service) Unpublish(ctx context.Context, slug string) (PostRow, error) {
 
 // Delete removes a post for good. The post is marked deleted first, the
 // canonical write: from then on it is gone for everyone and its cards
-// go. Then what it leaves goes, and its row last (bury). A delete cut
-// short is finished by deleting the post again or by web reindex blog;
-// until then its leftovers are logged and the delete stands.
+// go. Then a burial is queued (due in buryLater), and what the post
+// leaves goes at once, its row last (bury). A delete cut short is
+// finished by its burial, by deleting the post again or by web reindex
+// blog; until then its leftovers are logged and the delete stands.
 func (s *Service) Delete(ctx context.Context, slug string) error {
 	if !formrule.IsSlug(slug, maxSlugLength) {
 		return ErrNoPost
@@ -377,10 +378,46 @@ func (s *Service) Delete(ctx context.Context, slug string) error {
 	if err := s.behind(ctx, err, slug); err != nil {
 		return err
 	}
+	s.queueBurial(ctx, row)
 	if err := s.bury(ctx, row); err != nil {
 		s.log.WarnContext(ctx, "blog: a deleted post's comments stay", "post", slug, "err", err)
 	}
 	return nil
+}
+
+// buryLater is when a deleted post's queued burial runs, in case the
+// delete's own did not finish (Delete); it also sweeps what raced the
+// delete (a comment or a picture written as the post went).
+const buryLater = time.Minute
+
+// burial is the task that finishes deleting the post with ID at Slug.
+type burial struct{ Slug, ID string }
+
+// queueBurial queues the burial of p, marked deleted; a failure is
+// logged (deleting the post again, or web reindex blog, finishes it).
+func (s *Service) queueBurial(ctx context.Context, p PostRow) {
+	if s.burials == nil {
+		return
+	}
+	if err := s.burials.EnqueueAt(ctx, s.now().Add(buryLater), "blog.bury|"+p.ID, burial{Slug: p.RowKey, ID: p.ID}); err != nil {
+		s.log.WarnContext(ctx, "blog: a deleted post's burial not queued", "post", p.RowKey, "err", err)
+	}
+}
+
+// buryQueued runs a burial: a post still marked deleted is buried, and
+// what hangs on the post's id goes in any case (its row is gone, or
+// another post took its address since).
+func (s *Service) buryQueued(ctx context.Context, b burial) error {
+	p, err := s.stored(ctx, b.Slug)
+	switch {
+	case err == nil && p.ID == b.ID && p.Deleted:
+		return s.bury(ctx, p)
+	case err == nil && p.ID == b.ID:
+		return nil // never: a post marked deleted stays so
+	case err == nil, errors.Is(err, ErrNoPost):
+		return s.forget(ctx, b.ID)
+	}
+	return err
 }
 
 // bury removes what post p, marked deleted, leaves, then its row: each

@@ -34,7 +34,10 @@ type Service struct {
 	// nobody.
 	notifier      Notifier
 	announcements *tasks.Kind[announcement]
-	cursors       *storage.Cursors
+	// burials finish the deletions of posts (Delete); nil: the delete's
+	// own try, deleting again and the rebuild finish them.
+	burials *tasks.Kind[burial]
+	cursors *storage.Cursors
 	// baseURL makes the feed's links absolute.
 	baseURL string
 	log     *slog.Logger
