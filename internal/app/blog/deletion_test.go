@@ -122,7 +122,8 @@ func TestADeletionCutShortIsFinished(t *testing.T) {
 }
 
 // stopDeleting deletes post with the process stopping after the post's
-// own writes; the post, its comments' forms and its editor are gone.
+// own writes; the post, its comments' forms, its editor, its card and
+// its place in the feed are gone.
 func stopDeleting(t *testing.T, a *app, crash *leftoversRefused, post string) {
 	t.Helper()
 	crash.armed.Store(true)
@@ -132,6 +133,12 @@ func stopDeleting(t *testing.T, a *app, crash *leftoversRefused, post string) {
 		if res != http.StatusNotFound {
 			t.Errorf("a post whose deletion stopped half way: %d", res)
 		}
+	}
+	if got := titles(t, a.member, "/blog"); len(got) != 0 {
+		t.Errorf("the blog lists %q", got)
+	}
+	if feed := a.visitor.Get("/blog/feed.xml").Body; strings.Contains(feed, post) {
+		t.Errorf("the feed names the post: %.600s", feed)
 	}
 }
 
@@ -171,8 +178,12 @@ func TestACommentRacingItsPostsDeletion(t *testing.T) {
 		return race
 	})
 	post := a.write(t, form())
+	p, err := a.svc.Post(ctx, strings.TrimPrefix(post, "/blog/"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	race.before = func() {
-		if err := a.svc.Delete(ctx, strings.TrimPrefix(post, "/blog/")); err != nil {
+		if err := a.svc.Delete(ctx, p); err != nil {
 			t.Error(err)
 		}
 	}

@@ -328,7 +328,7 @@ func (s *Service) remove(c echo.Context) error {
 	if !web.Confirmed(c) {
 		return web.AskConfirm(c, views.DeleteProps(ctx, postURL(p.RowKey)+"/delete"))
 	}
-	if err := s.Delete(ctx, p.RowKey); err != nil {
+	if err := s.Delete(ctx, p); err != nil {
 		return err
 	}
 	return web.FlashRedirect(c, "blog.flash.deleted", homeURL)

@@ -358,29 +358,30 @@ func (s *Service) Unpublish(ctx context.Context, slug string) (PostRow, error) {
 	return row, s.behind(ctx, err, slug)
 }
 
-// Delete removes a post for good. The post is marked deleted first, the
+// Delete removes post p, as its route read it, for good. A burial is
+// queued first (due in buryLater), so a delete cut short at any later
+// step finishes by itself. Then the post is marked deleted, the
 // canonical write: from then on it is gone for everyone and its cards
-// go. Then a burial is queued (due in buryLater), and what the post
-// leaves goes at once, its row last (bury). A delete cut short is
-// finished by its burial, by deleting the post again or by web reindex
-// blog; until then its leftovers are logged and the delete stands.
-func (s *Service) Delete(ctx context.Context, slug string) error {
-	if !formrule.IsSlug(slug, maxSlugLength) {
-		return ErrNoPost
-	}
-	row, err := s.cards.Change(ctx, postsPart, slug, ErrNoPost, func(p *PostRow) error {
-		if p.Deleted {
+// go. Then what it leaves goes, and its row last (bury). Deleting the
+// post again, or web reindex blog, finishes one whose burial was not
+// queued; until then its leftovers are logged and the delete stands.
+func (s *Service) Delete(ctx context.Context, p PostRow) error {
+	s.queueBurial(ctx, p)
+	row, err := s.cards.Change(ctx, postsPart, p.RowKey, ErrNoPost, func(r *PostRow) error {
+		switch {
+		case r.ID != p.ID:
+			return ErrNoPost // another post took the address since
+		case r.Deleted:
 			return storage.ErrNoChange
 		}
-		p.Deleted, p.UpdatedAt = true, s.now().UTC()
+		r.Deleted, r.UpdatedAt = true, s.now().UTC()
 		return nil
 	})
-	if err := s.behind(ctx, err, slug); err != nil {
+	if err := s.behind(ctx, err, p.RowKey); err != nil {
 		return err
 	}
-	s.queueBurial(ctx, row)
 	if err := s.bury(ctx, row); err != nil {
-		s.log.WarnContext(ctx, "blog: a deleted post's comments stay", "post", slug, "err", err)
+		s.log.WarnContext(ctx, "blog: a deleted post's comments stay", "post", p.RowKey, "err", err)
 	}
 	return nil
 }
@@ -393,27 +394,31 @@ const buryLater = time.Minute
 // burial is the task that finishes deleting the post with ID at Slug.
 type burial struct{ Slug, ID string }
 
-// queueBurial queues the burial of p, marked deleted; a failure is
-// logged (deleting the post again, or web reindex blog, finishes it).
+// queueBurial queues the burial of p, about to be marked deleted: keyed
+// by the try, since a burial that found its post not marked (its mark
+// failed) is done, and the next try needs its own. A failure is logged
+// (deleting the post again, or web reindex blog, finishes it).
 func (s *Service) queueBurial(ctx context.Context, p PostRow) {
 	if s.burials == nil {
 		return
 	}
-	if err := s.burials.EnqueueAt(ctx, s.now().Add(buryLater), "blog.bury|"+p.ID, burial{Slug: p.RowKey, ID: p.ID}); err != nil {
+	key := "blog.bury|" + p.ID + "|" + strconv.FormatInt(s.now().UnixNano(), 36)
+	if err := s.burials.EnqueueAt(ctx, s.now().Add(buryLater), key, burial{Slug: p.RowKey, ID: p.ID}); err != nil {
 		s.log.WarnContext(ctx, "blog: a deleted post's burial not queued", "post", p.RowKey, "err", err)
 	}
 }
 
-// buryQueued runs a burial: a post still marked deleted is buried, and
-// what hangs on the post's id goes in any case (its row is gone, or
-// another post took its address since).
+// buryQueued runs a burial: a post marked deleted is buried, and what
+// hangs on the id of one whose row is gone (or whose address another
+// post took since) goes. A post not marked is one whose mark failed:
+// nothing goes.
 func (s *Service) buryQueued(ctx context.Context, b burial) error {
 	p, err := s.stored(ctx, b.Slug)
 	switch {
 	case err == nil && p.ID == b.ID && p.Deleted:
 		return s.bury(ctx, p)
 	case err == nil && p.ID == b.ID:
-		return nil // never: a post marked deleted stays so
+		return nil
 	case err == nil, errors.Is(err, ErrNoPost):
 		return s.forget(ctx, b.ID)
 	}
