@@ -146,7 +146,7 @@ func (m *built) people(c *platform.Core) (web.Module, error) {
 func (m *built) store(c *platform.Core) (web.Module, error) {
 	s := store.New(c.Store, c.Cursors, c.Log, c.Now)
 	s.UseNotifier(m.inbox_)
-	return s, nil
+	return s, s.UseTasks(c.Tasks)
 }
 
 func (m *built) blog(c *platform.Core) (web.Module, error) {

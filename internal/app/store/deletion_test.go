@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -15,11 +16,13 @@ import (
 	"github.com/harmony/harmony/internal/media/gallery"
 	"github.com/harmony/harmony/internal/media/mediatest"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/tasks"
 )
 
 // stopsAfter is a backend that, once armed, lets the next writes through
-// and refuses every write after them: a process that stopped part way
-// through a request.
+// and refuses every write after them but the task queue's: a process
+// that stopped part way through a request, after it queued what was to
+// finish it.
 type stopsAfter struct {
 	storage.Backend
 	armed atomic.Bool
@@ -69,6 +72,9 @@ func (b *stopsAfter) Delete(ctx context.Context, table, pk, rk, ifMatch string) 
 }
 
 func (b *stopsAfter) Transact(ctx context.Context, table string, ops []storage.TxOp) error {
+	if table == tasks.Table {
+		return b.Backend.Transact(ctx, table, ops)
+	}
 	if err := b.write(); err != nil {
 		return err
 	}
@@ -90,8 +96,8 @@ func (b *stopsAfter) DeleteBlob(ctx context.Context, container, name string) err
 }
 
 // TestADeletionCutShortIsFinished: an item whose deletion stopped after
-// its first write is gone for everyone at once; deleting it again, or
-// web reindex store, then takes its pictures (its own and the more
+// its first write is gone for everyone at once; its burial a minute
+// later, deleting it again, or web reindex store, then takes its pictures (its own and the more
 // ones): their addresses are 404 and no picture row or file is left. The
 // rebuild does the same for pictures whose item's row is gone (an upload
 // that raced the deletion), and says what it removed. An item that is
@@ -104,6 +110,7 @@ func TestADeletionCutShortIsFinished(t *testing.T) {
 		cut    func(t *testing.T, a *app, crash *stopsAfter, item string)
 		finish func(t *testing.T, a *app, item string)
 	}{
+		{"by itself", stopDeleting, buried},
 		{"deleted again", stopDeleting, deleteAgain},
 		{"the rebuild", stopDeleting, rebuild},
 		{"the item's row gone", dropItemRow, rebuild},
@@ -184,6 +191,22 @@ func stopDeleting(t *testing.T, a *app, crash *stopsAfter, item string) {
 func dropItemRow(t *testing.T, a *app, _ *stopsAfter, item string) {
 	t.Helper()
 	if err := a.Store.Table(store.ItemsTable).Delete(ctx, "item", strings.TrimPrefix(item, "/store/"), storage.AnyETag); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// buried is the deletion's burial running when it is due, a minute
+// after it was queued; nobody deletes the item again.
+func buried(t *testing.T, a *app, item string) {
+	t.Helper()
+	if _, err := a.Tasks.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := storage.All[gallery.Row](ctx, a.Store.Table(store.PicturesTable), storage.Query{Scan: true}); err != nil || len(rows) == 0 {
+		t.Fatalf("the burial ran before it was due (%v)", err)
+	}
+	a.Clock.Advance(time.Minute)
+	if _, err := a.Tasks.RunDue(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

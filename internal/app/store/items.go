@@ -16,6 +16,7 @@ import (
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/tasks"
 )
 
 // FieldErrors are a refused item form's errors by field.
@@ -211,15 +212,18 @@ func (s *Service) stored(ctx context.Context, id string) (ItemRow, error) {
 	return storage.Find[ItemRow](ctx, s.items, itemsPart, id, ErrNoItem)
 }
 
-// Delete removes an item for good. The item is marked deleted first, the
-// canonical write: from then on it is gone for everyone and its cards
-// go. Then what it leaves goes, and its row last (bury). A delete cut
-// short is finished by deleting the item again or by web reindex store;
-// until then its leftovers are logged and the delete stands.
+// Delete removes item id for good. A burial is queued first (due in
+// buryLater), so a delete cut short at any later step finishes by
+// itself. Then the item is marked deleted, the canonical write: from
+// then on it is gone for everyone and its cards go. Then what it leaves
+// goes, and its row last (bury). Deleting the item again, or web
+// reindex store, finishes one whose burial was not queued; until then
+// its leftovers are logged and the delete stands.
 func (s *Service) Delete(ctx context.Context, id string) error {
 	if !storage.IsID(id) {
 		return ErrNoItem
 	}
+	s.queueBurial(ctx, id)
 	row, err := s.cards.Change(ctx, itemsPart, id, ErrNoItem, func(it *ItemRow) error {
 		if it.Deleted {
 			return storage.ErrNoChange
@@ -235,6 +239,52 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 		s.log.WarnContext(ctx, "store: a deleted item's pictures stay", "item", id, "err", err)
 	}
 	return nil
+}
+
+// buryLater is when a deleted item's queued burial runs, in case the
+// delete's own did not finish (Delete); it also sweeps what raced the
+// delete (a picture uploaded or an alert asked for as the item went).
+const buryLater = time.Minute
+
+// burial is the task that finishes deleting item ID.
+type burial struct{ ID string }
+
+// UseTasks registers on q the burial that finishes an item's deletion.
+// Call it while wiring; without it the delete's own try, deleting again
+// and the rebuild finish them.
+func (s *Service) UseTasks(q *tasks.Queue) error {
+	kind, err := tasks.Register(q, "store.bury", s.buryQueued)
+	s.burials = &kind
+	return err
+}
+
+// queueBurial queues the burial of item id, about to be marked
+// deleted: keyed by the try, since a burial that found its item not
+// marked (its mark failed) is done, and the next try needs its own. A
+// failure is logged (deleting the item again, or web reindex store,
+// finishes it).
+func (s *Service) queueBurial(ctx context.Context, id string) {
+	if s.burials == nil {
+		return
+	}
+	key := "store.bury|" + id + "|" + strconv.FormatInt(s.now().UnixNano(), 36)
+	if err := s.burials.EnqueueAt(ctx, s.now().Add(buryLater), key, burial{ID: id}); err != nil {
+		s.log.WarnContext(ctx, "store: a deleted item's burial not queued", "item", id, "err", err)
+	}
+}
+
+// buryQueued runs a burial: an item marked deleted is buried, and what
+// hangs on a gone item's id goes. An item not marked is one whose mark
+// failed: nothing goes.
+func (s *Service) buryQueued(ctx context.Context, b burial) error {
+	it, err := s.stored(ctx, b.ID)
+	switch {
+	case errors.Is(err, ErrNoItem):
+		return s.forget(ctx, b.ID)
+	case err == nil && it.Deleted:
+		return s.bury(ctx, it)
+	}
+	return err
 }
 
 // bury removes what item it, marked deleted, leaves, then its row: each

@@ -13,6 +13,7 @@ import (
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/tasks"
 	"github.com/harmony/harmony/internal/web"
 )
 
@@ -42,8 +43,11 @@ type Service struct {
 	cards    *projection.Projection[ItemRow]
 	cursors  *storage.Cursors
 	notifier Notifier
-	log      *slog.Logger
-	now      func() time.Time
+	// burials finish the deletions of items (Delete); nil: the delete's
+	// own try, deleting again and the rebuild finish them.
+	burials *tasks.Kind[burial]
+	log     *slog.Logger
+	now     func() time.Time
 }
 
 // Picture sizes (the longer side, in pixels) and the item form's body

@@ -52,7 +52,7 @@ func newAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend) *app {
 		func(c *platform.Core) (web.Module, error) {
 			a.svc = store.New(c.Store, c.Cursors, c.Log, c.Now)
 			a.svc.UseNotifier(in)
-			return a.svc, nil
+			return a.svc, a.svc.UseTasks(c.Tasks)
 		},
 	}})
 	a.admin, a.mia, a.leo, a.visitor = a.Client(), a.Client(), a.Client(), a.Client()
