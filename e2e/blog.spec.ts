@@ -3,7 +3,8 @@
 // in the editor (htmx swaps the pictures panel alone), puts the picture in
 // the text, previews it and publishes; a visitor finds the post in the listing, by its
 // tag and in the feed, with its picture; a member comments on it and
-// edits the comment (htmx, no page load). Then axe on the blog's pages.
+// edits the comment, and the author replies (htmx, no page load). Then
+// axe on the blog's pages.
 import path from 'node:path';
 import { test, expect } from '@playwright/test';
 import { blogAdminEmail, axeProblems, newSignedInPage, uniqueLocal } from './helpers';
@@ -98,6 +99,21 @@ test('blog: a draft with pictures, published, read by a visitor by tag and feed'
   expect(loads).toEqual([]);
   await visitor.goto(postURL);
   await expect(visitor.getByTestId('comment').first()).toContainText(`Great show, see you in Riga (${suffix})`);
+
+  // The post's author replies to it: the form opens under the comment,
+  // and the reply appears indented below it, with no page load.
+  await admin.goto(postURL);
+  // (htmx's first swap marks the history entry, a same-document
+  // navigation: what counts is a document loaded.)
+  const adminLoads: string[] = [];
+  admin.on('domcontentloaded', (p) => adminLoads.push(p.url()));
+  await admin.getByTestId('comment').first().getByTestId('comment-reply-open').click();
+  const replying = admin.getByTestId('comment-reply-form');
+  await expect(replying.getByRole('textbox')).toBeFocused();
+  await replying.getByRole('textbox').fill(`Thank you, see you there (${suffix})`);
+  await replying.getByTestId('comment-reply-submit').click();
+  await expect(admin.getByTestId('comment-reply').first()).toContainText(`Thank you, see you there (${suffix})`);
+  expect(adminLoads).toEqual([]);
 
   // axe on the listing, the post (with its comments, as a visitor and as
   // a member), the editor and the drafts.

@@ -62,6 +62,16 @@ func Redirect(c echo.Context, target string) error {
 	return c.Redirect(http.StatusSeeOther, target)
 }
 
+// Retarget has htmx swap the response into target (a CSS selector) by
+// swap instead of what the request named: a form that shows its own
+// errors in place (hx-target="this") and, once it worked, the list it
+// changed.
+func Retarget(c echo.Context, target, swap string) {
+	h := c.Response().Header()
+	h.Set("HX-Retarget", target)
+	h.Set("HX-Reswap", swap)
+}
+
 // NextOr is where a form asks to go back to, its "next" field kept on
 // this site (LocalPath), or fallback when it names none.
 func NextOr(c echo.Context, fallback string) string {

@@ -19,7 +19,8 @@ import (
 
 // Comments: members comment on a post that readers see, as on Ghost or
 // Substack: the form above, the comments newest first below it, a page
-// of commentsPage at a time. A comment is Markdown on the rich-text
+// of commentsPage at a time, each followed by its replies (one level
+// deep, oldest first; the comments kit's replies). A comment is Markdown on the rich-text
 // rules, signed with its author's name; its author or an admin deletes
 // it, and members report it to the moderation queue, whose take-down
 // hides it ("Removed by the moderators"). The post's author hears of
@@ -27,6 +28,7 @@ import (
 // outlives a draft's change of address, and go with the post.
 //
 //	BlogComments  PK post ID, RK {rt(created)}|{ULID}  newest first
+//	                          a reply: {its comment's RK}|{ticks}|{ULID}
 
 // CommentsTable holds the comments, a partition a post; CommentQuota
 // counts each member's comments an hour.
@@ -64,6 +66,7 @@ func newThreads(table, quotaTable *storage.Table, now func() time.Time) comments
 		Limit: quota.Limit{Table: quotaTable, Max: CommentsPerHour, Window: time.Hour, Err: ErrTooManyComments},
 		Field: "body", Message: "blog.comments.error.body",
 		Missing: ErrNoComment, NotYours: ErrNotYourComment,
+		Replies: true,
 	}
 }
 
@@ -75,27 +78,64 @@ func (s *Service) AddComment(ctx context.Context, p PostRow, by *auth.Identity, 
 		return CommentRow{}, ErrNoPost
 	}
 	row, err := s.comments.Add(ctx, p.ID, by, body)
+	if err == nil {
+		err = s.keep(ctx, p, row)
+	}
 	if err != nil {
 		return CommentRow{}, err
 	}
-	if s.deletedSince(ctx, p) {
-		// Its comments may have gone before this one came: take it back.
-		if err := s.comments.Table.Delete(ctx, p.ID, row.RowKey, row.ETag); err != nil {
-			s.log.WarnContext(ctx, "blog: a comment on a deleted post stays", "post", p.RowKey, "err", err)
-		}
+	s.tell(ctx, p, p.AuthorKey, "blog.notify.comment", by, row)
+	return row, nil
+}
+
+// ReplyComment writes by's reply to comment rk on p, as AddComment: a
+// comment hidden or deleted takes none (ErrNoComment). The comment's
+// author is told, and the post's.
+func (s *Service) ReplyComment(ctx context.Context, p PostRow, rk string, by *auth.Identity, body string) (CommentRow, error) {
+	if !p.Visible(s.now()) {
 		return CommentRow{}, ErrNoPost
 	}
-	if s.notifier != nil && p.AuthorKey != "" && p.AuthorKey != by.MemberKey {
-		n := inbox.Notice{
-			To: []inbox.Recipient{{MemberKey: p.AuthorKey}}, Kind: "blog.notify.comment", From: by.MemberKey,
-			Args: map[string]string{"name": by.DisplayName, "title": p.Title, "preview": richtext.Plain(row.Body, 140)},
-			Link: postURL(p.RowKey) + "#" + comments.Anchor(row), When: row.CreatedAt, Key: "blog-comment|" + p.ID + "|" + row.RowKey,
-		}
-		if err := s.notifier.Post(context.WithoutCancel(ctx), n); err != nil {
-			s.log.WarnContext(ctx, "blog: a comment's author was not told", "post", p.RowKey, "err", err)
-		}
+	parent, row, err := s.comments.Reply(ctx, p.ID, rk, by, body)
+	if err == nil {
+		err = s.keep(ctx, p, row)
+	}
+	if err != nil {
+		return CommentRow{}, err
+	}
+	s.tell(ctx, p, parent.AuthorKey, "blog.notify.reply", by, row)
+	if p.AuthorKey != parent.AuthorKey {
+		s.tell(ctx, p, p.AuthorKey, "blog.notify.comment", by, row)
 	}
 	return row, nil
+}
+
+// keep keeps comment row on p unless p was deleted meanwhile: then its
+// comments may have gone before this one came, which is taken back
+// (ErrNoPost).
+func (s *Service) keep(ctx context.Context, p PostRow, row CommentRow) error {
+	if !s.deletedSince(ctx, p) {
+		return nil
+	}
+	if err := s.comments.Table.Delete(ctx, p.ID, row.RowKey, row.ETag); err != nil {
+		s.log.WarnContext(ctx, "blog: a comment on a deleted post stays", "post", p.RowKey, "err", err)
+	}
+	return ErrNoPost
+}
+
+// tell tells to (nobody for "", nor the comment's own author) of
+// comment row on p through the inbox, as kind.
+func (s *Service) tell(ctx context.Context, p PostRow, to, kind string, by *auth.Identity, row CommentRow) {
+	if s.notifier == nil || to == "" || to == by.MemberKey {
+		return
+	}
+	n := inbox.Notice{
+		To: []inbox.Recipient{{MemberKey: to}}, Kind: kind, From: by.MemberKey,
+		Args: map[string]string{"name": by.DisplayName, "title": p.Title, "preview": richtext.Plain(row.Body, 140)},
+		Link: postURL(p.RowKey) + "#" + comments.Anchor(row), When: row.CreatedAt, Key: kind + "|" + p.ID + "|" + row.RowKey,
+	}
+	if err := s.notifier.Post(context.WithoutCancel(ctx), n); err != nil {
+		s.log.WarnContext(ctx, "blog: a comment's reader was not told", "post", p.RowKey, "to", to, "err", err)
+	}
 }
 
 // deletedSince reports whether p, as a request read it, was deleted

@@ -67,14 +67,17 @@ func (s *Service) commentView(c echo.Context, p PostRow, r CommentRow) views.Com
 	v := views.Comment{
 		Anchor: comments.Anchor(r), Author: r.AuthorName, AuthorURL: auth.ProfileURL(r.AuthorKey),
 		When: i18n.DateTime(ctx, r.CreatedAt.In(zone)), Datetime: r.CreatedAt.Format(time.RFC3339),
-		Hidden: r.Hidden, Edited: r.EditedAt != nil,
+		Hidden: r.Hidden, Deleted: r.Deleted, Edited: r.EditedAt != nil, Reply: r.Parent() != "",
 	}
 	if !r.Hidden {
 		v.Body = templ.Raw(string(richtext.Render(r.Body)))
 	}
 	own := commentURL(p.RowKey, r.RowKey)
+	if id.HasAccount() && r.Shown() {
+		v.ReplyURL, v.ReplySlot = own+"/reply", comments.ReplySlot(r)
+	}
 	switch {
-	case !id.HasAccount():
+	case !id.HasAccount() || r.Deleted:
 	case r.AuthorKey == id.MemberKey:
 		v.DeleteURL = own + "/delete"
 		if !r.Hidden {
@@ -95,11 +98,8 @@ func (s *Service) addComment(c echo.Context) error {
 	ctx := c.Request().Context()
 	p, body := postScope.From(c), c.FormValue("body")
 	row, err := s.AddComment(ctx, p, auth.From(c), body)
-	switch {
-	case err == nil && web.HTMXFrom(c).Partial:
-		return s.renderComments(c, http.StatusOK, p, views.CommentsProps{})
-	case err == nil:
-		return web.FlashRedirect(c, "blog.comments.flash.added", postURL(p.RowKey)+"#"+comments.Anchor(row))
+	if err == nil {
+		return s.answerComment(c, row, "blog.comments.flash.added")
 	}
 	return web.AnswerForm(c, err, "", "", func(status int, errs formrule.FieldErrors) error {
 		return s.renderComments(c, status, p, views.CommentsProps{Body: strings.ToValidUTF8(body, "\uFFFD"), Error: errs["body"]})
@@ -137,6 +137,41 @@ func (s *Service) commentEditing() comments.Editing {
 	}
 }
 
+// commentReplying is a reply to a comment (GET and POST
+// /blog/:slug/comments/:comment/reply), a signed-in reader's: htmx gets
+// the comments again, the reply under its comment; without it, the post
+// at the reply.
+func (s *Service) commentReplying() comments.Replying {
+	return comments.Replying{
+		Thread: s.comments, Section: "blog",
+		Of: s.commentEditing().Of,
+		Item: func(c echo.Context, r CommentRow) templ.Component {
+			v := s.commentView(c, postScope.From(c), r)
+			v.ReplyURL, v.ReplySlot, v.EditURL, v.DeleteURL, v.ReportURL = "", "", "", "", "" // quoted
+			return views.CommentItem(v)
+		},
+		Post: func(c echo.Context, t comments.Target, body string) (CommentRow, error) {
+			return s.ReplyComment(c.Request().Context(), postScope.From(c), t.RowKey, auth.From(c), body)
+		},
+		Done: func(c echo.Context, t comments.Target, reply CommentRow) error {
+			if web.HTMXFrom(c).Partial {
+				web.Retarget(c, "#comments", "outerHTML")
+			}
+			return s.answerComment(c, reply, "comments.flash.replied")
+		},
+	}
+}
+
+// answerComment answers a comment or reply row written: htmx gets the
+// comments again, a plain form the post at it with flash.
+func (s *Service) answerComment(c echo.Context, row CommentRow, flash string) error {
+	p := postScope.From(c)
+	if web.HTMXFrom(c).Partial {
+		return s.renderComments(c, http.StatusOK, p, views.CommentsProps{})
+	}
+	return web.FlashRedirect(c, flash, postURL(p.RowKey)+"#"+comments.Anchor(row))
+}
+
 // deleteComment is POST /blog/:slug/comments/:comment/delete: its author
 // or an admin deletes it.
 func (s *Service) deleteComment(c echo.Context) error {
@@ -155,7 +190,7 @@ func (s *Service) deleteComment(c echo.Context) error {
 func (s *Service) commentReport(c echo.Context) (moderation.Report, moderation.Form, error) {
 	ctx, id, p := c.Request().Context(), auth.From(c), postScope.From(c)
 	r, err := s.comments.Get(ctx, p.ID, commentKey(c))
-	if err == nil && (r.Hidden || r.AuthorKey == id.MemberKey || !p.Visible(s.now())) {
+	if err == nil && (!r.Shown() || r.AuthorKey == id.MemberKey || !p.Visible(s.now())) {
 		err = ErrNoComment
 	}
 	if err != nil {

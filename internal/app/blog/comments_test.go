@@ -245,3 +245,127 @@ func countComments(t *testing.T, a *app) int {
 	}
 	return len(rows)
 }
+
+// replyTexts are the replies a page shows, in order.
+func replyTexts(t *testing.T, c *webtest.Client, path string) []string {
+	t.Helper()
+	var out []string
+	c.Get(path).Doc(t).Find(testID("comment-reply")).Each(func(_ int, s *goquery.Selection) {
+		out = append(out, strings.TrimSpace(s.Find(testID("comment-body")).Text()))
+	})
+	return out
+}
+
+// TestRepliesToAComment: a member answers a comment, without JavaScript
+// on a page of its own, with htmx under it; the reply shows under its
+// comment (a reply to a reply answers the same comment), and the
+// comment's author and the post's are told. A bad reply, or one to a
+// comment taken down, writes nothing. A comment with replies that its
+// author deletes stays as "deleted" until its last reply goes.
+func TestRepliesToAComment(t *testing.T) {
+	t.Parallel()
+	a := newApp(t, true)
+	post := a.write(t, form("title", "Tour diary"))
+	ned := a.Client()
+	a.SignIn(ned, "ned@example.com")
+	if res := addComment(a, a.member, post, "Loved the Berlin show!", false); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Mia comments: %d", res.StatusCode)
+	}
+	replyURL, _ := ned.Get(post).Doc(t).Find(testID("comment") + " " + testID("comment-reply-open")).Attr("href")
+	if !strings.HasSuffix(replyURL, "/reply") {
+		t.Fatalf("Ned's reply link: %q", replyURL)
+	}
+	if a.visitor.Get(post).Doc(t).Find(testID("comment-reply-open")).Length() != 0 {
+		t.Error("a visitor is offered Reply")
+	}
+
+	// Without JavaScript: a page with the comment above a plain form.
+	page := ned.Get(replyURL)
+	doc := page.Doc(t)
+	if page.StatusCode != http.StatusOK || !strings.Contains(doc.Find(testID("comment-reply-page")+" "+testID("comment")).Text(), "Berlin") {
+		t.Fatalf("the reply page: %d", page.StatusCode)
+	}
+	if f := doc.Find(testID("comment-reply-form")); f.Length() != 1 || f.AttrOr("hx-post", "") != "" {
+		t.Error("the reply page's form is missing, or posts with htmx")
+	}
+	reply := func(c *webtest.Client, to, body string, htmx bool) *webtest.Response {
+		a.Clock.Advance(time.Second)
+		var headers []string
+		if htmx {
+			headers = []string{"HX-Request", "true", "HX-Request-Type", "partial"}
+		}
+		return c.PostForm(to, c.WithCSRF(post, url.Values{"body": {body}}), headers...)
+	}
+	res := reply(ned, replyURL, "Me too, *the encore*!", false)
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), post+"#comment-") {
+		t.Fatalf("Ned replies: %d → %s", res.StatusCode, res.Header.Get("Location"))
+	}
+
+	// With htmx: the form under the comment, then the comments again.
+	frag := a.admin.Get(replyURL, "HX-Request", "true", "HX-Request-Type", "partial").Doc(t)
+	if frag.Find(testID("comment-reply-form")).AttrOr("hx-post", "") != replyURL || frag.Find(testID("blog-post")).Length() != 0 {
+		t.Error("the reply form with htmx is not the form alone")
+	}
+	nedsReply, _ := ned.Get(post).Doc(t).Find(testID("comment-reply") + " " + testID("comment-reply-open")).Attr("href")
+	res = reply(a.admin, nedsReply, "Thanks, both!", true)
+	if res.StatusCode != http.StatusOK || res.Header.Get("HX-Retarget") != "#comments" || res.Doc(t).Find(testID("comment-reply")).Length() != 2 {
+		t.Fatalf("the author answers Ned's reply with htmx: %d, retarget %q", res.StatusCode, res.Header.Get("HX-Retarget"))
+	}
+	if got, want := replyTexts(t, a.visitor, post), []string{"Me too, the encore!", "Thanks, both!"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("the replies read %q, want %q", got, want)
+	}
+	if got := commentTexts(t, a.visitor, post); len(got) != 1 {
+		t.Errorf("the comments read %q, want Mia's alone", got)
+	}
+	if told := a.Inbox(a.member).Filter(`:contains("replied to your comment on “Tour diary”")`); told.Length() != 2 {
+		t.Errorf("Mia is told of %d replies: %q", told.Length(), a.Inbox(a.member).Text())
+	}
+	if told := a.Inbox(a.admin).Filter(`:contains("commented on “Tour diary”")`); told.Length() != 2 {
+		t.Errorf("the post's author is told %d times (Mia's comment, Ned's reply): %q", told.Length(), a.Inbox(a.admin).Text())
+	}
+
+	// Refusals write nothing: a bad text (in place, with htmx), a
+	// comment that is not there, a visitor.
+	for _, htmx := range []bool{false, true} {
+		res := reply(ned, replyURL, "  ", htmx)
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || res.Doc(t).Find(testID("comment-reply-form")).Length() != 1 || res.Header.Get("HX-Retarget") != "" {
+			t.Errorf("a blank reply (htmx %v): %d, %d writes", htmx, res.StatusCode, res.Writes(t))
+		}
+	}
+	for _, bad := range []string{post + "/comments/nonsense/reply", post + "/comments/0000000000000000000-01ARZ3NDEKTSV4RRFFQ69G5FAV/reply"} {
+		if res := reply(ned, bad, "hello", false); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+			t.Errorf("POST %s: %d", bad, res.StatusCode)
+		}
+	}
+	if res := a.visitor.PostForm(replyURL, url.Values{"body": {"hi"}}); res.StatusCode == http.StatusOK || res.StatusCode < 300 || res.Writes(t) != 0 {
+		t.Errorf("a visitor replies: %d", res.StatusCode)
+	}
+
+	// Mia deletes her comment: it stays as deleted, the replies under
+	// it; when they go, so does it.
+	del, _ := a.member.Get(post).Doc(t).Find(testID("comment") + " " + testID("comment-delete")).Parent().Attr("action")
+	if res := a.member.PostForm(del, a.member.WithCSRF(post, nil)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Mia deletes her comment: %d", res.StatusCode)
+	}
+	doc = a.visitor.Get(post).Doc(t)
+	if doc.Find(testID("comment-deleted")).Length() != 1 || doc.Find(testID("comment-reply")).Length() != 2 || strings.Contains(doc.Text(), "Berlin") {
+		t.Fatalf("after Mia's delete: %d deleted, %d replies", doc.Find(testID("comment-deleted")).Length(), doc.Find(testID("comment-reply")).Length())
+	}
+	if res := reply(ned, replyURL, "Still here?", false); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+		t.Errorf("a reply to a deleted comment: %d", res.StatusCode)
+	}
+	for _, c := range []*webtest.Client{ned, a.admin} {
+		del, _ := c.Get(post).Doc(t).Find(testID("comment-reply")).FilterFunction(func(_ int, s *goquery.Selection) bool {
+			return s.Find(testID("comment-delete")).Length() == 1
+		}).First().Find("form").Attr("action")
+		if res := c.PostForm(del, c.WithCSRF(post, nil)); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("a reply's author deletes it: %d", res.StatusCode)
+		}
+	}
+	if doc := a.visitor.Get(post).Doc(t); doc.Find(testID("comment-deleted")).Length() != 0 || doc.Find(testID("comments-empty")).Length() != 1 {
+		t.Errorf("with its replies gone, the deleted comment still shows")
+	}
+	if n := countComments(t, a); n != 0 {
+		t.Errorf("the table holds %d comments", n)
+	}
+}

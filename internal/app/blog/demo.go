@@ -88,25 +88,37 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 				return fmt.Errorf("blog: demo picture of %q: %w", d.title, err)
 			}
 		}
+		written := map[string]CommentRow{}
 		for _, c := range demoComments {
 			if c.title != d.title {
 				continue
 			}
 			who := cast.Person(c.who)
-			if _, err := s.AddComment(ctx, p, &auth.Identity{MemberKey: who.Key, DisplayName: who.Name}, c.body); err != nil {
+			id := &auth.Identity{MemberKey: who.Key, DisplayName: who.Name}
+			var row CommentRow
+			if c.to == "" {
+				row, err = s.AddComment(ctx, p, id, c.body)
+			} else {
+				row, err = s.ReplyComment(ctx, p, written[c.to].RowKey, id, c.body)
+			}
+			if err != nil {
 				return fmt.Errorf("blog: demo comment on %q: %w", d.title, err)
 			}
+			written[c.who] = row
 		}
 	}
 	return nil
 }
 
 // demoComments are readers' comments on the demo's posts, oldest first:
-// the post's title, who wrote it, what.
-var demoComments = []struct{ title, who, body string }{
-	{"Spring tour: twelve cities, one van", "lily", "Manchester on a Friday, perfect. Already counting the days!"},
-	{"Spring tour: twelve cities, one van", "boris", "Ждём вас в Москве! Три вечера подряд — это **праздник**."},
-	{"Spring tour: twelve cities, one van", "tom", "Any chance of a second London date? The one in March will sell out in minutes."},
+// the post's title, who wrote it, what, and for a reply whose comment
+// on the post it answers.
+var demoComments = []struct{ title, who, body, to string }{
+	{"Spring tour: twelve cities, one van", "lily", "Manchester on a Friday, perfect. Already counting the days!", ""},
+	{"Spring tour: twelve cities, one van", "boris", "Ждём вас в Москве! Три вечера подряд — это **праздник**.", ""},
+	{"Spring tour: twelve cities, one van", "tom", "Any chance of a second London date? The one in March will sell out in minutes.", ""},
+	{"Spring tour: twelve cities, one van", "anna", "We are asking the venue now. Follow the blog and you will hear first.", "tom"},
+	{"Spring tour: twelve cities, one van", "lily", "Seconding this, a Saturday would be perfect.", "tom"},
 }
 
 // demoPicture adds a picture to p's text, as its editor would: uploaded

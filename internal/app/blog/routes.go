@@ -29,14 +29,18 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/blog/:slug/pictures", s.addPicture, admin, post)
 	e.POST("/blog/:slug/pictures/:file/delete", s.deletePicture, admin, post)
 
-	// Comments (comments.go): members write them, their authors edit
-	// them, their authors and admins delete them, others report them.
+	// Comments (comments.go): members write them and reply to them,
+	// their authors edit them, their authors and admins delete them,
+	// others report them.
 	acc := auth.RequireAccount
 	e.POST("/blog/:slug/comments", s.addComment, acc, post)
 	edit := s.commentEditing()
 	e.GET("/blog/:slug/comments/:comment/edit", edit.Show, acc, post)
 	e.POST("/blog/:slug/comments/:comment/edit", edit.Save, acc, post)
 	e.POST("/blog/:slug/comments/:comment/delete", s.deleteComment, acc, post)
+	reply := s.commentReplying()
+	e.GET("/blog/:slug/comments/:comment/reply", reply.Show, acc, post)
+	e.POST("/blog/:slug/comments/:comment/reply", reply.Save, acc, post)
 	report := moderation.Page{Section: "blog", Queue: s.Reports, Of: s.commentReport}
 	e.GET("/blog/:slug/comments/:comment/report", report.Show, acc, post)
 	e.POST("/blog/:slug/comments/:comment/report", report.File, acc, post)
