@@ -30,6 +30,7 @@ var tools = []views.Tool{
 	{Slug: "reports", Href: reportsURL, Module: "admin", Icon: "flag"},
 	{Slug: "tags", Href: "/admin/tags", Module: "prompts"},
 	{Slug: "event-categories", Href: "/admin/event-categories", Module: "events"},
+	{Slug: "store-departments", Href: "/admin/store-departments", Module: "store"},
 	{Slug: "chat-rooms", Href: "/admin/chat-rooms", Module: "chat"},
 	{Slug: "forum", Href: "/admin/forum", Module: "forum"},
 	{Slug: "metrics", Href: "/admin/metrics", Module: "admin", Icon: "chart"},

@@ -20,6 +20,7 @@ import (
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/taxonomy"
 )
 
 // Tables of the catalog.
@@ -171,10 +172,11 @@ func listingKeys(e EventRow) [][2]string {
 
 // Catalog is the events, their listing index, and their seats.
 type Catalog struct {
-	events     *storage.Table
-	byDate     *storage.Table
-	categories *storage.Table
-	cats       categoryCache
+	events *storage.Table
+	byDate *storage.Table
+	// Categories are the built-in categories and the ones admins add
+	// on /admin/event-categories (the taxonomy kit).
+	Categories *taxonomy.List
 	images     pictures.Store
 	seats      *Seats
 	listing    *projection.Projection[EventRow]
@@ -184,7 +186,12 @@ type Catalog struct {
 
 // NewCatalog keeps the catalog in store.
 func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
-	c := &Catalog{events: store.Table(EventsTable), byDate: store.Table(ByDateTable), categories: store.Table(CategoriesTable), images: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide}, seats: NewSeats(store, nil, now), now: now}
+	c := &Catalog{events: store.Table(EventsTable), byDate: store.Table(ByDateTable), images: pictures.Store{Container: store.Container(ImagesContainer), Large: largeImageSide, Small: smallImageSide}, seats: NewSeats(store, nil, now), now: now}
+	c.Categories = &taxonomy.List{
+		Table: store.Table(CategoriesTable), Part: "category", BuiltIn: Categories, Labels: "events.category.",
+		SlugMessage: "events.categories.error.slug", NameMessage: "events.categories.error.name",
+		Exists: ErrCategoryExists, Missing: ErrNoCategory, Now: now,
+	}
 	c.listing = &projection.Projection[EventRow]{
 		Canonical: c.events,
 		Derived:   []*storage.Table{c.byDate},
@@ -287,6 +294,17 @@ var (
 
 // ErrNoCategory is a category nobody made (404).
 var ErrNoCategory = fault.NotFound("events: no such category", storage.ErrNotFound)
+
+// ErrCategoryExists is an added category that is there already (a
+// built-in one included).
+var ErrCategoryExists = fault.New(http.StatusConflict, "events.categories.error.exists", "events: the category exists")
+
+// Category is an event's category as pages show it (the taxonomy kit's
+// term): a built-in one, or one admins added, in English and Russian.
+type Category = taxonomy.Term
+
+// CategoriesTable holds the categories admins add.
+const CategoriesTable = "EventCategories"
 
 // ErrNoEvent is a missing event (404).
 var ErrNoEvent = fault.NotFound("events: no such event", storage.ErrNotFound)
@@ -399,7 +417,7 @@ func (c *Catalog) behind(ctx context.Context, err error, id string) error {
 // parseWithImage checks the form and its picture, if any: a refused
 // picture is a field error like the others.
 func (c *Catalog) parseWithImage(ctx context.Context, in EventInput, zone *time.Location) (EventRow, *media.Result, error) {
-	known, err := c.AllCategories(ctx)
+	known, err := c.Categories.All(ctx)
 	if err != nil {
 		return EventRow{}, nil, err
 	}

@@ -110,7 +110,7 @@ func (s *Service) list(c echo.Context) error {
 	ctx := c.Request().Context()
 	past, category := c.QueryParam("when") == "past", c.QueryParam("category")
 	if category != "" {
-		if _, ok, err := s.catalog.category(ctx, category); err != nil {
+		if _, ok, err := s.catalog.Categories.Find(ctx, category); err != nil {
 			return err
 		} else if !ok {
 			return web.BadRequest(i18n.T(ctx, "events.error.category"), nil)
@@ -208,7 +208,7 @@ func (s *Service) renderList(c echo.Context, p views.ListProps, category string,
 		{Label: i18n.T(ctx, "events.list.past"), Href: listURL(true, category), Current: past && !month},
 		{Label: i18n.T(ctx, "events.list.month"), Href: "/events?" + url.Values{"view": {"month"}, "category": nonEmpty(category)}.Encode(), Current: month},
 	}
-	cats, err := s.catalog.ActiveCategories(ctx)
+	cats, err := s.catalog.Categories.Active(ctx)
 	if err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func seatsBadge(ctx context.Context, capacity, going, waiting int) (string, bool
 // categoryLabels names every category, retired ones too, in ctx's
 // language.
 func (s *Service) categoryLabels(ctx context.Context) (map[string]string, error) {
-	all, err := s.catalog.AllCategories(ctx)
+	all, err := s.catalog.Categories.All(ctx)
 	out := make(map[string]string, len(all))
 	for _, c := range all {
 		out[c.Slug] = c.Label(ctx)
@@ -569,7 +569,7 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 	for _, h := range OfferStopChoices {
 		p.OfferStops = append(p.OfferStops, views.Chip{Label: i18n.N(ctx, "events.offer.stop", h), Href: strconv.Itoa(h), Current: strconv.Itoa(h) == in.OfferStopHours || h == 24 && in.OfferStopHours == ""})
 	}
-	all, err := s.catalog.AllCategories(ctx)
+	all, err := s.catalog.Categories.All(ctx)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/moderation"
+	"github.com/harmony/harmony/internal/taxonomy"
 	"github.com/harmony/harmony/internal/web"
 )
 
@@ -56,8 +57,6 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/events/:id/check-in/:member", s.markAttended, orgEvent...)
 	e.GET("/events/:id/attendees.csv", s.attendeesCSV, orgEvent...)
 
-	// The admins' categories (categories_handlers.go).
-	e.GET(adminCategoriesURL, s.adminCategories, auth.RequireAdmin)
-	e.POST(adminCategoriesURL, s.addCategory, auth.RequireAdmin)
-	e.POST(adminCategoriesURL+"/:slug", s.updateCategory, auth.RequireAdmin)
+	// The admins' categories (the taxonomy kit's page).
+	taxonomy.Admin{List: s.catalog.Categories, URL: "/admin/event-categories", Keys: "events.categories", TestID: "admin-event-categories", Term: "category"}.Routes(e)
 }

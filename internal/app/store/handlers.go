@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -65,10 +64,22 @@ func (s *Service) list(c echo.Context) error {
 	cat := c.QueryParam("category")
 	heading := i18n.T(ctx, "store.heading")
 	if cat != "" {
-		if !slices.Contains(Categories, cat) {
+		dept, ok, err := s.Departments.Find(ctx, cat)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			return web.BadRequest(i18n.T(ctx, "store.error.category"), nil)
 		}
-		heading = CategoryLabel(ctx, cat)
+		heading = dept.Label(ctx)
+	}
+	label, err := s.Departments.Labeler(ctx)
+	if err != nil {
+		return err
+	}
+	depts, err := s.Departments.Active(ctx)
+	if err != nil {
+		return err
 	}
 	pager := web.Pager{Cursors: s.cursors, Query: "store/list|" + cat, URL: homeURL}
 	if cat != "" {
@@ -82,10 +93,10 @@ func (s *Service) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := views.ListProps{Heading: heading, Lead: i18n.T(ctx, "store.lead"), Cards: viewCards(ctx, page.Rows), NextURL: pager.NextURL(page.Next)}
+	p := views.ListProps{Heading: heading, Lead: i18n.T(ctx, "store.lead"), Cards: viewCards(ctx, page.Rows, label), NextURL: pager.NextURL(page.Next)}
 	p.Chips = append(p.Chips, views.Chip{Label: i18n.T(ctx, "store.all"), Href: homeURL, Current: cat == ""})
-	for _, k := range Categories {
-		p.Chips = append(p.Chips, views.Chip{Label: CategoryLabel(ctx, k), Href: categoryURL(k), Current: k == cat})
+	for _, d := range depts {
+		p.Chips = append(p.Chips, views.Chip{Label: d.Label(ctx), Href: categoryURL(d.Slug), Current: d.Slug == cat})
 	}
 	if auth.IsAdmin(c) {
 		p.NewURL, p.HiddenURL = newURL, hiddenURL
@@ -93,20 +104,21 @@ func (s *Service) list(c echo.Context) error {
 	return web.Render(c, http.StatusOK, web.Page{Title: heading, Section: "store", Content: views.List(p), Fragment: views.Cards(p.Cards, p.NextURL)})
 }
 
-// viewCards are cards as lists show them.
-func viewCards(ctx context.Context, rows []CardRow) []views.Card {
+// viewCards are cards as lists show them, their departments named by
+// label.
+func viewCards(ctx context.Context, rows []CardRow, label func(string) string) []views.Card {
 	out := make([]views.Card, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, viewCard(ctx, r.ItemID, r.Card))
+		out = append(out, viewCard(ctx, r.ItemID, r.Card, label))
 	}
 	return out
 }
 
 // viewCard is an item's card as a list shows it.
-func viewCard(ctx context.Context, id string, c Card) views.Card {
+func viewCard(ctx context.Context, id string, c Card, label func(string) string) views.Card {
 	v := views.Card{
 		Href: itemURL(id), Title: c.Title, Price: i18n.Money(ctx, c.PriceCents, c.Currency), ImageURL: pictures.URL(mediaPrefix, c.ImageKey, true),
-		Category: CategoryLabel(ctx, c.Category), Hidden: !c.Shown,
+		Category: label(c.Category), Hidden: !c.Shown,
 	}
 	switch {
 	case c.SoldOut():
@@ -125,15 +137,19 @@ func (s *Service) item(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	label, err := s.Departments.Labeler(ctx)
+	if err != nil {
+		return err
+	}
 	p := views.ItemProps{
-		Card: viewCard(ctx, it.RowKey, it.Card), CategoryURL: categoryURL(it.Category),
+		Card: viewCard(ctx, it.RowKey, it.Card, label), CategoryURL: categoryURL(it.Category),
 		Description: templ.Raw(string(richtext.Render(it.Description))), BuyURL: it.BuyURL,
 	}
 	p.ImageURL = pictures.URL(mediaPrefix, it.ImageKey, false)
 	p.Pictures = morePictures(it)
 	for _, m := range more.Rows {
 		if m.ItemID != it.RowKey && len(p.More) < moreCards {
-			p.More = append(p.More, viewCard(ctx, m.ItemID, m.Card))
+			p.More = append(p.More, viewCard(ctx, m.ItemID, m.Card, label))
 		}
 	}
 	if !it.available() {
@@ -184,7 +200,11 @@ func (s *Service) hidden(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "store.hidden.heading"), Section: "store", Content: views.Hidden(views.HiddenProps{Cards: viewCards(ctx, rows)})})
+	label, err := s.Departments.Labeler(ctx)
+	if err != nil {
+		return err
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "store.hidden.heading"), Section: "store", Content: views.Hidden(views.HiddenProps{Cards: viewCards(ctx, rows, label)})})
 }
 
 // newItem is GET /store/new (admins).
@@ -219,8 +239,15 @@ func (s *Service) renderForm(c echo.Context, status int, action string, it *Item
 		Heading: i18n.T(ctx, "store.new"), Action: action, Back: homeURL, Shown: in.Shown, MaxMB: media.DefaultMaxBytes >> 20, Errors: map[string]string{},
 		Values: map[string]string{"title": in.Title, "description": in.Description, "category": in.Category, "price": in.Price, "currency": in.Currency, "stock": in.Stock, "buyUrl": in.BuyURL},
 	}
-	for _, k := range Categories {
-		p.Categories = append(p.Categories, components.Option{Value: k, Label: CategoryLabel(ctx, k)})
+	// The active departments, and the item's own though retired.
+	all, err := s.Departments.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, d := range all {
+		if d.Active || d.Slug == in.Category {
+			p.Categories = append(p.Categories, components.Option{Value: d.Slug, Label: d.Label(ctx)})
+		}
 	}
 	if it != nil {
 		p.Heading, p.Back, p.ImageURL = i18n.T(ctx, "store.edit_heading"), itemURL(it.RowKey), pictures.URL(mediaPrefix, it.ImageKey, true)

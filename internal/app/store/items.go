@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,7 +67,13 @@ func (s *Service) check(ctx context.Context, in Input) (item, error) {
 	var it item
 	it.Title = errs.Check("title", titleRule, in.Title, "store.error.title")
 	it.description = errs.Check("description", descriptionRule, in.Description, "store.error.description")
-	if it.Category = in.Category; !slices.Contains(Categories, it.Category) {
+	// Any department made: the form offers the active ones and the
+	// item's own, which it keeps though retired (as events do).
+	_, known, err := s.Departments.Find(ctx, in.Category)
+	if err != nil {
+		return item{}, err
+	}
+	if it.Category = in.Category; !known {
 		errs["category"] = "store.error.category"
 	}
 	var priceOK, currencyOK bool
@@ -94,7 +99,6 @@ func (s *Service) check(ctx context.Context, in Input) (item, error) {
 		}
 	}
 	it.Shown = in.Shown
-	var err error
 	if it.image, err = s.pictures.FormPicture(ctx, in.Image, "image", &errs); err != nil {
 		return item{}, err
 	}

@@ -4,12 +4,13 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/taxonomy"
 	"github.com/harmony/harmony/internal/web"
 )
 
 // Routes registers the store's pages: browsing is everyone's (hidden
 // items the admins'), "Tell me when it's back" needs an account, and
-// keeping the store is the admins'.
+// keeping the store (its items and departments) is the admins'.
 func (s *Service) Routes(e *echo.Echo) {
 	admin, item := auth.RequireAdmin, s.requireItem()
 	e.GET(homeURL, s.list, web.Shared)
@@ -26,4 +27,6 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/store/:id/pictures", pics.Add, admin, item)
 	e.POST("/store/:id/pictures/:photo/delete", pics.Delete, admin, item)
 	e.POST("/store/:id/pictures/:photo/move", pics.Move, admin, item)
+	// The admins' departments (the taxonomy kit's page).
+	taxonomy.Admin{List: s.Departments, URL: "/admin/store-departments", Keys: "store.departments", TestID: "admin-store-departments", Term: "department"}.Routes(e)
 }

@@ -4,27 +4,37 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/harmony/harmony/internal/app/inbox"
-	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/media/gallery"
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
 	"github.com/harmony/harmony/internal/tasks"
+	"github.com/harmony/harmony/internal/taxonomy"
 	"github.com/harmony/harmony/internal/web"
 )
 
-// Categories are the store's departments, in the order the store shows
-// them (document 000's "clothing, music, etc.").
+// Categories are the store's built-in departments, in the order the
+// store shows them (document 000's "clothing, music, etc."); admins add
+// more on /admin/store-departments (Service.Departments).
 var Categories = []string{"clothing", "music", "accessories", "posters"}
 
-// CategoryLabel is a category's name in the reader's language.
-func CategoryLabel(ctx context.Context, slug string) string {
-	return i18n.T(ctx, "store.category."+slug)
-}
+// DepartmentsTable holds the departments admins add.
+const DepartmentsTable = "StoreDepartments"
+
+// Refusals of departments.
+var (
+	// ErrNoDepartment is a department nobody made (404).
+	ErrNoDepartment = fault.NotFound("store: no such department", storage.ErrNotFound)
+	// ErrDepartmentExists is an added department that is there already
+	// (a built-in one included; 409).
+	ErrDepartmentExists = fault.New(http.StatusConflict, "store.departments.error.exists", "store: the department exists")
+)
 
 // Notifier tells people an item is back (the inbox).
 type Notifier = inbox.Poster
@@ -40,9 +50,12 @@ type Service struct {
 	more    gallery.Gallery
 	uploads *web.UploadPace
 	// cards keeps StoreIndex in step with the items.
-	cards    *projection.Projection[ItemRow]
-	cursors  *storage.Cursors
-	notifier Notifier
+	cards *projection.Projection[ItemRow]
+	// Departments are the built-in departments and the ones admins add
+	// (the taxonomy kit).
+	Departments *taxonomy.List
+	cursors     *storage.Cursors
+	notifier    Notifier
 	// burials finish the deletions of items (Delete); nil: the delete's
 	// own try, deleting again and the rebuild finish them.
 	burials *tasks.Kind[burial]
@@ -68,6 +81,11 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 		cursors:  cursors,
 		log:      log,
 		now:      now,
+		Departments: &taxonomy.List{
+			Table: store.Table(DepartmentsTable), Part: "department", BuiltIn: Categories, Labels: "store.category.",
+			SlugMessage: "store.departments.error.slug", NameMessage: "store.departments.error.name",
+			Exists: ErrDepartmentExists, Missing: ErrNoDepartment, Now: now,
+		},
 	}
 	s.uploads = web.NewUploadPace(now)
 	s.more = gallery.Gallery{Table: store.Table(PicturesTable), Pictures: s.pictures.Store, Max: MaxMorePictures, Full: ErrPicturesFull, Missing: ErrNoPicture, Now: now}
@@ -112,7 +130,7 @@ func (s *Service) Slug() string { return "store" }
 
 // Tables are the tables this module needs provisioned.
 func (s *Service) Tables() []string {
-	return []string{ItemsTable, IndexTable, AlertsTable, PicturesTable}
+	return []string{ItemsTable, IndexTable, AlertsTable, PicturesTable, DepartmentsTable}
 }
 
 // Containers are the blob containers this module needs provisioned.

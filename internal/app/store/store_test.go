@@ -328,7 +328,7 @@ func TestPicturesAndDeletion(t *testing.T) {
 }
 
 // TestListingPagesAndRebuild: a page of the store is one query however
-// many items; twelve a page with a link to more; lost cards come back
+// many items (and the departments, once in a while); twelve a page with a link to more; lost cards come back
 // with the rebuild, which a second run finds nothing left to do.
 func TestListingPagesAndRebuild(t *testing.T) {
 	t.Parallel()
@@ -337,7 +337,13 @@ func TestListingPagesAndRebuild(t *testing.T) {
 		a.add(t, form("title", fmt.Sprintf("Item %02d", i)))
 		a.Clock.Advance(time.Minute)
 	}
+	// The first page an instance serves also reads the departments,
+	// which it then keeps for a while (the taxonomy kit).
 	res := a.visitor.Get("/store?category=clothing")
+	if ops := res.StorageOps(t); ops["queries"] != 2 || ops["reads"] != 0 {
+		t.Errorf("the first page of the store: %v", ops)
+	}
+	res = a.visitor.Get("/store?category=music")
 	if ops := res.StorageOps(t); ops["queries"] != 1 || ops["reads"] != 0 {
 		t.Errorf("a page of the store: %v", ops)
 	}
@@ -468,5 +474,75 @@ func TestMorePictures(t *testing.T) {
 	blobs, _ := a.Store.Container(store.ImagesContainer).List(context.Background(), "")
 	if err != nil || len(rows) != 0 || len(blobs) != 0 {
 		t.Errorf("after the item's deletion: %d picture rows, %d blobs (%v)", len(rows), len(blobs), err)
+	}
+}
+
+// TestAdminDepartments: admins add a department beside the built-in
+// ones; items are filed under it, and people filter by it; retired, it
+// leaves the filters and a new item's form, while its items keep it (and
+// their own form offers it still). Bad names and taken short names are
+// refused and write nothing; members cannot reach the page.
+func TestAdminDepartments(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	if res := a.mia.Get("/admin/store-departments"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("a member opens the departments: %d", res.StatusCode)
+	}
+	add := func(slug, english string) *webtest.Response {
+		return a.admin.PostForm("/admin/store-departments", a.admin.WithCSRF("/admin/store-departments", url.Values{"slug": {slug}, "english": {english}, "russian": {"Винил"}}))
+	}
+	for _, bad := range [][2]string{{"Vinyl Records", "Vinyl"}, {"vinyl", ""}, {"vinyl", strings.Repeat("v", 41)}} {
+		if res := add(bad[0], bad[1]); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 {
+			t.Errorf("add %q: %d", bad, res.StatusCode)
+		}
+	}
+	if res := add("music", "Music again"); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
+		t.Errorf("a built-in short name: %d", res.StatusCode)
+	}
+	if res := add("vinyl", "Vinyl"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add: %d", res.StatusCode)
+	}
+	offered := func(path string) bool {
+		return a.admin.Get(path).Doc(t).Find(`select[name="category"] option[value="vinyl"]`).Length() == 1
+	}
+	if !offered("/store/new") {
+		t.Fatal("the item form does not offer the new department")
+	}
+	record := a.add(t, form("title", "Night City LP", "category", "vinyl", "price", "30"))
+	if got := cards(t, a.visitor, "/store?category=vinyl"); !same(got, "Night City LP: £30") {
+		t.Errorf("the department's listing: %q", got)
+	}
+	list := a.visitor.Get("/store").Doc(t)
+	if list.Find(testID("category-chip")+`[href="/store?category=vinyl"]`).Text() != "Vinyl" || !strings.Contains(list.Find(testID("store-card")).Text(), "Vinyl") {
+		t.Error("the store's chips or the item's card do not name the department")
+	}
+	ru := a.Client()
+	if res := ru.PostForm("/lang", ru.WithCSRF("/", url.Values{"lang": {"ru"}, "next": {"/store"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("switch to Russian: %d", res.StatusCode)
+	}
+	if !strings.Contains(ru.Get(record).Doc(t).Find(".eyebrow").Text(), "Винил") {
+		t.Error("the item's page does not name the department in Russian")
+	}
+
+	if res := a.admin.PostForm("/admin/store-departments/vinyl", a.admin.WithCSRF("/admin/store-departments", url.Values{"english": {"Vinyl"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("retire: %d", res.StatusCode)
+	}
+	if a.visitor.Get("/store").Doc(t).Find(testID("category-chip")+`[href*="vinyl"]`).Length() != 0 {
+		t.Error("a retired department is still a filter")
+	}
+	if offered("/store/new") || !offered(record+"/edit") {
+		t.Error("a retired department: offered to a new item, or not to its own")
+	}
+	if res := a.send(record+"/edit", form("title", "Night City LP (180 g)", "category", "vinyl", "price", "32"), nil); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("saving an item of a retired department: %d %.300s", res.StatusCode, res.Body)
+	}
+	if got := cards(t, a.visitor, "/store?category=vinyl"); !same(got, "Night City LP (180 g): £32") {
+		t.Errorf("a retired department's listing: %q", got)
+	}
+	if res := a.send("/store", form("category", "nope"), nil); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 {
+		t.Errorf("an item in a department nobody made: %d", res.StatusCode)
+	}
+	if res := a.visitor.Get("/store?category=nope"); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("the listing of a department nobody made: %d", res.StatusCode)
 	}
 }
