@@ -14,6 +14,18 @@ import (
 	"github.com/harmony/harmony/views/components"
 )
 
+// On is what the kit's pages of a comment (Editing, Replying) take of
+// the module: its threads, the navigation the page of its own marks,
+// which comment the request names (or a refusal: what it is on is
+// gone), and the comment as the module's list shows it to the
+// request's viewer.
+type On struct {
+	Thread  Thread
+	Section string
+	Of      func(c echo.Context) (Target, error)
+	Item    func(c echo.Context, r Row) templ.Component
+}
+
 // Editing is a comment's edit, every module's: its author opens the form
 // (with htmx in the comment's place in the list, without JavaScript on a
 // page of its own) and saves; htmx then gets the comment as it now
@@ -21,13 +33,7 @@ import (
 // text comes back in the form, 422. The module says which comment the
 // request names, and how it looks.
 type Editing struct {
-	Thread Thread
-	// Section marks the navigation on the page of its own.
-	Section string
-	// Of names the request's comment, or refuses (what it is on is gone).
-	Of func(c echo.Context) (Target, error)
-	// Item is comment r as its list shows it to the request's viewer.
-	Item func(c echo.Context, r Row) templ.Component
+	On
 	// Wrap puts the edit form in the list item the module's list has,
 	// in place of comment r's.
 	Wrap func(r Row, form templ.Component) templ.Component

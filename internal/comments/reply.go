@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/formrule"
@@ -20,13 +19,9 @@ import (
 // (Done: with htmx its list again, else the page at the reply); a
 // refused text comes back in the form, 422, in its place.
 type Replying struct {
-	Thread Thread
-	// Section marks the navigation on the page of its own.
-	Section string
-	// Of names the request's comment, or refuses (what it is on is gone).
-	Of func(c echo.Context) (Target, error)
-	// Item is comment r as its list shows it to the request's viewer.
-	Item func(c echo.Context, r Row) templ.Component
+	// On is the module's comments; its Item quotes the comment above
+	// the form on the page of its own.
+	On
 	// Post writes the request's reply with body to t's comment: the
 	// module's Thread.Reply, with its own checks and notices.
 	Post func(c echo.Context, t Target, body string) (Row, error)

@@ -119,18 +119,30 @@ func (s *Service) renderComments(c echo.Context, status int, p PostRow, form vie
 	return web.RenderFragment(c, status, views.Comments(comments))
 }
 
-// commentEditing is a comment's edit (GET and POST
-// /blog/:slug/comments/:comment/edit), its author's.
-func (s *Service) commentEditing() comments.Editing {
-	return comments.Editing{
+// commentsOn are the blog's comments for the kit's pages of one: a
+// post's thread, its comment the route names, and the comment as the
+// post shows it (quoted: without its buttons).
+func (s *Service) commentsOn(quoted bool) comments.On {
+	return comments.On{
 		Thread: s.comments, Section: "blog",
 		Of: func(c echo.Context) (comments.Target, error) {
 			p := postScope.From(c)
 			return comments.Target{Thread: p.ID, RowKey: commentKey(c), Title: p.Title, URL: postURL(p.RowKey)}, nil
 		},
 		Item: func(c echo.Context, r CommentRow) templ.Component {
-			return views.CommentItem(s.commentView(c, postScope.From(c), r))
+			v := s.commentView(c, postScope.From(c), r)
+			if quoted {
+				v.ReplyURL, v.ReplySlot, v.EditURL, v.DeleteURL, v.ReportURL = "", "", "", "", ""
+			}
+			return views.CommentItem(v)
 		},
+	}
+}
+
+// commentEditing is a comment's edit (GET and POST
+// /blog/:slug/comments/:comment/edit), its author's.
+func (s *Service) commentEditing() comments.Editing {
+	return comments.Editing{On: s.commentsOn(false),
 		Wrap: func(r CommentRow, form templ.Component) templ.Component {
 			return views.CommentEditItem(comments.Anchor(r), form)
 		},
@@ -142,14 +154,7 @@ func (s *Service) commentEditing() comments.Editing {
 // the comments again, the reply under its comment; without it, the post
 // at the reply.
 func (s *Service) commentReplying() comments.Replying {
-	return comments.Replying{
-		Thread: s.comments, Section: "blog",
-		Of: s.commentEditing().Of,
-		Item: func(c echo.Context, r CommentRow) templ.Component {
-			v := s.commentView(c, postScope.From(c), r)
-			v.ReplyURL, v.ReplySlot, v.EditURL, v.DeleteURL, v.ReportURL = "", "", "", "", "" // quoted
-			return views.CommentItem(v)
-		},
+	return comments.Replying{On: s.commentsOn(true),
 		Post: func(c echo.Context, t comments.Target, body string) (CommentRow, error) {
 			return s.ReplyComment(c.Request().Context(), postScope.From(c), t.RowKey, auth.From(c), body)
 		},

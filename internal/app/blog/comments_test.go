@@ -28,9 +28,20 @@ func addComment(a *app, c *webtest.Client, path, body string, htmx bool) *webtes
 
 // commentTexts are the comments a page shows, newest first.
 func commentTexts(t *testing.T, c *webtest.Client, path string) []string {
+	return texts(t, c, path, "comment")
+}
+
+// replyTexts are the replies a page shows, in order.
+func replyTexts(t *testing.T, c *webtest.Client, path string) []string {
+	return texts(t, c, path, "comment-reply")
+}
+
+// texts are the texts of the comments or replies (the items of test id
+// kind) a page shows.
+func texts(t *testing.T, c *webtest.Client, path, kind string) []string {
 	t.Helper()
 	var out []string
-	c.Get(path).Doc(t).Find(testID("comment")).Each(func(_ int, s *goquery.Selection) {
+	c.Get(path).Doc(t).Find(testID(kind)).Each(func(_ int, s *goquery.Selection) {
 		out = append(out, strings.TrimSpace(s.Find(testID("comment-body")).Text()+s.Find(testID("comment-hidden")).Text()))
 	})
 	return out
@@ -244,16 +255,6 @@ func countComments(t *testing.T, a *app) int {
 		t.Fatal(err)
 	}
 	return len(rows)
-}
-
-// replyTexts are the replies a page shows, in order.
-func replyTexts(t *testing.T, c *webtest.Client, path string) []string {
-	t.Helper()
-	var out []string
-	c.Get(path).Doc(t).Find(testID("comment-reply")).Each(func(_ int, s *goquery.Selection) {
-		out = append(out, strings.TrimSpace(s.Find(testID("comment-body")).Text()))
-	})
-	return out
 }
 
 // TestRepliesToAComment: a member answers a comment, without JavaScript

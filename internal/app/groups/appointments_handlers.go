@@ -433,7 +433,7 @@ func commentURL(groupID, appointmentID, rk string) string {
 // …/comments/:comment/edit), its author's, on an appointment the member
 // sees.
 func (h *handlers) commentEditing() comments.Editing {
-	return comments.Editing{
+	on := comments.On{
 		Thread: h.svc.comments, Section: "groups",
 		Of: func(c echo.Context) (comments.Target, error) {
 			m, g := Opened(c)
@@ -451,8 +451,8 @@ func (h *handlers) commentEditing() comments.Editing {
 			m, g := Opened(c)
 			return views.CommentRow(commentItem(ctx, m, g.GroupID, paletteOf(g), id, h.svc.Zone(ctx, id), c.Param("appt"), r))
 		},
-		Wrap: func(r CommentRow, form templ.Component) templ.Component { return views.CommentEditItem(r.ID(), form) },
 	}
+	return comments.Editing{On: on, Wrap: func(r CommentRow, form templ.Component) templ.Component { return views.CommentEditItem(r.ID(), form) }}
 }
 
 // formTime is a UTC instant as the form's datetime-local value in zone.
