@@ -178,11 +178,15 @@ func (t Thread) Reply(ctx context.Context, thread, rk string, by *auth.Identity,
 	if reply, err = t.add(ctx, thread, rk, by, body); err != nil {
 		return Row{}, Row{}, err
 	}
-	// A comment deleted meanwhile (Delete found no reply yet) takes the
-	// reply with it.
-	if _, err := t.Get(ctx, thread, rk); err != nil {
-		if errors.Is(err, t.Missing) {
+	// The comment is written again at its ETag: a Delete that found no
+	// reply yet then fails its write and looks again, and one that
+	// deleted it first leaves it missing here, which takes the reply
+	// back. A Get alone let a Delete land after it and leave the reply
+	// under no comment.
+	if _, err := storage.Change(ctx, t.Table, thread, rk, t.Missing, func(*Row) error { return nil }); err != nil {
+		if errors.Is(err, t.Missing) || errors.Is(err, storage.ErrNotFound) {
 			_ = t.remove(ctx, reply)
+			err = t.Missing
 		}
 		return Row{}, Row{}, err
 	}
@@ -275,21 +279,40 @@ func (t Thread) Delete(ctx context.Context, thread, rk string, by *auth.Identity
 		}
 		return t.forgetDeleted(ctx, thread, parent)
 	}
-	replied, err := t.hasReplies(ctx, thread, rk)
-	if err != nil || !replied {
-		if err == nil {
-			err = t.remove(ctx, c)
+	return storage.Optimistic(ctx, storage.DefaultAttempts, func(ctx context.Context) error {
+		replied, err := t.hasReplies(ctx, thread, rk)
+		if err != nil {
+			return err
 		}
-		return err
-	}
-	_, err = storage.Change(ctx, t.Table, thread, rk, t.Missing, func(c *Row) error {
-		if c.Deleted {
-			return storage.ErrNoChange
+		if !replied {
+			// At the ETag read: a reply written since wrote the comment
+			// again (Reply), so this fails and the next try finds it.
+			err := t.Table.Delete(ctx, thread, rk, c.ETag)
+			if errors.Is(err, storage.ErrNotFound) {
+				return t.Missing
+			}
+			if errors.Is(err, storage.ErrPrecondition) {
+				if c, err = t.Deletable(ctx, thread, rk, by, staff); err != nil {
+					return err
+				}
+				return storage.ErrPrecondition
+			}
+			return err
 		}
-		c.Deleted, c.Body = true, ""
-		return nil
+		_, err = storage.Change(ctx, t.Table, thread, rk, t.Missing, func(c *Row) error {
+			if c.Deleted {
+				return storage.ErrNoChange
+			}
+			c.Deleted, c.Body = true, ""
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		// Its last reply may have gone since it was found, and that
+		// delete saw the comment not marked yet.
+		return t.forgetDeleted(ctx, thread, rk)
 	})
-	return err
 }
 
 // remove deletes row c as read.

@@ -326,3 +326,124 @@ func TestReplies(t *testing.T) {
 		t.Fatalf("with the last reply gone the thread reads %q, want %q", got, want)
 	}
 }
+
+// interleaved is a store that runs another request once, just before the
+// next call when matches ("delete", "update" or "insert" and the table):
+// a second person's request landing in between on another instance.
+type interleaved struct {
+	storage.Backend
+	mu   sync.Mutex
+	when string
+	do   func()
+}
+
+func (b *interleaved) before(when string, do func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.when, b.do = when, do
+}
+
+func (b *interleaved) fire(op string) {
+	b.mu.Lock()
+	do := b.do
+	if do == nil || op != b.when {
+		b.mu.Unlock()
+		return
+	}
+	b.when, b.do = "", nil
+	b.mu.Unlock()
+	do()
+}
+
+func (b *interleaved) Delete(ctx context.Context, table, pk, rk, ifMatch string) error {
+	b.fire("delete " + table)
+	return b.Backend.Delete(ctx, table, pk, rk, ifMatch)
+}
+
+func (b *interleaved) Update(ctx context.Context, table string, e storage.Entity, mode storage.UpdateMode, ifMatch string) (string, error) {
+	b.fire("update " + table)
+	return b.Backend.Update(ctx, table, e, mode, ifMatch)
+}
+
+// TestRepliesRacingADelete: a comment deleted while a reply to it is
+// written, or while its last reply is deleted, leaves the thread as one
+// of them alone would: never a reply whose comment is gone (it would
+// read as another comment's), nor "deleted" with no reply under it.
+func TestRepliesRacingADelete(t *testing.T) {
+	ctx := t.Context()
+	bodies := func(th comments.Thread) string {
+		t.Helper()
+		page, err := th.Page(ctx, "T", nil, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range page.Rows {
+			b := r.Body
+			if r.Deleted {
+				b = "(deleted)"
+			}
+			if r.Parent() != "" {
+				b = "  " + b
+			}
+			out = append(out, b)
+		}
+		return strings.Join(out, ",")
+	}
+	open := func() (comments.Thread, *interleaved) {
+		b := &interleaved{}
+		store := storetest.OpenWrapped(t, func(inner storage.Backend) storage.Backend { b.Backend = inner; return b }, "Comments", "Quota")
+		th := newThread(t, store)
+		th.Limit, th.Replies = quota.Limit{}, true
+		return th, b
+	}
+
+	t.Run("a reply written as its comment goes", func(t *testing.T) {
+		th, b := open()
+		c, err := th.Add(ctx, "T", ann, "question")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Ann's delete found no reply; Bob's reply comes before her
+		// delete's write.
+		var replyErr error
+		b.before("delete Comments", func() {
+			_, _, replyErr = th.Reply(ctx, "T", c.RowKey, bob, "answer")
+		})
+		if err := th.Delete(ctx, "T", c.RowKey, ann, false); err != nil {
+			t.Fatal(err)
+		}
+		want := "(deleted),  answer" // the reply stands, under its comment
+		if replyErr != nil {
+			want = "" // or the reply was refused and took itself back
+		}
+		if got := bodies(th); got != want {
+			t.Errorf("the thread reads %q (the reply: %v), want %q", got, replyErr, want)
+		}
+	})
+
+	t.Run("the last reply deleted as its comment is", func(t *testing.T) {
+		th, b := open()
+		c, err := th.Add(ctx, "T", ann, "question")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, r, err := th.Reply(ctx, "T", c.RowKey, bob, "answer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Ann's delete found the reply; Bob deletes it before her
+		// delete marks the comment.
+		b.before("update Comments", func() {
+			if err := th.Delete(ctx, "T", r.RowKey, bob, false); err != nil {
+				t.Error(err)
+			}
+		})
+		if err := th.Delete(ctx, "T", c.RowKey, ann, false); err != nil {
+			t.Fatal(err)
+		}
+		if got := bodies(th); got != "" {
+			t.Errorf("with the comment and its only reply deleted the thread reads %q, want nothing", got)
+		}
+	})
+}
