@@ -230,3 +230,37 @@ func rebuild(t *testing.T, a *app, _ string) {
 		t.Errorf("a second rebuild: %v, %v", again, err)
 	}
 }
+
+// TestADeleteThatMissedAMovedDraftTakesNothingOfIt: a draft moved to
+// another address between the delete route's read of it and the
+// delete's mark is not deleted (404), and the burial queued for its old
+// address a minute later leaves its cover, which is the moved draft's.
+func TestADeleteThatMissedAMovedDraftTakesNothingOfIt(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	post := a.write(t, form("title", "Guitar", "action", "draft"))
+	if res := a.send(a.admin, post+"/edit", form("title", "Guitar", "action", "draft"), mediatest.EncodedPNG(t, 1200, 700)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a cover: %d", res.StatusCode)
+	}
+	p, err := a.svc.Post(ctx, strings.TrimPrefix(post, "/blog/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := a.send(a.admin, post+"/edit", form("title", "Guitar", "slug", "acoustic", "action", "draft"), nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("moving the draft: %d", res.StatusCode)
+	}
+	if err := a.svc.Delete(ctx, p); !errors.Is(err, blog.ErrNoPost) {
+		t.Fatalf("deleting the draft as read before it moved: %v", err)
+	}
+	a.Clock.Advance(time.Minute)
+	if _, err := a.Tasks.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cover := a.admin.Get("/blog/acoustic").Doc(t).Find(testID("post-cover")).AttrOr("src", "")
+	if cover == "" {
+		t.Fatal("the moved draft shows no cover")
+	}
+	if res := a.admin.Get(cover); res.StatusCode != http.StatusOK {
+		t.Errorf("the moved draft's cover: %d", res.StatusCode)
+	}
+}

@@ -410,8 +410,8 @@ func (s *Service) queueBurial(ctx context.Context, p PostRow) {
 
 // buryQueued runs a burial: a post marked deleted is buried, and what
 // hangs on the id of one whose row is gone (or whose address another
-// post took since) goes. A post not marked is one whose mark failed:
-// nothing goes.
+// post took since) goes, unless a post of that id lives at another
+// address. A post not marked is one whose mark failed: nothing goes.
 func (s *Service) buryQueued(ctx context.Context, b burial) error {
 	p, err := s.stored(ctx, b.Slug)
 	switch {
@@ -420,7 +420,17 @@ func (s *Service) buryQueued(ctx context.Context, b burial) error {
 	case err == nil && p.ID == b.ID:
 		return nil
 	case err == nil, errors.Is(err, ErrNoPost):
-		return s.forget(ctx, b.ID)
+		// A draft keeps its id when it moves: one whose mark failed, or
+		// that moved before it, lives at its new address with what hangs
+		// on it (one query of the posts, which a move changes in one
+		// transaction).
+		_, err := storage.First[PostRow](ctx, s.posts, storage.Query{
+			PartitionKey: postsPart, Filters: []storage.Filter{{Name: "id", Op: storage.Eq, Value: b.ID}},
+		}, nil, ErrNoPost)
+		if errors.Is(err, ErrNoPost) {
+			return s.forget(ctx, b.ID)
+		}
+		return err
 	}
 	return err
 }
