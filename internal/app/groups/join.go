@@ -340,8 +340,9 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 		groupID = newGroupID()
 	}
 	pk, rk := joinSessionKey(m.GroupID, sessionID)
+	mine := "" // the ETag of the link as this request's claim wrote it
 	claim := func(from, to string) error {
-		_, err := storage.Modify(ctx, s.joinSessions, pk, rk, func(row *JoinSessionRow, exists bool) error {
+		row, err := storage.Modify(ctx, s.joinSessions, pk, rk, func(row *JoinSessionRow, exists bool) error {
 			if !exists {
 				return ErrNoGroup
 			}
@@ -349,6 +350,19 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 				return storage.ErrNoChange
 			}
 			row.SpunOff, row.UpdatedAt = to, s.now().UTC()
+			return nil
+		})
+		mine = row.ETag
+		return err
+	}
+	// release lets go of this request's claim alone: one that took it
+	// over holds the same group id.
+	release := func() error {
+		_, err := storage.Modify(ctx, s.joinSessions, pk, rk, func(row *JoinSessionRow, exists bool) error {
+			if !exists || row.ETag != mine || row.SpunOff != groupID {
+				return storage.ErrNoChange
+			}
+			row.SpunOff, row.UpdatedAt = "", s.now().UTC()
 			return nil
 		})
 		return err
@@ -374,7 +388,7 @@ func (s *Service) SpinOff(ctx context.Context, m Membership, owner *auth.Identit
 		return GroupRow{GroupID: groupID}, nil
 	}
 	if err != nil {
-		if uerr := claim(groupID, ""); uerr != nil {
+		if uerr := release(); uerr != nil {
 			s.log.WarnContext(ctx, "groups: a failed spin-off still holds its link", "group", groupID, "err", uerr)
 		}
 		return GroupRow{}, err

@@ -906,3 +906,42 @@ func TestASpinOffTakenOverAndResumedMakesOneGroup(t *testing.T) {
 		t.Errorf("olga has %d groups named Dinner, want 1", n)
 	}
 }
+
+// TestAStalledSpinOffThatFailsLeavesTheTakeoversClaim: a spin-off
+// stalled before making its group, taken over meanwhile, that then
+// fails, does not let go of the link the takeover holds under the same
+// group id: the link still names the group made, and asking again
+// answers with it, not a second group.
+func TestAStalledSpinOffThatFailsLeavesTheTakeoversClaim(t *testing.T) {
+	t.Parallel()
+	a, b := newBetweenApp(t)
+	olga := a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Conference")
+	sid := openJoin(t, olga, groupID)
+	a.joinAsGuest(t, groupID, sid, "Gus")
+	om, _, _ := a.svc.Open(ctx, groupID, olga.id, AccessOwner)
+	var over GroupRow
+	var overErr error
+	b.once(to("insert", groupsTable), func() error {
+		a.Clock.Advance(spinOffGrace)
+		over, overErr = a.svc.SpinOff(ctx, om, olga.id, sid, "Dinner")
+		return storage.ErrTransient // the stalled request's write then fails
+	})
+	if _, err := a.svc.SpinOff(ctx, om, olga.id, sid, "Dinner"); err == nil {
+		t.Fatal("the stalled spin-off's failed write answered no error")
+	}
+	if overErr != nil || over.GroupID == "" {
+		t.Fatalf("the takeover: %+v, %v", over, overErr)
+	}
+	sess, err := a.svc.JoinSession(ctx, om, sid)
+	if err != nil || sess.SpunOff != over.GroupID {
+		t.Errorf("the link names %q (%v), want %q", sess.SpunOff, err, over.GroupID)
+	}
+	again, err := a.svc.SpinOff(ctx, om, olga.id, sid, "Dinner")
+	if err != nil || again.GroupID != over.GroupID {
+		t.Errorf("asking again: %q, %v; want %q", again.GroupID, err, over.GroupID)
+	}
+	if n := a.groupsNamed(t, olga, "Dinner"); n != 1 {
+		t.Errorf("olga has %d groups named Dinner, want 1", n)
+	}
+}
