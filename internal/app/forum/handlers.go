@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -247,7 +248,7 @@ func (s *Service) topic(c echo.Context) error {
 	}
 	for _, post := range posts {
 		item := s.postItem(c, t, post, me, staff, liked[post.Num], post.Num == firstUnread)
-		item.Bookmarked = marked[post.Num]
+		item.Bookmarked, item.Moderator = marked[post.Num], slices.Contains(sec.ModeratorKeys(), post.AuthorKey)
 		p.Posts = append(p.Posts, item)
 	}
 	if a, ok := s.solution(ctx, t, posts); ok {

@@ -926,3 +926,32 @@ func TestAFirstVisitOpensAtTheTop(t *testing.T) {
 		t.Fatalf("the earlier posts: %q", d.Find(testID("posts")).Text())
 	}
 }
+
+// TestModeratorsAreMarked: a section's moderator's posts carry a
+// "Moderator" badge in that section, as Discourse's shield does; a
+// member's do not, nor the moderator's in a section they do not
+// moderate.
+func TestModeratorsAreMarked(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann, bob := a.talkSection(t, "ann@example.com")
+	addSection(t, boss, "other", "Other")
+	marked := func(section string) []string {
+		t.Helper()
+		topic := post(bob, "/forum/topics", url.Values{"section": {section}, "title": {"Where is the meetup"}, "body": {"Anyone know?"}}).Header.Get("Location")
+		if res := post(ann, topic+"/replies", url.Values{"body": {"At the library."}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("ann replies in %s: %d", section, res.StatusCode)
+		}
+		var out []string
+		bob.Get(topic).Doc(t).Find(testID("post")).Each(func(_ int, s *goquery.Selection) {
+			out = append(out, fmt.Sprintf("%s %d", strings.TrimSpace(s.Find(".forum-author").Text()), s.Find(testID("post-moderator")).Length()))
+		})
+		return out
+	}
+	if got := marked("talk"); strings.Join(got, ",") != "bob 0,ann 1" {
+		t.Errorf("in her section: %q", got)
+	}
+	if got := marked("other"); strings.Join(got, ",") != "bob 0,ann 0" {
+		t.Errorf("in another section: %q", got)
+	}
+}
