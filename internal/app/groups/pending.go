@@ -31,9 +31,10 @@ import (
 // SeriesPending is what a series' last changes still carry to other
 // appointments.
 type SeriesPending struct {
-	// Next is the series that continues this one: made after this one
-	// was ended before Next.At.
-	Next *Continuation `json:"next,omitempty"`
+	// Next are the series that continue this one, each made after this
+	// one was ended before its At (two, when a second "this and
+	// following" came before the first one's task).
+	Next []Continuation `json:"next,omitempty"`
 	// Shifts are moves of every date that the overrides follow.
 	Shifts []Shift `json:"shifts,omitempty"`
 }
@@ -63,13 +64,14 @@ func (sh Shift) move(t time.Time) time.Time {
 	return wallShift(t, auth.Zone(sh.From), auth.Zone(sh.To), sh.Delta)
 }
 
-// withNext is p with next to make; p itself is not changed (update may
-// run its edit again on the same read).
+// withNext is p with one more series to make; p itself is not changed
+// (update may run its edit again on the same read).
 func (p *SeriesPending) withNext(next Continuation) *SeriesPending {
-	out := SeriesPending{Next: &next}
+	var out SeriesPending
 	if p != nil {
-		out.Shifts = slices.Clone(p.Shifts)
+		out = SeriesPending{Next: slices.Clone(p.Next), Shifts: slices.Clone(p.Shifts)}
 	}
+	out.Next = append(out.Next, next)
 	return &out
 }
 
@@ -77,7 +79,7 @@ func (p *SeriesPending) withNext(next Continuation) *SeriesPending {
 func (p *SeriesPending) withShift(sh Shift) *SeriesPending {
 	var out SeriesPending
 	if p != nil {
-		out = SeriesPending{Next: p.Next, Shifts: slices.Clone(p.Shifts)}
+		out = SeriesPending{Next: slices.Clone(p.Next), Shifts: slices.Clone(p.Shifts)}
 	}
 	out.Shifts = append(out.Shifts, sh)
 	return &out
@@ -89,16 +91,18 @@ func (p *SeriesPending) without(done SeriesPending) *SeriesPending {
 	if p == nil {
 		return nil
 	}
-	out := SeriesPending{Next: p.Next}
-	if done.Next != nil && p.Next != nil && p.Next.Doc.AppointmentID == done.Next.Doc.AppointmentID {
-		out.Next = nil
+	var out SeriesPending
+	for _, n := range p.Next {
+		if !slices.ContainsFunc(done.Next, func(d Continuation) bool { return d.Doc.AppointmentID == n.Doc.AppointmentID }) {
+			out.Next = append(out.Next, n)
+		}
 	}
 	for _, sh := range p.Shifts {
 		if !slices.Contains(done.Shifts, sh) {
 			out.Shifts = append(out.Shifts, sh)
 		}
 	}
-	if out.Next == nil && len(out.Shifts) == 0 {
+	if len(out.Next) == 0 && len(out.Shifts) == 0 {
 		return nil
 	}
 	return &out
@@ -158,8 +162,8 @@ func (s *Service) finishSeries(ctx context.Context, groupID, seriesID string) (b
 		return false, err
 	}
 	done := *doc.Pending
-	if done.Next != nil {
-		if err := s.finishNext(ctx, groupID, seriesID, *done.Next); err != nil {
+	for _, next := range done.Next {
+		if err := s.finishNext(ctx, groupID, seriesID, next); err != nil {
 			return true, err
 		}
 	}

@@ -233,3 +233,67 @@ func TestAMoveOfEveryDateCutShortIsFinishedByTheRebuild(t *testing.T) {
 		t.Errorf("the week shows %q, want %q (the series moved a week on, its 2 April replaced)", got, want)
 	}
 }
+
+// A one-date change whose series moved every date between its read and
+// its own write of the series: the date it hides is the moved one, so
+// the Tuesday shows the changed date alone, not the series' date too.
+func TestAOneDateChangeRacingAMoveOfEveryDateHidesTheMovedDate(t *testing.T) {
+	t.Parallel()
+	a, b := newBetweenApp(t)
+	ann, m, berlin, doc := training(t, a)
+	occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300326160000Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := editInput(occ, berlin)
+	in.Scope, in.Start, in.End = ScopeThis, "2030-03-26T18:00", "2030-03-26T19:30"
+	b.before(to("blob", appointmentBlobName(m.GroupID, doc.AppointmentID)), func() {
+		if err := moveAll(t, a, ann, m, berlin, doc.AppointmentID, "20300321160000Z", "2030-03-21T16:00", "2030-03-21T17:30"); err != nil {
+			t.Errorf("the move of every date: %v", err)
+		}
+	})
+	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := a.svc.Between(ctx, m, time.Date(2030, 3, 26, 0, 0, 0, 0, berlin), time.Date(2030, 3, 27, 0, 0, 0, 0, berlin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := startsIn(rows, berlin); !slices.Equal(got, []string{"Tue 26 18:00"}) {
+		t.Errorf("the Tuesday shows %q, want the changed date alone", got)
+	}
+}
+
+// Two "this and following" changes of one series within the minute,
+// the first cut short after the series ended: the second, at an
+// earlier date, does not lose the first's new series.
+func TestTwoChangesOfTheFollowingDatesKeepBothNewSeries(t *testing.T) {
+	t.Parallel()
+	a, b := newBetweenApp(t)
+	ann, m, doc, _ := splitCutShort(t, a, b) // from Tuesday 26 March: "Training (new coach)"
+	berlin := mustZone(t, "Europe/Berlin")
+	occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300321160000Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := editInput(occ, berlin)
+	in.Scope, in.Title = ScopeFollowing, "Training (indoors)"
+	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin); err != nil {
+		t.Fatal(err)
+	}
+	a.runFinishes(t)
+	rows, err := a.svc.Between(ctx, m, time.Date(2030, 3, 20, 0, 0, 0, 0, berlin), time.Date(2030, 3, 30, 0, 0, 0, 0, berlin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.StartTime.In(berlin).Format("Mon 02 ")+r.Title)
+	}
+	// The second change's form ends with the series, the day before
+	// Tuesday 26.
+	want := []string{"Thu 21 Training (indoors)", "Tue 26 Training (new coach)", "Thu 28 Training (new coach)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("the dates read %q, want %q (both new series made)", got, want)
+	}
+}

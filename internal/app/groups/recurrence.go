@@ -414,13 +414,17 @@ func seriesEnd(doc Appointment) time.Time {
 }
 
 // untilBefore ends a series' rule before at (for "this and following"):
-// UNTIL one second before it, a COUNT dropped.
+// UNTIL the last second of the day before at's, in the series' zone, a
+// COUNT dropped. A series has one date a day at most, and the edit form
+// shows an end as the last day (repeatInputOf): at's own day would bring
+// at back when the form is saved again.
 func untilBefore(text string, start, at time.Time) (string, error) {
 	opt, err := rrule.StrToROptionInLocation(text, start.Location())
 	if err != nil {
 		return "", err
 	}
-	opt.Count, opt.Until = 0, at.Add(-time.Second).UTC()
+	y, m, d := at.In(start.Location()).Date()
+	opt.Count, opt.Until = 0, time.Date(y, m, d, 0, 0, 0, 0, start.Location()).Add(-time.Second).UTC()
 	return opt.RRuleString(), nil
 }
 

@@ -807,3 +807,40 @@ func TestMovingEveryDateAcrossTheClockChangeKeepsRemovedDates(t *testing.T) {
 		t.Errorf("the first summer week shows %q, want %q (its Tuesday removed)", got, want)
 	}
 }
+
+// After "this and following" from Tuesday 26 March, the old series'
+// form ends it on Monday 25, its last day: saved again as it is, it
+// does not take Tuesday 26 back beside the new series'.
+func TestAnEndedSeriesSavedAgainStaysEnded(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, m, berlin, doc := training(t, a)
+	occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300326160000Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := editInput(occ, berlin)
+	in.Scope, in.Title = ScopeFollowing, "Training (new coach)"
+	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin); err != nil {
+		t.Fatal(err)
+	}
+	occ, err = a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300321160000Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := editInput(occ, berlin)
+	if again.Repeat.Ends != "until" || again.Repeat.Until != "2030-03-25" {
+		t.Errorf("the old series' form ends %s %s, want until 2030-03-25", again.Repeat.Ends, again.Repeat.Until)
+	}
+	again.Scope = ScopeAll
+	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, again, berlin); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := a.svc.Between(ctx, m, time.Date(2030, 3, 26, 0, 0, 0, 0, berlin), time.Date(2030, 3, 27, 0, 0, 0, 0, berlin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Title != "Training (new coach)" {
+		t.Errorf("Tuesday 26 shows %d dates (%v), want the new series' alone", len(rows), rows)
+	}
+}

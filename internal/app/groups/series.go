@@ -86,10 +86,7 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 		if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
 			return Appointment{}, err
 		}
-		if _, err := s.update(ctx, m.GroupID, &d, false, func(d *AppointmentDetail) ([]string, error) {
-			d.Doc.Moved, d.Doc.UpdatedBy, d.Doc.UpdatedAt = append(d.Doc.Moved, at), id.MemberKey, now
-			return nil, nil
-		}); err != nil {
+		if err := s.hideReplaced(ctx, m.GroupID, &d, doc, id.MemberKey, now); err != nil {
 			return Appointment{}, err
 		}
 		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", doc, members)
@@ -163,6 +160,22 @@ func (s *Service) editOccurrence(ctx context.Context, m Membership, id *auth.Ide
 		s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", d.Doc, members)
 		return d.Doc, nil
 	}
+}
+
+// hideReplaced hides in series d the date override replaces (its
+// moved dates), by who at now. A move of every date that came since the
+// override was made moves that date too (shiftSince), so the date
+// hidden is the one the series now has.
+func (s *Service) hideReplaced(ctx context.Context, groupID string, d *AppointmentDetail, override Appointment, by string, now time.Time) error {
+	_, err := s.update(ctx, groupID, d, false, func(d *AppointmentDetail) ([]string, error) {
+		date := *override.RecurrenceID
+		if d.Doc.Pending != nil {
+			date, _ = shiftSince(d.Doc.Pending.Shifts, override.SeriesSequence, date)
+		}
+		d.Doc.Moved, d.Doc.UpdatedBy, d.Doc.UpdatedAt = append(d.Doc.Moved, date), by, now
+		return nil, nil
+	})
+	return err
 }
 
 // removeOccurrences deletes the occurrence at (ScopeThis) or it and the
@@ -260,10 +273,7 @@ func (s *Service) cancelOccurrence(ctx context.Context, m Membership, id *auth.I
 	if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
 		return err
 	}
-	_, err = s.update(ctx, m.GroupID, &d, false, func(d *AppointmentDetail) ([]string, error) {
-		d.Doc.Moved, d.Doc.UpdatedBy, d.Doc.UpdatedAt = append(d.Doc.Moved, occ.At), id.MemberKey, now
-		return nil, nil
-	})
+	err = s.hideReplaced(ctx, m.GroupID, &d, doc, id.MemberKey, now)
 	if err == nil && s.notifier != nil {
 		if members, merr := s.ActiveMembers(ctx, m.GroupID); merr == nil {
 			s.notifyAppointment(ctx, id, "groups.notify.appointment_cancelled", doc, members)
