@@ -64,23 +64,25 @@ func (sh Shift) move(t time.Time) time.Time {
 	return wallShift(t, auth.Zone(sh.From), auth.Zone(sh.To), sh.Delta)
 }
 
-// withNext is p with one more series to make; p itself is not changed
-// (update may run its edit again on the same read).
-func (p *SeriesPending) withNext(next Continuation) *SeriesPending {
-	var out SeriesPending
-	if p != nil {
-		out = SeriesPending{Next: slices.Clone(p.Next), Shifts: slices.Clone(p.Shifts)}
+// clone is a copy of p (empty for nil) that changes nothing of p's:
+// update may run its edit again on the same read.
+func (p *SeriesPending) clone() SeriesPending {
+	if p == nil {
+		return SeriesPending{}
 	}
+	return SeriesPending{Next: slices.Clone(p.Next), Shifts: slices.Clone(p.Shifts)}
+}
+
+// withNext is p with one more series to make.
+func (p *SeriesPending) withNext(next Continuation) *SeriesPending {
+	out := p.clone()
 	out.Next = append(out.Next, next)
 	return &out
 }
 
 // withShift is p with one more shift.
 func (p *SeriesPending) withShift(sh Shift) *SeriesPending {
-	var out SeriesPending
-	if p != nil {
-		out = SeriesPending{Next: slices.Clone(p.Next), Shifts: slices.Clone(p.Shifts)}
-	}
+	out := p.clone()
 	out.Shifts = append(out.Shifts, sh)
 	return &out
 }

@@ -22,11 +22,7 @@ func newSeriesBlob(series string) func(string) bool {
 func splitCutShort(t *testing.T, a *groupsApp, b *between) (ann person, m Membership, doc Appointment, week func() []string) {
 	t.Helper()
 	ann, m, berlin, doc := training(t, a)
-	occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300326160000Z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := editInput(occ, berlin)
+	in := formOf(t, a, m, doc.AppointmentID, "20300326160000Z", berlin)
 	in.Scope, in.Title, in.Participants = ScopeFollowing, "Training (new coach)", []string{ann.id.MemberKey}
 	b.refuse(newSeriesBlob(doc.AppointmentID))
 	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin); err == nil {
@@ -107,13 +103,10 @@ func TestAChangeOfTheFollowingDatesCutShortIsFinishedByTheRebuild(t *testing.T) 
 func movedTuesday(t *testing.T, a *groupsApp) (ann person, m Membership, berlin *time.Location, doc, override Appointment, replaces func() string) {
 	t.Helper()
 	ann, m, berlin, doc = training(t, a)
-	occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300326160000Z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := editInput(occ, berlin)
+	in := formOf(t, a, m, doc.AppointmentID, "20300326160000Z", berlin)
 	in.Scope, in.Start, in.End = ScopeThis, "2030-03-26T18:00", "2030-03-26T19:30"
-	if override, err = a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin); err != nil {
+	override, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin)
+	if err != nil {
 		t.Fatal(err)
 	}
 	replaces = func() string {
@@ -241,11 +234,7 @@ func TestAOneDateChangeRacingAMoveOfEveryDateHidesTheMovedDate(t *testing.T) {
 	t.Parallel()
 	a, b := newBetweenApp(t)
 	ann, m, berlin, doc := training(t, a)
-	occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300326160000Z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := editInput(occ, berlin)
+	in := formOf(t, a, m, doc.AppointmentID, "20300326160000Z", berlin)
 	in.Scope, in.Start, in.End = ScopeThis, "2030-03-26T18:00", "2030-03-26T19:30"
 	b.before(to("blob", appointmentBlobName(m.GroupID, doc.AppointmentID)), func() {
 		if err := moveAll(t, a, ann, m, berlin, doc.AppointmentID, "20300321160000Z", "2030-03-21T16:00", "2030-03-21T17:30"); err != nil {
@@ -272,11 +261,7 @@ func TestTwoChangesOfTheFollowingDatesKeepBothNewSeries(t *testing.T) {
 	a, b := newBetweenApp(t)
 	ann, m, doc, _ := splitCutShort(t, a, b) // from Tuesday 26 March: "Training (new coach)"
 	berlin := mustZone(t, "Europe/Berlin")
-	occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300321160000Z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := editInput(occ, berlin)
+	in := formOf(t, a, m, doc.AppointmentID, "20300321160000Z", berlin)
 	in.Scope, in.Title = ScopeFollowing, "Training (indoors)"
 	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin); err != nil {
 		t.Fatal(err)

@@ -34,6 +34,17 @@ func startsIn(rows []AppointmentIndexRow, zone *time.Location) []string {
 	return out
 }
 
+// formOf is the edit form of series' date at (an occurrence key), in
+// zone, as it opens.
+func formOf(t *testing.T, a *groupsApp, m Membership, series, at string, zone *time.Location) AppointmentInput {
+	t.Helper()
+	occ, err := a.svc.Occurrence(ctx, m, series, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return editInput(occ, zone)
+}
+
 // training is ann's weekly training series (weeklyTraining, in Berlin)
 // in a group of two: her membership, the zone and the series.
 func training(t *testing.T, a *groupsApp) (ann person, m Membership, berlin *time.Location, doc Appointment) {
@@ -758,11 +769,7 @@ func TestChangingTheFollowingDatesReplacesTheirOverrides(t *testing.T) {
 	if err := a.svc.CancelOccurrence(ctx, m, ann.id, doc.AppointmentID, "20300328160000Z"); err != nil {
 		t.Fatal(err)
 	}
-	occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300326160000Z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := editInput(occ, berlin)
+	in := formOf(t, a, m, doc.AppointmentID, "20300326160000Z", berlin)
 	in.Scope, in.Title = ScopeFollowing, "Training (new coach)"
 	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin); err != nil {
 		t.Fatal(err)
@@ -790,11 +797,7 @@ func TestMovingEveryDateAcrossTheClockChangeKeepsRemovedDates(t *testing.T) {
 	if err := a.svc.DeleteOccurrences(ctx, m, ann.id, doc.AppointmentID, ScopeThis, "20300326160000Z"); err != nil {
 		t.Fatal(err)
 	}
-	occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300321160000Z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := editInput(occ, berlin)
+	in := formOf(t, a, m, doc.AppointmentID, "20300321160000Z", berlin)
 	in.Scope, in.Start, in.End = ScopeAll, "2030-03-28T17:00", "2030-03-28T18:30"
 	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin); err != nil {
 		t.Fatal(err)
@@ -815,20 +818,12 @@ func TestAnEndedSeriesSavedAgainStaysEnded(t *testing.T) {
 	t.Parallel()
 	a := newGroupsApp(t)
 	ann, m, berlin, doc := training(t, a)
-	occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300326160000Z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := editInput(occ, berlin)
+	in := formOf(t, a, m, doc.AppointmentID, "20300326160000Z", berlin)
 	in.Scope, in.Title = ScopeFollowing, "Training (new coach)"
 	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin); err != nil {
 		t.Fatal(err)
 	}
-	occ, err = a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300321160000Z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	again := editInput(occ, berlin)
+	again := formOf(t, a, m, doc.AppointmentID, "20300321160000Z", berlin)
 	if again.Repeat.Ends != "until" || again.Repeat.Until != "2030-03-25" {
 		t.Errorf("the old series' form ends %s %s, want until 2030-03-25", again.Repeat.Ends, again.Repeat.Until)
 	}

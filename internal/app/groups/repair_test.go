@@ -78,11 +78,7 @@ func TestTheRebuildHidesADateItsOverrideReplaced(t *testing.T) {
 	t.Parallel()
 	a, b := newBetweenApp(t)
 	ann, m, berlin, doc := training(t, a)
-	occ, err := a.svc.Occurrence(ctx, m, doc.AppointmentID, "20300326160000Z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := editInput(occ, berlin)
+	in := formOf(t, a, m, doc.AppointmentID, "20300326160000Z", berlin)
 	in.Scope, in.Start, in.End = ScopeThis, "2030-03-26T18:00", "2030-03-26T19:30"
 	b.refuse(to("blob", appointmentBlobName(m.GroupID, doc.AppointmentID)))
 	if _, err := a.svc.UpdateAppointment(ctx, m, ann.id, doc.AppointmentID, in, berlin); err == nil {
