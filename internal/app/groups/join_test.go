@@ -872,17 +872,26 @@ func TestASpinOffThatStoppedHalfWayCanBeDoneAgain(t *testing.T) {
 	}
 }
 
+// linkWithGuest is olga's group "Conference" with a join link Gus
+// joined by, on a test store that can act between two writes: the app,
+// the store, olga, her membership as its owner, and the link.
+func linkWithGuest(t *testing.T) (a *groupsApp, b *between, olga person, om Membership, sid string) {
+	t.Helper()
+	a, b = newBetweenApp(t)
+	olga = a.signIn(t, "olga@example.com")
+	groupID := createGroup(t, olga, "Conference")
+	sid = openJoin(t, olga, groupID)
+	a.joinAsGuest(t, groupID, sid, "Gus")
+	om, _, _ = a.svc.Open(ctx, groupID, olga.id, AccessOwner)
+	return a, b, olga, om, sid
+}
+
 // A spin-off stalled past spinOffGrace, whose claim another request took
 // over, and which then goes on: there is one group, under the id the
 // link named, and both requests answer with it.
 func TestASpinOffTakenOverAndResumedMakesOneGroup(t *testing.T) {
 	t.Parallel()
-	a, b := newBetweenApp(t)
-	olga := a.signIn(t, "olga@example.com")
-	groupID := createGroup(t, olga, "Conference")
-	sid := openJoin(t, olga, groupID)
-	a.joinAsGuest(t, groupID, sid, "Gus")
-	om, _, _ := a.svc.Open(ctx, groupID, olga.id, AccessOwner)
+	a, b, olga, om, sid := linkWithGuest(t)
 	var over GroupRow
 	var overErr error
 	// The first request stalls just before making its group: meanwhile
@@ -914,12 +923,7 @@ func TestASpinOffTakenOverAndResumedMakesOneGroup(t *testing.T) {
 // answers with it, not a second group.
 func TestAStalledSpinOffThatFailsLeavesTheTakeoversClaim(t *testing.T) {
 	t.Parallel()
-	a, b := newBetweenApp(t)
-	olga := a.signIn(t, "olga@example.com")
-	groupID := createGroup(t, olga, "Conference")
-	sid := openJoin(t, olga, groupID)
-	a.joinAsGuest(t, groupID, sid, "Gus")
-	om, _, _ := a.svc.Open(ctx, groupID, olga.id, AccessOwner)
+	a, b, olga, om, sid := linkWithGuest(t)
 	var over GroupRow
 	var overErr error
 	b.once(to("insert", groupsTable), func() error {
