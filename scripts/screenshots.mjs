@@ -12,7 +12,7 @@
 // {topic:TITLE} a forum topic found by its title, {prompt:TITLE} a catalog
 // prompt found by its title, {invite:SLUG} a private
 // chat room's invite link; a shot ending in !TESTID clicks the first
-// element of that data-testid first (to open a fold, or to post a form:
+// element of that data-testid first (!A!B: A, then B) (to open a fold, or to post a form:
 // the later takes then show the page as it is after); a shot whose name
 // ends in -nojs is taken without JavaScript (a click then follows a plain
 // link or form, as such a browser does). Each shot is taken at 1280 px and 390 px wide, light and
@@ -120,7 +120,7 @@ async function resolve(path, person) {
 
 for (const shot of shots) {
   const [name, spec] = shot.split(/=(.*)/s);
-  const [rest, click] = spec.split('!');
+  const [rest, ...clicks] = spec.split('!');
   const [rawPath, person] = rest.split('@');
   const state = person ? await signIn(person) : undefined;
   const path = await resolve(rawPath, person);
@@ -129,7 +129,7 @@ for (const shot of shots) {
       const ctx = await browser.newContext({ storageState: state, viewport: { width, height }, colorScheme: scheme, isMobile: width < 600, javaScriptEnabled: !name.endsWith('-nojs') });
       const page = await ctx.newPage();
       await page.goto(`${base}${path}`);
-      if (click) {
+      for (const click of clicks) {
         // A click that changed something (a form posted) finds nothing to
         // click on the next takes: they show the page as it now is. Nor
         // is a control hidden at this width clicked (the menu button on
@@ -138,6 +138,7 @@ for (const shot of shots) {
         if (await target.count() && await target.isVisible()) {
           await target.click();
           await page.waitForLoadState();
+          await page.waitForTimeout(300); // what htmx fetched, swapped in
         } else console.log(`${name} ${form} ${scheme}: no ${click} to click, shot as it is`);
       }
       const wide = await page.evaluate(() => document.documentElement.scrollWidth);

@@ -408,7 +408,7 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 		if viewer != nil {
 			v.ReactURL = base + "/react"
 			v.Reactions = reactionsOf(ctx, m, viewer.MemberKey)
-			v.Choices = reactionChoices(ctx)
+			v.Choices, v.PickerURL = reactionChoices(ctx, Reactions), base+"/react"
 		}
 	}
 	return v

@@ -5,18 +5,21 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/chat"
 )
 
-// Reactions. Whoever may read a chat may answer a message with one of
-// sixteen emoji, the common reactions of Slack, Zulip and Telegram, and take
-// it back by choosing it again; the message shows each emoji chosen with
+// Reactions. Whoever may read a chat may answer a message with an emoji:
+// one of sixteen, the common reactions of Slack, Zulip and Telegram, or
+// one of the picker's groups behind "More emoji" (MoreReactions); and
+// take it back by choosing it again; the message shows each emoji chosen with
 // how many chose it, the reader's own marked. A reaction changes its
 // message as an edit does (Log.change): the row's Reactions and a control
 // entry (TypeReact) in one transaction, so open pages update live, in
@@ -32,6 +35,43 @@ var (
 	reactionNames = []string{"thumbs_up", "heart", "laugh", "party", "surprised", "sad", "thumbs_down", "thanks", "fire", "clap", "love", "thinking", "eyes", "done", "hundred", "angry"}
 )
 
+// MoreReactions are the rest of the picker, in groups: what "More
+// emoji" opens (reactPicker), as Zulip's and Slack's pickers do. They
+// are named by the emoji themselves, which screen readers say in the
+// reader's language.
+var MoreReactions = []ReactionGroup{
+	{"faces", []string{"😀", "😃", "😄", "😁", "😆", "😅", "🤣", "😊", "🙂", "🙃", "😉", "😌", "😎", "🤩", "🥳", "😏", "😴", "🤯", "😬", "🙄", "😳", "🥺", "😭", "😤"}},
+	{"people", []string{"👋", "🤝", "🙌", "💪", "🤞", "✌️", "👌", "🤙", "👊", "✊", "🤗", "🤷", "🙋", "🤦", "💃", "🕺"}},
+	{"nature", []string{"🌞", "🌈", "⭐", "🌟", "✨", "⚡", "❄️", "🌊", "🌸", "🌻", "🍀", "🐶", "🐱", "🦄", "🎶", "🎵"}},
+	{"things", []string{"☕", "🍕", "🍰", "🎂", "🍻", "🥂", "🎁", "🎈", "🏆", "🥇", "⚽", "🎸", "📷", "📌", "💡", "⏰", "🚀", "🏠", "❓", "❗", "➕", "❌", "💤", "🆗"}},
+}
+
+// ReactionGroup is a group of the picker: its i18n key
+// ("chat.reaction.group.<key>") and its emoji.
+type ReactionGroup struct {
+	Key   string
+	Emoji []string
+}
+
+// allReactions are every emoji a message may be answered with, in the
+// order a message shows them: the named ones, then the picker's.
+var allReactions = func() []string {
+	out := slices.Clone(Reactions)
+	for _, g := range MoreReactions {
+		out = append(out, g.Emoji...)
+	}
+	return out
+}()
+
+// reactionName is what a screen reader says of emoji: its name for the
+// named ones, else the emoji itself.
+func reactionName(ctx context.Context, emoji string) string {
+	if i := slices.Index(Reactions, emoji); i >= 0 {
+		return i18n.T(ctx, "chat.reaction."+reactionNames[i])
+	}
+	return emoji
+}
+
 // maxReactors bounds the people one emoji of a message remembers, and
 // maxReactions all of its reactions, which keeps the column within a
 // table property's size (64 KiB) with the longest member keys (71
@@ -43,7 +83,7 @@ const (
 
 // Errors of reactions.
 var (
-	// ErrBadReaction is an emoji not among Reactions (400).
+	// ErrBadReaction is an emoji not among the reactions (400).
 	ErrBadReaction = fault.New(http.StatusBadRequest, "chat.error.reaction", "chat: not a reaction")
 	// ErrReactionsFull is one more reaction to an emoji that has
 	// maxReactors (409).
@@ -102,7 +142,7 @@ func (set reactionSet) toggle(emoji, memberKey string) error {
 // (ErrTooFast), so answering a few messages leaves the reader's messages
 // theirs to send.
 func (s *Service) React(ctx context.Context, ch ChatRow, seq int64, by Person, emoji string) (MessageRow, error) {
-	if !slices.Contains(Reactions, emoji) {
+	if !slices.Contains(allReactions, emoji) {
 		return MessageRow{}, ErrBadReaction
 	}
 	// A message that takes no reaction is refused before the budget is
@@ -157,29 +197,55 @@ func (s *Service) react(c echo.Context) error {
 	return s.changed(c, acc, m)
 }
 
-// reactionsOf are m's reactions as the reader sees them, in Reactions'
-// order.
+// reactionsOf are m's reactions as the reader sees them, in
+// allReactions' order.
 func reactionsOf(ctx context.Context, m MessageRow, viewer string) []views.Reaction {
 	set := parseReactions(m.Reactions)
 	var out []views.Reaction
-	for i, emoji := range Reactions {
+	for _, emoji := range allReactions {
 		who := set[emoji]
 		if len(who) == 0 {
 			continue
 		}
 		out = append(out, views.Reaction{
 			Emoji: emoji, Count: len(who), Mine: slices.Contains(who, viewer),
-			Label: i18n.N(ctx, "chat.reaction.count", len(who), "emoji", i18n.T(ctx, "chat.reaction."+reactionNames[i])),
+			Label: i18n.N(ctx, "chat.reaction.count", len(who), "emoji", reactionName(ctx, emoji)),
 		})
 	}
 	return out
 }
 
-// reactionChoices are the emoji a reader may choose, each with its name.
-func reactionChoices(ctx context.Context) []views.Reaction {
-	out := make([]views.Reaction, len(Reactions))
-	for i, emoji := range Reactions {
-		out[i] = views.Reaction{Emoji: emoji, Label: i18n.T(ctx, "chat.reaction."+reactionNames[i])}
+// reactionChoices are emoji a reader may choose, each with its name.
+func reactionChoices(ctx context.Context, emoji []string) []views.Reaction {
+	out := make([]views.Reaction, len(emoji))
+	for i, e := range emoji {
+		out[i] = views.Reaction{Emoji: e, Label: reactionName(ctx, e)}
 	}
 	return out
+}
+
+// reactPicker is GET /chat/:id/messages/:seq/react: every emoji a
+// message may be answered with, in groups. htmx puts it in the place of
+// the named ones under the message's fold; without JavaScript it is a
+// page of its own, whose choice comes back to the chat at the message.
+func (s *Service) reactPicker(c echo.Context) error {
+	ctx, acc, seq := c.Request().Context(), accessOf(c), seqOf(c)
+	m, err := s.log.Message(ctx, acc.Chat.RowKey, seq)
+	if err != nil {
+		return err
+	}
+	if !reactable(m) {
+		return ErrNoMessage
+	}
+	base := chatURL(acc.Chat.RowKey) + "/messages/" + strconv.FormatInt(seq, 10)
+	p := views.PickerProps{Action: base + "/react", Back: chatURL(acc.Chat.RowKey) + "#m-" + strconv.FormatInt(seq, 10)}
+	p.Groups = append(p.Groups, views.PickerGroup{Heading: i18n.T(ctx, "chat.reaction.group.frequent"), Choices: reactionChoices(ctx, Reactions)})
+	for _, g := range MoreReactions {
+		p.Groups = append(p.Groups, views.PickerGroup{Heading: i18n.T(ctx, "chat.reaction.group."+g.Key), Choices: reactionChoices(ctx, g.Emoji)})
+	}
+	if web.HTMXFrom(c).Partial {
+		return web.RenderFragment(c, http.StatusOK, views.Picker(p))
+	}
+	p.Plain = true
+	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.reaction.add"), Section: "chat", Content: views.PickerPage(p)})
 }

@@ -107,3 +107,51 @@ func TestReactions(t *testing.T) {
 		t.Errorf("a message after many reactions: %d", res.StatusCode)
 	}
 }
+
+// TestTheReactionPicker: "More emoji" opens every emoji in groups (with
+// htmx under the message's fold, without JavaScript a page of its own
+// that comes back to the chat at the message); one of the picker's
+// answers the message like the named ones, named by itself; an emoji
+// outside them all is refused and writes nothing; a visitor and a
+// system line get no picker.
+func TestTheReactionPicker(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	room := "/chat/room-general"
+	post(bob, room+"/messages", url.Values{"body": {"launch day!"}}) // 1 joined, 2
+	more := ann.Get(room).Doc(t).Find("#m-2 " + testID("chat-react-more"))
+	picker, _ := more.Attr("href")
+	if picker != room+"/messages/2/react" || more.AttrOr("hx-get", "") != picker {
+		t.Fatalf("the message's More emoji: %q", picker)
+	}
+	frag := ann.Get(picker, "HX-Request", "true", "HX-Request-Type", "partial")
+	doc := frag.Doc(t)
+	if frag.StatusCode != http.StatusOK || strings.Contains(frag.Body, "<html") || doc.Find(`[role="group"]`).Length() != 5 ||
+		doc.Find(testID("chat-react-picker")).AttrOr("hx-post", "") != picker || doc.Find(`button[value="🚀"]`).Length() != 1 {
+		t.Fatalf("the picker with htmx: %d, %d groups", frag.StatusCode, doc.Find(`[role="group"]`).Length())
+	}
+	page := ann.Get(picker)
+	if d := page.Doc(t); page.StatusCode != http.StatusOK || d.Find(testID("chat-picker-page")).Length() != 1 ||
+		d.Find(testID("chat-react-picker")).AttrOr("hx-post", "") != "" || d.Find(`a[href="`+room+`#m-2"]`).Length() != 1 {
+		t.Fatalf("the picker's page: %d", page.StatusCode)
+	}
+	if res := post(ann, picker, url.Values{"emoji": {"🚀"}}); res.StatusCode != http.StatusSeeOther || !strings.HasSuffix(res.Header.Get("Location"), "#m-2") {
+		t.Fatalf("a picker's emoji: %d", res.StatusCode)
+	}
+	pill := bob.Get(room).Doc(t).Find("#m-2 " + testID("chat-reaction") + `[data-emoji="🚀"]`)
+	if !strings.Contains(pill.Text(), "1") || pill.AttrOr("aria-label", "") != "🚀: 1 person" {
+		t.Errorf("bob sees the rocket as %q, %q", pill.Text(), pill.AttrOr("aria-label", ""))
+	}
+	if res := post(ann, picker, url.Values{"emoji": {"🦖"}}); res.StatusCode != http.StatusBadRequest || res.Writes(t) != 0 {
+		t.Errorf("an emoji outside the picker: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	if res := ann.Get(room + "/messages/1/react"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("the picker of a system line: %d", res.StatusCode)
+	}
+	if res := a.Client().Get(picker); res.StatusCode == http.StatusOK {
+		t.Errorf("a visitor's picker: %d", res.StatusCode)
+	}
+}
