@@ -1076,7 +1076,7 @@ func Post(p PostProps) templ.Component {
 func DeleteProps(ctx context.Context, action string) components.ConfirmProps {
 	return components.ConfirmProps{
 		Action: action, Label: i18n.T(ctx, "blog.delete"), Question: i18n.T(ctx, "blog.delete.question"),
-		Yes: i18n.T(ctx, "blog.delete"), Danger: true, TestID: "post-delete",
+		Yes: i18n.T(ctx, "blog.delete"), Danger: true, Small: true, TestID: "post-delete",
 	}
 }
 

@@ -497,7 +497,7 @@ type ItemProps struct {
 func DeleteProps(ctx context.Context, action string) components.ConfirmProps {
 	return components.ConfirmProps{
 		Action: action, Label: i18n.T(ctx, "store.delete"), Question: i18n.T(ctx, "store.delete.question"),
-		Yes: i18n.T(ctx, "store.delete"), Danger: true, TestID: "item-delete",
+		Yes: i18n.T(ctx, "store.delete"), Danger: true, Small: true, TestID: "item-delete",
 	}
 }
 
