@@ -219,6 +219,29 @@ func TestDeleteAll(t *testing.T) {
 	}
 }
 
+// threadText is thread "T" of th as its first page reads: each comment's
+// text ("(deleted)" for one marked so), a reply's indented, joined by
+// commas.
+func threadText(t *testing.T, th comments.Thread) string {
+	t.Helper()
+	page, err := th.Page(t.Context(), "T", nil, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range page.Rows {
+		b := r.Body
+		if r.Deleted {
+			b = "(deleted)"
+		}
+		if r.Parent() != "" {
+			b = "  " + b
+		}
+		out = append(out, b)
+	}
+	return strings.Join(out, ",")
+}
+
 // TestReplies: a reply follows its comment, the oldest reply first, and
 // a reply to a reply answers the same comment; a comment hidden, or a
 // thread without replies, takes none; a comment with replies that is
@@ -248,25 +271,7 @@ func TestReplies(t *testing.T) {
 		}
 		return r
 	}
-	bodies := func() string {
-		t.Helper()
-		page, err := th.Page(ctx, "T", nil, 20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, r := range page.Rows {
-			b := r.Body
-			if r.Deleted {
-				b = "(deleted)"
-			}
-			if r.Parent() != "" {
-				b = "  " + b
-			}
-			out = append(out, b)
-		}
-		return strings.Join(out, ",")
-	}
+	bodies := func() string { return threadText(t, th) }
 	first := add(ann, "first")
 	second := add(ann, "second")
 	r1 := reply(first, bob, "r1")
@@ -371,25 +376,7 @@ func (b *interleaved) Update(ctx context.Context, table string, e storage.Entity
 // read as another comment's), nor "deleted" with no reply under it.
 func TestRepliesRacingADelete(t *testing.T) {
 	ctx := t.Context()
-	bodies := func(th comments.Thread) string {
-		t.Helper()
-		page, err := th.Page(ctx, "T", nil, 20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, r := range page.Rows {
-			b := r.Body
-			if r.Deleted {
-				b = "(deleted)"
-			}
-			if r.Parent() != "" {
-				b = "  " + b
-			}
-			out = append(out, b)
-		}
-		return strings.Join(out, ",")
-	}
+	bodies := func(th comments.Thread) string { return threadText(t, th) }
 	open := func() (comments.Thread, *interleaved) {
 		b := &interleaved{}
 		store := storetest.OpenWrapped(t, func(inner storage.Backend) storage.Backend { b.Backend = inner; return b }, "Comments", "Quota")

@@ -39,6 +39,14 @@ type app struct {
 
 func newApp(t *testing.T, env ...string) *app { return newAppOn(t, nil, env...) }
 
+// annAndBob are two browsers signed in as ann and bob.
+func (a *app) annAndBob() (ann, bob *webtest.Client) {
+	ann, bob = a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	return ann, bob
+}
+
 // newAppOn is newApp on a backend wrap wraps (accounttest.Options.Wrap).
 func newAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend, env ...string) *app {
 	vars := map[string]string{}
@@ -123,9 +131,7 @@ func post(c *webtest.Client, path string, form url.Values) *webtest.Response {
 func TestRoomsPageAndSend(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	ann, bob := a.Client(), a.Client()
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	ann, bob := a.annAndBob()
 	list := ann.Get("/chat").Doc(t)
 	if n := list.Find(testID("chat-item")).Length(); n != 2 || !strings.Contains(list.Find(testID("chat-list")).Text(), "#general") {
 		t.Fatalf("the rooms: %d %q", n, list.Find(testID("chat-list")).Text())
@@ -248,9 +254,7 @@ func ids(evs []sseEvent) string {
 func TestStreamResumesExactlyOnce(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	ann, bob := a.Client(), a.Client()
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	ann, bob := a.annAndBob()
 	send := func(body string) {
 		t.Helper()
 		if res := post(ann, "/chat/room-random/messages", url.Values{"body": {body}}); res.StatusCode != http.StatusSeeOther {
@@ -670,9 +674,7 @@ func TestEditsCountAsSends(t *testing.T) {
 func TestMessagesExpire(t *testing.T) {
 	t.Parallel()
 	a := newApp(t, "MESSAGES_TTL", "1h")
-	ann, bob := a.Client(), a.Client()
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	ann, bob := a.annAndBob()
 	room := "/chat/room-general"
 	post(ann, room+"/messages", url.Values{"body": {"old one"}})
 	post(ann, room+"/messages", url.Values{"body": {"old two"}})
@@ -803,9 +805,7 @@ func TestPrivateMessageToSomeoneAway(t *testing.T) {
 func TestOpensAtFirstUnread(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	ann, bob := a.Client(), a.Client()
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	ann, bob := a.annAndBob()
 	room := "/chat/room-general"
 	csrf := ann.WithCSRF("/chat", nil)
 	for i := 1; i <= 80; i++ {
@@ -1651,9 +1651,7 @@ func TestDefaultRoom(t *testing.T) {
 func TestChatListNews(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	ann, bob := a.Client(), a.Client()
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	ann, bob := a.annAndBob()
 	events, stop := openStream(t, bob, "/chat/news", "")
 	defer stop()
 	post(ann, "/chat/room-random/messages", url.Values{"body": {"anyone?"}})
@@ -1900,9 +1898,7 @@ func TestMessagesAreCounted(t *testing.T) {
 func TestStreamsPerPersonAreBounded(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	ann, bob := a.Client(), a.Client()
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	ann, bob := a.annAndBob()
 	var cancels []func()
 	for i := range chat.MaxStreams {
 		path := "/chat/news"

@@ -22,9 +22,7 @@ import (
 func TestReactions(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	ann, bob := a.Client(), a.Client()
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	ann, bob := a.annAndBob()
 	room := "/chat/room-general"
 	post(bob, room+"/messages", url.Values{"body": {"bob here"}}) // 1 joined, 2
 	post(ann, room+"/messages", url.Values{"body": {"ann here"}}) // 3 joined, 4
@@ -117,9 +115,7 @@ func TestReactions(t *testing.T) {
 func TestTheReactionPicker(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
-	ann, bob := a.Client(), a.Client()
-	a.SignIn(ann, "ann@example.com")
-	a.SignIn(bob, "bob@example.com")
+	ann, bob := a.annAndBob()
 	room := "/chat/room-general"
 	post(bob, room+"/messages", url.Values{"body": {"launch day!"}}) // 1 joined, 2
 	more := ann.Get(room).Doc(t).Find("#m-2 " + testID("chat-react-more"))
