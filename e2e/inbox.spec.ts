@@ -58,7 +58,7 @@ test('inbox: an invitation reaches the bell, the inbox and the email', async ({ 
   await expect(b.getByTestId('inbox-item').first()).toHaveAttribute('data-unread', 'false');
 });
 
-test('inbox: mark all read clears the bell', async ({ browser }) => {
+test('inbox: mark one read in place, then all read clears the bell', async ({ browser }) => {
   const a = await signedIn(browser, uniqueLocal('inbox-c'));
   const bLogin = uniqueLocal('inbox-d');
   const b = await signedIn(browser, bLogin);
@@ -76,6 +76,16 @@ test('inbox: mark all read clears the bell', async ({ browser }) => {
     await b.goto('/inbox');
     await expect(b.getByTestId('inbox-count')).toHaveText('2', { timeout: 500 });
   }).toPass({ timeout: 15_000 });
+  // One notice's tick marks it read where it is: no new page, the bell
+  // counts one, and the focus is on its link.
+  await b.evaluate(() => { (window as any).samePage = true; });
+  const first = b.getByTestId('inbox-item').first();
+  await first.getByRole('button', { name: 'Mark as read' }).click();
+  await expect(first).toHaveAttribute('data-unread', 'false');
+  await expect(b.getByTestId('inbox-count')).toHaveText('1');
+  await expect(first.getByTestId('inbox-open')).toBeFocused();
+  await expect(b.locator('[data-unread="true"]')).toHaveCount(1);
+  expect(await b.evaluate(() => (window as any).samePage)).toBe(true);
   await b.getByTestId('inbox-read-all').click();
   await expect(b.getByTestId('flash')).toBeVisible();
   await expect(b.getByTestId('inbox-count')).toHaveCount(0);

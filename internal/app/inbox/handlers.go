@@ -1,8 +1,10 @@
 package inbox
 
 import (
+	"context"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -35,13 +37,7 @@ func (h *handlers) show(c echo.Context) error {
 	anyUnread := false
 	for _, it := range page.Items {
 		anyUnread = anyUnread || it.Unread
-		rows = append(rows, views.Row{
-			ID:     it.ID,
-			Text:   it.Text(ctx, zone),
-			At:     i18n.DateTime(ctx, it.At.In(zone)),
-			Href:   "/inbox/" + url.PathEscape(it.ID),
-			Unread: it.Unread,
-		})
+		rows = append(rows, rowOf(ctx, it, zone))
 	}
 	next := web.NextURL("/inbox", page.Next)
 	return web.Render(c, http.StatusOK, web.Page{
@@ -49,6 +45,17 @@ func (h *handlers) show(c echo.Context) error {
 		Content:  views.Inbox(views.Props{Rows: rows, NextURL: next, AnyUnread: anyUnread || cursor != nil}),
 		Fragment: views.Chunk(rows, next),
 	})
+}
+
+// rowOf is notification it as the page shows it, in zone.
+func rowOf(ctx context.Context, it Item, zone *time.Location) views.Row {
+	return views.Row{
+		ID:     it.ID,
+		Text:   it.Text(ctx, zone),
+		At:     i18n.DateTime(ctx, it.At.In(zone)),
+		Href:   "/inbox/" + url.PathEscape(it.ID),
+		Unread: it.Unread,
+	}
 }
 
 // open is GET /inbox/:id: marks the notification read and follows it.
@@ -60,14 +67,25 @@ func (h *handlers) open(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, web.LocalPath(link))
 }
 
-// markRead is POST /inbox/:id/read; htmx swaps the row in place.
+// markRead is POST /inbox/:id/read: back to the inbox, or, for htmx,
+// the row now read, the focus on its link, and the header's bell with
+// its new count.
 func (h *handlers) markRead(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	if err := h.svc.MarkRead(ctx, id.MemberKey, c.Param("id")); err != nil {
+	if !web.HTMXFrom(c).Partial {
+		if err := h.svc.MarkRead(ctx, id.MemberKey, c.Param("id")); err != nil {
+			return err
+		}
+		return web.Redirect(c, "/inbox")
+	}
+	it, err := h.svc.MarkReadItem(ctx, id.MemberKey, c.Param("id"))
+	if err != nil {
 		return err
 	}
-	return web.Redirect(c, "/inbox")
+	row := rowOf(ctx, it, id.Location())
+	row.Focus = true
+	return web.RenderFragment(c, http.StatusOK, views.Read(row, h.svc.UnreadBadge(c)))
 }
 
 // markAllRead is POST /inbox/read-all: one write.

@@ -164,6 +164,63 @@ func TestMarkAllReadIsOneWrite(t *testing.T) {
 	}
 }
 
+// With htmx, marking one notice read swaps in its row, now read, with the
+// focus on its link, and the header's bell with the count left; the other
+// notices stay unread.
+func TestMarkReadInPlace(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	bob := a.SignIn(c, "bob@example.com")
+	a.post(t, changed(bob, "Lunch"))
+	a.Clock.Advance(time.Second)
+	a.post(t, changed(bob, "Dinner"))
+	page := c.Get("/inbox").Doc(t)
+	button := page.Find(testID("inbox-mark-read")).First()
+	if button.Length() != 1 || strings.TrimSpace(button.Text()) != "Mark as read" {
+		t.Fatalf("the mark-read button is not named: %q", button.Text())
+	}
+	form := button.Closest("form")
+	action, _ := form.Attr("action")
+	if hx, _ := form.Attr("hx-post"); hx != action {
+		t.Fatalf("the mark-read form does not post by htmx: %q vs %q", hx, action)
+	}
+	res := c.PostForm(action, c.WithCSRF("/inbox", nil), "HX-Request", "true", "HX-Request-Type", "partial")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("mark read by htmx: %d", res.StatusCode)
+	}
+	frag := res.Doc(t)
+	item := frag.Find(testID("inbox-item"))
+	if v, _ := item.Attr("data-unread"); item.Length() != 1 || v != "false" {
+		t.Fatalf("the row swapped in is not read: %d rows, unread=%q", item.Length(), v)
+	}
+	if !strings.Contains(item.Text(), "Dinner") || item.Find(testID("inbox-mark-read")).Length() != 0 {
+		t.Errorf("the row swapped in: %q", item.Text())
+	}
+	if _, ok := item.Find(testID("inbox-open")).Attr("autofocus"); !ok {
+		t.Error("the focus does not go to the row's link once its button went")
+	}
+	bell := frag.Find(testID("inbox-bell"))
+	if oob, _ := bell.Attr("hx-swap-oob"); oob != "true" || bell.Find(testID("inbox-count")).Text() != "1" {
+		t.Errorf("the bell swapped in: oob=%q count=%q", oob, bell.Find(testID("inbox-count")).Text())
+	}
+	if frag.Find("header, main").Length() != 0 {
+		t.Error("htmx got a whole page")
+	}
+	page = c.Get("/inbox").Doc(t)
+	if page.Find(`[data-unread="true"]`).Length() != 1 || !strings.Contains(page.Find(`[data-unread="true"]`).Text(), "Lunch") {
+		t.Error("the other notice is no longer the one unread")
+	}
+	// Without JS the form goes back to the inbox.
+	action, _ = page.Find(testID("inbox-mark-read")).Closest("form").Attr("action")
+	if res := c.PostForm(action, c.WithCSRF("/inbox", nil)); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/inbox" {
+		t.Errorf("mark read without JS: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if n, _ := a.svc.Unread(ctx, bob); n != 0 {
+		t.Errorf("unread %d, want 0", n)
+	}
+}
+
 // The member's settings decide the email; the inbox row is written
 // either way.
 func TestEmailFollowsTheNotificationSettings(t *testing.T) {

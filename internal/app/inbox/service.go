@@ -463,23 +463,29 @@ func (s *Service) List(ctx context.Context, memberKey string, cur *storage.Curso
 	}
 	out := Page{Items: make([]Item, 0, len(rows))}
 	for _, r := range rows {
-		var args map[string]string
-		if err := json.Unmarshal([]byte(r.Args), &args); err != nil {
-			s.log.WarnContext(ctx, "inbox: notification with unreadable args", "member", memberKey, "rk", r.RowKey, "err", err)
-		}
-		it := Item{ID: r.RowKey, Kind: r.Kind, Args: args, Link: r.Link, At: r.At, Unread: !r.Read && r.At.After(state.ReadThrough)}
-		if r.When != nil {
-			it.When = *r.When
-		}
-		if r.QuoteUntil != nil && !s.now().Before(*r.QuoteUntil) {
-			it.Kind = unquote(it.Kind, it.Args)
-		}
-		out.Items = append(out.Items, it)
+		out.Items = append(out.Items, s.item(ctx, memberKey, r, state.ReadThrough))
 	}
 	if next != nil {
 		out.Next = s.cursors.Encode(listQuery(memberKey), storage.Cursor{Next: next})
 	}
 	return out, nil
+}
+
+// item is notice row r as a page shows it; readThrough is when its
+// reader last marked all read.
+func (s *Service) item(ctx context.Context, memberKey string, r NoticeRow, readThrough time.Time) Item {
+	var args map[string]string
+	if err := json.Unmarshal([]byte(r.Args), &args); err != nil {
+		s.log.WarnContext(ctx, "inbox: notification with unreadable args", "member", memberKey, "rk", r.RowKey, "err", err)
+	}
+	it := Item{ID: r.RowKey, Kind: r.Kind, Args: args, Link: r.Link, At: r.At, Unread: !r.Read && r.At.After(readThrough)}
+	if r.When != nil {
+		it.When = *r.When
+	}
+	if r.QuoteUntil != nil && !s.now().Before(*r.QuoteUntil) {
+		it.Kind = unquote(it.Kind, it.Args)
+	}
+	return it
 }
 
 func (s *Service) state(ctx context.Context, memberKey string) (StateRow, error) {
@@ -504,6 +510,22 @@ func (s *Service) MarkRead(ctx context.Context, memberKey, id string) error {
 	}
 	s.badges.Delete(memberKey)
 	return err
+}
+
+// MarkReadItem marks one notification read and returns it as a page
+// shows it, now read: what the inbox swaps in for its row. One write and
+// one read.
+func (s *Service) MarkReadItem(ctx context.Context, memberKey, id string) (Item, error) {
+	if err := s.MarkRead(ctx, memberKey, id); err != nil {
+		return Item{}, err
+	}
+	row, err := storage.Get[NoticeRow](ctx, s.table, memberKey, id)
+	if err != nil {
+		return Item{}, err
+	}
+	it := s.item(ctx, memberKey, row, time.Time{})
+	it.Unread = false
+	return it, nil
 }
 
 // Open marks a notification read and returns where it points.
