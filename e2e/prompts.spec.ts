@@ -419,8 +419,12 @@ test('prompts: Copy and Copy filled put the text on the clipboard and announce i
   const status = page.getByTestId('copy-status');
   const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
 
+  // Until something is copied the message takes no room on the page.
+  expect((await status.boundingBox())?.height ?? 0).toBeLessThanOrEqual(1);
   await page.getByTestId('copy-prompt').click();
   await expect(status).toHaveText('Copied to the clipboard.');
+  await expect(status).toBeVisible();
+  expect((await status.boundingBox())?.height ?? 0).toBeGreaterThan(10);
   await expect(status).toHaveAttribute('aria-live', 'polite');
   expect(await clipboard()).toBe(text);
 
