@@ -601,7 +601,7 @@ func (c *Catalog) SyncSeats(ctx context.Context, id string) (EventRow, error) {
 		if err != nil {
 			return err
 		}
-		if e.Going == s.Going && e.Waiting == s.Waiting && e.Capacity == s.Capacity {
+		if e.counted(s) {
 			return storage.ErrNoChange
 		}
 		e.Going, e.Waiting, e.Capacity = s.Going, s.Waiting, s.Capacity
@@ -609,58 +609,97 @@ func (c *Catalog) SyncSeats(ctx context.Context, id string) (EventRow, error) {
 	})
 }
 
+// counted reports whether the event's row says the seats its counter s
+// does.
+func (e EventRow) counted(s SeatsRow) bool {
+	return e.Going == s.Going && e.Waiting == s.Waiting && e.Capacity == s.Capacity
+}
+
+// syncCounted brings e's seat counts in step with its counter s as a
+// scan read it: only where they differ, SyncSeats reads both again and
+// writes. ok is false when the event is gone since.
+func (c *Catalog) syncCounted(ctx context.Context, e EventRow, s SeatsRow) (synced EventRow, ok bool, err error) {
+	if e.counted(s) {
+		return e, true, nil
+	}
+	synced, err = c.SyncSeats(ctx, e.RowKey)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		return e, false, nil
+	case err != nil:
+		return e, false, fmt.Errorf("events: seats of %s: %w", e.RowKey, err)
+	}
+	return synced, true, nil
+}
+
 // RebuildListing recomputes EventsByDate from Events and then copies
 // every event's seat counts from its counter where they differ
-// (SyncSeats, which moves the event's cards too).
+// (syncCounted, which moves the event's cards too). The counters are
+// read in one scan of their rows, not one read an event.
 func (c *Catalog) RebuildListing(ctx context.Context) (projection.Report, error) {
-	rep, _, err := c.rebuildListing(ctx)
+	rep, all, err := c.rebuildListing(ctx)
+	if err != nil {
+		return rep, err
+	}
+	at := byID(all)
+	err = c.seats.table.QueryAll(ctx, storage.Query{Scan: true, RowKeyPrefix: seatsRowKey}, func(en storage.Entity) error {
+		i, ok := at[en.PartitionKey]
+		if !ok {
+			return nil // the counter of an event gone
+		}
+		var s SeatsRow
+		if err := storage.Unmarshal(en, &s); err != nil {
+			return err
+		}
+		_, _, err := c.syncCounted(ctx, all[i], s)
+		return err
+	})
 	return rep, err
 }
 
-// rebuildListing is RebuildListing, which also returns the events as it
-// read them, with their seat counts synced: the rest of the events
-// rebuild works from them, so Events is read once. Per event it reads
-// the counter, and the event again only when their counts differ.
+// rebuildListing is RebuildListing but for the seat counts, and it
+// returns the events as its scan read them: the rest of the events
+// rebuild works from them, so Events is read once. It holds the events
+// (one row each, as the kit holds their listing rows), never their
+// registrations.
 func (c *Catalog) rebuildListing(ctx context.Context) (projection.Report, []EventRow, error) {
-	var read []storage.Entity
-	scan := *c.listing
-	// The kit's scan passes every row of Events through Canon: keeping
-	// them here saves a second scan.
-	scan.Canon = func(e storage.Entity) bool {
-		read = append(read, e)
-		return true
-	}
-	rep, err := scan.Rebuild(ctx)
-	if err != nil {
-		return rep, nil, err
-	}
-	all := make([]EventRow, 0, len(read))
-	for _, en := range read {
-		if en.PartitionKey != eventsPart {
-			continue
+	var all []EventRow
+	var bad error
+	rep, err := tapped(c.listing, func(en storage.Entity) {
+		if en.PartitionKey != eventsPart || bad != nil {
+			return
 		}
 		var e EventRow
-		if err := storage.Unmarshal(en, &e); err != nil {
-			return rep, nil, err
+		if bad = storage.Unmarshal(en, &e); bad == nil {
+			all = append(all, e)
 		}
-		s, err := c.seats.Counts(ctx, e.RowKey)
-		switch {
-		case errors.Is(err, storage.ErrNotFound):
-		case err != nil:
-			return rep, nil, fmt.Errorf("events: seats of %s: %w", e.RowKey, err)
-		case e.Going != s.Going || e.Waiting != s.Waiting || e.Capacity != s.Capacity:
-			synced, err := c.SyncSeats(ctx, e.RowKey)
-			switch {
-			case errors.Is(err, storage.ErrNotFound):
-				continue // deleted since
-			case err != nil:
-				return rep, nil, fmt.Errorf("events: seats of %s: %w", e.RowKey, err)
-			}
-			e = synced
-		}
-		all = append(all, e)
+	}).Rebuild(ctx)
+	if err == nil {
+		err = bad
 	}
-	return rep, all, nil
+	return rep, all, err
+}
+
+// byID indexes events by their ids.
+func byID(events []EventRow) map[string]int {
+	at := make(map[string]int, len(events))
+	for i, e := range events {
+		at[e.RowKey] = i
+	}
+	return at
+}
+
+// tapped is p with see called on every row the scan of its Rebuild
+// reads from the canonical table, in the scan's order (the kit passes
+// each through Canon), before p's own Canon: the rest of a rebuild
+// works from the rows the kit read, so the table is read once.
+func tapped[C any](p *projection.Projection[C], see func(storage.Entity)) *projection.Projection[C] {
+	scan := *p
+	scan.Canon = func(e storage.Entity) bool {
+		see(e)
+		return p.Canon == nil || p.Canon(e)
+	}
+	return &scan
 }
 
 // RepairListing rewrites one event's listing rows from the stored event.

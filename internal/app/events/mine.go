@@ -36,7 +36,7 @@ func userEventsProjection(attendees, userEvents *storage.Table) *projection.Proj
 	return &projection.Projection[AttendeeRow]{
 		Canonical: attendees,
 		Derived:   []*storage.Table{userEvents},
-		Canon:     func(e storage.Entity) bool { return strings.HasPrefix(e.RowKey, "m|") },
+		Canon:     func(e storage.Entity) bool { return strings.HasPrefix(e.RowKey, attendeePrefix) },
 		Recorded:  "mirrored",
 		Rows: func(a AttendeeRow) ([]projection.Row, error) {
 			if a.Status == StatusCancelled {
@@ -59,6 +59,55 @@ func (s *Seats) Mine(ctx context.Context, memberKey string) ([]UserEventRow, err
 // RebuildUserEvents recomputes UserEvents from the registrations.
 func (s *Seats) RebuildUserEvents(ctx context.Context) (projection.Report, error) {
 	return s.mine.Rebuild(ctx)
+}
+
+// eventSeats is one event's rows of EventAttendees as a scan read them:
+// its counter (nil when it has none) and its registrations.
+type eventSeats struct {
+	eventID       string
+	counter       *SeatsRow
+	registrations []AttendeeRow
+}
+
+// rebuildUserEvents is RebuildUserEvents handing each event's counter
+// and registrations to each as the kit's scan of EventAttendees reads
+// them (the table's partitions are its events, in the scan's order), so
+// the rest of the events rebuild reads no event's seats again, and
+// holds one event's registrations at a time. The first error of each
+// ends the calls to it; the rebuild of UserEvents goes on, and then
+// returns it.
+func (s *Seats) rebuildUserEvents(ctx context.Context, each func(eventSeats) error) (projection.Report, error) {
+	var at eventSeats
+	var failed error
+	hand := func() {
+		if at.eventID != "" && failed == nil {
+			failed = each(at)
+		}
+	}
+	rep, err := tapped(s.mine, func(e storage.Entity) {
+		if e.PartitionKey != at.eventID {
+			hand()
+			at = eventSeats{eventID: e.PartitionKey}
+		}
+		if failed != nil {
+			return
+		}
+		switch {
+		case e.RowKey == seatsRowKey:
+			var c SeatsRow
+			failed = storage.Unmarshal(e, &c)
+			at.counter = &c
+		case strings.HasPrefix(e.RowKey, attendeePrefix):
+			var a AttendeeRow
+			failed = storage.Unmarshal(e, &a)
+			at.registrations = append(at.registrations, a)
+		}
+	}).Rebuild(ctx)
+	if err != nil {
+		return rep, err
+	}
+	hand()
+	return rep, failed
 }
 
 // change is a registration as it was and as a seat change left it.

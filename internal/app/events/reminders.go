@@ -111,51 +111,92 @@ func (s *Service) queueReminder(ctx context.Context, e EventRow) (bool, error) {
 	return true, s.reminders.EnqueueAt(ctx, due, key, t)
 }
 
-// requeue queues again what an event's tasks do at their time, for
-// every event of all (every event there is): its reminder (queueReminder) and, in offer mode, the
-// lapse of each seat on offer, settling at once an offer that lapsed
-// already. It is the repair when queueing one failed (scheduleReminder
-// and scheduleLapse log it, and the change stands). A task queued
-// already is not queued twice (its key is kept until a while after it
-// was due), and one queued twice all the same (a key from before keys
-// knew their due time) does its work once: a reminder's notices have
-// keys of their own, and a lapse settles only what is due. It also
-// posts again what a seat change's follow-up (settled) may have lost
-// to a crash (requeueSeats). It returns how many reminders and lapses
-// it queued.
-func (s *Service) requeue(ctx context.Context, all []EventRow) (reminders, lapses int, err error) {
-	now := s.now()
-	for _, e := range all {
-		queued, err := s.queueReminder(ctx, e)
-		if err != nil {
-			return reminders, lapses, err
-		}
-		if queued {
-			reminders++
-		}
-		if e.IsCancelled || !e.Start.After(now) {
-			continue
-		}
-		n, err := s.requeueSeats(ctx, e, now)
-		lapses += n
-		if err != nil {
-			return reminders, lapses, err
+// requeuing queues again what events' tasks do at their time, for
+// every event there is, each with its seats as the rebuild's scan read
+// them (event). For each event it queues its reminder (queueReminder)
+// and, in offer mode, the lapse of each seat on offer, settling at once
+// an offer that lapsed already. It is the repair when queueing one
+// failed (scheduleReminder and scheduleLapse log it, and the change
+// stands). A task queued already is not queued twice (its key is kept
+// until a while after it was due), and one queued twice all the same (a
+// key from before keys knew their due time) does its work once: a
+// reminder's notices have keys of their own, and a lapse settles only
+// what is due. It also posts again what a seat change's follow-up
+// (settled) may have lost to a crash (requeueSeats). It counts the
+// reminders and lapses it queued.
+type requeuing struct {
+	s   *Service
+	now time.Time
+	// all are the events, at their index by id; met marks those whose
+	// seats were handed to event.
+	all []EventRow
+	at  map[string]int
+	met []bool
+
+	reminders, lapses int
+}
+
+// requeuing starts the requeueing of all, every event there is.
+func (s *Service) requeuing(all []EventRow) *requeuing {
+	return &requeuing{s: s, now: s.now(), all: all, at: byID(all), met: make([]bool, len(all))}
+}
+
+// event requeues the event of seats, first bringing its row's seat
+// counts in step with its counter.
+func (r *requeuing) event(ctx context.Context, seats eventSeats) error {
+	i, ok := r.at[seats.eventID]
+	if !ok {
+		return nil // the seats of an event gone
+	}
+	r.met[i] = true
+	e := r.all[i]
+	if seats.counter != nil {
+		var err error
+		if e, ok, err = r.s.catalog.syncCounted(ctx, e, *seats.counter); !ok {
+			return err
 		}
 	}
-	return reminders, lapses, nil
+	return r.requeue(ctx, e, seats.registrations)
+}
+
+// rest requeues the events that have no seats at all.
+func (r *requeuing) rest(ctx context.Context) error {
+	for i, e := range r.all {
+		if !r.met[i] {
+			if err := r.requeue(ctx, e, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// requeue queues again e's reminder and, for an event to come, what its
+// registrations call for (requeueSeats).
+func (r *requeuing) requeue(ctx context.Context, e EventRow, rows []AttendeeRow) error {
+	queued, err := r.s.queueReminder(ctx, e)
+	if err != nil {
+		return err
+	}
+	if queued {
+		r.reminders++
+	}
+	if e.IsCancelled || !e.Start.After(r.now) {
+		return nil
+	}
+	n, err := r.s.requeueSeats(ctx, e, rows, r.now)
+	r.lapses += n
+	return err
 }
 
 // requeueSeats posts again, at their keys, the notices of e's seats
-// that still stand: an offer's, and a promotion's, a registration's
-// (going or waitlisted) and a taken offer's while the key of one posted
-// then is kept (tasks.KeyTTL), so nobody hears twice. It queues each
-// outstanding offer's lapse, and settles at once an offer that lapsed
-// already. It returns how many lapses it queued.
-func (s *Service) requeueSeats(ctx context.Context, e EventRow, now time.Time) (lapses int, err error) {
-	rows, err := s.catalog.seats.Attendees(ctx, e.RowKey)
-	if err != nil {
-		return 0, err
-	}
+// that still stand (rows are its registrations): an offer's, and a
+// promotion's, a registration's (going or waitlisted) and a taken
+// offer's while the key of one posted then is kept (tasks.KeyTTL), so
+// nobody hears twice. It queues each outstanding offer's lapse, and
+// settles at once an offer that lapsed already. It returns how many
+// lapses it queued.
+func (s *Service) requeueSeats(ctx context.Context, e EventRow, rows []AttendeeRow, now time.Time) (lapses int, err error) {
 	kept := func(at *time.Time) bool { return at != nil && now.Before(at.Add(tasks.KeyTTL)) }
 	lapsed := false
 	for _, r := range rows {

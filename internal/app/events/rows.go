@@ -107,8 +107,11 @@ type QueueRow struct {
 // seatsRowKey is the seat counter's RowKey.
 const seatsRowKey = "c|seats"
 
+// attendeePrefix starts every registration's RowKey.
+const attendeePrefix = "m|"
+
 // attendeeRowKey is a registration's RowKey: "m|{memberKey}".
-func attendeeRowKey(memberKey string) string { return "m|" + memberKey }
+func attendeeRowKey(memberKey string) string { return attendeePrefix + memberKey }
 
 // queuePrefix starts every waitlist entry's RowKey.
 const queuePrefix = "w|"

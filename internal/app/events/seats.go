@@ -542,7 +542,7 @@ func (s *Seats) Waitlist(ctx context.Context, eventID string) ([]string, error) 
 
 // Attendees are the event's registrations, by memberKey.
 func (s *Seats) Attendees(ctx context.Context, eventID string) ([]AttendeeRow, error) {
-	return storage.All[AttendeeRow](ctx, s.table, storage.Query{PartitionKey: eventID, RowKeyPrefix: "m|"})
+	return storage.All[AttendeeRow](ctx, s.table, storage.Query{PartitionKey: eventID, RowKeyPrefix: attendeePrefix})
 }
 
 func counterOp(c SeatsRow) storage.TxOp {

@@ -116,20 +116,23 @@ func (s *Service) Tables() []string { return append(s.catalog.Tables(), QuotaTab
 // queued.
 func (s *Service) RebuildSubject() string { return "events" }
 
-// Rebuild recomputes EventsByDate and UserEvents, then queues again the
+// Rebuild recomputes EventsByDate and UserEvents, copies each event's
+// seat counts from its counter where they drifted, then queues again the
 // reminders and offer lapses to come, and the seat notices a crash may
-// have lost (requeue). It reads Events once, for all of it.
+// have lost (requeue). It reads each table once: Events and the
+// registrations (with the counters beside them) in the scans of their
+// projections' rebuilds, one event's registrations at a time.
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	listing, all, err := s.catalog.rebuildListing(ctx)
 	if err != nil {
 		return rebuildReport{listing.String()}, err
 	}
-	mine, err := s.catalog.seats.RebuildUserEvents(ctx)
-	if err != nil {
-		return rebuildReport{listing.String(), mine.String()}, err
+	r := s.requeuing(all)
+	mine, err := s.catalog.seats.rebuildUserEvents(ctx, func(seats eventSeats) error { return r.event(ctx, seats) })
+	if err == nil {
+		err = r.rest(ctx)
 	}
-	reminders, lapses, err := s.requeue(ctx, all)
-	return rebuildReport{listing.String(), mine.String(), strconv.Itoa(reminders), strconv.Itoa(lapses)}, err
+	return rebuildReport{listing.String(), mine.String(), strconv.Itoa(r.reminders), strconv.Itoa(r.lapses)}, err
 }
 
 type rebuildReport [4]string
