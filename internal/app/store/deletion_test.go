@@ -231,3 +231,117 @@ func rebuild(t *testing.T, a *app, _ string) {
 		t.Errorf("a second rebuild: %v, %v", again, err)
 	}
 }
+
+// downAlerts refuses, while on, every deletion of alerts (a batch of
+// them or one), as a store that fails a write would.
+type downAlerts struct {
+	storage.Backend
+	on *atomic.Bool
+}
+
+func (b downAlerts) Transact(ctx context.Context, table string, ops []storage.TxOp) error {
+	if b.on.Load() && table == store.AlertsTable {
+		return storage.ErrTransient
+	}
+	return b.Backend.Transact(ctx, table, ops)
+}
+
+func (b downAlerts) Delete(ctx context.Context, table, pk, rk, ifMatch string) error {
+	if b.on.Load() && table == store.AlertsTable {
+		return storage.ErrTransient
+	}
+	return b.Backend.Delete(ctx, table, pk, rk, ifMatch)
+}
+
+// newAppWithDownAlerts is newApp with alerts that cannot be deleted
+// while the switch it returns is on, and a sold-out item Mia asked to
+// hear of.
+func newAppWithDownAlerts(t *testing.T) (a *app, down *atomic.Bool, vinyl string) {
+	t.Helper()
+	down = &atomic.Bool{}
+	a = newAppOn(t, func(b storage.Backend) storage.Backend { return downAlerts{b, down} })
+	vinyl = a.add(t, form("title", "Vinyl", "category", "music", "stock", "0"))
+	if res := a.mia.PostForm(vinyl+"/alert", a.mia.WithCSRF(vinyl, url.Values{"on": {"true"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("ask: %d", res.StatusCode)
+	}
+	return a, down, vinyl
+}
+
+// alertsLeft are the rows of StoreAlerts.
+func alertsLeft(t *testing.T, a *app) []store.AlertRow {
+	t.Helper()
+	rows, err := storage.All[store.AlertRow](ctx, a.Store.Table(store.AlertsTable), storage.Query{Scan: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// TestADeletedItemsAlertsGoThoughTheirRemovalFailed: an item deleted
+// while its alerts cannot be deleted is gone for everyone at once; its
+// row stays, marked, for as long as the alerts do, so its burial,
+// queued before the deletion and tried again after each failure
+// (web reindex store meanwhile says it failed), removes them and then
+// the row once the store takes the deletion: no alert is left behind
+// an item gone.
+func TestADeletedItemsAlertsGoThoughTheirRemovalFailed(t *testing.T) {
+	t.Parallel()
+	a, down, vinyl := newAppWithDownAlerts(t)
+	down.Store(true)
+	if res := a.admin.PostForm(vinyl+"/delete", a.admin.WithCSRF("/store", url.Values{"confirm": {"yes"}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.StatusCode)
+	}
+	if a.mia.Get(vinyl).StatusCode != http.StatusNotFound || len(cards(t, a.mia, "/store")) != 0 {
+		t.Error("the deleted item still shows")
+	}
+	a.Clock.Advance(time.Minute)
+	if _, err := a.Tasks.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.svc.Rebuild(ctx); err == nil {
+		t.Error("the rebuild says it finished while the alerts cannot be deleted")
+	}
+	if len(alertsLeft(t, a)) != 1 {
+		t.Fatal("the alert went while the store refused its deletion")
+	}
+	down.Store(false)
+	a.Clock.Advance(time.Minute) // past the burial's first wait for another try
+	if _, err := a.Tasks.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if left := alertsLeft(t, a); len(left) != 0 {
+		t.Errorf("alerts left behind the deleted item: %v", left)
+	}
+	if items, err := storage.All[store.ItemRow](ctx, a.Store.Table(store.ItemsTable), storage.Query{Scan: true}); err != nil || len(items) != 0 {
+		t.Errorf("item rows left: %d (%v)", len(items), err)
+	}
+}
+
+// TestARestockWhoseForgettingFailedTellsOnce: a restock tells Mia,
+// and the deletion of her asking fails; the task queued before her
+// notice deletes it a minute later without telling her again, so when
+// the item sells out and comes back she is not told a second time.
+func TestARestockWhoseForgettingFailedTellsOnce(t *testing.T) {
+	t.Parallel()
+	a, down, vinyl := newAppWithDownAlerts(t)
+	down.Store(true)
+	if res := a.send(vinyl+"/edit", form("title", "Vinyl", "category", "music", "stock", "10"), nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("restock: %d", res.StatusCode)
+	}
+	if n := a.Inbox(a.mia).Length(); n != 1 || len(alertsLeft(t, a)) != 1 {
+		t.Fatalf("Mia was told %d times; her asking was to stay for the test", n)
+	}
+	down.Store(false)
+	a.Clock.Advance(time.Minute)
+	if n := a.Inbox(a.mia).Length(); n != 1 {
+		t.Errorf("Mia was told %d times when her asking was forgotten", n)
+	}
+	if left := alertsLeft(t, a); len(left) != 0 {
+		t.Errorf("alerts left after the restock: %v", left)
+	}
+	a.send(vinyl+"/edit", form("title", "Vinyl", "category", "music", "stock", "0"), nil)
+	a.send(vinyl+"/edit", form("title", "Vinyl", "category", "music", "stock", "5"), nil)
+	if n := a.Inbox(a.mia).Length(); n != 1 {
+		t.Errorf("Mia asked once and was told %d times", n)
+	}
+}

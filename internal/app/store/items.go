@@ -253,12 +253,17 @@ const buryLater = time.Minute
 // burial is the task that finishes deleting item ID.
 type burial struct{ ID string }
 
-// UseTasks registers on q the burial that finishes an item's deletion.
-// Call it while wiring; without it the delete's own try, deleting again
-// and the rebuild finish them.
+// UseTasks registers on q the burial that finishes an item's deletion,
+// and the task that finishes a restock's notice (backTask). Call it
+// while wiring; without it the delete's or restock's own try, deleting
+// again and the rebuild finish them.
 func (s *Service) UseTasks(q *tasks.Queue) error {
 	kind, err := tasks.Register(q, "store.bury", s.buryQueued)
-	s.burials = &kind
+	if err != nil {
+		return err
+	}
+	backs, err := tasks.Register(q, "store.back", s.backQueued)
+	s.burials, s.backs = &kind, &backs
 	return err
 }
 
@@ -308,13 +313,14 @@ func (s *Service) bury(ctx context.Context, it ItemRow) error {
 
 // forget removes what item id leaves when it goes: every picture in its
 // folder (its own, the more ones with their rows, any an upload cut
-// short left) and its alerts.
+// short left) and its alerts. A failure stops it, so bury keeps the
+// item's row (which the rebuild finds) and a queued burial fails and
+// is tried again: no alert stays behind an item gone.
 func (s *Service) forget(ctx context.Context, id string) error {
 	if err := s.more.DeleteAll(ctx, id); err != nil {
 		return err
 	}
-	s.dropAlerts(ctx, id)
-	return nil
+	return storage.DeletePartition(ctx, s.alerts, id)
 }
 
 // Page is one page of cards.

@@ -59,8 +59,10 @@ type Service struct {
 	// burials finish the deletions of items (Delete); nil: the delete's
 	// own try, deleting again and the rebuild finish them.
 	burials *tasks.Kind[burial]
-	log     *slog.Logger
-	now     func() time.Time
+	// backs finish the notices of restocks (tellItIsBack).
+	backs *tasks.Kind[backTask]
+	log   *slog.Logger
+	now   func() time.Time
 }
 
 // Picture sizes (the longer side, in pixels) and the item form's body
