@@ -69,6 +69,49 @@ test('people: a like, a like back, a match and a message', async ({ browser }) =
   expect(problems).toEqual([]);
 });
 
+// A skip: Ann passes over Cat in Discover; the card turns into a line
+// with "Undo" in place (focused), Undo brings it back; skipped again,
+// Cat is under "Skipped", where "Show again" returns her. axe on the
+// skipped line and the Skipped page.
+test('people: a skip, undo, and Show again', async ({ browser }) => {
+  test.setTimeout(90_000); // two people signed in and shown in People
+  const catName = `Cat ${uniqueLocal('p').slice(-6)}`;
+  const ann = await personWithOIDC(browser, uniqueLocal('people-s'));
+  const cat = await personWithOIDC(browser, uniqueLocal('people-c'));
+  await join(ann, `Ann ${uniqueLocal('p').slice(-6)}`);
+  await join(cat, catName);
+
+  await ann.goto('/people');
+  const tile = ann.locator(`[data-member]`).filter({ hasText: catName });
+  await expect(tile.getByTestId('person-tile-link')).toBeVisible();
+  const before = ann.url();
+  await expect(tile.getByTestId('skip-button')).toHaveAttribute('aria-label', new RegExp(`^Skip.*${catName}`));
+  await tile.getByTestId('skip-button').click();
+  const line = ann.getByTestId('person-skipped').filter({ hasText: catName });
+  await expect(line).toContainText('You skipped');
+  await expect(line.getByTestId('unskip-button')).toBeFocused();
+  expect(ann.url()).toBe(before);
+  const problems = await axeProblems(ann, 'a skipped card');
+
+  await line.getByTestId('unskip-button').click();
+  await expect(tile.getByTestId('person-tile-link')).toHaveText(catName);
+  await tile.getByTestId('skip-button').click();
+  await expect(line).toBeVisible();
+
+  await ann.reload();
+  await expect(ann.getByTestId('person-tile-link').filter({ hasText: catName })).toHaveCount(0);
+  await ann.getByTestId('people-skipped-link').click();
+  await expect(ann).toHaveURL(/\/people\/skipped$/);
+  problems.push(...(await axeProblems(ann, '/people/skipped')));
+  const row = ann.getByTestId('people-row').filter({ hasText: catName });
+  await row.getByTestId('unskip-button').click();
+  await expect(ann.getByTestId('flash')).toContainText('back in Discover');
+  await expect(ann.getByTestId('people-row').filter({ hasText: catName })).toHaveCount(0);
+  await ann.goto('/people');
+  await expect(ann.getByTestId('person-tile-link').filter({ hasText: catName })).toBeVisible();
+  expect(problems).toEqual([]);
+});
+
 // Distances: three members share their location with "Use my location"
 // (the browser's, allowed for the test); two in London see each other,
 // a kilometre count on the card, while the one in Moscow stays out of

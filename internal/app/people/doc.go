@@ -11,6 +11,8 @@
 //   - Two people who like each other match: both are told, both find
 //     each other under "Matches" with "Message" (a private chat), and
 //     either may unmatch, which ends it for both for good.
+//   - A skip (Hinge's ✕) takes someone out of the skipper's Discover,
+//     and nothing else; "Skipped" shows them again on a click (skips.go).
 //   - Blocks (the chat's, one table for the whole app) keep the blocker
 //     clear: the people they blocked are not in their Discover, their
 //     likes or their matches, cannot match them, and tell them nothing.

@@ -187,6 +187,7 @@ func (h *handlers) discover(c echo.Context) error {
 	if st.Near == nil {
 		v.Filter.Cities = cityOptions(ctx)
 	}
+	v.Skipped = page.Skipped
 	back := c.Request().URL.RequestURI()
 	for _, p := range page.People {
 		v.People = append(v.People, card(ctx, p, back))

@@ -50,6 +50,9 @@ type Standing struct {
 	Received map[string]LikeRow
 	Matches  map[string]MatchRow
 	Blocked  map[string]bool
+	// Skipped are whom the viewer skipped, with when: read by the pages
+	// that need them (Discover, the skipped list), nil elsewhere.
+	Skipped map[string]time.Time
 	// Near is the point the viewer shared, nil for none: every list then
 	// says how far each person who shared theirs is.
 	Near *account.Point
@@ -134,6 +137,8 @@ var showGender = map[string]string{account.ShowWomen: "female", account.ShowMen:
 type Discovered struct {
 	People []Person
 	Next   *storage.Cursor
+	// Skipped is how many people the viewer skipped.
+	Skipped int
 }
 
 // dayStart is where viewer's Discover begins on day (UTC): a place of
@@ -144,7 +149,8 @@ func dayStart(viewer string, day time.Time) string {
 }
 
 // Discover is one page of the people in People as f narrows them, from
-// cursor on, without the viewer and those they keep out (hidden).
+// cursor on, without the viewer, those they keep out (hidden) and those
+// they skipped (read with one query unless st holds them).
 func (s *Service) Discover(ctx context.Context, viewer string, f Filter, st Standing, cursor *storage.Cursor) (Discovered, error) {
 	today := s.now().UTC()
 	pf := account.PeopleFilter{Gender: showGender[f.ShowMe], MinAge: f.MinAge, MaxAge: f.MaxAge, Today: today, From: dayStart(viewer, today)}
@@ -156,9 +162,15 @@ func (s *Service) Discover(ctx context.Context, viewer string, f Filter, st Stan
 	if err != nil {
 		return Discovered{}, err
 	}
-	out := Discovered{Next: next}
+	if st.Skipped == nil {
+		if st.Skipped, err = s.skipped(ctx, viewer); err != nil {
+			return Discovered{}, err
+		}
+	}
+	out := Discovered{Next: next, Skipped: len(st.Skipped)}
 	for _, r := range rows {
-		if r.RowKey == viewer || st.hidden(r.RowKey) {
+		_, skipped := st.Skipped[r.RowKey]
+		if r.RowKey == viewer || st.hidden(r.RowKey) || skipped {
 			continue
 		}
 		p := st.person(r, today)

@@ -30,6 +30,9 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/people/:member/like", h.like, acc)
 	e.POST("/people/:member/unlike", h.unlike, acc)
 	e.POST("/people/:member/unmatch", h.unmatch, acc)
+	e.GET(SkippedURL, h.skippedPage, acc)
+	e.POST("/people/:member/skip", h.skip, acc)
+	e.POST("/people/:member/unskip", h.unskip, acc)
 	report := moderation.Page{Section: "people", Queue: s.Reports, Of: s.profileReport}
 	e.GET("/people/:member/report", report.Show, acc)
 	e.POST("/people/:member/report", report.File, acc)

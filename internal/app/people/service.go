@@ -50,6 +50,8 @@ type Notifier = inbox.Poster
 type Service struct {
 	likes   *storage.Table
 	matches *storage.Table
+	skips   *storage.Table
+	skipCap int
 	quota   *storage.Table
 	// photos are the cards' photos (photos.go).
 	photos   gallery.Gallery
@@ -90,6 +92,8 @@ func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, log 
 	return &Service{
 		likes:    store.Table(LikesTable),
 		matches:  store.Table(MatchesTable),
+		skips:    store.Table(SkipsTable),
+		skipCap:  maxSkips,
 		quota:    store.Table(quotaTable),
 		photos:   newGallery(store.Table(PhotosTable), pictures.Store{Container: store.Container(photosContainer), Large: largePhotoSide, Small: smallPhotoSide, Log: log}, now),
 		uploads:  web.NewUploadPace(now),
@@ -117,7 +121,7 @@ func (s *Service) Slug() string { return "people" }
 
 // Tables are the tables this module needs provisioned.
 func (s *Service) Tables() []string {
-	return []string{LikesTable, MatchesTable, quotaTable, PhotosTable}
+	return []string{LikesTable, MatchesTable, SkipsTable, quotaTable, PhotosTable}
 }
 
 // Containers are the blob containers this module needs provisioned.
