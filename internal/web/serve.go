@@ -7,17 +7,24 @@ import (
 )
 
 // ServeImage answers with an uploaded image stored under a name unique
-// to its upload, so it may be cached for a year, by anyone.
-func ServeImage(c echo.Context, data []byte) error { return serveImage(c, data, "public") }
+// to its upload: a browser that was shown it may keep it a year, a
+// shared cache an hour, so that when it stops being shown (an event
+// taken down, a card taken out of People, a photo removed) no proxy
+// serves it on for longer.
+func ServeImage(c echo.Context, data []byte) error {
+	return serveImage(c, data, "public, max-age=31536000, s-maxage=3600, immutable")
+}
 
 // ServePrivateImage is ServeImage for an image only some people may see
 // (a chat's picture, an unpublished event's): the browser may keep it a
 // year, a shared cache may not.
-func ServePrivateImage(c echo.Context, data []byte) error { return serveImage(c, data, "private") }
+func ServePrivateImage(c echo.Context, data []byte) error {
+	return serveImage(c, data, "private, max-age=31536000, immutable")
+}
 
-func serveImage(c echo.Context, data []byte, who string) error {
+func serveImage(c echo.Context, data []byte, cacheControl string) error {
 	hdr := c.Response().Header()
-	hdr.Set("Cache-Control", who+", max-age=31536000, immutable")
+	hdr.Set("Cache-Control", cacheControl)
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	return c.Blob(http.StatusOK, "image/jpeg", data)
 }

@@ -85,7 +85,7 @@ func TestPhotoUploadStripsEXIFAndIsServed(t *testing.T) {
 	}
 	h := photo.Header
 	if h.Get("Content-Type") != "image/jpeg" || h.Get("X-Content-Type-Options") != "nosniff" ||
-		h.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+		h.Get("Cache-Control") != "public, max-age=31536000, s-maxage=3600, immutable" {
 		t.Errorf("headers %v", h)
 	}
 	if strings.Contains(photo.Body, "Exif") || strings.Contains(photo.Body, account.GPSSecret) {

@@ -832,7 +832,7 @@ func TestEventPicture(t *testing.T) {
 	post(org, page+"/publish", nil)
 	img := stranger.Get(src)
 	if !strings.HasPrefix(src, "/media/events/") || img.StatusCode != http.StatusOK || img.Header.Get("Content-Type") != "image/jpeg" ||
-		img.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+		img.Header.Get("Cache-Control") != "public, max-age=31536000, s-maxage=3600, immutable" {
 		t.Fatalf("the picture %q: %d %s %q", src, img.StatusCode, img.Header.Get("Content-Type"), img.Header.Get("Cache-Control"))
 	}
 	if thumb := a.Client().Get("/events").Doc(t).Find(".event-thumb").AttrOr("src", ""); !strings.HasSuffix(thumb, "_s.jpg") {
