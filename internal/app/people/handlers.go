@@ -352,13 +352,19 @@ func (h *handlers) unlike(c echo.Context) error {
 func (h *handlers) answer(c echo.Context, member string, liked bool, flash string) error {
 	to := web.NextOr(c, auth.ProfileURL(member))
 	if web.HTMXFrom(c).Partial {
-		name := ""
-		if entry, err := h.svc.accounts.DirectoryEntry(c.Request().Context(), member); err == nil {
-			name = entry.DisplayName
-		}
-		return web.RenderFragment(c, http.StatusOK, views.LikeButton(views.Card{Key: member, Name: name, URL: auth.ProfileURL(member), Liked: liked, Back: to}))
+		return web.RenderFragment(c, http.StatusOK, views.LikeButton(h.named(c, member, to, liked)))
 	}
 	return web.FlashRedirect(c, flash, to)
+}
+
+// named is member as a button's card: their name (for its accessible
+// name; "" if the directory cannot say), liked or not, and back.
+func (h *handlers) named(c echo.Context, member, back string, liked bool) views.Card {
+	name := ""
+	if entry, err := h.svc.accounts.DirectoryEntry(c.Request().Context(), member); err == nil {
+		name = entry.DisplayName
+	}
+	return views.Card{Key: member, Name: name, URL: auth.ProfileURL(member), Liked: liked, Back: back}
 }
 
 // unmatch is POST /people/:member/unmatch, behind a confirmation.

@@ -121,11 +121,7 @@ func (h *handlers) skip(c echo.Context) error {
 	if !web.HTMXFrom(c).Partial {
 		return web.FlashRedirect(c, "people.flash.skipped", back)
 	}
-	name := ""
-	if entry, err := h.svc.accounts.DirectoryEntry(ctx, member); err == nil {
-		name = entry.DisplayName
-	}
-	return web.RenderFragment(c, http.StatusOK, views.SkippedTile(views.Card{Key: member, Name: name, URL: auth.ProfileURL(member), Back: back}))
+	return web.RenderFragment(c, http.StatusOK, views.SkippedTile(h.named(c, member, back, false)))
 }
 
 // unskip is POST /people/:member/unskip: back to where it was asked (the
