@@ -2,9 +2,9 @@
 // not see it), adds a picture for the text while words not yet saved stay
 // in the editor (htmx swaps the pictures panel alone), puts the picture in
 // the text, previews it and publishes; a visitor finds the post in the listing, by its
-// tag and in the feed, with its picture; a member comments on it and
-// edits the comment, and the author replies (htmx, no page load). Then
-// axe on the blog's pages.
+// tag, on the page of every tag and in the feed, with its picture; a
+// member comments on it and edits the comment, and the author replies
+// (htmx, no page load). Then axe on the blog's pages.
 import path from 'node:path';
 import { test, expect } from '@playwright/test';
 import { blogAdminEmail, axeProblems, newSignedInPage, uniqueLocal } from './helpers';
@@ -12,7 +12,7 @@ import { blogAdminEmail, axeProblems, newSignedInPage, uniqueLocal } from './hel
 const picture = path.join(__dirname, 'fixtures', 'avatar.png');
 
 test('blog: a draft with pictures, published, read by a visitor by tag and feed', async ({ browser }) => {
-  test.setTimeout(90_000); // three people signed in, six axe runs
+  test.setTimeout(90_000); // three people signed in, seven axe runs
   const suffix = uniqueLocal('b').slice(-6).toLowerCase();
   const title = `Tour diary ${suffix}`;
   const tag = `diary-${suffix}`;
@@ -63,6 +63,14 @@ test('blog: a draft with pictures, published, read by a visitor by tag and feed'
   await card.getByTestId('blog-tag').filter({ hasText: `#${tag}` }).click();
   await expect(visitor).toHaveURL(new RegExp(`/blog\\?tag=${tag}$`));
   await expect(visitor.getByTestId('blog-card')).toHaveCount(1);
+  // The page of every tag, which the tag's listing links to, counts the
+  // post under its tag and leads back to it.
+  await visitor.getByTestId('blog-all-tags').click();
+  await expect(visitor).toHaveURL(/\/blog\/tags$/);
+  const cloudTag = visitor.locator(`[data-testid="blog-cloud-tag"][data-tag="${tag}"]`);
+  await expect(cloudTag).toContainText('1 post');
+  await cloudTag.click();
+  await expect(visitor).toHaveURL(new RegExp(`/blog\\?tag=${tag}$`));
   await visitor.getByTestId('blog-card').getByRole('link', { name: title }).click();
   await expect(visitor.getByTestId('post-title')).toHaveText(title);
   await expect(visitor.getByTestId('post-body').locator('strong')).toHaveText('soundcheck');
@@ -115,10 +123,10 @@ test('blog: a draft with pictures, published, read by a visitor by tag and feed'
   await expect(admin.getByTestId('comment-reply').first()).toContainText(`Thank you, see you there (${suffix})`);
   expect(adminLoads).toEqual([]);
 
-  // axe on the listing, the post (with its comments, as a visitor and as
-  // a member), the editor and the drafts.
+  // axe on the listing, the tags, the post (with its comments, as a
+  // visitor and as a member), the editor and the drafts.
   const problems: string[] = [];
-  for (const [page, p] of [[visitor, '/blog'], [visitor, postURL], [member, postURL], [admin, `${postURL}/edit`], [admin, '/blog/drafts'], [admin, '/blog/new']] as const) {
+  for (const [page, p] of [[visitor, '/blog'], [visitor, '/blog/tags'], [visitor, postURL], [member, postURL], [admin, `${postURL}/edit`], [admin, '/blog/drafts'], [admin, '/blog/new']] as const) {
     await page.goto(p);
     problems.push(...(await axeProblems(page, p)));
   }

@@ -146,6 +146,11 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	if u := c.Get("/blog/drafts").Doc(t); u.Find(`[data-testid="blog-scheduled"] [data-testid="blog-card"]`).Length() != 1 || u.Find(`[data-testid="blog-drafts"] [data-testid="blog-card"]`).Length() != 1 {
 		t.Error("the demo has no scheduled post or no draft")
 	}
+	// Its tags, the most used first: the scheduled post's and the draft's
+	// "news" not counted.
+	if first := c.Get("/blog/tags").Doc(t).Find(`[data-testid="blog-cloud-tag"]`).First(); first.AttrOr("data-tag", "") != "news" || first.AttrOr("data-posts", "") != "3" {
+		t.Errorf("the demo blog's most used tag: %q on %q posts", first.AttrOr("data-tag", ""), first.AttrOr("data-posts", ""))
+	}
 	// The store: every department, a sold-out record Tom waits for, and
 	// a hidden scarf for the admins.
 	shop := c.Get("/store").Doc(t)

@@ -243,6 +243,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 		{"an address with a slash", "post-slug", form("slug", "a/b")},
 		{"an address in capitals and spaces", "post-slug", form("slug", "My Post")},
 		{"a reserved address", "post-slug", form("slug", "drafts")},
+		{"the tags page's address", "post-slug", form("slug", "tags")},
 		{"a taken address", "post-slug", form("slug", "taken")},
 		{"six tags", "post-tags", form("tags", "a,b,c,d,e,f")},
 		{"a tag with a space", "post-tags", form("tags", "two words")},
@@ -307,6 +308,9 @@ func TestAddressesFromTitles(t *testing.T) {
 	if got := a.write(t, form("title", "New", "action", "draft")); got != "/blog/new-2" {
 		t.Errorf("a title whose address is the editor's: %q", got)
 	}
+	if got := a.write(t, form("title", "Tags", "action", "draft")); got != "/blog/tags-2" {
+		t.Errorf("a title whose address is the tags page's: %q", got)
+	}
 	if got := a.write(t, form("title", "Any title", "slug", "Tour-Diary-1")); got != "/blog/tour-diary-1" {
 		t.Errorf("an address typed: %q", got)
 	}
@@ -319,7 +323,7 @@ func TestAddressesFromTitles(t *testing.T) {
 	if a.admin.Get("/blog/post").StatusCode != http.StatusNotFound || a.admin.Get("/blog/guitar").StatusCode != http.StatusOK {
 		t.Error("the draft is not at its new address alone")
 	}
-	if got := titles(t, a.admin, "/blog/drafts"); !same(got, "Guitar", "New") {
+	if got := titles(t, a.admin, "/blog/drafts"); !same(got, "Guitar", "New", "Tags") {
 		t.Errorf("drafts after the move: %q", got)
 	}
 	// Onto a taken address: refused, nothing moves.
@@ -535,7 +539,7 @@ func TestVisitorsShareTheBlog(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	slug := a.write(t, form())
-	for _, path := range []string{"/blog", "/blog?tag=tour", slug} {
+	for _, path := range []string{"/blog", "/blog?tag=tour", "/blog/tags", slug} {
 		first := a.Client().Get(path)
 		second := a.Client().Get(path)
 		if first.StatusCode != http.StatusOK || second.Body != first.Body || second.StorageOps(t)["total"] != 0 {

@@ -34,7 +34,7 @@ var demoPosts = []struct {
 	{
 		"Five things we learned running the community meetups", "A year of monthly meetups: what worked, what did not, and what changes next.",
 		"A year ago we held the first meetup in the back room of a pub. Forty people came. Here is what a year taught us.\n\n### 1. Start on time\nPeople plan around you. We now open the doors at 7 and start at 7:15, always.\n\n### 2. Name tags work\nEven for people who have met before.\n\n### 3. Two short talks beat one long one\nTwenty minutes each, with questions in between.\n\n### 4. Keep a waitlist\nRooms fill up; the waitlist on the events page now offers freed seats for a few hours.\n\n### 5. Ask for feedback the same night\nMemories fade by morning.",
-		"meetups, community", -13, 150, false, "",
+		"meetups, community, news", -13, 150, false, "",
 	},
 	{
 		"Фотоотчёт с летнего фестиваля", "Лучшие кадры трёх дней у озера: сцена, палатки и рассвет после хедлайнера.",
@@ -44,7 +44,7 @@ var demoPosts = []struct {
 	{
 		"Behind the scenes: a day with the sound crew", "Who are the people at the desk in the middle of the hall, and what do they do all night?",
 		"Every concert has a second band you never see: the sound crew. We followed them for a day, from the 9 am load-in to the last cable coiled at 2 am.\n\nThey check every microphone twice, and they carry a spare of everything, **including a spare desk**.",
-		"backstage", -34, 330, false, "",
+		"backstage, tour, news", -34, 330, false, "",
 	},
 	{
 		"Merch restock and a new T-shirt", "The tour T-shirt is back in every size, with a new design for the spring.",

@@ -10,5 +10,7 @@
 // keyed by its publication time reversed, so a listing is one query of
 // one partition, newest first, and a post scheduled for later is simply
 // not reached yet (the listing starts at now). Drafts have a card in the
-// "draft" partition, for the admins' list.
+// "draft" partition, for the admins' list. The page of every tag
+// (/blog/tags) counts the tags of the "all" partition's cards from now
+// on back, the same way.
 package blog

@@ -79,7 +79,7 @@ func (s *Service) list(c echo.Context) error {
 		return err
 	}
 	zone := auth.From(c).Location()
-	p := views.ListProps{Tag: tag, Cards: s.viewCards(ctx, page.Rows, zone, tag), Featured: tag == "" && start == nil, FeedURL: feedURL, NextURL: pager.NextURL(page.Next)}
+	p := views.ListProps{Tag: tag, Cards: s.viewCards(ctx, page.Rows, zone, tag), Featured: tag == "" && start == nil, FeedURL: feedURL, TagsURL: tagsURL, NextURL: pager.NextURL(page.Next)}
 	if auth.IsAdmin(c) {
 		p.NewURL, p.UnlistedURL = newURL, unlistedURL
 	}

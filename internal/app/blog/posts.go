@@ -47,7 +47,7 @@ var (
 var tagPattern = regexp.MustCompile(`^[\p{L}\p{N}]+(-[\p{L}\p{N}]+)*$`)
 
 // reserved are addresses the blog's own pages take.
-var reserved = []string{"new", "drafts", "feed.xml", "preview", "follow"}
+var reserved = []string{"new", "drafts", "feed.xml", "preview", "follow", "tags"}
 
 // Errors a post's writes refuse with.
 var (

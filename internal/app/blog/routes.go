@@ -14,6 +14,7 @@ import (
 func (s *Service) Routes(e *echo.Echo) {
 	admin, post := auth.RequireAdmin, s.requirePost()
 	e.GET(homeURL, s.list, web.Shared)
+	e.GET(tagsURL, s.tags, web.Shared)
 	e.GET(feedURL, s.feed)
 	e.POST("/blog/follow", s.follow, auth.RequireAccount)
 	e.GET(s.pictures.Route(), s.pictures.Serve)
