@@ -11,6 +11,7 @@ import (
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/chat"
@@ -29,16 +30,11 @@ import (
 const TypeReact = "react"
 
 // Reactions are the emoji a message may be answered with, in the order
-// they show; reactionNames their i18n names ("chat.reaction.<name>").
-var (
-	Reactions     = []string{"👍", "❤️", "😂", "🎉", "😮", "😢", "👎", "🙏", "🔥", "👏", "😍", "🤔", "👀", "✅", "💯", "😡"}
-	reactionNames = []string{"thumbs_up", "heart", "laugh", "party", "surprised", "sad", "thumbs_down", "thanks", "fire", "clap", "love", "thinking", "eyes", "done", "hundred", "angry"}
-)
+// they show under its fold.
+var Reactions = []string{"👍", "❤️", "😂", "🎉", "😮", "😢", "👎", "🙏", "🔥", "👏", "😍", "🤔", "👀", "✅", "💯", "😡"}
 
 // MoreReactions are the rest of the picker, in groups: what "More
-// emoji" opens (reactPicker), as Zulip's and Slack's pickers do. They
-// are named by the emoji themselves, which screen readers say in the
-// reader's language.
+// emoji" opens (reactPicker), as Zulip's and Slack's pickers do.
 var MoreReactions = []ReactionGroup{
 	{"faces", []string{"😀", "😃", "😄", "😁", "😆", "😅", "🤣", "😊", "🙂", "🙃", "😉", "😌", "😎", "🤩", "🥳", "😏", "😴", "🤯", "😬", "🙄", "😳", "🥺", "😭", "😤"}},
 	{"people", []string{"👋", "🤝", "🙌", "💪", "🤞", "✌️", "👌", "🤙", "👊", "✊", "🤗", "🤷", "🙋", "🤦", "💃", "🕺"}},
@@ -63,13 +59,10 @@ var allReactions = func() []string {
 	return out
 }()
 
-// reactionName is what a screen reader says of emoji: its name for the
-// named ones, else the emoji itself.
+// reactionName is what a screen reader says of emoji, and its title:
+// its name (emojiNames) in the reader's language.
 func reactionName(ctx context.Context, emoji string) string {
-	if i := slices.Index(Reactions, emoji); i >= 0 {
-		return i18n.T(ctx, "chat.reaction."+reactionNames[i])
-	}
-	return emoji
+	return i18n.T(ctx, "chat.reaction."+emojiNames[emoji])
 }
 
 // maxReactors bounds the people one emoji of a message remembers, and
@@ -224,10 +217,15 @@ func reactionChoices(ctx context.Context, emoji []string) []views.Reaction {
 	return out
 }
 
-// reactPicker is GET /chat/:id/messages/:seq/react: every emoji a
-// message may be answered with, in groups. htmx puts it in the place of
-// the named ones under the message's fold; without JavaScript it is a
-// page of its own, whose choice comes back to the chat at the message.
+// reactPicker is GET /chat/:id/messages/:seq/react[?q=]: every emoji a
+// message may be answered with, in groups, or those a search finds
+// (SearchReactions). htmx puts it in the place of the named ones under
+// the message's fold, and a search typed there asks for the emoji alone
+// (a partial with q, even empty), which take the place of the old ones
+// while the box keeps the focus; without JavaScript it is a page of its
+// own, searched by its form, whose choice comes back to the chat at the
+// message. A search the form rules refuse (too long, control
+// characters) says why, with a 400 and no emoji.
 func (s *Service) reactPicker(c echo.Context) error {
 	ctx, acc, seq := c.Request().Context(), accessOf(c), seqOf(c)
 	m, err := s.log.Message(ctx, acc.Chat.RowKey, seq)
@@ -237,15 +235,31 @@ func (s *Service) reactPicker(c echo.Context) error {
 	if !reactable(m) {
 		return ErrNoMessage
 	}
-	base := chatURL(acc.Chat.RowKey) + "/messages/" + strconv.FormatInt(seq, 10)
-	p := views.PickerProps{Action: base + "/react", Back: chatURL(acc.Chat.RowKey) + "#m-" + strconv.FormatInt(seq, 10)}
-	p.Groups = append(p.Groups, views.PickerGroup{Heading: i18n.T(ctx, "chat.reaction.group.frequent"), Choices: reactionChoices(ctx, Reactions)})
-	for _, g := range MoreReactions {
-		p.Groups = append(p.Groups, views.PickerGroup{Heading: i18n.T(ctx, "chat.reaction.group."+g.Key), Choices: reactionChoices(ctx, g.Emoji)})
+	anchor := "m-" + strconv.FormatInt(seq, 10)
+	p := views.PickerProps{Action: chatURL(acc.Chat.RowKey) + "/messages/" + strconv.FormatInt(seq, 10) + "/react", Back: chatURL(acc.Chat.RowKey) + "#" + anchor, ID: anchor + "-emoji", MaxQuery: maxEmojiQuery}
+	status := http.StatusOK
+	rule := formrule.Text{Max: maxEmojiQuery}
+	q, problem := rule.Check(c.QueryParam("q"))
+	switch {
+	case problem != formrule.OK:
+		status, p.Query, p.Problem = http.StatusBadRequest, rule.Clean(q), i18n.T(ctx, problem.Key(), "max", maxEmojiQuery)
+	case q != "":
+		p.Query = q
+		if found := SearchReactions(q); len(found) > 0 {
+			p.Groups = []views.PickerGroup{{Heading: i18n.N(ctx, "chat.reaction.found", len(found), "q", q), Choices: reactionChoices(ctx, found)}}
+		}
+	default:
+		p.Groups = append(p.Groups, views.PickerGroup{Heading: i18n.T(ctx, "chat.reaction.group.frequent"), Choices: reactionChoices(ctx, Reactions)})
+		for _, g := range MoreReactions {
+			p.Groups = append(p.Groups, views.PickerGroup{Heading: i18n.T(ctx, "chat.reaction.group."+g.Key), Choices: reactionChoices(ctx, g.Emoji)})
+		}
 	}
-	if web.HTMXFrom(c).Partial {
-		return web.RenderFragment(c, http.StatusOK, views.Picker(p))
+	switch hx := web.HTMXFrom(c); {
+	case hx.Partial && c.QueryParams().Has("q"):
+		return web.RenderFragment(c, status, views.PickerEmoji(p))
+	case hx.Partial:
+		return web.RenderFragment(c, status, views.Picker(p))
 	}
 	p.Plain = true
-	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.reaction.add"), Section: "chat", Content: views.PickerPage(p)})
+	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "chat.reaction.add"), Section: "chat", Content: views.PickerPage(p)})
 }

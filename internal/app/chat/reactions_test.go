@@ -109,9 +109,9 @@ func TestReactions(t *testing.T) {
 // TestTheReactionPicker: "More emoji" opens every emoji in groups (with
 // htmx under the message's fold, without JavaScript a page of its own
 // that comes back to the chat at the message); one of the picker's
-// answers the message like the named ones, named by itself; an emoji
-// outside them all is refused and writes nothing; a visitor and a
-// system line get no picker.
+// answers the message like the named ones, named in the reader's
+// language; an emoji outside them all is refused and writes nothing; a
+// visitor and a system line get no picker.
 func TestTheReactionPicker(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
@@ -138,7 +138,7 @@ func TestTheReactionPicker(t *testing.T) {
 		t.Fatalf("a picker's emoji: %d", res.StatusCode)
 	}
 	pill := bob.Get(room).Doc(t).Find("#m-2 " + testID("chat-reaction") + `[data-emoji="🚀"]`)
-	if !strings.Contains(pill.Text(), "1") || pill.AttrOr("aria-label", "") != "🚀: 1 person" {
+	if !strings.Contains(pill.Text(), "1") || pill.AttrOr("aria-label", "") != "Rocket: 1 person" {
 		t.Errorf("bob sees the rocket as %q, %q", pill.Text(), pill.AttrOr("aria-label", ""))
 	}
 	if res := post(ann, picker, url.Values{"emoji": {"🦖"}}); res.StatusCode != http.StatusBadRequest || res.Writes(t) != 0 {
