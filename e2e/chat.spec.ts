@@ -38,6 +38,13 @@ test('a message reaches the other person live, and a dropped connection resumes 
   // without reloading, and adds hers by pressing it.
   const hello = (p: Page) => p.getByTestId('chat-message').filter({ hasText: `hello ${tag}` });
   await hello(b).hover();
+  // Escape closes the reaction menu and gives the focus back to its
+  // button; opened again, a choice reacts.
+  await hello(b).getByTestId('chat-react-open').click();
+  await hello(b).getByTestId('chat-react-choice').first().focus();
+  await b.keyboard.press('Escape');
+  await expect(hello(b).locator('details.chat-react')).not.toHaveAttribute('open', '');
+  await expect(hello(b).getByTestId('chat-react-open')).toBeFocused();
   await hello(b).getByTestId('chat-react-open').click();
   await hello(b).getByTestId('chat-react-choice').first().click();
   await expect(hello(b).getByTestId('chat-reaction')).toHaveAttribute('aria-pressed', 'true');

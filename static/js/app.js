@@ -98,3 +98,17 @@ document.addEventListener('click', (e) => {
   for (const other of link.closest('ul').querySelectorAll('a[data-show-picture]')) other.removeAttribute('aria-current');
   link.setAttribute('aria-current', 'true');
 });
+
+// Escape closes the menu (an open <details> that is not a page's card:
+// "More", a reaction picker, a confirmation) the focus is in, and gives
+// the focus back to its button, as menus do. In a box with words in it,
+// Escape first empties the box, as the browser does for a search box.
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || e.defaultPrevented || !(e.target instanceof Element)) return;
+  if (e.target.matches('input, textarea') && e.target.value !== '') return;
+  const menu = e.target.closest('details[open]:not(.card)');
+  if (!menu) return;
+  menu.open = false;
+  menu.querySelector(':scope > summary')?.focus();
+  e.preventDefault();
+});
