@@ -39,12 +39,17 @@ func NewUploadPace(now func() time.Time) *UploadPace {
 }
 
 // Read is ReadUpload for a client within its pace; past it,
-// ErrTooManyUploads before anything is read.
+// ErrTooManyUploads before anything is decoded. A form that sent no file
+// (ErrNoUpload: a chat message of words alone) takes nothing of the pace.
 func (p *UploadPace) Read(c echo.Context, field string, max int64) ([]byte, error) {
+	data, err := ReadUpload(c, field, max)
+	if err != nil {
+		return nil, err
+	}
 	if !p.limit.Allow(c.RealIP(), p.now()) {
 		return nil, ErrTooManyUploads
 	}
-	return ReadUpload(c, field, max)
+	return data, nil
 }
 
 // ErrNoUpload is a form that sent no file (or an empty one) in the field.

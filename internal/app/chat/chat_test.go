@@ -2052,3 +2052,41 @@ func TestADeletedGroupsChatGoes(t *testing.T) {
 		t.Error("the chat's page still opens")
 	}
 }
+
+// TestPicturesArePacedPerClient: one client (one address, whatever its
+// accounts and chats) has at most ten pictures decoded at once, then one
+// every thirty seconds, as profile photos and scans; past that a picture
+// is refused with a message and nothing is written, while words alone
+// still go.
+func TestPicturesArePacedPerClient(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	picture := func(c *webtest.Client, room string) *webtest.Response {
+		return c.PostFile(room+"/messages", c.WithCSRF("/chat", url.Values{"body": {"look"}}), "image", "x.png", mediatest.EncodedPNG(t, 64, 48))
+	}
+	for i := range 10 {
+		who, room := ann, "/chat/room-general"
+		if i%2 == 1 {
+			who, room = bob, "/chat/room-random"
+		}
+		if res := picture(who, room); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("picture %d: %d", i, res.StatusCode)
+		}
+	}
+	res := picture(bob, "/chat/room-general")
+	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(res.Body, "uploaded many files in a row") || res.Writes(t) != 0 {
+		t.Fatalf("the eleventh picture: %d %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
+	}
+	cat := a.Client()
+	a.SignIn(cat, "cat@example.com")
+	if res := post(cat, "/chat/room-general/messages", url.Values{"body": {"words alone"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("words past the pictures' pace: %d", res.StatusCode)
+	}
+	a.Clock.Advance(31 * time.Second)
+	if res := picture(bob, "/chat/room-general"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a picture thirty seconds on: %d", res.StatusCode)
+	}
+}

@@ -547,7 +547,7 @@ func (s *Service) send(c echo.Context) error {
 	ch := acc.Chat
 	body := c.FormValue("body")
 	form := views.FormProps{Action: chatURL(ch.RowKey) + "/messages", Body: body}
-	image, err := web.ReadUpload(c, "image", media.DefaultMaxBytes)
+	image, err := s.uploads.Read(c, "image", media.DefaultMaxBytes)
 	if errors.Is(err, web.ErrNoUpload) {
 		image, err = nil, nil
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // Service is the chat module.
@@ -42,6 +43,8 @@ type Service struct {
 	moderation.Reporting
 	blocks *storage.Table
 	images pictures.Store
+	// uploads paces the pictures one client has decoded (web.UploadPace).
+	uploads *web.UploadPace
 	// markers are the read markers this instance last wrote (markRead);
 	// readLimits each person's marker rate limiter.
 	markers    *lru.Cache[string, knownMarker]
@@ -128,7 +131,7 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 		sends:      quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
 		newPrivate: quota.Limit{Table: store.Table(QuotaTable), Max: newPrivatePerDay, Window: 24 * time.Hour, Err: ErrTooManyNew},
 		rooms:      opts.Rooms, base: strings.TrimSuffix(opts.BaseURL, "/"), beat: opts.Heartbeat, logger: logger, now: now,
-		streams: ratelimit.NewConcurrent(MaxStreams),
+		streams: ratelimit.NewConcurrent(MaxStreams), uploads: web.NewUploadPace(now),
 		markers: lru.New[string, knownMarker](remembered), readLimits: lru.New[string, *rate.Limiter](remembered),
 		participants: lru.New[string, bool](remembered), seenLines: lru.New[string, seenCache](remembered),
 	}
