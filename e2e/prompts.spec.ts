@@ -16,7 +16,7 @@
 // its own author unless the test is about that limit.
 import { test, expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { signInWithOIDC, uniqueLocal } from './helpers';
+import { axeProblems, signInWithOIDC, uniqueLocal } from './helpers';
 
 // The tests are independent (each has its own users and prompts), so they
 // may share the two workers.
@@ -546,3 +546,34 @@ for (const scheme of ['light', 'dark'] as const) {
     await admin.ctx.close();
   });
 }
+
+test('prompts: Save keeps a prompt on the saved list, in place, and Remove takes it off', async ({ browser }) => {
+  test.setTimeout(60_000);
+  const stamp = uniqueLocal('sv');
+  const title = `Keeper ${capitalize(word(8))}`;
+  const a = await signIn(browser, `${stamp}-a`);
+  const id = await createPrompt(a.page, { title, text: 'Summarise {{topic}} in three lines.', tags: ['writing'] });
+  await a.ctx.close();
+
+  const b = await signIn(browser, `${stamp}-b`);
+  const page = b.page;
+  await page.goto(`/prompts/${id}`);
+  await markPage(page);
+  const save = page.getByTestId('save-prompt');
+  await expect(save).toHaveAttribute('aria-pressed', 'false');
+  await save.click();
+  await expect(page.getByTestId('save-prompt')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByTestId('save-prompt')).toContainText('Saved');
+  await expectSameDocument(page);
+
+  await page.goto('/prompts');
+  await page.getByTestId('saved-prompts').click();
+  await expect(page).toHaveURL(/\/prompts\/saved$/);
+  await expect(card(page, id)).toContainText(title);
+  const problems = await axeProblems(page, '/prompts/saved');
+  await card(page, id).getByTestId('unsave-prompt').click();
+  await expect(page.getByTestId('flash')).toBeVisible();
+  await expect(page.getByTestId('saved-empty')).toBeVisible();
+  expect(problems).toEqual([]);
+  await b.ctx.close();
+});

@@ -50,8 +50,8 @@ var demoPrompts = []struct {
 // cast's own (enough for several pages and every sort).
 const demoCatalog = 120
 
-// SeedDemo writes the cast's prompts with their likes, and a catalog of
-// synthetic ones around them.
+// SeedDemo writes the cast's prompts with their likes (each liker saves
+// the prompt too), and a catalog of synthetic ones around them.
 func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 	if _, err := s.SeedSynthetic(ctx, demoCatalog, SyntheticOptions{Seed: 1, Authors: 200}); err != nil {
 		return err
@@ -64,6 +64,11 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		for _, voter := range d.likes {
 			if _, err := s.Vote(ctx, cast.Person(voter).Key, p.PromptID, 1); err != nil {
 				return fmt.Errorf("vote on %q: %w", d.in.Title, err)
+			}
+			// Whoever likes a demo prompt keeps it too: their saved
+			// prompts are not empty.
+			if err := s.SetSaved(ctx, cast.Person(voter).Key, p.PromptID, true); err != nil {
+				return fmt.Errorf("save %q: %w", d.in.Title, err)
 			}
 		}
 	}

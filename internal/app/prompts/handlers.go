@@ -212,6 +212,12 @@ func (h *handlers) prompt(c echo.Context) error {
 		props.Updated, props.UpdatedISO = day(ctx, p.UpdatedAt), p.UpdatedAt.UTC().Format(time.RFC3339)
 	}
 	props.Hidden = hiddenSince(c, p.HiddenAt)
+	if auth.From(c).HasAccount() {
+		props.Save.URL = u + "/save"
+		if props.Save.Saved, err = h.svc.Saved(ctx, me, p.PromptID); err != nil {
+			return err
+		}
+	}
 	if h.svc.mayReport(viewer, p) {
 		props.ReportURL = u + "/report"
 	}

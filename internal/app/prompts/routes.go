@@ -19,6 +19,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	h := &handlers{svc: s}
 	e.GET("/prompts", h.catalog, web.Shared)
 	e.GET("/prompts/mine", h.mine, auth.RequireAccount)
+	e.GET(SavedURL, h.saved, auth.RequireAccount)
 	e.GET("/prompts/new", h.newPrompt, auth.RequireAccount)
 	e.POST("/prompts", h.create, auth.RequireAccount)
 	e.GET("/prompts/:id", h.prompt, web.Shared)
@@ -26,6 +27,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/prompts/:id", h.update, auth.RequireAccount)
 	e.POST("/prompts/:id/delete", h.delete, auth.RequireAccount)
 	e.POST("/prompts/:id/vote", h.vote, auth.RequireAccount)
+	e.POST("/prompts/:id/save", h.save, auth.RequireAccount)
 	report := moderation.Page{Section: "prompts", Queue: s.Reports, Of: h.promptReport}
 	e.GET("/prompts/:id/report", report.Show, auth.RequireAccount)
 	e.POST("/prompts/:id/report", report.File, auth.RequireAccount)

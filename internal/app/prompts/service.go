@@ -40,8 +40,11 @@ type Service struct {
 	likedIndex  *storage.Table
 	titleSearch *storage.Table
 	tagCatalog  *storage.Table
-	creates     quota.Cooldown
-	profiles    Profiles
+	saves       *storage.Table
+	// saveCap bounds one person's saved prompts (maxSaved; tests lower it).
+	saveCap  int
+	creates  quota.Cooldown
+	profiles Profiles
 	// reports takes members' reports, modlog the admins' take-downs
 	// (moderation.go).
 	moderation.Reporting
@@ -92,6 +95,8 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, log 
 		likedIndex:  store.Table(likedIndexTable),
 		titleSearch: store.Table(titleSearchTable),
 		tagCatalog:  store.Table(tagCatalogTable),
+		saves:       store.Table(savesTable),
+		saveCap:     maxSaved,
 		creates:     quota.Cooldown{Table: store.Table(quotaTable), Interval: CreateInterval},
 		profiles:    profiles,
 		cursors:     cursors,
@@ -106,7 +111,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, log 
 
 // Tables are the tables this module needs provisioned.
 func (s *Service) Tables() []string {
-	return []string{promptsTable, votesTable, tagIndexTable, newestIndexTable, likedIndexTable, titleSearchTable, tagCatalogTable, quotaTable}
+	return []string{promptsTable, votesTable, tagIndexTable, newestIndexTable, likedIndexTable, titleSearchTable, tagCatalogTable, quotaTable, savesTable}
 }
 
 // Slug is the module's section.
