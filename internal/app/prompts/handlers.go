@@ -275,12 +275,9 @@ func (h *handlers) mine(c echo.Context) error {
 	book := newTagBook(ctx, tags)
 	cards := make([]views.Card, 0, len(page.Prompts))
 	for _, p := range page.Prompts {
-		cards = append(cards, views.Card{
-			ID: p.PromptID, Title: p.Title, Href: promptURL(p.PromptID), Tags: book.labels(splitTags(p.Tags)),
-			Date: day(ctx, p.CreatedAt), Datetime: p.CreatedAt.UTC().Format(time.RFC3339),
-			Counts: true, Likes: p.Likes, Dislikes: p.Dislikes,
-			Private: p.Visibility == Private, Hidden: p.HiddenAt != nil, EditURL: promptURL(p.PromptID) + "/edit",
-		})
+		card := promptCard(ctx, book, p)
+		card.Hidden, card.EditURL = p.HiddenAt != nil, promptURL(p.PromptID)+"/edit"
+		cards = append(cards, card)
 	}
 	next := web.NextURL("/prompts/mine", page.Next)
 	return web.Render(c, http.StatusOK, web.Page{
@@ -289,4 +286,13 @@ func (h *handlers) mine(c echo.Context) error {
 		Content:  views.Mine(views.MineProps{Cards: cards, NextURL: next, First: cursor == nil}),
 		Fragment: views.Chunk(cards, next),
 	})
+}
+
+// promptCard is prompt p in a list of whole rows (its counts known).
+func promptCard(ctx context.Context, book tagBook, p PromptRow) views.Card {
+	return views.Card{
+		ID: p.PromptID, Title: p.Title, Href: promptURL(p.PromptID), Tags: book.labels(splitTags(p.Tags)),
+		Date: day(ctx, p.CreatedAt), Datetime: p.CreatedAt.UTC().Format(time.RFC3339),
+		Counts: true, Likes: p.Likes, Dislikes: p.Dislikes, Private: p.Visibility == Private,
+	}
 }

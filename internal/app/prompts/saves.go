@@ -239,13 +239,11 @@ func (h *handlers) saved(c echo.Context) error {
 	book := newTagBook(ctx, tags)
 	cards := make([]views.Card, 0, len(page.Prompts))
 	for _, sp := range page.Prompts {
-		card := views.Card{ID: sp.PromptID, Href: promptURL(sp.PromptID), Gone: sp.Prompt == nil, UnsaveURL: promptURL(sp.PromptID) + "/save"}
-		if p := sp.Prompt; p != nil {
-			card.Title, card.Tags = p.Title, book.labels(splitTags(p.Tags))
-			card.Date, card.Datetime = day(ctx, p.CreatedAt), p.CreatedAt.UTC().Format(time.RFC3339)
-			card.Counts, card.Likes, card.Dislikes = true, p.Likes, p.Dislikes
-			card.Private = p.Visibility == Private
+		card := views.Card{ID: sp.PromptID, Gone: true}
+		if sp.Prompt != nil {
+			card = promptCard(ctx, book, *sp.Prompt)
 		}
+		card.UnsaveURL = promptURL(sp.PromptID) + "/save"
 		cards = append(cards, card)
 	}
 	next := web.NextURL(SavedURL, page.Next)
