@@ -17,6 +17,15 @@ type demoGroup struct {
 	members []string // accepted
 	invited []string // addresses, pending
 	plans   []demoPlan
+	lists   []demoList
+}
+
+// demoList is a shared list: who started it and its items in the order
+// added, each ticked off by someone or not ("" for not), the later
+// ticked ones later in the slice.
+type demoList struct {
+	name, owner string
+	items       [][2]string // text, who ticked it
 }
 
 // demoPlan is an appointment days and hours after the seed's day, in the
@@ -53,6 +62,15 @@ var demoGroups = []demoGroup{
 			{title: "Piano lesson", location: "Mrs Green's", days: 4, hour: 16, hours: 1, responsible: "lily", canceled: true},
 			{title: "Vet: Biscuit's jabs", location: "Oakfield Vets", days: 4, hour: 16, minute: 30, hours: 1, responsible: "tom"},
 		},
+		lists: []demoList{
+			{name: "Groceries", owner: "anna", items: [][2]string{
+				{"Milk (2 pints)", ""}, {"Sourdough bread", "tom"}, {"Free-range eggs", ""}, {"Bananas", "lily"},
+				{"Cheddar cheese", ""}, {"Biscuit's dog food", "tom"}, {"Chocolate for the birthday cake", ""}, {"Washing-up liquid", ""},
+			}},
+			{name: "Before the trip", owner: "tom", items: [][2]string{
+				{"Book the car park at the airport", "anna"}, {"Passports in the blue folder", ""}, {"Ask the neighbours to feed Biscuit", ""},
+			}},
+		},
 	},
 	{
 		name: "Семья Ивановых", owner: "boris", members: []string{"masha", "anna"},
@@ -62,6 +80,15 @@ var demoGroups = []demoGroup{
 			{title: "Поездка на дачу", location: "СНТ «Берёзка»", notes: "Взять рассаду и удобрения.", days: 9, hour: 8, hours: 10, withAll: true,
 				comments: [][2]string{{"masha", "Возьму термос и пирожки. Выезжаем в **восемь**?"}, {"boris", "Да, в восемь. Заправлюсь накануне."}}},
 			{title: "Бассейн", location: "ФОК «Волна»", days: -23, hour: 18, minute: 30, hours: 1, responsible: "masha", weekly: true},
+		},
+		lists: []demoList{
+			{name: "Продукты", owner: "masha", items: [][2]string{
+				{"Молоко 3,2 %", ""}, {"Чёрный хлеб", "boris"}, {"Гречка", ""}, {"Творог", "masha"},
+				{"Яблоки", ""}, {"Сметана", ""},
+			}},
+			{name: "На дачу", owner: "boris", items: [][2]string{
+				{"Рассада помидоров", "masha"}, {"Удобрения", ""}, {"Термос", ""},
+			}},
 		},
 	},
 	{
@@ -151,6 +178,39 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 				if err := s.CancelAppointment(ctx, m, owner, doc.AppointmentID); err != nil {
 					return err
 				}
+			}
+		}
+		if err := s.seedDemoLists(ctx, m, dg.lists, idOf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// seedDemoLists starts a group's demo lists as their members would:
+// items added in order, then some ticked off.
+func (s *Service) seedDemoLists(ctx context.Context, m Membership, lists []demoList, idOf func(string) *auth.Identity) error {
+	for _, dl := range lists {
+		l, err := s.CreateList(ctx, m, idOf(dl.owner), dl.name)
+		if err != nil {
+			return fmt.Errorf("list %q: %w", dl.name, err)
+		}
+		var ticks []func() error
+		for _, it := range dl.items {
+			item, err := s.AddListItem(ctx, l, idOf(dl.owner), it[0])
+			if err != nil {
+				return fmt.Errorf("list item %q: %w", it[0], err)
+			}
+			if it[1] != "" {
+				ticks = append(ticks, func() error {
+					_, err := s.TickListItem(ctx, l, idOf(it[1]), item.ID(), true)
+					return err
+				})
+			}
+		}
+		for _, tick := range ticks {
+			if err := tick(); err != nil {
+				return fmt.Errorf("tick on %q: %w", dl.name, err)
 			}
 		}
 	}

@@ -96,6 +96,20 @@ var matrix = map[string][columns]int{
 	"POST /groups/:id/appointments/:appt/scan/read":                {401, 404, 404, 404, 404, 404, 404},
 	"POST /groups/:id/calendar/token":                              {401, 404, 404, 404, 403, 303, 404},
 	"GET /groups/:id/calendar.ics":                                 {200, 200, 200, 200, 200, 200, 200},
+	// Lists (the owner started the cell's list, with an item): every
+	// member reads, adds, ticks, renames and takes items off; the list's
+	// delete is its creator's or an owner's.
+	"GET /groups/:id/lists":                           {303, 404, 404, 404, 200, 200, 404},
+	"POST /groups/:id/lists":                          {401, 404, 404, 404, 303, 303, 404},
+	"GET /groups/:id/lists/:list":                     {303, 404, 404, 404, 200, 200, 404},
+	"POST /groups/:id/lists/:list/rename":             {401, 404, 404, 404, 303, 303, 404},
+	"POST /groups/:id/lists/:list/delete":             {401, 404, 404, 404, 403, 303, 404},
+	"POST /groups/:id/lists/:list/clear":              {401, 404, 404, 404, 303, 303, 404},
+	"POST /groups/:id/lists/:list/items":              {401, 404, 404, 404, 303, 303, 404},
+	"POST /groups/:id/lists/:list/items/:item/tick":   {401, 404, 404, 404, 303, 303, 404},
+	"GET /groups/:id/lists/:list/items/:item/edit":    {303, 404, 404, 404, 200, 200, 404},
+	"POST /groups/:id/lists/:list/items/:item/edit":   {401, 404, 404, 404, 303, 303, 404},
+	"POST /groups/:id/lists/:list/items/:item/delete": {401, 404, 404, 404, 303, 303, 404},
 }
 
 // groupRoutes are every registered route under /groups and /api/me/groups.
@@ -188,7 +202,9 @@ func TestGroupRouteMatrix(t *testing.T) {
 				target = pending.UserKey
 			}
 			appt, feedQuery := matrixAppointment(t, a, groupID, people[owner].id)
-			path := strings.NewReplacer(":id", groupID, ":user", a.svc.memberRef(groupID, target), ":session", sessionID, ":appt", appt).Replace(r.Path)
+			list, item := matrixList(t, a, groupID, people[owner].id)
+			path := strings.NewReplacer(":id", groupID, ":user", a.svc.memberRef(groupID, target), ":session", sessionID, ":appt", appt,
+				":list", list, ":item", item).Replace(r.Path)
 			if strings.HasSuffix(path, "/calendar.ics") {
 				path += "?" + feedQuery
 			}
@@ -220,7 +236,7 @@ func send(t *testing.T, c *webtest.Client, method, path string) *webtest.Respons
 	form := c.WithCSRF("/", url.Values{
 		"name": {"Renamed"}, "email": {"new@example.com"},
 		"title": {"Dentist"}, "start": {"2030-06-01T10:00"}, "end": {"2030-06-01T11:00"},
-		"confirm": {"yes"},
+		"confirm": {"yes"}, "text": {"Milk"}, "done": {"true"},
 	})
 	req := webtest.NewRequest(t, method, path, strings.NewReader(form.Encode()), "Content-Type", "application/x-www-form-urlencoded")
 	return c.Do(req)

@@ -37,7 +37,7 @@ type purgeStep struct {
 // purgeSteps are the steps in order: the group's chat (while the member
 // rows still say whose lists hold it), the member rows (with each
 // member's UserGroups row), the join links, the appointments (index and
-// participants), the blobs. Modules that keep
+// participants), the lists (with their items), the blobs. Modules that keep
 // more per-group data in this package add their step here.
 func (s *Service) purgeSteps() []purgeStep {
 	return []purgeStep{
@@ -45,6 +45,7 @@ func (s *Service) purgeSteps() []purgeStep {
 		{"members", s.purgeMembers},
 		{"join-sessions", s.purgeJoinSessions},
 		{"appointments", s.purgeAppointments},
+		{"lists", s.purgeLists},
 		{"blobs", s.purgeBlobs},
 	}
 }

@@ -56,9 +56,10 @@ type reminderTask struct {
 
 // UseTasks lets the service send reminders through q, forget previewed
 // calendar files nobody imported (import.go), and finish series changes
-// that stopped half way (pending.go). Call it while wiring, before
-// serving; without it no reminder is sent, previews stay until they are
-// imported, and only the rebuild finishes a series change.
+// (pending.go) and list deletions (lists.go) that stopped half way. Call
+// it while wiring, before serving; without it no reminder is sent,
+// previews stay until they are imported, only the rebuild finishes a
+// series change, and only deleting it again finishes a list's.
 func (s *Service) UseTasks(q *tasks.Queue) error {
 	kind, err := tasks.Register(q, "groups.reminder", s.remind)
 	if err != nil {
@@ -75,6 +76,11 @@ func (s *Service) UseTasks(q *tasks.Queue) error {
 		return err
 	}
 	s.finishes = &finishes
+	burials, err := tasks.Register(q, "groups.bury-list", s.buryQueuedList)
+	if err != nil {
+		return err
+	}
+	s.listBurials = &burials
 	return nil
 }
 

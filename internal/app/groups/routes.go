@@ -81,6 +81,22 @@ func (s *Service) Routes(e *echo.Echo) {
 	g.POST("/appointments/:appt/scan/read", h.readScan, member)
 	g.POST("/calendar/token", h.regenerateCalendarToken, owner)
 	e.GET("/groups/:id/calendar.ics", h.calendarFeed)
+
+	// Shared lists (lists*.go): every member, guests who joined by link
+	// too, reads, adds, ticks, renames and takes items off; a list's
+	// delete is its creator's or an owner's (DeleteList says so, 403).
+	list := h.svc.RequireList()
+	g.GET("/lists", h.listsPage, member)
+	g.POST("/lists", h.createList, member)
+	g.GET("/lists/:list", h.listPage, member, list)
+	g.POST("/lists/:list/rename", h.renameList, member, list)
+	g.POST("/lists/:list/delete", h.deleteList, member, list)
+	g.POST("/lists/:list/clear", h.clearTicked, member, list)
+	g.POST("/lists/:list/items", h.addListItem, member, list)
+	g.POST("/lists/:list/items/:item/tick", h.tickListItem, member, list)
+	g.GET("/lists/:list/items/:item/edit", h.editListItem, member, list)
+	g.POST("/lists/:list/items/:item/edit", h.renameListItem, member, list)
+	g.POST("/lists/:list/items/:item/delete", h.deleteListItem, member, list)
 }
 
 // memberActions are an owner's actions on one roster row.

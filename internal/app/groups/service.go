@@ -48,6 +48,10 @@ type Service struct {
 	participants *storage.Table
 	// comments are the appointments' comment threads (comments.go).
 	comments comments.Thread
+	// lists and listItems are the groups' shared lists (lists.go);
+	// listBurials finishes deleting a list that stopped half way.
+	lists, listItems *storage.Table
+	listBurials      *tasks.Kind[listBurial]
 	// extractor reads appointment scans; nil hides "Read the scan"
 	// (scan.go).
 	extractor Extractor
@@ -132,6 +136,8 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 		appointments:      store.Table(appointmentsTable),
 		participants:      store.Table(participantsTable),
 		comments:          newThreads(store.Table(commentsTable), store.Table(writeQuotaTable), now),
+		lists:             store.Table(listsTable),
+		listItems:         store.Table(listItemsTable),
 		blobs:             store.Container(GroupBlobsContainer),
 		profiles:          profiles,
 		cursors:           cursors,
@@ -155,7 +161,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 
 // Tables are the tables this module needs provisioned.
 func (s *Service) Tables() []string {
-	return []string{groupsTable, userGroupsTable, membersTable, joinSessionsTable, appointmentsTable, participantsTable, commentsTable, inviteQuotaTable, scanQuotaTable, writeQuotaTable}
+	return []string{groupsTable, userGroupsTable, membersTable, joinSessionsTable, appointmentsTable, participantsTable, commentsTable, inviteQuotaTable, scanQuotaTable, writeQuotaTable, listsTable, listItemsTable}
 }
 
 // Containers are the blob containers this module needs provisioned.
