@@ -5,11 +5,29 @@
 // downloads with the event; the organizer sends an update that the
 // guest going reads on the page and in the inbox. axe runs on the listing
 // (cards and month), the event page, the ticket and the organizer's
-// form, check-in and update form, light and dark. The admin is an organizer (login "admin" at the OIDC
-// peer is admin@example.test).
-import { test, expect } from '@playwright/test';
+// form, check-in and update form, light and dark; an event that needs
+// approval takes a request, approved from check-in (axe on the waiting
+// state). The admin is an organizer (login "admin" at the OIDC peer is
+// admin@example.test).
+import { test, expect, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { uniqueLocal, axeProblems, personWithOIDC } from './helpers';
+
+// publishEvent fills the new-event form org is on, saves and publishes
+// it, and returns the event's path.
+async function publishEvent(org: Page, f: { title: string; category: string; start: string; end: string; place?: string; capacity: string; approval?: boolean }): Promise<string> {
+  await org.fill('#event-title', f.title);
+  await org.selectOption('#event-category', f.category);
+  await org.fill('#event-start', f.start);
+  await org.fill('#event-end', f.end);
+  if (f.place) await org.fill('#event-place', f.place);
+  await org.fill('#event-capacity', f.capacity);
+  if (f.approval) await org.getByTestId('event-approval').check();
+  await org.getByTestId('event-submit').click();
+  await org.getByTestId('event-publish').click();
+  await expect(org.getByTestId('event-unpublish')).toBeVisible();
+  return new URL(org.url()).pathname;
+}
 
 test('two seats, three people: the waitlist moves up on a cancellation, check-in, .ics and axe on every events page', async ({ browser }) => {
   test.setTimeout(120_000);
@@ -19,16 +37,7 @@ test('two seats, three people: the waitlist moves up on a cancellation, check-in
   const org = await personWithOIDC(browser, 'admin');
   await org.goto('/events/new');
   problems.push(...(await axeProblems(org, 'new event form')));
-  await org.fill('#event-title', title);
-  await org.selectOption('#event-category', 'concert');
-  await org.fill('#event-start', '2031-03-07T20:00');
-  await org.fill('#event-end', '2031-03-07T23:00');
-  await org.fill('#event-place', 'Blue Note');
-  await org.fill('#event-capacity', '2');
-  await org.getByTestId('event-submit').click();
-  await org.getByTestId('event-publish').click();
-  await expect(org.getByTestId('event-unpublish')).toBeVisible();
-  const eventPath = new URL(org.url()).pathname;
+  const eventPath = await publishEvent(org, { title, category: 'concert', start: '2031-03-07T20:00', end: '2031-03-07T23:00', place: 'Blue Note', capacity: '2' });
 
   const [ann, bob, cat] = [
     await personWithOIDC(browser, uniqueLocal('ev-ann')),
@@ -108,6 +117,52 @@ test('two seats, three people: the waitlist moves up on a cancellation, check-in
   const ics = readFileSync(await download.path(), 'utf8');
   expect(ics).toContain(`SUMMARY:${title}`);
   expect(ics).toContain('STATUS:CONFIRMED');
+
+  expect(problems).toEqual([]);
+});
+
+// Approval (Luma's "Require approval"): an organizer's event takes
+// requests to join; the person waits for approval (axe on that state),
+// the organizer approves them from the check-in page, and they are going
+// with a ticket, told in their inbox.
+test('an event that needs approval: request, approve, and the person is in', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const title = `Supper club ${uniqueLocal('ap')}`;
+  const problems: string[] = [];
+
+  const org = await personWithOIDC(browser, 'admin');
+  await org.goto('/events/new');
+  const eventPath = await publishEvent(org, { title, category: 'party', start: '2031-04-11T19:00', end: '2031-04-11T22:00', capacity: '8', approval: true });
+
+  const dora = await personWithOIDC(browser, uniqueLocal('ap-dora'));
+  await dora.goto(eventPath);
+  await expect(dora.getByTestId('event-register')).toHaveText('Request to join');
+  await dora.getByTestId('event-register').click();
+  await expect(dora.getByTestId('registration-state')).toHaveAttribute('data-state', 'pending');
+  await expect(dora.getByTestId('registration-state')).toContainText("Waiting for the organizer's approval");
+  await expect(dora.getByTestId('ticket-link')).toHaveCount(0);
+  problems.push(...(await axeProblems(dora, 'event page, waiting for approval')));
+  await dora.goto('/events/mine');
+  await expect(dora.getByTestId('my-event').filter({ hasText: title })).toHaveAttribute('data-status', 'pending');
+  problems.push(...(await axeProblems(dora, 'my events, waiting for approval')));
+
+  // The organizer sees the request from the event's page and approves it.
+  await org.goto(eventPath);
+  await org.getByTestId('organizer-requests').locator('a').click();
+  await expect(org.getByTestId('request')).toHaveCount(1);
+  problems.push(...(await axeProblems(org, 'check-in with a request to join')));
+  await org.getByTestId('request').getByTestId('request-approve').click();
+  await expect(org.getByTestId('request')).toHaveCount(0);
+  await expect(org.getByTestId('checkin-count')).toContainText('0 of 1');
+
+  await dora.goto(eventPath);
+  await expect(dora.getByTestId('registration-state')).toHaveAttribute('data-state', 'going');
+  await dora.getByTestId('ticket-link').click();
+  await expect(dora.getByTestId('ticket-qr')).toBeVisible();
+  await expect(async () => {
+    await dora.goto('/inbox');
+    await expect(dora.getByTestId('inbox-item').filter({ hasText: 'You are in' })).toHaveCount(1, { timeout: 500 });
+  }).toPass({ timeout: 15_000 });
 
   expect(problems).toEqual([]);
 });

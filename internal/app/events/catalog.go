@@ -16,6 +16,7 @@ import (
 
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/storage"
@@ -75,8 +76,12 @@ type EventRow struct {
 	// (they read it otherwise).
 	ChatClosedToWaitlist bool `table:"chatClosedToWaitlist"`
 	// ShowGuests shows signed-in people who is going (guests.go).
-	ShowGuests   bool   `table:"showGuests"`
-	OrganizerKey string `table:"organizerKey"`
+	ShowGuests bool `table:"showGuests"`
+	// RequireApproval makes each registration a request the organizers
+	// approve or decline (Luma's "Require approval"). The seat counter's
+	// Approval is canonical: SyncSeats copies it here.
+	RequireApproval bool   `table:"requireApproval"`
+	OrganizerKey    string `table:"organizerKey"`
 	// CoHosts are the co-organizers' member keys, separated by ";", and
 	// CoHostEmails their addresses as the form last named them
 	// (cohosts.go).
@@ -250,6 +255,13 @@ type EventInput struct {
 	ChatClosed bool `form:"chatClosed"`
 	// ShowGuests shows signed-in people who is going.
 	ShowGuests bool `form:"showGuests"`
+	// Approval makes registrations requests the organizers approve.
+	Approval bool `form:"approval"`
+	// Timezone, when set, is the zone the form's times are in (a copy
+	// keeps its original's); "" is the organizer's own. CopyOf is the
+	// event a copy's form came from, for its way back.
+	Timezone string `form:"timezone"`
+	CopyOf   string `form:"copyOf"`
 	// Image is an uploaded picture (nil: keep the one there is);
 	// RemoveImage drops the picture.
 	Image       []byte
@@ -274,7 +286,7 @@ var (
 
 // plan is the event's seat plan.
 func (e EventRow) plan() Plan {
-	p := Plan{Capacity: e.Capacity}
+	p := Plan{Capacity: e.Capacity, Approval: e.RequireApproval}
 	if e.OfferHours > 0 {
 		p.OfferHold = time.Duration(e.OfferHours) * time.Hour
 		p.OffersEnd = e.Start.Add(-time.Duration(e.OfferStopHours) * time.Hour)
@@ -327,6 +339,15 @@ func parseEvent(in EventInput, zone *time.Location, known []Category) (EventRow,
 	if e.Category = strings.TrimSpace(in.Category); !slices.ContainsFunc(known, func(c Category) bool { return c.Slug == e.Category }) {
 		errs["category"] = "events.error.category"
 	}
+	if in.Timezone != "" {
+		// A copy's times are in its original's zone, which it keeps.
+		z, ok := i18n.LoadZone(in.Timezone)
+		if !ok || in.Timezone == "Local" {
+			errs["start"] = "events.error.timezone"
+			return EventRow{}, errs
+		}
+		zone = z
+	}
 	start, err := time.ParseInLocation("2006-01-02T15:04", strings.TrimSpace(in.Start), zone)
 	if err != nil || formrule.CheckDate(start) != formrule.OK {
 		errs["start"] = "events.error.start"
@@ -359,7 +380,7 @@ func parseEvent(in EventInput, zone *time.Location, known []Category) (EventRow,
 	if !currencyOK {
 		errs["currency"] = "events.error.currency"
 	}
-	e.IsSecret, e.ChatClosedToWaitlist, e.ShowGuests = in.Secret, in.ChatClosed, in.ShowGuests
+	e.IsSecret, e.ChatClosedToWaitlist, e.ShowGuests, e.RequireApproval = in.Secret, in.ChatClosed, in.ShowGuests, in.Approval
 	if len(errs) > 0 {
 		return EventRow{}, errs
 	}
@@ -527,7 +548,7 @@ func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *ti
 			oldKey, e.ImageKey = e.ImageKey, ""
 		}
 		e.PriceCents, e.Currency, e.IsSecret, e.ChatClosedToWaitlist = f.PriceCents, f.Currency, f.IsSecret, f.ChatClosedToWaitlist
-		e.ShowGuests = f.ShowGuests
+		e.ShowGuests, e.RequireApproval = f.ShowGuests, f.RequireApproval
 		e.CoHosts, e.CoHostEmails = f.CoHosts, f.CoHostEmails
 		return nil
 	})
@@ -588,7 +609,8 @@ func (c *Catalog) listPage(ctx context.Context, q storage.Query) (ListPage, erro
 }
 
 // SyncSeats copies the event's seat counter into its row and its
-// listing cards, after a seat change committed. Each attempt reads the
+// listing cards, after a seat change committed (and whether it needs
+// approval, which an edit commits to the counter first too). Each attempt reads the
 // event before the counter, so whichever sync writes last wrote counts
 // at least as new as every change before it; a failure leaves the badge
 // stale until the next change or RebuildListing. The capacity is the
@@ -604,7 +626,7 @@ func (c *Catalog) SyncSeats(ctx context.Context, id string) (EventRow, error) {
 		if e.counted(s) {
 			return storage.ErrNoChange
 		}
-		e.Going, e.Waiting, e.Capacity = s.Going, s.Waiting, s.Capacity
+		e.Going, e.Waiting, e.Capacity, e.RequireApproval = s.Going, s.Waiting, s.Capacity, s.Approval
 		return nil
 	})
 }
@@ -612,7 +634,7 @@ func (c *Catalog) SyncSeats(ctx context.Context, id string) (EventRow, error) {
 // counted reports whether the event's row says the seats its counter s
 // does.
 func (e EventRow) counted(s SeatsRow) bool {
-	return e.Going == s.Going && e.Waiting == s.Waiting && e.Capacity == s.Capacity
+	return e.Going == s.Going && e.Waiting == s.Waiting && e.Capacity == s.Capacity && e.RequireApproval == s.Approval
 }
 
 // syncCounted brings e's seat counts in step with its counter s as a

@@ -147,6 +147,8 @@ func (s *Service) MyCalendar(ctx context.Context, token, host string) ([]byte, e
 			en.Note = "waitlisted #" + strconv.Itoa(m.Position)
 		case StatusOffered:
 			en.Note = "seat offered until " + m.OfferUntil.UTC().Format("2006-01-02 15:04 UTC")
+		case StatusPending:
+			en.Note = "awaiting approval"
 		}
 		entries = append(entries, en)
 	}

@@ -338,6 +338,10 @@ func (s *Service) page(c echo.Context) error {
 		Cancelled: e.IsCancelled, Published: e.IsPublished, TakenDown: e.TakenDown, Going: counts.Going, Waiting: counts.Waiting,
 		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: manages(id, e), OfferHours: e.OfferHours,
 		ImageURL: imageURL(e.ImageKey, false), CanAddToGroup: s.groups != nil && id.HasAccount() && !e.IsCancelled,
+		Approval: e.RequireApproval,
+	}
+	if manages(id, e) {
+		p.Pending, p.RequestsURL = counts.Pending, checkInURL(e.RowKey, "")+requestsAnchor
 	}
 	// Who runs it publishes it, unless the moderators took it down: then
 	// only an admin does.
@@ -363,8 +367,11 @@ func (s *Service) page(c echo.Context) error {
 		p.State, p.Position = r.Status, r.Position
 		if r.Status == StatusCancelled {
 			p.State, p.Was = "", "cancelled"
-			if r.OfferLapsed {
+			switch {
+			case r.OfferLapsed:
 				p.Was = "lapsed"
+			case r.Declined:
+				p.Was = "declined"
 			}
 		}
 		if r.Status == StatusOffered {
@@ -424,8 +431,11 @@ func (s *Service) register(c echo.Context) error {
 		return err
 	}
 	flash := "events.flash.going"
-	if r.Status == StatusWaitlist {
+	switch r.Status {
+	case StatusWaitlist:
 		flash = "events.flash.waitlist"
+	case StatusPending:
+		flash = "events.flash.requested"
 	}
 	return web.FlashRedirect(c, flash, eventURL(e.RowKey))
 }
@@ -507,6 +517,8 @@ func myRows(ctx context.Context, mine []MyEvent, zone *time.Location) []views.My
 			state = i18n.T(ctx, "events.mine.waitlist", "position", m.Position)
 		case StatusOffered:
 			state = i18n.T(ctx, "events.mine.offered", "until", i18n.DateTime(ctx, m.OfferUntil.In(zone)))
+		case StatusPending:
+			state = i18n.T(ctx, "events.mine.pending")
 		}
 		rows = append(rows, views.MyRow{
 			Href: eventURL(m.Event.RowKey), Title: m.Event.Title, State: state, Status: m.Status,
@@ -545,18 +557,24 @@ func (s *Service) newEvent(c echo.Context) error {
 
 func (s *Service) renderForm(c echo.Context, status int, action string, in EventInput, errs FieldErrors) error {
 	ctx := c.Request().Context()
-	heading, imageKey := "events.new", ""
-	if action != "/events" {
+	heading, imageKey, back, lead, zone := "events.new", "", "", "", auth.From(c).Location().String()
+	switch {
+	case action != "/events":
 		heading, imageKey = "events.edit", eventOf(c).ImageKey
+	case storage.IsID(in.CopyOf):
+		heading, back, lead = "events.copy.heading", eventURL(in.CopyOf), i18n.T(ctx, "events.copy.lead")
+	}
+	if _, ok := i18n.LoadZone(in.Timezone); ok && in.Timezone != "" {
+		zone = in.Timezone // a copy's times, in its original's zone
 	}
 	p := views.FormProps{
-		Heading: heading, Action: action, Zone: i18n.ZoneName(ctx, auth.From(c).Location().String(), s.now()), Secret: in.Secret, ChatClosed: in.ChatClosed, ShowGuests: in.ShowGuests, Errors: errs,
-		MaxCoHosts: MaxCoHosts,
-		ImageURL:   imageURL(imageKey, true),
+		Heading: heading, Action: action, Zone: i18n.ZoneName(ctx, zone, s.now()), Secret: in.Secret, ChatClosed: in.ChatClosed, ShowGuests: in.ShowGuests, Errors: errs,
+		MaxCoHosts: MaxCoHosts, Approval: in.Approval, Back: back, Lead: lead,
+		ImageURL: imageURL(imageKey, true),
 		Values: map[string]string{
 			"title": in.Title, "start": in.Start, "end": in.End, "place": in.Place, "confirmedOnly": in.ConfirmedOnly,
 			"capacity": in.Capacity, "maxGuests": in.MaxGuests, "price": in.Price, "currency": in.Currency, "description": in.Description,
-			"coHosts": in.CoHosts,
+			"coHosts": in.CoHosts, "timezone": in.Timezone, "copyOf": in.CopyOf,
 		},
 	}
 	for _, h := range OfferHoldChoices {
@@ -580,7 +598,7 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 			p.Categories = append(p.Categories, views.Chip{Label: cat.Label(ctx), Href: cat.Slug, Current: cat.Slug == in.Category})
 		}
 	}
-	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "events.new"), Section: "events", Content: views.Form(p)})
+	return web.Render(c, status, web.Page{Title: i18n.T(ctx, heading), Section: "events", Content: views.Form(p)})
 }
 
 // create is POST /events (organizers): a new, unpublished event.
@@ -605,20 +623,27 @@ func eventInput(c echo.Context) (EventInput, FieldErrors) {
 
 // editEvent is GET /events/:id/edit (organizers).
 func (s *Service) editEvent(c echo.Context) error {
-	id := auth.From(c)
 	e := eventOf(c)
-	zone := id.Location()
+	return s.renderForm(c, http.StatusOK, eventURL(e.RowKey)+"/edit", e.input(auth.From(c).Location()), nil)
+}
+
+// input is e's form as it stands, its times in zone.
+func (e EventRow) input(zone *time.Location) EventInput {
 	in := EventInput{
 		Title: e.Title, Description: e.Description, Category: e.Category,
 		Start: e.Start.In(zone).Format("2006-01-02T15:04"), End: e.End.In(zone).Format("2006-01-02T15:04"),
 		Place: e.Place, ConfirmedOnly: e.ConfirmedOnly, Capacity: strconv.Itoa(e.Capacity), MaxGuests: strconv.Itoa(e.MaxGuests),
-		OfferHours: strconv.Itoa(e.OfferHours), OfferStopHours: strconv.Itoa(e.OfferStopHours),
-		Currency: e.Currency, Secret: e.IsSecret, ChatClosed: e.ChatClosedToWaitlist, ShowGuests: e.ShowGuests, CoHosts: e.CoHostEmails,
+		OfferHours: strconv.Itoa(e.OfferHours),
+		Currency:   e.Currency, Secret: e.IsSecret, ChatClosed: e.ChatClosedToWaitlist, ShowGuests: e.ShowGuests, CoHosts: e.CoHostEmails,
+		Approval: e.RequireApproval,
+	}
+	if e.OfferStopHours > 0 { // none without offer mode: the form's default then
+		in.OfferStopHours = strconv.Itoa(e.OfferStopHours)
 	}
 	if e.PriceCents > 0 {
 		in.Price = fmt.Sprintf("%d.%02d", e.PriceCents/100, e.PriceCents%100)
 	}
-	return s.renderForm(c, http.StatusOK, eventURL(e.RowKey)+"/edit", in, nil)
+	return in
 }
 
 // updateEvent is POST /events/:id/edit (organizers): a capacity below the
@@ -633,7 +658,7 @@ func (s *Service) updateEvent(c echo.Context) error {
 	e, err := s.UpdateEvent(ctx, c.Param("id"), in, id.Location())
 	return web.AnswerForm(c, err, "events.flash.saved", eventURL(e.RowKey), func(status int, fe FieldErrors) error {
 		return s.renderForm(c, status, eventURL(c.Param("id"))+"/edit", in, fe)
-	}, web.Refusal{Err: ErrCapacityBelowGoing, Field: "capacity"})
+	}, web.Refusal{Err: ErrCapacityBelowGoing, Field: "capacity"}, web.Refusal{Err: ErrRequestsPending, Field: "approval"})
 }
 
 // cancelEvent is POST /events/:id/cancel-event (organizers), after

@@ -101,6 +101,9 @@ func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, p
 		return r, nil // registered already: nothing new to count or tell
 	}
 	s.counts.Add(ctx, Registrations)
+	if r.Status == StatusPending {
+		return r, nil // told when the organizers decide
+	}
 	// Keyed by when they registered, so the rebuild can post it again
 	// (requeueSeats) and nobody hears twice.
 	kind := "events.notify.going"
@@ -159,13 +162,13 @@ func (s *Service) syncSeats(ctx context.Context, eventID string) {
 	}
 }
 
-// registered are the memberKeys going to, waiting for or offered a seat
-// at e.
+// registered are the memberKeys going to, waiting for, offered a seat
+// at or asking to join e.
 func (s *Service) registered(ctx context.Context, e EventRow) ([]string, error) {
 	rows, err := s.catalog.seats.Attendees(ctx, e.RowKey)
 	var out []string
 	for _, r := range rows {
-		if r.Status == StatusGoing || r.Status == StatusWaitlist || r.Status == StatusOffered {
+		if r.Status == StatusGoing || r.Status == StatusWaitlist || r.Status == StatusOffered || r.Status == StatusPending {
 			out = append(out, r.MemberKey)
 		}
 	}

@@ -191,9 +191,9 @@ func (r *requeuing) requeue(ctx context.Context, e EventRow, rows []AttendeeRow)
 
 // requeueSeats posts again, at their keys, the notices of e's seats
 // that still stand (rows are its registrations): an offer's, and a
-// promotion's, a registration's (going or waitlisted) and a taken
-// offer's while the key of one posted then is kept (tasks.KeyTTL), so
-// nobody hears twice. It queues each outstanding offer's lapse, and
+// promotion's, a registration's (going or waitlisted), a taken offer's
+// and an organizer's decision on a request to join while the key of one
+// posted then is kept (tasks.KeyTTL), so nobody hears twice. It queues each outstanding offer's lapse, and
 // settles at once an offer that lapsed already. It returns how many
 // lapses it queued.
 func (s *Service) requeueSeats(ctx context.Context, e EventRow, rows []AttendeeRow, now time.Time) (lapses int, err error) {
@@ -204,6 +204,10 @@ func (s *Service) requeueSeats(ctx context.Context, e EventRow, rows []AttendeeR
 		case r.Status == StatusGoing && r.PromotedAt != nil:
 			if kept(r.PromotedAt) {
 				err = s.notice(ctx, e, "events.notify.promoted", stampOf(*r.PromotedAt), e.Start, r.MemberKey)
+			}
+		case r.DecidedAt != nil && r.ToldAt == nil && (r.Declined && r.Status == StatusCancelled || r.Status == StatusGoing || r.Status == StatusWaitlist):
+			if kept(r.DecidedAt) {
+				err = s.notice(ctx, e, decidedKind(r.Status, r.Declined), stampOf(*r.DecidedAt), e.Start, r.MemberKey)
 			}
 		case r.Status == StatusGoing && kept(r.ToldAt):
 			err = s.notice(ctx, e, "events.notify.going", stampOf(*r.ToldAt), e.Start, r.MemberKey)

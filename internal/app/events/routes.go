@@ -49,6 +49,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/events/:id/edit", s.updateEvent, orgEvent...)
 	e.POST("/events/:id/cancel-event", s.cancelEvent, orgEvent...)
 	e.GET("/events/:id/update", s.updateForm, orgEvent...)
+	e.GET("/events/:id/copy", s.copyEvent, orgEvent...)
 	e.POST("/events/:id/updates", s.sendUpdate, orgEvent...)
 
 	// Tickets, check-in and the attendee export (tickets_handlers.go).
@@ -56,6 +57,10 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/events/:id/check-in", s.checkIn, orgEvent...)
 	e.POST("/events/:id/check-in/:member", s.markAttended, orgEvent...)
 	e.GET("/events/:id/attendees.csv", s.attendeesCSV, orgEvent...)
+
+	// Requests to join an event that needs approval (approval.go).
+	e.POST("/events/:id/requests/:member/approve", s.approveRequest, orgEvent...)
+	e.POST("/events/:id/requests/:member/decline", s.declineRequest, orgEvent...)
 
 	// The admins' categories (the taxonomy kit's page).
 	taxonomy.Admin{List: s.catalog.Categories, URL: "/admin/event-categories", Keys: "events.categories", TestID: "admin-event-categories", Term: "category"}.Routes(e)

@@ -16,6 +16,10 @@ const (
 	StatusWaitlist  = "waitlist"
 	StatusOffered   = "offered" // offer mode: a seat held for them until OfferUntil
 	StatusCancelled = "cancelled"
+	// StatusPending is a request to join an event that needs the
+	// organizer's approval (Plan.Approval): it holds no seat and no place
+	// on the waitlist until they approve it (Seats.Approve).
+	StatusPending = "pending"
 )
 
 // SeatsRow is an event's seat counter: RowKey seatsRowKey. Every change
@@ -37,7 +41,11 @@ type SeatsRow struct {
 	OfferHoldMinutes int        `table:"offerHoldMinutes"`
 	OffersEnd        *time.Time `table:"offersEnd"`
 	// NextSeq numbers waitlist entries, first come first served.
-	NextSeq   int64     `table:"nextSeq"`
+	NextSeq int64 `table:"nextSeq"`
+	// Approval makes registrations requests the organizers approve or
+	// decline; Pending counts the requests waiting for them.
+	Approval  bool      `table:"approval"`
+	Pending   int       `table:"pending"`
 	UpdatedAt time.Time `table:"updatedAt"`
 }
 
@@ -73,7 +81,12 @@ type AttendeeRow struct {
 	// waitlisted) or taking a seat offered. It keys the notice telling
 	// them so, as PromotedAt keys a promotion's. Rows from before it
 	// have none, and the rebuild posts nothing for them.
-	ToldAt      *time.Time `table:"toldAt"`
+	ToldAt *time.Time `table:"toldAt"`
+	// DecidedAt is when an organizer approved or declined their request
+	// (Declined): it keys the notice telling them so, as PromotedAt
+	// keys a promotion's.
+	DecidedAt   *time.Time `table:"decidedAt"`
+	Declined    bool       `table:"declined"`
 	Attended    bool       `table:"attended"`
 	CheckedInAt *time.Time `table:"checkedInAt"`
 	// Mirrored records the UserEvents row last written for it
@@ -124,7 +137,7 @@ func queueRowKey(seq int64, memberKey string) string {
 
 // setPlan copies p into the counter.
 func (c *SeatsRow) setPlan(p Plan) {
-	c.Capacity, c.OfferHoldMinutes, c.OffersEnd = p.Capacity, int(p.OfferHold/time.Minute), nil
+	c.Capacity, c.OfferHoldMinutes, c.OffersEnd, c.Approval = p.Capacity, int(p.OfferHold/time.Minute), nil, p.Approval
 	if p.OfferHold > 0 && !p.OffersEnd.IsZero() {
 		end := p.OffersEnd.UTC()
 		c.OffersEnd = &end

@@ -40,6 +40,21 @@ var (
 	ErrOfferLapsed = fault.New(http.StatusConflict, "events.error.offer_lapsed", "events: the offer lapsed")
 	// ErrNoOffer is taking a seat nobody offered (404).
 	ErrNoOffer = fault.New(http.StatusNotFound, "events.error.no_offer", "events: no offer")
+	// ErrNoRequest is approving or declining someone who did not ask
+	// to join (404).
+	ErrNoRequest = fault.New(http.StatusNotFound, "events.error.no_request", "events: no request to join")
+	// ErrDecided is approving or declining a request decided already
+	// (409).
+	ErrDecided = fault.New(http.StatusConflict, "events.error.decided", "events: the request was decided already")
+	// ErrNoApproval is approving or declining at an event whose
+	// registrations need no approval (409).
+	ErrNoApproval = fault.New(http.StatusConflict, "events.error.no_approval", "events: registrations need no approval")
+	// ErrDeclined refuses a new request from someone the organizers
+	// declined (409).
+	ErrDeclined = fault.New(http.StatusConflict, "events.error.declined", "events: the request was declined")
+	// ErrRequestsPending refuses turning approval off while requests
+	// wait for it (409): each is approved or declined first.
+	ErrRequestsPending = fault.New(http.StatusConflict, "events.error.requests_pending", "events: requests are waiting for approval")
 )
 
 // Seats is the seat accounting of events on one table, and each
@@ -75,6 +90,10 @@ type Registration struct {
 	// New is true when this call registered them, false when they were
 	// registered already.
 	New bool
+	// DecidedAt is when an organizer approved or declined their request,
+	// Declined whether they declined it (AttendeeRow.DecidedAt).
+	DecidedAt time.Time
+	Declined  bool
 	// ToldAt keys the notice of their registration or of their taking
 	// an offer (AttendeeRow.ToldAt); zero for a registration from before
 	// it was kept.
@@ -92,6 +111,9 @@ type Plan struct {
 	// then on freed seats go straight to the head of the waitlist, and
 	// no offer runs past it.
 	OffersEnd time.Time
+	// Approval makes each registration a request (StatusPending) that
+	// holds nothing until an organizer approves it.
+	Approval bool
 }
 
 // Moves are the people a seat change moved besides the one acting: who
@@ -257,11 +279,13 @@ func (s *Seats) change(ctx context.Context, eventID string, f func(ctx context.C
 	return done.moves, nil
 }
 
-// Register registers p with party seats. Someone already going, waiting
-// or offered a seat keeps their place (nothing changes). While anyone
-// waits, or the seats do not fit, they join the end of the waitlist.
-// Lapsed offers are settled first, in the same transaction at the
-// counter's ETag; retried when another change committed first.
+// Register registers p with party seats. Someone already going, waiting,
+// offered a seat or asking to join keeps their place (nothing changes).
+// At an event that needs approval they ask to join (StatusPending: no
+// seat, no ticket), unless the organizers declined them (ErrDeclined).
+// Otherwise they take a seat (place). Lapsed offers are settled first,
+// in the same transaction at the counter's ETag; retried when another
+// change committed first.
 func (s *Seats) Register(ctx context.Context, eventID string, p Person, party int) (Registration, Moves, error) {
 	if party < 1 || party > MaxParty {
 		return Registration{}, Moves{}, ErrBadParty
@@ -273,24 +297,22 @@ func (s *Seats) Register(ctx context.Context, eventID string, p Person, party in
 		if err != nil {
 			return err
 		}
-		if a.Status == StatusGoing || a.Status == StatusWaitlist || a.Status == StatusOffered {
+		if a.Status == StatusGoing || a.Status == StatusWaitlist || a.Status == StatusOffered || a.Status == StatusPending {
 			out = registrationOf(*a)
 			return nil
+		}
+		if t.c.Approval && a.Declined {
+			return ErrDeclined
 		}
 		before := *a
 		now := t.now
 		a.Party, a.RegisteredAt, a.Name, a.Email, a.Seq, a.OfferUntil, a.Attended, a.CheckedInAt, a.PromotedAt, a.ToldAt = party, t.now, p.Name, p.Email, 0, nil, false, nil, nil, &now
-		if a.Ticket == "" {
-			a.Ticket = newTicketCode()
-			t.put(insertOp(TicketRow{PartitionKey: eventID, RowKey: ticketRowKey(a.Ticket), MemberKey: p.MemberKey}))
-		}
-		if t.c.Waiting == 0 && fits(t.c, party) {
-			a.Status = StatusGoing
-			t.c.Going += party
+		a.DecidedAt, a.Declined = nil, false
+		if t.c.Approval {
+			a.Status, a.ToldAt = StatusPending, nil
+			t.c.Pending++
 		} else {
-			a.Status, a.Seq = StatusWaitlist, t.c.NextSeq
-			t.c.Waiting, t.c.NextSeq = t.c.Waiting+1, t.c.NextSeq+1
-			t.put(insertOp(QueueRow{PartitionKey: eventID, RowKey: queueRowKey(a.Seq, p.MemberKey), MemberKey: p.MemberKey, Party: party}))
+			t.place(a)
 		}
 		t.write(before, a)
 		out = registrationOf(*a)
@@ -306,16 +328,114 @@ func (s *Seats) Register(ctx context.Context, eventID string, p Person, party in
 	return out, moves, err
 }
 
+// place gives a, who holds nothing, a seat with a ticket: while anyone
+// waits, or the seats do not fit, at the end of the waitlist.
+func (t *seatTx) place(a *AttendeeRow) {
+	if a.Ticket == "" {
+		a.Ticket = newTicketCode()
+		t.put(insertOp(TicketRow{PartitionKey: t.eventID, RowKey: ticketRowKey(a.Ticket), MemberKey: a.MemberKey}))
+	}
+	if t.c.Waiting == 0 && fits(t.c, a.Party) {
+		a.Status = StatusGoing
+		t.c.Going += a.Party
+		return
+	}
+	a.Status, a.Seq = StatusWaitlist, t.c.NextSeq
+	t.c.Waiting, t.c.NextSeq = t.c.Waiting+1, t.c.NextSeq+1
+	t.put(insertOp(QueueRow{PartitionKey: t.eventID, RowKey: queueRowKey(a.Seq, a.MemberKey), MemberKey: a.MemberKey, Party: a.Party}))
+}
+
 // registrationOf is a registration as its person sees it.
 func registrationOf(a AttendeeRow) Registration {
-	r := Registration{Status: a.Status, Party: a.Party, OfferLapsed: a.OfferLapsed}
+	r := Registration{Status: a.Status, Party: a.Party, OfferLapsed: a.OfferLapsed, Declined: a.Declined}
 	if a.OfferUntil != nil {
 		r.OfferUntil = *a.OfferUntil
 	}
 	if a.ToldAt != nil {
 		r.ToldAt = *a.ToldAt
 	}
+	if a.DecidedAt != nil {
+		r.DecidedAt = *a.DecidedAt
+	}
 	return r
+}
+
+// Approve gives memberKey, who asked to join, a seat as registering
+// would have (place: going, or the end of the waitlist), with their
+// ticket; Decline ends their request. Either is refused for someone who
+// did not ask (ErrNoRequest), a request decided already (ErrDecided) and
+// an event that needs no approval (ErrNoApproval), and writes nothing
+// then. The decision's time keys the notice that tells them. The moves
+// are those of lapsed offers settled first, as in every seat change.
+func (s *Seats) Approve(ctx context.Context, eventID, memberKey string) (Registration, Moves, error) {
+	return s.decide(ctx, eventID, memberKey, (*seatTx).place)
+}
+
+// Decline ends memberKey's request to join (see Approve).
+func (s *Seats) Decline(ctx context.Context, eventID, memberKey string) (Registration, Moves, error) {
+	return s.decide(ctx, eventID, memberKey, func(_ *seatTx, a *AttendeeRow) {
+		a.Status, a.Declined = StatusCancelled, true
+	})
+}
+
+// undecided says what is wrong with deciding a (a zero row: none) at
+// an event whose counter has approval: nil for a request waiting for
+// its decision.
+func undecided(approval bool, a AttendeeRow) error {
+	switch {
+	case !approval:
+		return ErrNoApproval
+	case a.Status == StatusPending:
+		return nil
+	case a.DecidedAt != nil:
+		return ErrDecided
+	}
+	return ErrNoRequest
+}
+
+// Undecided reads, writing nothing, memberKey's request to join
+// eventID waiting for a decision, or the error Approve and Decline would
+// refuse it with. Two reads.
+func (s *Seats) Undecided(ctx context.Context, eventID, memberKey string) (AttendeeRow, error) {
+	if memberKey == "" || storage.ValidateKey(memberKey) != nil {
+		return AttendeeRow{}, ErrNoRequest
+	}
+	c, err := s.Counts(ctx, eventID)
+	if err != nil {
+		return AttendeeRow{}, err
+	}
+	a, err := storage.Find[AttendeeRow](ctx, s.table, eventID, attendeeRowKey(memberKey), nil)
+	if err != nil {
+		return AttendeeRow{}, err
+	}
+	return a, undecided(c.Approval, a)
+}
+
+// decide moves memberKey's pending request on with then, which gives
+// it its new state.
+func (s *Seats) decide(ctx context.Context, eventID, memberKey string, then func(*seatTx, *AttendeeRow)) (Registration, Moves, error) {
+	if memberKey == "" || storage.ValidateKey(memberKey) != nil {
+		return Registration{}, Moves{}, ErrNoRequest
+	}
+	var out Registration
+	moves, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
+		a, _, err := t.attendee(ctx, memberKey)
+		if err != nil {
+			return err
+		}
+		if err := undecided(t.c.Approval, *a); err != nil {
+			return err
+		}
+		before := *a
+		t.release(a)
+		now := t.now
+		a.DecidedAt = &now
+		then(t, a)
+		t.write(before, a)
+		out = registrationOf(*a)
+		return nil
+	})
+	return out, moves, err
 }
 
 // Cancel cancels memberKey's registration, or declines a seat offered
@@ -354,6 +474,8 @@ func (t *seatTx) release(a *AttendeeRow) {
 		if a.OfferUntil != nil {
 			t.put(deleteOp(t.eventID, offerRowKey(*a.OfferUntil, a.MemberKey)))
 		}
+	case StatusPending:
+		t.c.Pending--
 	}
 	a.Seq, a.OfferUntil = 0, nil
 }
@@ -394,11 +516,15 @@ func (s *Seats) Accept(ctx context.Context, eventID, memberKey string) (Registra
 // SetPlan changes an event's seat plan: raising the capacity promotes
 // (or offers to) as many from the waitlist as now fit; lowering it below
 // the seats taken and offered is refused (ErrCapacityBelowGoing). 0
-// means no limit.
+// means no limit. Approval is turned off only when no request waits for
+// it (ErrRequestsPending).
 func (s *Seats) SetPlan(ctx context.Context, eventID string, p Plan) (Moves, error) {
 	moves, err := s.change(ctx, eventID, func(ctx context.Context, t *seatTx) error {
 		if p.Capacity < 0 || p.Capacity > 0 && p.Capacity < t.c.Going+t.c.Offered {
 			return ErrCapacityBelowGoing
+		}
+		if !p.Approval && t.c.Pending > 0 {
+			return ErrRequestsPending
 		}
 		t.c.setPlan(p)
 		t.put(counterOp(t.c))

@@ -32,9 +32,11 @@ func check(t *testing.T, s *Seats, event string) SeatsRow {
 	if err != nil {
 		t.Fatal(err)
 	}
-	going, waiting, offered, offers := 0, 0, 0, 0
+	going, waiting, offered, offers, pending := 0, 0, 0, 0, 0
 	for _, r := range rows {
 		switch r.Status {
+		case StatusPending:
+			pending++
 		case StatusGoing:
 			going += r.Party
 		case StatusWaitlist:
@@ -47,9 +49,9 @@ func check(t *testing.T, s *Seats, event string) SeatsRow {
 	queue, _ := s.Waitlist(t.Context(), event)
 	offerRows, _ := storage.All[OfferRow](t.Context(), s.table, storage.Query{PartitionKey: event, RowKeyPrefix: offerPrefix})
 	if c.Going != going || c.Waiting != waiting || len(queue) != waiting || c.Offered != offered || len(offerRows) != offers ||
-		c.Capacity > 0 && c.Going+c.Offered > c.Capacity {
-		t.Fatalf("counter %d going, %d waiting, %d offered (capacity %d); rows %d going, %d waiting, %d offered; queue %d, offers %d",
-			c.Going, c.Waiting, c.Offered, c.Capacity, going, waiting, offered, len(queue), len(offerRows))
+		c.Pending != pending || c.Capacity > 0 && c.Going+c.Offered > c.Capacity {
+		t.Fatalf("counter %d going, %d waiting, %d offered, %d pending (capacity %d); rows %d going, %d waiting, %d offered, %d pending; queue %d, offers %d",
+			c.Going, c.Waiting, c.Offered, c.Pending, c.Capacity, going, waiting, offered, pending, len(queue), len(offerRows))
 	}
 	return c
 }
@@ -64,6 +66,7 @@ func TestSeats(t *testing.T) {
 			t.Run("Capacity", func(t *testing.T) { seatsCapacity(t, newSeats(t, open(t))) })
 			t.Run("Concurrency", func(t *testing.T) { seatsConcurrency(t, newSeats(t, open(t))) })
 			t.Run("Offers", func(t *testing.T) { seatsOffers(t, newSeats(t, open(t))) })
+			t.Run("Approval", func(t *testing.T) { seatsApproval(t, newSeats(t, open(t))) })
 		})
 	}
 }
@@ -395,4 +398,72 @@ func seatsOffers(t *testing.T, s *Seats) {
 		t.Fatalf("capacity under the seats taken and offered: %v", err)
 	}
 	check(t, s, "o3")
+}
+
+// seatsApproval: with approval on, registering asks (no seat, no ticket
+// row, Pending counted); approving places the request as registering
+// would (a seat, then the end of the waitlist), declining ends it, and
+// each refuses what is not a waiting request; approval cannot be turned
+// off while requests wait. The counter matches the rows throughout.
+func seatsApproval(t *testing.T, s *Seats) {
+	ctx := t.Context()
+	const ev = "approval"
+	if err := s.Open(ctx, ev, Plan{Capacity: 1, Approval: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"ann", "bob", "carl"} {
+		if r := register(t, s, ev, who, 1); r.Status != StatusPending {
+			t.Fatalf("%s asks: %s", who, r.Status)
+		}
+	}
+	if c := check(t, s, ev); c.Pending != 3 || c.Going != 0 {
+		t.Fatalf("three asking: %+v", c)
+	}
+	if tickets, _ := storage.All[TicketRow](ctx, s.table, storage.Query{PartitionKey: ev, RowKeyPrefix: "t|"}); len(tickets) != 0 {
+		t.Errorf("requests have %d tickets", len(tickets))
+	}
+	if _, err := s.SetPlan(ctx, ev, Plan{Capacity: 1}); err != ErrRequestsPending {
+		t.Errorf("approval off with requests waiting: %v", err)
+	}
+	for _, c := range []struct {
+		who  string
+		want string
+	}{{"ann", StatusGoing}, {"bob", StatusWaitlist}} {
+		r, _, err := s.Approve(ctx, ev, c.who)
+		if err != nil || r.Status != c.want || r.DecidedAt.IsZero() {
+			t.Errorf("approve %s: %+v %v", c.who, r, err)
+		}
+		check(t, s, ev)
+	}
+	if a, _ := s.Attendee(ctx, ev, "ann"); a.Ticket == "" {
+		t.Error("ann, approved, has no ticket")
+	}
+	if r, _, err := s.Decline(ctx, ev, "carl"); err != nil || r.Status != StatusCancelled || !r.Declined {
+		t.Errorf("decline carl: %+v %v", r, err)
+	}
+	for _, c := range []struct {
+		who  string
+		want error
+	}{{"ann", ErrDecided}, {"carl", ErrDecided}, {"dan", ErrNoRequest}, {"", ErrNoRequest}} {
+		if _, _, err := s.Approve(ctx, ev, c.who); err != c.want {
+			t.Errorf("approve %q: %v, want %v", c.who, err, c.want)
+		}
+	}
+	if _, _, err := s.Register(ctx, ev, Person{MemberKey: "carl"}, 1); err != ErrDeclined {
+		t.Errorf("carl asks again: %v", err)
+	}
+	// ann gives up her seat: bob, approved onto the waitlist, takes it.
+	if moves, err := s.Cancel(ctx, ev, "ann"); err != nil || len(moves.Promoted) != 1 || moves.Promoted[0] != "bob" {
+		t.Errorf("ann cancels: %+v %v", moves, err)
+	}
+	if c := check(t, s, ev); c.Pending != 0 || c.Going != 1 {
+		t.Errorf("after the decisions: %+v", c)
+	}
+	if _, err := s.SetPlan(ctx, ev, Plan{Capacity: 1}); err != nil {
+		t.Errorf("approval off: %v", err)
+	}
+	if _, _, err := s.Approve(ctx, ev, "dan"); err != ErrNoApproval {
+		t.Errorf("approve without approval: %v", err)
+	}
+	check(t, s, ev)
 }

@@ -82,7 +82,8 @@ func (s *Service) checkIn(c echo.Context) error {
 		return err
 	}
 	back := c.Request().URL.RequestURI()
-	p := views.CheckInProps{EventTitle: e.Title, EventURL: eventURL(e.RowKey), Query: q, CSVURL: eventURL(e.RowKey) + "/attendees.csv"}
+	p := views.CheckInProps{EventTitle: e.Title, EventURL: eventURL(e.RowKey), Query: q, CSVURL: eventURL(e.RowKey) + "/attendees.csv",
+		Requests: requestItems(ctx, e.RowKey, all, auth.From(c).Location())}
 	going := slices.DeleteFunc(all, func(a AttendeeRow) bool { return a.Status != StatusGoing })
 	slices.SortFunc(going, func(a, b AttendeeRow) int { return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)) })
 	needle := strings.ToLower(q)
@@ -139,8 +140,9 @@ func (s *Service) markAttended(c echo.Context) error {
 }
 
 // attendeesCSV is GET /events/:id/attendees.csv (organizers): everyone
-// registered, going first, then the waitlist in order, then those who
-// cancelled.
+// registered, going first, then the waitlist in order, then those asking
+// to join (with no ticket while they wait), then those who cancelled or
+// were declined.
 func (s *Service) attendeesCSV(c echo.Context) error {
 	ctx := c.Request().Context()
 	e := eventOf(c)
@@ -148,7 +150,7 @@ func (s *Service) attendeesCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rank := map[string]int{StatusGoing: 0, StatusWaitlist: 1, StatusCancelled: 2}
+	rank := map[string]int{StatusGoing: 0, StatusWaitlist: 1, StatusPending: 2, StatusCancelled: 3}
 	slices.SortStableFunc(all, func(a, b AttendeeRow) int {
 		if d := rank[a.Status] - rank[b.Status]; d != 0 {
 			return d
@@ -164,7 +166,15 @@ func (s *Service) attendeesCSV(c echo.Context) error {
 		if a.CheckedInAt != nil {
 			checked = a.CheckedInAt.UTC().Format(time.RFC3339)
 		}
-		rows = append(rows, []string{a.Name, a.Email, a.Status, strconv.Itoa(a.Party), a.Ticket,
+		ticket := a.Ticket
+		if a.Status == StatusPending {
+			ticket = "" // no ticket until approved
+		}
+		status := a.Status
+		if a.Declined && a.Status == StatusCancelled {
+			status = "declined"
+		}
+		rows = append(rows, []string{a.Name, a.Email, status, strconv.Itoa(a.Party), ticket,
 			a.RegisteredAt.UTC().Format(time.RFC3339), strconv.FormatBool(a.Attended), checked})
 	}
 	return web.CSV(c, "attendees-"+e.RowKey+".csv", rows)
