@@ -83,10 +83,15 @@ func requestItems(ctx context.Context, eventID string, all []AttendeeRow, zone *
 }
 
 // approveRequest is POST /events/:id/requests/:member/approve (managed):
-// the person gets a seat or a place on the waitlist, and is told.
+// the person gets a seat or a place on the waitlist, and is told. A
+// cancelled event gives no seats (400), as it takes no registrations.
 func (s *Service) approveRequest(c echo.Context) error {
+	ctx := c.Request().Context()
 	e := eventOf(c)
-	if err := s.Approve(c.Request().Context(), e, c.Param("member")); err != nil {
+	if e.IsCancelled {
+		return web.BadRequest(i18n.T(ctx, "events.register.cancelled_event"), nil)
+	}
+	if err := s.Approve(ctx, e, c.Param("member")); err != nil {
 		return err
 	}
 	return web.FlashRedirect(c, "events.flash.approved", checkInURL(e.RowKey, "")+requestsAnchor)

@@ -192,6 +192,14 @@ func TestRequireApproval(t *testing.T) {
 	if got := strings.Join(statuses, " "); got != "going waitlist cancelled declined" {
 		t.Errorf("the attendees' statuses: %s", got)
 	}
+	// A cancelled event gives no seats: a request still waiting there
+	// is not approved.
+	post(bob, page+"/register", nil)
+	post(org, page+"/cancel-event", url.Values{"confirm": {"yes"}})
+	if res := post(org, bobApprove, nil); res.StatusCode != http.StatusBadRequest || res.Writes(t) != 0 {
+		t.Errorf("approving at a cancelled event: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	post(org, strings.TrimSuffix(bobApprove, "/approve")+"/decline", url.Values{"confirm": {"yes"}})
 	// No request waits now: approval may be turned off.
 	if res := post(org, page+"/edit", edit); res.StatusCode != http.StatusSeeOther {
 		t.Errorf("approval turned off: %d", res.StatusCode)
