@@ -97,9 +97,10 @@ func TestCopyEvent(t *testing.T) {
 	if cdoc.Find(testID("event-draft")).Length() != 1 || cdoc.Find(testID("event-image")).Length() != 0 || !strings.Contains(cdoc.Find(testID("event-seats")).Text(), "0 of 12") {
 		t.Errorf("the copy's page: draft %d, picture %d, seats %q", cdoc.Find(testID("event-draft")).Length(), cdoc.Find(testID("event-image")).Length(), cdoc.Find(testID("event-seats")).Text())
 	}
-	// In boss's zone (UTC), 19:00 in Berlin in June is 17:00.
+	// The copy keeps Berlin's zone: its edit form (boss's zone is UTC)
+	// shows 19:00 there, and carries the zone back.
 	edit := formValues(boss.Get(copied + "/edit").Doc(t).Find(testID("event-form")))
-	if edit.Get("start") != "2030-06-11T17:00" || edit.Get("approval") != "on" || edit.Get("coHosts") != "" {
+	if edit.Get("start") != "2030-06-11T19:00" || edit.Get("timezone") != "Europe/Berlin" || edit.Get("approval") != "on" || edit.Get("coHosts") != "" {
 		t.Errorf("the copy as saved: start %s, approval %q, co-organizers %q", edit.Get("start"), edit.Get("approval"), edit.Get("coHosts"))
 	}
 	if boss.Get(copied+"/check-in").Doc(t).Find(testID("request")).Length() != 0 || org.Get(page+"/check-in").Doc(t).Find(testID("request")).Length() != 1 {

@@ -621,10 +621,19 @@ func eventInput(c echo.Context) (EventInput, FieldErrors) {
 	return web.BindWithUpload(c, "image", media.DefaultMaxBytes, func(in *EventInput) *[]byte { return &in.Image })
 }
 
-// editEvent is GET /events/:id/edit (organizers).
+// editEvent is GET /events/:id/edit (organizers): its times in the
+// event's own zone, which the form carries back, so an organizer in
+// another zone (a co-organizer abroad) neither moves the event nor
+// changes its zone by saving it.
 func (s *Service) editEvent(c echo.Context) error {
 	e := eventOf(c)
-	return s.renderForm(c, http.StatusOK, eventURL(e.RowKey)+"/edit", e.input(auth.From(c).Location()), nil)
+	zone := auth.From(c).Location()
+	if _, ok := i18n.LoadZone(e.Timezone); ok && e.Timezone != "" && e.Timezone != "Local" {
+		zone = auth.Zone(e.Timezone)
+	}
+	in := e.input(zone)
+	in.Timezone = zone.String()
+	return s.renderForm(c, http.StatusOK, eventURL(e.RowKey)+"/edit", in, nil)
 }
 
 // input is e's form as it stands, its times in zone.

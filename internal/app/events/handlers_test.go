@@ -1247,3 +1247,42 @@ func TestHomeShowsTheNextEvents(t *testing.T) {
 		t.Error("a visitor's home shows an events card")
 	}
 }
+
+// TestEditingKeepsTheEventsZone: an event made in London, edited and
+// saved unchanged by a co-organizer whose profile is in Moscow, keeps its
+// time and its zone: the form shows its times in London's and carries
+// the zone back.
+func TestEditingKeepsTheEventsZone(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	host, co := a.Client(), a.Client()
+	for _, c := range []struct {
+		cl          *webtest.Client
+		email, name string
+		timezone    string
+	}{{host, "host@example.com", "Host", "Europe/London"}, {co, "co@example.com", "Co", "Europe/Moscow"}} {
+		key := a.SignIn(c.cl, c.email)
+		if _, err := a.Accounts.SetRole(t.Context(), key, account.RoleOrganizer, true); err != nil {
+			t.Fatal(err)
+		}
+		if res := c.cl.PostForm("/account/profile", c.cl.WithCSRF("/account", url.Values{"displayName": {c.name}, "timezone": {c.timezone}})); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s's zone: %d", c.email, res.StatusCode)
+		}
+	}
+	form := url.Values{"title": {"Book swap"}, "category": {"meetup"}, "start": {"2030-06-01T18:00"}, "end": {"2030-06-01T20:00"}, "coHosts": {"co@example.com"}}
+	page := post(host, "/events", form).Header.Get("Location")
+	edit := co.Get(page + "/edit").Doc(t)
+	if got := edit.Find("#event-start").AttrOr("value", ""); got != "2030-06-01T18:00" {
+		t.Fatalf("the co-organizer's form shows the start %q, want London's 2030-06-01T18:00", got)
+	}
+	again := formValues(edit.Find(testID("event-form")))
+	if res := post(co, page+"/edit", again); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("saving unchanged: %d %.300s", res.StatusCode, res.Body)
+	}
+	if got := host.Get(page+"/edit").Doc(t).Find("#event-start").AttrOr("value", ""); got != "2030-06-01T18:00" {
+		t.Errorf("after the co-organizer's save the start is %q in London, want 2030-06-01T18:00", got)
+	}
+	if text := host.Get(page).Doc(t).Find("main").Text(); !strings.Contains(text, "18:00") {
+		t.Errorf("the event's page no longer says 18:00: %.400s", text)
+	}
+}
