@@ -195,14 +195,14 @@ func (h *handlers) prompt(c echo.Context) error {
 	default:
 		vote.SignInURL = auth.SignInPath(promptURL(p.PromptID))
 	}
-	tags, err := h.svc.AllTags(ctx)
+	book, err := h.tagBook(ctx)
 	if err != nil {
 		return err
 	}
 	u := promptURL(p.PromptID)
 	props := views.PromptProps{
 		ID: p.PromptID, URL: u, Title: p.Title, Text: p.PromptText,
-		Tags:    newTagBook(ctx, tags).labels(splitTags(p.Tags)),
+		Tags:    book.labels(splitTags(p.Tags)),
 		Author:  h.svc.AuthorName(ctx, p.AuthorID),
 		Created: day(ctx, p.CreatedAt), CreatedISO: p.CreatedAt.UTC().Format(time.RFC3339),
 		Private: p.Visibility == Private, Vote: vote,
@@ -268,11 +268,10 @@ func (h *handlers) mine(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	tags, err := h.svc.AllTags(ctx)
+	book, err := h.tagBook(ctx)
 	if err != nil {
 		return err
 	}
-	book := newTagBook(ctx, tags)
 	cards := make([]views.Card, 0, len(page.Prompts))
 	for _, p := range page.Prompts {
 		card := promptCard(ctx, book, p)
@@ -295,4 +294,14 @@ func promptCard(ctx context.Context, book tagBook, p PromptRow) views.Card {
 		Date: day(ctx, p.CreatedAt), Datetime: p.CreatedAt.UTC().Format(time.RFC3339),
 		Counts: true, Likes: p.Likes, Dislikes: p.Dislikes, Private: p.Visibility == Private,
 	}
+}
+
+// tagBook is the tag catalog (its cached query) in the request's
+// language.
+func (h *handlers) tagBook(ctx context.Context) (tagBook, error) {
+	tags, err := h.svc.AllTags(ctx)
+	if err != nil {
+		return tagBook{}, err
+	}
+	return newTagBook(ctx, tags), nil
 }

@@ -232,11 +232,10 @@ func (h *handlers) saved(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	tags, err := h.svc.AllTags(ctx)
+	book, err := h.tagBook(ctx)
 	if err != nil {
 		return err
 	}
-	book := newTagBook(ctx, tags)
 	cards := make([]views.Card, 0, len(page.Prompts))
 	for _, sp := range page.Prompts {
 		card := views.Card{ID: sp.PromptID, Gone: true}
