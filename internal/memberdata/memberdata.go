@@ -1,0 +1,75 @@
+// Package memberdata is what every module keeps about one member, seen
+// from the member's side: "Download my data" (Exporter) and "Delete my
+// account" (Forgetter). The account module runs them; the composition
+// root (platform.Build) hands it every module that implements them.
+//
+// A module's content that others rely on (a forum post others replied
+// to, a chat message, an appointment in a group's calendar) outlives its
+// author's account: the module rewrites its author to Forgotten, and
+// pages show Name's "Deleted member" for it. What is the member's alone
+// (a profile, photos, likes, saves, an inbox, registrations) goes.
+package memberdata
+
+import (
+	"context"
+	"io"
+
+	"github.com/harmony/harmony/internal/i18n"
+)
+
+// Member is who is downloading their data or deleting their account.
+type Member struct {
+	// Key is the memberKey ("auth:…").
+	Key string
+	// UserKey is the userKey of their verified email ("" without one):
+	// what invitations sent before they had an account are addressed to.
+	UserKey string
+	// Email is their verified email ("" without one).
+	Email string
+}
+
+// Archive is the member's data archive being written: a zip whose
+// folders are the modules' slugs.
+type Archive interface {
+	// JSON writes v, indented, as the file name ("groups/memberships.json").
+	JSON(name string, v any) error
+	// File copies r to the file name ("people/photos/1.jpg").
+	File(name string, r io.Reader) error
+}
+
+// Exporter writes what a module keeps about m into their archive, under
+// a folder named by the module's slug: what they wrote and what they set,
+// in readable field names (not storage's). It only reads.
+type Exporter interface {
+	ExportMember(ctx context.Context, m Member, to Archive) error
+}
+
+// Forgetter erases what a module keeps about m, who is deleting their
+// account, and rewrites their authorship of what stays to Forgotten.
+//
+// It runs in a task (tasks.Queue) after the account is closed to sign-in,
+// and again after a crash or an error: so it is idempotent and picks up
+// where a run stopped, and it keeps every index consistent with its
+// canonical rows, as the module's own deletions do (a cancelled
+// registration offers its seat to the waitlist; a group owned alone
+// passes to another member or, with none, is deleted).
+type Forgetter interface {
+	ForgetMember(ctx context.Context, m Member) error
+}
+
+// Forgotten is the memberKey written in place of a deleted member's on
+// content that outlives their account. It is no account's key: it has
+// neither the "auth:" nor the "guest:" prefix.
+const Forgotten = "forgotten"
+
+// IsForgotten reports whether memberKey is Forgotten.
+func IsForgotten(memberKey string) bool { return memberKey == Forgotten }
+
+// Name is the name a page shows for an author: "Deleted member" in the
+// request's language for Forgotten, else the name kept with the content.
+func Name(ctx context.Context, memberKey, name string) string {
+	if IsForgotten(memberKey) {
+		return i18n.T(ctx, "member.forgotten")
+	}
+	return name
+}
