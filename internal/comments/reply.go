@@ -83,7 +83,7 @@ func (e Replying) comment(c echo.Context) (Target, Row, error) {
 func (e Replying) form(c echo.Context, status int, t Target, r Row, body, errKey string) error {
 	props := components.CommentReplyProps{
 		ID: r.ID(), Field: e.Thread.Field, Action: c.Request().URL.Path, Back: t.URL + "#" + Anchor(r),
-		To: r.AuthorName, Body: body, Error: errKey,
+		To: r.Author(c.Request().Context()), Body: body, Error: errKey,
 	}
 	if web.HTMXFrom(c).Partial {
 		return web.RenderFragment(c, status, components.CommentReplyForm(props))

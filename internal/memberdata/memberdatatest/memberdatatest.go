@@ -1,0 +1,132 @@
+// Package memberdatatest is what tests of memberdata's Exporters and
+// Forgetters share: an Archive kept in memory, and a scan of tables for
+// anything that still names a member.
+package memberdatatest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/memberdata"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Archive is a memberdata.Archive kept in memory: each file's bytes by
+// name.
+type Archive struct {
+	mu    sync.Mutex
+	Files map[string][]byte
+}
+
+// JSON keeps v, indented, as the file name.
+func (a *Archive) JSON(name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	a.put(name, b)
+	return nil
+}
+
+// File keeps r's bytes as the file name.
+func (a *Archive) File(name string, r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	a.put(name, b)
+	return nil
+}
+
+func (a *Archive) put(name string, b []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.Files == nil {
+		a.Files = map[string][]byte{}
+	}
+	a.Files[name] = b
+}
+
+// Names are the archive's files, sorted.
+func (a *Archive) Names() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	names := make([]string, 0, len(a.Files))
+	for n := range a.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Text is every file's content, one after another, for a test to search.
+func (a *Archive) Text() string {
+	var b strings.Builder
+	for _, n := range a.Names() {
+		b.WriteString(n + "\n" + string(a.Files[n]) + "\n")
+	}
+	return b.String()
+}
+
+var _ memberdata.Archive = (*Archive)(nil)
+
+// Traces are the rows of tables that still hold m's memberKey, userKey
+// or email in a key or any string property, each as "table PK RK": what
+// must be empty after a full forget.
+func Traces(t testing.TB, store *storage.Store, m memberdata.Member, tables ...string) []string {
+	t.Helper()
+	var needles []string
+	for _, s := range []string{m.Key, m.UserKey, m.Email} {
+		if s != "" {
+			needles = append(needles, s, storage.EscapeKey(s))
+		}
+	}
+	holds := func(s string) bool {
+		for _, n := range needles {
+			if strings.Contains(s, n) {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	for _, name := range tables {
+		err := store.Table(name).QueryAll(t.Context(), storage.Query{Scan: true}, func(e storage.Entity) error {
+			found := holds(e.PartitionKey) || holds(e.RowKey)
+			for _, v := range e.Props {
+				if s, ok := v.(string); ok && holds(s) {
+					found = true
+				}
+				if b, ok := v.([]byte); ok && holds(string(b)) {
+					found = true
+				}
+			}
+			if found {
+				out = append(out, fmt.Sprintf("%s %s %s", name, e.PartitionKey, e.RowKey))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("scanning %s: %v", name, err)
+		}
+	}
+	return out
+}
+
+// English is t's context in English: where memberdata.Name reads
+// "Deleted member".
+func English(t testing.TB) context.Context {
+	t.Helper()
+	cat, err := i18n.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return i18n.WithLocalizer(t.Context(), cat.For(i18n.EN))
+}
