@@ -1,0 +1,112 @@
+package inbox_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/harmony/harmony/internal/app/account/accounttest"
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/memberdata"
+	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
+	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/quota"
+	"github.com/harmony/harmony/internal/web"
+)
+
+// TestAMembersInboxGoesWithThem: Bob's archive holds his notices and no
+// one else's; forgetting him deletes his notices, read state and email
+// counters, drops Ann's notice that quotes his address and takes his key
+// out of the link of another, and leaves the rest of Ann's inbox. A
+// forget cut short by a failed write is finished by the next, and a
+// third changes nothing.
+func TestAMembersInboxGoesWithThem(t *testing.T) {
+	t.Parallel()
+	var faults memberdatatest.Faults
+	a := &inboxApp{}
+	a.App = accounttest.New(t, accounttest.Options{Wrap: faults.Wrap, Modules: []platform.Factory{
+		func(c *platform.Core) (web.Module, error) {
+			var err error
+			a.svc, err = inbox.FromCore(c)
+			return a.svc, err
+		},
+	}})
+	annC, bobC := a.Client(), a.Client()
+	ann, bob := a.SignIn(annC, "ann@example.com"), a.SignIn(bobC, "bob@example.com")
+	bobM := memberdata.Member{Key: bob, UserKey: auth.UserKey("bob@example.com"), Email: "bob@example.com"}
+
+	a.post(t, changed(bob, "Bob's dentist"))
+	a.post(t, changed(bob, "Bob's piano"))
+	if res := bobC.PostForm("/inbox/read-all", bobC.WithCSRF("/inbox", nil)); res.StatusCode >= 400 {
+		t.Fatalf("mark all read: %d", res.StatusCode)
+	}
+	a.post(t, changed(ann, "Ann's picnic"))
+	pointing := changed(ann, "Ann's report")
+	pointing.Link = auth.ProfileURL(bob)
+	a.post(t, pointing)
+	quoting := inbox.Notice{To: []inbox.Recipient{{MemberKey: ann}}, Kind: "groups.notify.invited",
+		Args: map[string]string{"name": "Ann", "group": "Smiths", "email": "bob@example.com"}, Link: "/groups/invites"}
+	a.post(t, quoting)
+	mails := quota.Limit{Table: a.Store.Table(inbox.QuotaTable), Max: 10, Window: 3600e9}
+	for _, key := range []string{bob, bobM.UserKey, ann} {
+		if err := mails.Take(ctx, key, a.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	var archive memberdatatest.Archive
+	if err := a.svc.ExportMember(memberdatatest.English(t), bobM, &archive); err != nil {
+		t.Fatal(err)
+	}
+	text := archive.Text()
+	if names := archive.Names(); len(names) != 1 || names[0] != "inbox/notifications.json" {
+		t.Errorf("archive files: %v", names)
+	}
+	if !strings.Contains(text, "Bob's dentist") || !strings.Contains(text, "Bob's piano") || strings.Contains(text, "Ann's") {
+		t.Errorf("Bob's archive should hold his notices and no one else's:\n%s", text)
+	}
+
+	faults.FailAfter(1)
+	if err := a.svc.ForgetMember(ctx, bobM); err == nil {
+		t.Fatal("a forget whose writes failed reported nothing")
+	}
+	faults.Heal()
+	if err := a.svc.ForgetMember(ctx, bobM); err != nil {
+		t.Fatal(err)
+	}
+	tables := a.svc.Tables()
+	if left := memberdatatest.Traces(t, a.Store, bobM, tables...); len(left) != 0 {
+		t.Errorf("rows still naming Bob: %v", left)
+	}
+	items := a.Inbox(annC)
+	if got := items.Text(); !strings.Contains(got, "Ann's picnic") || !strings.Contains(got, "Ann's report") || items.Length() != 2 {
+		t.Errorf("Ann's inbox after Bob went: %d items: %s", items.Length(), got)
+	}
+	if n := a.Inbox(bobC).Length(); n != 0 {
+		t.Errorf("Bob's inbox keeps %d notices", n)
+	}
+	before := rows(t, a.Store, tables)
+	if err := a.svc.ForgetMember(ctx, bobM); err != nil {
+		t.Fatal(err)
+	}
+	if after := rows(t, a.Store, tables); after != before {
+		t.Errorf("a second forget changed the tables:\n%s\n%s", before, after)
+	}
+}
+
+// rows lists every row of tables with its ETag, to compare.
+func rows(t *testing.T, store *storage.Store, tables []string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, name := range tables {
+		err := store.Table(name).QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
+			b.WriteString(name + " " + e.PartitionKey + " " + e.RowKey + " " + e.ETag + "\n")
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.String()
+}
