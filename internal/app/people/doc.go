@@ -23,4 +23,18 @@
 // PK member, RK the other) are written after them and rebuilt from them
 // (Rebuild, "web reindex people"), so a write that stopped half way is
 // repaired.
+//
+// # Deleting an account
+//
+// Everything People keeps of a member is theirs alone and goes with
+// their account (memberdata.go): their photos (the files, then the
+// rows) and their card's photo, their likes given and received (the
+// received row before its sent row), their matches (the other's side
+// first, so the other loses the match too, as on Hinge), their skips
+// and everyone's skips of them (PeopleSkips has no index by whom was
+// skipped: a scan filtered on the RowKey), and their PeopleQuota rows
+// (likes, and places under "{memberKey}|place"). Notices that told
+// others of a like keep the name they were posted with. The archive
+// (people/people.json and people/photos/) names the other people of
+// likes and matches by name only, and nobody for an anonymous like.
 package people

@@ -244,7 +244,7 @@ func (h *handlers) place(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.svc.placeLimit().Take(ctx, me+"|place", h.svc.now()); err != nil {
+	if err := h.svc.placeLimit().Take(ctx, placeQuotaKey(me), h.svc.now()); err != nil {
 		return err
 	}
 	if _, err := h.svc.accounts.SetPoint(ctx, me, &at); err != nil {

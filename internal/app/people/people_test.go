@@ -39,6 +39,13 @@ type app struct {
 // the chat (its blocks and private chats), wired as cmd/web wires them.
 func newApp(t *testing.T) *app {
 	t.Helper()
+	return newWrappedApp(t, nil)
+}
+
+// newWrappedApp is newApp on a store whose backend wrap wraps (a test's
+// failing writes).
+func newWrappedApp(t *testing.T, wrap func(storage.Backend) storage.Backend) *app {
+	t.Helper()
 	a := &app{}
 	var in *inbox.Service
 	modules := []platform.Factory{
@@ -69,7 +76,7 @@ func newApp(t *testing.T) *app {
 			return a.svc, nil
 		},
 	}
-	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules})
+	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules, Wrap: wrap})
 	return a
 }
 

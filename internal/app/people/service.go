@@ -142,10 +142,13 @@ func (s *Service) CountWith(d *metrics.Daily) {
 	s.counts = d.Counting(s.log, "people", LikesSent, NewMatches)
 }
 
-// placeLimit is the daily places quota, counted under "{memberKey}|place".
+// placeLimit is the daily places quota, counted under placeQuotaKey.
 func (s *Service) placeLimit() quota.Limit {
 	return quota.Limit{Table: s.quota, Max: PlacesPerDay, Window: 24 * time.Hour, Err: ErrTooManyPlaces}
 }
+
+// placeQuotaKey is the key under which memberKey's places are counted.
+func placeQuotaKey(memberKey string) string { return memberKey + "|place" }
 
 // likeLimit is the daily likes quota.
 func (s *Service) likeLimit() quota.Limit {
