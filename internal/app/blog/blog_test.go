@@ -608,7 +608,7 @@ func TestFollowersHearOfNewPosts(t *testing.T) {
 	}
 
 	// A post written without its telling queued: the rebuild queues it.
-	lost := blog.PostRow{PartitionKey: "post", RowKey: "lost-news", Body: "Lost.", AuthorKey: a.Who(a.admin), CreatedAt: a.Clock.Now()}
+	lost := blog.PostRow{PartitionKey: "post", RowKey: "lost-news", Body: "Lost.", Card: blog.Card{AuthorKey: a.Who(a.admin)}, CreatedAt: a.Clock.Now()}
 	lost.ID, lost.Title, lost.Published, lost.PublishAt, lost.UpdatedAt, lost.Minutes = "01ARZ3NDEKTSV4RRFFQ69G5FAV", "Lost news", true, a.Clock.Now().Add(-time.Minute), a.Clock.Now(), 1
 	if _, err := storage.Insert(ctx, a.Store.Table(blog.PostsTable), lost); err != nil {
 		t.Fatal(err)

@@ -65,7 +65,7 @@ func (s *Service) commentView(c echo.Context, p PostRow, r CommentRow) views.Com
 	ctx, id := c.Request().Context(), auth.From(c)
 	zone := id.Location()
 	v := views.Comment{
-		Anchor: comments.Anchor(r), Author: r.AuthorName, AuthorURL: auth.ProfileURL(r.AuthorKey),
+		Anchor: comments.Anchor(r), Author: r.Author(ctx), AuthorURL: auth.ProfileURL(r.AuthorKey),
 		When: i18n.DateTime(ctx, r.CreatedAt.In(zone)), Datetime: r.CreatedAt.Format(time.RFC3339),
 		Hidden: r.Hidden, Deleted: r.Deleted, Edited: r.EditedAt != nil, Reply: r.Parent() != "",
 	}

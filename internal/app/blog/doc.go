@@ -13,4 +13,9 @@
 // "draft" partition, for the admins' list. The page of every tag
 // (/blog/tags) counts the tags of the "all" partition's cards from now
 // on back, the same way.
+//
+// Deleting an account (memberdata.go): the member's comments and
+// replies stay under their posts, by "Deleted member" (the comments
+// kit's ForgetAuthor), their follow goes, and a post they wrote stays,
+// its author Forgotten on the post and its cards alike.
 package blog

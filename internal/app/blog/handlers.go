@@ -15,6 +15,7 @@ import (
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/media/pictures"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/blog"
 	"github.com/harmony/harmony/views/components"
@@ -107,7 +108,7 @@ func (s *Service) viewCards(ctx context.Context, rows []CardRow, zone *time.Loca
 func (s *Service) viewCard(ctx context.Context, slug string, c Card, zone *time.Location, current string) views.Card {
 	v := views.Card{
 		Href: postURL(slug), Title: c.Title, Excerpt: c.Excerpt, CoverURL: pictures.URL(mediaPrefix, c.CoverKey, true),
-		Author: c.AuthorName, Minutes: c.Minutes, Tags: tags(c.TagList(), current),
+		Author: memberdata.Name(ctx, c.AuthorKey, c.AuthorName), Minutes: c.Minutes, Tags: tags(c.TagList(), current),
 	}
 	switch {
 	case !c.Published:

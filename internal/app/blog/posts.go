@@ -163,8 +163,8 @@ func (s *Service) Create(ctx context.Context, author Person, in Input, zone *tim
 		return PostRow{}, err
 	}
 	now := s.now().UTC()
-	row := PostRow{PartitionKey: postsPart, AuthorKey: author.Key, CreatedAt: now}
-	row.ID, row.AuthorName = ulid.Make().String(), author.Name
+	row := PostRow{PartitionKey: postsPart, CreatedAt: now}
+	row.ID, row.AuthorKey, row.AuthorName = ulid.Make().String(), author.Key, author.Name
 	p.apply(&row, now)
 	if p.cover != nil {
 		if row.CoverKey, err = s.pictures.Put(ctx, row.ID, *p.cover); err != nil {

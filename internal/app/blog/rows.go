@@ -31,7 +31,10 @@ type Card struct {
 	Title   string `table:"title"`
 	Excerpt string `table:"excerpt"` // the summary, or the body's first words
 	// CoverKey is the cover picture's blob name, "" for none.
-	CoverKey   string `table:"coverKey"`
+	CoverKey string `table:"coverKey"`
+	// AuthorKey is who wrote it: memberdata.Forgotten once they deleted
+	// their account (AuthorName then is "").
+	AuthorKey  string `table:"authorKey"`
 	AuthorName string `table:"authorName"`
 	// Tags are the post's tags, comma-separated, in the order given.
 	Tags string `table:"tags"`
@@ -58,9 +61,8 @@ type PostRow struct {
 	Card
 	// Summary is the excerpt as the author wrote it ("": the body's first
 	// words make the card's).
-	Summary   string `table:"summary"`
-	Body      string `table:"body"` // Markdown
-	AuthorKey string `table:"authorKey"`
+	Summary string `table:"summary"`
+	Body    string `table:"body"` // Markdown
 	// Pictures are the pictures uploaded for the text (pictures.go), their
 	// blob names comma-separated, oldest first.
 	Pictures  string    `table:"pictures"`

@@ -130,3 +130,20 @@ func English(t testing.TB) context.Context {
 	}
 	return i18n.WithLocalizer(t.Context(), cat.For(i18n.EN))
 }
+
+// Snapshot is every row of tables with its ETag, one a line: what a
+// forget that has nothing left to do leaves as it was.
+func Snapshot(t testing.TB, store *storage.Store, tables ...string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, name := range tables {
+		err := store.Table(name).QueryAll(t.Context(), storage.Query{Scan: true}, func(e storage.Entity) error {
+			fmt.Fprintf(&b, "%s %s %s %s\n", name, e.PartitionKey, e.RowKey, e.ETag)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("reading %s: %v", name, err)
+		}
+	}
+	return b.String()
+}
