@@ -11,8 +11,6 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/harmony/harmony/internal/app/blog"
-	"github.com/harmony/harmony/internal/auth"
-	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -42,12 +40,6 @@ func (b *cardsRefused) Update(ctx context.Context, table string, e storage.Entit
 	return b.Backend.Update(ctx, table, e, mode, ifMatch)
 }
 
-// member is who signed in on email in a's test server, as the account
-// module hands them to the modules.
-func member(key, email string) memberdata.Member {
-	return memberdata.Member{Key: key, Email: email, UserKey: auth.UserKey(email)}
-}
-
 // TestDeletingAnAccountInTheBlog: the archive of an admin who wrote a
 // post and commented holds their post, their comment and their follow,
 // and nobody else's comment. Their deletion, cut short between the post
@@ -70,7 +62,7 @@ func TestDeletingAnAccountInTheBlog(t *testing.T) {
 	if res.StatusCode >= 400 {
 		t.Fatalf("follow: %d", res.StatusCode)
 	}
-	boss := member(a.Who(a.admin), "boss@example.com")
+	boss := memberdatatest.Member(a.Who(a.admin), "boss@example.com")
 	tables := a.svc.Tables()
 	if len(memberdatatest.Traces(t, a.Store, boss, tables...)) < 3 {
 		t.Fatalf("the blog keeps too little of boss: %v", memberdatatest.Traces(t, a.Store, boss, tables...))

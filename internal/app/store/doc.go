@@ -9,4 +9,8 @@
 // listing's cards (StoreIndex) are derived from it by a projection: one
 // card in the "all" partition and one in its category's while it is
 // shown, newest first, and one in "hidden" while it is not, for admins.
+//
+// Deleting an account (memberdata.go): a member's alerts go; the store
+// keeps nothing else of them (no carts or orders: buying happens at the
+// official store).
 package store

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
@@ -146,4 +147,10 @@ func Snapshot(t testing.TB, store *storage.Store, tables ...string) string {
 		}
 	}
 	return b.String()
+}
+
+// Member is the member with memberKey key who signed in with email, as
+// the account module hands them to the modules.
+func Member(key, email string) memberdata.Member {
+	return memberdata.Member{Key: key, Email: email, UserKey: auth.UserKey(email)}
 }
