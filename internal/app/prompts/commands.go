@@ -201,16 +201,3 @@ func (s *Service) Open(ctx context.Context, viewerID, promptID string, admin boo
 	}
 	return p, nil
 }
-
-// AuthorName is the display name of a prompt's author, "" when unknown.
-func (s *Service) AuthorName(ctx context.Context, authorID string) string {
-	if s.profiles == nil {
-		return ""
-	}
-	p, err := s.profiles.Profile(ctx, authorID)
-	if err != nil {
-		s.log.DebugContext(ctx, "prompts: author profile", "err", err)
-		return ""
-	}
-	return p.DisplayName
-}

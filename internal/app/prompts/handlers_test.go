@@ -17,6 +17,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
@@ -31,9 +32,16 @@ type promptsApp struct {
 
 func newPromptsApp(t *testing.T) *promptsApp {
 	t.Helper()
+	return newPromptsAppOn(t, nil)
+}
+
+// newPromptsAppOn is newPromptsApp on a backend wrap wraps (nil: as it
+// is).
+func newPromptsAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend) *promptsApp {
+	t.Helper()
 	app := &promptsApp{}
 	app.App = accounttest.New(t, accounttest.Options{
-		Env: map[string]string{"ADMIN_EMAILS": bossEmail},
+		Env: map[string]string{"ADMIN_EMAILS": bossEmail}, Wrap: wrap,
 		Modules: []platform.Factory{func(c *platform.Core) (web.Module, error) {
 			app.svc = New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
 			return app.svc, nil

@@ -4,6 +4,11 @@
 // PublicPromptsMostLikedIndex, TitleSearchIndex and TagCatalog. Commands
 // write the canonical Prompts row first and then bring every index in step
 // in the same request (indexes.go).
+//
+// Deleting an account (memberdata.go): the member's public prompts stay
+// in the catalog by "Deleted member", moved to the Forgotten author's
+// partition; their private and deleted prompts, votes (counts adjusted),
+// saves and cooldown go.
 package prompts
 
 import (
