@@ -150,7 +150,7 @@ func (s *Service) bookmarks(c echo.Context) error {
 	for i, b := range list {
 		base := topicURL(b.TopicID) + "/posts/" + strconv.Itoa(b.Num)
 		items[i] = views.BookmarkItem{
-			URL: postURL(b.TopicID, b.Num), Title: b.Title, Author: b.Author, Excerpt: b.Excerpt, Num: b.Num,
+			URL: postURL(b.TopicID, b.Num), Title: b.Title, Author: shownName(c.Request().Context(), b.Author), Excerpt: b.Excerpt, Num: b.Num,
 			When: when(c, b.At), RemoveURL: base + "/bookmark", RemindURL: base + "/remind",
 		}
 		if b.RemindAt != nil {

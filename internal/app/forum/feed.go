@@ -40,7 +40,7 @@ func (s *Service) feed(c echo.Context) error {
 		}
 		f.Items = append(f.Items, web.FeedItem{
 			Title: a.Title, Link: s.baseURL + topicURL(a.TopicID), Published: a.LastActivityAt,
-			Description: i18n.T(ctx, "forum.feed_item", "name", a.LastAuthorName, "section", names[a.Section]),
+			Description: i18n.T(ctx, "forum.feed_item", "name", shownName(ctx, a.LastAuthorName), "section", names[a.Section]),
 		})
 	}
 	return web.ServeFeed(c, f)

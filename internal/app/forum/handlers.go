@@ -105,8 +105,8 @@ func (s *Service) home(c echo.Context) error {
 // topicItem is a list row of a, for the reader rd.
 func (s *Service) topicItem(c echo.Context, a ActivityRow, rd Reader, sectionName string) views.TopicItem {
 	it := views.TopicItem{
-		URL: topicURL(a.TopicID), Title: a.Title, Author: a.AuthorName, Replies: a.Replies, LastActivity: when(c, a.LastActivityAt),
-		LastAuthor: a.LastAuthorName, Section: sectionName, Pinned: stillPinned(a.Summary, s.now()) && !rd.Markers[a.TopicID].Dismissed, Locked: a.Locked,
+		URL: topicURL(a.TopicID), Title: a.Title, Author: shownName(c.Request().Context(), a.AuthorName), Replies: a.Replies, LastActivity: when(c, a.LastActivityAt),
+		LastAuthor: shownName(c.Request().Context(), a.LastAuthorName), Section: sectionName, Pinned: stillPinned(a.Summary, s.now()) && !rd.Markers[a.TopicID].Dismissed, Locked: a.Locked,
 		Muted: rd.Muted[a.TopicID], Solved: a.Solved > 0,
 	}
 	switch u := rd.unreadOf(a, s.now()); {
@@ -252,7 +252,7 @@ func (s *Service) topic(c echo.Context) error {
 		p.Posts = append(p.Posts, item)
 	}
 	if a, ok := s.solution(ctx, t, posts); ok {
-		p.Solution = &views.SolutionProps{URL: postURL(t.PartitionKey, a.Num), Num: a.Num, Author: a.AuthorName, Excerpt: richtext.Plain(a.Body, 200)}
+		p.Solution = &views.SolutionProps{URL: postURL(t.PartitionKey, a.Num), Num: a.Num, Author: postName(ctx, a), Excerpt: richtext.Plain(a.Body, 200)}
 	}
 	if from > 1 {
 		p.OlderURL = u + "?before=" + strconv.Itoa(from)
@@ -292,7 +292,7 @@ func (s *Service) postItem(c echo.Context, t TopicRow, p PostRow, me Person, sta
 	loc := auth.From(c).Location()
 	base := topicURL(t.PartitionKey) + "/posts/" + strconv.Itoa(p.Num)
 	v := views.PostItem{
-		Num: p.Num, Anchor: "p" + strconv.Itoa(p.Num), Author: p.AuthorName, AuthorURL: auth.ProfileURL(p.AuthorKey), Solution: t.Solved == p.Num && p.Num > 1,
+		Num: p.Num, Anchor: "p" + strconv.Itoa(p.Num), Author: postName(c.Request().Context(), p), AuthorURL: auth.ProfileURL(p.AuthorKey), Solution: t.Solved == p.Num && p.Num > 1,
 		Time: when(c, p.CreatedAt), Datetime: p.CreatedAt.In(loc).Format(time.RFC3339), Edited: p.EditedAt != nil, HistoryURL: historyURL(t.PartitionKey, p.Num),
 		Deleted: p.DeletedAt != nil, Hidden: p.Hidden, Likes: p.Likes, Liked: liked, FirstUnread: firstUnread,
 	}
@@ -431,7 +431,7 @@ func (s *Service) replyPage(c echo.Context) error {
 // quote is a post as a Markdown quote with its author, to reply under.
 func quote(ctx context.Context, p PostRow) string {
 	var b strings.Builder
-	b.WriteString(i18n.T(ctx, "forum.quote_intro", "name", p.AuthorName, "n", strconv.Itoa(p.Num)) + "\n")
+	b.WriteString(i18n.T(ctx, "forum.quote_intro", "name", postName(ctx, p), "n", strconv.Itoa(p.Num)) + "\n")
 	for _, line := range strings.Split(p.Body, "\n") {
 		b.WriteString("> " + line + "\n")
 	}
@@ -576,7 +576,7 @@ func (s *Service) history(c echo.Context) error {
 			newer += "?before=" + strconv.Itoa(before+historyPage)
 		}
 	}
-	title := i18n.T(ctx, "forum.history.of", "n", strconv.Itoa(p.Num), "name", p.AuthorName)
+	title := i18n.T(ctx, "forum.history.of", "n", strconv.Itoa(p.Num), "name", postName(ctx, p))
 	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "forum.history.heading"), Section: "forum", Content: views.History(title, postURL(t.PartitionKey, p.Num), versions, newer, older)})
 }
 

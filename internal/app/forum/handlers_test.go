@@ -14,6 +14,7 @@ import (
 	"github.com/harmony/harmony/internal/app/forum"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
@@ -27,13 +28,18 @@ type app struct {
 // page's storage budget then counts the forum's calls only: the inbox
 // adds its unread count to every page).
 func newApp(t *testing.T, alone ...bool) *app {
+	return newAppOn(t, nil, alone...)
+}
+
+// newAppOn is newApp on a backend wrap wraps (nil: as it is).
+func newAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend, alone ...bool) *app {
 	a := &app{}
 	var in *inbox.Service
 	modules := []platform.Factory{a.forum(&in)}
 	if len(alone) == 0 {
 		modules = withInbox(&in, modules)
 	}
-	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules})
+	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules, Wrap: wrap})
 	return a
 }
 

@@ -234,7 +234,7 @@ func (s *Service) search(c echo.Context) error {
 		if names[r.Section] == "" {
 			continue // an archived section's
 		}
-		p.Topics = append(p.Topics, views.TopicItem{URL: topicURL(r.TopicID), Title: r.Title, Author: r.AuthorName, Section: names[r.Section], LastActivity: when(c, r.CreatedAt), Replies: -1})
+		p.Topics = append(p.Topics, views.TopicItem{URL: topicURL(r.TopicID), Title: r.Title, Author: shownName(ctx, r.AuthorName), Section: names[r.Section], LastActivity: when(c, r.CreatedAt), Replies: -1})
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: p.Heading, Section: "forum", Content: views.List(p)})
 }
