@@ -19,6 +19,7 @@ import (
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/media/pictures"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
 	"github.com/harmony/harmony/internal/taxonomy"
@@ -204,7 +205,7 @@ func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
 		Rows: func(e EventRow) ([]projection.Row, error) {
 			var keys [][2]string
 			for _, k := range append([]string{e.OrganizerKey}, e.coHostKeys()...) {
-				if k != "" {
+				if k != "" && !memberdata.IsForgotten(k) {
 					keys = append(keys, [2]string{organizingPart(k), pastKey(e.Start) + "|" + e.RowKey})
 				}
 			}
@@ -563,11 +564,16 @@ func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *ti
 // Cancel marks an event cancelled: it stays listed, marked.
 func (c *Catalog) Cancel(ctx context.Context, id string) (EventRow, error) {
 	return c.change(ctx, id, func(e *EventRow) error {
-		if !e.IsCancelled {
-			e.IsCancelled, e.Sequence = true, e.Sequence+1
-		}
+		e.cancel()
 		return nil
 	})
+}
+
+// cancel marks e cancelled, a change of its .ics (SEQUENCE).
+func (e *EventRow) cancel() {
+	if !e.IsCancelled {
+		e.IsCancelled, e.Sequence = true, e.Sequence+1
+	}
 }
 
 // ListPage is one page of a listing.

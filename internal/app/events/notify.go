@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -230,10 +231,19 @@ func (s *Service) CancelEvent(ctx context.Context, eventID string) (EventRow, er
 	if err != nil {
 		return EventRow{}, err
 	}
-	who, err := s.registered(ctx, e)
-	if err != nil {
+	if err := s.tellCancelled(ctx, e); err != nil {
 		s.log.WarnContext(ctx, "events: cancellation not announced", "event", e.RowKey, "err", err)
 	}
-	s.tell(ctx, e, "events.notify.cancelled", "", who...)
 	return e, nil
+}
+
+// tellCancelled tells everyone registered for e that it is cancelled,
+// once each (the notice's key), and returns what failed.
+func (s *Service) tellCancelled(ctx context.Context, e EventRow) error {
+	who, err := s.registered(ctx, e)
+	errs := []error{err}
+	for _, k := range who {
+		errs = append(errs, s.notice(ctx, e, "events.notify.cancelled", "", e.Start, k))
+	}
+	return errors.Join(errs...)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
@@ -133,7 +134,7 @@ func updateItems(c echo.Context, rows []UpdateRow, waiting bool) []views.Update 
 			continue
 		}
 		out = append(out, views.Update{
-			Author: u.AuthorName, When: i18n.DateTime(ctx, u.SentAt.In(zone)), Datetime: u.SentAt.UTC().Format(time.RFC3339),
+			Author: memberdata.Name(ctx, u.AuthorKey, u.AuthorName), When: i18n.DateTime(ctx, u.SentAt.In(zone)), Datetime: u.SentAt.UTC().Format(time.RFC3339),
 			Body: templ.Raw(richtext.Render(u.Body)), Told: u.Told, Waitlist: u.Waitlist,
 		})
 	}
