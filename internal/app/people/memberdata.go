@@ -112,11 +112,12 @@ func (s *Service) nameOf(ctx context.Context, memberKey string) string {
 }
 
 // ForgetMember deletes everything People keeps of m (memberdata.
-// Forgetter). Each step deletes the derived row before the row it
-// follows (a received like before its sent like, the other's side of a
-// match before m's, the photos' files before their rows), so a run cut
-// short leaves rows in m's own partitions, which the next run reads
-// again; a second run finds nothing.
+// Forgetter). Each step deletes the row outside m's partitions before
+// the row in them that leads to it (the liked person's received row
+// before m's sent like, the liker's sent like before m's received row,
+// the other's side of a match before m's, the photos' files before
+// their rows), so a run cut short leaves rows in m's own partitions,
+// which the next run reads again; a second run finds nothing.
 func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 	if m.Key == "" {
 		return errors.New("people: forget of no member")
@@ -142,8 +143,12 @@ func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 		return err
 	}
 	for _, r := range received {
-		if err := s.deleteLike(ctx, r.RowKey, m.Key); err != nil {
-			return err
+		// The liker's row first: the received row in m's partition is
+		// what a run resumed after a failure finds the like by.
+		for _, k := range [][2]string{{r.RowKey, m.Key}, {receivedPK(m.Key), r.RowKey}} {
+			if err := storage.Forget(ctx, s.likes, k[0], k[1]); err != nil {
+				return err
+			}
 		}
 	}
 	matches, err := storage.All[MatchRow](ctx, s.matches, storage.Query{PartitionKey: m.Key, Select: []string{"RowKey"}})
