@@ -11,6 +11,7 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -141,13 +142,20 @@ func (s *Service) Open(ctx context.Context, id *auth.Identity, chatID string) (A
 		if err != nil {
 			return Access{}, err
 		}
+		other, name := c.MemberB, c.NameB
 		switch id.MemberKey {
 		case c.MemberA:
-			return Access{Chat: c, Title: c.NameB, CanPost: true, Other: c.MemberB}, nil
 		case c.MemberB:
-			return Access{Chat: c, Title: c.NameA, CanPost: true, Other: c.MemberA}, nil
+			other, name = c.MemberA, c.NameA
+		default:
+			return Access{}, ErrNoChat
 		}
-		return Access{}, ErrNoChat
+		if memberdata.IsForgotten(other) {
+			// They deleted their account: the conversation stays to
+			// read, and takes no more messages.
+			return Access{Chat: c, Title: memberdata.Name(ctx, other, name)}, nil
+		}
+		return Access{Chat: c, Title: name, CanPost: true, Other: other}, nil
 	case KindGroup:
 		if s.groups == nil {
 			return Access{}, ErrNoChat

@@ -17,6 +17,7 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/media"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
@@ -166,7 +167,7 @@ func (s *Service) chatItems(ctx context.Context, id *auth.Identity, rooms []Chat
 		if err != nil {
 			return nil, err
 		}
-		it := views.ChatItem{Href: chatURL(chatID), Name: title, Preview: h.LastPreview, Sender: h.LastSender, Unread: unreadLabel(n), Mentions: int(mentioned),
+		it := views.ChatItem{Href: chatURL(chatID), Name: title, Preview: h.LastPreview, Sender: memberdata.Name(ctx, h.LastSenderKey, h.LastSender), Unread: unreadLabel(n), Mentions: int(mentioned),
 			Muted: rowOf[chatID].MutedAt(s.now())}
 		if n > 0 {
 			it.Href += "#first-unread"
@@ -283,6 +284,7 @@ func (s *Service) page(c echo.Context) error {
 	u := chatURL(ch.RowKey)
 	p := views.PageProps{
 		ID: ch.RowKey, Name: acc.Title, URL: u, Live: to == head.Seq, CanPost: acc.CanPost, Back: acc.Back, Kind: ch.Kind,
+		Gone:      ch.Kind == KindPrivate && (memberdata.IsForgotten(ch.MemberA) || memberdata.IsForgotten(ch.MemberB)),
 		StreamURL: u + "/stream?after=" + strconv.FormatInt(to, 10), Muted: mine.MutedAt(s.now()), MuteSpans: MuteSpans,
 	}
 	if p.Muted && mine.MutedUntil != nil {
@@ -372,7 +374,7 @@ func (s *Service) markUnread(c echo.Context) error {
 func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[string]BlockRow, acc Access, m MessageRow) views.Message {
 	mine := viewer != nil && m.Sender == viewer.MemberKey
 	v := views.Message{
-		Seq: m.Seq, Anchor: "m-" + strconv.FormatInt(m.Seq, 10), Sender: m.SenderName, Mine: mine,
+		Seq: m.Seq, Anchor: "m-" + strconv.FormatInt(m.Seq, 10), Sender: memberdata.Name(ctx, m.Sender, m.SenderName), Mine: mine,
 		System: m.Type == TypeSystem || m.Type == TypeLeft, Body: templ.Raw(richtext.Render(m.Body)), Text: m.Body,
 		Time: m.SentAt.In(viewer.Location()).Format("15:04"), Datetime: m.SentAt.UTC().Format(time.RFC3339),
 		Edited: m.EditedAt != nil, Deleted: m.DeletedAt != nil,

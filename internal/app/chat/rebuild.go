@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -40,6 +41,9 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 		}
 		r.Chats++
 		for _, k := range []string{ch.MemberA, ch.MemberB} {
+			if memberdata.IsForgotten(k) {
+				continue // deleted their account: no list
+			}
 			_, err := storage.Insert(ctx, s.userChats, UserChatRow{PartitionKey: k, RowKey: ch.RowKey, Kind: KindPrivate, JoinedAt: s.now().UTC()})
 			switch {
 			case err == nil:

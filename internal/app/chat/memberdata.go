@@ -1,0 +1,233 @@
+package chat
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/harmony/harmony/internal/memberdata"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// Deleting an account. A member's messages stay where they were sent
+// (their pictures with them), written by memberdata.Forgotten with no
+// name kept, and so do the heads whose last message is theirs; a private
+// chat stays for the other person, its deleted side Forgotten (it then
+// takes no more messages: nobody would read them). Their reactions are
+// taken back (each emoji's count is its list of people), and their
+// participant rows, chat list (read markers, unread counts, mutes,
+// rooms joined), presence, blocks both ways, rate-limit rows and the
+// live feed's recent rows that carry them go. Rooms have no owner, so
+// a room they made goes on. Every step finds what is left by its own
+// query, so a run cut short is finished by the next.
+
+var _ interface {
+	memberdata.Exporter
+	memberdata.Forgetter
+} = (*Service)(nil)
+
+// propIs is the query of the rows, in any partition, whose property
+// name is value: a scan.
+func propIs(name, value string) storage.Query {
+	return storage.Query{Scan: true, Filters: []storage.Filter{{Name: name, Op: storage.Eq, Value: value}}}
+}
+
+type exportedMessage struct {
+	Chat    string     `json:"chat_id"`
+	Number  int64      `json:"number"`
+	Text    string     `json:"text,omitempty"`
+	Picture bool       `json:"picture,omitempty"`
+	Sent    time.Time  `json:"sent"`
+	Edited  *time.Time `json:"edited,omitempty"`
+	Deleted bool       `json:"deleted,omitempty"`
+}
+
+type exportedChat struct {
+	Chat   string    `json:"chat_id"`
+	Kind   string    `json:"kind"`
+	Joined time.Time `json:"joined"`
+	Member string    `json:"room_membership,omitempty"`
+	Muted  bool      `json:"muted,omitempty"`
+}
+
+type exportedBlock struct {
+	Name  string    `json:"name"`
+	Since time.Time `json:"since"`
+}
+
+// ExportMember writes the messages m sent, their chats and the people
+// they blocked (by name) into chat/.
+func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memberdata.Archive) error {
+	sent, err := storage.All[MessageRow](ctx, s.log.table, propIs("sender", m.Key))
+	if err != nil {
+		return err
+	}
+	messages := []exportedMessage{}
+	for _, r := range sent {
+		if r.Type == TypeText || r.Type == TypeImage {
+			messages = append(messages, exportedMessage{Chat: r.PartitionKey, Number: r.Seq, Text: r.Body, Picture: r.ImageKey != "", Sent: r.SentAt, Edited: r.EditedAt, Deleted: r.DeletedAt != nil})
+		}
+	}
+	rows, err := storage.All[UserChatRow](ctx, s.userChats, storage.Query{PartitionKey: m.Key})
+	if err != nil {
+		return err
+	}
+	chats := []exportedChat{}
+	for _, r := range rows {
+		chats = append(chats, exportedChat{Chat: r.RowKey, Kind: r.Kind, Joined: r.JoinedAt, Member: r.Member, Muted: r.Muted})
+	}
+	blocked, err := storage.All[BlockRow](ctx, s.blocks, storage.Query{PartitionKey: m.Key})
+	if err != nil {
+		return err
+	}
+	blocks := []exportedBlock{}
+	for _, b := range blocked {
+		blocks = append(blocks, exportedBlock{Name: b.Name, Since: b.CreatedAt})
+	}
+	for name, v := range map[string]any{"messages": messages, "chats": chats, "blocked": blocks} {
+		if err := to.JSON("chat/"+name+".json", v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ForgetMember forgets m in the chats (see the top of this file).
+func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
+	if m.Key == "" || memberdata.IsForgotten(m.Key) {
+		return nil
+	}
+	for _, step := range []func(context.Context, string) error{
+		s.forgetReactions, s.forgetMessages, s.forgetPrivateChats, s.forgetRows,
+	} {
+		if err := step(ctx, m.Key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// forgetReactions takes memberKey out of every reaction they gave.
+func (s *Service) forgetReactions(ctx context.Context, memberKey string) error {
+	q := storage.Query{Scan: true, Filters: []storage.Filter{{Name: "reactions", Op: storage.Gt, Value: ""}}, Select: []string{"reactions"}}
+	return s.log.table.QueryAll(ctx, q, func(e storage.Entity) error {
+		if r, _ := e.Props["reactions"].(string); !strings.Contains(r, `"`+memberKey+`"`) {
+			return nil
+		}
+		_, err := storage.Change(ctx, s.log.table, e.PartitionKey, e.RowKey, storage.ErrNoChange, func(m *MessageRow) error {
+			set := parseReactions(m.Reactions)
+			for emoji, who := range set {
+				if who = slices.DeleteFunc(who, func(k string) bool { return k == memberKey }); len(who) == 0 {
+					delete(set, emoji)
+				} else {
+					set[emoji] = who
+				}
+			}
+			if set.String() == m.Reactions {
+				return storage.ErrNoChange
+			}
+			m.Reactions = set.String()
+			return nil
+		})
+		return err
+	})
+}
+
+// forgetMessages rewrites memberKey's messages (and the log's entries
+// of their edits, joins and leaves) and the heads whose last message is
+// theirs to Forgotten, with no name.
+func (s *Service) forgetMessages(ctx context.Context, memberKey string) error {
+	err := s.log.table.QueryAll(ctx, propIs("sender", memberKey), func(e storage.Entity) error {
+		_, err := storage.Change(ctx, s.log.table, e.PartitionKey, e.RowKey, storage.ErrNoChange, func(m *MessageRow) error {
+			if m.Sender != memberKey {
+				return storage.ErrNoChange
+			}
+			m.Sender, m.SenderName = memberdata.Forgotten, ""
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return s.log.table.QueryAll(ctx, propIs("lastSenderKey", memberKey), func(e storage.Entity) error {
+		_, err := storage.Change(ctx, s.log.table, e.PartitionKey, e.RowKey, storage.ErrNoChange, func(h *HeadRow) error {
+			if h.LastSenderKey != memberKey {
+				return storage.ErrNoChange
+			}
+			h.LastSenderKey, h.LastSender = memberdata.Forgotten, ""
+			return nil
+		})
+		return err
+	})
+}
+
+// forgetPrivateChats makes memberKey's side of their private chats
+// Forgotten.
+func (s *Service) forgetPrivateChats(ctx context.Context, memberKey string) error {
+	pk, _ := chatKey(KindPrivate, "")
+	for _, side := range []string{"memberA", "memberB"} {
+		q := propIs(side, memberKey)
+		q.Scan, q.PartitionKey = false, pk
+		err := s.chats.QueryAll(ctx, q, func(e storage.Entity) error {
+			_, err := storage.Change(ctx, s.chats, e.PartitionKey, e.RowKey, storage.ErrNoChange, func(c *ChatRow) error {
+				switch memberKey {
+				case c.MemberA:
+					c.MemberA, c.NameA = memberdata.Forgotten, ""
+				case c.MemberB:
+					c.MemberB, c.NameB = memberdata.Forgotten, ""
+				default:
+					return storage.ErrNoChange
+				}
+				return nil
+			})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// forgetRows deletes the rows that are memberKey's alone.
+func (s *Service) forgetRows(ctx context.Context, memberKey string) error {
+	forget := func(t *storage.Table) func(e storage.Entity) error {
+		return func(e storage.Entity) error { return storage.Forget(ctx, t, e.PartitionKey, e.RowKey) }
+	}
+	if err := s.log.table.QueryAll(ctx, propIs("RowKey", participantPrefix+memberKey), forget(s.log.table)); err != nil {
+		return err
+	}
+	for _, t := range []*storage.Table{s.userChats, s.blocks} {
+		if err := storage.DeletePartition(ctx, t, memberKey); err != nil {
+			return err
+		}
+	}
+	if err := s.blocks.QueryAll(ctx, propIs("RowKey", memberKey), forget(s.blocks)); err != nil {
+		return err
+	}
+	if err := storage.Forget(ctx, s.presence, presencePart, memberKey); err != nil {
+		return err
+	}
+	// Rate-limit rows are keyed by what they count ("{memberKey}|{chat}",
+	// "react|…", "new-private|…"), and the feed's rows carry the entries
+	// sent lately: both are few, read whole.
+	holding := func(t *storage.Table, props ...string) error {
+		return t.QueryAll(ctx, storage.Query{Scan: true, Select: props}, func(e storage.Entity) error {
+			found := strings.Contains(e.PartitionKey, memberKey)
+			for _, p := range props {
+				v, _ := e.Props[p].(string)
+				found = found || strings.Contains(v, memberKey)
+			}
+			if !found {
+				return nil
+			}
+			return forget(t)(e)
+		})
+	}
+	if err := holding(s.sends.Table); err != nil {
+		return err
+	}
+	return holding(s.hub.feed, "entry")
+}

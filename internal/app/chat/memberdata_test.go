@@ -1,0 +1,150 @@
+package chat_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/harmony/harmony/internal/app/chat"
+	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+// messageWritesRefused refuses, while armed, every update in the
+// Messages table after the first: a run that stops part way.
+type messageWritesRefused struct {
+	storage.Backend
+	armed   atomic.Bool
+	updates atomic.Int32
+}
+
+var errStopped = errors.New("the process stopped")
+
+func (b *messageWritesRefused) Update(ctx context.Context, table string, e storage.Entity, mode storage.UpdateMode, ifMatch string) (string, error) {
+	if b.armed.Load() && strings.HasSuffix(table, chat.MessagesTable) && b.updates.Add(1) > 1 {
+		return "", errStopped
+	}
+	return b.Backend.Update(ctx, table, e, mode, ifMatch)
+}
+
+// seqOf is the sequence number of the message of c's page at path whose
+// text has body.
+func seqOf(t *testing.T, c *webtest.Client, path, body string) string {
+	t.Helper()
+	seq := ""
+	c.Get(path).Doc(t).Find(testID("chat-message")).Each(func(_ int, s *goquery.Selection) {
+		if strings.Contains(s.Text(), body) {
+			seq = s.AttrOr("data-seq", "")
+		}
+	})
+	if seq == "" {
+		t.Fatalf("no message %q on %s", body, path)
+	}
+	return seq
+}
+
+// TestDeletingAnAccountInTheChats: ann's archive holds her messages,
+// chats and blocks, not bob's messages. Her deletion, cut short, is
+// finished by the next run: her messages stay in the room and in her
+// private chat with bob, by "Deleted member" with no link; bob keeps
+// the private chat, titled "Deleted member", to read and no more; her
+// reaction to bob's message is gone; nothing in the chat's tables
+// names her; the rebuild puts nothing back; and one more run changes
+// nothing.
+func TestDeletingAnAccountInTheChats(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	crash := &messageWritesRefused{}
+	a := newAppOn(t, func(b storage.Backend) storage.Backend { crash.Backend = b; return crash })
+	ann, bob := a.Client(), a.Client()
+	annKey := a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	room := "/chat/room-general"
+	ann.Get(room)
+	post(ann, room+"/messages", url.Values{"body": {"hello room"}})
+	post(bob, room+"/messages", url.Values{"body": {"hi ann"}})
+	if res := post(ann, room+"/messages/"+seqOf(t, ann, room, "hi ann")+"/react", url.Values{"emoji": {"👍"}}); res.StatusCode >= 400 {
+		t.Fatalf("react: %d", res.StatusCode)
+	}
+	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
+	post(ann, dm+"/messages", url.Values{"body": {"Coffee tomorrow?"}})
+	post(bob, dm+"/messages", url.Values{"body": {"Sure"}})
+	post(bob, "/chat/block", url.Values{"member": {annKey}, "name": {"ann"}, "confirm": {"yes"}})
+	post(bob, "/chat/unblock", url.Values{"member": {annKey}})
+	post(ann, "/chat/block", url.Values{"member": {bobKey}, "name": {"bob"}, "confirm": {"yes"}})
+	m := memberdatatest.Member(annKey, "ann@example.com")
+	tables := a.svc.Tables()
+	if len(memberdatatest.Traces(t, a.Store, m, tables...)) < 6 {
+		t.Fatalf("the chat keeps too little of ann: %v", memberdatatest.Traces(t, a.Store, m, tables...))
+	}
+
+	arch := &memberdatatest.Archive{}
+	if err := a.svc.ExportMember(ctx, m, arch); err != nil {
+		t.Fatal(err)
+	}
+	text := arch.Text()
+	for _, want := range []string{"chat/messages.json", "hello room", "Coffee tomorrow?", "chat/chats.json", "chat/blocked.json", `"bob"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the archive lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "hi ann") || strings.Contains(text, "Sure") || strings.Contains(text, bobKey) {
+		t.Errorf("the archive holds bob's:\n%s", text)
+	}
+
+	crash.armed.Store(true)
+	if err := a.svc.ForgetMember(ctx, m); !errors.Is(err, errStopped) {
+		t.Fatalf("a forget cut short: %v", err)
+	}
+	crash.armed.Store(false)
+	if err := a.svc.ForgetMember(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if left := memberdatatest.Traces(t, a.Store, m, tables...); len(left) > 0 {
+		t.Fatalf("rows still naming ann: %v", left)
+	}
+
+	senders := func(path string) (names []string, links int) {
+		d := bob.Get(path).Doc(t)
+		msgs := d.Find(testID("chat-message"))
+		msgs.Find(".chat-sender").Each(func(_ int, s *goquery.Selection) { names = append(names, strings.TrimSpace(s.Text())) })
+		return names, msgs.Find("a.chat-sender").Length()
+	}
+	if names, links := senders(room); strings.Join(names, ",") != "Deleted member,bob" || links != 1 {
+		t.Errorf("the room's senders: %q, %d links", names, links)
+	}
+	if d := bob.Get(room).Doc(t); d.Find(testID("chat-reaction")).Length() != 0 {
+		t.Error("ann's reaction is still shown")
+	}
+	d := bob.Get(dm).Doc(t)
+	if title := strings.TrimSpace(d.Find("#chat-name").Children().Remove().End().Text()); title != "Deleted member" || d.Find(testID("chat-read-only")).Length() != 1 || d.Find("form[action='"+dm+"/messages']").Length() != 0 {
+		t.Errorf("bob's private chat: titled %q, read only %d", title, d.Find(testID("chat-read-only")).Length())
+	}
+	if names, links := senders(dm); strings.Join(names, ",") != "Deleted member,bob" || links != 1 {
+		t.Errorf("the private chat's senders: %q, %d links", names, links)
+	}
+	if res := post(bob, dm+"/messages", url.Values{"body": {"hello?"}}); res.StatusCode < 400 {
+		t.Errorf("a message to a deleted member: %d", res.StatusCode)
+	}
+	if list := bob.Get("/chat").Doc(t).Find(testID("chat-list")).Text(); !strings.Contains(list, "Deleted member") {
+		t.Errorf("bob's chat list: %q", list)
+	}
+
+	rep, err := a.svc.Rebuild(ctx)
+	if err != nil || !strings.HasSuffix(rep.String(), "list entries put back: 0") {
+		t.Errorf("the rebuild after the deletion: %v, %v", rep, err)
+	}
+	before := memberdatatest.Snapshot(t, a.Store, tables...)
+	if err := a.svc.ForgetMember(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if after := memberdatatest.Snapshot(t, a.Store, tables...); after != before {
+		t.Errorf("a second forget wrote:\n%s\n→\n%s", before, after)
+	}
+}
