@@ -38,9 +38,16 @@ func newAdminApp(t *testing.T) *adminApp {
 // newAdminAppWith is newAdminApp with env's configuration.
 func newAdminAppWith(t *testing.T, env map[string]string) *adminApp {
 	t.Helper()
+	return newAdminAppOn(t, env, nil)
+}
+
+// newAdminAppOn is newAdminAppWith on a backend wrap wraps (nil: as it
+// is).
+func newAdminAppOn(t *testing.T, env map[string]string, wrap func(storage.Backend) storage.Backend) *adminApp {
+	t.Helper()
 	app := &adminApp{}
 	app.App = accounttest.New(t, accounttest.Options{
-		Env: env,
+		Env: env, Wrap: wrap,
 		Modules: []platform.Factory{func(c *platform.Core) (web.Module, error) {
 			app.svc = New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
 			app.svc.UseMetrics(c.Metrics)

@@ -12,6 +12,7 @@ import (
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/admin"
@@ -109,9 +110,9 @@ func (h *handlers) renderOverview(c echo.Context) error {
 	for _, r := range rows {
 		entries = append(entries, views.LogEntry{
 			When:       i18n.DateTime(ctx, r.At.In(auth.From(c).Location())),
-			ActorName:  r.ActorName,
+			ActorName:  memberdata.Name(ctx, r.Actor, r.ActorName),
 			Action:     r.Action,
-			TargetName: r.TargetName,
+			TargetName: memberdata.Name(ctx, r.TargetKey, r.TargetName),
 			Reason:     r.Reason,
 		})
 	}

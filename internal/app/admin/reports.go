@@ -112,6 +112,9 @@ func pictureName(rk string) string { return rk[20:] + ".jpg" }
 
 // ReportNote is one reporter's reason and note, as the queue shows it.
 type ReportNote struct {
+	// Key is the reporter's memberKey ("" in notes kept before it was),
+	// so that their deleting their account clears their name.
+	Key    string    `json:"key,omitempty"`
 	Name   string    `json:"name"`
 	Reason string    `json:"reason"`
 	Note   string    `json:"note,omitempty"`
@@ -296,7 +299,7 @@ func (row *ReportRow) add(r moderation.Report, now time.Time) error {
 	}
 	counts[r.Reason]++
 	row.Reasons = jsonOf(counts)
-	notes := append([]ReportNote{{Name: r.ByName, Reason: r.Reason, Note: r.Note, At: now}}, row.NoteList()...)
+	notes := append([]ReportNote{{Key: r.By, Name: r.ByName, Reason: r.Reason, Note: r.Note, At: now}}, row.NoteList()...)
 	row.Notes = jsonOf(notes[:min(len(notes), maxNotes)])
 	row.Count++
 	row.LastAt = now

@@ -10,6 +10,7 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/admin"
@@ -112,7 +113,7 @@ func reportItem(c echo.Context, r ReportRow, desk string) views.ReportItem {
 	ctx, zone := c.Request().Context(), auth.From(c).Location()
 	it := views.ReportItem{
 		ID: r.RowKey, ActionURL: desk + "/" + r.RowKey, Kind: r.Kind,
-		Author: r.AuthorName, AuthorURL: auth.ProfileURL(r.Author), Excerpt: r.Excerpt, Link: r.Link, Count: r.Count,
+		Author: memberdata.Name(ctx, r.Author, r.AuthorName), AuthorURL: auth.ProfileURL(r.Author), Excerpt: r.Excerpt, Link: r.Link, Count: r.Count,
 		PictureURL: pictureURLOf(r),
 		First:      i18n.DateTime(ctx, r.FirstAt.In(zone)), FirstISO: r.FirstAt.In(zone).Format(time.RFC3339),
 	}
@@ -120,10 +121,10 @@ func reportItem(c echo.Context, r ReportRow, desk string) views.ReportItem {
 		it.Reasons = append(it.Reasons, views.ReasonItem{Reason: x.Reason, Count: x.Count})
 	}
 	for _, n := range r.NoteList() {
-		it.Notes = append(it.Notes, views.NoteItem{Name: n.Name, Reason: n.Reason, Note: n.Note, When: i18n.DateTime(ctx, n.At.In(zone))})
+		it.Notes = append(it.Notes, views.NoteItem{Name: memberdata.Name(ctx, n.Key, n.Name), Reason: n.Reason, Note: n.Note, When: i18n.DateTime(ctx, n.At.In(zone))})
 	}
 	if r.ResolvedAt != nil {
-		it.Resolution, it.ResolvedBy, it.ResolveNote = r.Resolution, r.ResolvedByName, r.ResolveNote
+		it.Resolution, it.ResolvedBy, it.ResolveNote = r.Resolution, memberdata.Name(ctx, r.ResolvedBy, r.ResolvedByName), r.ResolveNote
 		it.Resolved = i18n.DateTime(ctx, r.ResolvedAt.In(zone))
 	}
 	return it

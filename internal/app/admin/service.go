@@ -3,6 +3,10 @@
 // record of who did what to which account, and why) and the DailyMetrics
 // counters other modules increment (Metrics). It changes accounts only
 // through the account module.
+//
+// Deleting an account (memberdata.go): reports and log lines stay as
+// moderation history with the member Forgotten in them; their AI usage
+// rows, report quota and once-a-day counter marks go.
 package admin
 
 import (
@@ -43,10 +47,13 @@ type Service struct {
 	accounts Accounts
 	log      *storage.Table
 	metrics  *metrics.Daily
-	usage    *Usage
-	cursors  *storage.Cursors
-	logger   *slog.Logger
-	now      func() time.Time
+	// daily is the counters' table, whose once-a-day marks name people
+	// (ForgetMember).
+	daily   *storage.Table
+	usage   *Usage
+	cursors *storage.Cursors
+	logger  *slog.Logger
+	now     func() time.Time
 	// pageSize is how many people one users page shows.
 	pageSize int
 	// rebuilds are the app's repairs of derived tables, one button each;
@@ -95,6 +102,7 @@ func New(store *storage.Store, accounts Accounts, cursors *storage.Cursors, logg
 		pictures:    store.Container(PicturesContainer),
 		reportQuota: store.Table(reportQuotaTable),
 		metrics:     metrics.NewDaily(store, now),
+		daily:       store.Table(metrics.Table),
 		usage:       NewUsage(store, now),
 		cursors:     cursors,
 		logger:      logger,

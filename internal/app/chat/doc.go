@@ -10,5 +10,9 @@
 //   - rooms.go: rooms, seeded on first start;
 //   - hub.go: live delivery (local subscribers, the activity feed that
 //     carries sends across instances);
-//   - handlers.go, stream.go: the pages and the SSE stream.
+//   - handlers.go, stream.go: the pages and the SSE stream;
+//   - memberdata.go: a member's data archive, and their account's
+//     deletion: their messages stay by "Deleted member", a private chat
+//     stays for the other person to read, and what was theirs alone
+//     (reactions, chat list, presence, blocks) goes.
 package chat
