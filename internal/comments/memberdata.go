@@ -2,7 +2,6 @@ package comments
 
 import (
 	"context"
-	"errors"
 
 	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
@@ -36,18 +35,12 @@ func (t Thread) ForgetAuthor(ctx context.Context, memberKey string) error {
 	if memberKey == "" || memberdata.IsForgotten(memberKey) {
 		return nil
 	}
-	err := t.Table.QueryAll(ctx, byAuthor(memberKey), func(e storage.Entity) error {
-		_, err := storage.Change(ctx, t.Table, e.PartitionKey, e.RowKey, t.Missing, func(c *Row) error {
-			if c.AuthorKey != memberKey {
-				return storage.ErrNoChange
-			}
-			c.AuthorKey, c.AuthorName = memberdata.Forgotten, ""
-			return nil
-		})
-		if errors.Is(err, t.Missing) {
-			return nil // deleted meanwhile
+	err := memberdata.Rewrite(ctx, t.Table, byAuthor(memberKey), func(c *Row) error {
+		if c.AuthorKey != memberKey {
+			return storage.ErrNoChange
 		}
-		return err
+		c.AuthorKey, c.AuthorName = memberdata.Forgotten, ""
+		return nil
 	})
 	if err != nil || t.Limit.Table == nil {
 		return err

@@ -19,11 +19,6 @@ import (
 // of them go. Each row is rewritten at its ETag, found again
 // by the next run if this one stops.
 
-var _ interface {
-	memberdata.Exporter
-	memberdata.Forgetter
-} = (*Service)(nil)
-
 // exportedReport is a report the member filed, as their archive holds it.
 type exportedReport struct {
 	Kind   string `json:"kind"`

@@ -14,11 +14,6 @@ import (
 // ForgetAuthor), their follow of the blog goes, and a post an admin
 // wrote stays, its author (on the post and its cards) Forgotten.
 
-var _ interface {
-	memberdata.Exporter
-	memberdata.Forgetter
-} = (*Service)(nil)
-
 // exportedComment is a comment as the member's archive holds it.
 type exportedComment struct {
 	Post    string     `json:"post_id"`

@@ -22,11 +22,6 @@ import (
 // a room they made goes on. Every step finds what is left by its own
 // query, so a run cut short is finished by the next.
 
-var _ interface {
-	memberdata.Exporter
-	memberdata.Forgetter
-} = (*Service)(nil)
-
 // propIs is the query of the rows, in any partition, whose property
 // name is value: a scan.
 func propIs(name, value string) storage.Query {
@@ -110,27 +105,21 @@ func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 
 // forgetReactions takes memberKey out of every reaction they gave.
 func (s *Service) forgetReactions(ctx context.Context, memberKey string) error {
-	q := storage.Query{Scan: true, Filters: []storage.Filter{{Name: "reactions", Op: storage.Gt, Value: ""}}, Select: []string{"reactions"}}
-	return s.log.table.QueryAll(ctx, q, func(e storage.Entity) error {
-		if r, _ := e.Props["reactions"].(string); !strings.Contains(r, `"`+memberKey+`"`) {
-			return nil
+	q := storage.Query{Scan: true, Filters: []storage.Filter{{Name: "reactions", Op: storage.Gt, Value: ""}}}
+	return memberdata.Rewrite(ctx, s.log.table, q, func(m *MessageRow) error {
+		set := parseReactions(m.Reactions)
+		for emoji, who := range set {
+			if who = slices.DeleteFunc(who, func(k string) bool { return k == memberKey }); len(who) == 0 {
+				delete(set, emoji)
+			} else {
+				set[emoji] = who
+			}
 		}
-		_, err := storage.Change(ctx, s.log.table, e.PartitionKey, e.RowKey, storage.ErrNoChange, func(m *MessageRow) error {
-			set := parseReactions(m.Reactions)
-			for emoji, who := range set {
-				if who = slices.DeleteFunc(who, func(k string) bool { return k == memberKey }); len(who) == 0 {
-					delete(set, emoji)
-				} else {
-					set[emoji] = who
-				}
-			}
-			if set.String() == m.Reactions {
-				return storage.ErrNoChange
-			}
-			m.Reactions = set.String()
-			return nil
-		})
-		return err
+		if set.String() == m.Reactions {
+			return storage.ErrNoChange
+		}
+		m.Reactions = set.String()
+		return nil
 	})
 }
 
@@ -138,28 +127,22 @@ func (s *Service) forgetReactions(ctx context.Context, memberKey string) error {
 // of their edits, joins and leaves) and the heads whose last message is
 // theirs to Forgotten, with no name.
 func (s *Service) forgetMessages(ctx context.Context, memberKey string) error {
-	err := s.log.table.QueryAll(ctx, propIs("sender", memberKey), func(e storage.Entity) error {
-		_, err := storage.Change(ctx, s.log.table, e.PartitionKey, e.RowKey, storage.ErrNoChange, func(m *MessageRow) error {
-			if m.Sender != memberKey {
-				return storage.ErrNoChange
-			}
-			m.Sender, m.SenderName = memberdata.Forgotten, ""
-			return nil
-		})
-		return err
+	err := memberdata.Rewrite(ctx, s.log.table, propIs("sender", memberKey), func(m *MessageRow) error {
+		if m.Sender != memberKey {
+			return storage.ErrNoChange
+		}
+		m.Sender, m.SenderName = memberdata.Forgotten, ""
+		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return s.log.table.QueryAll(ctx, propIs("lastSenderKey", memberKey), func(e storage.Entity) error {
-		_, err := storage.Change(ctx, s.log.table, e.PartitionKey, e.RowKey, storage.ErrNoChange, func(h *HeadRow) error {
-			if h.LastSenderKey != memberKey {
-				return storage.ErrNoChange
-			}
-			h.LastSenderKey, h.LastSender = memberdata.Forgotten, ""
-			return nil
-		})
-		return err
+	return memberdata.Rewrite(ctx, s.log.table, propIs("lastSenderKey", memberKey), func(h *HeadRow) error {
+		if h.LastSenderKey != memberKey {
+			return storage.ErrNoChange
+		}
+		h.LastSenderKey, h.LastSender = memberdata.Forgotten, ""
+		return nil
 	})
 }
 
@@ -170,19 +153,16 @@ func (s *Service) forgetPrivateChats(ctx context.Context, memberKey string) erro
 	for _, side := range []string{"memberA", "memberB"} {
 		q := propIs(side, memberKey)
 		q.Scan, q.PartitionKey = false, pk
-		err := s.chats.QueryAll(ctx, q, func(e storage.Entity) error {
-			_, err := storage.Change(ctx, s.chats, e.PartitionKey, e.RowKey, storage.ErrNoChange, func(c *ChatRow) error {
-				switch memberKey {
-				case c.MemberA:
-					c.MemberA, c.NameA = memberdata.Forgotten, ""
-				case c.MemberB:
-					c.MemberB, c.NameB = memberdata.Forgotten, ""
-				default:
-					return storage.ErrNoChange
-				}
-				return nil
-			})
-			return err
+		err := memberdata.Rewrite(ctx, s.chats, q, func(c *ChatRow) error {
+			switch memberKey {
+			case c.MemberA:
+				c.MemberA, c.NameA = memberdata.Forgotten, ""
+			case c.MemberB:
+				c.MemberB, c.NameB = memberdata.Forgotten, ""
+			default:
+				return storage.ErrNoChange
+			}
+			return nil
 		})
 		if err != nil {
 			return err

@@ -25,11 +25,6 @@ import (
 // participant rows go last: they lead the next run to the topics a run
 // cut short left.
 
-var _ interface {
-	memberdata.Exporter
-	memberdata.Forgetter
-} = (*Service)(nil)
-
 // shownName is the name a list shows for an author: "Deleted member"
 // for a forgotten one, whose name lists keep as "" (every member has a
 // name).
@@ -277,13 +272,7 @@ func (s *Service) forgetAuthorship(ctx context.Context, m memberdata.Member) err
 				return true
 			})
 		}
-		_, err := storage.Change(ctx, s.posts, e.PartitionKey, e.RowKey, storage.ErrNoChange, func(p *PostRow) error {
-			if p.AuthorKey != m.Key {
-				return storage.ErrNoChange
-			}
-			p.AuthorKey, p.AuthorName = memberdata.Forgotten, ""
-			return nil
-		})
+		_, err := storage.Change(ctx, s.posts, e.PartitionKey, e.RowKey, storage.ErrNoChange, forgetPost(m.Key))
 		return err
 	})
 	if err != nil {
@@ -312,6 +301,17 @@ func (s *Service) forgetAuthorship(ctx context.Context, m memberdata.Member) err
 		}
 		return storage.Forget(ctx, s.posts, e.PartitionKey, e.RowKey)
 	})
+}
+
+// forgetPost rewrites a post of memberKey's to Forgotten.
+func forgetPost(memberKey string) func(p *PostRow) error {
+	return func(p *PostRow) error {
+		if p.AuthorKey != memberKey {
+			return storage.ErrNoChange
+		}
+		p.AuthorKey, p.AuthorName = memberdata.Forgotten, ""
+		return nil
+	}
 }
 
 // lastPoster is the author of topicID's newest visible post, "" when

@@ -20,11 +20,6 @@ import (
 // create cooldown. Every step rereads what is left, so a run cut short
 // is finished by the next.
 
-var _ interface {
-	memberdata.Exporter
-	memberdata.Forgetter
-} = (*Service)(nil)
-
 // exportedPrompt is a prompt as its author's archive holds it.
 type exportedPrompt struct {
 	ID         string    `json:"id"`

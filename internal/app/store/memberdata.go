@@ -14,11 +14,6 @@ import (
 // Items are the admins' and name nobody; nobody buys here (the buy link
 // leads to the official store), so there are no carts or orders to keep.
 
-var _ interface {
-	memberdata.Exporter
-	memberdata.Forgetter
-} = (*Service)(nil)
-
 // alertsOf is the query of memberKey's alerts, on every item: a scan.
 func alertsOf(memberKey string) storage.Query {
 	return storage.Query{Scan: true, Filters: []storage.Filter{{Name: "RowKey", Op: storage.Eq, Value: memberKey}}}
