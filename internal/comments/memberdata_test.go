@@ -1,34 +1,14 @@
 package comments_test
 
 import (
-	"context"
 	"errors"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
-	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/storetest"
 )
-
-// failingUpdates fails every update after the first ok ones, while
-// armed.
-type failingUpdates struct {
-	storage.Backend
-	armed atomic.Bool
-	ok    atomic.Int32
-}
-
-var errDisk = errors.New("disk full")
-
-func (f *failingUpdates) Update(ctx context.Context, table string, e storage.Entity, mode storage.UpdateMode, ifMatch string) (string, error) {
-	if f.armed.Load() && f.ok.Add(-1) < 0 {
-		return "", errDisk
-	}
-	return f.Backend.Update(ctx, table, e, mode, ifMatch)
-}
 
 // TestForgetAuthor: an account's deletion leaves its author's comments
 // and replies in their threads, written by Forgotten with no name, the
@@ -36,8 +16,8 @@ func (f *failingUpdates) Update(ctx context.Context, table string, e storage.Ent
 // way is finished by the next, and a run after that changes nothing.
 func TestForgetAuthor(t *testing.T) {
 	ctx := t.Context()
-	fb := &failingUpdates{}
-	store := storetest.OpenWrapped(t, func(b storage.Backend) storage.Backend { fb.Backend = b; return fb }, "Comments", "Quota")
+	faults := &memberdatatest.Faults{}
+	store := storetest.OpenWrapped(t, faults.Wrap, "Comments", "Quota")
 	th := newThread(t, store)
 	th.Replies, th.Limit.Max = true, 10
 	annKeys := map[string]bool{}
@@ -74,12 +54,11 @@ func TestForgetAuthor(t *testing.T) {
 		t.Fatalf("ann's archive: %s", text)
 	}
 
-	fb.ok.Store(2)
-	fb.armed.Store(true)
-	if err := th.ForgetAuthor(ctx, ann.MemberKey); !errors.Is(err, errDisk) {
+	faults.FailAfter(2)
+	if err := th.ForgetAuthor(ctx, ann.MemberKey); !errors.Is(err, memberdatatest.ErrInjected) {
 		t.Fatalf("a forget failing part way: %v", err)
 	}
-	fb.armed.Store(false)
+	faults.Heal()
 	if left := memberdatatest.Traces(t, store, m, "Comments", "Quota"); len(left) == 0 {
 		t.Fatal("the failed run forgot everything")
 	}

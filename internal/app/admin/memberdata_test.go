@@ -1,10 +1,8 @@
 package admin
 
 import (
-	"context"
 	"errors"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
@@ -12,23 +10,6 @@ import (
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/storage"
 )
-
-// reportWritesRefused refuses, while armed, every update of a report
-// after the first: a run that stops part way.
-type reportWritesRefused struct {
-	storage.Backend
-	armed   atomic.Bool
-	updates atomic.Int32
-}
-
-var errStopped = errors.New("the process stopped")
-
-func (b *reportWritesRefused) Update(ctx context.Context, table string, e storage.Entity, mode storage.UpdateMode, ifMatch string) (string, error) {
-	if b.armed.Load() && strings.HasSuffix(table, reportsTable) && b.updates.Add(1) > 1 {
-		return "", errStopped
-	}
-	return b.Backend.Update(ctx, table, e, mode, ifMatch)
-}
 
 // TestDeletingAnAccountInModeration: ann, an admin, filed a report,
 // wrote something reported, dismissed a report and was the target of a
@@ -40,8 +21,8 @@ func (b *reportWritesRefused) Update(ctx context.Context, table string, e storag
 // or email); and one more run changes nothing.
 func TestDeletingAnAccountInModeration(t *testing.T) {
 	t.Parallel()
-	crash := &reportWritesRefused{}
-	a := newAdminAppOn(t, map[string]string{"ADMIN_EMAILS": bossEmail + ",ann@example.com"}, func(b storage.Backend) storage.Backend { crash.Backend = b; return crash })
+	faults := &memberdatatest.Faults{}
+	a := newAdminAppOn(t, map[string]string{"ADMIN_EMAILS": bossEmail + ",ann@example.com"}, faults.Wrap)
 	a.svc.UseReportSources([]moderation.Source{&fakeSource{}})
 	boss, annC := a.Client(), a.Client()
 	bossKey := a.SignIn(boss, bossEmail)
@@ -85,11 +66,11 @@ func TestDeletingAnAccountInModeration(t *testing.T) {
 		t.Errorf("the archive holds others' reports:\n%s", text)
 	}
 
-	crash.armed.Store(true)
-	if err := a.svc.ForgetMember(ctx, m); !errors.Is(err, errStopped) {
+	faults.FailAfter(1)
+	if err := a.svc.ForgetMember(ctx, m); !errors.Is(err, memberdatatest.ErrInjected) {
 		t.Fatalf("a forget cut short: %v", err)
 	}
-	crash.armed.Store(false)
+	faults.Heal()
 	must(a.svc.ForgetMember(ctx, m))
 	if left := memberdatatest.Traces(t, a.Store, m, tables...); len(left) > 0 {
 		t.Fatalf("rows still naming ann: %v", left)

@@ -1,37 +1,16 @@
 package chat_test
 
 import (
-	"context"
 	"errors"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/harmony/harmony/internal/app/chat"
 	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
-	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
-
-// messageWritesRefused refuses, while armed, every update in the
-// Messages table after the first: a run that stops part way.
-type messageWritesRefused struct {
-	storage.Backend
-	armed   atomic.Bool
-	updates atomic.Int32
-}
-
-var errStopped = errors.New("the process stopped")
-
-func (b *messageWritesRefused) Update(ctx context.Context, table string, e storage.Entity, mode storage.UpdateMode, ifMatch string) (string, error) {
-	if b.armed.Load() && strings.HasSuffix(table, chat.MessagesTable) && b.updates.Add(1) > 1 {
-		return "", errStopped
-	}
-	return b.Backend.Update(ctx, table, e, mode, ifMatch)
-}
 
 // seqOf is the sequence number of the message of c's page at path whose
 // text has body.
@@ -60,8 +39,8 @@ func seqOf(t *testing.T, c *webtest.Client, path, body string) string {
 func TestDeletingAnAccountInTheChats(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	crash := &messageWritesRefused{}
-	a := newAppOn(t, func(b storage.Backend) storage.Backend { crash.Backend = b; return crash })
+	faults := &memberdatatest.Faults{}
+	a := newAppOn(t, faults.Wrap)
 	ann, bob := a.Client(), a.Client()
 	annKey := a.SignIn(ann, "ann@example.com")
 	bobKey := a.SignIn(bob, "bob@example.com")
@@ -98,11 +77,11 @@ func TestDeletingAnAccountInTheChats(t *testing.T) {
 		t.Errorf("the archive holds bob's:\n%s", text)
 	}
 
-	crash.armed.Store(true)
-	if err := a.svc.ForgetMember(ctx, m); !errors.Is(err, errStopped) {
+	faults.FailAfter(1)
+	if err := a.svc.ForgetMember(ctx, m); !errors.Is(err, memberdatatest.ErrInjected) {
 		t.Fatalf("a forget cut short: %v", err)
 	}
-	crash.armed.Store(false)
+	faults.Heal()
 	if err := a.svc.ForgetMember(ctx, m); err != nil {
 		t.Fatal(err)
 	}

@@ -1,31 +1,14 @@
 package store_test
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
-	"github.com/harmony/harmony/internal/storage"
 )
-
-// deletesRefused fails every delete after the first, while armed.
-type deletesRefused struct {
-	storage.Backend
-	armed   atomic.Bool
-	deleted atomic.Int32
-}
-
-func (b *deletesRefused) Delete(ctx context.Context, table, pk, rk, ifMatch string) error {
-	if b.armed.Load() && b.deleted.Add(1) > 1 {
-		return errStopped
-	}
-	return b.Backend.Delete(ctx, table, pk, rk, ifMatch)
-}
 
 // TestDeletingAnAccountInTheStore: a member's archive holds the items
 // they asked to hear of and nobody else's asking; their deletion, cut
@@ -34,8 +17,8 @@ func (b *deletesRefused) Delete(ctx context.Context, table, pk, rk, ifMatch stri
 // restock tells that one), and one more run changes nothing.
 func TestDeletingAnAccountInTheStore(t *testing.T) {
 	t.Parallel()
-	crash := &deletesRefused{}
-	a := newAppOn(t, func(b storage.Backend) storage.Backend { crash.Backend = b; return crash })
+	faults := &memberdatatest.Faults{}
+	a := newAppOn(t, faults.Wrap)
 	vinyl := a.add(t, form("title", "Vinyl", "category", "music", "stock", "0"))
 	poster := a.add(t, form("title", "Tour poster", "stock", "0"))
 	a.add(t, form("title", "Cap", "stock", "0"))
@@ -58,11 +41,11 @@ func TestDeletingAnAccountInTheStore(t *testing.T) {
 		t.Errorf("mia's archive:\n%s", text)
 	}
 
-	crash.armed.Store(true)
-	if err := a.svc.ForgetMember(t.Context(), mia); !errors.Is(err, errStopped) {
+	faults.FailAfter(1)
+	if err := a.svc.ForgetMember(t.Context(), mia); !errors.Is(err, memberdatatest.ErrInjected) {
 		t.Fatalf("a forget cut short: %v", err)
 	}
-	crash.armed.Store(false)
+	faults.Heal()
 	if len(memberdatatest.Traces(t, a.Store, mia, a.svc.Tables()...)) != 1 {
 		t.Fatalf("after the run cut short: %v", memberdatatest.Traces(t, a.Store, mia, a.svc.Tables()...))
 	}
