@@ -46,6 +46,9 @@ type ProfileState struct {
 	DisplayName string
 	// Enabled is document 003's enabled flag; false refuses sign-in.
 	Enabled bool
+	// Closing: the member asked to delete the account, which is being
+	// erased; sign-in is refused with that reason (Enabled is false too).
+	Closing bool
 	// Admin is the role granted on the admin users page; ADMIN_EMAILS is
 	// added on top by auth.
 	Admin bool

@@ -70,8 +70,8 @@ func (s *Service) CompleteSignIn(c echo.Context, v VerifiedIdentity, next string
 	if err != nil {
 		return fmt.Errorf("auth: profile of %s: %w", memberKey, err)
 	}
-	if !st.Enabled {
-		return web.Forbidden(i18n.T(ctx, "auth.error.disabled"), fmt.Errorf("auth: %s is disabled", memberKey))
+	if err := refusal(ctx, memberKey, st); err != nil {
+		return err
 	}
 	if prev := From(c); prev != nil && prev.Guest {
 		for _, u := range s.upgraders {
@@ -90,11 +90,11 @@ func (s *Service) CompleteSignIn(c echo.Context, v VerifiedIdentity, next string
 	// landing after this is the admin's own to apply.
 	if now, err := s.profiles.OnSignIn(ctx, memberKey, email, name); err != nil {
 		return fmt.Errorf("auth: profile of %s: %w", memberKey, err)
-	} else if !now.Enabled {
+	} else if refused := refusal(ctx, memberKey, now); refused != nil {
 		if err := s.deleteSession(ctx, memberKey, row.ID); err != nil {
 			return err
 		}
-		return web.Forbidden(i18n.T(ctx, "auth.error.disabled"), fmt.Errorf("auth: %s was disabled while signing in", memberKey))
+		return refused
 	} else if !now.same(st) {
 		if err := s.RefreshSessions(ctx, memberKey, now); err != nil {
 			return err
@@ -102,6 +102,18 @@ func (s *Service) CompleteSignIn(c echo.Context, v VerifiedIdentity, next string
 	}
 	s.log.InfoContext(ctx, "signed in", "member", memberKey, "method", v.Method)
 	return web.Redirect(c, web.LocalPath(next))
+}
+
+// refusal is why an account in state st may not sign in (403), nil when
+// it may: one being deleted says so, a disabled one that it is disabled.
+func refusal(ctx context.Context, memberKey string, st ProfileState) error {
+	switch {
+	case st.Closing:
+		return web.Forbidden(i18n.T(ctx, "auth.error.closing"), fmt.Errorf("auth: %s is being deleted", memberKey))
+	case !st.Enabled:
+		return web.Forbidden(i18n.T(ctx, "auth.error.disabled"), fmt.Errorf("auth: %s is disabled", memberKey))
+	}
+	return nil
 }
 
 // EnsureAccount is the account a first sign-in by code with email would

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -64,6 +65,9 @@ var demoPeople = []DemoPerson{
 	{Email: "masha@demo.example", Name: "Маша Иванова", Lang: "ru", Timezone: "Europe/Moscow"},
 	{Email: "olga@demo.example", Name: "Ольга Петрова", Lang: "ru", Timezone: "Asia/Yekaterinburg"},
 }
+
+// DemoPeople are the demo's cast, for tests that pick one of them.
+func DemoPeople() []DemoPerson { return slices.Clone(demoPeople) }
 
 // DemoSignIn is the address the banner and the docs suggest signing in
 // with.

@@ -26,7 +26,11 @@
 //   - Counted: its daily counters, one section of the admin metrics page;
 //   - Drainer: told when the server starts shutting down (open streams);
 //   - auth.GuestUpgrader and auth.EmailLinker: called when a guest signs
-//     in, or an account verifies its first email.
+//     in, or an account verifies its first email;
+//   - memberdata.Exporter and memberdata.Forgetter: what it keeps about a
+//     member, written into their "Download my data" archive and erased
+//     when they delete their account (the account module runs them, in
+//     module order, then auth's rows and its own).
 //
 // Adding a module is one Factory in the list cmd/web passes to Build.
 package platform
@@ -45,6 +49,7 @@ import (
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/jobs"
 	"github.com/harmony/harmony/internal/mail"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/storage"
@@ -141,8 +146,10 @@ type App struct {
 	*web.Server
 	Core    *Core
 	Modules []web.Module
-	// Tables are every table the app owns (for key migration).
-	Tables []string
+	// Tables are every table the app owns (for key migration), and
+	// Containers every blob container.
+	Tables     []string
+	Containers []string
 	// Rebuilders are the modules' repairs, in module order.
 	Rebuilders []Rebuilder
 	// Migrators are the modules' moves to their current layout.
@@ -206,6 +213,9 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 			}
 		}
 	}
+	if err := core.Accounts.UseMemberData(memberData(core, modules)); err != nil {
+		return nil, err
+	}
 	var sources []moderation.Source
 	var queue ReportQueue
 	for _, m := range modules {
@@ -257,11 +267,30 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 	if err != nil {
 		return nil, err
 	}
-	app := &App{Server: srv, Core: core, Modules: modules, Tables: tables, Rebuilders: rebuilders, Migrators: migrators}
+	app := &App{Server: srv, Core: core, Modules: modules, Tables: tables, Containers: containers, Rebuilders: rebuilders, Migrators: migrators}
 	if demo != nil {
 		demo.app = app
 	}
 	return app, nil
+}
+
+// memberData are the modules that export and forget a member's data, in
+// module order; auth and the account module run their own parts
+// themselves, auth's after the modules' and the account's last.
+func memberData(core *Core, modules []web.Module) account.MemberData {
+	d := account.MemberData{Auth: core.Auth, Tasks: core.Tasks, Mailer: core.Mailer}
+	for _, m := range modules {
+		if m == web.Module(core.Auth) || m == web.Module(core.Accounts) {
+			continue
+		}
+		if e, ok := m.(memberdata.Exporter); ok {
+			d.Exporters = append(d.Exporters, e)
+		}
+		if f, ok := m.(memberdata.Forgetter); ok {
+			d.Forgetters = append(d.Forgetters, f)
+		}
+	}
+	return d
 }
 
 // newCore builds what every module is built on. auth and account need

@@ -3,7 +3,9 @@
 // templ: version: v0.3.977
 // Package account renders the account pages: profile and photo, settings,
 
-// people-search preferences, and signed-in devices.
+// people-search preferences, signed-in devices, and the member's data
+
+// (download it, delete the account).
 
 package account
 
@@ -27,6 +29,7 @@ const (
 	TabSettings    Tab = "settings"
 	TabPreferences Tab = "preferences"
 	TabSessions    Tab = "sessions"
+	TabData        Tab = "data"
 )
 
 type tabLink struct {
@@ -39,6 +42,7 @@ var tabs = []tabLink{
 	{TabSettings, "/account/settings"},
 	{TabPreferences, "/account/preferences"},
 	{TabSessions, "/account/sessions"},
+	{TabData, "/account/data"},
 }
 
 // FieldErrors maps a field's name to the message key of its error.
@@ -82,7 +86,7 @@ func shell(active Tab) templ.Component {
 		var templ_7745c5c3_Var2 string
 		templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs("account-" + string(active))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/account/account.templ`, Line: 48, Col: 95}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/account/account.templ`, Line: 51, Col: 95}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 		if templ_7745c5c3_Err != nil {
@@ -209,7 +213,7 @@ func formErrorSummary(errs FieldErrors) templ.Component {
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.N(ctx, "account.form_errors", len(errs)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/account/account.templ`, Line: 84, Col: 121}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/account/account.templ`, Line: 87, Col: 121}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 			if templ_7745c5c3_Err != nil {

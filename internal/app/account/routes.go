@@ -25,6 +25,12 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/account/sessions", h.showSessions, auth.RequireAccount)
 	e.POST("/account/sessions/revoke-all", h.revokeAllSessions, auth.RequireAccount)
 	e.POST("/account/sessions/:id/revoke", h.revokeSession, auth.RequireAccount)
+	e.GET("/account/data", h.showData, auth.RequireAccount)
+	e.POST("/account/data/download", h.downloadData, auth.RequireAccount)
+	e.GET("/account/data/delete", h.showDelete, auth.RequireAccount)
+	e.POST("/account/data/delete", h.deleteAccount, auth.RequireAccount)
+	// Where a deleted account's browser lands, signed out.
+	e.GET("/account/deleted", h.showDeleted)
 	// A person's page decides itself who sees what (handlers_people.go).
 	e.GET("/people/:member", h.showPerson)
 	// Photos are public to anyone holding the URL: it is unguessable.

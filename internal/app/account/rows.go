@@ -46,7 +46,7 @@ type ProfileRow struct {
 	Role         string     `table:"role"` // RoleAdmin, RoleOrganizer or ""
 	CreatedAt    time.Time  `table:"createdAt"`
 	UpdatedAt    time.Time  `table:"updatedAt"`
-	DeletedAt    *time.Time `table:"deletedAt"`
+	DeletedAt    *time.Time `table:"deletedAt"` // asked to be deleted: closed while account.forget runs
 	// InPeople shows the profile in the people module's discovery ("Show
 	// me in People"); it needs a birth date of an adult and a profile
 	// others may see (SetInPeople).
@@ -116,7 +116,7 @@ func directoryRowFor(memberKey string, p ProfileRow) DirectoryRow {
 		DisplayName:  p.DisplayName,
 		Email:        p.Email,
 		PhotoKey:     p.PhotoKey,
-		Enabled:      p.Enabled,
+		Enabled:      p.Enabled && p.DeletedAt == nil,
 		Role:         p.Role,
 		CreatedAt:    p.CreatedAt,
 		InPeople:     p.InPeople,

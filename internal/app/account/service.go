@@ -15,11 +15,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/metrics"
+	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
+	"github.com/harmony/harmony/internal/tasks"
 	"github.com/harmony/harmony/internal/web"
 )
 
@@ -32,6 +36,8 @@ type Sessions interface {
 	RefreshSessions(ctx context.Context, memberKey string, st auth.ProfileState) error
 	IdentityOf(memberKey, email string, st auth.ProfileState) *auth.Identity
 	AdminsConfigured() bool
+	// SignOut ends the request's session (an account just closed).
+	SignOut(c echo.Context) error
 }
 
 // Service is the account module: its tables, its photo container and its
@@ -58,6 +64,12 @@ type Service struct {
 	messageAction string
 	// personExtra adds another module's part to people's pages.
 	personExtra PersonExtra
+	// data are the modules' exports and forgets (UseMemberData), and
+	// forgetTask queues the erasure of a closed account.
+	data       MemberData
+	forgetTask tasks.Kind[forgetTask]
+	// downloads paces each account's data downloads.
+	downloads *ratelimit.PerIP
 }
 
 // NewUsers is the daily counter of accounts created at a first sign-in.
@@ -79,6 +91,7 @@ func New(store *storage.Store, sessions Sessions, log *slog.Logger, now func() t
 		preferences: store.Table(preferencesTable),
 		photos:      pictures.Store{Container: store.Container(photoContainer), Large: largePhotoSide, Small: smallPhotoSide, Log: log},
 		uploads:     web.NewUploadPace(now),
+		downloads:   ratelimit.New(1, DownloadEvery),
 		sessions:    sessions,
 		log:         log,
 		now:         now,
@@ -238,6 +251,7 @@ func profileState(p ProfileRow) auth.ProfileState {
 	return auth.ProfileState{
 		DisplayName: p.DisplayName,
 		Enabled:     p.Enabled && p.DeletedAt == nil,
+		Closing:     p.DeletedAt != nil,
 		Admin:       p.Role == RoleAdmin,
 		Organizer:   p.Role == RoleOrganizer,
 		Timezone:    p.Timezone,

@@ -24,6 +24,10 @@ func (s *Service) OnSignIn(ctx context.Context, memberKey, email, displayName st
 		}
 	case err != nil:
 		return auth.ProfileState{}, err
+	case p.DeletedAt != nil:
+		// Being deleted: refused, and nothing the forget erased comes
+		// back (settings, a directory row).
+		return profileState(p), nil
 	case email != "" && p.Email != email:
 		p, err = s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
 			p.Email = email

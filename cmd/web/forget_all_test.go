@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/jobs"
+	"github.com/harmony/harmony/internal/memberdata"
+	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
+	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/tasks"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+// TestDeletingAnAccountLeavesNoTrace builds the whole app as production
+// does, seeds the demo, and deletes the account of the demo member who
+// has the most content through its pages. Once the tasks have run, no
+// row of any table and no blob names the member's memberKey, userKey or
+// email, and every module's rebuild finds nothing to change: each
+// module's forget kept its indexes in step with its rows.
+func TestDeletingAnAccountLeavesNoTrace(t *testing.T) {
+	t.Parallel()
+	a, store := newTestAppOnStore(t, map[string]string{"ADMIN_EMAILS": platform.DemoSignIn})
+	ctx := context.Background()
+	if _, err := a.Built.SeedDemo(ctx); err != nil {
+		t.Fatal(err)
+	}
+	runTasks(t, a)
+
+	// The member with the most rows naming them.
+	var m memberdata.Member
+	most := -1
+	for _, p := range platform.DemoPeople() {
+		key, err := a.Built.Core.Auth.MemberByEmail(ctx, p.Email)
+		if err != nil {
+			t.Fatal(err)
+		}
+		who := memberdatatest.Member(key, p.Email)
+		if n := len(memberdatatest.Traces(t, store, who, a.Tables...)); n > most {
+			m, most = who, n
+		}
+	}
+	before := tablesHolding(memberdatatest.Traces(t, store, m, a.Tables...))
+	t.Logf("deleting %s, named in %d rows of %v", m.Email, most, before)
+
+	c := webtest.NewClient(t, a.Handler())
+	signIn(t, c, m.Email)
+	if res := c.PostForm("/account/data/delete", c.WithCSRF("/account/data/delete", url.Values{"confirm": {m.Email}})); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/account/deleted" {
+		t.Fatalf("delete: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	runTasks(t, a)
+
+	if left := memberdatatest.Traces(t, store, m, a.Tables...); len(left) > 0 {
+		t.Errorf("%d rows still name the member:\n%s", len(left), strings.Join(left, "\n"))
+	}
+	for _, name := range a.Built.Containers {
+		blobs, err := store.Container(name).List(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range blobs {
+			if strings.Contains(b.Name, m.Key) || strings.Contains(b.Name, storage.EscapeKey(m.Key)) || strings.Contains(b.Name, m.UserKey) {
+				t.Errorf("blob %s/%s names the member", name, b.Name)
+			}
+		}
+	}
+	// The same address signs up again to a new, empty account.
+	again := webtest.NewClient(t, a.Handler())
+	signIn(t, again, m.Email)
+	if key, err := a.Built.Core.Auth.MemberByEmail(ctx, m.Email); err != nil || key == m.Key {
+		t.Errorf("signing up again gave %q (%v), the deleted account's key is %q", key, err, m.Key)
+	}
+
+	// Every rebuild finds its derived rows as the forgets left them.
+	rows := dumpTables(t, store, a.Tables)
+	for _, r := range a.Built.Rebuilders {
+		rep, err := r.Rebuild(ctx)
+		if err != nil {
+			t.Fatalf("rebuild %s: %v", r.RebuildSubject(), err)
+		}
+		t.Logf("rebuild %s: %s", r.RebuildSubject(), rep)
+	}
+	if after := dumpTables(t, store, a.Tables); after != rows {
+		t.Errorf("the rebuilds changed rows after the forget:\n%s", lineDiff(rows, after))
+	}
+}
+
+// runTasks runs the queue until no task is due or running: the app's
+// own runner drains it too, so a task it holds is waited for.
+func runTasks(t *testing.T, a *app) {
+	t.Helper()
+	ctx := context.Background()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := a.Built.Core.Tasks.RunDue(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if dead, err := a.Built.Core.Tasks.Dead(ctx, 10); err != nil || len(dead) > 0 {
+			t.Fatalf("tasks failed for good: %v %+v", err, dead)
+		}
+		waiting := 0
+		err := a.Built.Core.Store.Table(tasks.Table).QueryAll(ctx, storage.Query{PartitionKey: "q", RowKeyPrefix: "t|"}, func(e storage.Entity) error {
+			if msg, _ := e.Props["lastError"].(string); msg != "" {
+				return fmt.Errorf("task %s failed: %s", e.Props["kind"], msg)
+			}
+			// Due now, or claimed by the runner (its due is the lease's end).
+			if holder, _ := e.Props["holder"].(string); holder != "" || e.RowKey < "t|"+storage.ForwardTicks(time.Now()) {
+				waiting++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if waiting == 0 {
+			return
+		}
+	}
+	t.Fatal("tasks still waiting after 30 s")
+}
+
+// tablesHolding are the tables of traces ("table PK RK").
+func tablesHolding(traces []string) []string {
+	var out []string
+	for _, tr := range traces {
+		name, _, _ := strings.Cut(tr, " ")
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// dumpTables is every row of tables with its properties (not its ETag or
+// time stamp), one a line, sorted.
+func dumpTables(t *testing.T, store *storage.Store, tables []string) string {
+	t.Helper()
+	var lines []string
+	for _, name := range tables {
+		if name == tasks.Table || name == jobs.LeasesTable {
+			continue
+		}
+		err := store.Table(name).QueryAll(context.Background(), storage.Query{Scan: true}, func(e storage.Entity) error {
+			if name == "Groups" {
+				// A group's coming plans, a cache every rebuild computes
+				// again, stamped with the time.
+				delete(e.Props, "upcoming")
+			}
+			props, err := json.Marshal(e.Props)
+			lines = append(lines, fmt.Sprintf("%s %s %s %s", name, e.PartitionKey, e.RowKey, props))
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// lineDiff lists the lines only one of a and b has.
+func lineDiff(a, b string) string {
+	as, bs := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out []string
+	for _, l := range as {
+		if !slices.Contains(bs, l) {
+			out = append(out, "- "+l)
+		}
+	}
+	for _, l := range bs {
+		if !slices.Contains(as, l) {
+			out = append(out, "+ "+l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
