@@ -410,7 +410,7 @@ func (h *handlers) thread(c echo.Context, m Membership, g GroupRow, id *auth.Ide
 // author and owners delete it.
 func commentItem(ctx context.Context, m Membership, groupID string, pal palette, id *auth.Identity, zone *time.Location, appointmentID string, cm CommentRow) views.CommentItem {
 	item := views.CommentItem{
-		ID: cm.ID(), Author: cm.AuthorName, Body: templ.Raw(richtext.Render(cm.Body)),
+		ID: cm.ID(), Author: cm.Author(ctx), Body: templ.Raw(richtext.Render(cm.Body)),
 		When: i18n.DateTime(ctx, cm.CreatedAt.In(zone)), Datetime: cm.CreatedAt.UTC().Format(time.RFC3339),
 		Color: pal.of(cm.AuthorKey), Edited: cm.EditedAt != nil,
 	}

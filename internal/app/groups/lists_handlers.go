@@ -12,6 +12,7 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/groups"
 )
@@ -119,7 +120,7 @@ func (h *handlers) listItem(c echo.Context, l ListRow, r ListItemRow) views.List
 	u := listURL(l.PartitionKey, l.ListID) + "/items/" + r.ID()
 	it := views.ListItem{ID: r.ID(), Text: r.Text, Ticked: r.Ticked, TickURL: u + "/tick", EditURL: u + "/edit", DeleteURL: u + "/delete"}
 	if r.Ticked {
-		it.TickedBy = r.TickedByName
+		it.TickedBy = memberdata.Name(c.Request().Context(), r.TickedBy, r.TickedByName)
 		if it.TickedBy == "" {
 			it.TickedBy = i18n.T(c.Request().Context(), "groups.lists.someone")
 		}

@@ -61,47 +61,54 @@ func (s *Service) repairAppointments(ctx context.Context, groupID string) (Appoi
 		return r, err
 	}
 	for _, id := range ids {
-		// The blob first, then the rows: a change made in between
-		// leaves a row ahead.
-		doc, err := s.appointmentDoc(ctx, groupID, id)
-		if errors.Is(err, ErrNoAppointment) {
-			continue
-		}
-		if err != nil {
+		if err := s.repairAppointment(ctx, groupID, id, &r); err != nil {
 			return r, err
-		}
-		found, err := s.indexRowsOf(ctx, groupID, id)
-		if err != nil {
-			return r, err
-		}
-		if len(found) == 0 || slices.ContainsFunc(found, func(row AppointmentIndexRow) bool { return row.Sequence > doc.Sequence }) {
-			continue // never listed, or changing at this moment
-		}
-		row, err := s.repairRows(ctx, doc, found, &r)
-		if err != nil {
-			return r, err
-		}
-		if row.IsDeleted {
-			continue
-		}
-		if err := s.repairParticipants(ctx, doc, &r); err != nil {
-			return r, err
-		}
-		if err := s.repairMoved(ctx, doc, &r); err != nil {
-			return r, err
-		}
-		if doc.Pending != nil {
-			switch finished, err := s.finishSeries(ctx, groupID, id); {
-			case errors.Is(err, storage.ErrExists):
-				// its new series is being made at this moment
-			case err != nil:
-				return r, err
-			case finished:
-				r.Finished++
-			}
 		}
 	}
 	return r, nil
+}
+
+// repairAppointment brings one appointment's index rows, participants
+// and series up to its blob (repairAppointments), counting in r what it
+// changed.
+func (s *Service) repairAppointment(ctx context.Context, groupID, id string, r *AppointmentRepairs) error {
+	// The blob first, then the rows: a change made in between leaves a
+	// row ahead.
+	doc, err := s.appointmentDoc(ctx, groupID, id)
+	if errors.Is(err, ErrNoAppointment) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	found, err := s.indexRowsOf(ctx, groupID, id)
+	if err != nil {
+		return err
+	}
+	if len(found) == 0 || slices.ContainsFunc(found, func(row AppointmentIndexRow) bool { return row.Sequence > doc.Sequence }) {
+		return nil // never listed, or changing at this moment
+	}
+	row, err := s.repairRows(ctx, doc, found, r)
+	if err != nil || row.IsDeleted {
+		return err
+	}
+	if err := s.repairParticipants(ctx, doc, r); err != nil {
+		return err
+	}
+	if err := s.repairMoved(ctx, doc, r); err != nil {
+		return err
+	}
+	if doc.Pending != nil {
+		switch finished, err := s.finishSeries(ctx, groupID, id); {
+		case errors.Is(err, storage.ErrExists):
+			// its new series is being made at this moment
+		case err != nil:
+			return err
+		case finished:
+			r.Finished++
+		}
+	}
+	return nil
 }
 
 // indexRowsOf are the index rows of appointment id: one query of each of

@@ -120,28 +120,33 @@ func (s *Service) refreshUpcoming(ctx context.Context, groupID string) {
 		if g.IsDeleted {
 			return storage.ErrNoChange
 		}
-		now := s.now().UTC()
-		rows, until, err := s.nextRows(ctx, *g, now, summaryItems)
-		if err != nil {
-			return err
-		}
-		sum := upcomingSummary{Until: until, Computed: now}
-		for _, r := range rows {
-			sum.Items = append(sum.Items, upcomingItem{
-				ID: r.AppointmentID, Title: r.Title, Location: r.Location, Start: r.StartTime, End: r.EndTime,
-				AllDay: r.AllDay, Who: r.Who, Occurrence: r.Occurrence,
-			})
-		}
-		b, err := json.Marshal(sum)
-		if err != nil {
-			return err
-		}
-		g.Upcoming = string(b)
-		return nil
+		return s.summarize(ctx, g)
 	})
 	if err != nil {
 		s.log.WarnContext(ctx, "groups: upcoming summary not refreshed", "group", groupID, "err", err)
 	}
+}
+
+// summarize sets g's summary of its next appointments, from now.
+func (s *Service) summarize(ctx context.Context, g *GroupRow) error {
+	now := s.now().UTC()
+	rows, until, err := s.nextRows(ctx, *g, now, summaryItems)
+	if err != nil {
+		return err
+	}
+	sum := upcomingSummary{Until: until, Computed: now}
+	for _, r := range rows {
+		sum.Items = append(sum.Items, upcomingItem{
+			ID: r.AppointmentID, Title: r.Title, Location: r.Location, Start: r.StartTime, End: r.EndTime,
+			AllDay: r.AllDay, Who: r.Who, Occurrence: r.Occurrence,
+		})
+	}
+	b, err := json.Marshal(sum)
+	if err != nil {
+		return err
+	}
+	g.Upcoming = string(b)
+	return nil
 }
 
 // fromSummary is the next n appointments from the group's summary as of
