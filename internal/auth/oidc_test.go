@@ -41,6 +41,11 @@ type oidcApp struct {
 	browser *webtest.Client
 	mailbox *mail.DevMailbox
 
+	// auth, accounts and store are the app's services and store.
+	auth     *auth.Service
+	accounts *account.Service
+	store    *storage.Store
+
 	mu      sync.Mutex
 	signIns []signInCall
 	logs    strings.Builder
@@ -121,6 +126,7 @@ func newOIDCAppWith(t *testing.T, setup func(*oidctest.Provider)) *oidcApp {
 		t.Fatal(err)
 	}
 	accounts = account.New(store, authService, log, time.Now)
+	a.auth, a.accounts, a.store = authService, accounts, store
 	tables := append(authService.Tables(), accounts.Tables()...)
 	if err := store.Provision(context.Background(), tables, accounts.Containers()); err != nil {
 		t.Fatal(err)
