@@ -174,15 +174,12 @@ func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 			return err
 		}
 	}
-	err = s.catalog.seats.table.QueryAll(ctx, updatesBy(m.Key), func(e storage.Entity) error {
-		_, err := storage.Modify(ctx, s.catalog.seats.table, e.PartitionKey, e.RowKey, func(u *UpdateRow, exists bool) error {
-			if !exists || u.AuthorKey != m.Key {
-				return storage.ErrNoChange
-			}
-			u.AuthorKey, u.AuthorName = memberdata.Forgotten, ""
-			return nil
-		})
-		return err
+	err = memberdata.Rewrite(ctx, s.catalog.seats.table, updatesBy(m.Key), func(u *UpdateRow) error {
+		if u.AuthorKey != m.Key {
+			return storage.ErrNoChange
+		}
+		u.AuthorKey, u.AuthorName = memberdata.Forgotten, ""
+		return nil
 	})
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
-	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
 	"github.com/harmony/harmony/internal/storage"
@@ -72,7 +71,7 @@ func forgetOlga(t *testing.T, failAfter int) {
 	}
 	a.Tasks.RunDue(t.Context())
 	a.Clock.Advance(3 * 24 * time.Hour) // the picnic is past
-	m := memberdata.Member{Key: olgaKey, UserKey: auth.UserKey("olga@example.com"), Email: "olga@example.com"}
+	m := memberdatatest.Member(olgaKey, "olga@example.com")
 
 	var archive memberdatatest.Archive
 	if err := svc.ExportMember(t.Context(), m, &archive); err != nil {
@@ -118,34 +117,18 @@ func forgetOlga(t *testing.T, failAfter int) {
 		t.Errorf("events left to nobody are listed as run by %q: %d rows, %v", memberdata.Forgotten, len(rows.Entities), err)
 	}
 	derived := []string{"EventsByDate", "UserEvents"}
-	before := rowsOf(t, a.Store, derived)
+	before := memberdatatest.Snapshot(t, a.Store, derived...)
 	if _, err := svc.Rebuild(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if after := rowsOf(t, a.Store, derived); after != before {
+	if after := memberdatatest.Snapshot(t, a.Store, derived...); after != before {
 		t.Errorf("the rebuild changed the derived rows:\n%s\n%s", before, after)
 	}
-	before = rowsOf(t, a.Store, svc.Tables())
+	before = memberdatatest.Snapshot(t, a.Store, svc.Tables()...)
 	if err := svc.ForgetMember(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}
-	if after := rowsOf(t, a.Store, svc.Tables()); after != before {
+	if after := memberdatatest.Snapshot(t, a.Store, svc.Tables()...); after != before {
 		t.Errorf("a second forget changed the tables:\n%s\n%s", before, after)
 	}
-}
-
-// rowsOf lists every row of tables with its ETag, to compare.
-func rowsOf(t *testing.T, store *storage.Store, tables []string) string {
-	t.Helper()
-	var b strings.Builder
-	for _, name := range tables {
-		err := store.Table(name).QueryAll(t.Context(), storage.Query{Scan: true}, func(e storage.Entity) error {
-			b.WriteString(name + " " + e.PartitionKey + " " + e.RowKey + " " + e.ETag + "\n")
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b.String()
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/harmony/harmony/internal/auth"
-	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -70,7 +69,7 @@ func forgetAnn(t *testing.T, failAfter int) {
 		t.Fatalf("tick: %d", res.StatusCode)
 	}
 	a.Tasks.RunDue(ctx)
-	m := memberdata.Member{Key: ann.id.MemberKey, UserKey: auth.UserKey("ann@example.com"), Email: "ann@example.com"}
+	m := memberdatatest.Member(ann.id.MemberKey, "ann@example.com")
 
 	var archive memberdatatest.Archive
 	if err := a.svc.ExportMember(ctx, m, &archive); err != nil {
@@ -122,34 +121,18 @@ func forgetAnn(t *testing.T, failAfter int) {
 		t.Errorf("Ann's appointment should stay: %d", res.StatusCode)
 	}
 	derived := []string{userGroupsTable, appointmentsTable, participantsTable}
-	before := rowsOf(t, a, derived)
+	before := memberdatatest.Snapshot(t, a.Store, derived...)
 	if _, err := a.svc.Rebuild(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if after := rowsOf(t, a, derived); after != before {
+	if after := memberdatatest.Snapshot(t, a.Store, derived...); after != before {
 		t.Errorf("the rebuild changed the derived rows:\n%s\n%s", before, after)
 	}
-	before = rowsOf(t, a, a.svc.Tables())
+	before = memberdatatest.Snapshot(t, a.Store, a.svc.Tables()...)
 	if err := a.svc.ForgetMember(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	if after := rowsOf(t, a, a.svc.Tables()); after != before {
+	if after := memberdatatest.Snapshot(t, a.Store, a.svc.Tables()...); after != before {
 		t.Errorf("a second forget changed the tables:\n%s\n%s", before, after)
 	}
-}
-
-// rowsOf lists every row of tables with its ETag, to compare.
-func rowsOf(t *testing.T, a *groupsApp, tables []string) string {
-	t.Helper()
-	var b strings.Builder
-	for _, name := range tables {
-		err := a.Store.Table(name).QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
-			b.WriteString(name + " " + e.PartitionKey + " " + e.RowKey + " " + e.ETag + "\n")
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b.String()
 }

@@ -7,10 +7,8 @@ import (
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
-	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
 	"github.com/harmony/harmony/internal/platform"
-	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
 	"github.com/harmony/harmony/internal/web"
 )
@@ -34,7 +32,7 @@ func TestAMembersInboxGoesWithThem(t *testing.T) {
 	}})
 	annC, bobC := a.Client(), a.Client()
 	ann, bob := a.SignIn(annC, "ann@example.com"), a.SignIn(bobC, "bob@example.com")
-	bobM := memberdata.Member{Key: bob, UserKey: auth.UserKey("bob@example.com"), Email: "bob@example.com"}
+	bobM := memberdatatest.Member(bob, "bob@example.com")
 
 	a.post(t, changed(bob, "Bob's dentist"))
 	a.post(t, changed(bob, "Bob's piano"))
@@ -86,27 +84,11 @@ func TestAMembersInboxGoesWithThem(t *testing.T) {
 	if n := a.Inbox(bobC).Length(); n != 0 {
 		t.Errorf("Bob's inbox keeps %d notices", n)
 	}
-	before := rows(t, a.Store, tables)
+	before := memberdatatest.Snapshot(t, a.Store, tables...)
 	if err := a.svc.ForgetMember(ctx, bobM); err != nil {
 		t.Fatal(err)
 	}
-	if after := rows(t, a.Store, tables); after != before {
+	if after := memberdatatest.Snapshot(t, a.Store, tables...); after != before {
 		t.Errorf("a second forget changed the tables:\n%s\n%s", before, after)
 	}
-}
-
-// rows lists every row of tables with its ETag, to compare.
-func rows(t *testing.T, store *storage.Store, tables []string) string {
-	t.Helper()
-	var b strings.Builder
-	for _, name := range tables {
-		err := store.Table(name).QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
-			b.WriteString(name + " " + e.PartitionKey + " " + e.RowKey + " " + e.ETag + "\n")
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b.String()
 }

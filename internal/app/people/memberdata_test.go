@@ -10,9 +10,7 @@ import (
 	"github.com/harmony/harmony/internal/app/people"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/media/mediatest"
-	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
-	"github.com/harmony/harmony/internal/storage"
 )
 
 // TestADeletedMemberLeavesNothingInPeople: Bob has photos, likes given
@@ -66,7 +64,7 @@ func forgetBob(t *testing.T, failAfter int) {
 	if a.matchesOf(t, ann) != 1 {
 		t.Fatal("Ann and Bob should match")
 	}
-	m := memberdata.Member{Key: bob.key, UserKey: auth.UserKey("bob@example.com"), Email: "bob@example.com"}
+	m := memberdatatest.Member(bob.key, "bob@example.com")
 
 	var archive memberdatatest.Archive
 	if err := a.svc.ExportMember(ctx, m, &archive); err != nil {
@@ -108,27 +106,11 @@ func forgetBob(t *testing.T, failAfter int) {
 	if r, err := a.svc.RebuildPeople(ctx); err != nil || r.Received+r.Removed+r.Matches+r.Unliked+r.Cards != 0 {
 		t.Errorf("the rebuild after a forget repaired %s (%v)", r, err)
 	}
-	before := rowsOf(t, a.Store, a.svc.Tables())
+	before := memberdatatest.Snapshot(t, a.Store, a.svc.Tables()...)
 	if err := a.svc.ForgetMember(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	if after := rowsOf(t, a.Store, a.svc.Tables()); after != before {
+	if after := memberdatatest.Snapshot(t, a.Store, a.svc.Tables()...); after != before {
 		t.Errorf("a second forget changed the tables:\n%s\n%s", before, after)
 	}
-}
-
-// rowsOf lists every row of tables with its ETag, to compare.
-func rowsOf(t *testing.T, store *storage.Store, tables []string) string {
-	t.Helper()
-	var b strings.Builder
-	for _, name := range tables {
-		err := store.Table(name).QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
-			b.WriteString(name + " " + e.PartitionKey + " " + e.RowKey + " " + e.ETag + "\n")
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b.String()
 }
