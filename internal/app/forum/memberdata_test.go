@@ -11,6 +11,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/harmony/harmony/internal/app/forum"
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -112,6 +114,14 @@ func TestDeletingAnAccountInTheForum(t *testing.T) {
 	sec, err := a.svc.Section(ctx, "talk")
 	if err != nil || sec.Moderators != "" || sec.ModeratorEmails != "" {
 		t.Errorf("the section's moderators: %q %q (%v)", sec.Moderators, sec.ModeratorEmails, err)
+	}
+
+	// Replies to her topic and likes of her posts tell nobody.
+	_, err = a.svc.Reply(ctx, bob, hers.PartitionKey, "Anyone else?")
+	must(err)
+	must(a.svc.Like(ctx, bob, hers.PartitionKey, 3, true))
+	if told := memberdatatest.Traces(t, a.Store, memberdata.Member{Key: memberdata.Forgotten}, inbox.Table); len(told) > 0 {
+		t.Errorf("notices to the deleted member: %v", told)
 	}
 
 	rep, err := a.svc.Rebuild(ctx)
