@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
 	"net/http"
 	"net/url"
 	"slices"
@@ -11,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/harmony/harmony/internal/jobs"
 	"github.com/harmony/harmony/internal/memberdata"
@@ -49,11 +55,26 @@ func TestDeletingAnAccountLeavesNoTrace(t *testing.T) {
 			m, most = who, n
 		}
 	}
-	before := tablesHolding(memberdatatest.Traces(t, store, m, a.Tables...))
-	t.Logf("deleting %s, named in %d rows of %v", m.Email, most, before)
-
 	c := webtest.NewClient(t, a.Handler())
 	signIn(t, c, m.Email)
+	// What the demo does not give them: a back-in-stock alert and a
+	// profile photo.
+	if !postFirstForm(t, c, "/store", "/alert") {
+		t.Fatal("no store item offers an alert")
+	}
+	if res := c.PostFile("/account/photo", c.WithCSRF("/account", nil), "photo", "me.jpg", testJPEG(t)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("photo: %d", res.StatusCode)
+	}
+	before := tablesHolding(memberdatatest.Traces(t, store, m, a.Tables...))
+	t.Logf("deleting %s, named in %d rows of %v", m.Email, most, before)
+	for _, want := range []string{"Likes", "EventAttendees", "Messages", "ForumPosts", "PromptSaves", "BlogComments", "StoreAlerts", "GroupListItems", "Notifications", "UserImages", "UserProfiles"} {
+		if !slices.Contains(before, want) {
+			t.Errorf("the member has no row in %s to forget", want)
+		}
+	}
+	if blobs, err := store.Container("profile-images").List(ctx, m.Key+"/"); err != nil || len(blobs) == 0 {
+		t.Errorf("the member's profile photo: %d blobs, %v", len(blobs), err)
+	}
 	if res := c.PostForm("/account/data/delete", c.WithCSRF("/account/data/delete", url.Values{"confirm": {m.Email}})); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/account/deleted" {
 		t.Fatalf("delete: %d %s", res.StatusCode, res.Header.Get("Location"))
 	}
@@ -125,6 +146,56 @@ func runTasks(t *testing.T, a *app) {
 		}
 	}
 	t.Fatal("tasks still waiting after 30 s")
+}
+
+// postFirstForm posts, with c, the first form whose action ends in
+// suffix on the pages linked from list (a store item's alert): whether
+// it found one.
+func postFirstForm(t *testing.T, c *webtest.Client, list, suffix string) bool {
+	t.Helper()
+	var links []string
+	c.Get(list).Doc(t).Find(`a[href^="` + list + `/"]`).Each(func(_ int, a *goquery.Selection) {
+		if href, _ := a.Attr("href"); !slices.Contains(links, href) {
+			links = append(links, href)
+		}
+	})
+	for _, link := range links {
+		action, fields := "", url.Values{}
+		c.Get(link).Doc(t).Find("form").Each(func(_ int, f *goquery.Selection) {
+			if act, _ := f.Attr("action"); action == "" && strings.HasSuffix(act, suffix) {
+				action = act
+				f.Find(`input[type="hidden"]`).Each(func(_ int, in *goquery.Selection) {
+					if name := in.AttrOr("name", ""); name != "_csrf" {
+						fields.Set(name, in.AttrOr("value", ""))
+					}
+				})
+			}
+		})
+		if action == "" {
+			continue
+		}
+		if res := c.PostForm(action, c.WithCSRF(link, fields)); res.StatusCode >= 400 {
+			t.Fatalf("%s: %d", action, res.StatusCode)
+		}
+		return true
+	}
+	return false
+}
+
+// testJPEG is a small photo.
+func testJPEG(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 400, 300))
+	for x := range 400 {
+		for y := range 300 {
+			img.Set(x, y, color.RGBA{uint8(x), uint8(y), 120, 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // tablesHolding are the tables of traces ("table PK RK").
