@@ -57,52 +57,47 @@ type exportedUpdate struct {
 // and events/updates.json: m's registrations, the events they run and
 // the updates they sent (memberdata.Exporter).
 func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memberdata.Archive) error {
-	regs := []exportedRegistration{}
-	err := s.catalog.seats.table.QueryAll(ctx, ownRows(m.Key), func(e storage.Entity) error {
-		if !strings.HasPrefix(e.RowKey, attendeePrefix) {
-			return nil
-		}
-		var a AttendeeRow
-		if err := storage.Unmarshal(e, &a); err != nil {
-			return err
-		}
-		ev, err := s.catalog.Event(ctx, a.PartitionKey)
-		if err != nil && !errors.Is(err, ErrNoEvent) {
-			return err
-		}
-		regs = append(regs, exportedRegistration{Event: ev.Title, Start: ev.Start, Status: a.Status, Party: a.Party, RegisteredAt: a.RegisteredAt, Attended: a.Attended})
-		return nil
-	})
+	rows, err := storage.All[AttendeeRow](ctx, s.catalog.seats.table, ownRows(m.Key))
 	if err != nil {
 		return err
 	}
-	run, err := s.runBy(ctx, m.Key)
+	regs := []exportedRegistration{}
+	for _, a := range rows {
+		if !strings.HasPrefix(a.RowKey, attendeePrefix) {
+			continue // their waitlist place, offer or ticket
+		}
+		ev, err := s.eventOrGone(ctx, a.PartitionKey)
+		if err != nil {
+			return err
+		}
+		regs = append(regs, exportedRegistration{Event: ev.Title, Start: ev.Start, Status: a.Status, Party: a.Party, RegisteredAt: a.RegisteredAt, Attended: a.Attended})
+	}
+	run, err := s.namingRunner(ctx, m.Key)
 	if err != nil {
 		return err
 	}
 	organizing := []exportedEvent{}
 	for _, e := range run {
+		if !e.runBy(m.Key) {
+			continue
+		}
 		role := "co-organizer"
 		if e.OrganizerKey == m.Key {
 			role = "organizer"
 		}
 		organizing = append(organizing, exportedEvent{Title: e.Title, Start: e.Start, End: e.End, Place: e.Place, Description: e.Description, Role: role, Published: e.IsPublished, Cancelled: e.IsCancelled})
 	}
+	sent, err := storage.All[UpdateRow](ctx, s.catalog.seats.table, updatesBy(m.Key))
+	if err != nil {
+		return err
+	}
 	updates := []exportedUpdate{}
-	err = s.catalog.seats.table.QueryAll(ctx, updatesBy(m.Key), func(e storage.Entity) error {
-		var u UpdateRow
-		if err := storage.Unmarshal(e, &u); err != nil {
-			return err
-		}
-		ev, err := s.catalog.Event(ctx, u.PartitionKey)
-		if err != nil && !errors.Is(err, ErrNoEvent) {
+	for _, u := range sent {
+		ev, err := s.eventOrGone(ctx, u.PartitionKey)
+		if err != nil {
 			return err
 		}
 		updates = append(updates, exportedUpdate{Event: ev.Title, Body: u.Body, SentAt: u.SentAt})
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	for name, v := range map[string]any{"events/registrations.json": regs, "events/organizing.json": organizing, "events/updates.json": updates} {
 		if err := to.JSON(name, v); err != nil {
@@ -110,6 +105,15 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 		}
 	}
 	return nil
+}
+
+// eventOrGone is the event id names, or none (zero) when it is gone.
+func (s *Service) eventOrGone(ctx context.Context, id string) (EventRow, error) {
+	e, err := s.catalog.Event(ctx, id)
+	if errors.Is(err, ErrNoEvent) {
+		return EventRow{}, nil
+	}
+	return e, err
 }
 
 // ownRows is the scan of EventAttendees for the rows holding memberKey:
@@ -126,16 +130,10 @@ func updatesBy(memberKey string) storage.Query {
 	return storage.Query{Scan: true, Filters: []storage.Filter{{Name: "authorKey", Op: storage.Eq, Value: memberKey}}}
 }
 
-// runBy are the events memberKey makes or co-organizes, from Events
-// itself (the truth; their "Events you run" rows are derived): a scan.
-func (s *Service) runBy(ctx context.Context, memberKey string) ([]EventRow, error) {
-	all, err := storage.All[EventRow](ctx, s.catalog.events, storage.Query{PartitionKey: eventsPart})
-	return slices.DeleteFunc(all, func(e EventRow) bool { return !e.runBy(memberKey) }), err
-}
-
-// namingRunner are the events memberKey runs, and those whose listing
-// record still names their "Events you run" rows (a change cut short
-// before its rows followed): a scan.
+// namingRunner are the events memberKey makes or co-organizes, from
+// Events itself (the truth; their "Events you run" rows are derived),
+// and those whose listing record still names those rows (a change cut
+// short before its rows followed): a scan.
 func (s *Service) namingRunner(ctx context.Context, memberKey string) ([]EventRow, error) {
 	all, err := storage.All[EventRow](ctx, s.catalog.events, storage.Query{PartitionKey: eventsPart})
 	return slices.DeleteFunc(all, func(e EventRow) bool {

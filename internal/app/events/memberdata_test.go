@@ -1,7 +1,6 @@
 package events_test
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -29,16 +28,10 @@ import (
 // the events Olga ran, and near its end.
 func TestADeletedMemberLeavesEvents(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{3, 8, 20, 35} {
-		t.Run(fmt.Sprintf("failing after %d writes", n), func(t *testing.T) {
-			t.Parallel()
-			forgetOlga(t, n)
-		})
-	}
+	memberdatatest.CutShort(t, []int{3, 8, 20, 35}, forgetOlga)
 }
 
-func forgetOlga(t *testing.T, failAfter int) {
-	var faults memberdatatest.Faults
+func forgetOlga(t *testing.T, faults *memberdatatest.Faults, failAfter int) {
 	a, svc := newAppAndServiceOn(t, faults.Wrap)
 	cast := a.People("olga@example.com", "co@example.com", "ann@example.com", "bob@example.com", "cat@example.com")
 	olga, co, ann, bob, cat := cast[0], cast[1], cast[2], cast[3], cast[4]
@@ -87,14 +80,7 @@ func forgetOlga(t *testing.T, failAfter int) {
 		t.Errorf("Olga's archive holds others' data:\n%s", text)
 	}
 
-	faults.FailAfter(failAfter)
-	if err := svc.ForgetMember(t.Context(), m); err == nil {
-		t.Fatal("a forget whose writes failed reported nothing")
-	}
-	faults.Heal()
-	if err := svc.ForgetMember(t.Context(), m); err != nil {
-		t.Fatal(err)
-	}
+	faults.Finish(t, failAfter, func() error { return svc.ForgetMember(t.Context(), m) })
 	if left := memberdatatest.Traces(t, a.Store, m, svc.Tables()...); len(left) != 0 {
 		t.Errorf("rows still naming Olga: %v", left)
 	}

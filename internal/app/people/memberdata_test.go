@@ -1,7 +1,6 @@
 package people_test
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -25,16 +24,10 @@ import (
 // likes and the matches.
 func TestADeletedMemberLeavesNothingInPeople(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{3, 10, 14, 16} {
-		t.Run(fmt.Sprintf("failing after %d writes", n), func(t *testing.T) {
-			t.Parallel()
-			forgetBob(t, n)
-		})
-	}
+	memberdatatest.CutShort(t, []int{3, 10, 14, 16}, forgetBob)
 }
 
-func forgetBob(t *testing.T, failAfter int) {
-	var faults memberdatatest.Faults
+func forgetBob(t *testing.T, faults *memberdatatest.Faults, failAfter int) {
 	a := newWrappedApp(t, faults.Wrap)
 	ann := a.join(t, "ann@example.com", "Ann", "female", "2000-01-10")
 	bob := a.join(t, "bob@example.com", "Bob", "male", "1990-03-01")
@@ -83,14 +76,7 @@ func forgetBob(t *testing.T, failAfter int) {
 		t.Error("the archive's photo is empty")
 	}
 
-	faults.FailAfter(failAfter)
-	if err := a.svc.ForgetMember(ctx, m); err == nil {
-		t.Fatal("a forget whose writes failed reported nothing")
-	}
-	faults.Heal()
-	if err := a.svc.ForgetMember(ctx, m); err != nil {
-		t.Fatal(err)
-	}
+	faults.Finish(t, failAfter, func() error { return a.svc.ForgetMember(ctx, m) })
 	if left := memberdatatest.Traces(t, a.Store, m, a.svc.Tables()...); len(left) != 0 {
 		t.Errorf("rows still naming Bob: %v", left)
 	}

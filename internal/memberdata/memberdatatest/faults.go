@@ -3,7 +3,9 @@ package memberdatatest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
+	"testing"
 
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -96,4 +98,31 @@ func (b faulty) DeleteBlob(ctx context.Context, container, name string) error {
 		return ErrInjected
 	}
 	return b.Backend.DeleteBlob(ctx, container, name)
+}
+
+// CutShort runs test once for each point, as parallel subtests, each
+// with Faults of its own: a forget cut short after that many writes
+// (Finish), at several places of one scenario.
+func CutShort(t *testing.T, points []int, test func(t *testing.T, f *Faults, point int)) {
+	for _, n := range points {
+		t.Run(fmt.Sprintf("failing after %d writes", n), func(t *testing.T) {
+			t.Parallel()
+			test(t, &Faults{}, n)
+		})
+	}
+}
+
+// Finish runs forget with every write after the first n failing, which
+// must report an error, and then again with none failing, which must
+// finish.
+func (f *Faults) Finish(t testing.TB, n int, forget func() error) {
+	t.Helper()
+	f.FailAfter(n)
+	if err := forget(); err == nil {
+		t.Fatalf("a forget whose writes failed after %d reported nothing", n)
+	}
+	f.Heal()
+	if err := forget(); err != nil {
+		t.Fatalf("the forget after one cut short: %v", err)
+	}
 }
