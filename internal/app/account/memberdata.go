@@ -192,10 +192,11 @@ func keyOf(kind, memberKey string) string {
 	return kind + "|" + hex.EncodeToString(sum[:16])
 }
 
-// forget is account.forget: every module's ForgetMember, then auth's,
-// then the account's own rows, the profile last, then the mail. Each
-// step is idempotent, so an error anywhere retries the whole task with
-// the queue's backoff and the retry finishes it.
+// forget is account.forget: every module's ForgetMember, then the
+// queue's rows naming the member, auth's, then the account's own rows,
+// the profile last, then the mail. Each step is idempotent, so an error
+// anywhere retries the whole task with the queue's backoff and the retry
+// finishes it.
 func (s *Service) forget(ctx context.Context, t forgetTask) error {
 	m := t.Member
 	p, err := s.Profile(ctx, m.Key)
@@ -209,29 +210,69 @@ func (s *Service) forget(ctx context.Context, t forgetTask) error {
 		// signed up again) is not this task's to erase.
 		s.log.WarnContext(ctx, "account.forget found the account open; nothing erased", "member", m.Key)
 		return nil
+	default:
+		if err := s.erase(ctx, p, ForgetKind); err != nil {
+			return err
+		}
 	}
-	if err == nil {
-		for _, f := range s.data.Forgetters {
-			if err := f.ForgetMember(ctx, m); err != nil {
-				return fmt.Errorf("account: forget %s: %T: %w", m.Key, f, err)
-			}
+	return s.tellDeleted(ctx, t.Mail)
+}
+
+// erase runs the deletion's steps for p's member; the queue keeps the
+// tasks of the kinds in keep (the task running it).
+func (s *Service) erase(ctx context.Context, p ProfileRow, keep ...string) error {
+	m := MemberOf(p)
+	for _, f := range s.data.Forgetters {
+		if err := f.ForgetMember(ctx, m); err != nil {
+			return fmt.Errorf("account: forget %s: %T: %w", m.Key, f, err)
 		}
-		// Tasks the modules queued about them (reminders, notices, keys).
-		if err := s.data.Tasks.ForgetMember(ctx, m, ForgetKind); err != nil {
-			return fmt.Errorf("account: forget %s: tasks: %w", m.Key, err)
-		}
-		if err := s.data.Auth.ForgetMember(ctx, m); err != nil {
-			return fmt.Errorf("account: forget %s: sign-in rows: %w", m.Key, err)
-		}
-		if err := s.forgetOwn(ctx, p); err != nil {
-			return fmt.Errorf("account: forget %s: the account's rows: %w", m.Key, err)
-		}
-		s.log.InfoContext(ctx, "account deleted", "member", m.Key)
 	}
-	if t.Mail.To == "" || s.data.Mailer == nil {
+	// Tasks the modules queued about them (reminders, notices, keys).
+	if err := s.data.Tasks.ForgetMember(ctx, m, keep...); err != nil {
+		return fmt.Errorf("account: forget %s: tasks: %w", m.Key, err)
+	}
+	if err := s.data.Auth.ForgetMember(ctx, m); err != nil {
+		return fmt.Errorf("account: forget %s: sign-in rows: %w", m.Key, err)
+	}
+	if err := s.forgetOwn(ctx, p); err != nil {
+		return fmt.Errorf("account: forget %s: the account's rows: %w", m.Key, err)
+	}
+	s.log.InfoContext(ctx, "account deleted", "member", m.Key)
+	return nil
+}
+
+// tellDeleted mails done, when there is an address and a mailer.
+func (s *Service) tellDeleted(ctx context.Context, done mail.Message) error {
+	if done.To == "" || s.data.Mailer == nil {
 		return nil
 	}
-	return s.data.Mailer.Send(ctx, t.Mail)
+	return s.data.Mailer.Send(ctx, done)
+}
+
+// ErrNotClosed refuses to erase an account its owner did not ask to
+// delete.
+var ErrNotClosed = errors.New("account: the account is not closed: its owner deletes it from their Your data page")
+
+// ForgetClosed erases a closed account at once, as account.forget
+// would, and drops that task's rows (a dead one included): an operator's
+// repair once the cause of the task's failures is fixed (web forget).
+// done is mailed to the account's email when it is over.
+func (s *Service) ForgetClosed(ctx context.Context, memberKey string, done mail.Message) error {
+	if s.data.Tasks == nil {
+		return ErrNoForget
+	}
+	p, err := s.Profile(ctx, memberKey)
+	if err != nil {
+		return err
+	}
+	if p.DeletedAt == nil {
+		return ErrNotClosed
+	}
+	if err := s.erase(ctx, p); err != nil {
+		return err
+	}
+	done.To, done.Key = p.Email, keyOf("deleted", memberKey)
+	return s.tellDeleted(ctx, done)
 }
 
 // forgetOwn deletes the account module's rows of p: settings,
