@@ -1,6 +1,7 @@
 // Package memberdata is what every module keeps about one member, seen
 // from the member's side: "Download my data" (Exporter) and "Delete my
-// account" (Forgetter). The account module runs them; the composition
+// account" (Forgetter, and Previewer for what the confirmation page
+// says will happen). The account module runs them; the composition
 // root (platform.Build) hands it every module that implements them.
 //
 // A module's content that others rely on (a forum post others replied
@@ -55,6 +56,25 @@ type Exporter interface {
 // passes to another member or, with none, is deleted).
 type Forgetter interface {
 	ForgetMember(ctx context.Context, m Member) error
+}
+
+// Consequence is one thing a member's deletion does to what they share
+// with others, shown before they confirm it: the group that passes to
+// someone, the event that is cancelled.
+type Consequence struct {
+	// What names the thing ("Book club"); URL is its page.
+	What, URL string
+	// Outcome says what becomes of it, in the request's language
+	// ("passes to Olga Petrova").
+	Outcome string
+}
+
+// Previewer tells what the module's ForgetMember would do, were it run
+// now, to what m shares with others, by the same rules ForgetMember
+// follows. It only reads, and at a bounded cost: it runs on the page
+// that asks the member to confirm.
+type Previewer interface {
+	PreviewForget(ctx context.Context, m Member) ([]Consequence, error)
 }
 
 // Forgotten is the memberKey written in place of a deleted member's on

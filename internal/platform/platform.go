@@ -30,7 +30,9 @@
 //   - memberdata.Exporter and memberdata.Forgetter: what it keeps about a
 //     member, written into their "Download my data" archive and erased
 //     when they delete their account (the account module runs them, in
-//     module order, then auth's rows and its own).
+//     module order, then auth's rows and its own); memberdata.Previewer:
+//     what the deletion would do to what the member shares (a group
+//     passed on, an event cancelled), listed before they confirm.
 //
 // Adding a module is one Factory in the list cmd/web passes to Build.
 package platform
@@ -288,6 +290,9 @@ func memberData(core *Core, modules []web.Module) account.MemberData {
 		}
 		if f, ok := m.(memberdata.Forgetter); ok {
 			d.Forgetters = append(d.Forgetters, f)
+		}
+		if p, ok := m.(memberdata.Previewer); ok {
+			d.Previewers = append(d.Previewers, p)
 		}
 	}
 	return d

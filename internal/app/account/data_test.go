@@ -48,6 +48,13 @@ func (f *fakeData) ExportMember(ctx context.Context, m memberdata.Member, to mem
 	return nil
 }
 
+// PreviewForget says the member's one group passes on: the platform
+// hands the account module every Previewer, and the confirmation page
+// lists what they say.
+func (f *fakeData) PreviewForget(ctx context.Context, m memberdata.Member) ([]memberdata.Consequence, error) {
+	return []memberdata.Consequence{{What: "Fake club", URL: "/fake/club", Outcome: "passes to " + m.Email + "'s friend"}}, nil
+}
+
 func (f *fakeData) ForgetMember(ctx context.Context, m memberdata.Member) error {
 	if f.forgetFails > 0 {
 		f.forgetFails--
@@ -159,6 +166,10 @@ func TestDeleteYourAccount(t *testing.T) {
 	page := laptop.Get("/account/data/delete")
 	if page.StatusCode != http.StatusOK || !strings.Contains(page.Body, "Deleted member") || !strings.Contains(page.Body, email) {
 		t.Fatalf("the confirmation page: %d", page.StatusCode)
+	}
+	shared := page.Doc(t).Find(testID("delete-shared") + " li")
+	if shared.Length() != 1 || strings.Join(strings.Fields(shared.Text()), " ") != "Fake club: passes to "+email+"'s friend" || shared.Find(`a[href="/fake/club"]`).Length() != 1 {
+		t.Errorf("what the deletion does to what they run: %q", shared.Text())
 	}
 	// Without the token, or with the wrong word: refused, nothing changes.
 	if res := laptop.PostForm("/account/data/delete", url.Values{"confirm": {email}}); res.StatusCode != http.StatusForbidden {

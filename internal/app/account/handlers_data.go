@@ -97,14 +97,19 @@ func (h *handlers) deleteAccount(c echo.Context) error {
 }
 
 func (h *handlers) renderDelete(c echo.Context, status int, typed, fieldError, problem string) error {
-	p, err := h.svc.Profile(c.Request().Context(), auth.From(c).MemberKey)
+	ctx := c.Request().Context()
+	p, err := h.svc.Profile(ctx, auth.From(c).MemberKey)
+	if err != nil {
+		return err
+	}
+	shared, err := h.svc.PreviewForget(ctx, p)
 	if err != nil {
 		return err
 	}
 	return web.Render(c, status, web.Page{
-		Title: i18n.T(c.Request().Context(), "account.data.confirm.heading"),
+		Title: i18n.T(ctx, "account.data.confirm.heading"),
 		Content: views.DeleteAccount(views.DeleteProps{
-			Word: ConfirmationWord(p), ByEmail: p.Email != "", Typed: typed, Error: fieldError, Problem: problem,
+			Word: ConfirmationWord(p), ByEmail: p.Email != "", Typed: typed, Error: fieldError, Problem: problem, Shared: shared,
 		}),
 	})
 }

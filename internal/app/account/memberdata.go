@@ -34,6 +34,9 @@ type MemberData struct {
 	// them: they run their own parts themselves).
 	Exporters  []memberdata.Exporter
 	Forgetters []memberdata.Forgetter
+	// Previewers tell what the deletion would do to what the member
+	// shares, for the confirmation page.
+	Previewers []memberdata.Previewer
 	// Auth erases the sign-in rows (sessions, codes, email links).
 	Auth memberdata.Forgetter
 	// Tasks runs account.forget; Mailer (nil: no mail can be sent)
@@ -152,6 +155,20 @@ func (s *Service) CloseAccount(ctx context.Context, memberKey, typed string, don
 	}
 	s.log.InfoContext(ctx, "account closed; its deletion is queued", "member", memberKey)
 	return nil
+}
+
+// PreviewForget is what deleting p's account would do to the groups
+// and events they run, each module's Previewer in module order.
+func (s *Service) PreviewForget(ctx context.Context, p ProfileRow) ([]memberdata.Consequence, error) {
+	var all []memberdata.Consequence
+	for _, pv := range s.data.Previewers {
+		cs, err := pv.PreviewForget(ctx, MemberOf(p))
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, cs...)
+	}
+	return all, nil
 }
 
 // keepsAnAdmin refuses with ErrLastAdmin when p holds the admin role, no

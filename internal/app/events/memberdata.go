@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -241,8 +242,7 @@ func (s *Service) forgetRunner(ctx context.Context, e EventRow, m memberdata.Mem
 	if !e.runBy(m.Key) {
 		return s.catalog.listing.Repair(ctx, eventsPart, e.RowKey)
 	}
-	upcoming := e.End.After(s.now()) && !e.IsCancelled
-	cancel := e.OrganizerKey == m.Key && upcoming && len(e.coHostKeys()) == 0
+	upcoming, cancel := e.fateWithout(m.Key, s.now())
 	if cancel {
 		if err := s.tellCancelled(ctx, e); err != nil {
 			return err
@@ -267,6 +267,71 @@ func (s *Service) forgetRunner(ctx context.Context, e EventRow, m memberdata.Mem
 		return nil
 	})
 	return err
+}
+
+// fateWithout is what the deletion of memberKey's account does to e,
+// which they run (forgetRunner): upcoming is an event neither over nor
+// cancelled; one of those they made passes to its first co-organizer,
+// or, with none, is cancelled (cancel).
+func (e EventRow) fateWithout(memberKey string, now time.Time) (upcoming, cancel bool) {
+	upcoming = e.End.After(now) && !e.IsCancelled
+	return upcoming, e.OrganizerKey == memberKey && upcoming && len(e.coHostKeys()) == 0
+}
+
+// PreviewForget lists the upcoming events m made, each with what their
+// deletion would do to it: pass it to its first co-organizer, or cancel
+// it and tell the people registered (memberdata.Previewer). One query of
+// their "Events you run" rows, a read of each upcoming one, and a
+// profile read per co-organizer named.
+func (s *Service) PreviewForget(ctx context.Context, m memberdata.Member) ([]memberdata.Consequence, error) {
+	now := s.now()
+	var ids []string
+	err := s.catalog.byDate.QueryAll(ctx, storage.Query{PartitionKey: organizingPart(m.Key), Select: []string{"eventId", "end", "isCancelled"}}, func(e storage.Entity) error {
+		end, _ := e.Props["end"].(time.Time)
+		if cancelled, _ := e.Props["isCancelled"].(bool); !cancelled && end.After(now) {
+			id, _ := e.Props["eventId"].(string)
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []memberdata.Consequence
+	for _, id := range ids {
+		e, err := s.catalog.Event(ctx, id)
+		if errors.Is(err, ErrNoEvent) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		upcoming, cancel := e.fateWithout(m.Key, now)
+		if !upcoming || e.OrganizerKey != m.Key {
+			continue // a co-organizer's place just goes
+		}
+		outcome := i18n.T(ctx, "events.forget.cancelled")
+		if !cancel {
+			outcome = i18n.T(ctx, "events.forget.passes", "name", s.coHostName(ctx, e, 0))
+		}
+		out = append(out, memberdata.Consequence{What: e.Title, URL: eventURL(e.RowKey), Outcome: outcome})
+	}
+	return out, nil
+}
+
+// coHostName is e's i-th co-organizer's name, or their address when
+// their profile cannot be read.
+func (s *Service) coHostName(ctx context.Context, e EventRow, i int) string {
+	keys, emails := e.coHostKeys(), coHostEmails(e)
+	if s.people != nil && i < len(keys) {
+		if p, err := s.people.Profile(ctx, keys[i]); err == nil && p.DisplayName != "" {
+			return p.DisplayName
+		}
+	}
+	if i < len(emails) {
+		return emails[i]
+	}
+	return ""
 }
 
 // coHostEmails are e's co-organizers' addresses, in its co-organizers'

@@ -20,7 +20,8 @@ import (
 // stays, made by nobody; her update to its guests shows "Deleted
 // member"); she is going to Co's concert, whose one seat passes to Cat
 // on the waitlist; she has a calendar feed. Her archive holds her
-// registration, her events and her update, nobody else's; the forget,
+// registration, her events and her update, nobody else's; the
+// confirmation page's preview names the first two; the forget,
 // cut short once, leaves no row naming her, the rebuild finds nothing to
 // repair, and a second forget changes nothing.
 //
@@ -80,6 +81,19 @@ func forgetOlga(t *testing.T, faults *memberdatatest.Faults, failAfter int) {
 		t.Errorf("Olga's archive holds others' data:\n%s", text)
 	}
 
+	// The confirmation page's preview names the two upcoming events she
+	// made, and what the forget then does to them.
+	preview, err := svc.PreviewForget(memberdatatest.English(t), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := map[string]string{}
+	for _, c := range preview {
+		said[c.What+" "+c.URL] = c.Outcome
+	}
+	if len(said) != 2 || said["Quiz night "+quiz] != "is cancelled, and everyone registered is told" || said["Book swap "+swap] != "passes to its co-organizer co" {
+		t.Errorf("the preview of Olga's deletion: %+v", preview)
+	}
 	faults.Finish(t, failAfter, func() error { return svc.ForgetMember(t.Context(), m) })
 	if left := memberdatatest.Traces(t, a.Store, m, svc.Tables()...); len(left) != 0 {
 		t.Errorf("rows still naming Olga: %v", left)

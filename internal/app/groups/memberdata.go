@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -300,19 +301,14 @@ func (s *Service) forgetInGroup(ctx context.Context, groupID, rowKey string, m m
 }
 
 // passOwnership hands a group whose only owner is leaving (owner, their
-// member row) to its longest-standing member with an account; with
-// none, the group is deleted as an owner deletes it (Delete), by
-// Forgotten.
+// member row) to its heir (heirOf); with none, the group is deleted as
+// an owner deletes it (Delete), by Forgotten.
 func (s *Service) passOwnership(ctx context.Context, groupID string, owner MemberRow) error {
-	if _, err := s.otherOwner(ctx, groupID, owner.RowKey); !errors.Is(err, ErrLastOwner) {
-		return err // another owner stays (or a failed read)
-	}
-	rows, err := storage.All[MemberRow](ctx, s.members, storage.Query{PartitionKey: groupID, Filters: []storage.Filter{{Name: "status", Op: storage.Eq, Value: StatusActive}}})
-	if err != nil {
+	heir, stays, err := s.heirOf(ctx, groupID, owner)
+	if err != nil || stays {
 		return err
 	}
-	rows = slices.DeleteFunc(rows, func(r MemberRow) bool { return r.RowKey == owner.RowKey || auth.IsGuestKey(r.RowKey) })
-	if len(rows) == 0 {
+	if heir == nil {
 		forgotten := &auth.Identity{MemberKey: memberdata.Forgotten, UserKey: memberdata.Forgotten}
 		err := s.Delete(ctx, Membership{GroupID: groupID, Row: owner}, forgotten)
 		if errors.Is(err, ErrNoGroup) {
@@ -320,9 +316,6 @@ func (s *Service) passOwnership(ctx context.Context, groupID string, owner Membe
 		}
 		return err
 	}
-	heir := slices.MinFunc(rows, func(a, b MemberRow) int {
-		return cmp.Or(joinedAt(a).Compare(joinedAt(b)), cmp.Compare(a.RowKey, b.RowKey))
-	})
 	_, err = s.changeMember(ctx, groupID, heir.RowKey, func(r *MemberRow) error {
 		if r.Status != StatusActive || r.Role == RoleOwner {
 			return storage.ErrNoChange
@@ -331,6 +324,57 @@ func (s *Service) passOwnership(ctx context.Context, groupID string, owner Membe
 		return nil
 	})
 	return ignore(err, storage.ErrNoChange, ErrNoMember)
+}
+
+// heirOf is who takes a group from owner (their member row) when they
+// leave with their account: nobody when another owner stays (stays);
+// else its longest-standing active member with an account, or nil when
+// there is none, and the group is deleted. One query when another owner
+// stays, two otherwise.
+func (s *Service) heirOf(ctx context.Context, groupID string, owner MemberRow) (heir *MemberRow, stays bool, err error) {
+	if _, err := s.otherOwner(ctx, groupID, owner.RowKey); !errors.Is(err, ErrLastOwner) {
+		return nil, err == nil, err
+	}
+	rows, err := storage.All[MemberRow](ctx, s.members, storage.Query{PartitionKey: groupID, Filters: []storage.Filter{{Name: "status", Op: storage.Eq, Value: StatusActive}}})
+	if err != nil {
+		return nil, false, err
+	}
+	rows = slices.DeleteFunc(rows, func(r MemberRow) bool { return r.RowKey == owner.RowKey || auth.IsGuestKey(r.RowKey) })
+	if len(rows) == 0 {
+		return nil, false, nil
+	}
+	h := slices.MinFunc(rows, func(a, b MemberRow) int {
+		return cmp.Or(joinedAt(a).Compare(joinedAt(b)), cmp.Compare(a.RowKey, b.RowKey))
+	})
+	return &h, false, nil
+}
+
+// PreviewForget lists the groups m owns alone, each with what their
+// deletion would do to it: pass it to its heir, or delete it with
+// nobody left (memberdata.Previewer). It costs eachGroup's reads, and
+// heirOf's queries for each group m owns.
+func (s *Service) PreviewForget(ctx context.Context, m memberdata.Member) ([]memberdata.Consequence, error) {
+	var out []memberdata.Consequence
+	err := s.eachGroup(ctx, m, func(g GroupRow, row MemberRow) error {
+		if row.Status != StatusActive || row.Role != RoleOwner {
+			return nil
+		}
+		heir, stays, err := s.heirOf(ctx, g.GroupID, row)
+		if err != nil || stays {
+			return err
+		}
+		outcome := i18n.T(ctx, "groups.forget.deleted")
+		if heir != nil {
+			name := heir.DisplayName
+			if name == "" {
+				name = heir.Email
+			}
+			outcome = i18n.T(ctx, "groups.forget.passes", "name", name)
+		}
+		out = append(out, memberdata.Consequence{What: g.GroupName, URL: groupURL(g.GroupID), Outcome: outcome})
+		return nil
+	})
+	return out, err
 }
 
 // ignore is err, or nil when it is one of these.

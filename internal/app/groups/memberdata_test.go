@@ -16,13 +16,13 @@ import (
 // appointment with Bob, is a participant of Bob's, started a list,
 // ticked an item, commented, and invited Dave, who has not answered.
 // Her archive holds her groups, appointment, item and comment, and
-// nobody else's. Forgetting her (cut short once, then finished) leaves
-// no row naming her; Smiths passes to Bob, Solo is deleted, Dave's
-// invitation is withdrawn; her appointment, item and comment stay, by
-// "Deleted member"; the rebuild finds nothing to repair, and a second
-// forget changes nothing. The forget is cut short at several points:
-// among the appointments, the invitations and mirrors, and the second
-// group.
+// nobody else's. The confirmation page's preview says Smiths passes to
+// Bob and Solo is deleted, and forgetting her (cut short once, then
+// finished) does that and leaves no row naming her; Dave's invitation
+// is withdrawn; her appointment, item and comment stay, by "Deleted
+// member"; the rebuild finds nothing to repair, and a second forget
+// changes nothing. The forget is cut short at several points: among
+// the appointments, the invitations and mirrors, and the second group.
 func TestADeletedMemberLeavesTheirGroups(t *testing.T) {
 	t.Parallel()
 	memberdatatest.CutShort(t, []int{4, 18, 21, 40}, forgetAnn)
@@ -80,6 +80,19 @@ func forgetAnn(t *testing.T, faults *memberdatatest.Faults, failAfter int) {
 		}
 	}
 
+	// The confirmation page's preview says what the forget then does.
+	preview, err := a.svc.PreviewForget(memberdatatest.English(t), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := map[string]string{}
+	for _, c := range preview {
+		said[c.What+" "+c.URL] = c.Outcome
+	}
+	if smithsSaid := said["Smiths /groups/"+smiths]; len(said) != 2 || !strings.HasPrefix(smithsSaid, "passes to ") || !strings.Contains(strings.ToLower(smithsSaid), "bob") ||
+		said["Solo /groups/"+solo] != "is deleted: nobody else is in it" {
+		t.Errorf("the preview of Ann's deletion: %+v", preview)
+	}
 	faults.Finish(t, failAfter, func() error { return a.svc.ForgetMember(ctx, m) })
 	if left := memberdatatest.Traces(t, a.Store, m, a.svc.Tables()...); len(left) != 0 {
 		t.Errorf("rows still naming Ann: %v", left)
