@@ -55,6 +55,10 @@ func TestDeletingAnAccountLeavesNoTrace(t *testing.T) {
 			m, most = who, n
 		}
 	}
+	profile, err := a.Built.Core.Accounts.Profile(ctx, m.Key)
+	if err != nil || profile.DisplayName == "" {
+		t.Fatalf("the member's profile: %+v %v", profile, err)
+	}
 	c := webtest.NewClient(t, a.Handler())
 	signIn(t, c, m.Email)
 	// What the demo does not give them: a back-in-stock alert and a
@@ -82,6 +86,9 @@ func TestDeletingAnAccountLeavesNoTrace(t *testing.T) {
 
 	if left := memberdatatest.Traces(t, store, m, a.Tables...); len(left) > 0 {
 		t.Errorf("%d rows still name the member:\n%s", len(left), strings.Join(left, "\n"))
+	}
+	if left := memberdatatest.NameTraces(t, store, profile.DisplayName, a.Tables...); len(left) > 0 {
+		t.Errorf("%d rows still keep the member's name %q:\n%s", len(left), profile.DisplayName, strings.Join(left, "\n"))
 	}
 	for _, name := range a.Built.Containers {
 		blobs, err := store.Container(name).List(ctx, "")

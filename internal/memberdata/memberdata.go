@@ -14,6 +14,7 @@ package memberdata
 import (
 	"context"
 	"io"
+	"sync"
 
 	"github.com/harmony/harmony/internal/i18n"
 )
@@ -27,6 +28,9 @@ type Member struct {
 	UserKey string
 	// Email is their verified email ("" without one).
 	Email string
+	// Name is their display name, as rows others keep may quote it (an
+	// inbox notice's "{name} invited you").
+	Name string
 }
 
 // Archive is the member's data archive being written: a zip whose
@@ -84,6 +88,20 @@ const Forgotten = "forgotten"
 
 // IsForgotten reports whether memberKey is Forgotten.
 func IsForgotten(memberKey string) bool { return memberKey == Forgotten }
+
+// ForgottenNames is "Deleted member" in each language, for what keeps a
+// name per language (an inbox notice's arguments).
+var ForgottenNames = sync.OnceValues(func() (map[i18n.Lang]string, error) {
+	cat, err := i18n.New()
+	if err != nil {
+		return nil, err
+	}
+	out := map[i18n.Lang]string{}
+	for _, l := range i18n.Supported() {
+		out[l] = cat.For(l).T("member.forgotten")
+	}
+	return out, nil
+})
 
 // Name is the name a page shows for an author: "Deleted member" in the
 // request's language for Forgotten, else the name kept with the content.

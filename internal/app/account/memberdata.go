@@ -78,10 +78,10 @@ var (
 )
 
 // MemberOf is the member whose data a profile is: their memberKey, their
-// email and its userKey, or, without an email, the userKey auth derives
+// display name, their email and its userKey, or, without an email, the userKey auth derives
 // from the memberKey (what their group memberships are keyed by).
 func MemberOf(p ProfileRow) memberdata.Member {
-	m := memberdata.Member{Key: p.PartitionKey, Email: p.Email}
+	m := memberdata.Member{Key: p.PartitionKey, Email: p.Email, Name: strings.TrimSpace(p.DisplayName)}
 	if p.Email != "" {
 		m.UserKey = auth.UserKey(p.Email)
 	} else {

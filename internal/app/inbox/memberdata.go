@@ -81,7 +81,9 @@ const quotaRowKey = "w"
 
 // forgetMentions reads every notice and, where one names m by key or
 // address, drops it (its arguments quote them) or takes out its link
-// and quote (it only points at something of theirs).
+// and quote (it only points at something of theirs); one whose
+// arguments quote their name ("{name} invited you") reads "Deleted
+// member" instead (renamed).
 func (s *Service) forgetMentions(ctx context.Context, m memberdata.Member) error {
 	names := needles(m)
 	q := storage.Query{Scan: true, RowKeyTo: noticeKeysEnd, Select: []string{"args", "link", "ref"}}
@@ -89,17 +91,24 @@ func (s *Service) forgetMentions(ctx context.Context, m memberdata.Member) error
 		args, _ := e.Props["args"].(string)
 		link, _ := e.Props["link"].(string)
 		ref, _ := e.Props["ref"].(string)
+		renamed, err := renamed(args, m.Name)
+		if err != nil {
+			return err
+		}
 		switch {
 		case names.in(args):
 			s.badges.Delete(e.PartitionKey)
 			return storage.Forget(ctx, s.table, e.PartitionKey, e.RowKey)
-		case names.in(link) || names.in(ref):
+		case names.in(link) || names.in(ref) || renamed != args:
 			props := map[string]any{}
 			if names.in(link) {
 				props["link"] = ""
 			}
 			if names.in(ref) {
 				props["ref"] = ""
+			}
+			if renamed != args {
+				props["args"] = renamed
 			}
 			_, err := s.table.Update(ctx, storage.Entity{PartitionKey: e.PartitionKey, RowKey: e.RowKey, Props: props}, storage.Merge, storage.AnyETag)
 			if errors.Is(err, storage.ErrNotFound) {
@@ -109,6 +118,43 @@ func (s *Service) forgetMentions(ctx context.Context, m memberdata.Member) error
 		}
 		return nil
 	})
+}
+
+// renamed is a notice's arguments (JSON) with each that is name, a
+// forgotten member's, replaced by "Deleted member" in every language
+// (InLanguage), or args as they are when none is.
+func renamed(args, name string) (string, error) {
+	quoted, _ := json.Marshal(name)
+	if name == "" || !strings.Contains(args, string(quoted)) {
+		return args, nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(args), &m); err != nil {
+		return args, nil // not arguments this module wrote: left alone
+	}
+	forgotten, err := memberdata.ForgottenNames()
+	if err != nil {
+		return "", err
+	}
+	changed := false
+	for k, v := range m {
+		if v != name {
+			continue
+		}
+		if _, lang, ok := strings.Cut(k, "@"); ok {
+			m[k], changed = forgotten[i18n.Lang(lang)], true
+			continue
+		}
+		m[k], changed = "", true
+		for lang, text := range forgotten {
+			m[InLanguage(k, lang)] = text
+		}
+	}
+	if !changed {
+		return args, nil
+	}
+	b, err := json.Marshal(m)
+	return string(b), err
 }
 
 // memberNames are the ways a row may hold a member: their key, userKey

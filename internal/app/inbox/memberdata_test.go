@@ -16,7 +16,9 @@ import (
 // TestAMembersInboxGoesWithThem: Bob's archive holds his notices and no
 // one else's; forgetting him deletes his notices, read state and email
 // counters, drops Ann's notice that quotes his address and takes his key
-// out of the link of another, and leaves the rest of Ann's inbox. A
+// out of the link of another, has the notice of his invitation read
+// "Deleted member invited you" (in Russian too) without his name, and
+// leaves the rest of Ann's inbox. A
 // forget cut short by a failed write is finished by the next, and a
 // third changes nothing.
 func TestAMembersInboxGoesWithThem(t *testing.T) {
@@ -33,6 +35,7 @@ func TestAMembersInboxGoesWithThem(t *testing.T) {
 	annC, bobC := a.Client(), a.Client()
 	ann, bob := a.SignIn(annC, "ann@example.com"), a.SignIn(bobC, "bob@example.com")
 	bobM := memberdatatest.Member(bob, "bob@example.com")
+	bobM.Name = "Bob Brown"
 
 	a.post(t, changed(bob, "Bob's dentist"))
 	a.post(t, changed(bob, "Bob's piano"))
@@ -46,6 +49,10 @@ func TestAMembersInboxGoesWithThem(t *testing.T) {
 	quoting := inbox.Notice{To: []inbox.Recipient{{MemberKey: ann}}, Kind: "groups.notify.invited",
 		Args: map[string]string{"name": "Ann", "group": "Smiths", "email": "bob@example.com"}, Link: "/groups/invites"}
 	a.post(t, quoting)
+	// Bob invited Ann: the notice quotes his name, which goes, and says
+	// "Deleted member" in each reader's language instead.
+	a.post(t, inbox.Notice{To: []inbox.Recipient{{MemberKey: ann}}, Kind: "groups.notify.invited",
+		Args: map[string]string{"name": "Bob Brown", "group": "Chess club"}, Link: "/groups/invites"})
 	mails := quota.Limit{Table: a.Store.Table(inbox.QuotaTable), Max: 10, Window: 3600e9}
 	for _, key := range []string{bob, bobM.UserKey, ann} {
 		if err := mails.Take(ctx, key, a.Clock.Now()); err != nil {
@@ -70,9 +77,15 @@ func TestAMembersInboxGoesWithThem(t *testing.T) {
 	if left := memberdatatest.Traces(t, a.Store, bobM, tables...); len(left) != 0 {
 		t.Errorf("rows still naming Bob: %v", left)
 	}
+	if left := memberdatatest.NameTraces(t, a.Store, bobM.Name, tables...); len(left) != 0 {
+		t.Errorf("rows still keeping Bob's name: %v", left)
+	}
 	items := a.Inbox(annC)
-	if got := items.Text(); !strings.Contains(got, "Ann's picnic") || !strings.Contains(got, "Ann's report") || items.Length() != 2 {
+	if got := items.Text(); !strings.Contains(got, "Ann's picnic") || !strings.Contains(got, "Ann's report") || !strings.Contains(got, "Deleted member invited you to Chess club") || items.Length() != 3 {
 		t.Errorf("Ann's inbox after Bob went: %d items: %s", items.Length(), got)
+	}
+	if res := annC.Get("/inbox", "Accept-Language", "ru"); !strings.Contains(res.Body, "Удалённый участник приглашает вас в группу «Chess club»") {
+		t.Errorf("Ann's inbox in Russian after Bob went: %s", res.Body)
 	}
 	if n := a.Inbox(bobC).Length(); n != 0 {
 		t.Errorf("Bob's inbox keeps %d notices", n)

@@ -121,6 +121,38 @@ func Traces(t testing.TB, store *storage.Store, m memberdata.Member, tables ...s
 	return out
 }
 
+// NameTraces are the rows of tables that still keep name, a forgotten
+// member's display name, as a name: a property named like one
+// ("senderName", "displayName", "nameA") that holds it, or any property
+// that holds it as a whole JSON string (a name inside a JSON record).
+// Words others wrote that merely mention it are not traces.
+func NameTraces(t testing.TB, store *storage.Store, name string, tables ...string) []string {
+	t.Helper()
+	quoted, err := json.Marshal(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, table := range tables {
+		err := store.Table(table).QueryAll(t.Context(), storage.Query{Scan: true}, func(e storage.Entity) error {
+			for k, v := range e.Props {
+				s, ok := v.(string)
+				if b, isBytes := v.([]byte); isBytes {
+					s, ok = string(b), true
+				}
+				if ok && (strings.Contains(strings.ToLower(k), "name") && strings.TrimSpace(s) == name || strings.Contains(s, string(quoted))) {
+					out = append(out, fmt.Sprintf("%s %s %s %s", table, e.PartitionKey, e.RowKey, k))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("scanning %s: %v", table, err)
+		}
+	}
+	return out
+}
+
 // English is t's context in English: where memberdata.Name reads
 // "Deleted member".
 func English(t testing.TB) context.Context {
