@@ -21,7 +21,8 @@ import (
 // (shownName). Their likes go with the posts' counts, as an unlike
 // does; their watches of topics and sections, their read markers,
 // bookmarks (and so reminders) and mutes, their participant rows,
-// their moderation of sections and their rate-limit rows go. The
+// their moderation of sections and their rate-limit rows go, and
+// others' bookmarks of their posts keep no name (forgetBookmarked). The
 // participant rows go last: they lead the next run to the topics a run
 // cut short left.
 
@@ -162,7 +163,7 @@ func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 		return nil
 	}
 	for _, step := range []func(context.Context, memberdata.Member) error{
-		s.forgetLikes, s.forgetWatches, s.forgetModeration, s.forgetAuthorship,
+		s.forgetLikes, s.forgetWatches, s.forgetModeration, s.forgetBookmarked, s.forgetAuthorship,
 	} {
 		if err := step(ctx, m); err != nil {
 			return err
@@ -256,6 +257,52 @@ func (s *Service) forgetModeration(ctx context.Context, m memberdata.Member) err
 		}
 	}
 	return nil
+}
+
+// forgetBookmarked takes m's name out of others' bookmarks of their
+// posts (a bookmark keeps its post's author's name for the Bookmarks
+// page, which then reads "Deleted member"): the posts m wrote, then a
+// scan of the read markers that hold bookmarks. It runs before
+// forgetAuthorship, while the posts still say they are m's, so a run
+// cut short between them finds them again.
+func (s *Service) forgetBookmarked(ctx context.Context, m memberdata.Member) error {
+	theirs := map[string][]int{} // topic: post numbers
+	err := s.posts.QueryAll(ctx, byAuthor(m.Key), func(e storage.Entity) error {
+		if e.RowKey == headKey {
+			return nil
+		}
+		var p PostRow
+		if err := storage.Unmarshal(e, &p); err != nil {
+			return err
+		}
+		theirs[e.PartitionKey] = append(theirs[e.PartitionKey], p.Num)
+		return nil
+	})
+	if err != nil || len(theirs) == 0 {
+		return err
+	}
+	q := storage.Query{Scan: true, Filters: []storage.Filter{{Name: "bookmarked", Op: storage.Eq, Value: true}}, Select: []string{"RowKey"}}
+	return s.reads.QueryAll(ctx, q, func(e storage.Entity) error {
+		nums := theirs[e.RowKey]
+		if len(nums) == 0 {
+			return nil
+		}
+		_, err := storage.Change(ctx, s.reads, e.PartitionKey, e.RowKey, storage.ErrNoChange, func(r *ReadRow) error {
+			list, changed := bookmarksOf(*r), false
+			for i, b := range list {
+				if slices.Contains(nums, b.Num) && b.Author != "" {
+					list[i].Author, changed = "", true
+				}
+			}
+			if !changed {
+				return storage.ErrNoChange
+			}
+			var err error
+			r.Bookmarks, err = jsonList(list)
+			return err
+		})
+		return err
+	})
 }
 
 // forgetAuthorship rewrites m's heads and posts to Forgotten, then, for

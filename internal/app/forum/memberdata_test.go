@@ -68,9 +68,11 @@ func TestDeletingAnAccountInTheForum(t *testing.T) {
 	must(a.svc.Like(ctx, ann, his.PartitionKey, 1, true))
 	must(a.svc.Like(ctx, bob, hers.PartitionKey, 1, true))
 	must(a.svc.Bookmark(ctx, ann, his.PartitionKey, 1, true))
+	must(a.svc.Bookmark(ctx, bob, hers.PartitionKey, 3, true)) // her reply
 	must(a.svc.SetLevel(ctx, ann.MemberKey, his.PartitionKey, forum.Watching))
 	must(a.svc.SetSectionLevel(ctx, ann.MemberKey, "talk", forum.Watching))
 	m := memberdatatest.Member(ann.MemberKey, "ann@example.com")
+	m.Name = ann.Name
 
 	arch := &memberdatatest.Archive{}
 	must(a.svc.ExportMember(ctx, m, arch))
@@ -93,6 +95,14 @@ func TestDeletingAnAccountInTheForum(t *testing.T) {
 	tables := a.svc.Tables()
 	if left := memberdatatest.Traces(t, a.Store, m, tables...); len(left) > 0 {
 		t.Fatalf("rows still naming ann: %v", left)
+	}
+
+	// Bob's bookmark of her reply no longer keeps her name.
+	if left := memberdatatest.NameTraces(t, a.Store, m.Name, tables...); len(left) > 0 {
+		t.Errorf("rows still keeping ann's name: %v", left)
+	}
+	if got := bobC.Get("/forum/bookmarks").Doc(t).Find("main .row-meta").Text(); !strings.Contains(got, "Deleted member") {
+		t.Errorf("Bob's bookmark of her reply: %q", got)
 	}
 
 	page := bobC.Get("/forum/t/" + hers.PartitionKey).Doc(t)
