@@ -15,9 +15,10 @@ import (
 // idempotency keys, tasks waiting (a reminder to them, a notice from
 // them) and dead ones. A task being run (claimed, its lease not lapsed)
 // is left to its run, which deletes its row when done, and so are the
-// tasks of the kinds except names (the one that calls this). It reads the queue's one partition whole: a deletion
-// is rare, and the partition holds only what is waiting and the keys of
-// the last KeyTTL. A rerun finishes a run cut short.
+// tasks of the kinds in except (the one that calls this). It reads the
+// queue's one partition whole: a deletion is rare, and the partition
+// holds only what is waiting and the keys of the last KeyTTL. A rerun
+// finishes a run cut short.
 func (q *Queue) ForgetMember(ctx context.Context, m memberdata.Member, except ...string) error {
 	var needles []string
 	for _, s := range []string{m.Key, m.UserKey, m.Email} {
