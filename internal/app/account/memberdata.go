@@ -117,10 +117,7 @@ func confirmed(p ProfileRow, typed string) bool {
 // closed account asked again only queues the task (a retry after a
 // failure on the way).
 func (s *Service) CloseAccount(ctx context.Context, memberKey, typed string, done mail.Message) error {
-	if s.data.Tasks == nil {
-		return ErrNoForget
-	}
-	p, err := s.Profile(ctx, memberKey)
+	p, err := s.profileToForget(ctx, memberKey)
 	if err != nil {
 		return err
 	}
@@ -169,6 +166,15 @@ func (s *Service) PreviewForget(ctx context.Context, p ProfileRow) ([]memberdata
 		all = append(all, cs...)
 	}
 	return all, nil
+}
+
+// profileToForget reads the profile of an account to close or erase:
+// ErrNoForget when the app was built without UseMemberData.
+func (s *Service) profileToForget(ctx context.Context, memberKey string) (ProfileRow, error) {
+	if s.data.Tasks == nil {
+		return ProfileRow{}, ErrNoForget
+	}
+	return s.Profile(ctx, memberKey)
 }
 
 // keepsAnAdmin refuses with ErrLastAdmin when p holds the admin role, no
@@ -275,10 +281,7 @@ var ErrNotClosed = errors.New("account: the account is not closed: its owner del
 // repair once the cause of the task's failures is fixed (web forget).
 // done is mailed to the account's email when it is over.
 func (s *Service) ForgetClosed(ctx context.Context, memberKey string, done mail.Message) error {
-	if s.data.Tasks == nil {
-		return ErrNoForget
-	}
-	p, err := s.Profile(ctx, memberKey)
+	p, err := s.profileToForget(ctx, memberKey)
 	if err != nil {
 		return err
 	}
