@@ -17,6 +17,7 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/ical"
 	"github.com/harmony/harmony/internal/media/mediatest"
+	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
@@ -604,6 +605,50 @@ func TestGuestsScansCountAgainstTheCreator(t *testing.T) {
 	}
 	if reads != scanReadsPerGroup || x.calls != scanReadsPerGroup {
 		t.Fatalf("guests of one creator's two groups read %d scans (%d AI calls), want %d", reads, x.calls, scanReadsPerGroup)
+	}
+}
+
+// The groups of creators who deleted their accounts share no creator's
+// bound: each keeps its own scanReadsPerGroup reads a day for its
+// guests, where all of them would otherwise share the bound of
+// memberdata.Forgotten, their creator now.
+func TestGuestsScansOfDeletedCreatorsGroupsAreBoundPerGroup(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	x := &fakeExtractor{}
+	a.svc.UseExtractor(x)
+	reads := 0
+	for g := range 2 {
+		email := fmt.Sprint("creator", g, "@example.com")
+		creator := a.signIn(t, email)
+		id := createGroup(t, creator, fmt.Sprint("Scanners ", g))
+		invite(t, creator, id, fmt.Sprint("heir", g, "@example.com"))
+		heir := a.signIn(t, fmt.Sprint("heir", g, "@example.com"))
+		if res := post(t, heir.c, "/groups/"+id+"/invite/accept", nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("accept: %d", res.StatusCode)
+		}
+		_, base := doctorsAppointment(t, creator, id)
+		if res := uploadScan(t, creator.c, base+"/scan", mediatest.JPEGWithEXIF(t, 800, 600, 1)); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("upload: %d", res.StatusCode)
+		}
+		sid := openJoin(t, creator, id)
+		if err := a.svc.ForgetMember(ctx, memberdatatest.Member(creator.id.MemberKey, email)); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < scanReadsPerGroup/scanReadsPerPerson; i++ {
+			guest := a.joinAsGuest(t, id, sid, fmt.Sprint("Guest ", g, i))
+			for range scanReadsPerPerson {
+				res := post(t, guest.c, base+"/scan/read", nil)
+				if res.StatusCode == http.StatusOK {
+					reads++
+				} else if res.StatusCode != http.StatusTooManyRequests {
+					t.Fatalf("a guest's read: %d", res.StatusCode)
+				}
+			}
+		}
+	}
+	if reads != 2*scanReadsPerGroup || x.calls != 2*scanReadsPerGroup {
+		t.Fatalf("guests of two deleted creators' groups read %d scans (%d AI calls), want %d", reads, x.calls, 2*scanReadsPerGroup)
 	}
 }
 

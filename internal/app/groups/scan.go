@@ -13,6 +13,7 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/media"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
 )
@@ -152,12 +153,16 @@ func (s *Service) ReadScan(ctx context.Context, m Membership, id *auth.Identity,
 		// Anyone with a link joins as a new guest, and anyone may open
 		// groups: a guest's reads count against the group's creator too,
 		// so one account's groups share scanReadsPerGroup a day of them.
+		// A creator who deleted their account is nobody's: their groups
+		// keep the group's own bound alone, rather than all share one.
 		g, err := s.group(ctx, m.GroupID)
 		if err != nil {
 			return AppointmentDetail{}, Draft{}, err
 		}
-		if err := s.scansPerGroup.Take(ctx, "o|"+g.CreatedByUserKey, s.now()); err != nil {
-			return AppointmentDetail{}, Draft{}, err
+		if !memberdata.IsForgotten(g.CreatedByUserKey) {
+			if err := s.scansPerGroup.Take(ctx, "o|"+g.CreatedByUserKey, s.now()); err != nil {
+				return AppointmentDetail{}, Draft{}, err
+			}
 		}
 	}
 	draft, err := s.extractor.ExtractAppointment(ctx, key, jpeg)
