@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -54,8 +55,11 @@ func colorMap(s string) map[string]int {
 
 // of is memberKey's colour: chosen, given, or, for someone given none
 // (past MemberColors members, or gone before colours were given), one
-// that follows from their memberKey.
+// that follows from their memberKey; -1, none, for memberdata.Forgotten.
 func (p palette) of(memberKey string) int {
+	if memberdata.IsForgotten(memberKey) {
+		return -1 // nobody's: no colour
+	}
 	if c, ok := p.chosen[memberKey]; ok {
 		return c
 	}

@@ -116,6 +116,9 @@ func forgetAnn(t *testing.T, faults *memberdatatest.Faults, failAfter int) {
 	if got := page.Doc(t).Find(testID("comments")).Text(); page.StatusCode != http.StatusOK || !strings.Contains(got, "Deleted member") || !strings.Contains(got, "Ann's comment") {
 		t.Errorf("Bob's appointment with Ann's comment: %d %q", page.StatusCode, got)
 	}
+	if dots := page.Doc(t).Find(testID("comment") + " .member-dot").Length(); dots != 0 {
+		t.Errorf("the comment by Deleted member has %d member colours", dots)
+	}
 	if res := bob.c.Get(base + annsAppt); res.StatusCode != http.StatusOK || !strings.Contains(res.Body, "Picnic") {
 		t.Errorf("Ann's appointment should stay: %d", res.StatusCode)
 	}
