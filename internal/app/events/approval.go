@@ -18,7 +18,8 @@ import (
 // registrations (Seats.Register: StatusPending, no seat, no ticket). Its
 // organizers approve each on the check-in page (a seat, or the end of
 // the waitlist, as registering would have given) or decline it, and the
-// person is told in their inbox either way.
+// person is told in their inbox either way. The organizers are told of
+// each new request (tellRequested).
 
 // Approve gives memberKey, who asked to join e, a seat (or a place on
 // the waitlist) and tells them (decide).

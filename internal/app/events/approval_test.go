@@ -99,6 +99,16 @@ func TestRequireApproval(t *testing.T) {
 	if res := post(ann, page+"/register", nil); res.StatusCode != http.StatusSeeOther || res.StorageOps(t)["txs"] != 0 {
 		t.Errorf("asking again: %d, %s", res.StatusCode, res.Header.Get("X-Storage-Ops"))
 	}
+	// The organizer is told once, with the way to where requests are
+	// decided.
+	asked := a.Inbox(org).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return strings.Contains(s.Text(), "asks to join “Quiz night”")
+	})
+	if asked.Length() != 1 || !strings.Contains(asked.Text(), "ann asks to join “Quiz night” (Sat 1 Jun 2030, 19:00)") {
+		t.Errorf("the organizer's notices of ann's request: %d %q", asked.Length(), asked.Text())
+	} else if res := org.Get(asked.Find(testID("inbox-open")).AttrOr("href", "")); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != page+"/check-in" {
+		t.Errorf("the notice leads to %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
 	if got := org.Get(page).Doc(t).Find(testID("organizer-requests")).Text(); !strings.Contains(got, "1 request to join waits") {
 		t.Errorf("the organizer's page: %q", got)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/memberdata"
 )
 
 // Notifier posts notices (the inbox module, which also mails them as
@@ -103,6 +104,7 @@ func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, p
 	}
 	s.counts.Add(ctx, Registrations)
 	if r.Status == StatusPending {
+		s.tellRequested(ctx, e, id, stampOf(r.ToldAt))
 		return r, nil // told when the organizers decide
 	}
 	// Keyed by when they registered, so the rebuild can post it again
@@ -113,6 +115,39 @@ func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, p
 	}
 	s.tell(ctx, e, kind, stampOf(r.ToldAt), id.MemberKey)
 	return r, nil
+}
+
+// tellRequested tells e's organizers that id asked to join it (an event
+// that needs approval), once a request (key: when it was made), with a
+// link to the check-in page where requests are decided; as Luma tells
+// its hosts. An organizer who blocked them is not told (inbox.Notice's
+// From).
+func (s *Service) tellRequested(ctx context.Context, e EventRow, id *auth.Identity, key string) {
+	if s.notifier == nil {
+		return
+	}
+	var to []inbox.Recipient
+	for _, k := range append([]string{e.OrganizerKey}, e.coHostKeys()...) {
+		if k != "" && k != id.MemberKey && !memberdata.IsForgotten(k) {
+			to = append(to, inbox.Recipient{MemberKey: k})
+		}
+	}
+	if len(to) == 0 {
+		return
+	}
+	const kind = "events.notify.requested"
+	err := s.notifier.Post(ctx, inbox.Notice{
+		To:   to,
+		Kind: kind,
+		Args: map[string]string{"title": e.Title, "place": e.Place, "name": id.DisplayName},
+		When: e.Start,
+		Link: eventURL(e.RowKey) + "/check-in",
+		Key:  fmt.Sprintf("%s|%s|%s|%s", kind, e.RowKey, id.MemberKey, key),
+		From: id.MemberKey,
+	})
+	if err != nil {
+		s.log.WarnContext(ctx, "events: notice not posted", "kind", kind, "event", e.RowKey, "err", err)
+	}
 }
 
 // CancelRegistration gives up id's place (or declines the seat offered
