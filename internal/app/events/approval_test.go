@@ -265,8 +265,8 @@ func TestRebuildRepairsAHalfFinishedApproval(t *testing.T) {
 	a, svc := newAppAndServiceOn(t, func(b storage.Backend) storage.Backend {
 		return downMirrors{downQueue{downEvents{b, &crash}, &crash}, &crash}
 	})
-	cast := a.People("org@example.com", "ann@example.com", "bob@example.com")
-	org, ann, bob := cast[0], cast[1], cast[2]
+	cast := a.People("org@example.com", "ann@example.com", "bob@example.com", "cat@example.com")
+	org, ann, bob, cat := cast[0], cast[1], cast[2], cast[3]
 	page := newEvent(t, org, "approval", "on", "capacity", "5")
 	post(ann, page+"/register", nil)
 	post(bob, page+"/register", nil)
@@ -279,7 +279,11 @@ func TestRebuildRepairsAHalfFinishedApproval(t *testing.T) {
 	if res := post(org, declineBob, url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("decline, crashing after the seat change: %d", res.StatusCode)
 	}
+	if res := post(cat, page+"/register", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("cat's request, crashing after it: %d", res.StatusCode)
+	}
 	crash.Store(false)
+	const catAsked = "cat asks to join “Quiz night”"
 
 	mine := func() string {
 		return ann.Get("/events/mine").Doc(t).Find(testID("my-event")).AttrOr("data-status", "")
@@ -287,7 +291,7 @@ func TestRebuildRepairsAHalfFinishedApproval(t *testing.T) {
 	badge := func() string { return org.Get("/events").Doc(t).Find(testID("seats-badge")).Text() }
 	const annTold, bobTold = "You are in: your request to join “Quiz night”", "was declined"
 	told := func(c *webtest.Client, words string) int { return strings.Count(a.Inbox(c).Text(), words) }
-	if state(t, ann, page) != "going" || mine() != "pending" || badge() != "5 seats left" || told(ann, annTold) != 0 || told(bob, bobTold) != 0 {
+	if state(t, ann, page) != "going" || mine() != "pending" || badge() != "5 seats left" || told(ann, annTold) != 0 || told(bob, bobTold) != 0 || told(org, catAsked) != 0 {
 		t.Fatalf("the approval was not left half-finished as the test means it: %s, %s, %q", state(t, ann, page), mine(), badge())
 	}
 	for range 2 {
@@ -303,6 +307,9 @@ func TestRebuildRepairsAHalfFinishedApproval(t *testing.T) {
 	}
 	if n := told(ann, annTold); n != 1 {
 		t.Errorf("ann is told of her approval %d times", n)
+	}
+	if n := told(org, catAsked); n != 1 {
+		t.Errorf("the organizer is told of cat's request %d times", n)
 	}
 	if n := told(bob, bobTold); n != 1 {
 		t.Errorf("bob is told of his decline %d times", n)

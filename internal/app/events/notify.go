@@ -104,7 +104,9 @@ func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, p
 	}
 	s.counts.Add(ctx, Registrations)
 	if r.Status == StatusPending {
-		s.tellRequested(ctx, e, id, stampOf(r.ToldAt))
+		if err := s.tellRequested(ctx, e, id.MemberKey, id.DisplayName, r.RegisteredAt); err != nil {
+			s.log.WarnContext(ctx, "events: notice not posted", "kind", requestedKind, "event", e.RowKey, "err", err)
+		}
 		return r, nil // told when the organizers decide
 	}
 	// Keyed by when they registered, so the rebuild can post it again
@@ -117,37 +119,37 @@ func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, p
 	return r, nil
 }
 
-// tellRequested tells e's organizers that id asked to join it (an event
-// that needs approval), once a request (key: when it was made), with a
-// link to the check-in page where requests are decided; as Luma tells
-// its hosts. An organizer who blocked them is not told (inbox.Notice's
-// From).
-func (s *Service) tellRequested(ctx context.Context, e EventRow, id *auth.Identity, key string) {
+// requestedKind is the organizers' notice of a request to join.
+const requestedKind = "events.notify.requested"
+
+// tellRequested tells e's organizers that memberKey (name) asked to join
+// it (an event that needs approval), once a request (keyed by when it
+// was made, so the rebuild posts one a crash lost at the same key:
+// requeueSeats), with a link to the check-in page where requests are
+// decided; as Luma tells its hosts. An organizer who blocked them is not
+// told (inbox.Notice's From).
+func (s *Service) tellRequested(ctx context.Context, e EventRow, memberKey, name string, at time.Time) error {
 	if s.notifier == nil {
-		return
+		return nil
 	}
 	var to []inbox.Recipient
 	for _, k := range append([]string{e.OrganizerKey}, e.coHostKeys()...) {
-		if k != "" && k != id.MemberKey && !memberdata.IsForgotten(k) {
+		if k != "" && k != memberKey && !memberdata.IsForgotten(k) {
 			to = append(to, inbox.Recipient{MemberKey: k})
 		}
 	}
 	if len(to) == 0 {
-		return
+		return nil
 	}
-	const kind = "events.notify.requested"
-	err := s.notifier.Post(ctx, inbox.Notice{
+	return s.notifier.Post(ctx, inbox.Notice{
 		To:   to,
-		Kind: kind,
-		Args: map[string]string{"title": e.Title, "place": e.Place, "name": id.DisplayName},
+		Kind: requestedKind,
+		Args: map[string]string{"title": e.Title, "place": e.Place, "name": name},
 		When: e.Start,
 		Link: eventURL(e.RowKey) + "/check-in",
-		Key:  fmt.Sprintf("%s|%s|%s|%s", kind, e.RowKey, id.MemberKey, key),
-		From: id.MemberKey,
+		Key:  fmt.Sprintf("%s|%s|%s|%s", requestedKind, e.RowKey, memberKey, stampOf(at)),
+		From: memberKey,
 	})
-	if err != nil {
-		s.log.WarnContext(ctx, "events: notice not posted", "kind", kind, "event", e.RowKey, "err", err)
-	}
 }
 
 // CancelRegistration gives up id's place (or declines the seat offered

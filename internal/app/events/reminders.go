@@ -191,11 +191,12 @@ func (r *requeuing) requeue(ctx context.Context, e EventRow, rows []AttendeeRow)
 
 // requeueSeats posts again, at their keys, the notices of e's seats
 // that still stand (rows are its registrations): an offer's, and a
-// promotion's, a registration's (going or waitlisted), a taken offer's
-// and an organizer's decision on a request to join while the key of one
-// posted then is kept (tasks.KeyTTL), so nobody hears twice. It queues each outstanding offer's lapse, and
-// settles at once an offer that lapsed already. It returns how many
-// lapses it queued.
+// promotion's, a registration's (going or waitlisted), a taken offer's,
+// an organizer's decision on a request to join and the organizers'
+// notice of a request waiting, while the key of one posted then is kept
+// (tasks.KeyTTL), so nobody hears twice. It queues each outstanding
+// offer's lapse, and settles at once an offer that lapsed already. It
+// returns how many lapses it queued.
 func (s *Service) requeueSeats(ctx context.Context, e EventRow, rows []AttendeeRow, now time.Time) (lapses int, err error) {
 	kept := func(at *time.Time) bool { return at != nil && now.Before(at.Add(tasks.KeyTTL)) }
 	lapsed := false
@@ -213,6 +214,8 @@ func (s *Service) requeueSeats(ctx context.Context, e EventRow, rows []AttendeeR
 			err = s.notice(ctx, e, "events.notify.going", stampOf(*r.ToldAt), e.Start, r.MemberKey)
 		case r.Status == StatusWaitlist && kept(r.ToldAt):
 			err = s.notice(ctx, e, "events.notify.waitlist", stampOf(*r.ToldAt), e.Start, r.MemberKey)
+		case r.Status == StatusPending && kept(&r.RegisteredAt):
+			err = s.tellRequested(ctx, e, r.MemberKey, r.Name, r.RegisteredAt)
 		case r.Status != StatusOffered || r.OfferUntil == nil:
 		case !r.OfferUntil.After(now):
 			lapsed = true

@@ -98,6 +98,9 @@ type Registration struct {
 	// an offer (AttendeeRow.ToldAt); zero for a registration from before
 	// it was kept.
 	ToldAt time.Time
+	// RegisteredAt is when they last registered (or asked to join): it
+	// keys the organizers' notice of a request.
+	RegisteredAt time.Time
 }
 
 // Plan is an event's seat settings.
@@ -347,7 +350,7 @@ func (t *seatTx) place(a *AttendeeRow) {
 
 // registrationOf is a registration as its person sees it.
 func registrationOf(a AttendeeRow) Registration {
-	r := Registration{Status: a.Status, Party: a.Party, OfferLapsed: a.OfferLapsed, Declined: a.Declined}
+	r := Registration{Status: a.Status, Party: a.Party, OfferLapsed: a.OfferLapsed, Declined: a.Declined, RegisteredAt: a.RegisteredAt}
 	if a.OfferUntil != nil {
 		r.OfferUntil = *a.OfferUntil
 	}
