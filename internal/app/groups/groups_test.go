@@ -472,6 +472,7 @@ func TestDashboardStorageBudget(t *testing.T) {
 	for _, n := range []int{3, 30} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			a := newGroupsApp(t)
+			a.svc.creations.Max = n // one owner makes them all
 			ann := a.signIn(t, "ann@example.com")
 			owner := offline("owner@example.com")
 			for i := range n {
@@ -675,5 +676,38 @@ func TestTheSoleOwnerIsNotOfferedLeave(t *testing.T) {
 	}
 	if ann.c.Get("/groups/"+id+"/settings").Doc(t).Find(testID("leave-group")).Length() != 1 {
 		t.Error("an owner with a co-owner is not offered to leave")
+	}
+}
+
+// An account makes at most GroupsPerDay groups a day: the next is
+// refused with 429 and a message and makes nothing; a day later it may
+// make groups again, and another account was never held back.
+func TestGroupsADayAreBounded(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+	bob := a.signIn(t, "bob@example.com")
+	for i := range GroupsPerDay {
+		createGroup(t, ann, fmt.Sprintf("G%d", i))
+	}
+	count := func(p person) int {
+		ids, err := a.svc.groupsOf(ctx, p.id.UserKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ids)
+	}
+	res := post(t, ann.c, "/groups", url.Values{"name": {"One too many"}})
+	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(res.Body, "You have made many groups today") {
+		t.Fatalf("a group past the day's bound: %d", res.StatusCode)
+	}
+	if n := count(ann); n != GroupsPerDay {
+		t.Errorf("ann has %d groups, want %d", n, GroupsPerDay)
+	}
+	createGroup(t, bob, "Bob's")
+	a.Clock.Advance(24 * time.Hour)
+	createGroup(t, ann, "Tomorrow's")
+	if n := count(ann); n != GroupsPerDay+1 {
+		t.Errorf("ann has %d groups the next day, want %d", n, GroupsPerDay+1)
 	}
 }

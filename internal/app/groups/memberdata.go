@@ -227,14 +227,14 @@ func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 	if err := s.comments.ForgetAuthor(ctx, m.Key); err != nil {
 		return err
 	}
-	// Their counters: announcements and scans by memberKey, previews and
-	// scans by their membership's key, and guests' scans in the groups
-	// they made (comments' went with ForgetAuthor).
+	// Their counters: announcements, scans and groups made by memberKey,
+	// previews and scans by their membership's key, and guests' scans in
+	// the groups they made (comments' went with ForgetAuthor).
 	type counter struct {
 		t  *storage.Table
 		pk string
 	}
-	counters := []counter{{s.announcements.Table, "a|" + m.Key}, {s.scansPerPerson.Table, "p|" + m.Key}}
+	counters := []counter{{s.announcements.Table, "a|" + m.Key}, {s.scansPerPerson.Table, "p|" + m.Key}, {s.creations.Table, creationsKey(m.Key)}}
 	for _, key := range memberships(m) {
 		counters = append(counters, counter{s.previewsPerPerson.Table, "preview|" + key}, counter{s.scansPerPerson.Table, "p|" + key}, counter{s.scansPerGroup.Table, "o|" + key})
 	}

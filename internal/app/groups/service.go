@@ -102,7 +102,9 @@ type Service struct {
 	// announcements bound what one person's changes tell the others
 	// (notifyAppointment); the comments' own limit is theirs.
 	announcements quota.Limit
-	inviteLimits  InviteLimits
+	// creations bound the groups one account makes (Create).
+	creations    quota.Limit
+	inviteLimits InviteLimits
 }
 
 // Limits and periods.
@@ -151,6 +153,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 		scansPerGroup:     scanLimit(store.Table(scanQuotaTable), scanReadsPerGroup),
 		announcements:     quota.Limit{Table: store.Table(writeQuotaTable), Max: announcementsPerHour, Window: time.Hour, Err: errAnnounced},
 		previewsPerPerson: quota.Limit{Table: store.Table(writeQuotaTable), Max: previewsPerHour, Window: time.Hour, Err: ErrTooManyPreviews},
+		creations:         quota.Limit{Table: store.Table(writeQuotaTable), Max: GroupsPerDay, Window: 24 * time.Hour, Err: ErrTooManyGroups},
 		guestJoins:        ratelimit.New(guestJoinBurst, guestJoinEvery),
 		uploads:           web.NewUploadPace(now),
 		inviteLimits:      DefaultInviteLimits,
@@ -345,6 +348,9 @@ func (s *Service) create(ctx context.Context, id *auth.Identity, name, groupID s
 	if err != nil {
 		return GroupRow{}, err
 	}
+	if err := s.creations.Take(ctx, creationsKey(id.MemberKey), s.now()); err != nil {
+		return GroupRow{}, err
+	}
 	now := s.now().UTC()
 	pk, rk := groupKey(groupID)
 	g := GroupRow{
@@ -371,6 +377,17 @@ func (s *Service) create(ctx context.Context, id *auth.Identity, name, groupID s
 	s.counts.Add(ctx, NewGroups)
 	return g, nil
 }
+
+// GroupsPerDay is how many groups one account may make in a day (a
+// spin-off from a join link counts too): far more than a family or a
+// club needs, and a bound on what one account can fill the store with.
+const GroupsPerDay = 20
+
+// ErrTooManyGroups refuses a group past GroupsPerDay (429).
+var ErrTooManyGroups = fault.New(http.StatusTooManyRequests, "groups.error.too_many_groups", "groups: too many groups made today")
+
+// creationsKey is the creations counter's key for memberKey.
+func creationsKey(memberKey string) string { return "create|" + memberKey }
 
 // SetTimezone sets the group's home zone (IANA), as an owner: pages
 // note it where it differs from the viewer's. A zone that is not one is
