@@ -98,26 +98,15 @@ func Traces(t testing.TB, store *storage.Store, m memberdata.Member, tables ...s
 		return false
 	}
 	var out []string
-	for _, name := range tables {
-		err := store.Table(name).QueryAll(t.Context(), storage.Query{Scan: true}, func(e storage.Entity) error {
-			found := holds(e.PartitionKey) || holds(e.RowKey)
-			for _, v := range e.Props {
-				if s, ok := v.(string); ok && holds(s) {
-					found = true
-				}
-				if b, ok := v.([]byte); ok && holds(string(b)) {
-					found = true
-				}
-			}
-			if found {
-				out = append(out, fmt.Sprintf("%s %s %s", name, e.PartitionKey, e.RowKey))
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("scanning %s: %v", name, err)
+	eachRow(t, store, tables, func(table string, e storage.Entity) {
+		found := holds(e.PartitionKey) || holds(e.RowKey)
+		for _, s := range texts(e) {
+			found = found || holds(s)
 		}
-	}
+		if found {
+			out = append(out, fmt.Sprintf("%s %s %s", table, e.PartitionKey, e.RowKey))
+		}
+	})
 	return out
 }
 
@@ -133,21 +122,39 @@ func NameTraces(t testing.TB, store *storage.Store, name string, tables ...strin
 		t.Fatal(err)
 	}
 	var out []string
+	eachRow(t, store, tables, func(table string, e storage.Entity) {
+		for k, s := range texts(e) {
+			if strings.Contains(strings.ToLower(k), "name") && strings.TrimSpace(s) == name || strings.Contains(s, string(quoted)) {
+				out = append(out, fmt.Sprintf("%s %s %s %s", table, e.PartitionKey, e.RowKey, k))
+			}
+		}
+	})
+	return out
+}
+
+// eachRow calls f with every row of tables (a scan of each).
+func eachRow(t testing.TB, store *storage.Store, tables []string, f func(table string, e storage.Entity)) {
+	t.Helper()
 	for _, table := range tables {
 		err := store.Table(table).QueryAll(t.Context(), storage.Query{Scan: true}, func(e storage.Entity) error {
-			for k, v := range e.Props {
-				s, ok := v.(string)
-				if b, isBytes := v.([]byte); isBytes {
-					s, ok = string(b), true
-				}
-				if ok && (strings.Contains(strings.ToLower(k), "name") && strings.TrimSpace(s) == name || strings.Contains(s, string(quoted))) {
-					out = append(out, fmt.Sprintf("%s %s %s %s", table, e.PartitionKey, e.RowKey, k))
-				}
-			}
+			f(table, e)
 			return nil
 		})
 		if err != nil {
 			t.Fatalf("scanning %s: %v", table, err)
+		}
+	}
+}
+
+// texts are e's string and binary properties, as text, by name.
+func texts(e storage.Entity) map[string]string {
+	out := map[string]string{}
+	for k, v := range e.Props {
+		switch v := v.(type) {
+		case string:
+			out[k] = v
+		case []byte:
+			out[k] = string(v)
 		}
 	}
 	return out
@@ -169,15 +176,9 @@ func English(t testing.TB) context.Context {
 func Snapshot(t testing.TB, store *storage.Store, tables ...string) string {
 	t.Helper()
 	var b strings.Builder
-	for _, name := range tables {
-		err := store.Table(name).QueryAll(t.Context(), storage.Query{Scan: true}, func(e storage.Entity) error {
-			fmt.Fprintf(&b, "%s %s %s %s\n", name, e.PartitionKey, e.RowKey, e.ETag)
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("reading %s: %v", name, err)
-		}
-	}
+	eachRow(t, store, tables, func(table string, e storage.Entity) {
+		fmt.Fprintf(&b, "%s %s %s %s\n", table, e.PartitionKey, e.RowKey, e.ETag)
+	})
 	return b.String()
 }
 
