@@ -22,7 +22,8 @@ import (
 // does; their watches of topics and sections, their read markers,
 // bookmarks (and so reminders) and mutes, their participant rows,
 // their moderation of sections and their rate-limit rows go, and
-// others' bookmarks of their posts keep no name (forgetBookmarked). The
+// others' bookmarks of their posts keep no name (forgetBookmarked, from
+// forgetAuthorship's one scan of their posts). The
 // participant rows go last: they lead the next run to the topics a run
 // cut short left.
 
@@ -163,7 +164,7 @@ func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 		return nil
 	}
 	for _, step := range []func(context.Context, memberdata.Member) error{
-		s.forgetLikes, s.forgetWatches, s.forgetModeration, s.forgetBookmarked, s.forgetAuthorship,
+		s.forgetLikes, s.forgetWatches, s.forgetModeration, s.forgetAuthorship,
 	} {
 		if err := step(ctx, m); err != nil {
 			return err
@@ -259,38 +260,35 @@ func (s *Service) forgetModeration(ctx context.Context, m memberdata.Member) err
 	return nil
 }
 
-// forgetBookmarked takes m's name out of others' bookmarks of their
-// posts (a bookmark keeps its post's author's name for the Bookmarks
-// page, which then reads "Deleted member"): the posts m wrote, then a
-// scan of the read markers that hold bookmarks. It runs before
-// forgetAuthorship, while the posts still say they are m's, so a run
-// cut short between them finds them again.
-func (s *Service) forgetBookmarked(ctx context.Context, m memberdata.Member) error {
-	theirs := map[string][]int{} // topic: post numbers
-	err := s.posts.QueryAll(ctx, byAuthor(m.Key), func(e storage.Entity) error {
+// forgetBookmarked takes a forgotten member's name out of others'
+// bookmarks of their posts (theirs, rows of Posts): a bookmark keeps its
+// post's author's name for the Bookmarks page, which then reads
+// "Deleted member". One scan of the read markers that hold bookmarks.
+func (s *Service) forgetBookmarked(ctx context.Context, theirs []storage.Entity) error {
+	nums := map[string][]int{} // topic: post numbers
+	for _, e := range theirs {
 		if e.RowKey == headKey {
-			return nil
+			continue
 		}
 		var p PostRow
 		if err := storage.Unmarshal(e, &p); err != nil {
 			return err
 		}
-		theirs[e.PartitionKey] = append(theirs[e.PartitionKey], p.Num)
+		nums[e.PartitionKey] = append(nums[e.PartitionKey], p.Num)
+	}
+	if len(nums) == 0 {
 		return nil
-	})
-	if err != nil || len(theirs) == 0 {
-		return err
 	}
 	q := storage.Query{Scan: true, Filters: []storage.Filter{{Name: "bookmarked", Op: storage.Eq, Value: true}}, Select: []string{"RowKey"}}
 	return s.reads.QueryAll(ctx, q, func(e storage.Entity) error {
-		nums := theirs[e.RowKey]
-		if len(nums) == 0 {
+		in := nums[e.RowKey]
+		if len(in) == 0 {
 			return nil
 		}
 		_, err := storage.Change(ctx, s.reads, e.PartitionKey, e.RowKey, storage.ErrNoChange, func(r *ReadRow) error {
 			list, changed := bookmarksOf(*r), false
 			for i, b := range list {
-				if slices.Contains(nums, b.Num) && b.Author != "" {
+				if slices.Contains(in, b.Num) && b.Author != "" {
 					list[i].Author, changed = "", true
 				}
 			}
@@ -305,25 +303,39 @@ func (s *Service) forgetBookmarked(ctx context.Context, m memberdata.Member) err
 	})
 }
 
-// forgetAuthorship rewrites m's heads and posts to Forgotten, then, for
+// forgetAuthorship rewrites m's heads and posts to Forgotten (others'
+// bookmarks of them first, forgetBookmarked), then, for
 // each topic they took part in, the head's last poster when it was
 // theirs, and last their participant row.
 func (s *Service) forgetAuthorship(ctx context.Context, m memberdata.Member) error {
+	var theirs []storage.Entity
 	err := s.posts.QueryAll(ctx, byAuthor(m.Key), func(e storage.Entity) error {
+		theirs = append(theirs, e)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Others' bookmarks first, while the posts still say they are m's: a
+	// run cut short after them finds the posts again.
+	if err := s.forgetBookmarked(ctx, theirs); err != nil {
+		return err
+	}
+	for _, e := range theirs {
 		if e.RowKey == headKey {
-			return s.forgetHead(ctx, e.PartitionKey, func(t *TopicRow) bool {
+			err = s.forgetHead(ctx, e.PartitionKey, func(t *TopicRow) bool {
 				if t.AuthorKey != m.Key {
 					return false
 				}
 				t.AuthorKey, t.AuthorName = memberdata.Forgotten, ""
 				return true
 			})
+		} else {
+			_, err = storage.Change(ctx, s.posts, e.PartitionKey, e.RowKey, storage.ErrNoChange, forgetPost(m.Key))
 		}
-		_, err := storage.Change(ctx, s.posts, e.PartitionKey, e.RowKey, storage.ErrNoChange, forgetPost(m.Key))
-		return err
-	})
-	if err != nil {
-		return err
+		if err != nil {
+			return err
+		}
 	}
 	return s.posts.QueryAll(ctx, rowKeyIs(participantPrefix+m.Key), func(e storage.Entity) error {
 		var who ParticipantRow
