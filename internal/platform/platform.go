@@ -1,6 +1,6 @@
 // Package platform is the composition root: it builds the core every
 // module is built on (mail, cursors, the job runner, the daily counters,
-// identity and accounts), builds the modules it is given on that core,
+// the change feed, identity and accounts), builds the modules it is given on that core,
 // wires what they declare through small optional interfaces, provisions
 // their tables and containers, and returns the router. Production
 // (cmd/web) and the test harnesses build the app with the same Build.
@@ -50,6 +50,7 @@ import (
 	"github.com/harmony/harmony/internal/config"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/jobs"
+	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/metrics"
@@ -72,6 +73,9 @@ type Core struct {
 	Metrics  *metrics.Daily
 	Auth     *auth.Service
 	Accounts *account.Service
+	// Live is the instance's change feed: modules publish their writes
+	// to it and their streams subscribe (internal/live).
+	Live *live.Feed
 }
 
 // Factory builds one module on the core.
@@ -126,8 +130,10 @@ type (
 	Drainer interface{ Drain() }
 )
 
-// Drain tells every Drainer module the server is shutting down.
+// Drain tells every Drainer module, and the change feed, the server is
+// shutting down.
 func (a *App) Drain() {
+	a.Core.Live.Drain()
 	for _, m := range a.Modules {
 		if d, ok := m.(Drainer); ok {
 			d.Drain()
@@ -182,6 +188,7 @@ func Build(ctx context.Context, cfg *config.Config, store *storage.Store, log *s
 	// The profile learns a newly verified email before modules read it.
 	core.Auth.OnEmailLinked(core.Accounts)
 	tables := append(core.Jobs.Tables(), metrics.Table, tasks.Table)
+	tables = append(tables, core.Live.Tables()...)
 	var containers []string
 	var rebuilders []Rebuilder
 	var migrators []Migrator
@@ -332,6 +339,10 @@ func newCore(cfg *config.Config, store *storage.Store, log *slog.Logger, opts Op
 		}
 	}
 	c.Metrics = metrics.NewDaily(store, c.Now)
+	c.Live = live.New(store, log, c.Now, live.Options{})
+	if err := c.Jobs.Add(c.Live.SweepJob()); err != nil {
+		return nil, err
+	}
 	profiles := auth.ProfilesFunc(func(ctx context.Context, memberKey, email, displayName string) (auth.ProfileState, error) {
 		return c.Accounts.OnSignIn(ctx, memberKey, email, displayName)
 	})
