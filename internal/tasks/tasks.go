@@ -11,7 +11,8 @@
 // run again, so handlers must be idempotent (delivery is at least once).
 // A failure moves the row to a later due time (exponential backoff with
 // jitter); after MaxAttempts, or on a Permanent error, it becomes a dead
-// row that admins can read. An idempotency key makes a second enqueue of
+// row, which admins read at /admin/tasks and run again or discard
+// (inspect.go). An idempotency key makes a second enqueue of
 // the same work a no-op for KeyTTL, counted from its due time when that
 // is later.
 package tasks
@@ -302,6 +303,7 @@ func (q *Queue) known(kind string) bool {
 // first.
 func (q *Queue) claim(ctx context.Context, t TaskRow) (TaskRow, bool, error) {
 	next := t
+	next.readAs = ""
 	next.Attempts++
 	next.Due = q.opts.Now().UTC().Add(q.opts.Lease)
 	next.Holder = q.opts.Holder
@@ -326,7 +328,7 @@ func (q *Queue) move(ctx context.Context, from TaskRow, to TaskRow) error {
 		etag = storage.AnyETag
 	}
 	return q.table.Transact(ctx, []storage.TxOp{
-		{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: partition, RowKey: from.rowKey()}, IfMatch: etag},
+		{Kind: storage.TxDelete, Entity: storage.Entity{PartitionKey: partition, RowKey: from.storedKey()}, IfMatch: etag},
 		{Kind: storage.TxInsert, Entity: e},
 	})
 }
@@ -360,6 +362,7 @@ func (q *Queue) run(ctx context.Context, t TaskRow, rep *Report) {
 		}
 	default:
 		retry := t
+		retry.Holder = "" // waiting again, not being run (Running)
 		retry.LastError = truncate(err.Error(), 1000)
 		retry.Due = q.opts.Now().UTC().Add(q.opts.Backoff(t.Attempts))
 		outcome = q.move(ctx, claimed, retry)
@@ -404,7 +407,8 @@ func truncate(s string, n int) string {
 }
 
 // Purge deletes idempotency keys more than KeyTTL past both their
-// enqueue and their task's due time, and dead tasks older than DeadTTL.
+// enqueue and their task's due time, and dead tasks older than DeadTTL;
+// it moves the younger dead rows of the forward-ticks keys to theirs.
 func (q *Queue) Purge(ctx context.Context) error {
 	now := q.opts.Now().UTC()
 	var stale []string
@@ -423,10 +427,31 @@ func (q *Queue) Purge(ctx context.Context) error {
 	}
 	err = q.table.QueryAll(ctx, storage.Query{
 		PartitionKey: partition, RowKeyPrefix: deadPrefix,
-		RowKeyTo: deadPrefix + storage.ForwardTicks(now.Add(-DeadTTL)),
+		RowKeyFrom: deadPrefix + storage.ReverseTicks(now.Add(-DeadTTL)),
 	}, func(e storage.Entity) error { stale = append(stale, e.RowKey); return nil })
 	if err != nil {
 		return err
+	}
+	var legacy []TaskRow
+	err = q.table.QueryAll(ctx, storage.Query{PartitionKey: partition, RowKeyPrefix: legacyDeadPrefix}, func(e storage.Entity) error {
+		t, err := taskFromEntity(e)
+		switch {
+		case err != nil:
+			q.log.WarnContext(ctx, "unreadable dead task row left alone", "rk", e.RowKey, "err", err)
+		case t.Due.Before(now.Add(-DeadTTL)):
+			stale = append(stale, e.RowKey)
+		default:
+			legacy = append(legacy, t)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, t := range legacy {
+		if err := q.move(ctx, t, t); err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrPrecondition) {
+			return err
+		}
 	}
 	for _, rk := range stale {
 		if err := q.table.Delete(ctx, partition, rk, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
@@ -436,17 +461,8 @@ func (q *Queue) Purge(ctx context.Context) error {
 	return nil
 }
 
-// Dead lists the tasks that failed for good, oldest first (at most limit).
+// Dead lists the tasks that failed for good, newest first (at most limit).
 func (q *Queue) Dead(ctx context.Context, limit int) ([]TaskRow, error) {
-	p, err := q.table.Query(ctx, storage.Query{PartitionKey: partition, RowKeyPrefix: deadPrefix, Limit: limit})
-	if err != nil {
-		return nil, err
-	}
-	var out []TaskRow
-	for _, e := range p.Entities {
-		if t, err := taskFromEntity(e); err == nil {
-			out = append(out, t)
-		}
-	}
-	return out, nil
+	rows, _, err := q.DeadPage(ctx, nil, limit)
+	return rows, err
 }
