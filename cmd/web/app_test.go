@@ -104,7 +104,8 @@ func TestUnsafeRoutesNeedCSRF(t *testing.T) {
 		paths[r.Method+" "+r.Path] = true
 	}
 	for _, want := range []string{"POST /signin/code", "POST /signin/code/verify", "POST /signout", "POST /account/profile", "POST /admin/users/:member/disable",
-		"POST /prompts", "POST /prompts/:id/vote", "POST /admin/tags", "POST /admin/rebuild/:subject"} {
+		"POST /prompts", "POST /prompts/:id/vote", "POST /admin/tags", "POST /admin/rebuild/:subject",
+		"POST /admin/tasks/:task/retry", "POST /admin/tasks/:task/discard"} {
 		if !paths[want] {
 			t.Errorf("the app has no route %s", want)
 		}

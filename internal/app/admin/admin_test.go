@@ -51,6 +51,7 @@ func newAdminAppOn(t *testing.T, env map[string]string, wrap func(storage.Backen
 		Modules: []platform.Factory{func(c *platform.Core) (web.Module, error) {
 			app.svc = New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
 			app.svc.UseMetrics(c.Metrics)
+			app.svc.UseTasks(c.Tasks)
 			return app.svc, nil
 		}},
 	})

@@ -35,6 +35,7 @@ var tools = []views.Tool{
 	{Slug: "chat-rooms", Href: "/admin/chat-rooms", Module: "chat"},
 	{Slug: "forum", Href: "/admin/forum", Module: "forum"},
 	{Slug: "metrics", Href: "/admin/metrics", Module: "admin", Icon: "chart"},
+	{Slug: "tasks", Href: tasksURL, Module: "admin"},
 }
 
 // overview is GET /admin.
@@ -122,8 +123,13 @@ func (h *handlers) renderOverview(c echo.Context) error {
 	}
 	shown := slices.Clone(tools)
 	for i := range shown {
-		if shown[i].Slug == "reports" {
+		switch shown[i].Slug {
+		case "reports":
 			shown[i].Open = open
+		case "tasks":
+			if shown[i], err = h.svc.taskTool(ctx, shown[i]); err != nil {
+				return err
+			}
 		}
 	}
 	return web.Render(c, http.StatusOK, web.Page{

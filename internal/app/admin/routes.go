@@ -19,6 +19,11 @@ func (s *Service) Routes(e *echo.Echo) {
 		g.POST("/users/:member/"+string(a), h.moderate(a))
 	}
 
+	// The background task queue (tasks.go).
+	g.GET("/tasks", h.tasksPage)
+	g.POST("/tasks/:task/retry", h.retryTask)
+	g.POST("/tasks/:task/discard", h.discardTask)
+
 	// The moderation queue (reports.go, reports_handlers.go).
 	q := g.Group("/reports")
 	q.GET("", h.reports)

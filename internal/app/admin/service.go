@@ -74,6 +74,8 @@ type Service struct {
 	// configured (ADMIN_EMAILS).
 	notifier   inbox.Poster
 	configured []string
+	// tasks is the app's task queue, which /admin/tasks shows (tasks.go).
+	tasks TaskQueue
 }
 
 // UseRebuilders takes the app's rebuilds (platform.RebuildRunner).
