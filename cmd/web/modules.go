@@ -100,7 +100,7 @@ func (m *built) events(c *platform.Core) (web.Module, error) {
 }
 
 func (m *built) chat(c *platform.Core) (web.Module, error) {
-	ch := chat.New(c.Store, c.Log, c.Now, chat.Options{TTL: c.Config.MessagesTTL, Rooms: c.Config.ChatRooms, BaseURL: c.Config.BaseURL.String()})
+	ch := chat.New(c.Store, c.Log, c.Now, chat.Options{TTL: c.Config.MessagesTTL, Rooms: c.Config.ChatRooms, BaseURL: c.Config.BaseURL.String(), Live: c.Live})
 	ch.UseGroups(m.groups_)
 	ch.UseEvents(m.events_)
 	ch.UsePeople(c.Accounts)

@@ -11,6 +11,7 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -56,9 +57,7 @@ func (s *Service) UsePeople(p People) { s.people = p }
 // Sessions says whether an identity's session still stands (the auth
 // service): an open stream asks with each heartbeat, so signing out,
 // being signed out everywhere or disabled ends it (stream.go).
-type Sessions interface {
-	StillSignedIn(ctx context.Context, id *auth.Identity) error
-}
+type Sessions = live.Sessions
 
 // UseSessions sets what streams ask; without it they do not ask.
 func (s *Service) UseSessions(x Sessions) { s.sessions = x }

@@ -25,6 +25,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/azure"
 	"github.com/harmony/harmony/internal/storage/embedded"
@@ -65,7 +66,7 @@ func (c benchCounts) minus(d benchCounts) benchCounts {
 // the store's prefix).
 func (c *countingBackend) read(table string) {
 	switch {
-	case strings.HasSuffix(table, FeedTable):
+	case strings.HasSuffix(table, live.Table):
 		c.feed.Add(1)
 	case strings.HasSuffix(table, MessagesTable):
 		c.messages.Add(1)
@@ -138,7 +139,7 @@ func benchInstances(b *testing.B, kind string) (sender, watcher *Service, counte
 	opts := Options{SendsPer10s: 1 << 20}
 	sender = New(storage.New(backend, storage.Options{Prefix: prefix}), nil, time.Now, opts)
 	watcher = New(storage.New(counted, storage.Options{Prefix: prefix}), nil, time.Now, opts)
-	if err := storage.New(backend, storage.Options{Prefix: prefix}).Provision(context.Background(), sender.Tables(), nil); err != nil {
+	if err := storage.New(backend, storage.Options{Prefix: prefix}).Provision(context.Background(), append(sender.Tables(), live.Table), nil); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { sender.Drain(); watcher.Drain() })
@@ -250,7 +251,7 @@ func benchDelivery(b *testing.B, kind string, cross bool, pause time.Duration) {
 		time.Sleep(pause/2 + time.Duration(rng.Int64N(int64(pause))))
 	}
 	// The last ones: a poll, plus slack.
-	deadline := time.Now().Add(pollEvery + 4*time.Second)
+	deadline := time.Now().Add(live.PollEvery + 4*time.Second)
 	for {
 		mu.Lock()
 		n := len(latencies)
@@ -300,7 +301,7 @@ func fanoutWindow() time.Duration {
 // after 2 s of warm-up). The rooms have a message each, as rooms in use
 // do; "rooms=1000-empty" watches 1,000 rooms nobody ever wrote in.
 // Reported per second of the window (HARMONY_BENCH_CHAT_WINDOW, default
-// 10 s): the feed queries (Hub.FeedReads), every table read (point reads
+// 10 s): the feed queries (live.Feed.Reads), every table read (point reads
 // and query pages) of the watching instance, the part of them that
 // serves messages (the log's head and range, read markers), its writes,
 // and the messages sent and delivered. Run it with -benchtime 1x: the
@@ -423,10 +424,10 @@ func (f *fanout) measure(b *testing.B, rate int) {
 	} else {
 		close(done)
 	}
-	c0, p0, s0, d0 := f.counted.snapshot(), f.watcher.Hub().FeedReads.Load(), sent.Load(), f.delivered.Load()
+	c0, p0, s0, d0 := f.counted.snapshot(), f.watcher.Live().Reads.Load(), sent.Load(), f.delivered.Load()
 	t0 := time.Now()
 	time.Sleep(window)
-	c1, p1, s1, d1 := f.counted.snapshot(), f.watcher.Hub().FeedReads.Load(), sent.Load(), f.delivered.Load()
+	c1, p1, s1, d1 := f.counted.snapshot(), f.watcher.Live().Reads.Load(), sent.Load(), f.delivered.Load()
 	secs := time.Since(t0).Seconds()
 	close(stop)
 	<-done

@@ -23,6 +23,7 @@ import (
 	"github.com/harmony/harmony/internal/app/events"
 	"github.com/harmony/harmony/internal/app/groups"
 	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/media/mediatest"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
@@ -310,7 +311,7 @@ func TestConcurrentSendsAndInstances(t *testing.T) {
 			store := open(t)
 			a := chat.New(store, nil, time.Now, chat.Options{SendsPer10s: 1000})
 			b := chat.New(store, nil, time.Now, chat.Options{SendsPer10s: 1000})
-			if err := store.Provision(t.Context(), a.Tables(), nil); err != nil {
+			if err := store.Provision(t.Context(), append(a.Tables(), live.Table), nil); err != nil {
 				t.Fatal(err)
 			}
 			if err := a.Seed(t.Context()); err != nil {
@@ -366,7 +367,7 @@ func TestConcurrentSendsAndInstances(t *testing.T) {
 			if !slices.Equal(got, want) || len(got) != 200 {
 				t.Fatalf("%d entries, sequence %v", len(got), got)
 			}
-			if b.Hub().FeedReads.Load() == 0 {
+			if b.Live().Reads.Load() == 0 {
 				t.Error("the second instance never read the feed")
 			}
 			// A read marker moved on one instance reaches the other's

@@ -4,67 +4,58 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/live"
 )
 
 // Live delivery. Every instance keeps, for each chat someone here is
 // watching, the set of its local subscribers (open SSE streams) and a
 // tail: the chat's newest messages, read once for all of them.
 //
-// A send wakes the sender's instance's subscribers at once, and appends
-// a row to the activity feed: one partition (feedShard) of ChatFeed,
-// keyed by time, naming the chat and its new head. While anyone here
-// watches any chat, the instance reads the feed's last few seconds once
-// per pollEvery (one query, whatever the number of chats or
-// subscribers) and wakes the watchers of every chat whose head moved.
+// The app's change feed (internal/live) carries the news: a send
+// publishes the chat's topic (feedTopic) with the entry itself, which
+// wakes the sender's instance's watchers at once and reaches the other
+// instances' at their next poll of the feed, whose watchers then need no
+// read of the log; a read marker moving publishes it without an entry.
 // Rows are only hints: the chat's log is the source of truth, each
 // subscriber keeps the last sequence number it sent, and reads what
-// follows; so an overlap or a duplicate costs nothing, and a late or
-// lost feed row leaves a gap that sends the next read to the log. A feed
-// row lost by a crash between the send and the feed write is caught by
-// the next send to that chat, or when the stream reconnects.
-//
-// The feed's ceiling is one partition's rate, about 2,000 entities a
-// second across the app (sends plus reads); docs/ARCHITECTURE.md says
-// how to raise it.
+// follows; so a duplicate costs nothing, and a late or lost note leaves a
+// gap that sends the next read to the log. A note lost by a crash between
+// the send and the feed write is caught by the next send to that chat, or
+// when the stream reconnects.
 
-// Feed settings.
-const (
-	feedShard   = "f0"
-	pollEvery   = time.Second
-	feedOverlap = 5 * time.Second // rows written late still get read
-	feedKeep    = 2 * time.Minute // the sweeper deletes older rows
-	tailSize    = 200             // newest messages kept per watched chat
-)
+// tailSize is how many of a watched chat's newest messages the hub keeps.
+const tailSize = 200
+
+// feedTopic is a chat's topic in the change feed.
+func feedTopic(chatID string) string { return "chat|" + chatID }
+
+// note is what the feed carries for a chat: the entry sent (nil when it
+// could not be encoded: only that the head reached Seq), or that a read
+// marker moved.
+type note struct {
+	Seq   int64       `json:"seq,omitempty"`
+	Entry *MessageRow `json:"entry,omitempty"`
+	Read  bool        `json:"read,omitempty"`
+}
 
 // Hub is an instance's live delivery.
 type Hub struct {
 	log    *Log
-	feed   *storage.Table
+	live   *live.Feed
 	logger *slog.Logger
 	now    func() time.Time
 
-	mu      sync.Mutex
-	chats   map[string]*watched
-	polling bool
-	drained bool
-	drain   chan struct{}
+	mu    sync.Mutex
+	chats map[string]*watched
 
 	// gens numbers the read markers heard of, across chats.
 	gens atomic.Uint64
-	// readMark is the newest read row readFeed handed on (poller only).
-	readMark string
-
-	// FeedReads counts the feed queries this instance made.
-	FeedReads atomic.Int64
 }
 
 // watched is one chat with subscribers here, and the tail of its log
@@ -75,6 +66,8 @@ type Hub struct {
 // next read goes to the log.
 type watched struct {
 	subs map[*Sub]struct{}
+	// feed is the hub's subscription to the chat's topic.
+	feed *live.Sub
 
 	mu    sync.Mutex
 	read  bool
@@ -84,8 +77,7 @@ type watched struct {
 	tail  []MessageRow
 	// told is the newest sequence number its watchers were woken for
 	// while no tail is read (the chat list's stream watches chats without
-	// reading them): the feed's overlap shows a send on every poll for
-	// feedOverlap, and each would wake them again.
+	// reading them), so a note heard twice does not wake them again.
 	told int64
 	// gen counts the read markers heard of: "seen by" worked out at an
 	// older gen is out of date (seen.go).
@@ -138,32 +130,31 @@ type Sub struct {
 	Done  <-chan struct{}
 }
 
-func newHub(l *Log, feed *storage.Table, logger *slog.Logger, now func() time.Time) *Hub {
-	return &Hub{log: l, feed: feed, logger: logger, now: now, chats: map[string]*watched{}, drain: make(chan struct{})}
+func newHub(l *Log, feed *live.Feed, logger *slog.Logger, now func() time.Time) *Hub {
+	return &Hub{log: l, live: feed, logger: logger, now: now, chats: map[string]*watched{}}
 }
 
 // Subscribe watches chatIDs (a stream one chat, the chat list all the
-// reader's); the first subscriber on the instance starts the feed poller.
+// reader's); the first watcher of a chat here subscribes the hub to its
+// topic in the feed.
 func (h *Hub) Subscribe(chatIDs ...string) *Sub {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := &Sub{chats: chatIDs, Wake: make(chan struct{}, 1), Read: make(chan struct{}, 1), Done: h.drain}
+	s := &Sub{chats: chatIDs, Wake: make(chan struct{}, 1), Read: make(chan struct{}, 1), Done: h.live.Done()}
 	for _, chatID := range chatIDs {
 		w := h.chats[chatID]
 		if w == nil {
 			w = &watched{subs: map[*Sub]struct{}{}, gen: h.gens.Add(1)}
+			w.feed = h.live.Subscribe(func(cs []live.Change) { h.fromFeed(chatID, cs) }, feedTopic(chatID))
 			h.chats[chatID] = w
 		}
 		w.subs[s] = struct{}{}
 	}
-	if !h.polling && !h.drained {
-		h.polling = true
-		go h.poll()
-	}
 	return s
 }
 
-// Unsubscribe stops watching; the poller stops when nobody watches.
+// Unsubscribe stops watching; a chat nobody here watches any more leaves
+// the feed.
 func (h *Hub) Unsubscribe(s *Sub) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -171,19 +162,10 @@ func (h *Hub) Unsubscribe(s *Sub) {
 		if w := h.chats[chatID]; w != nil {
 			delete(w.subs, s)
 			if len(w.subs) == 0 {
+				h.live.Unsubscribe(w.feed)
 				delete(h.chats, chatID)
 			}
 		}
-	}
-}
-
-// Drain ends every stream (server shutdown): their Done channels close.
-func (h *Hub) Drain() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if !h.drained {
-		h.drained = true
-		close(h.drain)
 	}
 }
 
@@ -209,7 +191,7 @@ func (h *Hub) heard(chatID string, seq int64, m *MessageRow) {
 		return
 	}
 	for _, s := range subs {
-		signal(s.Wake)
+		live.Signal(s.Wake)
 	}
 }
 
@@ -229,39 +211,48 @@ func (h *Hub) watchers(chatID string) (*watched, []*Sub) {
 	return w, subs
 }
 
-// signal wakes a subscriber's channel without blocking.
-func signal(c chan struct{}) {
-	select {
-	case c <- struct{}{}:
-	default:
-	}
-}
-
-// Sent tells the hub an entry was added here: local watchers get it at
-// once, and the feed carries it, whole, to other instances, whose
-// watchers then need no read of the log. A lost feed row is logged: the
-// other instances notice the gap at the next entry and read the log.
+// Sent tells the hub an entry was added here: the feed hands it to the
+// watchers here at once and carries it, whole, to other instances, whose
+// watchers then need no read of the log.
 func (h *Hub) Sent(ctx context.Context, m MessageRow) {
-	h.heard(m.PartitionKey, m.Seq, &m)
-	entry, err := json.Marshal(m)
+	n := note{Seq: m.Seq, Entry: &m}
+	payload, err := json.Marshal(n)
 	if err != nil {
 		h.logger.WarnContext(ctx, "chat: feed entry not encoded", "err", err)
+		payload, _ = json.Marshal(note{Seq: m.Seq})
 	}
-	now := h.now().UTC()
-	row := FeedRow{PartitionKey: feedShard, RowKey: feedKey(now, m.PartitionKey), ChatID: m.PartitionKey, Seq: m.Seq, Entry: string(entry)}
-	if _, err := storage.Upsert(context.WithoutCancel(ctx), h.feed, row); err != nil {
-		h.logger.WarnContext(ctx, "chat: feed row not written", "chat", m.PartitionKey, "err", err)
-	}
+	h.live.Publish(ctx, feedTopic(m.PartitionKey), payload)
 }
 
 // Read tells the hub someone's read marker in chatID moved: watchers
-// here and, through a feed row without an entry, on other instances
-// update "seen by".
+// here and, through the feed, on other instances update "seen by".
 func (h *Hub) Read(ctx context.Context, chatID string) {
-	h.readHeard(chatID)
-	row := FeedRow{PartitionKey: feedShard, RowKey: feedKey(h.now().UTC(), chatID) + "|read", ChatID: chatID, Read: true}
-	if _, err := storage.Upsert(context.WithoutCancel(ctx), h.feed, row); err != nil {
-		h.logger.WarnContext(ctx, "chat: feed row not written", "chat", chatID, "err", err)
+	payload, _ := json.Marshal(note{Read: true})
+	h.live.Publish(ctx, feedTopic(chatID), payload)
+}
+
+// fromFeed hands chatID's notes to its watchers here, entries in
+// sequence order.
+func (h *Hub) fromFeed(chatID string, cs []live.Change) {
+	notes := make([]note, 0, len(cs))
+	for _, c := range cs {
+		var n note
+		if json.Unmarshal(c.Payload, &n) != nil {
+			h.logger.Warn("chat: feed note not read", "chat", chatID)
+			continue
+		}
+		notes = append(notes, n)
+	}
+	slices.SortStableFunc(notes, func(a, b note) int { return cmp.Compare(a.Seq, b.Seq) })
+	for _, n := range notes {
+		switch {
+		case n.Read:
+			h.readHeard(chatID)
+		case n.Entry != nil && n.Entry.Seq == n.Seq:
+			h.heard(chatID, n.Seq, n.Entry)
+		default:
+			h.heard(chatID, n.Seq, nil)
+		}
 	}
 }
 
@@ -275,7 +266,7 @@ func (h *Hub) readHeard(chatID string) {
 	w.gen = h.gens.Add(1)
 	w.mu.Unlock()
 	for _, s := range subs {
-		signal(s.Read)
+		live.Signal(s.Read)
 	}
 }
 
@@ -291,69 +282,6 @@ func (h *Hub) Gen(chatID string) uint64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.gen
-}
-
-// feedKey orders feed rows by time.
-func feedKey(t time.Time, chatID string) string {
-	return fmt.Sprintf("%020d|%s", t.UnixNano(), chatID)
-}
-
-// poll reads the feed once per pollEvery while anyone here watches.
-func (h *Hub) poll() {
-	t := time.NewTicker(pollEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-h.drain:
-			return
-		case <-t.C:
-		}
-		h.mu.Lock()
-		if len(h.chats) == 0 {
-			h.polling = false
-			h.mu.Unlock()
-			return
-		}
-		h.mu.Unlock()
-		h.readFeed(context.Background())
-	}
-}
-
-// readFeed reads the last feedOverlap of the feed and hands each entry
-// to its chat's watchers here.
-func (h *Hub) readFeed(ctx context.Context) {
-	h.FeedReads.Add(1)
-	from := h.now().Add(-feedOverlap)
-	rows, err := storage.All[FeedRow](ctx, h.feed, storage.Query{PartitionKey: feedShard, RowKeyFrom: fmt.Sprintf("%020d", from.UnixNano()), Limit: 1000})
-	if err != nil {
-		h.logger.Warn("chat: feed not read", "err", err)
-		return
-	}
-	slices.SortFunc(rows, func(a, b FeedRow) int { return cmp.Compare(a.Seq, b.Seq) })
-	mark := h.readMark
-	for _, r := range rows {
-		h.mu.Lock()
-		_, watching := h.chats[r.ChatID]
-		h.mu.Unlock()
-		if r.Read {
-			// Each read row once: the overlap would show it five times.
-			if watching && r.RowKey > h.readMark {
-				h.readHeard(r.ChatID)
-			}
-			mark = max(mark, r.RowKey)
-			continue
-		}
-		if !watching {
-			continue
-		}
-		var m MessageRow
-		if r.Entry != "" && json.Unmarshal([]byte(r.Entry), &m) == nil && m.Seq == r.Seq {
-			h.heard(r.ChatID, r.Seq, &m)
-		} else {
-			h.heard(r.ChatID, r.Seq, nil)
-		}
-	}
-	h.readMark = mark
 }
 
 // Since returns chatID's entries after seq, in order (reset is true
@@ -397,23 +325,4 @@ func after(rows []MessageRow, seq int64, now time.Time) []MessageRow {
 		}
 	}
 	return out
-}
-
-// sweepFeed deletes feed rows older than feedKeep (a job).
-func (h *Hub) sweepFeed(ctx context.Context) error {
-	cut := fmt.Sprintf("%020d", h.now().Add(-feedKeep).UnixNano())
-	rows, err := storage.All[FeedRow](ctx, h.feed, storage.Query{PartitionKey: feedShard, RowKeyTo: cut, Limit: 1000, Select: []string{"RowKey"}})
-	if err != nil {
-		return err
-	}
-	var errs []string
-	for _, r := range rows {
-		if err := h.feed.Delete(ctx, feedShard, r.RowKey, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
-			errs = append(errs, err.Error())
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("chat: %d feed rows not deleted: %s", len(errs), errs[0])
-	}
-	return nil
 }

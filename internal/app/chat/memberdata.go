@@ -191,23 +191,16 @@ func (s *Service) forgetRows(ctx context.Context, memberKey string) error {
 		return err
 	}
 	// Rate-limit rows are keyed by what they count ("{memberKey}|{chat}",
-	// "react|…", "new-private|…"), and the feed's rows carry the entries
-	// sent lately: both are few, read whole.
-	holding := func(t *storage.Table, props ...string) error {
-		return t.QueryAll(ctx, storage.Query{Scan: true, Select: props}, func(e storage.Entity) error {
-			found := strings.Contains(e.PartitionKey, memberKey)
-			for _, p := range props {
-				v, _ := e.Props[p].(string)
-				found = found || strings.Contains(v, memberKey)
-			}
-			if !found {
-				return nil
-			}
-			return forget(t)(e)
-		})
-	}
-	if err := holding(s.sends.Table); err != nil {
+	// "react|…", "new-private|…"), and the change feed's rows carry the
+	// entries sent lately: both are few, read whole.
+	err := s.sends.Table.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
+		if !strings.Contains(e.PartitionKey, memberKey) {
+			return nil
+		}
+		return forget(s.sends.Table)(e)
+	})
+	if err != nil {
 		return err
 	}
-	return holding(s.hub.feed, "entry")
+	return s.hub.live.Forget(ctx, memberKey)
 }

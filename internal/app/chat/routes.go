@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/moderation"
 )
 
@@ -11,11 +12,11 @@ import (
 // chat's own pages (reader) the right to read it, which requireChat
 // works out once for the handler; a message's routes read it after
 // (message). A person holds at most MaxStreams streams open at once
-// (oneOfMaxStreams).
+// (live.Bound).
 func (s *Service) Routes(e *echo.Echo) {
 	acc, reader := auth.RequireAccount, s.requireChat()
 	e.GET("/chat", s.list)
-	e.GET("/chat/news", s.news, acc, s.oneOfMaxStreams)
+	e.GET("/chat/news", s.news, acc, live.Bound(s.streams, ErrTooManyStreams))
 	e.GET("/chat/default", s.defaultRoom, acc)
 	e.POST("/chat/default", s.setDefaultRoom, acc)
 	e.POST("/chat/private", s.startPrivate, acc)
@@ -35,7 +36,7 @@ func (s *Service) Routes(e *echo.Echo) {
 
 	// One chat and its messages.
 	e.GET("/chat/:id", s.page, acc, reader)
-	e.GET("/chat/:id/stream", s.stream, acc, s.oneOfMaxStreams, reader)
+	e.GET("/chat/:id/stream", s.stream, acc, live.Bound(s.streams, ErrTooManyStreams), reader)
 	e.GET("/chat/:id/images/:file", s.serveImage, acc, reader)
 	e.POST("/chat/:id/messages", s.send, acc, reader)
 	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc, reader, message)

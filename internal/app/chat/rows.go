@@ -10,7 +10,6 @@ const (
 	ChatsTable     = "Chats"
 	MessagesTable  = "Messages"
 	UserChatsTable = "UserChats"
-	FeedTable      = "ChatFeed"
 )
 
 // Kinds of chat.
@@ -143,20 +142,4 @@ type UserChatRow struct {
 // MutedAt says the chat is muted at now: muted, and its time not up.
 func (r UserChatRow) MutedAt(now time.Time) bool {
 	return r.Muted && (r.MutedUntil == nil || now.Before(*r.MutedUntil))
-}
-
-// FeedRow is one send in the activity feed (feed.go): PK a shard, RK
-// "{unix nanoseconds, 20 digits}|{chatId}", the chat's head sequence
-// then.
-type FeedRow struct {
-	PartitionKey string `table:"PartitionKey"`
-	RowKey       string `table:"RowKey"`
-	ETag         string `table:"ETag"`
-	ChatID       string `table:"chatId"`
-	Seq          int64  `table:"seq"`
-	// Entry is the log entry itself (JSON), so other instances deliver it
-	// without reading the log.
-	Entry string `table:"entry"`
-	// Read says someone's read marker in the chat moved (no entry).
-	Read bool `table:"read"`
 }

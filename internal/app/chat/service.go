@@ -13,6 +13,7 @@ import (
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/jobs"
+	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/lru"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/media/pictures"
@@ -53,7 +54,7 @@ type Service struct {
 	participants *lru.Cache[string, bool]
 	// seenLines is each chat's last "seen by" here (seenCache).
 	seenLines *lru.Cache[string, seenCache]
-	// streams counts each person's open streams here (oneOfMaxStreams).
+	// streams counts each person's open streams here (live.Bound).
 	streams *ratelimit.Concurrent
 	pres    presence
 	beat    time.Duration
@@ -77,6 +78,10 @@ type Options struct {
 	// Heartbeat is the streams' heartbeat period (zero: 25 s), when they
 	// also send a private chat's presence; tests shorten it.
 	Heartbeat time.Duration
+	// Live is the app's change feed (platform.Core.Live); nil: one of
+	// the chat's own on store, whose table the caller provisions
+	// (live.Table).
+	Live *live.Feed
 }
 
 // remembered bounds each of what an instance remembers of people and
@@ -124,10 +129,13 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = heartbeatEvery
 	}
+	if opts.Live == nil {
+		opts.Live = live.New(store, logger, now, live.Options{})
+	}
 	l := &Log{table: store.Table(MessagesTable), ttl: opts.TTL, now: now}
 	return &Service{
 		chats: store.Table(ChatsTable), userChats: store.Table(UserChatsTable), log: l, presence: store.Table(PresenceTable), blocks: store.Table(BlocksTable), images: pictures.Store{Container: store.Container(ImagesContainer), Large: largeChatImage, Small: smallChatImage, Log: logger},
-		hub:        newHub(l, store.Table(FeedTable), logger, now),
+		hub:        newHub(l, opts.Live, logger, now),
 		sends:      quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
 		newPrivate: quota.Limit{Table: store.Table(QuotaTable), Max: newPrivatePerDay, Window: 24 * time.Hour, Err: ErrTooManyNew},
 		rooms:      opts.Rooms, base: strings.TrimSuffix(opts.BaseURL, "/"), beat: opts.Heartbeat, logger: logger, now: now,
@@ -157,13 +165,12 @@ func (s *Service) CountWith(d *metrics.Daily) { s.counts = d.Counting(s.logger, 
 
 // Tables are the tables the module needs.
 func (s *Service) Tables() []string {
-	return []string{ChatsTable, MessagesTable, UserChatsTable, FeedTable, QuotaTable, PresenceTable, BlocksTable}
+	return []string{ChatsTable, MessagesTable, UserChatsTable, QuotaTable, PresenceTable, BlocksTable}
 }
 
-// Jobs are the module's background work: the feed's sweeper.
+// Jobs are the module's background work: expired messages' sweeper.
 func (s *Service) Jobs() []jobs.Job {
 	return []jobs.Job{
-		{Name: "chat-feed-sweep", Every: time.Minute, Run: s.hub.sweepFeed},
 		{Name: "chat-ttl-sweep", Every: 10 * time.Minute, Run: func(ctx context.Context) error {
 			n, err := s.SweepExpired(ctx)
 			if n > 0 {
@@ -174,11 +181,16 @@ func (s *Service) Jobs() []jobs.Job {
 	}
 }
 
-// Drain ends the open streams (server shutdown).
-func (s *Service) Drain() { s.hub.Drain() }
+// Drain ends the open streams (server shutdown): it drains the feed they
+// follow.
+func (s *Service) Drain() { s.hub.live.Drain() }
 
 // Hub is the instance's live delivery (for tests and benchmarks).
 func (s *Service) Hub() *Hub { return s.hub }
+
+// Live is the change feed the chat publishes to (for tests and
+// benchmarks).
+func (s *Service) Live() *live.Feed { return s.hub.live }
 
 // Send posts body to ch as from (whom the caller authorized), titled
 // title for notices: at most

@@ -1,22 +1,18 @@
 package chat
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"maps"
-	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/chat"
@@ -70,7 +66,7 @@ func (s *Service) stream(c echo.Context) error {
 	sub := s.hub.Subscribe(ch.RowKey)
 	defer s.hub.Unsubscribe(sub)
 
-	w := startStream(c)
+	w := live.Start(c)
 
 	// What the page shows around the log follows it: "seen by" under the
 	// newest message, and a private chat's other person's presence.
@@ -80,7 +76,7 @@ func (s *Service) stream(c echo.Context) error {
 		if err != nil || !changed {
 			return err
 		}
-		if err := writeEvent(ctx, w, "", views.Status(p)); err != nil {
+		if err := live.WriteEvent(ctx, w, "", views.Status(p)); err != nil {
 			return err
 		}
 		w.Flush()
@@ -92,7 +88,7 @@ func (s *Service) stream(c echo.Context) error {
 			return false, err
 		}
 		if reset {
-			_, err := w.Write([]byte("event: reset\ndata: reset\n\n"))
+			_, err := w.Write([]byte(live.Reset("reset")))
 			w.Flush()
 			return true, err
 		}
@@ -100,7 +96,7 @@ func (s *Service) stream(c echo.Context) error {
 			if m.Type == TypeLeft && m.Sender == id.MemberKey {
 				// They left what the chat belongs to: the page reloads,
 				// and the chat is no longer theirs.
-				_, err := w.Write([]byte("event: reset\ndata: left\n\n"))
+				_, err := w.Write([]byte(live.Reset("left")))
 				w.Flush()
 				return true, err
 			}
@@ -128,7 +124,7 @@ func (s *Service) stream(c echo.Context) error {
 			}
 			v := s.item(ctx, id, blocked, acc, item)
 			v.OOB = oob
-			if err := writeEvent(ctx, w, strconv.FormatInt(m.Seq, 10), views.MessageItem(v)); err != nil {
+			if err := live.WriteEvent(ctx, w, strconv.FormatInt(m.Seq, 10), views.MessageItem(v)); err != nil {
 				return false, err
 			}
 		}
@@ -159,124 +155,36 @@ func (s *Service) stream(c echo.Context) error {
 	// An open stream is a sign of life: marked now and with each
 	// heartbeat (Seen writes at most once a minute).
 	s.Seen(ctx, id.MemberKey)
-	s.follow(ctx, sub, streamOn{
-		beat: func() error {
-			if err := s.signedOut(ctx, w, id); err != nil {
+	live.Follow{Every: s.beat, Done: sub.Done, Wake: sub.Wake, Read: sub.Read,
+		Beat: func() error {
+			if err := live.SignedOut(ctx, w, s.sessions, id); err != nil {
 				return err
 			}
 			if err := s.mayOpen(ctx, id.MemberKey, ch); err != nil {
 				if errors.Is(err, ErrNoChat) {
 					// As for a "left" entry: the page reloads, to a 404.
-					_ = ping(w, "event: reset\ndata: left\n\n")
+					_ = live.Ping(w, live.Reset("left"))
 				}
 				// A failed check ends the stream too: the client
 				// reconnects, and requireChat asks again.
-				return errStreamEnd
+				return live.ErrEnd
 			}
-			if err := ping(w, ": ping\n\n"); err != nil {
+			if err := live.Ping(w, ": ping\n\n"); err != nil {
 				return err
 			}
 			s.Seen(ctx, id.MemberKey)
 			return sendStatus(true)
 		},
-		read: func() error { return sendStatus(false) },
-		wake: func() error {
+		OnRead: func() error { return sendStatus(false) },
+		OnWake: func() error {
 			if done, err := send(); done || err != nil {
-				return errStreamEnd
+				return live.ErrEnd
 			}
 			mark(false)
 			return nil
 		},
-	})
+	}.Run(ctx)
 	return nil
-}
-
-// signedOut ends a stream whose viewer's session ended after it opened:
-// a "reset" reloads the page, to the sign-in it now needs. A failed
-// check ends it too: the client reconnects through the sign-in check.
-func (s *Service) signedOut(ctx context.Context, w *echo.Response, id *auth.Identity) error {
-	if s.sessions == nil {
-		return nil
-	}
-	err := s.sessions.StillSignedIn(ctx, id)
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, auth.ErrSignedOut) {
-		_ = ping(w, "event: reset\ndata: signed-out\n\n")
-	}
-	return errStreamEnd
-}
-
-// oneOfMaxStreams admits a stream while the asker holds fewer than
-// MaxStreams open on this instance, before anything is read for it.
-func (s *Service) oneOfMaxStreams(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		key := auth.From(c).MemberKey
-		if !s.streams.Acquire(key) {
-			return ErrTooManyStreams
-		}
-		defer s.streams.Release(key)
-		return next(c)
-	}
-}
-
-// streamOn is what an open stream does on each heartbeat, when its
-// chats may have news (wake) and when a read marker in them moved (read,
-// nil to ignore). An error ends the stream.
-type streamOn struct{ beat, wake, read func() error }
-
-// errStreamEnd ends a stream that has said all it will.
-var errStreamEnd = errors.New("chat: stream ends")
-
-// follow runs an open stream until the client goes, the hub ends sub
-// (shutdown, removal) or a step fails: a heartbeat every s.beat, and the
-// steps for sub's signals.
-func (s *Service) follow(ctx context.Context, sub *Sub, on streamOn) {
-	beat := time.NewTicker(s.beat)
-	defer beat.Stop()
-	for {
-		var err error
-		select {
-		case <-ctx.Done():
-			return
-		case <-sub.Done:
-			return
-		case <-beat.C:
-			err = on.beat()
-		case <-sub.Wake:
-			err = on.wake()
-		case <-sub.Read:
-			if on.read != nil {
-				err = on.read()
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// ping writes msg (a comment or a small event) and flushes it.
-func ping(w *echo.Response, msg string) error {
-	if _, err := w.Write([]byte(msg)); err != nil {
-		return err
-	}
-	w.Flush()
-	return nil
-}
-
-// startStream answers with an event stream: no caching, no proxy
-// buffering, the headers sent at once.
-func startStream(c echo.Context) *echo.Response {
-	w := c.Response()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	w.Flush()
-	return w
 }
 
 // resumeFrom is the sequence number the stream starts after: the
@@ -294,31 +202,6 @@ func resumeFrom(c echo.Context) (int64, error) {
 		err = strconv.ErrRange
 	}
 	return n, err
-}
-
-// writeEvent writes one SSE event: its id (none: the client's last id
-// stays), and the component's HTML as data lines.
-func writeEvent(ctx context.Context, w *echo.Response, id string, comp interface {
-	Render(context.Context, io.Writer) error
-}) error {
-	var b bytes.Buffer
-	if err := comp.Render(ctx, &b); err != nil {
-		return err
-	}
-	var out bytes.Buffer
-	if id != "" {
-		out.WriteString("id: " + id + "\n")
-	}
-	sc := bufio.NewScanner(&b)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		out.WriteString("data: ")
-		out.WriteString(strings.TrimRight(sc.Text(), "\r"))
-		out.WriteByte('\n')
-	}
-	out.WriteByte('\n')
-	_, err := w.Write(out.Bytes())
-	return err
 }
 
 // news is GET /chat/news: the chat list's stream. It watches every room
@@ -355,10 +238,10 @@ func (s *Service) news(c echo.Context) error {
 	}
 	sub := s.hub.Subscribe(ids...)
 	defer s.hub.Unsubscribe(sub)
-	w := startStream(c)
-	s.follow(ctx, sub, streamOn{
-		beat: func() error {
-			if err := s.signedOut(ctx, w, id); err != nil {
+	w := live.Start(c)
+	live.Follow{Every: s.beat, Done: sub.Done, Wake: sub.Wake,
+		Beat: func() error {
+			if err := live.SignedOut(ctx, w, s.sessions, id); err != nil {
 				return err
 			}
 			msg := ": ping\n\n"
@@ -366,9 +249,9 @@ func (s *Service) news(c echo.Context) error {
 				// Someone's dot changed: the list fetches itself again.
 				msg, shown = "event: news\ndata: presence\n\n", now
 			}
-			return ping(w, msg)
+			return live.Ping(w, msg)
 		},
-		wake: func() error {
+		OnWake: func() error {
 			// Let a burst settle: one refresh for it.
 			select {
 			case <-time.After(time.Second):
@@ -379,9 +262,9 @@ func (s *Service) news(c echo.Context) error {
 			case <-sub.Wake:
 			default:
 			}
-			return ping(w, "event: news\ndata: news\n\n")
+			return live.Ping(w, "event: news\ndata: news\n\n")
 		},
-	})
+	}.Run(ctx)
 	return nil
 }
 
