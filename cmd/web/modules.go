@@ -71,6 +71,8 @@ func (m *built) groups(c *platform.Core) (web.Module, error) {
 	}
 	g.UseInviteLimits(groups.InviteLimits{PerHour: c.Config.InviteLimitHour, PerDay: c.Config.InviteLimitDay})
 	g.UseGuests(c.Auth)
+	g.UseLive(c.Live)
+	g.UseSessions(c.Auth)
 	g.UseGuestPhotos(c.Accounts)
 	// "Read the scan" only when an OpenAI-compatible API is configured:
 	// a nil *ai.Extractor in the interface would offer a button that

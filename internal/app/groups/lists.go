@@ -269,7 +269,7 @@ func (s *Service) RenameList(ctx context.Context, l ListRow, name string) (ListR
 	if err != nil {
 		return ListRow{}, err
 	}
-	return storage.Change(ctx, s.lists, l.PartitionKey, l.RowKey, ErrNoList, func(r *ListRow) error {
+	row, err := storage.Change(ctx, s.lists, l.PartitionKey, l.RowKey, ErrNoList, func(r *ListRow) error {
 		switch {
 		case r.Deleting:
 			return ErrNoList
@@ -279,6 +279,10 @@ func (s *Service) RenameList(ctx context.Context, l ListRow, name string) (ListR
 		r.Name, r.UpdatedAt = name, s.now().UTC()
 		return nil
 	})
+	if err == nil {
+		s.listChanged(ctx, row)
+	}
+	return row, err
 }
 
 // MayDeleteList reports whether m may delete l: who started it, or an
@@ -309,6 +313,7 @@ func (s *Service) DeleteList(ctx context.Context, m Membership, l ListRow) error
 	if err != nil {
 		return err
 	}
+	s.listChanged(ctx, row)
 	if err := s.buryList(ctx, row); err != nil {
 		s.log.WarnContext(ctx, "groups: a deleted list's items stay until its burial", "list", l.ListID, "err", err)
 	}
@@ -433,6 +438,9 @@ func (s *Service) AddListItem(ctx context.Context, l ListRow, id *auth.Identity,
 		tx.Insert(row)
 		return nil
 	})
+	if err == nil {
+		s.listChanged(ctx, l)
+	}
 	return row, err
 }
 
@@ -445,7 +453,9 @@ func (s *Service) changeItem(ctx context.Context, l ListRow, itemID string, chan
 		return ListItemRow{}, ErrNoListItem
 	}
 	var out ListItemRow
+	changed := false
 	err := counted(ctx, s.listItems, l.ListID, func(ctx context.Context, head *headRow, tx *storage.Tx) error {
+		changed = false
 		pk, rk := itemKey(l.ListID, itemID)
 		item, err := storage.Find[ListItemRow](ctx, s.listItems, pk, rk, ErrNoListItem)
 		if err != nil {
@@ -459,8 +469,12 @@ func (s *Service) changeItem(ctx context.Context, l ListRow, itemID string, chan
 		item.UpdatedAt = s.now().UTC()
 		out = item
 		tx.Replace(item, etag)
+		changed = true
 		return nil
 	})
+	if err == nil && changed {
+		s.listChanged(ctx, l)
+	}
 	return out, err
 }
 
@@ -505,7 +519,7 @@ func (s *Service) DeleteListItem(ctx context.Context, l ListRow, itemID string) 
 	if !validItemID(itemID) {
 		return ErrNoListItem
 	}
-	return counted(ctx, s.listItems, l.ListID, func(ctx context.Context, head *headRow, tx *storage.Tx) error {
+	err := counted(ctx, s.listItems, l.ListID, func(ctx context.Context, head *headRow, tx *storage.Tx) error {
 		pk, rk := itemKey(l.ListID, itemID)
 		item, err := storage.Find[ListItemRow](ctx, s.listItems, pk, rk, ErrNoListItem)
 		if err != nil {
@@ -515,6 +529,10 @@ func (s *Service) DeleteListItem(ctx context.Context, l ListRow, itemID string) 
 		tx.Delete(pk, rk, item.ETag)
 		return nil
 	})
+	if err == nil {
+		s.listChanged(ctx, l)
+	}
+	return err
 }
 
 // uncount takes item out of head's counts.
@@ -549,11 +567,11 @@ func (s *Service) ClearTicked(ctx context.Context, l ListRow) (int, error) {
 			n = len(ticked)
 			return nil
 		})
-		if err != nil {
+		if err != nil || n == 0 {
+			if cleared > 0 {
+				s.listChanged(ctx, l)
+			}
 			return cleared, err
-		}
-		if n == 0 {
-			return cleared, nil
 		}
 		cleared += n
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/a-h/templ"
@@ -77,7 +78,7 @@ func (h *handlers) listPage(c echo.Context) error {
 }
 
 // renderList renders list l's page, or for htmx the part a form swaps:
-// the body (add box and items).
+// the body (add box and items), with the name out of band.
 func (h *handlers) renderList(c echo.Context, status int, l ListRow, body views.ListBody, renameValue, renameError string) error {
 	ctx := c.Request().Context()
 	m, g := Opened(c)
@@ -94,10 +95,12 @@ func (h *handlers) renderList(c echo.Context, status int, l ListRow, body views.
 		d := views.DeleteListConfirm(ctx, body.URL, l.Name)
 		p.Delete = &d
 	}
-	return web.Render(c, status, web.Page{Title: l.Name + " · " + g.GroupName, Section: "groups", Content: views.ListPage(p), Fragment: views.ListBodyView(body)})
+	return web.Render(c, status, web.Page{Title: l.Name + " · " + g.GroupName, Section: "groups", Content: views.ListPage(p), Fragment: views.ListFragment(l.Name, body)})
 }
 
-// listBody fills b (its refill kept) with list l's items.
+// listBody fills b (its refill kept) with list l's items; those the
+// page's live refresh names as editing (?editing=ID) stay as the page
+// shows them.
 func (h *handlers) listBody(c echo.Context, l ListRow, b views.ListBody) (views.ListBody, error) {
 	open, ticked, err := h.svc.ListItems(c.Request().Context(), l)
 	if err != nil {
@@ -106,11 +109,17 @@ func (h *handlers) listBody(c echo.Context, l ListRow, b views.ListBody) (views.
 	b.URL, b.Max = listURL(l.PartitionKey, l.ListID), MaxListItems
 	b.Full = len(open)+len(ticked) >= MaxListItems
 	b.Open, b.Ticked = nil, nil
+	editing := c.QueryParams()["editing"]
+	item := func(r ListItemRow) views.ListItem {
+		it := h.listItem(c, l, r)
+		it.Preserve = slices.Contains(editing, it.ID)
+		return it
+	}
 	for _, r := range open {
-		b.Open = append(b.Open, h.listItem(c, l, r))
+		b.Open = append(b.Open, item(r))
 	}
 	for _, r := range ticked {
-		b.Ticked = append(b.Ticked, h.listItem(c, l, r))
+		b.Ticked = append(b.Ticked, item(r))
 	}
 	return b, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/live/livetest"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -100,6 +101,7 @@ var matrix = map[string][columns]int{
 	// Lists (the owner started the cell's list, with an item): every
 	// member reads, adds, ticks, renames and takes items off; the list's
 	// delete is its creator's or an owner's.
+	"GET /groups/:id/lists/:list/stream":              {303, 404, 404, 404, 200, 200, 404},
 	"GET /groups/:id/lists":                           {303, 404, 404, 404, 200, 200, 404},
 	"POST /groups/:id/lists":                          {401, 404, 404, 404, 303, 303, 404},
 	"GET /groups/:id/lists/:list":                     {303, 404, 404, 404, 200, 200, 404},
@@ -232,6 +234,12 @@ func TestGroupRouteMatrix(t *testing.T) {
 
 func send(t *testing.T, c *webtest.Client, method, path string) *webtest.Response {
 	t.Helper()
+	if strings.HasSuffix(path, "/stream") {
+		// A stream answers and stays open: its status is the answer.
+		status, _, stop := livetest.Open(t, c, path)
+		stop()
+		return &webtest.Response{Response: &http.Response{StatusCode: status}}
+	}
 	if method == http.MethodGet {
 		return c.Get(path)
 	}

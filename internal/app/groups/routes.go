@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/web"
 )
 
@@ -85,10 +86,13 @@ func (s *Service) Routes(e *echo.Echo) {
 	// Shared lists (lists*.go): every member, guests who joined by link
 	// too, reads, adds, ticks, renames and takes items off; a list's
 	// delete is its creator's or an owner's (DeleteList says so, 403).
+	// A list's page follows it through its stream (lists_live.go), a
+	// person holding at most MaxListStreams open.
 	list := h.svc.RequireList()
 	g.GET("/lists", h.listsPage, member)
 	g.POST("/lists", h.createList, member)
 	g.GET("/lists/:list", h.listPage, member, list)
+	g.GET("/lists/:list/stream", h.listStream, live.Bound(h.svc.listsLive.streams, ErrTooManyListStreams), member, list)
 	g.POST("/lists/:list/rename", h.renameList, member, list)
 	g.POST("/lists/:list/delete", h.deleteList, member, list)
 	g.POST("/lists/:list/clear", h.clearTicked, member, list)

@@ -52,6 +52,8 @@ type Service struct {
 	// listBurials finishes deleting a list that stopped half way.
 	lists, listItems *storage.Table
 	listBurials      *tasks.Kind[listBurial]
+	// listsLive publishes the lists' changes and follows them (lists_live.go).
+	listsLive listsLive
 	// extractor reads appointment scans; nil hides "Read the scan"
 	// (scan.go).
 	extractor Extractor
@@ -140,6 +142,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 		comments:          newThreads(store.Table(commentsTable), store.Table(writeQuotaTable), now),
 		lists:             store.Table(listsTable),
 		listItems:         store.Table(listItemsTable),
+		listsLive:         newListsLive(store, log, now),
 		blobs:             store.Container(GroupBlobsContainer),
 		profiles:          profiles,
 		cursors:           cursors,
