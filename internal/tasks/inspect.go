@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -231,10 +232,5 @@ func answer(err error) error {
 func (q *Queue) Kinds() []string {
 	q.mu.RLock()
 	defer q.mu.RUnlock()
-	out := make([]string, 0, len(q.handlers))
-	for k := range q.handlers {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(q.handlers))
 }

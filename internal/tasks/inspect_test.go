@@ -31,6 +31,15 @@ func registerFailing(t *testing.T, q *Queue, name string) *failing {
 	return f
 }
 
+// failingQueue is a queue on a fresh store whose kind "mail" fails
+// (retried a minute later) until told otherwise.
+func failingQueue(t *testing.T, maxAttempts int) (*storage.Store, *webtest.Clock, *Queue, *failing) {
+	store := storetest.Open(t, Table)
+	clock := webtest.NewClock(start)
+	q := New(store, quiet(), Options{Now: clock.Now, MaxAttempts: maxAttempts, Backoff: func(int) time.Duration { return time.Minute }})
+	return store, clock, q, registerFailing(t, q, "mail")
+}
+
 // deadOne enqueues a task of f under key and runs it until it is dead.
 func deadOne(t *testing.T, q *Queue, clock *webtest.Clock, f *failing, key string) TaskRow {
 	t.Helper()
@@ -147,10 +156,7 @@ func TestTheSummaryStopsAtMaxCounted(t *testing.T) {
 func TestRunAgainQueuesADeadTaskOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := storetest.Open(t, Table)
-	clock := webtest.NewClock(start)
-	q := New(store, quiet(), Options{Now: clock.Now, MaxAttempts: 3, Backoff: func(int) time.Duration { return time.Minute }})
-	mail := registerFailing(t, q, "mail")
+	store, clock, q, mail := failingQueue(t, 3)
 	dead := deadOne(t, q, clock, mail, "welcome|anna")
 	if dead.Attempts != 3 || !strings.Contains(dead.LastError, "550") || !strings.HasPrefix(dead.Ref(), "d-") {
 		t.Fatalf("dead %+v", dead)
@@ -188,10 +194,7 @@ func TestRunAgainQueuesADeadTaskOnce(t *testing.T) {
 func TestAStaleRepairLoses(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := storetest.Open(t, Table)
-	clock := webtest.NewClock(start)
-	q := New(store, quiet(), Options{Now: clock.Now, MaxAttempts: 1})
-	mail := registerFailing(t, q, "mail")
+	store, clock, q, mail := failingQueue(t, 1)
 	dead := deadOne(t, q, clock, mail, "")
 
 	// Another admin changed the row since it was read.
@@ -227,10 +230,7 @@ func TestAStaleRepairLoses(t *testing.T) {
 func TestDiscardDeletesADeadTaskAndItsKey(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := storetest.Open(t, Table)
-	clock := webtest.NewClock(start)
-	q := New(store, quiet(), Options{Now: clock.Now, MaxAttempts: 1})
-	mail := registerFailing(t, q, "mail")
+	store, clock, q, mail := failingQueue(t, 1)
 	dead := deadOne(t, q, clock, mail, "welcome|anna")
 	if _, err := q.DiscardDead(ctx, dead.Ref()); err != nil {
 		t.Fatal(err)
@@ -264,10 +264,7 @@ func TestDiscardDeletesADeadTaskAndItsKey(t *testing.T) {
 func TestBadRefsNameNoTask(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := storetest.Open(t, Table)
-	clock := webtest.NewClock(start)
-	q := New(store, quiet(), Options{Now: clock.Now, MaxAttempts: 1})
-	mail := registerFailing(t, q, "mail")
+	store, clock, q, mail := failingQueue(t, 1)
 	dead := deadOne(t, q, clock, mail, "")
 	if err := mail.k.EnqueueAt(ctx, clock.Now().Add(time.Hour), "", note{2}); err != nil {
 		t.Fatal(err)

@@ -270,23 +270,12 @@ const drainPage = 50
 // due reads up to drainPage tasks whose due time has come, oldest first.
 func (q *Queue) due(ctx context.Context) ([]TaskRow, error) {
 	now := q.opts.Now().UTC()
-	p, err := q.table.Query(ctx, storage.Query{
-		PartitionKey: partition,
-		RowKeyFrom:   taskPrefix,
-		RowKeyTo:     taskPrefix + storage.ForwardTicks(now.Add(100*time.Nanosecond)),
-		Limit:        drainPage,
-	})
+	rows, _, err := q.page(ctx, storage.Query{
+		RowKeyFrom: taskPrefix,
+		RowKeyTo:   taskPrefix + storage.ForwardTicks(now.Add(100*time.Nanosecond)),
+	}, drainPage)
 	if err != nil {
 		return nil, fmt.Errorf("tasks: read due: %w", err)
-	}
-	rows := make([]TaskRow, 0, len(p.Entities))
-	for _, e := range p.Entities {
-		t, err := taskFromEntity(e)
-		if err != nil {
-			q.log.WarnContext(ctx, "unreadable task row left alone", "rk", e.RowKey, "err", err)
-			continue
-		}
-		rows = append(rows, t)
 	}
 	return rows, nil
 }

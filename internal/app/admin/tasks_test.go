@@ -15,6 +15,7 @@ import (
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/tasks"
+	"github.com/harmony/harmony/internal/web/webtest"
 )
 
 // reminderTo is the payload of the tests' tasks: it names a person, as a
@@ -73,6 +74,16 @@ func (f *flakyReminders) dead(t *testing.T, key string) tasks.TaskRow {
 	return dead[0]
 }
 
+// newTasksApp is the admin app with a signed-in admin and another
+// instance's flaky reminders.
+func newTasksApp(t *testing.T) (*adminApp, *webtest.Client, *flakyReminders) {
+	t.Helper()
+	a := newAdminApp(t)
+	boss := a.Client()
+	a.SignIn(boss, bossEmail)
+	return a, boss, newFlakyReminders(t, a)
+}
+
 func htmx() []string { return []string{"HX-Request", "true", "HX-Request-Type", "partial"} }
 
 // A task that failed MaxAttempts times shows among the dead with its
@@ -80,10 +91,7 @@ func htmx() []string { return []string{"HX-Request", "true", "HX-Request-Type", 
 // its payload's text never shows, only its size.
 func TestADeadTaskShowsWithItsErrorAndKind(t *testing.T) {
 	t.Parallel()
-	a := newAdminApp(t)
-	boss := a.Client()
-	a.SignIn(boss, bossEmail)
-	f := newFlakyReminders(t, a)
+	_, boss, f := newTasksApp(t)
 	f.dead(t, "remind|a1")
 	// And one waiting to be retried.
 	if err := f.kind.Enqueue(ctx, "", reminderTo{To: secretAddress}); err != nil {
@@ -151,10 +159,7 @@ func TestADeadTaskShowsWithItsErrorAndKind(t *testing.T) {
 // in the moderation log.
 func TestRunAgainRunsADeadTask(t *testing.T) {
 	t.Parallel()
-	a := newAdminApp(t)
-	boss := a.Client()
-	a.SignIn(boss, bossEmail)
-	f := newFlakyReminders(t, a)
+	a, boss, f := newTasksApp(t)
 	dead := f.dead(t, "")
 	retry := "/admin/tasks/" + dead.Ref() + "/retry"
 
@@ -190,10 +195,7 @@ func TestRunAgainRunsADeadTask(t *testing.T) {
 // the dead task.
 func TestDiscardAsksThenDeletesInPlace(t *testing.T) {
 	t.Parallel()
-	a := newAdminApp(t)
-	boss := a.Client()
-	a.SignIn(boss, bossEmail)
-	f := newFlakyReminders(t, a)
+	a, boss, f := newTasksApp(t)
 	dead := f.dead(t, "remind|b2")
 	discard := "/admin/tasks/" + dead.Ref() + "/discard"
 
@@ -227,10 +229,7 @@ func TestDiscardAsksThenDeletesInPlace(t *testing.T) {
 // someone else repaired first.
 func TestBadTaskIDsAre404(t *testing.T) {
 	t.Parallel()
-	a := newAdminApp(t)
-	boss := a.Client()
-	a.SignIn(boss, bossEmail)
-	f := newFlakyReminders(t, a)
+	_, boss, f := newTasksApp(t)
 	dead := f.dead(t, "")
 	ref := dead.Ref()
 	for _, bad := range []string{"garbage", "t" + ref[1:], ref + strings.Repeat("0", 300), ref[:len(ref)-1], url.PathEscape("d|" + ref[2:21] + "|" + dead.ID)} {
@@ -290,10 +289,7 @@ func TestAStaleRepairIsAConflict(t *testing.T) {
 // tasks, and the list of the soonest shows who runs one.
 func TestTheTasksPageCountsEachState(t *testing.T) {
 	t.Parallel()
-	a := newAdminApp(t)
-	boss := a.Client()
-	a.SignIn(boss, bossEmail)
-	f := newFlakyReminders(t, a)
+	a, boss, f := newTasksApp(t)
 	f.dead(t, "")
 	f.dead(t, "")
 	// One retrying: failed once.
@@ -359,10 +355,7 @@ func TestTheTasksPageEmpty(t *testing.T) {
 // next rows only.
 func TestTheDeadListPages(t *testing.T) {
 	t.Parallel()
-	a := newAdminApp(t)
-	boss := a.Client()
-	a.SignIn(boss, bossEmail)
-	f := newFlakyReminders(t, a)
+	a, boss, f := newTasksApp(t)
 	for range deadPageSize + 2 {
 		if err := f.kind.Enqueue(ctx, "", reminderTo{}); err != nil {
 			t.Fatal(err)
