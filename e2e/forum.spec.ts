@@ -214,3 +214,46 @@ test("a section's moderator is told of a report in it and takes the post down", 
   await expect(b.locator('[data-testid="post"][data-num="1"]').getByTestId('post-hidden')).toBeVisible();
   expect(problems).toEqual([]);
 });
+
+// Discourse-style live replies: B reads a topic while A replies; B's page
+// offers the reply without a reload ("Show 1 new reply"), appends it
+// below the last post when asked, and B's half-written reply is kept.
+test('a reply reaches someone reading the topic, without a reload', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const stamp = uniqueLocal('fl');
+  const slug = stamp.replace(/[^a-z0-9]+/g, '-');
+  const admin = await personWithOIDC(browser, 'admin');
+  await admin.goto('/admin/forum');
+  const add = admin.getByTestId('section-add');
+  await add.getByLabel('Short name for links').fill(slug);
+  await add.getByLabel('Name', { exact: true }).fill(`Live ${stamp}`);
+  await add.getByTestId('section-add-submit').click();
+  await expect(admin.getByTestId('flash')).toBeVisible();
+
+  const a = await personWithOIDC(browser, `${stamp}-a`);
+  const b = await personWithOIDC(browser, `${stamp}-b`);
+  await a.goto(`/forum/compose?section=${slug}`);
+  await a.locator('#topic-title').fill(`Live topic ${stamp}`);
+  await a.locator('#topic-body').fill('Who has the keys?');
+  await a.getByTestId('compose-submit').click();
+  await expect(a.getByTestId('topic-page')).toBeVisible();
+  const topicPath = new URL(a.url()).pathname;
+
+  await b.goto(topicPath);
+  await expect(b.getByTestId('post')).toHaveCount(1);
+  await expect(b.getByTestId('topic-live-show')).toHaveCount(0);
+  await b.locator('#reply-body').fill('I think Tom');
+
+  await a.locator('#reply-body').fill(`I have them (${stamp})`);
+  await a.getByTestId('reply-submit').click();
+  await expect(a.getByTestId('post')).toHaveCount(2);
+
+  const show = b.getByTestId('topic-live-show');
+  await expect(show).toHaveText('Show 1 new reply', { timeout: 15_000 });
+  expect(await axeProblems(b, 'topic with new replies')).toEqual([]);
+  await show.click();
+  await expect(b.getByTestId('post')).toHaveCount(2);
+  await expect(b.getByTestId('post').nth(1)).toContainText(`I have them (${stamp})`);
+  await expect(show).toHaveCount(0);
+  await expect(b.locator('#reply-body')).toHaveValue('I think Tom');
+});

@@ -133,6 +133,7 @@ func (m *built) forum(c *platform.Core) (web.Module, error) {
 	f.UseModerationLog(forumLog{m.admin_})
 	f.UsePeople(c.Accounts)
 	f.UseDirectory(c.Auth)
+	f.UseLive(c.Live, c.Auth)
 	f.UseBaseURL(strings.TrimSuffix(c.Config.BaseURL.String(), "/"))
 	return f, nil
 }

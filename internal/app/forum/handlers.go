@@ -210,11 +210,16 @@ func window(c echo.Context, posts, readNum int, opened bool) (from, to, firstUnr
 	return from, min(from+postsPerPage-1, posts), firstUnread, nil
 }
 
-// topic is GET /forum/t/:id: a window of its posts, marked read.
+// topic is GET /forum/t/:id: a window of its posts, marked read. For
+// a page following the topic live (live.go), ?live=bar is its "new
+// replies" bar, and htmx's ?after=N the posts it appends.
 func (s *Service) topic(c echo.Context) error {
 	ctx := c.Request().Context()
 	me := person(c)
 	t, sec := topicOf(c), sectionOf(c)
+	if c.QueryParam("live") == "bar" {
+		return s.serveBar(c, t)
+	}
 	rd, err := s.reader(ctx, me.MemberKey, []string{t.PartitionKey})
 	if err != nil {
 		return err
@@ -226,7 +231,7 @@ func (s *Service) topic(c echo.Context) error {
 	opened = opened && m.At != nil && !m.PostedOnly
 	from, to, firstUnread, err := window(c, t.Posts, m.ReadNum, opened)
 	if err != nil {
-		return web.BadRequest(i18n.T(ctx, "forum.error.position"), err)
+		return ErrBadPosition
 	}
 	posts, err := s.Posts(ctx, t.PartitionKey, from, to)
 	if err != nil {
@@ -283,6 +288,14 @@ func (s *Service) topic(c echo.Context) error {
 	if me.MemberKey != "" {
 		_, known := rd.Markers[t.PartitionKey]
 		s.markReadKnown(ctx, me.MemberKey, t.PartitionKey, to, m, known)
+	}
+	if s.follows(me.MemberKey) {
+		if web.HTMXFrom(c).Partial && c.QueryParam("after") != "" {
+			return web.RenderFragment(c, http.StatusOK, views.Appended(p.Posts, liveBar(t, to)))
+		}
+		if to == t.Posts {
+			p.Live = &views.LiveProps{StreamURL: topicURL(t.PartitionKey) + "/stream?after=" + strconv.Itoa(to), Bar: liveBar(t, to)}
+		}
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: t.Title, Section: "forum", Content: views.Topic(p)})
 }
@@ -415,7 +428,7 @@ func (s *Service) replyPage(c echo.Context) error {
 	if q := c.QueryParam("quote"); q != "" {
 		n, err := strconv.Atoi(q)
 		if err != nil {
-			return web.BadRequest(i18n.T(ctx, "forum.error.position"), err)
+			return ErrBadPosition
 		}
 		post, err := s.post(ctx, t.PartitionKey, n)
 		if err != nil {

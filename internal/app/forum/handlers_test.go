@@ -53,6 +53,7 @@ func (a *app) forum(in **inbox.Service) platform.Factory {
 		}
 		a.svc.UseDirectory(c.Auth)
 		a.svc.UsePeople(c.Accounts)
+		a.svc.UseLive(c.Live, c.Auth)
 		if err := a.svc.UseTasks(c.Tasks); err != nil {
 			return nil, err
 		}

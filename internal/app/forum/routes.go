@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/web"
 )
@@ -35,6 +36,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/forum/t/:id/reply", s.replyPage, acc, topic)
 	e.POST("/forum/t/:id/dismiss", s.dismiss, acc, topic)
 	e.POST("/forum/t/:id/watch", s.watch, acc, topic)
+	e.GET("/forum/t/:id/stream", s.stream, acc, live.Bound(s.streams, ErrTooManyStreams), topic)
 	e.GET("/forum/t/:id/posts/:num/edit", s.editPage, acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/edit", s.edit, acc, topic, post)
 	e.GET("/forum/t/:id/posts/:num/history", s.history, topic, post)

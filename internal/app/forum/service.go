@@ -10,8 +10,10 @@ import (
 
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/moderation"
+	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
 	"github.com/harmony/harmony/internal/tasks"
@@ -49,6 +51,12 @@ type Service struct {
 	counts metrics.Counting
 	// previews bounds the previews one client renders (limits.go).
 	previews web.Preview
+	// live carries new replies to the readers who follow a topic
+	// (live.go); sessions ends a stream whose reader signed out; streams
+	// bounds one person's open streams. Nil live: no stream.
+	live     *live.Feed
+	sessions live.Sessions
+	streams  *ratelimit.Concurrent
 	log      *slog.Logger
 	now      func() time.Time
 }
@@ -96,7 +104,7 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 	s := &Service{
 		sections: store.Table(SectionsTable), posts: store.Table(PostsTable), activity: store.Table(ActivityTable),
 		reads: store.Table(ReadsTable), quota: store.Table(QuotaTable), cursors: cursors, log: log, now: now,
-		previews: web.NewPreview(bodyRule, "forum.error.body", now),
+		previews: web.NewPreview(bodyRule, "forum.error.body", now), streams: ratelimit.NewConcurrent(maxTopicStreams),
 	}
 	// Both follow the heads into TopicActivityIndex: the activity rows,
 	// and the title search rows ("q|" partitions), each with its record.

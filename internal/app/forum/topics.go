@@ -203,6 +203,7 @@ func (s *Service) Reply(ctx context.Context, by Person, topicID, body string) (P
 	s.countSection(ctx, t.Section, 0, after)
 	s.counts.Add(ctx, NewReplies)
 	s.markPosted(ctx, by.MemberKey, topicID, out.Num)
+	s.published(ctx, topicID, out.Num)
 	s.tellMentioned(ctx, by, after, out)
 	return out, nil
 }
