@@ -1,0 +1,88 @@
+// A shared list follows itself live: two members of a group on the same
+// list, in two browsers. B adds an item and ticks another; A sees both
+// within about a second, without a reload, while A's half-typed item in
+// the add box (with the focus) and an item's open rename form survive
+// each refresh. B renames the list and A's heading follows. Everyone
+// signs in through the OIDC peer.
+import { test, expect, type Browser, type Page } from '@playwright/test';
+import { signInWithOIDC, uniqueLocal } from './helpers';
+
+async function signIn(browser: Browser, login: string): Promise<Page> {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await signInWithOIDC(page, login);
+  return page;
+}
+
+test('a list shows another member\'s changes live, and keeps what the viewer is doing', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const aLogin = uniqueLocal('live-a');
+  const bLogin = uniqueLocal('live-b');
+  const a = await signIn(browser, aLogin);
+  const b = await signIn(browser, bLogin);
+
+  // A group with both, and a list with three items.
+  await a.goto('/groups/new');
+  const create = a.getByTestId('create-group-form');
+  await create.getByLabel('Group name').fill('Live family');
+  await create.getByRole('button', { name: 'Create group' }).click();
+  const groupPath = new URL(a.url()).pathname.replace(/\/settings$/, '');
+  await a.getByTestId('invite-form').getByLabel('Email address').fill(`${bLogin}@example.test`);
+  await a.getByTestId('invite-submit').click();
+  await b.goto(`${groupPath}/invite`);
+  await b.getByRole('button', { name: /accept/i }).click();
+  await a.goto(`${groupPath}/lists`);
+  await a.getByLabel('New list').fill('Groceries');
+  await a.getByTestId('new-list-submit').click();
+  const listPath = new URL(a.url()).pathname;
+  const box = a.getByTestId('list-add-text');
+  for (const item of ['Milk', 'Bread', 'Eggs']) {
+    await box.fill(item);
+    await box.press('Enter');
+    await expect(a.getByTestId('list-open').getByTestId('list-item').last()).toContainText(item);
+  }
+
+  // A opens Eggs' rename form and types into it, then starts typing the
+  // next item in the add box, and keeps the focus there.
+  const eggs = a.getByTestId('list-item').filter({ hasText: 'Eggs' });
+  await eggs.getByRole('link', { name: /Rename .*Eggs/ }).click();
+  const edit = a.getByTestId('list-item-edit-text');
+  await edit.fill('Free-range eg');
+  await box.click();
+  await box.pressSequentially('Chee');
+  await expect(box).toBeFocused();
+
+  // B, on the same list, adds Apples and ticks Milk.
+  await b.goto(listPath);
+  await expect(a.getByTestId('list-live')).toBeAttached();
+  const bBox = b.getByTestId('list-add-text');
+  await bBox.fill('Apples');
+  await bBox.press('Enter');
+  await expect(b.getByTestId('list-open').getByTestId('list-item').last()).toContainText('Apples');
+  await b.getByTestId('list-item').filter({ hasText: 'Milk' }).getByRole('checkbox', { name: 'Milk' }).click();
+
+  // A sees both, without a reload (the URL and the page stay), in about
+  // a second.
+  await expect(a.getByTestId('list-open').getByTestId('list-item').filter({ hasText: 'Apples' })).toHaveCount(1, { timeout: 3000 });
+  await expect(a.getByTestId('list-ticked').getByTestId('list-item')).toHaveText([/Milk/], { timeout: 3000 });
+  expect(new URL(a.url()).pathname).toBe(listPath);
+
+  // What A was doing is as A left it: the half-typed item, with the
+  // focus; the rename form, with its text.
+  await expect(box).toHaveValue('Chee');
+  await expect(box).toBeFocused();
+  await expect(edit).toBeVisible();
+  await expect(edit).toHaveValue('Free-range eg');
+  // A finishes both.
+  await box.pressSequentially('se');
+  await box.press('Enter');
+  await expect(a.getByTestId('list-open').getByTestId('list-item').last()).toContainText('Cheese');
+  // B sees A's item live too.
+  await expect(b.getByTestId('list-open').getByTestId('list-item').filter({ hasText: 'Cheese' })).toHaveCount(1, { timeout: 3000 });
+
+  // B renames the list: A's heading follows.
+  await b.getByTestId('list-rename').locator('summary').click();
+  await b.getByTestId('list-rename-form').getByRole('textbox').fill('Shop');
+  await b.getByTestId('list-rename-submit').click();
+  await expect(a.getByTestId('list-name')).toHaveText('Shop', { timeout: 3000 });
+});
