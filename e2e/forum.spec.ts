@@ -215,9 +215,11 @@ test("a section's moderator is told of a report in it and takes the post down", 
   expect(problems).toEqual([]);
 });
 
-// Discourse-style live replies: B reads a topic while A replies; B's page
-// offers the reply without a reload ("Show 1 new reply"), appends it
-// below the last post when asked, and B's half-written reply is kept.
+// Discourse-style live lists and topics: B, on a section's page, is
+// offered the topic A opens there ("Show 1 new or updated topic"); B
+// then reads it while A replies, and B's page offers the reply without a
+// reload ("Show 1 new reply"), appends it below the last post when
+// asked, and keeps B's half-written reply.
 test('a reply reaches someone reading the topic, without a reload', async ({ browser }) => {
   test.setTimeout(90_000);
   const stamp = uniqueLocal('fl');
@@ -232,6 +234,8 @@ test('a reply reaches someone reading the topic, without a reload', async ({ bro
 
   const a = await personWithOIDC(browser, `${stamp}-a`);
   const b = await personWithOIDC(browser, `${stamp}-b`);
+  await b.goto(`/forum/${slug}`);
+  await expect(b.getByTestId('topics-empty')).toBeVisible();
   await a.goto(`/forum/compose?section=${slug}`);
   await a.locator('#topic-title').fill(`Live topic ${stamp}`);
   await a.locator('#topic-body').fill('Who has the keys?');
@@ -239,7 +243,13 @@ test('a reply reaches someone reading the topic, without a reload', async ({ bro
   await expect(a.getByTestId('topic-page')).toBeVisible();
   const topicPath = new URL(a.url()).pathname;
 
-  await b.goto(topicPath);
+  // B, on the section's page, is offered the new topic.
+  const news = b.getByTestId('section-live-show');
+  await expect(news).toHaveText('Show 1 new or updated topic', { timeout: 15_000 });
+  expect(await axeProblems(b, 'section with news')).toEqual([]);
+  await news.click();
+  await b.getByRole('link', { name: `Live topic ${stamp}` }).click();
+  await expect(b).toHaveURL(new RegExp(`${topicPath}$`));
   await expect(b.getByTestId('post')).toHaveCount(1);
   await expect(b.getByTestId('topic-live-show')).toHaveCount(0);
   await b.locator('#reply-body').fill('I think Tom');

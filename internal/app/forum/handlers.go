@@ -136,6 +136,9 @@ func (s *Service) section(c echo.Context) error {
 		return err
 	}
 	p := views.SectionProps{Slug: sec.RowKey, Name: sec.Label(ctx), Description: sec.About(ctx), SignedIn: me.MemberKey != "", CanWrite: me.MemberKey != "", FeedURL: sectionURL(sec.RowKey) + "/feed.xml"}
+	if s.follows(me.MemberKey) && c.QueryParam("cursor") == "" {
+		p.StreamURL = sectionURL(sec.RowKey) + "/stream"
+	}
 	if me.MemberKey != "" {
 		level, err := s.SectionLevel(ctx, rd, sec.RowKey)
 		if err != nil {

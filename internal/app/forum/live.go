@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -53,11 +54,19 @@ func (s *Service) UseLive(f *live.Feed, sessions live.Sessions) {
 // liveTopic is a topic's name in the feed.
 func liveTopic(topicID string) string { return "forum|" + topicID }
 
-// published tells the topic's followers it has posts posts now.
-func (s *Service) published(ctx context.Context, topicID string, posts int) {
-	if s.live != nil {
-		s.live.Publish(ctx, liveTopic(topicID), []byte(strconv.Itoa(posts)))
+// liveSection is a section's name in the feed.
+func liveSection(slug string) string { return "forum-section|" + slug }
+
+// published tells a topic's followers it has t.Posts posts now, and its
+// section's that the topic is new or has news.
+func (s *Service) published(ctx context.Context, t TopicRow) {
+	if s.live == nil {
+		return
 	}
+	if t.Posts > 1 {
+		s.live.Publish(ctx, liveTopic(t.PartitionKey), []byte(strconv.Itoa(t.Posts)))
+	}
+	s.live.Publish(ctx, liveSection(t.Section), []byte(t.PartitionKey))
 }
 
 // follows reports whether a page for memberKey follows its topic live:
@@ -108,6 +117,58 @@ func (s *Service) stream(c echo.Context) error {
 	}
 	live.Follow{
 		Every: streamBeat, Done: sub.Done, Wake: wake, OnWake: tell,
+		Beat: func() error {
+			if err := live.SignedOut(ctx, w, s.sessions, id); err != nil {
+				return err
+			}
+			return live.Ping(w, ": beat\n\n")
+		},
+	}.Run(ctx)
+	return nil
+}
+
+// sectionStream is GET /forum/:section/stream: the section's bar, sent
+// anew each time a topic of it not counted yet is opened or replied to.
+func (s *Service) sectionStream(c echo.Context) error {
+	if s.live == nil {
+		return echo.ErrNotFound
+	}
+	ctx := c.Request().Context()
+	sec, err := s.Section(ctx, c.Param("section"))
+	if err != nil {
+		return err
+	}
+	id := auth.From(c)
+	var mu sync.Mutex
+	news := map[string]bool{}
+	wake := make(chan struct{}, 1)
+	sub := s.live.Subscribe(func(changes []live.Change) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, ch := range changes {
+			news[string(ch.Payload)] = true
+		}
+		live.Signal(wake)
+	}, liveSection(sec.RowKey))
+	defer s.live.Unsubscribe(sub)
+	w := live.Start(c)
+	told := 0
+	live.Follow{
+		Every: streamBeat, Done: sub.Done, Wake: wake,
+		OnWake: func() error {
+			mu.Lock()
+			n := len(news)
+			mu.Unlock()
+			if n == told {
+				return nil
+			}
+			told = n
+			if err := live.WriteEvent(ctx, w, "", views.SectionNews(sectionURL(sec.RowKey), n)); err != nil {
+				return err
+			}
+			w.Flush()
+			return nil
+		},
 		Beat: func() error {
 			if err := live.SignedOut(ctx, w, s.sessions, id); err != nil {
 				return err

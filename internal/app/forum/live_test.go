@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/live/livetest"
+	"github.com/harmony/harmony/internal/web/webtest"
 )
 
 // partial are the headers of an htmx request that swaps part of a page.
@@ -135,5 +136,72 @@ func TestTopicStreamsAreBounded(t *testing.T) {
 			t.Fatal("a closed stream's place is never freed")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestFollowingASectionLive: a signed-in reader's first page of a section
+// follows it; each topic opened or replied to there that the bar has not
+// counted yet sends the bar anew, linking to the section's first page; a
+// second reply to a counted topic, or a topic in another section, sends
+// nothing. Visitors and later pages follow nothing.
+func TestFollowingASectionLive(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann, bob := a.talkSection(t, "")
+	addSection(t, boss, "other", "Other")
+	visitor := a.Client()
+	a.Clock.Advance(25 * time.Hour) // past a new account's first day and its limits
+	res := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Older topic"}, "body": {"Opening post"}})
+	older := res.Header.Get("Location")
+
+	page := bob.Get("/forum/talk").Doc(t)
+	stream, _ := page.Find(testID("section-live")).Attr("hx-sse:connect")
+	if stream != "/forum/talk/stream" {
+		t.Fatalf("bob's section page follows %q", stream)
+	}
+	if visitor.Get("/forum/talk").Doc(t).Find(testID("section-live")).Length() != 0 {
+		t.Error("a visitor's section page opens a stream")
+	}
+	if status, _, _ := livetest.Open(t, visitor, stream); status == http.StatusOK {
+		t.Error("a visitor opens a section stream")
+	}
+	if status, _, _ := livetest.Open(t, bob, "/forum/nope/stream"); status != http.StatusNotFound {
+		t.Errorf("a section that is not there: %d", status)
+	}
+	_, events, stop := livetest.Open(t, bob, stream)
+	defer stop()
+	bar := func() string {
+		t.Helper()
+		ev := livetest.Next(t, events)
+		if ev.Name != "" || !strings.Contains(ev.Data, `href="/forum/talk"`) {
+			t.Fatalf("the bar's event: %+v", ev)
+		}
+		return ev.Data
+	}
+	a.Clock.Advance(time.Minute)
+	mustPost(t, ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"A new topic"}, "body": {"Hello"}})
+	if got := bar(); !strings.Contains(got, "Show 1 new or updated topic<") {
+		t.Fatalf("after a new topic: %q", got)
+	}
+	a.Clock.Advance(time.Minute)
+	mustPost(t, ann, older+"/replies", url.Values{"body": {"News in an older topic"}})
+	if got := bar(); !strings.Contains(got, "Show 2 new or updated topics") {
+		t.Fatalf("after a reply: %q", got)
+	}
+	a.Clock.Advance(time.Minute)
+	mustPost(t, ann, older+"/replies", url.Values{"body": {"More news there"}})
+	mustPost(t, ann, "/forum/topics", url.Values{"section": {"other"}, "title": {"Elsewhere"}, "body": {"Hello"}})
+	a.Clock.Advance(time.Minute)
+	mustPost(t, ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"A third topic"}, "body": {"Hello"}})
+	if got := bar(); !strings.Contains(got, "Show 3 new or updated topics") {
+		t.Fatalf("a counted topic's reply or another section's topic was counted: %q", got)
+	}
+}
+
+// mustPost posts form to path as c, failing t unless it redirects.
+func mustPost(t *testing.T, c *webtest.Client, path string, form url.Values) {
+	t.Helper()
+	if res := post(c, path, form); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("POST %s: %d", path, res.StatusCode)
 	}
 }

@@ -28,6 +28,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/forum/:section", s.section, web.Shared)
 	e.POST("/forum/:section/read-all", s.readSection, acc)
 	e.POST("/forum/:section/watch", s.watchSection, acc)
+	e.GET("/forum/:section/stream", s.sectionStream, acc, live.Bound(s.streams, ErrTooManyStreams))
 	e.GET("/forum/:section/feed.xml", s.feed)
 
 	// A topic and its posts.

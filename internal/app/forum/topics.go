@@ -125,6 +125,7 @@ func (s *Service) CreateTopic(ctx context.Context, by Person, section, title, bo
 	s.countSection(ctx, section, 1, t)
 	s.counts.Add(ctx, NewTopics)
 	s.markRead(ctx, by.MemberKey, id, 1)
+	s.published(ctx, t)
 	s.tellMentioned(ctx, by, t, p)
 	s.tellSectionWatchers(context.WithoutCancel(ctx), by, sec, t, p)
 	return t, nil
@@ -203,7 +204,7 @@ func (s *Service) Reply(ctx context.Context, by Person, topicID, body string) (P
 	s.countSection(ctx, t.Section, 0, after)
 	s.counts.Add(ctx, NewReplies)
 	s.markPosted(ctx, by.MemberKey, topicID, out.Num)
-	s.published(ctx, topicID, out.Num)
+	s.published(ctx, after)
 	s.tellMentioned(ctx, by, after, out)
 	return out, nil
 }
