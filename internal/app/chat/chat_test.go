@@ -1,7 +1,6 @@
 package chat_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"maps"
@@ -24,6 +23,7 @@ import (
 	"github.com/harmony/harmony/internal/app/groups"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/live"
+	"github.com/harmony/harmony/internal/live/livetest"
 	"github.com/harmony/harmony/internal/media/mediatest"
 	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
@@ -177,73 +177,29 @@ func TestRoomsPageAndSend(t *testing.T) {
 }
 
 // sseEvent is one event read from a stream.
-type sseEvent struct{ id, event, data string }
+type sseEvent = livetest.Event
 
 // openStream connects c to a chat's stream, with lastID as
 // Last-Event-ID when set, and returns its events as they come.
 func openStream(t *testing.T, c *webtest.Client, path, lastID string) (<-chan sseEvent, func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.URL+path, nil)
-	req.Header.Set("Accept", "text/html, text/event-stream")
-	if lastID != "" {
-		req.Header.Set("Last-Event-ID", lastID)
+	status, events, stop := livetest.OpenFrom(t, c, path, lastID)
+	if status != http.StatusOK {
+		t.Fatalf("stream %s: %d", path, status)
 	}
-	res, err := c.HTTP.Do(req)
-	if err != nil || res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		cancel()
-		t.Fatalf("stream %s: %v %v", path, err, res)
-	}
-	t.Cleanup(cancel)
-	out := make(chan sseEvent, 100)
-	go func() {
-		defer close(out)
-		defer res.Body.Close()
-		sc := bufio.NewScanner(res.Body)
-		var ev sseEvent
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == "":
-				if ev.id != "" || ev.event != "" || ev.data != "" {
-					out <- ev
-				}
-				ev = sseEvent{}
-			case strings.HasPrefix(line, "id: "):
-				ev.id = line[4:]
-			case strings.HasPrefix(line, "event: "):
-				ev.event = line[7:]
-			case strings.HasPrefix(line, "data: "):
-				ev.data += line[6:] + "\n"
-			}
-		}
-	}()
-	return out, cancel
+	return events, stop
 }
 
 // next reads events until n arrived, or fails after a while.
 func next(t *testing.T, events <-chan sseEvent, n int) []sseEvent {
 	t.Helper()
-	var got []sseEvent
-	timeout := time.After(10 * time.Second)
-	for len(got) < n {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				t.Fatalf("the stream ended after %d of %d events", len(got), n)
-			}
-			got = append(got, ev)
-		case <-timeout:
-			t.Fatalf("%d of %d events in 10 s: %+v", len(got), n, got)
-		}
-	}
-	return got
+	return livetest.Take(t, events, n)
 }
 
 func ids(evs []sseEvent) string {
 	var out []string
 	for _, e := range evs {
-		out = append(out, e.id)
+		out = append(out, e.ID)
 	}
 	return strings.Join(out, ",")
 }
@@ -267,7 +223,7 @@ func TestStreamResumesExactlyOnce(t *testing.T) {
 	send("one")
 	send("two")
 	got := next(t, events, 2)
-	if ids(got) != "3,4" || !strings.Contains(got[0].data, "one") || !strings.Contains(got[1].data, `data-seq="4"`) {
+	if ids(got) != "3,4" || !strings.Contains(got[0].Data, "one") || !strings.Contains(got[1].Data, `data-seq="4"`) {
 		t.Fatalf("live: %+v", got)
 	}
 	stop()
@@ -278,7 +234,7 @@ func TestStreamResumesExactlyOnce(t *testing.T) {
 	events, stop = openStream(t, bob, "/chat/room-random/stream?after=2", "4")
 	defer stop()
 	got = next(t, events, 3)
-	if ids(got) != "5,6,7" || !strings.Contains(got[2].data, "five") {
+	if ids(got) != "5,6,7" || !strings.Contains(got[2].Data, "five") {
 		t.Fatalf("resumed: %+v", got)
 	}
 	select {
@@ -288,7 +244,7 @@ func TestStreamResumesExactlyOnce(t *testing.T) {
 	}
 	reset, stopReset := openStream(t, bob, "/chat/room-random/stream?after=999", "")
 	defer stopReset()
-	if ev := next(t, reset, 1)[0]; ev.event != "reset" {
+	if ev := next(t, reset, 1)[0]; ev.Name != "reset" {
 		t.Fatalf("a cursor past the log: %+v", ev)
 	}
 	if res := bob.Get("/chat/room-random/stream?after=-1"); res.StatusCode != http.StatusBadRequest {
@@ -444,7 +400,7 @@ func TestPrivateGroupAndEventChats(t *testing.T) {
 	}
 	// Bob's open stream ends when he is removed, on any instance.
 	bobStream, stopBob := openStream(t, bob, gchat+"/stream?after=99999", "")
-	if ev := next(t, bobStream, 1)[0]; ev.event != "reset" {
+	if ev := next(t, bobStream, 1)[0]; ev.Name != "reset" {
 		t.Fatalf("a cursor past the log: %+v", ev)
 	}
 	stopBob()
@@ -460,7 +416,7 @@ func TestPrivateGroupAndEventChats(t *testing.T) {
 	if remove.StatusCode != http.StatusSeeOther {
 		t.Fatalf("remove bob: %d", remove.StatusCode)
 	}
-	if ev := next(t, bobStream, 1)[0]; ev.event != "reset" || !strings.Contains(ev.data, "left") {
+	if ev := next(t, bobStream, 1)[0]; ev.Name != "reset" || !strings.Contains(ev.Data, "left") {
 		t.Fatalf("bob's open stream after his removal: %+v", ev)
 	}
 	if res := bob.Get(gchat); res.StatusCode != http.StatusNotFound {
@@ -490,7 +446,7 @@ func TestPrivateGroupAndEventChats(t *testing.T) {
 	// that cost a refresh), later on a loaded machine: a room's message
 	// heard shows the stream is past it; then wait until it is quiet.
 	post(ann, "/chat/room-general/messages", url.Values{"body": {"are you there?"}})
-	if ev := next(t, news, 1)[0]; ev.event != "news" {
+	if ev := next(t, news, 1)[0]; ev.Name != "news" {
 		t.Fatalf("bob's list after a room's message: %+v", ev)
 	}
 	quiet(2 * time.Second)
@@ -499,7 +455,7 @@ func TestPrivateGroupAndEventChats(t *testing.T) {
 		t.Fatalf("bob's list hears of the group he left: %+v", heard)
 	}
 	post(ann, "/chat/room-general/messages", url.Values{"body": {"hello all"}})
-	if ev := next(t, news, 1)[0]; ev.event != "news" {
+	if ev := next(t, news, 1)[0]; ev.Name != "news" {
 		t.Fatalf("bob's list after a room's message: %+v", ev)
 	}
 
@@ -565,7 +521,7 @@ func TestEditAndDelete(t *testing.T) {
 	if res := post(ann, room+"/messages/4/edit", url.Values{"body": {"final text"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("edit: %d", res.StatusCode)
 	}
-	if ev := next(t, events, 1)[0]; ev.id != "6" || !strings.Contains(ev.data, `hx-swap-oob="true"`) || !strings.Contains(ev.data, `id="m-4"`) || !strings.Contains(ev.data, "final text") {
+	if ev := next(t, events, 1)[0]; ev.ID != "6" || !strings.Contains(ev.Data, `hx-swap-oob="true"`) || !strings.Contains(ev.Data, `id="m-4"`) || !strings.Contains(ev.Data, "final text") {
 		t.Fatalf("the edit on the stream: %+v", ev)
 	}
 	msg := org.Get(room).Doc(t).Find("#m-4")
@@ -610,7 +566,7 @@ func TestEditAndDelete(t *testing.T) {
 	if u := bobs(); !strings.HasPrefix(u, "1") {
 		t.Fatalf("bob's unread after a deletion: %q", u)
 	}
-	if ev := next(t, events, 1)[0]; ev.id != "7" || !strings.Contains(ev.data, `data-deleted="true"`) {
+	if ev := next(t, events, 1)[0]; ev.ID != "7" || !strings.Contains(ev.Data, `data-deleted="true"`) {
 		t.Fatalf("the deletion on the stream: %+v", ev)
 	}
 	if bob.Get(room).Doc(t).Find("#m-5 "+testID("chat-tombstone")).Length() != 1 {
@@ -629,7 +585,7 @@ func TestEditAndDelete(t *testing.T) {
 		t.Fatalf("resumed after the changes: %+v", got)
 	}
 	for _, ev := range got {
-		if strings.Contains(ev.data, "first draft") || strings.Contains(ev.data, "<p>second</p>") || strings.Contains(ev.data, "bob here") {
+		if strings.Contains(ev.Data, "first draft") || strings.Contains(ev.Data, "<p>second</p>") || strings.Contains(ev.Data, "bob here") {
 			t.Errorf("the stream serves a message as it was before a change: %+v", ev)
 		}
 	}
@@ -1187,8 +1143,8 @@ func TestSeenByAndPresenceAreLive(t *testing.T) {
 					t.Fatalf("the stream ended waiting for %s", what)
 				}
 				if ok(ev) {
-					if ev.id != "" {
-						t.Errorf("%s came with id %q", what, ev.id)
+					if ev.ID != "" {
+						t.Errorf("%s came with id %q", what, ev.ID)
 					}
 					return true
 				}
@@ -1205,30 +1161,30 @@ func TestSeenByAndPresenceAreLive(t *testing.T) {
 	}
 	// Bob is offline until his own stream opens.
 	until("bob offline", func(ev sseEvent) bool {
-		return strings.Contains(ev.data, `id="chat-presence"`) && strings.Contains(ev.data, `data-state="offline"`)
+		return strings.Contains(ev.Data, `id="chat-presence"`) && strings.Contains(ev.Data, `data-state="offline"`)
 	})
 	bobEvents, stopBob := openStream(t, bob, dm+"/stream?after=0", "")
 	next(t, bobEvents, 1)
 	// Bob's own stream shows him no "seen by" for ann's message (its
 	// first status comes with his first heartbeat, with ann's presence).
 	for ev := range bobEvents {
-		if strings.Contains(ev.data, `id="chat-seen"`) {
-			if strings.Contains(ev.data, "Seen by") {
-				t.Fatalf("bob's stream tells him he saw it: %q", ev.data)
+		if strings.Contains(ev.Data, `id="chat-seen"`) {
+			if strings.Contains(ev.Data, "Seen by") {
+				t.Fatalf("bob's stream tells him he saw it: %q", ev.Data)
 			}
 			break
 		}
 	}
 	until("seen by bob", func(ev sseEvent) bool {
-		return strings.Contains(ev.data, `id="chat-seen"`) && strings.Contains(ev.data, "Seen by bob")
+		return strings.Contains(ev.Data, `id="chat-seen"`) && strings.Contains(ev.Data, "Seen by bob")
 	})
-	until("bob online", func(ev sseEvent) bool { return strings.Contains(ev.data, `data-state="online"`) })
+	until("bob online", func(ev sseEvent) bool { return strings.Contains(ev.Data, `data-state="online"`) })
 	stopBob()
 	// Bob's stream may beat once more before the server sees it closed
 	// (a sign of life at the advanced time): the clock moves again then.
 	for i := 0; ; i++ {
 		a.Clock.Advance(3 * time.Minute)
-		if within("bob offline again", time.Second, func(ev sseEvent) bool { return strings.Contains(ev.data, `data-state="offline"`) }) {
+		if within("bob offline again", time.Second, func(ev sseEvent) bool { return strings.Contains(ev.Data, `data-state="offline"`) }) {
 			break
 		}
 		if i == 5 {
@@ -1309,7 +1265,7 @@ func TestSignedOutEndsStreams(t *testing.T) {
 				if !open {
 					break read
 				}
-				reset = reset || ev.event == "reset" && strings.TrimSpace(ev.data) == "signed-out"
+				reset = reset || ev.Name == "reset" && strings.TrimSpace(ev.Data) == "signed-out"
 			case <-deadline:
 				t.Fatalf("the %s stream still runs 10 s after its viewer was signed out", name)
 			}
@@ -1656,7 +1612,7 @@ func TestChatListNews(t *testing.T) {
 	events, stop := openStream(t, bob, "/chat/news", "")
 	defer stop()
 	post(ann, "/chat/room-random/messages", url.Values{"body": {"anyone?"}})
-	if ev := next(t, events, 1)[0]; ev.event != "news" {
+	if ev := next(t, events, 1)[0]; ev.Name != "news" {
 		t.Fatalf("the list's stream: %+v", ev)
 	}
 	select {
@@ -1682,11 +1638,11 @@ func TestChatListPresenceIsLive(t *testing.T) {
 	events, stop := openStream(t, bob, "/chat/news", "")
 	defer stop()
 	ann.PostForm("/chat/presence", ann.WithCSRF("/chat", nil))
-	if ev := next(t, events, 1)[0]; ev.event != "news" || ev.data != "presence\n" {
+	if ev := next(t, events, 1)[0]; ev.Name != "news" || ev.Data != "presence\n" {
 		t.Fatalf("ann came online: %+v", ev)
 	}
 	a.Clock.Advance(3 * time.Minute)
-	if ev := next(t, events, 1)[0]; ev.event != "news" || ev.data != "presence\n" {
+	if ev := next(t, events, 1)[0]; ev.Name != "news" || ev.Data != "presence\n" {
 		t.Fatalf("ann went offline: %+v", ev)
 	}
 }
@@ -1801,7 +1757,7 @@ func TestStreamEndsWhenAccessIsLost(t *testing.T) {
 
 	ended := func(who string, events <-chan sseEvent) {
 		t.Helper()
-		if ev := next(t, events, 1)[0]; ev.event != "reset" || ev.data != "left\n" {
+		if ev := next(t, events, 1)[0]; ev.Name != "reset" || ev.Data != "left\n" {
 			t.Fatalf("%s's stream: %+v, want a reset", who, ev)
 		}
 		select {
@@ -1841,7 +1797,7 @@ func TestStreamEndsWhenAccessIsLost(t *testing.T) {
 	}
 	post(org, "/chat/room-staff/messages", url.Values{"body": {"still here"}})
 	// Org's first message there says org joined (entry 1), then the message.
-	if evs := next(t, orgEvents, 2); ids(evs) != "1,2" || !strings.Contains(evs[1].data, "still here") {
+	if evs := next(t, orgEvents, 2); ids(evs) != "1,2" || !strings.Contains(evs[1].Data, "still here") {
 		t.Fatalf("org's stream after the checks: %+v", evs)
 	}
 }

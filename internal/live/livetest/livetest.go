@@ -19,9 +19,19 @@ type Event struct{ ID, Name, Data string }
 // a 200, its events until the test ends or stop is called.
 func Open(t testing.TB, c *webtest.Client, path string) (status int, events <-chan Event, stop func()) {
 	t.Helper()
+	return OpenFrom(t, c, path, "")
+}
+
+// OpenFrom is Open resuming after the event lastID, as a browser's
+// reconnect does (Last-Event-ID; none when "").
+func OpenFrom(t testing.TB, c *webtest.Client, path, lastID string) (status int, events <-chan Event, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.URL+path, nil)
 	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
 	res, err := c.HTTP.Do(req)
 	if err != nil {
 		cancel()
@@ -73,4 +83,24 @@ func Next(t testing.TB, events <-chan Event) Event {
 		t.Fatal("no event within 10 s")
 	}
 	return Event{}
+}
+
+// Take is the stream's next n events; it fails when the stream ends
+// first, or they take over 10 s (a bound on the wait, not a timing).
+func Take(t testing.TB, events <-chan Event, n int) []Event {
+	t.Helper()
+	var got []Event
+	timeout := time.After(10 * time.Second)
+	for len(got) < n {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatalf("the stream ended after %d of %d events", len(got), n)
+			}
+			got = append(got, ev)
+		case <-timeout:
+			t.Fatalf("%d of %d events in 10 s: %+v", len(got), n, got)
+		}
+	}
+	return got
 }
