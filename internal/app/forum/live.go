@@ -117,12 +117,7 @@ func (s *Service) stream(c echo.Context) error {
 	}
 	live.Follow{
 		Every: streamBeat, Done: sub.Done, Wake: wake, OnWake: tell,
-		Beat: func() error {
-			if err := live.SignedOut(ctx, w, s.sessions, id); err != nil {
-				return err
-			}
-			return live.Ping(w, ": beat\n\n")
-		},
+		Beat: s.beat(ctx, w, id),
 	}.Run(ctx)
 	return nil
 }
@@ -169,12 +164,18 @@ func (s *Service) sectionStream(c echo.Context) error {
 			w.Flush()
 			return nil
 		},
-		Beat: func() error {
-			if err := live.SignedOut(ctx, w, s.sessions, id); err != nil {
-				return err
-			}
-			return live.Ping(w, ": beat\n\n")
-		},
+		Beat: s.beat(ctx, w, id),
 	}.Run(ctx)
 	return nil
+}
+
+// beat is a forum stream's heartbeat: it ends the stream of a reader
+// who signed out, and otherwise sends a comment.
+func (s *Service) beat(ctx context.Context, w *echo.Response, id *auth.Identity) func() error {
+	return func() error {
+		if err := live.SignedOut(ctx, w, s.sessions, id); err != nil {
+			return err
+		}
+		return live.Ping(w, ": beat\n\n")
+	}
 }
