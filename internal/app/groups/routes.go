@@ -92,7 +92,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	g.GET("/lists", h.listsPage, member)
 	g.POST("/lists", h.createList, member)
 	g.GET("/lists/:list", h.listPage, member, list)
-	g.GET("/lists/:list/stream", h.listStream, live.Bound(h.svc.listsLive.streams, ErrTooManyListStreams), member, list)
+	g.GET("/lists/:list/stream", h.listStream, live.Bound(h.svc.live.listStreams, ErrTooManyListStreams), member, list)
 	g.POST("/lists/:list/rename", h.renameList, member, list)
 	g.POST("/lists/:list/delete", h.deleteList, member, list)
 	g.POST("/lists/:list/clear", h.clearTicked, member, list)

@@ -52,8 +52,9 @@ type Service struct {
 	// listBurials finishes deleting a list that stopped half way.
 	lists, listItems *storage.Table
 	listBurials      *tasks.Kind[listBurial]
-	// listsLive publishes the lists' changes and follows them (lists_live.go).
-	listsLive listsLive
+	// live publishes the lists' and the calendar's changes and follows
+	// them (live.go).
+	live groupsLive
 	// extractor reads appointment scans; nil hides "Read the scan"
 	// (scan.go).
 	extractor Extractor
@@ -142,7 +143,7 @@ func New(store *storage.Store, profiles Profiles, cursors *storage.Cursors, base
 		comments:          newThreads(store.Table(commentsTable), store.Table(writeQuotaTable), now),
 		lists:             store.Table(listsTable),
 		listItems:         store.Table(listItemsTable),
-		listsLive:         newListsLive(store, log, now),
+		live:              newGroupsLive(store, log, now),
 		blobs:             store.Container(GroupBlobsContainer),
 		profiles:          profiles,
 		cursors:           cursors,
