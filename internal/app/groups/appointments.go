@@ -321,7 +321,7 @@ func (s *Service) createAppointment(ctx context.Context, m Membership, id *auth.
 	if from != nil {
 		from(&doc)
 	}
-	if err := s.commitWith(ctx, &doc, nil, keys, id.MemberKey); err != nil {
+	if err := s.calendarWrote(ctx, m.GroupID, s.commitWith(ctx, &doc, nil, keys, id.MemberKey)); err != nil {
 		return Appointment{}, err
 	}
 	s.counts.Add(ctx, NewAppointments)
@@ -346,7 +346,8 @@ func (s *Service) UpdateAppointment(ctx context.Context, m Membership, id *auth.
 		return Appointment{}, ErrStaleEdit
 	}
 	if d.Doc.Repeat != "" && in.At != "" {
-		return s.editOccurrence(ctx, m, id, d, in, zone, members)
+		doc, err := s.editOccurrence(ctx, m, id, d, in, zone, members)
+		return doc, s.calendarWrote(ctx, m.GroupID, err)
 	}
 	fields, keys, errs := parseAppointment(in, zone, members)
 	if errs != nil {
@@ -363,7 +364,7 @@ func (s *Service) UpdateAppointment(ctx context.Context, m Membership, id *auth.
 		doc.UpdatedBy, doc.UpdatedAt = id.MemberKey, s.now().UTC()
 		return keys, nil
 	})
-	if err != nil {
+	if err := s.calendarWrote(ctx, m.GroupID, err); err != nil {
 		return Appointment{}, err
 	}
 	s.notifyAppointment(ctx, id, "groups.notify.appointment_changed", d.Doc, members)
@@ -395,7 +396,7 @@ func (s *Service) setStatus(ctx context.Context, m Membership, id *auth.Identity
 	if errors.Is(err, errUnchanged) {
 		return nil
 	}
-	if err != nil {
+	if err := s.calendarWrote(ctx, m.GroupID, err); err != nil {
 		return err
 	}
 	if s.notifier != nil {
@@ -482,7 +483,7 @@ func (s *Service) DeleteAppointment(ctx context.Context, m Membership, id *auth.
 	if err == nil {
 		s.refreshUpcoming(ctx, m.GroupID)
 	}
-	return err
+	return s.calendarWrote(ctx, m.GroupID, err)
 }
 
 // softDelete marks row deleted by id, at its ETag (ErrPrecondition when
@@ -907,6 +908,30 @@ type AgendaPage struct {
 	Rows []AppointmentIndexRow
 	// Next is where the next page starts; zero on the last.
 	Next time.Time
+}
+
+// agendaPagesAtOnce bounds the pages of the agenda one read joins
+// (AgendaThrough): as far as a viewer scrolls with "load more" before a
+// change refreshes their page.
+const agendaPagesAtOnce = 10
+
+// AgendaThrough is Agenda's pages from from on, joined, through the one
+// that begins at until (the last page a viewer loaded), at most
+// agendaPagesAtOnce; the first page alone for a zero until.
+func (s *Service) AgendaThrough(ctx context.Context, m Membership, from, until time.Time) (AgendaPage, error) {
+	var out AgendaPage
+	for range agendaPagesAtOnce {
+		page, err := s.Agenda(ctx, m, from)
+		if err != nil {
+			return AgendaPage{}, err
+		}
+		out.Rows, out.Next = append(out.Rows, page.Rows...), page.Next
+		if page.Next.IsZero() || page.Next.After(until) {
+			break
+		}
+		from = page.Next
+	}
+	return out, nil
 }
 
 // Agenda reads what the group has coming from from on: one range query

@@ -90,22 +90,28 @@ func (h *handlers) toAgenda(c echo.Context) error {
 
 // upcoming is GET /groups/:id[?from=…]: the group's home, its agenda
 // of what comes next, a page at a time from ?from= (an
-// appointmentTimeKey; now by default).
+// appointmentTimeKey; now by default). The page fetching itself on a
+// change (live) reads on through the page that begins at ?until=, the
+// last one it loaded.
 func (h *handlers) upcoming(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
 	m, g := Opened(c)
-	from := h.svc.now()
-	if v := c.QueryParam("from"); v != "" {
+	from, until := h.svc.now(), time.Time{}
+	for name, at := range map[string]*time.Time{"from": &from, untilParam: &until} {
+		v := c.QueryParam(name)
+		if v == "" {
+			continue
+		}
 		// The calendar's years (calendarAt): the agenda reads 90 days on,
 		// within what storage holds.
 		t, ok := parseAt(v)
 		if !ok || t.Year() < 1970 || t.Year() > 9998 {
 			return web.BadRequest(i18n.T(ctx, "groups.agenda.error.from"), nil)
 		}
-		from = t
+		*at = t
 	}
-	page, err := h.svc.Agenda(ctx, m, from)
+	page, err := h.svc.AgendaThrough(ctx, m, from, until)
 	if err != nil {
 		return err
 	}
@@ -122,14 +128,11 @@ func (h *handlers) upcoming(c echo.Context) error {
 	}
 	p := views.AppointmentsProps{
 		GroupName: g.GroupName, GroupURL: u, Zone: zoneNote(ctx, g, zone, h.svc.now()),
-		Items: items, NextURL: next, First: c.QueryParam("from") == "",
+		Items: items, NextURL: next, First: c.QueryParam("from") == "", PageURL: pageURL(c),
 	}
-	return web.Render(c, http.StatusOK, web.Page{
-		Title:    g.GroupName,
-		Section:  "groups",
-		Content:  views.Appointments(p),
-		Fragment: views.AppointmentsChunk(items, next),
-	})
+	// "Load more" takes the next page, and that it is shown.
+	return renderCalendar(c, http.StatusOK, web.Page{Title: g.GroupName, Section: "groups", Content: views.Appointments(p),
+		Fragment: views.AgendaMore(items, next, c.QueryParam("from"))})
 }
 
 // CalendarURL is m's own .ics feed URL for group g: it names the member
@@ -324,7 +327,7 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 		GroupName: g.GroupName, GroupURL: groupURL(g.GroupID), URL: u,
 		Item: item, Notes: d.Doc.Notes, CanDelete: CanDelete(m, id, d.Index), ScanError: forms.ScanError,
 		Comment: forms.Comment, CommentError: forms.CommentError,
-		EditURL: u + "/edit",
+		EditURL: u + "/edit", PageURL: u,
 	}
 	// A source link is a local path: another module's page.
 	if src := d.Doc.Source; src != nil && strings.HasPrefix(src.URL, "/") && !strings.HasPrefix(src.URL, "//") {
@@ -337,6 +340,7 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 	if !d.At.IsZero() {
 		p.At = appointmentTimeKey(d.At)
 		p.EditURL += "?at=" + p.At
+		p.PageURL = occurrenceURL(g.GroupID, d.Doc.AppointmentID, d.At)
 	}
 	if d.Doc.SeriesID != "" {
 		p.SeriesURL = appointmentURL(g.GroupID, d.Doc.SeriesID)
@@ -362,8 +366,10 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 			}
 		}
 	}
-	if p.Comments, p.EarlierURL, p.LatestURL, err = h.thread(c, m, g, id, d, zone); err != nil {
-		return err
+	if !liveRefresh(c) { // the page fetching itself takes its facts only
+		if p.Comments, p.EarlierURL, p.LatestURL, err = h.thread(c, m, g, id, d, zone); err != nil {
+			return err
+		}
 	}
 	if d.Index.HasScan {
 		p.ScanURL = u + "/scan?v=" + url.QueryEscape(d.Index.ScanCapturedAt.UTC().Format("20060102150405"))
@@ -371,7 +377,7 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 			p.ReadScanURL = u + "/scan/read"
 		}
 	}
-	return web.Render(c, status, web.Page{Title: d.Doc.Title, Section: "groups", Content: views.AppointmentPage(p)})
+	return renderCalendar(c, status, web.Page{Title: d.Doc.Title, Section: "groups", Content: views.AppointmentPage(p)})
 }
 
 // thread is the page of the appointment's comments the request's

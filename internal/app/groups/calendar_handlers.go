@@ -95,7 +95,7 @@ func (h *handlers) month(c echo.Context) error {
 			TodayURL: u, PrevLabel: "groups.month.prev", NextLabel: "groups.month.next",
 		},
 		Zone:   zoneNote(ctx, cc.g, cc.zone, h.svc.now()),
-		NewURL: cc.url + "/appointments/new",
+		NewURL: cc.url + "/appointments/new", PageURL: pageURL(c),
 	}
 	for i := range days {
 		days[i].InMonth = start.AddDate(0, 0, i).Month() == first.Month()
@@ -110,7 +110,7 @@ func (h *handlers) month(c echo.Context) error {
 	for d := range 7 {
 		p.Weekdays = append(p.Weekdays, i18n.Weekday(ctx, time.Weekday((d+1)%7)))
 	}
-	return web.Render(c, http.StatusOK, web.Page{Title: p.Move.Caption + " · " + cc.g.GroupName, Section: "groups", Content: views.Month(p)})
+	return renderCalendar(c, http.StatusOK, web.Page{Title: p.Move.Caption + " · " + cc.g.GroupName, Section: "groups", Content: views.Month(p)})
 }
 
 // week is GET /groups/:id/appointments/week[?d=YYYY-MM-DD]: the
@@ -149,8 +149,8 @@ func (h *handlers) week(c echo.Context) error {
 			TodayURL: u, PrevLabel: "groups.week.prev", NextLabel: "groups.week.next",
 		},
 		Zone:   zoneNote(ctx, cc.g, cc.zone, h.svc.now()),
-		NewURL: cc.url + "/appointments/new",
-		Days:   days,
+		NewURL: cc.url + "/appointments/new", PageURL: pageURL(c),
+		Days: days,
 	}
 	for hour := from; hour < to; hour++ {
 		p.Hours = append(p.Hours, views.HourSlot{Row: hour - from + 1, Label: fmt2(hour) + ":00"})
@@ -162,7 +162,7 @@ func (h *handlers) week(c echo.Context) error {
 		}
 		placeTimed(d, spans[i], from)
 	}
-	return web.Render(c, http.StatusOK, web.Page{Title: p.Move.Caption + " · " + cc.g.GroupName, Section: "groups", Content: views.Week(p)})
+	return renderCalendar(c, http.StatusOK, web.Page{Title: p.Move.Caption + " · " + cc.g.GroupName, Section: "groups", Content: views.Week(p)})
 }
 
 // days turns laid-out spans into the views' days starting at start.

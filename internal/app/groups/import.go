@@ -141,8 +141,14 @@ func (s *Service) ImportFile(ctx context.Context, m Membership, id *auth.Identit
 		return 0, 0, err
 	}
 	now := s.now().UTC()
-	// One summary refresh for the whole file, at the end.
+	// One summary refresh and one signal to the calendar's pages for the
+	// whole file, at the end (even one that stopped half way).
 	defer s.refreshUpcoming(ctx, m.GroupID)
+	defer func() {
+		if added+updated > 0 {
+			_ = s.calendarWrote(ctx, m.GroupID, nil)
+		}
+	}()
 	ctx = context.WithValue(ctx, batchKey{}, true)
 	for _, it := range items {
 		if it.Problem != "" {

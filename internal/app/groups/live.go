@@ -10,14 +10,16 @@ import (
 )
 
 // groupsLive is the groups' part of the change feed: a list's page
-// (lists_live.go) follows its topic through a stream (live.Signals),
+// (lists_live.go) and the calendar's pages (calendar_live.go) follow
+// their topics through one kind of stream (live.Signals), each kind
 // bounded per person on the instance.
 type groupsLive struct {
 	feed     *live.Feed
 	sessions live.Sessions
 	beat     time.Duration
-	// listStreams bounds each person's open list streams here.
-	listStreams *ratelimit.Concurrent
+	// listStreams and calendarStreams bound each person's open streams
+	// here.
+	listStreams, calendarStreams *ratelimit.Concurrent
 }
 
 // streamBeat is the groups' streams' heartbeat.
@@ -28,11 +30,12 @@ const streamBeat = 25 * time.Second
 func newGroupsLive(store *storage.Store, log *slog.Logger, now func() time.Time) groupsLive {
 	return groupsLive{
 		feed: live.New(store, log, now, live.Options{}), beat: streamBeat,
-		listStreams: ratelimit.NewConcurrent(MaxListStreams),
+		listStreams: ratelimit.NewConcurrent(MaxListStreams), calendarStreams: ratelimit.NewConcurrent(MaxCalendarStreams),
 	}
 }
 
-// UseLive has the lists publish to and follow f, the app's change feed.
+// UseLive has the lists and the calendar publish to and follow f, the
+// app's change feed.
 func (s *Service) UseLive(f *live.Feed) { s.live.feed = f }
 
 // UseSessions has the groups' streams end when their viewer's session

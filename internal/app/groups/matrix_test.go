@@ -82,6 +82,7 @@ var matrix = map[string][columns]int{
 	"POST /groups/:id/appointments":                                {401, 404, 404, 404, 303, 303, 404},
 	"GET /groups/:id/appointments/month":                           {303, 404, 404, 404, 200, 200, 404},
 	"GET /groups/:id/appointments/week":                            {303, 404, 404, 404, 200, 200, 404},
+	"GET /groups/:id/appointments/stream":                          {303, 404, 404, 404, 200, 200, 404}, // as the agenda
 	"GET /groups/:id/appointments/:appt":                           {303, 404, 404, 404, 200, 200, 404},
 	"GET /groups/:id/appointments/:appt/edit":                      {303, 404, 404, 404, 200, 200, 404},
 	"POST /groups/:id/appointments/:appt/edit":                     {401, 404, 404, 404, 303, 303, 404},

@@ -64,8 +64,11 @@ func (s *Service) Routes(e *echo.Echo) {
 	g.POST("/appointments", h.createAppointment, member)
 	g.GET("/appointments/month", h.month, member)
 	g.GET("/appointments/week", h.week, member)
+	// The calendar's pages follow it through its stream (calendar_live.go),
+	// a person holding at most MaxCalendarStreams open.
+	g.GET("/appointments/stream", h.calendarStream, live.Bound(h.svc.live.calendarStreams, ErrTooManyCalendarStreams), member)
 	appt := h.svc.RequireAppointment()
-	g.GET("/appointments/:appt", h.appointment, member, appt)
+	g.GET("/appointments/:appt", h.appointment, member, h.liveGone(appt))
 	g.GET("/appointments/:appt/edit", h.editAppointment, member, appt)
 	g.POST("/appointments/:appt/edit", h.updateAppointment, member)
 	g.POST("/appointments/:appt/cancel", h.cancelAppointment, member)

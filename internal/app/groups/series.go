@@ -293,7 +293,7 @@ func (s *Service) DeleteOccurrences(ctx context.Context, m Membership, id *auth.
 	if !CanDelete(m, id, d.Index) {
 		return ErrNotCreator
 	}
-	return s.removeOccurrences(ctx, m, id, d, scope, at)
+	return s.calendarWrote(ctx, m.GroupID, s.removeOccurrences(ctx, m, id, d, scope, at))
 }
 
 // CancelOccurrence cancels one occurrence of a series, for any active
@@ -303,7 +303,7 @@ func (s *Service) CancelOccurrence(ctx context.Context, m Membership, id *auth.I
 	if err != nil {
 		return err
 	}
-	return s.cancelOccurrence(ctx, m, id, d, at)
+	return s.calendarWrote(ctx, m.GroupID, s.cancelOccurrence(ctx, m, id, d, at))
 }
 
 // appointmentOrOccurrence reads an appointment, or with at one
