@@ -7,15 +7,8 @@
 // shows the new title, the comment as typed and the step still open.
 // A deletes it: B's page says so. Everyone signs in through the OIDC
 // peer.
-import { test, expect, type Browser, type Page } from '@playwright/test';
-import { signInWithOIDC, uniqueLocal } from './helpers';
-
-async function signIn(browser: Browser, login: string): Promise<Page> {
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
-  await signInWithOIDC(page, login);
-  return page;
-}
+import { test, expect, type Page } from '@playwright/test';
+import { groupOfTwo, uniqueLocal } from './helpers';
 
 // openLive opens path on page and waits until its calendar stream has
 // answered, so no change between the page and the stream goes unseen.
@@ -25,7 +18,7 @@ async function openLive(page: Page, path: string): Promise<void> {
   await stream;
 }
 
-// A day 20 days from now, in the browser's zone: YYYY-MM-DD.
+// dayAhead is the day `days` from now, in the browser's zone: YYYY-MM-DD.
 function dayAhead(days: number): string {
   const d = new Date(Date.now() + days * 86_400_000);
   const p = (n: number) => String(n).padStart(2, '0');
@@ -34,21 +27,7 @@ function dayAhead(days: number): string {
 
 test('the calendar shows another member\'s changes live, and keeps what the viewer is doing', async ({ browser }) => {
   test.setTimeout(120_000);
-  const aLogin = uniqueLocal('cal-a');
-  const bLogin = uniqueLocal('cal-b');
-  const a = await signIn(browser, aLogin);
-  const b = await signIn(browser, bLogin);
-
-  // A group with both.
-  await a.goto('/groups/new');
-  const create = a.getByTestId('create-group-form');
-  await create.getByLabel('Group name').fill('Live calendar');
-  await create.getByRole('button', { name: 'Create group' }).click();
-  const groupPath = new URL(a.url()).pathname.replace(/\/settings$/, '');
-  await a.getByTestId('invite-form').getByLabel('Email address').fill(`${bLogin}@example.test`);
-  await a.getByTestId('invite-submit').click();
-  await b.goto(`${groupPath}/invite`);
-  await b.getByRole('button', { name: /accept/i }).click();
+  const { a, b, groupPath } = await groupOfTwo(browser, 'cal', 'Live calendar');
 
   // B keeps the month of the day open, the keyboard on that day, the
   // page scrolled to its end.

@@ -146,6 +146,25 @@ export async function personWithOIDC(browser: Browser, login: string): Promise<P
   return page;
 }
 
+// groupOfTwo signs two new people in through the OIDC peer (logins
+// prefix-a and prefix-b), and a makes the group name with b in it (b
+// accepts the invitation); groupPath is the group's page.
+export async function groupOfTwo(browser: Browser, prefix: string, name: string): Promise<{ a: Page; b: Page; groupPath: string }> {
+  const bLogin = uniqueLocal(`${prefix}-b`);
+  const a = await personWithOIDC(browser, uniqueLocal(`${prefix}-a`));
+  const b = await personWithOIDC(browser, bLogin);
+  await a.goto('/groups/new');
+  const create = a.getByTestId('create-group-form');
+  await create.getByLabel('Group name').fill(name);
+  await create.getByRole('button', { name: 'Create group' }).click();
+  const groupPath = new URL(a.url()).pathname.replace(/\/settings$/, '');
+  await a.getByTestId('invite-form').getByLabel('Email address').fill(`${bLogin}@example.test`);
+  await a.getByTestId('invite-submit').click();
+  await b.goto(`${groupPath}/invite`);
+  await b.getByRole('button', { name: /accept/i }).click();
+  return { a, b, groupPath };
+}
+
 // axeProblems runs axe-core on the page in light and dark and returns its
 // serious and critical violations, named by page, scheme, rule and nodes.
 export async function axeProblems(page: Page, name: string): Promise<string[]> {

@@ -4,33 +4,13 @@
 // the add box (with the focus) and an item's open rename form survive
 // each refresh. B renames the list and A's heading follows. Everyone
 // signs in through the OIDC peer.
-import { test, expect, type Browser, type Page } from '@playwright/test';
-import { signInWithOIDC, uniqueLocal } from './helpers';
-
-async function signIn(browser: Browser, login: string): Promise<Page> {
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
-  await signInWithOIDC(page, login);
-  return page;
-}
+import { test, expect } from '@playwright/test';
+import { groupOfTwo } from './helpers';
 
 test('a list shows another member\'s changes live, and keeps what the viewer is doing', async ({ browser }) => {
   test.setTimeout(90_000);
-  const aLogin = uniqueLocal('live-a');
-  const bLogin = uniqueLocal('live-b');
-  const a = await signIn(browser, aLogin);
-  const b = await signIn(browser, bLogin);
-
   // A group with both, and a list with three items.
-  await a.goto('/groups/new');
-  const create = a.getByTestId('create-group-form');
-  await create.getByLabel('Group name').fill('Live family');
-  await create.getByRole('button', { name: 'Create group' }).click();
-  const groupPath = new URL(a.url()).pathname.replace(/\/settings$/, '');
-  await a.getByTestId('invite-form').getByLabel('Email address').fill(`${bLogin}@example.test`);
-  await a.getByTestId('invite-submit').click();
-  await b.goto(`${groupPath}/invite`);
-  await b.getByRole('button', { name: /accept/i }).click();
+  const { a, b, groupPath } = await groupOfTwo(browser, 'live', 'Live family');
   await a.goto(`${groupPath}/lists`);
   await a.getByLabel('New list').fill('Groceries');
   await a.getByTestId('new-list-submit').click();
