@@ -337,11 +337,13 @@ func (f *Feed) SweepJob() jobs.Job {
 	return jobs.Job{Name: "live-feed-sweep", Every: time.Minute, Run: f.Sweep}
 }
 
-// Forget deletes the rows whose payload holds text (a member's key, when
-// their account goes): the feed keeps Keep's changes, read whole.
+// Forget deletes the rows whose topic or payload holds text (a member's
+// key, when their account goes: a chat entry they sent, their inbox's
+// topic): the feed keeps Keep's changes, read whole.
 func (f *Feed) Forget(ctx context.Context, text string) error {
-	return f.table.QueryAll(ctx, storage.Query{PartitionKey: shard, Select: []string{"RowKey", "payload"}}, func(e storage.Entity) error {
-		if p, _ := e.Props["payload"].(string); !strings.Contains(p, text) {
+	return f.table.QueryAll(ctx, storage.Query{PartitionKey: shard, Select: []string{"RowKey", "topic", "payload"}}, func(e storage.Entity) error {
+		topic, _ := e.Props["topic"].(string)
+		if p, _ := e.Props["payload"].(string); !strings.Contains(p, text) && !strings.Contains(topic, text) {
 			return nil
 		}
 		return storage.Forget(ctx, f.table, e.PartitionKey, e.RowKey)

@@ -203,13 +203,16 @@ func TestSweepDeletesOldRowsOnly(t *testing.T) {
 }
 
 // TestForgetDeletesTheRowsNamingText: Forget deletes the rows whose
-// payload holds the text (a deleted member's key), and only those.
+// payload or topic holds the text (a deleted member's key), and only
+// those.
 func TestForgetDeletesTheRowsNamingText(t *testing.T) {
 	t.Parallel()
 	a, _, c, store := instances(t)
 	a.Publish(t.Context(), "chat|c1", []byte(`{"sender":"auth:ann"}`))
 	c.add(time.Millisecond)
 	a.Publish(t.Context(), "chat|c1", []byte(`{"sender":"auth:bob"}`))
+	c.add(time.Millisecond)
+	a.Publish(t.Context(), "inbox|auth:ann", nil)
 	if err := a.Forget(t.Context(), "auth:ann"); err != nil {
 		t.Fatal(err)
 	}

@@ -51,6 +51,18 @@ func HTMXFrom(c echo.Context) HTMX {
 	return hx
 }
 
+// LiveParam marks a page's fetch of itself on a change it follows (the
+// live updates: a calendar, the inbox): the answer is the part of the
+// page that changed.
+const LiveParam = "live"
+
+// LiveRefresh reports whether the request is a page fetching itself on a
+// change: an htmx request with LiveParam (htmx asks for a "full" page
+// when it selects its part from the answer, hx-select).
+func LiveRefresh(c echo.Context) bool {
+	return c.QueryParam(LiveParam) != "" && HTMXFrom(c).Request
+}
+
 // Redirect sends the browser to target after a successful action: an
 // HX-Redirect header for htmx requests (a 3xx would be followed by fetch
 // and swapped in), 303 See Other otherwise (POST-redirect-GET).

@@ -112,3 +112,40 @@ document.addEventListener('keydown', (e) => {
   menu.querySelector(':scope > summary')?.focus();
   e.preventDefault();
 });
+
+// The header's bell follows the inbox live (internal/app/inbox/live.go):
+// one tab of the browser holds the inbox's stream, elected by a Web Lock
+// (when it closes, another tab takes it over), and tells the others of
+// each change over a BroadcastChannel; every tab then fires
+// "inboxchange" on its body, on which its bell (and the inbox page's
+// list) fetch themselves. A browser without Web Locks opens a stream in
+// each tab. A stream that cannot go on (signed out) is left closed.
+document.addEventListener('DOMContentLoaded', () => {
+  const form = document.getElementById('inbox-follow');
+  if (!form || !window.EventSource) return;
+  const tell = () => document.body.dispatchEvent(new CustomEvent('inboxchange'));
+  const channel = window.BroadcastChannel ? new BroadcastChannel('harmony-inbox') : null;
+  if (channel) channel.onmessage = tell;
+  const follow = () => new Promise((ended) => {
+    const source = new EventSource(form.dataset.inboxStream);
+    const changed = () => {
+      channel?.postMessage('change');
+      tell();
+    };
+    source.addEventListener('inboxchange', changed);
+    // Back after a lost connection, what changed meanwhile is fetched.
+    let opened = false;
+    source.addEventListener('open', () => {
+      if (opened) changed();
+      opened = true;
+    });
+    const end = () => { source.close(); ended(); };
+    source.addEventListener('reset', end);
+    source.addEventListener('error', () => { if (source.readyState === EventSource.CLOSED) end(); });
+  });
+  if (navigator.locks && channel) {
+    navigator.locks.request('harmony-inbox-stream', follow);
+  } else {
+    follow();
+  }
+});

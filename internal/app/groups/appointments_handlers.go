@@ -366,7 +366,7 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 			}
 		}
 	}
-	if !liveRefresh(c) { // the page fetching itself takes its facts only
+	if !web.LiveRefresh(c) { // the page fetching itself takes its facts only
 		if p.Comments, p.EarlierURL, p.LatestURL, err = h.thread(c, m, g, id, d, zone); err != nil {
 			return err
 		}

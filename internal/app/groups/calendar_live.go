@@ -38,12 +38,8 @@ const MaxCalendarStreams = 20
 // (429).
 var ErrTooManyCalendarStreams = fault.New(http.StatusTooManyRequests, "groups.calendar.error.streams", "groups: too many open calendar streams")
 
-// liveParam marks a page's fetch of itself on a change (CalendarLive);
 // untilParam is how far the agenda fetching itself goes (AgendaShown).
-const (
-	liveParam  = "live"
-	untilParam = "until"
-)
+const untilParam = "until"
 
 // calendarTopic is a group's calendar's topic in the change feed.
 func calendarTopic(groupID string) string { return "calendar|" + groupID }
@@ -69,18 +65,11 @@ func (h *handlers) calendarStream(c echo.Context) error {
 	}, calendarTopic(g.GroupID))
 }
 
-// liveRefresh reports whether the request is a calendar page fetching
-// itself again on a change: htmx asks for a "full" page then, as it
-// selects the region from the answer (hx-select).
-func liveRefresh(c echo.Context) bool {
-	return c.QueryParam(liveParam) != "" && web.HTMXFrom(c).Request
-}
-
 // renderCalendar renders a calendar page, or for its fetch on a change
 // the page's content alone, without the layout (whose region is all
 // that is used).
 func renderCalendar(c echo.Context, status int, p web.Page) error {
-	if liveRefresh(c) {
+	if web.LiveRefresh(c) {
 		return web.RenderFragment(c, status, p.Content)
 	}
 	return web.Render(c, status, p)
@@ -91,7 +80,7 @@ func renderCalendar(c echo.Context, status int, p web.Page) error {
 func pageURL(c echo.Context) string {
 	u := *c.Request().URL
 	q := u.Query()
-	q.Del(liveParam)
+	q.Del(web.LiveParam)
 	q.Del(untilParam)
 	u.RawQuery = q.Encode()
 	return u.RequestURI()
@@ -106,7 +95,7 @@ func (h *handlers) liveGone(appt echo.MiddlewareFunc) echo.MiddlewareFunc {
 		opened := appt(next)
 		return func(c echo.Context) error {
 			err := opened(c)
-			if err == nil || !liveRefresh(c) || !(errors.Is(err, ErrNoAppointment) || errors.Is(err, ErrNoOccurrence)) {
+			if err == nil || !web.LiveRefresh(c) || !(errors.Is(err, ErrNoAppointment) || errors.Is(err, ErrNoOccurrence)) {
 				return err
 			}
 			_, g := Opened(c)

@@ -21,6 +21,10 @@ type handlers struct {
 
 // show is GET /inbox[?cursor=…]: the notifications, newest first; an
 // htmx "load more" gets the next chunk only.
+//
+// With live=1 (htmx, the page following a change) it is the page's
+// region again, down to the notice the page showed last (until), and
+// "load more" going on from where it did (cursor).
 func (h *handlers) show(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
@@ -28,7 +32,13 @@ func (h *handlers) show(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page, err := h.svc.List(ctx, id.MemberKey, cursor)
+	refresh := web.LiveRefresh(c)
+	var page Page
+	if refresh {
+		page, err = h.svc.ListUntil(ctx, id.MemberKey, c.QueryParam(untilParam), cursor)
+	} else {
+		page, err = h.svc.List(ctx, id.MemberKey, cursor)
+	}
 	if err != nil {
 		return err
 	}
@@ -40,10 +50,18 @@ func (h *handlers) show(c echo.Context) error {
 		rows = append(rows, rowOf(ctx, it, zone))
 	}
 	next := web.NextURL("/inbox", page.Next)
+	shown := views.Shown{Cursor: page.Next}
+	if len(rows) > 0 {
+		shown.Until = rows[len(rows)-1].ID
+	}
+	props := views.Props{Rows: rows, NextURL: next, AnyUnread: anyUnread || cursor != nil, Shown: shown}
+	if refresh {
+		return web.RenderFragment(c, http.StatusOK, views.Inbox(props))
+	}
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:    i18n.T(ctx, "inbox.title"),
-		Content:  views.Inbox(views.Props{Rows: rows, NextURL: next, AnyUnread: anyUnread || cursor != nil}),
-		Fragment: views.Chunk(rows, next),
+		Content:  views.Inbox(props),
+		Fragment: views.More(rows, next, shown),
 	})
 }
 

@@ -65,6 +65,10 @@ func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 		return err
 	}
 	s.badges.Delete(m.Key)
+	// The change feed's rows of their inbox's topic name them.
+	if err := s.feed.Forget(ctx, m.Key); err != nil {
+		return err
+	}
 	for _, key := range []string{m.Key, m.UserKey} {
 		if key == "" {
 			continue

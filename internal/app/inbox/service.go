@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"strings"
 	"time"
 
@@ -20,9 +21,11 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/lru"
 	"github.com/harmony/harmony/internal/mail"
 	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
 	"github.com/harmony/harmony/internal/tasks"
@@ -59,6 +62,12 @@ type Service struct {
 	mails   quota.Limit
 	blocks  Blocks
 	quotes  map[string]Quotes
+
+	// feed carries the inbox's changes to its open pages (live.go).
+	feed     *live.Feed
+	sessions live.Sessions
+	streams  *ratelimit.Concurrent
+	beat     time.Duration
 }
 
 // Blocks says whom a person blocked (the chat module keeps the rows): a
@@ -110,6 +119,10 @@ type Deps struct {
 	BaseURL string
 	Log     *slog.Logger
 	Now     func() time.Time
+	// Live is the app's change feed; nil gives the inbox one of its own
+	// on Store. Sessions, when set, ends a stream with its session.
+	Live     *live.Feed
+	Sessions live.Sessions
 }
 
 // New builds the service and registers its task kinds.
@@ -130,6 +143,13 @@ func New(d Deps) (*Service, error) {
 		now:      d.Now,
 		badges:   lru.New[string, badge](badgesKept),
 		mails:    quota.Limit{Table: d.Store.Table(QuotaTable), Max: MailsPerHour, Window: time.Hour, Err: errMailsUsed},
+		feed:     d.Live,
+		sessions: d.Sessions,
+		streams:  ratelimit.NewConcurrent(MaxStreams),
+		beat:     streamBeat,
+	}
+	if s.feed == nil {
+		s.feed = live.New(d.Store, d.Log, d.Now, live.Options{})
 	}
 	if s.post, err = tasks.Register(d.Tasks, "inbox.post", s.fanOut); err != nil {
 		return nil, err
@@ -328,10 +348,14 @@ func (s *Service) writeRow(ctx context.Context, memberKey string, p posted) erro
 		row.QuoteUntil = &p.QuoteUntil
 	}
 	_, err = storage.Insert(ctx, s.table, row)
-	if err != nil && !errors.Is(err, storage.ErrExists) {
+	if errors.Is(err, storage.ErrExists) {
+		return nil // a retry: the first try told the member
+	}
+	if err != nil {
 		return err
 	}
 	s.badges.Delete(memberKey)
+	s.changed(ctx, memberKey)
 	return nil
 }
 
@@ -467,6 +491,53 @@ func (s *Service) List(ctx context.Context, memberKey string, cur *storage.Curso
 	}
 	if next != nil {
 		out.Next = s.cursors.Encode(listQuery(memberKey), storage.Cursor{Next: next})
+	}
+	return out, nil
+}
+
+// refreshMost is the most notices a page following a change brings
+// again (ListUntil): ten pages loaded.
+const refreshMost = 10 * pageSize
+
+// untilParam names the last notice a page shows, which its fetch on a
+// change asks for again.
+const untilParam = "until"
+
+// errBadUntil refuses an until that is no notice's key.
+var errBadUntil = fault.New(http.StatusBadRequest, "inbox.error.until", "inbox: until is not a notice")
+
+// ListUntil reads memberKey's inbox again for a page that shows it down
+// to the notice until ("" for none), whose next page is next (nil for
+// none): the notices newest first down to until, the ones that came
+// since on top, and next still after them. Past refreshMost of them it
+// is the first page, as a reload would be. One range query, or two.
+func (s *Service) ListUntil(ctx context.Context, memberKey, until string, next *storage.Cursor) (Page, error) {
+	if until == "" {
+		return s.List(ctx, memberKey, nil)
+	}
+	if !validNoticeRowKey(until) {
+		return Page{}, errBadUntil
+	}
+	state, err := s.state(ctx, memberKey)
+	if err != nil {
+		return Page{}, err
+	}
+	// Keys are all as long, so until+"0" is past until and before any
+	// key after it.
+	q := storage.Query{PartitionKey: memberKey, RowKeyTo: until + "0", Limit: refreshMost}
+	rows, more, err := storage.TakePage[NoticeRow](ctx, s.table, q, refreshMost)
+	if err != nil {
+		return Page{}, err
+	}
+	if more != nil {
+		return s.List(ctx, memberKey, nil)
+	}
+	out := Page{Items: make([]Item, 0, len(rows))}
+	for _, r := range rows {
+		out.Items = append(out.Items, s.item(ctx, memberKey, r, state.ReadThrough))
+	}
+	if next != nil {
+		out.Next = s.cursors.Encode(listQuery(memberKey), *next)
 	}
 	return out, nil
 }
@@ -624,6 +695,9 @@ func (s *Service) Requote(ctx context.Context, memberKey, ref string, at time.Ti
 			return err
 		}
 	}
+	if len(rows) > 0 {
+		s.changed(ctx, memberKey)
+	}
 	return nil
 }
 
@@ -687,5 +761,6 @@ func FromCore(c *platform.Core) (*Service, error) {
 	return New(Deps{
 		Store: c.Store, Tasks: c.Tasks, Accounts: c.Accounts, Dir: c.Auth, Mailer: c.Mailer,
 		Cursors: c.Cursors, BaseURL: c.Config.BaseURL.String(), Log: c.Log, Now: c.Now,
+		Live: c.Live, Sessions: c.Auth,
 	})
 }

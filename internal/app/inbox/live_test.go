@@ -1,0 +1,218 @@
+package inbox_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/app/inbox"
+	"github.com/harmony/harmony/internal/live"
+	"github.com/harmony/harmony/internal/live/livetest"
+	"github.com/harmony/harmony/internal/storage"
+)
+
+// hx are the headers of an htmx fetch of part of a page.
+var hx = []string{"HX-Request", "true", "HX-Request-Type", "partial"}
+
+// TestTheInboxStreamSaysEachNotice: a member's stream says "inboxchange"
+// when a notice reaches their inbox; the feed carries it on their topic
+// alone (not another member's); marking read says nothing (one write);
+// a visitor has no stream.
+func TestTheInboxStreamSaysEachNotice(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	bobC, annC := a.Client(), a.Client()
+	bob, ann := a.SignIn(bobC, "bob@example.com"), a.SignIn(annC, "ann@example.com")
+
+	var mu sync.Mutex
+	var topics []string
+	sub := a.svc.Live().Subscribe(func(cs []live.Change) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range cs {
+			topics = append(topics, c.Topic)
+		}
+	}, "inbox|"+bob, "inbox|"+ann)
+	defer a.svc.Live().Unsubscribe(sub)
+	told := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(topics)
+	}
+
+	status, events, _ := livetest.Open(t, bobC, "/inbox/stream")
+	if status != http.StatusOK {
+		t.Fatalf("bob opens his stream: %d", status)
+	}
+	a.post(t, changed(bob, "Dentist"))
+	if ev := livetest.Next(t, events); ev.Name != "inboxchange" || strings.TrimSpace(ev.Data) != "change" {
+		t.Fatalf("after a notice bob's stream says %+v, want a bare inboxchange", ev)
+	}
+	if got := told(); !slices.Equal(got, []string{"inbox|" + bob}) {
+		t.Fatalf("a notice for bob told %v", got)
+	}
+	a.post(t, changed(ann, "Picnic"))
+	if got := told(); !slices.Equal(got, []string{"inbox|" + bob, "inbox|" + ann}) {
+		t.Fatalf("a notice for ann told %v, want ann's topic alone", got)
+	}
+
+	res := bobC.PostForm("/inbox/read-all", bobC.WithCSRF("/inbox", nil))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("read all: %d", res.StatusCode)
+	}
+	if got := told(); len(got) != 2 {
+		t.Errorf("marking all read told %v: it should stay one write", got[2:])
+	}
+
+	visitor := a.Client()
+	if status, _, _ := livetest.Open(t, visitor, "/inbox/stream"); status == http.StatusOK {
+		t.Error("a visitor opened an inbox stream")
+	}
+}
+
+// TestInboxStreamsAreBounded: one person holds at most MaxStreams inbox
+// streams on an instance; the next is refused with a 429 and a message.
+func TestInboxStreamsAreBounded(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	a.SignIn(c, "bob@example.com")
+	for i := range inbox.MaxStreams {
+		if status, _, _ := livetest.Open(t, c, "/inbox/stream"); status != http.StatusOK {
+			t.Fatalf("stream %d: %d", i+1, status)
+		}
+	}
+	res := c.Get("/inbox/stream")
+	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(res.Body, "too many windows") {
+		t.Fatalf("one stream more: %d %q", res.StatusCode, res.Body)
+	}
+}
+
+// TestTheBellCountsAfresh: the bell a page fetches on a change counts
+// the inbox again (a notice written by another instance is not in this
+// one's kept count), and tells screen readers of a count above the one
+// shown, not of the same; a shown count that is no count is a 400.
+func TestTheBellCountsAfresh(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	bob := a.SignIn(c, "bob@example.com")
+	if n := c.Get("/").Doc(t).Find(testID("inbox-count")).Length(); n != 0 {
+		t.Fatal("a new member's bell counts something")
+	}
+	// Another instance writes a notice: this one's kept count is 0.
+	at := a.Clock.Now()
+	row := inbox.NoticeRow{MemberKey: bob, RowKey: storage.ReverseTicks(at) + "|01JB00000000000000000000AA", Kind: "groups.notify.appointment_changed",
+		Args: `{"name":"Anna","group":"Smiths","title":"Lunch"}`, Link: "/groups/g1", At: at}
+	if _, err := storage.Insert(ctx, a.Store.Table(inbox.Table), row); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Get("/").Doc(t).Find(testID("inbox-count")).Length(); got != 0 {
+		t.Fatal("the test needs the page's count kept: it counted again")
+	}
+	res := c.Get("/inbox/bell?shown=0", hx...)
+	// What each open tab pays on a change: the session's and the read
+	// state's point reads, and one query of at most badgeCap keys.
+	if ops := res.StorageOps(t); ops["queries"] != 1 || ops["reads"] != 2 || ops["total"] != 3 {
+		t.Errorf("the bell's fetch cost %s, want two reads and one query", res.Header.Get("X-Storage-Ops"))
+	}
+	frag := res.Doc(t)
+	if got := frag.Find(testID("inbox-count")).Text(); got != "1" {
+		t.Fatalf("the bell fetched counts %q, want 1", got)
+	}
+	if v, _ := frag.Find("#inbox-shown").Attr("value"); v != "1" {
+		t.Errorf("the count for the next fetch: %q", v)
+	}
+	if news := frag.Find("#inbox-news").Text(); news != "New notification: 1 unread" {
+		t.Errorf("the news said: %q", news)
+	}
+	if frag.Find("#inbox-news").Length() != 1 || c.Get("/inbox/bell?shown=1", hx...).Doc(t).Find("#inbox-news").Length() != 0 {
+		t.Error("the same count should not be said again")
+	}
+	if res = c.Get("/inbox/bell?shown=1", append(hx, "Accept-Language", "ru")...); !strings.Contains(res.Body, "Уведомления, 1 непрочитанное") {
+		t.Errorf("the bell in Russian: %s", res.Body)
+	}
+	for _, bad := range []string{"x", "-1", "101", "1.5"} {
+		res := c.Get("/inbox/bell?shown="+url.QueryEscape(bad), hx...)
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(res.Body, "whole number") {
+			t.Errorf("shown=%s: %d %q", bad, res.StatusCode, res.Body)
+		}
+	}
+	if res := a.Client().Get("/inbox/bell", hx...); res.StatusCode == http.StatusOK {
+		t.Error("a visitor fetched a bell")
+	}
+}
+
+// TestTheInboxPageFetchesItselfOnAChange: the page following a change
+// brings its notices again down to the last it shows, the new ones on
+// top, and "load more" goes on where it did; read state there is fresh;
+// a page that showed none gets the first page; a bad until or cursor is
+// a 400.
+func TestTheInboxPageFetchesItselfOnAChange(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	bob := a.SignIn(c, "bob@example.com")
+	empty := c.Get("/inbox").Doc(t)
+	if v, _ := empty.Find("#inbox-until").Attr("value"); v != "" || empty.Find(testID("inbox-empty")).Length() != 1 {
+		t.Fatalf("an empty inbox's page: until %q", v)
+	}
+	for i := range 35 {
+		a.Clock.Advance(time.Second)
+		a.post(t, changed(bob, fmt.Sprintf("Plan %02d", i)))
+	}
+	// A page that showed nothing gets the first page.
+	region := c.Get("/inbox?live=1&until=&cursor=", hx...).Doc(t)
+	if n := region.Find(testID("inbox-item")).Length(); n != 30 || region.Find("#inbox-live").Length() != 1 || region.Find("header.site-header").Length() != 0 {
+		t.Fatalf("the empty page's refresh: %d items", n)
+	}
+
+	page := c.Get("/inbox").Doc(t)
+	until, _ := page.Find("#inbox-until").Attr("value")
+	cursor, _ := page.Find("#inbox-cursor").Attr("value")
+	last, _ := page.Find(testID("inbox-item")).Last().Attr("id")
+	if until == "" || cursor == "" || "notice-"+until != last {
+		t.Fatalf("the page shows down to %q (its last row %q), then %q", until, last, cursor)
+	}
+	a.Clock.Advance(time.Second)
+	a.post(t, changed(bob, "Plan new"))
+	open, _ := page.Find(testID("inbox-open")).Eq(3).Attr("href")
+	if res := c.PostForm(open+"/read", c.WithCSRF("/inbox", nil)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("mark read: %d", res.StatusCode)
+	}
+	q := url.Values{"live": {"1"}, "until": {until}, "cursor": {cursor}}
+	region = c.Get("/inbox?"+q.Encode(), hx...).Doc(t)
+	items := region.Find(testID("inbox-item"))
+	if items.Length() != 31 || !strings.Contains(items.First().Text(), "Plan new") || !strings.Contains(items.Last().Text(), "Plan 05") {
+		t.Fatalf("the refresh: %d items, first %q, last %q", items.Length(), items.First().Text(), items.Last().Text())
+	}
+	if v, _ := items.Eq(4).Attr("data-unread"); v != "false" {
+		t.Errorf("the notice marked read shows unread=%q", v)
+	}
+	next, _ := region.Find(testID("load-more")).Attr("href")
+	if next == "" {
+		t.Fatal("the refresh lost load more")
+	}
+	more := c.Get(next, hx...).Doc(t)
+	if got := more.Find(testID("inbox-item")); got.Length() != 5 || !strings.Contains(got.First().Text(), "Plan 04") {
+		t.Errorf("load more after the refresh: %d items, first %q", got.Length(), got.First().Text())
+	}
+	if v, _ := more.Find("#inbox-until").Attr("value"); v == "" {
+		t.Error("load more does not say how far the page now goes")
+	}
+
+	for _, bad := range []url.Values{
+		{"live": {"1"}, "until": {"state"}},
+		{"live": {"1"}, "until": {until + "x"}},
+		{"live": {"1"}, "until": {until}, "cursor": {"nonsense"}},
+	} {
+		if res := c.Get("/inbox?"+bad.Encode(), hx...); res.StatusCode != http.StatusBadRequest {
+			t.Errorf("%v: %d", bad, res.StatusCode)
+		}
+	}
+}
