@@ -66,3 +66,36 @@ test('a list shows another member\'s changes live, and keeps what the viewer is 
   await b.getByTestId('list-rename-submit').click();
   await expect(a.getByTestId('list-name')).toHaveText('Shop', { timeout: 3000 });
 });
+
+test('the Lists tab shows another member\'s lists and counts live, and keeps a half-typed name', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const { a, b, groupPath } = await groupOfTwo(browser, 'tab', 'Live tab family');
+  // A has the Lists tab open, starts naming a list, and keeps the focus.
+  await a.goto(`${groupPath}/lists`);
+  await expect(a.getByTestId('lists-empty')).toBeVisible();
+  const name = a.getByLabel('New list');
+  await name.pressSequentially('Hardw');
+  await expect(name).toBeFocused();
+
+  // B adds a list with two items.
+  await b.goto(`${groupPath}/lists`);
+  await b.getByLabel('New list').fill('Packing');
+  await b.getByTestId('new-list-submit').click();
+  const bBox = b.getByTestId('list-add-text');
+  for (const item of ['Tent', 'Stove']) {
+    await bBox.fill(item);
+    await bBox.press('Enter');
+    await expect(b.getByTestId('list-open').getByTestId('list-item').last()).toContainText(item);
+  }
+
+  // A's tab shows it with its count, without a reload; A's typing stays.
+  const card = a.getByTestId('list-card').filter({ hasText: 'Packing' });
+  await expect(card).toContainText('2 items to go', { timeout: 5000 });
+  await expect(name).toHaveValue('Hardw');
+  await expect(name).toBeFocused();
+
+  // B ticks one: A's count follows.
+  await b.getByTestId('list-item').filter({ hasText: 'Tent' }).getByRole('checkbox', { name: 'Tent' }).click();
+  await expect(card).toContainText('1 item to go', { timeout: 5000 });
+  expect(new URL(a.url()).pathname).toBe(`${groupPath}/lists`);
+});

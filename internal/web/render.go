@@ -28,6 +28,16 @@ type Page struct {
 	Fragment templ.Component
 }
 
+// RenderLive is Render for a page that follows changes: its fetch of
+// itself on a change (LiveRefresh) gets the page's content alone, without
+// the layout, whose region is all the page uses.
+func RenderLive(c echo.Context, status int, p Page) error {
+	if LiveRefresh(c) {
+		return RenderFragment(c, status, p.Content)
+	}
+	return Render(c, status, p)
+}
+
 // Render writes p with status: the full page, or the fragment when htmx
 // asks for a partial. Nothing is written if rendering fails, so the error
 // handler can still answer with a clean 500.

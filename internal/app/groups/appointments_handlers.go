@@ -131,7 +131,7 @@ func (h *handlers) upcoming(c echo.Context) error {
 		Items: items, NextURL: next, First: c.QueryParam("from") == "", PageURL: pageURL(c),
 	}
 	// "Load more" takes the next page, and that it is shown.
-	return renderCalendar(c, http.StatusOK, web.Page{Title: g.GroupName, Section: "groups", Content: views.Appointments(p),
+	return web.RenderLive(c, http.StatusOK, web.Page{Title: g.GroupName, Section: "groups", Content: views.Appointments(p),
 		Fragment: views.AgendaMore(items, next, c.QueryParam("from"))})
 }
 
@@ -377,7 +377,7 @@ func (h *handlers) renderAppointment(c echo.Context, status int, m Membership, g
 			p.ReadScanURL = u + "/scan/read"
 		}
 	}
-	return renderCalendar(c, status, web.Page{Title: d.Doc.Title, Section: "groups", Content: views.AppointmentPage(p)})
+	return web.RenderLive(c, status, web.Page{Title: d.Doc.Title, Section: "groups", Content: views.AppointmentPage(p)})
 }
 
 // thread is the page of the appointment's comments the request's

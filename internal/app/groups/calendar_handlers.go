@@ -110,7 +110,7 @@ func (h *handlers) month(c echo.Context) error {
 	for d := range 7 {
 		p.Weekdays = append(p.Weekdays, i18n.Weekday(ctx, time.Weekday((d+1)%7)))
 	}
-	return renderCalendar(c, http.StatusOK, web.Page{Title: p.Move.Caption + " · " + cc.g.GroupName, Section: "groups", Content: views.Month(p)})
+	return web.RenderLive(c, http.StatusOK, web.Page{Title: p.Move.Caption + " · " + cc.g.GroupName, Section: "groups", Content: views.Month(p)})
 }
 
 // week is GET /groups/:id/appointments/week[?d=YYYY-MM-DD]: the
@@ -162,7 +162,7 @@ func (h *handlers) week(c echo.Context) error {
 		}
 		placeTimed(d, spans[i], from)
 	}
-	return renderCalendar(c, http.StatusOK, web.Page{Title: p.Move.Caption + " · " + cc.g.GroupName, Section: "groups", Content: views.Week(p)})
+	return web.RenderLive(c, http.StatusOK, web.Page{Title: p.Move.Caption + " · " + cc.g.GroupName, Section: "groups", Content: views.Week(p)})
 }
 
 // days turns laid-out spans into the views' days starting at start.

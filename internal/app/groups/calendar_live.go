@@ -65,16 +65,6 @@ func (h *handlers) calendarStream(c echo.Context) error {
 	}, calendarTopic(g.GroupID))
 }
 
-// renderCalendar renders a calendar page, or for its fetch on a change
-// the page's content alone, without the layout (whose region is all
-// that is used).
-func renderCalendar(c echo.Context, status int, p web.Page) error {
-	if web.LiveRefresh(c) {
-		return web.RenderFragment(c, status, p.Content)
-	}
-	return web.Render(c, status, p)
-}
-
 // pageURL is the page's own address, which it fetches again on a
 // change: its path and query, less the fetch's own fields.
 func pageURL(c echo.Context) string {

@@ -260,6 +260,9 @@ func (s *Service) CreateList(ctx context.Context, m Membership, id *auth.Identit
 		tx.Insert(row)
 		return nil
 	})
+	if err == nil {
+		s.live.feed.Publish(ctx, listsTopic(m.GroupID), nil)
+	}
 	return row, err
 }
 

@@ -57,7 +57,7 @@ func (h *handlers) renderLists(c echo.Context, status int, name, nameError strin
 	for _, l := range lists {
 		p.Lists = append(p.Lists, views.ListCard{Name: l.Name, Href: listURL(g.GroupID, l.ListID), Items: l.Items, Open: l.Open})
 	}
-	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "groups.lists.heading") + " · " + g.GroupName, Section: "groups", Content: views.Lists(p)})
+	return web.RenderLive(c, status, web.Page{Title: i18n.T(ctx, "groups.lists.heading") + " · " + g.GroupName, Section: "groups", Content: views.Lists(p)})
 }
 
 // createList is POST /groups/:id/lists: a new list, then its page.

@@ -19,8 +19,16 @@ import (
 // on which the page fetches its items again (htmx) and swaps them in. A
 // list deleted says "reset", which reloads the page (to its 404). With
 // each heartbeat the stream asks again whether the viewer may open the
-// list (and is still signed in), and ends when not. The group's Lists
-// tab stays static: its counts move on reload.
+// list (and is still signed in), and ends when not.
+//
+// The group's Lists tab follows its lists the same way: each list change,
+// and a list added, publishes the group's lists topic too, and the tab's
+// stream (GET /groups/:id/lists/stream, the tab's own access) says
+// "listschange", on which the tab fetches itself (live=1) and morphs its
+// cards (#lists-live): names, counts and meters, a list added or gone.
+// The new-list form is outside the region, so what is typed stays; a
+// group reaching MaxLists shows its note in place of the form on reload
+// (a list added past it is refused with the same words).
 
 // MaxListStreams is how many list streams one person may hold open on an
 // instance (a tab each, generously): each costs a goroutine and a check
@@ -33,10 +41,26 @@ var ErrTooManyListStreams = fault.New(http.StatusTooManyRequests, "groups.lists.
 // listTopic is a list's topic in the change feed.
 func listTopic(groupID, listID string) string { return "list|" + groupID + "|" + listID }
 
-// listChanged tells the list's followers it changed: a signal only, they
-// read the list again.
+// listsTopic is a group's Lists tab's topic in the change feed: one of
+// its lists changed, or was added.
+func listsTopic(groupID string) string { return "lists|" + groupID }
+
+// listChanged tells the list's followers, and the group's Lists tab's,
+// it changed: a signal only, they read the list again.
 func (s *Service) listChanged(ctx context.Context, l ListRow) {
 	s.live.feed.Publish(ctx, listTopic(l.PartitionKey, l.ListID), nil)
+	s.live.feed.Publish(ctx, listsTopic(l.PartitionKey), nil)
+}
+
+// listsStream is GET /groups/:id/lists/stream: "listschange" at each
+// change of one of the group's lists, or a list added, while the viewer
+// may see the group.
+func (h *handlers) listsStream(c echo.Context) error {
+	_, g := Opened(c)
+	return h.svc.signals().Serve(c, "listschange", func(ctx context.Context) error {
+		_, _, err := h.svc.Open(ctx, g.GroupID, auth.From(c), AccessMember)
+		return err
+	}, listsTopic(g.GroupID))
 }
 
 // listStream is GET /groups/:id/lists/:list/stream: "listchange" at

@@ -96,3 +96,65 @@ func TestListStreamsAreBounded(t *testing.T) {
 		t.Fatalf("a stream past the bound: %d", res.StatusCode)
 	}
 }
+
+// TestTheListsTabFollowsItsLists: the Lists tab's stream is refused to
+// whom the tab is refused; a member's stream says "listschange" when
+// another member adds a list, changes one (an item added, ticked) or
+// deletes one; the tab fetching itself (live=1) gets its content alone,
+// the cards with their counts as they are now.
+func TestTheListsTabFollowsItsLists(t *testing.T) {
+	t.Parallel()
+	a := newGroupsApp(t)
+	ann, bob, groupID := joinedPair(t, a)
+	tab := "/groups/" + groupID + "/lists"
+	nina := a.signIn(t, "nina@example.com")
+	for who, want := range map[string]struct {
+		p      person
+		status int
+	}{"non-member": {nina, http.StatusNotFound}, "visitor": {person{c: a.Client()}, http.StatusSeeOther}} {
+		if status, _, _ := livetest.Open(t, want.p.c, tab+"/stream"); status != want.status {
+			t.Errorf("%s opens the tab's stream: %d, want %d", who, status, want.status)
+		}
+	}
+	if n := bob.c.Get(tab).Doc(t).Find(`[data-testid="lists-live"][hx-sse\:connect]`).Length(); n != 1 {
+		t.Fatalf("the tab does not follow its stream (%d)", n)
+	}
+
+	status, events, _ := livetest.Open(t, bob.c, tab+"/stream")
+	if status != http.StatusOK {
+		t.Fatalf("bob opens the tab's stream: %d", status)
+	}
+	changed := func(what string) {
+		t.Helper()
+		if ev := livetest.Next(t, events); ev.Name != "listschange" || strings.TrimSpace(ev.Data) != "change" {
+			t.Fatalf("after %s bob's stream says %+v, want a bare listschange", what, ev)
+		}
+	}
+	path := createList(t, ann, groupID, "Groceries")
+	changed("a list added")
+	addItems(t, ann, path, "Milk", "Bread")
+	changed("an item added")
+	changed("another item added")
+	ids := showList(t, ann, path).ids
+	if res := post(t, ann.c, path+"/items/"+ids["Milk"]+"/tick", url.Values{"done": {"true"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("tick: %d", res.StatusCode)
+	}
+	changed("a tick")
+
+	region := bob.c.Get(tab+"?live=1", hxSelect...).Doc(t)
+	card := region.Find(`#lists-live [data-testid="list-card"]`)
+	if region.Find("header.site-header").Length() != 0 || card.Length() != 1 {
+		t.Fatalf("the tab's fetch of itself: %d cards, layout %d", card.Length(), region.Find("header.site-header").Length())
+	}
+	if got := strings.TrimSpace(card.Find(".list-card-count").Text()); got != "1 item to go" {
+		t.Errorf("the card counts %q", got)
+	}
+
+	if res := post(t, ann.c, path+"/delete", confirmed); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete the list: %d", res.StatusCode)
+	}
+	changed("a list deleted")
+	if n := bob.c.Get(tab+"?live=1", hxSelect...).Doc(t).Find(`#lists-live [data-testid="lists-empty"]`).Length(); n != 1 {
+		t.Error("the tab still shows the deleted list")
+	}
+}

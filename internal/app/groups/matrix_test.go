@@ -103,6 +103,7 @@ var matrix = map[string][columns]int{
 	// member reads, adds, ticks, renames and takes items off; the list's
 	// delete is its creator's or an owner's.
 	"GET /groups/:id/lists/:list/stream":              {303, 404, 404, 404, 200, 200, 404},
+	"GET /groups/:id/lists/stream":                    {303, 404, 404, 404, 200, 200, 404}, // as the Lists tab
 	"GET /groups/:id/lists":                           {303, 404, 404, 404, 200, 200, 404},
 	"POST /groups/:id/lists":                          {401, 404, 404, 404, 303, 303, 404},
 	"GET /groups/:id/lists/:list":                     {303, 404, 404, 404, 200, 200, 404},

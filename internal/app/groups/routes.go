@@ -93,6 +93,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	// person holding at most MaxListStreams open.
 	list := h.svc.RequireList()
 	g.GET("/lists", h.listsPage, member)
+	g.GET("/lists/stream", h.listsStream, live.Bound(h.svc.live.listStreams, ErrTooManyListStreams), member)
 	g.POST("/lists", h.createList, member)
 	g.GET("/lists/:list", h.listPage, member, list)
 	g.GET("/lists/:list/stream", h.listStream, live.Bound(h.svc.live.listStreams, ErrTooManyListStreams), member, list)

@@ -55,10 +55,7 @@ func (h *handlers) show(c echo.Context) error {
 		shown.Until = rows[len(rows)-1].ID
 	}
 	props := views.Props{Rows: rows, NextURL: next, AnyUnread: anyUnread || cursor != nil, Shown: shown}
-	if refresh {
-		return web.RenderFragment(c, http.StatusOK, views.Inbox(props))
-	}
-	return web.Render(c, http.StatusOK, web.Page{
+	return web.RenderLive(c, http.StatusOK, web.Page{
 		Title:    i18n.T(ctx, "inbox.title"),
 		Content:  views.Inbox(props),
 		Fragment: views.More(rows, next, shown),
