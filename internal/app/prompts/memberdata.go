@@ -3,6 +3,7 @@ package prompts
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/harmony/harmony/internal/memberdata"
@@ -18,7 +19,10 @@ import (
 // votes on it. Their votes are taken back as an unvote does (the counts
 // and the most-liked index follow), their saves go, and so does their
 // create cooldown. Every step rereads what is left, so a run cut short
-// is finished by the next.
+// is finished by the next. A vote on a prompt while it moves counts on
+// the moved prompt: one that counted on the old row is handed over as
+// that row goes (retire), and one that finds the old row gone counts
+// where the id lookup says the prompt is now (addCounts).
 
 // exportedPrompt is a prompt as its author's archive holds it.
 type exportedPrompt struct {
@@ -193,7 +197,44 @@ func (s *Service) passToForgotten(ctx context.Context, p PromptRow) error {
 	if err := storage.Forget(ctx, s.prompts, cpk, crk); err != nil {
 		return err
 	}
-	return storage.Forget(ctx, s.prompts, p.PartitionKey, p.RowKey)
+	return s.retire(ctx, p)
+}
+
+// retire deletes the old row of prompt p, moved to the Forgotten author
+// from p as it was read, handing the moved row the votes the old row
+// counted since (a vote that read the prompt before its lookup moved
+// counts on the old row): each such difference goes on to the moved
+// row, then the old row goes at the ETag it was read at, so a vote
+// landing in between is handed over by the next turn. A vote after it
+// finds the prompt where it moved (addCounts).
+func (s *Service) retire(ctx context.Context, p PromptRow) error {
+	base := p
+	for range storage.DefaultAttempts {
+		cur, err := s.load(ctx, p.AuthorID, p.PromptID)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if likes, dislikes := cur.Likes-base.Likes, cur.Dislikes-base.Dislikes; likes != 0 || dislikes != 0 {
+			if _, err := s.addCounts(ctx, memberdata.Forgotten, p.PromptID, likes, dislikes); err != nil {
+				return err
+			}
+			if err := s.reconcile(ctx, memberdata.Forgotten, p.PromptID); err != nil {
+				return err
+			}
+			base = cur
+		}
+		err = s.prompts.Delete(ctx, cur.PartitionKey, cur.RowKey, cur.ETag)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		if !errors.Is(err, storage.ErrPrecondition) {
+			return err
+		}
+	}
+	return fmt.Errorf("prompts: retiring %s: %w", p.PromptID, storage.ErrConflict)
 }
 
 // erase deletes prompt p as the module's Delete does (out of every

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -139,4 +140,75 @@ func TestDeletingAnAccountInThePrompts(t *testing.T) {
 // newestAll is every prompt of the newest catalog.
 func newestAll(t *testing.T, svc *Service) []Item {
 	return fixture{svc: svc}.pageAll(t, Listing{})
+}
+
+// oldRowDeletes runs, once, before a delete of the row at pk, rk in the
+// Prompts table: a vote landing on a prompt's old row as its author's
+// deletion moves it.
+type oldRowDeletes struct {
+	storage.Backend
+	pk, rk string
+	before func()
+	ran    atomic.Bool
+}
+
+func (b *oldRowDeletes) Delete(ctx context.Context, table, pk, rk, ifMatch string) error {
+	if strings.HasSuffix(table, promptsTable) && pk == b.pk && rk == b.rk && b.before != nil && !b.ran.Swap(true) {
+		b.before()
+	}
+	return b.Backend.Delete(ctx, table, pk, rk, ifMatch)
+}
+
+// TestVotesFollowAPromptMovedByItsAuthorsDeletion: a vote that read a
+// prompt before its author's deletion moved it, and counts on the old row
+// just before that row goes, is counted on the moved prompt; a vote that
+// comes after the old row went counts on the moved prompt too, instead of
+// failing; the counts then agree with the votes (the rebuild fixes
+// nothing).
+func TestVotesFollowAPromptMovedByItsAuthorsDeletion(t *testing.T) {
+	t.Parallel()
+	hook := &oldRowDeletes{}
+	a := newPromptsAppOn(t, func(b storage.Backend) storage.Backend { hook.Backend = b; return hook })
+	ann, bob := a.signIn(t, "ann@example.com"), a.signIn(t, "bob@example.com")
+	carol, dave := a.signIn(t, "carol@example.com"), a.signIn(t, "dave@example.com")
+	shared := a.createPrompt(t, ann, promptForm("Weekly meal planner", "Plan dinners for {{people}}.", "public", "writing"))
+	if _, err := a.svc.Vote(ctx, bob.key, shared, Like); err != nil {
+		t.Fatal(err)
+	}
+	// A vote that read the prompt under ann before it moved, as Vote
+	// goes on: its row, its count on the partition it read, the indexes
+	// of the row it counted on.
+	lateVote := func(voter user) error {
+		old, err := a.svc.setVote(ctx, voter.key, shared, Like)
+		if err != nil {
+			return err
+		}
+		p, err := a.svc.addVote(ctx, ann.key, shared, old, Like)
+		if err != nil {
+			return err
+		}
+		return a.svc.reconcile(ctx, p.AuthorID, shared)
+	}
+	hook.pk, hook.rk = promptKey(ann.key, shared)
+	hook.before = func() {
+		if err := lateVote(carol); err != nil {
+			t.Errorf("carol's vote on the old row: %v", err)
+		}
+	}
+	if err := a.svc.ForgetMember(ctx, memberdatatest.Member(ann.key, "ann@example.com")); err != nil {
+		t.Fatal(err)
+	}
+	if !hook.ran.Load() {
+		t.Fatal("the old row was never deleted: the test did not race")
+	}
+	if err := lateVote(dave); err != nil {
+		t.Fatalf("dave's vote after the move: %v", err)
+	}
+	p, err := a.svc.Open(ctx, bob.key, shared, false)
+	if err != nil || p.Likes != 3 || !memberdata.IsForgotten(p.AuthorID) {
+		t.Fatalf("the moved prompt: %d likes by %q (%v), want 3 by the forgotten author", p.Likes, p.AuthorID, err)
+	}
+	if rep, err := a.svc.Reindex(ctx); err != nil || rep.Fixed() != 0 {
+		t.Errorf("the rebuild after the votes: %s, %v", rep, err)
+	}
 }

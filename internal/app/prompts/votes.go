@@ -113,10 +113,22 @@ func (s *Service) setVote(ctx context.Context, voterID, promptID string, value i
 func (s *Service) addVote(ctx context.Context, authorID, promptID string, old, value int) (PromptRow, error) {
 	likes := count(value == Like) - count(old == Like)
 	dislikes := count(value == Dislike) - count(old == Dislike)
+	return s.addCounts(ctx, authorID, promptID, likes, dislikes)
+}
+
+// errMoved is a prompt's row gone while its counts were being changed:
+// read where it is now, and change them there.
+var errMoved = fmt.Errorf("%w: the prompt moved", storage.ErrPrecondition)
+
+// addCounts adds likes and dislikes to promptID's counts, following the
+// prompt when its author's account went on the way (passToForgotten
+// moved it to the Forgotten author's partition): a vote that read the
+// prompt before the move counts on the prompt where it is.
+func (s *Service) addCounts(ctx context.Context, authorID, promptID string, likes, dislikes int64) (PromptRow, error) {
 	var p PromptRow
 	err := storage.Optimistic(ctx, voteAttempts, func(ctx context.Context) error {
 		var err error
-		if p, err = s.load(ctx, authorID, promptID); err != nil {
+		if p, err = s.loadMoved(ctx, &authorID, promptID); err != nil {
 			return err
 		}
 		// No clamping at zero: deltas must commute. A dislike's "-1 like"
@@ -124,9 +136,28 @@ func (s *Service) addVote(ctx context.Context, authorID, promptID string, old, v
 		p.Likes, p.Dislikes = p.Likes+likes, p.Dislikes+dislikes
 		_, err = s.prompts.Update(ctx, storage.Entity{PartitionKey: p.PartitionKey, RowKey: p.RowKey,
 			Props: map[string]any{"Likes": p.Likes, "Dislikes": p.Dislikes}}, storage.Merge, p.ETag)
+		if errors.Is(err, storage.ErrNotFound) {
+			return errMoved
+		}
 		return err
 	})
 	return p, err
+}
+
+// loadMoved reads promptID's row under *authorID or, when it is not
+// there, under the author its id lookup names now (the prompt moved),
+// which *authorID then becomes.
+func (s *Service) loadMoved(ctx context.Context, authorID *string, promptID string) (PromptRow, error) {
+	p, err := s.load(ctx, *authorID, promptID)
+	if !errors.Is(err, storage.ErrNotFound) {
+		return p, err
+	}
+	now, lerr := s.authorOf(ctx, promptID)
+	if lerr != nil || now == *authorID {
+		return p, err
+	}
+	*authorID = now
+	return s.load(ctx, now, promptID)
 }
 
 func count(b bool) int64 {
