@@ -38,6 +38,9 @@ test('inbox: a new notice reaches the bell of each tab and the inbox page, witho
   await expect(b.getByTestId('inbox-bell')).toHaveAttribute('aria-label', 'Inbox, 1 unread');
   await expect(b.getByTestId('inbox-news')).toHaveText('New notification: 1 unread');
   await expect(inboxTab.getByTestId('inbox-count')).toHaveText('1');
+  // The tabs' titles say it too, as Discourse's and GitHub's do.
+  await expect(b).toHaveTitle(/^\(1\) Forum/);
+  await expect(inboxTab).toHaveTitle(/^\(1\) Inbox/);
   const item = inboxTab.getByTestId('inbox-item').filter({ hasText: groupName });
   await expect(item).toHaveAttribute('data-unread', 'true');
   await expect(inboxTab.getByTestId('inbox-read-all')).toBeVisible();
@@ -50,4 +53,5 @@ test('inbox: a new notice reaches the bell of each tab and the inbox page, witho
   await item.getByTestId('inbox-mark-read').click();
   await expect(item).toHaveAttribute('data-unread', 'false');
   await expect(inboxTab.getByTestId('inbox-count')).toHaveCount(0);
+  await expect(inboxTab).toHaveTitle(/^Inbox/);
 });

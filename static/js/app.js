@@ -113,6 +113,17 @@ document.addEventListener('keydown', (e) => {
   e.preventDefault();
 });
 
+// The tab's title starts with the unread count, "(3) …", as the page
+// was served; when the bell changes (a notice marked read, a new one
+// live) the title follows it.
+document.addEventListener('htmx:after:settle', () => {
+  const bell = document.getElementById('inbox-bell');
+  if (!bell) return;
+  const base = document.title.replace(/^\(\d+\+?\) /, '');
+  const n = bell.dataset.count;
+  document.title = n && n !== '0' ? `(${bell.querySelector('.inbox-count')?.textContent || n}) ${base}` : base;
+});
+
 // The header's bell follows the inbox live (internal/app/inbox/live.go):
 // one tab of the browser holds the inbox's stream, elected by a Web Lock
 // (when it closes, another tab takes it over), and tells the others of

@@ -96,7 +96,8 @@ func TestInboxStreamsAreBounded(t *testing.T) {
 // TestTheBellCountsAfresh: the bell a page fetches on a change counts
 // the inbox again (a notice written by another instance is not in this
 // one's kept count), and tells screen readers of a count above the one
-// shown, not of the same; a shown count that is no count is a 400.
+// shown, not of the same; the page's title starts with the count; a
+// shown count that is no count is a 400.
 func TestTheBellCountsAfresh(t *testing.T) {
 	t.Parallel()
 	a := newInboxApp(t)
@@ -136,6 +137,10 @@ func TestTheBellCountsAfresh(t *testing.T) {
 	}
 	if res = c.Get("/inbox/bell?shown=1", append(hx, "Accept-Language", "ru")...); !strings.Contains(res.Body, "Уведомления, 1 непрочитанное") {
 		t.Errorf("the bell in Russian: %s", res.Body)
+	}
+	// The tab's title says the count too.
+	if got := c.Get("/inbox").Doc(t).Find("title").Text(); got != "(1) Inbox · Harmony" {
+		t.Errorf("the page's title: %q", got)
 	}
 	for _, bad := range []string{"x", "-1", "101", "1.5"} {
 		res := c.Get("/inbox/bell?shown="+url.QueryEscape(bad), hx...)
