@@ -7,7 +7,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/groups"
@@ -52,17 +51,6 @@ func (s *Service) calendarWrote(ctx context.Context, groupID string, err error) 
 		s.live.feed.Publish(ctx, calendarTopic(groupID), nil)
 	}
 	return err
-}
-
-// calendarStream is GET /groups/:id/appointments/stream:
-// "calendarchange" at each change of the group's calendar while the
-// viewer may see the group (read again each time).
-func (h *handlers) calendarStream(c echo.Context) error {
-	_, g := Opened(c)
-	return h.svc.signals().Serve(c, "calendarchange", func(ctx context.Context) error {
-		_, _, err := h.svc.Open(ctx, g.GroupID, auth.From(c), AccessMember)
-		return err
-	}, calendarTopic(g.GroupID))
 }
 
 // pageURL is the page's own address, which it fetches again on a

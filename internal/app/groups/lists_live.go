@@ -52,17 +52,6 @@ func (s *Service) listChanged(ctx context.Context, l ListRow) {
 	s.live.feed.Publish(ctx, listsTopic(l.PartitionKey), nil)
 }
 
-// listsStream is GET /groups/:id/lists/stream: "listschange" at each
-// change of one of the group's lists, or a list added, while the viewer
-// may see the group.
-func (h *handlers) listsStream(c echo.Context) error {
-	_, g := Opened(c)
-	return h.svc.signals().Serve(c, "listschange", func(ctx context.Context) error {
-		_, _, err := h.svc.Open(ctx, g.GroupID, auth.From(c), AccessMember)
-		return err
-	}, listsTopic(g.GroupID))
-}
-
 // listStream is GET /groups/:id/lists/:list/stream: "listchange" at
 // each change while the viewer may open the list (the group, then the
 // list, read again).

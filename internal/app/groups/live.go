@@ -1,9 +1,13 @@
 package groups
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
+	"github.com/labstack/echo/v4"
+
+	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
@@ -45,4 +49,18 @@ func (s *Service) UseSessions(x live.Sessions) { s.live.sessions = x }
 // signals serves the groups' streams.
 func (s *Service) signals() live.Signals {
 	return live.Signals{Feed: s.live.feed, Sessions: s.live.sessions, Every: s.live.beat}
+}
+
+// groupStream serves a stream of the group's topic (topic(groupID)):
+// event at each change while the viewer may see the group, read again
+// each time. The calendar's pages (calendarchange, calendarTopic) and
+// the Lists tab (listschange, listsTopic) follow theirs so.
+func (h *handlers) groupStream(event string, topic func(groupID string) string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		_, g := Opened(c)
+		return h.svc.signals().Serve(c, event, func(ctx context.Context) error {
+			_, _, err := h.svc.Open(ctx, g.GroupID, auth.From(c), AccessMember)
+			return err
+		}, topic(g.GroupID))
+	}
 }

@@ -66,7 +66,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	g.GET("/appointments/week", h.week, member)
 	// The calendar's pages follow it through its stream (calendar_live.go),
 	// a person holding at most MaxCalendarStreams open.
-	g.GET("/appointments/stream", h.calendarStream, live.Bound(h.svc.live.calendarStreams, ErrTooManyCalendarStreams), member)
+	g.GET("/appointments/stream", h.groupStream("calendarchange", calendarTopic), live.Bound(h.svc.live.calendarStreams, ErrTooManyCalendarStreams), member)
 	appt := h.svc.RequireAppointment()
 	g.GET("/appointments/:appt", h.appointment, member, h.liveGone(appt))
 	g.GET("/appointments/:appt/edit", h.editAppointment, member, appt)
@@ -93,7 +93,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	// person holding at most MaxListStreams open.
 	list := h.svc.RequireList()
 	g.GET("/lists", h.listsPage, member)
-	g.GET("/lists/stream", h.listsStream, live.Bound(h.svc.live.listStreams, ErrTooManyListStreams), member)
+	g.GET("/lists/stream", h.groupStream("listschange", listsTopic), live.Bound(h.svc.live.listStreams, ErrTooManyListStreams), member)
 	g.POST("/lists", h.createList, member)
 	g.GET("/lists/:list", h.listPage, member, list)
 	g.GET("/lists/:list/stream", h.listStream, live.Bound(h.svc.live.listStreams, ErrTooManyListStreams), member, list)
