@@ -29,13 +29,18 @@ func ReadCursor(c echo.Context, cursors *storage.Cursors, query string) (*storag
 	return &cur, nil
 }
 
-// NextURL is the "load more" link of a list at path: path with the next
-// page's token, or "" on the last page (token "").
+// NextURL is the "load more" link of a list at path (which may carry
+// the list's filters): path with the next page's token, or "" on the
+// last page (token "").
 func NextURL(path, token string) string {
 	if token == "" {
 		return ""
 	}
-	return path + "?" + CursorParam + "=" + url.QueryEscape(token)
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	return path + sep + CursorParam + "=" + url.QueryEscape(token)
 }
 
 // Pager is a list paged by cursor at an address: the listings' one way to
@@ -66,9 +71,5 @@ func (p Pager) NextURL(next *storage.Continuation) string {
 	if next == nil {
 		return ""
 	}
-	sep := "?"
-	if strings.Contains(p.URL, "?") {
-		sep = "&"
-	}
-	return p.URL + sep + CursorParam + "=" + url.QueryEscape(p.Cursors.Encode(p.Query, storage.Cursor{Next: next}))
+	return NextURL(p.URL, p.Cursors.Encode(p.Query, storage.Cursor{Next: next}))
 }

@@ -68,7 +68,7 @@ func pageTitle(ctx context.Context, title string, unread int) string {
 		title += " · " + i18n.T(ctx, "site.title_suffix")
 	}
 	if unread > 0 {
-		return "(" + badgeText(unread) + ") " + title
+		return "(" + BadgeText(unread) + ") " + title
 	}
 	return title
 }
@@ -669,7 +669,7 @@ func account(currentURL string, unread, adminOpen int) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var30 string
-						templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.N(ctx, "auth.header.admin_open", adminOpen, "count", badgeText(adminOpen)))
+						templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.N(ctx, "auth.header.admin_open", adminOpen, "count", BadgeText(adminOpen)))
 						if templ_7745c5c3_Err != nil {
 							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout/layout.templ`, Line: 189, Col: 118}
 						}
@@ -682,7 +682,7 @@ func account(currentURL string, unread, adminOpen int) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var31 string
-						templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(badgeText(adminOpen))
+						templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(BadgeText(adminOpen))
 						if templ_7745c5c3_Err != nil {
 							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout/layout.templ`, Line: 190, Col: 100}
 						}
@@ -780,8 +780,8 @@ func account(currentURL string, unread, adminOpen int) templ.Component {
 	})
 }
 
-// badgeText is the bell's count: 99+ past 99.
-func badgeText(n int) string {
+// BadgeText is a badge's count: 99+ past 99.
+func BadgeText(n int) string {
 	if n > 99 {
 		return "99+"
 	}
@@ -840,7 +840,7 @@ func InboxBell(unread int, oob bool) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var38 string
-			templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.N(ctx, "inbox.bell_unread", unread, "count", badgeText(unread)))
+			templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.N(ctx, "inbox.bell_unread", unread, "count", BadgeText(unread)))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout/layout.templ`, Line: 228, Col: 84}
 			}
@@ -885,7 +885,7 @@ func InboxBell(unread int, oob bool) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var40 string
-			templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(badgeText(unread))
+			templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(BadgeText(unread))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout/layout.templ`, Line: 235, Col: 93}
 			}
@@ -1038,7 +1038,7 @@ func InboxBellNews(unread int, news bool) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var45 string
-			templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.N(ctx, "inbox.news", unread, "count", badgeText(unread)))
+			templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.N(ctx, "inbox.news", unread, "count", BadgeText(unread)))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout/layout.templ`, Line: 271, Col: 110}
 			}

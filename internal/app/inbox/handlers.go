@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/inbox"
@@ -19,8 +20,9 @@ type handlers struct {
 	svc *Service
 }
 
-// show is GET /inbox[?cursor=…]: the notifications, newest first; an
-// htmx "load more" gets the next chunk only.
+// show is GET /inbox[?show=unread][&cursor=…]: the notifications,
+// newest first, all or the unread ones; an htmx "load more" gets the
+// next chunk only.
 //
 // With live=1 (htmx, the page following a change) it is the page's
 // region again, down to the notice the page showed last (until), and
@@ -28,16 +30,19 @@ type handlers struct {
 func (h *handlers) show(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	cursor, err := web.ReadCursor(c, h.svc.cursors, listQuery(id.MemberKey))
+	unread, err := unreadOnly(c)
 	if err != nil {
 		return err
 	}
-	refresh := web.LiveRefresh(c)
+	cursor, err := web.ReadCursor(c, h.svc.cursors, listQuery(id.MemberKey, unread))
+	if err != nil {
+		return err
+	}
 	var page Page
-	if refresh {
-		page, err = h.svc.ListUntil(ctx, id.MemberKey, c.QueryParam(untilParam), cursor)
+	if web.LiveRefresh(c) {
+		page, err = h.svc.ListUntil(ctx, id.MemberKey, c.QueryParam(untilParam), cursor, unread)
 	} else {
-		page, err = h.svc.List(ctx, id.MemberKey, cursor)
+		page, err = h.svc.List(ctx, id.MemberKey, cursor, unread)
 	}
 	if err != nil {
 		return err
@@ -49,17 +54,43 @@ func (h *handlers) show(c echo.Context) error {
 		anyUnread = anyUnread || it.Unread
 		rows = append(rows, rowOf(ctx, it, zone))
 	}
-	next := web.NextURL("/inbox", page.Next)
+	path := "/inbox"
+	if unread {
+		path = views.UnreadURL
+	}
+	next := web.NextURL(path, page.Next)
 	shown := views.Shown{Cursor: page.Next}
 	if len(rows) > 0 {
 		shown.Until = rows[len(rows)-1].ID
 	}
-	props := views.Props{Rows: rows, NextURL: next, AnyUnread: anyUnread || cursor != nil, Shown: shown}
+	props := views.Props{Rows: rows, NextURL: next, AnyUnread: anyUnread || cursor != nil, Shown: shown, UnreadOnly: unread, Unread: h.svc.UnreadBadge(c)}
+	title := i18n.T(ctx, "inbox.title")
+	if unread {
+		title = i18n.T(ctx, "inbox.tab.unread") + " · " + title
+	}
 	return web.RenderLive(c, http.StatusOK, web.Page{
-		Title:    i18n.T(ctx, "inbox.title"),
+		Title:    title,
 		Content:  views.Inbox(props),
 		Fragment: views.More(rows, next, shown),
 	})
+}
+
+// showParam picks the notices /inbox lists: all (""), or unread ones.
+const showParam = "show"
+
+// errBadShow refuses a list the inbox does not have.
+var errBadShow = fault.New(http.StatusBadRequest, "inbox.error.show", "inbox: no such list")
+
+// unreadOnly reports whether the request asks for the unread notices
+// only (show=unread); another show is a 400.
+func unreadOnly(c echo.Context) (bool, error) {
+	switch c.QueryParam(showParam) {
+	case "":
+		return false, nil
+	case "unread":
+		return true, nil
+	}
+	return false, errBadShow
 }
 
 // rowOf is notification it as the page shows it, in zone.

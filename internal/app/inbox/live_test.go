@@ -221,3 +221,78 @@ func TestTheInboxPageFetchesItselfOnAChange(t *testing.T) {
 		}
 	}
 }
+
+// TestTheUnreadTab: /inbox?show=unread lists the unread notices only,
+// newest first, paged with its filter kept, its tab saying the count;
+// a notice marked read, or all marked read, leaves it; it says so when
+// nothing is unread; its fetch on a change keeps to unread ones; a show
+// the inbox does not have is a 400.
+func TestTheUnreadTab(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	bob := a.SignIn(c, "bob@example.com")
+	for i := range 33 {
+		a.Clock.Advance(time.Second)
+		a.post(t, changed(bob, fmt.Sprintf("Plan %02d", i)))
+	}
+	all := c.Get("/inbox").Doc(t)
+	open, _ := all.Find(testID("inbox-open")).Eq(1).Attr("href") // Plan 31
+	if res := c.PostForm(open+"/read", c.WithCSRF("/inbox", nil)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("mark read: %d", res.StatusCode)
+	}
+
+	page := c.Get("/inbox?show=unread").Doc(t)
+	items := page.Find(testID("inbox-item"))
+	if items.Length() != 30 || !strings.Contains(items.First().Text(), "Plan 32") || strings.Contains(page.Find(testID("inbox-list")).Text(), "Plan 31") {
+		t.Fatalf("the Unread tab: %d items, first %q", items.Length(), items.First().Text())
+	}
+	if tab := page.Find(testID("inbox-tab-unread")); tab.AttrOr("aria-current", "") != "page" || strings.TrimSpace(tab.Text()) != "Unread (32)" {
+		t.Errorf("the Unread tab's link: %q current=%q", tab.Text(), tab.AttrOr("aria-current", ""))
+	}
+	if title := page.Find("title").Text(); title != "(32) Unread · Inbox · Harmony" {
+		t.Errorf("the Unread tab's title: %q", title)
+	}
+	next, _ := page.Find(testID("load-more")).Attr("href")
+	if !strings.HasPrefix(next, "/inbox?show=unread&cursor=") {
+		t.Fatalf("load more: %q", next)
+	}
+	more := c.Get(next, hx...).Doc(t).Find(testID("inbox-item"))
+	if more.Length() != 2 || !strings.Contains(more.Last().Text(), "Plan 00") {
+		t.Errorf("the Unread tab's next page: %d items", more.Length())
+	}
+	// A token of the whole list does not open the Unread one.
+	allNext, _ := all.Find(testID("load-more")).Attr("href")
+	token := strings.TrimPrefix(allNext, "/inbox?cursor=")
+	if res := c.Get("/inbox?show=unread&cursor=" + token); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("the list's token on the Unread tab: %d", res.StatusCode)
+	}
+
+	// Its fetch on a change keeps to unread notices.
+	until, _ := page.Find("#inbox-until").Attr("value")
+	if page.Find(`#inbox-refresh input[name="show"][value="unread"]`).Length() != 1 {
+		t.Error("the Unread tab's fetch on a change would bring every notice")
+	}
+	region := c.Get("/inbox?"+url.Values{"live": {"1"}, "show": {"unread"}, "until": {until}}.Encode(), hx...).Doc(t)
+	if n := region.Find(testID("inbox-item")).Length(); n != 30 || strings.Contains(region.Text(), "Plan 31") {
+		t.Errorf("the Unread tab's refresh: %d items", n)
+	}
+
+	if res := c.PostForm("/inbox/read-all", c.WithCSRF("/inbox", nil)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("read all: %d", res.StatusCode)
+	}
+	empty := c.Get("/inbox?show=unread", "Accept-Language", "ru").Doc(t)
+	if got := empty.Find(testID("inbox-empty")).Text(); !strings.Contains(got, "непрочитанных нет") || empty.Find(testID("inbox-see-all")).Length() != 1 {
+		t.Errorf("the Unread tab with nothing unread: %q", got)
+	}
+	a.Clock.Advance(time.Second)
+	a.post(t, changed(bob, "Later"))
+	if got := c.Get("/inbox?show=unread").Doc(t).Find(testID("inbox-item")); got.Length() != 1 || !strings.Contains(got.Text(), "Later") {
+		t.Errorf("after a new notice the Unread tab: %d items", got.Length())
+	}
+	for _, bad := range []string{"read", "UNREAD", "all"} {
+		if res := c.Get("/inbox?show=" + bad); res.StatusCode != http.StatusBadRequest || !strings.Contains(res.Body, "unread ones only") {
+			t.Errorf("show=%s: %d", bad, res.StatusCode)
+		}
+	}
+}

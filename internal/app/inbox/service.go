@@ -468,16 +468,38 @@ type Page struct {
 // pageSize is how many notifications a page shows.
 const pageSize = 30
 
-// listQuery names the inbox list for cursors.
-func listQuery(memberKey string) string { return "inbox|" + memberKey }
+// listQuery names the inbox list (all, or unread only) for cursors.
+func listQuery(memberKey string, unread bool) string {
+	if unread {
+		return "inbox|" + memberKey + "|unread"
+	}
+	return "inbox|" + memberKey
+}
 
-// List reads a page of memberKey's inbox, newest first.
-func (s *Service) List(ctx context.Context, memberKey string, cur *storage.Cursor) (Page, error) {
+// listRange is memberKey's notices, newest first: all of them, or with
+// unread only those not read yet (not marked, and after the state's
+// readThrough). The badge counts the second.
+func listRange(memberKey string, state StateRow, unread bool) storage.Query {
+	q := storage.Query{PartitionKey: memberKey, RowKeyTo: noticeKeysEnd}
+	if unread {
+		q.Filters = []storage.Filter{{Name: "read", Op: storage.Eq, Value: false}}
+		if !state.ReadThrough.IsZero() {
+			// Newer rows sort first: those after readThrough are below its key.
+			q.RowKeyTo = storage.ReverseTicks(state.ReadThrough)
+		}
+	}
+	return q
+}
+
+// List reads a page of memberKey's inbox, newest first: every notice, or
+// with unread the unread ones only.
+func (s *Service) List(ctx context.Context, memberKey string, cur *storage.Cursor, unread bool) (Page, error) {
 	state, err := s.state(ctx, memberKey)
 	if err != nil {
 		return Page{}, err
 	}
-	q := storage.Query{PartitionKey: memberKey, RowKeyTo: noticeKeysEnd, Limit: pageSize}
+	q := listRange(memberKey, state, unread)
+	q.Limit = pageSize
 	if cur != nil {
 		q.Continuation = cur.Next
 	}
@@ -490,7 +512,7 @@ func (s *Service) List(ctx context.Context, memberKey string, cur *storage.Curso
 		out.Items = append(out.Items, s.item(ctx, memberKey, r, state.ReadThrough))
 	}
 	if next != nil {
-		out.Next = s.cursors.Encode(listQuery(memberKey), storage.Cursor{Next: next})
+		out.Next = s.cursors.Encode(listQuery(memberKey, unread), storage.Cursor{Next: next})
 	}
 	return out, nil
 }
@@ -511,9 +533,9 @@ var errBadUntil = fault.New(http.StatusBadRequest, "inbox.error.until", "inbox: 
 // none): the notices newest first down to until, the ones that came
 // since on top, and next still after them. Past refreshMost of them it
 // is the first page, as a reload would be. One range query, or two.
-func (s *Service) ListUntil(ctx context.Context, memberKey, until string, next *storage.Cursor) (Page, error) {
+func (s *Service) ListUntil(ctx context.Context, memberKey, until string, next *storage.Cursor, unread bool) (Page, error) {
 	if until == "" {
-		return s.List(ctx, memberKey, nil)
+		return s.List(ctx, memberKey, nil, unread)
 	}
 	if !validNoticeRowKey(until) {
 		return Page{}, errBadUntil
@@ -524,20 +546,21 @@ func (s *Service) ListUntil(ctx context.Context, memberKey, until string, next *
 	}
 	// Keys are all as long, so until+"0" is past until and before any
 	// key after it.
-	q := storage.Query{PartitionKey: memberKey, RowKeyTo: until + "0", Limit: refreshMost}
+	q := listRange(memberKey, state, unread)
+	q.RowKeyTo, q.Limit = min(q.RowKeyTo, until+"0"), refreshMost
 	rows, more, err := storage.TakePage[NoticeRow](ctx, s.table, q, refreshMost)
 	if err != nil {
 		return Page{}, err
 	}
 	if more != nil {
-		return s.List(ctx, memberKey, nil)
+		return s.List(ctx, memberKey, nil, unread)
 	}
 	out := Page{Items: make([]Item, 0, len(rows))}
 	for _, r := range rows {
 		out.Items = append(out.Items, s.item(ctx, memberKey, r, state.ReadThrough))
 	}
 	if next != nil {
-		out.Next = s.cursors.Encode(listQuery(memberKey), *next)
+		out.Next = s.cursors.Encode(listQuery(memberKey, unread), *next)
 	}
 	return out, nil
 }
@@ -717,17 +740,8 @@ func (s *Service) Unread(ctx context.Context, memberKey string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	q := storage.Query{
-		PartitionKey: memberKey,
-		RowKeyTo:     noticeKeysEnd,
-		Filters:      []storage.Filter{{Name: "read", Op: storage.Eq, Value: false}},
-		Select:       []string{"read"},
-		Limit:        badgeCap,
-	}
-	if !state.ReadThrough.IsZero() {
-		// Newer rows sort first: those after readThrough are below its key.
-		q.RowKeyTo = storage.ReverseTicks(state.ReadThrough)
-	}
+	q := listRange(memberKey, state, true)
+	q.Select, q.Limit = []string{"read"}, badgeCap
 	n := 0
 	for n < badgeCap {
 		p, err := s.table.Query(ctx, q)
