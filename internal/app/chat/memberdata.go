@@ -2,7 +2,7 @@ package chat
 
 import (
 	"context"
-	"slices"
+	"errors"
 	"strings"
 	"time"
 
@@ -15,7 +15,8 @@ import (
 // name kept, and so do the heads whose last message is theirs; a private
 // chat stays for the other person, its deleted side Forgotten (it then
 // takes no more messages: nobody would read them). Their reactions are
-// taken back (each emoji's count is its list of people), and their
+// taken back (each emoji's count is its list of people) as a reaction
+// taken back by hand is, so open pages show the new counts live; and their
 // participant rows, chat list (read markers, unread counts, mutes,
 // rooms joined), presence, blocks both ways, rate-limit rows and the
 // live feed's recent rows that carry them go. Rooms have no owner, so
@@ -103,23 +104,34 @@ func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 	return nil
 }
 
-// forgetReactions takes memberKey out of every reaction they gave.
+// forgetReactions takes memberKey out of every reaction they gave. A
+// message still served changes as when they take one back by hand
+// (Service.reshape), by Forgotten: open pages get the new counts live.
+// One expired (still in the table, shown to no one) is rewritten alone.
 func (s *Service) forgetReactions(ctx context.Context, memberKey string) error {
 	q := storage.Query{Scan: true, Filters: []storage.Filter{{Name: "reactions", Op: storage.Gt, Value: ""}}}
-	return memberdata.Rewrite(ctx, s.log.table, q, func(m *MessageRow) error {
-		set := parseReactions(m.Reactions)
-		for emoji, who := range set {
-			if who = slices.DeleteFunc(who, func(k string) bool { return k == memberKey }); len(who) == 0 {
-				delete(set, emoji)
-			} else {
-				set[emoji] = who
-			}
-		}
-		if set.String() == m.Reactions {
-			return storage.ErrNoChange
-		}
-		m.Reactions = set.String()
+	drop := func(_ MessageRow, set reactionSet) error {
+		set.drop(memberKey)
 		return nil
+	}
+	forgotten := Person{MemberKey: memberdata.Forgotten}
+	return s.log.table.QueryAll(ctx, q, func(e storage.Entity) error {
+		rows, err := storage.Decode[MessageRow](ctx, s.log.table, []storage.Entity{e})
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+		m := rows[0]
+		if !strings.Contains(m.Reactions, memberKey) {
+			return nil
+		}
+		_, err = s.reshape(ctx, m.PartitionKey, m.Seq, forgotten, drop)
+		if errors.Is(err, ErrNoMessage) {
+			_, err = storage.Change(ctx, s.log.table, m.PartitionKey, m.RowKey, storage.ErrNoChange, func(m *MessageRow) error { return reshaped(m, drop) })
+		}
+		if errors.Is(err, storage.ErrNoChange) {
+			return nil
+		}
+		return err
 	})
 }
 

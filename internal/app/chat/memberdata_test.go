@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -125,5 +126,66 @@ func TestDeletingAnAccountInTheChats(t *testing.T) {
 	}
 	if after := memberdatatest.Snapshot(t, a.Store, tables...); after != before {
 		t.Errorf("a second forget wrote:\n%s\n→\n%s", before, after)
+	}
+}
+
+// TestADeletedAccountsReactionsGoLive: ann's and cat's 👍 on bob's
+// message; ann's account deleted, bob's open page gets the message with
+// one 👍 down its stream, as when she takes hers back by hand, and
+// the page says so after a reload too.
+func TestADeletedAccountsReactionsGoLive(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob, cat := a.Client(), a.Client(), a.Client()
+	annKey := a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	a.SignIn(cat, "cat@example.com")
+	room := "/chat/room-general"
+	post(bob, room+"/messages", url.Values{"body": {"bob here"}}) // 1 joined, 2
+	post(ann, room+"/messages", url.Values{"body": {"ann here"}}) // 3 joined, 4
+	post(cat, room+"/messages", url.Values{"body": {"cat here"}}) // 5 joined, 6
+	for _, c := range []*webtest.Client{ann, cat} {               // 7, 8
+		if res := post(c, room+"/messages/2/react", url.Values{"emoji": {"👍"}}); res.StatusCode >= 400 {
+			t.Fatalf("react: %d", res.StatusCode)
+		}
+	}
+	events, stop := openStream(t, bob, room+"/stream?after=8", "")
+	defer stop()
+
+	if err := a.svc.ForgetMember(t.Context(), memberdatatest.Member(annKey, "ann@example.com")); err != nil {
+		t.Fatal(err)
+	}
+	ev := next(t, events, 1)[0]
+	if ev.ID != "9" || !strings.Contains(ev.Data, `id="m-2"`) || !strings.Contains(ev.Data, "👍 1") || strings.Contains(ev.Data, "👍 2") {
+		t.Fatalf("the change on the stream: %+v", ev)
+	}
+	pill := bob.Get(room).Doc(t).Find("#m-2 " + testID("chat-reaction"))
+	if pill.Length() != 1 || !strings.Contains(pill.Text(), "1") {
+		t.Errorf("bob's page after a reload: %q", pill.Text())
+	}
+}
+
+// TestAnExpiredMessageLosesADeletedAccountsReactions: a message expired
+// (MESSAGES_TTL) but not yet swept, shown to no one, loses ann's
+// reaction with her account all the same.
+func TestAnExpiredMessageLosesADeletedAccountsReactions(t *testing.T) {
+	t.Parallel()
+	a := newApp(t, "MESSAGES_TTL", "1h")
+	ann, bob := a.Client(), a.Client()
+	annKey := a.SignIn(ann, "ann@example.com")
+	a.SignIn(bob, "bob@example.com")
+	room := "/chat/room-general"
+	post(bob, room+"/messages", url.Values{"body": {"bob here"}}) // 1 joined, 2
+	ann.Get(room)
+	if res := post(ann, room+"/messages/2/react", url.Values{"emoji": {"👍"}}); res.StatusCode >= 400 {
+		t.Fatalf("react: %d", res.StatusCode)
+	}
+	a.Clock.Advance(61 * time.Minute)
+	m := memberdatatest.Member(annKey, "ann@example.com")
+	if err := a.svc.ForgetMember(t.Context(), m); err != nil {
+		t.Fatal(err)
+	}
+	if left := memberdatatest.Traces(t, a.Store, m, a.svc.Tables()...); len(left) > 0 {
+		t.Fatalf("rows still naming ann: %v", left)
 	}
 }

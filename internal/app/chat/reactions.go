@@ -13,6 +13,7 @@ import (
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/chat"
 )
@@ -112,6 +113,17 @@ func (set reactionSet) total() int {
 	return n
 }
 
+// drop takes every reaction of memberKey back.
+func (set reactionSet) drop(memberKey string) {
+	for emoji, who := range set {
+		if who = slices.DeleteFunc(who, func(k string) bool { return k == memberKey }); len(who) == 0 {
+			delete(set, emoji)
+		} else {
+			set[emoji] = who
+		}
+	}
+}
+
 // toggle gives memberKey's emoji, or takes it back when given.
 func (set reactionSet) toggle(emoji, memberKey string) error {
 	who := set[emoji]
@@ -148,7 +160,15 @@ func (s *Service) React(ctx context.Context, ch ChatRow, seq int64, by Person, e
 	if err := s.sends.Take(ctx, "react|"+by.MemberKey+"|"+ch.RowKey, s.now()); err != nil {
 		return MessageRow{}, err
 	}
-	m, ctl, err := s.log.React(ctx, ch.RowKey, seq, by, emoji)
+	return s.reshape(ctx, ch.RowKey, seq, by, toggled(emoji, by.MemberKey))
+}
+
+// reshape changes the reactions of message seq of chatID as f says
+// (Log.reshape) and delivers the change live: the one way a reaction
+// given or taken back (React) and one taken away with its account
+// (forgetReactions) reach the open pages.
+func (s *Service) reshape(ctx context.Context, chatID string, seq int64, by Person, f func(m MessageRow, set reactionSet) error) (MessageRow, error) {
+	m, ctl, err := s.log.reshape(ctx, chatID, seq, by, f)
 	if err == nil && ctl.Seq > 0 {
 		s.hub.Sent(ctx, ctl)
 	}
@@ -158,18 +178,40 @@ func (s *Service) React(ctx context.Context, ch ChatRow, seq int64, by Person, e
 // React gives by's emoji to message seq of chatID or takes it back (see
 // change for what it returns).
 func (l *Log) React(ctx context.Context, chatID string, seq int64, by Person, emoji string) (msg, ctl MessageRow, err error) {
-	_, msg, ctl, err = l.change(ctx, chatID, seq, TypeReact, by, func(m *MessageRow) error {
-		if !reactable(*m) {
+	return l.reshape(ctx, chatID, seq, by, toggled(emoji, by.MemberKey))
+}
+
+// reshape changes the reactions of message seq of chatID with f, which
+// changes the set it is given, as a control entry (TypeReact) by by (see
+// change for what it returns: no entry when the set is as it was).
+func (l *Log) reshape(ctx context.Context, chatID string, seq int64, by Person, f func(m MessageRow, set reactionSet) error) (msg, ctl MessageRow, err error) {
+	_, msg, ctl, err = l.change(ctx, chatID, seq, TypeReact, by, func(m *MessageRow) error { return reshaped(m, f) })
+	return msg, ctl, err
+}
+
+// reshaped changes m's reactions with f; storage.ErrNoChange when they
+// are as they were.
+func reshaped(m *MessageRow, f func(m MessageRow, set reactionSet) error) error {
+	set := parseReactions(m.Reactions)
+	if err := f(*m, set); err != nil {
+		return err
+	}
+	if set.String() == m.Reactions {
+		return storage.ErrNoChange
+	}
+	m.Reactions = set.String()
+	return nil
+}
+
+// toggled gives memberKey's emoji to a message that takes reactions, or
+// takes it back.
+func toggled(emoji, memberKey string) func(MessageRow, reactionSet) error {
+	return func(m MessageRow, set reactionSet) error {
+		if !reactable(m) {
 			return ErrNoMessage
 		}
-		set := parseReactions(m.Reactions)
-		if err := set.toggle(emoji, by.MemberKey); err != nil {
-			return err
-		}
-		m.Reactions = set.String()
-		return nil
-	})
-	return msg, ctl, err
+		return set.toggle(emoji, memberKey)
+	}
 }
 
 // reactable reports whether m takes reactions: a message someone sent,
