@@ -9,6 +9,15 @@ document.addEventListener('reset', (e) => {
   }
 });
 
+// A chat message changed while the page is open (a reaction, an edit)
+// comes down the stream and htmx morphs the message into it
+// (views/chat MessageItem): the elements stay, and a menu the reader has
+// open in it (the reaction picker with its search, "More", a delete
+// question) is left as it is, open, with what was typed and the focus,
+// while the counts and the text around it change, as Zulip and Slack
+// keep theirs. A blocked person's message opened is no menu: it follows.
+htmx.config.morphSkip = [htmx.config.morphSkip, '.chat-message details[open]:not(.chat-collapsed)'].filter(Boolean).join(', ');
+
 // A row of tabs wider than a phone scrolls sideways: bring the current
 // tab into view, so a page whose tab is at the far end does not open
 // with it hidden.

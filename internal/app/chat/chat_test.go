@@ -521,7 +521,7 @@ func TestEditAndDelete(t *testing.T) {
 	if res := post(ann, room+"/messages/4/edit", url.Values{"body": {"final text"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("edit: %d", res.StatusCode)
 	}
-	if ev := next(t, events, 1)[0]; ev.ID != "6" || !strings.Contains(ev.Data, `hx-swap-oob="true"`) || !strings.Contains(ev.Data, `id="m-4"`) || !strings.Contains(ev.Data, "final text") {
+	if ev := next(t, events, 1)[0]; ev.ID != "6" || !strings.Contains(ev.Data, `hx-swap-oob="outerMorph"`) || !strings.Contains(ev.Data, `id="m-4"`) || !strings.Contains(ev.Data, "final text") {
 		t.Fatalf("the edit on the stream: %+v", ev)
 	}
 	msg := org.Get(room).Doc(t).Find("#m-4")

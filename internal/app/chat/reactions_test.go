@@ -39,7 +39,7 @@ func TestReactions(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || !strings.HasSuffix(res.Header.Get("Location"), "#m-2") {
 		t.Fatalf("react: %d %s", res.StatusCode, res.Header.Get("Location"))
 	}
-	if ev := next(t, events, 1)[0]; ev.ID != "5" || !strings.Contains(ev.Data, `hx-swap-oob="true"`) || !strings.Contains(ev.Data, `id="m-2"`) || !strings.Contains(ev.Data, "👍 1") {
+	if ev := next(t, events, 1)[0]; ev.ID != "5" || !strings.Contains(ev.Data, `hx-swap-oob="outerMorph"`) || !strings.Contains(ev.Data, `id="m-2"`) || !strings.Contains(ev.Data, "👍 1") {
 		t.Fatalf("the reaction on the stream: %+v", ev)
 	}
 	if p := pill(bob, "2", "👍"); !strings.Contains(p.Text(), "1") || p.AttrOr("aria-pressed", "") != "false" {

@@ -1,0 +1,75 @@
+// Chat's live updates keep what the reader is doing: two people in a
+// room; A has the reaction picker of B's message open, with a search
+// typed in it, and B reacts to that message and edits it. A's message
+// shows the new count and the new text, and the picker is still open,
+// with A's search and the focus in its box, as Zulip and Slack keep
+// theirs. The same for the delete question A has open on her own message.
+import { test, expect, type Page } from '@playwright/test';
+import { uniqueLocal, personWithOIDC } from './helpers';
+
+test('a live update of a message keeps its open picker, the search typed in it and the focus', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const a = await personWithOIDC(browser, uniqueLocal('live-a'));
+  const b = await personWithOIDC(browser, uniqueLocal('live-b'));
+  const room = '/chat/room-general';
+  await a.goto(room);
+  await b.goto(room);
+  const tag = uniqueLocal('m');
+  await b.locator('#chat-body').fill(`pick ${tag}`);
+  await b.getByTestId('chat-send').click();
+  const msg = (p: Page) => p.getByTestId('chat-message').filter({ hasText: tag });
+  await expect(msg(a)).toHaveCount(1);
+
+  // A opens "More emoji" and searches.
+  await msg(a).hover();
+  await msg(a).getByTestId('chat-react-open').click();
+  await msg(a).getByTestId('chat-react-more').click();
+  const q = msg(a).getByTestId('chat-react-q');
+  await q.fill('hear');
+  await expect(msg(a).getByTestId('chat-react-emoji')).toContainText('❤');
+  await expect(q).toBeFocused();
+
+  // B reacts to it: A sees the count, and her picker stays as it was.
+  await msg(b).hover();
+  await msg(b).getByTestId('chat-react-open').click();
+  await msg(b).getByTestId('chat-react-choice').first().click();
+  await expect(msg(b).getByTestId('chat-reaction')).toHaveAttribute('aria-pressed', 'true');
+  await expect(msg(a).getByTestId('chat-reaction')).toContainText('1');
+  await expect(msg(a).locator('details.chat-react')).toHaveAttribute('open', '');
+  await expect(q).toHaveValue('hear');
+  await expect(q).toBeFocused();
+  await expect(msg(a).getByTestId('chat-react-emoji')).toContainText('❤');
+
+  // B edits it: A sees the new text, the picker still open and focused.
+  await msg(b).hover();
+  await msg(b).getByTestId('chat-edit').click();
+  await msg(b).getByTestId('chat-edit-form').locator('textarea').fill(`picked ${tag}`);
+  await msg(b).getByTestId('chat-edit-save').click();
+  await expect(msg(a).locator('.chat-body')).toHaveText(`picked ${tag}`);
+  await expect(msg(a).getByTestId('chat-edited')).toBeVisible();
+  await expect(msg(a).locator('details.chat-react')).toHaveAttribute('open', '');
+  await expect(q).toHaveValue('hear');
+  await expect(q).toBeFocused();
+
+  // A typing on after the update still searches in that box.
+  await q.fill('thumbs');
+  await expect(msg(a).getByTestId('chat-react-emoji')).toContainText('👍');
+
+  // A's delete question on her own message stays open through B's
+  // reaction to it, its button still focused.
+  await a.locator('#chat-body').fill(`mine ${tag}`);
+  await a.getByTestId('chat-send').click();
+  const mine = (p: Page) => p.getByTestId('chat-message').filter({ hasText: `mine ${tag}` });
+  await expect(mine(b)).toHaveCount(1);
+  await mine(a).hover();
+  await mine(a).getByTestId('chat-delete').click();
+  const confirm = mine(a).locator('details.confirm').filter({ has: a.getByTestId('chat-delete') });
+  await expect(confirm).toHaveAttribute('open', '');
+  await mine(a).getByTestId('chat-delete-confirm').focus();
+  await mine(b).hover();
+  await mine(b).getByTestId('chat-react-open').click();
+  await mine(b).getByTestId('chat-react-choice').first().click();
+  await expect(mine(a).getByTestId('chat-reaction')).toContainText('1');
+  await expect(confirm).toHaveAttribute('open', '');
+  await expect(mine(a).getByTestId('chat-delete-confirm')).toBeFocused();
+});
