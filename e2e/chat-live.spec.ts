@@ -1,9 +1,10 @@
 // Chat's live updates keep what the reader is doing: two people in a
 // room; A has the reaction picker of B's message open, with a search
-// typed in it, and B reacts to that message and edits it. A's message
-// shows the new count and the new text, and the picker is still open,
-// with A's search and the focus in its box, as Zulip and Slack keep
-// theirs. The same for the delete question A has open on her own message.
+// typed in it, and B reacts to that message, edits it and takes the
+// reaction back. A's message shows each new count and the new text, and
+// the picker stays open, with A's search and the focus in its box, as
+// Zulip and Slack keep theirs. The same for the delete question A has
+// open on her own message.
 import { test, expect, type Page } from '@playwright/test';
 import { uniqueLocal, personWithOIDC } from './helpers';
 
@@ -47,6 +48,13 @@ test('a live update of a message keeps its open picker, the search typed in it a
   await msg(b).getByTestId('chat-edit-save').click();
   await expect(msg(a).locator('.chat-body')).toHaveText(`picked ${tag}`);
   await expect(msg(a).getByTestId('chat-edited')).toBeVisible();
+  await expect(msg(a).locator('details.chat-react')).toHaveAttribute('open', '');
+  await expect(q).toHaveValue('hear');
+  await expect(q).toBeFocused();
+
+  // B takes the reaction back: A's count goes, the picker stays.
+  await msg(b).getByTestId('chat-reaction').click();
+  await expect(msg(a).getByTestId('chat-reaction')).toHaveCount(0);
   await expect(msg(a).locator('details.chat-react')).toHaveAttribute('open', '');
   await expect(q).toHaveValue('hear');
   await expect(q).toBeFocused();
