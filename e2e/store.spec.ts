@@ -10,6 +10,9 @@ import { storeAdminEmail, axeProblems, newSignedInPage, personWithOIDC, uniqueLo
 const picture = path.join(__dirname, 'fixtures', 'avatar.png');
 
 test('store: sold out, asked for, restocked, told', async ({ browser }) => {
+  // Two people, an upload and the queue's notice: about 20 s alone, more
+  // on a busy machine.
+  test.setTimeout(60_000);
   const title = `Tour vinyl ${uniqueLocal('s').slice(-6)}`;
   const { page: admin } = await newSignedInPage(browser, storeAdminEmail);
 
