@@ -1,7 +1,8 @@
 // The inbox live: a notice reaches the header's bell of every open tab,
 // and the inbox page's list, without a reload; the browser holds one
 // inbox stream for all its tabs; screen readers hear of it; axe passes on
-// the page that changed.
+// the page that changed; a notice marked read in one tab leaves the
+// others' bells too.
 import { test, expect } from '@playwright/test';
 import { axeProblems, personWithOIDC, uniqueLocal } from './helpers';
 
@@ -54,4 +55,8 @@ test('inbox: a new notice reaches the bell of each tab and the inbox page, witho
   await expect(item).toHaveAttribute('data-unread', 'false');
   await expect(inboxTab.getByTestId('inbox-count')).toHaveCount(0);
   await expect(inboxTab).toHaveTitle(/^Inbox/);
+  // The forum tab follows the mark too, without a reload.
+  await expect(b.getByTestId('inbox-count')).toHaveCount(0);
+  await expect(b).toHaveTitle(/^Forum/);
+  expect(new URL(b.url()).pathname).toBe('/forum');
 });

@@ -125,12 +125,31 @@ document.addEventListener('keydown', (e) => {
 // The tab's title starts with the unread count, "(3) …", as the page
 // was served; when the bell changes (a notice marked read, a new one
 // live) the title follows it.
-document.addEventListener('htmx:after:settle', () => {
+//
+// The count each page shows is also kept in the browser's storage: a
+// page showing another count (one marked read, all marked read, opened)
+// changes it there, and the storage event has the browser's other tabs
+// fetch their bells ("inboxchange"), which marking read does not tell the
+// inbox's stream (it stays one write).
+const inboxCountKey = 'harmony-inbox-count';
+const bellCount = () => {
   const bell = document.getElementById('inbox-bell');
   if (!bell) return;
-  const base = document.title.replace(/^\(\d+\+?\) /, '');
   const n = bell.dataset.count;
+  try {
+    localStorage.setItem(inboxCountKey, n);
+  } catch {
+    // Storage refused (private mode): the other tabs follow their next page.
+  }
+  const base = document.title.replace(/^\(\d+\+?\) /, '');
   document.title = n && n !== '0' ? `(${bell.querySelector('.inbox-count')?.textContent || n}) ${base}` : base;
+};
+document.addEventListener('htmx:after:settle', bellCount);
+document.addEventListener('DOMContentLoaded', bellCount);
+window.addEventListener('storage', (e) => {
+  if (e.key === inboxCountKey && document.getElementById('inbox-follow')) {
+    document.body.dispatchEvent(new CustomEvent('inboxchange'));
+  }
 });
 
 // The header's bell follows the inbox live (internal/app/inbox/live.go):
