@@ -22,6 +22,10 @@ type AdminBadger interface {
 
 const adminBadgerKey = "web.adminBadger"
 
+// AdminBadge is the count the header's admin link shows; 0 for none
+// (the inbox's bell fetched on a change brings the admin link too).
+func AdminBadge(c echo.Context) int { return adminBadge(c) }
+
 // adminBadge is the count the header's admin link shows; 0 for none.
 func adminBadge(c echo.Context) int {
 	if b, ok := c.Get(adminBadgerKey).(AdminBadger); ok && b != nil {

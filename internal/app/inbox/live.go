@@ -67,7 +67,9 @@ const shownParam = "shown"
 // bell is GET /inbox/bell?shown=N: the header's bell with the viewer's
 // unread count, counted afresh (a change on another instance is not in
 // this one's kept count yet), swapped in out of band, with the count for
-// the next fetch; a count above N is announced to screen readers.
+// the next fetch; a count above N is announced to screen readers. An
+// admin gets the admin link too, with the open reports (a new report
+// tells the admins in their inbox, which is how this fetch comes).
 func (h *handlers) bell(c echo.Context) error {
 	shown := 0
 	if v := c.QueryParam(shownParam); v != "" {
@@ -80,5 +82,9 @@ func (h *handlers) bell(c echo.Context) error {
 	id := auth.From(c)
 	h.svc.badges.Delete(id.MemberKey)
 	n := h.svc.UnreadBadge(c)
-	return web.RenderFragment(c, http.StatusOK, layout.InboxBellNews(n, n > shown))
+	adminOpen := -1
+	if id.Admin {
+		adminOpen = web.AdminBadge(c)
+	}
+	return web.RenderFragment(c, http.StatusOK, layout.InboxBellNews(n, n > shown, adminOpen))
 }

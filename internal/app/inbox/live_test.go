@@ -10,10 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harmony/harmony/internal/app/account/accounttest"
+	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/live/livetest"
+	"github.com/harmony/harmony/internal/moderation"
+	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // hx are the headers of an htmx fetch of part of a page.
@@ -294,5 +299,50 @@ func TestTheUnreadTab(t *testing.T) {
 		if res := c.Get("/inbox?show=" + bad); res.StatusCode != http.StatusBadRequest || !strings.Contains(res.Body, "unread ones only") {
 			t.Errorf("show=%s: %d", bad, res.StatusCode)
 		}
+	}
+}
+
+// TestAnAdminsBellBringsTheOpenReports: a new report tells the admins in
+// their inbox, and the bell an admin's page fetches on that change brings
+// the admin link with the open reports, out of band; a member's brings no
+// admin link.
+func TestAnAdminsBellBringsTheOpenReports(t *testing.T) {
+	t.Parallel()
+	var adm *admin.Service
+	a := &inboxApp{}
+	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: []platform.Factory{
+		func(c *platform.Core) (web.Module, error) {
+			adm = admin.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
+			return adm, nil
+		},
+		func(c *platform.Core) (web.Module, error) {
+			var err error
+			a.svc, err = inbox.FromCore(c)
+			if err == nil {
+				adm.UseNotifier(a.svc, c.Config.AdminEmails)
+			}
+			return a.svc, err
+		},
+	}})
+	boss, ann := a.Client(), a.Client()
+	a.SignIn(boss, "boss@example.com")
+	annKey := a.SignIn(ann, "ann@example.com")
+	if n := boss.Get("/").Doc(t).Find(testID("admin-count")).Length(); n != 0 {
+		t.Fatal("the admin link counts reports before any")
+	}
+	report := moderation.Report{Target: moderation.Target{Kind: "test.item", Key: "x"}, Link: "/items/x", Excerpt: "item x", Author: "author", AuthorName: "Author", By: annKey, ByName: "Ann", Reason: moderation.Spam}
+	if err := adm.Report(ctx, report); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Tasks.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	frag := boss.Get("/inbox/bell?shown=0", hx...).Doc(t)
+	link := frag.Find(`#admin-link[hx-swap-oob="true"]`)
+	if got := frag.Find(testID("inbox-count")).Text(); got != "1" || link.Length() != 1 || link.Find(testID("admin-count")).Text() != "1" {
+		t.Fatalf("the admin's bell: count %q, admin link %d with %q", got, link.Length(), link.Find(testID("admin-count")).Text())
+	}
+	if n := ann.Get("/inbox/bell", hx...).Doc(t).Find("#admin-link").Length(); n != 0 {
+		t.Error("a member's bell brings an admin link")
 	}
 }
