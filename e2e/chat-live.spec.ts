@@ -6,7 +6,7 @@
 // Zulip and Slack keep theirs. The same for the delete question A has
 // open on her own message.
 import { test, expect, type Page } from '@playwright/test';
-import { uniqueLocal, personWithOIDC } from './helpers';
+import { groupOfTwo, uniqueLocal, personWithOIDC } from './helpers';
 
 test('a live update of a message keeps its open picker, the search typed in it and the focus', async ({ browser }) => {
   test.setTimeout(90_000);
@@ -80,4 +80,23 @@ test('a live update of a message keeps its open picker, the search typed in it a
   await expect(mine(a).getByTestId('chat-reaction')).toContainText('1');
   await expect(confirm).toHaveAttribute('open', '');
   await expect(mine(a).getByTestId('chat-delete-confirm')).toBeFocused();
+});
+
+test('who is writing shows to the other person, not to the writer, and goes when the message comes', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const { a, b, groupPath } = await groupOfTwo(browser, 'typing', 'Typing family');
+  const chat = `/chat/group-${groupPath.split('/')[2]}`;
+  await a.goto(chat);
+  await b.goto(chat);
+  const box = a.locator('#chat-body');
+  // Until B's stream is open a note finds no one: A goes on typing.
+  await expect(async () => {
+    await box.press('a');
+    await expect(b.getByTestId('chat-typing')).toContainText('is typing…', { timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(a.getByTestId('chat-typing')).not.toContainText('typing');
+  await box.fill('On my way');
+  await a.getByTestId('chat-send').click();
+  await expect(b.getByTestId('chat-message').filter({ hasText: 'On my way' })).toHaveCount(1);
+  await expect(b.getByTestId('chat-typing')).not.toContainText('typing');
 });

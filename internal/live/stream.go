@@ -78,16 +78,20 @@ func WriteEvent(ctx context.Context, w *echo.Response, id string, comp interface
 }
 
 // Follow is what an open stream does: Beat every Every, OnWake when Wake
-// fires, OnRead when Read does (a nil channel never fires). An error ends
-// it, and so do the client going and Done closing (the feed drained).
+// fires, OnRead when Read does, OnTyping when Typing does (chat: a read
+// marker moved, someone is writing; a nil channel never fires). An error
+// ends it, and so do the client going and Done closing (the feed
+// drained).
 type Follow struct {
-	Every  time.Duration
-	Done   <-chan struct{}
-	Beat   func() error
-	Wake   <-chan struct{}
-	OnWake func() error
-	Read   <-chan struct{}
-	OnRead func() error
+	Every    time.Duration
+	Done     <-chan struct{}
+	Beat     func() error
+	Wake     <-chan struct{}
+	OnWake   func() error
+	Read     <-chan struct{}
+	OnRead   func() error
+	Typing   <-chan struct{}
+	OnTyping func() error
 }
 
 // Run follows until the stream ends.
@@ -107,6 +111,8 @@ func (f Follow) Run(ctx context.Context) {
 			err = f.OnWake()
 		case <-f.Read:
 			err = f.OnRead()
+		case <-f.Typing:
+			err = f.OnTyping()
 		}
 		if err != nil {
 			return

@@ -548,7 +548,7 @@ func (s *Service) send(c echo.Context) error {
 	}
 	ch := acc.Chat
 	body := c.FormValue("body")
-	form := views.FormProps{Action: chatURL(ch.RowKey) + "/messages", Body: body}
+	form := views.FormProps{Action: chatURL(ch.RowKey) + "/messages", Body: body, TypingURL: chatURL(ch.RowKey) + "/typing"}
 	image, err := s.uploads.Read(c, "image", media.DefaultMaxBytes)
 	if errors.Is(err, web.ErrNoUpload) {
 		image, err = nil, nil
@@ -574,7 +574,7 @@ func (s *Service) send(c echo.Context) error {
 		return err
 	}
 	if web.HTMXFrom(c).Partial {
-		return web.RenderFragment(c, http.StatusOK, views.Form(views.FormProps{Action: form.Action}))
+		return web.RenderFragment(c, http.StatusOK, views.Form(views.FormProps{Action: form.Action, TypingURL: form.TypingURL}))
 	}
 	return web.Redirect(c, chatURL(ch.RowKey)+"#m-"+strconv.FormatInt(m.Seq, 10))
 }

@@ -42,6 +42,8 @@ type note struct {
 	Seq   int64       `json:"seq,omitempty"`
 	Entry *MessageRow `json:"entry,omitempty"`
 	Read  bool        `json:"read,omitempty"`
+	// Typing is someone writing a message (typing.go).
+	Typing *Person `json:"typing,omitempty"`
 }
 
 // Hub is an instance's live delivery.
@@ -82,6 +84,9 @@ type watched struct {
 	// gen counts the read markers heard of: "seen by" worked out at an
 	// older gen is out of date (seen.go).
 	gen uint64
+	// typers are who wrote in the chat's box lately, and when it was
+	// heard here (typing.go).
+	typers map[string]typed
 }
 
 // add extends the tail with m when it follows on; a gap marks it stale,
@@ -124,10 +129,11 @@ func (w *watched) tell(seq int64) bool {
 // chat may have news, Read when someone's read marker in it moved; Done
 // closes when the hub drains (shutdown).
 type Sub struct {
-	chats []string
-	Wake  chan struct{}
-	Read  chan struct{}
-	Done  <-chan struct{}
+	chats  []string
+	Wake   chan struct{}
+	Read   chan struct{}
+	Typing chan struct{}
+	Done   <-chan struct{}
 }
 
 func newHub(l *Log, feed *live.Feed, logger *slog.Logger, now func() time.Time) *Hub {
@@ -140,7 +146,7 @@ func newHub(l *Log, feed *live.Feed, logger *slog.Logger, now func() time.Time) 
 func (h *Hub) Subscribe(chatIDs ...string) *Sub {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := &Sub{chats: chatIDs, Wake: make(chan struct{}, 1), Read: make(chan struct{}, 1), Done: h.live.Done()}
+	s := &Sub{chats: chatIDs, Wake: make(chan struct{}, 1), Read: make(chan struct{}, 1), Typing: make(chan struct{}, 1), Done: h.live.Done()}
 	for _, chatID := range chatIDs {
 		w := h.chats[chatID]
 		if w == nil {
@@ -177,21 +183,24 @@ func (h *Hub) heard(chatID string, seq int64, m *MessageRow) {
 		return
 	}
 	w.mu.Lock()
-	news := false
+	news, wrote := false, false
 	switch {
 	case m != nil:
 		news = w.add(*m)
+		wrote = w.wrote(*m)
 	case !w.read:
 		news = w.tell(seq)
 	case seq > w.upTo:
 		w.stale, news = true, true
 	}
 	w.mu.Unlock()
-	if !news {
-		return
-	}
 	for _, s := range subs {
-		live.Signal(s.Wake)
+		if news {
+			live.Signal(s.Wake)
+		}
+		if wrote {
+			live.Signal(s.Typing)
+		}
 	}
 }
 
@@ -246,6 +255,8 @@ func (h *Hub) fromFeed(chatID string, cs []live.Change) {
 	slices.SortStableFunc(notes, func(a, b note) int { return cmp.Compare(a.Seq, b.Seq) })
 	for _, n := range notes {
 		switch {
+		case n.Typing != nil:
+			h.typingHeard(chatID, *n.Typing)
 		case n.Read:
 			h.readHeard(chatID)
 		case n.Entry != nil && n.Entry.Seq == n.Seq:

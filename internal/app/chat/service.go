@@ -56,9 +56,12 @@ type Service struct {
 	seenLines *lru.Cache[string, seenCache]
 	// streams counts each person's open streams here (live.Bound).
 	streams *ratelimit.Concurrent
-	pres    presence
-	beat    time.Duration
-	base    string
+	// typingPace lets one typing note a person and chat through each
+	// TypingEvery here (typing.go; keyed "{memberKey}|{chatId}").
+	typingPace *ratelimit.PerIP
+	pres       presence
+	beat       time.Duration
+	base       string
 	// counts counts the messages people send.
 	counts metrics.Counting
 	logger *slog.Logger
@@ -139,7 +142,7 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 		sends:      quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
 		newPrivate: quota.Limit{Table: store.Table(QuotaTable), Max: newPrivatePerDay, Window: 24 * time.Hour, Err: ErrTooManyNew},
 		rooms:      opts.Rooms, base: strings.TrimSuffix(opts.BaseURL, "/"), beat: opts.Heartbeat, logger: logger, now: now,
-		streams: ratelimit.NewConcurrent(MaxStreams), uploads: web.NewUploadPace(now),
+		streams: ratelimit.NewConcurrent(MaxStreams), typingPace: ratelimit.New(1, TypingEvery), uploads: web.NewUploadPace(now),
 		markers: lru.New[string, knownMarker](remembered), readLimits: lru.New[string, *rate.Limiter](remembered),
 		participants: lru.New[string, bool](remembered), seenLines: lru.New[string, seenCache](remembered),
 	}

@@ -176,6 +176,15 @@ func (s *Service) stream(c echo.Context) error {
 			return sendStatus(true)
 		},
 		OnRead: func() error { return sendStatus(false) },
+		// Who is writing: the line under the log, as it is now.
+		Typing: sub.Typing,
+		OnTyping: func() error {
+			if err := live.WriteEvent(ctx, w, "", views.Typing(s.typingNow(ch.RowKey, id.MemberKey, blocked))); err != nil {
+				return err
+			}
+			w.Flush()
+			return nil
+		},
 		OnWake: func() error {
 			if done, err := send(); done || err != nil {
 				return live.ErrEnd
