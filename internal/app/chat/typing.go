@@ -39,15 +39,18 @@ type typed struct {
 }
 
 // typing is POST /chat/:id/typing (reader, who may post): 204. A note
-// within TypingEvery of the person's last in the chat is dropped here.
+// within TypingEvery of the person's last in the chat is dropped here,
+// and so is one to a private chat's other person whom the writer
+// blocked (they cannot send them anything either).
 func (s *Service) typing(c echo.Context) error {
 	acc := accessOf(c)
 	if !acc.CanPost {
 		return ErrReadOnly
 	}
 	id := auth.From(c)
-	if s.typingPace.Allow(id.MemberKey+"|"+acc.Chat.RowKey, s.now()) {
-		s.hub.Typing(c.Request().Context(), acc.Chat.RowKey, Person{MemberKey: id.MemberKey, Name: id.DisplayName})
+	ctx := c.Request().Context()
+	if s.typingPace.Allow(id.MemberKey+"|"+acc.Chat.RowKey, s.now()) && (acc.Other == "" || !s.hasBlocked(ctx, id.MemberKey, acc.Other)) {
+		s.hub.Typing(ctx, acc.Chat.RowKey, Person{MemberKey: id.MemberKey, Name: id.DisplayName})
 	}
 	return c.NoContent(http.StatusNoContent)
 }

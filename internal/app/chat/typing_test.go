@@ -2,6 +2,7 @@ package chat_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -99,4 +100,55 @@ func TestTypingShowsToTheOthers(t *testing.T) {
 	if res := post(ann, "/chat/dm-nobody/typing", nil); res.StatusCode != http.StatusNotFound {
 		t.Errorf("typing in a chat that is not hers: %d", res.StatusCode)
 	}
+}
+
+// TestTypingAndBlocks: in a private chat, someone who blocked the other
+// shows them no typing (as they can send them nothing), and does not
+// see the typing of whom they blocked.
+func TestTypingAndBlocks(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.Client(), a.Client()
+	annKey := a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	dm := post(bob, "/chat/private", url.Values{"member": {annKey}}).Header.Get("Location")
+	if !strings.HasPrefix(dm, "/chat/dm-") {
+		t.Fatalf("the private chat: %q", dm)
+	}
+	if res := post(ann, "/chat/block", url.Values{"member": {bobKey}, "name": {"bob"}, "confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("block: %d", res.StatusCode)
+	}
+	var mu sync.Mutex
+	notes := 0
+	sub := a.svc.Live().Subscribe(func(cs []live.Change) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range cs {
+			if strings.Contains(string(c.Payload), `"typing"`) {
+				notes++
+			}
+		}
+	}, "chat|"+strings.TrimPrefix(dm, "/chat/"))
+	defer a.svc.Live().Unsubscribe(sub)
+	if res := post(ann, dm+"/typing", nil); res.StatusCode != http.StatusNoContent {
+		t.Fatalf("ann types: %d", res.StatusCode)
+	}
+	mu.Lock()
+	told := notes
+	mu.Unlock()
+	if told != 0 {
+		t.Fatalf("ann, who blocked bob, told him she types (%d notes)", told)
+	}
+	events, _ := openStream(t, ann, dm+"/stream", "")
+	post(bob, dm+"/typing", nil)
+	for range 5 {
+		ev := livetest.Next(t, events)
+		if strings.Contains(ev.Data, `id="chat-typing"`) {
+			if strings.Contains(ev.Data, "typing…") {
+				t.Fatalf("ann sees whom she blocked typing: %s", ev.Data)
+			}
+			return
+		}
+	}
+	t.Fatal("no typing line in ann's stream")
 }
