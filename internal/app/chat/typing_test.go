@@ -27,23 +27,7 @@ func TestTypingShowsToTheOthers(t *testing.T) {
 	a.SignIn(carol, "carol@example.com")
 	const room = "/chat/room-general"
 
-	var mu sync.Mutex
-	notes := 0
-	sub := a.svc.Live().Subscribe(func(cs []live.Change) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range cs {
-			if strings.Contains(string(c.Payload), `"typing"`) {
-				notes++
-			}
-		}
-	}, "chat|room-general")
-	defer a.svc.Live().Unsubscribe(sub)
-	published := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		return notes
-	}
+	published := typingNotes(t, a, "room-general")
 
 	events, _ := openStream(t, bob, room+"/stream", "")
 	typing := func(who string) string {
@@ -118,25 +102,11 @@ func TestTypingAndBlocks(t *testing.T) {
 	if res := post(ann, "/chat/block", url.Values{"member": {bobKey}, "name": {"bob"}, "confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("block: %d", res.StatusCode)
 	}
-	var mu sync.Mutex
-	notes := 0
-	sub := a.svc.Live().Subscribe(func(cs []live.Change) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range cs {
-			if strings.Contains(string(c.Payload), `"typing"`) {
-				notes++
-			}
-		}
-	}, "chat|"+strings.TrimPrefix(dm, "/chat/"))
-	defer a.svc.Live().Unsubscribe(sub)
+	published := typingNotes(t, a, strings.TrimPrefix(dm, "/chat/"))
 	if res := post(ann, dm+"/typing", nil); res.StatusCode != http.StatusNoContent {
 		t.Fatalf("ann types: %d", res.StatusCode)
 	}
-	mu.Lock()
-	told := notes
-	mu.Unlock()
-	if told != 0 {
+	if told := published(); told != 0 {
 		t.Fatalf("ann, who blocked bob, told him she types (%d notes)", told)
 	}
 	events, _ := openStream(t, ann, dm+"/stream", "")
@@ -151,4 +121,27 @@ func TestTypingAndBlocks(t *testing.T) {
 		}
 	}
 	t.Fatal("no typing line in ann's stream")
+}
+
+// typingNotes counts the typing notes published on chatID's topic from
+// now on (on this instance: Publish tells its own subscribers at once).
+func typingNotes(t *testing.T, a *app, chatID string) func() int {
+	t.Helper()
+	var mu sync.Mutex
+	notes := 0
+	sub := a.svc.Live().Subscribe(func(cs []live.Change) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range cs {
+			if strings.Contains(string(c.Payload), `"typing"`) {
+				notes++
+			}
+		}
+	}, "chat|"+chatID)
+	t.Cleanup(func() { a.svc.Live().Unsubscribe(sub) })
+	return func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return notes
+	}
 }
