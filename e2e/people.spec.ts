@@ -21,6 +21,7 @@ async function join(page: Page, name: string): Promise<void> {
 }
 
 test('people: a like, a like back, a match and a message', async ({ browser }) => {
+  test.setTimeout(90_000); // two people signed in and shown in People, three axe runs
   const annName = `Ann ${uniqueLocal('p').slice(-6)}`;
   const bobName = `Bob ${uniqueLocal('p').slice(-6)}`;
   const ann = await personWithOIDC(browser, uniqueLocal('people-a'));
