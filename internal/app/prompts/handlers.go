@@ -11,6 +11,7 @@ import (
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/prompts"
 )
@@ -259,16 +260,7 @@ func (h *handlers) vote(c echo.Context) error {
 // private, newest first.
 func (h *handlers) mine(c echo.Context) error {
 	ctx := c.Request().Context()
-	me := auth.From(c).MemberKey
-	cursor, err := web.ReadCursor(c, h.svc.cursors, MineQuery(me))
-	if err != nil {
-		return err
-	}
-	page, err := h.svc.ListMine(ctx, me, cursor)
-	if err != nil {
-		return err
-	}
-	book, err := h.tagBook(ctx)
+	page, cursor, book, err := ownList(h, c, MineQuery, h.svc.ListMine)
 	if err != nil {
 		return err
 	}
@@ -285,6 +277,23 @@ func (h *handlers) mine(c echo.Context) error {
 		Content:  views.Mine(views.MineProps{Cards: cards, NextURL: next, First: cursor == nil}),
 		Fragment: views.Chunk(cards, next),
 	})
+}
+
+// ownList reads a page of one of the viewer's own lists (their prompts,
+// their saved ones) at the request's cursor, which is signed for query,
+// and the tag catalog its cards are drawn with.
+func ownList[P any](h *handlers, c echo.Context, query func(me string) string, list func(context.Context, string, *storage.Cursor) (P, error)) (P, *storage.Cursor, tagBook, error) {
+	var page P
+	me := auth.From(c).MemberKey
+	cursor, err := web.ReadCursor(c, h.svc.cursors, query(me))
+	if err != nil {
+		return page, nil, tagBook{}, err
+	}
+	if page, err = list(c.Request().Context(), me, cursor); err != nil {
+		return page, nil, tagBook{}, err
+	}
+	book, err := h.tagBook(c.Request().Context())
+	return page, cursor, book, err
 }
 
 // promptCard is prompt p in a list of whole rows (its counts known).

@@ -223,16 +223,7 @@ func (h *handlers) save(c echo.Context) error {
 // saved is GET /prompts/saved[?cursor=…]: the viewer's saved prompts.
 func (h *handlers) saved(c echo.Context) error {
 	ctx := c.Request().Context()
-	me := auth.From(c).MemberKey
-	cursor, err := web.ReadCursor(c, h.svc.cursors, SavedQuery(me))
-	if err != nil {
-		return err
-	}
-	page, err := h.svc.ListSaved(ctx, me, cursor)
-	if err != nil {
-		return err
-	}
-	book, err := h.tagBook(ctx)
+	page, _, book, err := ownList(h, c, SavedQuery, h.svc.ListSaved)
 	if err != nil {
 		return err
 	}
