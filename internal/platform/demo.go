@@ -32,6 +32,9 @@ type DemoPerson struct {
 	Name     string
 	Lang     string // "en" or "ru"
 	Timezone string
+	// Role is an account role the cast member holds ("" for none): Anna
+	// makes the demo's events, Olga co-organizes one.
+	Role string
 }
 
 // DemoCast is who the demo content is about, and the instant it is
@@ -58,12 +61,12 @@ type DemoSeeder interface {
 
 // demoPeople are the cast: English and Russian speakers in three zones.
 var demoPeople = []DemoPerson{
-	{Email: "anna@demo.example", Name: "Anna Smith", Lang: "en", Timezone: "Europe/London"},
+	{Email: "anna@demo.example", Name: "Anna Smith", Lang: "en", Timezone: "Europe/London", Role: account.RoleOrganizer},
 	{Email: "tom@demo.example", Name: "Tom Smith", Lang: "en", Timezone: "Europe/London"},
 	{Email: "lily@demo.example", Name: "Lily Chen", Lang: "en", Timezone: "America/New_York"},
 	{Email: "boris@demo.example", Name: "Борис Иванов", Lang: "ru", Timezone: "Europe/Moscow"},
 	{Email: "masha@demo.example", Name: "Маша Иванова", Lang: "ru", Timezone: "Europe/Moscow"},
-	{Email: "olga@demo.example", Name: "Ольга Петрова", Lang: "ru", Timezone: "Asia/Yekaterinburg"},
+	{Email: "olga@demo.example", Name: "Ольга Петрова", Lang: "ru", Timezone: "Asia/Yekaterinburg", Role: account.RoleOrganizer},
 }
 
 // DemoPeople are the demo's cast, for tests that pick one of them.
@@ -103,6 +106,11 @@ func (a *App) SeedDemo(ctx context.Context) (string, error) {
 		settings := account.SettingsInput{ProfileVisibility: "public", Language: p.Lang, NotificationsEnabled: true, EmailNotifications: true}
 		if errs, err := a.Core.Accounts.UpdateSettings(ctx, p.Key, settings); err != nil || len(errs) > 0 {
 			return "", fmt.Errorf("platform: demo settings %s: %v %v", p.Email, err, errs)
+		}
+		if p.Role != "" {
+			if _, err := a.Core.Accounts.SetRole(ctx, p.Key, p.Role, true); err != nil {
+				return "", fmt.Errorf("platform: demo role %s: %w", p.Email, err)
+			}
 		}
 		cast.People = append(cast.People, p)
 	}

@@ -3,11 +3,14 @@ package events
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/storage"
 )
 
@@ -17,7 +20,8 @@ import (
 // people in and reads the attendees as the event's maker does, and finds
 // the event on their "Events you run" page. Naming them takes the
 // organizer role (admins grant it), so the form cannot hand an event to
-// just anyone.
+// just anyone. They are told when named, and may step down (StepDown),
+// as a co-host may on Luma and Meetup: the event's maker is told.
 
 // MaxCoHosts bounds the co-organizers of one event.
 const MaxCoHosts = 5
@@ -108,4 +112,59 @@ func (s *Service) tellNewCoHosts(ctx context.Context, e EventRow, before []strin
 		}
 	}
 	s.tell(ctx, e, "events.notify.cohost", "named", added...)
+}
+
+// ErrNotCoHost refuses a step down from someone the event does not name
+// as a co-organizer (409): its maker, an admin, anyone else, or a second
+// click.
+var ErrNotCoHost = fault.New(http.StatusConflict, "events.error.not_cohost", "events: not a co-organizer")
+
+// StepDown takes memberKey off eventID's co-organizers: the event leaves
+// their "Events you run", and its maker is told who stepped down.
+func (s *Service) StepDown(ctx context.Context, eventID, memberKey string) (EventRow, error) {
+	before, err := s.catalog.Event(ctx, eventID)
+	if err != nil {
+		return EventRow{}, err
+	}
+	i := slices.Index(before.coHostKeys(), memberKey)
+	if memberKey == "" || i < 0 {
+		return EventRow{}, ErrNotCoHost
+	}
+	name := s.coHostName(ctx, before, i)
+	e, err := s.catalog.listing.Change(ctx, eventsPart, eventID, ErrNoEvent, func(e *EventRow) error {
+		if !e.dropCoHost(memberKey) {
+			return ErrNotCoHost
+		}
+		e.UpdatedAt = s.now().UTC()
+		return nil
+	})
+	if err != nil {
+		return EventRow{}, err
+	}
+	if s.notifier != nil && !auth.IsGuestKey(e.OrganizerKey) {
+		err := s.notifier.Post(ctx, inbox.Notice{
+			To:   []inbox.Recipient{{MemberKey: e.OrganizerKey}},
+			Kind: "events.notify.cohost_left",
+			Args: map[string]string{"title": e.Title, "place": e.Place, "name": name},
+			When: e.Start, Link: eventURL(e.RowKey), From: memberKey,
+			Key: "events.notify.cohost_left|" + e.RowKey + "|" + memberKey + "|" + s.stamp(),
+		})
+		if err != nil {
+			s.log.WarnContext(ctx, "events: step down not told", "event", e.RowKey, "err", err)
+		}
+	}
+	return e, nil
+}
+
+// dropCoHost takes memberKey off e's co-organizers, with their address,
+// and reports whether e named them.
+func (e *EventRow) dropCoHost(memberKey string) bool {
+	keys, emails := e.coHostKeys(), coHostEmails(*e)
+	i := slices.Index(keys, memberKey)
+	if i < 0 {
+		return false
+	}
+	keys, emails = slices.Delete(keys, i, i+1), without(emails, i)
+	e.CoHosts, e.CoHostEmails = strings.Join(keys, ";"), strings.Join(emails, ", ")
+	return true
 }

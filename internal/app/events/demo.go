@@ -14,18 +14,18 @@ import (
 // in London, across the categories; the jazz night has two seats and
 // fills up, so its page shows a waitlist. The party needs approval:
 // everyone in going asks to join, and the organizer approves those in
-// approved.
+// approved. Olga co-organizes the Go meetup (coHost).
 var demoEvents = []struct {
 	title, category, place, description string
 	days, hour, hours, capacity         int
-	price                               string
+	price, coHost                       string
 	going, approved                     []string
 }{
-	{"Jazz night at the Blue Note", "concert", "Blue Note, Soho", "An evening of **live jazz** with the Anna Kovacs trio.\n\n- Doors at 19:30\n- The bar is open all night", 4, 20, 3, 2, "18", []string{"anna", "tom", "lily", "boris"}, nil},
-	{"Go meetup: generics in practice", "meetup", "Riverside Hall", "Three short talks and pizza. Bring a laptop if you want to follow along.", 8, 18, 3, 40, "", []string{"masha", "olga"}, nil},
-	{"Open-air film festival", "festival", "Hyde Park", "Three nights of films under the stars. Blankets welcome.", 15, 19, 4, 300, "12", []string{"lily"}, nil},
-	{"Winter regatta", "yachting", "Queen Mary Reservoir", "Dinghy racing for all levels; boats can be hired on the day.", 18, 10, 6, 12, "35", []string{"tom"}, nil},
-	{"Season's end party", "party", "The Crown, upstairs", "Music, food and dancing until late. The room is small: the organizers approve each guest.", 36, 21, 5, 60, "", []string{"lily", "tom", "boris", "masha"}, []string{"lily", "masha"}},
+	{"Jazz night at the Blue Note", "concert", "Blue Note, Soho", "An evening of **live jazz** with the Anna Kovacs trio.\n\n- Doors at 19:30\n- The bar is open all night", 4, 20, 3, 2, "18", "", []string{"anna", "tom", "lily", "boris"}, nil},
+	{"Go meetup: generics in practice", "meetup", "Riverside Hall", "Three short talks and pizza. Bring a laptop if you want to follow along.", 8, 18, 3, 40, "", "olga", []string{"masha", "olga"}, nil},
+	{"Open-air film festival", "festival", "Hyde Park", "Three nights of films under the stars. Blankets welcome.", 15, 19, 4, 300, "12", "", []string{"lily"}, nil},
+	{"Winter regatta", "yachting", "Queen Mary Reservoir", "Dinghy racing for all levels; boats can be hired on the day.", 18, 10, 6, 12, "35", "", []string{"tom"}, nil},
+	{"Season's end party", "party", "The Crown, upstairs", "Music, food and dancing until late. The room is small: the organizers approve each guest.", 36, 21, 5, 60, "", "", []string{"lily", "tom", "boris", "masha"}, []string{"lily", "masha"}},
 }
 
 // SeedDemo adds the demo events, published, with the cast registered;
@@ -44,6 +44,9 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			Title: d.title, Category: d.category, Place: d.place, Description: d.description,
 			Start: start.Format("2006-01-02T15:04"), End: start.Add(time.Duration(d.hours) * time.Hour).Format("2006-01-02T15:04"),
 			Capacity: fmt.Sprint(d.capacity), Price: d.price, ShowGuests: true, Approval: d.approved != nil,
+		}
+		if d.coHost != "" {
+			in.CoHosts = cast.Person(d.coHost).Email
 		}
 		if d.price != "" {
 			in.Currency = "GBP"

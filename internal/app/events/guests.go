@@ -7,6 +7,7 @@ import (
 
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/auth"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 	views "github.com/harmony/harmony/views/events"
 )
@@ -47,25 +48,55 @@ func (s *Service) guests(ctx context.Context, e EventRow) ([]views.Guest, int, e
 	for i, r := range shown {
 		out[i] = views.Guest{Name: r.Name, URL: auth.ProfileURL(r.MemberKey)}
 	}
-	// Their photos (and names, as they are now) from their profiles, as
-	// a group's roster shows them: bounded parallel point reads. A
-	// profile that cannot be read leaves the name registered and initials.
-	if s.people != nil {
-		err = storage.Each(ctx, len(shown), guestPhotoReads, func(ctx context.Context, i int) error {
-			p, err := s.people.Profile(ctx, shown[i].MemberKey)
-			if err != nil {
-				s.log.WarnContext(ctx, "events: a guest's profile not read", "member", shown[i].MemberKey, "err", err)
-				return nil
-			}
-			if p.DisplayName != "" {
-				out[i].Name = p.DisplayName
-			}
-			out[i].PhotoURL = account.AvatarURL(shown[i].MemberKey, p.PhotoKey)
-			return nil
-		})
-		if err != nil {
-			return nil, 0, err
-		}
+	keys := make([]string, len(shown))
+	for i, r := range shown {
+		keys[i] = r.MemberKey
+	}
+	if err := s.dress(ctx, keys, out); err != nil {
+		return nil, 0, err
 	}
 	return out, len(rows) - len(out), nil
+}
+
+// dress gives the people of keys, shown as out, their names as they are
+// now and their photos from their profiles, as a group's roster shows
+// them: bounded parallel point reads. A profile that cannot be read
+// leaves its entry as it was (a guest's registered name and initials).
+func (s *Service) dress(ctx context.Context, keys []string, out []views.Guest) error {
+	if s.people == nil {
+		return nil
+	}
+	return storage.Each(ctx, len(keys), guestPhotoReads, func(ctx context.Context, i int) error {
+		p, err := s.people.Profile(ctx, keys[i])
+		if err != nil {
+			s.log.WarnContext(ctx, "events: a profile not read", "member", keys[i], "err", err)
+			return nil
+		}
+		if p.DisplayName != "" {
+			out[i].Name = p.DisplayName
+		}
+		out[i].PhotoURL = account.AvatarURL(keys[i], p.PhotoKey)
+		return nil
+	})
+}
+
+// hosts are who runs e, its maker first, as its page names them ("Hosted
+// by", as on Meetup and Luma): at most 1+MaxCoHosts point reads. One
+// whose profile cannot be read or has no name, and a maker whose account
+// is deleted, are left out.
+func (s *Service) hosts(ctx context.Context, e EventRow) ([]views.Guest, error) {
+	var keys []string
+	for _, k := range append([]string{e.OrganizerKey}, e.coHostKeys()...) {
+		if k != "" && !memberdata.IsForgotten(k) && !auth.IsGuestKey(k) {
+			keys = append(keys, k)
+		}
+	}
+	all := make([]views.Guest, len(keys))
+	for i, k := range keys {
+		all[i].URL = auth.ProfileURL(k)
+	}
+	if err := s.dress(ctx, keys, all); err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(g views.Guest) bool { return g.Name == "" }), nil
 }

@@ -340,6 +340,10 @@ func (s *Service) page(c echo.Context) error {
 		ImageURL: imageURL(e.ImageKey, false), CanAddToGroup: s.groups != nil && id.HasAccount() && !e.IsCancelled,
 		Approval: e.RequireApproval,
 	}
+	p.CoHost = id != nil && slices.Contains(e.coHostKeys(), id.MemberKey)
+	if p.Hosts, err = s.hosts(ctx, e); err != nil {
+		return err
+	}
 	if manages(id, e) {
 		p.Pending, p.RequestsURL = counts.Pending, checkInURL(e.RowKey, "")+requestsAnchor
 	}
@@ -682,6 +686,26 @@ func (s *Service) cancelEvent(c echo.Context) error {
 		return err
 	}
 	return web.FlashRedirect(c, "events.flash.event_cancelled", eventURL(e.RowKey))
+}
+
+// stepDown is POST /events/:id/step-down: a co-organizer stops running
+// the event (asked first without JavaScript). A published event's page
+// is where they were; a draft closes to them, so they land on their
+// events.
+func (s *Service) stepDown(c echo.Context) error {
+	ctx := c.Request().Context()
+	if !web.Confirmed(c) {
+		return web.AskConfirm(c, views.EventConfirm(ctx, "", "step_down"))
+	}
+	e, err := s.StepDown(ctx, c.Param("id"), auth.From(c).MemberKey)
+	if err != nil {
+		return err
+	}
+	target := myEventsURL
+	if e.IsPublished {
+		target = eventURL(e.RowKey)
+	}
+	return web.FlashRedirect(c, "events.flash.stepped_down", target)
 }
 
 // publish is POST /events/:id/publish and …/unpublish (managed): an

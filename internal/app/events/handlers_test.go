@@ -393,6 +393,98 @@ func TestCoOrganizers(t *testing.T) {
 	}
 }
 
+// TestACoOrganizerStepsDown: a co-organizer steps down from the event's
+// page (asked first), stops running it, and its maker is told who left;
+// the maker, someone else, a second click and a missing event are
+// refused and change nothing. A draft's co-organizer lands on their
+// events, the draft now closed to them.
+func TestACoOrganizerStepsDown(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	host, co, member := a.Client(), a.Client(), a.Client()
+	a.SignIn(member, "member@example.com")
+	for _, c := range []struct {
+		cl    *webtest.Client
+		email string
+	}{{host, "host@example.com"}, {co, "co@example.com"}} {
+		key := a.SignIn(c.cl, c.email)
+		if _, err := a.Accounts.SetRole(t.Context(), key, account.RoleOrganizer, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	form := url.Values{"title": {"Book swap"}, "category": {"meetup"}, "start": {"2030-06-01T18:00"}, "end": {"2030-06-01T20:00"}, "coHosts": {"co@example.com"}}
+	page := post(host, "/events", form).Header.Get("Location")
+	post(host, page+"/publish", nil)
+	form.Set("title", "Draft swap")
+	draft := post(host, "/events", form).Header.Get("Location")
+	if page == "" || draft == "" {
+		t.Fatal("no events")
+	}
+	button := testID("event-step-down")
+	if co.Get(page).Doc(t).Find(button).Length() != 1 {
+		t.Fatal("the co-organizer has no step down")
+	}
+	// The page names who runs it, the maker first, to anyone.
+	hosts := func() []string {
+		return a.Client().Get(page).Doc(t).Find(testID("event-host") + " bdi").Map(func(_ int, s *goquery.Selection) string { return s.Text() })
+	}
+	if got := hosts(); !slices.Equal(got, []string{"host", "co"}) {
+		t.Errorf("hosted by %q", got)
+	}
+	for who, cl := range map[string]*webtest.Client{"the maker": host, "a member": member} {
+		if cl.Get(page).Doc(t).Find(button).Length() != 0 {
+			t.Errorf("%s is offered a step down", who)
+		}
+		if res := post(cl, page+"/step-down", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
+			t.Errorf("%s steps down: %d, %d writes", who, res.StatusCode, res.Writes(t))
+		}
+	}
+	if res := post(co, "/events/01ZZZZZZZZZZZZZZZZZZZZZZZZ/step-down", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+		t.Errorf("a step down from no event: %d", res.StatusCode)
+	}
+	// Without JavaScript the button asks first, and asking writes nothing.
+	if res := post(co, page+"/step-down", nil); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("confirm-page")).Length() != 1 || res.Writes(t) != 0 {
+		t.Fatalf("the step down's question: %d", res.StatusCode)
+	}
+	res := post(co, page+"/step-down", url.Values{"confirm": {"yes"}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != page {
+		t.Fatalf("the step down: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if !strings.Contains(co.Get(page).Doc(t).Find(testID("flash")).Text(), "You stepped down") {
+		t.Error("no flash after the step down")
+	}
+	if res := co.Get(page + "/edit"); res.StatusCode != http.StatusForbidden {
+		t.Errorf("a co-organizer who stepped down edits: %d", res.StatusCode)
+	}
+	if got := hosts(); !slices.Equal(got, []string{"host"}) {
+		t.Errorf("hosted by %q after the step down", got)
+	}
+	if cards := co.Get("/events/organizing").Doc(t).Find(testID("event-card")); cards.Length() != 1 || strings.Contains(cards.Text(), "Book swap") {
+		t.Errorf("the events they run after stepping down: %q", cards.Text())
+	}
+	if v := host.Get(page+"/edit").Doc(t).Find("#event-coHosts").AttrOr("value", "?"); v != "" {
+		t.Errorf("the maker's form still names %q", v)
+	}
+	if items := a.Inbox(host); items.Length() != 1 || !strings.Contains(items.Text(), "stepped down as a co-organizer of “Book swap”") {
+		t.Errorf("the maker's inbox: %q", items.Text())
+	}
+	if res := post(co, page+"/step-down", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
+		t.Errorf("a second step down: %d", res.StatusCode)
+	}
+	// A draft closes to them once they step down.
+	res = post(co, draft+"/step-down", url.Values{"confirm": {"yes"}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/events/mine" {
+		t.Fatalf("the draft's step down: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if res := co.Get(draft); res.StatusCode != http.StatusNotFound {
+		t.Errorf("the draft after the step down: %d", res.StatusCode)
+	}
+	// The question in Russian.
+	if res := co.PostForm(page+"/step-down", co.WithCSRF("/", url.Values{}), "Accept-Language", "ru"); !strings.Contains(res.Doc(t).Find(testID("confirm-page")).Text(), "Перестать быть соорганизатором") {
+		t.Error("the question is not in Russian")
+	}
+}
+
 // TestOrganizerPagesTheirEvents: an organizer's events come 20 a page,
 // newest start first, each page's link leading to the next; a cursor
 // from another listing is refused.

@@ -249,20 +249,17 @@ func (s *Service) forgetRunner(ctx context.Context, e EventRow, m memberdata.Mem
 		}
 	}
 	_, err := s.catalog.listing.Change(ctx, eventsPart, e.RowKey, ErrNoEvent, func(e *EventRow) error {
-		keys, emails := e.coHostKeys(), coHostEmails(*e)
-		if i := slices.Index(keys, m.Key); i >= 0 {
-			keys, emails = slices.Delete(keys, i, i+1), without(emails, i)
-		}
+		e.dropCoHost(m.Key)
 		if e.OrganizerKey == m.Key {
 			e.OrganizerKey = memberdata.Forgotten
-			if len(keys) > 0 && upcoming {
-				e.OrganizerKey, keys, emails = keys[0], keys[1:], without(emails, 0)
+			if keys := e.coHostKeys(); len(keys) > 0 && upcoming {
+				e.OrganizerKey = keys[0]
+				e.dropCoHost(keys[0])
 			}
 		}
 		if cancel {
 			e.cancel()
 		}
-		e.CoHosts, e.CoHostEmails = strings.Join(keys, ";"), strings.Join(emails, ", ")
 		e.UpdatedAt = s.now().UTC()
 		return nil
 	})

@@ -48,6 +48,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/events/:id/edit", s.editEvent, orgEvent...)
 	e.POST("/events/:id/edit", s.updateEvent, orgEvent...)
 	e.POST("/events/:id/cancel-event", s.cancelEvent, orgEvent...)
+	// A co-organizer steps down (the service refuses anyone else).
+	e.POST("/events/:id/step-down", s.stepDown, acc, visible)
 	e.GET("/events/:id/update", s.updateForm, orgEvent...)
 	e.GET("/events/:id/copy", s.copyEvent, orgEvent...)
 	e.POST("/events/:id/updates", s.sendUpdate, orgEvent...)
