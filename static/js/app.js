@@ -188,3 +188,53 @@ document.addEventListener('DOMContentLoaded', () => {
     follow();
   }
 });
+
+// Drafts, as Discourse and Zulip keep unsent replies: a box marked
+// data-draft (a new reply, comment or chat message; views/components
+// TextArea's Draft) keeps what is typed in this browser until its form
+// is sent, so a reload, a closed tab or a trip to another page brings it
+// back into the empty box. A draft is keyed by the address the form
+// posts to and the box's name (one per topic, chat or comment), is
+// dropped after a week, and signing out forgets every draft. Nothing of
+// it reaches the server.
+const draftPrefix = 'harmony-draft:';
+const draftMaxAge = 7 * 24 * 3600 * 1000;
+const draftKey = (box) => draftPrefix + new URL(box.form.getAttribute('action') || '', location.href).pathname + '|' + box.name;
+function restoreDrafts() {
+  for (const box of document.querySelectorAll('textarea[data-draft]')) {
+    if (!box.form || box.value !== '' || box.dataset.draftRestored) continue;
+    box.dataset.draftRestored = '1';
+    try {
+      const saved = JSON.parse(localStorage.getItem(draftKey(box)) || 'null');
+      if (!saved || typeof saved.v !== 'string') continue;
+      if (Date.now() - saved.t > draftMaxAge) {
+        localStorage.removeItem(draftKey(box));
+        continue;
+      }
+      box.value = saved.v;
+    } catch { /* storage refused or a bad entry: nothing to bring back */ }
+  }
+}
+document.addEventListener('DOMContentLoaded', restoreDrafts);
+document.addEventListener('htmx:after:settle', restoreDrafts);
+document.addEventListener('input', (e) => {
+  const box = e.target;
+  if (!(box instanceof HTMLTextAreaElement) || !box.hasAttribute('data-draft') || !box.form) return;
+  try {
+    if (box.value.trim() === '') localStorage.removeItem(draftKey(box));
+    else localStorage.setItem(draftKey(box), JSON.stringify({ v: box.value, t: Date.now() }));
+  } catch { /* storage full or refused: the box still holds the text */ }
+});
+document.addEventListener('submit', (e) => {
+  const form = e.target;
+  if (!(form instanceof HTMLFormElement)) return;
+  try {
+    if (new URL(form.getAttribute('action') || '', location.href).pathname === '/signout') {
+      for (const key of Object.keys(localStorage)) if (key.startsWith(draftPrefix)) localStorage.removeItem(key);
+      return;
+    }
+    // A preview (views/components Preview) shows the text; it sends nothing.
+    if (e.submitter?.getAttribute('name') === 'preview') return;
+    for (const box of form.querySelectorAll('textarea[data-draft]')) localStorage.removeItem(draftKey(box));
+  } catch { /* storage refused */ }
+}, true);

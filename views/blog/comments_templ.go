@@ -134,7 +134,7 @@ func Comments(p CommentsProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.TextArea(commentFieldProps(ctx, p.Error), components.TextAreaProps{Name: "body", Value: p.Body, Rows: 4, Max: 2000}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.TextArea(commentFieldProps(ctx, p.Error), components.TextAreaProps{Name: "body", Value: p.Body, Rows: 4, Max: 2000, Draft: true}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -3445,7 +3445,7 @@ func Form(p FormProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		f := components.FieldProps{ID: "chat-body", Label: i18n.T(ctx, "chat.form.label"), Error: p.Error}
-		templ_7745c5c3_Err = components.TextArea(f, components.TextAreaProps{Name: "body", Value: p.Body, Rows: 2, Max: 1000, Required: true}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextArea(f, components.TextAreaProps{Name: "body", Value: p.Body, Rows: 2, Max: 1000, Required: true, Draft: true}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -95,7 +95,7 @@ func CommentReplyForm(p CommentReplyProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = TextArea(f, TextAreaProps{Name: p.Field, Value: p.Body, Rows: 3, Max: 2000, Autofocus: true}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = TextArea(f, TextAreaProps{Name: p.Field, Value: p.Body, Rows: 3, Max: 2000, Autofocus: true, Draft: true}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -219,7 +219,7 @@ func UpdateForm(p UpdateFormProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		f := components.FieldProps{ID: "update-body", Label: i18n.T(ctx, "events.update.body"), Hint: i18n.T(ctx, "events.update.body_hint"), Error: errText(ctx, p.Errors["body"])}
-		templ_7745c5c3_Err = components.TextArea(f, components.TextAreaProps{Name: "body", Value: p.Body, Rows: 8, Max: 2000, Required: true}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextArea(f, components.TextAreaProps{Name: "body", Value: p.Body, Rows: 8, Max: 2000, Required: true, Draft: true}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

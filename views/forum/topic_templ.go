@@ -1835,7 +1835,7 @@ func ReplyForm(p ReplyProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = bodyField("reply-body", p.Body, p.Error).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = bodyField("reply-body", p.Body, p.Error, true).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1873,7 +1873,7 @@ func ReplyForm(p ReplyProps) templ.Component {
 }
 
 // bodyField is a post's text, Markdown.
-func bodyField(id, body, err string) templ.Component {
+func bodyField(id, body, err string, draft bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1895,7 +1895,7 @@ func bodyField(id, body, err string) templ.Component {
 		}
 		ctx = templ.ClearChildren(ctx)
 		f := components.FieldProps{ID: id, Label: i18n.T(ctx, "forum.body.label"), Hint: i18n.T(ctx, "forum.body.hint"), Error: err}
-		templ_7745c5c3_Err = components.TextArea(f, components.TextAreaProps{Name: "body", Value: body, Rows: 8, Max: 20000, Required: true}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextArea(f, components.TextAreaProps{Name: "body", Value: body, Rows: 8, Max: 20000, Required: true, Draft: draft}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -2046,7 +2046,7 @@ func Compose(p ComposeProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = bodyField("topic-body", p.Body, p.Errors["body"]).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = bodyField("topic-body", p.Body, p.Errors["body"], true).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -2156,7 +2156,7 @@ func Edit(p EditProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = bodyField("edit-body", p.Body, p.Errors["body"]).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = bodyField("edit-body", p.Body, p.Errors["body"], false).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -2419,7 +2419,7 @@ func AppointmentPage(p AppointmentProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		f := components.FieldProps{ID: "comment-body", Label: i18n.T(ctx, "groups.comments.label"), Hint: i18n.T(ctx, "groups.comments.hint"), Error: errorText(ctx, p.CommentError)}
-		templ_7745c5c3_Err = components.TextArea(f, components.TextAreaProps{Name: "comment", Value: p.Comment, Rows: 3, Max: 2000}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextArea(f, components.TextAreaProps{Name: "comment", Value: p.Comment, Rows: 3, Max: 2000, Draft: true}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
