@@ -121,18 +121,20 @@ func (s *Service) WriteArchive(ctx context.Context, memberKey, sessionID string,
 // The account's files, in readable field names.
 type (
 	profileExport struct {
-		DisplayName string    `json:"displayName"`
-		Email       string    `json:"email,omitempty"`
-		Bio         string    `json:"bio,omitempty"`
-		Location    string    `json:"location,omitempty"`
-		Gender      string    `json:"gender,omitempty"`
-		BirthDate   string    `json:"birthDate,omitempty"`
-		Timezone    string    `json:"timezone,omitempty"`
-		Role        string    `json:"role,omitempty"`
-		ShownIn     bool      `json:"shownInPeople"`
-		Point       *Point    `json:"sharedLocation,omitempty"`
-		Photo       string    `json:"photo,omitempty"`
-		CreatedAt   time.Time `json:"createdAt"`
+		DisplayName string `json:"displayName"`
+		Email       string `json:"email,omitempty"`
+		Bio         string `json:"bio,omitempty"`
+		Location    string `json:"location,omitempty"`
+		Gender      string `json:"gender,omitempty"`
+		BirthDate   string `json:"birthDate,omitempty"`
+		Timezone    string `json:"timezone,omitempty"`
+		Role        string `json:"role,omitempty"`
+		ShownIn     bool   `json:"shownInPeople"`
+		Point       *Point `json:"sharedLocation,omitempty"`
+		Photo       string `json:"photo,omitempty"`
+		// Answers are the People card's questions and answers.
+		Answers   json.RawMessage `json:"peopleAnswers,omitempty"`
+		CreatedAt time.Time       `json:"createdAt"`
 	}
 	settingsExport struct {
 		ProfileVisibility    string   `json:"profileVisibility"`
@@ -165,6 +167,9 @@ func (s *Service) exportOwn(ctx context.Context, p ProfileRow, sessionID string,
 		DisplayName: p.DisplayName, Email: p.Email, Bio: p.Bio, Location: p.Location, Gender: p.Gender,
 		BirthDate: p.BirthDate, Timezone: p.Timezone, Role: p.Role, ShownIn: p.InPeople,
 		Point: pointOf(p.Lat, p.Lon), CreatedAt: p.CreatedAt,
+	}
+	if json.Valid([]byte(p.Answers)) {
+		out.Answers = json.RawMessage(p.Answers)
 	}
 	if p.PhotoKey != "" {
 		out.Photo = "photo.jpg"

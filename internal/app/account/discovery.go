@@ -258,6 +258,20 @@ func (s *Service) DirectoryEntry(ctx context.Context, memberKey string) (Directo
 	return storage.Find[DirectoryRow](ctx, s.directory, pk, rk, ErrNoAccount)
 }
 
+// SetAnswers records the questions memberKey answers on their People
+// card (the people module's JSON, "" for none), which their directory
+// row carries to the cards; no write when they are already.
+func (s *Service) SetAnswers(ctx context.Context, memberKey, answers string) error {
+	_, err := s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
+		if p.Answers == answers {
+			return storage.ErrNoChange
+		}
+		p.Answers = answers
+		return nil
+	})
+	return err
+}
+
 // SetCardPhoto records the first of memberKey's People photos (the
 // people module's blob name, "" for none), which their card leads with.
 func (s *Service) SetCardPhoto(ctx context.Context, memberKey, photo string) error {

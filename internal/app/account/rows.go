@@ -63,6 +63,9 @@ type ProfileRow struct {
 	// CardPhoto is the first of the person's People photos (the people
 	// module's blob name, "" for none), which leads their card.
 	CardPhoto string `table:"cardPhoto"`
+	// Answers are the questions the person answers on their People card
+	// (the people module's JSON, "" for none: SetAnswers).
+	Answers string `table:"answers"`
 	// Listed records the Users directory row last written for the
 	// profile (projection.Follow's record).
 	Listed string `table:"listed"`
@@ -95,6 +98,7 @@ type DirectoryRow struct {
 	Location     string   `table:"location"`
 	Bio          string   `table:"bio"`
 	CardPhoto    string   `table:"cardPhoto"`
+	Answers      string   `table:"answers"`
 }
 
 const directoryPrefix = "user|"
@@ -128,6 +132,7 @@ func directoryRowFor(memberKey string, p ProfileRow) DirectoryRow {
 		Location:     p.Location,
 		Bio:          p.Bio,
 		CardPhoto:    p.CardPhoto,
+		Answers:      p.Answers,
 	}
 }
 
@@ -144,7 +149,7 @@ func sameDirectory(a, b DirectoryRow) bool {
 		a.Enabled == b.Enabled && a.Role == b.Role && a.CreatedAt.Equal(b.CreatedAt) &&
 		a.InPeople == b.InPeople && a.PeopleBarred == b.PeopleBarred && a.Gender == b.Gender && a.BirthDate == b.BirthDate &&
 		samePoint(a.Point(), b.Point()) &&
-		a.Location == b.Location && a.Bio == b.Bio && a.CardPhoto == b.CardPhoto
+		a.Location == b.Location && a.Bio == b.Bio && a.CardPhoto == b.CardPhoto && a.Answers == b.Answers
 }
 
 // SettingsRow is document 000's UserSettings.

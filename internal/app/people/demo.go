@@ -29,6 +29,15 @@ var demoCards = map[string]struct {
 	"olga":  {"female", 38, "Екатеринбург", "Пою в хоре, веду клуб любителей винила.", 1, 270, account.Point{Lat: 56.84, Lon: 60.61}},
 }
 
+// demoAnswers are the questions the cast answers on their cards.
+var demoAnswers = map[string]AnswersInput{
+	"anna":  {{"simple_pleasures", "Rosin on a new bow, and the first coffee after a long rehearsal."}, {"together", "you will come to a Shostakovich quartet with me, at least once."}},
+	"tom":   {{"hobby", "The Thursday jam: bring anything that makes a noise."}, {"never", "a curry after a long ride."}, {"unpopular_opinion", "Drum solos are underrated."}},
+	"lily":  {{"song", "“Autumn Leaves”, in three keys."}},
+	"boris": {{"best_trip", "«Нашествие» на машине с друзьями: три дня дождя, лучший звук в жизни."}, {"perfect_sunday", "Гитара, чай и никаких будильников."}},
+	"olga":  {{"learning", "Петь третьим голосом в хоре и не сбиваться."}},
+}
+
 // demoPhoto draws a demo People photo: a soft sunset of two colours
 // around hue, with a sun.
 func demoPhoto(hue int) []byte {
@@ -77,6 +86,11 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		prefs := account.PreferencesInput{AgeRangeMin: "18", AgeRangeMax: "99", MaxDistanceKm: fmt.Sprint(account.MaxDistanceKm), ShowMe: account.ShowEveryone}
 		if errs, err := s.accounts.UpdatePreferences(ctx, p.Key, prefs); err != nil || len(errs) > 0 {
 			return fmt.Errorf("people: demo %s's preferences: %v %v", p.Email, err, errs)
+		}
+		if a, ok := demoAnswers[local]; ok {
+			if err := s.SetAnswers(ctx, p.Key, a); err != nil {
+				return fmt.Errorf("people: demo answers of %s: %w", p.Email, err)
+			}
 		}
 		for i := range c.photos {
 			if _, err := s.AddPhoto(ctx, p.Key, demoPhoto(c.hue+i*40)); err != nil {

@@ -127,7 +127,7 @@ func card(ctx context.Context, p Person, back string) views.Card {
 	c := views.Card{
 		Key: p.RowKey, Name: p.DisplayName, URL: auth.ProfileURL(p.RowKey),
 		PhotoURL: cardPhotoURL(p.DirectoryRow),
-		Age:      p.Age, Location: p.Location, Bio: p.Bio,
+		Age:      p.Age, Location: p.Location, Bio: p.Bio, Answers: cardAnswers(ctx, p.Answers),
 		Liked: p.Mine != nil, LikesYou: p.Theirs != nil, Matched: p.Matched,
 		Back: back,
 	}

@@ -59,7 +59,8 @@ func (s *Service) profileReport(c echo.Context) (moderation.Report, moderation.F
 	return r, moderation.Form{Heading: "people.report.heading", BackLabel: row.DisplayName, Action: reportURL(member)}, nil
 }
 
-// cardText is a person's card as words: name, age, place, and about.
+// cardText is a person's card as words: name, age, place, about, and
+// the questions it answers.
 func cardText(ctx context.Context, p Person) string {
 	parts := []string{p.DisplayName}
 	if p.Age > 0 {
@@ -71,6 +72,9 @@ func cardText(ctx context.Context, p Person) string {
 	text := strings.Join(parts, " · ")
 	if p.Bio != "" {
 		text += "\n" + p.Bio
+	}
+	for _, a := range cardAnswers(ctx, p.Answers) {
+		text += "\n" + a.Question + " " + a.Text
 	}
 	return text
 }

@@ -20,6 +20,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	// The viewer's People photos (photos.go), served to accounts while
 	// their owner is in People.
 	e.GET(photosURL, h.photosPage, acc)
+	e.GET(questionsURL, h.questionsPage, acc)
+	e.POST(questionsURL, h.saveQuestions, acc)
 	photos := h.photos()
 	e.POST(photosURL, photos.Add, acc)
 	e.POST(photosURL+"/:photo/delete", photos.Delete, acc)

@@ -34,6 +34,7 @@ type Accounts interface {
 	Preferences(ctx context.Context, memberKey string) (account.PreferencesRow, error)
 	UpdateProfile(ctx context.Context, memberKey string, in account.ProfileInput) (account.FieldErrors, error)
 	SetCardPhoto(ctx context.Context, memberKey, photo string) error
+	SetAnswers(ctx context.Context, memberKey, answers string) error
 	ListUsers(ctx context.Context, cursor *storage.Cursor, limit int) ([]account.DirectoryRow, *storage.Cursor, error)
 }
 
