@@ -164,7 +164,7 @@ func renderQuestions(c echo.Context, status int, in AnswersInput, errs formrule.
 func cardAnswers(ctx context.Context, stored string) []views.CardAnswer {
 	var out []views.CardAnswer
 	for _, a := range answersOf(stored) {
-		out = append(out, views.CardAnswer{Question: i18n.T(ctx, "people.question."+a.Question), Text: a.Text})
+		out = append(out, views.CardAnswer{ID: a.Question, Question: i18n.T(ctx, "people.question."+a.Question), Text: a.Text})
 	}
 	return out
 }

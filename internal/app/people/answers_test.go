@@ -16,7 +16,9 @@ import (
 // read more for Discover; taking one back leaves the rest. A bad form
 // (an unknown question, a question twice, a question without an answer,
 // an answer without a question, a long answer) is refused with 422,
-// says which field, keeps what was typed and writes nothing.
+// says which field, keeps what was typed and writes nothing. Someone
+// may like one answer, as on Hinge: the liked person sees which, as it
+// was when liked.
 func TestAnsweredQuestionsOnTheCard(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
@@ -97,5 +99,29 @@ func TestAnsweredQuestionsOnTheCard(t *testing.T) {
 	// Saving the same again writes nothing.
 	if res := post(ann.Client, "/people/questions", form("", "", "never", "a curry after a long ride.")); res.StatusCode != http.StatusSeeOther || res.Writes(t) != 0 {
 		t.Errorf("saving the same answers: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+
+	// Bob likes that answer, with a word: Ann sees which answer, as it
+	// was, even once she rewrites it. An answer the card no longer has
+	// is refused and writes nothing.
+	if n := bob.Get("/people/" + ann.key).Doc(t).Find(testID("answer-like-form")).Length(); n != 1 {
+		t.Fatalf("Ann's page offers %d likes of an answer", n)
+	}
+	if res := post(bob.Client, "/people/"+ann.key+"/like", url.Values{"about": {"song"}, "comment": {"Me too"}}); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
+		t.Errorf("a like of an answer taken back: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	if res := post(bob.Client, "/people/"+ann.key+"/like", url.Values{"about": {"never"}, "comment": {"Same here!"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a like of an answer: %d", res.StatusCode)
+	}
+	post(ann.Client, "/people/questions", form("never", "a long walk."))
+	row := ann.Get("/people/likes").Doc(t).Find(testID("likes-you") + " " + testID("people-row"))
+	if got := row.Find(testID("liked-answer")).Text(); !strings.Contains(got, "Liked your answer") || !strings.Contains(got, "I'll never say no to") || !strings.Contains(got, "a curry after a long ride.") {
+		t.Errorf("Ann's likes page shows the liked answer as %q", got)
+	}
+	if got := row.Find(testID("like-comment")).Text(); got != "Same here!" {
+		t.Errorf("the like's word: %q", got)
+	}
+	if got := ann.Get("/people/"+bob.key, "Accept-Language", "ru").Doc(t).Find(testID("liked-answer")).Text(); !strings.Contains(got, "Понравился ваш ответ") || !strings.Contains(got, "Я никогда не откажусь от") {
+		t.Errorf("Bob's page to Ann in Russian shows %q", got)
 	}
 }

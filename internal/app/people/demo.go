@@ -51,14 +51,14 @@ func demoPhoto(hue int) []byte {
 
 // demoLikes are who likes whom in the demo, with what comment: Anna
 // (the demo's sign-in) has likes to answer, one like of her own waiting,
-// and a match.
-var demoLikes = [][3]string{
-	{"boris", "anna", "Видел вас на джазовом вечере — здорово играли!"},
-	{"masha", "anna", ""},
-	{"anna", "lily", "Your set at the jazz night was wonderful."},
-	{"anna", "tom", ""},
-	{"tom", "anna", "Fancy a jam on Thursday?"},
-	{"olga", "boris", ""},
+// and a match; Masha's like is of one of Anna's answers.
+var demoLikes = [][4]string{
+	{"boris", "anna", "Видел вас на джазовом вечере — здорово играли!", ""},
+	{"masha", "anna", "", "together"},
+	{"anna", "lily", "Your set at the jazz night was wonderful.", ""},
+	{"anna", "tom", "", ""},
+	{"tom", "anna", "Fancy a jam on Thursday?", ""},
+	{"olga", "boris", "", ""},
 }
 
 // SeedDemo puts the cast in People, with likes and a match
@@ -99,7 +99,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		}
 	}
 	for _, l := range demoLikes {
-		if _, err := s.Like(ctx, cast.Person(l[0]).Key, cast.Person(l[1]).Key, l[2]); err != nil {
+		if _, err := s.LikeAnswer(ctx, cast.Person(l[0]).Key, cast.Person(l[1]).Key, l[2], l[3]); err != nil {
 			return fmt.Errorf("people: demo like %s → %s: %w", l[0], l[1], err)
 		}
 	}

@@ -133,6 +133,9 @@ func card(ctx context.Context, p Person, back string) views.Card {
 	}
 	if p.Theirs != nil {
 		c.Comment = p.Theirs.Comment
+		if p.Theirs.About != "" && slices.Contains(Questions, p.Theirs.About) {
+			c.LikedAnswer = &views.CardAnswer{ID: p.Theirs.About, Question: i18n.T(ctx, "people.question."+p.Theirs.About), Text: p.Theirs.AboutText}
+		}
 	}
 	if !p.At.IsZero() {
 		c.When = i18n.Date(ctx, p.At)
@@ -327,7 +330,7 @@ func (h *handlers) matchesPage(c echo.Context) error {
 func (h *handlers) like(c echo.Context) error {
 	ctx := c.Request().Context()
 	me, member := auth.From(c).MemberKey, c.Param("member")
-	res, err := h.svc.Like(ctx, me, member, c.FormValue("comment"))
+	res, err := h.svc.LikeAnswer(ctx, me, member, c.FormValue("comment"), c.FormValue("about"))
 	if err != nil {
 		return web.AnswerAction(c, err, "people.error.comment_invalid", "", "")
 	}

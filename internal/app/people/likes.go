@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
@@ -119,6 +120,17 @@ type Result struct {
 // at least one of them sees it and matches them (both may; the match
 // rows are the same either way).
 func (s *Service) Like(ctx context.Context, from, to, comment string) (Result, error) {
+	return s.LikeAnswer(ctx, from, to, comment, "")
+}
+
+// ErrAnswerGone refuses a like of an answer the card no longer has (it
+// changed since the page was read): 409.
+var ErrAnswerGone = fault.New(http.StatusConflict, "people.error.answer_gone", "people: the liked answer is gone")
+
+// LikeAnswer is Like of one of the questions to's card answers (about,
+// its question; "" for the card as a whole): the like keeps the answer as
+// it was, which the liked person sees with it.
+func (s *Service) LikeAnswer(ctx context.Context, from, to, comment, about string) (Result, error) {
 	comment, problem := commentRule.Check(comment)
 	if problem != formrule.OK {
 		return Result{}, formrule.FieldErrors{"comment": problem.Message("", "people.error.comment_invalid")}
@@ -129,6 +141,14 @@ func (s *Service) Like(ctx context.Context, from, to, comment string) (Result, e
 	them, err := s.accounts.InPeople(ctx, to)
 	if err != nil {
 		return Result{}, err
+	}
+	var aboutText string
+	if about != "" {
+		i := slices.IndexFunc(answersOf(them.Answers), func(a Answer) bool { return a.Question == about })
+		if i < 0 {
+			return Result{}, ErrAnswerGone
+		}
+		aboutText = answersOf(them.Answers)[i].Text
 	}
 	me, err := s.accounts.InPeople(ctx, from)
 	if errors.Is(err, account.ErrNotInPeople) {
@@ -155,7 +175,7 @@ func (s *Service) Like(ctx context.Context, from, to, comment string) (Result, e
 	if err != nil {
 		return Result{}, err
 	}
-	row := LikeRow{PartitionKey: from, RowKey: to, CreatedAt: s.now().UTC(), Comment: comment, Anonymous: settings.AnonymousLikes}
+	row := LikeRow{PartitionKey: from, RowKey: to, CreatedAt: s.now().UTC(), Comment: comment, Anonymous: settings.AnonymousLikes, About: about, AboutText: aboutText}
 	if _, err := storage.Insert(ctx, s.likes, row); errors.Is(err, storage.ErrExists) {
 		// The same like at once (a double click): the first one stands.
 		return Result{}, nil

@@ -23,9 +23,14 @@ import (
 // exportedLike is a like (or a skip) as the archive has it: the other
 // person by name only.
 type exportedLike struct {
-	Person  string    `json:"person"`
-	Comment string    `json:"comment,omitempty"`
-	At      time.Time `json:"at"`
+	Person  string `json:"person"`
+	Comment string `json:"comment,omitempty"`
+	// About is the question of the card the like was about; Answer the
+	// member's own answer a like received was about (a like given keeps
+	// the other person's words out).
+	About  string    `json:"about_question,omitempty"`
+	Answer string    `json:"about_answer,omitempty"`
+	At     time.Time `json:"at"`
 }
 
 type exportedMatch struct {
@@ -53,14 +58,14 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 		return err
 	}
 	for _, r := range sent {
-		out.LikesGiven = append(out.LikesGiven, exportedLike{Person: s.nameOf(ctx, r.RowKey), Comment: r.Comment, At: r.CreatedAt})
+		out.LikesGiven = append(out.LikesGiven, exportedLike{Person: s.nameOf(ctx, r.RowKey), Comment: r.Comment, About: r.About, At: r.CreatedAt})
 	}
 	received, err := storage.All[LikeRow](ctx, s.likes, storage.Query{PartitionKey: receivedPK(m.Key)})
 	if err != nil {
 		return err
 	}
 	for _, r := range received {
-		l := exportedLike{Comment: r.Comment, At: r.CreatedAt}
+		l := exportedLike{Comment: r.Comment, About: r.About, Answer: r.AboutText, At: r.CreatedAt}
 		if !r.Anonymous {
 			l.Person = s.nameOf(ctx, r.RowKey)
 		}

@@ -23,6 +23,11 @@ type LikeRow struct {
 	// Anonymous hides the liker from the liked person until they match
 	// (the liker's AnonymousLikes setting when they liked).
 	Anonymous bool `table:"anonymous"`
+	// About is the question of the liked person's card the like answers
+	// ("" for the card as a whole), and AboutText their answer as it was
+	// then, as Hinge's likes of one prompt say what they liked.
+	About     string `table:"about"`
+	AboutText string `table:"aboutText"`
 }
 
 // receivedSuffix ends the partition of a person's received likes; a
