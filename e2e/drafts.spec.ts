@@ -4,7 +4,7 @@
 // sent reply or message leaves its box empty; signing out forgets every
 // draft.
 import { test, expect } from '@playwright/test';
-import { personWithOIDC, signInWithCode, uniqueEmail, uniqueLocal } from './helpers';
+import { addForumSection, personWithOIDC, signInWithCode, uniqueEmail, uniqueLocal } from './helpers';
 
 test('an unsent topic and reply come back after a reload and another page, and go once sent or signed out', async ({ browser }) => {
   test.setTimeout(90_000);
@@ -13,12 +13,7 @@ test('an unsent topic and reply come back after a reload and another page, and g
   const sectionName = `Drafts ${stamp}`;
 
   const admin = await personWithOIDC(browser, 'admin');
-  await admin.goto('/admin/forum');
-  const add = admin.getByTestId('section-add');
-  await add.getByLabel('Short name for links').fill(slug);
-  await add.getByLabel('Name', { exact: true }).fill(sectionName);
-  await add.getByTestId('section-add-submit').click();
-  await expect(admin.getByTestId('flash')).toBeVisible();
+  await addForumSection(admin, slug, sectionName);
   await admin.context().close();
 
   const login = `${stamp}-m`;

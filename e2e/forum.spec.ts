@@ -11,10 +11,10 @@
 // form, the reply page, the sections' admin page, the report page, the
 // queue and its closed reports, light and dark; the topic is checked at 390 px.
 import { test, expect } from '@playwright/test';
-import { uniqueLocal, axeProblems, personWithOIDC } from './helpers';
+import { addForumSection, uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
 test('a section, a topic, a quoted reply with a mention, "1 new" and the first unread post, then pin and lock', async ({ browser }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(180_000); // the suite's longest: three people, eleven axe runs in two colours (53 s in a quiet CI run)
   const stamp = uniqueLocal('fo');
   const slug = stamp.replace(/[^a-z0-9]+/g, '-');
   const sectionName = `Section ${stamp}`;
@@ -22,12 +22,7 @@ test('a section, a topic, a quoted reply with a mention, "1 new" and the first u
   const problems: string[] = [];
 
   const admin = await personWithOIDC(browser, 'admin');
-  await admin.goto('/admin/forum');
-  const add = admin.getByTestId('section-add');
-  await add.getByLabel('Short name for links').fill(slug);
-  await add.getByLabel('Name', { exact: true }).fill(sectionName);
-  await add.getByTestId('section-add-submit').click();
-  await expect(admin.getByTestId('flash')).toBeVisible();
+  await addForumSection(admin, slug, sectionName);
 
   const aLogin = `${stamp}-a`;
   const a = await personWithOIDC(browser, aLogin);
@@ -177,13 +172,7 @@ test("a section's moderator is told of a report in it and takes the post down", 
   const b = await personWithOIDC(browser, `${stamp}-b`);
 
   const admin = await personWithOIDC(browser, 'admin');
-  await admin.goto('/admin/forum');
-  const add = admin.getByTestId('section-add');
-  await add.getByLabel('Short name for links').fill(slug);
-  await add.getByLabel('Name', { exact: true }).fill(`Section ${stamp}`);
-  await add.getByLabel('Moderators (email addresses, optional)').fill(`${modLogin.replace(/[^A-Za-z0-9._-]/g, '.')}@example.test`);
-  await add.getByTestId('section-add-submit').click();
-  await expect(admin.getByTestId('flash')).toBeVisible();
+  await addForumSection(admin, slug, `Section ${stamp}`, `${modLogin.replace(/[^A-Za-z0-9._-]/g, '.')}@example.test`);
 
   await a.goto(`/forum/compose?section=${slug}`);
   await a.locator('#topic-title').fill(title);
@@ -225,12 +214,7 @@ test('a reply reaches someone reading the topic, without a reload', async ({ bro
   const stamp = uniqueLocal('fl');
   const slug = stamp.replace(/[^a-z0-9]+/g, '-');
   const admin = await personWithOIDC(browser, 'admin');
-  await admin.goto('/admin/forum');
-  const add = admin.getByTestId('section-add');
-  await add.getByLabel('Short name for links').fill(slug);
-  await add.getByLabel('Name', { exact: true }).fill(`Live ${stamp}`);
-  await add.getByTestId('section-add-submit').click();
-  await expect(admin.getByTestId('flash')).toBeVisible();
+  await addForumSection(admin, slug, `Live ${stamp}`);
 
   const a = await personWithOIDC(browser, `${stamp}-a`);
   const b = await personWithOIDC(browser, `${stamp}-b`);

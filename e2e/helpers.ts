@@ -157,6 +157,19 @@ export async function personWithOIDC(browser: Browser, login: string): Promise<P
   return page;
 }
 
+// addForumSection has admin (an administrator's page) add a forum
+// section from /admin/forum: its short name, name and, optionally, its
+// moderators' addresses.
+export async function addForumSection(admin: Page, slug: string, name: string, moderators = ''): Promise<void> {
+  await admin.goto('/admin/forum');
+  const add = admin.getByTestId('section-add');
+  await add.getByLabel('Short name for links').fill(slug);
+  await add.getByLabel('Name', { exact: true }).fill(name);
+  if (moderators) await add.getByLabel('Moderators (email addresses, optional)').fill(moderators);
+  await add.getByTestId('section-add-submit').click();
+  await expect(admin.getByTestId('flash')).toBeVisible();
+}
+
 // groupOfTwo signs two new people in through the OIDC peer (logins
 // prefix-a and prefix-b), and a makes the group name with b in it (b
 // accepts the invitation); groupPath is the group's page.

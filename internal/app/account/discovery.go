@@ -262,25 +262,26 @@ func (s *Service) DirectoryEntry(ctx context.Context, memberKey string) (Directo
 // card (the people module's JSON, "" for none), which their directory
 // row carries to the cards; no write when they are already.
 func (s *Service) SetAnswers(ctx context.Context, memberKey, answers string) error {
-	_, err := s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
-		if p.Answers == answers {
-			return storage.ErrNoChange
-		}
-		p.Answers = answers
-		return nil
-	})
-	return err
+	return s.setCardField(ctx, memberKey, func(p *ProfileRow) *string { return &p.Answers }, answers)
 }
 
 // SetCardPhoto records the first of memberKey's People photos (the
-// people module's blob name, "" for none), which their card leads with.
+// people module's blob name, "" for none), which their card leads with;
+// no write when it is already.
 func (s *Service) SetCardPhoto(ctx context.Context, memberKey, photo string) error {
+	return s.setCardField(ctx, memberKey, func(p *ProfileRow) *string { return &p.CardPhoto }, photo)
+}
+
+// setCardField sets the profile's field of the People card that field
+// points to, which the directory row copies, to v; no write when it
+// holds v already.
+func (s *Service) setCardField(ctx context.Context, memberKey string, field func(p *ProfileRow) *string, v string) error {
 	_, err := s.updateProfile(ctx, memberKey, func(p *ProfileRow) error {
-		if p.CardPhoto == photo {
-			return storage.ErrNoChange
+		if f := field(p); *f != v {
+			*f = v
+			return nil
 		}
-		p.CardPhoto = photo
-		return nil
+		return storage.ErrNoChange
 	})
 	return err
 }

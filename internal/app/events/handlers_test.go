@@ -320,14 +320,12 @@ func TestOrganizerRole(t *testing.T) {
 	}
 }
 
-// TestCoOrganizers: the maker of an event names other organizers on its
-// form; they run it as the maker does and find it on their "Events you
-// run", until the maker takes them off. An address that is not an
-// organizer's, or too many, is the field's error and writes nothing.
-func TestCoOrganizers(t *testing.T) {
-	t.Parallel()
-	a := newApp(t)
-	host, co, member := a.Client(), a.Client(), a.Client()
+// withCoHost is an app with two organizers, host@ and co@ (signed in
+// as host and co), and a member without the role.
+func withCoHost(t *testing.T) (a *accounttest.App, host, co, member *webtest.Client) {
+	t.Helper()
+	a = newApp(t)
+	host, co, member = a.Client(), a.Client(), a.Client()
 	a.SignIn(member, "member@example.com")
 	for _, c := range []struct {
 		cl    *webtest.Client
@@ -338,6 +336,16 @@ func TestCoOrganizers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return a, host, co, member
+}
+
+// TestCoOrganizers: the maker of an event names other organizers on its
+// form; they run it as the maker does and find it on their "Events you
+// run", until the maker takes them off. An address that is not an
+// organizer's, or too many, is the field's error and writes nothing.
+func TestCoOrganizers(t *testing.T) {
+	t.Parallel()
+	a, host, co, _ := withCoHost(t)
 	form := url.Values{"title": {"Book swap"}, "category": {"meetup"}, "start": {"2030-06-01T18:00"}, "end": {"2030-06-01T20:00"}}
 	for _, bad := range []string{"member@example.com", "nobody@example.com", "not an address", "a@x.example b@x.example c@x.example d@x.example e@x.example f@x.example"} {
 		form.Set("coHosts", bad)
@@ -400,18 +408,7 @@ func TestCoOrganizers(t *testing.T) {
 // events, the draft now closed to them.
 func TestACoOrganizerStepsDown(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
-	host, co, member := a.Client(), a.Client(), a.Client()
-	a.SignIn(member, "member@example.com")
-	for _, c := range []struct {
-		cl    *webtest.Client
-		email string
-	}{{host, "host@example.com"}, {co, "co@example.com"}} {
-		key := a.SignIn(c.cl, c.email)
-		if _, err := a.Accounts.SetRole(t.Context(), key, account.RoleOrganizer, true); err != nil {
-			t.Fatal(err)
-		}
-	}
+	a, host, co, member := withCoHost(t)
 	form := url.Values{"title": {"Book swap"}, "category": {"meetup"}, "start": {"2030-06-01T18:00"}, "end": {"2030-06-01T20:00"}, "coHosts": {"co@example.com"}}
 	page := post(host, "/events", form).Header.Get("Location")
 	post(host, page+"/publish", nil)
