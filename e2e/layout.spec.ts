@@ -109,8 +109,11 @@ async function walk(ctx: BrowserContext, who: string, scheme: 'light' | 'dark', 
   while (queue.length > 0 && opened < maxPages) {
     const path = queue.shift()!;
     opened++;
-    const res = await page.goto(path, { waitUntil: 'load' });
-    if (!mine(new URL(path, demo).pathname)) {
+    // The other part's pages are only read for their links: no need to
+    // wait for their pictures.
+    const own = mine(new URL(path, demo).pathname);
+    const res = await page.goto(path, { waitUntil: own ? 'load' : 'domcontentloaded' });
+    if (!own) {
       await follow();
       continue;
     }
