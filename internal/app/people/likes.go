@@ -144,11 +144,12 @@ func (s *Service) LikeAnswer(ctx context.Context, from, to, comment, about strin
 	}
 	var aboutText string
 	if about != "" {
-		i := slices.IndexFunc(answersOf(them.Answers), func(a Answer) bool { return a.Question == about })
+		answers := answersOf(them.Answers)
+		i := slices.IndexFunc(answers, func(a Answer) bool { return a.Question == about })
 		if i < 0 {
 			return Result{}, ErrAnswerGone
 		}
-		aboutText = answersOf(them.Answers)[i].Text
+		aboutText = answers[i].Text
 	}
 	me, err := s.accounts.InPeople(ctx, from)
 	if errors.Is(err, account.ErrNotInPeople) {
