@@ -18,6 +18,22 @@ document.addEventListener('reset', (e) => {
 // keep theirs. A blocked person's message opened is no menu: it follows.
 htmx.config.morphSkip = [htmx.config.morphSkip, '.chat-message details[open]:not(.chat-collapsed)'].filter(Boolean).join(', ');
 
+// A shared list's live refresh (views/groups listLive) names the items
+// whose rename form is open (?editing=ID), and the page keeps those rows
+// as they are. A refresh asked for before a form opened does not name
+// it, and its answer would take the form away with what was typed in
+// it: that answer is dropped, and the list asked for again, now naming
+// every open form.
+document.addEventListener('htmx:before:swap', (e) => {
+  const form = e.target;
+  if (!(form instanceof HTMLFormElement) || form.id !== 'list-refresh') return;
+  const asked = new URL(e.detail.ctx.request.action, document.baseURI).searchParams.getAll('editing');
+  const open = Array.from(form.elements).filter((i) => i.name === 'editing').map((i) => i.value);
+  if (open.every((id) => asked.includes(id))) return;
+  e.preventDefault();
+  document.body.dispatchEvent(new Event('listchange'));
+});
+
 // A row of tabs wider than a phone scrolls sideways: bring the current
 // tab into view, so a page whose tab is at the far end does not open
 // with it hidden.
