@@ -100,3 +100,48 @@ test('who is writing shows to the other person, not to the writer, and goes when
   await expect(b.getByTestId('chat-message').filter({ hasText: 'On my way' })).toHaveCount(1);
   await expect(b.getByTestId('chat-typing')).not.toContainText('typing');
 });
+
+test('a reply quotes its message, live for the other person, and the quote follows the message\'s deletion', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const a = await personWithOIDC(browser, uniqueLocal('reply-a'));
+  const b = await personWithOIDC(browser, uniqueLocal('reply-b'));
+  const room = '/chat/room-general';
+  await a.goto(room);
+  await b.goto(room);
+  const tag = uniqueLocal('q');
+  await a.locator('#chat-body').fill(`Dinner at eight? ${tag}`);
+  await a.getByTestId('chat-send').click();
+  const original = (p: Page) => p.getByTestId('chat-message').filter({ hasText: `Dinner at eight? ${tag}` }).filter({ hasNot: p.getByTestId('chat-quote') });
+  await expect(original(b)).toHaveCount(1);
+
+  // B answers it: "Reply" brings the quote above the form, the focus in
+  // the box, and the menu closes.
+  await original(b).hover();
+  await original(b).getByTestId('chat-reply').click();
+  const replying = b.getByTestId('chat-replying');
+  await expect(replying.getByTestId('chat-quote')).toContainText(`Dinner at eight? ${tag}`);
+  await expect(b.locator('#chat-body')).toBeFocused();
+  await expect(original(b).locator('details.chat-more')).not.toHaveAttribute('open', '');
+  // Taking it back and answering again.
+  await b.getByTestId('chat-reply-cancel').click();
+  await expect(replying).toHaveCount(0);
+  await original(b).hover();
+  await original(b).getByTestId('chat-reply').click();
+  await b.locator('#chat-body').fill(`Sounds good ${tag}`);
+  await b.getByTestId('chat-send').click();
+  await expect(replying).toHaveCount(0);
+
+  // Both see the reply with its quote; A's arrived live.
+  const reply = (p: Page) => p.getByTestId('chat-message').filter({ hasText: `Sounds good ${tag}` });
+  for (const p of [a, b]) {
+    await expect(reply(p).getByTestId('chat-quote')).toContainText(`Dinner at eight? ${tag}`);
+  }
+  expect(new URL(a.url()).pathname).toBe(room);
+
+  // A deletes hers: B's quote says so, live, and no longer quotes it.
+  await original(a).hover();
+  await original(a).getByTestId('chat-delete').click();
+  await original(a).getByTestId('chat-delete-confirm').click();
+  await expect(reply(b).getByTestId('chat-quote')).toHaveText(/Message deleted/);
+  await expect(reply(b).getByTestId('chat-quote')).not.toContainText('Dinner');
+});

@@ -34,6 +34,27 @@ document.addEventListener('htmx:before:swap', (e) => {
   document.body.dispatchEvent(new Event('listchange'));
 });
 
+// A chat reply's quote opens the chat at the message it answers; when
+// the page shows that message, it is scrolled to and marked a moment
+// instead, as Telegram does. "Reply" in a message's menu closes the menu
+// as the form comes.
+document.addEventListener('click', (e) => {
+  if (!(e.target instanceof Element)) return;
+  const reply = e.target.closest('.chat-reply');
+  if (reply) {
+    reply.closest('details')?.removeAttribute('open');
+    return;
+  }
+  const q = e.target.closest('.chat-message .chat-quote[data-quote-of]');
+  const m = q && document.getElementById('m-' + q.dataset.quoteOf);
+  if (!m) return;
+  e.preventDefault();
+  m.scrollIntoView({ block: 'center', behavior: 'smooth' });
+  m.classList.remove('chat-message-found');
+  void m.offsetWidth; // restart the mark's fading
+  m.classList.add('chat-message-found');
+});
+
 // A row of tabs wider than a phone scrolls sideways: bring the current
 // tab into view, so a page whose tab is at the far end does not open
 // with it hidden.

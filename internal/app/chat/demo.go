@@ -51,6 +51,14 @@ var demoLines = map[string][][2]string{
 	},
 }
 
+// demoReplies are demo lines that reply to an earlier line of their
+// chat: chat, then line → the line it answers (from 0).
+var demoReplies = map[string]map[int]int{
+	"room-general":    {4: 3},
+	"room-random":     {1: 0},
+	"room-organisers": {1: 0},
+}
+
 // demoReactions answer demo lines: chat, line (from 0), emoji, who.
 var demoReactions = []struct {
 	chat  string
@@ -76,9 +84,13 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			key = "group"
 		}
 		var seqs []int64
-		for _, l := range lines {
+		for i, l := range lines {
 			p := cast.Person(l[0])
-			m, err := s.log.Append(ctx, ch.RowKey, Person{MemberKey: p.Key, Name: p.Name}, TypeText, l[1])
+			var replyTo int64
+			if to, ok := demoReplies[key][i]; ok {
+				replyTo = seqs[to]
+			}
+			m, err := s.log.appendEntry(ctx, ch.RowKey, Person{MemberKey: p.Key, Name: p.Name}, TypeText, l[1], "", s.ttlOf(ch), replyTo)
 			if err != nil {
 				return fmt.Errorf("demo chat %s: %w", ch.RowKey, err)
 			}
@@ -206,7 +218,7 @@ func (s *Service) demoPictureReport(ctx context.Context, cast platform.DemoCast)
 	}
 	art := platform.DemoArt{Top: color.RGBA{240, 200, 90, 255}, Bottom: color.RGBA{200, 80, 60, 255}, Accent: color.RGBA{255, 255, 255, 255},
 		Discs: [][3]int{{160, 120, 70}, {470, 260, 90}}, Strength: 0.5}
-	m, err := s.post(ctx, acc.Chat, acc.Title, Person{MemberKey: tom.Key, Name: tom.Name}, "Jazz night tickets, half price. Cash only, DM me", art.PNG(640, 400))
+	m, err := s.post(ctx, acc.Chat, acc.Title, Person{MemberKey: tom.Key, Name: tom.Name}, "Jazz night tickets, half price. Cash only, DM me", art.PNG(640, 400), 0)
 	if err != nil {
 		return err
 	}

@@ -290,11 +290,18 @@ func (s *Service) page(c echo.Context) error {
 	if p.Muted && mine.MutedUntil != nil {
 		p.MutedUntil = i18n.DateTime(ctx, mine.MutedUntil.In(id.Location()))
 	}
+	known, err := s.answered(ctx, ch.RowKey, msgs)
+	if err != nil {
+		return err
+	}
 	for _, m := range msgs {
 		if control(m) {
 			continue
 		}
 		item := s.item(ctx, id, blocked, acc, m)
+		if m.ReplyTo > 0 {
+			item.Quote = quote(ctx, id, blocked, ch, m.ReplyTo, known)
+		}
 		item.FirstUnread = m.Seq == mine.ReadSeq+1 && mine.ReadSeq > 0
 		p.Messages = append(p.Messages, item)
 	}
@@ -398,6 +405,9 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 		v.UnreadURL = base + "/unread"
 	}
 	if !v.Deleted && (m.Type == TypeText || m.Type == TypeImage) {
+		if acc.CanPost && viewer != nil {
+			v.ReplyURL = chatURL(acc.Chat.RowKey) + "/form?reply=" + strconv.FormatInt(m.Seq, 10)
+		}
 		if mine && acc.CanPost && s.now().Sub(m.SentAt) <= editWindow && m.Type == TypeText {
 			v.EditURL = base + "/edit"
 		}
@@ -548,14 +558,21 @@ func (s *Service) send(c echo.Context) error {
 	}
 	ch := acc.Chat
 	body := c.FormValue("body")
-	form := views.FormProps{Action: chatURL(ch.RowKey) + "/messages", Body: body, TypingURL: chatURL(ch.RowKey) + "/typing"}
-	image, err := s.uploads.Read(c, "image", media.DefaultMaxBytes)
-	if errors.Is(err, web.ErrNoUpload) {
-		image, err = nil, nil
+	// The message it answers is checked before anything is taken or
+	// written; a refusal keeps the form answering it.
+	reply, err := s.replyTarget(ctx, ch, c.FormValue("reply"))
+	form := formProps(ctx, id, nil, ch, &reply)
+	form.Body = body
+	var image []byte
+	if err == nil {
+		image, err = s.uploads.Read(c, "image", media.DefaultMaxBytes)
+		if errors.Is(err, web.ErrNoUpload) {
+			image, err = nil, nil
+		}
 	}
 	var m MessageRow
 	if err == nil {
-		m, err = s.post(ctx, ch, acc.Title, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, body, image)
+		m, err = s.post(ctx, ch, acc.Title, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, body, image, reply.Seq)
 	}
 	if err == nil && ch.Kind == KindRoom && !acc.InRoom {
 		// Posting in a public room joins it.
@@ -574,7 +591,7 @@ func (s *Service) send(c echo.Context) error {
 		return err
 	}
 	if web.HTMXFrom(c).Partial {
-		return web.RenderFragment(c, http.StatusOK, views.Form(views.FormProps{Action: form.Action, TypingURL: form.TypingURL}))
+		return web.RenderFragment(c, http.StatusOK, views.Form(formProps(ctx, id, nil, ch, nil)))
 	}
 	return web.Redirect(c, chatURL(ch.RowKey)+"#m-"+strconv.FormatInt(m.Seq, 10))
 }
@@ -609,7 +626,12 @@ func seqOf(c echo.Context) int64 { return seqScope.From(c) }
 // form goes back to it.
 func (s *Service) changed(c echo.Context, acc Access, m MessageRow) error {
 	if web.HTMXFrom(c).Partial {
-		return web.RenderFragment(c, http.StatusOK, views.MessageItem(s.item(c.Request().Context(), auth.From(c), nil, acc, m)))
+		ctx, id := c.Request().Context(), auth.From(c)
+		v, err := s.withQuote(ctx, id, nil, acc.Chat, s.item(ctx, id, nil, acc, m), m)
+		if err != nil {
+			return err
+		}
+		return web.RenderFragment(c, http.StatusOK, views.MessageItem(v))
 	}
 	return web.Redirect(c, chatURL(acc.Chat.RowKey)+"#m-"+strconv.FormatInt(m.Seq, 10))
 }

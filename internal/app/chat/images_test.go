@@ -37,7 +37,7 @@ func TestAPictureWithoutItsMessageIsDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := ChatRow{PartitionKey: "chat|" + KindRoom, RowKey: RoomID("general"), Kind: KindRoom, Name: "general"}
-	_, err := a.post(ctx, ch, "#general", Person{MemberKey: "auth:ann", Name: "Ann"}, "a caption", mediatest.EncodedPNG(t, 800, 600))
+	_, err := a.post(ctx, ch, "#general", Person{MemberKey: "auth:ann", Name: "Ann"}, "a caption", mediatest.EncodedPNG(t, 800, 600), 0)
 	if !errors.Is(err, errNoLog) {
 		t.Fatalf("post: %v, want the log's refusal", err)
 	}

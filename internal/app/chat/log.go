@@ -67,12 +67,12 @@ func preview(body string) string {
 // number, retried when another send committed first. Sequence numbers
 // are therefore dense, and every reader sees one order.
 func (l *Log) Append(ctx context.Context, chatID string, from Person, typ, body string) (MessageRow, error) {
-	return l.appendEntry(ctx, chatID, from, typ, body, "", l.ttl)
+	return l.appendEntry(ctx, chatID, from, typ, body, "", l.ttl, 0)
 }
 
-// appendEntry is Append with an image message's picture and the chat's
-// message lifetime (0: none).
-func (l *Log) appendEntry(ctx context.Context, chatID string, from Person, typ, body, imageKey string, ttl time.Duration) (MessageRow, error) {
+// appendEntry is Append with an image message's picture, the chat's
+// message lifetime (0: none) and the message it replies to (0: none).
+func (l *Log) appendEntry(ctx context.Context, chatID string, from Person, typ, body, imageKey string, ttl time.Duration, replyTo int64) (MessageRow, error) {
 	if typ == TypeText {
 		var p formrule.Problem
 		if body, p = bodyRule.Check(body); p != formrule.OK {
@@ -88,7 +88,7 @@ func (l *Log) appendEntry(ctx context.Context, chatID string, from Person, typ, 
 		now := l.now().UTC()
 		m := MessageRow{
 			PartitionKey: chatID, RowKey: messageKey(h.Seq + 1), Seq: h.Seq + 1, Type: typ,
-			Sender: from.MemberKey, SenderName: from.Name, Body: body, SentAt: now, ImageKey: imageKey,
+			Sender: from.MemberKey, SenderName: from.Name, Body: body, SentAt: now, ImageKey: imageKey, ReplyTo: replyTo,
 		}
 		if ttl > 0 {
 			exp := now.Add(ttl)

@@ -37,6 +37,9 @@ type exportedMessage struct {
 	Sent    time.Time  `json:"sent"`
 	Edited  *time.Time `json:"edited,omitempty"`
 	Deleted bool       `json:"deleted,omitempty"`
+	// ReplyTo is the number of the message it answers (its words are
+	// whoever wrote them's: not copied here).
+	ReplyTo int64 `json:"reply_to,omitempty"`
 }
 
 type exportedChat struct {
@@ -62,7 +65,7 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 	messages := []exportedMessage{}
 	for _, r := range sent {
 		if r.Type == TypeText || r.Type == TypeImage {
-			messages = append(messages, exportedMessage{Chat: r.PartitionKey, Number: r.Seq, Text: r.Body, Picture: r.ImageKey != "", Sent: r.SentAt, Edited: r.EditedAt, Deleted: r.DeletedAt != nil})
+			messages = append(messages, exportedMessage{Chat: r.PartitionKey, Number: r.Seq, Text: r.Body, Picture: r.ImageKey != "", Sent: r.SentAt, Edited: r.EditedAt, Deleted: r.DeletedAt != nil, ReplyTo: r.ReplyTo})
 		}
 	}
 	rows, err := storage.All[UserChatRow](ctx, s.userChats, storage.Query{PartitionKey: m.Key})

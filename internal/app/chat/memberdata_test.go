@@ -52,6 +52,8 @@ func TestDeletingAnAccountInTheChats(t *testing.T) {
 	if res := post(ann, room+"/messages/"+seqOf(t, ann, room, "hi ann")+"/react", url.Values{"emoji": {"👍"}}); res.StatusCode >= 400 {
 		t.Fatalf("react: %d", res.StatusCode)
 	}
+	hi := seqOf(t, ann, room, "hi ann")
+	post(ann, room+"/messages", url.Values{"body": {"and you"}, "reply": {hi}})
 	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
 	post(ann, dm+"/messages", url.Values{"body": {"Coffee tomorrow?"}})
 	post(bob, dm+"/messages", url.Values{"body": {"Sure"}})
@@ -69,7 +71,7 @@ func TestDeletingAnAccountInTheChats(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := arch.Text()
-	for _, want := range []string{"chat/messages.json", "hello room", "Coffee tomorrow?", "chat/chats.json", "chat/blocked.json", `"bob"`} {
+	for _, want := range []string{"chat/messages.json", "hello room", "Coffee tomorrow?", "chat/chats.json", "chat/blocked.json", `"bob"`, `"reply_to": ` + hi} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the archive lacks %q:\n%s", want, text)
 		}
@@ -96,7 +98,7 @@ func TestDeletingAnAccountInTheChats(t *testing.T) {
 		msgs.Find(".chat-sender").Each(func(_ int, s *goquery.Selection) { names = append(names, strings.TrimSpace(s.Text())) })
 		return names, msgs.Find("a.chat-sender").Length()
 	}
-	if names, links := senders(room); strings.Join(names, ",") != "Deleted member,bob" || links != 1 {
+	if names, links := senders(room); strings.Join(names, ",") != "Deleted member,bob,Deleted member" || links != 1 {
 		t.Errorf("the room's senders: %q, %d links", names, links)
 	}
 	if d := bob.Get(room).Doc(t); d.Find(testID("chat-reaction")).Length() != 0 {

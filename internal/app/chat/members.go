@@ -82,7 +82,7 @@ func (s *Service) joined(ctx context.Context, who Person, ch ChatRow) {
 		}
 		return
 	}
-	m, err := s.log.appendEntry(ctx, ch.RowKey, Person{MemberKey: who.MemberKey, Name: who.Name}, TypeSystem, "joined", "", s.ttlOf(ch))
+	m, err := s.log.appendEntry(ctx, ch.RowKey, Person{MemberKey: who.MemberKey, Name: who.Name}, TypeSystem, "joined", "", s.ttlOf(ch), 0)
 	if err != nil {
 		s.logger.WarnContext(ctx, "chat: join not said", "chat", ch.RowKey, "err", err)
 		return
@@ -200,7 +200,7 @@ func (s *Service) Left(ctx context.Context, chatID, memberKey, name string) {
 	if err != nil {
 		return // no chat yet: nothing to end
 	}
-	m, err := s.log.appendEntry(ctx, ch.RowKey, Person{MemberKey: memberKey, Name: name}, TypeLeft, "left", "", s.ttlOf(ch))
+	m, err := s.log.appendEntry(ctx, ch.RowKey, Person{MemberKey: memberKey, Name: name}, TypeLeft, "left", "", s.ttlOf(ch), 0)
 	if err != nil {
 		s.logger.WarnContext(ctx, "chat: departure not said", "chat", chatID, "err", err)
 		return

@@ -112,6 +112,8 @@ type MessageRow struct {
 	// Reactions are who answered the message with which emoji
 	// (reactions.go), as JSON; "" for none.
 	Reactions string `table:"reactions"`
+	// ReplyTo is the message this one answers (replies.go); 0 for none.
+	ReplyTo int64 `table:"replyTo"`
 }
 
 // messagePrefix starts every message's RowKey.

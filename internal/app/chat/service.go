@@ -201,12 +201,14 @@ func (s *Service) Live() *live.Feed { return s.hub.live }
 // chat's head, then live delivery. The sender has read it; the other
 // person of a private chat finds it in their list.
 func (s *Service) Send(ctx context.Context, ch ChatRow, from Person, body string) (MessageRow, error) {
-	return s.post(ctx, ch, ch.Name, from, body, nil)
+	return s.post(ctx, ch, ch.Name, from, body, nil, 0)
 }
 
-// post sends a text, or with image a picture with body as its caption:
-// the picture is decoded after the send quota is taken (see below).
-func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Person, body string, image []byte) (MessageRow, error) {
+// post sends a text, or with image a picture with body as its caption,
+// in reply to message replyTo when it is not 0 (replies.go: the caller
+// checked it, replyTarget): the picture is decoded after the send quota
+// is taken (see below).
+func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Person, body string, image []byte, replyTo int64) (MessageRow, error) {
 	typ, rule := TypeText, bodyRule
 	if image != nil {
 		typ, rule = TypeImage, captionRule
@@ -238,7 +240,7 @@ func (s *Service) post(ctx context.Context, ch ChatRow, title string, from Perso
 		}
 	}
 	s.joined(ctx, from, ch)
-	m, err := s.log.appendEntry(ctx, ch.RowKey, from, typ, body, key, s.ttlOf(ch))
+	m, err := s.log.appendEntry(ctx, ch.RowKey, from, typ, body, key, s.ttlOf(ch), replyTo)
 	if err != nil {
 		s.images.Delete(ctx, key) // no message shows it
 		return m, err

@@ -122,9 +122,18 @@ func (s *Service) stream(c echo.Context) error {
 				st.newest, st.sender = m.Seq, m.Sender
 				st.heard = st.heard || m.Sender == acc.Other
 			}
-			v := s.item(ctx, id, blocked, acc, item)
+			v, err := s.withQuote(ctx, id, blocked, ch, s.item(ctx, id, blocked, acc, item), item)
+			if err != nil {
+				return false, err
+			}
 			v.OOB = oob
-			if err := live.WriteEvent(ctx, w, strconv.FormatInt(m.Seq, 10), views.MessageItem(v)); err != nil {
+			var requoted *views.Quote
+			if m.Type == TypeEdit || m.Type == TypeDelete {
+				// The replies quoting it on the page quote it as it is now.
+				requoted = quote(ctx, id, blocked, ch, item.Seq, map[int64]MessageRow{item.Seq: item})
+				requoted.OOB = true
+			}
+			if err := live.WriteEvent(ctx, w, strconv.FormatInt(m.Seq, 10), views.Streamed(v, requoted)); err != nil {
 				return false, err
 			}
 		}
