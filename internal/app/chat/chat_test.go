@@ -63,6 +63,12 @@ func newAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend, env ...s
 		beat, _ = time.ParseDuration(v)
 		delete(vars, "TEST_HEARTBEAT")
 	}
+	// TEST_SEARCH_SCAN lowers how many messages a search reads.
+	scan := 0
+	if v, ok := vars["TEST_SEARCH_SCAN"]; ok {
+		scan, _ = strconv.Atoi(v)
+		delete(vars, "TEST_SEARCH_SCAN")
+	}
 	a := &app{}
 	var g *groups.Service
 	var ev *events.Service
@@ -90,7 +96,7 @@ func newAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend, env ...s
 				return ev, nil
 			},
 			func(c *platform.Core) (web.Module, error) {
-				a.svc = chat.New(c.Store, c.Log, c.Now, chat.Options{TTL: c.Config.MessagesTTL, Rooms: []string{"general", "random"}, SendsPer10s: 5, Heartbeat: beat})
+				a.svc = chat.New(c.Store, c.Log, c.Now, chat.Options{TTL: c.Config.MessagesTTL, Rooms: []string{"general", "random"}, SendsPer10s: 5, Heartbeat: beat, SearchScan: scan})
 				a.svc.UseGroups(g)
 				g.UseChat(a.svc)
 				ev.UseChat(a.svc)

@@ -100,7 +100,7 @@ func (s *Service) answered(ctx context.Context, chatID string, msgs []MessageRow
 // start, or that it is gone. A message from someone viewer blocked
 // shows no words.
 func quote(ctx context.Context, viewer *auth.Identity, blocked map[string]BlockRow, ch ChatRow, seq int64, known map[int64]MessageRow) *views.Quote {
-	q := &views.Quote{Of: seq, URL: chatURL(ch.RowKey) + "?after=" + strconv.FormatInt(seq-1, 10) + "#m-" + strconv.FormatInt(seq, 10)}
+	q := &views.Quote{Of: seq, URL: messageURL(ch.RowKey, seq)}
 	m, ok := known[seq]
 	if !ok {
 		q.Gone, q.Text = true, i18n.T(ctx, "chat.quote.gone")
@@ -122,6 +122,12 @@ func quote(ctx context.Context, viewer *auth.Identity, blocked map[string]BlockR
 		q.Text = richtext.Plain(m.Body, 120)
 	}
 	return q
+}
+
+// messageURL opens chat chatID at message seq: the page from it on, at
+// it (a quote's link, a search's, a report's).
+func messageURL(chatID string, seq int64) string {
+	return chatURL(chatID) + "?after=" + strconv.FormatInt(seq-1, 10) + "#m-" + strconv.FormatInt(seq, 10)
 }
 
 // withQuote is message v (m as viewer sees it) with its quote, if it

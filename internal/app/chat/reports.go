@@ -59,14 +59,9 @@ func (s *Service) messageReport(c echo.Context) (moderation.Report, moderation.F
 		return moderation.Report{}, moderation.Form{}, ErrNoMessage
 	}
 	return s.reportOf(m, Person{MemberKey: id.MemberKey, Name: id.DisplayName}), moderation.Form{
-		Heading: "chat.report.heading", Back: messageURL(m), BackLabel: acc.Title,
+		Heading: "chat.report.heading", Back: messageURL(m.PartitionKey, m.Seq), BackLabel: acc.Title,
 		Action: chatURL(m.PartitionKey) + "/messages/" + strconv.FormatInt(m.Seq, 10) + "/report",
 	}, nil
-}
-
-// messageURL is message m in its chat's page.
-func messageURL(m MessageRow) string {
-	return chatURL(m.PartitionKey) + "#m-" + strconv.FormatInt(m.Seq, 10)
 }
 
 // reportOf is by's report of message m, its reason not yet given.
@@ -82,7 +77,7 @@ func (s *Service) reportOf(m MessageRow, by Person) moderation.Report {
 	// The admins cannot open a private chat: its report is all they see,
 	// its picture included (kept with the report while it is open).
 	if kind, _ := kindOf(m.PartitionKey); kind != KindPrivate {
-		r.Link = messageURL(m)
+		r.Link = messageURL(m.PartitionKey, m.Seq)
 	} else if m.Type == TypeImage && m.ImageKey != "" {
 		r.Picture = func(ctx context.Context) ([]byte, error) {
 			blob, err := s.images.Container.Get(ctx, pictures.Small(m.ImageKey))

@@ -39,6 +39,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/chat/:id/stream", s.stream, acc, live.Bound(s.streams, ErrTooManyStreams), reader)
 	e.GET("/chat/:id/images/:file", s.serveImage, acc, reader)
 	e.GET("/chat/:id/form", s.replyForm, acc, reader)
+	e.GET("/chat/:id/search", s.search, acc, reader)
 	e.POST("/chat/:id/messages", s.send, acc, reader)
 	e.POST("/chat/:id/typing", s.typing, acc, reader)
 	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc, reader, message)

@@ -35,12 +35,14 @@ type Service struct {
 	// newPrivate bounds the private chats a person starts a day.
 	newPrivate quota.Limit
 	rooms      []string
-	groups     Groups
-	events     Events
-	people     People
-	sessions   Sessions
-	presence   *storage.Table
-	notifier   Notifier
+	// scan is how many messages a search reads (search.go).
+	scan     int
+	groups   Groups
+	events   Events
+	people   People
+	sessions Sessions
+	presence *storage.Table
+	notifier Notifier
 	moderation.Reporting
 	blocks *storage.Table
 	images pictures.Store
@@ -81,6 +83,9 @@ type Options struct {
 	// Heartbeat is the streams' heartbeat period (zero: 25 s), when they
 	// also send a private chat's presence; tests shorten it.
 	Heartbeat time.Duration
+	// SearchScan is how many messages a search reads (zero: searchScan);
+	// tests lower it.
+	SearchScan int
 	// Live is the app's change feed (platform.Core.Live); nil: one of
 	// the chat's own on store, whose table the caller provisions
 	// (live.Table).
@@ -129,6 +134,9 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 	if opts.SendsPer10s <= 0 {
 		opts.SendsPer10s = 10
 	}
+	if opts.SearchScan <= 0 {
+		opts.SearchScan = searchScan
+	}
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = heartbeatEvery
 	}
@@ -141,7 +149,7 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 		hub:        newHub(l, opts.Live, logger, now),
 		sends:      quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
 		newPrivate: quota.Limit{Table: store.Table(QuotaTable), Max: newPrivatePerDay, Window: 24 * time.Hour, Err: ErrTooManyNew},
-		rooms:      opts.Rooms, base: strings.TrimSuffix(opts.BaseURL, "/"), beat: opts.Heartbeat, logger: logger, now: now,
+		rooms:      opts.Rooms, base: strings.TrimSuffix(opts.BaseURL, "/"), beat: opts.Heartbeat, scan: opts.SearchScan, logger: logger, now: now,
 		streams: ratelimit.NewConcurrent(MaxStreams), typingPace: ratelimit.New(1, TypingEvery), uploads: web.NewUploadPace(now),
 		markers: lru.New[string, knownMarker](remembered), readLimits: lru.New[string, *rate.Limiter](remembered),
 		participants: lru.New[string, bool](remembered), seenLines: lru.New[string, seenCache](remembered),
