@@ -36,6 +36,11 @@ const (
 	searchResults = 20
 	// maxSearchWords bounds the words of a query that count.
 	maxSearchWords = 8
+	// A client's searches: searchBurst at once, then one every
+	// searchEvery (per instance), as previews are paced: each reads and
+	// reads through up to searchScan messages.
+	searchBurst = 20
+	searchEvery = 3 * time.Second
 )
 
 // queryRule is a search: one line, at most 100 characters.
@@ -105,6 +110,10 @@ func (s *Service) search(c echo.Context) error {
 		return web.Render(c, http.StatusUnprocessableEntity, web.Page{Title: p.Name, Section: "chat", Content: views.SearchPage(p)})
 	}
 	words := richtext.Words(q, maxSearchWords)
+	if len(words) > 0 && !s.searches.Allow(c.RealIP(), s.now()) {
+		p.Error = i18n.T(ctx, "chat.search.too_many")
+		return web.Render(c, http.StatusTooManyRequests, web.Page{Title: p.Name, Section: "chat", Content: views.SearchPage(p)})
+	}
 	if len(words) > 0 {
 		blocked, err := s.Blocked(ctx, id.MemberKey)
 		if err != nil {

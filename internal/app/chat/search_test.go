@@ -134,3 +134,40 @@ func TestSearchingAChat(t *testing.T) {
 		t.Fatalf("the last page: %q", found)
 	}
 }
+
+// TestSearchesArePaced: a client's searches are paced (each reads up to
+// a thousand messages): past the burst the page says why, 429, and
+// reads nothing; a while later it searches again.
+func TestSearchesArePaced(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, _ := a.annAndBob()
+	room := "/chat/room-general"
+	post(ann, room+"/messages", url.Values{"body": {"jazz tonight"}})
+	var searched, refused *webtest.Response
+	for i := 0; i < 25 && refused == nil; i++ {
+		if res := ann.Get(room + "/search?q=jazz"); res.StatusCode == http.StatusTooManyRequests {
+			refused = res
+		} else if res.StatusCode != http.StatusOK {
+			t.Fatalf("search %d: %d", i, res.StatusCode)
+		} else {
+			searched = res
+		}
+	}
+	if refused == nil || !strings.Contains(refused.Body, "Too many searches") {
+		t.Fatalf("no pace after 25 searches: %v", refused)
+	}
+	// Nothing a search reads: the reader's blocks and the log's range
+	// (queries), the chat's head (a point read).
+	if got, was := refused.StorageOps(t), searched.StorageOps(t); got["queries"] != 0 || was["queries"] != 2 || got["reads"] != was["reads"]-1 {
+		t.Errorf("a refused search costs %v, an answered one %v", got, was)
+	}
+	// The empty form is never paced.
+	if res := ann.Get(room + "/search"); res.StatusCode != http.StatusOK {
+		t.Fatalf("the empty form: %d", res.StatusCode)
+	}
+	a.Clock.Advance(10 * time.Second)
+	if res := ann.Get(room + "/search?q=jazz"); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("chat-found-item")).Length() != 1 {
+		t.Fatalf("a search a while later: %d", res.StatusCode)
+	}
+}

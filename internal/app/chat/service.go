@@ -35,8 +35,10 @@ type Service struct {
 	// newPrivate bounds the private chats a person starts a day.
 	newPrivate quota.Limit
 	rooms      []string
-	// scan is how many messages a search reads (search.go).
+	// scan is how many messages a search reads, and searches paces
+	// each client's (search.go).
 	scan     int
+	searches *ratelimit.PerIP
 	groups   Groups
 	events   Events
 	people   People
@@ -149,7 +151,7 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 		hub:        newHub(l, opts.Live, logger, now),
 		sends:      quota.Limit{Table: store.Table(QuotaTable), Max: opts.SendsPer10s, Window: 10 * time.Second, Err: ErrTooFast},
 		newPrivate: quota.Limit{Table: store.Table(QuotaTable), Max: newPrivatePerDay, Window: 24 * time.Hour, Err: ErrTooManyNew},
-		rooms:      opts.Rooms, base: strings.TrimSuffix(opts.BaseURL, "/"), beat: opts.Heartbeat, scan: opts.SearchScan, logger: logger, now: now,
+		rooms:      opts.Rooms, base: strings.TrimSuffix(opts.BaseURL, "/"), beat: opts.Heartbeat, scan: opts.SearchScan, searches: ratelimit.New(searchBurst, searchEvery), logger: logger, now: now,
 		streams: ratelimit.NewConcurrent(MaxStreams), typingPace: ratelimit.New(1, TypingEvery), uploads: web.NewUploadPace(now),
 		markers: lru.New[string, knownMarker](remembered), readLimits: lru.New[string, *rate.Limiter](remembered),
 		participants: lru.New[string, bool](remembered), seenLines: lru.New[string, seenCache](remembered),
