@@ -34,9 +34,9 @@ document.addEventListener('htmx:before:swap', (e) => {
   document.body.dispatchEvent(new Event('listchange'));
 });
 
-// A chat reply's quote opens the chat at the message it answers; when
-// the page shows that message, it is scrolled to and marked a moment
-// instead, as Telegram does. "Reply" in a message's menu closes the menu
+// A chat's quote (a reply's, a pinned message's) opens the chat at its
+// message; when the page shows that message, it is scrolled to and
+// marked a moment instead, as Telegram does. "Reply" in a message's menu closes the menu
 // as the form comes.
 document.addEventListener('click', (e) => {
   if (!(e.target instanceof Element)) return;
@@ -45,7 +45,7 @@ document.addEventListener('click', (e) => {
     reply.closest('details')?.removeAttribute('open');
     return;
   }
-  const q = e.target.closest('.chat-message .chat-quote[data-quote-of]');
+  const q = e.target.closest('.chat-quote[data-quote-of]');
   const m = q && document.getElementById('m-' + q.dataset.quoteOf);
   if (!m) return;
   e.preventDefault();

@@ -59,6 +59,10 @@ var demoReplies = map[string]map[int]int{
 	"room-organisers": {1: 0},
 }
 
+// demoPins are demo lines pinned in their chat: chat → line (from 0),
+// pinned by Anna (an admin in the demo).
+var demoPins = map[string]int{"room-general": 0, "room-organisers": 0}
+
 // demoReactions answer demo lines: chat, line (from 0), emoji, who.
 var demoReactions = []struct {
 	chat  string
@@ -105,6 +109,12 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			}
 			if ch.Kind == KindPrivate {
 				s.markWrote(ctx, &ch, p.Key)
+			}
+		}
+		if line, ok := demoPins[key]; ok && line < len(seqs) {
+			anna := cast.Person("anna")
+			if _, _, err := s.log.Pin(ctx, ch.RowKey, seqs[line], Person{MemberKey: anna.Key, Name: anna.Name}, true); err != nil {
+				return fmt.Errorf("demo pin in %s: %w", ch.RowKey, err)
 			}
 		}
 		for _, r := range demoReactions {

@@ -42,14 +42,15 @@ var (
 
 // control reports whether m is a control entry, not a message.
 func control(m MessageRow) bool {
-	return m.Type == TypeEdit || m.Type == TypeDelete || m.Type == TypeReact
+	return m.Type == TypeEdit || m.Type == TypeDelete || m.Type == TypeReact || m.Type == TypePin
 }
 
 // change rewrites message seq of chatID with f (which checks and
 // changes it) and appends a control entry of typ, in one transaction at
-// the head's ETag. It returns the message as it was and as it is, and
-// the control entry (none, Seq 0, when f changed nothing).
-func (l *Log) change(ctx context.Context, chatID string, seq int64, typ string, by Person, f func(m *MessageRow) error) (was, msg, ctl MessageRow, err error) {
+// the head's ETag; head, when not nil, changes the head too (the pinned
+// messages, pins.go) or refuses. It returns the message as it was and
+// as it is, and the control entry (none, Seq 0, when f changed nothing).
+func (l *Log) change(ctx context.Context, chatID string, seq int64, typ string, by Person, f func(m *MessageRow) error, head func(h *HeadRow) error) (was, msg, ctl MessageRow, err error) {
 	err = storage.Optimistic(ctx, sendAttempts, func(ctx context.Context) error {
 		m, err := storage.Get[MessageRow](ctx, l.table, chatID, messageKey(seq))
 		if errors.Is(err, storage.ErrNotFound) || err == nil && (control(m) || !Live(m, l.now())) {
@@ -68,6 +69,11 @@ func (l *Log) change(ctx context.Context, chatID string, seq int64, typ string, 
 		h, err := l.Head(ctx, chatID)
 		if err != nil {
 			return err
+		}
+		if head != nil {
+			if err := head(&h); err != nil {
+				return err
+			}
 		}
 		now := l.now().UTC()
 		c := MessageRow{PartitionKey: chatID, RowKey: messageKey(h.Seq + 1), Seq: h.Seq + 1, Type: typ, Sender: by.MemberKey, SenderName: by.Name, Target: seq, SentAt: now, ExpiresAt: m.ExpiresAt}
@@ -109,11 +115,11 @@ func (l *Log) Edit(ctx context.Context, chatID string, seq int64, by Person, bod
 		now := l.now().UTC()
 		m.Body, m.EditedAt = body, &now
 		return nil
-	})
+	}, nil)
 }
 
-// Delete leaves a tombstone for message seq: its sender's, or anyone's
-// for an admin (see change for what it returns: the message as it was
+// Delete leaves a tombstone for message seq, no longer pinned: its
+// sender's, or anyone's for an admin (see change for what it returns: the message as it was
 // has the picture for the caller to delete once the tombstone is written).
 func (l *Log) Delete(ctx context.Context, chatID string, seq int64, by Person, admin bool) (was, msg, ctl MessageRow, err error) {
 	return l.change(ctx, chatID, seq, TypeDelete, by, func(m *MessageRow) error {
@@ -124,9 +130,9 @@ func (l *Log) Delete(ctx context.Context, chatID string, seq int64, by Person, a
 			return storage.ErrNoChange
 		}
 		now := l.now().UTC()
-		m.Body, m.DeletedAt, m.ImageKey, m.Reactions = "", &now, "", ""
+		m.Body, m.DeletedAt, m.ImageKey, m.Reactions, m.Pinned = "", &now, "", "", false
 		return nil
-	})
+	}, unpinned(seq))
 }
 
 // Message reads one live message (not a control entry).

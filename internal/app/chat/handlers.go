@@ -290,10 +290,11 @@ func (s *Service) page(c echo.Context) error {
 	if p.Muted && mine.MutedUntil != nil {
 		p.MutedUntil = i18n.DateTime(ctx, mine.MutedUntil.In(id.Location()))
 	}
-	known, err := s.answered(ctx, ch.RowKey, msgs)
+	known, err := s.known(ctx, ch.RowKey, msgs, pinsOf(head))
 	if err != nil {
 		return err
 	}
+	p.Pins = pins(ctx, id, blocked, ch, head, known)
 	for _, m := range msgs {
 		if control(m) {
 			continue
@@ -384,7 +385,7 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 		Seq: m.Seq, Anchor: "m-" + strconv.FormatInt(m.Seq, 10), Sender: memberdata.Name(ctx, m.Sender, m.SenderName), Mine: mine,
 		System: m.Type == TypeSystem || m.Type == TypeLeft, Body: templ.Raw(richtext.Render(m.Body)), Text: m.Body,
 		Time: m.SentAt.In(viewer.Location()).Format("15:04"), Datetime: m.SentAt.UTC().Format(time.RFC3339),
-		Edited: m.EditedAt != nil, Deleted: m.DeletedAt != nil,
+		Edited: m.EditedAt != nil, Deleted: m.DeletedAt != nil, Pinned: m.Pinned && m.DeletedAt == nil,
 		ImageURL: imageURL(m.ImageKey, true), ImageFull: imageURL(m.ImageKey, false),
 	}
 	if _, ok := blocked[m.Sender]; ok && !mine && (m.Type == TypeText || m.Type == TypeImage) {
@@ -407,6 +408,12 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 	if !v.Deleted && (m.Type == TypeText || m.Type == TypeImage) {
 		if acc.CanPost && viewer != nil {
 			v.ReplyURL = chatURL(acc.Chat.RowKey) + "/form?reply=" + strconv.FormatInt(m.Seq, 10)
+		}
+		if mayPin(viewer, acc) {
+			v.PinURL = base + "/pin"
+			if m.Pinned {
+				v.PinURL = base + "/unpin"
+			}
 		}
 		if mine && acc.CanPost && s.now().Sub(m.SentAt) <= editWindow && m.Type == TypeText {
 			v.EditURL = base + "/edit"

@@ -185,7 +185,7 @@ func (l *Log) React(ctx context.Context, chatID string, seq int64, by Person, em
 // changes the set it is given, as a control entry (TypeReact) by by (see
 // change for what it returns: no entry when the set is as it was).
 func (l *Log) reshape(ctx context.Context, chatID string, seq int64, by Person, f func(m MessageRow, set reactionSet) error) (msg, ctl MessageRow, err error) {
-	_, msg, ctl, err = l.change(ctx, chatID, seq, TypeReact, by, func(m *MessageRow) error { return reshaped(m, f) })
+	_, msg, ctl, err = l.change(ctx, chatID, seq, TypeReact, by, func(m *MessageRow) error { return reshaped(m, f) }, nil)
 	return msg, ctl, err
 }
 

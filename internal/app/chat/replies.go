@@ -62,20 +62,28 @@ func (s *Service) replyTarget(ctx context.Context, ch ChatRow, field string) (Me
 	return m, err
 }
 
-// answered is what msgs reply to, by number: those among msgs, and the
-// others read (at most maxQuoteReads, in parallel). A message no longer
-// kept is not in it.
+// answered is what msgs reply to, by number (known).
 func (s *Service) answered(ctx context.Context, chatID string, msgs []MessageRow) (map[int64]MessageRow, error) {
+	return s.known(ctx, chatID, msgs, nil)
+}
+
+// known is msgs by number, with the messages they reply to and want
+// that are not among them read (at most maxQuoteReads, in parallel). A
+// message no longer kept is not in it.
+func (s *Service) known(ctx context.Context, chatID string, msgs []MessageRow, want []int64) (map[int64]MessageRow, error) {
 	got := make(map[int64]MessageRow, len(msgs))
 	for _, m := range msgs {
 		if !control(m) {
 			got[m.Seq] = m
+			if m.ReplyTo > 0 {
+				want = append(want, m.ReplyTo)
+			}
 		}
 	}
 	var missing []int64
-	for _, m := range msgs {
-		if _, ok := got[m.ReplyTo]; m.ReplyTo > 0 && !ok && !control(m) && !slices.Contains(missing, m.ReplyTo) && len(missing) < maxQuoteReads {
-			missing = append(missing, m.ReplyTo)
+	for _, n := range want {
+		if _, ok := got[n]; !ok && !slices.Contains(missing, n) && len(missing) < maxQuoteReads {
+			missing = append(missing, n)
 		}
 	}
 	read := make([]MessageRow, len(missing))

@@ -45,6 +45,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/:id/messages/:seq/edit", s.edit, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/delete", s.remove, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc, reader, message)
+	e.POST("/chat/:id/messages/:seq/pin", s.setPin(true), acc, reader, message)
+	e.POST("/chat/:id/messages/:seq/unpin", s.setPin(false), acc, reader, message)
 	e.GET("/chat/:id/messages/:seq/react", s.reactPicker, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/react", s.react, acc, reader, message)
 	report := moderation.Page{Section: "chat", Queue: s.Reports, Of: s.messageReport}

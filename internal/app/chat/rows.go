@@ -79,6 +79,9 @@ type HeadRow struct {
 	// LastExpiresAt is when the last message expires: the list shows no
 	// preview of an expired message.
 	LastExpiresAt *time.Time `table:"lastExpiresAt"`
+	// Pinned are the chat's pinned messages, the latest pinned first:
+	// their numbers, comma-separated (pins.go).
+	Pinned string `table:"pinned"`
 }
 
 const headKey = "h"
@@ -114,6 +117,8 @@ type MessageRow struct {
 	Reactions string `table:"reactions"`
 	// ReplyTo is the message this one answers (replies.go); 0 for none.
 	ReplyTo int64 `table:"replyTo"`
+	// Pinned: the message is among its chat's pinned ones (pins.go).
+	Pinned bool `table:"pinned"`
 }
 
 // messagePrefix starts every message's RowKey.

@@ -133,7 +133,16 @@ func (s *Service) stream(c echo.Context) error {
 				requoted = quote(ctx, id, blocked, ch, item.Seq, map[int64]MessageRow{item.Seq: item})
 				requoted.OOB = true
 			}
-			if err := live.WriteEvent(ctx, w, strconv.FormatInt(m.Seq, 10), views.Streamed(v, requoted)); err != nil {
+			var pinned *views.PinsProps
+			if m.Type == TypePin || m.Type == TypeDelete {
+				// The chat's pinned messages, as they are now.
+				p, err := s.pinsNow(ctx, id, blocked, ch)
+				if err != nil {
+					return false, err
+				}
+				pinned = &p
+			}
+			if err := live.WriteEvent(ctx, w, strconv.FormatInt(m.Seq, 10), views.Streamed(v, requoted, pinned)); err != nil {
 				return false, err
 			}
 		}
