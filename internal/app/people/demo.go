@@ -51,9 +51,10 @@ func demoPhoto(hue int) []byte {
 
 // demoLikes are who likes whom in the demo, with what comment: Anna
 // (the demo's sign-in) has likes to answer, one like of her own waiting,
-// and a match; Masha's like is of one of Anna's answers.
+// and a match; Masha's like is of one of Anna's answers, Boris's of her
+// second photo ("photo" and its place).
 var demoLikes = [][4]string{
-	{"boris", "anna", "Видел вас на джазовом вечере — здорово играли!", ""},
+	{"boris", "anna", "Видел вас на джазовом вечере — здорово играли!", "photo 2"},
 	{"masha", "anna", "", "together"},
 	{"anna", "lily", "Your set at the jazz night was wonderful.", ""},
 	{"anna", "tom", "", ""},
@@ -99,7 +100,16 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		}
 	}
 	for _, l := range demoLikes {
-		if _, err := s.LikeAnswer(ctx, cast.Person(l[0]).Key, cast.Person(l[1]).Key, l[2], l[3]); err != nil {
+		to, about := cast.Person(l[1]).Key, l[3]
+		var n int
+		if _, err := fmt.Sscanf(about, "photo %d", &n); err == nil {
+			photos, err := s.Photos(ctx, to)
+			if err != nil || len(photos) < n {
+				return fmt.Errorf("people: demo photo %d of %s: %v", n, l[1], err)
+			}
+			about = photoAbout + photos[n-1].RowKey
+		}
+		if _, err := s.LikeAbout(ctx, cast.Person(l[0]).Key, to, l[2], about); err != nil {
 			return fmt.Errorf("people: demo like %s → %s: %w", l[0], l[1], err)
 		}
 	}

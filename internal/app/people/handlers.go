@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -135,6 +136,8 @@ func card(ctx context.Context, p Person, back string) views.Card {
 		c.Comment = p.Theirs.Comment
 		if p.Theirs.About != "" && slices.Contains(Questions, p.Theirs.About) {
 			c.LikedAnswer = &views.CardAnswer{ID: p.Theirs.About, Question: i18n.T(ctx, "people.question."+p.Theirs.About), Text: p.Theirs.AboutText}
+		} else if strings.HasPrefix(p.Theirs.About, photoAbout) && p.Theirs.AboutText != "" {
+			c.LikedPhoto = photoURL(pictures.Small(p.Theirs.AboutText))
 		}
 	}
 	if !p.At.IsZero() {
@@ -303,6 +306,16 @@ func (h *handlers) likes(c echo.Context) error {
 	for _, p := range l.Sent {
 		v.Sent = append(v.Sent, card(ctx, p, LikesURL))
 	}
+	var liked []*views.Card
+	for i := range v.You {
+		liked = append(liked, &v.You[i])
+	}
+	for i := range v.Sent {
+		liked = append(liked, &v.Sent[i])
+	}
+	if err := h.svc.photosStillThere(ctx, me, liked); err != nil {
+		return err
+	}
 	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "people.tab.likes"), Section: "people", Content: views.Likes(v)})
 }
 
@@ -330,7 +343,7 @@ func (h *handlers) matchesPage(c echo.Context) error {
 func (h *handlers) like(c echo.Context) error {
 	ctx := c.Request().Context()
 	me, member := auth.From(c).MemberKey, c.Param("member")
-	res, err := h.svc.LikeAnswer(ctx, me, member, c.FormValue("comment"), c.FormValue("about"))
+	res, err := h.svc.LikeAbout(ctx, me, member, c.FormValue("comment"), c.FormValue("about"))
 	if err != nil {
 		return web.AnswerAction(c, err, "people.error.comment_invalid", "", "")
 	}
@@ -437,7 +450,10 @@ func (s *Service) Extra(ctx context.Context, viewer, member string) (templ.Compo
 		return nil, err
 	}
 	for _, ph := range photos {
-		v.Photos = append(v.Photos, photoURL(ph.Key))
+		v.Photos = append(v.Photos, views.PersonPhoto{URL: photoURL(ph.Key), About: photoAbout + ph.RowKey})
+	}
+	if err := s.photosStillThere(ctx, viewer, []*views.Card{&v.Card}); err != nil {
+		return nil, err
 	}
 	if s.Reports != nil && v.InPeople {
 		v.ReportURL = reportURL(member)

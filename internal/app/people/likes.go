@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
@@ -120,17 +121,28 @@ type Result struct {
 // at least one of them sees it and matches them (both may; the match
 // rows are the same either way).
 func (s *Service) Like(ctx context.Context, from, to, comment string) (Result, error) {
-	return s.LikeAnswer(ctx, from, to, comment, "")
+	return s.LikeAbout(ctx, from, to, comment, "")
 }
 
-// ErrAnswerGone refuses a like of an answer the card no longer has (it
-// changed since the page was read): 409.
-var ErrAnswerGone = fault.New(http.StatusConflict, "people.error.answer_gone", "people: the liked answer is gone")
+var (
+	// ErrAnswerGone refuses a like of an answer the card no longer has
+	// (it changed since the page was read): 409.
+	ErrAnswerGone = fault.New(http.StatusConflict, "people.error.answer_gone", "people: the liked answer is gone")
+	// ErrPhotoGone refuses a like of a photo the card no longer has:
+	// 409.
+	ErrPhotoGone = fault.New(http.StatusConflict, "people.error.photo_gone", "people: the liked photo is gone")
+)
 
-// LikeAnswer is Like of one of the questions to's card answers (about,
-// its question; "" for the card as a whole): the like keeps the answer as
-// it was, which the liked person sees with it.
-func (s *Service) LikeAnswer(ctx context.Context, from, to, comment, about string) (Result, error) {
+// photoAbout starts a like's About when it is of one photo: "photo:"
+// and the photo's id.
+const photoAbout = "photo:"
+
+// LikeAbout is Like of one part of to's card, as Hinge likes one prompt
+// or one photo: about is one of the questions the card answers, or
+// photoAbout and the id of one of its photos ("" for the card as a
+// whole). The like keeps the answer as it was, or the photo's name
+// (AboutText), which the liked person sees with it.
+func (s *Service) LikeAbout(ctx context.Context, from, to, comment, about string) (Result, error) {
 	comment, problem := commentRule.Check(comment)
 	if problem != formrule.OK {
 		return Result{}, formrule.FieldErrors{"comment": problem.Message("", "people.error.comment_invalid")}
@@ -143,7 +155,17 @@ func (s *Service) LikeAnswer(ctx context.Context, from, to, comment, about strin
 		return Result{}, err
 	}
 	var aboutText string
-	if about != "" {
+	if id, ok := strings.CutPrefix(about, photoAbout); ok {
+		photos, err := s.Photos(ctx, to)
+		if err != nil {
+			return Result{}, err
+		}
+		i := slices.IndexFunc(photos, func(p PhotoRow) bool { return p.RowKey == id })
+		if i < 0 {
+			return Result{}, ErrPhotoGone
+		}
+		aboutText = photos[i].Key
+	} else if about != "" {
 		answers := answersOf(them.Answers)
 		i := slices.IndexFunc(answers, func(a Answer) bool { return a.Question == about })
 		if i < 0 {

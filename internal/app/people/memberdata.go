@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/harmony/harmony/internal/app/account"
@@ -27,10 +28,25 @@ type exportedLike struct {
 	Comment string `json:"comment,omitempty"`
 	// About is the question of the card the like was about; Answer the
 	// member's own answer a like received was about (a like given keeps
-	// the other person's words out).
+	// the other person's words out); Photo says it was of one photo.
 	About  string    `json:"about_question,omitempty"`
 	Answer string    `json:"about_answer,omitempty"`
+	Photo  bool      `json:"about_photo,omitempty"`
 	At     time.Time `json:"at"`
+}
+
+// exportedAbout is what a like was about, as the archive says it (the
+// answer only for a like received).
+func exportedAbout(l exportedLike, r LikeRow, received bool) exportedLike {
+	if strings.HasPrefix(r.About, photoAbout) {
+		l.Photo = true
+		return l
+	}
+	l.About = r.About
+	if received {
+		l.Answer = r.AboutText
+	}
+	return l
 }
 
 type exportedMatch struct {
@@ -58,14 +74,14 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 		return err
 	}
 	for _, r := range sent {
-		out.LikesGiven = append(out.LikesGiven, exportedLike{Person: s.nameOf(ctx, r.RowKey), Comment: r.Comment, About: r.About, At: r.CreatedAt})
+		out.LikesGiven = append(out.LikesGiven, exportedAbout(exportedLike{Person: s.nameOf(ctx, r.RowKey), Comment: r.Comment, At: r.CreatedAt}, r, false))
 	}
 	received, err := storage.All[LikeRow](ctx, s.likes, storage.Query{PartitionKey: receivedPK(m.Key)})
 	if err != nil {
 		return err
 	}
 	for _, r := range received {
-		l := exportedLike{Comment: r.Comment, About: r.About, Answer: r.AboutText, At: r.CreatedAt}
+		l := exportedAbout(exportedLike{Comment: r.Comment, At: r.CreatedAt}, r, true)
 		if !r.Anonymous {
 			l.Person = s.nameOf(ctx, r.RowKey)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/harmony/harmony/internal/media/gallery"
 	"github.com/harmony/harmony/internal/media/pictures"
 	"github.com/harmony/harmony/internal/storage"
+	views "github.com/harmony/harmony/views/people"
 )
 
 // Photos: a People card shows up to MaxPhotos photos (document 000's
@@ -131,4 +133,24 @@ func (s *Service) cardPhotos(ctx context.Context) (int, error) {
 		}
 		cursor = next
 	}
+}
+
+// photosStillThere checks the viewer's photos the likes on cards are
+// about (Card.LikedPhoto): one the viewer removed since is said so
+// (LikedPhotoGone) instead of showing a picture no longer kept. One
+// query, only when a like is about a photo.
+func (s *Service) photosStillThere(ctx context.Context, viewer string, cards []*views.Card) error {
+	if !slices.ContainsFunc(cards, func(c *views.Card) bool { return c.LikedPhoto != "" }) {
+		return nil
+	}
+	photos, err := s.Photos(ctx, viewer)
+	if err != nil {
+		return err
+	}
+	for _, c := range cards {
+		if c.LikedPhoto != "" && !slices.ContainsFunc(photos, func(p PhotoRow) bool { return photoSmallURL(p) == c.LikedPhoto }) {
+			c.LikedPhoto, c.LikedPhotoGone = "", true
+		}
+	}
+	return nil
 }

@@ -23,9 +23,10 @@ type LikeRow struct {
 	// Anonymous hides the liker from the liked person until they match
 	// (the liker's AnonymousLikes setting when they liked).
 	Anonymous bool `table:"anonymous"`
-	// About is the question of the liked person's card the like answers
-	// ("" for the card as a whole), and AboutText their answer as it was
-	// then, as Hinge's likes of one prompt say what they liked.
+	// About is the question of the liked person's card the like answers,
+	// or photoAbout and the id of the photo it likes ("" for the card as a
+	// whole); AboutText is their answer as it was then, or the photo's
+	// name, as Hinge's likes of one prompt or photo say what they liked.
 	About     string `table:"about"`
 	AboutText string `table:"aboutText"`
 }
