@@ -31,7 +31,7 @@ func TestALikeOfOnePhoto(t *testing.T) {
 	if n := page.Find(testID("person-photo") + " " + testID("photo-like-form")).Length(); n != 2 {
 		t.Fatalf("Ann's page offers %d likes of a photo", n)
 	}
-	if about := page.Find(testID("photo-like-form") + ` input[name="about"]`).Last().AttrOr("value", ""); about != "photo:"+ids[1] {
+	if about := page.Find(testID("photo-like-form")+` input[name="about"]`).Last().AttrOr("value", ""); about != "photo:"+ids[1] {
 		t.Fatalf("the second photo's like is about %q", about)
 	}
 	for _, bad := range []string{"photo:01ARZ3NDEKTSV4RRFFQ69G5FAV", "photo:", "photo:" + ids[1] + "x"} {
@@ -44,7 +44,7 @@ func TestALikeOfOnePhoto(t *testing.T) {
 	}
 	likedPhoto := func() (src, text string) {
 		row := ann.Get("/people/likes").Doc(t).Find(testID("likes-you") + " " + testID("people-row"))
-		return row.Find(testID("liked-photo") + " img").AttrOr("src", ""), row.Text()
+		return row.Find(testID("liked-photo")+" img").AttrOr("src", ""), row.Text()
 	}
 	if src, text := likedPhoto(); !strings.Contains(src, ids[1]) || !strings.Contains(text, "Liked your photo") || !strings.Contains(text, "Where is this?") {
 		t.Fatalf("Ann's likes page: %q %q", src, text)
