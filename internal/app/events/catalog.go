@@ -82,7 +82,10 @@ type EventRow struct {
 	// approve or decline (Luma's "Require approval"). The seat counter's
 	// Approval is canonical: SyncSeats copies it here.
 	RequireApproval bool   `table:"requireApproval"`
-	OrganizerKey    string `table:"organizerKey"`
+	// Questions are what guests answer when they register, one a line
+	// (questions.go).
+	Questions    string `table:"questions"`
+	OrganizerKey string `table:"organizerKey"`
 	// CoHosts are the co-organizers' member keys, separated by ";", and
 	// CoHostEmails their addresses as the form last named them
 	// (cohosts.go).
@@ -271,7 +274,12 @@ type EventInput struct {
 	// resolves them (resolveCoHosts) into coHostKeys and coHostEmails, or
 	// the key of what is wrong with them, which the form shows beside
 	// the other fields' errors.
-	CoHosts        string `form:"coHosts"`
+	CoHosts string `form:"coHosts"`
+	// Question1 to Question3 are what guests answer when they register
+	// (questions.go).
+	Question1      string `form:"question1"`
+	Question2      string `form:"question2"`
+	Question3      string `form:"question3"`
 	coHostKeys     []string
 	coHostEmails   []string
 	coHostsProblem string
@@ -382,6 +390,7 @@ func parseEvent(in EventInput, zone *time.Location, known []Category) (EventRow,
 		errs["currency"] = "events.error.currency"
 	}
 	e.IsSecret, e.ChatClosedToWaitlist, e.ShowGuests, e.RequireApproval = in.Secret, in.ChatClosed, in.ShowGuests, in.Approval
+	e.Questions = parseQuestions(in, errs)
 	if len(errs) > 0 {
 		return EventRow{}, errs
 	}
@@ -550,7 +559,7 @@ func (c *Catalog) Update(ctx context.Context, id string, in EventInput, zone *ti
 		}
 		e.PriceCents, e.Currency, e.IsSecret, e.ChatClosedToWaitlist = f.PriceCents, f.Currency, f.IsSecret, f.ChatClosedToWaitlist
 		e.ShowGuests, e.RequireApproval = f.ShowGuests, f.RequireApproval
-		e.CoHosts, e.CoHostEmails = f.CoHosts, f.CoHostEmails
+		e.CoHosts, e.CoHostEmails, e.Questions = f.CoHosts, f.CoHostEmails, f.Questions
 		return nil
 	})
 	if err != nil {

@@ -14,7 +14,8 @@ import (
 // in London, across the categories; the jazz night has two seats and
 // fills up, so its page shows a waitlist. The party needs approval:
 // everyone in going asks to join, and the organizer approves those in
-// approved. Olga co-organizes the Go meetup (coHost).
+// approved. Olga co-organizes the Go meetup (coHost). The party asks its
+// guests what they bring (demoQuestion), and each says (demoAnswers).
 var demoEvents = []struct {
 	title, category, place, description string
 	days, hour, hours, capacity         int
@@ -27,6 +28,12 @@ var demoEvents = []struct {
 	{"Winter regatta", "yachting", "Queen Mary Reservoir", "Dinghy racing for all levels; boats can be hired on the day.", 18, 10, 6, 12, "35", "", []string{"tom"}, nil},
 	{"Season's end party", "party", "The Crown, upstairs", "Music, food and dancing until late. The room is small: the organizers approve each guest.", 36, 21, 5, 60, "", "", []string{"lily", "tom", "boris", "masha"}, []string{"lily", "masha"}},
 }
+
+// demoQuestion is the party's question for its guests, and demoAnswers
+// theirs.
+const demoQuestion = "What will you bring: food, drinks or music?"
+
+var demoAnswers = map[string]string{"lily": "A playlist and my speaker", "tom": "Lemon cake", "boris": "Пирожки с капустой", "masha": "Sparkling water and limes"}
 
 // SeedDemo adds the demo events, published, with the cast registered;
 // the jazz night is full, two people on its waitlist; of the four asking
@@ -51,6 +58,9 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		if d.price != "" {
 			in.Currency = "GBP"
 		}
+		if d.approved != nil {
+			in.Question1 = demoQuestion
+		}
 		in.Image = demoPicture(d.category)
 		e, err := s.createEvent(ctx, organizer.Key, in, zone)
 		if err != nil {
@@ -61,7 +71,11 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		}
 		for _, local := range d.going {
 			p := cast.Person(local)
-			if _, err := s.Register(ctx, e, &auth.Identity{MemberKey: p.Key, DisplayName: p.Name}, 1); err != nil {
+			answers, _, errs := parseAnswers(e, func(string) string { return demoAnswers[local] })
+			if errs != nil {
+				return fmt.Errorf("demo answers of %s: %v", local, errs)
+			}
+			if _, err := s.Register(ctx, e, &auth.Identity{MemberKey: p.Key, DisplayName: p.Name}, 1, answers); err != nil {
 				return fmt.Errorf("demo registration %s: %w", local, err)
 			}
 		}

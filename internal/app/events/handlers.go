@@ -338,7 +338,7 @@ func (s *Service) page(c echo.Context) error {
 		Cancelled: e.IsCancelled, Published: e.IsPublished, TakenDown: e.TakenDown, Going: counts.Going, Waiting: counts.Waiting,
 		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: manages(id, e), OfferHours: e.OfferHours,
 		ImageURL: imageURL(e.ImageKey, false), CanAddToGroup: s.groups != nil && id.HasAccount() && !e.IsCancelled,
-		Approval: e.RequireApproval,
+		Approval: e.RequireApproval, Questions: registerQuestions(ctx, e, nil, nil),
 	}
 	p.CoHost = id != nil && slices.Contains(e.coHostKeys(), id.MemberKey)
 	if p.Hosts, err = s.hosts(ctx, e); err != nil {
@@ -430,7 +430,14 @@ func (s *Service) register(c echo.Context) error {
 			return web.BadRequest(i18n.T(ctx, "events.error.party"), err)
 		}
 	}
-	r, err := s.Register(ctx, e, auth.From(c), party)
+	answers, typed, errs := parseAnswers(e, c.FormValue)
+	if errs != nil {
+		// The form again, on a page of its own, with what was typed and
+		// what is wrong: nothing was written.
+		p := views.RegisterProps{Title: e.Title, URL: eventURL(e.RowKey), MaxGuests: e.MaxGuests, Party: party, Approval: e.RequireApproval, Questions: registerQuestions(ctx, e, typed, errs)}
+		return web.Render(c, http.StatusUnprocessableEntity, web.Page{Title: e.Title, Section: "events", Content: views.RegisterPage(p)})
+	}
+	r, err := s.Register(ctx, e, auth.From(c), party, answers)
 	if err != nil {
 		return err
 	}
@@ -579,6 +586,7 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 			"title": in.Title, "start": in.Start, "end": in.End, "place": in.Place, "confirmedOnly": in.ConfirmedOnly,
 			"capacity": in.Capacity, "maxGuests": in.MaxGuests, "price": in.Price, "currency": in.Currency, "description": in.Description,
 			"coHosts": in.CoHosts, "timezone": in.Timezone, "copyOf": in.CopyOf,
+			"question1": in.Question1, "question2": in.Question2, "question3": in.Question3,
 		},
 	}
 	for _, h := range OfferHoldChoices {
@@ -650,6 +658,7 @@ func (e EventRow) input(zone *time.Location) EventInput {
 		Currency:   e.Currency, Secret: e.IsSecret, ChatClosed: e.ChatClosedToWaitlist, ShowGuests: e.ShowGuests, CoHosts: e.CoHostEmails,
 		Approval: e.RequireApproval,
 	}
+	in.Question1, in.Question2, in.Question3 = questionsInput(e.questions())
 	if e.OfferStopHours > 0 { // none without offer mode: the form's default then
 		in.OfferStopHours = strconv.Itoa(e.OfferStopHours)
 	}

@@ -33,6 +33,8 @@ type exportedRegistration struct {
 	Party        int       `json:"party"`
 	RegisteredAt time.Time `json:"registered_at"`
 	Attended     bool      `json:"attended"`
+	// Answers are theirs to the event's questions.
+	Answers []QA `json:"answers,omitempty"`
 }
 
 // exportedEvent is an event the member runs.
@@ -71,7 +73,7 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 		if err != nil {
 			return err
 		}
-		regs = append(regs, exportedRegistration{Event: ev.Title, Start: ev.Start, Status: a.Status, Party: a.Party, RegisteredAt: a.RegisteredAt, Attended: a.Attended})
+		regs = append(regs, exportedRegistration{Event: ev.Title, Start: ev.Start, Status: a.Status, Party: a.Party, RegisteredAt: a.RegisteredAt, Attended: a.Attended, Answers: answersOf(a)})
 	}
 	run, err := s.namingRunner(ctx, m.Key)
 	if err != nil {

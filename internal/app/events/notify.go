@@ -88,13 +88,14 @@ func (s *Service) settled(ctx context.Context, e EventRow, m Moves) {
 	}
 }
 
-// Register registers id for e and tells them where they stand: at most
+// Register registers id for e, with their answers to its questions
+// (parseAnswers; "" for none), and tells them where they stand: at most
 // LimitRegistrations a minute per person (ErrTooManyRegistrations).
-func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, party int) (Registration, error) {
+func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, party int, answers string) (Registration, error) {
 	if err := s.registrations.Take(ctx, id.MemberKey, s.now()); err != nil {
 		return Registration{}, err
 	}
-	r, moves, err := s.catalog.seats.Register(ctx, e.RowKey, Person{MemberKey: id.MemberKey, Name: id.DisplayName, Email: id.Email}, party)
+	r, moves, err := s.catalog.seats.Register(ctx, e.RowKey, Person{MemberKey: id.MemberKey, Name: id.DisplayName, Email: id.Email, Answers: answers}, party)
 	if err != nil {
 		return r, err
 	}

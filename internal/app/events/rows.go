@@ -65,6 +65,9 @@ type AttendeeRow struct {
 	// organizer's attendee list and check-in.
 	Name  string `table:"name"`
 	Email string `table:"email"`
+	// Answers are theirs to the event's questions when they registered,
+	// as JSON (questions.go).
+	Answers string `table:"answers"`
 	// Ticket is the code on their ticket's QR (ticketRowKey finds the
 	// registration from it); it survives cancelling and registering
 	// again.

@@ -166,6 +166,8 @@ type Person struct {
 	MemberKey string
 	Name      string
 	Email     string
+	// Answers are theirs to the event's questions, as JSON (questions.go).
+	Answers string
 }
 
 // seatTx is one seat change: the counter as read, the transaction's
@@ -310,7 +312,7 @@ func (s *Seats) Register(ctx context.Context, eventID string, p Person, party in
 		before := *a
 		now := t.now
 		a.Party, a.RegisteredAt, a.Name, a.Email, a.Seq, a.OfferUntil, a.Attended, a.CheckedInAt, a.PromotedAt, a.ToldAt = party, t.now, p.Name, p.Email, 0, nil, false, nil, nil, &now
-		a.DecidedAt, a.Declined = nil, false
+		a.DecidedAt, a.Declined, a.Answers = nil, false, p.Answers
 		if t.c.Approval {
 			a.Status, a.ToldAt = StatusPending, nil
 			t.c.Pending++

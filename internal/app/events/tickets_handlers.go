@@ -61,6 +61,7 @@ func attendeeItem(eventID, back string, a AttendeeRow) views.Attendee {
 	return views.Attendee{
 		Name: a.Name, Email: a.Email, Party: a.Party, Ticket: a.Ticket, Attended: a.Attended,
 		ActionURL: eventURL(eventID) + "/check-in/" + url.PathEscape(a.MemberKey), Back: back,
+		Answers: answerViews(a),
 	}
 }
 
@@ -160,7 +161,11 @@ func (s *Service) attendeesCSV(c echo.Context) error {
 		}
 		return a.RegisteredAt.Compare(b.RegisteredAt)
 	})
-	rows := [][]string{{"name", "email", "status", "party", "ticket", "registered_at", "attended", "checked_in_at"}}
+	// A column for each of the event's questions: the answer to it as
+	// asked then (QA.Question), "" from someone who registered before.
+	head := []string{"name", "email", "status", "party", "ticket", "registered_at", "attended", "checked_in_at"}
+	questions := e.questions()
+	rows := [][]string{append(head, questions...)}
 	for _, a := range all {
 		checked := ""
 		if a.CheckedInAt != nil {
@@ -174,8 +179,18 @@ func (s *Service) attendeesCSV(c echo.Context) error {
 		if a.Declined && a.Status == StatusCancelled {
 			status = "declined"
 		}
-		rows = append(rows, []string{a.Name, a.Email, status, strconv.Itoa(a.Party), ticket,
-			a.RegisteredAt.UTC().Format(time.RFC3339), strconv.FormatBool(a.Attended), checked})
+		row := []string{a.Name, a.Email, status, strconv.Itoa(a.Party), ticket,
+			a.RegisteredAt.UTC().Format(time.RFC3339), strconv.FormatBool(a.Attended), checked}
+		qa := answersOf(a)
+		for _, q := range questions {
+			i := slices.IndexFunc(qa, func(x QA) bool { return x.Question == q })
+			if i < 0 {
+				row = append(row, "")
+			} else {
+				row = append(row, qa[i].Answer)
+			}
+		}
+		rows = append(rows, row)
 	}
 	return web.CSV(c, "attendees-"+e.RowKey+".csv", rows)
 }

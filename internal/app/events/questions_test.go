@@ -1,0 +1,111 @@
+package events_test
+
+import (
+	"encoding/csv"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/harmony/harmony/internal/app/events"
+)
+
+// TestQuestionsForGuests: an event asks up to three questions (Luma's
+// registration questions); its register form asks them, each required:
+// a registration without an answer, or with one too long, is refused on
+// its field with what was typed, and writes nothing. The organizers read
+// each guest's answers beside their request to join, on the check-in
+// list and in the CSV, as the question was asked then, also after the
+// questions change. A bad question is refused on the event's form.
+func TestQuestionsForGuests(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	cast := a.People("org@example.com", "ann@example.com", "bob@example.com")
+	org, ann, bob := cast[0], cast[1], cast[2]
+
+	// A bad question: refused on its field, nothing made.
+	bad := url.Values{"title": {"Supper club"}, "category": {"meetup"}, "start": {"2030-06-01T19:00"}, "end": {"2030-06-01T21:00"}, "question2": {strings.Repeat("q", events.MaxQuestion+1)}}
+	if res := post(org, "/events", bad); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || !strings.Contains(res.Doc(t).Find(`[data-field="event-question2"]`).Text(), strconv.Itoa(events.MaxQuestion)) {
+		t.Fatalf("a long question: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	page := newEvent(t, org, "capacity", "0", "approval", "on", "question1", "Any dietary needs?", "question3", "  Who invited you?  ")
+
+	// The form asks both, in order; the edit form has them back.
+	doc := ann.Get(page).Doc(t)
+	var asked []string
+	doc.Find(testID("register-questions") + " label").Each(func(_ int, s *goquery.Selection) { asked = append(asked, s.Text()) })
+	if strings.Join(asked, "|") != "Any dietary needs?|Who invited you?" || doc.Find(testID("register-answer")+"[required]").Length() != 2 {
+		t.Fatalf("the register form asks %q", asked)
+	}
+	if v := org.Get(page + "/edit").Doc(t).Find("#event-question2").AttrOr("value", "?"); v != "Who invited you?" {
+		t.Errorf("the edit form's second question: %q", v)
+	}
+
+	// Missing and long answers: refused on their fields, nothing written.
+	for _, c := range []struct {
+		name   string
+		form   url.Values
+		field  string
+		typed1 string
+	}{
+		{"no answers", url.Values{}, "event-answer1", ""},
+		{"a blank answer", url.Values{"answer1": {"Vegan"}, "answer2": {"   "}}, "event-answer2", "Vegan"},
+		{"a long answer", url.Values{"answer1": {strings.Repeat("a", events.MaxAnswer+1)}, "answer2": {"Org"}}, "event-answer1", strings.Repeat("a", events.MaxAnswer+1)},
+		{"a line break", url.Values{"answer1": {"Vegan\nno nuts"}, "answer2": {"Org"}}, "event-answer1", "Vegan\nno nuts"},
+	} {
+		res := post(ann, page+"/register", c.form)
+		d := res.Doc(t)
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || d.Find(`[data-field="`+c.field+`"]`).Length() != 1 || d.Find(testID("register-page")).Length() != 1 {
+			t.Errorf("%s: %d, %d writes", c.name, res.StatusCode, res.Writes(t))
+		}
+		if got := d.Find("#event-answer1").AttrOr("value", ""); c.typed1 != "" && got == "" {
+			t.Errorf("%s: the form lost what was typed", c.name)
+		}
+	}
+	if state(t, ann, page) != "" {
+		t.Fatal("a refused registration registered")
+	}
+	if res := post(ann, page+"/register", url.Values{"answer1": {"Vegan, no nuts"}, "answer2": {"Bob"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("register: %d", res.StatusCode)
+	}
+
+	// The organizers read them with the request, then on the check-in
+	// list once approved, and in the CSV.
+	req := org.Get(page + "/check-in").Doc(t).Find(testID("request"))
+	if got := req.Find(testID("guest-answers")).Text(); !strings.Contains(got, "Any dietary needs?Vegan, no nuts") || !strings.Contains(got, "Who invited you?Bob") {
+		t.Fatalf("the request's answers: %q", got)
+	}
+	if res := post(org, approveURL(t, org, page, "ann"), nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("approve: %d", res.StatusCode)
+	}
+	if got := org.Get(page + "/check-in").Doc(t).Find(testID("attendee") + " " + testID("guest-answers")).Text(); !strings.Contains(got, "Vegan, no nuts") {
+		t.Errorf("the check-in list's answers: %q", got)
+	}
+
+	// The questions change: what ann answered stays with its question;
+	// bob answers the new one.
+	edit := url.Values{"title": {"Quiz night"}, "category": {"meetup"}, "start": {"2030-06-01T19:00"}, "end": {"2030-06-01T21:00"}, "capacity": {"0"}, "place": {"The Crown"}, "approval": {"on"},
+		"question1": {"Any dietary needs?"}, "question2": {"T-shirt size?"}}
+	if res := post(org, page+"/edit", edit); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("edit: %d", res.StatusCode)
+	}
+	post(bob, page+"/register", url.Values{"answer1": {"None"}, "answer2": {"M"}})
+	rows, err := csv.NewReader(strings.NewReader(org.Get(page + "/attendees.csv").Body)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := rows[0]
+	if strings.Join(head[len(head)-2:], "|") != "Any dietary needs?|T-shirt size?" {
+		t.Fatalf("the CSV's columns: %q", head)
+	}
+	byName := map[string][]string{}
+	for _, r := range rows[1:] {
+		byName[r[0]] = r[len(r)-2:]
+	}
+	if strings.Join(byName["ann"], "|") != "Vegan, no nuts|" || strings.Join(byName["bob"], "|") != "None|M" {
+		t.Errorf("the CSV's answers: %q", byName)
+	}
+}
