@@ -81,7 +81,7 @@ type EventRow struct {
 	// RequireApproval makes each registration a request the organizers
 	// approve or decline (Luma's "Require approval"). The seat counter's
 	// Approval is canonical: SyncSeats copies it here.
-	RequireApproval bool   `table:"requireApproval"`
+	RequireApproval bool `table:"requireApproval"`
 	// Questions are what guests answer when they register, one a line
 	// (questions.go).
 	Questions    string `table:"questions"`

@@ -40,7 +40,7 @@ func TestQuestionsForGuests(t *testing.T) {
 	if strings.Join(asked, "|") != "Any dietary needs?|Who invited you?" || doc.Find(testID("register-answer")+"[required]").Length() != 2 {
 		t.Fatalf("the register form asks %q", asked)
 	}
-	if v := org.Get(page + "/edit").Doc(t).Find("#event-question2").AttrOr("value", "?"); v != "Who invited you?" {
+	if v := org.Get(page+"/edit").Doc(t).Find("#event-question2").AttrOr("value", "?"); v != "Who invited you?" {
 		t.Errorf("the edit form's second question: %q", v)
 	}
 
