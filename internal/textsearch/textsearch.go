@@ -4,7 +4,9 @@
 // prefixes), a query is read from the partition of its most selective
 // word's token, and every row is checked against the whole query
 // (Score). The prompt catalog and the forum both search this way; each
-// keeps its own index table.
+// keeps its own index table. A text read whole (a chat's messages) is
+// searched by its terms instead, and an excerpt marks what was found
+// (excerpt.go): the forum's search marks its titles' words so too.
 package textsearch
 
 import (

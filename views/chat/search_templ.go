@@ -10,7 +10,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import (
 	"github.com/harmony/harmony/internal/i18n"
-	"github.com/harmony/harmony/internal/richtext"
+	"github.com/harmony/harmony/internal/textsearch"
 	"github.com/harmony/harmony/views/components"
 )
 
@@ -37,7 +37,7 @@ type SearchResult struct {
 	Sender   string
 	When     string
 	Datetime string
-	Excerpt  []richtext.Span
+	Excerpt  []textsearch.Span
 	Picture  bool
 	URL      string
 }

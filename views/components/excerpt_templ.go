@@ -8,11 +8,11 @@ package components
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/harmony/harmony/internal/richtext"
+import "github.com/harmony/harmony/internal/textsearch"
 
-// Excerpt is words a search found in a text (richtext.Excerpt), what
+// Excerpt is words a search found in a text (textsearch.Excerpt), what
 // was sought marked.
-func Excerpt(spans []richtext.Span) templ.Component {
+func Excerpt(spans []textsearch.Span) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/richtext"
+	"github.com/harmony/harmony/internal/textsearch"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/chat"
 )
@@ -47,7 +48,7 @@ const (
 var queryRule = formrule.Text{Max: 100}
 
 // Search finds among chatID's messages numbered below before (0: from
-// the newest) those holding every one of words (richtext.Words), newest
+// the newest) those holding every one of words (textsearch.Terms), newest
 // first: at most searchResults, reading at most searchScan messages.
 // next is the number the next page starts below, 0 when the log's start
 // was reached; back is when the oldest message it looked at was sent.
@@ -70,7 +71,7 @@ func (s *Service) Search(ctx context.Context, chatID string, words []string, bef
 		if _, hidden := blocked[m.Sender]; hidden || m.DeletedAt != nil || m.Type != TypeText && m.Type != TypeImage {
 			continue
 		}
-		if !richtext.Matches(richtext.Plain(m.Body, 0), words) {
+		if !textsearch.Contains(richtext.Plain(m.Body, 0), words) {
 			continue
 		}
 		if len(found) == searchResults {
@@ -109,7 +110,7 @@ func (s *Service) search(c echo.Context) error {
 		p.Error = i18n.T(ctx, key, "max", queryRule.Max)
 		return web.Render(c, http.StatusUnprocessableEntity, web.Page{Title: p.Name, Section: "chat", Content: views.SearchPage(p)})
 	}
-	words := richtext.Words(q, maxSearchWords)
+	words := textsearch.Terms(q, maxSearchWords)
 	if len(words) > 0 && !s.searches.Allow(c.RealIP(), s.now()) {
 		p.Error = i18n.T(ctx, "chat.search.too_many")
 		return web.Render(c, http.StatusTooManyRequests, web.Page{Title: p.Name, Section: "chat", Content: views.SearchPage(p)})
@@ -127,7 +128,7 @@ func (s *Service) search(c echo.Context) error {
 		for _, m := range found {
 			p.Results = append(p.Results, views.SearchResult{
 				Sender: memberdata.Name(ctx, m.Sender, m.SenderName), When: i18n.DateTime(ctx, m.SentAt.In(id.Location())), Datetime: m.SentAt.UTC().Format(time.RFC3339),
-				Excerpt: richtext.Excerpt(richtext.Plain(m.Body, 0), words, 160), Picture: m.ImageKey != "", URL: messageURL(acc.Chat.RowKey, m.Seq),
+				Excerpt: textsearch.Excerpt(richtext.Plain(m.Body, 0), words, 160), Picture: m.ImageKey != "", URL: messageURL(acc.Chat.RowKey, m.Seq),
 			})
 		}
 		if next > 0 {

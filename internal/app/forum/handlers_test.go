@@ -237,9 +237,9 @@ func TestForumFlowAndBadInput(t *testing.T) {
 	if res := visitor.PostForm(topic+"/replies", visitor.WithCSRF("/", url.Values{"body": {"hi"}})); res.StatusCode != http.StatusUnauthorized || res.Writes(t) != 0 {
 		t.Errorf("a visitor replies: %d", res.StatusCode)
 	}
-	// Search finds it by a word's start, in any case.
-	if d := bob.Get("/forum/search?q=EVERY").Doc(t); d.Find(testID("topic-row")).Length() != 1 {
-		t.Error("search by a word's start")
+	// Search finds it by a word's start, in any case, and marks it.
+	if d := bob.Get("/forum/search?q=EVERY").Doc(t); d.Find(testID("topic-row")).Length() != 1 || d.Find(testID("topic-row")+" mark").Text() != "every" {
+		t.Error("search by a word's start, marked")
 	}
 	// The feed lists it.
 	for _, feed := range []string{"/forum/feed.xml", "/forum/talk/feed.xml"} {

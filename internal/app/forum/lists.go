@@ -230,11 +230,12 @@ func (s *Service) search(c echo.Context) error {
 		return err
 	}
 	names := s.sectionNames(ctx)
+	marked := textsearch.Terms(q, 8)
 	for _, r := range rows {
 		if names[r.Section] == "" {
 			continue // an archived section's
 		}
-		p.Topics = append(p.Topics, views.TopicItem{URL: topicURL(r.TopicID), Title: r.Title, Author: shownName(ctx, r.AuthorName), Section: names[r.Section], LastActivity: when(c, r.CreatedAt), Replies: -1})
+		p.Topics = append(p.Topics, views.TopicItem{URL: topicURL(r.TopicID), Title: r.Title, Found: textsearch.Excerpt(r.Title, marked, 200), Author: shownName(ctx, r.AuthorName), Section: names[r.Section], LastActivity: when(c, r.CreatedAt), Replies: -1})
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: p.Heading, Section: "forum", Content: views.List(p)})
 }

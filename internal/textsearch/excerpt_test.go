@@ -1,4 +1,4 @@
-package richtext
+package textsearch
 
 import (
 	"strings"
@@ -19,8 +19,8 @@ func marked(spans []Span) string {
 }
 
 func TestSearchingWords(t *testing.T) {
-	if got := Words("  Ёлка ёлка  PLAN plan a b c", 4); strings.Join(got, ",") != "елка,plan,a,b" {
-		t.Errorf("Words: %q", got)
+	if got := Terms("  Ёлка ёлка  PLAN plan a b c", 4); strings.Join(got, ",") != "елка,plan,a,b" {
+		t.Errorf("Terms: %q", got)
 	}
 	for _, c := range []struct {
 		text  string
@@ -32,8 +32,8 @@ func TestSearchingWords(t *testing.T) {
 		{"Зелёная ёлка", "ЗЕЛЕНАЯ елка", true},
 		{"anything", "", false},
 	} {
-		if got := Matches(c.text, Words(c.q, 10)); got != c.match {
-			t.Errorf("Matches(%q, %q) = %v", c.text, c.q, got)
+		if got := Contains(c.text, Terms(c.q, 10)); got != c.match {
+			t.Errorf("Contains(%q, %q) = %v", c.text, c.q, got)
 		}
 	}
 	long := "We met at the station early in the morning and then walked along the river to the old market where Anna bought bread and cheese for the picnic"
@@ -49,7 +49,7 @@ func TestSearchingWords(t *testing.T) {
 		{long, "nothing", 20, "We met at the…"},
 		{long, "river", 30, "…along the [river] to the old…"},
 	} {
-		if got := marked(Excerpt(c.text, Words(c.q, 10), c.max)); got != c.want {
+		if got := marked(Excerpt(c.text, Terms(c.q, 10), c.max)); got != c.want {
 			t.Errorf("Excerpt(%q, %d):\n got %q\nwant %q", c.q, c.max, got, c.want)
 		}
 	}

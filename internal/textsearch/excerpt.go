@@ -1,4 +1,4 @@
-package richtext
+package textsearch
 
 import (
 	"slices"
@@ -6,10 +6,12 @@ import (
 	"unicode"
 )
 
-// Searching words in plain text (Plain), as a search of messages does:
-// case does not matter, nor "ё" against "е", and a word matches inside
-// another ("plan" finds "planning"), as Telegram's and Zulip's searches
-// of a chat find them.
+// Searching a text read whole (a chat's messages, as plain text), not
+// through an index: a query's terms (Terms) are found anywhere in it,
+// case aside and "ё" as "е" (a term matches inside a word: "plan" finds
+// "planning"), as Telegram's and Zulip's searches of a chat find them;
+// Excerpt marks them. (Titles are searched by word and prefix on an
+// index: Tokens, Query, Score.)
 
 // Span is a piece of an excerpt; Match marks one of the words sought.
 type Span struct {
@@ -29,8 +31,8 @@ func foldRune(r rune) rune {
 // Fold is s as a search compares it: lower case, "ё" as "е".
 func Fold(s string) string { return strings.Map(foldRune, s) }
 
-// Words are the distinct words of a query, folded, at most max of them.
-func Words(q string, max int) []string {
+// Terms are the distinct words of a query, folded, at most max of them.
+func Terms(q string, max int) []string {
 	var out []string
 	for _, w := range strings.Fields(Fold(q)) {
 		if len(out) == max {
@@ -43,9 +45,9 @@ func Words(q string, max int) []string {
 	return out
 }
 
-// Matches reports whether text holds every one of words (Words), none
+// Contains reports whether text holds every one of words (Terms), none
 // for none.
-func Matches(text string, words []string) bool {
+func Contains(text string, words []string) bool {
 	if len(words) == 0 {
 		return false
 	}
