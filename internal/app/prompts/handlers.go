@@ -12,6 +12,7 @@ import (
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/textsearch"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/prompts"
 )
@@ -100,8 +101,13 @@ func (h *handlers) catalog(c echo.Context) error {
 	}
 	book := newTagBook(ctx, tags)
 	cards := make([]views.Card, 0, len(page.Items))
+	found := textsearch.Terms(l.Q, 8)
 	for _, it := range page.Items {
-		cards = append(cards, itemCard(ctx, it, book))
+		card := itemCard(ctx, it, book)
+		if len(found) > 0 {
+			card.Found = textsearch.Excerpt(it.Title, found, 300)
+		}
+		cards = append(cards, card)
 	}
 	next := ""
 	if page.Next != "" {

@@ -267,6 +267,9 @@ func TestSearchFragmentForHtmx(t *testing.T) {
 	if got := cardIDs(frag); !slices.Equal(got, []string{russian}) {
 		t.Fatalf("search пись (a Russian prefix): %v", got)
 	}
+	if got := frag.Find(testID("prompt-link") + " mark").Text(); got != "Пись" {
+		t.Errorf("the title's found word is marked %q", got)
+	}
 	if frag.Find(testID("search-note")).Length() != 1 || frag.Find(testID("prompt-list")).Length() != 1 {
 		t.Error("the fragment lacks the search note or the list")
 	}
