@@ -4,7 +4,9 @@
 // reaction back. A's message shows each new count and the new text, and
 // the picker stays open, with A's search and the focus in its box, as
 // Zulip and Slack keep theirs. The same for the delete question A has
-// open on her own message.
+// open on her own message. A reply quotes its message, live for the
+// other person, and follows its deletion; a pinned message shows under
+// the chat's name for the other member, live.
 import { test, expect, type Page } from '@playwright/test';
 import { groupOfTwo, uniqueLocal, personWithOIDC } from './helpers';
 
@@ -144,4 +146,40 @@ test('a reply quotes its message, live for the other person, and the quote follo
   await original(a).getByTestId('chat-delete-confirm').click();
   await expect(reply(b).getByTestId('chat-quote')).toHaveText(/Message deleted/);
   await expect(reply(b).getByTestId('chat-quote')).not.toContainText('Dinner');
+});
+
+test('a pinned message shows under the chat\'s name for the other member, live, and leads to the message', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const { a, b, groupPath } = await groupOfTwo(browser, 'pin', 'Pin family');
+  await b.goto(groupPath);
+  await b.getByTestId('tab-chat').click();
+  await expect(b.getByTestId('chat-page')).toBeVisible();
+  const chatPath = new URL(b.url()).pathname;
+  await a.goto(chatPath);
+  const tag = uniqueLocal('p');
+  await a.locator('#chat-body').fill(`Wifi password: harmony ${tag}`);
+  await a.getByTestId('chat-send').click();
+  const msg = (p: Page) => p.getByTestId('chat-message').filter({ hasText: tag });
+  await expect(msg(b)).toHaveCount(1);
+  const pins = b.getByTestId('chat-pins');
+  await expect(pins).toBeHidden();
+
+  // A pins it: B sees it pinned, under the chat's name and marked.
+  await msg(a).hover();
+  await msg(a).getByTestId('chat-pin').click();
+  await expect(msg(a).getByTestId('chat-pinned')).toBeVisible();
+  await expect(pins).toBeVisible();
+  await expect(pins.getByTestId('chat-quote')).toContainText(`Wifi password: harmony ${tag}`);
+  await expect(msg(b).getByTestId('chat-pinned')).toBeVisible();
+  // The quote leads to the message on the page, without leaving it.
+  await pins.getByTestId('chat-quote').click();
+  await expect(msg(b)).toHaveClass(/chat-message-found/);
+  expect(new URL(b.url()).pathname).toBe(chatPath);
+
+  // A unpins it: B's list goes.
+  await msg(a).hover();
+  await msg(a).getByTestId('chat-pin').click();
+  await expect(msg(a).getByTestId('chat-pinned')).toHaveCount(0);
+  await expect(pins).toBeHidden();
+  await expect(msg(b).getByTestId('chat-pinned')).toHaveCount(0);
 });
