@@ -15,7 +15,7 @@ import { uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
 // publishEvent fills the new-event form org is on, saves and publishes
 // it, and returns the event's path.
-async function publishEvent(org: Page, f: { title: string; category: string; start: string; end: string; place?: string; capacity: string; approval?: boolean }): Promise<string> {
+async function publishEvent(org: Page, f: { title: string; category: string; start: string; end: string; place?: string; capacity: string; approval?: boolean; question?: string }): Promise<string> {
   await org.fill('#event-title', f.title);
   await org.selectOption('#event-category', f.category);
   await org.fill('#event-start', f.start);
@@ -23,6 +23,7 @@ async function publishEvent(org: Page, f: { title: string; category: string; sta
   if (f.place) await org.fill('#event-place', f.place);
   await org.fill('#event-capacity', f.capacity);
   if (f.approval) await org.getByTestId('event-approval').check();
+  if (f.question) await org.getByLabel('Question 1').fill(f.question);
   await org.getByTestId('event-submit').click();
   await org.getByTestId('event-publish').click();
   await expect(org.getByTestId('event-unpublish')).toBeVisible();
@@ -123,8 +124,9 @@ test('two seats, three people: the waitlist moves up on a cancellation, check-in
 
 // Approval (Luma's "Require approval"): an organizer's event takes
 // requests to join; the person waits for approval (axe on that state),
-// the organizer approves them from the check-in page, and they are going
-// with a ticket, told in their inbox.
+// the organizer approves them from the check-in page, reading their
+// answer to the event's question, and they are going with a ticket,
+// told in their inbox.
 test('an event that needs approval: request, approve, and the person is in', async ({ browser }) => {
   test.setTimeout(90_000);
   const title = `Supper club ${uniqueLocal('ap')}`;
@@ -132,11 +134,18 @@ test('an event that needs approval: request, approve, and the person is in', asy
 
   const org = await personWithOIDC(browser, 'admin');
   await org.goto('/events/new');
-  const eventPath = await publishEvent(org, { title, category: 'party', start: '2031-04-11T19:00', end: '2031-04-11T22:00', capacity: '8', approval: true });
+  const eventPath = await publishEvent(org, { title, category: 'party', start: '2031-04-11T19:00', end: '2031-04-11T22:00', capacity: '8', approval: true, question: 'Any dietary needs?' });
 
   const dora = await personWithOIDC(browser, uniqueLocal('ap-dora'));
   await dora.goto(eventPath);
   await expect(dora.getByTestId('event-register')).toHaveText('Request to join');
+  problems.push(...(await axeProblems(dora, 'event page with a question')));
+  // Without an answer the form comes back saying so; then she answers.
+  await dora.getByTestId('event-register').click();
+  await expect(dora.getByTestId('register-page')).toBeVisible();
+  await expect(dora.getByTestId('field-error')).toContainText('Answer in up to 300 characters');
+  problems.push(...(await axeProblems(dora, 'register page with an error')));
+  await dora.getByLabel('Any dietary needs?').fill('Vegetarian');
   await dora.getByTestId('event-register').click();
   await expect(dora.getByTestId('registration-state')).toHaveAttribute('data-state', 'pending');
   await expect(dora.getByTestId('registration-state')).toContainText("Waiting for the organizer's approval");
@@ -150,6 +159,7 @@ test('an event that needs approval: request, approve, and the person is in', asy
   await org.goto(eventPath);
   await org.getByTestId('organizer-requests').locator('a').click();
   await expect(org.getByTestId('request')).toHaveCount(1);
+  await expect(org.getByTestId('request').getByTestId('guest-answers')).toContainText('Vegetarian');
   problems.push(...(await axeProblems(org, 'check-in with a request to join')));
   await org.getByTestId('request').getByTestId('request-approve').click();
   await expect(org.getByTestId('request')).toHaveCount(0);
