@@ -1,8 +1,10 @@
 // People end to end: two members show themselves in People, one likes
 // the other from Discover (htmx turns the button in place), the other
 // likes back from "Likes you", both find the match, and "Message" opens
-// their private chat. Then axe on the three People pages.
+// their private chat. Then axe on the three People pages. A like of one
+// photo reaches the liked person with the photo.
 import { test, expect, type Page } from '@playwright/test';
+import path from 'path';
 import { axeProblems, isoDateYearsAgo, personWithOIDC, signInWithOIDC, uniqueLocal } from './helpers';
 
 // join gives page's person a profile named name, 30 years old, and shows
@@ -142,5 +144,43 @@ test('people: "Use my location" keeps Discover within a distance', async ({ brow
   await ann.getByTestId('people-filter-km').fill('');
   await ann.getByTestId('people-filter-submit').click();
   await expect(ann.getByTestId('person-tile').filter({ hasText: `Cat ${stamp}` })).toContainText('km away');
+  expect(problems).toEqual([]);
+});
+
+// A like of one photo, as Hinge's: Ann adds a photo to her card; on her
+// page Bob opens the heart on it and likes it with a word; Ann's Likes
+// page shows which photo he liked. axe on her page with the heart
+// closed and open, and on her Likes page.
+test('people: a like of one photo', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const annName = `Ann ${uniqueLocal('ph').slice(-6)}`;
+  const bobName = `Bob ${uniqueLocal('ph').slice(-6)}`;
+  const ann = await personWithOIDC(browser, uniqueLocal('photo-a'));
+  const bob = await personWithOIDC(browser, uniqueLocal('photo-b'));
+  await join(ann, annName);
+  await join(bob, bobName);
+  await ann.goto('/people/photos');
+  await ann.getByTestId('photo-upload').locator('input[type="file"]').setInputFiles(path.join(__dirname, 'fixtures', 'avatar.png'));
+  await ann.getByTestId('photo-submit').click();
+  await expect(ann.getByTestId('photo-item')).toHaveCount(1);
+
+  const problems: string[] = [];
+  await bob.goto('/people');
+  await bob.getByTestId('person-tile').filter({ hasText: annName }).getByTestId('person-tile-link').click();
+  const photo = bob.getByTestId('person-photo');
+  await expect(photo).toHaveCount(1);
+  problems.push(...(await axeProblems(bob, 'a person page with a photo to like')));
+  await photo.getByTestId('photo-like-open').click();
+  await photo.getByLabel('Say something (optional)').fill('Where is this?');
+  problems.push(...(await axeProblems(bob, 'a photo like open')));
+  await photo.getByTestId('photo-like-submit').click();
+  await expect(bob.getByTestId('flash')).toBeVisible();
+
+  await ann.goto('/people/likes');
+  const row = ann.getByTestId('likes-you').getByTestId('people-row').filter({ hasText: bobName });
+  await expect(row.getByTestId('liked-photo')).toContainText('Liked your photo');
+  await expect(row.getByTestId('liked-photo').locator('img')).toBeVisible();
+  await expect(row.getByTestId('like-comment')).toHaveText('Where is this?');
+  problems.push(...(await axeProblems(ann, 'likes with a photo like')));
   expect(problems).toEqual([]);
 });
