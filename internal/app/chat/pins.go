@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -28,7 +29,8 @@ import (
 //     the list again, out of band, after a pin or a deletion).
 //   - Deleting a pinned message unpins it in the same transaction.
 //   - At most maxPins: one more is refused (409), as the list stays
-//     readable at the top of the chat.
+//     readable at the top of the chat; pinned messages no longer kept
+//     (expired) leave the list then, to make room.
 
 // TypePin is the control entry of a message pinned or unpinned.
 const TypePin = "pin"
@@ -80,7 +82,15 @@ func (l *Log) Pin(ctx context.Context, chatID string, seq int64, by Person, on b
 		head = func(h *HeadRow) error {
 			pins := pinsOf(*h)
 			if len(pins) >= maxPins {
-				return ErrTooManyPins
+				// Pinned messages no longer kept (expired) make room:
+				// the page shows them no more, and nobody can unpin them.
+				kept, err := l.kept(ctx, chatID, pins)
+				if err != nil {
+					return err
+				}
+				if pins = kept; len(pins) >= maxPins {
+					return ErrTooManyPins
+				}
 			}
 			setPins(h, append([]int64{seq}, pins...))
 			return nil
@@ -97,6 +107,22 @@ func (l *Log) Pin(ctx context.Context, chatID string, seq int64, by Person, on b
 		return nil
 	}, head)
 	return msg, ctl, err
+}
+
+// kept are those of seqs whose messages chatID still keeps, in order:
+// a point read each (only when the pinned list is full).
+func (l *Log) kept(ctx context.Context, chatID string, seqs []int64) ([]int64, error) {
+	var out []int64
+	for _, n := range seqs {
+		_, err := l.Message(ctx, chatID, n)
+		switch {
+		case err == nil:
+			out = append(out, n)
+		case !errors.Is(err, ErrNoMessage):
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // mayPin reports whether viewer may pin messages in the chat of acc.

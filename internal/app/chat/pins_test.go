@@ -111,3 +111,41 @@ func TestPinnedMessages(t *testing.T) {
 		t.Fatalf("a pin once there is room: %d", res.StatusCode)
 	}
 }
+
+// TestExpiredPinsMakeRoom: pinned messages no longer kept (expired) show
+// no more, and when the list is full they leave it to make room for a
+// new pin, which would otherwise be refused.
+func TestExpiredPinsMakeRoom(t *testing.T) {
+	t.Parallel()
+	a := newApp(t, "MESSAGES_TTL", "1h")
+	ann, bob := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
+	for i := 1; i <= 10; i++ {
+		post(ann, dm+"/messages", url.Values{"body": {"old " + strconv.Itoa(i)}})
+		if res := post(ann, dm+"/messages/"+seqOf(t, ann, dm, "old "+strconv.Itoa(i))+"/pin", nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("pin %d: %d", i, res.StatusCode)
+		}
+		a.Clock.Advance(2 * time.Second)
+	}
+	post(ann, dm+"/messages", url.Values{"body": {"fresh"}})
+	fresh := seqOf(t, ann, dm, "fresh")
+	if res := post(ann, dm+"/messages/"+fresh+"/pin", nil); res.StatusCode != http.StatusConflict {
+		t.Fatalf("an eleventh pin: %d", res.StatusCode)
+	}
+	// An hour later the ten are gone; a new message can be pinned.
+	a.Clock.Advance(61 * time.Minute)
+	post(ann, dm+"/messages", url.Values{"body": {"newer"}})
+	if n := ann.Get(dm).Doc(t).Find(testID("chat-pins") + " " + testID("chat-quote")).Length(); n != 0 {
+		t.Fatalf("%d pinned messages shown, all expired", n)
+	}
+	if res := post(ann, dm+"/messages/"+seqOf(t, ann, dm, "newer")+"/pin", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a pin once the old ones expired: %d", res.StatusCode)
+	}
+	var shown []string
+	ann.Get(dm).Doc(t).Find(testID("chat-pins") + " .chat-quote-text").Each(func(_ int, s *goquery.Selection) { shown = append(shown, s.Text()) })
+	if strings.Join(shown, "|") != "newer" {
+		t.Fatalf("pinned now: %q", shown)
+	}
+}
