@@ -8,7 +8,7 @@
 // other person, and follows its deletion; a pinned message shows under
 // the chat's name for the other member, live.
 import { test, expect, type Page } from '@playwright/test';
-import { groupOfTwo, uniqueLocal, personWithOIDC } from './helpers';
+import { axeProblems, groupOfTwo, uniqueLocal, personWithOIDC } from './helpers';
 
 test('a live update of a message keeps its open picker, the search typed in it and the focus', async ({ browser }) => {
   test.setTimeout(90_000);
@@ -146,6 +146,9 @@ test('a reply quotes its message, live for the other person, and the quote follo
   await original(a).getByTestId('chat-delete-confirm').click();
   await expect(reply(b).getByTestId('chat-quote')).toHaveText(/Message deleted/);
   await expect(reply(b).getByTestId('chat-quote')).not.toContainText('Dinner');
+  // A deleted message's tombstone and a quote of it read well enough.
+  await expect(a.getByTestId('chat-tombstone').first()).toBeVisible();
+  expect(await axeProblems(a, 'room with a deleted message and a reply to it')).toEqual([]);
 });
 
 test('a pinned message shows under the chat\'s name for the other member, live, and leads to the message', async ({ browser }) => {
