@@ -60,10 +60,10 @@ func Contains(text string, words []string) bool {
 	return true
 }
 
-// Excerpt is at most max characters of text from a little before the
+// Excerpt is at most width characters of text from a little before the
 // first of words it holds, in spans that mark each word found, with "…"
 // where text was cut. Text that holds none of them is its start.
-func Excerpt(text string, words []string, max int) []Span {
+func Excerpt(text string, words []string, width int) []Span {
 	runes := []rune(text)
 	folded := make([]rune, len(runes))
 	for i, r := range runes {
@@ -86,18 +86,18 @@ func Excerpt(text string, words []string, max int) []Span {
 		}
 	}
 	start := 0
-	if first > max/3 {
+	if first > width/3 {
 		// The word found a third of the way in, or as far in as the
 		// text's end asks, starting at a word.
-		start = min(first-max/3, len(runes)-max)
+		start = max(0, min(first-width/3, len(runes)-width))
 		for start > 0 && !unicode.IsSpace(runes[start-1]) && start < first {
 			start++
 		}
 	}
-	end := min(len(runes), start+max)
+	end := min(len(runes), start+width)
 	if end < len(runes) {
 		// End at a word, unless that loses more than half.
-		for e := end; e > start+max/2; e-- {
+		for e := end; e > start+width/2; e-- {
 			if unicode.IsSpace(runes[e]) {
 				end = e
 				break

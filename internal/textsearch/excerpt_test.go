@@ -48,6 +48,8 @@ func TestSearchingWords(t *testing.T) {
 		{long, "anna bread", 60, "…old market where [Anna] bought [bread] and cheese for the picnic"},
 		{long, "nothing", 20, "We met at the…"},
 		{long, "river", 30, "…along the [river] to the old…"},
+		// A text shorter than max, the word past its first third: whole.
+		{"Is anyone going to the jazz night?", "night", 40, "Is anyone going to the jazz [night]?"},
 	} {
 		if got := marked(Excerpt(c.text, Terms(c.q, 10), c.max)); got != c.want {
 			t.Errorf("Excerpt(%q, %d):\n got %q\nwant %q", c.q, c.max, got, c.want)
