@@ -129,6 +129,9 @@ test('a reply quotes its message, live for the other person, and the quote follo
   await expect(replying).toHaveCount(0);
   await original(b).hover();
   await original(b).getByTestId('chat-reply').click();
+  // The form with the quote comes from the server: a send before it
+  // arrives would be a plain message (as it would for a person).
+  await expect(replying.getByTestId('chat-quote')).toContainText(`Dinner at eight? ${tag}`);
   await b.locator('#chat-body').fill(`Sounds good ${tag}`);
   await b.getByTestId('chat-send').click();
   await expect(replying).toHaveCount(0);
