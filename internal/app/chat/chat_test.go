@@ -1944,7 +1944,7 @@ func TestRebuildPutsPrivateChatsBackInLists(t *testing.T) {
 	}
 
 	report, err := a.svc.Rebuild(t.Context())
-	if err != nil || report.String() != "private chats with messages: 1; list entries put back: 1" {
+	if err != nil || !strings.HasPrefix(report.String(), "private chats with messages: 1; list entries put back: 1;") {
 		t.Fatalf("rebuild: %v %v", report, err)
 	}
 	if it := inList(bob); it.Length() != 1 || !strings.Contains(it.Find(testID("chat-unread")).Text(), "2") {
@@ -1956,7 +1956,7 @@ func TestRebuildPutsPrivateChatsBackInLists(t *testing.T) {
 	if rows, _ := storage.All[chat.UserChatRow](t.Context(), lists, storage.Query{PartitionKey: catKey}); len(rows) != 0 {
 		t.Errorf("cat has %d list entries for a chat nobody wrote in", len(rows))
 	}
-	if report, err := a.svc.Rebuild(t.Context()); err != nil || !strings.HasSuffix(report.String(), "; list entries put back: 0") {
+	if report, err := a.svc.Rebuild(t.Context()); err != nil || !strings.Contains(report.String(), "; list entries put back: 0;") {
 		t.Fatalf("second rebuild: %v %v", report, err)
 	}
 }

@@ -51,6 +51,9 @@ func control(m MessageRow) bool {
 // messages, pins.go) or refuses. It returns the message as it was and
 // as it is, and the control entry (none, Seq 0, when f changed nothing).
 func (l *Log) change(ctx context.Context, chatID string, seq int64, typ string, by Person, f func(m *MessageRow) error, head func(h *HeadRow) error) (was, msg, ctl MessageRow, err error) {
+	if err := l.marks.Mark(ctx, by.MemberKey, chatID); err != nil {
+		return MessageRow{}, MessageRow{}, MessageRow{}, err
+	}
 	err = storage.Optimistic(ctx, sendAttempts, func(ctx context.Context) error {
 		m, err := storage.Get[MessageRow](ctx, l.table, chatID, messageKey(seq))
 		if errors.Is(err, storage.ErrNotFound) || err == nil && (control(m) || !Live(m, l.now())) {

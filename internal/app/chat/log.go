@@ -9,6 +9,7 @@ import (
 
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -42,6 +43,9 @@ type Log struct {
 	table *storage.Table
 	ttl   time.Duration
 	now   func() time.Time
+	// marks are the chats each member wrote in (memberdata.Footprints),
+	// each written before the member's first entry there.
+	marks *memberdata.Footprints
 }
 
 // Head reads a chat's head; a chat nobody wrote in has seq 0.
@@ -78,6 +82,9 @@ func (l *Log) appendEntry(ctx context.Context, chatID string, from Person, typ, 
 		if body, p = bodyRule.Check(body); p != formrule.OK {
 			return MessageRow{}, ErrBadBody
 		}
+	}
+	if err := l.marks.Mark(ctx, from.MemberKey, chatID); err != nil {
+		return MessageRow{}, err
 	}
 	var out MessageRow
 	err := storage.Optimistic(ctx, sendAttempts, func(ctx context.Context) error {

@@ -22,6 +22,12 @@ import (
 // live feed's recent rows that carry them go. Rooms have no owner, so
 // a room they made goes on. Every step finds what is left by its own
 // query, so a run cut short is finished by the next.
+//
+// The member's rows in the message logs (messages, the log's entries of
+// their edits and reactions, heads, participant rows) are found through
+// their footprints (memberdata.Footprints: the chats they wrote in, each
+// recorded before their first entry there, and gone last), one query of
+// each such chat's partition instead of a scan of every chat's log.
 
 // propIs is the query of the rows, in any partition, whose property
 // name is value: a scan.
@@ -58,7 +64,7 @@ type exportedBlock struct {
 // ExportMember writes the messages m sent, their chats and the people
 // they blocked (by name) into chat/.
 func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memberdata.Archive) error {
-	sent, err := storage.All[MessageRow](ctx, s.log.table, propIs("sender", m.Key))
+	sent, err := memberdata.AllWhere[MessageRow](ctx, s.log.marks, s.log.table, m.Key, propIs("sender", m.Key))
 	if err != nil {
 		return err
 	}
@@ -98,7 +104,7 @@ func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 		return nil
 	}
 	for _, step := range []func(context.Context, string) error{
-		s.forgetReactions, s.forgetMessages, s.forgetPrivateChats, s.forgetRows,
+		s.forgetReactions, s.forgetMessages, s.forgetPrivateChats, s.forgetRows, s.log.marks.Forget,
 	} {
 		if err := step(ctx, m.Key); err != nil {
 			return err
@@ -118,7 +124,7 @@ func (s *Service) forgetReactions(ctx context.Context, memberKey string) error {
 		return nil
 	}
 	forgotten := Person{MemberKey: memberdata.Forgotten}
-	return s.log.table.QueryAll(ctx, q, func(e storage.Entity) error {
+	return s.log.marks.QueryAll(ctx, s.log.table, memberKey, q, func(e storage.Entity) error {
 		rows, err := storage.Decode[MessageRow](ctx, s.log.table, []storage.Entity{e})
 		if err != nil || len(rows) == 0 {
 			return err
@@ -142,7 +148,7 @@ func (s *Service) forgetReactions(ctx context.Context, memberKey string) error {
 // of their edits, joins and leaves) and the heads whose last message is
 // theirs to Forgotten, with no name.
 func (s *Service) forgetMessages(ctx context.Context, memberKey string) error {
-	err := memberdata.Rewrite(ctx, s.log.table, propIs("sender", memberKey), func(m *MessageRow) error {
+	err := memberdata.RewriteWhere(ctx, s.log.marks, s.log.table, memberKey, propIs("sender", memberKey), func(m *MessageRow) error {
 		if m.Sender != memberKey {
 			return storage.ErrNoChange
 		}
@@ -152,7 +158,7 @@ func (s *Service) forgetMessages(ctx context.Context, memberKey string) error {
 	if err != nil {
 		return err
 	}
-	return memberdata.Rewrite(ctx, s.log.table, propIs("lastSenderKey", memberKey), func(h *HeadRow) error {
+	return memberdata.RewriteWhere(ctx, s.log.marks, s.log.table, memberKey, propIs("lastSenderKey", memberKey), func(h *HeadRow) error {
 		if h.LastSenderKey != memberKey {
 			return storage.ErrNoChange
 		}
@@ -191,7 +197,7 @@ func (s *Service) forgetRows(ctx context.Context, memberKey string) error {
 	forget := func(t *storage.Table) func(e storage.Entity) error {
 		return func(e storage.Entity) error { return storage.Forget(ctx, t, e.PartitionKey, e.RowKey) }
 	}
-	if err := s.log.table.QueryAll(ctx, propIs("RowKey", participantPrefix+memberKey), forget(s.log.table)); err != nil {
+	if err := s.log.marks.QueryAll(ctx, s.log.table, memberKey, propIs("RowKey", participantPrefix+memberKey), forget(s.log.table)); err != nil {
 		return err
 	}
 	for _, t := range []*storage.Table{s.userChats, s.blocks} {

@@ -1,15 +1,21 @@
 package chat_test
 
 import (
+	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/harmony/harmony/internal/app/chat"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
+	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -119,7 +125,7 @@ func TestDeletingAnAccountInTheChats(t *testing.T) {
 	}
 
 	rep, err := a.svc.Rebuild(ctx)
-	if err != nil || !strings.HasSuffix(rep.String(), "list entries put back: 0") {
+	if err != nil || !strings.Contains(rep.String(), "list entries put back: 0;") || !strings.HasSuffix(rep.String(), "written again: 0") {
 		t.Errorf("the rebuild after the deletion: %v, %v", rep, err)
 	}
 	before := memberdatatest.Snapshot(t, a.Store, tables...)
@@ -187,5 +193,156 @@ func TestAnExpiredMessageLosesADeletedAccountsReactions(t *testing.T) {
 	}
 	if left := memberdatatest.Traces(t, a.Store, m, a.svc.Tables()...); len(left) > 0 {
 		t.Fatalf("rows still naming ann: %v", left)
+	}
+}
+
+// watched counts the queries that scan the Messages table, and refuses
+// footprints' writes on cue.
+type watched struct {
+	storage.Backend
+	scans  atomic.Int64
+	refuse atomic.Bool
+}
+
+func (w *watched) Query(ctx context.Context, table string, q storage.Query) (storage.Page, error) {
+	if q.Scan && strings.HasSuffix(table, chat.MessagesTable) {
+		w.scans.Add(1)
+	}
+	return w.Backend.Query(ctx, table, q)
+}
+
+func (w *watched) Insert(ctx context.Context, table string, e storage.Entity) (string, error) {
+	if w.refuse.Load() && strings.HasSuffix(table, memberdata.FootprintsTable) {
+		return "", memberdatatest.ErrInjected
+	}
+	return w.Backend.Insert(ctx, table, e)
+}
+
+// TestADeletionReadsOnlyTheChatsWrittenIn: ann's messages, reaction,
+// reply and participant rows in a room, a group's chat and a private
+// chat are found through her footprints: her archive and her deletion
+// read no chat's log but those three, and leave nothing naming her. A
+// start on a store whose messages came before the footprints records
+// them (and until then a deletion reads the whole table, finding them
+// all the same).
+func TestADeletionReadsOnlyTheChatsWrittenIn(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	w := &watched{}
+	a := newAppOn(t, func(b storage.Backend) storage.Backend { w.Backend = b; return w })
+	ann, bob, cat := a.Client(), a.Client(), a.Client()
+	annKey := a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	a.SignIn(cat, "cat@example.com")
+	room := "/chat/room-general"
+	post(bob, room+"/messages", url.Values{"body": {"morning"}})
+	ann.Get(room)
+	post(ann, room+"/messages/"+seqOf(t, ann, room, "morning")+"/react", url.Values{"emoji": {"👍"}})
+	post(ann, room+"/messages", url.Values{"body": {"hello room"}, "reply": {seqOf(t, ann, room, "morning")}})
+	groupID := smiths(ann, map[string]*webtest.Client{"bob@example.com": bob})
+	groupChat := "/chat/group-" + groupID
+	post(ann, groupChat+"/messages", url.Values{"body": {"dinner at 8"}})
+	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
+	post(ann, dm+"/messages", url.Values{"body": {"Coffee?"}})
+	// Chats ann never wrote in.
+	post(cat, "/chat/room-random/messages", url.Values{"body": {"quiet here"}})
+	post(bob, "/chat/room-random/messages", url.Values{"body": {"indeed"}})
+
+	footprints := a.Store.Table(memberdata.FootprintsTable)
+	rows, err := storage.All[memberdata.FootprintRow](ctx, footprints, storage.Query{PartitionKey: annKey})
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("ann's footprints: %+v, %v", rows, err)
+	}
+	m := memberdatatest.Member(annKey, "ann@example.com")
+	tables := a.svc.Tables()
+	before := w.scans.Load()
+	arch := &memberdatatest.Archive{}
+	if err := a.svc.ExportMember(ctx, m, arch); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"hello room", "dinner at 8", "Coffee?"} {
+		if !strings.Contains(arch.Text(), want) {
+			t.Errorf("the archive lacks %q", want)
+		}
+	}
+	if err := a.svc.ForgetMember(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.scans.Load() - before; n != 0 {
+		t.Errorf("the export and the deletion scanned the messages %d times", n)
+	}
+	if left := memberdatatest.Traces(t, a.Store, m, tables...); len(left) > 0 {
+		t.Fatalf("rows still naming ann: %v", left)
+	}
+	if d := bob.Get(room).Doc(t); d.Find(testID("chat-reaction")).Length() != 0 {
+		t.Error("ann's reaction is still shown")
+	}
+
+	// Messages from before the footprints: cat's and bob's footprints
+	// and the mark that they are complete gone, as on a store of before.
+	catKey := a.SignIn(a.Client(), "cat@example.com")
+	for _, k := range []string{catKey, bobKey, "~complete"} {
+		if err := storage.DeletePartition(ctx, footprints, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fresh := chat.New(a.Store, nil, time.Now, chat.Options{})
+	cm := memberdatatest.Member(catKey, "cat@example.com")
+	arch = &memberdatatest.Archive{}
+	if err := fresh.ExportMember(ctx, cm, arch); err != nil || !strings.Contains(arch.Text(), "quiet here") {
+		t.Errorf("cat's archive before the footprints are recorded: %v\n%s", err, arch.Text())
+	}
+	if err := fresh.Seed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := storage.All[memberdata.FootprintRow](ctx, footprints, storage.Query{PartitionKey: catKey}); len(rows) != 1 {
+		t.Errorf("cat's footprints after a start: %+v", rows)
+	}
+	if rows, _ := storage.All[memberdata.FootprintRow](ctx, footprints, storage.Query{PartitionKey: bobKey}); len(rows) != 2 {
+		t.Errorf("bob's footprints after a start: %+v", rows)
+	}
+	before = w.scans.Load()
+	if err := fresh.ForgetMember(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.scans.Load() - before; n != 0 {
+		t.Errorf("cat's deletion scanned the messages %d times", n)
+	}
+	if left := memberdatatest.Traces(t, a.Store, cm, tables...); len(left) > 0 {
+		t.Fatalf("rows still naming cat: %v", left)
+	}
+}
+
+// TestASendWithoutItsFootprintIsRefused: a message whose footprint the
+// store refuses is not sent (an error page, nothing written), so no
+// message stands where a deletion would not look; the next try sends.
+func TestASendWithoutItsFootprintIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	w := &watched{}
+	a := newAppOn(t, func(b storage.Backend) storage.Backend { w.Backend = b; return w })
+	ann := a.Client()
+	a.SignIn(ann, "ann@example.com")
+	room := "/chat/room-general"
+	ann.Get(room)
+	// ann's visit recorded her footprint; a new chat has none.
+	w.refuse.Store(true)
+	res := post(ann, "/chat/room-random/messages", url.Values{"body": {"first words"}})
+	if res.StatusCode != http.StatusInternalServerError || strings.Contains(res.Body, "memberdata") {
+		t.Errorf("a send without its footprint: %d\n%s", res.StatusCode, res.Body)
+	}
+	if rows, _ := storage.All[chat.MessageRow](ctx, a.Store.Table(chat.MessagesTable), storage.Query{PartitionKey: "room-random", RowKeyPrefix: "m|"}); len(rows) != 0 {
+		t.Errorf("written without a footprint: %+v", rows)
+	}
+	// The room she visited has hers already: its messages go.
+	if res := post(ann, room+"/messages", url.Values{"body": {"still here"}}); res.StatusCode >= 400 {
+		t.Errorf("a send where her footprint is: %d", res.StatusCode)
+	}
+	w.refuse.Store(false)
+	if res := post(ann, "/chat/room-random/messages", url.Values{"body": {"first words"}}); res.StatusCode >= 400 {
+		t.Errorf("the retry: %d", res.StatusCode)
+	}
+	if !strings.Contains(ann.Get("/chat/room-random").Body, "first words") {
+		t.Error("the retry is not in the room")
 	}
 }

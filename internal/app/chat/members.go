@@ -51,7 +51,10 @@ func (s *Service) seen(ctx context.Context, who Person, ch ChatRow) {
 	if _, ok := s.participants.GetOrPut(known, true); ok {
 		return
 	}
-	_, err := storage.Insert(ctx, s.log.table, ParticipantRow{PartitionKey: ch.RowKey, RowKey: participantPrefix + who.MemberKey, MemberKey: who.MemberKey, Name: who.Name, JoinedAt: s.now().UTC()})
+	err := s.log.marks.Mark(ctx, who.MemberKey, ch.RowKey)
+	if err == nil {
+		_, err = storage.Insert(ctx, s.log.table, ParticipantRow{PartitionKey: ch.RowKey, RowKey: participantPrefix + who.MemberKey, MemberKey: who.MemberKey, Name: who.Name, JoinedAt: s.now().UTC()})
+	}
 	if err != nil && !errors.Is(err, storage.ErrExists) {
 		s.participants.Delete(known)
 		s.logger.WarnContext(ctx, "chat: participant not recorded", "chat", ch.RowKey, "err", err)
@@ -66,16 +69,19 @@ func (s *Service) joined(ctx context.Context, who Person, ch ChatRow) {
 		return
 	}
 	first := false
-	_, err := storage.Modify(ctx, s.log.table, ch.RowKey, participantPrefix+who.MemberKey, func(p *ParticipantRow, exists bool) error {
-		if exists && p.Announced {
-			return storage.ErrNoChange
-		}
-		if !exists {
-			p.MemberKey, p.JoinedAt = who.MemberKey, s.now().UTC()
-		}
-		p.Name, p.Announced, first = who.Name, true, true
-		return nil
-	})
+	err := s.log.marks.Mark(ctx, who.MemberKey, ch.RowKey)
+	if err == nil {
+		_, err = storage.Modify(ctx, s.log.table, ch.RowKey, participantPrefix+who.MemberKey, func(p *ParticipantRow, exists bool) error {
+			if exists && p.Announced {
+				return storage.ErrNoChange
+			}
+			if !exists {
+				p.MemberKey, p.JoinedAt = who.MemberKey, s.now().UTC()
+			}
+			p.Name, p.Announced, first = who.Name, true, true
+			return nil
+		})
+	}
 	if err != nil || !first {
 		if err != nil {
 			s.logger.WarnContext(ctx, "chat: participant not recorded", "chat", ch.RowKey, "err", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
@@ -24,7 +25,48 @@ func (s *Service) RebuildSubject() string { return "chat" }
 // markers, rooms joined and left, group and event chats opened) is the
 // person's own doing, not derived from anything. It reads the private
 // chats' partition and each one's head; running it again adds nothing.
+// Then it writes the members' footprints the logs imply and are missing
+// (recordFootprints).
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
+	lists, err := s.rebuildLists(ctx)
+	if err != nil {
+		return lists, err
+	}
+	marks, err := s.recordFootprints(ctx)
+	return rebuildReport{lists, marks}, err
+}
+
+// rebuildReport is what Rebuild did.
+type rebuildReport struct {
+	lists listsReport
+	marks *memberdata.Recorder
+}
+
+func (r rebuildReport) String() string { return r.lists.String() + "; " + r.marks.String() }
+
+// recordFootprints writes the footprints (memberdata.Footprints) the
+// message logs imply and are missing, and then marks them complete: each
+// chat a member wrote in (a message, an edit, a reaction, any entry of
+// the log under their name) or took part in (a participant row). It
+// reads the whole table once, its senders' and participants' columns.
+func (s *Service) recordFootprints(ctx context.Context) (*memberdata.Recorder, error) {
+	r := s.log.marks.Recorder()
+	err := s.log.table.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"sender", "memberKey"}}, func(e storage.Entity) error {
+		who, _ := e.Props["sender"].(string)
+		if strings.HasPrefix(e.RowKey, participantPrefix) {
+			who, _ = e.Props["memberKey"].(string)
+		}
+		return r.Add(ctx, who, e.PartitionKey)
+	})
+	if err != nil {
+		return r, err
+	}
+	return r, r.Done(ctx)
+}
+
+// rebuildLists puts every private chat that has a message back in both
+// its people's lists (Rebuild).
+func (s *Service) rebuildLists(ctx context.Context) (listsReport, error) {
 	var r listsReport
 	pk, _ := chatKey(KindPrivate, "")
 	err := s.chats.QueryAll(ctx, storage.Query{PartitionKey: pk, Select: []string{"RowKey", "kind", "memberA", "memberB"}}, func(e storage.Entity) error {

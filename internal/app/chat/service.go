@@ -17,6 +17,7 @@ import (
 	"github.com/harmony/harmony/internal/lru"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/media/pictures"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/ratelimit"
@@ -145,7 +146,7 @@ func New(store *storage.Store, logger *slog.Logger, now func() time.Time, opts O
 	if opts.Live == nil {
 		opts.Live = live.New(store, logger, now, live.Options{})
 	}
-	l := &Log{table: store.Table(MessagesTable), ttl: opts.TTL, now: now}
+	l := &Log{table: store.Table(MessagesTable), ttl: opts.TTL, now: now, marks: memberdata.NewFootprints(store, "chat", now)}
 	return &Service{
 		chats: store.Table(ChatsTable), userChats: store.Table(UserChatsTable), log: l, presence: store.Table(PresenceTable), blocks: store.Table(BlocksTable), images: pictures.Store{Container: store.Container(ImagesContainer), Large: largeChatImage, Small: smallChatImage, Log: logger},
 		hub:        newHub(l, opts.Live, logger, now),
@@ -178,7 +179,7 @@ func (s *Service) CountWith(d *metrics.Daily) { s.counts = d.Counting(s.logger, 
 
 // Tables are the tables the module needs.
 func (s *Service) Tables() []string {
-	return []string{ChatsTable, MessagesTable, UserChatsTable, QuotaTable, PresenceTable, BlocksTable}
+	return []string{ChatsTable, MessagesTable, UserChatsTable, QuotaTable, PresenceTable, BlocksTable, memberdata.FootprintsTable}
 }
 
 // Jobs are the module's background work: expired messages' sweeper.
