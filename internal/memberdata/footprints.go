@@ -206,6 +206,27 @@ func (r *Recorder) Done(ctx context.Context) error {
 	return nil
 }
 
+// Record rebuilds the module's footprints: read reads the module's rows
+// and gives add each member and partition a row implies; when it has
+// finished, the footprints are marked complete. It returns what it found.
+func (f *Footprints) Record(ctx context.Context, read func(add func(memberKey, partition string) error) error) (*Recorder, error) {
+	r := f.Recorder()
+	if err := read(func(memberKey, partition string) error { return r.Add(ctx, memberKey, partition) }); err != nil {
+		return r, err
+	}
+	return r, r.Done(ctx)
+}
+
+// RecordOnce is Record, unless the footprints are complete already (nil,
+// then): for a module's start, so that the rows written before the
+// footprints are read once, and every start after costs a point read.
+func (f *Footprints) RecordOnce(ctx context.Context, read func(add func(memberKey, partition string) error) error) (*Recorder, error) {
+	if done, err := f.Complete(ctx); err != nil || done {
+		return nil, err
+	}
+	return f.Record(ctx, read)
+}
+
 func (r *Recorder) String() string {
 	return fmt.Sprintf("footprints found: %d; written again: %d", r.Found, r.Added)
 }

@@ -26,13 +26,13 @@ func (s *Service) RebuildSubject() string { return "chat" }
 // person's own doing, not derived from anything. It reads the private
 // chats' partition and each one's head; running it again adds nothing.
 // Then it writes the members' footprints the logs imply and are missing
-// (recordFootprints).
+// (footprintsOf).
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	lists, err := s.rebuildLists(ctx)
 	if err != nil {
 		return lists, err
 	}
-	marks, err := s.recordFootprints(ctx)
+	marks, err := s.log.marks.Record(ctx, s.footprintsOf(ctx))
 	return rebuildReport{lists, marks}, err
 }
 
@@ -44,24 +44,21 @@ type rebuildReport struct {
 
 func (r rebuildReport) String() string { return r.lists.String() + "; " + r.marks.String() }
 
-// recordFootprints writes the footprints (memberdata.Footprints) the
-// message logs imply and are missing, and then marks them complete: each
-// chat a member wrote in (a message, an edit, a reaction, any entry of
-// the log under their name) or took part in (a participant row). It
-// reads the whole table once, its senders' and participants' columns.
-func (s *Service) recordFootprints(ctx context.Context) (*memberdata.Recorder, error) {
-	r := s.log.marks.Recorder()
-	err := s.log.table.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"sender", "memberKey"}}, func(e storage.Entity) error {
-		who, _ := e.Props["sender"].(string)
-		if strings.HasPrefix(e.RowKey, participantPrefix) {
-			who, _ = e.Props["memberKey"].(string)
-		}
-		return r.Add(ctx, who, e.PartitionKey)
-	})
-	if err != nil {
-		return r, err
+// footprintsOf reads the message logs for the footprints they imply
+// (memberdata.Footprints): each chat a member wrote in (a message, an
+// edit, a reaction, any entry of the log under their name) or took part
+// in (a participant row). It reads the whole table once, its senders'
+// and participants' columns.
+func (s *Service) footprintsOf(ctx context.Context) func(add func(memberKey, chatID string) error) error {
+	return func(add func(memberKey, chatID string) error) error {
+		return s.log.table.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"sender", "memberKey"}}, func(e storage.Entity) error {
+			who, _ := e.Props["sender"].(string)
+			if strings.HasPrefix(e.RowKey, participantPrefix) {
+				who, _ = e.Props["memberKey"].(string)
+			}
+			return add(who, e.PartitionKey)
+		})
 	}
-	return r, r.Done(ctx)
 }
 
 // rebuildLists puts every private chat that has a message back in both

@@ -22,16 +22,12 @@ func RoomID(slug string) string { return "room-" + slug }
 
 // Seed adds the configured rooms that are missing (every start; a room
 // there already is left as it is), and records the footprints of the
-// messages written before they were kept (recordFootprints), until that
+// messages written before they were kept (footprintsOf), until that
 // has been done once: a read a start after.
 func (s *Service) Seed(ctx context.Context) error {
-	if done, err := s.log.marks.Complete(ctx); err != nil {
+	if r, err := s.log.marks.RecordOnce(ctx, s.footprintsOf(ctx)); err != nil {
 		return err
-	} else if !done {
-		r, err := s.recordFootprints(ctx)
-		if err != nil {
-			return err
-		}
+	} else if r != nil {
 		s.logger.InfoContext(ctx, "chat: members' footprints recorded", "found", r.Found, "written", r.Added)
 	}
 	for _, slug := range s.rooms {

@@ -23,9 +23,12 @@ import (
 // bookmarks (and so reminders) and mutes, their participant rows,
 // their moderation of sections and their rate-limit rows go, and
 // others' bookmarks of their posts keep no name (forgetBookmarked, from
-// forgetAuthorship's one scan of their posts). The
-// participant rows go last: they lead the next run to the topics a run
-// cut short left.
+// forgetAuthorship's one read of their posts). Their rows in the
+// topics (heads, posts, likes, watches, participant rows) are found
+// through their footprints (memberdata.Footprints: the topics they
+// wrote in, each recorded before their first row there), one query of
+// each such topic instead of a scan of every topic; the footprints go
+// last, so they lead the next run to what a run cut short left.
 
 // shownName is the name a list shows for an author: "Deleted member"
 // for a forgotten one, whose name lists keep as "" (every member has a
@@ -52,13 +55,23 @@ func rowKeyIs(rk string) storage.Query {
 	return storage.Query{Scan: true, Filters: []storage.Filter{{Name: "RowKey", Op: storage.Eq, Value: rk}}}
 }
 
+// theirs runs q, a scan of t for memberKey's rows: through their
+// footprints in the posts' table (the topics they wrote in), whole in
+// the sections' (a few rows).
+func (s *Service) theirs(ctx context.Context, t *storage.Table, memberKey string, q storage.Query, each func(storage.Entity) error) error {
+	if t == s.posts {
+		return s.marks.QueryAll(ctx, t, memberKey, q, each)
+	}
+	return t.QueryAll(ctx, q, each)
+}
+
 // likesQuery reads every like's key: a scan of the likes' key range.
 var likesQuery = storage.Query{Scan: true, RowKeyFrom: "l|", RowKeyTo: storage.PrefixEnd("l|"), Select: []string{"RowKey"}}
 
 // likedBy are the (topic, post number) of memberKey's likes.
 func (s *Service) likedBy(ctx context.Context, memberKey string) ([][2]string, error) {
 	var out [][2]string
-	err := s.posts.QueryAll(ctx, likesQuery, func(e storage.Entity) error {
+	err := s.marks.QueryAll(ctx, s.posts, memberKey, likesQuery, func(e storage.Entity) error {
 		if strings.HasSuffix(e.RowKey, "|"+memberKey) {
 			out = append(out, [2]string{e.PartitionKey, e.RowKey})
 		}
@@ -87,7 +100,7 @@ type exportedTopic struct {
 // mutes into forum/.
 func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memberdata.Archive) error {
 	topics, posts := []exportedTopic{}, []exportedPost{}
-	err := s.posts.QueryAll(ctx, byAuthor(m.Key), func(e storage.Entity) error {
+	err := s.marks.QueryAll(ctx, s.posts, m.Key, byAuthor(m.Key), func(e storage.Entity) error {
 		if e.RowKey == headKey {
 			var t TopicRow
 			if err := storage.Unmarshal(e, &t); err != nil {
@@ -121,7 +134,7 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 		t          *storage.Table
 		rk, of, pk string
 	}{{s.posts, watcherPrefix + m.Key, "topics", ""}, {s.sections, m.Key, "sections", sectionWatchers("")}} {
-		err := q.t.QueryAll(ctx, rowKeyIs(q.rk), func(e storage.Entity) error {
+		err := s.theirs(ctx, q.t, m.Key, rowKeyIs(q.rk), func(e storage.Entity) error {
 			watched[q.of] = append(watched[q.of], strings.TrimPrefix(e.PartitionKey, q.pk))
 			return nil
 		})
@@ -178,9 +191,13 @@ func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 			return err
 		}
 	}
-	return s.quota.QueryAll(ctx, rowKeyIs(m.Key), func(e storage.Entity) error {
+	err := s.quota.QueryAll(ctx, rowKeyIs(m.Key), func(e storage.Entity) error {
 		return storage.Forget(ctx, s.quota, e.PartitionKey, e.RowKey)
 	})
+	if err != nil {
+		return err
+	}
+	return s.marks.Forget(ctx, m.Key)
 }
 
 // forgetLikes takes back m's likes: each like's row and its post's count
@@ -222,7 +239,7 @@ func (s *Service) forgetWatches(ctx context.Context, m memberdata.Member) error 
 		t  *storage.Table
 		rk string
 	}{{s.posts, watcherPrefix + m.Key}, {s.sections, m.Key}} {
-		err := q.t.QueryAll(ctx, rowKeyIs(q.rk), func(e storage.Entity) error {
+		err := s.theirs(ctx, q.t, m.Key, rowKeyIs(q.rk), func(e storage.Entity) error {
 			return storage.Forget(ctx, q.t, e.PartitionKey, e.RowKey)
 		})
 		if err != nil {
@@ -309,7 +326,7 @@ func (s *Service) forgetBookmarked(ctx context.Context, theirs []storage.Entity)
 // theirs, and last their participant row.
 func (s *Service) forgetAuthorship(ctx context.Context, m memberdata.Member) error {
 	var theirs []storage.Entity
-	err := s.posts.QueryAll(ctx, byAuthor(m.Key), func(e storage.Entity) error {
+	err := s.marks.QueryAll(ctx, s.posts, m.Key, byAuthor(m.Key), func(e storage.Entity) error {
 		theirs = append(theirs, e)
 		return nil
 	})
@@ -337,7 +354,7 @@ func (s *Service) forgetAuthorship(ctx context.Context, m memberdata.Member) err
 			return err
 		}
 	}
-	return s.posts.QueryAll(ctx, rowKeyIs(participantPrefix+m.Key), func(e storage.Entity) error {
+	return s.marks.QueryAll(ctx, s.posts, m.Key, rowKeyIs(participantPrefix+m.Key), func(e storage.Entity) error {
 		var who ParticipantRow
 		if err := storage.Unmarshal(e, &who); err != nil {
 			return err

@@ -23,6 +23,15 @@ import (
 type headWritesRefused struct {
 	storage.Backend
 	armed atomic.Bool
+	// scans counts the queries that scan ForumPosts.
+	scans atomic.Int64
+}
+
+func (b *headWritesRefused) Query(ctx context.Context, table string, q storage.Query) (storage.Page, error) {
+	if q.Scan && strings.HasSuffix(table, forum.PostsTable) {
+		b.scans.Add(1)
+	}
+	return b.Backend.Query(ctx, table, q)
 }
 
 var errStopped = errors.New("the process stopped")
@@ -39,7 +48,8 @@ func (b *headWritesRefused) Update(ctx context.Context, table string, e storage.
 // finished by the next run: her topic and posts stay, by "Deleted
 // member" with no link (and as the topic's last poster in the list);
 // bob's like of her post stays and her like of his is taken from its
-// count; her watches, bookmark and moderation go; nothing in the
+// count; her watches, bookmark and moderation go; what she wrote is
+// found through her footprints (no scan of the topics' rows); nothing in the
 // forum's tables names her; the rebuild finds nothing to fix; and one
 // more run changes nothing.
 func TestDeletingAnAccountInTheForum(t *testing.T) {
@@ -65,7 +75,9 @@ func TestDeletingAnAccountInTheForum(t *testing.T) {
 	must(err)
 	his, err := a.svc.CreateTopic(ctx, bob, "talk", "Boots advice", "Which boots?")
 	must(err)
-	must(a.svc.Like(ctx, ann, his.PartitionKey, 1, true))
+	tents, err := a.svc.CreateTopic(ctx, bob, "talk", "Tents", "Which tent?")
+	must(err)
+	must(a.svc.Like(ctx, ann, tents.PartitionKey, 1, true))
 	must(a.svc.Like(ctx, bob, hers.PartitionKey, 1, true))
 	must(a.svc.Bookmark(ctx, ann, his.PartitionKey, 1, true))
 	must(a.svc.Bookmark(ctx, bob, hers.PartitionKey, 3, true)) // her reply
@@ -74,10 +86,14 @@ func TestDeletingAnAccountInTheForum(t *testing.T) {
 	m := memberdatatest.Member(ann.MemberKey, "ann@example.com")
 	m.Name = ann.Name
 
+	// She opened one topic and replied in it, bookmarked and watched
+	// another and liked a third: her footprints lead to all three, and
+	// her archive and her deletion scan no topic's rows.
+	scans := crash.scans.Load()
 	arch := &memberdatatest.Archive{}
 	must(a.svc.ExportMember(ctx, m, arch))
 	text := arch.Text()
-	for _, want := range []string{"forum/topics.json", "Hiking in May", "Great, see you there.", his.PartitionKey + "#1", "forum/watching.json"} {
+	for _, want := range []string{"forum/topics.json", "Hiking in May", "Great, see you there.", tents.PartitionKey + "#1", "forum/watching.json", his.PartitionKey} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the archive lacks %q:\n%s", want, text)
 		}
@@ -92,6 +108,9 @@ func TestDeletingAnAccountInTheForum(t *testing.T) {
 	}
 	crash.armed.Store(false)
 	must(a.svc.ForgetMember(ctx, m))
+	if n := crash.scans.Load() - scans; n != 0 {
+		t.Errorf("her export and deletion scanned the topics' rows %d times", n)
+	}
 	tables := a.svc.Tables()
 	if left := memberdatatest.Traces(t, a.Store, m, tables...); len(left) > 0 {
 		t.Fatalf("rows still naming ann: %v", left)
@@ -115,7 +134,7 @@ func TestDeletingAnAccountInTheForum(t *testing.T) {
 	if !strings.Contains(list, "Hiking in May Deleted member · last post Fri 17 May 09:31 by Deleted member") {
 		t.Errorf("the section's list does not name the deleted member:\n%s", list)
 	}
-	for topic, want := range map[string]int{hers.PartitionKey: 1, his.PartitionKey: 0} {
+	for topic, want := range map[string]int{hers.PartitionKey: 1, his.PartitionKey: 0, tents.PartitionKey: 0} {
 		_, p, err := a.svc.Post(ctx, topic, 1)
 		if err != nil || p.Likes != want {
 			t.Errorf("likes of %s#1: %d, want %d (%v)", topic, p.Likes, want, err)
@@ -135,12 +154,80 @@ func TestDeletingAnAccountInTheForum(t *testing.T) {
 	}
 
 	rep, err := a.svc.Rebuild(ctx)
-	if err != nil || rep.String() != "0 topics recounted; activity index: 2 canonical rows read; 0 derived rows written, 0 removed; title search: 2 canonical rows read; 0 derived rows written, 0 removed; 0 sections recounted" {
+	if err != nil || rep.String() != "0 topics recounted; activity index: 3 canonical rows read; 0 derived rows written, 0 removed; title search: 3 canonical rows read; 0 derived rows written, 0 removed; 0 sections recounted; footprints found: 3; written again: 0" {
 		t.Errorf("the rebuild after the deletion: %s, %v", rep, err)
 	}
 	before := memberdatatest.Snapshot(t, a.Store, tables...)
 	must(a.svc.ForgetMember(ctx, m))
 	if after := memberdatatest.Snapshot(t, a.Store, tables...); after != before {
 		t.Errorf("a second forget wrote:\n%s\n→\n%s", before, after)
+	}
+}
+
+// TestAStartRecordsTheFootprintsOfBefore: on a store whose topics came
+// before the footprints (none kept, none marked complete), a start
+// records each topic a member opened, replied in, liked a post of or
+// watched, and a deletion then finds all they wrote without a scan.
+func TestAStartRecordsTheFootprintsOfBefore(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	w := &headWritesRefused{}
+	a := newAppOn(t, func(b storage.Backend) storage.Backend { w.Backend = b; return w })
+	_, annC, bobC := a.talkSection(t, "ann@example.com")
+	ann := forum.Person{MemberKey: a.Who(annC), Name: "Ann"}
+	bob := forum.Person{MemberKey: a.Who(bobC), Name: "Bob"}
+	topics := map[string]string{}
+	for _, title := range []string{"Replied", "Liked", "Watched"} {
+		tp, err := a.svc.CreateTopic(ctx, bob, "talk", title, "Hello")
+		if err != nil {
+			t.Fatal(err)
+		}
+		topics[title] = tp.PartitionKey
+	}
+	hers, err := a.svc.CreateTopic(ctx, ann, "talk", "Her own", "Mine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.svc.Reply(ctx, ann, topics["Replied"], "Me too"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.Like(ctx, ann, topics["Liked"], 1, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.svc.SetLevel(ctx, ann.MemberKey, topics["Watched"], forum.Watching); err != nil {
+		t.Fatal(err)
+	}
+	footprints := a.Store.Table(memberdata.FootprintsTable)
+	for _, k := range []string{ann.MemberKey, bob.MemberKey, "~complete"} {
+		if err := storage.DeletePartition(ctx, footprints, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	fresh := forum.New(a.Store, nil, nil, time.Now)
+	if err := fresh.Seed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := storage.All[memberdata.FootprintRow](ctx, footprints, storage.Query{PartitionKey: ann.MemberKey})
+	got := map[string]bool{}
+	for _, r := range rows {
+		got[strings.TrimPrefix(r.RowKey, "forum|")] = true
+	}
+	if err != nil || len(rows) != 4 || !got[hers.PartitionKey] || !got[topics["Replied"]] || !got[topics["Liked"]] || !got[topics["Watched"]] {
+		t.Errorf("ann's footprints after a start: %+v, %v", rows, err)
+	}
+	if n, _ := storage.All[memberdata.FootprintRow](ctx, footprints, storage.Query{PartitionKey: bob.MemberKey}); len(n) != 3 {
+		t.Errorf("bob's footprints after a start: %d, want his 3 topics", len(n))
+	}
+	scans := w.scans.Load()
+	m := memberdatatest.Member(ann.MemberKey, "ann@example.com")
+	if err := fresh.ForgetMember(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.scans.Load() - scans; n != 0 {
+		t.Errorf("the deletion scanned the topics' rows %d times", n)
+	}
+	if left := memberdatatest.Traces(t, a.Store, m, a.svc.Tables()...); len(left) > 0 {
+		t.Fatalf("rows still naming ann: %v", left)
 	}
 }

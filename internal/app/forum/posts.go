@@ -339,6 +339,11 @@ func (s *Service) recount(ctx context.Context, topicID string, num int, visible 
 // like's row and the post's count in one transaction. A like counts what
 // others thought of a post, so its author cannot add one.
 func (s *Service) Like(ctx context.Context, by Person, topicID string, num int, like bool) error {
+	if like {
+		if err := s.marks.Mark(ctx, by.MemberKey, topicID); err != nil {
+			return err
+		}
+	}
 	return storage.Optimistic(ctx, writeAttempts, func(ctx context.Context) error {
 		_, p, err := s.Post(ctx, topicID, num)
 		if err != nil {

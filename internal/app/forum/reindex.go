@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
 )
@@ -17,10 +19,46 @@ type RebuildReport struct {
 	Index    projection.Report
 	Titles   projection.Report
 	Sections int // sections whose counters were corrected
+	// Footprints are the members' footprints found and written again.
+	Footprints *memberdata.Recorder
 }
 
 func (r RebuildReport) String() string {
-	return fmt.Sprintf("%d topics recounted; activity index: %s; title search: %s; %d sections recounted", r.Topics, r.Index, r.Titles, r.Sections)
+	return fmt.Sprintf("%d topics recounted; activity index: %s; title search: %s; %d sections recounted; %s", r.Topics, r.Index, r.Titles, r.Sections, r.Footprints)
+}
+
+// Seed records the footprints of the topics' rows written before they
+// were kept (footprintsOf), until that has been done once: a point read
+// a start after (platform.Seeder).
+func (s *Service) Seed(ctx context.Context) error {
+	r, err := s.marks.RecordOnce(ctx, s.footprintsOf(ctx))
+	if r != nil && err == nil {
+		s.log.InfoContext(ctx, "forum: members' footprints recorded", "found", r.Found, "written", r.Added)
+	}
+	return err
+}
+
+// footprintsOf reads the topics' rows for the footprints they imply
+// (memberdata.Footprints): each topic a member opened, replied in,
+// liked a post of, watched or took part in. It reads the whole posts'
+// table once, its authors' column.
+func (s *Service) footprintsOf(ctx context.Context) func(add func(memberKey, topicID string) error) error {
+	return func(add func(memberKey, topicID string) error) error {
+		return s.posts.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"authorKey"}}, func(e storage.Entity) error {
+			who, _ := e.Props["authorKey"].(string)
+			switch rk := e.RowKey; {
+			case strings.HasPrefix(rk, "l|"): // likeKey: l|{num}|{memberKey}
+				if _, after, ok := strings.Cut(rk[2:], "|"); ok {
+					who = after
+				}
+			case strings.HasPrefix(rk, watcherPrefix):
+				who = rk[len(watcherPrefix):]
+			case strings.HasPrefix(rk, participantPrefix):
+				who = rk[len(participantPrefix):]
+			}
+			return add(who, e.PartitionKey)
+		})
+	}
 }
 
 // RebuildSubject and Rebuild make the forum's derived rows one of the
@@ -30,7 +68,8 @@ func (s *Service) RebuildSubject() string { return "forum" }
 // Rebuild recounts each topic's head from its posts (recountTopics),
 // then recomputes TopicActivityIndex from the heads (missing and stale
 // rows written, orphans deleted), then each section's topic count and
-// last activity from the same heads.
+// last activity from the same heads, and last writes the members'
+// footprints the topics' rows imply and are missing (footprintsOf).
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	var rep RebuildReport
 	var err error
@@ -102,7 +141,8 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 			rep.Sections++
 		}
 	}
-	return rep, nil
+	rep.Footprints, err = s.marks.Record(ctx, s.footprintsOf(ctx))
+	return rep, err
 }
 
 // recountTopics puts each topic's counts back in step with its posts:

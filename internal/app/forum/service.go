@@ -11,6 +11,7 @@ import (
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/live"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/ratelimit"
@@ -25,6 +26,9 @@ import (
 type Service struct {
 	sections *storage.Table
 	posts    *storage.Table
+	// marks are the topics each member wrote in (memberdata.Footprints),
+	// each written before their first row there.
+	marks    *memberdata.Footprints
 	activity *storage.Table
 	reads    *storage.Table
 	quota    *storage.Table
@@ -105,6 +109,7 @@ func New(store *storage.Store, cursors *storage.Cursors, log *slog.Logger, now f
 		sections: store.Table(SectionsTable), posts: store.Table(PostsTable), activity: store.Table(ActivityTable),
 		reads: store.Table(ReadsTable), quota: store.Table(QuotaTable), cursors: cursors, log: log, now: now,
 		previews: web.NewPreview(bodyRule, "forum.error.body", now), streams: ratelimit.NewConcurrent(maxTopicStreams),
+		marks: memberdata.NewFootprints(store, "forum", now),
 	}
 	// Both follow the heads into TopicActivityIndex: the activity rows,
 	// and the title search rows ("q|" partitions), each with its record.
@@ -152,7 +157,7 @@ func (s *Service) CountWith(d *metrics.Daily) {
 
 // Tables are the tables the module needs provisioned.
 func (s *Service) Tables() []string {
-	return []string{SectionsTable, PostsTable, ActivityTable, ReadsTable, QuotaTable}
+	return []string{SectionsTable, PostsTable, ActivityTable, ReadsTable, QuotaTable, memberdata.FootprintsTable}
 }
 
 // Errors a caller may meet.

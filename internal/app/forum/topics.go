@@ -112,6 +112,9 @@ func (s *Service) CreateTopic(ctx context.Context, by Person, section, title, bo
 	if err := s.intend(&t); err != nil {
 		return TopicRow{}, err
 	}
+	if err := s.marks.Mark(ctx, by.MemberKey, id); err != nil {
+		return TopicRow{}, err
+	}
 	var tx storage.Tx
 	if err := tx.Insert(t).Insert(p).Upsert(participant(id, by)).Commit(ctx, s.posts); err != nil {
 		return TopicRow{}, err
@@ -166,6 +169,9 @@ func (s *Service) Reply(ctx context.Context, by Person, topicID, body string) (P
 		if err := s.limitPace(ctx, by, "reply"); err != nil {
 			return PostRow{}, err
 		}
+	}
+	if err := s.marks.Mark(ctx, by.MemberKey, topicID); err != nil {
+		return PostRow{}, err
 	}
 	var before, after TopicRow
 	var out PostRow

@@ -161,6 +161,11 @@ func (s *Service) goneTopics(ctx context.Context, ids []string) ([]string, error
 
 // watchRow writes (on) or deletes memberKey's watcher row of topicID.
 func (s *Service) watchRow(ctx context.Context, memberKey, topicID string, on bool) error {
+	if on {
+		if err := s.marks.Mark(ctx, memberKey, topicID); err != nil {
+			return err
+		}
+	}
 	return keepRow(ctx, s.posts, on, WatcherRow{PartitionKey: topicID, RowKey: watcherPrefix + memberKey, Since: s.now().UTC()})
 }
 
