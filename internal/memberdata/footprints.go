@@ -166,39 +166,54 @@ func (f *Footprints) Forget(ctx context.Context, memberKey string) error {
 }
 
 // Recorder writes the footprints a read of the module's rows finds
-// (Add), and once the read is done (Done) marks them complete: the
-// rebuild of the footprints from their canonical rows.
+// (Add), missing ones only, and marks them complete (Done): the rebuild
+// of the footprints from their canonical rows. It holds the pairs the
+// read found until Done.
 type Recorder struct {
-	f    *Footprints
-	seen map[string]bool
+	f     *Footprints
+	pairs map[[2]string]bool
 	// Found is how many member-and-partition pairs the read found, Added
 	// how many of them had no footprint.
 	Found, Added int
 }
 
 // Recorder starts a read of the module's rows.
-func (f *Footprints) Recorder() *Recorder { return &Recorder{f: f, seen: map[string]bool{}} }
+func (f *Footprints) Recorder() *Recorder { return &Recorder{f: f, pairs: map[[2]string]bool{}} }
 
-// Add records that memberKey wrote in partition (once per pair a read).
-func (r *Recorder) Add(ctx context.Context, memberKey, partition string) error {
-	if memberKey == "" || IsForgotten(memberKey) || r.seen[memberKey+"\x00"+partition] {
-		return nil
+// Add records that memberKey wrote in partition.
+func (r *Recorder) Add(memberKey, partition string) {
+	if memberKey != "" && !IsForgotten(memberKey) {
+		r.pairs[[2]string{memberKey, partition}] = true
 	}
-	r.seen[memberKey+"\x00"+partition] = true
-	r.Found++
-	_, err := storage.Insert(ctx, r.f.table, FootprintRow{PartitionKey: memberKey, RowKey: r.f.key(partition), At: r.f.now().UTC()})
-	switch {
-	case err == nil:
-		r.Added++
-	case !errors.Is(err, storage.ErrExists):
-		return err
-	}
-	return nil
 }
 
-// Done marks the module's footprints complete: call it when the read
-// has finished without an error.
+// Done writes the footprints found that are missing (one scan of the
+// module's footprints, then a write each), and marks them complete:
+// call it when the read has finished without an error.
 func (r *Recorder) Done(ctx context.Context) error {
+	r.Found = len(r.pairs)
+	prefix := r.f.module + "|"
+	err := r.f.table.QueryAll(ctx, storage.Query{Scan: true, RowKeyPrefix: prefix, Select: []string{"RowKey"}}, func(e storage.Entity) error {
+		if p, err := storage.UnescapeKey(strings.TrimPrefix(e.RowKey, prefix)); err == nil {
+			delete(r.pairs, [2]string{e.PartitionKey, p})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for pair := range r.pairs {
+		_, err := storage.Insert(ctx, r.f.table, FootprintRow{PartitionKey: pair[0], RowKey: r.f.key(pair[1]), At: r.f.now().UTC()})
+		switch {
+		case err == nil:
+			r.Added++
+		case !errors.Is(err, storage.ErrExists):
+			return err
+		}
+	}
+	if r.f.complete.Load() {
+		return nil // known complete: nothing to mark
+	}
 	if _, err := storage.Upsert(ctx, r.f.table, FootprintRow{PartitionKey: completePart, RowKey: r.f.module, At: r.f.now().UTC()}); err != nil {
 		return err
 	}
@@ -208,10 +223,11 @@ func (r *Recorder) Done(ctx context.Context) error {
 
 // Record rebuilds the module's footprints: read reads the module's rows
 // and gives add each member and partition a row implies; when it has
-// finished, the footprints are marked complete. It returns what it found.
-func (f *Footprints) Record(ctx context.Context, read func(add func(memberKey, partition string) error) error) (*Recorder, error) {
+// finished, the missing footprints are written and marked complete
+// (Recorder). It returns what it found.
+func (f *Footprints) Record(ctx context.Context, read func(add func(memberKey, partition string)) error) (*Recorder, error) {
 	r := f.Recorder()
-	if err := read(func(memberKey, partition string) error { return r.Add(ctx, memberKey, partition) }); err != nil {
+	if err := read(r.Add); err != nil {
 		return r, err
 	}
 	return r, r.Done(ctx)
@@ -220,7 +236,7 @@ func (f *Footprints) Record(ctx context.Context, read func(add func(memberKey, p
 // RecordOnce is Record, unless the footprints are complete already (nil,
 // then): for a module's start, so that the rows written before the
 // footprints are read once, and every start after costs a point read.
-func (f *Footprints) RecordOnce(ctx context.Context, read func(add func(memberKey, partition string) error) error) (*Recorder, error) {
+func (f *Footprints) RecordOnce(ctx context.Context, read func(add func(memberKey, partition string)) error) (*Recorder, error) {
 	if done, err := f.Complete(ctx); err != nil || done {
 		return nil, err
 	}

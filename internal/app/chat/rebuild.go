@@ -49,14 +49,15 @@ func (r rebuildReport) String() string { return r.lists.String() + "; " + r.mark
 // edit, a reaction, any entry of the log under their name) or took part
 // in (a participant row). It reads the whole table once, its senders'
 // and participants' columns.
-func (s *Service) footprintsOf(ctx context.Context) func(add func(memberKey, chatID string) error) error {
-	return func(add func(memberKey, chatID string) error) error {
+func (s *Service) footprintsOf(ctx context.Context) func(add func(memberKey, chatID string)) error {
+	return func(add func(memberKey, chatID string)) error {
 		return s.log.table.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"sender", "memberKey"}}, func(e storage.Entity) error {
 			who, _ := e.Props["sender"].(string)
 			if strings.HasPrefix(e.RowKey, participantPrefix) {
 				who, _ = e.Props["memberKey"].(string)
 			}
-			return add(who, e.PartitionKey)
+			add(who, e.PartitionKey)
+			return nil
 		})
 	}
 }

@@ -236,7 +236,7 @@ func NewCatalog(store *storage.Store, now func() time.Time) *Catalog {
 
 // Tables are the tables the catalog needs.
 func (c *Catalog) Tables() []string {
-	return []string{EventsTable, ByDateTable, AttendeesTable, UserEventsTable, CategoriesTable}
+	return []string{EventsTable, ByDateTable, AttendeesTable, UserEventsTable, CategoriesTable, memberdata.FootprintsTable}
 }
 
 // EventInput is the event form as typed.

@@ -60,7 +60,8 @@ type exportedUpdate struct {
 // and events/updates.json: m's registrations, the events they run and
 // the updates they sent (memberdata.Exporter).
 func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memberdata.Archive) error {
-	rows, err := storage.All[AttendeeRow](ctx, s.catalog.seats.table, ownRows(m.Key))
+	seats := s.catalog.seats
+	rows, err := memberdata.AllWhere[AttendeeRow](ctx, seats.marks, seats.table, m.Key, ownRows(m.Key))
 	if err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 		}
 		organizing = append(organizing, exportedEvent{Title: e.Title, Start: e.Start, End: e.End, Place: e.Place, Description: e.Description, Role: role, Published: e.IsPublished, Cancelled: e.IsCancelled})
 	}
-	sent, err := storage.All[UpdateRow](ctx, s.catalog.seats.table, updatesBy(m.Key))
+	sent, err := memberdata.AllWhere[UpdateRow](ctx, seats.marks, seats.table, m.Key, updatesBy(m.Key))
 	if err != nil {
 		return err
 	}
@@ -121,8 +122,10 @@ func (s *Service) eventOrGone(ctx context.Context, id string) (EventRow, error) 
 
 // ownRows is the scan of EventAttendees for the rows holding memberKey:
 // their registrations, waitlist places, offers and tickets, in every
-// event. Nothing indexes them all (UserEvents leaves out cancelled
-// registrations), so an account's export and deletion read the table.
+// event. UserEvents leaves out cancelled registrations; their footprints
+// (memberdata.Footprints: each event they have rows at, recorded before
+// their first row there) lead an export and a deletion to every event
+// of theirs, so neither scans the table.
 func ownRows(memberKey string) storage.Query {
 	return storage.Query{Scan: true, Filters: []storage.Filter{{Name: "memberKey", Op: storage.Eq, Value: memberKey}}}
 }
@@ -148,13 +151,14 @@ func (s *Service) namingRunner(ctx context.Context, memberKey string) ([]EventRo
 // registrations, the events they run (passed on, cancelled or kept by
 // Forgotten), their updates' authorship, their feed and their counter.
 // Every step finds its rows by what still names m, so a run cut short
-// is finished by the next, and a second run changes nothing.
+// is finished by the next, and a second run changes nothing; the
+// footprints, which lead to their rows at the events, go last.
 func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 	if m.Key == "" || memberdata.IsForgotten(m.Key) {
 		return errors.New("events: forget of no member")
 	}
-	events := map[string]bool{}
-	err := s.catalog.seats.table.QueryAll(ctx, ownRows(m.Key), func(e storage.Entity) error {
+	events, seats := map[string]bool{}, s.catalog.seats
+	err := seats.marks.QueryAll(ctx, seats.table, m.Key, ownRows(m.Key), func(e storage.Entity) error {
 		events[e.PartitionKey] = true
 		return nil
 	})
@@ -175,7 +179,7 @@ func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 			return err
 		}
 	}
-	err = memberdata.Rewrite(ctx, s.catalog.seats.table, updatesBy(m.Key), func(u *UpdateRow) error {
+	err = memberdata.RewriteWhere(ctx, seats.marks, seats.table, m.Key, updatesBy(m.Key), func(u *UpdateRow) error {
 		if u.AuthorKey != m.Key {
 			return storage.ErrNoChange
 		}
@@ -188,10 +192,13 @@ func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 	if err := s.forgetFeed(ctx, m.Key); err != nil {
 		return err
 	}
-	if err := storage.DeletePartition(ctx, s.catalog.seats.userEvents, m.Key); err != nil {
+	if err := storage.DeletePartition(ctx, seats.userEvents, m.Key); err != nil {
 		return err
 	}
-	return storage.Forget(ctx, s.registrations.Table, m.Key, "w")
+	if err := storage.Forget(ctx, s.registrations.Table, m.Key, "w"); err != nil {
+		return err
+	}
+	return seats.marks.Forget(ctx, m.Key)
 }
 
 // forgetRegistration gives up memberKey's place at an event through

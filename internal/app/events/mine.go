@@ -73,10 +73,11 @@ type eventSeats struct {
 // and registrations to each as the kit's scan of EventAttendees reads
 // them (the table's partitions are its events, in the scan's order), so
 // the rest of the events rebuild reads no event's seats again, and
-// holds one event's registrations at a time. The first error of each
-// ends the calls to it; the rebuild of UserEvents goes on, and then
-// returns it.
-func (s *Seats) rebuildUserEvents(ctx context.Context, each func(eventSeats) error) (projection.Report, error) {
+// holds one event's registrations at a time; footprint is given the
+// members' footprints each row implies (footprintsIn). The first error
+// of each ends the calls to it; the rebuild of UserEvents goes on, and
+// then returns it.
+func (s *Seats) rebuildUserEvents(ctx context.Context, each func(eventSeats) error, footprint func(memberKey, eventID string)) (projection.Report, error) {
 	var at eventSeats
 	var failed error
 	hand := func() {
@@ -85,6 +86,7 @@ func (s *Seats) rebuildUserEvents(ctx context.Context, each func(eventSeats) err
 		}
 	}
 	rep, err := tapped(s.mine, func(e storage.Entity) {
+		footprintsIn(e, footprint)
 		if e.PartitionKey != at.eventID {
 			hand()
 			at = eventSeats{eventID: e.PartitionKey}

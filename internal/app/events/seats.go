@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
 )
@@ -62,9 +63,13 @@ var (
 type Seats struct {
 	table      *storage.Table
 	userEvents *storage.Table
-	mine       *projection.Projection[AttendeeRow]
-	log        *slog.Logger
-	now        func() time.Time
+	// marks are the events each member has rows at (their registrations,
+	// the updates they sent: memberdata.Footprints), each written before
+	// their first row there.
+	marks *memberdata.Footprints
+	mine  *projection.Projection[AttendeeRow]
+	log   *slog.Logger
+	now   func() time.Time
 }
 
 // NewSeats keeps the accounting in store's EventAttendees table.
@@ -72,7 +77,7 @@ func NewSeats(store *storage.Store, log *slog.Logger, now func() time.Time) *Sea
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Seats{table: store.Table(AttendeesTable), userEvents: store.Table(UserEventsTable), log: log, now: now}
+	s := &Seats{table: store.Table(AttendeesTable), userEvents: store.Table(UserEventsTable), marks: memberdata.NewFootprints(store, "events", now), log: log, now: now}
 	s.mine = userEventsProjection(s.table, s.userEvents)
 	return s
 }
@@ -245,6 +250,13 @@ func (t *seatTx) write(before AttendeeRow, a *AttendeeRow) {
 // commit writes the counter at its ETag with every op in one
 // transaction, then mirrors the changed registrations into UserEvents.
 func (t *seatTx) commit(ctx context.Context) error {
+	for _, a := range t.rows {
+		if _, written := t.at[a.RowKey]; written && a.ETag == "" {
+			if err := t.s.marks.Mark(ctx, a.MemberKey, t.eventID); err != nil {
+				return err
+			}
+		}
+	}
 	t.c.UpdatedAt = t.now
 	t.put(counterOp(t.c))
 	return t.s.commit(ctx, t.ops)

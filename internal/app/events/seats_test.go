@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/storetest"
 )
 
 func newSeats(t testing.TB, store *storage.Store) *Seats {
 	t.Helper()
-	if err := store.Provision(t.Context(), []string{AttendeesTable, UserEventsTable}, nil); err != nil {
+	if err := store.Provision(t.Context(), []string{AttendeesTable, UserEventsTable, memberdata.FootprintsTable}, nil); err != nil {
 		t.Fatal(err)
 	}
 	return NewSeats(store, nil, time.Now)

@@ -119,7 +119,9 @@ func (s *Service) RebuildSubject() string { return "events" }
 // Rebuild recomputes EventsByDate and UserEvents, copies each event's
 // seat counts from its counter where they drifted, then queues again the
 // reminders and offer lapses to come, and the seat notices a crash may
-// have lost (requeue). It reads each table once: Events and the
+// have lost (requeue), and last writes the members' footprints the
+// registrations and updates imply and are missing (footprintsIn; one
+// scan of the module's footprints). It reads each table once: Events and the
 // registrations (with the counters beside them) in the scans of their
 // projections' rebuilds, one event's registrations at a time.
 func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
@@ -128,15 +130,56 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 		return rebuildReport{listing.String()}, err
 	}
 	r := s.requeuing(all)
-	mine, err := s.catalog.seats.rebuildUserEvents(ctx, func(seats eventSeats) error { return r.event(ctx, seats) })
+	marks := s.catalog.seats.marks.Recorder()
+	mine, err := s.catalog.seats.rebuildUserEvents(ctx, func(seats eventSeats) error { return r.event(ctx, seats) }, marks.Add)
 	if err == nil {
 		err = r.rest(ctx)
 	}
-	return rebuildReport{listing.String(), mine.String(), strconv.Itoa(r.reminders), strconv.Itoa(r.lapses)}, err
+	if err == nil {
+		err = marks.Done(ctx)
+	}
+	return rebuildReport{listing.String(), mine.String(), strconv.Itoa(r.reminders), strconv.Itoa(r.lapses), marks.String()}, err
 }
 
-type rebuildReport [4]string
+type rebuildReport [5]string
 
 func (r rebuildReport) String() string {
-	return "listing: " + r[0] + "; my events: " + r[1] + "; reminders queued: " + r[2] + "; offer lapses queued: " + r[3]
+	return "listing: " + r[0] + "; my events: " + r[1] + "; reminders queued: " + r[2] + "; offer lapses queued: " + r[3] + "; " + r[4]
+}
+
+// Seed records the footprints of the events' rows written before they
+// were kept (Seats.footprintsOf), until that has been done once: a
+// point read a start after (platform.Seeder).
+func (s *Service) Seed(ctx context.Context) error {
+	r, err := s.catalog.seats.marks.RecordOnce(ctx, s.catalog.seats.footprintsOf(ctx))
+	if r != nil && err == nil {
+		s.log.InfoContext(ctx, "events: members' footprints recorded", "found", r.Found, "written", r.Added)
+	}
+	return err
+}
+
+// footprintsOf reads the events' rows for the footprints they imply
+// (footprintsIn). It reads the whole EventAttendees table once, two
+// columns; the rebuild finds them in its own read of the table instead.
+func (s *Seats) footprintsOf(ctx context.Context) func(add func(memberKey, eventID string)) error {
+	return func(add func(memberKey, eventID string)) error {
+		return s.table.QueryAll(ctx, storage.Query{Scan: true, Select: footprintColumns}, func(e storage.Entity) error {
+			footprintsIn(e, add)
+			return nil
+		})
+	}
+}
+
+// footprintColumns name the members an EventAttendees row holds.
+var footprintColumns = []string{"memberKey", "authorKey"}
+
+// footprintsIn gives add the footprints (memberdata.Footprints) row e of
+// EventAttendees implies: the member whose registration, waitlist
+// place, offer or ticket it is, or who sent the update it is.
+func footprintsIn(e storage.Entity, add func(memberKey, eventID string)) {
+	for _, p := range footprintColumns {
+		if who, _ := e.Props[p].(string); who != "" {
+			add(who, e.PartitionKey)
+		}
+	}
 }

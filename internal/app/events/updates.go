@@ -82,6 +82,9 @@ func (s *Service) SendUpdate(ctx context.Context, e EventRow, by *auth.Identity,
 		PartitionKey: e.RowKey, RowKey: updatePrefix + storage.ReverseTicks(now) + "|" + id,
 		Body: body, AuthorKey: by.MemberKey, AuthorName: by.DisplayName, SentAt: now, Waitlist: waitlist, Told: len(to),
 	}
+	if err := s.catalog.seats.marks.Mark(ctx, by.MemberKey, e.RowKey); err != nil {
+		return UpdateRow{}, err
+	}
 	if _, err := storage.Insert(ctx, s.catalog.seats.table, u); err != nil {
 		return UpdateRow{}, err
 	}

@@ -42,8 +42,8 @@ func (s *Service) Seed(ctx context.Context) error {
 // (memberdata.Footprints): each topic a member opened, replied in,
 // liked a post of, watched or took part in. It reads the whole posts'
 // table once, its authors' column.
-func (s *Service) footprintsOf(ctx context.Context) func(add func(memberKey, topicID string) error) error {
-	return func(add func(memberKey, topicID string) error) error {
+func (s *Service) footprintsOf(ctx context.Context) func(add func(memberKey, topicID string)) error {
+	return func(add func(memberKey, topicID string)) error {
 		return s.posts.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"authorKey"}}, func(e storage.Entity) error {
 			who, _ := e.Props["authorKey"].(string)
 			switch rk := e.RowKey; {
@@ -56,7 +56,8 @@ func (s *Service) footprintsOf(ctx context.Context) func(add func(memberKey, top
 			case strings.HasPrefix(rk, participantPrefix):
 				who = rk[len(participantPrefix):]
 			}
-			return add(who, e.PartitionKey)
+			add(who, e.PartitionKey)
+			return nil
 		})
 	}
 }
