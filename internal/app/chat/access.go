@@ -272,6 +272,12 @@ func (s *Service) StartPrivate(ctx context.Context, me *auth.Identity, other str
 	if err := s.newPrivate.Take(ctx, "new-private|"+me.MemberKey, s.now()); err != nil {
 		return "", err
 	}
+	// Both people's footprints lead to the chat, whoever writes in it.
+	for _, k := range []string{a, b} {
+		if err := s.log.marks.Mark(ctx, k, chatID); err != nil {
+			return "", err
+		}
+	}
 	_, err = storage.Insert(ctx, s.chats, ChatRow{PartitionKey: pk, RowKey: rk, Kind: KindPrivate, MemberA: a, MemberB: b, NameA: na, NameB: nb, CreatedAt: s.now().UTC()})
 	if err != nil && !errors.Is(err, storage.ErrExists) {
 		return "", err

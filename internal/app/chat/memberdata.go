@@ -168,24 +168,42 @@ func (s *Service) forgetMessages(ctx context.Context, memberKey string) error {
 }
 
 // forgetPrivateChats makes memberKey's side of their private chats
-// Forgotten.
+// Forgotten: the private chats their footprints lead to (both people's
+// are written as the chat is made), a point read each; before the
+// footprints are complete, a query of every private chat.
 func (s *Service) forgetPrivateChats(ctx context.Context, memberKey string) error {
+	parts, complete, err := s.log.marks.Partitions(ctx, memberKey)
+	if err != nil {
+		return err
+	}
+	forget := func(c *ChatRow) error {
+		switch memberKey {
+		case c.MemberA:
+			c.MemberA, c.NameA = memberdata.Forgotten, ""
+		case c.MemberB:
+			c.MemberB, c.NameB = memberdata.Forgotten, ""
+		default:
+			return storage.ErrNoChange
+		}
+		return nil
+	}
+	if complete {
+		for _, id := range parts {
+			if kind, _ := kindOf(id); kind != KindPrivate {
+				continue
+			}
+			pk, rk := chatKey(KindPrivate, id)
+			if _, err := storage.Change(ctx, s.chats, pk, rk, storage.ErrNoChange, forget); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	pk, _ := chatKey(KindPrivate, "")
 	for _, side := range []string{"memberA", "memberB"} {
 		q := propIs(side, memberKey)
 		q.Scan, q.PartitionKey = false, pk
-		err := memberdata.Rewrite(ctx, s.chats, q, func(c *ChatRow) error {
-			switch memberKey {
-			case c.MemberA:
-				c.MemberA, c.NameA = memberdata.Forgotten, ""
-			case c.MemberB:
-				c.MemberB, c.NameB = memberdata.Forgotten, ""
-			default:
-				return storage.ErrNoChange
-			}
-			return nil
-		})
-		if err != nil {
+		if err := memberdata.Rewrite(ctx, s.chats, q, forget); err != nil {
 			return err
 		}
 	}

@@ -196,7 +196,8 @@ func TestAnExpiredMessageLosesADeletedAccountsReactions(t *testing.T) {
 	}
 }
 
-// watched counts the queries that scan the Messages table, and refuses
+// watched counts the queries that scan the Messages table or search
+// the private chats (a filtered query of their partition), and refuses
 // footprints' writes on cue.
 type watched struct {
 	storage.Backend
@@ -205,7 +206,7 @@ type watched struct {
 }
 
 func (w *watched) Query(ctx context.Context, table string, q storage.Query) (storage.Page, error) {
-	if q.Scan && strings.HasSuffix(table, chat.MessagesTable) {
+	if q.Scan && strings.HasSuffix(table, chat.MessagesTable) || strings.HasSuffix(table, chat.ChatsTable) && len(q.Filters) > 0 {
 		w.scans.Add(1)
 	}
 	return w.Backend.Query(ctx, table, q)
@@ -220,8 +221,9 @@ func (w *watched) Insert(ctx context.Context, table string, e storage.Entity) (s
 
 // TestADeletionReadsOnlyTheChatsWrittenIn: ann's messages, reaction,
 // reply and participant rows in a room, a group's chat and a private
-// chat are found through her footprints: her archive and her deletion
-// read no chat's log but those three, and leave nothing naming her. A
+// chat, and a private chat cat started with her, are found through her
+// footprints: her archive and her deletion read no chat's log but
+// those, search no private chats, and leave nothing naming her. A
 // start on a store whose messages came before the footprints records
 // them (and until then a deletion reads the whole table, finding them
 // all the same).
@@ -244,13 +246,16 @@ func TestADeletionReadsOnlyTheChatsWrittenIn(t *testing.T) {
 	post(ann, groupChat+"/messages", url.Values{"body": {"dinner at 8"}})
 	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
 	post(ann, dm+"/messages", url.Values{"body": {"Coffee?"}})
+	// A private chat cat started with her, where she never wrote.
+	catDM := post(cat, "/chat/private", url.Values{"member": {annKey}}).Header.Get("Location")
+	post(cat, catDM+"/messages", url.Values{"body": {"Are you there?"}})
 	// Chats ann never wrote in.
 	post(cat, "/chat/room-random/messages", url.Values{"body": {"quiet here"}})
 	post(bob, "/chat/room-random/messages", url.Values{"body": {"indeed"}})
 
 	footprints := a.Store.Table(memberdata.FootprintsTable)
 	rows, err := storage.All[memberdata.FootprintRow](ctx, footprints, storage.Query{PartitionKey: annKey})
-	if err != nil || len(rows) != 3 {
+	if err != nil || len(rows) != 4 {
 		t.Fatalf("ann's footprints: %+v, %v", rows, err)
 	}
 	m := memberdatatest.Member(annKey, "ann@example.com")
@@ -277,6 +282,9 @@ func TestADeletionReadsOnlyTheChatsWrittenIn(t *testing.T) {
 	if d := bob.Get(room).Doc(t); d.Find(testID("chat-reaction")).Length() != 0 {
 		t.Error("ann's reaction is still shown")
 	}
+	if title := cat.Get(catDM).Doc(t).Find("#chat-name").Text(); !strings.Contains(title, "Deleted member") {
+		t.Errorf("cat's private chat with her: %q", title)
+	}
 
 	// Messages from before the footprints: cat's and bob's footprints
 	// and the mark that they are complete gone, as on a store of before.
@@ -295,10 +303,12 @@ func TestADeletionReadsOnlyTheChatsWrittenIn(t *testing.T) {
 	if err := fresh.Seed(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if rows, _ := storage.All[memberdata.FootprintRow](ctx, footprints, storage.Query{PartitionKey: catKey}); len(rows) != 1 {
+	// cat: the room she wrote in and her private chat with ann; bob:
+	// both rooms and his private chat with ann.
+	if rows, _ := storage.All[memberdata.FootprintRow](ctx, footprints, storage.Query{PartitionKey: catKey}); len(rows) != 2 {
 		t.Errorf("cat's footprints after a start: %+v", rows)
 	}
-	if rows, _ := storage.All[memberdata.FootprintRow](ctx, footprints, storage.Query{PartitionKey: bobKey}); len(rows) != 2 {
+	if rows, _ := storage.All[memberdata.FootprintRow](ctx, footprints, storage.Query{PartitionKey: bobKey}); len(rows) != 3 {
 		t.Errorf("bob's footprints after a start: %+v", rows)
 	}
 	before = w.scans.Load()

@@ -44,19 +44,31 @@ type rebuildReport struct {
 
 func (r rebuildReport) String() string { return r.lists.String() + "; " + r.marks.String() }
 
-// footprintsOf reads the message logs for the footprints they imply
+// footprintsOf reads the chats for the footprints they imply
 // (memberdata.Footprints): each chat a member wrote in (a message, an
 // edit, a reaction, any entry of the log under their name) or took part
-// in (a participant row). It reads the whole table once, its senders'
-// and participants' columns.
+// in (a participant row), and each private chat of theirs. It reads the
+// message logs whole once, their senders' and participants' columns,
+// and the private chats' partition.
 func (s *Service) footprintsOf(ctx context.Context) func(add func(memberKey, chatID string)) error {
 	return func(add func(memberKey, chatID string)) error {
-		return s.log.table.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"sender", "memberKey"}}, func(e storage.Entity) error {
+		err := s.log.table.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"sender", "memberKey"}}, func(e storage.Entity) error {
 			who, _ := e.Props["sender"].(string)
 			if strings.HasPrefix(e.RowKey, participantPrefix) {
 				who, _ = e.Props["memberKey"].(string)
 			}
 			add(who, e.PartitionKey)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		pk, _ := chatKey(KindPrivate, "")
+		return s.chats.QueryAll(ctx, storage.Query{PartitionKey: pk, Select: []string{"memberA", "memberB"}}, func(e storage.Entity) error {
+			for _, side := range []string{"memberA", "memberB"} {
+				who, _ := e.Props[side].(string)
+				add(who, e.RowKey)
+			}
 			return nil
 		})
 	}
