@@ -1518,8 +1518,10 @@ func TestMarkReadIsRateLimited(t *testing.T) {
 	}
 	// Fifteen views that each had something new to mark: what is left of
 	// the burst of 10 after the first view goes through, the rest wait.
-	if writes != 9 {
-		t.Fatalf("%d marker writes for 15 views, want 9", writes)
+	// Each move is two writes: the marker, and its row in the feed that
+	// tells bob's lists open elsewhere (Hub.ReadBy).
+	if writes != 2*9 {
+		t.Fatalf("%d writes for 15 views, want 9 marker moves, 2 writes each", writes)
 	}
 	a.Clock.Advance(time.Minute)
 	bob.Get(room)
@@ -1625,6 +1627,58 @@ func TestChatListNews(t *testing.T) {
 	case ev := <-events:
 		t.Fatalf("one message, news again: %+v", ev)
 	case <-time.After(3 * time.Second): // three polls of the feed
+	}
+}
+
+// TestReadingOnAnotherDeviceIsLive: bob's chat list, open on his laptop,
+// fetches itself again when he reads the chat on his phone (another
+// session of his), and when he marks a message there unread, so its
+// unread count follows; ann reading the room tells his list nothing.
+func TestReadingOnAnotherDeviceIsLive(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.annAndBob()
+	phone := a.Client()
+	a.SignIn(phone, "bob@example.com")
+	room := "/chat/room-random"
+	events, stop := openStream(t, bob, "/chat/news", "")
+	defer stop()
+	post(ann, room+"/messages", url.Values{"body": {"anyone?"}})
+	if ev := next(t, events, 1)[0]; ev.Name != "news" {
+		t.Fatalf("the list's stream on a message: %+v", ev)
+	}
+	if got := bob.Get("/chat").Doc(t).Find(testID("chat-unread")).Text(); !strings.Contains(got, "1") {
+		t.Fatalf("bob's unread before he reads: %q", got)
+	}
+	if ann.Get("/chat").Doc(t).Find(testID("chat-unread")).Length() != 0 {
+		t.Fatal("ann has unread before cat writes")
+	}
+	// Cat writes, and ann reads it: her marker, not his.
+	cat := a.Client()
+	a.SignIn(cat, "cat@example.com")
+	post(cat, room+"/messages", url.Values{"body": {"me"}})
+	if ev := next(t, events, 1)[0]; ev.Name != "news" {
+		t.Fatalf("the list's stream on cat's message: %+v", ev)
+	}
+	ann.Get(room)
+	select {
+	case ev := <-events:
+		t.Fatalf("someone else's reading, news: %+v", ev)
+	case <-time.After(2 * time.Second):
+	}
+	phone.Get(room)
+	if ev := next(t, events, 1)[0]; ev.Name != "news" {
+		t.Fatalf("the list's stream when he read on his phone: %+v", ev)
+	}
+	if got := bob.Get("/chat").Doc(t).Find(testID("chat-unread")).Length(); got != 0 {
+		t.Errorf("bob's list after he read on his phone: %d unread badges", got)
+	}
+	seq := seqOf(t, phone, room, "me")
+	if res := post(phone, room+"/messages/"+seq+"/unread", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("mark unread: %d", res.StatusCode)
+	}
+	if ev := next(t, events, 1)[0]; ev.Name != "news" {
+		t.Fatalf("the list's stream when he marked it unread on his phone: %+v", ev)
 	}
 }
 

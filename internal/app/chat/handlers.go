@@ -375,6 +375,7 @@ func (s *Service) markUnread(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.hub.ReadBy(ctx, id.MemberKey)
 	return web.FlashRedirect(c, "chat.flash.unread", "/chat")
 }
 
@@ -482,7 +483,7 @@ func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, se
 		if err == nil {
 			r.ETag = etag
 			s.remember(key, r)
-			s.markerMoved(ctx, ch)
+			s.markerMoved(ctx, memberKey, ch)
 			return nil
 		}
 		s.markers.Delete(key)
@@ -501,7 +502,7 @@ func (s *Service) markRead(ctx context.Context, memberKey string, ch ChatRow, se
 		return nil
 	})
 	if err == nil && r.ReadSeq == seq {
-		s.markerMoved(ctx, ch)
+		s.markerMoved(ctx, memberKey, ch)
 	}
 	if err == nil {
 		s.remember(key, r)
@@ -543,11 +544,13 @@ func (s *Service) knowMarker(ctx context.Context, memberKey string, ch ChatRow) 
 	return nil
 }
 
-// markerMoved tells watchers a marker moved, where "seen by" shows it.
-func (s *Service) markerMoved(ctx context.Context, ch ChatRow) {
+// markerMoved tells watchers memberKey's marker in ch moved: the chat's,
+// where "seen by" shows it, and memberKey's own chat lists (ReadBy).
+func (s *Service) markerMoved(ctx context.Context, memberKey string, ch ChatRow) {
 	if ch.Kind == KindPrivate || ch.Kind == KindGroup {
 		s.hub.Read(ctx, ch.RowKey)
 	}
+	s.hub.ReadBy(ctx, memberKey)
 }
 
 // send is POST /chat/:id/messages (body). htmx gets a fresh form (the

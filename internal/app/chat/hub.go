@@ -240,6 +240,17 @@ func (h *Hub) Read(ctx context.Context, chatID string) {
 	h.live.Publish(ctx, feedTopic(chatID), payload)
 }
 
+// readsID is the hub's name for memberKey's own read markers, watched
+// like a chat (no chat has such an id: kindOf knows none): the chat
+// lists they have open, here and on other instances, hear of every
+// marker of theirs that moves (ReadBy).
+func readsID(memberKey string) string { return "reads-" + memberKey }
+
+// ReadBy tells memberKey's open chat lists, on every device, that one of
+// their read markers moved, so each fetches itself again (what they
+// read on their phone is read on their laptop too, as in Zulip).
+func (h *Hub) ReadBy(ctx context.Context, memberKey string) { h.Read(ctx, readsID(memberKey)) }
+
 // fromFeed hands chatID's notes to its watchers here, entries in
 // sequence order.
 func (h *Hub) fromFeed(chatID string, cs []live.Change) {

@@ -238,7 +238,9 @@ func resumeFrom(c echo.Context) (int64, error) {
 // fetches itself again, which counts and authorizes anew. With each
 // heartbeat it also reads the presence of the other people of the
 // reader's private chats (up to presenceWatch of them, one read each)
-// and says "news" when a dot changed.
+// and says "news" when a dot changed; and it says "news" when one of
+// the reader's own read markers moves, on another device or tab
+// (Hub.ReadBy), so a chat read there is read here too.
 func (s *Service) news(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
@@ -265,8 +267,26 @@ func (s *Service) news(c echo.Context) error {
 	}
 	sub := s.hub.Subscribe(ids...)
 	defer s.hub.Unsubscribe(sub)
+	// Their own markers, moved on another device or tab.
+	reads := s.hub.Subscribe(readsID(id.MemberKey))
+	defer s.hub.Unsubscribe(reads)
 	w := live.Start(c)
-	live.Follow{Every: s.beat, Done: sub.Done, Wake: sub.Wake,
+	settled := func() error {
+		// Let a burst settle: one refresh for it.
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		for _, ch := range []chan struct{}{sub.Wake, reads.Read} {
+			select {
+			case <-ch:
+			default:
+			}
+		}
+		return live.Ping(w, "event: news\ndata: news\n\n")
+	}
+	live.Follow{Every: s.beat, Done: sub.Done, Wake: sub.Wake, OnWake: settled, Read: reads.Read, OnRead: settled,
 		Beat: func() error {
 			if err := live.SignedOut(ctx, w, s.sessions, id); err != nil {
 				return err
@@ -277,19 +297,6 @@ func (s *Service) news(c echo.Context) error {
 				msg, shown = "event: news\ndata: presence\n\n", now
 			}
 			return live.Ping(w, msg)
-		},
-		OnWake: func() error {
-			// Let a burst settle: one refresh for it.
-			select {
-			case <-time.After(time.Second):
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			select {
-			case <-sub.Wake:
-			default:
-			}
-			return live.Ping(w, "event: news\ndata: news\n\n")
 		},
 	}.Run(ctx)
 	return nil
