@@ -82,8 +82,9 @@ type EventRow struct {
 	// approve or decline (Luma's "Require approval"). The seat counter's
 	// Approval is canonical: SyncSeats copies it here.
 	RequireApproval bool `table:"requireApproval"`
-	// Questions are what guests answer when they register, one a line
-	// (questions.go).
+	// Questions are what guests answer when they register
+	// (storedQuestions): one a line, or JSON when any offers choices or
+	// is optional (questions.go).
 	Questions    string `table:"questions"`
 	OrganizerKey string `table:"organizerKey"`
 	// CoHosts are the co-organizers' member keys, separated by ";", and
@@ -275,11 +276,19 @@ type EventInput struct {
 	// the key of what is wrong with them, which the form shows beside
 	// the other fields' errors.
 	CoHosts string `form:"coHosts"`
-	// Question1 to Question3 are what guests answer when they register
+	// Question1 to Question3 are what guests answer when they register,
+	// ChoicesN the answers question N offers (one a line; none: answered
+	// in words) and OptionalN whether it may be left unanswered
 	// (questions.go).
 	Question1      string `form:"question1"`
 	Question2      string `form:"question2"`
 	Question3      string `form:"question3"`
+	Choices1       string `form:"choices1"`
+	Choices2       string `form:"choices2"`
+	Choices3       string `form:"choices3"`
+	Optional1      bool   `form:"optional1"`
+	Optional2      bool   `form:"optional2"`
+	Optional3      bool   `form:"optional3"`
 	coHostKeys     []string
 	coHostEmails   []string
 	coHostsProblem string

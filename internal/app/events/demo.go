@@ -15,7 +15,8 @@ import (
 // fills up, so its page shows a waitlist. The party needs approval:
 // everyone in going asks to join, and the organizer approves those in
 // approved. Olga co-organizes the Go meetup (coHost). The party asks its
-// guests what they bring (demoQuestion), and each says (demoAnswers).
+// guests what they bring (demoQuestion, a choice) and, optionally,
+// anything else (demoNote); each answers (demoAnswers).
 var demoEvents = []struct {
 	title, category, place, description string
 	days, hour, hours, capacity         int
@@ -29,11 +30,16 @@ var demoEvents = []struct {
 	{"Season's end party", "party", "The Crown, upstairs", "Music, food and dancing until late. The room is small: the organizers approve each guest.", 36, 21, 5, 60, "", "", []string{"lily", "tom", "boris", "masha"}, []string{"lily", "masha"}},
 }
 
-// demoQuestion is the party's question for its guests, and demoAnswers
-// theirs.
-const demoQuestion = "What will you bring: food, drinks or music?"
+// demoQuestion is the party's question for its guests, with its
+// choices, and demoNote its optional one; demoAnswers are the guests'
+// answers to both (masha leaves the second blank).
+const (
+	demoQuestion = "What will you bring?"
+	demoChoices  = "Food\nDrinks\nMusic"
+	demoNote     = "Anything we should know?"
+)
 
-var demoAnswers = map[string]string{"lily": "A playlist and my speaker", "tom": "Lemon cake", "boris": "Пирожки с капустой", "masha": "Sparkling water and limes"}
+var demoAnswers = map[string][2]string{"lily": {"Music", "A playlist and my speaker"}, "tom": {"Food", "Lemon cake, no nuts in it"}, "boris": {"Food", "Пирожки с капустой"}, "masha": {"Drinks", ""}}
 
 // SeedDemo adds the demo events, published, with the cast registered;
 // the jazz night is full, two people on its waitlist; of the four asking
@@ -59,7 +65,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			in.Currency = "GBP"
 		}
 		if d.approved != nil {
-			in.Question1 = demoQuestion
+			in.Question1, in.Choices1, in.Question2, in.Optional2 = demoQuestion, demoChoices, demoNote, true
 		}
 		in.Image = demoPicture(d.category)
 		e, err := s.createEvent(ctx, organizer.Key, in, zone)
@@ -71,7 +77,12 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		}
 		for _, local := range d.going {
 			p := cast.Person(local)
-			answers, _, errs := parseAnswers(e, func(string) string { return demoAnswers[local] })
+			answers, _, errs := parseAnswers(e, func(field string) string {
+				if field == answerField(0) {
+					return demoAnswers[local][0]
+				}
+				return demoAnswers[local][1]
+			})
 			if errs != nil {
 				return fmt.Errorf("demo answers of %s: %v", local, errs)
 			}

@@ -586,8 +586,14 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 			"title": in.Title, "start": in.Start, "end": in.End, "place": in.Place, "confirmedOnly": in.ConfirmedOnly,
 			"capacity": in.Capacity, "maxGuests": in.MaxGuests, "price": in.Price, "currency": in.Currency, "description": in.Description,
 			"coHosts": in.CoHosts, "timezone": in.Timezone, "copyOf": in.CopyOf,
-			"question1": in.Question1, "question2": in.Question2, "question3": in.Question3,
 		},
+	}
+	for i, f := range in.questionFields() {
+		n := strconv.Itoa(i + 1)
+		p.Values["question"+n], p.Values["choices"+n] = *f.Text, *f.Choices
+		if *f.Optional {
+			p.Values["optional"+n] = "on"
+		}
 	}
 	for _, h := range OfferHoldChoices {
 		label := i18n.T(ctx, "events.offer.none")
@@ -658,7 +664,7 @@ func (e EventRow) input(zone *time.Location) EventInput {
 		Currency:   e.Currency, Secret: e.IsSecret, ChatClosed: e.ChatClosedToWaitlist, ShowGuests: e.ShowGuests, CoHosts: e.CoHostEmails,
 		Approval: e.RequireApproval,
 	}
-	in.Question1, in.Question2, in.Question3 = questionsInput(e.questions())
+	in.questionsInput(e.questions())
 	if e.OfferStopHours > 0 { // none without offer mode: the form's default then
 		in.OfferStopHours = strconv.Itoa(e.OfferStopHours)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/harmony/harmony/internal/formrule"
@@ -12,54 +13,166 @@ import (
 )
 
 // Questions for guests, as Luma's registration questions: an event asks
-// up to MaxQuestions things ("Any dietary needs?") that everyone who
-// registers answers, and its organizers read the answers beside each
+// up to MaxQuestions things ("Any dietary needs?") that those who
+// register answer, and its organizers read the answers beside each
 // request to join (where they decide on them), on the check-in list and
-// in the attendees' CSV. The questions ride on the event row, one a
-// line; the answers on the registration row (AttendeeRow.Answers, JSON,
-// in the order of the questions then), written with it in the seat
-// transaction. An answer is required, one line of at most MaxAnswer
-// characters; a form without them is refused on its fields, writing
-// nothing. The member's data export has their answers, and forgetting
-// them takes their registration rows, answers and all.
+// in the attendees' CSV. A question is answered in words, or by one of
+// its choices (MaxChoices at most, "Food", "Drinks", "Music"); it is
+// required unless the organizers made it optional. The questions ride
+// on the event row (storedQuestions); the answers on the registration
+// row (AttendeeRow.Answers, JSON, in the order of the questions then),
+// written with it in the seat transaction. An answer is one line of at
+// most MaxAnswer characters, or one of the choices as offered; a form
+// without a required answer, or with a choice not offered, is refused on
+// its fields, writing nothing. The member's data export has their
+// answers, and forgetting them takes their registration rows, answers
+// and all.
 
 // MaxQuestions, MaxQuestion and MaxAnswer bound an event's questions and
-// their answers.
+// their answers; MaxChoices and MaxChoice a question's choices.
 const (
 	MaxQuestions = 3
 	MaxQuestion  = 150
 	MaxAnswer    = 300
+	MaxChoices   = 10
+	MaxChoice    = 80
 )
 
 var (
 	questionRule = formrule.Text{Max: MaxQuestion}
-	answerRule   = formrule.Text{Max: MaxAnswer, Required: true}
+	answerRule   = formrule.Text{Max: MaxAnswer}
+	choicesRule  = formrule.Text{Max: MaxChoices * (MaxChoice + 1), Multiline: true}
+	choiceRule   = formrule.Text{Max: MaxChoice}
 )
 
-// questions are e's questions for guests, in order.
-func (e EventRow) questions() []string {
-	if e.Questions == "" {
+// Question is one of an event's questions for guests: its words, the
+// choices it offers (none: answered in words), and whether it may be
+// left unanswered.
+type Question struct {
+	Text     string   `json:"q"`
+	Choices  []string `json:"choices,omitempty"`
+	Optional bool     `json:"optional,omitempty"`
+}
+
+// questions are e's questions for guests, in order (storedQuestions).
+func (e EventRow) questions() []Question { return storedQuestions(e.Questions) }
+
+// questionTexts are e's questions' words, in order.
+func (e EventRow) questionTexts() []string {
+	var out []string
+	for _, q := range e.questions() {
+		out = append(out, q.Text)
+	}
+	return out
+}
+
+// storedQuestions reads an event row's questions: a JSON list of
+// Question when any has choices or is optional, else (and as events
+// made before choices keep them) their words, one a line, each required
+// and answered in words.
+func storedQuestions(s string) []Question {
+	if s == "" {
 		return nil
 	}
-	return strings.Split(e.Questions, "\n")
+	var qs []Question
+	if strings.HasPrefix(s, "[") && json.Unmarshal([]byte(s), &qs) == nil {
+		return qs
+	}
+	for _, line := range strings.Split(s, "\n") {
+		qs = append(qs, Question{Text: line})
+	}
+	return qs
 }
 
-// parseQuestions checks the form's questions (blank ones left out) and
-// joins them, one a line.
+// storeQuestions is qs as an event row keeps them (storedQuestions).
+func storeQuestions(qs []Question) string {
+	plain := make([]string, 0, len(qs))
+	for _, q := range qs {
+		if len(q.Choices) > 0 || q.Optional {
+			b, _ := json.Marshal(qs)
+			return string(b)
+		}
+		plain = append(plain, q.Text)
+	}
+	return strings.Join(plain, "\n")
+}
+
+// questionFields are a form's fields of question i: its words, its
+// choices (one a line) and whether it is optional.
+func (in *EventInput) questionFields() [MaxQuestions]struct {
+	Text, Choices *string
+	Optional      *bool
+} {
+	type fields = struct {
+		Text, Choices *string
+		Optional      *bool
+	}
+	return [MaxQuestions]fields{
+		{&in.Question1, &in.Choices1, &in.Optional1},
+		{&in.Question2, &in.Choices2, &in.Optional2},
+		{&in.Question3, &in.Choices3, &in.Optional3},
+	}
+}
+
+// parseQuestions checks the form's questions (blank ones left out, with
+// their choices and optional mark) and returns them as the event row
+// keeps them. Choices are one a line: blank lines and repeats are left
+// out, and a question offers two at least.
 func parseQuestions(in EventInput, errs FieldErrors) string {
-	var qs []string
-	for i, q := range []string{in.Question1, in.Question2, in.Question3} {
-		if q = errs.Check(fmt.Sprintf("question%d", i+1), questionRule, q, "events.error.question"); q != "" {
-			qs = append(qs, q)
+	var qs []Question
+	for i, f := range in.questionFields() {
+		n := i + 1
+		text := errs.Check(fmt.Sprintf("question%d", n), questionRule, *f.Text, "events.error.question")
+		choices, problem := parseChoices(*f.Choices)
+		if problem != "" {
+			errs[fmt.Sprintf("choices%d", n)] = problem
+		}
+		if text == "" {
+			if len(choices) > 0 && errs[fmt.Sprintf("question%d", n)] == "" {
+				errs[fmt.Sprintf("question%d", n)] = "events.error.question_missing"
+			}
+			continue
+		}
+		qs = append(qs, Question{Text: text, Choices: choices, Optional: *f.Optional})
+	}
+	return storeQuestions(qs)
+}
+
+// parseChoices reads a question's choices, one a line, and says what is
+// wrong with them ("" for nothing): none is fine (answered in words).
+func parseChoices(typed string) ([]string, string) {
+	typed, p := choicesRule.Check(typed)
+	if p != formrule.OK {
+		return nil, "events.error.choices"
+	}
+	var out []string
+	for _, line := range strings.Split(typed, "\n") {
+		c, p := choiceRule.Check(line)
+		switch {
+		case p != formrule.OK:
+			return nil, "events.error.choices"
+		case c == "" || slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, c) }):
+			continue
+		}
+		out = append(out, c)
+	}
+	switch {
+	case len(out) > MaxChoices:
+		return nil, "events.error.choices"
+	case len(out) == 1:
+		return nil, "events.error.choices_few"
+	}
+	return out, ""
+}
+
+// questionsInput sets a form's question fields from questions.
+func (in *EventInput) questionsInput(questions []Question) {
+	for i, f := range in.questionFields() {
+		if i < len(questions) {
+			q := questions[i]
+			*f.Text, *f.Choices, *f.Optional = q.Text, strings.Join(q.Choices, "\n"), q.Optional
 		}
 	}
-	return strings.Join(qs, "\n")
-}
-
-// questionsInput is a form's three question fields from questions.
-func questionsInput(questions []string) (q1, q2, q3 string) {
-	qs := append(questions, "", "", "")
-	return qs[0], qs[1], qs[2]
 }
 
 // answerField is the name of the register form's answer to question i.
@@ -74,10 +187,11 @@ type QA struct {
 }
 
 // parseAnswers checks the answers (by answerField) to e's questions:
-// each required, one line of at most MaxAnswer characters. It returns
-// them as the registration keeps them (JSON; "" when e asks nothing),
-// as typed (cleaned) for a form shown again, and what is wrong with
-// each by field.
+// each one line of at most MaxAnswer characters, or one of its choices,
+// and required unless the question is optional. It returns them as the
+// registration keeps them (JSON; "" when e asks nothing), as typed
+// (cleaned) for a form shown again, and what is wrong with each by
+// field.
 func parseAnswers(e EventRow, answer func(field string) string) (string, []string, FieldErrors) {
 	qs := e.questions()
 	if len(qs) == 0 {
@@ -87,8 +201,19 @@ func parseAnswers(e EventRow, answer func(field string) string) (string, []strin
 	typed := make([]string, len(qs))
 	qa := make([]QA, len(qs))
 	for i, q := range qs {
-		typed[i] = errs.Check(answerField(i), answerRule, answer(answerField(i)), "events.error.answer")
-		qa[i] = QA{Question: q, Answer: typed[i]}
+		field := answerField(i)
+		typed[i] = errs.Check(field, answerRule, answer(field), "events.error.answer")
+		switch {
+		case errs[field] != "":
+		case typed[i] == "" && !q.Optional:
+			errs[field] = "events.error.answer"
+			if len(q.Choices) > 0 {
+				errs[field] = "events.error.answer_choose"
+			}
+		case typed[i] != "" && len(q.Choices) > 0 && !slices.Contains(q.Choices, typed[i]):
+			errs[field] = "events.error.answer_choose"
+		}
+		qa[i] = QA{Question: q.Text, Answer: typed[i]}
 	}
 	if len(errs) > 0 {
 		return "", typed, errs
@@ -111,7 +236,7 @@ func answersOf(a AttendeeRow) []QA {
 func registerQuestions(ctx context.Context, e EventRow, typed []string, errs FieldErrors) []views.RegisterQuestion {
 	var out []views.RegisterQuestion
 	for i, q := range e.questions() {
-		f := views.RegisterQuestion{Field: answerField(i), Question: q, Max: MaxAnswer}
+		f := views.RegisterQuestion{Field: answerField(i), Question: q.Text, Choices: q.Choices, Optional: q.Optional, Max: MaxAnswer}
 		if key := errs[answerField(i)]; key != "" {
 			f.Error = i18n.T(ctx, key, "max", MaxAnswer)
 		}
@@ -124,11 +249,13 @@ func registerQuestions(ctx context.Context, e EventRow, typed []string, errs Fie
 }
 
 // answerViews are a's questions and answers as the organizers' lists
-// show them.
+// show them (an optional question left unanswered is left out).
 func answerViews(a AttendeeRow) []views.Answer {
 	var out []views.Answer
 	for _, qa := range answersOf(a) {
-		out = append(out, views.Answer{Question: qa.Question, Answer: qa.Answer})
+		if qa.Answer != "" {
+			out = append(out, views.Answer{Question: qa.Question, Answer: qa.Answer})
+		}
 	}
 	return out
 }

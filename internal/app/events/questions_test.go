@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,5 +108,100 @@ func TestQuestionsForGuests(t *testing.T) {
 	}
 	if strings.Join(byName["ann"], "|") != "Vegan, no nuts|" || strings.Join(byName["bob"], "|") != "None|M" {
 		t.Errorf("the CSV's answers: %q", byName)
+	}
+}
+
+// TestChoicesAndOptionalQuestions: a question offers choices (one a
+// line; blank lines and repeats left out) and another may be left
+// unanswered. The register form offers the choices as radio buttons and
+// marks the optional one; a choice not offered, or none, is refused on
+// its field, writing nothing; leaving the optional one blank registers,
+// and the organizers read only what was answered. Bad choices are
+// refused on the event form; the edit form has them back.
+func TestChoicesAndOptionalQuestions(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	cast := a.People("org@example.com", "ann@example.com")
+	org, ann := cast[0], cast[1]
+
+	base := url.Values{"title": {"Potluck"}, "category": {"meetup"}, "start": {"2030-06-01T19:00"}, "end": {"2030-06-01T21:00"}}
+	for _, c := range []struct {
+		name, field, want string
+		set               url.Values
+	}{
+		{"one choice", "event-choices1", "two choices at least", url.Values{"question1": {"Bring?"}, "choices1": {"Food"}}},
+		{"too many", "event-choices1", "up to 10", url.Values{"question1": {"Bring?"}, "choices1": {"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11"}}},
+		{"a long choice", "event-choices1", "80 characters", url.Values{"question1": {"Bring?"}, "choices1": {"Food\n" + strings.Repeat("d", events.MaxChoice+1)}}},
+		{"choices, no question", "event-question2", "Write the question", url.Values{"choices2": {"Yes\nNo"}}},
+	} {
+		form := url.Values{}
+		for k, v := range base {
+			form[k] = v
+		}
+		for k, v := range c.set {
+			form[k] = v
+		}
+		res := post(org, "/events", form)
+		if got := res.Doc(t).Find(`[data-field="` + c.field + `"]`).Text(); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %d, %d writes, %q", c.name, res.StatusCode, res.Writes(t), got)
+		}
+	}
+	page := newEvent(t, org, "capacity", "0",
+		"question1", "What will you bring?", "choices1", "Food\n\nDrinks\nfood\n Music ",
+		"question2", "Anything we should know?", "optional2", "on")
+
+	doc := ann.Get(page).Doc(t)
+	var offered []string
+	doc.Find(testID("register-choice")).Each(func(_ int, s *goquery.Selection) { offered = append(offered, s.AttrOr("value", "")) })
+	if strings.Join(offered, "|") != "Food|Drinks|Music" || doc.Find(testID("register-choices")+" legend").Text() != "What will you bring?" {
+		t.Fatalf("the choices offered: %q", offered)
+	}
+	if l := doc.Find(`label[for="event-answer2"]`).Text(); l != "Anything we should know? (optional)" || doc.Find("#event-answer2[required]").Length() != 0 {
+		t.Errorf("the optional question: %q", l)
+	}
+	edit := org.Get(page + "/edit").Doc(t)
+	if got := edit.Find("#event-choices1").Text(); got != "Food\nDrinks\nMusic" || edit.Find(`[name="optional2"][checked]`).Length() != 1 || edit.Find(`[name="optional1"][checked]`).Length() != 0 {
+		t.Errorf("the edit form's choices %q and optional marks", got)
+	}
+	if ru := ann.Get(page, "Accept-Language", "ru").Doc(t).Find(`label[for="event-answer2"]`).Text(); ru != "Anything we should know? (необязательно)" {
+		t.Errorf("the optional mark in Russian: %q", ru)
+	}
+
+	for _, c := range []struct {
+		name string
+		form url.Values
+	}{
+		{"no choice", url.Values{"answer2": {"Late"}}},
+		{"a choice not offered", url.Values{"answer1": {"Cake"}}},
+		{"a choice in other letters", url.Values{"answer1": {"food"}}},
+	} {
+		res := post(ann, page+"/register", c.form)
+		if got := res.Doc(t).Find(`[data-field="event-answer1"]`).Text(); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || got != "Choose one of the answers." {
+			t.Errorf("%s: %d, %d writes, %q", c.name, res.StatusCode, res.Writes(t), got)
+		}
+	}
+	// A refused form keeps the choice made.
+	res := post(ann, page+"/register", url.Values{"answer1": {"Drinks"}, "answer2": {strings.Repeat("a", events.MaxAnswer+1)}})
+	if d := res.Doc(t); res.StatusCode != http.StatusUnprocessableEntity || d.Find(testID("register-choice")+"[value=Drinks][checked]").Length() != 1 || d.Find(`[data-field="event-answer2"]`).Length() != 1 {
+		t.Errorf("a long optional answer: %d", res.StatusCode)
+	}
+	if res := post(ann, page+"/register", url.Values{"answer1": {"Drinks"}, "answer2": {"Late"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("ann with a choice and an answer: %d", res.StatusCode)
+	}
+	if state(t, ann, page) != "going" {
+		t.Fatalf("ann with a choice and an answer: %q", state(t, ann, page))
+	}
+	// The optional one left blank: registered, and only the answer shows.
+	bob := a.People("bob@example.com")[0]
+	if res := post(bob, page+"/register", url.Values{"answer1": {"Music"}, "answer2": {"  "}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bob, the optional question blank: %d", res.StatusCode)
+	}
+	var answers []string
+	org.Get(page + "/check-in").Doc(t).Find(testID("attendee")).Each(func(_ int, s *goquery.Selection) {
+		answers = append(answers, s.Find(testID("guest-answers")).Text())
+	})
+	slices.Sort(answers)
+	if strings.Join(answers, "|") != "What will you bring?DrinksAnything we should know?Late|What will you bring?Music" {
+		t.Errorf("the check-in list's answers: %q", answers)
 	}
 }

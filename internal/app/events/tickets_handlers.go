@@ -164,7 +164,7 @@ func (s *Service) attendeesCSV(c echo.Context) error {
 	// A column for each of the event's questions: the answer to it as
 	// asked then (QA.Question), "" from someone who registered before.
 	head := []string{"name", "email", "status", "party", "ticket", "registered_at", "attended", "checked_in_at"}
-	questions := e.questions()
+	questions := e.questionTexts()
 	rows := [][]string{append(head, questions...)}
 	for _, a := range all {
 		checked := ""
