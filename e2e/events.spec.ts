@@ -15,7 +15,7 @@ import { uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
 // publishEvent fills the new-event form org is on, saves and publishes
 // it, and returns the event's path.
-async function publishEvent(org: Page, f: { title: string; category: string; start: string; end: string; place?: string; capacity: string; approval?: boolean; question?: string }): Promise<string> {
+async function publishEvent(org: Page, f: { title: string; category: string; start: string; end: string; place?: string; capacity: string; approval?: boolean; question?: string; choiceQuestion?: { question: string; choices: string[] } }): Promise<string> {
   await org.fill('#event-title', f.title);
   await org.selectOption('#event-category', f.category);
   await org.fill('#event-start', f.start);
@@ -23,7 +23,11 @@ async function publishEvent(org: Page, f: { title: string; category: string; sta
   if (f.place) await org.fill('#event-place', f.place);
   await org.fill('#event-capacity', f.capacity);
   if (f.approval) await org.getByTestId('event-approval').check();
-  if (f.question) await org.getByLabel('Question 1').fill(f.question);
+  if (f.question) await org.getByLabel('Question 1', { exact: true }).fill(f.question);
+  if (f.choiceQuestion) {
+    await org.getByLabel('Question 2', { exact: true }).fill(f.choiceQuestion.question);
+    await org.getByLabel('Choices for question 2').fill(f.choiceQuestion.choices.join('\n'));
+  }
   await org.getByTestId('event-submit').click();
   await org.getByTestId('event-publish').click();
   await expect(org.getByTestId('event-unpublish')).toBeVisible();
@@ -125,8 +129,8 @@ test('two seats, three people: the waitlist moves up on a cancellation, check-in
 // Approval (Luma's "Require approval"): an organizer's event takes
 // requests to join; the person waits for approval (axe on that state),
 // the organizer approves them from the check-in page, reading their
-// answer to the event's question, and they are going with a ticket,
-// told in their inbox.
+// answers to the event's questions (one in words, one a choice), and
+// they are going with a ticket, told in their inbox.
 test('an event that needs approval: request, approve, and the person is in', async ({ browser }) => {
   test.setTimeout(90_000);
   const title = `Supper club ${uniqueLocal('ap')}`;
@@ -134,7 +138,7 @@ test('an event that needs approval: request, approve, and the person is in', asy
 
   const org = await personWithOIDC(browser, 'admin');
   await org.goto('/events/new');
-  const eventPath = await publishEvent(org, { title, category: 'party', start: '2031-04-11T19:00', end: '2031-04-11T22:00', capacity: '8', approval: true, question: 'Any dietary needs?' });
+  const eventPath = await publishEvent(org, { title, category: 'party', start: '2031-04-11T19:00', end: '2031-04-11T22:00', capacity: '8', approval: true, question: 'Any dietary needs?', choiceQuestion: { question: 'How did you hear of us?', choices: ['A friend', 'The newsletter', 'Somewhere else'] } });
 
   const dora = await personWithOIDC(browser, uniqueLocal('ap-dora'));
   await dora.goto(eventPath);
@@ -143,9 +147,11 @@ test('an event that needs approval: request, approve, and the person is in', asy
   // Without an answer the form comes back saying so; then she answers.
   await dora.getByTestId('event-register').click();
   await expect(dora.getByTestId('register-page')).toBeVisible();
-  await expect(dora.getByTestId('field-error')).toContainText('Answer in up to 300 characters');
+  await expect(dora.getByTestId('field-error').first()).toContainText('Answer in up to 300 characters');
+  await expect(dora.getByTestId('register-choices').getByTestId('field-error')).toHaveText('Choose one of the answers.');
   problems.push(...(await axeProblems(dora, 'register page with an error')));
   await dora.getByLabel('Any dietary needs?').fill('Vegetarian');
+  await dora.getByRole('group', { name: 'How did you hear of us?' }).getByLabel('The newsletter').check();
   await dora.getByTestId('event-register').click();
   await expect(dora.getByTestId('registration-state')).toHaveAttribute('data-state', 'pending');
   await expect(dora.getByTestId('registration-state')).toContainText("Waiting for the organizer's approval");
@@ -160,6 +166,7 @@ test('an event that needs approval: request, approve, and the person is in', asy
   await org.getByTestId('organizer-requests').locator('a').click();
   await expect(org.getByTestId('request')).toHaveCount(1);
   await expect(org.getByTestId('request').getByTestId('guest-answers')).toContainText('Vegetarian');
+  await expect(org.getByTestId('request').getByTestId('guest-answers')).toContainText('The newsletter');
   problems.push(...(await axeProblems(org, 'check-in with a request to join')));
   await org.getByTestId('request').getByTestId('request-approve').click();
   await expect(org.getByTestId('request')).toHaveCount(0);

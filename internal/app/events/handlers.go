@@ -580,7 +580,7 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 	}
 	p := views.FormProps{
 		Heading: heading, Action: action, Zone: i18n.ZoneName(ctx, zone, s.now()), Secret: in.Secret, ChatClosed: in.ChatClosed, ShowGuests: in.ShowGuests, Errors: errs,
-		MaxCoHosts: MaxCoHosts, Approval: in.Approval, Back: back, Lead: lead,
+		MaxCoHosts: MaxCoHosts, MaxChoices: MaxChoices, Approval: in.Approval, Back: back, Lead: lead,
 		ImageURL: imageURL(imageKey, true),
 		Values: map[string]string{
 			"title": in.Title, "start": in.Start, "end": in.End, "place": in.Place, "confirmedOnly": in.ConfirmedOnly,
