@@ -147,7 +147,7 @@ test('an event that needs approval: request, approve, and the person is in', asy
   // Without an answer the form comes back saying so; then she answers.
   await dora.getByTestId('event-register').click();
   await expect(dora.getByTestId('register-page')).toBeVisible();
-  await expect(dora.getByTestId('field-error').first()).toContainText('Answer in up to 300 characters');
+  await expect(dora.getByTestId('field-error').first()).toHaveText('Answer this question.');
   await expect(dora.getByTestId('register-choices').getByTestId('field-error')).toHaveText('Choose one of the answers.');
   problems.push(...(await axeProblems(dora, 'register page with an error')));
   await dora.getByLabel('Any dietary needs?').fill('Vegetarian');

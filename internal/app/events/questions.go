@@ -206,7 +206,7 @@ func parseAnswers(e EventRow, answer func(field string) string) (string, []strin
 		switch {
 		case errs[field] != "":
 		case typed[i] == "" && !q.Optional:
-			errs[field] = "events.error.answer"
+			errs[field] = "events.error.answer_missing"
 			if len(q.Choices) > 0 {
 				errs[field] = "events.error.answer_choose"
 			}

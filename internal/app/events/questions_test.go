@@ -69,6 +69,11 @@ func TestQuestionsForGuests(t *testing.T) {
 	if state(t, ann, page) != "" {
 		t.Fatal("a refused registration registered")
 	}
+	// A missing answer and a long one say which they are.
+	d := post(ann, page+"/register", url.Values{"answer2": {strings.Repeat("a", events.MaxAnswer+1)}}).Doc(t)
+	if missing, long := d.Find(`[data-field="event-answer1"]`).Text(), d.Find(`[data-field="event-answer2"]`).Text(); missing != "Answer this question." || !strings.Contains(long, strconv.Itoa(events.MaxAnswer)) {
+		t.Errorf("the refusals say %q and %q", missing, long)
+	}
 	if res := post(ann, page+"/register", url.Values{"answer1": {"Vegan, no nuts"}, "answer2": {"Bob"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("register: %d", res.StatusCode)
 	}
