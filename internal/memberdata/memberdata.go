@@ -14,6 +14,7 @@ package memberdata
 import (
 	"context"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/harmony/harmony/internal/i18n"
@@ -40,6 +41,22 @@ type Archive interface {
 	JSON(name string, v any) error
 	// File copies r to the file name ("people/photos/1.jpg").
 	File(name string, r io.Reader) error
+}
+
+// Files writes each of files into to as folder/{name}.json, in the
+// order of their names: a module's folder of the archive.
+func Files(to Archive, folder string, files map[string]any) error {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := to.JSON(folder+"/"+name+".json", files[name]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Exporter writes what a module keeps about m into their archive, under

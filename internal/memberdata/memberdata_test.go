@@ -1,6 +1,8 @@
 package memberdata_test
 
 import (
+	"io"
+	"strings"
 	"testing"
 
 	"github.com/harmony/harmony/internal/i18n"
@@ -29,6 +31,27 @@ func TestNameOfAForgottenAuthor(t *testing.T) {
 	for _, k := range []string{"auth:forgotten", "guest:forgotten", ""} {
 		if memberdata.IsForgotten(k) {
 			t.Errorf("%q is forgotten", k)
+		}
+	}
+}
+
+// order records the names an archive is given, in order.
+type order struct{ names []string }
+
+func (o *order) JSON(name string, _ any) error { o.names = append(o.names, name); return nil }
+
+func (o *order) File(name string, _ io.Reader) error { o.names = append(o.names, name); return nil }
+
+// Files writes a module's files into its folder, in the order of their
+// names, so an archive's zip lists them the same way each time.
+func TestFilesAreWrittenInOrder(t *testing.T) {
+	for range 5 {
+		o := &order{}
+		if err := memberdata.Files(o, "chat", map[string]any{"messages": 1, "blocked": 2, "chats": 3}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(o.names, " "); got != "chat/blocked.json chat/chats.json chat/messages.json" {
+			t.Fatalf("written: %s", got)
 		}
 	}
 }

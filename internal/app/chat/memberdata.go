@@ -90,12 +90,7 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 	for _, b := range blocked {
 		blocks = append(blocks, exportedBlock{Name: b.Name, Since: b.CreatedAt})
 	}
-	for name, v := range map[string]any{"messages": messages, "chats": chats, "blocked": blocks} {
-		if err := to.JSON("chat/"+name+".json", v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return memberdata.Files(to, "chat", map[string]any{"messages": messages, "chats": chats, "blocked": blocks})
 }
 
 // ForgetMember forgets m in the chats (see the top of this file).

@@ -103,12 +103,7 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 		}
 		updates = append(updates, exportedUpdate{Event: ev.Title, Body: u.Body, SentAt: u.SentAt})
 	}
-	for name, v := range map[string]any{"events/registrations.json": regs, "events/organizing.json": organizing, "events/updates.json": updates} {
-		if err := to.JSON(name, v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return memberdata.Files(to, "events", map[string]any{"registrations": regs, "organizing": organizing, "updates": updates})
 }
 
 // eventOrGone is the event id names, or none (zero) when it is gone.

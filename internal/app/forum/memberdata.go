@@ -163,12 +163,7 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 	for _, r := range reads {
 		marks = append(marks, exportedRead{Topic: r.RowKey, ReadUpTo: r.ReadNum, Bookmarks: raw(r.Bookmarks), Muted: raw(r.Muted), MutedSecs: raw(r.MutedSections)})
 	}
-	for name, v := range map[string]any{"topics": topics, "posts": posts, "likes": liked, "watching": watched, "reading": marks} {
-		if err := to.JSON("forum/"+name+".json", v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return memberdata.Files(to, "forum", map[string]any{"topics": topics, "posts": posts, "likes": liked, "watching": watched, "reading": marks})
 }
 
 // ForgetMember forgets m in the forum (see the top of this file).

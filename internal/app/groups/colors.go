@@ -161,15 +161,25 @@ func (s *Service) giveColors(ctx context.Context, g *GroupRow) error {
 // already, so a failure is logged, not returned; until the next change
 // or `web reindex groups` the member's colour follows from their key.
 func (s *Service) refreshColors(ctx context.Context, groupID string) {
+	s.refreshGroup(ctx, groupID, "groups: member colours not given", s.giveColors)
+}
+
+// refreshGroup recomputes what a group's row keeps of its other rows
+// (its colours, its summary) with f, inside the row's conditional
+// update, so a value computed before a concurrent change is computed
+// again, not lost; a deleted group is left alone. What changed is saved
+// already, so a failure is logged as warn, not returned: the next change
+// or web reindex groups brings the row up to it.
+func (s *Service) refreshGroup(ctx context.Context, groupID, warn string, f func(ctx context.Context, g *GroupRow) error) {
 	pk, rk := groupKey(groupID)
 	_, err := storage.Change(ctx, s.groups, pk, rk, storage.ErrNoChange, func(g *GroupRow) error {
 		if g.IsDeleted {
 			return storage.ErrNoChange
 		}
-		return s.giveColors(ctx, g)
+		return f(ctx, g)
 	})
 	if err != nil {
-		s.log.WarnContext(ctx, "groups: member colours not given", "group", groupID, "err", err)
+		s.log.WarnContext(ctx, warn, "group", groupID, "err", err)
 	}
 }
 

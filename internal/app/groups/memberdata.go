@@ -122,15 +122,9 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 			comments = append(comments, exportedComment{Body: c.Body, At: c.CreatedAt})
 		}
 	}
-	for name, v := range map[string]any{
-		"groups/memberships.json": out.memberships, "groups/appointments.json": out.appointments,
-		"groups/list_items.json": out.items, "groups/comments.json": comments,
-	} {
-		if err := to.JSON(name, v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return memberdata.Files(to, "groups", map[string]any{
+		"memberships": out.memberships, "appointments": out.appointments, "list_items": out.items, "comments": comments,
+	})
 }
 
 // eachGroup calls f with each group m has a membership row in (any

@@ -115,16 +115,7 @@ func (s *Service) refreshUpcoming(ctx context.Context, groupID string) {
 	if ctx.Value(batchKey{}) != nil {
 		return
 	}
-	pk, rk := groupKey(groupID)
-	_, err := storage.Change(ctx, s.groups, pk, rk, storage.ErrNoChange, func(g *GroupRow) error {
-		if g.IsDeleted {
-			return storage.ErrNoChange
-		}
-		return s.summarize(ctx, g)
-	})
-	if err != nil {
-		s.log.WarnContext(ctx, "groups: upcoming summary not refreshed", "group", groupID, "err", err)
-	}
+	s.refreshGroup(ctx, groupID, "groups: upcoming summary not refreshed", s.summarize)
 }
 
 // summarize sets g's summary of its next appointments, from now.
