@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/harmony/harmony/internal/jobs"
 	"github.com/harmony/harmony/internal/lru"
 	"github.com/harmony/harmony/internal/storage"
 )
@@ -25,9 +27,11 @@ import (
 // its reader finds nothing there, and that is all.
 //
 // A module's footprints are complete once its rows from before them were
-// read (Recorder, which its rebuild and its first start run). Until then
-// Where answers with the scan it was given, so a deletion never misses a
-// row; from then on, with one query of a partition per footprint.
+// read (Recorder: a background Job after an upgrade, and the module's
+// rebuild), or at the first start on a new store, which has none (Start).
+// Until then Where answers with the scan it was given, so a deletion
+// never misses a row; from then on, with one query of a partition per
+// footprint.
 const FootprintsTable = "MemberFootprints"
 
 // completePart holds one row per module whose footprints are complete
@@ -221,27 +225,76 @@ func (r *Recorder) Done(ctx context.Context) error {
 	return nil
 }
 
-// Record rebuilds the module's footprints: read reads the module's rows
-// and gives add each member and partition a row implies; when it has
-// finished, the missing footprints are written and marked complete
-// (Recorder). It returns what it found.
-func (f *Footprints) Record(ctx context.Context, read func(add func(memberKey, partition string)) error) (*Recorder, error) {
+// Reader reads a module's rows and gives add each member and partition
+// a row implies (a module's rebuild of its footprints).
+type Reader func(ctx context.Context, add func(memberKey, partition string)) error
+
+// Record rebuilds the module's footprints: read reads the module's rows;
+// when it has finished, the missing footprints are written and marked
+// complete (Recorder). It returns what it found.
+func (f *Footprints) Record(ctx context.Context, read Reader) (*Recorder, error) {
 	r := f.Recorder()
-	if err := read(r.Add); err != nil {
+	if err := read(ctx, r.Add); err != nil {
 		return r, err
 	}
 	return r, r.Done(ctx)
 }
 
-// RecordOnce is Record, unless the footprints are complete already (nil,
-// then): for a module's start, so that the rows written before the
-// footprints are read once, and every start after costs a point read.
-func (f *Footprints) RecordOnce(ctx context.Context, read func(add func(memberKey, partition string)) error) (*Recorder, error) {
+// Start is the footprints' part of a module's start (its Seed): a store
+// where empty finds none of the module's rows (a new one) has nothing to
+// read, and its footprints are complete at once; on a store of before,
+// the rows are read by Job, in the background, so a start never waits
+// for a read of a whole table. It costs a point read a start, and on a
+// store not complete yet what empty reads.
+func (f *Footprints) Start(ctx context.Context, empty func(ctx context.Context) (bool, error)) error {
 	if done, err := f.Complete(ctx); err != nil || done {
-		return nil, err
+		return err
 	}
-	return f.Record(ctx, read)
+	none, err := empty(ctx)
+	if err != nil || !none {
+		return err
+	}
+	_, err = f.Record(ctx, func(context.Context, func(string, string)) error { return nil })
+	return err
 }
+
+// Empty reports whether q finds no row of t: a module's Start.
+func Empty(ctx context.Context, t *storage.Table, q storage.Query) (bool, error) {
+	q.Limit = 1
+	for {
+		page, err := t.Query(ctx, q)
+		switch {
+		case err != nil:
+			return false, err
+		case len(page.Entities) > 0:
+			return false, nil
+		case page.Next == nil:
+			return true, nil
+		}
+		q.Continuation = page.Next // a short page: read on
+	}
+}
+
+// Job is the background job (its name, such as "chat-footprints") that
+// reads the module's rows of before once (Record), on one instance at a
+// time, until the footprints are complete; after that a run costs
+// nothing (the instance knows they are complete). log tells what it found.
+func (f *Footprints) Job(name string, read Reader, log *slog.Logger) jobs.Job {
+	return jobs.Job{Name: name, Every: footprintsEvery, Run: func(ctx context.Context) error {
+		if done, err := f.Complete(ctx); err != nil || done {
+			return err
+		}
+		r, err := f.Record(ctx, read)
+		if err == nil {
+			log.InfoContext(ctx, "memberdata: members' footprints recorded", "module", f.module, "found", r.Found, "written", r.Added)
+		}
+		return err
+	}}
+}
+
+// footprintsEvery is how often an instance looks whether the footprints
+// are complete yet (Job): the first look comes within it after a start.
+const footprintsEvery = 10 * time.Minute
 
 func (r *Recorder) String() string {
 	return fmt.Sprintf("footprints found: %d; written again: %d", r.Found, r.Added)

@@ -3,6 +3,7 @@ package memberdata_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -180,4 +181,54 @@ func (r refusing) Insert(ctx context.Context, table string, e storage.Entity) (s
 		return "", errRefused
 	}
 	return r.Backend.Insert(ctx, table, e)
+}
+
+// A start on a store with none of the module's rows marks its
+// footprints complete at once; on a store with rows of before it reads
+// nothing, and the job reads them, once: its next runs read nothing.
+func TestAStartAndTheJob(t *testing.T) {
+	ctx := t.Context()
+	c := &counting{}
+	store := storetest.OpenWrapped(t, func(b storage.Backend) storage.Backend { c.Backend = b; return c }, memberdata.FootprintsTable, "Logs", "Empty")
+	logs := store.Table("Logs")
+	empty := func(t *storage.Table) func(ctx context.Context) (bool, error) {
+		return func(ctx context.Context) (bool, error) { return memberdata.Empty(ctx, t, storage.Query{Scan: true}) }
+	}
+	read := func(ctx context.Context, add func(string, string)) error {
+		return logs.QueryAll(ctx, storage.Query{Scan: true}, func(e storage.Entity) error {
+			s, _ := e.Props["sender"].(string)
+			add(s, e.PartitionKey)
+			return nil
+		})
+	}
+	fresh := memberdata.NewFootprints(store, "fresh", time.Now)
+	if err := fresh.Start(ctx, empty(store.Table("Empty"))); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := fresh.Complete(ctx); err != nil || !done {
+		t.Errorf("a new store's footprints: complete %v, %v", done, err)
+	}
+
+	if _, err := logs.Insert(ctx, storage.Entity{PartitionKey: "room-old", RowKey: "m1", Props: map[string]any{"sender": "auth:ann"}}); err != nil {
+		t.Fatal(err)
+	}
+	old := memberdata.NewFootprints(store, "chat", time.Now)
+	scans := c.scans.Load()
+	if err := old.Start(ctx, empty(logs)); err != nil {
+		t.Fatal(err)
+	}
+	if done, _ := old.Complete(ctx); done || c.scans.Load()-scans != 1 {
+		t.Errorf("a start on a store of before: complete %v, %d scans (its look for a row)", done, c.scans.Load()-scans)
+	}
+	job := old.Job("chat-footprints", read, slog.New(slog.DiscardHandler))
+	if err := job.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if parts, done, err := old.Partitions(ctx, "auth:ann"); err != nil || !done || !slices.Equal(parts, []string{"room-old"}) {
+		t.Errorf("after the job: %v, %v, %v", parts, done, err)
+	}
+	scans = c.scans.Load()
+	if err := job.Run(ctx); err != nil || c.scans.Load() != scans {
+		t.Errorf("the job again: %v, %d scans", err, c.scans.Load()-scans)
+	}
 }

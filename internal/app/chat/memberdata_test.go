@@ -13,6 +13,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/harmony/harmony/internal/app/chat"
+	"github.com/harmony/harmony/internal/jobs"
 	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
 	"github.com/harmony/harmony/internal/storage"
@@ -300,9 +301,14 @@ func TestADeletionReadsOnlyTheChatsWrittenIn(t *testing.T) {
 	if err := fresh.ExportMember(ctx, cm, arch); err != nil || !strings.Contains(arch.Text(), "quiet here") {
 		t.Errorf("cat's archive before the footprints are recorded: %v\n%s", err, arch.Text())
 	}
+	// A start does not wait for them: the job reads the chats.
 	if err := fresh.Seed(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if rows, _ := storage.All[memberdata.FootprintRow](ctx, footprints, storage.Query{PartitionKey: catKey}); len(rows) != 0 {
+		t.Errorf("cat's footprints after a start, before the job: %+v", rows)
+	}
+	runJob(t, fresh.Jobs(), "chat-footprints")
 	// cat: the room she wrote in and her private chat with ann; bob:
 	// both rooms and his private chat with ann.
 	if rows, _ := storage.All[memberdata.FootprintRow](ctx, footprints, storage.Query{PartitionKey: catKey}); len(rows) != 2 {
@@ -321,6 +327,20 @@ func TestADeletionReadsOnlyTheChatsWrittenIn(t *testing.T) {
 	if left := memberdatatest.Traces(t, a.Store, cm, tables...); len(left) > 0 {
 		t.Fatalf("rows still naming cat: %v", left)
 	}
+}
+
+// runJob runs the job named name of jobs.
+func runJob(t *testing.T, all []jobs.Job, name string) {
+	t.Helper()
+	for _, j := range all {
+		if j.Name == name {
+			if err := j.Run(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no job %s", name)
 }
 
 // TestASendWithoutItsFootprintIsRefused: a message whose footprint the

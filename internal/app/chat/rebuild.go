@@ -32,7 +32,7 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	if err != nil {
 		return lists, err
 	}
-	marks, err := s.log.marks.Record(ctx, s.footprintsOf(ctx))
+	marks, err := s.log.marks.Record(ctx, s.footprintsOf)
 	return rebuildReport{lists, marks}, err
 }
 
@@ -50,28 +50,38 @@ func (r rebuildReport) String() string { return r.lists.String() + "; " + r.mark
 // in (a participant row), and each private chat of theirs. It reads the
 // message logs whole once, their senders' and participants' columns,
 // and the private chats' partition.
-func (s *Service) footprintsOf(ctx context.Context) func(add func(memberKey, chatID string)) error {
-	return func(add func(memberKey, chatID string)) error {
-		err := s.log.table.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"sender", "memberKey"}}, func(e storage.Entity) error {
-			who, _ := e.Props["sender"].(string)
-			if strings.HasPrefix(e.RowKey, participantPrefix) {
-				who, _ = e.Props["memberKey"].(string)
-			}
-			add(who, e.PartitionKey)
-			return nil
-		})
-		if err != nil {
-			return err
+func (s *Service) footprintsOf(ctx context.Context, add func(memberKey, chatID string)) error {
+	err := s.log.table.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"sender", "memberKey"}}, func(e storage.Entity) error {
+		who, _ := e.Props["sender"].(string)
+		if strings.HasPrefix(e.RowKey, participantPrefix) {
+			who, _ = e.Props["memberKey"].(string)
 		}
-		pk, _ := chatKey(KindPrivate, "")
-		return s.chats.QueryAll(ctx, storage.Query{PartitionKey: pk, Select: []string{"memberA", "memberB"}}, func(e storage.Entity) error {
-			for _, side := range []string{"memberA", "memberB"} {
-				who, _ := e.Props[side].(string)
-				add(who, e.RowKey)
-			}
-			return nil
-		})
+		add(who, e.PartitionKey)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
+	return s.chats.QueryAll(ctx, privateChats, func(e storage.Entity) error {
+		for _, side := range []string{"memberA", "memberB"} {
+			who, _ := e.Props[side].(string)
+			add(who, e.RowKey)
+		}
+		return nil
+	})
+}
+
+// privateChats reads every private chat's people.
+var privateChats = storage.Query{PartitionKey: "chat|" + KindPrivate, Select: []string{"memberA", "memberB"}}
+
+// noChats reports whether the store has no message and no private chat
+// yet (memberdata.Footprints.Start).
+func (s *Service) noChats(ctx context.Context) (bool, error) {
+	none, err := memberdata.Empty(ctx, s.log.table, storage.Query{Scan: true, Select: []string{"RowKey"}})
+	if err != nil || !none {
+		return false, err
+	}
+	return memberdata.Empty(ctx, s.chats, privateChats)
 }
 
 // rebuildLists puts every private chat that has a message back in both

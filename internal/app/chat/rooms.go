@@ -21,14 +21,12 @@ const maxRoomSlug = 32
 func RoomID(slug string) string { return "room-" + slug }
 
 // Seed adds the configured rooms that are missing (every start; a room
-// there already is left as it is), and records the footprints of the
-// messages written before they were kept (footprintsOf), until that
-// has been done once: a read a start after.
+// there already is left as it is), and on a new store marks the members'
+// footprints complete (memberdata.Footprints.Start; on a store of
+// before, the job chat-footprints reads its chats for them).
 func (s *Service) Seed(ctx context.Context) error {
-	if r, err := s.log.marks.RecordOnce(ctx, s.footprintsOf(ctx)); err != nil {
+	if err := s.log.marks.Start(ctx, s.noChats); err != nil {
 		return err
-	} else if r != nil {
-		s.logger.InfoContext(ctx, "chat: members' footprints recorded", "found", r.Found, "written", r.Added)
 	}
 	for _, slug := range s.rooms {
 		if !formrule.IsSlug(slug, maxRoomSlug) {

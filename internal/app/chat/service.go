@@ -182,9 +182,11 @@ func (s *Service) Tables() []string {
 	return []string{ChatsTable, MessagesTable, UserChatsTable, QuotaTable, PresenceTable, BlocksTable, memberdata.FootprintsTable}
 }
 
-// Jobs are the module's background work: expired messages' sweeper.
+// Jobs are the module's background work: expired messages' sweeper, and
+// the reading of the chats of before for members' footprints (once).
 func (s *Service) Jobs() []jobs.Job {
 	return []jobs.Job{
+		s.log.marks.Job("chat-footprints", s.footprintsOf, s.logger),
 		{Name: "chat-ttl-sweep", Every: 10 * time.Minute, Run: func(ctx context.Context) error {
 			n, err := s.SweepExpired(ctx)
 			if n > 0 {

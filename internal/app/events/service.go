@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/jobs"
+	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/storage"
@@ -147,27 +149,30 @@ func (r rebuildReport) String() string {
 	return "listing: " + r[0] + "; my events: " + r[1] + "; reminders queued: " + r[2] + "; offer lapses queued: " + r[3] + "; " + r[4]
 }
 
-// Seed records the footprints of the events' rows written before they
-// were kept (Seats.footprintsOf), until that has been done once: a
-// point read a start after (platform.Seeder).
+// Seed marks the members' footprints complete on a new store
+// (memberdata.Footprints.Start; on a store of before, the job
+// events-footprints reads the registrations for them) (platform.Seeder).
 func (s *Service) Seed(ctx context.Context) error {
-	r, err := s.catalog.seats.marks.RecordOnce(ctx, s.catalog.seats.footprintsOf(ctx))
-	if r != nil && err == nil {
-		s.log.InfoContext(ctx, "events: members' footprints recorded", "found", r.Found, "written", r.Added)
-	}
-	return err
+	seats := s.catalog.seats
+	return seats.marks.Start(ctx, func(ctx context.Context) (bool, error) {
+		return memberdata.Empty(ctx, seats.table, storage.Query{Scan: true, Select: []string{"RowKey"}})
+	})
+}
+
+// Jobs are the module's background work: the reading of the
+// registrations of before for members' footprints (once).
+func (s *Service) Jobs() []jobs.Job {
+	return []jobs.Job{s.catalog.seats.marks.Job("events-footprints", s.catalog.seats.footprintsOf, s.log)}
 }
 
 // footprintsOf reads the events' rows for the footprints they imply
 // (footprintsIn). It reads the whole EventAttendees table once, two
 // columns; the rebuild finds them in its own read of the table instead.
-func (s *Seats) footprintsOf(ctx context.Context) func(add func(memberKey, eventID string)) error {
-	return func(add func(memberKey, eventID string)) error {
-		return s.table.QueryAll(ctx, storage.Query{Scan: true, Select: footprintColumns}, func(e storage.Entity) error {
-			footprintsIn(e, add)
-			return nil
-		})
-	}
+func (s *Seats) footprintsOf(ctx context.Context, add func(memberKey, eventID string)) error {
+	return s.table.QueryAll(ctx, storage.Query{Scan: true, Select: footprintColumns}, func(e storage.Entity) error {
+		footprintsIn(e, add)
+		return nil
+	})
 }
 
 // footprintColumns name the members an EventAttendees row holds.

@@ -164,11 +164,12 @@ func TestDeletingAnAccountInTheForum(t *testing.T) {
 	}
 }
 
-// TestAStartRecordsTheFootprintsOfBefore: on a store whose topics came
+// TestTheJobRecordsTheFootprintsOfBefore: on a store whose topics came
 // before the footprints (none kept, none marked complete), a start
-// records each topic a member opened, replied in, liked a post of or
-// watched, and a deletion then finds all they wrote without a scan.
-func TestAStartRecordsTheFootprintsOfBefore(t *testing.T) {
+// waits for nothing, and the job forum-footprints records each topic a
+// member opened, replied in, liked a post of or watched; a deletion then
+// finds all they wrote without a scan.
+func TestTheJobRecordsTheFootprintsOfBefore(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	w := &headWritesRefused{}
@@ -207,6 +208,16 @@ func TestAStartRecordsTheFootprintsOfBefore(t *testing.T) {
 	fresh := forum.New(a.Store, nil, nil, time.Now)
 	if err := fresh.Seed(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if rows, _ := storage.All[memberdata.FootprintRow](ctx, footprints, storage.Query{PartitionKey: ann.MemberKey}); len(rows) != 0 {
+		t.Errorf("a start read the topics: %+v", rows)
+	}
+	for _, j := range fresh.Jobs() {
+		if j.Name == "forum-footprints" {
+			if err := j.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	rows, err := storage.All[memberdata.FootprintRow](ctx, footprints, storage.Query{PartitionKey: ann.MemberKey})
 	got := map[string]bool{}

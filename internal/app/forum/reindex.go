@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harmony/harmony/internal/jobs"
 	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/projection"
@@ -27,39 +28,41 @@ func (r RebuildReport) String() string {
 	return fmt.Sprintf("%d topics recounted; activity index: %s; title search: %s; %d sections recounted; %s", r.Topics, r.Index, r.Titles, r.Sections, r.Footprints)
 }
 
-// Seed records the footprints of the topics' rows written before they
-// were kept (footprintsOf), until that has been done once: a point read
-// a start after (platform.Seeder).
+// Seed marks the members' footprints complete on a new store
+// (memberdata.Footprints.Start; on a store of before, the job
+// forum-footprints reads the topics for them) (platform.Seeder).
 func (s *Service) Seed(ctx context.Context) error {
-	r, err := s.marks.RecordOnce(ctx, s.footprintsOf(ctx))
-	if r != nil && err == nil {
-		s.log.InfoContext(ctx, "forum: members' footprints recorded", "found", r.Found, "written", r.Added)
-	}
-	return err
+	return s.marks.Start(ctx, func(ctx context.Context) (bool, error) {
+		return memberdata.Empty(ctx, s.posts, storage.Query{Scan: true, Select: []string{"RowKey"}})
+	})
+}
+
+// Jobs are the forum's background work: the reading of the topics of
+// before for members' footprints (once).
+func (s *Service) Jobs() []jobs.Job {
+	return []jobs.Job{s.marks.Job("forum-footprints", s.footprintsOf, s.log)}
 }
 
 // footprintsOf reads the topics' rows for the footprints they imply
 // (memberdata.Footprints): each topic a member opened, replied in,
 // liked a post of, watched or took part in. It reads the whole posts'
 // table once, its authors' column.
-func (s *Service) footprintsOf(ctx context.Context) func(add func(memberKey, topicID string)) error {
-	return func(add func(memberKey, topicID string)) error {
-		return s.posts.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"authorKey"}}, func(e storage.Entity) error {
-			who, _ := e.Props["authorKey"].(string)
-			switch rk := e.RowKey; {
-			case strings.HasPrefix(rk, "l|"): // likeKey: l|{num}|{memberKey}
-				if _, after, ok := strings.Cut(rk[2:], "|"); ok {
-					who = after
-				}
-			case strings.HasPrefix(rk, watcherPrefix):
-				who = rk[len(watcherPrefix):]
-			case strings.HasPrefix(rk, participantPrefix):
-				who = rk[len(participantPrefix):]
+func (s *Service) footprintsOf(ctx context.Context, add func(memberKey, topicID string)) error {
+	return s.posts.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"authorKey"}}, func(e storage.Entity) error {
+		who, _ := e.Props["authorKey"].(string)
+		switch rk := e.RowKey; {
+		case strings.HasPrefix(rk, "l|"): // likeKey: l|{num}|{memberKey}
+			if _, after, ok := strings.Cut(rk[2:], "|"); ok {
+				who = after
 			}
-			add(who, e.PartitionKey)
-			return nil
-		})
-	}
+		case strings.HasPrefix(rk, watcherPrefix):
+			who = rk[len(watcherPrefix):]
+		case strings.HasPrefix(rk, participantPrefix):
+			who = rk[len(participantPrefix):]
+		}
+		add(who, e.PartitionKey)
+		return nil
+	})
 }
 
 // RebuildSubject and Rebuild make the forum's derived rows one of the
@@ -142,7 +145,7 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 			rep.Sections++
 		}
 	}
-	rep.Footprints, err = s.marks.Record(ctx, s.footprintsOf(ctx))
+	rep.Footprints, err = s.marks.Record(ctx, s.footprintsOf)
 	return rep, err
 }
 
