@@ -167,6 +167,23 @@ func (k Kind[T]) Enqueue(ctx context.Context, key string, v T) error {
 	return k.EnqueueAt(ctx, time.Time{}, key, v)
 }
 
+// Later queues v to run at at, after a try of the work that may be cut
+// short (a deletion's burial, a series change's finishing), keyed by
+// what it is about and by the try: a task that finds its work done does
+// nothing, so the next try needs a key of its own. A failure is logged
+// on log as warn with attrs, not returned: the work's own try, a retry
+// or a rebuild finishes it. A nil kind (a module wired without tasks)
+// queues nothing.
+func (k *Kind[T]) Later(ctx context.Context, at time.Time, about string, v T, log *slog.Logger, warn string, attrs ...any) {
+	if k == nil {
+		return
+	}
+	key := k.name + "|" + about + "|" + ulid.Make().String()
+	if err := k.EnqueueAt(ctx, at, key, v); err != nil {
+		log.WarnContext(ctx, warn, append(attrs, "err", err)...)
+	}
+}
+
 // EnqueueAt adds a task to run at at (zero: now).
 func (k Kind[T]) EnqueueAt(ctx context.Context, at time.Time, key string, v T) error {
 	payload, err := json.Marshal(v)

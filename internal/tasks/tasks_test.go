@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -373,5 +374,37 @@ func TestAnEnqueueIsRunAtOnceByTheRunner(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the kicked drain did not run the task")
+	}
+}
+
+// Later: each try of the work queues a task of its own (two tries at
+// the same instant are two tasks), due when asked; a kind never
+// registered (nil) queues nothing; a refused enqueue is logged, not
+// returned.
+func TestLaterQueuesATaskPerTry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := storetest.Open(t, Table)
+	clock := webtest.NewClock(start)
+	q := newQueue(t, store, clock, "a")
+	var got []int
+	k := mustRegister(t, q, "bury", func(_ context.Context, v note) error { got = append(got, v.N); return nil })
+	k.Later(ctx, start.Add(time.Minute), "item-1", note{1}, quiet(), "not queued")
+	k.Later(ctx, start.Add(time.Minute), "item-1", note{2}, quiet(), "not queued")
+	if rep, _ := q.RunDue(ctx); rep.Done != 0 {
+		t.Fatalf("ran before they were due: %+v", rep)
+	}
+	clock.Advance(time.Minute)
+	if rep, _ := q.RunDue(ctx); rep.Done != 2 || len(got) != 2 {
+		t.Fatalf("two tries: %+v, ran %v", rep, got)
+	}
+	var none *Kind[note]
+	none.Later(ctx, start, "item-1", note{3}, quiet(), "not queued")
+
+	var logged strings.Builder
+	bad := mustRegister(t, q, "bad", func(context.Context, chan int) error { return nil })
+	bad.Later(ctx, start, "item-1", make(chan int), slog.New(slog.NewTextHandler(&logged, nil)), "a burial not queued", "item", "item-1")
+	if out := logged.String(); !strings.Contains(out, "a burial not queued") || !strings.Contains(out, "item=item-1") || !strings.Contains(out, "err=") {
+		t.Errorf("a refused enqueue logged %q", out)
 	}
 }

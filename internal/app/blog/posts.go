@@ -399,13 +399,7 @@ type burial struct{ Slug, ID string }
 // failed) is done, and the next try needs its own. A failure is logged
 // (deleting the post again, or web reindex blog, finishes it).
 func (s *Service) queueBurial(ctx context.Context, p PostRow) {
-	if s.burials == nil {
-		return
-	}
-	key := "blog.bury|" + p.ID + "|" + strconv.FormatInt(s.now().UnixNano(), 36)
-	if err := s.burials.EnqueueAt(ctx, s.now().Add(buryLater), key, burial{Slug: p.RowKey, ID: p.ID}); err != nil {
-		s.log.WarnContext(ctx, "blog: a deleted post's burial not queued", "post", p.RowKey, "err", err)
-	}
+	s.burials.Later(ctx, s.now().Add(buryLater), p.ID, burial{Slug: p.RowKey, ID: p.ID}, s.log, "blog: a deleted post's burial not queued", "post", p.RowKey)
 }
 
 // buryQueued runs a burial: a post marked deleted is buried, and what

@@ -146,12 +146,7 @@ func (s *Service) moveReports(ctx context.Context, topicID, to string) {
 	if s.Reports == nil {
 		return
 	}
-	if s.rescopes != nil {
-		key := "forum.rescope|" + topicID + "|" + to + "|" + strconv.FormatInt(s.now().UnixNano(), 36)
-		if err := s.rescopes.EnqueueAt(ctx, s.now().Add(rescopeLater), key, rescopeTask{TopicID: topicID}); err != nil {
-			s.log.WarnContext(ctx, "forum: a moved topic's reports not queued", "topic", topicID, "err", err)
-		}
-	}
+	s.rescopes.Later(ctx, s.now().Add(rescopeLater), topicID+"|"+to, rescopeTask{TopicID: topicID}, s.log, "forum: a moved topic's reports not queued", "topic", topicID)
 	if err := s.Reports.Rescope(ctx, postKind, topicID+"#", sectionScope(to)); err != nil {
 		s.log.WarnContext(ctx, "forum: a moved topic's reports wait for their task", "topic", topicID, "err", err)
 	}

@@ -327,13 +327,7 @@ func (s *Service) DeleteList(ctx context.Context, m Membership, l ListRow) error
 // by the try (a burial that finds its list not marked is done, and the
 // next try needs its own). A failure is logged: deleting again finishes it.
 func (s *Service) queueListBurial(ctx context.Context, groupID, listID string) {
-	if s.listBurials == nil {
-		return
-	}
-	key := "groups.bury-list|" + listID + "|" + strconv.FormatInt(s.now().UnixNano(), 36)
-	if err := s.listBurials.EnqueueAt(ctx, s.now().Add(buryListAfter), key, listBurial{GroupID: groupID, ListID: listID}); err != nil {
-		s.log.WarnContext(ctx, "groups: a deleted list's burial not queued", "list", listID, "err", err)
-	}
+	s.listBurials.Later(ctx, s.now().Add(buryListAfter), listID, listBurial{GroupID: groupID, ListID: listID}, s.log, "groups: a deleted list's burial not queued", "list", listID)
 }
 
 // buryQueuedList runs a burial: a marked list is buried; one whose row is

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/harmony/harmony/internal/auth"
@@ -136,13 +135,7 @@ type finishTask struct {
 // the change is saved: a change that fails to save leaves nothing
 // pending, and the task does nothing.
 func (s *Service) finishLater(ctx context.Context, groupID, seriesID string) {
-	if s.finishes == nil {
-		return
-	}
-	key := "groups.finish|" + seriesID + "|" + strconv.FormatInt(s.now().UnixNano(), 36)
-	if err := s.finishes.EnqueueAt(ctx, s.now().Add(finishAfter), key, finishTask{GroupID: groupID, SeriesID: seriesID}); err != nil {
-		s.log.WarnContext(ctx, "groups: a series change's finishing not queued; the rebuild finishes it", "appointment", seriesID, "err", err)
-	}
+	s.finishes.Later(ctx, s.now().Add(finishAfter), seriesID, finishTask{GroupID: groupID, SeriesID: seriesID}, s.log, "groups: a series change's finishing not queued; the rebuild finishes it", "appointment", seriesID)
 }
 
 // finish runs a finishTask.

@@ -273,13 +273,7 @@ func (s *Service) UseTasks(q *tasks.Queue) error {
 // failure is logged (deleting the item again, or web reindex store,
 // finishes it).
 func (s *Service) queueBurial(ctx context.Context, id string) {
-	if s.burials == nil {
-		return
-	}
-	key := "store.bury|" + id + "|" + strconv.FormatInt(s.now().UnixNano(), 36)
-	if err := s.burials.EnqueueAt(ctx, s.now().Add(buryLater), key, burial{ID: id}); err != nil {
-		s.log.WarnContext(ctx, "store: a deleted item's burial not queued", "item", id, "err", err)
-	}
+	s.burials.Later(ctx, s.now().Add(buryLater), id, burial{ID: id}, s.log, "store: a deleted item's burial not queued", "item", id)
 }
 
 // buryQueued runs a burial: an item marked deleted is buried, and what
