@@ -189,3 +189,29 @@ test('a pinned message shows under the chat\'s name for the other member, live, 
   await expect(pins).toBeHidden();
   await expect(msg(b).getByTestId('chat-pinned')).toHaveCount(0);
 });
+
+// Read on one device, read on all (as Zulip): B's chat list, open in one
+// tab, loses the unread count of a chat B reads in another tab, without
+// a reload.
+test('a chat read in another tab is read on the open chat list too', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const { a, b, groupPath } = await groupOfTwo(browser, 'sync', 'Sync family');
+  const chatPath = `/chat/group-${groupPath.split('/')[2]}`;
+  // A group's chat joins B's list once B opens it.
+  await b.goto(chatPath);
+  await expect(b.getByTestId('chat-page')).toBeVisible();
+  await b.goto('/chat');
+  const item = b.getByTestId('chat-item').filter({ hasText: 'Sync family' });
+  await expect(item).toBeVisible();
+  const tag = uniqueLocal('s');
+  await a.goto(chatPath);
+  await a.locator('#chat-body').fill(`Dinner at eight ${tag}`);
+  await a.getByTestId('chat-send').click();
+  await expect(item.getByTestId('chat-unread')).toBeVisible({ timeout: 15_000 });
+
+  const tab = await b.context().newPage();
+  await tab.goto(chatPath);
+  await expect(tab.getByTestId('chat-message').filter({ hasText: tag })).toHaveCount(1);
+  await expect(item.getByTestId('chat-unread')).toHaveCount(0, { timeout: 15_000 });
+  expect(new URL(b.url()).pathname).toBe('/chat');
+});
