@@ -100,3 +100,42 @@ func TestTextAreaCarriesItsForm(t *testing.T) {
 		t.Errorf("hidden label: %s", b.String())
 	}
 }
+
+// A radio group's legend says what is chosen; the chosen value is
+// checked; after a refusal the group points to its error and each
+// button is marked invalid; a required group asks once; words people
+// wrote are isolated.
+func TestRadioGroup(t *testing.T) {
+	render := func(p RadioGroupProps) *goquery.Document {
+		var b strings.Builder
+		if err := RadioGroup(p).Render(context.Background(), &b); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	choices := []Radio{{Value: "food", Label: "Food"}, {Value: "music", Label: "Music", Hint: "Bring a speaker"}}
+	doc := render(RadioGroupProps{Field: FieldProps{ID: "answer1", Label: "Bring?"}, Name: "answer1", Choices: choices, Value: "music"})
+	if doc.Find("fieldset legend").Text() != "Bring?" || doc.Find("input[type=radio]").Length() != 2 || doc.Find("input[checked]").AttrOr("value", "") != "music" {
+		t.Errorf("the group: %s", doc.Text())
+	}
+	if doc.Find("fieldset").AttrOr("aria-describedby", "") != "" || doc.Find("[aria-invalid]").Length() != 0 || doc.Find("[required]").Length() != 0 || doc.Find(".field-error").Length() != 0 {
+		t.Error("a group without an error or a requirement says one")
+	}
+	if doc.Find("label small.muted").Text() != "Bring a speaker" {
+		t.Errorf("the hint: %q", doc.Find("label small").Text())
+	}
+	doc = render(RadioGroupProps{Field: FieldProps{ID: "answer1", Label: "Bring?", Error: "Choose one."}, Name: "answer1", Choices: choices, Required: true, Isolate: true})
+	if got := doc.Find("fieldset").AttrOr("aria-describedby", ""); got != "answer1-error" || doc.Find("#answer1-error").Text() != "Choose one." {
+		t.Errorf("the error: described by %q", got)
+	}
+	if doc.Find(`input[aria-invalid="true"]`).Length() != 2 || doc.Find("input[required]").Length() != 1 || doc.Find("input[checked]").Length() != 0 {
+		t.Error("the buttons after a refusal")
+	}
+	if doc.Find("legend bdi").Text() != "Bring?" || doc.Find("label bdi").Length() != 2 {
+		t.Error("words people wrote are not isolated")
+	}
+}
