@@ -258,22 +258,21 @@ func (f *Footprints) Start(ctx context.Context, empty func(ctx context.Context) 
 	return err
 }
 
-// Empty reports whether q finds no row of t: a module's Start.
+// Empty reports whether q finds no row of t: a module's Start. It reads
+// one row at most (storage.First, through short pages).
 func Empty(ctx context.Context, t *storage.Table, q storage.Query) (bool, error) {
 	q.Limit = 1
-	for {
-		page, err := t.Query(ctx, q)
-		switch {
-		case err != nil:
-			return false, err
-		case len(page.Entities) > 0:
-			return false, nil
-		case page.Next == nil:
-			return true, nil
-		}
-		q.Continuation = page.Next // a short page: read on
+	_, err := storage.First[struct {
+		RowKey string `table:"RowKey"`
+	}](ctx, t, q, nil, errNoRow)
+	if errors.Is(err, errNoRow) {
+		return true, nil
 	}
+	return false, err
 }
+
+// errNoRow is Empty's answer from storage.First.
+var errNoRow = errors.New("memberdata: no row")
 
 // Job is the background job (its name, such as "chat-footprints") that
 // reads the module's rows of before once (Record), on one instance at a
