@@ -105,7 +105,7 @@ func (h *handlers) renderProfile(c echo.Context, status int, props views.Profile
 		return err
 	}
 	if show {
-		p := views.AIUsageProps(usage)
+		p := views.AIUsageProps{Days: usage.Days, Calls: usage.Calls, TokensIn: usage.TokensIn, TokensOut: usage.TokensOut, Errors: usage.Errors}
 		props.AIUsage = &p
 	}
 	return renderTab(c, status, "profile", views.Profile(props))

@@ -8,11 +8,24 @@ import (
 // AIUsage is a person's AI usage over the last Days days, as their account
 // page shows it.
 type AIUsage struct {
-	Days      int
+	Days int
+	UsageCounts
+}
+
+// UsageCounts are what AI calls are counted by.
+type UsageCounts struct {
 	Calls     int64
 	TokensIn  int64
 	TokensOut int64
 	Errors    int64
+}
+
+// Add sums o into u.
+func (u *UsageCounts) Add(o UsageCounts) {
+	u.Calls += o.Calls
+	u.TokensIn += o.TokensIn
+	u.TokensOut += o.TokensOut
+	u.Errors += o.Errors
 }
 
 // AIUsageReader reads a person's AI usage by userKey (the admin module's

@@ -28,7 +28,7 @@ func (h *handlers) metricsPage(c echo.Context) error {
 	}
 	props := metricsProps(ctx, rows, h.svc.metrics.Sections())
 	for _, m := range models {
-		props.Models = append(props.Models, views.ModelUsage(m))
+		props.Models = append(props.Models, views.ModelUsage{Model: m.Model, Calls: m.Calls, TokensIn: m.TokensIn, TokensOut: m.TokensOut, Errors: m.Errors})
 	}
 	return web.Render(c, http.StatusOK, web.Page{
 		Title:   i18n.T(ctx, "admin.metrics.heading"),

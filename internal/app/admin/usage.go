@@ -136,10 +136,7 @@ func (u *Usage) UserAIUsage(ctx context.Context, userKey string) (account.AIUsag
 		if err := storage.Unmarshal(e, &r); err != nil {
 			return err
 		}
-		total.Calls += r.Calls
-		total.TokensIn += r.TokensIn
-		total.TokensOut += r.TokensOut
-		total.Errors += r.Errors
+		total.Add(account.UsageCounts{Calls: r.Calls, TokensIn: r.TokensIn, TokensOut: r.TokensOut, Errors: r.Errors})
 		return nil
 	})
 	if err != nil {
@@ -150,11 +147,8 @@ func (u *Usage) UserAIUsage(ctx context.Context, userKey string) (account.AIUsag
 
 // ModelUsage is one model's totals over a span of days.
 type ModelUsage struct {
-	Model     string
-	Calls     int64
-	TokensIn  int64
-	TokensOut int64
-	Errors    int64
+	Model string
+	account.UsageCounts
 }
 
 // ByModel sums DailyUsageByModel over the last days UTC days per model,
@@ -179,10 +173,7 @@ func (u *Usage) ByModel(ctx context.Context, days int) ([]ModelUsage, error) {
 			m = &ModelUsage{Model: model}
 			sums[model] = m
 		}
-		m.Calls += r.Calls
-		m.TokensIn += r.TokensIn
-		m.TokensOut += r.TokensOut
-		m.Errors += r.Errors
+		m.Add(account.UsageCounts{Calls: r.Calls, TokensIn: r.TokensIn, TokensOut: r.TokensOut, Errors: r.Errors})
 		return nil
 	})
 	if err != nil {

@@ -81,8 +81,8 @@ func TestUsageWindows(t *testing.T) {
 		t.Errorf("per model: %s, want 2 queries", q)
 	}
 	want := []ModelUsage{
-		{Model: "b", Calls: 3, TokensIn: 12, TokensOut: 1, Errors: 2},
-		{Model: "a", Calls: 1, TokensIn: 100, TokensOut: 10},
+		{Model: "b", UsageCounts: account.UsageCounts{Calls: 3, TokensIn: 12, TokensOut: 1, Errors: 2}},
+		{Model: "a", UsageCounts: account.UsageCounts{Calls: 1, TokensIn: 100, TokensOut: 10}},
 	}
 	if len(models) != len(want) || models[0] != want[0] || models[1] != want[1] {
 		t.Errorf("models %+v, want %+v", models, want)
@@ -96,7 +96,7 @@ func TestUsageWindows(t *testing.T) {
 	if q := counter.Snapshot(); q.Total() != 1 {
 		t.Errorf("a person's usage: %s, want 1 query", q)
 	}
-	if w := (account.AIUsage{Days: 30, Calls: 2, TokensIn: 105, TokensOut: 10, Errors: 1}); mine != w {
+	if w := (account.AIUsage{Days: 30, UsageCounts: account.UsageCounts{Calls: 2, TokensIn: 105, TokensOut: 10, Errors: 1}}); mine != w {
 		t.Errorf("u1 %+v, want %+v", mine, w)
 	}
 	if none, _ := u.UserAIUsage(ctx, "nobody"); none != (account.AIUsage{Days: 30}) {
