@@ -385,12 +385,13 @@ func (s *Service) tellAdmins(ctx context.Context, r moderation.Report, row Repor
 // judge at desk; key tells it from the other notices of the report.
 func reportNotice(r moderation.Report, row ReportRow, to []inbox.Recipient, kind, desk, key string) inbox.Notice {
 	return inbox.Notice{
-		To:   to,
-		Kind: kind,
-		Args: map[string]string{"author": r.AuthorName, "preview": richtext.Plain(r.Excerpt, 140)},
-		When: row.FirstAt,
-		Link: desk,
-		Key:  key + row.RowKey,
+		To:    to,
+		Kind:  kind,
+		Args:  map[string]string{"author": r.AuthorName, "preview": richtext.Plain(r.Excerpt, 140)},
+		Names: map[string]string{"author": r.Author},
+		When:  row.FirstAt,
+		Link:  desk,
+		Key:   key + row.RowKey,
 	}
 }
 
@@ -585,8 +586,9 @@ func (s *Service) tellReporters(ctx context.Context, r ReportRow) {
 	}
 	err := s.notifier.Post(context.WithoutCancel(ctx), inbox.Notice{
 		To: to, Kind: "admin.notify.upheld", NoMail: true,
-		Args: map[string]string{"author": r.AuthorName, "preview": richtext.Plain(r.Excerpt, 140)},
-		When: s.now().UTC(), Link: link, Key: "admin.upheld|" + r.RowKey,
+		Args:  map[string]string{"author": r.AuthorName, "preview": richtext.Plain(r.Excerpt, 140)},
+		Names: map[string]string{"author": r.Author},
+		When:  s.now().UTC(), Link: link, Key: "admin.upheld|" + r.RowKey,
 	})
 	if err != nil {
 		s.logger.WarnContext(ctx, "admin: reporters not told of a take-down", "report", r.RowKey, "err", err)

@@ -447,11 +447,12 @@ func (s *Service) notifyAppointment(ctx context.Context, id *auth.Identity, kind
 	g, err := s.group(ctx, doc.GroupID)
 	if err == nil {
 		err = s.notifier.Post(ctx, inbox.Notice{
-			To:   to,
-			Kind: kind,
-			Args: map[string]string{"name": id.DisplayName, "group": g.GroupName, "title": doc.Title},
-			When: announcedStart(doc, s.now()),
-			Link: appointmentURL(doc.GroupID, doc.AppointmentID),
+			To:    to,
+			Kind:  kind,
+			Args:  map[string]string{"name": id.DisplayName, "group": g.GroupName, "title": doc.Title},
+			Names: map[string]string{"name": id.MemberKey},
+			When:  announcedStart(doc, s.now()),
+			Link:  appointmentURL(doc.GroupID, doc.AppointmentID),
 		})
 	}
 	if err != nil {

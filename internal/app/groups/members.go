@@ -395,7 +395,8 @@ func (s *Service) notifyOwners(ctx context.Context, groupID, kind string, id *au
 		if g, err = s.group(ctx, groupID); err == nil {
 			err = s.notifier.Post(ctx, inbox.Notice{
 				To: to, Kind: kind, Link: groupURL(groupID) + "/members",
-				Args: map[string]string{"name": id.DisplayName, "group": g.GroupName},
+				Args:  map[string]string{"name": id.DisplayName, "group": g.GroupName},
+				Names: map[string]string{"name": id.MemberKey},
 			})
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"strings"
 	"time"
 
@@ -85,80 +86,110 @@ const quotaRowKey = "w"
 
 // forgetMentions reads every notice and, where one names m by key or
 // address, drops it (its arguments quote them) or takes out its link
-// and quote (it only points at something of theirs); one whose
-// arguments quote their name ("{name} invited you") reads "Deleted
-// member" instead (renamed).
+// and quote (it only points at something of theirs); an argument that is
+// their name ("{name} invited you") reads "Deleted member" instead: the
+// arguments a notice's names say are m's, or in a notice without names
+// (Notice.Names) those holding m's name (renamed).
 func (s *Service) forgetMentions(ctx context.Context, m memberdata.Member) error {
-	names := needles(m)
-	q := storage.Query{Scan: true, RowKeyTo: noticeKeysEnd, Select: []string{"args", "link", "ref"}}
+	keys := needles(m)
+	q := storage.Query{Scan: true, RowKeyTo: noticeKeysEnd, Select: []string{"args", "link", "ref", "names"}}
 	return s.table.QueryAll(ctx, q, func(e storage.Entity) error {
 		args, _ := e.Props["args"].(string)
 		link, _ := e.Props["link"].(string)
 		ref, _ := e.Props["ref"].(string)
-		renamed, err := renamed(args, m.Name)
+		names, _ := e.Props["names"].(string)
+		if keys.in(args) {
+			s.badges.Delete(e.PartitionKey)
+			return storage.Forget(ctx, s.table, e.PartitionKey, e.RowKey)
+		}
+		newArgs, newNames, err := renamed(args, names, m)
 		if err != nil {
 			return err
 		}
-		switch {
-		case names.in(args):
-			s.badges.Delete(e.PartitionKey)
-			return storage.Forget(ctx, s.table, e.PartitionKey, e.RowKey)
-		case names.in(link) || names.in(ref) || renamed != args:
-			props := map[string]any{}
-			if names.in(link) {
-				props["link"] = ""
-			}
-			if names.in(ref) {
-				props["ref"] = ""
-			}
-			if renamed != args {
-				props["args"] = renamed
-			}
-			_, err := s.table.Update(ctx, storage.Entity{PartitionKey: e.PartitionKey, RowKey: e.RowKey, Props: props}, storage.Merge, storage.AnyETag)
-			if errors.Is(err, storage.ErrNotFound) {
-				return nil
-			}
-			return err
+		props := map[string]any{}
+		if keys.in(link) {
+			props["link"] = ""
 		}
-		return nil
+		if keys.in(ref) {
+			props["ref"] = ""
+		}
+		if newArgs != args {
+			props["args"] = newArgs
+		}
+		if newNames != names {
+			props["names"] = newNames
+		}
+		if len(props) == 0 {
+			return nil
+		}
+		_, err = s.table.Update(ctx, storage.Entity{PartitionKey: e.PartitionKey, RowKey: e.RowKey, Props: props}, storage.Merge, storage.AnyETag)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		return err
 	})
 }
 
-// renamed is a notice's arguments (JSON) with each that is name, a
-// forgotten member's, replaced by "Deleted member" in every language
-// (InLanguage), or args as they are when none is.
-func renamed(args, name string) (string, error) {
-	quoted, _ := json.Marshal(name)
-	if name == "" || !strings.Contains(args, string(quoted)) {
-		return args, nil
+// renamed is a notice's arguments (JSON) with each that is forgotten
+// member m's name replaced by "Deleted member" in every language
+// (InLanguage), and its names (JSON, Notice.Names) without m: the
+// arguments names says are m's, or where names is "" (a notice of before,
+// or one quoting a name whose member was not known) those that are m's
+// name. Both come back as they are when nothing is m's.
+func renamed(args, names string, m memberdata.Member) (string, string, error) {
+	var whose map[string]string
+	if names != "" {
+		if err := json.Unmarshal([]byte(names), &whose); err != nil {
+			return args, names, nil // not names this module wrote: left alone
+		}
 	}
-	var m map[string]string
-	if err := json.Unmarshal([]byte(args), &m); err != nil {
-		return args, nil // not arguments this module wrote: left alone
+	isM := func(arg, value string) bool {
+		if whose == nil {
+			return m.Name != "" && value == m.Name
+		}
+		key := whose[arg]
+		return key != "" && (key == m.Key || key == m.UserKey)
 	}
-	forgotten, err := memberdata.ForgottenNames()
-	if err != nil {
-		return "", err
+	var a map[string]string
+	if err := json.Unmarshal([]byte(args), &a); err != nil {
+		return args, names, nil // not arguments this module wrote: left alone
 	}
+	var forgotten map[i18n.Lang]string
 	changed := false
-	for k, v := range m {
-		if v != name {
+	for k, v := range a {
+		arg, lang, translated := strings.Cut(k, "@")
+		if !isM(arg, v) && !(translated && isM(arg, a[arg])) {
 			continue
 		}
-		if _, lang, ok := strings.Cut(k, "@"); ok {
-			m[k], changed = forgotten[i18n.Lang(lang)], true
+		if forgotten == nil {
+			var err error
+			if forgotten, err = memberdata.ForgottenNames(); err != nil {
+				return "", "", err
+			}
+		}
+		changed = true
+		if translated {
+			a[k] = forgotten[i18n.Lang(lang)]
 			continue
 		}
-		m[k], changed = "", true
-		for lang, text := range forgotten {
-			m[InLanguage(k, lang)] = text
+		a[k] = ""
+		for l, text := range forgotten {
+			a[InLanguage(k, l)] = text
 		}
 	}
 	if !changed {
-		return args, nil
+		return args, names, nil
 	}
-	b, err := json.Marshal(m)
-	return string(b), err
+	b, err := json.Marshal(a)
+	if err != nil {
+		return "", "", err
+	}
+	if whose == nil {
+		return string(b), names, nil
+	}
+	maps.DeleteFunc(whose, func(_, key string) bool { return key == m.Key || key == m.UserKey })
+	w, err := json.Marshal(whose)
+	return string(b), string(w), err
 }
 
 // memberNames are the ways a row may hold a member: their key, userKey

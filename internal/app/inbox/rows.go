@@ -44,6 +44,9 @@ type NoticeRow struct {
 	Ref       string     `table:"ref"` // what "preview" quotes (Notice.Ref)
 	// QuoteUntil is Notice.QuoteUntil (nil: the quote stays).
 	QuoteUntil *time.Time `table:"quoteUntil"`
+	// Names is Notice.Names as JSON; "" in a notice that has none (and
+	// in those of before): its names are renamed by name alone.
+	Names string `table:"names"`
 }
 
 // noticeKey is a notification's key: newest first in the member's

@@ -203,6 +203,13 @@ type Notice struct {
 	// NoMail keeps it to the inbox: a small thing not worth an email (a
 	// report upheld). It has no mail texts.
 	NoMail bool `json:",omitempty"`
+	// Names says which arguments are members' names, and whose (argument
+	// → memberKey), so a member who deletes their account reads "Deleted
+	// member" there and no one else of the same name does. Post takes
+	// "name" to be From's unless Names says otherwise. A notice without
+	// it (one of before, one quoting a name whose member is not known) is
+	// renamed by the name alone.
+	Names map[string]string `json:",omitempty"`
 }
 
 // posted is a notice on its way: the task that fans it out.
@@ -236,6 +243,13 @@ func (s *Service) Post(ctx context.Context, n Notice) error {
 	}
 	if n.Kind == "" || s.catalog.For(i18n.EN).T(n.Kind+".title") == n.Kind+".title" {
 		return fmt.Errorf("%w: kind %q has no message", ErrBadNotice, n.Kind)
+	}
+	if n.From != "" && n.Args["name"] != "" && n.Names["name"] == "" {
+		n.Names = maps.Clone(n.Names)
+		if n.Names == nil {
+			n.Names = map[string]string{}
+		}
+		n.Names["name"] = n.From
 	}
 	p := posted{Notice: n, ID: ulid.Make().String(), At: s.now().UTC(), Lang: string(i18n.LangOf(ctx))}
 	return s.post.Enqueue(ctx, n.Key, p)
@@ -341,6 +355,13 @@ func (s *Service) writeRow(ctx context.Context, memberKey string, p posted) erro
 	}
 	pk, rk := noticeKey(memberKey, p.At, p.ID)
 	row := NoticeRow{MemberKey: pk, RowKey: rk, Kind: p.Kind, Args: string(args), Link: p.Link, At: p.At, Ref: p.Ref}
+	if p.Names != nil {
+		names, err := json.Marshal(p.Names)
+		if err != nil {
+			return err
+		}
+		row.Names = string(names)
+	}
 	if !p.When.IsZero() {
 		row.When = &p.When
 	}
