@@ -56,11 +56,11 @@ type ConfirmChoice struct {
 	Options [][2]string
 }
 
-// group is the choice as a RadioGroup, its first option chosen.
-func (c ConfirmChoice) group() RadioGroupProps {
-	g := RadioGroupProps{Field: FieldProps{Label: c.Legend}, Name: c.Name, Class: "confirm-choice"}
+// group is the choice as a ChoiceGroup, its first option chosen.
+func (c ConfirmChoice) group() ChoiceGroupProps {
+	g := ChoiceGroupProps{Field: FieldProps{Label: c.Legend}, Name: c.Name, Class: "confirm-choice"}
 	for _, o := range c.Options {
-		g.Choices = append(g.Choices, Radio{Value: o[0], Label: o[1]})
+		g.Choices = append(g.Choices, Box{Value: o[0], Label: o[1]})
 	}
 	if len(c.Options) > 0 {
 		g.Value = c.Options[0][0]
@@ -317,7 +317,7 @@ func ConfirmForm(p ConfirmProps) templ.Component {
 			}
 		}
 		if p.Choice != nil {
-			templ_7745c5c3_Err = RadioGroup(p.Choice.group()).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = ChoiceGroup(p.Choice.group()).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -105,10 +105,10 @@ func TestTextAreaCarriesItsForm(t *testing.T) {
 // checked; after a refusal the group points to its error and each
 // button is marked invalid; a required group asks once; words people
 // wrote are isolated.
-func TestRadioGroup(t *testing.T) {
-	render := func(p RadioGroupProps) *goquery.Document {
+func TestChoiceGroup(t *testing.T) {
+	render := func(p ChoiceGroupProps) *goquery.Document {
 		var b strings.Builder
-		if err := RadioGroup(p).Render(context.Background(), &b); err != nil {
+		if err := ChoiceGroup(p).Render(context.Background(), &b); err != nil {
 			t.Fatal(err)
 		}
 		doc, err := goquery.NewDocumentFromReader(strings.NewReader(b.String()))
@@ -117,8 +117,8 @@ func TestRadioGroup(t *testing.T) {
 		}
 		return doc
 	}
-	choices := []Radio{{Value: "food", Label: "Food"}, {Value: "music", Label: "Music", Hint: "Bring a speaker"}}
-	doc := render(RadioGroupProps{Field: FieldProps{ID: "answer1", Label: "Bring?"}, Name: "answer1", Choices: choices, Value: "music"})
+	choices := []Box{{Value: "food", Label: "Food"}, {Value: "music", Label: "Music", Hint: "Bring a speaker"}}
+	doc := render(ChoiceGroupProps{Field: FieldProps{ID: "answer1", Label: "Bring?"}, Name: "answer1", Choices: choices, Value: "music"})
 	if doc.Find("fieldset legend").Text() != "Bring?" || doc.Find("input[type=radio]").Length() != 2 || doc.Find("input[checked]").AttrOr("value", "") != "music" {
 		t.Errorf("the group: %s", doc.Text())
 	}
@@ -128,7 +128,7 @@ func TestRadioGroup(t *testing.T) {
 	if doc.Find("label small.muted").Text() != "Bring a speaker" {
 		t.Errorf("the hint: %q", doc.Find("label small").Text())
 	}
-	doc = render(RadioGroupProps{Field: FieldProps{ID: "answer1", Label: "Bring?", Error: "Choose one."}, Name: "answer1", Choices: choices, Required: true, Isolate: true})
+	doc = render(ChoiceGroupProps{Field: FieldProps{ID: "answer1", Label: "Bring?", Error: "Choose one."}, Name: "answer1", Choices: choices, Required: true, Isolate: true})
 	if got := doc.Find("fieldset").AttrOr("aria-describedby", ""); got != "answer1-error" || doc.Find("#answer1-error").Text() != "Choose one." {
 		t.Errorf("the error: described by %q", got)
 	}
@@ -137,5 +137,36 @@ func TestRadioGroup(t *testing.T) {
 	}
 	if doc.Find("legend bdi").Text() != "Bring?" || doc.Find("label bdi").Length() != 2 {
 		t.Error("words people wrote are not isolated")
+	}
+	if doc.Find("#answer1-0").AttrOr("value", "") != "food" || doc.Find("#answer1-1").AttrOr("value", "") != "music" {
+		t.Error("the buttons are not named after the group, for an error summary's link")
+	}
+	// A radio button may send "" (nobody); a hint goes under the legend.
+	doc = render(ChoiceGroupProps{Field: FieldProps{ID: "who", Label: "Who?", Hint: "One of them."}, Name: "who", Choices: []Box{{Value: "", Label: "Nobody"}, {Value: "k1", Label: "Ann"}}, Autofocus: true, ListClass: "grid"})
+	if v, ok := doc.Find("#who-0").Attr("value"); !ok || v != "" || doc.Find("#who-0[checked]").Length() != 1 {
+		t.Errorf("nobody sends %q", v)
+	}
+	if doc.Find("fieldset").AttrOr("aria-describedby", "") != "who-hint" || doc.Find("legend + #who-hint").Text() != "One of them." {
+		t.Error("the hint")
+	}
+	if doc.Find("#who-0[autofocus]").Length() != 1 || doc.Find("[autofocus]").Length() != 1 || doc.Find("div.grid > label > input").Length() != 2 {
+		t.Error("the focus or the list's box")
+	}
+
+	// Checkboxes: each ticked on its own, a box without a value sends "on"
+	// and one with a name of its own is a setting of its own.
+	boxes := []Box{{Value: "a", Label: "A", Checked: true}, {Value: "b", Label: "B"}, {Name: "alone", Label: "Alone", Checked: true}}
+	doc = render(ChoiceGroupProps{Field: FieldProps{ID: "tags", Label: "Tags"}, Name: "tag", Choices: boxes, Multiple: true})
+	if doc.Find("input[type=checkbox]").Length() != 3 || doc.Find("input[checked]").Length() != 2 || doc.Find(`input[name="tag"]`).Length() != 2 {
+		t.Errorf("the boxes: %d ticked", doc.Find("input[checked]").Length())
+	}
+	if v := doc.Find(`input[name="alone"]`).AttrOr("value", ""); v != "on" {
+		t.Errorf("a box without a value sends %q", v)
+	}
+	// Without a legend the group is a plain box and its boxes point to its
+	// hint and error.
+	doc = render(ChoiceGroupProps{Field: FieldProps{ID: "ok", Hint: "Asks first.", Error: "Not now."}, Multiple: true, Choices: []Box{{Name: "ok", Label: "Approve"}}})
+	if doc.Find("fieldset, legend").Length() != 0 || doc.Find("#ok-0").AttrOr("aria-describedby", "") != "ok-hint ok-error" || doc.Find(`#ok-0[aria-invalid="true"]`).Length() != 1 {
+		t.Errorf("a group without a legend: %s", doc.Find("input").AttrOr("aria-describedby", ""))
 	}
 }

@@ -35,10 +35,10 @@ type ReportProps struct {
 }
 
 // reasons are the reasons offered, each with its hint.
-func (p ReportProps) reasons(ctx context.Context) []Radio {
-	out := make([]Radio, len(p.Reasons))
+func (p ReportProps) reasons(ctx context.Context) []Box {
+	out := make([]Box, len(p.Reasons))
 	for i, r := range p.Reasons {
-		out[i] = Radio{Value: r, Label: i18n.T(ctx, "moderation.reason."+r), Hint: i18n.T(ctx, "moderation.reason."+r+".hint")}
+		out[i] = Box{Value: r, Label: i18n.T(ctx, "moderation.reason."+r), Hint: i18n.T(ctx, "moderation.reason."+r+".hint")}
 	}
 	return out
 }
@@ -120,7 +120,7 @@ func ReportPage(p ReportProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = RadioGroup(RadioGroupProps{Field: FieldProps{ID: "report-reason", Label: i18n.T(ctx, "moderation.reason"), Error: ErrText(ctx, p.Errors["reason"])}, Name: "reason", Choices: p.reasons(ctx), Value: p.Reason, Required: true}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ChoiceGroup(ChoiceGroupProps{Field: FieldProps{ID: "report-reason", Label: i18n.T(ctx, "moderation.reason"), Error: ErrText(ctx, p.Errors["reason"])}, Name: "reason", Choices: p.reasons(ctx), Value: p.Reason, Required: true}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

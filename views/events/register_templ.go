@@ -31,11 +31,11 @@ type RegisterQuestion struct {
 	Error    string
 }
 
-// radios are the question's choices as a RadioGroup offers them.
-func (q RegisterQuestion) radios() []components.Radio {
-	out := make([]components.Radio, len(q.Choices))
+// radios are the question's choices as a ChoiceGroup offers them.
+func (q RegisterQuestion) radios() []components.Box {
+	out := make([]components.Box, len(q.Choices))
 	for i, c := range q.Choices {
-		out[i] = components.Radio{Value: c, Label: c}
+		out[i] = components.Box{Value: c, Label: c}
 	}
 	return out
 }
@@ -129,7 +129,7 @@ func registerForm(p RegisterProps) templ.Component {
 			for _, q := range p.Questions {
 				f := components.FieldProps{ID: "event-" + q.Field, Label: q.label(ctx), IsolateLabel: true, Error: q.Error}
 				if len(q.Choices) > 0 {
-					templ_7745c5c3_Err = components.RadioGroup(components.RadioGroupProps{Field: f, Name: q.Field, Choices: q.radios(), Value: q.Value, Required: !q.Optional, Isolate: true, Class: "register-choices", TestID: "register-choices", ChoiceTestID: "register-choice"}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = components.ChoiceGroup(components.ChoiceGroupProps{Field: f, Name: q.Field, Choices: q.radios(), Value: q.Value, Required: !q.Optional, Isolate: true, Class: "register-choices", TestID: "register-choices", ChoiceTestID: "register-choice"}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

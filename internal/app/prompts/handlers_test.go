@@ -586,6 +586,20 @@ func TestCreateFormErrorsAre422AndWriteNothing(t *testing.T) {
 				if _, ok := field.Attr("autofocus"); !ok {
 					t.Errorf("%s does not take the focus", tc.field)
 				}
+			} else {
+				// A group of boxes: its fieldset points to the error, its
+				// first box takes the focus and the summary leads to it.
+				group := doc.Find("#" + tc.field + "-error").Closest("fieldset")
+				if !strings.Contains(group.AttrOr("aria-describedby", ""), tc.field+"-error") || group.Find(`input[aria-invalid="true"]`).Length() == 0 {
+					t.Errorf("%s is not tied to its error", tc.field)
+				}
+				if _, ok := group.Find("input").First().Attr("autofocus"); !ok {
+					t.Errorf("%s does not take the focus", tc.field)
+				}
+			}
+			link := doc.Find(testID("error-summary")+" a").AttrOr("href", "")
+			if !strings.HasPrefix(link, "#"+tc.field) || doc.Find(link).Length() != 1 {
+				t.Errorf("the summary leads to %q", link)
 			}
 			// The input comes back.
 			if v, _ := doc.Find("#prompt-title").Attr("value"); v != tc.form.Get("title") {
