@@ -10,6 +10,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import (
 	"context"
+	"slices"
 	"strconv"
 
 	"github.com/harmony/harmony/internal/i18n"
@@ -22,22 +23,37 @@ import (
 type RegisterQuestion struct {
 	Field    string
 	Question string
-	// Choices are the answers it offers (none: answered in words), and
-	// Optional says it may be left unanswered.
+	// Choices are the answers it offers (none: answered in words),
+	// Several says one may choose any of them, and Optional that it may
+	// be left unanswered.
 	Choices  []string
+	Several  bool
 	Optional bool
 	Max      int
-	Value    string
-	Error    string
+	// Values are the answer typed or chosen (several, where Several).
+	Values []string
+	Error  string
 }
 
-// radios are the question's choices as a ChoiceGroup offers them.
-func (q RegisterQuestion) radios() []components.Box {
-	out := make([]components.Box, len(q.Choices))
-	for i, c := range q.Choices {
-		out[i] = components.Box{Value: c, Label: c}
+// value is the answer typed or chosen ("" for none).
+func (q RegisterQuestion) value() string {
+	if len(q.Values) == 0 {
+		return ""
 	}
-	return out
+	return q.Values[0]
+}
+
+// group is the question's choices as a ChoiceGroup offers them: radio
+// buttons, or checkboxes where one may choose several.
+func (q RegisterQuestion) group(ctx context.Context, f components.FieldProps) components.ChoiceGroupProps {
+	g := components.ChoiceGroupProps{Field: f, Name: q.Field, Value: q.value(), Multiple: q.Several, Required: !q.Optional && !q.Several, Isolate: true, Class: "register-choices", TestID: "register-choices", ChoiceTestID: "register-choice"}
+	if q.Several {
+		g.Field.Hint = i18n.T(ctx, "events.register.several")
+	}
+	for _, c := range q.Choices {
+		g.Choices = append(g.Choices, components.Box{Value: c, Label: c, Checked: slices.Contains(q.Values, c)})
+	}
+	return g
 }
 
 // label is the question as its field's label: "(optional)" after it
@@ -65,7 +81,8 @@ type RegisterProps struct {
 
 // registerForm registers the viewer: their party and their answers to
 // the event's questions, in words or by a choice (a group of radio
-// buttons), required unless a question is optional.
+// buttons, or of checkboxes where one may choose several), required
+// unless a question is optional.
 func registerForm(p RegisterProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -94,7 +111,7 @@ func registerForm(p RegisterProps) templ.Component {
 		var templ_7745c5c3_Var2 templ.SafeURL
 		templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(p.URL + "/register"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 62, Col: 77}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 79, Col: 77}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 		if templ_7745c5c3_Err != nil {
@@ -116,7 +133,7 @@ func registerForm(p RegisterProps) templ.Component {
 			var templ_7745c5c3_Var3 string
 			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "events.register.questions"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 66, Col: 54}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 83, Col: 54}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 			if templ_7745c5c3_Err != nil {
@@ -129,7 +146,7 @@ func registerForm(p RegisterProps) templ.Component {
 			for _, q := range p.Questions {
 				f := components.FieldProps{ID: "event-" + q.Field, Label: q.label(ctx), IsolateLabel: true, Error: q.Error}
 				if len(q.Choices) > 0 {
-					templ_7745c5c3_Err = components.ChoiceGroup(components.ChoiceGroupProps{Field: f, Name: q.Field, Choices: q.radios(), Value: q.Value, Required: !q.Optional, Isolate: true, Class: "register-choices", TestID: "register-choices", ChoiceTestID: "register-choice"}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = components.ChoiceGroup(q.group(ctx, f)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -153,7 +170,7 @@ func registerForm(p RegisterProps) templ.Component {
 						var templ_7745c5c3_Var5 string
 						templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(f.ID)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 75, Col: 17}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 92, Col: 17}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 						if templ_7745c5c3_Err != nil {
@@ -166,7 +183,7 @@ func registerForm(p RegisterProps) templ.Component {
 						var templ_7745c5c3_Var6 string
 						templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(q.Field)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 76, Col: 22}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 93, Col: 22}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 						if templ_7745c5c3_Err != nil {
@@ -177,9 +194,9 @@ func registerForm(p RegisterProps) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var7 string
-						templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(q.Value)
+						templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(q.value())
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 77, Col: 23}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 94, Col: 25}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 						if templ_7745c5c3_Err != nil {
@@ -192,7 +209,7 @@ func registerForm(p RegisterProps) templ.Component {
 						var templ_7745c5c3_Var8 string
 						templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(q.Max))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 78, Col: 39}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 95, Col: 39}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 						if templ_7745c5c3_Err != nil {
@@ -220,7 +237,7 @@ func registerForm(p RegisterProps) templ.Component {
 							var templ_7745c5c3_Var9 string
 							templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(f.ErrorID())
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 83, Col: 39}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 100, Col: 39}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 							if templ_7745c5c3_Err != nil {
@@ -274,7 +291,7 @@ func registerForm(p RegisterProps) templ.Component {
 					var templ_7745c5c3_Var11 string
 					templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(n))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 96, Col: 37}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 113, Col: 37}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 					if templ_7745c5c3_Err != nil {
@@ -297,7 +314,7 @@ func registerForm(p RegisterProps) templ.Component {
 					var templ_7745c5c3_Var12 string
 					templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(n))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 96, Col: 84}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 113, Col: 84}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 					if templ_7745c5c3_Err != nil {
@@ -327,7 +344,7 @@ func registerForm(p RegisterProps) templ.Component {
 			var templ_7745c5c3_Var13 string
 			templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "events.register.request"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 104, Col: 45}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 121, Col: 45}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 			if templ_7745c5c3_Err != nil {
@@ -337,7 +354,7 @@ func registerForm(p RegisterProps) templ.Component {
 			var templ_7745c5c3_Var14 string
 			templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "events.register.waitlist"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 106, Col: 46}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 123, Col: 46}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 			if templ_7745c5c3_Err != nil {
@@ -347,7 +364,7 @@ func registerForm(p RegisterProps) templ.Component {
 			var templ_7745c5c3_Var15 string
 			templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "events.register"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 108, Col: 37}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/events/register.templ`, Line: 125, Col: 37}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 			if templ_7745c5c3_Err != nil {

@@ -278,8 +278,8 @@ type EventInput struct {
 	CoHosts string `form:"coHosts"`
 	// Question1 to Question3 are what guests answer when they register,
 	// ChoicesN the answers question N offers (one a line; none: answered
-	// in words) and OptionalN whether it may be left unanswered
-	// (questions.go).
+	// in words), SeveralN whether guests may choose several of them and
+	// OptionalN whether it may be left unanswered (questions.go).
 	Question1      string `form:"question1"`
 	Question2      string `form:"question2"`
 	Question3      string `form:"question3"`
@@ -289,6 +289,9 @@ type EventInput struct {
 	Optional1      bool   `form:"optional1"`
 	Optional2      bool   `form:"optional2"`
 	Optional3      bool   `form:"optional3"`
+	Several1       bool   `form:"several1"`
+	Several2       bool   `form:"several2"`
+	Several3       bool   `form:"several3"`
 	coHostKeys     []string
 	coHostEmails   []string
 	coHostsProblem string

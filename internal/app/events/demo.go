@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image/color"
+	"strings"
 	"time"
 
 	"github.com/harmony/harmony/internal/auth"
@@ -15,7 +16,7 @@ import (
 // fills up, so its page shows a waitlist. The party needs approval:
 // everyone in going asks to join, and the organizer approves those in
 // approved. Olga co-organizes the Go meetup (coHost). The party asks its
-// guests what they bring (demoQuestion, a choice) and, optionally,
+// guests what they bring (demoQuestion, any of its choices) and, optionally,
 // anything else (demoNote); each answers (demoAnswers).
 var demoEvents = []struct {
 	title, category, place, description string
@@ -31,15 +32,16 @@ var demoEvents = []struct {
 }
 
 // demoQuestion is the party's question for its guests, with its
-// choices, and demoNote its optional one; demoAnswers are the guests'
-// answers to both (masha leaves the second blank).
+// choices (guests may choose several), and demoNote its optional one;
+// demoAnswers are the guests' answers to both, their choices one a line
+// (masha leaves the second blank).
 const (
 	demoQuestion = "What will you bring?"
 	demoChoices  = "Food\nDrinks\nMusic"
 	demoNote     = "Anything we should know?"
 )
 
-var demoAnswers = map[string][2]string{"lily": {"Music", "A playlist and my speaker"}, "tom": {"Food", "Lemon cake, no nuts in it"}, "boris": {"Food", "Пирожки с капустой"}, "masha": {"Drinks", ""}}
+var demoAnswers = map[string][2]string{"lily": {"Music\nDrinks", "A playlist and my speaker"}, "tom": {"Food", "Lemon cake, no nuts in it"}, "boris": {"Food", "Пирожки с капустой"}, "masha": {"Drinks", ""}}
 
 // SeedDemo adds the demo events, published, with the cast registered;
 // the jazz night is full, two people on its waitlist; of the four asking
@@ -65,7 +67,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			in.Currency = "GBP"
 		}
 		if d.approved != nil {
-			in.Question1, in.Choices1, in.Question2, in.Optional2 = demoQuestion, demoChoices, demoNote, true
+			in.Question1, in.Choices1, in.Several1, in.Question2, in.Optional2 = demoQuestion, demoChoices, true, demoNote, true
 		}
 		in.Image = demoPicture(d.category)
 		e, err := s.createEvent(ctx, organizer.Key, in, zone)
@@ -77,11 +79,11 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		}
 		for _, local := range d.going {
 			p := cast.Person(local)
-			answers, _, errs := parseAnswers(e, func(field string) string {
+			answers, _, errs := parseAnswers(e, func(field string) []string {
 				if field == answerField(0) {
-					return demoAnswers[local][0]
+					return strings.Split(demoAnswers[local][0], "\n")
 				}
-				return demoAnswers[local][1]
+				return []string{demoAnswers[local][1]}
 			})
 			if errs != nil {
 				return fmt.Errorf("demo answers of %s: %v", local, errs)

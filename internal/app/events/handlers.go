@@ -430,7 +430,11 @@ func (s *Service) register(c echo.Context) error {
 			return web.BadRequest(i18n.T(ctx, "events.error.party"), err)
 		}
 	}
-	answers, typed, errs := parseAnswers(e, c.FormValue)
+	form, err := c.FormParams()
+	if err != nil {
+		return web.BadRequest(i18n.T(ctx, "events.error.answer", "max", MaxAnswer), err)
+	}
+	answers, typed, errs := parseAnswers(e, func(field string) []string { return form[field] })
 	if errs != nil {
 		// The form again, on a page of its own, with what was typed and
 		// what is wrong: nothing was written.
@@ -593,6 +597,9 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 		p.Values["question"+n], p.Values["choices"+n] = *f.Text, *f.Choices
 		if *f.Optional {
 			p.Values["optional"+n] = "on"
+		}
+		if *f.Several {
+			p.Values["several"+n] = "on"
 		}
 	}
 	for _, h := range OfferHoldChoices {

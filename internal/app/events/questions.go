@@ -17,7 +17,8 @@ import (
 // register answer, and its organizers read the answers beside each
 // request to join (where they decide on them), on the check-in list and
 // in the attendees' CSV. A question is answered in words, or by one of
-// its choices (MaxChoices at most, "Food", "Drinks", "Music"); it is
+// its choices (MaxChoices at most, "Food", "Drinks", "Music"), or by any
+// of them where the organizers let guests choose several; it is
 // required unless the organizers made it optional. The questions ride
 // on the event row (storedQuestions); the answers on the registration
 // row (AttendeeRow.Answers, JSON, in the order of the questions then),
@@ -46,11 +47,12 @@ var (
 )
 
 // Question is one of an event's questions for guests: its words, the
-// choices it offers (none: answered in words), and whether it may be
-// left unanswered.
+// choices it offers (none: answered in words), whether one may choose
+// several of them, and whether it may be left unanswered.
 type Question struct {
 	Text     string   `json:"q"`
 	Choices  []string `json:"choices,omitempty"`
+	Several  bool     `json:"several,omitempty"`
 	Optional bool     `json:"optional,omitempty"`
 }
 
@@ -88,7 +90,7 @@ func storedQuestions(s string) []Question {
 func storeQuestions(qs []Question) string {
 	plain := make([]string, 0, len(qs))
 	for _, q := range qs {
-		if len(q.Choices) > 0 || q.Optional {
+		if len(q.Choices) > 0 || q.Several || q.Optional {
 			b, _ := json.Marshal(qs)
 			return string(b)
 		}
@@ -98,26 +100,28 @@ func storeQuestions(qs []Question) string {
 }
 
 // questionFields are a form's fields of question i: its words, its
-// choices (one a line) and whether it is optional.
+// choices (one a line), whether several may be chosen and whether it is
+// optional.
 func (in *EventInput) questionFields() [MaxQuestions]struct {
-	Text, Choices *string
-	Optional      *bool
+	Text, Choices     *string
+	Several, Optional *bool
 } {
 	type fields = struct {
-		Text, Choices *string
-		Optional      *bool
+		Text, Choices     *string
+		Several, Optional *bool
 	}
 	return [MaxQuestions]fields{
-		{&in.Question1, &in.Choices1, &in.Optional1},
-		{&in.Question2, &in.Choices2, &in.Optional2},
-		{&in.Question3, &in.Choices3, &in.Optional3},
+		{&in.Question1, &in.Choices1, &in.Several1, &in.Optional1},
+		{&in.Question2, &in.Choices2, &in.Several2, &in.Optional2},
+		{&in.Question3, &in.Choices3, &in.Several3, &in.Optional3},
 	}
 }
 
 // parseQuestions checks the form's questions (blank ones left out, with
 // their choices and optional mark) and returns them as the event row
 // keeps them. Choices are one a line: blank lines and repeats are left
-// out, and a question offers two at least.
+// out, and a question offers two at least; one that lets guests choose
+// several has choices.
 func parseQuestions(in EventInput, errs FieldErrors) string {
 	var qs []Question
 	for i, f := range in.questionFields() {
@@ -133,7 +137,10 @@ func parseQuestions(in EventInput, errs FieldErrors) string {
 			}
 			continue
 		}
-		qs = append(qs, Question{Text: text, Choices: choices, Optional: *f.Optional})
+		if *f.Several && len(choices) == 0 && problem == "" {
+			errs[fmt.Sprintf("choices%d", n)] = "events.error.choices_several"
+		}
+		qs = append(qs, Question{Text: text, Choices: choices, Several: *f.Several, Optional: *f.Optional})
 	}
 	return storeQuestions(qs)
 }
@@ -170,7 +177,7 @@ func (in *EventInput) questionsInput(questions []Question) {
 	for i, f := range in.questionFields() {
 		if i < len(questions) {
 			q := questions[i]
-			*f.Text, *f.Choices, *f.Optional = q.Text, strings.Join(q.Choices, "\n"), q.Optional
+			*f.Text, *f.Choices, *f.Several, *f.Optional = q.Text, strings.Join(q.Choices, "\n"), q.Several, q.Optional
 		}
 	}
 }
@@ -180,40 +187,57 @@ func answerField(i int) string { return fmt.Sprintf("answer%d", i+1) }
 
 // QA is a question with one guest's answer, as the registration keeps
 // it: the question's words then, so an edit of the questions later
-// leaves what they answered readable.
+// leaves what they answered readable. Chosen are the choices of a
+// question where several may be chosen, and Answer them as one text.
 type QA struct {
-	Question string `json:"q"`
-	Answer   string `json:"a"`
+	Question string   `json:"q"`
+	Answer   string   `json:"a"`
+	Chosen   []string `json:"chosen,omitempty"`
 }
 
 // parseAnswers checks the answers (by answerField) to e's questions:
-// each one line of at most MaxAnswer characters, or one of its choices,
-// and required unless the question is optional. It returns them as the
-// registration keeps them (JSON; "" when e asks nothing), as typed
-// (cleaned) for a form shown again, and what is wrong with each by
-// field.
-func parseAnswers(e EventRow, answer func(field string) string) (string, []string, FieldErrors) {
+// each one line of at most MaxAnswer characters, or one of its choices
+// (any of them, each once, where several may be chosen), and required
+// unless the question is optional. It returns them as the registration
+// keeps them (JSON; "" when e asks nothing), as typed (cleaned) for a
+// form shown again, and what is wrong with each by field.
+func parseAnswers(e EventRow, answer func(field string) []string) (string, [][]string, FieldErrors) {
 	qs := e.questions()
 	if len(qs) == 0 {
 		return "", nil, nil
 	}
 	errs := FieldErrors{}
-	typed := make([]string, len(qs))
+	typed := make([][]string, len(qs))
 	qa := make([]QA, len(qs))
 	for i, q := range qs {
 		field := answerField(i)
-		typed[i] = errs.Check(field, answerRule, answer(field), "events.error.answer")
+		given := answer(field)
+		if !q.Several {
+			given = given[:min(len(given), 1)]
+		}
+		for _, v := range given {
+			if v = errs.Check(field, answerRule, v, "events.error.answer"); v != "" && !slices.Contains(typed[i], v) {
+				typed[i] = append(typed[i], v)
+			}
+		}
+		qa[i] = QA{Question: q.Text, Answer: strings.Join(typed[i], ", ")}
+		if q.Several {
+			qa[i].Chosen = typed[i]
+		}
 		switch {
 		case errs[field] != "":
-		case typed[i] == "" && !q.Optional:
-			errs[field] = "events.error.answer_missing"
-			if len(q.Choices) > 0 {
-				errs[field] = "events.error.answer_choose"
-			}
-		case typed[i] != "" && len(q.Choices) > 0 && !slices.Contains(q.Choices, typed[i]):
+		case len(typed[i]) == 0 && !q.Optional && q.Several:
+			errs[field] = "events.error.answer_several"
+		case len(typed[i]) == 0 && !q.Optional && len(q.Choices) > 0:
 			errs[field] = "events.error.answer_choose"
+		case len(typed[i]) == 0 && !q.Optional:
+			errs[field] = "events.error.answer_missing"
+		case len(q.Choices) > 0 && slices.ContainsFunc(typed[i], func(v string) bool { return !slices.Contains(q.Choices, v) }):
+			errs[field] = "events.error.answer_choose"
+			if q.Several {
+				errs[field] = "events.error.answer_several"
+			}
 		}
-		qa[i] = QA{Question: q.Text, Answer: typed[i]}
 	}
 	if len(errs) > 0 {
 		return "", typed, errs
@@ -233,15 +257,15 @@ func answersOf(a AttendeeRow) []QA {
 
 // registerQuestions are the register form's fields for e's questions:
 // the answers typed (nil: none yet) and what is wrong with each.
-func registerQuestions(ctx context.Context, e EventRow, typed []string, errs FieldErrors) []views.RegisterQuestion {
+func registerQuestions(ctx context.Context, e EventRow, typed [][]string, errs FieldErrors) []views.RegisterQuestion {
 	var out []views.RegisterQuestion
 	for i, q := range e.questions() {
-		f := views.RegisterQuestion{Field: answerField(i), Question: q.Text, Choices: q.Choices, Optional: q.Optional, Max: MaxAnswer}
+		f := views.RegisterQuestion{Field: answerField(i), Question: q.Text, Choices: q.Choices, Several: q.Several, Optional: q.Optional, Max: MaxAnswer}
 		if key := errs[answerField(i)]; key != "" {
 			f.Error = i18n.T(ctx, key, "max", MaxAnswer)
 		}
 		if i < len(typed) {
-			f.Value = typed[i]
+			f.Values = typed[i]
 		}
 		out = append(out, f)
 	}

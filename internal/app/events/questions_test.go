@@ -210,3 +210,58 @@ func TestChoicesAndOptionalQuestions(t *testing.T) {
 		t.Errorf("the check-in list's answers: %q", answers)
 	}
 }
+
+// TestQuestionsWithSeveralChoices: a question may let guests choose
+// several of its choices (Luma's multi-select). The event form refuses
+// it without choices; the register form offers checkboxes with a hint,
+// refuses none (the question is required) or one not offered on its
+// field, writing nothing and keeping what was ticked, and takes any of
+// them, each once; the organizers read them as one answer.
+func TestQuestionsWithSeveralChoices(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	cast := a.People("org@example.com", "ann@example.com")
+	org, ann := cast[0], cast[1]
+
+	bad := url.Values{"title": {"Potluck"}, "category": {"meetup"}, "start": {"2030-06-01T19:00"}, "end": {"2030-06-01T21:00"}, "question1": {"Bring?"}, "several1": {"on"}}
+	if res := post(org, "/events", bad); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || !strings.Contains(res.Doc(t).Find(`[data-field="event-choices1"]`).Text(), "List the choices") {
+		t.Fatalf("several without choices: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	page := newEvent(t, org, "capacity", "0", "question1", "What will you bring?", "choices1", "Food\nDrinks\nMusic", "several1", "on")
+
+	doc := ann.Get(page).Doc(t)
+	boxes := doc.Find(testID("register-choices") + ` input[type="checkbox"][name="answer1"]`)
+	if boxes.Length() != 3 || doc.Find(testID("register-choices")+" [required]").Length() != 0 || doc.Find("#event-answer1-hint").Text() != "Choose any that apply." {
+		t.Fatalf("the register form offers %d checkboxes: %s", boxes.Length(), doc.Find(testID("register-choices")).Text())
+	}
+	if org.Get(page+"/edit").Doc(t).Find(`[name="several1"][checked]`).Length() != 1 {
+		t.Error("the edit form lost the several mark")
+	}
+	if hint := ann.Get(page, "Accept-Language", "ru").Doc(t).Find("#event-answer1-hint").Text(); hint != "Можно выбрать несколько." {
+		t.Errorf("the hint in Russian: %q", hint)
+	}
+
+	for _, c := range []struct {
+		name string
+		form url.Values
+	}{
+		{"none", url.Values{}},
+		{"one not offered", url.Values{"answer1": {"Food", "Cake"}}},
+	} {
+		res := post(ann, page+"/register", c.form)
+		d := res.Doc(t)
+		if got := d.Find(`[data-field="event-answer1"]`).Text(); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || got != "Choose one or more of the answers." {
+			t.Errorf("%s: %d, %d writes, %q", c.name, res.StatusCode, res.Writes(t), got)
+		}
+		if c.form.Has("answer1") && d.Find(testID("register-choice")+"[value=Food][checked]").Length() != 1 {
+			t.Errorf("%s: the form lost what was ticked", c.name)
+		}
+	}
+	if res := post(ann, page+"/register", url.Values{"answer1": {"Food", "Music", "Food"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("ann with two choices: %d", res.StatusCode)
+	}
+	got := org.Get(page + "/check-in").Doc(t).Find(testID("guest-answers")).Text()
+	if got != "What will you bring?Food, Music" {
+		t.Errorf("the check-in list's answer: %q", got)
+	}
+}
