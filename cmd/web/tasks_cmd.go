@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,7 +10,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/config"
+	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/tasks"
 )
@@ -18,7 +21,8 @@ const tasksUsage = "usage: web tasks [retry ID] [settings flags]"
 
 // tasksCmd is "web tasks": the task queue's counts by kind and its dead
 // tasks, as /admin/tasks shows them; "web tasks retry ID" runs a dead one
-// again (the next drain of a running server takes it).
+// again (the next drain of a running server takes it), through the admin
+// module as the page's button does, so the moderation log has it too.
 func tasksCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, stderr io.Writer) error {
 	if wantsHelp(args) {
 		return flag.ErrHelp
@@ -41,7 +45,11 @@ func tasksCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, 
 	defer closeStore()
 	q := a.Built.Core.Tasks
 	if ref != "" {
-		t, err := q.RetryDead(ctx, ref)
+		adm, ok := platform.ModuleOf[*admin.Service](a.Built)
+		if !ok {
+			return errors.New("web tasks: the app has no admin module")
+		}
+		t, err := adm.RetryTask(ctx, admin.Actor{}, ref)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/tasks"
 )
 
@@ -72,6 +74,21 @@ func TestTasksCommandListsAndRetriesDeadTasks(t *testing.T) {
 	run([]string{"tasks"}, env, &out, &errOut)
 	if !regexp.MustCompile(`(?m)^ *test\.bounce +1 +0 +0 +0 *$`).MatchString(out.String()) || !strings.Contains(out.String(), "\nnone\n") {
 		t.Errorf("after the retry:\n%s", out.String())
+	}
+
+	// The retry is in the moderation log, as one from /admin/tasks is,
+	// by an operator at the command line.
+	if a, closeStore, err = openCommandApp(ctx, nil, env, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	defer closeStore()
+	adm, _ := platform.ModuleOf[*admin.Service](a.Built)
+	entries, err := adm.RecentLog(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Action != "tasks.retry" || !strings.HasPrefix(entries[0].TargetName, "test.bounce ") || entries[0].Actor != "" {
+		t.Errorf("the moderation log after the retry: %+v", entries)
 	}
 }
 

@@ -109,9 +109,13 @@ func (h *handlers) renderOverview(c echo.Context) error {
 	}
 	entries := make([]views.LogEntry, 0, len(rows))
 	for _, r := range rows {
+		actor := memberdata.Name(ctx, r.Actor, r.ActorName)
+		if r.Actor == "" {
+			actor = i18n.T(ctx, "admin.log.operator") // a command (web tasks retry)
+		}
 		entries = append(entries, views.LogEntry{
 			When:       i18n.DateTime(ctx, r.At.In(auth.From(c).Location())),
-			ActorName:  memberdata.Name(ctx, r.Actor, r.ActorName),
+			ActorName:  actor,
 			Action:     r.Action,
 			TargetName: memberdata.Name(ctx, r.TargetKey, r.TargetName),
 			Reason:     r.Reason,

@@ -96,6 +96,8 @@ func (s *Service) Tasks(ctx context.Context, from *storage.Continuation) (TasksP
 }
 
 // RetryTask runs again the dead task ref names, for actor, and logs it.
+// An actor without a member key is an operator at the command line (web
+// tasks retry): the log says so.
 func (s *Service) RetryTask(ctx context.Context, actor Actor, ref string) (tasks.TaskRow, error) {
 	return s.repairTask(ctx, actor, ref, actionTaskRetry, s.tasks.RetryDead)
 }
