@@ -191,6 +191,24 @@ func TestRunAgainRunsADeadTask(t *testing.T) {
 	}
 }
 
+// A retry at the command line (web tasks retry: an actor without a
+// member key) is in the moderation log as an operator's, in each
+// language.
+func TestAnOperatorsRetryIsLogged(t *testing.T) {
+	t.Parallel()
+	a, boss, f := newTasksApp(t)
+	dead := f.dead(t, "")
+	if _, err := a.svc.RetryTask(ctx, Actor{}, dead.Ref()); err != nil {
+		t.Fatal(err)
+	}
+	for lang, want := range map[string]string{"en": "An operator, at the command line: ", "ru": "Оператор, из командной строки: "} {
+		row := boss.Get("/admin", "Accept-Language", lang).Doc(t).Find(testID("admin-log-row"))
+		if got := strings.NewReplacer("\u2068", "", "\u2069", "").Replace(row.Text()); row.AttrOr("data-action", "") != actionTaskRetry || !strings.Contains(got, want) {
+			t.Errorf("%s: the log row %q", lang, row.Text())
+		}
+	}
+}
+
 // With htmx the row answers in place; "Discard" asks first, then deletes
 // the dead task.
 func TestDiscardAsksThenDeletesInPlace(t *testing.T) {
