@@ -12,9 +12,9 @@ import (
 
 	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/config"
-	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/tasks"
+	"github.com/harmony/harmony/internal/web"
 )
 
 const tasksUsage = "usage: web tasks [retry ID] [settings flags]"
@@ -45,7 +45,7 @@ func tasksCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, 
 	defer closeStore()
 	q := a.Built.Core.Tasks
 	if ref != "" {
-		adm, ok := platform.ModuleOf[*admin.Service](a.Built)
+		adm, ok := web.ModuleOf[*admin.Service](a.Built.Modules)
 		if !ok {
 			return errors.New("web tasks: the app has no admin module")
 		}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/harmony/harmony/internal/app/admin"
 	"github.com/harmony/harmony/internal/i18n"
-	"github.com/harmony/harmony/internal/platform"
 	"github.com/harmony/harmony/internal/tasks"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // "web tasks" prints the counts and the dead tasks with their ids;
@@ -82,7 +82,7 @@ func TestTasksCommandListsAndRetriesDeadTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeStore()
-	adm, _ := platform.ModuleOf[*admin.Service](a.Built)
+	adm, _ := web.ModuleOf[*admin.Service](a.Built.Modules)
 	entries, err := adm.RecentLog(ctx, 10)
 	if err != nil {
 		t.Fatal(err)

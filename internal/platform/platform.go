@@ -141,19 +141,6 @@ func (a *App) Drain() {
 	}
 }
 
-// ModuleOf is a's module of type T, and whether it has one: for a
-// command that acts through a module (web tasks retry, through the
-// admin's, so the moderation log has it).
-func ModuleOf[T web.Module](a *App) (T, bool) {
-	for _, m := range a.Modules {
-		if t, ok := m.(T); ok {
-			return t, true
-		}
-	}
-	var none T
-	return none, false
-}
-
 // Options adjust a build.
 type Options struct {
 	// Now is the clock; nil means time.Now.

@@ -34,16 +34,24 @@ func adminBadge(c echo.Context) int {
 	return 0
 }
 
-// firstModule is the first module that implements T (the zero T for
-// none): the home page, the badge and the banner each come from one.
-func firstModule[T any](modules []Module) T {
+// ModuleOf is the first of modules that is a T (an interface it
+// implements, or its own type), and whether there is one: the home page,
+// the badges and the banner each come from one, and a command that acts
+// through a module finds it so (web tasks retry, through the admin's).
+func ModuleOf[T any](modules []Module) (T, bool) {
 	for _, m := range modules {
 		if v, ok := m.(T); ok {
-			return v
+			return v, true
 		}
 	}
 	var zero T
-	return zero
+	return zero, false
+}
+
+// firstModule is ModuleOf's module, the zero T for none.
+func firstModule[T any](modules []Module) T {
+	v, _ := ModuleOf[T](modules)
+	return v
 }
 
 // offerPageParts lets Render ask for the badges and the banner, only for
