@@ -51,6 +51,7 @@ func (m *built) admin(c *platform.Core) (web.Module, error) {
 	m.admin_ = admin.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
 	m.admin_.UseMetrics(c.Metrics)
 	m.admin_.UseTasks(c.Tasks)
+	m.admin_.UseFeed(c.Live)
 	return m.admin_, nil
 }
 

@@ -22,6 +22,13 @@ type AdminBadger interface {
 
 const adminBadgerKey = "web.adminBadger"
 
+// AdminBadgeTopic is the change feed's topic of the admin link's count:
+// the module that counts it publishes there when the count falls (a
+// report closed by another admin), and the inbox's stream follows it for
+// admins, so their pages fetch the bell, which brings the admin link. A
+// rise needs none: a new report tells the admins in their inbox.
+const AdminBadgeTopic = "admin|badge"
+
 // AdminBadge is the count the header's admin link shows; 0 for none
 // (the inbox's bell fetched on a change brings the admin link too).
 func AdminBadge(c echo.Context) int { return adminBadge(c) }

@@ -15,10 +15,12 @@ import (
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
+	"github.com/harmony/harmony/internal/web"
 )
 
 // The moderation queue: members report content (moderation.Report), the
@@ -342,6 +344,11 @@ func (s *Service) Rescope(ctx context.Context, kind, prefix, scope string) error
 	return nil
 }
 
+// UseFeed lets a closed report tell the admins' open pages, whose admin
+// link then counts one report less (web.AdminBadgeTopic). Call it while
+// wiring; without it the count falls on their next page.
+func (s *Service) UseFeed(f *live.Feed) { s.feed = f }
+
 // UseNotifier tells the admins of each newly reported target through n:
 // those who hold the role, and those configured (ADMIN_EMAILS), by
 // address. Call it while wiring.
@@ -536,6 +543,9 @@ func (s *Service) closeReport(ctx context.Context, by Actor, r ReportRow, resolu
 	}
 	if resolution == ResolutionTakenDown {
 		s.tellReporters(ctx, r)
+	}
+	if s.feed != nil {
+		s.feed.Publish(ctx, web.AdminBadgeTopic, nil) // the admins' open pages count again
 	}
 	return nil
 }

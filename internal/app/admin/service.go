@@ -22,6 +22,7 @@ import (
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
+	"github.com/harmony/harmony/internal/live"
 	"github.com/harmony/harmony/internal/metrics"
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/platform"
@@ -74,6 +75,8 @@ type Service struct {
 	// configured (ADMIN_EMAILS).
 	notifier   inbox.Poster
 	configured []string
+	// feed tells the admins' open pages a report closed (UseFeed).
+	feed *live.Feed
 	// tasks is the app's task queue, which /admin/tasks shows (tasks.go).
 	tasks TaskQueue
 }

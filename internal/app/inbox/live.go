@@ -51,10 +51,17 @@ func (s *Service) changed(ctx context.Context, memberKey string) {
 func (s *Service) Live() *live.Feed { return s.feed }
 
 // stream is GET /inbox/stream: "inboxchange" at each change of the
-// viewer's inbox while they stay signed in.
+// viewer's inbox while they stay signed in, and for an admin at each fall
+// of the admin link's count (web.AdminBadgeTopic): the page fetches the
+// bell, which brings the link.
 func (h *handlers) stream(c echo.Context) error {
 	signals := live.Signals{Feed: h.svc.feed, Sessions: h.svc.sessions, Every: h.svc.beat}
-	return signals.Serve(c, "inboxchange", func(context.Context) error { return nil }, topic(auth.From(c).MemberKey))
+	id := auth.From(c)
+	topics := []string{topic(id.MemberKey)}
+	if id.Admin {
+		topics = append(topics, web.AdminBadgeTopic)
+	}
+	return signals.Serve(c, "inboxchange", func(context.Context) error { return nil }, topics...)
 }
 
 // errBadShown refuses a bell fetch whose count shown is not a count.

@@ -305,7 +305,9 @@ func TestTheUnreadTab(t *testing.T) {
 // TestAnAdminsBellBringsTheOpenReports: a new report tells the admins in
 // their inbox, and the bell an admin's page fetches on that change brings
 // the admin link with the open reports, out of band; a member's brings no
-// admin link.
+// admin link. A report another admin closes tells the admin's open pages
+// too, whose bell then brings the link without it; a member's stream
+// hears nothing of it.
 func TestAnAdminsBellBringsTheOpenReports(t *testing.T) {
 	t.Parallel()
 	var adm *admin.Service
@@ -313,6 +315,7 @@ func TestAnAdminsBellBringsTheOpenReports(t *testing.T) {
 	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: []platform.Factory{
 		func(c *platform.Core) (web.Module, error) {
 			adm = admin.New(c.Store, c.Accounts, c.Cursors, c.Log, c.Now)
+			adm.UseFeed(c.Live)
 			return adm, nil
 		},
 		func(c *platform.Core) (web.Module, error) {
@@ -344,5 +347,29 @@ func TestAnAdminsBellBringsTheOpenReports(t *testing.T) {
 	}
 	if n := ann.Get("/inbox/bell", hx...).Doc(t).Find("#admin-link").Length(); n != 0 {
 		t.Error("a member's bell brings an admin link")
+	}
+
+	_, bossEvents, stopBoss := livetest.Open(t, boss, "/inbox/stream")
+	defer stopBoss()
+	_, annEvents, stopAnn := livetest.Open(t, ann, "/inbox/stream")
+	defer stopAnn()
+	open, err := adm.OpenReports(ctx, nil)
+	if err != nil || len(open.Reports) != 1 {
+		t.Fatalf("open reports: %d, %v", len(open.Reports), err)
+	}
+	if err := adm.Dismiss(ctx, admin.Actor{MemberKey: "m_olga", Name: "Olga"}, open.Reports[0].RowKey, ""); err != nil {
+		t.Fatal(err)
+	}
+	if ev := livetest.Next(t, bossEvents); ev.Name != "inboxchange" {
+		t.Fatalf("the admin's stream when another closed the report: %+v", ev)
+	}
+	frag = boss.Get("/inbox/bell?shown=1", hx...).Doc(t)
+	if link := frag.Find(`#admin-link[hx-swap-oob="true"]`); link.Length() != 1 || link.Find(testID("admin-count")).Length() != 0 {
+		t.Errorf("the admin's bell after the close: admin link %d, count %q", link.Length(), link.Find(testID("admin-count")).Text())
+	}
+	select {
+	case ev := <-annEvents:
+		t.Errorf("a member's stream heard of a closed report: %+v", ev)
+	case <-time.After(time.Second):
 	}
 }
