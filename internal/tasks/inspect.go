@@ -180,6 +180,39 @@ func (q *Queue) RetryDead(ctx context.Context, ref string) (TaskRow, error) {
 	return q.retry(ctx, dead)
 }
 
+// RetryDeadOfKind queues to run again, as RetryDead does, the dead
+// tasks of kind, newest first, most at the most (after an outage of the
+// service a kind calls: many emails failed for good). One another admin
+// ran again or discarded meanwhile is passed over. It returns how many
+// it queued.
+func (q *Queue) RetryDeadOfKind(ctx context.Context, kind string, most int) (int, error) {
+	n := 0
+	var from *storage.Continuation
+	for n < most {
+		rows, next, err := q.DeadPage(ctx, from, 100)
+		if err != nil {
+			return n, err
+		}
+		for _, t := range rows {
+			if t.Kind != kind || n == most {
+				continue
+			}
+			if _, err := q.retry(ctx, t); err != nil {
+				if errors.Is(err, ErrNoTask) || errors.Is(err, ErrChanged) {
+					continue
+				}
+				return n, err
+			}
+			n++
+		}
+		if next == nil {
+			break
+		}
+		from = next
+	}
+	return n, nil
+}
+
 // retry moves dead, as read, back to the waiting tasks.
 func (q *Queue) retry(ctx context.Context, dead TaskRow) (TaskRow, error) {
 	next := dead

@@ -22,6 +22,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	// The background task queue (tasks.go).
 	g.GET("/tasks", h.tasksPage)
 	g.POST("/tasks/:task/retry", h.retryTask)
+	g.POST("/tasks/kinds/:kind/retry", h.retryKind)
 	g.POST("/tasks/:task/discard", h.discardTask)
 
 	// The moderation queue (reports.go, reports_handlers.go).

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -45,6 +46,7 @@ type TaskQueue interface {
 	DeadPage(ctx context.Context, from *storage.Continuation, n int) ([]tasks.TaskRow, *storage.Continuation, error)
 	DeadTask(ctx context.Context, ref string) (tasks.TaskRow, error)
 	RetryDead(ctx context.Context, ref string) (tasks.TaskRow, error)
+	RetryDeadOfKind(ctx context.Context, kind string, most int) (int, error)
 	DiscardDead(ctx context.Context, ref string) (tasks.TaskRow, error)
 }
 
@@ -59,9 +61,10 @@ var (
 
 // Log actions of the repairs.
 const (
-	actionTaskRetry   = "tasks.retry"
-	actionTaskDiscard = "tasks.discard"
-	targetTask        = "task"
+	actionTaskRetry     = "tasks.retry"
+	actionTaskRetryKind = "tasks.retry_kind"
+	actionTaskDiscard   = "tasks.discard"
+	targetTask          = "task"
 )
 
 // TasksPage is what /admin/tasks shows: on the first page the summary
@@ -100,6 +103,50 @@ func (s *Service) Tasks(ctx context.Context, from *storage.Continuation) (TasksP
 // tasks retry): the log says so.
 func (s *Service) RetryTask(ctx context.Context, actor Actor, ref string) (tasks.TaskRow, error) {
 	return s.repairTask(ctx, actor, ref, actionTaskRetry, s.tasks.RetryDead)
+}
+
+// retryKindMost bounds one "Run all again" of a kind: the rest wait for
+// the next press.
+const retryKindMost = 500
+
+// RetryKind runs again the dead tasks of kind (retryKindMost at the
+// most, newest first), for actor, and logs it once with how many:
+// ErrNoTask when none of that kind failed for good (a kind that is no
+// kind's name included).
+func (s *Service) RetryKind(ctx context.Context, actor Actor, kind string) (int, error) {
+	if s.tasks == nil || !validKind(kind) {
+		return 0, ErrNoTask
+	}
+	n, err := s.tasks.RetryDeadOfKind(ctx, kind, retryKindMost)
+	if n > 0 {
+		entry := LogRow{Actor: actor.MemberKey, ActorName: actor.Name, Action: actionTaskRetryKind, TargetType: targetTask, TargetKey: kind, TargetName: fmt.Sprintf("%s (%d)", kind, n)}
+		if logErr := s.appendLog(ctx, entry); logErr != nil {
+			err = errors.Join(err, logErr)
+		}
+		s.logger.InfoContext(ctx, "admin: dead tasks of a kind run again", "kind", kind, "tasks", n)
+	}
+	switch {
+	case err != nil:
+		return n, err
+	case n == 0:
+		return 0, ErrNoTask
+	}
+	return n, nil
+}
+
+// validKind says whether kind may name a task kind ("mail",
+// "events.reminder"): short, in lower-case letters, digits, dots,
+// dashes and underscores.
+func validKind(kind string) bool {
+	if kind == "" || len(kind) > 64 {
+		return false
+	}
+	for _, r := range kind {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // DiscardTask deletes the dead task ref names, for actor, and logs it.
@@ -194,6 +241,30 @@ func (h *handlers) retryTask(c echo.Context) error {
 	return h.repaired(c, t, "admin.tasks.done.retried")
 }
 
+// retryKind is POST /admin/tasks/kinds/:kind/retry, after a
+// confirmation: the dead tasks of the kind run again, and the page says
+// so.
+func (h *handlers) retryKind(c echo.Context) error {
+	ctx := c.Request().Context()
+	kind := c.Param("kind")
+	if !web.Confirmed(c) {
+		if !validKind(kind) {
+			return ErrNoTask
+		}
+		return web.AskConfirm(c, views.RetryKindConfirm(ctx, kindLabel(ctx, kind)))
+	}
+	id := auth.From(c)
+	if _, err := h.svc.RetryKind(ctx, Actor{MemberKey: id.MemberKey, Name: id.DisplayName}, kind); err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, "admin.tasks.done.retried_kind", tasksURL+"#summary-heading")
+}
+
+// kindLabel names kind as the page does: its description and the kind.
+func kindLabel(ctx context.Context, kind string) string {
+	return views.TaskItem{Kind: kind, Name: kindName(ctx, kind)}.Label()
+}
+
 // discardTask is POST /admin/tasks/:task/discard, after a confirmation:
 // the dead task is deleted.
 func (h *handlers) discardTask(c echo.Context) error {
@@ -250,7 +321,11 @@ func summaryView(ctx context.Context, s tasks.Summary) *views.TaskSummary {
 	}
 	out := &views.TaskSummary{Total: counts(s.Counts), DueNow: countText(ctx, s.DueNow, s.MoreWaiting), Partial: s.MoreWaiting || s.MoreDead}
 	for _, k := range s.Kinds {
-		out.Kinds = append(out.Kinds, views.TaskKindCounts{Kind: k.Kind, Name: kindName(ctx, k.Kind), Counts: counts(k.Counts)})
+		row := views.TaskKindCounts{Kind: k.Kind, Name: kindName(ctx, k.Kind), Counts: counts(k.Counts)}
+		if k.Counts.Dead > 0 && validKind(k.Kind) {
+			row.RetryURL = tasksURL + "/kinds/" + k.Kind + "/retry"
+		}
+		out.Kinds = append(out.Kinds, row)
 	}
 	return out
 }

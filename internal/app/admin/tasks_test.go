@@ -191,6 +191,46 @@ func TestRunAgainRunsADeadTask(t *testing.T) {
 	}
 }
 
+// "Run all again" on a kind's row asks first (nothing written), then
+// queues every dead task of the kind to run now, says so, and logs it
+// once with how many; pressed again, or for a kind that is no kind's
+// name, it is a 404 that writes nothing.
+func TestRunAllAgainOfAKind(t *testing.T) {
+	t.Parallel()
+	a, boss, f := newTasksApp(t)
+	f.dead(t, "remind|k1")
+	f.dead(t, "remind|k2")
+	if got := boss.Get("/admin/tasks").Doc(t).Find(testID("tasks-summary") + " " + testID("task-retry-kind")); got.Length() != 1 || got.Text() != "Run all again: Event reminder (events.reminder)" {
+		t.Fatalf("the kind with dead tasks offers %d run all again: %q", got.Length(), got.Text())
+	}
+	retry := "/admin/tasks/kinds/events.reminder/retry"
+	ask := boss.PostForm(retry, boss.WithCSRF("/admin/tasks", nil))
+	if ask.StatusCode != http.StatusOK || ask.Writes(t) != 0 || ask.Doc(t).Find(testID("task-retry-kind-confirm")).Length() != 1 {
+		t.Fatalf("unconfirmed: %d, %d writes", ask.StatusCode, ask.Writes(t))
+	}
+	res := boss.PostForm(retry, boss.WithCSRF("/admin/tasks", url.Values{"confirm": {"yes"}}))
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/admin/tasks#summary-heading" {
+		t.Fatalf("run all again: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	doc := boss.Get("/admin/tasks").Doc(t)
+	if doc.Find(testID("flash")).Length() != 1 || doc.Find(testID("dead-task-row")).Length() != 0 || doc.Find(testID("task-row")).Length() != 2 {
+		t.Errorf("after run all again: %d dead, %d waiting", doc.Find(testID("dead-task-row")).Length(), doc.Find(testID("task-row")).Length())
+	}
+	if doc.Find(testID("task-retry-kind")).Length() != 0 {
+		t.Error("a kind without dead tasks offers run all again")
+	}
+	log, _ := a.svc.RecentLog(ctx, 10)
+	if len(log) != 1 || log[0].Action != actionTaskRetryKind || log[0].TargetName != "events.reminder (2)" {
+		t.Errorf("log %+v", log)
+	}
+	for _, path := range []string{retry, "/admin/tasks/kinds/NOT%20A%20KIND/retry", "/admin/tasks/kinds/" + strings.Repeat("k", 65) + "/retry"} {
+		again := boss.PostForm(path, boss.WithCSRF("/admin/tasks", url.Values{"confirm": {"yes"}}))
+		if again.StatusCode != http.StatusNotFound || again.Writes(t) != 0 {
+			t.Errorf("%s: %d, %d writes", path, again.StatusCode, again.Writes(t))
+		}
+	}
+}
+
 // A retry at the command line (web tasks retry: an actor without a
 // member key) is in the moderation log as an operator's, in each
 // language.
