@@ -330,6 +330,54 @@ func TestDeadTasksPageNewestFirst(t *testing.T) {
 	}
 }
 
+// RetryDeadOfKind queues the dead tasks of one kind, newest first and at
+// most as many as asked, across pages of the dead list; another kind's
+// stay dead.
+func TestRetryDeadOfKind(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := storetest.Open(t, Table)
+	clock := webtest.NewClock(start)
+	q := New(store, quiet(), Options{Now: clock.Now, MaxAttempts: 1})
+	fail := func(context.Context, note) error { return Permanent(errors.New("no")) }
+	mail, other := mustRegister(t, q, "mail", fail), mustRegister(t, q, "other", fail)
+	for i := range 150 {
+		k := mail
+		if i%2 == 1 {
+			k = other
+		}
+		if err := k.Enqueue(ctx, "", note{i}); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(time.Second)
+	}
+	if _, err := q.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := q.RetryDeadOfKind(ctx, "mail", 70); err != nil || n != 70 {
+		t.Fatalf("first press: %d, %v", n, err)
+	}
+	if n, err := q.RetryDeadOfKind(ctx, "mail", 70); err != nil || n != 5 {
+		t.Fatalf("second press: %d, %v", n, err)
+	}
+	if n, err := q.RetryDeadOfKind(ctx, "mail", 70); err != nil || n != 0 {
+		t.Fatalf("third press: %d, %v", n, err)
+	}
+	sum, err := q.Summarize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range sum.Kinds {
+		want := Counts{Dead: 75}
+		if k.Kind == "mail" {
+			want = Counts{Waiting: 75}
+		}
+		if k.Counts.Dead != want.Dead || k.Counts.Waiting != want.Waiting {
+			t.Errorf("%s: %+v, want %+v", k.Kind, k.Counts, want)
+		}
+	}
+}
+
 // A dead row of the forward-ticks keys (before dead rows sorted newest
 // first) reads with its time, can be run again, and the purge moves it to
 // its reverse key, or deletes it past DeadTTL.
