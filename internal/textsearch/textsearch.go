@@ -15,9 +15,12 @@ import (
 	"unicode"
 )
 
-// Words are the lower-cased words of s (letters and digits, any script).
+// Words are the folded words of s (letters and digits, any script, in
+// lower case and "ё" as "е", as Fold does): a title is indexed, and a
+// query matched, so, and "ежик" finds "Ёжик" as "ёжик" finds "Ежик", as
+// Russian readers type either.
 func Words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+	return strings.FieldsFunc(Fold(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	})
 }

@@ -12,6 +12,9 @@ func TestTokensRussian(t *testing.T) {
 	if got != want {
 		t.Errorf("tokens = %q, want %q", got, want)
 	}
+	if got := strings.Join(Tokens("Ёлка"), " "); got != "елк елка" {
+		t.Errorf("tokens of Ёлка = %q, want ё as е", got)
+	}
 }
 
 // TestScore: every query word must match a title word, whole (2) or as
@@ -29,6 +32,9 @@ func TestScore(t *testing.T) {
 		{"Go tips", "go", 2},
 		{"Gopher tips", "go", 0},
 		{"Release notes", "rel", 1},
+		{"Ёжик в тумане", "ежик", 2},
+		{"Ежик в тумане", "ЁЖИК", 2},
+		{"Ёлочные игрушки", "елоч", 1},
 	}
 	for _, c := range cases {
 		if got := Score(c.title, Query(c.q)); got != c.want {

@@ -327,6 +327,7 @@ func TestSearch(t *testing.T) {
 	review := mk("Code review checklist", "coding")
 	russian := mk("Объясни квантовую физику простыми словами", "education")
 	russian2 := mk("Простое объяснение налогов")
+	tree := mk("Ёлка своими руками")
 	in := input("Secret cover letter")
 	in.Visibility = Private
 	f.mustCreate(t, alice, in)
@@ -348,6 +349,8 @@ func TestSearch(t *testing.T) {
 		{"КВАНТОВУЮ физику", nil, []string{russian}},
 		{"прост", nil, []string{russian2, russian}},
 		{"простыми", nil, []string{russian}},
+		{"елка", nil, []string{tree}},
+		{"ЁЛКА руками", nil, []string{tree}},
 		{"cover quantum", nil, nil},
 		{"??", nil, nil},
 		{"secret", nil, nil},
