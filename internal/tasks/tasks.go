@@ -139,6 +139,18 @@ type Kind[T any] struct {
 	name string
 }
 
+// Into registers run as kind name on q (Register) and puts the kind in
+// *dst, which stays nil when it fails: a module's UseTasks wires each of
+// its kinds in a line, joining their errors.
+func Into[T any](q *Queue, dst **Kind[T], name string, run func(ctx context.Context, v T) error) error {
+	k, err := Register(q, name, run)
+	if err != nil {
+		return err
+	}
+	*dst = &k
+	return nil
+}
+
 // Register declares the kind name and what runs a task of it. Register
 // kinds before the runner starts.
 func Register[T any](q *Queue, name string, run func(ctx context.Context, v T) error) (Kind[T], error) {

@@ -336,6 +336,15 @@ func TestBadInputIsRefused(t *testing.T) {
 	if _, err := Register(q, "mail", func(context.Context, string) error { return nil }); !errors.Is(err, ErrInvalidKind) {
 		t.Errorf("a kind registered twice: %v", err)
 	}
+	// Into puts a kind registered where it is told, and nothing where it
+	// is refused.
+	var wired, refused *Kind[string]
+	if err := Into(q, &wired, "wired", func(context.Context, string) error { return nil }); err != nil || wired == nil || wired.name != "wired" {
+		t.Errorf("into: %v, %+v", err, wired)
+	}
+	if err := Into(q, &refused, "Bad Name", func(context.Context, string) error { return nil }); !errors.Is(err, ErrInvalidKind) || refused != nil {
+		t.Errorf("into a refused kind: %v, %+v", err, refused)
+	}
 	big := mustRegister(t, q, "big", func(context.Context, []byte) error { return nil })
 	if err := big.Enqueue(ctx, "", make([]byte, MaxPayload)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("an oversized payload: %v", err)

@@ -53,13 +53,10 @@ func (s *Service) UseNotifier(n Notifier) { s.notifier = n }
 // UseTasks registers on q the announcement task and the burial that
 // finishes a post's deletion (posts.go).
 func (s *Service) UseTasks(q *tasks.Queue) error {
-	kind, err := tasks.Register(q, "blog.announce", s.announce)
-	if err != nil {
-		return err
-	}
-	burials, err := tasks.Register(q, "blog.bury", s.buryQueued)
-	s.announcements, s.burials = &kind, &burials
-	return err
+	return errors.Join(
+		tasks.Into(q, &s.announcements, "blog.announce", s.announce),
+		tasks.Into(q, &s.burials, "blog.bury", s.buryQueued),
+	)
 }
 
 // Follow starts (on) or stops following the blog.

@@ -36,16 +36,10 @@ type reminderTask struct {
 // lapsed offers are settled only when someone reads or changes the
 // event's seats.
 func (s *Service) UseTasks(q *tasks.Queue) error {
-	kind, err := tasks.Register(q, "events.reminder", s.remind)
-	if err != nil {
-		return err
-	}
-	lapse, err := tasks.Register(q, "events.offer-lapse", s.lapse)
-	if err != nil {
-		return err
-	}
-	s.reminders, s.lapses = &kind, &lapse
-	return nil
+	return errors.Join(
+		tasks.Into(q, &s.reminders, "events.reminder", s.remind),
+		tasks.Into(q, &s.lapses, "events.offer-lapse", s.lapse),
+	)
 }
 
 // lapseTask settles an event's offers when one of them lapses.

@@ -69,13 +69,10 @@ type reminderTask struct {
 // moved topic's reports again when the move's own try failed. Call it
 // while wiring; without it reminders are kept but never sent.
 func (s *Service) UseTasks(q *tasks.Queue) error {
-	kind, err := tasks.Register(q, "forum.bookmark-reminder", s.sendReminder)
-	if err != nil {
-		return err
-	}
-	rescopes, err := tasks.Register(q, "forum.rescope-reports", s.rescope)
-	s.reminders, s.rescopes = &kind, &rescopes
-	return err
+	return errors.Join(
+		tasks.Into(q, &s.reminders, "forum.bookmark-reminder", s.sendReminder),
+		tasks.Into(q, &s.rescopes, "forum.rescope-reports", s.rescope),
+	)
 }
 
 // Remind sets (at non-zero) or clears the reminder of memberKey's

@@ -61,27 +61,12 @@ type reminderTask struct {
 // previews stay until they are imported, only the rebuild finishes a
 // series change, and only deleting it again finishes a list's.
 func (s *Service) UseTasks(q *tasks.Queue) error {
-	kind, err := tasks.Register(q, "groups.reminder", s.remind)
-	if err != nil {
-		return err
-	}
-	s.reminders = &kind
-	forget, err := tasks.Register(q, "groups.import.forget", s.forgetPreview)
-	if err != nil {
-		return err
-	}
-	s.previews = &forget
-	finishes, err := tasks.Register(q, "groups.finish-series", s.finish)
-	if err != nil {
-		return err
-	}
-	s.finishes = &finishes
-	burials, err := tasks.Register(q, "groups.bury-list", s.buryQueuedList)
-	if err != nil {
-		return err
-	}
-	s.listBurials = &burials
-	return nil
+	return errors.Join(
+		tasks.Into(q, &s.reminders, "groups.reminder", s.remind),
+		tasks.Into(q, &s.previews, "groups.import.forget", s.forgetPreview),
+		tasks.Into(q, &s.finishes, "groups.finish-series", s.finish),
+		tasks.Into(q, &s.listBurials, "groups.bury-list", s.buryQueuedList),
+	)
 }
 
 // validLead reports whether minutes is a lead the forms offer.

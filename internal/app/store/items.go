@@ -258,13 +258,10 @@ type burial struct{ ID string }
 // while wiring; without it the delete's or restock's own try, deleting
 // again and the rebuild finish them.
 func (s *Service) UseTasks(q *tasks.Queue) error {
-	kind, err := tasks.Register(q, "store.bury", s.buryQueued)
-	if err != nil {
-		return err
-	}
-	backs, err := tasks.Register(q, "store.back", s.backQueued)
-	s.burials, s.backs = &kind, &backs
-	return err
+	return errors.Join(
+		tasks.Into(q, &s.burials, "store.bury", s.buryQueued),
+		tasks.Into(q, &s.backs, "store.back", s.backQueued),
+	)
 }
 
 // queueBurial queues the burial of item id, about to be marked
