@@ -212,8 +212,12 @@ func parseAnswers(e EventRow, answer func(field string) []string) (string, [][]s
 	for i, q := range qs {
 		field := answerField(i)
 		given := answer(field)
-		if !q.Several {
+		switch {
+		case !q.Several:
 			given = given[:min(len(given), 1)]
+		case len(given) > len(q.Choices):
+			// More than a form's checkboxes send: read no further.
+			given = given[:len(q.Choices)+1]
 		}
 		for _, v := range given {
 			if v = errs.Check(field, answerRule, v, "events.error.answer"); v != "" && !slices.Contains(typed[i], v) {

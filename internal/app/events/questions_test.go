@@ -247,6 +247,7 @@ func TestQuestionsWithSeveralChoices(t *testing.T) {
 	}{
 		{"none", url.Values{}},
 		{"one not offered", url.Values{"answer1": {"Food", "Cake"}}},
+		{"thousands", url.Values{"answer1": append([]string{"Food"}, strings.Fields(strings.Repeat("x ", 5000))...)}},
 	} {
 		res := post(ann, page+"/register", c.form)
 		d := res.Doc(t)
