@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -104,13 +105,26 @@ func rowOf(ctx context.Context, it Item, zone *time.Location) views.Row {
 	}
 }
 
-// open is GET /inbox/:id: marks the notification read and follows it.
+// open is GET /inbox/:id: follows the notification, marking it read when
+// it is the person's own opening (opens).
 func (h *handlers) open(c echo.Context) error {
-	link, err := h.svc.Open(c.Request().Context(), auth.From(c).MemberKey, c.Param("id"))
+	link, err := h.svc.Open(c.Request().Context(), auth.From(c).MemberKey, c.Param("id"), opens(c.Request()))
 	if err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, web.LocalPath(link))
+}
+
+// opens says whether a GET of a notification is the person opening it:
+// not a browser's prefetch or prerender (Sec-Purpose, or Purpose in
+// older browsers), nor another site's request (Sec-Fetch-Site
+// cross-site); a link in an email, typed or bookmarked is "none", and
+// opens it.
+func opens(r *http.Request) bool {
+	if strings.Contains(r.Header.Get("Sec-Purpose"), "prefetch") || r.Header.Get("Purpose") == "prefetch" {
+		return false
+	}
+	return r.Header.Get("Sec-Fetch-Site") != "cross-site"
 }
 
 // markRead is POST /inbox/:id/read: back to the inbox, or, for htmx,

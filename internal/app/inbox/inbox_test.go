@@ -113,9 +113,19 @@ func TestANoticeReachesTheInboxTheBellAndTheEmail(t *testing.T) {
 		t.Errorf("mail %+v", mails[0])
 	}
 
-	// Opening it marks it read and follows the link.
+	// A browser's prefetch of it, or another site's request for it, follows
+	// the link but leaves it unread; opening it marks it read.
 	href, _ := items.Find(testID("inbox-open")).Attr("href")
-	res := c.Get(href)
+	for _, h := range [][]string{{"Sec-Purpose", "prefetch;prerender"}, {"Purpose", "prefetch"}, {"Sec-Fetch-Site", "cross-site"}} {
+		res := c.Get(href, h...)
+		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/groups/g1/appointments/a1" || res.Writes(t) != 0 {
+			t.Errorf("%s: %d %s, %d writes", h[0], res.StatusCode, res.Header.Get("Location"), res.Writes(t))
+		}
+	}
+	if c.Get("/inbox").Doc(t).Find(testID("inbox-count")).Text() != "1" {
+		t.Error("a prefetch marked the notice read")
+	}
+	res := c.Get(href, "Sec-Fetch-Site", "same-origin")
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/groups/g1/appointments/a1" {
 		t.Fatalf("open: %d %s", res.StatusCode, res.Header.Get("Location"))
 	}

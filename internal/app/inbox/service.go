@@ -643,8 +643,9 @@ func (s *Service) MarkReadItem(ctx context.Context, memberKey, id string) (Item,
 	return it, nil
 }
 
-// Open marks a notification read and returns where it points.
-func (s *Service) Open(ctx context.Context, memberKey, id string) (string, error) {
+// Open returns where a notification points, marking it read when mark
+// says so.
+func (s *Service) Open(ctx context.Context, memberKey, id string, mark bool) (string, error) {
 	if !validNoticeRowKey(id) {
 		return "", errNoNotice(nil)
 	}
@@ -655,7 +656,7 @@ func (s *Service) Open(ctx context.Context, memberKey, id string) (string, error
 	if err != nil {
 		return "", err
 	}
-	if !row.Read {
+	if mark && !row.Read {
 		if err := s.MarkRead(ctx, memberKey, id); err != nil {
 			return "", err
 		}
