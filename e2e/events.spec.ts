@@ -6,7 +6,8 @@
 // guest going reads on the page and in the inbox. axe runs on the listing
 // (cards and month), the event page, the ticket and the organizer's
 // form, check-in and update form, light and dark; an event that needs
-// approval takes a request, approved from check-in (axe on the waiting
+// approval takes a request (its questions in words, by a choice and by
+// several choices), approved from check-in (axe on the waiting
 // state). The admin is an organizer (login "admin" at the OIDC peer is
 // admin@example.test).
 import { test, expect, type Page } from '@playwright/test';
@@ -15,7 +16,7 @@ import { uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
 // publishEvent fills the new-event form org is on, saves and publishes
 // it, and returns the event's path.
-async function publishEvent(org: Page, f: { title: string; category: string; start: string; end: string; place?: string; capacity: string; approval?: boolean; question?: string; choiceQuestion?: { question: string; choices: string[] } }): Promise<string> {
+async function publishEvent(org: Page, f: { title: string; category: string; start: string; end: string; place?: string; capacity: string; approval?: boolean; question?: string; choiceQuestion?: { question: string; choices: string[] }; severalQuestion?: { question: string; choices: string[] } }): Promise<string> {
   await org.fill('#event-title', f.title);
   await org.selectOption('#event-category', f.category);
   await org.fill('#event-start', f.start);
@@ -27,6 +28,11 @@ async function publishEvent(org: Page, f: { title: string; category: string; sta
   if (f.choiceQuestion) {
     await org.getByLabel('Question 2', { exact: true }).fill(f.choiceQuestion.question);
     await org.getByLabel('Choices for question 2').fill(f.choiceQuestion.choices.join('\n'));
+  }
+  if (f.severalQuestion) {
+    await org.getByLabel('Question 3', { exact: true }).fill(f.severalQuestion.question);
+    await org.getByLabel('Choices for question 3').fill(f.severalQuestion.choices.join('\n'));
+    await org.getByTestId('event-several3').check();
   }
   await org.getByTestId('event-submit').click();
   await org.getByTestId('event-publish').click();
@@ -138,7 +144,7 @@ test('an event that needs approval: request, approve, and the person is in', asy
 
   const org = await personWithOIDC(browser, 'admin');
   await org.goto('/events/new');
-  const eventPath = await publishEvent(org, { title, category: 'party', start: '2031-04-11T19:00', end: '2031-04-11T22:00', capacity: '8', approval: true, question: 'Any dietary needs?', choiceQuestion: { question: 'How did you hear of us?', choices: ['A friend', 'The newsletter', 'Somewhere else'] } });
+  const eventPath = await publishEvent(org, { title, category: 'party', start: '2031-04-11T19:00', end: '2031-04-11T22:00', capacity: '8', approval: true, question: 'Any dietary needs?', choiceQuestion: { question: 'How did you hear of us?', choices: ['A friend', 'The newsletter', 'Somewhere else'] }, severalQuestion: { question: 'What will you bring?', choices: ['Food', 'Drinks', 'Music'] } });
 
   const dora = await personWithOIDC(browser, uniqueLocal('ap-dora'));
   await dora.goto(eventPath);
@@ -148,10 +154,15 @@ test('an event that needs approval: request, approve, and the person is in', asy
   await dora.getByTestId('event-register').click();
   await expect(dora.getByTestId('register-page')).toBeVisible();
   await expect(dora.getByTestId('field-error').first()).toHaveText('Answer this question.');
-  await expect(dora.getByTestId('register-choices').getByTestId('field-error')).toHaveText('Choose one of the answers.');
+  const choices = dora.getByTestId('register-choices');
+  await expect(choices.first().getByTestId('field-error')).toHaveText('Choose one of the answers.');
+  await expect(choices.last().getByTestId('field-error')).toHaveText('Choose one or more of the answers.');
   problems.push(...(await axeProblems(dora, 'register page with an error')));
   await dora.getByLabel('Any dietary needs?').fill('Vegetarian');
   await dora.getByRole('group', { name: 'How did you hear of us?' }).getByLabel('The newsletter').check();
+  const bring = dora.getByRole('group', { name: 'What will you bring?' });
+  await bring.getByLabel('Food').check();
+  await bring.getByLabel('Music').check();
   await dora.getByTestId('event-register').click();
   await expect(dora.getByTestId('registration-state')).toHaveAttribute('data-state', 'pending');
   await expect(dora.getByTestId('registration-state')).toContainText("Waiting for the organizer's approval");
@@ -167,6 +178,7 @@ test('an event that needs approval: request, approve, and the person is in', asy
   await expect(org.getByTestId('request')).toHaveCount(1);
   await expect(org.getByTestId('request').getByTestId('guest-answers')).toContainText('Vegetarian');
   await expect(org.getByTestId('request').getByTestId('guest-answers')).toContainText('The newsletter');
+  await expect(org.getByTestId('request').getByTestId('guest-answers')).toContainText('Food, Music');
   problems.push(...(await axeProblems(org, 'check-in with a request to join')));
   await org.getByTestId('request').getByTestId('request-approve').click();
   await expect(org.getByTestId('request')).toHaveCount(0);
