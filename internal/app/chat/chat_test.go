@@ -1630,6 +1630,29 @@ func TestChatListNews(t *testing.T) {
 	}
 }
 
+// TestAPrefetchReadsNothing: a browser's prefetch of a chat, or another
+// site's request for it, leaves its messages unread; opening it reads
+// them.
+func TestAPrefetchReadsNothing(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.annAndBob()
+	room := "/chat/room-random"
+	post(ann, room+"/messages", url.Values{"body": {"anyone?"}})
+	for _, h := range [][]string{{"Sec-Purpose", "prefetch"}, {"Sec-Fetch-Site", "cross-site"}} {
+		if res := bob.Get(room, h...); res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d", h[0], res.StatusCode)
+		}
+		if got := bob.Get("/chat").Doc(t).Find(testID("chat-unread")).Text(); !strings.Contains(got, "1") {
+			t.Errorf("after a request with %s: unread %q", h[0], got)
+		}
+	}
+	bob.Get(room, "Sec-Fetch-Site", "same-origin")
+	if n := bob.Get("/chat").Doc(t).Find(testID("chat-unread")).Length(); n != 0 {
+		t.Errorf("after opening the chat: %d unread badges", n)
+	}
+}
+
 // TestReadingOnAnotherDeviceIsLive: bob's chat list, open on his laptop,
 // fetches itself again when he reads the chat on his phone (another
 // session of his), and when he marks a message there unread, so its

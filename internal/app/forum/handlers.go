@@ -288,7 +288,7 @@ func (s *Service) topic(c echo.Context) error {
 		}
 		p.Level, p.LevelURL = string(level), u+"/watch"
 	}
-	if me.MemberKey != "" {
+	if me.MemberKey != "" && web.Opened(c.Request()) {
 		_, known := rd.Markers[t.PartitionKey]
 		s.markReadKnown(ctx, me.MemberKey, t.PartitionKey, to, m, known)
 	}

@@ -212,6 +212,11 @@ func TestForumFlowAndBadInput(t *testing.T) {
 	if n := mentions(); n != 2 {
 		t.Fatalf("ann has %d notices after a mention an hour later", n)
 	}
+	// A browser's prefetch of the topic reads nothing; opening it does.
+	ann.Get(topic, "Sec-Purpose", "prefetch")
+	if d := ann.Get("/forum/talk").Doc(t); d.Find(testID("topic-unread")).Length() != 1 {
+		t.Error("a prefetch read the topic")
+	}
 	d := ann.Get(topic).Doc(t)
 	if d.Find(testID("first-unread")).Next().AttrOr("data-num", "") != "2" || d.Find("blockquote").Length() != 1 {
 		t.Fatalf("ann does not land on post 2: %q", d.Find(testID("posts")).Text())

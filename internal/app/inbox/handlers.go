@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -106,25 +105,13 @@ func rowOf(ctx context.Context, it Item, zone *time.Location) views.Row {
 }
 
 // open is GET /inbox/:id: follows the notification, marking it read when
-// it is the person's own opening (opens).
+// it is the person's own opening (web.Opened).
 func (h *handlers) open(c echo.Context) error {
-	link, err := h.svc.Open(c.Request().Context(), auth.From(c).MemberKey, c.Param("id"), opens(c.Request()))
+	link, err := h.svc.Open(c.Request().Context(), auth.From(c).MemberKey, c.Param("id"), web.Opened(c.Request()))
 	if err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, web.LocalPath(link))
-}
-
-// opens says whether a GET of a notification is the person opening it:
-// not a browser's prefetch or prerender (Sec-Purpose, or Purpose in
-// older browsers), nor another site's request (Sec-Fetch-Site
-// cross-site); a link in an email, typed or bookmarked is "none", and
-// opens it.
-func opens(r *http.Request) bool {
-	if strings.Contains(r.Header.Get("Sec-Purpose"), "prefetch") || r.Header.Get("Purpose") == "prefetch" {
-		return false
-	}
-	return r.Header.Get("Sec-Fetch-Site") != "cross-site"
 }
 
 // markRead is POST /inbox/:id/read: back to the inbox, or, for htmx,
