@@ -137,6 +137,14 @@ func (s *Service) forgetMentions(ctx context.Context, m memberdata.Member) error
 // or one quoting a name whose member was not known) those that are m's
 // name. Both come back as they are when nothing is m's.
 func renamed(args, names string, m memberdata.Member) (string, string, error) {
+	// Most notices name someone else: passed over without reading them.
+	holds := func(s, v string) bool {
+		quoted, _ := json.Marshal(v)
+		return v != "" && strings.Contains(s, string(quoted))
+	}
+	if names == "" && !holds(args, m.Name) || names != "" && !holds(names, m.Key) && !holds(names, m.UserKey) {
+		return args, names, nil
+	}
 	var whose map[string]string
 	if names != "" {
 		if err := json.Unmarshal([]byte(names), &whose); err != nil {
