@@ -132,6 +132,10 @@ func (q *Queue) WakeWith(wake func()) { q.wake = wake }
 
 var kindName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{0,62}$`)
 
+// ValidKind says whether name may name a kind (Register refuses any
+// other): what a page taking a kind from its address checks first.
+func ValidKind(name string) bool { return kindName.MatchString(name) }
+
 // Kind is a registered kind of task whose value is a T (JSON-encoded on
 // the row).
 type Kind[T any] struct {
@@ -154,7 +158,7 @@ func Into[T any](q *Queue, dst **Kind[T], name string, run func(ctx context.Cont
 // Register declares the kind name and what runs a task of it. Register
 // kinds before the runner starts.
 func Register[T any](q *Queue, name string, run func(ctx context.Context, v T) error) (Kind[T], error) {
-	if !kindName.MatchString(name) || run == nil {
+	if !ValidKind(name) || run == nil {
 		return Kind[T]{}, fmt.Errorf("%w: %q", ErrInvalidKind, name)
 	}
 	q.mu.Lock()

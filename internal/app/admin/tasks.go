@@ -114,7 +114,7 @@ const retryKindMost = 500
 // ErrNoTask when none of that kind failed for good (a kind that is no
 // kind's name included).
 func (s *Service) RetryKind(ctx context.Context, actor Actor, kind string) (int, error) {
-	if s.tasks == nil || !validKind(kind) {
+	if s.tasks == nil || !tasks.ValidKind(kind) {
 		return 0, ErrNoTask
 	}
 	n, err := s.tasks.RetryDeadOfKind(ctx, kind, retryKindMost)
@@ -132,21 +132,6 @@ func (s *Service) RetryKind(ctx context.Context, actor Actor, kind string) (int,
 		return 0, ErrNoTask
 	}
 	return n, nil
-}
-
-// validKind says whether kind may name a task kind ("mail",
-// "events.reminder"): short, in lower-case letters, digits, dots,
-// dashes and underscores.
-func validKind(kind string) bool {
-	if kind == "" || len(kind) > 64 {
-		return false
-	}
-	for _, r := range kind {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_') {
-			return false
-		}
-	}
-	return true
 }
 
 // DiscardTask deletes the dead task ref names, for actor, and logs it.
@@ -248,7 +233,7 @@ func (h *handlers) retryKind(c echo.Context) error {
 	ctx := c.Request().Context()
 	kind := c.Param("kind")
 	if !web.Confirmed(c) {
-		if !validKind(kind) {
+		if !tasks.ValidKind(kind) {
 			return ErrNoTask
 		}
 		return web.AskConfirm(c, views.RetryKindConfirm(ctx, kindLabel(ctx, kind)))
@@ -322,7 +307,7 @@ func summaryView(ctx context.Context, s tasks.Summary) *views.TaskSummary {
 	out := &views.TaskSummary{Total: counts(s.Counts), DueNow: countText(ctx, s.DueNow, s.MoreWaiting), Partial: s.MoreWaiting || s.MoreDead}
 	for _, k := range s.Kinds {
 		row := views.TaskKindCounts{Kind: k.Kind, Name: kindName(ctx, k.Kind), Counts: counts(k.Counts)}
-		if k.Counts.Dead > 0 && validKind(k.Kind) {
+		if k.Counts.Dead > 0 && tasks.ValidKind(k.Kind) {
 			row.RetryURL = tasksURL + "/kinds/" + k.Kind + "/retry"
 		}
 		out.Kinds = append(out.Kinds, row)

@@ -432,7 +432,7 @@ func (s *Service) register(c echo.Context) error {
 	}
 	form, err := c.FormParams()
 	if err != nil {
-		return web.BadRequest(i18n.T(ctx, "events.error.answer", "max", MaxAnswer), err)
+		return web.BadRequest(i18n.T(ctx, "error.400.body"), err)
 	}
 	answers, typed, errs := parseAnswers(e, func(field string) []string { return form[field] })
 	if errs != nil {
