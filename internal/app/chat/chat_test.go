@@ -1631,8 +1631,9 @@ func TestChatListNews(t *testing.T) {
 }
 
 // TestAPrefetchReadsNothing: a browser's prefetch of a chat, or another
-// site's request for it, leaves its messages unread; opening it reads
-// them.
+// site's request for it, leaves its messages unread and is no visit (a
+// room's visitor is someone one may mention there); opening it reads
+// them, and makes the visitor one of the room's people.
 func TestAPrefetchReadsNothing(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
@@ -1647,9 +1648,17 @@ func TestAPrefetchReadsNothing(t *testing.T) {
 			t.Errorf("after a request with %s: unread %q", h[0], got)
 		}
 	}
+	post(ann, room+"/messages", url.Values{"body": {"@bob are you there?"}})
+	if items := a.Inbox(bob); items.Length() != 0 {
+		t.Errorf("a mention of one who only prefetched the room: %q", items.Text())
+	}
 	bob.Get(room, "Sec-Fetch-Site", "same-origin")
 	if n := bob.Get("/chat").Doc(t).Find(testID("chat-unread")).Length(); n != 0 {
 		t.Errorf("after opening the chat: %d unread badges", n)
+	}
+	post(ann, room+"/messages", url.Values{"body": {"@bob now?"}})
+	if items := a.Inbox(bob); items.Length() != 1 || !strings.Contains(items.Text(), "mentioned you") {
+		t.Errorf("a mention of one who opened the room: %d %q", items.Length(), items.Text())
 	}
 }
 

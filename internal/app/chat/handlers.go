@@ -345,12 +345,12 @@ func (s *Service) page(c echo.Context) error {
 		_, p.Blocked = blocked[acc.Other]
 		p.Other = acc.Other
 	}
-	if web.Opened(c.Request()) { // a browser's prefetch reads nothing
+	if web.Opened(c.Request()) { // a browser's prefetch reads nothing, and is no visit
 		if err := s.markRead(ctx, id.MemberKey, ch, to); err != nil {
 			s.logger.WarnContext(ctx, "chat: read marker not moved", "chat", ch.RowKey, "err", err)
 		}
+		s.seen(ctx, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, ch)
 	}
-	s.seen(ctx, Person{MemberKey: id.MemberKey, Name: id.DisplayName}, ch)
 	return web.Render(c, http.StatusOK, web.Page{Title: p.Name, Section: "chat", Content: views.Page(p)})
 }
 
