@@ -17,12 +17,14 @@ import (
 	"github.com/harmony/harmony/internal/web"
 )
 
-const tasksUsage = "usage: web tasks [retry ID] [settings flags]"
+const tasksUsage = "usage: web tasks [retry ID | retry-all KIND] [settings flags]"
 
 // tasksCmd is "web tasks": the task queue's counts by kind and its dead
 // tasks, as /admin/tasks shows them; "web tasks retry ID" runs a dead one
-// again (the next drain of a running server takes it), through the admin
-// module as the page's button does, so the moderation log has it too.
+// again (the next drain of a running server takes it), and "web tasks
+// retry-all KIND" every dead one of a kind (as many as a press of the
+// page's "Run all again" does), through the admin module as the page's
+// buttons do, so the moderation log has them too.
 func tasksCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, stderr io.Writer) error {
 	if wantsHelp(args) {
 		return flag.ErrHelp
@@ -35,28 +37,41 @@ func tasksCmd(ctx context.Context, args []string, env config.LookupEnv, stdout, 
 		if ref, args = subjectOf(args); ref == "" {
 			return usagef("run which task again? Name it by the id \"web tasks\" prints.\n%s", tasksUsage)
 		}
+	case "retry-all":
+		if ref, args = subjectOf(args); ref == "" {
+			return usagef("run the failed tasks of which kind again? Name it as \"web tasks\" prints it.\n%s", tasksUsage)
+		}
 	default:
-		return unknownSubject("tasks", sub, tasksUsage, "retry")
+		return unknownSubject("tasks", sub, tasksUsage, "retry", "retry-all")
 	}
 	a, closeStore, err := openCommandApp(ctx, args, env, stderr)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	q := a.Built.Core.Tasks
-	if ref != "" {
-		adm, ok := web.ModuleOf[*admin.Service](a.Built.Modules)
-		if !ok {
-			return errors.New("web tasks: the app has no admin module")
+	if sub == "" {
+		return printTasks(ctx, a.Built.Core.Tasks, stdout)
+	}
+	adm, ok := web.ModuleOf[*admin.Service](a.Built.Modules)
+	if !ok {
+		return errors.New("web tasks: the app has no admin module")
+	}
+	if sub == "retry-all" {
+		n, err := adm.RetryKind(ctx, admin.Actor{}, ref)
+		if n > 0 {
+			fmt.Fprintf(stdout, "queued %d failed %s tasks to run again now\n", n, ref)
 		}
-		t, err := adm.RetryTask(ctx, admin.Actor{}, ref)
-		if err != nil {
-			return err
+		if errors.Is(err, admin.ErrNoTask) {
+			return fmt.Errorf("no task of kind %q failed for good (\"web tasks\" lists them): %w", ref, err)
 		}
-		_, err = fmt.Fprintf(stdout, "queued %s (%s) to run again now\n", t.ID, t.Kind)
 		return err
 	}
-	return printTasks(ctx, q, stdout)
+	t, err := adm.RetryTask(ctx, admin.Actor{}, ref)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "queued %s (%s) to run again now\n", t.ID, t.Kind)
+	return err
 }
 
 // printTasks writes the summary, then every dead task, newest first.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -19,7 +20,8 @@ import (
 )
 
 // "web tasks" prints the counts and the dead tasks with their ids;
-// "web tasks retry ID" queues one again, once.
+// "web tasks retry ID" queues one again, once, and "web tasks retry-all
+// KIND" the rest of its kind.
 func TestTasksCommandListsAndRetriesDeadTasks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -34,8 +36,8 @@ func TestTasksCommandListsAndRetriesDeadTasks(t *testing.T) {
 	k, err := tasks.Register(q, "test.bounce", func(context.Context, string) error {
 		return tasks.Permanent(errors.New("smtp: 550 no such mailbox"))
 	})
-	if err == nil {
-		err = k.Enqueue(ctx, "bounce|1", "payload")
+	for i := 1; i <= 2 && err == nil; i++ {
+		err = k.Enqueue(ctx, fmt.Sprintf("bounce|%d", i), "payload")
 	}
 	if err == nil {
 		_, err = q.RunDue(ctx)
@@ -51,7 +53,7 @@ func TestTasksCommandListsAndRetriesDeadTasks(t *testing.T) {
 	}
 	listed := out.String()
 	ref := regexp.MustCompile(`(?m)^(d-\d{19}-[0-9A-Z]{26})  test\.bounce  .*  1 attempts  key bounce\|1\n    smtp: 550 no such mailbox$`).FindStringSubmatch(listed)
-	if ref == nil || !regexp.MustCompile(`(?m)^ *test\.bounce +0 +0 +0 +1 *$`).MatchString(listed) {
+	if ref == nil || !regexp.MustCompile(`(?m)^ *test\.bounce +0 +0 +0 +2 *$`).MatchString(listed) {
 		t.Fatalf("tasks printed:\n%s", listed)
 	}
 	for _, tc := range []struct {
@@ -62,7 +64,11 @@ func TestTasksCommandListsAndRetriesDeadTasks(t *testing.T) {
 		{[]string{"tasks", "retry", ref[1]}, 0, "to run again"},
 		{[]string{"tasks", "retry", ref[1]}, 1, "no such dead task"},
 		{[]string{"tasks", "retry"}, 2, "run which task"},
-		{[]string{"tasks", "purge"}, 2, "retry"},
+		{[]string{"tasks", "retry-all", "test.bounce"}, 0, "queued 1 failed test.bounce tasks"},
+		{[]string{"tasks", "retry-all", "test.bounce"}, 1, `no task of kind "test.bounce" failed for good`},
+		{[]string{"tasks", "retry-all", "no kind!"}, 1, "failed for good"},
+		{[]string{"tasks", "retry-all"}, 2, "of which kind"},
+		{[]string{"tasks", "purge"}, 2, "retry-all"},
 	} {
 		out.Reset()
 		errOut.Reset()
@@ -72,12 +78,12 @@ func TestTasksCommandListsAndRetriesDeadTasks(t *testing.T) {
 	}
 	out.Reset()
 	run([]string{"tasks"}, env, &out, &errOut)
-	if !regexp.MustCompile(`(?m)^ *test\.bounce +1 +0 +0 +0 *$`).MatchString(out.String()) || !strings.Contains(out.String(), "\nnone\n") {
-		t.Errorf("after the retry:\n%s", out.String())
+	if !regexp.MustCompile(`(?m)^ *test\.bounce +2 +0 +0 +0 *$`).MatchString(out.String()) || !strings.Contains(out.String(), "\nnone\n") {
+		t.Errorf("after the retries:\n%s", out.String())
 	}
 
-	// The retry is in the moderation log, as one from /admin/tasks is,
-	// by an operator at the command line.
+	// The retries are in the moderation log, as those from /admin/tasks
+	// are, by an operator at the command line.
 	if a, closeStore, err = openCommandApp(ctx, nil, env, io.Discard); err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +93,9 @@ func TestTasksCommandListsAndRetriesDeadTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 1 || entries[0].Action != "tasks.retry" || !strings.HasPrefix(entries[0].TargetName, "test.bounce ") || entries[0].Actor != "" {
-		t.Errorf("the moderation log after the retry: %+v", entries)
+	if len(entries) != 2 || entries[0].Action != "tasks.retry_kind" || entries[0].TargetName != "test.bounce (1)" || entries[0].Actor != "" ||
+		entries[1].Action != "tasks.retry" || !strings.HasPrefix(entries[1].TargetName, "test.bounce ") || entries[1].Actor != "" {
+		t.Errorf("the moderation log after the retries: %+v", entries)
 	}
 }
 
