@@ -35,14 +35,17 @@ const maxBookmarksPerTopic = 20
 var ErrTooManyBookmarks = fault.New(http.StatusConflict, "forum.error.bookmarks", "forum: too many bookmarks in one topic", "max", maxBookmarksPerTopic)
 
 // Bookmark is one bookmarked post; RemindAt, when set, is when a
-// reminder of it reaches the reader's inbox (reminders.go).
+// reminder of it reaches the reader's inbox (reminders.go). AuthorKey is
+// whose name Author is (bookmarks of before it have none), so the
+// reminder's notice says whose name it quotes (inbox.Notice.Names).
 type Bookmark struct {
-	Num      int        `json:"n"`
-	At       time.Time  `json:"at"`
-	Title    string     `json:"t"`
-	Author   string     `json:"a"`
-	Excerpt  string     `json:"x"`
-	RemindAt *time.Time `json:"r,omitempty"`
+	Num       int        `json:"n"`
+	At        time.Time  `json:"at"`
+	Title     string     `json:"t"`
+	Author    string     `json:"a"`
+	AuthorKey string     `json:"ak,omitempty"`
+	Excerpt   string     `json:"x"`
+	RemindAt  *time.Time `json:"r,omitempty"`
 }
 
 // toggled is list with an item in it (on) or out of it, i being where
@@ -97,7 +100,7 @@ func (s *Service) Bookmark(ctx context.Context, by Person, topicID string, num i
 		list := bookmarksOf(*r)
 		i := slices.IndexFunc(list, func(b Bookmark) bool { return b.Num == num })
 		list, err := toggled(list, i, on, maxBookmarksPerTopic, ErrTooManyBookmarks, func() Bookmark {
-			return Bookmark{Num: num, At: s.now().UTC(), Title: t.Title, Author: p.AuthorName, Excerpt: richtext.Plain(p.Body, 140)}
+			return Bookmark{Num: num, At: s.now().UTC(), Title: t.Title, Author: p.AuthorName, AuthorKey: p.AuthorKey, Excerpt: richtext.Plain(p.Body, 140)}
 		})
 		if err != nil {
 			return err

@@ -21,7 +21,8 @@ import (
 
 type app struct {
 	*accounttest.App
-	svc *forum.Service
+	svc   *forum.Service
+	inbox *inbox.Service // nil when the forum is alone
 }
 
 // newApp is the forum on a test server, with the inbox unless alone (a
@@ -40,6 +41,7 @@ func newAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend, alone ..
 		modules = withInbox(&in, modules)
 	}
 	a.App = accounttest.New(t, accounttest.Options{Env: map[string]string{"ADMIN_EMAILS": "boss@example.com"}, Modules: modules, Wrap: wrap})
+	a.inbox = in
 	return a
 }
 

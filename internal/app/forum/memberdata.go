@@ -161,7 +161,16 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 		return json.RawMessage(s)
 	}
 	for _, r := range reads {
-		marks = append(marks, exportedRead{Topic: r.RowKey, ReadUpTo: r.ReadNum, Bookmarks: raw(r.Bookmarks), Muted: raw(r.Muted), MutedSecs: raw(r.MutedSections)})
+		// A bookmark's author is named, not keyed: their key is theirs.
+		list := bookmarksOf(r)
+		for i := range list {
+			list[i].AuthorKey = ""
+		}
+		bookmarks, err := jsonList(list)
+		if err != nil {
+			return err
+		}
+		marks = append(marks, exportedRead{Topic: r.RowKey, ReadUpTo: r.ReadNum, Bookmarks: raw(bookmarks), Muted: raw(r.Muted), MutedSecs: raw(r.MutedSections)})
 	}
 	return memberdata.Files(to, "forum", map[string]any{"topics": topics, "posts": posts, "likes": liked, "watching": watched, "reading": marks})
 }
@@ -300,8 +309,8 @@ func (s *Service) forgetBookmarked(ctx context.Context, theirs []storage.Entity)
 		_, err := storage.Change(ctx, s.reads, e.PartitionKey, e.RowKey, storage.ErrNoChange, func(r *ReadRow) error {
 			list, changed := bookmarksOf(*r), false
 			for i, b := range list {
-				if slices.Contains(in, b.Num) && b.Author != "" {
-					list[i].Author, changed = "", true
+				if slices.Contains(in, b.Num) && (b.Author != "" || b.AuthorKey != "") {
+					list[i].Author, list[i].AuthorKey, changed = "", "", true
 				}
 			}
 			if !changed {

@@ -242,3 +242,42 @@ func TestTheJobRecordsTheFootprintsOfBefore(t *testing.T) {
 		t.Fatalf("rows still naming ann: %v", left)
 	}
 }
+
+// TestABookmarkReminderSaysWhoseNameItQuotes: a reminder of a bookmark
+// quotes its post's author, and says whose name that is, so their
+// deletion takes it out of the reader's notice even when they renamed
+// themselves since.
+func TestABookmarkReminderSaysWhoseNameItQuotes(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	a := newApp(t)
+	_, annC, bobC := a.talkSection(t, "")
+	ann := forum.Person{MemberKey: a.Who(annC), Name: "Ann"}
+	bob := forum.Person{MemberKey: a.Who(bobC), Name: "Bob Brown"}
+	topic, err := a.svc.CreateTopic(ctx, bob, "talk", "Night trains", "Anyone tried the sleeper?")
+	if err == nil {
+		err = a.svc.Bookmark(ctx, ann, topic.PartitionKey, 1, true)
+	}
+	if err == nil {
+		err = a.svc.Remind(ctx, ann.MemberKey, topic.PartitionKey, 1, a.Clock.Now().Add(time.Hour))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Clock.Advance(time.Hour + time.Minute)
+	if items := a.Inbox(annC); !strings.Contains(items.Text(), "Reminder: your bookmark in “Night trains”") {
+		t.Fatalf("ann's inbox: %q", items.Text())
+	}
+	tables := a.inbox.Tables()
+	if quoted := memberdatatest.NameTraces(t, a.Store, "Bob Brown", tables...); len(quoted) == 0 {
+		t.Fatal("the reminder does not quote its author")
+	}
+	m := memberdatatest.Member(bob.MemberKey, "bob@example.com")
+	m.Name = "Robert" // renamed since
+	if err := a.inbox.ForgetMember(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if left := memberdatatest.NameTraces(t, a.Store, "Bob Brown", tables...); len(left) != 0 {
+		t.Errorf("ann's reminder still quotes Bob's name: %v", left)
+	}
+}

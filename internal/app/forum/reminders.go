@@ -138,14 +138,18 @@ func (s *Service) sendReminder(ctx context.Context, t reminderTask) error {
 	}
 	due := bookmarksOf(r)[i]
 	if s.notifier != nil {
-		err := s.notifier.Post(ctx, inbox.Notice{
+		n := inbox.Notice{
 			To:   []inbox.Recipient{{MemberKey: t.MemberKey}},
 			Kind: "forum.notify.bookmark",
 			Args: map[string]string{"topic": due.Title, "name": due.Author, "preview": due.Excerpt},
 			When: t.At,
 			Link: postURL(t.TopicID, t.Num),
 			Key:  fmt.Sprintf("forum.reminded|%s|%s|%d|%d", t.MemberKey, t.TopicID, t.Num, t.At.Unix()),
-		})
+		}
+		if due.AuthorKey != "" {
+			n.Names = map[string]string{"name": due.AuthorKey}
+		}
+		err := s.notifier.Post(ctx, n)
 		if err != nil {
 			return err
 		}
