@@ -3,7 +3,6 @@ package forum
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -48,42 +47,8 @@ type Bookmark struct {
 	RemindAt  *time.Time `json:"r,omitempty"`
 }
 
-// toggled is list with an item in it (on) or out of it, i being where
-// the item is now (-1: not in it); add makes the new one. As asked
-// already is storage.ErrNoChange, and one more than max is full.
-func toggled[T any](list []T, i int, on bool, max int, full error, add func() T) ([]T, error) {
-	switch {
-	case on == (i >= 0):
-		return nil, storage.ErrNoChange
-	case !on:
-		return slices.Delete(list, i, i+1), nil
-	case len(list) >= max:
-		return nil, full
-	}
-	return append(list, add()), nil
-}
-
-// jsonList is list as a ReadRow column keeps it: JSON, "" for none.
-func jsonList[T any](list []T) (string, error) {
-	if len(list) == 0 {
-		return "", nil
-	}
-	b, err := json.Marshal(list)
-	return string(b), err
-}
-
 // bookmarksOf reads r's Bookmarks; a value it cannot read is none.
-func bookmarksOf(r ReadRow) []Bookmark { return listOf[Bookmark](r.Bookmarks) }
-
-// listOf reads a list a ReadRow column keeps (jsonList); a value it
-// cannot read is none.
-func listOf[T any](text string) []T {
-	var out []T
-	if text != "" {
-		_ = json.Unmarshal([]byte(text), &out)
-	}
-	return out
-}
+func bookmarksOf(r ReadRow) []Bookmark { return storage.ListOf[Bookmark](r.Bookmarks) }
 
 // Bookmark bookmarks post num of topicID for by, or (on false) takes the
 // bookmark away. A deleted or hidden post takes no bookmark; taking one
@@ -99,14 +64,14 @@ func (s *Service) Bookmark(ctx context.Context, by Person, topicID string, num i
 	_, err = storage.Modify(ctx, s.reads, by.MemberKey, topicID, func(r *ReadRow, _ bool) error {
 		list := bookmarksOf(*r)
 		i := slices.IndexFunc(list, func(b Bookmark) bool { return b.Num == num })
-		list, err := toggled(list, i, on, maxBookmarksPerTopic, ErrTooManyBookmarks, func() Bookmark {
+		list, err := storage.Toggled(list, i, on, maxBookmarksPerTopic, ErrTooManyBookmarks, func() Bookmark {
 			return Bookmark{Num: num, At: s.now().UTC(), Title: t.Title, Author: p.AuthorName, AuthorKey: p.AuthorKey, Excerpt: richtext.Plain(p.Body, 140)}
 		})
 		if err != nil {
 			return err
 		}
 		r.Bookmarked = len(list) > 0
-		r.Bookmarks, err = jsonList(list)
+		r.Bookmarks, err = storage.ListText(list)
 		return err
 	})
 	if errors.Is(err, storage.ErrNoChange) {

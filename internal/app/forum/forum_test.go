@@ -849,7 +849,7 @@ func TestMutedTopicsAreBounded(t *testing.T) {
 		}
 	}
 	r, _ := storage.Get[ReadRow](ctx, s.reads, bob.MemberKey, markAllKey)
-	got := listOf[string](r.Muted)
+	got := storage.ListOf[string](r.Muted)
 	if len(got) != maxMuted || got[len(got)-1] != id || slices.Contains(got, full[7]) || level() != Muted {
 		t.Errorf("after muting twice: %d muted, last %q, the deleted one kept %v", len(got), got[len(got)-1], slices.Contains(got, full[7]))
 	}
@@ -866,7 +866,7 @@ func TestMutedSectionsAreBounded(t *testing.T) {
 	for i := range full {
 		full[i] = fmt.Sprint("gone-", i)
 	}
-	list, err := jsonList(full)
+	list, err := storage.ListText(full)
 	if err != nil {
 		t.Fatal(err)
 	}

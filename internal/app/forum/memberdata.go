@@ -166,7 +166,7 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 		for i := range list {
 			list[i].AuthorKey = ""
 		}
-		bookmarks, err := jsonList(list)
+		bookmarks, err := storage.ListText(list)
 		if err != nil {
 			return err
 		}
@@ -317,7 +317,7 @@ func (s *Service) forgetBookmarked(ctx context.Context, theirs []storage.Entity)
 				return storage.ErrNoChange
 			}
 			var err error
-			r.Bookmarks, err = jsonList(list)
+			r.Bookmarks, err = storage.ListText(list)
 			return err
 		})
 		return err

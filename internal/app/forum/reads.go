@@ -216,7 +216,7 @@ func (s *Service) readMarkers(ctx context.Context, memberKey string, topics []st
 				r.AllAt = *rows[i].At
 			}
 			r.SectionAt = sectionMarks(rows[i].Sections)
-			r.Muted, r.MutedSections = setOf(listOf[string](rows[i].Muted)), setOf(listOf[string](rows[i].MutedSections))
+			r.Muted, r.MutedSections = setOf(storage.ListOf[string](rows[i].Muted)), setOf(storage.ListOf[string](rows[i].MutedSections))
 		default:
 			r.Markers[k] = rows[i]
 		}

@@ -114,7 +114,7 @@ func (s *Service) changeBookmark(ctx context.Context, memberKey, topicID string,
 			return err
 		}
 		var err error
-		r.Bookmarks, err = jsonList(list)
+		r.Bookmarks, err = storage.ListText(list)
 		return err
 	})
 	return err

@@ -129,7 +129,7 @@ func (s *Service) roomToMute(ctx context.Context, memberKey string, k levelKind,
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return nil, err
 	}
-	ids := listOf[string](*k.muted(&r))
+	ids := storage.ListOf[string](*k.muted(&r))
 	if len(ids) < k.max || slices.Contains(ids, id) {
 		return nil, nil
 	}
@@ -196,12 +196,12 @@ func keepRow[T any](ctx context.Context, t *storage.Table, on bool, row T) error
 // ErrTooManyMuted, and as it is already writes nothing.
 func (s *Service) muteIn(ctx context.Context, memberKey string, list func(r *ReadRow) *string, max int, id string, on bool, drop ...string) error {
 	_, err := storage.Modify(ctx, s.reads, memberKey, markAllKey, func(r *ReadRow, exists bool) error {
-		ids := slices.DeleteFunc(listOf[string](*list(r)), func(v string) bool { return slices.Contains(drop, v) })
-		ids, err := toggled(ids, slices.Index(ids, id), on, max, ErrTooManyMuted, func() string { return id })
+		ids := slices.DeleteFunc(storage.ListOf[string](*list(r)), func(v string) bool { return slices.Contains(drop, v) })
+		ids, err := storage.Toggled(ids, slices.Index(ids, id), on, max, ErrTooManyMuted, func() string { return id })
 		if err != nil {
 			return err
 		}
-		*list(r), err = jsonList(ids)
+		*list(r), err = storage.ListText(ids)
 		return err
 	})
 	if errors.Is(err, storage.ErrNoChange) {
@@ -231,7 +231,7 @@ func (s *Service) mutes(ctx context.Context, memberKey string, t TopicRow) bool 
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		s.log.WarnContext(ctx, "forum: muted topics not read", "member", memberKey, "err", err)
 	}
-	return slices.Contains(listOf[string](r.Muted), t.PartitionKey) || slices.Contains(listOf[string](r.MutedSections), t.Section)
+	return slices.Contains(storage.ListOf[string](r.Muted), t.PartitionKey) || slices.Contains(storage.ListOf[string](r.MutedSections), t.Section)
 }
 
 // Level reports memberKey's level for topicID, given their Reader

@@ -1,0 +1,44 @@
+package storage
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// A list column is a short list a row keeps in one property as JSON:
+// a reader's bookmarks and mutes in the forum, the messages a person
+// saved in a chat. It is read and written with the row, at its ETag
+// (Modify), and bounded by its module, as a property holds 64 KiB.
+
+// ListOf reads a list column; "" and a value it cannot read are none.
+func ListOf[T any](text string) []T {
+	var out []T
+	if text == "" || json.Unmarshal([]byte(text), &out) != nil {
+		return nil // a half-read list is none too
+	}
+	return out
+}
+
+// ListText is list as a list column keeps it: JSON, "" for none.
+func ListText[T any](list []T) (string, error) {
+	if len(list) == 0 {
+		return "", nil
+	}
+	b, err := json.Marshal(list)
+	return string(b), err
+}
+
+// Toggled is list with an item in it (on) or out of it, i being where
+// the item is now (-1: not in it); add makes the new one, appended. As
+// asked already is ErrNoChange, and one more than max is full.
+func Toggled[T any](list []T, i int, on bool, max int, full error, add func() T) ([]T, error) {
+	switch {
+	case on == (i >= 0):
+		return nil, ErrNoChange
+	case !on:
+		return slices.Delete(list, i, i+1), nil
+	case len(list) >= max:
+		return nil, full
+	}
+	return append(list, add()), nil
+}
