@@ -99,6 +99,10 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 			t.Errorf("Anna's chats lack %q", want)
 		}
 	}
+	// Messages she saved for later, from three chats.
+	if saved := c.Get("/chat/saved").Doc(t).Find(`[data-testid="chat-saved-item"]`); saved.Length() != 3 || !strings.Contains(saved.Text(), "Serpentine Road") {
+		t.Errorf("Anna's saved messages: %d %q", saved.Length(), saved.Text())
+	}
 	// The forum: its sections with topics, a pinned welcome, in English
 	// and Russian.
 	forum := c.Get("/forum").Doc(t)

@@ -63,6 +63,19 @@ var demoReplies = map[string]map[int]int{
 // pinned by Anna (an admin in the demo).
 var demoPins = map[string]int{"room-general": 0, "room-organisers": 0}
 
+// demoSaves are demo lines someone saved for later: chat, line (from
+// 0), who.
+var demoSaves = []struct {
+	chat string
+	line int
+	who  string
+}{
+	{"room-random", 1, "anna"},
+	{"room-book-club", 0, "anna"},
+	{"group", 1, "anna"},
+	{"room-random", 1, "masha"},
+}
+
 // demoReactions answer demo lines: chat, line (from 0), emoji, who.
 var demoReactions = []struct {
 	chat  string
@@ -115,6 +128,13 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			anna := cast.Person("anna")
 			if _, _, err := s.log.Pin(ctx, ch.RowKey, seqs[line], Person{MemberKey: anna.Key, Name: anna.Name}, true); err != nil {
 				return fmt.Errorf("demo pin in %s: %w", ch.RowKey, err)
+			}
+		}
+		for _, v := range demoSaves {
+			if v.chat == key && v.line < len(seqs) {
+				if err := s.Save(ctx, cast.Person(v.who).Key, ch, seqs[v.line], true); err != nil {
+					return fmt.Errorf("demo save in %s: %w", ch.RowKey, err)
+				}
 			}
 		}
 		for _, r := range demoReactions {

@@ -295,11 +295,12 @@ func (s *Service) page(c echo.Context) error {
 		return err
 	}
 	p.Pins = pins(ctx, id, blocked, ch, head, known)
+	saved := savedOf(mine)
 	for _, m := range msgs {
 		if control(m) {
 			continue
 		}
-		item := s.item(ctx, id, blocked, acc, m)
+		item := s.item(ctx, id, blocked, acc, m, saved)
 		if m.ReplyTo > 0 {
 			item.Quote = quote(ctx, id, blocked, ch, m.ReplyTo, known)
 		}
@@ -381,8 +382,9 @@ func (s *Service) markUnread(c echo.Context) error {
 	return web.FlashRedirect(c, "chat.flash.unread", "/chat")
 }
 
-// item is a message as the viewer sees it, with what they may do to it.
-func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[string]BlockRow, acc Access, m MessageRow) views.Message {
+// item is a message as the viewer sees it, with what they may do to it;
+// saved is what they saved in its chat.
+func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[string]BlockRow, acc Access, m MessageRow, saved savedSet) views.Message {
 	mine := viewer != nil && m.Sender == viewer.MemberKey
 	v := views.Message{
 		Seq: m.Seq, Anchor: "m-" + strconv.FormatInt(m.Seq, 10), Sender: memberdata.Name(ctx, m.Sender, m.SenderName), Mine: mine,
@@ -428,6 +430,10 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 			v.ReportURL = base + "/report"
 		}
 		if viewer != nil {
+			v.Saved, v.SaveURL = saved[m.Seq], base+"/save"
+			if v.Saved {
+				v.SaveURL = base + "/unsave"
+			}
 			v.ReactURL = base + "/react"
 			v.Reactions = reactionsOf(ctx, m, viewer.MemberKey)
 			v.Choices, v.PickerURL = reactionChoices(ctx, Reactions), base+"/react"
@@ -639,7 +645,11 @@ func seqOf(c echo.Context) int64 { return seqScope.From(c) }
 func (s *Service) changed(c echo.Context, acc Access, m MessageRow) error {
 	if web.HTMXFrom(c).Partial {
 		ctx, id := c.Request().Context(), auth.From(c)
-		v, err := s.withQuote(ctx, id, nil, acc.Chat, s.item(ctx, id, nil, acc, m), m)
+		saved, err := s.savedIn(ctx, id.MemberKey, acc.Chat.RowKey)
+		if err != nil {
+			return err
+		}
+		v, err := s.withQuote(ctx, id, nil, acc.Chat, s.item(ctx, id, nil, acc, m, saved), m)
 		if err != nil {
 			return err
 		}

@@ -54,6 +54,8 @@ type exportedChat struct {
 	Joined time.Time `json:"joined"`
 	Member string    `json:"room_membership,omitempty"`
 	Muted  bool      `json:"muted,omitempty"`
+	// Saved are the messages they saved there (saved.go).
+	Saved []SavedMark `json:"saved,omitempty"`
 }
 
 type exportedBlock struct {
@@ -80,7 +82,7 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 	}
 	chats := []exportedChat{}
 	for _, r := range rows {
-		chats = append(chats, exportedChat{Chat: r.RowKey, Kind: r.Kind, Joined: r.JoinedAt, Member: r.Member, Muted: r.Muted})
+		chats = append(chats, exportedChat{Chat: r.RowKey, Kind: r.Kind, Joined: r.JoinedAt, Member: r.Member, Muted: r.Muted, Saved: storage.ListOf[SavedMark](r.Saved)})
 	}
 	blocked, err := storage.All[BlockRow](ctx, s.blocks, storage.Query{PartitionKey: m.Key})
 	if err != nil {

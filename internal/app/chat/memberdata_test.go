@@ -61,6 +61,7 @@ func TestDeletingAnAccountInTheChats(t *testing.T) {
 	}
 	hi := seqOf(t, ann, room, "hi ann")
 	post(ann, room+"/messages", url.Values{"body": {"and you"}, "reply": {hi}})
+	post(ann, room+"/messages/"+hi+"/save", nil)
 	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
 	post(ann, dm+"/messages", url.Values{"body": {"Coffee tomorrow?"}})
 	post(bob, dm+"/messages", url.Values{"body": {"Sure"}})
@@ -78,7 +79,7 @@ func TestDeletingAnAccountInTheChats(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := arch.Text()
-	for _, want := range []string{"chat/messages.json", "hello room", "Coffee tomorrow?", "chat/chats.json", "chat/blocked.json", `"bob"`, `"reply_to": ` + hi} {
+	for _, want := range []string{"chat/messages.json", "hello room", "Coffee tomorrow?", "chat/chats.json", "chat/blocked.json", `"bob"`, `"reply_to": ` + hi, `"saved": [`, `"n": ` + hi} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the archive lacks %q:\n%s", want, text)
 		}

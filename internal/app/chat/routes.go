@@ -34,6 +34,11 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/:id/leave", s.leave, acc, reader)
 	e.POST("/chat/:id/mute", s.mute, acc, reader)
 
+	// One's saved messages across the chats (saved.go): taking one off
+	// the list touches only one's own row, so it takes no reader.
+	e.GET(SavedURL, s.savedPage, acc)
+	e.POST(SavedURL+"/remove", s.unsaveFromList, acc)
+
 	// One chat and its messages.
 	e.GET("/chat/:id", s.page, acc, reader)
 	e.GET("/chat/:id/stream", s.stream, acc, live.Bound(s.streams, ErrTooManyStreams), reader)
@@ -47,6 +52,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/:id/messages/:seq/unread", s.markUnread, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/pin", s.setPin(true), acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/unpin", s.setPin(false), acc, reader, message)
+	e.POST("/chat/:id/messages/:seq/save", s.saveMessage(true), acc, reader, message)
+	e.POST("/chat/:id/messages/:seq/unsave", s.saveMessage(false), acc, reader, message)
 	e.GET("/chat/:id/messages/:seq/react", s.reactPicker, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/react", s.react, acc, reader, message)
 	report := moderation.Page{Section: "chat", Queue: s.Reports, Of: s.messageReport}

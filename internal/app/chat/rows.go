@@ -144,6 +144,10 @@ type UserChatRow struct {
 	// MutedUntil (nil: until they unmute it).
 	Muted      bool       `table:"muted"`
 	MutedUntil *time.Time `table:"mutedUntil"`
+	// Saved are the messages they saved there (saved.go: a list column
+	// of SavedMark), HasSaved set while there are any.
+	Saved    string `table:"saved"`
+	HasSaved bool   `table:"hasSaved"`
 }
 
 // MutedAt says the chat is muted at now: muted, and its time not up.

@@ -122,7 +122,15 @@ func (s *Service) stream(c echo.Context) error {
 				st.newest, st.sender = m.Seq, m.Sender
 				st.heard = st.heard || m.Sender == acc.Other
 			}
-			v, err := s.withQuote(ctx, id, blocked, ch, s.item(ctx, id, blocked, acc, item), item)
+			var saved savedSet
+			if oob {
+				// A message changed: whether its reader saved it (a
+				// point read; a new message is saved by nobody yet).
+				if saved, err = s.savedIn(ctx, id.MemberKey, ch.RowKey); err != nil {
+					return false, err
+				}
+			}
+			v, err := s.withQuote(ctx, id, blocked, ch, s.item(ctx, id, blocked, acc, item, saved), item)
 			if err != nil {
 				return false, err
 			}

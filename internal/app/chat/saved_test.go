@@ -1,0 +1,216 @@
+package chat_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/harmony/harmony/internal/app/chat"
+	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+// TestSavedMessages: bob saves ann's message for later; only he sees it
+// marked, and "Saved messages" lists it as it is now (her edit shows),
+// leading to it in its chat. Saving it again writes nothing. Once she
+// deletes it the list says so and keeps its Remove, which takes it off.
+// A saved message of a chat he may no longer open shows nothing of it.
+func TestSavedMessages(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.annAndBob()
+	room := "/chat/room-random"
+	post(ann, room+"/messages", url.Values{"body": {"The **slides** are up"}}) // 1 says ann joined
+	post(ann, room+"/messages", url.Values{"body": {"Questions welcome"}})
+	bob.Get(room)
+	saved := func(c *webtest.Client) *goquery.Selection {
+		t.Helper()
+		return c.Get(chat.SavedURL).Doc(t).Find(testID("chat-saved-item"))
+	}
+	if items := saved(bob); items.Length() != 0 || bob.Get(chat.SavedURL).Doc(t).Find(testID("chat-saved-empty")).Length() != 1 {
+		t.Fatalf("bob's saved messages before he saves any: %d", items.Length())
+	}
+
+	// Saved with htmx: the message comes back marked, its menu offering
+	// to take it off.
+	res := bob.PostForm(room+"/messages/2/save", bob.WithCSRF(room, nil), "HX-Request", "true", "HX-Request-Type", "partial")
+	doc := res.Doc(t)
+	if res.StatusCode != http.StatusOK || doc.Find(testID("chat-saved")).Length() != 1 || strings.TrimSpace(doc.Find(testID("chat-save")).Text()) != "Remove from saved" {
+		t.Fatalf("save with htmx: %d %q", res.StatusCode, doc.Text())
+	}
+	if again := post(bob, room+"/messages/2/save", nil); again.StatusCode != http.StatusSeeOther || again.Writes(t) != 0 {
+		t.Errorf("saving it again: %d, %d writes", again.StatusCode, again.Writes(t))
+	}
+	// Without htmx: back to the message.
+	a.Clock.Advance(time.Second)
+	if res := post(bob, room+"/messages/3/save", nil); res.StatusCode != http.StatusSeeOther || !strings.HasSuffix(res.Header.Get("Location"), "#m-3") {
+		t.Fatalf("save with a plain form: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	marked := func(c *webtest.Client) []string {
+		var seqs []string
+		c.Get(room).Doc(t).Find(testID("chat-message")).Each(func(_ int, s *goquery.Selection) {
+			if s.Find(testID("chat-saved")).Length() == 1 {
+				seqs = append(seqs, s.AttrOr("data-seq", ""))
+			}
+		})
+		return seqs
+	}
+	if got := marked(bob); fmt.Sprint(got) != "[2 3]" {
+		t.Errorf("bob's marks in the room: %v", got)
+	}
+	if got := marked(ann); len(got) != 0 {
+		t.Errorf("ann sees bob's saved marks: %v", got)
+	}
+
+	// Her edit reaches his open page with his mark kept; a new message
+	// comes unmarked.
+	events, stop := openStream(t, bob, room+"/stream?after=3", "")
+	defer stop()
+	a.Clock.Advance(time.Minute)
+	post(ann, room+"/messages/2/edit", url.Values{"body": {"The **slides** and notes are up"}})
+	if ev := next(t, events, 1)[0]; !strings.Contains(ev.Data, `id="m-2"`) || !strings.Contains(ev.Data, `data-testid="chat-saved"`) || !strings.Contains(ev.Data, "/messages/2/unsave") {
+		t.Errorf("the edit streamed to bob: %s", ev.Data)
+	}
+	post(ann, room+"/messages", url.Values{"body": {"One more thing"}})
+	if ev := next(t, events, 1)[0]; !strings.Contains(ev.Data, "One more thing") || strings.Contains(ev.Data, `data-testid="chat-saved"`) || !strings.Contains(ev.Data, "/save") {
+		t.Errorf("a new message streamed to bob: %s", ev.Data)
+	}
+
+	// The list: the latest saved first, each with its chat, sender and
+	// words as they are now, leading to it.
+	items := saved(bob)
+	if items.Length() != 2 {
+		t.Fatalf("bob's saved messages: %d", items.Length())
+	}
+	first, second := items.Eq(0), items.Eq(1)
+	if !strings.Contains(first.Text(), "Questions welcome") || !strings.Contains(second.Text(), "The slides and notes are up") ||
+		!strings.Contains(second.Text(), "#random") || !strings.Contains(second.Text(), "ann") {
+		t.Errorf("the list: %q / %q", first.Text(), second.Text())
+	}
+	if href := second.Find(testID("chat-saved-open")).AttrOr("href", ""); href != room+"?after=1#m-2" {
+		t.Errorf("the link to the first message: %q", href)
+	}
+	if got := bob.Get(chat.SavedURL).Doc(t).Find(testID("chat-saved-count")).Text(); got != "2 saved messages" {
+		t.Errorf("the count: %q", got)
+	}
+	if items := saved(ann); items.Length() != 0 {
+		t.Errorf("ann's list holds bob's: %d", items.Length())
+	}
+
+	// Deleted: the list says so, and Remove takes it off.
+	post(ann, room+"/messages/3/delete", url.Values{"confirm": {"yes"}})
+	first = saved(bob).Eq(0)
+	if first.Find(testID("chat-saved-gone")).Length() != 1 || strings.Contains(first.Text(), "Questions welcome") || first.Find(testID("chat-saved-open")).Length() != 0 {
+		t.Errorf("a deleted saved message: %q", first.Text())
+	}
+	res = post(bob, chat.SavedURL+"/remove", url.Values{"chat": {"room-random"}, "seq": {"3"}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != chat.SavedURL {
+		t.Fatalf("remove: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if items := saved(bob); items.Length() != 1 || !strings.Contains(items.Text(), "notes are up") {
+		t.Errorf("after removing the deleted one: %d %q", items.Length(), items.Text())
+	}
+	// Taken off in the chat's menu.
+	post(bob, room+"/messages/2/unsave", nil)
+	if items := saved(bob); items.Length() != 0 {
+		t.Errorf("after unsaving in the chat: %d", items.Length())
+	}
+
+	// A chat he may no longer open: nothing of it shows.
+	cat := a.Client()
+	a.SignIn(cat, "cat@example.com")
+	groupID := smiths(ann, map[string]*webtest.Client{"cat@example.com": cat})
+	gchat := "/chat/group-" + groupID
+	post(ann, gchat+"/messages", url.Values{"body": {"Family secret recipe"}})
+	cat.Get(gchat)
+	post(cat, gchat+"/messages/1/save", nil)
+	post(cat, gchat+"/messages/2/save", nil)
+	if items := saved(cat); items.Length() != 1 || !strings.Contains(items.Text(), "Family secret recipe") {
+		t.Fatalf("cat's saved message of the group: %q", items.Text())
+	}
+	roster := ann.Get("/groups/" + groupID + "/members").Doc(t)
+	catRow := roster.Find(testID("roster-row")).FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "cat") })
+	post(ann, "/groups/"+groupID+"/members/"+catRow.AttrOr("data-member", "")+"/remove", url.Values{"confirm": {"yes"}})
+	items = saved(cat)
+	if items.Length() != 1 || items.Find(testID("chat-saved-closed")).Length() != 1 || strings.Contains(items.Text(), "Family") || strings.Contains(items.Text(), "Smiths") {
+		t.Errorf("a saved message of a chat cat left: %q", items.Text())
+	}
+	if res := post(cat, chat.SavedURL+"/remove", url.Values{"chat": {"group-" + groupID}, "seq": {"2"}}); res.StatusCode != http.StatusSeeOther || saved(cat).Length() != 0 {
+		t.Errorf("removing it: %d, %d left", res.StatusCode, saved(cat).Length())
+	}
+}
+
+// TestSavedMessagesRefuseBadInput: saving what is no message, or is
+// deleted, one more than the bound, a cursor or a removal that names
+// nothing, are refused and write nothing; the list pages.
+func TestSavedMessagesRefuseBadInput(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.annAndBob()
+	room := "/chat/room-random"
+	for i := range 3 {
+		post(ann, room+"/messages", url.Values{"body": {fmt.Sprint("note ", i+1)}})
+	}
+	post(ann, room+"/messages/4/delete", url.Values{"confirm": {"yes"}}) // 1 says ann joined
+	for _, tc := range []struct {
+		path string
+		form url.Values
+		want int
+	}{
+		{room + "/messages/99/save", nil, http.StatusNotFound},
+		{room + "/messages/0/save", nil, http.StatusNotFound},
+		{room + "/messages/x/save", nil, http.StatusNotFound},
+		{room + "/messages/4/save", nil, http.StatusNotFound}, // deleted
+		{room + "/messages/1/save", nil, http.StatusNotFound}, // ann joined
+		{"/chat/room-nowhere/messages/1/save", nil, http.StatusNotFound},
+		{chat.SavedURL + "/remove", url.Values{"chat": {"room-random"}, "seq": {"x"}}, http.StatusBadRequest},
+		{chat.SavedURL + "/remove", url.Values{"chat": {"nowhere/../x"}, "seq": {"1"}}, http.StatusBadRequest},
+		{chat.SavedURL + "/remove", url.Values{"seq": {"1"}}, http.StatusBadRequest},
+	} {
+		if res := post(bob, tc.path, tc.form); res.StatusCode != tc.want || res.Writes(t) != 0 {
+			t.Errorf("%s %v: %d, %d writes; want %d", tc.path, tc.form, res.StatusCode, res.Writes(t), tc.want)
+		}
+	}
+	for _, after := range []string{"x", "1|room-random", "1|nowhere|1", "z|room-random|1", "1|room-random|0"} {
+		if res := bob.Get(chat.SavedURL + "?after=" + url.QueryEscape(after)); res.StatusCode != http.StatusBadRequest {
+			t.Errorf("?after=%s: %d", after, res.StatusCode)
+		}
+	}
+	if res := a.Client().Get(chat.SavedURL); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("signed out: %d", res.StatusCode)
+	}
+
+	// One more than the bound in a chat is refused.
+	bobKey := a.Who(bob)
+	full := make([]chat.SavedMark, chat.MaxSavedPerChat)
+	for i := range full {
+		full[i] = chat.SavedMark{Seq: int64(1000 + i), At: a.Clock.Now()}
+	}
+	text, _ := storage.ListText(full)
+	if _, err := storage.Upsert(t.Context(), a.Store.Table(chat.UserChatsTable), chat.UserChatRow{PartitionKey: bobKey, RowKey: "room-random", Kind: "room", JoinedAt: a.Clock.Now(), Saved: text, HasSaved: true}); err != nil {
+		t.Fatal(err)
+	}
+	if res := post(bob, room+"/messages/2/save", nil); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
+		t.Errorf("one more than the bound: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	// A full chat's list pages: 20, then the rest.
+	doc := bob.Get(chat.SavedURL).Doc(t)
+	next := doc.Find(testID("load-more")).AttrOr("href", "")
+	if n := doc.Find(testID("chat-saved-item")).Length(); n != 20 || next == "" {
+		t.Fatalf("the first page: %d items, next %q", n, next)
+	}
+	seen := 20
+	for next != "" {
+		page := bob.Get(next, "HX-Request", "true", "HX-Request-Type", "partial").Doc(t)
+		seen += page.Find(testID("chat-saved-item")).Length()
+		next = page.Find(testID("load-more")).AttrOr("href", "")
+	}
+	if seen != chat.MaxSavedPerChat {
+		t.Errorf("the pages held %d saved messages, want %d", seen, chat.MaxSavedPerChat)
+	}
+}
