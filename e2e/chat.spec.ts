@@ -6,7 +6,9 @@
 // second instance of the app on the same store: a message sent through
 // one instance appears live in a browser on the other. Then a group's
 // chat, which a removed member loses, and a private chat started from
-// the group's roster, whose "seen by" appears live.
+// the group's roster, whose "seen by" appears live. Last, a message
+// saved for later: marked for its reader alone, listed in Saved
+// messages (axe runs there), opened from it and removed.
 import { test, expect, type Page } from '@playwright/test';
 import { signInWithCode, uniqueEmail, uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
@@ -192,4 +194,37 @@ test('rooms: leave one from its page, find it in the directory and join again', 
   await b.goto('/chat');
   await expect(b.getByTestId('chat-item').filter({ hasText: '#random' })).toBeVisible();
   expect(problems).toEqual([]);
+});
+
+test('a message saved for later is marked for its reader alone, listed in Saved messages, opened from there and removed', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const a = await personWithOIDC(browser, uniqueLocal('save-a'));
+  const b = await personWithOIDC(browser, uniqueLocal('save-b'));
+  const room = '/chat/room-random';
+  const tag = uniqueLocal('keep');
+  await a.goto(room);
+  await sendMessage(a, `the door code is in the wiki ${tag}`);
+  await b.goto(room);
+  const note = (p: Page) => p.getByTestId('chat-message').filter({ hasText: tag });
+  await note(b).hover();
+  await note(b).getByTestId('chat-save').click();
+  await expect(note(b).getByTestId('chat-saved')).toBeVisible();
+  await expect(note(b).getByTestId('chat-save')).toHaveText('Remove from saved');
+  await a.reload();
+  await expect(note(a).getByTestId('chat-saved')).toHaveCount(0);
+
+  await b.goto('/chat');
+  await b.getByTestId('chat-saved-link').click();
+  await expect(b).toHaveURL(/\/chat\/saved$/);
+  const item = b.getByTestId('chat-saved-item').filter({ hasText: tag });
+  await expect(item).toContainText('#random');
+  expect(await axeProblems(b, 'saved messages')).toEqual([]);
+  await item.getByTestId('chat-saved-open').click();
+  await expect(b).toHaveURL(/\/chat\/room-random\?after=\d+#m-\d+$/);
+  await expect(note(b)).toBeVisible();
+
+  await b.goto('/chat/saved');
+  await b.getByTestId('chat-saved-item').filter({ hasText: tag }).getByTestId('chat-saved-remove').click();
+  await expect(b.getByTestId('flash')).toContainText('Removed from your saved messages');
+  await expect(b.getByTestId('chat-saved-item').filter({ hasText: tag })).toHaveCount(0);
 });
