@@ -80,6 +80,15 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	if seats := c.Get(jazz).Doc(t).Find(`[data-testid="event-seats"]`).Text(); !strings.Contains(seats, "2 of 2") || !strings.Contains(seats, "2 waiting") {
 		t.Errorf("the full demo event shows %q", seats)
 	}
+	// The party asks three questions; Anna, its organizer, reads the
+	// answers of those she approved on its check-in list.
+	party := evs.Find(`[data-testid="event-card"] a`).FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "Season's end party") }).AttrOr("href", "")
+	answers := c.Get(party + "/check-in").Doc(t).Find(`[data-testid="guest-answers"]`).Text()
+	for _, want := range []string{"What will you bring?Music, Drinks", "I'm happy to be in the party's photosYes ✓"} {
+		if !strings.Contains(answers, want) {
+			t.Errorf("the party's answers lack %q: %q", want, answers)
+		}
+	}
 	catalog := c.Get("/prompts").Doc(t)
 	if n := catalog.Find(`[data-testid="prompt-card"]`).Length(); n < 10 {
 		t.Errorf("the catalog shows %d prompts", n)

@@ -78,7 +78,7 @@ func requestItems(ctx context.Context, eventID string, all []AttendeeRow, zone *
 			Name: a.Name, Email: a.Email, Party: a.Party,
 			Asked: i18n.DateTime(ctx, a.RegisteredAt.In(zone)), Datetime: a.RegisteredAt.UTC().Format(time.RFC3339),
 			ApproveURL: requestURL(eventID, a.MemberKey, "approve"), DeclineURL: requestURL(eventID, a.MemberKey, "decline"),
-			Answers: answerViews(a),
+			Answers: answerViews(ctx, a),
 		})
 	}
 	return out

@@ -278,8 +278,9 @@ type EventInput struct {
 	CoHosts string `form:"coHosts"`
 	// Question1 to Question3 are what guests answer when they register,
 	// ChoicesN the answers question N offers (one a line; none: answered
-	// in words), SeveralN whether guests may choose several of them and
-	// OptionalN whether it may be left unanswered (questions.go).
+	// in words), SeveralN whether guests may choose several of them, TickN
+	// whether it is answered by ticking a box (terms to agree to, a yes)
+	// and OptionalN whether it may be left unanswered (questions.go).
 	Question1      string `form:"question1"`
 	Question2      string `form:"question2"`
 	Question3      string `form:"question3"`
@@ -292,6 +293,9 @@ type EventInput struct {
 	Several1       bool   `form:"several1"`
 	Several2       bool   `form:"several2"`
 	Several3       bool   `form:"several3"`
+	Tick1          bool   `form:"tick1"`
+	Tick2          bool   `form:"tick2"`
+	Tick3          bool   `form:"tick3"`
 	coHostKeys     []string
 	coHostEmails   []string
 	coHostsProblem string

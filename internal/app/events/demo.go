@@ -16,8 +16,9 @@ import (
 // fills up, so its page shows a waitlist. The party needs approval:
 // everyone in going asks to join, and the organizer approves those in
 // approved. Olga co-organizes the Go meetup (coHost). The party asks its
-// guests what they bring (demoQuestion, any of its choices) and, optionally,
-// anything else (demoNote); each answers (demoAnswers).
+// guests what they bring (demoQuestion, any of its choices), optionally
+// anything else (demoNote), and to tick that they are fine with being in
+// the photos (demoTick, optional); each answers (demoAnswers).
 var demoEvents = []struct {
 	title, category, place, description string
 	days, hour, hours, capacity         int
@@ -33,15 +34,17 @@ var demoEvents = []struct {
 
 // demoQuestion is the party's question for its guests, with its
 // choices (guests may choose several), and demoNote its optional one;
-// demoAnswers are the guests' answers to both, their choices one a line
-// (masha leaves the second blank).
+// demoTick the one answered by a tick; demoAnswers are the guests'
+// answers to the three, their choices one a line (masha leaves the
+// second blank, and tom leaves the box unticked).
 const (
 	demoQuestion = "What will you bring?"
 	demoChoices  = "Food\nDrinks\nMusic"
 	demoNote     = "Anything we should know?"
+	demoTick     = "I'm happy to be in the party's photos"
 )
 
-var demoAnswers = map[string][2]string{"lily": {"Music\nDrinks", "A playlist and my speaker"}, "tom": {"Food", "Lemon cake, no nuts in it"}, "boris": {"Food", "Пирожки с капустой"}, "masha": {"Drinks", ""}}
+var demoAnswers = map[string][3]string{"lily": {"Music\nDrinks", "A playlist and my speaker", ticked}, "tom": {"Food", "Lemon cake, no nuts in it", ""}, "boris": {"Food", "Пирожки с капустой", ticked}, "masha": {"Drinks", "", ticked}}
 
 // SeedDemo adds the demo events, published, with the cast registered;
 // the jazz night is full, two people on its waitlist; of the four asking
@@ -68,6 +71,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		}
 		if d.approved != nil {
 			in.Question1, in.Choices1, in.Several1, in.Question2, in.Optional2 = demoQuestion, demoChoices, true, demoNote, true
+			in.Question3, in.Tick3, in.Optional3 = demoTick, true, true
 		}
 		in.Image = demoPicture(d.category)
 		e, err := s.createEvent(ctx, organizer.Key, in, zone)
@@ -80,10 +84,13 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		for _, local := range d.going {
 			p := cast.Person(local)
 			answers, _, errs := parseAnswers(e, func(field string) []string {
-				if field == answerField(0) {
+				switch field {
+				case answerField(0):
 					return strings.Split(demoAnswers[local][0], "\n")
+				case answerField(1):
+					return []string{demoAnswers[local][1]}
 				}
-				return []string{demoAnswers[local][1]}
+				return []string{demoAnswers[local][2]}
 			})
 			if errs != nil {
 				return fmt.Errorf("demo answers of %s: %v", local, errs)

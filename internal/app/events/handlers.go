@@ -601,6 +601,9 @@ func (s *Service) renderForm(c echo.Context, status int, action string, in Event
 		if *f.Several {
 			p.Values["several"+n] = "on"
 		}
+		if *f.Tick {
+			p.Values["tick"+n] = "on"
+		}
 	}
 	for _, h := range OfferHoldChoices {
 		label := i18n.T(ctx, "events.offer.none")

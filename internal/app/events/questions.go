@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/harmony/harmony/internal/formrule"
@@ -18,8 +19,10 @@ import (
 // request to join (where they decide on them), on the check-in list and
 // in the attendees' CSV. A question is answered in words, or by one of
 // its choices (MaxChoices at most, "Food", "Drinks", "Music"), or by any
-// of them where the organizers let guests choose several; it is
-// required unless the organizers made it optional. The questions ride
+// of them where the organizers let guests choose several, or by ticking
+// a box (terms to agree to: "I have read the venue's rules"; or a yes:
+// "Send me the photos afterwards"); it is required unless the organizers
+// made it optional, so a required box is one a guest must tick. The questions ride
 // on the event row (storedQuestions); the answers on the registration
 // row (AttendeeRow.Answers, JSON, in the order of the questions then),
 // written with it in the seat transaction. An answer is one line of at
@@ -48,13 +51,18 @@ var (
 
 // Question is one of an event's questions for guests: its words, the
 // choices it offers (none: answered in words), whether one may choose
-// several of them, and whether it may be left unanswered.
+// several of them, whether it is answered by ticking a box (Tick: no
+// choices then), and whether it may be left unanswered.
 type Question struct {
 	Text     string   `json:"q"`
 	Choices  []string `json:"choices,omitempty"`
 	Several  bool     `json:"several,omitempty"`
+	Tick     bool     `json:"tick,omitempty"`
 	Optional bool     `json:"optional,omitempty"`
 }
+
+// ticked is the value a question's tick box sends, and its answer kept.
+const ticked = "yes"
 
 // questions are e's questions for guests, in order (storedQuestions).
 func (e EventRow) questions() []Question { return storedQuestions(e.Questions) }
@@ -90,7 +98,7 @@ func storedQuestions(s string) []Question {
 func storeQuestions(qs []Question) string {
 	plain := make([]string, 0, len(qs))
 	for _, q := range qs {
-		if len(q.Choices) > 0 || q.Several || q.Optional {
+		if len(q.Choices) > 0 || q.Several || q.Tick || q.Optional {
 			b, _ := json.Marshal(qs)
 			return string(b)
 		}
@@ -100,20 +108,20 @@ func storeQuestions(qs []Question) string {
 }
 
 // questionFields are a form's fields of question i: its words, its
-// choices (one a line), whether several may be chosen and whether it is
-// optional.
+// choices (one a line), whether several may be chosen, whether it is
+// answered by a tick and whether it is optional.
 func (in *EventInput) questionFields() [MaxQuestions]struct {
-	Text, Choices     *string
-	Several, Optional *bool
+	Text, Choices           *string
+	Several, Tick, Optional *bool
 } {
 	type fields = struct {
-		Text, Choices     *string
-		Several, Optional *bool
+		Text, Choices           *string
+		Several, Tick, Optional *bool
 	}
 	return [MaxQuestions]fields{
-		{&in.Question1, &in.Choices1, &in.Several1, &in.Optional1},
-		{&in.Question2, &in.Choices2, &in.Several2, &in.Optional2},
-		{&in.Question3, &in.Choices3, &in.Several3, &in.Optional3},
+		{&in.Question1, &in.Choices1, &in.Several1, &in.Tick1, &in.Optional1},
+		{&in.Question2, &in.Choices2, &in.Several2, &in.Tick2, &in.Optional2},
+		{&in.Question3, &in.Choices3, &in.Several3, &in.Tick3, &in.Optional3},
 	}
 }
 
@@ -121,7 +129,7 @@ func (in *EventInput) questionFields() [MaxQuestions]struct {
 // their choices and optional mark) and returns them as the event row
 // keeps them. Choices are one a line: blank lines and repeats are left
 // out, and a question offers two at least; one that lets guests choose
-// several has choices.
+// several has choices, and one answered by a tick has none.
 func parseQuestions(in EventInput, errs FieldErrors) string {
 	var qs []Question
 	for i, f := range in.questionFields() {
@@ -137,10 +145,14 @@ func parseQuestions(in EventInput, errs FieldErrors) string {
 			}
 			continue
 		}
-		if *f.Several && len(choices) == 0 && problem == "" {
+		switch {
+		case problem != "":
+		case *f.Tick && (len(choices) > 0 || *f.Several):
+			errs[fmt.Sprintf("choices%d", n)] = "events.error.choices_tick"
+		case *f.Several && len(choices) == 0:
 			errs[fmt.Sprintf("choices%d", n)] = "events.error.choices_several"
 		}
-		qs = append(qs, Question{Text: text, Choices: choices, Several: *f.Several, Optional: *f.Optional})
+		qs = append(qs, Question{Text: text, Choices: choices, Several: *f.Several, Tick: *f.Tick, Optional: *f.Optional})
 	}
 	return storeQuestions(qs)
 }
@@ -177,7 +189,7 @@ func (in *EventInput) questionsInput(questions []Question) {
 	for i, f := range in.questionFields() {
 		if i < len(questions) {
 			q := questions[i]
-			*f.Text, *f.Choices, *f.Several, *f.Optional = q.Text, strings.Join(q.Choices, "\n"), q.Several, q.Optional
+			*f.Text, *f.Choices, *f.Several, *f.Tick, *f.Optional = q.Text, strings.Join(q.Choices, "\n"), q.Several, q.Tick, q.Optional
 		}
 	}
 }
@@ -189,10 +201,13 @@ func answerField(i int) string { return fmt.Sprintf("answer%d", i+1) }
 // it: the question's words then, so an edit of the questions later
 // leaves what they answered readable. Chosen are the choices of a
 // question where several may be chosen, and Answer them as one text.
+// Tick marks a question answered by a tick box: Answer is ticked, or ""
+// for a box left as it was.
 type QA struct {
 	Question string   `json:"q"`
 	Answer   string   `json:"a"`
 	Chosen   []string `json:"chosen,omitempty"`
+	Tick     bool     `json:"tick,omitempty"`
 }
 
 // parseAnswers checks the answers (by answerField) to e's questions:
@@ -213,6 +228,9 @@ func parseAnswers(e EventRow, answer func(field string) []string) (string, [][]s
 		field := answerField(i)
 		given := answer(field)
 		switch {
+		case q.Tick:
+			// A box ticked sends ticked; anything else is no tick.
+			given = slices.DeleteFunc(given[:min(len(given), 1)], func(v string) bool { return v != ticked })
 		case !q.Several:
 			given = given[:min(len(given), 1)]
 		case len(given) > len(q.Choices):
@@ -224,12 +242,14 @@ func parseAnswers(e EventRow, answer func(field string) []string) (string, [][]s
 				typed[i] = append(typed[i], v)
 			}
 		}
-		qa[i] = QA{Question: q.Text, Answer: strings.Join(typed[i], ", ")}
+		qa[i] = QA{Question: q.Text, Answer: strings.Join(typed[i], ", "), Tick: q.Tick}
 		if q.Several {
 			qa[i].Chosen = typed[i]
 		}
 		switch {
 		case errs[field] != "":
+		case len(typed[i]) == 0 && !q.Optional && q.Tick:
+			errs[field] = "events.error.answer_tick"
 		case len(typed[i]) == 0 && !q.Optional && q.Several:
 			errs[field] = "events.error.answer_several"
 		case len(typed[i]) == 0 && !q.Optional && len(q.Choices) > 0:
@@ -264,7 +284,7 @@ func answersOf(a AttendeeRow) []QA {
 func registerQuestions(ctx context.Context, e EventRow, typed [][]string, errs FieldErrors) []views.RegisterQuestion {
 	var out []views.RegisterQuestion
 	for i, q := range e.questions() {
-		f := views.RegisterQuestion{Field: answerField(i), Question: q.Text, Choices: q.Choices, Several: q.Several, Optional: q.Optional, Max: MaxAnswer}
+		f := views.RegisterQuestion{Field: answerField(i), Question: q.Text, Choices: q.Choices, Several: q.Several, Tick: q.Tick, Optional: q.Optional, Max: MaxAnswer}
 		if key := errs[answerField(i)]; key != "" {
 			f.Error = i18n.T(ctx, key, "max", MaxAnswer)
 		}
@@ -277,13 +297,27 @@ func registerQuestions(ctx context.Context, e EventRow, typed [][]string, errs F
 }
 
 // answerViews are a's questions and answers as the organizers' lists
-// show them (an optional question left unanswered is left out).
-func answerViews(a AttendeeRow) []views.Answer {
+// show them, a box ticked in their language (an optional question left
+// unanswered is left out).
+func answerViews(ctx context.Context, a AttendeeRow) []views.Answer {
 	var out []views.Answer
 	for _, qa := range answersOf(a) {
-		if qa.Answer != "" {
+		switch {
+		case qa.Answer == "":
+		case qa.Tick:
+			out = append(out, views.Answer{Question: qa.Question, Answer: i18n.T(ctx, "events.answer.ticked")})
+		default:
 			out = append(out, views.Answer{Question: qa.Question, Answer: qa.Answer})
 		}
 	}
 	return out
+}
+
+// csvAnswer is an answer as the attendees' CSV has it: a tick box's as
+// true or false, as the CSV's other yes-or-no columns.
+func csvAnswer(qa QA) string {
+	if qa.Tick {
+		return strconv.FormatBool(qa.Answer == ticked)
+	}
+	return qa.Answer
 }

@@ -266,3 +266,64 @@ func TestQuestionsWithSeveralChoices(t *testing.T) {
 		t.Errorf("the check-in list's answer: %q", got)
 	}
 }
+
+// TestQuestionsAnsweredByATick: a question may be answered by ticking a
+// box (Luma's terms checkbox): the event form refuses it with choices;
+// the register form offers one box that says the question, refuses a
+// required one left unticked, or sent with anything but its value, on
+// its field, writing nothing; ticked, it registers, and the organizers
+// read "Yes" in their language, the CSV true. An optional one left
+// unticked registers, shows nothing, and is false in the CSV.
+func TestQuestionsAnsweredByATick(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	cast := a.People("org@example.com", "ann@example.com", "bob@example.com")
+	org, ann, bob := cast[0], cast[1], cast[2]
+
+	bad := url.Values{"title": {"Boat trip"}, "category": {"meetup"}, "start": {"2030-06-01T19:00"}, "end": {"2030-06-01T21:00"}, "question1": {"I can swim"}, "choices1": {"Yes\nNo"}, "tick1": {"on"}}
+	if res := post(org, "/events", bad); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || !strings.Contains(res.Doc(t).Find(`[data-field="event-choices1"]`).Text(), "takes no choices") {
+		t.Fatalf("a tick with choices: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	page := newEvent(t, org, "capacity", "0",
+		"question1", "I accept the skipper's rules", "tick1", "on",
+		"question2", "Send me the photos afterwards", "tick2", "on", "optional2", "on")
+
+	doc := ann.Get(page).Doc(t)
+	box := doc.Find(testID("register-tick-box"))
+	if box.Length() != 2 || box.First().AttrOr("name", "") != "answer1" || box.First().AttrOr("value", "") != "yes" || box.First().AttrOr("type", "") != "checkbox" ||
+		!strings.Contains(doc.Find(testID("register-tick")).First().Text(), "I accept the skipper's rules") {
+		t.Fatalf("the register form's tick boxes: %d %q", box.Length(), doc.Find(testID("register-questions")).Text())
+	}
+	if org.Get(page+"/edit").Doc(t).Find(`[name="tick1"][checked]`).Length() != 1 {
+		t.Error("the edit form lost the tick mark")
+	}
+	for _, form := range []url.Values{{}, {"answer1": {"on"}}, {"answer1": {""}}} {
+		res := post(ann, page+"/register", form)
+		if got := res.Doc(t).Find(`[data-field="event-answer1"]`).Text(); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || got != "Tick the box to register." {
+			t.Errorf("%v: %d, %d writes, %q", form, res.StatusCode, res.Writes(t), got)
+		}
+	}
+	if got := ann.PostForm(page+"/register", ann.WithCSRF("/", url.Values{}), "Accept-Language", "ru").Doc(t).Find(`[data-field="event-answer1"]`).Text(); got != "Поставьте галочку, чтобы зарегистрироваться." {
+		t.Errorf("the refusal in Russian: %q", got)
+	}
+	if res := post(ann, page+"/register", url.Values{"answer1": {"yes"}, "answer2": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("ann ticks both: %d", res.StatusCode)
+	}
+	if res := post(bob, page+"/register", url.Values{"answer1": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bob ticks the required one: %d", res.StatusCode)
+	}
+	answers := map[string]string{}
+	org.Get(page + "/check-in").Doc(t).Find(testID("attendee")).Each(func(_ int, s *goquery.Selection) {
+		answers[strings.Fields(s.Text())[0]] = s.Find(testID("guest-answers")).Text()
+	})
+	if answers["ann"] != "I accept the skipper's rulesYes ✓Send me the photos afterwardsYes ✓" || answers["bob"] != "I accept the skipper's rulesYes ✓" {
+		t.Errorf("the check-in list's answers: %q", answers)
+	}
+	if got := org.Get(page+"/check-in", "Accept-Language", "ru").Doc(t).Find(testID("guest-answers")).First().Text(); !strings.Contains(got, "Да ✓") {
+		t.Errorf("the answers in Russian: %q", got)
+	}
+	csv := org.Get(page + "/attendees.csv").Body
+	if !strings.Contains(csv, ",true,true\n") || !strings.Contains(csv, ",true,false\n") {
+		t.Errorf("the CSV:\n%s", csv)
+	}
+}

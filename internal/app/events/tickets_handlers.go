@@ -1,6 +1,7 @@
 package events
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -57,11 +58,11 @@ func (s *Service) ticket(c echo.Context) error {
 }
 
 // attendeeItem is one going person on the check-in page.
-func attendeeItem(eventID, back string, a AttendeeRow) views.Attendee {
+func attendeeItem(ctx context.Context, eventID, back string, a AttendeeRow) views.Attendee {
 	return views.Attendee{
 		Name: a.Name, Email: a.Email, Party: a.Party, Ticket: a.Ticket, Attended: a.Attended,
 		ActionURL: eventURL(eventID) + "/check-in/" + url.PathEscape(a.MemberKey), Back: back,
-		Answers: answerViews(a),
+		Answers: answerViews(ctx, a),
 	}
 }
 
@@ -94,7 +95,7 @@ func (s *Service) checkIn(c echo.Context) error {
 			p.CheckedIn++
 		}
 		if needle == "" || strings.Contains(strings.ToLower(a.Name), needle) || strings.Contains(strings.ToLower(a.Email), needle) || strings.Contains(strings.ToLower(a.Ticket), needle) {
-			p.Rows = append(p.Rows, attendeeItem(e.RowKey, back, a))
+			p.Rows = append(p.Rows, attendeeItem(ctx, e.RowKey, back, a))
 		}
 	}
 	if code := c.QueryParam("ticket"); code != "" {
@@ -105,7 +106,7 @@ func (s *Service) checkIn(c echo.Context) error {
 		case err != nil:
 			return err
 		default:
-			found := attendeeItem(e.RowKey, back, a)
+			found := attendeeItem(ctx, e.RowKey, back, a)
 			p.Found = &found
 		}
 	}
@@ -131,7 +132,7 @@ func (s *Service) markAttended(c echo.Context) error {
 		back = checkInURL(e.RowKey, "")
 	}
 	if web.HTMXFrom(c).Partial {
-		return web.RenderFragment(c, http.StatusOK, views.AttendeeItem(attendeeItem(e.RowKey, back, a)))
+		return web.RenderFragment(c, http.StatusOK, views.AttendeeItem(attendeeItem(ctx, e.RowKey, back, a)))
 	}
 	flash := "events.flash.checked_in"
 	if !attended {
@@ -187,7 +188,7 @@ func (s *Service) attendeesCSV(c echo.Context) error {
 			if i < 0 {
 				row = append(row, "")
 			} else {
-				row = append(row, qa[i].Answer)
+				row = append(row, csvAnswer(qa[i]))
 			}
 		}
 		rows = append(rows, row)
