@@ -2621,7 +2621,7 @@ func Form(p FormProps) templ.Component {
 			}
 			templ_7745c5c3_Err = components.ChoiceGroup(components.ChoiceGroupProps{Multiple: true, Choices: []components.Box{
 				{Name: "several" + n, Label: i18n.T(ctx, "events.field.several", "n", n), Checked: p.Values["several"+n] == "on", TestID: "event-several" + n},
-				{Name: "tick" + n, Label: i18n.T(ctx, "events.field.tick", "n", n), Hint: i18n.T(ctx, "events.field.tick_hint"), Checked: p.Values["tick"+n] == "on", TestID: "event-tick" + n},
+				{Name: "tick" + n, Label: i18n.T(ctx, "events.field.tick", "n", n), Checked: p.Values["tick"+n] == "on", TestID: "event-tick" + n},
 				{Name: "optional" + n, Label: i18n.T(ctx, "events.field.optional", "n", n), Checked: p.Values["optional"+n] == "on", TestID: "event-optional" + n},
 			}}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
