@@ -8,6 +8,7 @@ import (
 
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/reminder"
 )
 
 // demoSections are the demo's sections, in order, named in English and
@@ -149,7 +150,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		}
 		// with a reminder the morning before the meetup.
 		if london, err := time.LoadLocation("Europe/London"); err == nil {
-			at, _ := remindTime("tomorrow", cast.Now, london)
+			at, _ := reminder.Time("tomorrow", cast.Now, london)
 			if err := s.Remind(ctx, staff.MemberKey, id, 2, at); err != nil {
 				return err
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"time"
 
@@ -13,48 +12,23 @@ import (
 	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/reminder"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/tasks"
 	"github.com/harmony/harmony/internal/web"
 )
 
 // Bookmark reminders, as Discourse's "remind me": a bookmark may carry a
-// time (in two hours, tomorrow morning, next Monday morning, in the
-// reader's zone), kept on the bookmark; a task due then posts a notice to
+// time (reminder.Time: in two hours, tomorrow morning, next Monday
+// morning, in the reader's zone), kept on the bookmark; a task due then posts a notice to
 // the reader's inbox (and mail, as their settings say) and clears the
 // time. Changing or clearing the reminder, or removing the bookmark,
 // leaves the queued task nothing to do: it posts only for the time it
 // was queued for.
 
-// remindHour is the hour of a morning reminder, in the reader's zone.
-const remindHour = 9
-
-var (
-	// ErrBadReminder is a reminder none of the choices (400).
-	ErrBadReminder = fault.New(http.StatusBadRequest, "forum.error.reminder", "forum: no such reminder")
-	// ErrNoBookmark is a reminder of a post the reader has not
-	// bookmarked (404).
-	ErrNoBookmark = fault.NotFound("forum: no such bookmark", storage.ErrNotFound)
-)
-
-// remindTime is when choice falls after now in zone; zero for "none".
-func remindTime(choice string, now time.Time, zone *time.Location) (time.Time, error) {
-	local := now.In(zone)
-	morning := func(days int) time.Time {
-		return time.Date(local.Year(), local.Month(), local.Day()+days, remindHour, 0, 0, 0, zone)
-	}
-	switch choice {
-	case "2h":
-		return now.Add(2 * time.Hour), nil
-	case "tomorrow":
-		return morning(1), nil
-	case "week":
-		return morning(int(7 - (local.Weekday()+6)%7)), nil // next Monday
-	case "none":
-		return time.Time{}, nil
-	}
-	return time.Time{}, ErrBadReminder
-}
+// ErrNoBookmark is a reminder of a post the reader has not bookmarked
+// (404).
+var ErrNoBookmark = fault.NotFound("forum: no such bookmark", storage.ErrNotFound)
 
 // reminderTask is one queued reminder: whose bookmark, and the time it
 // was set for.
@@ -171,7 +145,7 @@ func (s *Service) sendReminder(ctx context.Context, t reminderTask) error {
 // none): back to the bookmarks.
 func (s *Service) remind(c echo.Context) error {
 	t, p := topicOf(c), postOf(c)
-	at, err := remindTime(c.FormValue("when"), s.now(), auth.From(c).Location())
+	at, err := reminder.Time(c.FormValue("when"), s.now(), auth.From(c).Location())
 	if err != nil {
 		return err
 	}
