@@ -115,7 +115,7 @@ func (m *built) chat(c *platform.Core) (web.Module, error) {
 	m.groups_.UseChat(ch)
 	m.events_.UseChat(ch)
 	m.chat_ = ch
-	return ch, nil
+	return ch, ch.UseTasks(c.Tasks)
 }
 
 func (m *built) prompts(c *platform.Core) (web.Module, error) {

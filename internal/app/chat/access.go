@@ -190,28 +190,34 @@ func (s *Service) Open(ctx context.Context, id *auth.Identity, chatID string) (A
 // events module also counts a waitlisted person's place, a read and a
 // query).
 func (s *Service) mayOpen(ctx context.Context, memberKey string, ch ChatRow) error {
-	id := &auth.Identity{MemberKey: memberKey}
-	switch ch.Kind {
-	case KindPrivate:
+	if ch.Kind == KindPrivate {
 		if memberKey == ch.MemberA || memberKey == ch.MemberB {
 			return nil
 		}
 		return ErrNoChat
-	case KindGroup, KindEvent:
+	}
+	_, err := s.openAs(ctx, memberKey, ch.Kind, ch.RowKey)
+	return err
+}
+
+// openAs is Open for memberKey, who is not the one asking, of chatID of
+// kind: a group's or an event's as their account is now (mayOpen).
+func (s *Service) openAs(ctx context.Context, memberKey, kind, chatID string) (Access, error) {
+	id := &auth.Identity{MemberKey: memberKey}
+	if kind == KindGroup || kind == KindEvent {
 		if s.people == nil {
-			return ErrNoChat
+			return Access{}, ErrNoChat
 		}
 		var err error
 		id, err = s.people.Identity(ctx, memberKey)
 		if errors.Is(err, storage.ErrNotFound) {
-			return ErrNoChat
+			return Access{}, ErrNoChat
 		}
 		if err != nil {
-			return err
+			return Access{}, err
 		}
 	}
-	_, err := s.Open(ctx, id, ch.RowKey)
-	return err
+	return s.Open(ctx, id, chatID)
 }
 
 // chatRow reads a chat; missing or archived is ErrNoChat.

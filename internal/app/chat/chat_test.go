@@ -106,7 +106,7 @@ func newAppOn(t *testing.T, wrap func(storage.Backend) storage.Backend, env ...s
 				a.svc.UseNotifier(in)
 				in.UseBlocks(a.svc)
 				in.UseQuotes("chat", a.svc)
-				return a.svc, nil
+				return a.svc, a.svc.UseTasks(c.Tasks)
 			},
 		},
 	})

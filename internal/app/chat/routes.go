@@ -38,6 +38,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	// the list touches only one's own row, so it takes no reader.
 	e.GET(SavedURL, s.savedPage, acc)
 	e.POST(SavedURL+"/remove", s.unsaveFromList, acc)
+	e.POST(SavedURL+"/remind", s.remindSaved, acc)
 
 	// One chat and its messages.
 	e.GET("/chat/:id", s.page, acc, reader)

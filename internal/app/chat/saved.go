@@ -59,6 +59,9 @@ var ErrTooManySaved = fault.New(http.StatusConflict, "chat.error.saved", "chat: 
 type SavedMark struct {
 	Seq int64     `json:"n"`
 	At  time.Time `json:"at"`
+	// RemindAt, when set, is when a reminder of it reaches its reader's
+	// inbox (saved_reminders.go).
+	RemindAt *time.Time `json:"r,omitempty"`
 }
 
 // savedSet is the numbers of the messages one saved in a chat.
@@ -133,15 +136,25 @@ func (s *Service) saveMessage(on bool) echo.HandlerFunc {
 // back to the list.
 func (s *Service) unsaveFromList(c echo.Context) error {
 	ctx, id := c.Request().Context(), auth.From(c)
-	chatID := c.FormValue("chat")
-	seq, err := strconv.ParseInt(c.FormValue("seq"), 10, 64)
-	if kind, _ := kindOf(chatID); kind == "" || len(chatID) > 200 || err != nil || seq < 1 {
-		return web.BadRequest(i18n.T(ctx, "chat.error.saved_form"), err)
+	chatID, seq, err := savedOfForm(c)
+	if err != nil {
+		return err
 	}
 	if err := s.Save(ctx, id.MemberKey, ChatRow{RowKey: chatID}, seq, false); err != nil {
 		return err
 	}
 	return web.FlashRedirect(c, "chat.flash.unsaved", web.NextOr(c, SavedURL))
+}
+
+// savedOfForm is the saved message a form of the list names (chat,
+// seq); one that names none is a 400.
+func savedOfForm(c echo.Context) (chatID string, seq int64, err error) {
+	chatID = c.FormValue("chat")
+	seq, err = strconv.ParseInt(c.FormValue("seq"), 10, 64)
+	if kind, _ := kindOf(chatID); kind == "" || len(chatID) > 200 || err != nil || seq < 1 {
+		return "", 0, web.BadRequest(i18n.T(c.Request().Context(), "chat.error.saved_form"), err)
+	}
+	return chatID, seq, nil
 }
 
 // savedEntry is one saved message of the list.
@@ -260,6 +273,9 @@ func (s *Service) savedItems(ctx context.Context, viewer *auth.Identity, page []
 	items := make([]views.SavedItem, len(page))
 	for i, e := range page {
 		it := views.SavedItem{ChatID: e.chatID, Seq: e.Seq, SavedAt: i18n.DateTime(ctx, e.At.In(viewer.Location()))}
+		if e.RemindAt != nil {
+			it.Reminder = i18n.DateTime(ctx, e.RemindAt.In(viewer.Location()))
+		}
 		acc, m := access[e.chatID], msgs[i]
 		switch {
 		case acc == nil:

@@ -214,3 +214,71 @@ func TestSavedMessagesRefuseBadInput(t *testing.T) {
 		t.Errorf("the pages held %d saved messages, want %d", seen, chat.MaxSavedPerChat)
 	}
 }
+
+// TestSavedMessageReminders: bob asks to be reminded of a message he
+// saved; the list shows when, and when it is due a notice reaches his
+// inbox, once, naming the message, and the reminder goes. One taken off,
+// or of a message deleted before it is due, sends nothing. A choice that
+// is none of the four, or a reminder of a message not saved, is refused
+// and writes nothing.
+func TestSavedMessageReminders(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.annAndBob()
+	room := "/chat/room-random"
+	post(ann, room+"/messages", url.Values{"body": {"Slides are in the shared folder"}}) // 1 says ann joined
+	post(ann, room+"/messages", url.Values{"body": {"And the recording"}})
+	post(ann, room+"/messages", url.Values{"body": {"Ignore that"}})
+	for _, seq := range []string{"2", "3", "4"} {
+		post(bob, room+"/messages/"+seq+"/save", nil)
+	}
+	remind := func(seq, when string) *webtest.Response {
+		return post(bob, chat.SavedURL+"/remind", url.Values{"chat": {"room-random"}, "seq": {seq}, "when": {when}})
+	}
+	reminders := func() int {
+		t.Helper()
+		return strings.Count(a.Inbox(bob).Text(), "Reminder: ann’s message in #random")
+	}
+	if res := remind("2", "2h"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != chat.SavedURL {
+		t.Fatalf("remind: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	remind("3", "tomorrow")
+	remind("3", "none") // taken off
+	remind("4", "2h")
+	post(ann, room+"/messages/4/delete", url.Values{"confirm": {"yes"}})
+	if got := saved(t, bob).Find(testID("chat-saved-reminder")).Length(); got != 2 {
+		t.Fatalf("the list shows %d reminders", got)
+	}
+	if n := reminders(); n != 0 {
+		t.Fatalf("a reminder before it was due: %d", n)
+	}
+	a.Clock.Advance(2*time.Hour + time.Minute)
+	if n := reminders(); n != 1 {
+		t.Fatalf("two hours later: %d reminders", n)
+	}
+	if link := a.Inbox(bob).Find("a").FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "Reminder") }).AttrOr("href", ""); link == "" {
+		t.Error("the reminder leads nowhere")
+	}
+	if got := saved(t, bob).Find(testID("chat-saved-reminder")).Length(); got != 0 {
+		t.Errorf("sent reminders still show: %d", got)
+	}
+	a.Clock.Advance(48 * time.Hour)
+	if n := reminders(); n != 1 {
+		t.Errorf("the reminder taken off, or of the deleted message, was sent: %d reminders", n)
+	}
+
+	for _, c := range []struct {
+		seq, when string
+		want      int
+	}{{"2", "someday", http.StatusBadRequest}, {"9", "2h", http.StatusNotFound}, {"x", "2h", http.StatusBadRequest}} {
+		if res := remind(c.seq, c.when); res.StatusCode != c.want || res.Writes(t) != 0 {
+			t.Errorf("remind %s %s: %d, %d writes; want %d", c.seq, c.when, res.StatusCode, res.Writes(t), c.want)
+		}
+	}
+}
+
+// saved are c's saved messages, the first page.
+func saved(t *testing.T, c *webtest.Client) *goquery.Selection {
+	t.Helper()
+	return c.Get(chat.SavedURL).Doc(t).Find(testID("chat-saved-item"))
+}

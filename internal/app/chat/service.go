@@ -23,16 +23,20 @@ import (
 	"github.com/harmony/harmony/internal/ratelimit"
 	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/storage/quota"
+	"github.com/harmony/harmony/internal/tasks"
 	"github.com/harmony/harmony/internal/web"
 )
 
 // Service is the chat module.
 type Service struct {
-	chats     *storage.Table
-	userChats *storage.Table
-	log       *Log
-	hub       *Hub
-	sends     quota.Limit
+	// savedReminders queues the reminders of saved messages
+	// (saved_reminders.go); nil sends none.
+	savedReminders *tasks.Kind[savedReminder]
+	chats          *storage.Table
+	userChats      *storage.Table
+	log            *Log
+	hub            *Hub
+	sends          quota.Limit
 	// newPrivate bounds the private chats a person starts a day.
 	newPrivate quota.Limit
 	rooms      []string
