@@ -3,8 +3,10 @@
 // "Remind me about this" of a saved message: in two hours, tomorrow
 // morning or next Monday morning, in their own zone. The forum's
 // bookmarks and the chat's saved messages offer it (the form:
-// components.RemindForm); each keeps the time on what is kept and
-// queues a task due then that posts to the person's inbox.
+// components.RemindForm); each keeps the time on what is kept (Set)
+// and queues a task due then (tasks.Kind.Reschedule) that posts to the
+// person's inbox if the time still asks for it (Asks), then clears it
+// (Done).
 package reminder
 
 import (
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/fault"
+	"github.com/harmony/harmony/internal/storage"
 )
 
 // MorningHour is the hour of a morning reminder, in the person's zone.
@@ -42,4 +45,33 @@ func Time(choice string, now time.Time, zone *time.Location) (time.Time, error) 
 		return time.Time{}, nil
 	}
 	return time.Time{}, ErrBadChoice
+}
+
+// Set sets the reminder *at of something kept to when (zero: takes it
+// off): storage.ErrNoChange when it is so already.
+func Set(at **time.Time, when time.Time) error {
+	switch {
+	case when.IsZero() && *at == nil, !when.IsZero() && *at != nil && (*at).Equal(when):
+		return storage.ErrNoChange
+	case when.IsZero():
+		*at = nil
+	default:
+		when = when.UTC()
+		*at = &when
+	}
+	return nil
+}
+
+// Asks reports whether a reminder at is the one queued for due: a
+// reminder changed or taken off since leaves its task nothing to do.
+func Asks(at *time.Time, due time.Time) bool { return at != nil && at.Equal(due) }
+
+// Done takes off the reminder *at once sent for due: storage.ErrNoChange
+// when it no longer asks for it.
+func Done(at **time.Time, due time.Time) error {
+	if !Asks(*at, due) {
+		return storage.ErrNoChange
+	}
+	*at = nil
+	return nil
 }

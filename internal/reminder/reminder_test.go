@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/harmony/harmony/internal/reminder"
+	"github.com/harmony/harmony/internal/storage"
 )
 
 // TestTime: each choice falls where its words say, in the person's
@@ -40,5 +41,37 @@ func TestTime(t *testing.T) {
 		if _, err := reminder.Time(bad, sunday, tokyo); !errors.Is(err, reminder.ErrBadChoice) {
 			t.Errorf("%q: %v", bad, err)
 		}
+	}
+}
+
+// TestSetAndDone: Set puts a time on (in UTC), moves it, takes it off,
+// and says ErrNoChange when it is so already; Done takes off only the
+// reminder asked for at that time.
+func TestSetAndDone(t *testing.T) {
+	t.Parallel()
+	tokyo := time.FixedZone("JST", 9*3600)
+	when := time.Date(2030, 5, 20, 9, 0, 0, 0, tokyo)
+	var at *time.Time
+	if err := reminder.Set(&at, when); err != nil || at == nil || !at.Equal(when) || at.Location() != time.UTC {
+		t.Fatalf("set: %v %v", at, err)
+	}
+	if err := reminder.Set(&at, when.UTC()); !errors.Is(err, storage.ErrNoChange) {
+		t.Errorf("set again: %v", err)
+	}
+	if err := reminder.Done(&at, when.Add(time.Hour)); !errors.Is(err, storage.ErrNoChange) || at == nil {
+		t.Errorf("done for another time: %v %v", at, err)
+	}
+	if !reminder.Asks(at, when) || reminder.Asks(nil, when) {
+		t.Error("Asks")
+	}
+	if err := reminder.Done(&at, when); err != nil || at != nil {
+		t.Errorf("done: %v %v", at, err)
+	}
+	if err := reminder.Set(&at, time.Time{}); !errors.Is(err, storage.ErrNoChange) {
+		t.Errorf("off when off: %v", err)
+	}
+	reminder.Set(&at, when)
+	if err := reminder.Set(&at, time.Time{}); err != nil || at != nil {
+		t.Errorf("off: %v %v", at, err)
 	}
 }

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 )
@@ -41,4 +42,24 @@ func Toggled[T any](list []T, i int, on bool, max int, full error, add func() T)
 		return nil, full
 	}
 	return append(list, add()), nil
+}
+
+// ModifyListItem changes, at the row's ETag (Modify), the item of a list
+// column that match picks: col is the column in the row, and missing
+// the error when no item (or no row) matches. change may say
+// ErrNoChange.
+func ModifyListItem[R, T any](ctx context.Context, t *Table, pk, rk string, col func(r *R) *string, match func(T) bool, missing error, change func(item *T) error) (R, error) {
+	return Modify(ctx, t, pk, rk, func(r *R, _ bool) error {
+		list := ListOf[T](*col(r))
+		i := slices.IndexFunc(list, match)
+		if i < 0 {
+			return missing
+		}
+		if err := change(&list[i]); err != nil {
+			return err
+		}
+		var err error
+		*col(r), err = ListText(list)
+		return err
+	})
 }

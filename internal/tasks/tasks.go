@@ -200,6 +200,22 @@ func (k *Kind[T]) Later(ctx context.Context, at time.Time, about string, v T, lo
 	}
 }
 
+// Reschedule runs change, which changes where it is kept what v is due
+// for (a reminder's time), then queues v to run at at under key: unless
+// change changed nothing (storage.ErrNoChange: nil) or failed, or at is
+// zero (the time taken off: the task queued before finds nothing to do).
+// A nil kind (a module wired without tasks) only runs change.
+func (k *Kind[T]) Reschedule(ctx context.Context, at time.Time, key string, v T, change func() error) error {
+	err := change()
+	switch {
+	case errors.Is(err, storage.ErrNoChange):
+		return nil
+	case err != nil || at.IsZero() || k == nil:
+		return err
+	}
+	return k.EnqueueAt(ctx, at, key, v)
+}
+
 // EnqueueAt adds a task to run at at (zero: now).
 func (k Kind[T]) EnqueueAt(ctx context.Context, at time.Time, key string, v T) error {
 	payload, err := json.Marshal(v)

@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -415,5 +416,42 @@ func TestLaterQueuesATaskPerTry(t *testing.T) {
 	bad.Later(ctx, start, "item-1", make(chan int), slog.New(slog.NewTextHandler(&logged, nil)), "a burial not queued", "item", "item-1")
 	if out := logged.String(); !strings.Contains(out, "a burial not queued") || !strings.Contains(out, "item=item-1") || !strings.Contains(out, "err=") {
 		t.Errorf("a refused enqueue logged %q", out)
+	}
+}
+
+// TestRescheduleQueuesOnlyAChange: a change queues its task for its
+// time; a change that changed nothing, one that failed, and a time taken
+// off queue none; a nil kind only runs the change.
+func TestRescheduleQueuesOnlyAChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := storetest.Open(t, Table)
+	clock := webtest.NewClock(start)
+	q := newQueue(t, store, clock, "a")
+	var got []int
+	k := mustRegister(t, q, "remind", func(_ context.Context, v note) error { got = append(got, v.N); return nil })
+	failed := errors.New("the row is gone")
+	changed := func(err error) func() error { return func() error { return err } }
+	at := start.Add(time.Hour)
+	if err := k.Reschedule(ctx, at, "r|1", note{1}, changed(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Reschedule(ctx, at, "r|2", note{2}, changed(storage.ErrNoChange)); err != nil {
+		t.Errorf("no change: %v", err)
+	}
+	if err := k.Reschedule(ctx, at, "r|3", note{3}, changed(failed)); !errors.Is(err, failed) {
+		t.Errorf("a failed change: %v", err)
+	}
+	if err := k.Reschedule(ctx, time.Time{}, "r|4", note{4}, changed(nil)); err != nil {
+		t.Errorf("taken off: %v", err)
+	}
+	ran := false
+	var none *Kind[note]
+	if err := none.Reschedule(ctx, at, "r|5", note{5}, func() error { ran = true; return nil }); err != nil || !ran {
+		t.Errorf("a nil kind: %v, ran %v", err, ran)
+	}
+	clock.Advance(time.Hour)
+	if _, err := q.RunDue(ctx); err != nil || fmt.Sprint(got) != "[1]" {
+		t.Errorf("ran %v (%v)", got, err)
 	}
 }

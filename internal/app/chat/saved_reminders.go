@@ -50,44 +50,18 @@ func (s *Service) UseTasks(q *tasks.Queue) error {
 // seq of chatID that memberKey saved: ErrNotSaved when they did not, and
 // nothing written when it is as asked.
 func (s *Service) RemindSaved(ctx context.Context, memberKey, chatID string, seq int64, at time.Time) error {
-	var remind *time.Time
-	if !at.IsZero() {
-		at = at.UTC()
-		remind = &at
-	}
-	err := s.changeSaved(ctx, memberKey, chatID, seq, func(m *SavedMark) error {
-		if m.RemindAt == nil && remind == nil || m.RemindAt != nil && remind != nil && m.RemindAt.Equal(*remind) {
-			return storage.ErrNoChange
-		}
-		m.RemindAt = remind
-		return nil
-	})
-	if errors.Is(err, storage.ErrNoChange) {
-		return nil
-	}
-	if err != nil || remind == nil || s.savedReminders == nil {
-		return err
-	}
+	at = at.UTC()
 	key := fmt.Sprintf("chat.remind|%s|%s|%d|%d", memberKey, chatID, seq, at.Unix())
-	return s.savedReminders.EnqueueAt(ctx, at, key, savedReminder{MemberKey: memberKey, ChatID: chatID, Seq: seq, At: at})
+	return s.savedReminders.Reschedule(ctx, at, key, savedReminder{MemberKey: memberKey, ChatID: chatID, Seq: seq, At: at}, func() error {
+		return s.changeSaved(ctx, memberKey, chatID, seq, func(m *SavedMark) error { return reminder.Set(&m.RemindAt, at) })
+	})
 }
 
 // changeSaved changes memberKey's mark of message seq in chatID at their
 // row's ETag; ErrNotSaved when there is none.
 func (s *Service) changeSaved(ctx context.Context, memberKey, chatID string, seq int64, change func(m *SavedMark) error) error {
-	r, err := storage.Modify(ctx, s.userChats, memberKey, chatID, func(r *UserChatRow, exists bool) error {
-		list := storage.ListOf[SavedMark](r.Saved)
-		i := slices.IndexFunc(list, func(m SavedMark) bool { return m.Seq == seq })
-		if i < 0 {
-			return ErrNotSaved
-		}
-		if err := change(&list[i]); err != nil {
-			return err
-		}
-		var err error
-		r.Saved, err = storage.ListText(list)
-		return err
-	})
+	r, err := storage.ModifyListItem(ctx, s.userChats, memberKey, chatID, func(r *UserChatRow) *string { return &r.Saved },
+		func(m SavedMark) bool { return m.Seq == seq }, ErrNotSaved, change)
 	if err == nil {
 		s.remember(memberKey+"|"+chatID, r) // the read marker's copy
 	}
@@ -103,7 +77,7 @@ func (s *Service) sendSavedReminder(ctx context.Context, t savedReminder) error 
 	if err != nil {
 		return err
 	}
-	asks := func(m SavedMark) bool { return m.Seq == t.Seq && m.RemindAt != nil && m.RemindAt.Equal(t.At) }
+	asks := func(m SavedMark) bool { return m.Seq == t.Seq && reminder.Asks(m.RemindAt, t.At) }
 	if !slices.ContainsFunc(storage.ListOf[SavedMark](r.Saved), asks) {
 		return nil // changed, cleared or unsaved since
 	}
@@ -135,13 +109,7 @@ func (s *Service) sendSavedReminder(ctx context.Context, t savedReminder) error 
 			return err
 		}
 	}
-	err = s.changeSaved(ctx, t.MemberKey, t.ChatID, t.Seq, func(m *SavedMark) error {
-		if !asks(*m) {
-			return storage.ErrNoChange
-		}
-		m.RemindAt = nil
-		return nil
-	})
+	err = s.changeSaved(ctx, t.MemberKey, t.ChatID, t.Seq, func(m *SavedMark) error { return reminder.Done(&m.RemindAt, t.At) })
 	if errors.Is(err, storage.ErrNoChange) || errors.Is(err, ErrNotSaved) {
 		return nil
 	}

@@ -53,44 +53,18 @@ func (s *Service) UseTasks(q *tasks.Queue) error {
 // bookmark of post num in topicID. A post they have not bookmarked is
 // ErrNoBookmark and writes nothing.
 func (s *Service) Remind(ctx context.Context, memberKey, topicID string, num int, at time.Time) error {
-	var remind *time.Time
-	if !at.IsZero() {
-		at = at.UTC()
-		remind = &at
-	}
-	err := s.changeBookmark(ctx, memberKey, topicID, num, func(b *Bookmark) error {
-		if b.RemindAt == nil && remind == nil || b.RemindAt != nil && remind != nil && b.RemindAt.Equal(*remind) {
-			return storage.ErrNoChange
-		}
-		b.RemindAt = remind
-		return nil
-	})
-	if errors.Is(err, storage.ErrNoChange) {
-		return nil
-	}
-	if err != nil || remind == nil || s.reminders == nil {
-		return err
-	}
+	at = at.UTC()
 	key := fmt.Sprintf("forum.remind|%s|%s|%d|%d", memberKey, topicID, num, at.Unix())
-	return s.reminders.EnqueueAt(ctx, at, key, reminderTask{MemberKey: memberKey, TopicID: topicID, Num: num, At: at})
+	return s.reminders.Reschedule(ctx, at, key, reminderTask{MemberKey: memberKey, TopicID: topicID, Num: num, At: at}, func() error {
+		return s.changeBookmark(ctx, memberKey, topicID, num, func(b *Bookmark) error { return reminder.Set(&b.RemindAt, at) })
+	})
 }
 
 // changeBookmark changes memberKey's bookmark of post num in topicID
 // at its marker row's ETag; ErrNoBookmark when there is none.
 func (s *Service) changeBookmark(ctx context.Context, memberKey, topicID string, num int, change func(b *Bookmark) error) error {
-	_, err := storage.Modify(ctx, s.reads, memberKey, topicID, func(r *ReadRow, _ bool) error {
-		list := bookmarksOf(*r)
-		i := slices.IndexFunc(list, func(b Bookmark) bool { return b.Num == num })
-		if i < 0 {
-			return ErrNoBookmark
-		}
-		if err := change(&list[i]); err != nil {
-			return err
-		}
-		var err error
-		r.Bookmarks, err = storage.ListText(list)
-		return err
-	})
+	_, err := storage.ModifyListItem(ctx, s.reads, memberKey, topicID, func(r *ReadRow) *string { return &r.Bookmarks },
+		func(b Bookmark) bool { return b.Num == num }, ErrNoBookmark, change)
 	return err
 }
 
@@ -105,7 +79,7 @@ func (s *Service) sendReminder(ctx context.Context, t reminderTask) error {
 	if err != nil {
 		return err
 	}
-	asks := func(b Bookmark) bool { return b.Num == t.Num && b.RemindAt != nil && b.RemindAt.Equal(t.At) }
+	asks := func(b Bookmark) bool { return b.Num == t.Num && reminder.Asks(b.RemindAt, t.At) }
 	i := slices.IndexFunc(bookmarksOf(r), asks)
 	if i < 0 {
 		return nil // changed, cleared or removed since
@@ -128,13 +102,7 @@ func (s *Service) sendReminder(ctx context.Context, t reminderTask) error {
 			return err
 		}
 	}
-	err = s.changeBookmark(ctx, t.MemberKey, t.TopicID, t.Num, func(b *Bookmark) error {
-		if !asks(*b) {
-			return storage.ErrNoChange
-		}
-		b.RemindAt = nil
-		return nil
-	})
+	err = s.changeBookmark(ctx, t.MemberKey, t.TopicID, t.Num, func(b *Bookmark) error { return reminder.Done(&b.RemindAt, t.At) })
 	if errors.Is(err, storage.ErrNoChange) || errors.Is(err, ErrNoBookmark) {
 		return nil
 	}
