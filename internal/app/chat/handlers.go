@@ -101,13 +101,71 @@ func (s *Service) list(c echo.Context) error {
 	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "chat.list.heading"), Section: "chat", Content: views.List(views.ListProps{Items: items, Hidden: hidden, Blocked: people, NoReceipts: noReceipts, Rooms: roomChoices})})
 }
 
-// chatItems are id's chats as the list shows them, most recent first:
-// the rooms they are in and the other chats of their list (mine), each
-// authorized again, so a group left or an event cancelled drops out.
-// limit > 0 keeps the first limit (the home page's card). Every chat's
-// head is read (one point read each) to order them; only the chats kept
-// cost more: their authorization, unread count and presence.
+// chatItems are id's chats as the list shows them, most recent first
+// (recentChats), each with its last message, what the viewer has not
+// read, and a private chat's other person's presence. limit > 0 keeps
+// the first limit (the home page's card).
 func (s *Service) chatItems(ctx context.Context, id *auth.Identity, rooms []ChatRow, mine []UserChatRow, rowOf map[string]UserChatRow, blocked map[string]BlockRow, limit int) ([]views.ChatItem, error) {
+	chats, err := s.recentChats(ctx, id, rooms, mine, rowOf, limit)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	var items []views.ChatItem
+	for _, rc := range chats {
+		h, chatID, other := rc.head, rc.head.PartitionKey, ""
+		if rc.acc.Chat.wrote(rc.acc.Other) {
+			other = rc.acc.Other // whose presence the list shows
+		}
+		if _, isBlocked := blocked[rc.acc.Other]; isBlocked && rc.acc.Other != "" {
+			// Someone the reader blocked tells them nothing here either.
+			items = append(items, views.ChatItem{Href: chatURL(chatID), Name: rc.title, Blocked: true})
+			continue
+		}
+		n, mentioned, err := s.log.Unread(ctx, chatID, rowOf[chatID].ReadSeq, h.Seq, id.MemberKey, id.DisplayName, blocked)
+		if err != nil {
+			return nil, err
+		}
+		it := views.ChatItem{Href: chatURL(chatID), Name: rc.title, Preview: h.LastPreview, Sender: memberdata.Name(ctx, h.LastSenderKey, h.LastSender), Unread: unreadLabel(n), Mentions: int(mentioned),
+			Muted: rowOf[chatID].MutedAt(s.now())}
+		if n > 0 {
+			it.Href += "#first-unread"
+		}
+		if other != "" {
+			on, err := s.Online(ctx, other)
+			if err != nil {
+				return nil, err
+			}
+			it.Presence = presenceWord(on)
+		}
+		if h.LastExpiresAt != nil && !now.Before(*h.LastExpiresAt) {
+			it.Preview, it.Sender = "", "" // expired: never served
+		}
+		if _, ok := blocked[h.LastSenderKey]; ok && it.Preview != "" {
+			it.Preview, it.Sender, it.Folded = "", "", true
+		}
+		if !h.LastAt.IsZero() {
+			it.When = shortTime(ctx, h.LastAt.In(id.Location()), now.In(id.Location()))
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+// recentChat is one of a person's chats, authorized: its head, its name
+// for them, and, for a chat not a room, how they may use it.
+type recentChat struct {
+	head  HeadRow
+	title string
+	acc   Access
+}
+
+// recentChats are id's chats, most recent first: the rooms they are in
+// and the other chats of their list (mine), each authorized again, so a
+// group left or an event cancelled drops out. limit > 0 keeps the first
+// limit. Every chat's head is read (one point read each, headReads at
+// once) to order them; only the chats kept are authorized.
+func (s *Service) recentChats(ctx context.Context, id *auth.Identity, rooms []ChatRow, mine []UserChatRow, rowOf map[string]UserChatRow, limit int) ([]recentChat, error) {
 	type candidate struct {
 		head HeadRow
 		room *ChatRow // nil: a chat of mine, authorized when kept
@@ -134,63 +192,27 @@ func (s *Service) chatItems(ctx context.Context, id *auth.Identity, rooms []Chat
 		return nil, err
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int { return b.head.LastAt.Compare(a.head.LastAt) })
-	now := s.now()
-	var items []views.ChatItem
+	var out []recentChat
 	for _, cd := range cands {
-		if limit > 0 && len(items) == limit {
+		if limit > 0 && len(out) == limit {
 			break
 		}
-		h, chatID := cd.head, cd.head.PartitionKey
-		title, other, isBlocked := "", "", false
+		rc := recentChat{head: cd.head}
 		if cd.room != nil {
-			title = "#" + cd.room.Name
+			rc.title, rc.acc = "#"+cd.room.Name, Access{Chat: *cd.room, Title: "#" + cd.room.Name, CanPost: true, InRoom: true}
 		} else {
-			acc, err := s.Open(ctx, id, chatID)
+			acc, err := s.Open(ctx, id, cd.head.PartitionKey)
 			if errors.Is(err, ErrNoChat) {
 				continue
 			}
 			if err != nil {
 				return nil, err
 			}
-			title = acc.Title
-			if acc.Chat.wrote(acc.Other) {
-				other = acc.Other // whose presence the list shows
-			}
-			_, isBlocked = blocked[acc.Other]
+			rc.title, rc.acc = acc.Title, acc
 		}
-		if isBlocked {
-			// Someone the reader blocked tells them nothing here either.
-			items = append(items, views.ChatItem{Href: chatURL(chatID), Name: title, Blocked: true})
-			continue
-		}
-		n, mentioned, err := s.log.Unread(ctx, chatID, rowOf[chatID].ReadSeq, h.Seq, id.MemberKey, id.DisplayName, blocked)
-		if err != nil {
-			return nil, err
-		}
-		it := views.ChatItem{Href: chatURL(chatID), Name: title, Preview: h.LastPreview, Sender: memberdata.Name(ctx, h.LastSenderKey, h.LastSender), Unread: unreadLabel(n), Mentions: int(mentioned),
-			Muted: rowOf[chatID].MutedAt(s.now())}
-		if n > 0 {
-			it.Href += "#first-unread"
-		}
-		if other != "" {
-			on, err := s.Online(ctx, other)
-			if err != nil {
-				return nil, err
-			}
-			it.Presence = presenceWord(on)
-		}
-		if h.LastExpiresAt != nil && !now.Before(*h.LastExpiresAt) {
-			it.Preview, it.Sender = "", "" // expired: never served
-		}
-		if _, ok := blocked[h.LastSenderKey]; ok && it.Preview != "" {
-			it.Preview, it.Sender, it.Folded = "", "", true
-		}
-		if !h.LastAt.IsZero() {
-			it.When = shortTime(ctx, h.LastAt.In(id.Location()), now.In(id.Location()))
-		}
-		items = append(items, it)
+		out = append(out, rc)
 	}
-	return items, nil
+	return out, nil
 }
 
 // headReads is how many chat heads chatItems reads at once.
