@@ -34,8 +34,10 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/:id/leave", s.leave, acc, reader)
 	e.POST("/chat/:id/mute", s.mute, acc, reader)
 
-	// One's saved messages across the chats (saved.go): taking one off
-	// the list touches only one's own row, so it takes no reader.
+	// Across one's chats: the search of them all (search.go), and one's
+	// saved messages (saved.go), where taking one off or setting its
+	// reminder touches only one's own row, so they take no reader.
+	e.GET(SearchURL, s.searchAll, acc)
 	e.GET(SavedURL, s.savedPage, acc)
 	e.POST(SavedURL+"/remove", s.unsaveFromList, acc)
 	e.POST(SavedURL+"/remind", s.remindSaved, acc)

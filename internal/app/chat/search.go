@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/memberdata"
 	"github.com/harmony/harmony/internal/richtext"
+	"github.com/harmony/harmony/internal/storage"
 	"github.com/harmony/harmony/internal/textsearch"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/chat"
@@ -61,7 +63,12 @@ func (s *Service) Search(ctx context.Context, chatID string, words []string, bef
 		}
 		to = h.Seq
 	}
-	from := max(to-int64(s.scan)+1, 1)
+	return s.searchRange(ctx, chatID, words, to, s.scan, blocked)
+}
+
+// searchRange is Search of the scan messages numbered to and below.
+func (s *Service) searchRange(ctx context.Context, chatID string, words []string, to int64, scan int, blocked map[string]BlockRow) (found []MessageRow, next int64, back time.Time, err error) {
+	from := max(to-int64(scan)+1, 1)
 	msgs, err := s.log.Range(ctx, chatID, from, to)
 	if err != nil {
 		return nil, 0, time.Time{}, err
@@ -104,16 +111,9 @@ func (s *Service) search(c echo.Context) error {
 		}
 		before = n
 	}
-	errs := formrule.FieldErrors{}
-	q := errs.CheckAs("q", queryRule, p.Query, "", "chat.search.too_long")
-	if key, bad := errs["q"]; bad {
-		p.Error = i18n.T(ctx, key, "max", queryRule.Max)
-		return web.Render(c, http.StatusUnprocessableEntity, web.Page{Title: p.Name, Section: "chat", Content: views.SearchPage(p)})
-	}
-	words := textsearch.Terms(q, maxSearchWords)
-	if len(words) > 0 && !s.searches.Allow(c.RealIP(), s.now()) {
-		p.Error = i18n.T(ctx, "chat.search.too_many")
-		return web.Render(c, http.StatusTooManyRequests, web.Page{Title: p.Name, Section: "chat", Content: views.SearchPage(p)})
+	q, words, answered, err := s.searchWords(c, &p)
+	if answered {
+		return err
 	}
 	if len(words) > 0 {
 		blocked, err := s.Blocked(ctx, id.MemberKey)
@@ -136,5 +136,97 @@ func (s *Service) search(c echo.Context) error {
 			p.Back = i18n.DateTime(ctx, back.In(id.Location()))
 		}
 	}
-	return web.Render(c, http.StatusOK, web.Page{Title: p.Name, Section: "chat", Content: views.SearchPage(p)})
+	return web.Render(c, http.StatusOK, web.Page{Title: p.Title(ctx), Section: "chat", Content: views.SearchPage(p)})
+}
+
+// searchWords reads a search's query (p.Query): the words sought, or,
+// for a query that breaks queryRule (422) or one search too many (429),
+// answered true with the page saying so (and its error).
+func (s *Service) searchWords(c echo.Context, p *views.SearchProps) (q string, words []string, answered bool, err error) {
+	ctx := c.Request().Context()
+	errs := formrule.FieldErrors{}
+	q = errs.CheckAs("q", queryRule, p.Query, "", "chat.search.too_long")
+	status := 0
+	if key, bad := errs["q"]; bad {
+		p.Error, status = i18n.T(ctx, key, "max", queryRule.Max), http.StatusUnprocessableEntity
+	} else if words = textsearch.Terms(q, maxSearchWords); len(words) > 0 && !s.searches.Allow(c.RealIP(), s.now()) {
+		p.Error, status = i18n.T(ctx, "chat.search.too_many"), http.StatusTooManyRequests
+	}
+	if status != 0 {
+		return "", nil, true, web.Render(c, status, web.Page{Title: p.Title(ctx), Section: "chat", Content: views.SearchPage(*p)})
+	}
+	return q, words, false, nil
+}
+
+// Searching all one's chats, as Zulip's and Slack's search box: the
+// messages holding every word, newest first, each with its chat. With no
+// text index, it reads the latest searchAllScan messages of one's
+// searchAllChats most recent chats (a query each, headReads at once),
+// and says so; a chat's own search goes further back.
+const (
+	searchAllChats = 20
+	searchAllScan  = 200
+)
+
+// SearchURL is the search of all one's chats.
+const SearchURL = "/chat/search"
+
+// searchAll is GET /chat/search (?q): the form, and the messages found
+// in one's chats. Bad queries are refused as a chat's search refuses
+// them.
+func (s *Service) searchAll(c echo.Context) error {
+	ctx, id := c.Request().Context(), auth.From(c)
+	p := views.SearchProps{All: true, ChatURL: "/chat", Action: SearchURL, Query: c.QueryParam("q")}
+	_, words, answered, err := s.searchWords(c, &p)
+	if answered || len(words) == 0 {
+		if answered {
+			return err
+		}
+		return web.Render(c, http.StatusOK, web.Page{Title: p.Title(ctx), Section: "chat", Content: views.SearchPage(p)})
+	}
+	rooms, mine, rowOf, err := s.chatsOf(ctx, id.MemberKey, storage.Query{})
+	if err != nil {
+		return err
+	}
+	chats, err := s.recentChats(ctx, id, rooms, mine, rowOf, searchAllChats)
+	if err != nil {
+		return err
+	}
+	blocked, err := s.Blocked(ctx, id.MemberKey)
+	if err != nil {
+		return err
+	}
+	found := make([][]MessageRow, len(chats))
+	err = storage.Each(ctx, len(chats), headReads, func(ctx context.Context, i int) error {
+		if _, gone := blocked[chats[i].acc.Other]; gone && chats[i].acc.Other != "" {
+			return nil // a private chat with someone blocked tells nothing
+		}
+		var err error
+		found[i], _, _, err = s.searchRange(ctx, chats[i].head.PartitionKey, words, chats[i].head.Seq, searchAllScan, blocked)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	type hit struct {
+		m    MessageRow
+		chat recentChat
+	}
+	var hits []hit
+	for i, ms := range found {
+		for _, m := range ms {
+			hits = append(hits, hit{m, chats[i]})
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return b.m.SentAt.Compare(a.m.SentAt) })
+	p.Searched, p.Note = true, i18n.T(ctx, "chat.search.all_note", "messages", searchAllScan, "chats", searchAllChats)
+	for _, h := range hits[:min(len(hits), searchResults)] {
+		chatID := h.chat.head.PartitionKey
+		p.Results = append(p.Results, views.SearchResult{
+			Chat: h.chat.title, ChatURL: chatURL(chatID),
+			Sender: memberdata.Name(ctx, h.m.Sender, h.m.SenderName), When: i18n.DateTime(ctx, h.m.SentAt.In(id.Location())), Datetime: h.m.SentAt.UTC().Format(time.RFC3339),
+			Excerpt: textsearch.Excerpt(richtext.Plain(h.m.Body, 0), words, 160), Picture: h.m.ImageKey != "", URL: messageURL(chatID, h.m.Seq),
+		})
+	}
+	return web.Render(c, http.StatusOK, web.Page{Title: p.Title(ctx), Section: "chat", Content: views.SearchPage(p)})
 }

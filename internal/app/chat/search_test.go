@@ -10,6 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/harmony/harmony/internal/app/chat"
 	"github.com/harmony/harmony/internal/web/webtest"
 )
 
@@ -169,5 +170,68 @@ func TestSearchesArePaced(t *testing.T) {
 	a.Clock.Advance(10 * time.Second)
 	if res := ann.Get(room + "/search?q=jazz"); res.StatusCode != http.StatusOK || res.Doc(t).Find(testID("chat-found-item")).Length() != 1 {
 		t.Fatalf("a search a while later: %d", res.StatusCode)
+	}
+}
+
+// TestSearchAcrossChats: the search of all one's chats finds the
+// messages holding every word in the rooms one is in and one's private
+// chats, newest first, each with its chat and a link to it; never a
+// chat one may not open, nor the words of someone one blocked; it says
+// how far it looked. A query too long is refused on its field (422), an
+// empty one shows the form alone.
+func TestSearchAcrossChats(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.annAndBob()
+	cat := a.Client()
+	catKey := a.SignIn(cat, "cat@example.com")
+	bobKey := a.Who(bob)
+	post(ann, "/chat/room-random/messages", url.Values{"body": {"Who has the blue kettle?"}})
+	a.Clock.Advance(time.Minute)
+	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
+	post(ann, dm+"/messages", url.Values{"body": {"The blue **kettle** is in my car"}})
+	a.Clock.Advance(time.Minute)
+	catDM := post(cat, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
+	post(cat, catDM+"/messages", url.Values{"body": {"Blue kettle for sale"}})
+	post(bob, "/chat/block", url.Values{"member": {catKey}, "name": {"cat"}, "confirm": {"yes"}})
+	post(ann, "/chat/room-general/messages", url.Values{"body": {"A red kettle"}})
+
+	search := func(c *webtest.Client, q string) *goquery.Document {
+		t.Helper()
+		return c.Get(chat.SearchURL + "?q=" + url.QueryEscape(q)).Doc(t)
+	}
+	doc := search(bob, "blue KETTLE")
+	var got []string
+	doc.Find(testID("chat-found-item")).Each(func(_ int, s *goquery.Selection) {
+		got = append(got, s.Find(testID("chat-found-chat")).Text()+": "+s.Find(".chat-found-text").Text())
+	})
+	if strings.Join(got, " | ") != "ann: The blue kettle is in my car | #random: Who has the blue kettle?" {
+		t.Errorf("bob found: %q", got)
+	}
+	if href := doc.Find(testID("chat-found-open")).First().AttrOr("href", ""); !strings.HasPrefix(href, dm+"?after=") {
+		t.Errorf("the first result leads to %q", href)
+	}
+	if !strings.Contains(doc.Find(testID("chat-search-note")).Text(), "latest 200 messages of your 20 most recent chats") {
+		t.Errorf("the note: %q", doc.Find(testID("chat-search-note")).Text())
+	}
+	// Cat is in neither ann's private chat nor blocked: only the room's,
+	// and her own.
+	if n := search(cat, "blue kettle").Find(testID("chat-found-item")).Length(); n != 2 {
+		t.Errorf("cat found %d", n)
+	}
+	if doc := search(bob, "blue kettle car boat"); doc.Find(testID("chat-search-empty")).Length() != 1 {
+		t.Error("a search of words nobody wrote found something")
+	}
+	if doc := bob.Get(chat.SearchURL).Doc(t); doc.Find(testID("chat-search-q")).Length() != 1 || doc.Find(testID("chat-found")).Length() != 0 {
+		t.Error("the empty search")
+	}
+	if res := bob.Get(chat.SearchURL + "?q=" + strings.Repeat("x", 101)); res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(`#chat-search-q[aria-invalid="true"]`).Length() != 1 || res.Doc(t).Find("h1").Length() != 1 {
+		t.Errorf("a query too long: %d", res.StatusCode)
+	}
+	if got := search(bob, "kettle").Find("h1").Text(); got != "Search your chats" {
+		t.Errorf("the heading: %q", got)
+	}
+	if got := bob.Get(chat.SearchURL+"?q=kettle", "Accept-Language", "ru").Doc(t).Find("h1").Text(); got != "Поиск по чатам" {
+		t.Errorf("the heading in Russian: %q", got)
 	}
 }
