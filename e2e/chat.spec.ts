@@ -8,7 +8,8 @@
 // chat, which a removed member loses, and a private chat started from
 // the group's roster, whose "seen by" appears live. Last, a message
 // saved for later: marked for its reader alone, listed in Saved
-// messages (axe runs there), opened from it and removed.
+// messages (axe runs there), opened from it and removed; and a search
+// of all one's chats (axe runs there) that opens what it found.
 import { test, expect, type Page } from '@playwright/test';
 import { signInWithCode, uniqueEmail, uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
@@ -227,4 +228,25 @@ test('a message saved for later is marked for its reader alone, listed in Saved 
   await b.getByTestId('chat-saved-item').filter({ hasText: tag }).getByTestId('chat-saved-remove').click();
   await expect(b.getByTestId('flash')).toContainText('Removed from your saved messages');
   await expect(b.getByTestId('chat-saved-item').filter({ hasText: tag })).toHaveCount(0);
+});
+
+test('a search of all one\'s chats from the chat list finds a message in a room and opens it', async ({ browser }) => {
+  test.setTimeout(60_000);
+  const a = await personWithOIDC(browser, uniqueLocal('find-a'));
+  const b = await personWithOIDC(browser, uniqueLocal('find-b'));
+  const tag = uniqueLocal('needle');
+  await a.goto('/chat/room-random');
+  await sendMessage(a, `the spare keys are with ${tag}`);
+  await b.goto('/chat');
+  await b.getByTestId('chat-search-all-link').click();
+  await b.getByTestId('chat-search-q').fill(`${tag} keys`);
+  await b.getByTestId('chat-search-submit').click();
+  const found = b.getByTestId('chat-found-item');
+  await expect(found).toHaveCount(1);
+  await expect(found.getByTestId('chat-found-chat')).toHaveText('#random');
+  await expect(b.getByTestId('chat-search-note')).toBeVisible();
+  expect(await axeProblems(b, 'search of all chats')).toEqual([]);
+  await found.getByTestId('chat-found-open').click();
+  await expect(b).toHaveURL(/\/chat\/room-random\?after=\d+#m-\d+$/);
+  await expect(b.getByTestId('chat-message').filter({ hasText: tag })).toBeVisible();
 });
