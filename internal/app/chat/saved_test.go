@@ -28,6 +28,7 @@ func TestSavedMessages(t *testing.T) {
 	post(ann, room+"/messages", url.Values{"body": {"The **slides** are up"}}) // 1 says ann joined
 	post(ann, room+"/messages", url.Values{"body": {"Questions welcome"}})
 	bob.Get(room)
+	plain := bob.Get(room).StorageOps(t) // a visit again: no first-visit writes
 	saved := func(c *webtest.Client) *goquery.Selection {
 		t.Helper()
 		return c.Get(chat.SavedURL).Doc(t).Find(testID("chat-saved-item"))
@@ -35,6 +36,7 @@ func TestSavedMessages(t *testing.T) {
 	if items := saved(bob); items.Length() != 0 || bob.Get(chat.SavedURL).Doc(t).Find(testID("chat-saved-empty")).Length() != 1 {
 		t.Fatalf("bob's saved messages before he saves any: %d", items.Length())
 	}
+	empty := bob.Get(chat.SavedURL).StorageOps(t)
 
 	// Saved with htmx: the message comes back marked, its menu offering
 	// to take it off.
@@ -65,6 +67,14 @@ func TestSavedMessages(t *testing.T) {
 	}
 	if got := marked(ann); len(got) != 0 {
 		t.Errorf("ann sees bob's saved marks: %v", got)
+	}
+	// The marks cost the chat's page nothing; the list, one query, then
+	// its room's authorization (its row and bob's) and a read a message.
+	if ops := bob.Get(room).StorageOps(t); ops["queries"] != plain["queries"] || ops["reads"] != plain["reads"] {
+		t.Errorf("the room's page with saved marks: %v, without: %v", ops, plain)
+	}
+	if ops := bob.Get(chat.SavedURL).StorageOps(t); ops["queries"] != empty["queries"] || ops["reads"]-empty["reads"] != 2+2 || ops["writes"] != 0 {
+		t.Errorf("the list of two saved messages of a room: %v, empty: %v", ops, empty)
 	}
 
 	// Her edit reaches his open page with his mark kept; a new message

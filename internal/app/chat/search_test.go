@@ -225,6 +225,15 @@ func TestSearchAcrossChats(t *testing.T) {
 	if doc := bob.Get(chat.SearchURL).Doc(t); doc.Find(testID("chat-search-q")).Length() != 1 || doc.Find(testID("chat-found")).Length() != 0 {
 		t.Error("the empty search")
 	}
+	form, searched := bob.Get(chat.SearchURL).StorageOps(t), bob.Get(chat.SearchURL+"?q=kettle").StorageOps(t)
+	// Bob's chats: two rooms and two private chats, one with cat, whom he
+	// blocked. The search reads the rooms, his chats and his blocks (3
+	// queries), each chat's head (4 reads), authorizes the private ones
+	// (2 reads), and reads the latest messages of the three not blocked
+	// (3 queries); the form alone reads none of it.
+	if searched["queries"]-form["queries"] != 3+3 || searched["reads"]-form["reads"] != 4+2 || searched["writes"] != 0 {
+		t.Errorf("a search of all chats: %v; the form: %v", searched, form)
+	}
 	if res := bob.Get(chat.SearchURL + "?q=" + strings.Repeat("x", 101)); res.StatusCode != http.StatusUnprocessableEntity || res.Doc(t).Find(`#chat-search-q[aria-invalid="true"]`).Length() != 1 || res.Doc(t).Find("h1").Length() != 1 {
 		t.Errorf("a query too long: %d", res.StatusCode)
 	}
