@@ -63,3 +63,27 @@ func ModifyListItem[R, T any](ctx context.Context, t *Table, pk, rk string, col 
 		return err
 	})
 }
+
+// Listed is an item of a list column with the key of the row it is in.
+type Listed[T any] struct {
+	RowKey string
+	Item   T
+}
+
+// AllListed are the items of a list column (property name) of partition
+// pk's rows that have flag set: one query, reading that column alone.
+// col says a row's key and its column.
+func AllListed[R, T any](ctx context.Context, t *Table, pk, flag, name string, col func(r R) (rowKey, list string)) ([]Listed[T], error) {
+	rows, err := All[R](ctx, t, Query{PartitionKey: pk, Filters: []Filter{{Name: flag, Op: Eq, Value: true}}, Select: []string{name}})
+	if err != nil {
+		return nil, err
+	}
+	var out []Listed[T]
+	for _, r := range rows {
+		rk, list := col(r)
+		for _, item := range ListOf[T](list) {
+			out = append(out, Listed[T]{RowKey: rk, Item: item})
+		}
+	}
+	return out, nil
+}

@@ -191,22 +191,13 @@ func parseSavedKey(text string) (savedEntry, bool) {
 // SavedBy is what memberKey saved in every chat, the latest first: one
 // query of their UserChats rows holding any.
 func (s *Service) SavedBy(ctx context.Context, memberKey string) ([]savedEntry, error) {
-	rows, err := storage.All[UserChatRow](ctx, s.userChats, storage.Query{
-		PartitionKey: memberKey,
-		Filters:      []storage.Filter{{Name: "hasSaved", Op: storage.Eq, Value: true}},
-		Select:       []string{"saved"},
-	})
-	if err != nil {
-		return nil, err
-	}
-	var out []savedEntry
-	for _, r := range rows {
-		for _, m := range storage.ListOf[SavedMark](r.Saved) {
-			out = append(out, savedEntry{chatID: r.RowKey, SavedMark: m})
-		}
+	marks, err := storage.AllListed[UserChatRow, SavedMark](ctx, s.userChats, memberKey, "hasSaved", "saved", func(r UserChatRow) (string, string) { return r.RowKey, r.Saved })
+	out := make([]savedEntry, len(marks))
+	for i, m := range marks {
+		out[i] = savedEntry{chatID: m.RowKey, SavedMark: m.Item}
 	}
 	slices.SortFunc(out, compareSaved)
-	return out, nil
+	return out, err
 }
 
 // savedPage is GET /chat/saved (?after, the list's cursor): one's saved

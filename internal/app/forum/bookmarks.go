@@ -89,22 +89,13 @@ type TopicBookmark struct {
 // Bookmarks are memberKey's bookmarks, newest first: one query of their
 // read markers that hold any.
 func (s *Service) Bookmarks(ctx context.Context, memberKey string) ([]TopicBookmark, error) {
-	rows, err := storage.All[ReadRow](ctx, s.reads, storage.Query{
-		PartitionKey: memberKey,
-		Filters:      []storage.Filter{{Name: "bookmarked", Op: storage.Eq, Value: true}},
-		Select:       []string{"bookmarks"},
-	})
-	if err != nil {
-		return nil, err
-	}
-	var out []TopicBookmark
-	for _, r := range rows {
-		for _, b := range bookmarksOf(r) {
-			out = append(out, TopicBookmark{TopicID: r.RowKey, Bookmark: b})
-		}
+	marks, err := storage.AllListed[ReadRow, Bookmark](ctx, s.reads, memberKey, "bookmarked", "bookmarks", func(r ReadRow) (string, string) { return r.RowKey, r.Bookmarks })
+	out := make([]TopicBookmark, len(marks))
+	for i, m := range marks {
+		out[i] = TopicBookmark{TopicID: m.RowKey, Bookmark: m.Item}
 	}
 	slices.SortFunc(out, func(a, b TopicBookmark) int { return cmp.Compare(b.At.UnixNano(), a.At.UnixNano()) })
-	return out, nil
+	return out, err
 }
 
 // bookmarks is GET /forum/bookmarks: the reader's bookmarks.
