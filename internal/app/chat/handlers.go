@@ -665,11 +665,19 @@ func seqOf(c echo.Context) int64 { return seqScope.From(c) }
 // changed answers an edit or a deletion: htmx gets the message, a plain
 // form goes back to it.
 func (s *Service) changed(c echo.Context, acc Access, m MessageRow) error {
+	return s.changedSaved(c, acc, m, nil)
+}
+
+// changedSaved is changed where the caller knows whether the viewer
+// saved m (saved[m.Seq]); nil reads it (a point read).
+func (s *Service) changedSaved(c echo.Context, acc Access, m MessageRow, saved savedSet) error {
 	if web.HTMXFrom(c).Partial {
 		ctx, id := c.Request().Context(), auth.From(c)
-		saved, err := s.savedIn(ctx, id.MemberKey, acc.Chat.RowKey)
-		if err != nil {
-			return err
+		if saved == nil {
+			var err error
+			if saved, err = s.savedIn(ctx, id.MemberKey, acc.Chat.RowKey); err != nil {
+				return err
+			}
 		}
 		v, err := s.withQuote(ctx, id, nil, acc.Chat, s.item(ctx, id, nil, acc, m, saved), m)
 		if err != nil {

@@ -127,7 +127,7 @@ func (s *Service) saveMessage(on bool) echo.HandlerFunc {
 		if err := s.Save(ctx, id.MemberKey, acc.Chat, m.Seq, on); err != nil {
 			return err
 		}
-		return s.changed(c, acc, m)
+		return s.changedSaved(c, acc, m, savedSet{m.Seq: on}) // no read: it is as asked now
 	}
 }
 

@@ -45,6 +45,7 @@ func TestSavedMessages(t *testing.T) {
 	if res.StatusCode != http.StatusOK || doc.Find(testID("chat-saved")).Length() != 1 || strings.TrimSpace(doc.Find(testID("chat-save")).Text()) != "Remove from saved" {
 		t.Fatalf("save with htmx: %d %q", res.StatusCode, doc.Text())
 	}
+	htmxReads := res.StorageOps(t)["reads"]
 	if again := post(bob, room+"/messages/2/save", nil); again.StatusCode != http.StatusSeeOther || again.Writes(t) != 0 {
 		t.Errorf("saving it again: %d, %d writes", again.StatusCode, again.Writes(t))
 	}
@@ -52,6 +53,8 @@ func TestSavedMessages(t *testing.T) {
 	a.Clock.Advance(time.Second)
 	if res := post(bob, room+"/messages/3/save", nil); res.StatusCode != http.StatusSeeOther || !strings.HasSuffix(res.Header.Get("Location"), "#m-3") {
 		t.Fatalf("save with a plain form: %d %s", res.StatusCode, res.Header.Get("Location"))
+	} else if plainReads := res.StorageOps(t)["reads"]; htmxReads != plainReads {
+		t.Errorf("the message htmx gets back costs %d reads more than a plain save's", htmxReads-plainReads)
 	}
 	marked := func(c *webtest.Client) []string {
 		var seqs []string
