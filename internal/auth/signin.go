@@ -255,12 +255,8 @@ func (s *Service) MemberByEmail(ctx context.Context, email string) (string, erro
 
 func (s *Service) accountByEmail(ctx context.Context, email string) (string, error) {
 	pk, rk := accountKey(UserKey(email))
-	e, err := s.accounts.Get(ctx, pk, rk)
+	row, err := storage.Get[accountRow](ctx, s.accounts, pk, rk)
 	if err != nil {
-		return "", err
-	}
-	var row accountRow
-	if err := storage.Unmarshal(e, &row); err != nil {
 		return "", err
 	}
 	if row.MemberKey == "" {

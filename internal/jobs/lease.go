@@ -81,19 +81,12 @@ func (l *leases) acquire(ctx context.Context, job string, d time.Duration) (bool
 // the job at once instead of waiting out the period.
 func (l *leases) release(ctx context.Context, job string) error {
 	pk, rk := leaseKey(job)
-	e, err := l.table.Get(ctx, pk, rk)
-	if errors.Is(err, storage.ErrNotFound) {
+	held, err := storage.Get[LeaseRow](ctx, l.table, pk, rk)
+	if errors.Is(err, storage.ErrNotFound) || err == nil && held.Holder != l.holder {
 		return nil
 	}
 	if err != nil {
 		return err
-	}
-	var held LeaseRow
-	if err := storage.Unmarshal(e, &held); err != nil {
-		return err
-	}
-	if held.Holder != l.holder {
-		return nil
 	}
 	err = l.table.Delete(ctx, pk, rk, held.ETag)
 	if errors.Is(err, storage.ErrPrecondition) || errors.Is(err, storage.ErrNotFound) {

@@ -435,13 +435,7 @@ func (s *Service) bury(ctx context.Context, p PostRow) error {
 	if err := s.forget(ctx, p.ID); err != nil {
 		return err
 	}
-	if err := s.posts.Delete(ctx, postsPart, p.RowKey, p.ETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
-		return err
-	}
-	if err := s.cards.Sync(ctx, &p, nil); err != nil {
-		return s.behind(ctx, errors.Join(projection.ErrBehind, err), p.RowKey)
-	}
-	return nil
+	return s.behind(ctx, s.cards.Delete(ctx, p), p.RowKey)
 }
 
 // forget removes what the post with id leaves when it goes: every

@@ -487,15 +487,11 @@ func (s *Service) forgetParticipant(ctx context.Context, groupID, appointmentID,
 // creator, who deleted it, and m among the first participants (Who; the
 // blob's edit rewrites it on a live row, a deleted row keeps its own).
 func (s *Service) forgetInIndexRow(ctx context.Context, pk, rk string, m memberdata.Member) error {
-	e, err := s.appointments.Get(ctx, pk, rk)
+	row, err := storage.Get[AppointmentIndexRow](ctx, s.appointments, pk, rk)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
-		return err
-	}
-	var row AppointmentIndexRow
-	if err := storage.Unmarshal(e, &row); err != nil {
 		return err
 	}
 	props := map[string]any{}
@@ -511,7 +507,7 @@ func (s *Service) forgetInIndexRow(ctx context.Context, pk, rk string, m memberd
 	if len(props) == 0 {
 		return nil
 	}
-	return s.mergeIfStill(ctx, s.appointments, e, props)
+	return s.mergeIfStill(ctx, s.appointments, storage.Entity{PartitionKey: pk, RowKey: rk, ETag: row.ETag}, props)
 }
 
 // mergeIfStill merges props into the row e was read as, at its ETag; a

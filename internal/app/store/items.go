@@ -140,7 +140,7 @@ func (s *Service) Create(ctx context.Context, in Input) (ItemRow, error) {
 		return ItemRow{}, err
 	}
 	if err := s.cards.Sync(ctx, nil, &row); err != nil {
-		s.behind(ctx, err, row.RowKey)
+		return row, s.behind(ctx, errors.Join(projection.ErrBehind, err), row.RowKey)
 	}
 	return row, nil
 }
@@ -176,11 +176,10 @@ func (s *Service) Update(ctx context.Context, id string, in Input) (ItemRow, err
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, projection.ErrBehind) {
+	if err := s.behind(ctx, err, id); err != nil {
 		s.pictures.Delete(ctx, newKey)
 		return row, err
 	}
-	s.behind(ctx, err, id)
 	s.pictures.Delete(ctx, oldKey)
 	if !wasAvailable && row.available() {
 		s.tellItIsBack(ctx, row)
@@ -191,12 +190,11 @@ func (s *Service) Update(ctx context.Context, id string, in Input) (ItemRow, err
 // available reports whether someone can buy it: shown, and not sold out.
 func (it ItemRow) available() bool { return it.Shown && !it.SoldOut() }
 
-// behind logs a write whose item stands but whose cards did not follow
-// (web reindex store finishes them): the admin's change is saved.
-func (s *Service) behind(ctx context.Context, err error, id string) {
-	if err != nil {
-		s.log.WarnContext(ctx, "store: cards not written", "item", id, "err", err)
-	}
+// behind is err as a write of item id answers it (projection.Stood):
+// one whose item stands but whose cards did not follow is logged (web
+// reindex store finishes them), since the admin's change is saved.
+func (s *Service) behind(ctx context.Context, err error, id string) error {
+	return projection.Stood(ctx, s.log, err, "store: cards not written", "item", id)
 }
 
 // Item reads one item (one being deleted is not there).
@@ -235,10 +233,9 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 		it.Deleted, it.UpdatedAt = true, s.now().UTC()
 		return nil
 	})
-	if err != nil && !errors.Is(err, projection.ErrBehind) {
+	if err := s.behind(ctx, err, id); err != nil {
 		return err
 	}
-	s.behind(ctx, err, id)
 	if err := s.bury(ctx, row); err != nil {
 		s.log.WarnContext(ctx, "store: a deleted item's pictures stay", "item", id, "err", err)
 	}
@@ -293,13 +290,7 @@ func (s *Service) bury(ctx context.Context, it ItemRow) error {
 	if err := s.forget(ctx, it.RowKey); err != nil {
 		return err
 	}
-	if err := s.items.Delete(ctx, itemsPart, it.RowKey, it.ETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
-		return err
-	}
-	if err := s.cards.Sync(ctx, &it, nil); err != nil {
-		s.behind(ctx, err, it.RowKey)
-	}
-	return nil
+	return s.behind(ctx, s.cards.Delete(ctx, it), it.RowKey)
 }
 
 // forget removes what item id leaves when it goes: every picture in its

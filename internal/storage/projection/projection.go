@@ -219,6 +219,24 @@ func (p *Projection[C]) Change(ctx context.Context, pk, rk string, missing error
 	return f.Row, nil
 }
 
+// Delete deletes the canonical row c at its ETag (one gone already is
+// deleted), then the derived rows it implied. When only the derived rows
+// failed, the error wraps ErrBehind (Rebuild sweeps them); another writer
+// since is storage.ErrPrecondition, and nothing is deleted.
+func (p *Projection[C]) Delete(ctx context.Context, c C) error {
+	e, err := storage.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if err := p.Canonical.Delete(ctx, e.PartitionKey, e.RowKey, e.ETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	if err := p.Sync(ctx, &c, nil); err != nil {
+		return fmt.Errorf("%w: %w", ErrBehind, err)
+	}
+	return nil
+}
+
 // stale marks rows whose stored content is unknown, so Apply rewrites
 // them rather than trusting they match.
 func stale(rows []Row) []Row {

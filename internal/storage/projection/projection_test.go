@@ -210,7 +210,8 @@ func TestRepairFinishesAHalfFinishedWrite(t *testing.T) {
 }
 
 // failing refuses every write of a derived row whose PartitionKey is
-// "doomed", as a store that stopped answering would.
+// "doomed", and every delete of one whose PartitionKey is "fragile", as
+// a store that stopped answering would.
 type failing struct{ storage.Backend }
 
 func (f failing) Upsert(ctx context.Context, table string, e storage.Entity, mode storage.UpdateMode) (string, error) {
@@ -218,6 +219,13 @@ func (f failing) Upsert(ctx context.Context, table string, e storage.Entity, mod
 		return "", storage.ErrTransient
 	}
 	return f.Backend.Upsert(ctx, table, e, mode)
+}
+
+func (f failing) Delete(ctx context.Context, table, pk, rk, ifMatch string) error {
+	if pk == "fragile" {
+		return storage.ErrTransient
+	}
+	return f.Backend.Delete(ctx, table, pk, rk, ifMatch)
 }
 
 // A change whose rows fail half way (a good row written, the next one
@@ -339,6 +347,52 @@ func TestSyncOfADeletedRowRemovesItsRows(t *testing.T) {
 	}
 	if got := s.listed(t); len(got) != 1 || len(got["classic"]) != 1 || got["classic"][0] != "Emma" {
 		t.Fatalf("after the delete: %v", got)
+	}
+}
+
+// Delete removes the canonical row at its ETag, then its derived rows;
+// a row changed since stays with its rows, a row gone already is
+// deleted, and derived rows that fail leave the canonical row deleted
+// with ErrBehind.
+func TestDeleteRemovesTheRowThenItsDerivedRows(t *testing.T) {
+	t.Parallel()
+	s := newShelfIn(storetest.OpenWrapped(t, func(b storage.Backend) storage.Backend { return failing{b} }, "Books", "BooksByTag"))
+	s.write(t, nil, book{PK: "b", RK: "1", Title: "Dune", Tags: "scifi classic"})
+	s.write(t, nil, book{PK: "b", RK: "2", Title: "Emma", Tags: "classic"})
+	s.write(t, nil, book{PK: "b", RK: "3", Title: "Solaris", Tags: "fragile"})
+	dune, err := storage.Get[book](ctx, s.books, "b", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := dune
+	stale.ETag = "W/\"stale\""
+	if err := s.p.Delete(ctx, stale); !errors.Is(err, storage.ErrPrecondition) {
+		t.Fatalf("a delete at a stale ETag: %v", err)
+	}
+	if got := s.listed(t); len(got["scifi"]) != 1 {
+		t.Fatalf("a refused delete removed derived rows: %v", got)
+	}
+	if err := s.p.Delete(ctx, dune); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := storage.Get[book](ctx, s.books, "b", "1"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("the canonical row stays: %v", err)
+	}
+	if got := s.listed(t); len(got) != 2 || len(got["classic"]) != 1 || got["classic"][0] != "Emma" {
+		t.Fatalf("after the delete: %v", got)
+	}
+	if err := s.p.Delete(ctx, dune); err != nil {
+		t.Errorf("deleting a deleted row again: %v", err)
+	}
+	solaris, err := storage.Get[book](ctx, s.books, "b", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.p.Delete(ctx, solaris); !errors.Is(err, projection.ErrBehind) {
+		t.Fatalf("derived rows that failed: %v", err)
+	}
+	if _, err := storage.Get[book](ctx, s.books, "b", "3"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("the canonical row of a delete behind stays: %v", err)
 	}
 }
 
