@@ -492,7 +492,7 @@ func (q *Queue) Purge(ctx context.Context) error {
 		}
 	}
 	for _, rk := range stale {
-		if err := q.table.Delete(ctx, partition, rk, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		if err := storage.Forget(ctx, q.table, partition, rk); err != nil {
 			return err
 		}
 	}

@@ -109,10 +109,7 @@ func (s *Service) UpgradeGuest(ctx context.Context, guestKey, memberKey string) 
 		s.photos.Delete(ctx, guest.PhotoKey)
 	}
 	pk, rk := profileKey(guestKey)
-	if err := s.profiles.Delete(ctx, pk, rk, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
-		return err
-	}
-	return nil
+	return storage.Forget(ctx, s.profiles, pk, rk)
 }
 
 // copyPhoto stores the photo at photoKey (both sizes, processed already)

@@ -62,11 +62,7 @@ func (s *Service) Unblock(ctx context.Context, blocker, other string) error {
 	if !auth.IsAuthMemberKey(other) {
 		return ErrNoChat
 	}
-	err := s.blocks.Delete(ctx, blocker, other, storage.AnyETag)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil
-	}
-	return err
+	return storage.Forget(ctx, s.blocks, blocker, other)
 }
 
 // Blocked are the people memberKey blocked: one query.

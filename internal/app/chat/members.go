@@ -176,7 +176,7 @@ func (s *Service) Forget(ctx context.Context, chatID string, memberKeys []string
 		return ErrNoChat
 	}
 	for _, k := range memberKeys {
-		if err := s.userChats.Delete(ctx, k, chatID, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		if err := storage.Forget(ctx, s.userChats, k, chatID); err != nil {
 			return err
 		}
 	}
@@ -187,10 +187,7 @@ func (s *Service) Forget(ctx context.Context, chatID string, memberKeys []string
 		return err
 	}
 	pk, rk := chatKey(kind, chatID)
-	if err := s.chats.Delete(ctx, pk, rk, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
-		return err
-	}
-	return nil
+	return storage.Forget(ctx, s.chats, pk, rk)
 }
 
 // TypeLeft is a system entry: its sender left what the chat belongs to

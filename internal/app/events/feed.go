@@ -92,7 +92,7 @@ func (s *Service) dropFeedRow(ctx context.Context, token string) {
 	if token == "" {
 		return
 	}
-	if err := s.feeds.Delete(ctx, token, "t", storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+	if err := storage.Forget(ctx, s.feeds, token, "t"); err != nil {
 		s.log.WarnContext(ctx, "events: a replaced feed token's row stays", "err", err)
 	}
 }

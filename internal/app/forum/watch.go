@@ -183,11 +183,7 @@ func keepRow[T any](ctx context.Context, t *storage.Table, on bool, row T) error
 	if err != nil {
 		return err
 	}
-	err = t.Delete(ctx, e.PartitionKey, e.RowKey, storage.AnyETag)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil
-	}
-	return err
+	return storage.Forget(ctx, t, e.PartitionKey, e.RowKey)
 }
 
 // muteIn puts id in (on) or takes it out of one of memberKey's lists of

@@ -102,7 +102,7 @@ func (s *Service) upgradeMembership(ctx context.Context, groupID, from string, a
 	if errors.Is(err, ErrNoMember) {
 		// Moved already: only the old UserGroups row is left.
 		pk, rk := userGroupKey(from, groupID)
-		return deleteRow(ctx, s.userGroups, pk, rk)
+		return storage.Forget(ctx, s.userGroups, pk, rk)
 	}
 	if err != nil {
 		return err
@@ -125,14 +125,14 @@ func (s *Service) upgradeMembership(ctx context.Context, groupID, from string, a
 		}
 	}
 	pk, rk := groupMemberKey(groupID, from)
-	if err := deleteRow(ctx, s.members, pk, rk); err != nil {
+	if err := storage.Forget(ctx, s.members, pk, rk); err != nil {
 		return err
 	}
 	if old.Status == StatusActive && auth.IsGuestKey(from) {
 		s.refreshColors(ctx, groupID) // the member has another key now
 	}
 	pk, rk = userGroupKey(from, groupID)
-	return deleteRow(ctx, s.userGroups, pk, rk)
+	return storage.Forget(ctx, s.userGroups, pk, rk)
 }
 
 // carryOver makes account an active member of the guest's group, keeping

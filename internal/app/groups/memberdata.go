@@ -248,7 +248,7 @@ func (s *Service) forgetInGroup(ctx context.Context, groupID, rowKey string, m m
 	row, err := s.memberRow(ctx, groupID, rowKey)
 	if errors.Is(err, ErrNoMember) {
 		pk, rk := userGroupKey(rowKey, groupID)
-		return deleteRow(ctx, s.userGroups, pk, rk) // the member row went already
+		return storage.Forget(ctx, s.userGroups, pk, rk) // the member row went already
 	}
 	if err != nil {
 		return err
@@ -282,7 +282,7 @@ func (s *Service) forgetInGroup(ctx context.Context, groupID, rowKey string, m m
 		return err
 	}
 	pk, rk = userGroupKey(rowKey, groupID)
-	if err := deleteRow(ctx, s.userGroups, pk, rk); err != nil {
+	if err := storage.Forget(ctx, s.userGroups, pk, rk); err != nil {
 		return err
 	}
 	if row.Status == StatusActive {

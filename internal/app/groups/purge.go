@@ -107,11 +107,11 @@ func (s *Service) purgeMembers(ctx context.Context, groupID string) error {
 	}
 	for _, row := range rows {
 		pk, rk := userGroupKey(userGroupsPartition(row), groupID)
-		if err := deleteRow(ctx, s.userGroups, pk, rk); err != nil {
+		if err := storage.Forget(ctx, s.userGroups, pk, rk); err != nil {
 			return err
 		}
 		pk, rk = groupMemberKey(groupID, row.RowKey)
-		if err := deleteRow(ctx, s.members, pk, rk); err != nil {
+		if err := storage.Forget(ctx, s.members, pk, rk); err != nil {
 			return err
 		}
 	}
@@ -164,7 +164,7 @@ func (s *Service) purgeAppointments(ctx context.Context, groupID string) error {
 					return err
 				}
 			}
-			if err := deleteRow(ctx, s.appointments, pk, e.RowKey); err != nil {
+			if err := storage.Forget(ctx, s.appointments, pk, e.RowKey); err != nil {
 				return err
 			}
 		}
@@ -178,13 +178,4 @@ func groupBlobPrefix(groupID string) string { return "groups/" + groupID + "/" }
 // purgeBlobs deletes every blob under groups/{groupId}/.
 func (s *Service) purgeBlobs(ctx context.Context, groupID string) error {
 	return s.blobs.DeletePrefix(ctx, groupBlobPrefix(groupID))
-}
-
-// deleteRow deletes a row; a row already gone is fine.
-func deleteRow(ctx context.Context, t *storage.Table, pk, rk string) error {
-	err := t.Delete(ctx, pk, rk, storage.AnyETag)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil
-	}
-	return err
 }

@@ -267,7 +267,7 @@ func (s *Service) Unlike(ctx context.Context, from, to string) error {
 // again, never a received row without its truth.
 func (s *Service) deleteLike(ctx context.Context, from, to string) error {
 	for _, k := range [][2]string{{receivedPK(to), from}, {from, to}} {
-		if err := s.likes.Delete(ctx, k[0], k[1], storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		if err := storage.Forget(ctx, s.likes, k[0], k[1]); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package people
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -128,8 +127,7 @@ func (s *Service) RebuildPeople(ctx context.Context) (RebuildReport, error) {
 	}
 	for k := range received {
 		if _, ok := sent[k]; !ok {
-			err := s.likes.Delete(ctx, receivedPK(k[1]), k[0], storage.AnyETag)
-			if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			if err := storage.Forget(ctx, s.likes, receivedPK(k[1]), k[0]); err != nil {
 				return r, err
 			}
 			r.Removed++

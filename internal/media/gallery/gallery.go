@@ -112,7 +112,7 @@ func (g Gallery) Delete(ctx context.Context, owner, id string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := g.Table.Delete(ctx, owner, id, storage.AnyETag); err != nil && !errors.Is(err, storage.ErrNotFound) {
+	if err := storage.Forget(ctx, g.Table, owner, id); err != nil {
 		return nil, err
 	}
 	g.Pictures.Delete(ctx, row.Key)
