@@ -8,8 +8,10 @@
 // chat, which a removed member loses, and a private chat started from
 // the group's roster, whose "seen by" appears live. Last, a message
 // saved for later: marked for its reader alone, listed in Saved
-// messages (axe runs there), opened from it and removed; and a search
-// of all one's chats (axe runs there) that opens what it found.
+// messages (axe runs there), opened from it and removed; "Remind me
+// about this" in a message's menu (axe runs with it open), which saves
+// it with its reminder; and a search of all one's chats (axe runs
+// there) that opens what it found.
 import { test, expect, type Page } from '@playwright/test';
 import { signInWithCode, uniqueEmail, uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
@@ -228,6 +230,31 @@ test('a message saved for later is marked for its reader alone, listed in Saved 
   await b.getByTestId('chat-saved-item').filter({ hasText: tag }).getByTestId('chat-saved-remove').click();
   await expect(b.getByTestId('flash')).toContainText('Removed from your saved messages');
   await expect(b.getByTestId('chat-saved-item').filter({ hasText: tag })).toHaveCount(0);
+});
+
+test('"Remind me about this" in a message\'s menu saves it with a reminder, shown on the message and in Saved messages', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const a = await personWithOIDC(browser, uniqueLocal('remind-a'));
+  const b = await personWithOIDC(browser, uniqueLocal('remind-b'));
+  const room = '/chat/room-random';
+  const tag = uniqueLocal('later');
+  await a.goto(room);
+  await sendMessage(a, `send the invoice by Friday ${tag}`);
+  await b.goto(room);
+  const note = (p: Page) => p.getByTestId('chat-message').filter({ hasText: tag });
+  await note(b).hover();
+  await note(b).getByTestId('chat-remind').click();
+  const form = note(b).getByTestId('chat-remind-form');
+  await form.getByLabel('Remind me').selectOption('tomorrow');
+  expect(await axeProblems(b, 'a message\'s reminder')).toEqual([]);
+  await form.getByTestId('chat-remind-form-submit').click();
+  await expect(b.getByTestId('flash')).toContainText('The reminder is set');
+  await expect(note(b).getByTestId('chat-saved')).toBeVisible();
+  await expect(note(b).getByTestId('chat-reminder')).toContainText('Reminder');
+
+  await b.goto('/chat/saved');
+  const item = b.getByTestId('chat-saved-item').filter({ hasText: tag });
+  await expect(item.getByTestId('chat-saved-reminder')).toBeVisible();
 });
 
 test('a search of all one\'s chats from the chat list finds a message in a room and opens it', async ({ browser }) => {

@@ -136,7 +136,10 @@ for (const shot of shots) {
         // a wide screen).
         const target = page.getByTestId(click).first();
         if (await target.count() && await target.isVisible()) {
-          await target.click();
+          // A chat message's actions float, hidden, over its top edge
+          // until the pointer is on the message: what a pointer cannot
+          // reach is clicked from the script.
+          await target.click({ timeout: 3000 }).catch(() => target.dispatchEvent('click'));
           await page.waitForLoadState();
           await page.waitForTimeout(300); // what htmx fetched, swapped in
         } else console.log(`${name} ${form} ${scheme}: no ${click} to click, shot as it is`);

@@ -108,8 +108,9 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 			t.Errorf("Anna's chats lack %q", want)
 		}
 	}
-	// Messages she saved for later, from three chats.
-	if saved := c.Get("/chat/saved").Doc(t).Find(`[data-testid="chat-saved-item"]`); saved.Length() != 3 || !strings.Contains(saved.Text(), "Serpentine Road") {
+	// Messages she saved for later, from three chats, one with a
+	// reminder.
+	if saved := c.Get("/chat/saved").Doc(t).Find(`[data-testid="chat-saved-item"]`); saved.Length() != 3 || !strings.Contains(saved.Text(), "Serpentine Road") || saved.Find(`[data-testid="chat-saved-reminder"]`).Length() != 1 {
 		t.Errorf("Anna's saved messages: %d %q", saved.Length(), saved.Text())
 	}
 	// The forum: its sections with topics, a pinned welcome, in English

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"image/color"
 	"strings"
+	"time"
 
 	"github.com/harmony/harmony/internal/app/groups"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/moderation"
 	"github.com/harmony/harmony/internal/platform"
+	"github.com/harmony/harmony/internal/reminder"
 )
 
 // demoLines are the demo's conversations: who says what, in order.
@@ -64,16 +66,18 @@ var demoReplies = map[string]map[int]int{
 var demoPins = map[string]int{"room-general": 0, "room-organisers": 0}
 
 // demoSaves are demo lines someone saved for later: chat, line (from
-// 0), who.
+// 0), who, and when to remind them (one of reminder.Choices, "" for
+// no reminder).
 var demoSaves = []struct {
-	chat string
-	line int
-	who  string
+	chat   string
+	line   int
+	who    string
+	remind string
 }{
-	{"room-random", 1, "anna"},
-	{"room-book-club", 0, "anna"},
-	{"group", 1, "anna"},
-	{"room-random", 1, "masha"},
+	{"room-random", 1, "anna", "tomorrow"},
+	{"room-book-club", 0, "anna", ""},
+	{"group", 1, "anna", ""},
+	{"room-random", 1, "masha", ""},
 }
 
 // demoReactions answer demo lines: chat, line (from 0), emoji, who.
@@ -132,7 +136,7 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		}
 		for _, v := range demoSaves {
 			if v.chat == key && v.line < len(seqs) {
-				if err := s.Save(ctx, cast.Person(v.who).Key, ch, seqs[v.line], true); err != nil {
+				if err := s.demoSave(ctx, cast.Person(v.who), ch, seqs[v.line], v.remind, cast.Now); err != nil {
 					return fmt.Errorf("demo save in %s: %w", ch.RowKey, err)
 				}
 			}
@@ -255,4 +259,21 @@ func (s *Service) demoPictureReport(ctx context.Context, cast platform.DemoCast)
 	r := s.reportOf(m, Person{MemberKey: masha.Key, Name: masha.Name})
 	r.Reason, r.Note = moderation.Spam, "Продаёт билеты в личке, уже третий раз."
 	return s.Reports.Report(ctx, r)
+}
+
+// demoSave saves message seq of ch for p, with a reminder in p's zone
+// (one of reminder.Choices after now; "" for none).
+func (s *Service) demoSave(ctx context.Context, p platform.DemoPerson, ch ChatRow, seq int64, remind string, now time.Time) error {
+	if remind == "" {
+		return s.Save(ctx, p.Key, ch, seq, true)
+	}
+	zone, err := time.LoadLocation(p.Timezone)
+	if err != nil {
+		return err
+	}
+	at, err := reminder.Time(remind, now, zone)
+	if err != nil {
+		return err
+	}
+	return s.RemindMessage(ctx, p.Key, ch, seq, at)
 }

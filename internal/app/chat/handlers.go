@@ -452,9 +452,13 @@ func (s *Service) item(ctx context.Context, viewer *auth.Identity, blocked map[s
 			v.ReportURL = base + "/report"
 		}
 		if viewer != nil {
-			v.Saved, v.SaveURL = saved[m.Seq], base+"/save"
+			mark, ok := saved[m.Seq]
+			v.Saved, v.SaveURL, v.RemindURL = ok, base+"/save", base+"/remind"
 			if v.Saved {
 				v.SaveURL = base + "/unsave"
+			}
+			if mark.RemindAt != nil {
+				v.Reminder = i18n.DateTime(ctx, mark.RemindAt.In(viewer.Location()))
 			}
 			v.ReactURL = base + "/react"
 			v.Reactions = reactionsOf(ctx, m, viewer.MemberKey)

@@ -57,6 +57,7 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/chat/:id/messages/:seq/unpin", s.setPin(false), acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/save", s.saveMessage(true), acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/unsave", s.saveMessage(false), acc, reader, message)
+	e.POST("/chat/:id/messages/:seq/remind", s.remindMessage, acc, reader, message)
 	e.GET("/chat/:id/messages/:seq/react", s.reactPicker, acc, reader, message)
 	e.POST("/chat/:id/messages/:seq/react", s.react, acc, reader, message)
 	report := moderation.Page{Section: "chat", Queue: s.Reports, Of: s.messageReport}

@@ -64,14 +64,14 @@ type SavedMark struct {
 	RemindAt *time.Time `json:"r,omitempty"`
 }
 
-// savedSet is the numbers of the messages one saved in a chat.
-type savedSet map[int64]bool
+// savedSet is the marks of the messages one saved in a chat, by number.
+type savedSet map[int64]SavedMark
 
 // savedOf is what r says its person saved.
 func savedOf(r UserChatRow) savedSet {
 	out := savedSet{}
 	for _, m := range storage.ListOf[SavedMark](r.Saved) {
-		out[m.Seq] = true
+		out[m.Seq] = m
 	}
 	return out
 }
@@ -86,29 +86,68 @@ func (s *Service) savedIn(ctx context.Context, memberKey, chatID string) (savedS
 // caller let read it; saving it again, or unsaving what is not saved,
 // changes nothing.
 func (s *Service) Save(ctx context.Context, memberKey string, ch ChatRow, seq int64, on bool) error {
+	_, err := s.mark(ctx, memberKey, ch, seq, on, nil)
+	if errors.Is(err, storage.ErrNoChange) {
+		return nil
+	}
+	return err
+}
+
+// mark is Save, and then, when saving, change of the message's mark
+// (new or kept) in the same write. It returns the mark as it stands (the
+// zero mark when unsaved); one that changes nothing writes nothing and
+// is storage.ErrNoChange.
+func (s *Service) mark(ctx context.Context, memberKey string, ch ChatRow, seq int64, on bool, change func(m *SavedMark) error) (SavedMark, error) {
+	var mark SavedMark
 	r, err := storage.Modify(ctx, s.userChats, memberKey, ch.RowKey, func(r *UserChatRow, exists bool) error {
 		list := storage.ListOf[SavedMark](r.Saved)
 		i := slices.IndexFunc(list, func(m SavedMark) bool { return m.Seq == seq })
-		list, err := storage.Toggled(list, i, on, MaxSavedPerChat, ErrTooManySaved, func() SavedMark {
-			return SavedMark{Seq: seq, At: s.now().UTC()}
-		})
-		if err != nil {
-			return err
+		at := i
+		switch {
+		case on && i >= 0: // kept: only change changes it
+			mark = list[i]
+			if change == nil {
+				return storage.ErrNoChange
+			}
+			if err := change(&list[i]); err != nil {
+				return err
+			}
+		default:
+			var err error
+			list, err = storage.Toggled(list, i, on, MaxSavedPerChat, ErrTooManySaved, func() SavedMark {
+				return SavedMark{Seq: seq, At: s.now().UTC()}
+			})
+			if err != nil {
+				return err
+			}
+			at = len(list) - 1 // new: a change as asked already is still a save
+			if on && change != nil {
+				if err := change(&list[at]); err != nil && !errors.Is(err, storage.ErrNoChange) {
+					return err
+				}
+			}
+		}
+		if on {
+			mark = list[at]
 		}
 		if !exists {
 			r.Kind, r.JoinedAt = ch.Kind, s.now().UTC()
 		}
 		r.HasSaved = len(list) > 0
+		var err error
 		r.Saved, err = storage.ListText(list)
 		return err
 	})
-	switch {
-	case errors.Is(err, storage.ErrNoChange):
-		return nil
-	case err == nil:
+	if err == nil {
 		s.remember(memberKey+"|"+ch.RowKey, r) // the read marker's copy
 	}
-	return err
+	return mark, err
+}
+
+// saveable reports whether m may be saved: a message shown (text or
+// picture, not deleted).
+func saveable(m MessageRow) bool {
+	return m.DeletedAt == nil && (m.Type == TypeText || m.Type == TypeImage)
 }
 
 // saveMessage is POST /chat/:id/messages/:seq/save and …/unsave: htmx
@@ -121,13 +160,18 @@ func (s *Service) saveMessage(on bool) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if on && (m.DeletedAt != nil || m.Type != TypeText && m.Type != TypeImage) {
+		if on && !saveable(m) {
 			return ErrNoMessage
 		}
-		if err := s.Save(ctx, id.MemberKey, acc.Chat, m.Seq, on); err != nil {
+		mark, err := s.mark(ctx, id.MemberKey, acc.Chat, m.Seq, on, nil)
+		if err != nil && !errors.Is(err, storage.ErrNoChange) {
 			return err
 		}
-		return s.changedSaved(c, acc, m, savedSet{m.Seq: on}) // no read: it is as asked now
+		saved := savedSet{}
+		if on {
+			saved[m.Seq] = mark
+		}
+		return s.changedSaved(c, acc, m, saved) // no read: it is as asked now
 	}
 }
 

@@ -50,10 +50,30 @@ func (s *Service) UseTasks(q *tasks.Queue) error {
 // seq of chatID that memberKey saved: ErrNotSaved when they did not, and
 // nothing written when it is as asked.
 func (s *Service) RemindSaved(ctx context.Context, memberKey, chatID string, seq int64, at time.Time) error {
+	return s.remind(ctx, memberKey, chatID, seq, at, func(set func(m *SavedMark) error) error {
+		return s.changeSaved(ctx, memberKey, chatID, seq, set)
+	})
+}
+
+// RemindMessage is "Remind me about this" from a message: it saves
+// message seq of ch for memberKey (whom the caller let read it) with a
+// reminder at at, or sets the reminder of the one they saved, in one
+// write.
+func (s *Service) RemindMessage(ctx context.Context, memberKey string, ch ChatRow, seq int64, at time.Time) error {
+	return s.remind(ctx, memberKey, ch.RowKey, seq, at, func(set func(m *SavedMark) error) error {
+		_, err := s.mark(ctx, memberKey, ch, seq, true, set)
+		return err
+	})
+}
+
+// remind queues the reminder at at of memberKey's saved message seq of
+// chatID (tasks.Kind.Reschedule) and writes it on the mark with write,
+// given the change that sets it.
+func (s *Service) remind(ctx context.Context, memberKey, chatID string, seq int64, at time.Time, write func(set func(m *SavedMark) error) error) error {
 	at = at.UTC()
 	key := fmt.Sprintf("chat.remind|%s|%s|%d|%d", memberKey, chatID, seq, at.Unix())
 	return s.savedReminders.Reschedule(ctx, at, key, savedReminder{MemberKey: memberKey, ChatID: chatID, Seq: seq, At: at}, func() error {
-		return s.changeSaved(ctx, memberKey, chatID, seq, func(m *SavedMark) error { return reminder.Set(&m.RemindAt, at) })
+		return write(func(m *SavedMark) error { return reminder.Set(&m.RemindAt, at) })
 	})
 }
 
@@ -131,9 +151,40 @@ func (s *Service) remindSaved(c echo.Context) error {
 	if err := s.RemindSaved(ctx, id.MemberKey, chatID, seq, at); err != nil {
 		return err
 	}
-	key := "chat.flash.reminder_set"
-	if at.IsZero() {
-		key = "chat.flash.reminder_cleared"
+	return web.FlashRedirect(c, reminderFlash(at), web.NextOr(c, SavedURL))
+}
+
+// remindMessage is POST /chat/:id/messages/:seq/remind (when: one of
+// reminder.Choices), "Remind me about this" in a message's menu: a
+// message shown is saved with the reminder, if it was not saved;
+// "none" takes the reminder off one saved. Back to the message.
+func (s *Service) remindMessage(c echo.Context) error {
+	ctx, acc, id := c.Request().Context(), accessOf(c), auth.From(c)
+	at, err := reminder.Time(c.FormValue("when"), s.now(), id.Location())
+	if err != nil {
+		return err
 	}
-	return web.FlashRedirect(c, key, web.NextOr(c, SavedURL))
+	m, err := s.log.Message(ctx, acc.Chat.RowKey, seqOf(c))
+	switch {
+	case err != nil:
+		return err
+	case at.IsZero():
+		err = s.RemindSaved(ctx, id.MemberKey, acc.Chat.RowKey, m.Seq, at)
+	case !saveable(m):
+		return ErrNoMessage
+	default:
+		err = s.RemindMessage(ctx, id.MemberKey, acc.Chat, m.Seq, at)
+	}
+	if err != nil {
+		return err
+	}
+	return web.FlashRedirect(c, reminderFlash(at), messageURL(acc.Chat.RowKey, m.Seq))
+}
+
+// reminderFlash says a reminder set at at, or taken off (zero).
+func reminderFlash(at time.Time) string {
+	if at.IsZero() {
+		return "chat.flash.reminder_cleared"
+	}
+	return "chat.flash.reminder_set"
 }

@@ -290,6 +290,93 @@ func TestSavedMessageReminders(t *testing.T) {
 	}
 }
 
+// TestRemindMeFromAMessage: "Remind me" in a message's menu saves the
+// message with its reminder in the one write a reminder of a saved
+// message costs, and the message then shows it saved with the reminder's
+// time; the reminder reaches the inbox when due. Bad input, a message
+// that cannot be saved, a reminder taken off a message not saved and a
+// chat one may not read are refused and write nothing.
+func TestRemindMeFromAMessage(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ann, bob := a.Client(), a.Client()
+	a.SignIn(ann, "ann@example.com")
+	bobKey := a.SignIn(bob, "bob@example.com")
+	room := "/chat/room-random"
+	post(ann, room+"/messages", url.Values{"body": {"Rehearsal moved to Thursday"}}) // 1 says ann joined
+	post(ann, room+"/messages", url.Values{"body": {"Bring the tuner"}})
+	message := func(seq string) *goquery.Selection {
+		t.Helper()
+		return bob.Get(room).Doc(t).Find("#m-" + seq)
+	}
+	form := message("2").Find(testID("chat-remind-form"))
+	if form.AttrOr("action", "") != room+"/messages/2/remind" || form.Find(`option[value="tomorrow"]`).Length() != 1 || form.Find(`option[value="none"]`).Length() != 0 {
+		t.Fatalf("the menu's reminder form: %q", form.Text())
+	}
+
+	post(bob, room+"/messages/3/save", nil)
+	a.Clock.Advance(time.Second)
+	listRemind := url.Values{"chat": {"room-random"}, "seq": {"3"}, "when": {"2h"}}
+	listed := post(bob, chat.SavedURL+"/remind", listRemind).Writes(t)
+	flashOnly := post(bob, chat.SavedURL+"/remind", listRemind).Writes(t) // as it is: the flash's session alone
+	res := post(bob, room+"/messages/2/remind", url.Values{"when": {"tomorrow"}})
+	if res.StatusCode != http.StatusSeeOther || !strings.HasSuffix(res.Header.Get("Location"), "#m-2") {
+		t.Fatalf("remind from the menu: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if w := res.Writes(t); w != listed {
+		t.Errorf("saving with a reminder costs %d writes, a reminder of a saved message %d", w, listed)
+	}
+	m := message("2")
+	if m.Find(testID("chat-saved")).Length() != 1 || !strings.Contains(m.Find(testID("chat-reminder")).Text(), "Reminder") {
+		t.Fatalf("the message after its reminder: %q", m.Text())
+	}
+	if m.Find(testID("chat-remind-form")).Find(`option[value="none"]`).Length() != 1 {
+		t.Error("a reminder set is not offered to be taken off")
+	}
+	if items := saved(t, bob); items.Length() != 2 || items.Find(testID("chat-saved-reminder")).Length() != 2 {
+		t.Fatalf("the saved list: %d items, %d reminders", items.Length(), items.Find(testID("chat-saved-reminder")).Length())
+	}
+	if again := post(bob, room+"/messages/2/remind", url.Values{"when": {"tomorrow"}}); again.StatusCode != http.StatusSeeOther || again.Writes(t) != flashOnly || flashOnly >= listed {
+		t.Errorf("the same reminder again: %d, %d writes (the flash alone: %d)", again.StatusCode, again.Writes(t), flashOnly)
+	}
+	if res := post(bob, room+"/messages/3/remind", url.Values{"when": {"none"}}); res.StatusCode != http.StatusSeeOther || message("3").Find(testID("chat-reminder")).Length() != 0 || message("3").Find(testID("chat-saved")).Length() != 1 {
+		t.Errorf("taking a reminder off in the menu: %d", res.StatusCode)
+	}
+
+	a.Clock.Advance(48 * time.Hour)
+	if n := strings.Count(a.Inbox(bob).Text(), "Reminder: ann’s message in #random"); n != 1 {
+		t.Errorf("%d reminders after two days, want 1", n)
+	}
+	if message("2").Find(testID("chat-reminder")).Length() != 0 {
+		t.Error("a sent reminder still shows on its message")
+	}
+
+	post(ann, room+"/messages", url.Values{"body": {"Never mind"}})
+	post(ann, room+"/messages/4/delete", url.Values{"confirm": {"yes"}})
+	dm := post(ann, "/chat/private", url.Values{"member": {bobKey}}).Header.Get("Location")
+	post(ann, dm+"/messages", url.Values{"body": {"Just us"}})
+	cat := a.Client()
+	a.SignIn(cat, "cat@example.com")
+	for _, tc := range []struct {
+		who  *webtest.Client
+		path string
+		when string
+		want int
+	}{
+		{bob, room + "/messages/2/remind", "someday", http.StatusBadRequest},
+		{bob, room + "/messages/2/remind", "", http.StatusBadRequest},
+		{bob, room + "/messages/4/remind", "2h", http.StatusNotFound},   // deleted
+		{bob, room + "/messages/1/remind", "2h", http.StatusNotFound},   // ann joined
+		{bob, room + "/messages/99/remind", "2h", http.StatusNotFound},  // none
+		{ann, room + "/messages/2/remind", "none", http.StatusNotFound}, // not saved
+		{cat, dm + "/messages/1/remind", "2h", http.StatusNotFound},
+	} {
+		if res := post(tc.who, tc.path, url.Values{"when": {tc.when}}); res.StatusCode != tc.want || res.Writes(t) != 0 {
+			t.Errorf("%s %q: %d, %d writes; want %d", tc.path, tc.when, res.StatusCode, res.Writes(t), tc.want)
+		}
+	}
+}
+
 // saved are c's saved messages, the first page.
 func saved(t *testing.T, c *webtest.Client) *goquery.Selection {
 	t.Helper()
