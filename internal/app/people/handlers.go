@@ -287,14 +287,22 @@ func (h *handlers) forgetPlace(c echo.Context) error {
 	return web.FlashRedirect(c, "people.flash.place_forgotten", DiscoverURL)
 }
 
-// likes is GET /people/likes.
-func (h *handlers) likes(c echo.Context) error {
-	ctx := c.Request().Context()
-	me := auth.From(c).MemberKey
-	join, st, err := h.viewer(ctx, me)
-	if err != nil {
-		return err
+// tab is a page of the viewer's own (likes, matches, skipped): page gets
+// who they are, their banner and their standing, read once (viewer).
+func (h *handlers) tab(page func(c echo.Context, me string, join views.Join, st Standing) error) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		me := auth.From(c).MemberKey
+		join, st, err := h.viewer(c.Request().Context(), me)
+		if err != nil {
+			return err
+		}
+		return page(c, me, join, st)
 	}
+}
+
+// likes is GET /people/likes.
+func (h *handlers) likes(c echo.Context, me string, join views.Join, st Standing) error {
+	ctx := c.Request().Context()
 	l, err := h.svc.LikesOf(ctx, me, st)
 	if err != nil {
 		return err
@@ -320,13 +328,8 @@ func (h *handlers) likes(c echo.Context) error {
 }
 
 // matchesPage is GET /people/matches.
-func (h *handlers) matchesPage(c echo.Context) error {
+func (h *handlers) matchesPage(c echo.Context, me string, _ views.Join, st Standing) error {
 	ctx := c.Request().Context()
-	me := auth.From(c).MemberKey
-	_, st, err := h.viewer(ctx, me)
-	if err != nil {
-		return err
-	}
 	ms, err := h.svc.Matches(ctx, me, st)
 	if err != nil {
 		return err

@@ -148,13 +148,9 @@ func (h *handlers) unskip(c echo.Context) error {
 }
 
 // skippedPage is GET /people/skipped.
-func (h *handlers) skippedPage(c echo.Context) error {
+func (h *handlers) skippedPage(c echo.Context, me string, _ views.Join, st Standing) error {
 	ctx := c.Request().Context()
-	me := auth.From(c).MemberKey
-	_, st, err := h.viewer(ctx, me)
-	if err != nil {
-		return err
-	}
+	var err error
 	if st.Skipped, err = h.svc.skipped(ctx, me); err != nil {
 		return err
 	}
