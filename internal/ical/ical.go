@@ -1,10 +1,12 @@
 // Package ical writes RFC 5545 calendar text: content lines folded at 75
 // octets (never inside a UTF-8 sequence), TEXT values escaped, UTC
-// times. The groups feed and the events' .ics use it.
+// times. The groups feed and the events' .ics use it, and the events'
+// pages its links that add an event to Google Calendar or Outlook.
 package ical
 
 import (
 	"bytes"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -51,4 +53,37 @@ func UIDHost(baseURL string) string {
 		return "harmony"
 	}
 	return host
+}
+
+// Entry is one event as a calendar service's "add an event" address
+// carries it: what the person's own calendar then holds.
+type Entry struct {
+	Title, Place, Details string
+	Start, End            time.Time
+}
+
+// GoogleLink is the address at which Google Calendar offers to add e.
+func GoogleLink(e Entry) string {
+	q := url.Values{"action": {"TEMPLATE"}, "text": {e.Title}, "dates": {Time(e.Start) + "/" + Time(e.End)}}
+	addNonEmpty(q, "location", e.Place)
+	addNonEmpty(q, "details", e.Details)
+	return "https://calendar.google.com/calendar/render?" + q.Encode()
+}
+
+// OutlookLink is the address at which Outlook on the web offers to add
+// e.
+func OutlookLink(e Entry) string {
+	q := url.Values{
+		"path": {"/calendar/action/compose"}, "rru": {"addevent"}, "subject": {e.Title},
+		"startdt": {e.Start.UTC().Format(time.RFC3339)}, "enddt": {e.End.UTC().Format(time.RFC3339)},
+	}
+	addNonEmpty(q, "location", e.Place)
+	addNonEmpty(q, "body", e.Details)
+	return "https://outlook.live.com/calendar/0/action/compose?" + q.Encode()
+}
+
+func addNonEmpty(q url.Values, name, value string) {
+	if value != "" {
+		q.Set(name, value)
+	}
 }

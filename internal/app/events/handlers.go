@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/i18n"
+	"github.com/harmony/harmony/internal/ical"
 	"github.com/harmony/harmony/internal/media"
 	"github.com/harmony/harmony/internal/richtext"
 	"github.com/harmony/harmony/internal/storage"
@@ -410,8 +412,32 @@ func (s *Service) page(c echo.Context) error {
 			p.UpdateURL = eventURL(e.RowKey) + "/update"
 		}
 	}
+	if !e.IsCancelled {
+		entry := s.calendarEntry(e, p.Confirmed)
+		p.GoogleURL, p.OutlookURL = ical.GoogleLink(entry), ical.OutlookLink(entry)
+	}
 	return web.Render(c, http.StatusOK, web.Page{Title: e.Title, Section: "events", Content: views.Page(p)})
 }
+
+// calendarEntry is e as "Add to Google Calendar" and Outlook's link
+// carry it: its place with the details kept for people going (confirmed,
+// "" for others), as its .ics; its description as plain text, cut, with
+// the address of its page.
+func (s *Service) calendarEntry(e EventRow, confirmed string) ical.Entry {
+	place := e.Place
+	if confirmed != "" {
+		place = strings.TrimSpace(strings.Join([]string{e.Place, confirmed}, " — "))
+	}
+	details := richtext.Plain(e.Description, calendarDetails)
+	if s.baseURL != "" {
+		details = strings.TrimSpace(details + "\n\n" + s.baseURL + eventURL(e.RowKey))
+	}
+	return ical.Entry{Title: e.Title, Place: place, Details: details, Start: e.Start, End: e.End}
+}
+
+// calendarDetails bounds the description an "add to calendar" link
+// carries, in characters: the services take addresses of a few thousand.
+const calendarDetails = 1000
 
 // register is POST /events/:id/register.
 func (s *Service) register(c echo.Context) error {

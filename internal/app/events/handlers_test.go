@@ -184,6 +184,26 @@ func TestEventPages(t *testing.T) {
 	if ann.Get(page).Doc(t).Find(testID("event-confirmed")).Text() != "Door code 4711" || bob.Get(page).Doc(t).Find(testID("event-confirmed")).Length() != 0 {
 		t.Fatal("the door code is not for people going only")
 	}
+	// "Add to Google Calendar" and Outlook's link carry the event as its
+	// .ics does: the door code for people going alone, and its page.
+	links := func(c *webtest.Client) (google, outlook url.Values) {
+		t.Helper()
+		d := c.Get(page).Doc(t)
+		g, err1 := url.Parse(d.Find(testID("event-google")).AttrOr("href", ""))
+		o, err2 := url.Parse(d.Find(testID("event-outlook")).AttrOr("href", ""))
+		if err1 != nil || err2 != nil || g.Host == "" || o.Host == "" {
+			t.Fatalf("the calendar links: %v %v", g, o)
+		}
+		return g.Query(), o.Query()
+	}
+	g, o := links(ann)
+	if g.Get("text") != "Jazz night" || !strings.Contains(g.Get("location"), "Door code 4711") || !strings.HasPrefix(g.Get("details"), "Live trio") || !strings.Contains(g.Get("details"), "\n\nhttp") || !strings.HasSuffix(g.Get("details"), page) ||
+		o.Get("subject") != "Jazz night" || !strings.Contains(o.Get("location"), "Door code 4711") || o.Get("startdt") == "" {
+		t.Errorf("ann's calendar links: %v %v", g, o)
+	}
+	if g, o := links(bob); strings.Contains(g.Get("location"), "4711") || strings.Contains(o.Get("location"), "4711") {
+		t.Errorf("bob, waiting, is given the door code in a calendar link: %v %v", g, o)
+	}
 	if got := anon.Get(page + "/event.ics"); got.StatusCode != http.StatusOK || strings.Contains(got.Body, "4711") || !strings.Contains(got.Body, "SUMMARY:Jazz night") {
 		t.Fatalf("a visitor's .ics: %d\n%s", got.StatusCode, got.Body)
 	}
@@ -1232,6 +1252,9 @@ func TestOrganizerEditsAndCancels(t *testing.T) {
 	card := a.Client().Get("/events?category=meetup").Doc(t).Find(testID("event-card"))
 	if card.Length() != 1 || card.AttrOr("data-cancelled", "") != "true" {
 		t.Fatal("the cancelled event is not listed, marked")
+	}
+	if d := bob.Get(page).Doc(t); d.Find(testID("event-google")).Length() != 0 || d.Find(testID("event-outlook")).Length() != 0 {
+		t.Error("a cancelled event is offered to calendars")
 	}
 	a.Tasks.RunDue(t.Context())
 	if !strings.Contains(bob.Get("/inbox").Doc(t).Find(testID("inbox-list")).Text(), "is cancelled") {
