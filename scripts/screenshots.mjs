@@ -82,10 +82,14 @@ const placeholders = [
     await page.goto(`${base}/store`);
     return firstLink(page.getByTestId('store-card').filter({ hasText: m[1] }));
   } },
-  // {event:TITLE}: that listed event's page.
+  // {event:TITLE}: that listed event's page, upcoming or past.
   { re: /\{event:([^}]+)\}/, find: async (page, m) => {
-    await page.goto(`${base}/events`);
-    return firstLink(page.getByTestId('event-card').filter({ hasText: m[1] }));
+    for (const list of ['/events', '/events?when=past']) {
+      await page.goto(`${base}${list}`);
+      const card = page.getByTestId('event-card').filter({ hasText: m[1] });
+      if (await card.count()) return firstLink(card);
+    }
+    throw new Error(`no event ${m[1]}`);
   } },
   // {appt:GROUP/TITLE}: that appointment's page (its next one).
   { re: /\{appt:([^/}]+)\/([^}]+)\}/, find: async (page, m) => {

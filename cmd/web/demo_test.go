@@ -89,6 +89,11 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 			t.Errorf("the party's answers lack %q: %q", want, answers)
 		}
 	}
+	// The picnic is past: Anna, who ran it, reads her guests' ratings.
+	picnic := c.Get("/events?when=past").Doc(t).Find(`[data-testid="event-card"] a`).FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "Summer picnic") }).AttrOr("href", "")
+	if avg := c.Get(picnic).Doc(t).Find(`[data-testid="event-ratings-average"]`).Text(); picnic == "" || !strings.Contains(avg, "4.3 of 5 from 3 guests") {
+		t.Errorf("the picnic's ratings (%s): %q", picnic, avg)
+	}
 	catalog := c.Get("/prompts").Doc(t)
 	if n := catalog.Find(`[data-testid="prompt-card"]`).Length(); n < 10 {
 		t.Errorf("the catalog shows %d prompts", n)

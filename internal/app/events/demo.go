@@ -30,6 +30,15 @@ var demoEvents = []struct {
 	{"Open-air film festival", "festival", "Hyde Park", "Three nights of films under the stars. Blankets welcome.", 15, 19, 4, 300, "12", "", []string{"lily"}, nil},
 	{"Winter regatta", "yachting", "Queen Mary Reservoir", "Dinghy racing for all levels; boats can be hired on the day.", 18, 10, 6, 12, "35", "", []string{"tom"}, nil},
 	{"Season's end party", "party", "The Crown, upstairs", "Music, food and dancing until late. The room is small: the organizers approve each guest.", 36, 21, 5, 60, "", "", []string{"lily", "tom", "boris", "masha"}, []string{"lily", "masha"}},
+	{"Summer picnic in the park", "festival", "Regent's Park, by the bandstand", "Bring a blanket and something to share; we bring the games.", -12, 12, 4, 40, "", "", []string{"tom", "lily", "boris", "masha"}, nil},
+}
+
+// demoRatings are the guests' ratings of the past demo event (the
+// picnic), with their words: who, stars, words.
+var demoRatings = [][3]string{
+	{"tom", "5", "Perfect afternoon, and the games were a hit with the kids."},
+	{"lily", "4", ""},
+	{"boris", "4", "Отличный пикник! В следующий раз возьму мяч."},
 }
 
 // demoQuestion is the party's question for its guests, with its
@@ -48,7 +57,8 @@ var demoAnswers = map[string][3]string{"lily": {"Music\nDrinks", "A playlist and
 
 // SeedDemo adds the demo events, published, with the cast registered;
 // the jazz night is full, two people on its waitlist; of the four asking
-// to join the party, two are approved.
+// to join the party, two are approved; the picnic is past, and three of
+// its guests rated it.
 func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 	zone, err := time.LoadLocation("Europe/London")
 	if err != nil {
@@ -95,8 +105,24 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			if errs != nil {
 				return fmt.Errorf("demo answers of %s: %v", local, errs)
 			}
-			if _, err := s.Register(ctx, e, &auth.Identity{MemberKey: p.Key, DisplayName: p.Name}, 1, answers); err != nil {
+			if ended(e, cast.Now) {
+				// The past event's guests registered before it ended.
+				_, _, err = s.catalog.seats.Register(ctx, e.RowKey, Person{MemberKey: p.Key, Name: p.Name, Email: p.Email, Answers: answers}, 1)
+			} else {
+				_, err = s.Register(ctx, e, &auth.Identity{MemberKey: p.Key, DisplayName: p.Name}, 1, answers)
+			}
+			if err != nil {
 				return fmt.Errorf("demo registration %s: %w", local, err)
+			}
+		}
+		if ended(e, cast.Now) {
+			if _, err := s.catalog.SyncSeats(ctx, e.RowKey); err != nil {
+				return err
+			}
+			for _, r := range demoRatings {
+				if err := s.Rate(ctx, e, cast.Person(r[0]).Key, r[1], r[2]); err != nil {
+					return fmt.Errorf("demo rating %s: %w", r[0], err)
+				}
 			}
 		}
 		for _, local := range d.approved {

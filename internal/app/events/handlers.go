@@ -339,8 +339,8 @@ func (s *Service) page(c echo.Context) error {
 		Price: price(ctx, e.PriceCents, e.Currency), Category: labels[e.Category],
 		Cancelled: e.IsCancelled, Published: e.IsPublished, TakenDown: e.TakenDown, Going: counts.Going, Waiting: counts.Waiting,
 		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: manages(id, e), OfferHours: e.OfferHours,
-		ImageURL: imageURL(e.ImageKey, false), CanAddToGroup: s.groups != nil && id.HasAccount() && !e.IsCancelled,
-		Approval: e.RequireApproval, Questions: registerQuestions(ctx, e, nil, nil),
+		ImageURL: imageURL(e.ImageKey, false), CanAddToGroup: s.groups != nil && id.HasAccount() && !e.IsCancelled && !ended(e, s.now()),
+		Approval: e.RequireApproval, Questions: registerQuestions(ctx, e, nil, nil), Ended: ended(e, s.now()),
 	}
 	p.CoHost = id != nil && slices.Contains(e.coHostKeys(), id.MemberKey)
 	if p.Hosts, err = s.hosts(ctx, e); err != nil {
@@ -371,6 +371,16 @@ func (s *Service) page(c echo.Context) error {
 			return err
 		}
 		p.State, p.Position = r.Status, r.Position
+		if p.Ended && r.Status == StatusGoing && !e.IsCancelled {
+			p.Feedback = &views.FeedbackForm{Action: feedbackURL(e.RowKey), Rating: ratingValue(r.Rating), Words: r.Feedback}
+		}
+		if p.Ended && manages(id, e) && !e.IsCancelled {
+			ratings, err := s.Ratings(ctx, e)
+			if err != nil {
+				return err
+			}
+			p.Ratings = &ratings
+		}
 		if r.Status == StatusCancelled {
 			p.State, p.Was = "", "cancelled"
 			switch {
@@ -412,7 +422,7 @@ func (s *Service) page(c echo.Context) error {
 			p.UpdateURL = eventURL(e.RowKey) + "/update"
 		}
 	}
-	if !e.IsCancelled {
+	if !e.IsCancelled && !p.Ended {
 		entry := s.calendarEntry(e, p.Confirmed)
 		p.GoogleURL, p.OutlookURL = ical.GoogleLink(entry), ical.OutlookLink(entry)
 	}

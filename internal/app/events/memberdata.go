@@ -33,6 +33,9 @@ type exportedRegistration struct {
 	Party        int       `json:"party"`
 	RegisteredAt time.Time `json:"registered_at"`
 	Attended     bool      `json:"attended"`
+	// Rating and Feedback are theirs of the event once it ended.
+	Rating   int    `json:"rating,omitempty"`
+	Feedback string `json:"feedback,omitempty"`
 	// Answers are theirs to the event's questions.
 	Answers []QA `json:"answers,omitempty"`
 }
@@ -74,7 +77,7 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 		if err != nil {
 			return err
 		}
-		regs = append(regs, exportedRegistration{Event: ev.Title, Start: ev.Start, Status: a.Status, Party: a.Party, RegisteredAt: a.RegisteredAt, Attended: a.Attended, Answers: answersOf(a)})
+		regs = append(regs, exportedRegistration{Event: ev.Title, Start: ev.Start, Status: a.Status, Party: a.Party, RegisteredAt: a.RegisteredAt, Attended: a.Attended, Answers: answersOf(a), Rating: a.Rating, Feedback: a.Feedback})
 	}
 	run, err := s.namingRunner(ctx, m.Key)
 	if err != nil {

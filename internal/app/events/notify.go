@@ -90,8 +90,12 @@ func (s *Service) settled(ctx context.Context, e EventRow, m Moves) {
 
 // Register registers id for e, with their answers to its questions
 // (parseAnswers; "" for none), and tells them where they stand: at most
-// LimitRegistrations a minute per person (ErrTooManyRegistrations).
+// LimitRegistrations a minute per person (ErrTooManyRegistrations), and
+// none once e has ended (ErrEnded).
 func (s *Service) Register(ctx context.Context, e EventRow, id *auth.Identity, party int, answers string) (Registration, error) {
+	if ended(e, s.now()) {
+		return Registration{}, ErrEnded
+	}
 	if err := s.registrations.Take(ctx, id.MemberKey, s.now()); err != nil {
 		return Registration{}, err
 	}
@@ -170,7 +174,11 @@ func (s *Service) CancelRegistration(ctx context.Context, e EventRow, id *auth.I
 // Accept takes the seat offered to id and tells them they are going,
 // keyed by when they took it: a second press tells nobody again, and the
 // rebuild posts it again at that key when a crash lost it (requeueSeats).
+// None is taken once e has ended (ErrEnded).
 func (s *Service) Accept(ctx context.Context, e EventRow, id *auth.Identity) error {
+	if ended(e, s.now()) {
+		return ErrEnded
+	}
 	r, moves, err := s.catalog.seats.Accept(ctx, e.RowKey, id.MemberKey)
 	s.settled(ctx, e, moves)
 	if err != nil {

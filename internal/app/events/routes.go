@@ -38,6 +38,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.POST("/events/:id/register", s.register, acc, event)
 	e.POST("/events/:id/cancel", s.cancelRegistration, acc, event)
 	e.POST("/events/:id/accept", s.accept, acc, event)
+	e.GET("/events/:id/feedback", s.feedbackPage, acc, visible)
+	e.POST("/events/:id/feedback", s.rate, acc, visible)
 	report := moderation.Page{Section: "events", Queue: s.Reports, Of: s.eventReport}
 	e.GET("/events/:id/report", report.Show, acc, visible)
 	e.POST("/events/:id/report", report.File, acc, visible)

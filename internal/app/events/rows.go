@@ -92,6 +92,11 @@ type AttendeeRow struct {
 	Declined    bool       `table:"declined"`
 	Attended    bool       `table:"attended"`
 	CheckedInAt *time.Time `table:"checkedInAt"`
+	// Rating is theirs of the event once it ended, from 1 to 5 (0: none),
+	// with their words and when they gave it (feedback.go).
+	Rating   int        `table:"rating"`
+	Feedback string     `table:"feedback"`
+	RatedAt  *time.Time `table:"ratedAt"`
 	// Mirrored records the UserEvents row last written for it
 	// (projection.Follow's record), so two seat changes of one
 	// registration in quick succession cannot leave the older status in

@@ -106,6 +106,10 @@ type Registration struct {
 	// RegisteredAt is when they last registered (or asked to join): it
 	// keys the organizers' notice of a request.
 	RegisteredAt time.Time
+	// Rating and Feedback are theirs of the event once it ended (0 and
+	// "" for none: feedback.go).
+	Rating   int
+	Feedback string
 }
 
 // Plan is an event's seat settings.
@@ -364,7 +368,7 @@ func (t *seatTx) place(a *AttendeeRow) {
 
 // registrationOf is a registration as its person sees it.
 func registrationOf(a AttendeeRow) Registration {
-	r := Registration{Status: a.Status, Party: a.Party, OfferLapsed: a.OfferLapsed, Declined: a.Declined, RegisteredAt: a.RegisteredAt}
+	r := Registration{Status: a.Status, Party: a.Party, OfferLapsed: a.OfferLapsed, Declined: a.Declined, RegisteredAt: a.RegisteredAt, Rating: a.Rating, Feedback: a.Feedback}
 	if a.OfferUntil != nil {
 		r.OfferUntil = *a.OfferUntil
 	}

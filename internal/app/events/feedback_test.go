@@ -1,0 +1,127 @@
+package events_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harmony/harmony/internal/app/account"
+	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+// TestGuestsRateAnEventThatEnded: once an event has ended it takes no
+// registration and says so; each guest who was going rates it from one
+// to five stars with a few words, and may change them; the organizer
+// sees the average, how many gave each rating and the words with their
+// guests' names, which nobody else does. Before the end, by someone not
+// going, or with a rating or words that break the rules, a rating is
+// refused and writes nothing. The guest's archive holds their rating.
+func TestGuestsRateAnEventThatEnded(t *testing.T) {
+	t.Parallel()
+	a, svc := newAppAndService(t)
+	cast := a.People("olga@example.com", "ann@example.com", "bob@example.com", "cat@example.com")
+	olga, ann, bob, cat := cast[0], cast[1], cast[2], cast[3]
+	if _, err := a.Accounts.SetRole(t.Context(), a.Who(olga), account.RoleOrganizer, true); err != nil {
+		t.Fatal(err)
+	}
+	london, err := time.LoadLocation("Europe/London")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(d time.Duration) string { return a.Clock.Now().Add(d).In(london).Format("2006-01-02T15:04") }
+	page := newEvent(t, olga, "title", "Quiz night", "start", at(2*time.Hour), "end", at(4*time.Hour), "timezone", "Europe/London", "capacity", "2")
+	post(ann, page+"/register", nil)
+	post(bob, page+"/register", nil)
+	rate := func(c *webtest.Client, rating, words string) *webtest.Response {
+		return post(c, page+"/feedback", url.Values{"rating": {rating}, "feedback": {words}})
+	}
+	if res := rate(ann, "5", "Great night"); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
+		t.Fatalf("a rating before the end: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	if ann.Get(page).Doc(t).Find(testID("event-feedback")).Length() != 0 {
+		t.Fatal("the rating form before the end")
+	}
+
+	a.Clock.Advance(4*time.Hour + time.Minute)
+	if got := state(t, ann, page); got != "went" {
+		t.Errorf("ann after the event: %q", got)
+	}
+	d := cat.Get(page).Doc(t)
+	if d.Find(testID("registration-ended")).Length() != 1 || d.Find(testID("register-form")).Length() != 0 || d.Find(testID("event-feedback")).Length() != 0 {
+		t.Errorf("cat, not registered, after the event: %q", d.Find(testID("registration")).Text())
+	}
+	if res := post(cat, page+"/register", nil); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
+		t.Errorf("registering after the end: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+
+	form := ann.Get(page).Doc(t).Find(testID("feedback-form"))
+	if form.AttrOr("action", "") != page+"/feedback" || form.Find(`input[name="rating"]`).Length() != 5 {
+		t.Fatalf("ann's rating form: %q", form.Text())
+	}
+	res := rate(ann, "5", "  Great night, well run.  ")
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != page+"#feedback" {
+		t.Fatalf("ann rates: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	form = ann.Get(page).Doc(t).Find(testID("feedback-form"))
+	if form.Find(`input[name="rating"][value="5"]`).AttrOr("checked", "no") == "no" || form.Find("textarea").Text() != "Great night, well run." || !strings.Contains(form.Find(testID("feedback-submit")).Text(), "Change") {
+		t.Errorf("ann's form after her rating: %q", form.Text())
+	}
+	if res := rate(ann, "4", "Great night, well run."); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("ann changes her rating: %d", res.StatusCode)
+	}
+	rate(bob, "2", "")
+
+	for _, c := range []struct {
+		who           *webtest.Client
+		rating, words string
+		want          int
+	}{
+		{ann, "6", "", http.StatusUnprocessableEntity},
+		{ann, "0", "", http.StatusUnprocessableEntity},
+		{ann, "", "Fine", http.StatusUnprocessableEntity},
+		{ann, "x", "", http.StatusUnprocessableEntity},
+		{ann, "3", strings.Repeat("a", 1001), http.StatusUnprocessableEntity},
+		{ann, "3", "bad\x00byte", http.StatusUnprocessableEntity},
+		{ann, "3", "sneaky\u202eword", http.StatusUnprocessableEntity},
+		{cat, "5", "", http.StatusForbidden},
+	} {
+		res := rate(c.who, c.rating, c.words)
+		if res.StatusCode != c.want || res.Writes(t) != 0 {
+			t.Errorf("rating %q %q: %d, %d writes; want %d", c.rating, c.words, res.StatusCode, res.Writes(t), c.want)
+		}
+		if c.want == http.StatusUnprocessableEntity && res.Doc(t).Find(testID("feedback-form")).Length() != 1 {
+			t.Errorf("rating %q %q: the form is not shown again", c.rating, c.words)
+		}
+	}
+
+	ratings := olga.Get(page).Doc(t).Find(testID("event-ratings"))
+	if avg := strings.TrimSpace(ratings.Find(testID("event-ratings-average")).Text()); !strings.Contains(avg, "3.0 of 5 from 2 guests") {
+		t.Errorf("the organizer's average: %q", avg)
+	}
+	if words := ratings.Find(testID("event-ratings-words")).Text(); !strings.Contains(words, "ann") || !strings.Contains(words, "Great night, well run.") {
+		t.Errorf("the organizer's words: %q", words)
+	}
+	if d := olga.Get(page).Doc(t); d.Find(testID("event-add-to-group")).Length() != 0 || d.Find(testID("event-google")).Length() != 0 {
+		t.Error("an event that ended is offered to calendars")
+	}
+	if n := ann.Get(page).Doc(t).Find(testID("event-ratings")).Length(); n != 0 {
+		t.Error("a guest sees the ratings")
+	}
+
+	var archive memberdatatest.Archive
+	if err := svc.ExportMember(t.Context(), memberdatatest.Member(a.Who(ann), "ann@example.com"), &archive); err != nil {
+		t.Fatal(err)
+	}
+	if text := archive.Text(); !strings.Contains(text, `"rating": 4`) || !strings.Contains(text, "Great night, well run.") {
+		t.Errorf("ann's archive lacks her rating:\n%s", text)
+	}
+
+	// A cancelled event is rated by nobody.
+	post(olga, page+"/cancel-event", url.Values{"confirm": {"yes"}})
+	if res := rate(bob, "3", ""); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+		t.Errorf("rating a cancelled event: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+}
