@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/app/inbox"
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
@@ -27,8 +29,13 @@ import (
 // one write at the row's ETag; the organizers' summary (the average, how
 // many rated, and the words, each with its guest's name) reads the
 // event's registrations, one query, on the event's page for them alone.
-// An event that has ended takes no new registration (ErrEnded): its page
-// says it has ended.
+// When it ends, a task asks each guest going who has not rated it yet,
+// in the inbox (and by mail, as their settings say): "How was …?",
+// leading to the form (askTask: queued with the event's reminder, and
+// again by the rebuild; it does nothing for an event changed, cancelled
+// or unpublished since, and each notice is keyed by event, version and
+// guest, so nobody is asked twice). An event that has ended takes no new
+// registration (ErrEnded): its page says it has ended.
 
 // MaxFeedback bounds the words with a rating, in characters.
 const MaxFeedback = 1000
@@ -157,4 +164,54 @@ func ratingValue(n int) string {
 		return ""
 	}
 	return strconv.Itoa(n)
+}
+
+// askTask is one event's ask for ratings at one version of it.
+type askTask struct {
+	EventID  string
+	Sequence int
+	End      time.Time
+}
+
+// queueAsk queues the ask for e's ratings at its end, for an event
+// published and not cancelled that has not ended, and says so.
+func (s *Service) queueAsk(ctx context.Context, e EventRow) (bool, error) {
+	if s.asks == nil || !e.IsPublished || e.IsCancelled || ended(e, s.now()) {
+		return false, nil
+	}
+	key := fmt.Sprintf("events.ask|%s|%d|%s", e.RowKey, e.Sequence, startKey(e.End))
+	return true, s.asks.EnqueueAt(ctx, e.End, key, askTask{EventID: e.RowKey, Sequence: e.Sequence, End: e.End})
+}
+
+// ask runs an ask task: each guest going who has not rated the event is
+// asked to, once.
+func (s *Service) ask(ctx context.Context, t askTask) error {
+	e, ok, err := s.taskEvent(ctx, t.EventID)
+	if !ok {
+		return err
+	}
+	if e.Sequence != t.Sequence || !e.End.Equal(t.End) || !e.IsPublished || e.IsCancelled || s.notifier == nil {
+		return nil
+	}
+	rows, err := s.catalog.seats.Attendees(ctx, e.RowKey)
+	if err != nil {
+		return err
+	}
+	for _, a := range rows {
+		if a.Status != StatusGoing || a.Rating != 0 || auth.IsGuestKey(a.MemberKey) {
+			continue
+		}
+		err := s.notifier.Post(ctx, inbox.Notice{
+			To:   []inbox.Recipient{{MemberKey: a.MemberKey}},
+			Kind: "events.notify.feedback",
+			Args: map[string]string{"title": e.Title},
+			When: e.Start,
+			Link: eventURL(e.RowKey) + "#feedback",
+			Key:  fmt.Sprintf("events.asked|%s|%d|%s", e.RowKey, e.Sequence, a.MemberKey),
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

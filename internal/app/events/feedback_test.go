@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/harmony/harmony/internal/app/account"
 	"github.com/harmony/harmony/internal/memberdata/memberdatatest"
 	"github.com/harmony/harmony/internal/web/webtest"
@@ -16,7 +18,8 @@ import (
 // registration and says so; each guest who was going rates it from one
 // to five stars with a few words, and may change them; the organizer
 // sees the average, how many gave each rating and the words with their
-// guests' names, which nobody else does. Before the end, by someone not
+// guests' names, which nobody else does. At its end the guests who have
+// not rated it are asked to, once. Before the end, by someone not
 // going, or with a rating or words that break the rules, a rating is
 // refused and writes nothing. The guest's archive holds their rating.
 func TestGuestsRateAnEventThatEnded(t *testing.T) {
@@ -71,6 +74,20 @@ func TestGuestsRateAnEventThatEnded(t *testing.T) {
 	}
 	if res := rate(ann, "4", "Great night, well run."); res.StatusCode != http.StatusSeeOther {
 		t.Errorf("ann changes her rating: %d", res.StatusCode)
+	}
+	// The ask, due at the end, reaches the guest who has not rated yet,
+	// once, leading to the form.
+	a.Tasks.RunDue(t.Context())
+	a.Tasks.RunDue(t.Context())
+	asked := func(c *webtest.Client) int {
+		return strings.Count(a.Inbox(c).Text(), "How was “Quiz night”?")
+	}
+	if asked(bob) != 1 || asked(ann) != 0 || asked(cat) != 0 {
+		t.Errorf("asked: bob %d, ann (rated) %d, cat (not going) %d", asked(bob), asked(ann), asked(cat))
+	}
+	link := a.Inbox(bob).Find("a").FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "How was") }).AttrOr("href", "")
+	if res := bob.Get(link); link == "" || res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != page+"#feedback" {
+		t.Errorf("the ask leads to %q (%s)", link, res.Header.Get("Location"))
 	}
 	rate(bob, "2", "")
 

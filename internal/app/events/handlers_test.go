@@ -750,7 +750,7 @@ func TestRebuildQueuesALostReminder(t *testing.T) {
 
 	for range 2 {
 		report, err := svc.Rebuild(t.Context())
-		if err != nil || !strings.Contains(report.String(), "; reminders queued: 2; offer lapses queued: 0;") {
+		if err != nil || !strings.Contains(report.String(), "; reminders queued: 2; rating asks queued: 2; offer lapses queued: 0;") {
 			t.Fatalf("rebuild: %v %v", report, err)
 		}
 	}

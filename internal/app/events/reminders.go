@@ -31,13 +31,14 @@ type reminderTask struct {
 	Start    time.Time
 }
 
-// UseTasks lets the service send reminders and settle lapsed offers
-// through q. Call it while wiring; without it no reminder is sent, and
-// lapsed offers are settled only when someone reads or changes the
-// event's seats.
+// UseTasks lets the service send reminders, ask for ratings and settle
+// lapsed offers through q. Call it while wiring; without it no reminder
+// or ask is sent, and lapsed offers are settled only when someone reads
+// or changes the event's seats.
 func (s *Service) UseTasks(q *tasks.Queue) error {
 	return errors.Join(
 		tasks.Into(q, &s.reminders, "events.reminder", s.remind),
+		tasks.Into(q, &s.asks, "events.feedback-ask", s.ask),
 		tasks.Into(q, &s.lapses, "events.offer-lapse", s.lapse),
 	)
 }
@@ -87,9 +88,14 @@ func (s *Service) taskEvent(ctx context.Context, eventID string) (e EventRow, ok
 
 // scheduleReminder queues e's reminder, unless it is due already (an
 // event published less than a day before its start gets none: its page
-// and the "going" notice say when it is).
+// and the "going" notice say when it is), and the ask for its guests'
+// ratings once it ends (queueAsk).
 func (s *Service) scheduleReminder(ctx context.Context, e EventRow) {
-	if _, err := s.queueReminder(ctx, e); err != nil {
+	_, err := s.queueReminder(ctx, e)
+	if err == nil {
+		_, err = s.queueAsk(ctx, e)
+	}
+	if err != nil {
 		s.log.WarnContext(ctx, "events: reminder not scheduled", "event", e.RowKey, "err", err)
 	}
 }
@@ -127,7 +133,7 @@ type requeuing struct {
 	at  map[string]int
 	met []bool
 
-	reminders, lapses int
+	reminders, asks, lapses int
 }
 
 // requeuing starts the requeueing of all, every event there is.
@@ -174,6 +180,12 @@ func (r *requeuing) requeue(ctx context.Context, e EventRow, rows []AttendeeRow)
 	}
 	if queued {
 		r.reminders++
+	}
+	if queued, err = r.s.queueAsk(ctx, e); err != nil {
+		return err
+	}
+	if queued {
+		r.asks++
 	}
 	if e.IsCancelled || !e.Start.After(r.now) {
 		return nil

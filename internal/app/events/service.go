@@ -31,6 +31,9 @@ type Service struct {
 	reminders *tasks.Kind[reminderTask]
 	// lapses settle offers when they lapse (reminders.go).
 	lapses *tasks.Kind[lapseTask]
+	// asks ask the guests for their ratings once an event ends
+	// (feedback.go).
+	asks *tasks.Kind[askTask]
 	// chat is told of people giving up their place (chat.go).
 	chat ChatLeaver
 	// groups adds events to group calendars (togroup.go).
@@ -140,13 +143,13 @@ func (s *Service) Rebuild(ctx context.Context) (fmt.Stringer, error) {
 	if err == nil {
 		err = marks.Done(ctx)
 	}
-	return rebuildReport{listing.String(), mine.String(), strconv.Itoa(r.reminders), strconv.Itoa(r.lapses), marks.String()}, err
+	return rebuildReport{listing.String(), mine.String(), strconv.Itoa(r.reminders), strconv.Itoa(r.asks), strconv.Itoa(r.lapses), marks.String()}, err
 }
 
-type rebuildReport [5]string
+type rebuildReport [6]string
 
 func (r rebuildReport) String() string {
-	return "listing: " + r[0] + "; my events: " + r[1] + "; reminders queued: " + r[2] + "; offer lapses queued: " + r[3] + "; " + r[4]
+	return "listing: " + r[0] + "; my events: " + r[1] + "; reminders queued: " + r[2] + "; rating asks queued: " + r[3] + "; offer lapses queued: " + r[4] + "; " + r[5]
 }
 
 // Seed marks the members' footprints complete on a new store
