@@ -186,32 +186,17 @@ func (s *Service) queueAsk(ctx context.Context, e EventRow) (bool, error) {
 // ask runs an ask task: each guest going who has not rated the event is
 // asked to, once.
 func (s *Service) ask(ctx context.Context, t askTask) error {
-	e, ok, err := s.taskEvent(ctx, t.EventID)
+	e, ok, err := s.taskVersion(ctx, t.EventID, t.Sequence, func(e EventRow) bool { return e.End.Equal(t.End) })
 	if !ok {
 		return err
 	}
-	if e.Sequence != t.Sequence || !e.End.Equal(t.End) || !e.IsPublished || e.IsCancelled || s.notifier == nil {
-		return nil
-	}
-	rows, err := s.catalog.seats.Attendees(ctx, e.RowKey)
-	if err != nil {
-		return err
-	}
-	for _, a := range rows {
-		if a.Status != StatusGoing || a.Rating != 0 || auth.IsGuestKey(a.MemberKey) {
-			continue
-		}
-		err := s.notifier.Post(ctx, inbox.Notice{
-			To:   []inbox.Recipient{{MemberKey: a.MemberKey}},
+	return s.noticeGoing(ctx, e, func(a AttendeeRow) bool { return a.Rating == 0 }, func(a AttendeeRow) inbox.Notice {
+		return inbox.Notice{
 			Kind: "events.notify.feedback",
 			Args: map[string]string{"title": e.Title},
 			When: e.Start,
 			Link: eventURL(e.RowKey) + "#feedback",
 			Key:  fmt.Sprintf("events.asked|%s|%d|%s", e.RowKey, e.Sequence, a.MemberKey),
-		})
-		if err != nil {
-			return err
 		}
-	}
-	return nil
+	})
 }

@@ -244,30 +244,47 @@ func (s *Service) requeueSeats(ctx context.Context, e EventRow, rows []AttendeeR
 
 // remind runs a reminder task (see the top of this file).
 func (s *Service) remind(ctx context.Context, t reminderTask) error {
-	e, ok, err := s.taskEvent(ctx, t.EventID)
+	e, ok, err := s.taskVersion(ctx, t.EventID, t.Sequence, func(e EventRow) bool { return e.Start.Equal(t.Start) })
 	if !ok {
 		return err
 	}
-	if e.Sequence != t.Sequence || !e.Start.Equal(t.Start) || !e.IsPublished || e.IsCancelled || s.notifier == nil {
-		return nil
-	}
-	rows, err := s.catalog.seats.Attendees(ctx, e.RowKey)
-	if err != nil {
-		return err
-	}
-	for _, a := range rows {
-		if a.Status != StatusGoing || auth.IsGuestKey(a.MemberKey) {
-			continue
-		}
-		err := s.notifier.Post(ctx, inbox.Notice{
-			To:   []inbox.Recipient{{MemberKey: a.MemberKey}},
+	return s.noticeGoing(ctx, e, func(AttendeeRow) bool { return true }, func(a AttendeeRow) inbox.Notice {
+		return inbox.Notice{
 			Kind: "events.notify.reminder",
 			Args: map[string]string{"title": e.Title, "place": e.Place, "details": e.ConfirmedOnly},
 			When: e.Start,
 			Link: eventURL(e.RowKey) + "/ticket",
 			Key:  fmt.Sprintf("events.reminder|%s|%d|%s", e.RowKey, e.Sequence, a.MemberKey),
-		})
-		if err != nil {
+		}
+	})
+}
+
+// taskVersion reads a timed task's event: ok only when it is still the
+// version the task was queued for (sequence, and same says its time is
+// as it was), published, not cancelled, and there is an inbox to post
+// to; else the task has nothing to do (or failed: err).
+func (s *Service) taskVersion(ctx context.Context, eventID string, sequence int, same func(e EventRow) bool) (EventRow, bool, error) {
+	e, ok, err := s.taskEvent(ctx, eventID)
+	if !ok || e.Sequence != sequence || !same(e) || !e.IsPublished || e.IsCancelled || s.notifier == nil {
+		return e, false, err
+	}
+	return e, true, nil
+}
+
+// noticeGoing posts, to each person going to e (no guest session) whom
+// want takes, the notice n makes for them (addressed here).
+func (s *Service) noticeGoing(ctx context.Context, e EventRow, want func(a AttendeeRow) bool, n func(a AttendeeRow) inbox.Notice) error {
+	rows, err := s.catalog.seats.Attendees(ctx, e.RowKey)
+	if err != nil {
+		return err
+	}
+	for _, a := range rows {
+		if a.Status != StatusGoing || auth.IsGuestKey(a.MemberKey) || !want(a) {
+			continue
+		}
+		notice := n(a)
+		notice.To = []inbox.Recipient{{MemberKey: a.MemberKey}}
+		if err := s.notifier.Post(ctx, notice); err != nil {
 			return err
 		}
 	}
