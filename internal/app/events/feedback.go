@@ -123,10 +123,16 @@ func (s *Service) Ratings(ctx context.Context, e EventRow) (views.Ratings, error
 func feedbackURL(eventID string) string { return eventURL(eventID) + "/feedback" }
 
 // feedbackPage is GET /events/:id/feedback: the rating form on a page of
-// its own (the event's page holds it too).
+// its own (the event's page holds it too), refused as a rating would be.
 func (s *Service) feedbackPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	e := eventOf(c)
+	switch {
+	case e.IsCancelled:
+		return ErrNoEvent
+	case !ended(e, s.now()):
+		return ErrNotEnded
+	}
 	r, err := s.catalog.seats.Status(ctx, e.RowKey, auth.From(c).MemberKey)
 	if err != nil {
 		return err

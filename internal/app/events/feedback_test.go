@@ -44,7 +44,7 @@ func TestGuestsRateAnEventThatEnded(t *testing.T) {
 	if res := rate(ann, "5", "Great night"); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
 		t.Fatalf("a rating before the end: %d, %d writes", res.StatusCode, res.Writes(t))
 	}
-	if ann.Get(page).Doc(t).Find(testID("event-feedback")).Length() != 0 {
+	if ann.Get(page).Doc(t).Find(testID("event-feedback")).Length() != 0 || ann.Get(page+"/feedback").StatusCode != http.StatusConflict {
 		t.Fatal("the rating form before the end")
 	}
 
@@ -90,6 +90,12 @@ func TestGuestsRateAnEventThatEnded(t *testing.T) {
 		t.Errorf("the ask leads to %q (%s)", link, res.Header.Get("Location"))
 	}
 	rate(bob, "2", "")
+	if res := bob.Get(page + "/feedback"); res.StatusCode != http.StatusOK || res.Doc(t).Find(`input[name="rating"][value="2"]`).AttrOr("checked", "no") == "no" {
+		t.Errorf("bob's rating form on its own page: %d", res.StatusCode)
+	}
+	if res := cat.Get(page + "/feedback"); res.StatusCode != http.StatusForbidden {
+		t.Errorf("cat's rating form: %d", res.StatusCode)
+	}
 
 	for _, c := range []struct {
 		who           *webtest.Client
