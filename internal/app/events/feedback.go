@@ -47,6 +47,8 @@ var (
 	// ErrEnded refuses a registration, or taking a seat, once the event
 	// has ended (409).
 	ErrEnded = fault.New(http.StatusConflict, "events.error.ended", "events: the event has ended")
+	// ErrEndedCancel refuses cancelling an event that has ended (409).
+	ErrEndedCancel = fault.New(http.StatusConflict, "events.error.ended_cancel", "events: the event has ended")
 	// ErrNotEnded refuses a rating before the event has ended (409).
 	ErrNotEnded = fault.New(http.StatusConflict, "events.error.not_ended", "events: the event has not ended")
 	// ErrNotGuest refuses a rating by someone who was not going (403).

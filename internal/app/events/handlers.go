@@ -739,6 +739,9 @@ func (s *Service) updateEvent(c echo.Context) error {
 // confirmation.
 func (s *Service) cancelEvent(c echo.Context) error {
 	ctx := c.Request().Context()
+	if ended(eventOf(c), s.now()) {
+		return ErrEndedCancel
+	}
 	if !web.Confirmed(c) {
 		return web.AskConfirm(c, views.EventConfirm(ctx, "", "cancel_event"))
 	}
