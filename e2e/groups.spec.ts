@@ -205,7 +205,7 @@ test('groups: invite, accept, appointment with a scan, join link, removal', asyn
 
 for (const scheme of ['light', 'dark'] as const) {
   test(`axe finds no serious or critical violations on the dashboard, calendar, roster and appointment pages (${scheme})`, async ({ browser }) => {
-    test.setTimeout(60_000);
+    test.setTimeout(120_000); // nine pages, an axe run each
     const stamp = uniqueLocal('gx');
     const owner = await signIn(browser, `${stamp}-a`);
     const page = owner.page;
