@@ -70,3 +70,13 @@ func grouped(n int64, sep string) string {
 	}
 	return b.String()
 }
+
+// Decimal is v with places decimals as the reader's language writes it:
+// "4.3" on English pages, "4,3" on Russian ones.
+func Decimal(ctx context.Context, v float64, places int) string {
+	s := strconv.FormatFloat(v, 'f', places, 64)
+	if langFor(ctx) == RU {
+		s = strings.Replace(s, ".", ",", 1)
+	}
+	return s
+}

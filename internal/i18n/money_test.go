@@ -30,3 +30,18 @@ func TestMoneyInTheReadersLanguage(t *testing.T) {
 		}
 	}
 }
+
+func TestDecimalInTheReadersLanguage(t *testing.T) {
+	c := newCatalog(t)
+	en := WithLocalizer(context.Background(), c.For(EN))
+	ru := WithLocalizer(context.Background(), c.For(RU))
+	if got := Decimal(en, 13.0/3, 1); got != "4.3" {
+		t.Errorf("en: %q", got)
+	}
+	if got := Decimal(ru, 13.0/3, 1); got != "4,3" {
+		t.Errorf("ru: %q", got)
+	}
+	if got := Decimal(ru, 3, 1); got != "3,0" {
+		t.Errorf("ru, whole: %q", got)
+	}
+}

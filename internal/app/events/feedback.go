@@ -104,7 +104,7 @@ func (s *Service) Ratings(ctx context.Context, e EventRow) (views.Ratings, error
 	var r views.Ratings
 	sum := 0
 	for _, a := range all {
-		if a.Status != StatusGoing || a.Rating == 0 {
+		if a.Status != StatusGoing || a.Rating < 1 || a.Rating > 5 {
 			continue
 		}
 		r.Count++
@@ -116,7 +116,7 @@ func (s *Service) Ratings(ctx context.Context, e EventRow) (views.Ratings, error
 	}
 	if r.Count > 0 {
 		avg := float64(sum) / float64(r.Count)
-		r.Average, r.Rounded = strconv.FormatFloat(avg, 'f', 1, 64), int(math.Round(avg))
+		r.Average, r.Rounded = i18n.Decimal(ctx, avg, 1), int(math.Round(avg))
 	}
 	return r, nil
 }

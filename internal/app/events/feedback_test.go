@@ -137,6 +137,9 @@ func TestGuestsRateAnEventThatEnded(t *testing.T) {
 	if res := post(olga, page+"/cancel-event", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
 		t.Errorf("cancelling an event that ended: %d, %d writes", res.StatusCode, res.Writes(t))
 	}
+	if avg := olga.Get(page, "Accept-Language", "ru").Doc(t).Find(testID("event-ratings-average")).Text(); !strings.Contains(avg, "3,0 из 5") {
+		t.Errorf("the organizer's average in Russian: %q", avg)
+	}
 	if n := ann.Get(page).Doc(t).Find(testID("event-ratings")).Length(); n != 0 {
 		t.Error("a guest sees the ratings")
 	}
