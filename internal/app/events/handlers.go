@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -332,6 +331,7 @@ func (s *Service) page(c echo.Context) error {
 		return err
 	}
 	zone, local := id.Location(), auth.Zone(e.Timezone)
+	over := ended(e, s.now())
 	p := views.PageProps{
 		ID: e.RowKey, URL: eventURL(e.RowKey), Title: e.Title,
 		When:     i18n.Span(ctx, e.Start.In(local), e.End.In(local)),
@@ -339,8 +339,8 @@ func (s *Service) page(c echo.Context) error {
 		Price: price(ctx, e.PriceCents, e.Currency), Category: labels[e.Category],
 		Cancelled: e.IsCancelled, Published: e.IsPublished, TakenDown: e.TakenDown, Going: counts.Going, Waiting: counts.Waiting,
 		Capacity: e.Capacity, MaxGuests: e.MaxGuests, Organizer: manages(id, e), OfferHours: e.OfferHours,
-		ImageURL: imageURL(e.ImageKey, false), CanAddToGroup: s.groups != nil && id.HasAccount() && !e.IsCancelled && !ended(e, s.now()),
-		Approval: e.RequireApproval, Questions: registerQuestions(ctx, e, nil, nil), Ended: ended(e, s.now()),
+		ImageURL: imageURL(e.ImageKey, false), CanAddToGroup: s.groups != nil && id.HasAccount() && !e.IsCancelled && !over,
+		Approval: e.RequireApproval, Questions: registerQuestions(ctx, e, nil, nil), Ended: over,
 	}
 	p.CoHost = id != nil && slices.Contains(e.coHostKeys(), id.MemberKey)
 	if p.Hosts, err = s.hosts(ctx, e); err != nil {
@@ -423,31 +423,11 @@ func (s *Service) page(c echo.Context) error {
 		}
 	}
 	if !e.IsCancelled && !p.Ended {
-		entry := s.calendarEntry(e, p.Confirmed)
+		entry := s.addToCalendar(e, p.Confirmed != "")
 		p.GoogleURL, p.OutlookURL = ical.GoogleLink(entry), ical.OutlookLink(entry)
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: e.Title, Section: "events", Content: views.Page(p)})
 }
-
-// calendarEntry is e as "Add to Google Calendar" and Outlook's link
-// carry it: its place with the details kept for people going (confirmed,
-// "" for others), as its .ics; its description as plain text, cut, with
-// the address of its page.
-func (s *Service) calendarEntry(e EventRow, confirmed string) ical.Entry {
-	place := e.Place
-	if confirmed != "" {
-		place = strings.TrimSpace(strings.Join([]string{e.Place, confirmed}, " — "))
-	}
-	details := richtext.Plain(e.Description, calendarDetails)
-	if s.baseURL != "" {
-		details = strings.TrimSpace(details + "\n\n" + s.baseURL + eventURL(e.RowKey))
-	}
-	return ical.Entry{Title: e.Title, Place: place, Details: details, Start: e.Start, End: e.End}
-}
-
-// calendarDetails bounds the description an "add to calendar" link
-// carries, in characters: the services take addresses of a few thousand.
-const calendarDetails = 1000
 
 // register is POST /events/:id/register.
 func (s *Service) register(c echo.Context) error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/ical"
+	"github.com/harmony/harmony/internal/richtext"
 )
 
 // calendarEntry is one event in a calendar: Confirmed adds the
@@ -54,11 +55,7 @@ func writeCalendar(host string, now time.Time, name string, entries []calendarEn
 			summary = "(" + en.Note + ") " + summary
 		}
 		w("SUMMARY", ical.Text(summary))
-		location := e.Place
-		if en.Confirmed && e.ConfirmedOnly != "" {
-			location = strings.TrimSpace(strings.Join([]string{e.Place, e.ConfirmedOnly}, " — "))
-		}
-		if location != "" {
+		if location := e.location(en.Confirmed); location != "" {
 			w("LOCATION", ical.Text(location))
 		}
 		if e.Description != "" {
@@ -96,4 +93,28 @@ func (s *Service) ics(c echo.Context) error {
 	c.Response().Header().Set("Content-Disposition", `attachment; filename="event.ics"`)
 	c.Response().Header().Set("Cache-Control", "private, no-store")
 	return c.Blob(http.StatusOK, "text/calendar; charset=utf-8", EventICS(e, ical.UIDHost(s.baseURL), s.now(), confirmed))
+}
+
+// location is where e is, for a calendar: its place, and the
+// confirmed-only details for someone going (confirmed).
+func (e EventRow) location(confirmed bool) string {
+	if !confirmed || e.ConfirmedOnly == "" {
+		return e.Place
+	}
+	return strings.TrimSpace(strings.Join([]string{e.Place, e.ConfirmedOnly}, " — "))
+}
+
+// calendarDetails bounds the description an "add to calendar" link
+// carries, in characters: the services take addresses of a few thousand.
+const calendarDetails = 1000
+
+// addToCalendar is e as "Add to Google Calendar" and Outlook's link
+// carry it: where it is as its .ics says (location), its description
+// as plain text, cut, with the address of its page.
+func (s *Service) addToCalendar(e EventRow, confirmed bool) ical.Entry {
+	details := richtext.Plain(e.Description, calendarDetails)
+	if s.baseURL != "" {
+		details = strings.TrimSpace(details + "\n\n" + s.baseURL + eventURL(e.RowKey))
+	}
+	return ical.Entry{Title: e.Title, Place: e.location(confirmed), Details: details, Start: e.Start, End: e.End}
 }
