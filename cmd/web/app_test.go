@@ -38,6 +38,12 @@ func newTestAppOnStore(t testing.TB, env map[string]string) (*app, *storage.Stor
 // that write what the store's front refuses (rows of older versions).
 func newTestAppOnBackend(t testing.TB, env map[string]string) (*app, *storage.Store, storage.Backend) {
 	t.Helper()
+	return newTestAppAt(t, env, nil)
+}
+
+// newTestAppAt is newTestAppOnBackend on the clock now (nil: time.Now).
+func newTestAppAt(t testing.TB, env map[string]string, now func() time.Time) (*app, *storage.Store, storage.Backend) {
+	t.Helper()
 	settings := map[string]string{
 		"SESSION_KEYS": strings.Repeat("11", 32),
 		"CURSOR_KEY":   strings.Repeat("22", 32),
@@ -56,7 +62,7 @@ func newTestAppOnBackend(t testing.TB, env map[string]string) (*app, *storage.St
 	}
 	store := storage.New(b, storage.Options{})
 	t.Cleanup(func() { store.Close() })
-	srv, err := newServer(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), store, nil)
+	srv, err := newServer(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), store, now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,9 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -24,17 +26,23 @@ var badTexts = []struct{ name, value string }{
 }
 
 // TestEveryFormRefusesBadText crawls the app as an admin with a group, an
-// appointment with a comment, a prompt, a blog post with a comment, someone else's
+// appointment with a comment, a prompt, a blog post with a comment, an
+// event they went to and rated, someone else's
 // forum topic, a report in the moderation queue and someone in People, finds every POST form with a text field, and
 // submits each bad text in each of its text fields: every form must answer
 // with a 4xx, not a 5xx and not success, write nothing, and say why in
 // words (no message key, no unfilled placeholder).
 func TestEveryFormRefusesBadText(t *testing.T) {
 	t.Parallel()
-	a, _ := newTestAppOnStore(t, map[string]string{"ADMIN_EMAILS": "boss@example.org"})
+	// The app's time runs as the wall clock's, later by ahead: moving it
+	// on ends an event.
+	var ahead atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	a, _, _ := newTestAppAt(t, map[string]string{"ADMIN_EMAILS": "boss@example.org"}, now)
 	c := webtest.NewClient(t, a.Handler())
 	signIn(t, c, "boss@example.org")
 	seedForms(t, c)
+	seedRating(t, c, now, func(d time.Duration) { ahead.Add(int64(d)) })
 	member := webtest.NewClient(t, a.Handler())
 	seedReports(t, c, member)
 	seedPeople(t, c, member)
@@ -113,6 +121,31 @@ func seedForms(t *testing.T, c *webtest.Client) {
 	post := res.Header.Get("Location")
 	if res := c.PostForm(post+"/comments", c.WithCSRF(post, url.Values{"body": {"A comment with forms"}})); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("comment on the post: %d", res.StatusCode)
+	}
+}
+
+// seedRating has the admin c go to an event of their own, which then
+// ends (advance moves the app's clock on), and rate it: the crawl finds
+// the rating form, filled in.
+func seedRating(t *testing.T, c *webtest.Client, now func() time.Time, advance func(time.Duration)) {
+	t.Helper()
+	at := func(d time.Duration) string { return now().UTC().Add(d).Format("2006-01-02T15:04") }
+	res := c.PostForm("/events", c.WithCSRF("/events/new", url.Values{
+		"title": {"An evening with forms"}, "category": {"meetup"}, "timezone": {"UTC"},
+		"start": {at(time.Hour)}, "end": {at(2 * time.Hour)}, "capacity": {"5"},
+	}))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("create an event: %d", res.StatusCode)
+	}
+	event := res.Header.Get("Location")
+	for _, step := range []string{"/publish", "/register"} {
+		if res := c.PostForm(event+step, c.WithCSRF(event, nil)); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: %d", step, res.StatusCode)
+		}
+	}
+	advance(3 * time.Hour)
+	if res := c.PostForm(event+"/feedback", c.WithCSRF(event, url.Values{"rating": {"5"}, "feedback": {"Well run."}})); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("rate the event: %d", res.StatusCode)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/storage"
+	"github.com/harmony/harmony/internal/storage/projection"
 	"github.com/harmony/harmony/internal/web"
 	views "github.com/harmony/harmony/views/events"
 )
@@ -78,7 +79,7 @@ func (s *Service) Rate(ctx context.Context, e EventRow, memberKey, rating, words
 	case len(errs) > 0:
 		return errs
 	}
-	_, err = storage.Change(ctx, s.catalog.seats.table, e.RowKey, attendeeRowKey(memberKey), ErrNotGuest, func(a *AttendeeRow) error {
+	_, err = s.catalog.seats.mine.Change(ctx, e.RowKey, attendeeRowKey(memberKey), ErrNotGuest, func(a *AttendeeRow) error {
 		switch {
 		case a.Status != StatusGoing:
 			return ErrNotGuest
@@ -92,7 +93,7 @@ func (s *Service) Rate(ctx context.Context, e EventRow, memberKey, rating, words
 	if errors.Is(err, storage.ErrNoChange) {
 		return nil
 	}
-	return err
+	return projection.Stood(ctx, s.log, err, "events: rating not mirrored to my events", "event", e.RowKey, "member", memberKey)
 }
 
 // Ratings sums up the ratings of e's guests for its organizers.

@@ -42,6 +42,17 @@ func TestGuestsRateAnEventThatEnded(t *testing.T) {
 	called := newEvent(t, olga, "title", "Called off", "start", at(2*time.Hour), "end", at(4*time.Hour), "timezone", "Europe/London")
 	post(ann, called+"/register", nil)
 	post(olga, called+"/cancel-event", url.Values{"confirm": {"yes"}})
+	// A third has a seat offered to cat that she has not taken when it
+	// ends (offers stop an hour before the start, so the offer stands
+	// until then).
+	tiny := newEvent(t, olga, "title", "Tiny", "start", at(2*time.Hour), "end", at(4*time.Hour), "timezone", "Europe/London",
+		"offerHours", "2", "offerStopHours", "1")
+	post(bob, tiny+"/register", nil)
+	post(cat, tiny+"/register", nil)
+	post(bob, tiny+"/cancel", url.Values{"confirm": {"yes"}})
+	if got := state(t, cat, tiny); got != "offered" {
+		t.Fatalf("cat on the tiny event: %q", got)
+	}
 	rate := func(c *webtest.Client, rating, words string) *webtest.Response {
 		return post(c, page+"/feedback", url.Values{"rating": {rating}, "feedback": {words}})
 	}
@@ -63,6 +74,21 @@ func TestGuestsRateAnEventThatEnded(t *testing.T) {
 	if res := post(cat, page+"/register", nil); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
 		t.Errorf("registering after the end: %d, %d writes", res.StatusCode, res.Writes(t))
 	}
+	if res := post(cat, tiny+"/accept", nil); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 || !strings.Contains(res.Doc(t).Text(), "This event has ended") {
+		t.Errorf("taking an offered seat after the end: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	// "My events" asks ann to rate the event she went to, not the one
+	// called off.
+	mine := func() *goquery.Selection {
+		return ann.Get("/events/mine").Doc(t).Find(testID("my-events-past") + " " + testID("my-event"))
+	}
+	if past := mine(); past.Length() != 2 || past.Find(testID("my-event-rate")).Length() != 1 ||
+		past.Find(testID("my-event-rate")).AttrOr("href", "") != page+"/feedback" {
+		t.Errorf("ann's past events before her rating: %d rows, %q", past.Length(), past.Text())
+	}
+	if text := mine().Text(); strings.Count(text, "You were on the guest list.") != 1 || strings.Contains(text, "You are going") {
+		t.Errorf("ann's past events say: %q", text)
+	}
 
 	form := ann.Get(page).Doc(t).Find(testID("feedback-form"))
 	if form.AttrOr("action", "") != page+"/feedback" || form.Find(`input[name="rating"]`).Length() != 5 {
@@ -78,6 +104,10 @@ func TestGuestsRateAnEventThatEnded(t *testing.T) {
 	}
 	if res := rate(ann, "4", "Great night, well run."); res.StatusCode != http.StatusSeeOther {
 		t.Errorf("ann changes her rating: %d", res.StatusCode)
+	}
+	if past := mine(); past.Find(testID("my-event-rate")).Length() != 0 ||
+		!strings.Contains(past.Find(testID("my-event-rated")).Text(), "Your rating: 4 stars: very good") {
+		t.Errorf("ann's past events after her rating: %q", past.Text())
 	}
 	// The ask, due at the end, reaches the guest who has not rated yet,
 	// once, leading to the form.

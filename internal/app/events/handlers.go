@@ -521,7 +521,7 @@ func (s *Service) mine(c echo.Context) error {
 		feed = s.feedURL(token)
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "events.mine.heading"), Section: "events",
-		Content: views.Mine(myRows(ctx, upcoming, id.Location()), myRows(ctx, past, id.Location()), feed)})
+		Content: views.Mine(myRows(ctx, upcoming, id.Location(), false), myRows(ctx, past, id.Location(), true), feed)})
 }
 
 // splitByEnd parts registrations (by start) into those whose event has
@@ -538,26 +538,44 @@ func splitByEnd(mine []MyEvent, now time.Time) (upcoming, past []MyEvent) {
 	return upcoming, past
 }
 
-// myRows are registrations as the person's lists show them.
-func myRows(ctx context.Context, mine []MyEvent, zone *time.Location) []views.MyRow {
+// myRows are registrations as the person's lists show them; past says
+// their events have ended, so that a guest who went is asked to rate
+// each (or shown their rating).
+func myRows(ctx context.Context, mine []MyEvent, zone *time.Location, past bool) []views.MyRow {
 	rows := make([]views.MyRow, 0, len(mine))
 	for _, m := range mine {
-		state := i18n.T(ctx, "events.state.going")
-		switch m.Status {
-		case StatusWaitlist:
-			state = i18n.T(ctx, "events.mine.waitlist", "position", m.Position)
-		case StatusOffered:
-			state = i18n.T(ctx, "events.mine.offered", "until", i18n.DateTime(ctx, m.OfferUntil.In(zone)))
-		case StatusPending:
-			state = i18n.T(ctx, "events.mine.pending")
-		}
-		rows = append(rows, views.MyRow{
-			Href: eventURL(m.Event.RowKey), Title: m.Event.Title, State: state, Status: m.Status,
+		r := views.MyRow{
+			Href: eventURL(m.Event.RowKey), Title: m.Event.Title, State: myState(ctx, m, zone, past), Status: m.Status,
 			When: i18n.DateTime(ctx, m.Event.Start.In(zone)), Datetime: m.Event.Start.UTC().Format(time.RFC3339),
 			Cancelled: m.Event.IsCancelled,
-		})
+		}
+		if past && m.Status == StatusGoing && !m.Event.IsCancelled {
+			r.Rating, r.RateURL = m.Rating, feedbackURL(m.Event.RowKey)
+		}
+		rows = append(rows, r)
 	}
 	return rows
+}
+
+// myState is where a registration stands, in a line of "My events":
+// none for a cancelled event (its badge says it), and, once the event
+// has ended, whether the person was on the guest list.
+func myState(ctx context.Context, m MyEvent, zone *time.Location, past bool) string {
+	switch {
+	case m.Event.IsCancelled:
+		return ""
+	case past && m.Status == StatusGoing:
+		return i18n.T(ctx, "events.state.went")
+	case past:
+		return i18n.T(ctx, "events.mine.no_seat")
+	case m.Status == StatusWaitlist:
+		return i18n.T(ctx, "events.mine.waitlist", "position", m.Position)
+	case m.Status == StatusOffered:
+		return i18n.T(ctx, "events.mine.offered", "until", i18n.DateTime(ctx, m.OfferUntil.In(zone)))
+	case m.Status == StatusPending:
+		return i18n.T(ctx, "events.mine.pending")
+	}
+	return i18n.T(ctx, "events.state.going")
 }
 
 // homeEvents is how many of a person's next events their home page shows.
@@ -578,7 +596,7 @@ func (s *Service) HomeCard(c echo.Context) (templ.Component, error) {
 	}
 	upcoming, _ := splitByEnd(mine, s.now())
 	more := len(upcoming) > homeEvents
-	return views.HomeCard(myRows(ctx, upcoming[:min(len(upcoming), homeEvents)], id.Location()), more), nil
+	return views.HomeCard(myRows(ctx, upcoming[:min(len(upcoming), homeEvents)], id.Location(), false), more), nil
 }
 
 // newEvent is GET /events/new (organizers).

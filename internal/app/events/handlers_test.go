@@ -1344,8 +1344,8 @@ func TestHomeShowsTheNextEvents(t *testing.T) {
 	}
 	mine := ann.Get("/events/mine").Doc(t)
 	var upcoming, past []string
-	mine.Find(testID("my-events-upcoming") + " " + testID("my-event") + " a").Each(func(_ int, s *goquery.Selection) { upcoming = append(upcoming, s.Text()) })
-	mine.Find(testID("my-events-past") + " " + testID("my-event") + " a").Each(func(_ int, s *goquery.Selection) { past = append(past, s.Text()) })
+	mine.Find(testID("my-events-upcoming") + " " + testID("my-event") + " .row-title a").Each(func(_ int, s *goquery.Selection) { upcoming = append(upcoming, s.Text()) })
+	mine.Find(testID("my-events-past") + " " + testID("my-event") + " .row-title a").Each(func(_ int, s *goquery.Selection) { past = append(past, s.Text()) })
 	if !slices.Equal(upcoming, []string{"Summer festival", "Night 2", "Night 3", "Night 4"}) || !slices.Equal(past, []string{"Night 1"}) {
 		t.Errorf("my events: upcoming %v, past %v", upcoming, past)
 	}

@@ -25,6 +25,10 @@ type UserEventRow struct {
 	Seq          int64      `table:"seq"`
 	OfferUntil   *time.Time `table:"offerUntil"`
 	UpdatedAt    time.Time  `table:"updatedAt"`
+	// Rating is the person's rating of the event once it ended (0: none
+	// yet), so "My events" asks for one or shows it without reading the
+	// registration.
+	Rating int `table:"rating"`
 }
 
 // userEventsProjection mirrors each registration into its person's
@@ -45,6 +49,7 @@ func userEventsProjection(attendees, userEvents *storage.Table) *projection.Proj
 			r, err := projection.RowOf(userEvents, UserEventRow{
 				PartitionKey: a.MemberKey, RowKey: a.PartitionKey,
 				Status: a.Status, Party: a.Party, Seq: a.Seq, OfferUntil: a.OfferUntil, UpdatedAt: a.UpdatedAt,
+				Rating: a.Rating,
 			})
 			return []projection.Row{r}, err
 		},
@@ -134,6 +139,8 @@ type MyEvent struct {
 	Position int
 	// OfferUntil is when a seat offered to them lapses.
 	OfferUntil time.Time
+	// Rating is their rating of the event (0: none).
+	Rating int
 }
 
 // MyEvents lists memberKey's registrations with their events, by start:
@@ -165,7 +172,7 @@ func (c *Catalog) MyEvents(ctx context.Context, memberKey string) ([]MyEvent, er
 		if !ok {
 			continue
 		}
-		my := MyEvent{Event: e, Status: m.Status}
+		my := MyEvent{Event: e, Status: m.Status, Rating: m.Rating}
 		if m.OfferUntil != nil {
 			my.OfferUntil = *m.OfferUntil
 		}
