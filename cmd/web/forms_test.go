@@ -27,7 +27,8 @@ var badTexts = []struct{ name, value string }{
 
 // TestEveryFormRefusesBadText crawls the app as an admin with a group, an
 // appointment with a comment, a prompt, a blog post with a comment, an
-// event they went to and rated, someone else's
+// event a member went to and rated (whose page the member's crawl starts
+// from), someone else's
 // forum topic, a report in the moderation queue and someone in People, finds every POST form with a text field, and
 // submits each bad text in each of its text fields: every form must answer
 // with a 4xx, not a 5xx and not success, write nothing, and say why in
@@ -42,13 +43,15 @@ func TestEveryFormRefusesBadText(t *testing.T) {
 	c := webtest.NewClient(t, a.Handler())
 	signIn(t, c, "boss@example.org")
 	seedForms(t, c)
-	seedRating(t, c, now, func(d time.Duration) { ahead.Add(int64(d)) })
 	member := webtest.NewClient(t, a.Handler())
 	seedReports(t, c, member)
 	seedPeople(t, c, member)
+	event := seedRating(t, c, member, now, func(d time.Duration) { ahead.Add(int64(d)) })
 
 	joinURL := seedJoinLink(t, c)
 	forms := crawlForms(t, c, "/")
+	// The member's rating form, on the event they went to.
+	forms = append(forms, crawlForms(t, member, event)...)
 	// A visitor's forms: signing in, and joining by link as a guest.
 	anon := webtest.NewClient(t, a.Handler())
 	forms = append(forms, crawlForms(t, anon, "/signin")...)
@@ -124,10 +127,11 @@ func seedForms(t *testing.T, c *webtest.Client) {
 	}
 }
 
-// seedRating has the admin c go to an event of their own, which then
-// ends (advance moves the app's clock on), and rate it: the crawl finds
-// the rating form, filled in.
-func seedRating(t *testing.T, c *webtest.Client, now func() time.Time, advance func(time.Duration)) {
+// seedRating has member go to an event the admin c makes, which then
+// ends (advance moves the app's clock on), and rate it: a crawl as the
+// member from the event's page, which it returns, finds the rating
+// form, filled in.
+func seedRating(t *testing.T, c, member *webtest.Client, now func() time.Time, advance func(time.Duration)) string {
 	t.Helper()
 	at := func(d time.Duration) string { return now().UTC().Add(d).Format("2006-01-02T15:04") }
 	res := c.PostForm("/events", c.WithCSRF("/events/new", url.Values{
@@ -138,15 +142,17 @@ func seedRating(t *testing.T, c *webtest.Client, now func() time.Time, advance f
 		t.Fatalf("create an event: %d", res.StatusCode)
 	}
 	event := res.Header.Get("Location")
-	for _, step := range []string{"/publish", "/register"} {
-		if res := c.PostForm(event+step, c.WithCSRF(event, nil)); res.StatusCode != http.StatusSeeOther {
-			t.Fatalf("%s: %d", step, res.StatusCode)
-		}
+	if res := c.PostForm(event+"/publish", c.WithCSRF(event, nil)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("publish the event: %d", res.StatusCode)
+	}
+	if res := member.PostForm(event+"/register", member.WithCSRF(event, nil)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("register for the event: %d", res.StatusCode)
 	}
 	advance(3 * time.Hour)
-	if res := c.PostForm(event+"/feedback", c.WithCSRF(event, url.Values{"rating": {"5"}, "feedback": {"Well run."}})); res.StatusCode != http.StatusSeeOther {
+	if res := member.PostForm(event+"/feedback", member.WithCSRF(event, url.Values{"rating": {"5"}, "feedback": {"Well run."}})); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("rate the event: %d", res.StatusCode)
 	}
+	return event
 }
 
 // seedReports has member write a forum topic (whose report form the

@@ -54,29 +54,44 @@ var (
 	ErrNotEnded = fault.New(http.StatusConflict, "events.error.not_ended", "events: the event has not ended")
 	// ErrNotGuest refuses a rating by someone who was not going (403).
 	ErrNotGuest = fault.New(http.StatusForbidden, "events.error.not_guest", "events: not a guest of the event")
+	// ErrHostRates refuses a rating by someone who runs the event (403):
+	// its guests rate it.
+	ErrHostRates = fault.New(http.StatusForbidden, "events.error.host_rates", "events: a host does not rate their own event")
 )
 
 // ended reports whether e has ended at now.
 func ended(e EventRow, now time.Time) bool { return !e.End.After(now) }
 
+// rateRefusal is why memberKey may not rate e whatever their
+// registration (nil: they may if they went): ErrNoEvent for a cancelled
+// event, ErrNotEnded before its end, ErrHostRates for one who runs it.
+func (s *Service) rateRefusal(e EventRow, memberKey string) error {
+	switch {
+	case e.IsCancelled:
+		return ErrNoEvent
+	case !ended(e, s.now()):
+		return ErrNotEnded
+	case e.runBy(memberKey):
+		return ErrHostRates
+	}
+	return nil
+}
+
 // Rate records memberKey's rating (1 to 5) of e and their words, once e
 // has ended and if they were going: field errors for a rating none of
-// those or words that break feedbackRule, ErrNotEnded before the end,
-// ErrNotGuest for anyone not going, ErrNoEvent for a cancelled event.
-// Rating as before writes nothing.
+// those or words that break feedbackRule, ErrNotGuest for anyone not
+// going, and rateRefusal's errors. Rating as before writes nothing.
 func (s *Service) Rate(ctx context.Context, e EventRow, memberKey, rating, words string) error {
+	if err := s.rateRefusal(e, memberKey); err != nil {
+		return err
+	}
 	n, err := strconv.Atoi(rating)
 	errs := FieldErrors{}
 	if err != nil || n < 1 || n > 5 {
 		errs["rating"] = "events.error.rating"
 	}
 	words = errs.Check("feedback", feedbackRule, words, "events.error.feedback")
-	switch {
-	case e.IsCancelled:
-		return ErrNoEvent
-	case !ended(e, s.now()):
-		return ErrNotEnded
-	case len(errs) > 0:
+	if len(errs) > 0 {
 		return errs
 	}
 	_, err = s.catalog.seats.mine.Change(ctx, e.RowKey, attendeeRowKey(memberKey), ErrNotGuest, func(a *AttendeeRow) error {
@@ -105,7 +120,7 @@ func (s *Service) Ratings(ctx context.Context, e EventRow) (views.Ratings, error
 	var r views.Ratings
 	sum := 0
 	for _, a := range all {
-		if a.Status != StatusGoing || a.Rating < 1 || a.Rating > 5 {
+		if a.Status != StatusGoing || a.Rating < 1 || a.Rating > 5 || e.runBy(a.MemberKey) {
 			continue
 		}
 		r.Count++
@@ -129,14 +144,11 @@ func feedbackURL(eventID string) string { return eventURL(eventID) + "/feedback"
 // its own (the event's page holds it too), refused as a rating would be.
 func (s *Service) feedbackPage(c echo.Context) error {
 	ctx := c.Request().Context()
-	e := eventOf(c)
-	switch {
-	case e.IsCancelled:
-		return ErrNoEvent
-	case !ended(e, s.now()):
-		return ErrNotEnded
+	e, me := eventOf(c), auth.From(c).MemberKey
+	if err := s.rateRefusal(e, me); err != nil {
+		return err
 	}
-	r, err := s.catalog.seats.Status(ctx, e.RowKey, auth.From(c).MemberKey)
+	r, err := s.catalog.seats.Status(ctx, e.RowKey, me)
 	if err != nil {
 		return err
 	}
@@ -199,7 +211,7 @@ func (s *Service) ask(ctx context.Context, t askTask) error {
 	if !ok {
 		return err
 	}
-	return s.noticeGoing(ctx, e, func(a AttendeeRow) bool { return a.Rating == 0 }, func(a AttendeeRow) inbox.Notice {
+	return s.noticeGoing(ctx, e, func(a AttendeeRow) bool { return a.Rating == 0 && !e.runBy(a.MemberKey) }, func(a AttendeeRow) inbox.Notice {
 		return inbox.Notice{
 			Kind: "events.notify.feedback",
 			Args: map[string]string{"title": e.Title},

@@ -35,9 +35,10 @@ func TestGuestsRateAnEventThatEnded(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := func(d time.Duration) string { return a.Clock.Now().Add(d).In(london).Format("2006-01-02T15:04") }
-	page := newEvent(t, olga, "title", "Quiz night", "start", at(2*time.Hour), "end", at(4*time.Hour), "timezone", "Europe/London", "capacity", "2")
+	page := newEvent(t, olga, "title", "Quiz night", "start", at(2*time.Hour), "end", at(4*time.Hour), "timezone", "Europe/London", "capacity", "3")
 	post(ann, page+"/register", nil)
 	post(bob, page+"/register", nil)
+	post(olga, page+"/register", nil) // who runs it, on its guest list too
 	// Another, cancelled before it would have ended, is rated by nobody.
 	called := newEvent(t, olga, "title", "Called off", "start", at(2*time.Hour), "end", at(4*time.Hour), "timezone", "Europe/London")
 	post(ann, called+"/register", nil)
@@ -116,8 +117,22 @@ func TestGuestsRateAnEventThatEnded(t *testing.T) {
 	asked := func(c *webtest.Client) int {
 		return strings.Count(a.Inbox(c).Text(), "How was “Quiz night”?")
 	}
-	if asked(bob) != 1 || asked(ann) != 0 || asked(cat) != 0 {
-		t.Errorf("asked: bob %d, ann (rated) %d, cat (not going) %d", asked(bob), asked(ann), asked(cat))
+	if asked(bob) != 1 || asked(ann) != 0 || asked(cat) != 0 || asked(olga) != 0 {
+		t.Errorf("asked: bob %d, ann (rated) %d, cat (not going) %d, olga (runs it) %d", asked(bob), asked(ann), asked(cat), asked(olga))
+	}
+	// Who runs it is not asked, offered the form or let rate: its guests
+	// rate it.
+	if d := olga.Get(page).Doc(t); d.Find(testID("feedback-form")).Length() != 0 {
+		t.Error("the organizer, going, is offered the rating form")
+	}
+	if res := olga.Get(page + "/feedback"); res.StatusCode != http.StatusForbidden {
+		t.Errorf("the organizer's rating form: %d", res.StatusCode)
+	}
+	if res := rate(olga, "5", ""); res.StatusCode != http.StatusForbidden || res.Writes(t) != 0 || !strings.Contains(res.Doc(t).Text(), "its guests rate it") {
+		t.Errorf("the organizer rates: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	if n := olga.Get("/events/mine").Doc(t).Find(testID("my-event-rate")).Length(); n != 0 {
+		t.Error("the organizer's My events asks them to rate their own event")
 	}
 	link := a.Inbox(bob).Find("a").FilterFunction(func(_ int, s *goquery.Selection) bool { return strings.Contains(s.Text(), "How was") }).AttrOr("href", "")
 	if res := bob.Get(link); link == "" || res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != page+"#feedback" {

@@ -371,7 +371,7 @@ func (s *Service) page(c echo.Context) error {
 			return err
 		}
 		p.State, p.Position = r.Status, r.Position
-		if p.Ended && r.Status == StatusGoing && !e.IsCancelled {
+		if r.Status == StatusGoing && s.rateRefusal(e, id.MemberKey) == nil {
 			p.Feedback = &views.FeedbackForm{Action: feedbackURL(e.RowKey), Rating: ratingValue(r.Rating), Words: r.Feedback}
 		}
 		if p.Ended && manages(id, e) && !e.IsCancelled {
@@ -521,7 +521,7 @@ func (s *Service) mine(c echo.Context) error {
 		feed = s.feedURL(token)
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "events.mine.heading"), Section: "events",
-		Content: views.Mine(myRows(ctx, upcoming, id.Location(), false), myRows(ctx, past, id.Location(), true), feed)})
+		Content: views.Mine(myRows(ctx, id, upcoming, false), myRows(ctx, id, past, true), feed)})
 }
 
 // splitByEnd parts registrations (by start) into those whose event has
@@ -538,10 +538,11 @@ func splitByEnd(mine []MyEvent, now time.Time) (upcoming, past []MyEvent) {
 	return upcoming, past
 }
 
-// myRows are registrations as the person's lists show them; past says
+// myRows are id's registrations as their lists show them; past says
 // their events have ended, so that a guest who went is asked to rate
-// each (or shown their rating).
-func myRows(ctx context.Context, mine []MyEvent, zone *time.Location, past bool) []views.MyRow {
+// each (or shown their rating), but for those they run.
+func myRows(ctx context.Context, id *auth.Identity, mine []MyEvent, past bool) []views.MyRow {
+	zone := id.Location()
 	rows := make([]views.MyRow, 0, len(mine))
 	for _, m := range mine {
 		r := views.MyRow{
@@ -549,7 +550,7 @@ func myRows(ctx context.Context, mine []MyEvent, zone *time.Location, past bool)
 			When: i18n.DateTime(ctx, m.Event.Start.In(zone)), Datetime: m.Event.Start.UTC().Format(time.RFC3339),
 			Cancelled: m.Event.IsCancelled,
 		}
-		if past && m.Status == StatusGoing && !m.Event.IsCancelled {
+		if past && m.Status == StatusGoing && !m.Event.IsCancelled && !m.Event.runBy(id.MemberKey) {
 			r.Rating, r.RateURL = m.Rating, feedbackURL(m.Event.RowKey)
 		}
 		rows = append(rows, r)
@@ -596,7 +597,7 @@ func (s *Service) HomeCard(c echo.Context) (templ.Component, error) {
 	}
 	upcoming, _ := splitByEnd(mine, s.now())
 	more := len(upcoming) > homeEvents
-	return views.HomeCard(myRows(ctx, upcoming[:min(len(upcoming), homeEvents)], id.Location(), false), more), nil
+	return views.HomeCard(myRows(ctx, id, upcoming[:min(len(upcoming), homeEvents)], false), more), nil
 }
 
 // newEvent is GET /events/new (organizers).
