@@ -12,7 +12,7 @@
 // admin@example.test).
 import { test, expect, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { uniqueLocal, axeProblems, personWithOIDC } from './helpers';
+import { uniqueLocal, axeProblems, personWithOIDC, signInDemo } from './helpers';
 
 // publishEvent fills the new-event form org is on, saves and publishes
 // it, and returns the event's path.
@@ -193,5 +193,34 @@ test('an event that needs approval: request, approve, and the person is in', asy
     await expect(dora.getByTestId('inbox-item').filter({ hasText: 'You are in' })).toHaveCount(1, { timeout: 500 });
   }).toPass({ timeout: 15_000 });
 
+  expect(problems).toEqual([]);
+});
+
+// A guest of the demo's past picnic who has not rated it (Masha, who
+// reads Russian) finds it under "Прошедшие" in My events with "Оценить",
+// rates it on a phone, and then sees her stars there; axe on the rating
+// form and on My events with a past event rated.
+test('a guest rates a past event from My events, on the demo instance', async ({ browser }) => {
+  const ctx = await signInDemo(browser, 'masha', { width: 390, height: 844 });
+  const page = await ctx.newPage();
+  const problems: string[] = [];
+  await page.goto('/events/mine');
+  const picnic = page.getByTestId('my-events-past').getByTestId('my-event').filter({ hasText: 'Summer picnic in the park' });
+  await expect(picnic).toContainText('Вы были в списке гостей');
+  await picnic.getByTestId('my-event-rate').click();
+  await expect(page).toHaveURL(/\/events\/[0-9A-Z]{26}\/feedback$/);
+  problems.push(...(await axeProblems(page, 'the rating form, in Russian')));
+  await page.getByTestId('feedback-rating-4').check();
+  await page.locator('textarea[name="feedback"]').fill('Отличные игры, спасибо!');
+  await page.getByTestId('feedback-submit').click();
+  await expect(page).toHaveURL(/\/events\/[0-9A-Z]{26}(#feedback)?$/);
+  await expect(page.getByTestId('flash')).toContainText('Спасибо');
+
+  await page.goto('/events/mine');
+  await expect(picnic.getByTestId('my-event-rate')).toHaveCount(0);
+  await expect(picnic.getByTestId('my-event-rated')).toContainText('★★★★☆');
+  await expect(picnic.getByTestId('my-event-rated')).toContainText('Ваша оценка: 4 звезды: очень хорошо');
+  problems.push(...(await axeProblems(page, 'my events with a past event rated')));
+  await ctx.close();
   expect(problems).toEqual([]);
 });

@@ -8,8 +8,9 @@
 // in Russian and dark colours (Boris, whose words run longer), at 1280 px
 // in Russian and light colours (Olga) and in English and dark ones (Tom),
 // and as a visitor.
-import { test, expect, type Browser, type BrowserContext } from '@playwright/test';
+import { test, expect, type BrowserContext } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
+import { signInDemo } from './helpers';
 
 const demo = process.env.E2E_DEMO_URL!;
 const phone = { width: 390, height: 844 };
@@ -18,36 +19,6 @@ const desktop = { width: 1280, height: 800 };
 // 2026-11-29); the walk fails when it stops short, so a growing app
 // raises this on purpose.
 const maxPages = 200;
-
-// signIn signs a demo person in with the code the development mailbox
-// shows, in a context of the viewport's size. The two parts of one walk
-// may sign the same person in at once, and one may read the other's
-// code (the newest in the mailbox): a refused code starts again.
-async function signIn(browser: Browser, person: string, viewport: { width: number; height: number }): Promise<BrowserContext> {
-  const email = `${person}@demo.example`;
-  const ctx = await browser.newContext({ viewport, baseURL: demo });
-  const page = await ctx.newPage();
-  for (let attempt = 1; ; attempt++) {
-    await page.goto('/signin');
-    await page.getByTestId('signin-email-form').locator('input[type="email"]').fill(email);
-    await page.getByTestId('signin-email-form').locator('button[type="submit"]').click();
-    await page.waitForURL(/signin\/code/);
-    const box = await ctx.newPage();
-    await box.goto('/dev/mailbox');
-    const code = await box.getByTestId('mailbox-item').filter({ hasText: email }).first().getByTestId('mailbox-code').innerText();
-    await box.close();
-    await page.locator('#signin-code').fill(code.trim());
-    await page.getByTestId('signin-verify').click();
-    try {
-      await page.waitForURL((u) => !u.pathname.startsWith('/signin'), { timeout: 10_000 });
-      break;
-    } catch (e) {
-      if (attempt >= 3) throw e;
-    }
-  }
-  await page.close();
-  return ctx;
-}
 
 // Paths the walk does not open: the developer's mailbox, the API, files
 // (feeds, calendars, images, exports), and signing in or out.
@@ -211,7 +182,7 @@ for (const [person, scheme, viewport] of walks) {
       // each measured and put through axe in the browser: 1 to 3 s a page
       // on CI's two cores, and the other part's pages only opened.
       test.setTimeout(480_000);
-      const ctx = person === 'visitor' ? await browser.newContext({ viewport, baseURL: demo }) : await signIn(browser, person, viewport);
+      const ctx = person === 'visitor' ? await browser.newContext({ viewport, baseURL: demo }) : await signInDemo(browser, person, viewport);
       const walked = await walk(ctx, `${person} ${viewport.width}px`, scheme, part.mine);
       await ctx.close();
       // The demo has pages in every module: a walk that found few broke.
