@@ -342,6 +342,7 @@ func (s *Service) page(c echo.Context) error {
 		ImageURL: imageURL(e.ImageKey, false), CanAddToGroup: s.groups != nil && id.HasAccount() && !e.IsCancelled && !over,
 		Approval: e.RequireApproval, Questions: registerQuestions(ctx, e, nil, nil), Ended: over,
 	}
+	p.MapURL, p.PlaceURL = placeLinks(e.Place)
 	p.CoHost = id != nil && slices.Contains(e.coHostKeys(), id.MemberKey)
 	if p.Hosts, err = s.hosts(ctx, e); err != nil {
 		return err
