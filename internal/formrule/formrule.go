@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -184,6 +185,38 @@ var slug = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 // tags, which sit in URLs and table keys as they are.
 func IsSlug(s string, max int) bool {
 	return slug.MatchString(s) && (max <= 0 || len(s) <= max)
+}
+
+// Lines is the rule for a list typed one item a line (an event
+// question's choices, a poll's options): each line a single-line text of
+// at most Item characters, at most Most items. Blank lines and repeats
+// (in any case) are passed over.
+type Lines struct {
+	Item, Most int
+}
+
+// Check reads the items typed, cleaned as Text does, and the first
+// problem of the text or of a line; more than Most items is TooLong.
+func (r Lines) Check(typed string) ([]string, Problem) {
+	typed, p := Text{Max: r.Most * (r.Item + 1), Multiline: true}.Check(typed)
+	if p != OK {
+		return nil, p
+	}
+	var out []string
+	for _, line := range strings.Split(typed, "\n") {
+		item, p := (Text{Max: r.Item}).Check(line)
+		switch {
+		case p != OK:
+			return nil, p
+		case item == "" || slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, item) }):
+			continue
+		}
+		out = append(out, item)
+	}
+	if len(out) > r.Most {
+		return nil, TooLong
+	}
+	return out, OK
 }
 
 // FieldErrors maps a form's field to the i18n key of what is wrong with

@@ -2,6 +2,7 @@ package formrule
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -268,6 +269,31 @@ func TestMoney(t *testing.T) {
 		cents, code, aOK, cOK := Money(c.amount, c.currency, 100_000_000)
 		if cents != c.cents || code != c.code || aOK != c.amountOK || cOK != c.curOK {
 			t.Errorf("Money(%q, %q) = %d %q %v %v", c.amount, c.currency, cents, code, aOK, cOK)
+		}
+	}
+}
+
+func TestLinesCheck(t *testing.T) {
+	rule := Lines{Item: 10, Most: 3}
+	for _, c := range []struct {
+		typed string
+		want  []string
+		p     Problem
+	}{
+		{"", nil, OK},
+		{" Tea \r\n\r\ncoffee\n", []string{"Tea", "coffee"}, OK},
+		{"Tea\ntea\nTEA\nJuice", []string{"Tea", "Juice"}, OK},
+		{"a\nb\nc\nd", nil, TooLong},
+		{"a\nb\nc\n\n\na", []string{"a", "b", "c"}, OK},
+		{"short\nfar too long a line", nil, TooLong},
+		{"a\x00b\nc", nil, ControlChar},
+		{"a\u202eb\nc", nil, BidiControl},
+		{"a\xffb", nil, BadEncoding},
+		{strings.Repeat("a\n", 40), nil, TooLong},
+	} {
+		got, p := rule.Check(c.typed)
+		if p != c.p || !slices.Equal(got, c.want) {
+			t.Errorf("Check(%q) = %q, %v; want %q, %v", c.typed, got, p, c.want, c.p)
 		}
 	}
 }

@@ -45,8 +45,7 @@ const (
 var (
 	questionRule = formrule.Text{Max: MaxQuestion}
 	answerRule   = formrule.Text{Max: MaxAnswer}
-	choicesRule  = formrule.Text{Max: MaxChoices * (MaxChoice + 1), Multiline: true}
-	choiceRule   = formrule.Text{Max: MaxChoice}
+	choicesRule  = formrule.Lines{Item: MaxChoice, Most: MaxChoices}
 )
 
 // Question is one of an event's questions for guests: its words, the
@@ -160,23 +159,9 @@ func parseQuestions(in EventInput, errs FieldErrors) string {
 // parseChoices reads a question's choices, one a line, and says what is
 // wrong with them ("" for nothing): none is fine (answered in words).
 func parseChoices(typed string) ([]string, string) {
-	typed, p := choicesRule.Check(typed)
-	if p != formrule.OK {
-		return nil, "events.error.choices"
-	}
-	var out []string
-	for _, line := range strings.Split(typed, "\n") {
-		c, p := choiceRule.Check(line)
-		switch {
-		case p != formrule.OK:
-			return nil, "events.error.choices"
-		case c == "" || slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, c) }):
-			continue
-		}
-		out = append(out, c)
-	}
+	out, p := choicesRule.Check(typed)
 	switch {
-	case len(out) > MaxChoices:
+	case p != formrule.OK:
 		return nil, "events.error.choices"
 	case len(out) == 1:
 		return nil, "events.error.choices_few"
