@@ -127,6 +127,16 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	if c.Get("/forum/announcements").Doc(t).Find(`[data-testid="topic-row"][data-pinned="true"]`).Length() != 1 {
 		t.Error("no pinned welcome")
 	}
+	// The next meetup's poll, four votes in, waits for Anna's.
+	var ideas string
+	c.Get("/forum/general").Doc(t).Find(`[data-testid="topic-row"] a`).Each(func(_ int, a *goquery.Selection) {
+		if strings.Contains(a.Text(), "Ideas for the next meetup") {
+			ideas = a.AttrOr("href", "")
+		}
+	})
+	if poll := c.Get(ideas).Doc(t).Find(`[data-testid="topic-poll"]`); poll.Find(`[data-testid="poll-form"]`).Length() != 1 || !strings.Contains(poll.Text(), "4 people voted") {
+		t.Errorf("the meetup's poll (%q): %q", ideas, poll.Text())
+	}
 	inbox := c.Get("/inbox").Doc(t)
 	if inbox.Find(`[data-testid="inbox-item"]`).Length() == 0 {
 		t.Error("Anna's inbox is empty after the demo")

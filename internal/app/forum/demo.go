@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/harmony/harmony/internal/moderation"
@@ -75,6 +76,16 @@ var demoTopics = []struct {
 	}, false, false},
 }
 
+// demoPoll is the poll one demo topic opens with, and who voted for
+// which option (from 1); Anna, the demo's first person, has not voted.
+var demoPoll = struct {
+	title string
+	draft PollDraft
+	votes [][2]string
+}{"Ideas for the next meetup", PollDraft{Question: "What should the next meetup be about?",
+	Options: "Testing with real browsers\nGo generics in practice\nDatabases on a budget"},
+	[][2]string{{"olga", "1"}, {"tom", "1"}, {"lily", "3"}, {"boris", "2"}}}
+
 // SeedDemo adds the demo's sections and topics, with their replies
 // spread over the last days, a pinned welcome and locked rules, and a
 // reply two members reported.
@@ -99,12 +110,17 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 		demo.now = func() time.Time { return at }
 		demo.people = nil // the cast is new, and not held to a newcomer's limits
 		var id string
+		var topic TopicRow
 		for i, p := range t.posts {
 			who := cast.Person(p[0])
 			by := Person{MemberKey: who.Key, Name: who.Name, Admin: p[0] == "anna"}
 			if i == 0 {
-				topic, err := demo.CreateTopic(ctx, by, t.section, t.title, p[1])
-				if err != nil {
+				var poll PollDraft
+				if t.title == demoPoll.title {
+					poll = demoPoll.draft
+				}
+				var err error
+				if topic, err = demo.CreatePollTopic(ctx, by, t.section, t.title, p[1], poll); err != nil {
 					return fmt.Errorf("demo topic %q: %w", t.title, err)
 				}
 				id = topic.PartitionKey
@@ -113,6 +129,15 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 				return fmt.Errorf("demo reply in %q: %w", t.title, err)
 			}
 			at = at.Add(time.Duration(40+25*i) * time.Minute)
+		}
+		if t.title == demoPoll.title {
+			for _, v := range demoPoll.votes {
+				who := cast.Person(v[0])
+				n, _ := strconv.Atoi(v[1])
+				if err := demo.Vote(ctx, Person{MemberKey: who.Key, Name: who.Name}, topic, n-1); err != nil {
+					return fmt.Errorf("demo vote: %w", err)
+				}
+			}
 		}
 		if t.pinned {
 			if err := demo.Pin(ctx, staff, id, true, nil); err != nil {

@@ -254,8 +254,18 @@ func (s *Service) topic(c echo.Context) error {
 	for _, b := range bookmarksOf(m) {
 		marked[b.Num] = true
 	}
+	// The poll stands under the opening post: read when the page holds it.
+	var poll *views.PollProps
+	if from == 1 {
+		if poll, err = s.pollProps(ctx, t, me, staff); err != nil {
+			return err
+		}
+	}
 	for _, post := range posts {
 		item := s.postItem(c, t, post, me, staff, liked[post.Num], post.Num == firstUnread)
+		if post.Num == 1 {
+			item.Poll = poll
+		}
 		item.Bookmarked, item.Moderator = marked[post.Num], slices.Contains(sec.ModeratorKeys(), post.AuthorKey)
 		p.Posts = append(p.Posts, item)
 	}
@@ -408,12 +418,13 @@ func (s *Service) renderCompose(c echo.Context, status int, p views.ComposeProps
 // createTopic is POST /forum/topics (section, title, body; preview).
 func (s *Service) createTopic(c echo.Context) error {
 	ctx := c.Request().Context()
-	p := views.ComposeProps{Section: c.FormValue("section"), Title: c.FormValue("title"), Body: c.FormValue("body")}
+	p := views.ComposeProps{Section: c.FormValue("section"), Title: c.FormValue("title"), Body: c.FormValue("body"),
+		PollQuestion: c.FormValue("pollQuestion"), PollOptions: c.FormValue("pollOptions")}
 	if status, preview, fe := s.previewOf(c, p.Body); status != 0 {
 		p.Preview, p.Errors = preview, formErrors(ctx, fe)
 		return s.renderCompose(c, status, p)
 	}
-	t, err := s.CreateTopic(ctx, person(c), p.Section, p.Title, p.Body)
+	t, err := s.CreatePollTopic(ctx, person(c), p.Section, p.Title, p.Body, PollDraft{Question: p.PollQuestion, Options: p.PollOptions})
 	return web.AnswerForm(c, err, "", topicURL(t.PartitionKey), func(status int, fe FormErrors) error {
 		p.Errors = formErrors(ctx, fe)
 		return s.renderCompose(c, status, p)

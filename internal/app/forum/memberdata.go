@@ -19,7 +19,8 @@ import (
 // the head), and as a topic's last poster. Lists keep names alone, so
 // a forgotten author's name there is "" and reads "Deleted member"
 // (shownName). Their likes go with the posts' counts, as an unlike
-// does; their watches of topics and sections, their read markers,
+// does, and their poll votes with the polls' counts, as taking a vote
+// back does; their watches of topics and sections, their read markers,
 // bookmarks (and so reminders) and mutes, their participant rows,
 // their moderation of sections and their rate-limit rows go, and
 // others' bookmarks of their posts keep no name (forgetBookmarked, from
@@ -96,8 +97,8 @@ type exportedTopic struct {
 	Opened  time.Time `json:"opened"`
 }
 
-// ExportMember writes m's topics, posts, likes, watches, bookmarks and
-// mutes into forum/.
+// ExportMember writes m's topics, posts, likes, poll votes, watches,
+// bookmarks and mutes into forum/.
 func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memberdata.Archive) error {
 	topics, posts := []exportedTopic{}, []exportedPost{}
 	err := s.marks.QueryAll(ctx, s.posts, m.Key, byAuthor(m.Key), func(e storage.Entity) error {
@@ -172,7 +173,11 @@ func (s *Service) ExportMember(ctx context.Context, m memberdata.Member, to memb
 		}
 		marks = append(marks, exportedRead{Topic: r.RowKey, ReadUpTo: r.ReadNum, Bookmarks: raw(bookmarks), Muted: raw(r.Muted), MutedSecs: raw(r.MutedSections)})
 	}
-	return memberdata.Files(to, "forum", map[string]any{"topics": topics, "posts": posts, "likes": liked, "watching": watched, "reading": marks})
+	votes, err := s.exportVotes(ctx, m.Key)
+	if err != nil {
+		return err
+	}
+	return memberdata.Files(to, "forum", map[string]any{"topics": topics, "posts": posts, "likes": liked, "poll_votes": votes, "watching": watched, "reading": marks})
 }
 
 // ForgetMember forgets m in the forum (see the top of this file).
@@ -181,7 +186,7 @@ func (s *Service) ForgetMember(ctx context.Context, m memberdata.Member) error {
 		return nil
 	}
 	for _, step := range []func(context.Context, memberdata.Member) error{
-		s.forgetLikes, s.forgetWatches, s.forgetModeration, s.forgetAuthorship,
+		s.forgetLikes, s.forgetVotes, s.forgetWatches, s.forgetModeration, s.forgetAuthorship,
 	} {
 		if err := step(ctx, m); err != nil {
 			return err

@@ -75,9 +75,11 @@ func TestDeletingAnAccountInTheForum(t *testing.T) {
 	must(err)
 	his, err := a.svc.CreateTopic(ctx, bob, "talk", "Boots advice", "Which boots?")
 	must(err)
-	tents, err := a.svc.CreateTopic(ctx, bob, "talk", "Tents", "Which tent?")
+	tents, err := a.svc.CreatePollTopic(ctx, bob, "talk", "Tents", "Which tent?", forum.PollDraft{Question: "Dome or tunnel?", Options: "Dome\nTunnel"})
 	must(err)
 	must(a.svc.Like(ctx, ann, tents.PartitionKey, 1, true))
+	must(a.svc.Vote(ctx, ann, tents, 1))
+	must(a.svc.Vote(ctx, bob, tents, 1))
 	must(a.svc.Like(ctx, bob, hers.PartitionKey, 1, true))
 	must(a.svc.Bookmark(ctx, ann, his.PartitionKey, 1, true))
 	must(a.svc.Bookmark(ctx, bob, hers.PartitionKey, 3, true)) // her reply
@@ -93,7 +95,7 @@ func TestDeletingAnAccountInTheForum(t *testing.T) {
 	arch := &memberdatatest.Archive{}
 	must(a.svc.ExportMember(ctx, m, arch))
 	text := arch.Text()
-	for _, want := range []string{"forum/topics.json", "Hiking in May", "Great, see you there.", tents.PartitionKey + "#1", "forum/watching.json", his.PartitionKey} {
+	for _, want := range []string{"forum/topics.json", "Hiking in May", "Great, see you there.", tents.PartitionKey + "#1", "forum/watching.json", his.PartitionKey, "forum/poll_votes.json", `"choice": "Tunnel"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the archive lacks %q:\n%s", want, text)
 		}
@@ -114,6 +116,10 @@ func TestDeletingAnAccountInTheForum(t *testing.T) {
 	tables := a.svc.Tables()
 	if left := memberdatatest.Traces(t, a.Store, m, tables...); len(left) > 0 {
 		t.Fatalf("rows still naming ann: %v", left)
+	}
+	// Her vote went with its count; bob's stays.
+	if p, _, err := a.svc.Poll(ctx, tents, ""); err != nil || p.Voters != 1 || p.Votes != "0,1" {
+		t.Errorf("the poll after her deletion: %d voters, votes %q, %v", p.Voters, p.Votes, err)
 	}
 
 	// Bob's bookmark of her reply no longer keeps her name.

@@ -45,8 +45,8 @@ func (s *Service) Jobs() []jobs.Job {
 
 // footprintsOf reads the topics' rows for the footprints they imply
 // (memberdata.Footprints): each topic a member opened, replied in,
-// liked a post of, watched or took part in. It reads the whole posts'
-// table once, its authors' column.
+// liked a post of, voted in the poll of, watched or took part in. It
+// reads the whole posts' table once, its authors' column.
 func (s *Service) footprintsOf(ctx context.Context, add func(memberKey, topicID string)) error {
 	return s.posts.QueryAll(ctx, storage.Query{Scan: true, Select: []string{"authorKey"}}, func(e storage.Entity) error {
 		who, _ := e.Props["authorKey"].(string)
@@ -59,6 +59,8 @@ func (s *Service) footprintsOf(ctx context.Context, add func(memberKey, topicID 
 			who = rk[len(watcherPrefix):]
 		case strings.HasPrefix(rk, participantPrefix):
 			who = rk[len(participantPrefix):]
+		case strings.HasPrefix(rk, votePrefix):
+			who = rk[len(votePrefix):]
 		}
 		add(who, e.PartitionKey)
 		return nil

@@ -37,6 +37,8 @@ func (s *Service) Routes(e *echo.Echo) {
 	e.GET("/forum/t/:id/reply", s.replyPage, acc, topic)
 	e.POST("/forum/t/:id/dismiss", s.dismiss, acc, topic)
 	e.POST("/forum/t/:id/watch", s.watch, acc, topic)
+	e.POST("/forum/t/:id/poll", s.vote, acc, topic)
+	e.POST("/forum/t/:id/poll/close", s.closePoll, acc, topic)
 	e.GET("/forum/t/:id/stream", s.stream, acc, live.Bound(s.streams, ErrTooManyStreams), topic)
 	e.GET("/forum/t/:id/posts/:num/edit", s.editPage, acc, topic, post)
 	e.POST("/forum/t/:id/posts/:num/edit", s.edit, acc, topic, post)

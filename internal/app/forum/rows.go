@@ -74,6 +74,8 @@ type TopicRow struct {
 	// seconds (0: off); staff are exempt.
 	SlowSeconds int  `table:"slowSeconds"`
 	Deleted     bool `table:"deleted"`
+	// HasPoll says the topic opened with a poll (polls.go).
+	HasPoll bool `table:"hasPoll"`
 	// Indexed and TitlesIndexed record which TopicActivityIndex rows
 	// were last written for the topic (its activity rows, its title
 	// search rows): projection.Follow's record, kept by every write of

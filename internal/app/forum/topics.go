@@ -84,8 +84,15 @@ func (s *Service) Head(ctx context.Context, topicID string) (TopicRow, error) {
 
 // CreateTopic opens a topic in section with its first post.
 func (s *Service) CreateTopic(ctx context.Context, by Person, section, title, body string) (TopicRow, error) {
+	return s.CreatePollTopic(ctx, by, section, title, body, PollDraft{})
+}
+
+// CreatePollTopic opens a topic in section with its first post and the
+// poll d (none when both its fields are blank), in one transaction.
+func (s *Service) CreatePollTopic(ctx context.Context, by Person, section, title, body string, d PollDraft) (TopicRow, error) {
 	errs := FormErrors{}
 	title, body = checkTitle(title, errs), checkBody(body, errs)
+	poll := pollOf(d, errs)
 	if len(errs) > 0 {
 		return TopicRow{}, errs
 	}
@@ -116,6 +123,11 @@ func (s *Service) CreateTopic(ctx context.Context, by Person, section, title, bo
 		return TopicRow{}, err
 	}
 	var tx storage.Tx
+	if poll != nil {
+		t.HasPoll = true
+		poll.PartitionKey, poll.CreatedAt = id, now
+		tx.Insert(*poll)
+	}
 	if err := tx.Insert(t).Insert(p).Upsert(participant(id, by)).Commit(ctx, s.posts); err != nil {
 		return TopicRow{}, err
 	}

@@ -1,0 +1,154 @@
+package forum_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/harmony/harmony/internal/web/webtest"
+)
+
+// TestPolls: a topic opens with a poll (its options one a line, a
+// repeat passed over); a member votes from the form and then sees how
+// the votes stand, with theirs marked; the same vote again writes
+// nothing; they change it and take it back; a visitor sees the results
+// and no form. Its author closes it (no more votes, 409), staff open it
+// again, and a locked topic's poll takes no votes. Every refusal writes
+// nothing: a choice that is none of the options, a vote on a topic
+// without a poll, someone else closing it, and a new topic's poll with
+// too few or too many options or a question with an invisible control.
+// A poll costs its topic's page one query.
+func TestPolls(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann, bob := a.talkSection(t, "")
+	cat, visitor := a.Client(), a.Client()
+	a.SignIn(cat, "cat@example.com")
+	open := func(c *webtest.Client, question, options string) *webtest.Response {
+		return post(c, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Summer outing"}, "body": {"Where shall we go this year?"},
+			"pollQuestion": {question}, "pollOptions": {options}})
+	}
+	res := open(ann, "Where to?", "Lake\r\nHills\n\nlake\n")
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("open a topic with a poll: %d", res.StatusCode)
+	}
+	topic := res.Header.Get("Location")
+	poll := func(c *webtest.Client) *goquery.Selection { return c.Get(topic).Doc(t).Find(testID("topic-poll")) }
+	vote := func(c *webtest.Client, choice string) *webtest.Response {
+		return post(c, topic+"/poll", url.Values{"choice": {choice}})
+	}
+	results := func(c *webtest.Client) string {
+		var out []string
+		poll(c).Find(testID("poll-result")).Each(func(_ int, s *goquery.Selection) {
+			out = append(out, strings.Join(strings.Fields(s.Text()), " "))
+		})
+		return strings.Join(out, " | ")
+	}
+
+	p := poll(bob)
+	if !strings.Contains(p.Find("h2").Text(), "Where to?") || p.Find(`input[name="choice"]`).Length() != 2 || p.Find(testID("poll-results")).Length() != 0 || p.Find(testID("poll-close")).Length() != 0 {
+		t.Fatalf("bob's poll before his vote: %q", p.Text())
+	}
+	if poll(ann).Find(testID("poll-close")).Length() != 1 {
+		t.Error("the author is not offered to close the poll")
+	}
+	if p := poll(visitor); p.Find(testID("poll-form")).Length() != 0 || results(visitor) != "Lake 0% · 0 votes | Hills 0% · 0 votes" {
+		t.Errorf("a visitor's poll: %q", results(visitor))
+	}
+
+	if res := vote(bob, "2"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != topic+"#poll" {
+		t.Fatalf("bob votes: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if got := results(bob); got != "Lake 0% · 0 votes | Hills Your vote 100% · 1 vote" {
+		t.Errorf("bob's results: %q", got)
+	}
+	if got := poll(bob).Find(testID("poll-voters")).Text(); got != "1 person voted" {
+		t.Errorf("voters: %q", got)
+	}
+	if res := vote(bob, "2"); res.StatusCode != http.StatusSeeOther || res.Writes(t) != 0 {
+		t.Errorf("the same vote again: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	vote(bob, "1")
+	vote(cat, "1")
+	if got := results(cat); got != "Lake Your vote 100% · 2 votes | Hills 0% · 0 votes" {
+		t.Errorf("after bob's change and cat's vote: %q", got)
+	}
+	if res := vote(bob, "none"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("bob takes his vote back: %d", res.StatusCode)
+	}
+	if p := poll(bob); p.Find(testID("poll-form")).Length() != 1 || !strings.Contains(results(visitor), "Lake 100% · 1 vote") {
+		t.Errorf("after bob took his vote back: %q", results(visitor))
+	}
+	if got := strings.TrimSpace(poll(bob).Find("h2").Text()); got != "Where to?" {
+		t.Errorf("the heading: %q", got)
+	}
+	if got := ann.Get(topic, "Accept-Language", "ru").Doc(t).Find(testID("poll-voters")).Text(); got != "Проголосовал 1 человек" {
+		t.Errorf("voters in Russian: %q", got)
+	}
+
+	plain := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"No poll here"}, "body": {"Just words."}}).Header.Get("Location")
+	for _, c := range []struct {
+		who    *webtest.Client
+		path   string
+		form   url.Values
+		status int
+	}{
+		{bob, topic + "/poll", url.Values{"choice": {"0"}}, http.StatusUnprocessableEntity},
+		{bob, topic + "/poll", url.Values{"choice": {"3"}}, http.StatusUnprocessableEntity},
+		{bob, topic + "/poll", url.Values{"choice": {"x"}}, http.StatusUnprocessableEntity},
+		{bob, topic + "/poll", url.Values{}, http.StatusUnprocessableEntity},
+		{bob, plain + "/poll", url.Values{"choice": {"1"}}, http.StatusNotFound},
+		{bob, topic + "/poll/close", url.Values{}, http.StatusForbidden},
+		{ann, plain + "/poll/close", url.Values{}, http.StatusNotFound},
+	} {
+		if res := post(c.who, c.path, c.form); res.StatusCode != c.status || res.Writes(t) != 0 {
+			t.Errorf("%s %v: %d (%d writes), want %d", c.path, c.form, res.StatusCode, res.Writes(t), c.status)
+		}
+	}
+	if visitor.Get(plain).Doc(t).Find(testID("topic-poll")).Length() != 0 {
+		t.Error("a topic without a poll shows one")
+	}
+	cat.Get(plain) // read once, as the poll's topic was
+	if withPoll, without := cat.Get(topic).StorageOps(t), cat.Get(plain).StorageOps(t); withPoll["queries"]-without["queries"] != 1 || withPoll["total"]-without["total"] != 1 {
+		t.Errorf("a poll costs its page %v, a topic without one %v", withPoll, without)
+	}
+
+	// Its author closes it; nobody votes; staff open it again.
+	if res := post(ann, topic+"/poll/close", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("close: %d", res.StatusCode)
+	}
+	if p := poll(bob); p.Find(testID("poll-closed")).Length() != 1 || p.Find(testID("poll-form")).Length() != 0 || p.Find(testID("poll-results")).Length() != 1 {
+		t.Errorf("bob's closed poll: %q", p.Text())
+	}
+	if res := vote(bob, "2"); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
+		t.Errorf("a vote on a closed poll: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	if res := post(boss, topic+"/poll/close", url.Values{"closed": {"false"}}); res.StatusCode != http.StatusSeeOther || poll(bob).Find(testID("poll-form")).Length() != 1 {
+		t.Errorf("staff open it again: %d", res.StatusCode)
+	}
+	id := strings.TrimPrefix(topic, "/forum/t/")
+	post(boss, "/forum/t/"+id+"/lock", url.Values{"locked": {"true"}})
+	if res := vote(bob, "2"); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 || poll(bob).Find(testID("poll-closed")).Length() != 1 {
+		t.Errorf("a vote in a locked topic: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+
+	// A new topic's poll refused: the form again, its poll open, nothing
+	// written.
+	for _, c := range []struct{ question, options, field string }{
+		{"", "Only one", "Give from 2 to 10 options"},
+		{"Which?", "", "Give from 2 to 10 options"},
+		{"", strings.Repeat("option\n", 1) + "a\nb\nc\nd\ne\nf\ng\nh\ni\nj", "Give from 2 to 10 options"},
+		{"", "Lake\n" + strings.Repeat("x", 101), "Give from 2 to 10 options"},
+		{"Which\u202e one?", "Lake\nHills", "invisible"},
+		{"Which?", "Lake\nHi\x00lls", "control"},
+	} {
+		res := open(ann, c.question, c.options)
+		d := res.Doc(t)
+		if res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || d.Find(testID("compose-poll")).AttrOr("open", "no") == "no" || !strings.Contains(d.Find(testID("compose-poll")).Text(), c.field) {
+			t.Errorf("poll %q %q: %d (%d writes): %q", c.question, c.options, res.StatusCode, res.Writes(t), d.Find(testID("compose-poll")).Text())
+		}
+	}
+}
