@@ -163,6 +163,16 @@ func TestChoiceGroup(t *testing.T) {
 	if v := doc.Find(`input[name="alone"]`).AttrOr("value", ""); v != "on" {
 		t.Errorf("a box without a value sends %q", v)
 	}
+	// A box's own test id, else the group's for each box: one attribute,
+	// and no stray words in the tag.
+	var raw strings.Builder
+	tagged := ChoiceGroupProps{Field: FieldProps{ID: "t", Label: "T"}, Name: "t", ChoiceTestID: "any", Choices: []Box{{Value: "a", Label: "A", TestID: "own"}, {Value: "b", Label: "B"}}}
+	if err := ChoiceGroup(tagged).Render(context.Background(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if html := raw.String(); strings.Count(html, "data-testid=") != 2 || !strings.Contains(html, `data-testid="own"`) || !strings.Contains(html, `data-testid="any"`) || strings.Contains(html, " else") {
+		t.Errorf("the boxes' test ids: %s", html)
+	}
 	// Without a legend the group is a plain box and its boxes point to its
 	// hint and error.
 	doc = render(ChoiceGroupProps{Field: FieldProps{ID: "ok", Hint: "Asks first.", Error: "Not now."}, Multiple: true, Choices: []Box{{Name: "ok", Label: "Approve"}}})
