@@ -10,6 +10,8 @@
 // the section, the topic (solved, and with its menu open), the new topic
 // form, the reply page, the sections' admin page, the report page, the
 // queue and its closed reports, light and dark; the topic is checked at 390 px.
+// A topic opens with a poll, which a member votes in and its author
+// closes (axe on the form and the poll before and after a vote).
 import { test, expect } from '@playwright/test';
 import { addForumSection, uniqueLocal, axeProblems, personWithOIDC } from './helpers';
 
@@ -250,4 +252,56 @@ test('a reply reaches someone reading the topic, without a reload', async ({ bro
   await expect(b.getByTestId('post').nth(1)).toContainText(`I have them (${stamp})`);
   await expect(show).toHaveCount(0);
   await expect(b.locator('#reply-body')).toHaveValue('I think Tom');
+});
+
+// A member opens a topic with a poll (its fields folded under "Add a
+// poll"); another votes from the radio group and sees the results with
+// their vote marked, changes it, and the author closes the poll, which
+// then takes no votes. axe on the new topic form with the poll open, the
+// poll to vote and the results, light and dark.
+test('a topic opens with a poll; a member votes and changes the vote; its author closes it', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const stamp = uniqueLocal('fp');
+  const slug = stamp.replace(/[^a-z0-9]+/g, '-');
+  const problems: string[] = [];
+  const admin = await personWithOIDC(browser, 'admin');
+  await addForumSection(admin, slug, `Polls ${stamp}`);
+  const a = await personWithOIDC(browser, `${stamp}-a`);
+  const b = await personWithOIDC(browser, `${stamp}-b`);
+
+  await a.goto(`/forum/compose?section=${slug}`);
+  await a.locator('#topic-title').fill(`Picnic day ${stamp}`);
+  await a.locator('#topic-body').fill('Which day suits everyone?');
+  await a.getByTestId('compose-poll').locator('summary').click();
+  await a.locator('#poll-question').fill('Which day?');
+  await a.locator('#poll-options').fill('Saturday\nSunday');
+  problems.push(...(await axeProblems(a, 'new topic form with a poll')));
+  await a.getByTestId('compose-submit').click();
+  await expect(a.getByTestId('topic-poll')).toContainText('Which day?');
+  const topicPath = new URL(a.url()).pathname;
+
+  await b.goto(topicPath);
+  const poll = b.getByTestId('topic-poll');
+  await expect(poll.getByTestId('poll-form')).toBeVisible();
+  problems.push(...(await axeProblems(b, 'a poll to vote in')));
+  await poll.getByRole('radio', { name: 'Sunday' }).check();
+  await poll.getByTestId('poll-vote').click();
+  await expect(b.getByTestId('flash')).toContainText('Your vote is in');
+  await expect(poll.getByTestId('poll-result').filter({ hasText: 'Sunday' })).toContainText('Your vote');
+  await expect(poll.getByTestId('poll-result').filter({ hasText: 'Sunday' })).toContainText('100%');
+  await expect(poll.getByTestId('poll-voters')).toHaveText('1 person voted');
+  problems.push(...(await axeProblems(b, 'a poll voted in')));
+  await poll.getByTestId('poll-change').click();
+  await poll.getByRole('radio', { name: 'Saturday' }).check();
+  await poll.getByTestId('poll-vote').click();
+  await expect(poll.getByTestId('poll-result').filter({ hasText: 'Saturday' })).toContainText('Your vote');
+
+  await a.goto(topicPath);
+  await a.getByTestId('poll-close').click();
+  await expect(a.getByTestId('poll-closed')).toBeVisible();
+  await b.goto(topicPath);
+  await expect(poll.getByTestId('poll-closed')).toBeVisible();
+  await expect(poll.getByTestId('poll-form')).toHaveCount(0);
+  await expect(poll.getByTestId('poll-unvote')).toHaveCount(0);
+  expect(problems).toEqual([]);
 });
