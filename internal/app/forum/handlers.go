@@ -257,7 +257,7 @@ func (s *Service) topic(c echo.Context) error {
 	// The poll stands under the opening post: read when the page holds it.
 	var poll *views.PollProps
 	if from == 1 {
-		if poll, err = s.pollProps(ctx, t, me, staff); err != nil {
+		if poll, err = s.pollProps(ctx, t, me, staff, c.QueryParam("results") == "1"); err != nil {
 			return err
 		}
 	}

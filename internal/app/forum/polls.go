@@ -160,9 +160,18 @@ func (s *Service) Poll(ctx context.Context, t TopicRow, memberKey string) (PollR
 // Vote records by's vote for option choice (from 0) of topic t's poll,
 // or, choice -1, takes their vote back: the vote's row and the counts
 // in one transaction at the poll's ETag. The same vote again writes
-// nothing.
+// nothing; a poll under a hidden opening post is not found.
 func (s *Service) Vote(ctx context.Context, by Person, t TopicRow, choice int) error {
 	if !t.HasPoll {
+		return ErrNoPoll
+	}
+	// The poll stands under the opening post, and goes out of sight with
+	// it when moderators hide it.
+	first, err := s.post(ctx, t.PartitionKey, 1)
+	switch {
+	case err != nil:
+		return err
+	case first.Hidden || first.DeletedAt != nil:
 		return ErrNoPoll
 	}
 	if choice >= 0 {
@@ -240,6 +249,10 @@ func (s *Service) ClosePoll(ctx context.Context, by Person, t TopicRow, closed b
 // pollURL is where topic topicID's poll is voted on.
 func pollURL(topicID string) string { return topicURL(topicID) + "/poll" }
 
+// pollPage is the topic's page from its opening post, at the poll: a
+// reader who read on lands further down otherwise, past the poll.
+func pollPage(topicID string) string { return topicURL(topicID) + "?post=1#poll" }
+
 // vote is POST /forum/t/:id/poll (choice: an option's number from 1;
 // "none" takes the vote back): back to the poll.
 func (s *Service) vote(c echo.Context) error {
@@ -259,7 +272,7 @@ func (s *Service) vote(c echo.Context) error {
 	if choice < 0 {
 		flash = "forum.poll.flash.unvoted"
 	}
-	return web.FlashRedirect(c, flash, topicURL(t.PartitionKey)+"#poll")
+	return web.FlashRedirect(c, flash, pollPage(t.PartitionKey))
 }
 
 // closePoll is POST /forum/t/:id/poll/close (closed=false opens it
@@ -274,13 +287,14 @@ func (s *Service) closePoll(c echo.Context) error {
 	if !closed {
 		flash = "forum.poll.flash.opened"
 	}
-	return web.FlashRedirect(c, flash, topicURL(t.PartitionKey)+"#poll")
+	return web.FlashRedirect(c, flash, pollPage(t.PartitionKey))
 }
 
 // pollProps are topic t's poll as me sees it, nil when it has none: the
 // form to vote until they have (or the poll is closed), the results
-// after, and to a visitor.
-func (s *Service) pollProps(ctx context.Context, t TopicRow, me Person, staff bool) (*views.PollProps, error) {
+// after, and to a visitor; peek shows a member the results before
+// their vote (Discourse's "Show results"), with a way back to the form.
+func (s *Service) pollProps(ctx context.Context, t TopicRow, me Person, staff, peek bool) (*views.PollProps, error) {
 	p, mine, err := s.Poll(ctx, t, me.MemberKey)
 	if errors.Is(err, ErrNoPoll) {
 		return nil, nil
@@ -304,7 +318,14 @@ func (s *Service) pollProps(ctx context.Context, t TopicRow, me Person, staff bo
 		}
 		out.Options = append(out.Options, opt)
 	}
-	out.Results = closed || mine != nil || me.MemberKey == ""
+	out.Results = closed || mine != nil || me.MemberKey == "" || peek
+	if out.Member && !closed && mine == nil {
+		if peek {
+			out.VoteURL = pollPage(t.PartitionKey)
+		} else {
+			out.PeekURL = topicURL(t.PartitionKey) + "?post=1&results=1#poll"
+		}
+	}
 	return out, nil
 }
 

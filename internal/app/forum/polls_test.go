@@ -55,11 +55,16 @@ func TestPolls(t *testing.T) {
 	if poll(ann).Find(testID("poll-close")).Length() != 1 {
 		t.Error("the author is not offered to close the poll")
 	}
+	// Before voting, a member may look at the results, and back.
+	peek := bob.Get(topic).Doc(t).Find(testID("poll-peek")).AttrOr("href", "")
+	if p := bob.Get(peek).Doc(t).Find(testID("topic-poll")); p.Find(testID("poll-results")).Length() != 1 || p.Find(testID("poll-form")).Length() != 0 || p.Find(testID("poll-to-vote")).AttrOr("href", "") != topic+"?post=1#poll" {
+		t.Errorf("bob's look at the results (%q): %q", peek, p.Text())
+	}
 	if p := poll(visitor); p.Find(testID("poll-form")).Length() != 0 || results(visitor) != "Lake 0% · 0 votes | Hills 0% · 0 votes" {
 		t.Errorf("a visitor's poll: %q", results(visitor))
 	}
 
-	if res := vote(bob, "2"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != topic+"#poll" {
+	if res := vote(bob, "2"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != topic+"?post=1#poll" {
 		t.Fatalf("bob votes: %d %s", res.StatusCode, res.Header.Get("Location"))
 	}
 	if got := results(bob); got != "Lake 0% · 0 votes | Hills Your vote 100% · 1 vote" {
@@ -129,6 +134,13 @@ func TestPolls(t *testing.T) {
 	if res := post(boss, topic+"/poll/close", url.Values{"closed": {"false"}}); res.StatusCode != http.StatusSeeOther || poll(bob).Find(testID("poll-form")).Length() != 1 {
 		t.Errorf("staff open it again: %d", res.StatusCode)
 	}
+	// Moderators hide the opening post: its poll goes out of sight with
+	// it and takes no votes.
+	post(boss, topic+"/posts/1/hide", url.Values{"hidden": {"true"}})
+	if res := vote(bob, "2"); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 || poll(bob).Length() != 0 {
+		t.Errorf("a vote under a hidden opening post: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	post(boss, topic+"/posts/1/hide", url.Values{"hidden": {"false"}})
 	id := strings.TrimPrefix(topic, "/forum/t/")
 	post(boss, "/forum/t/"+id+"/lock", url.Values{"locked": {"true"}})
 	if res := vote(bob, "2"); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 || poll(bob).Find(testID("poll-closed")).Length() != 1 {
