@@ -174,25 +174,43 @@ func (s *Service) Vote(ctx context.Context, by Person, t TopicRow, choice int) e
 	case first.Hidden || first.DeletedAt != nil:
 		return ErrNoPoll
 	}
+	// The poll is read, and the vote judged, before the footprint is
+	// written, so a refusal writes nothing; a retry reads it again.
+	p, mine, err := s.Poll(ctx, t, by.MemberKey)
+	if done, err := judgeVote(p, mine, err, t, choice); done || err != nil {
+		return err
+	}
 	if choice >= 0 {
 		if err := s.marks.Mark(ctx, by.MemberKey, t.PartitionKey); err != nil {
 			return err
 		}
 	}
+	again := false
 	return storage.Optimistic(ctx, writeAttempts, func(ctx context.Context) error {
-		p, mine, err := s.Poll(ctx, t, by.MemberKey)
-		switch {
-		case err != nil:
-			return err
-		case p.Closed || t.Locked:
-			return ErrPollClosed
-		case choice >= len(p.options()):
-			return ErrPollChoice
-		case mine == nil && choice < 0, mine != nil && mine.Choice == choice:
-			return nil
+		if again {
+			p, mine, err = s.Poll(ctx, t, by.MemberKey)
+			if done, err := judgeVote(p, mine, err, t, choice); done || err != nil {
+				return err
+			}
 		}
+		again = true
 		return s.castVote(ctx, p, mine, by.MemberKey, choice)
 	})
+}
+
+// judgeVote judges a vote for choice in poll p of topic t, read with
+// the voter's vote mine (read's error err): done when it would change
+// nothing, or why it is refused.
+func judgeVote(p PollRow, mine *VoteRow, err error, t TopicRow, choice int) (done bool, _ error) {
+	switch {
+	case err != nil:
+		return true, err
+	case p.Closed || t.Locked:
+		return true, ErrPollClosed
+	case choice >= len(p.options()):
+		return true, ErrPollChoice
+	}
+	return mine == nil && choice < 0 || mine != nil && mine.Choice == choice, nil
 }
 
 // castVote moves memberKey's vote in poll p from mine (nil: none) to

@@ -95,12 +95,15 @@ func TestPolls(t *testing.T) {
 	}
 
 	plain := post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"No poll here"}, "body": {"Just words."}}).Header.Get("Location")
+	dan := a.Client() // new to the topic: a refusal writes not even his footprint
+	a.SignIn(dan, "dan@example.com")
 	for _, c := range []struct {
 		who    *webtest.Client
 		path   string
 		form   url.Values
 		status int
 	}{
+		{dan, topic + "/poll", url.Values{"choice": {"3"}}, http.StatusUnprocessableEntity},
 		{bob, topic + "/poll", url.Values{"choice": {"0"}}, http.StatusUnprocessableEntity},
 		{bob, topic + "/poll", url.Values{"choice": {"3"}}, http.StatusUnprocessableEntity},
 		{bob, topic + "/poll", url.Values{"choice": {"x"}}, http.StatusUnprocessableEntity},
