@@ -62,14 +62,14 @@ var (
 // ended reports whether e has ended at now.
 func ended(e EventRow, now time.Time) bool { return !e.End.After(now) }
 
-// rateRefusal is why memberKey may not rate e whatever their
+// rateRefusal is why memberKey may not rate e at now whatever their
 // registration (nil: they may if they went): ErrNoEvent for a cancelled
 // event, ErrNotEnded before its end, ErrHostRates for one who runs it.
-func (s *Service) rateRefusal(e EventRow, memberKey string) error {
+func rateRefusal(e EventRow, memberKey string, now time.Time) error {
 	switch {
 	case e.IsCancelled:
 		return ErrNoEvent
-	case !ended(e, s.now()):
+	case !ended(e, now):
 		return ErrNotEnded
 	case e.runBy(memberKey):
 		return ErrHostRates
@@ -82,7 +82,7 @@ func (s *Service) rateRefusal(e EventRow, memberKey string) error {
 // those or words that break feedbackRule, ErrNotGuest for anyone not
 // going, and rateRefusal's errors. Rating as before writes nothing.
 func (s *Service) Rate(ctx context.Context, e EventRow, memberKey, rating, words string) error {
-	if err := s.rateRefusal(e, memberKey); err != nil {
+	if err := rateRefusal(e, memberKey, s.now()); err != nil {
 		return err
 	}
 	n, err := strconv.Atoi(rating)
@@ -145,7 +145,7 @@ func feedbackURL(eventID string) string { return eventURL(eventID) + "/feedback"
 func (s *Service) feedbackPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	e, me := eventOf(c), auth.From(c).MemberKey
-	if err := s.rateRefusal(e, me); err != nil {
+	if err := rateRefusal(e, me, s.now()); err != nil {
 		return err
 	}
 	r, err := s.catalog.seats.Status(ctx, e.RowKey, me)

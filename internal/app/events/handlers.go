@@ -372,7 +372,7 @@ func (s *Service) page(c echo.Context) error {
 			return err
 		}
 		p.State, p.Position = r.Status, r.Position
-		if r.Status == StatusGoing && s.rateRefusal(e, id.MemberKey) == nil {
+		if r.Status == StatusGoing && rateRefusal(e, id.MemberKey, s.now()) == nil {
 			p.Feedback = &views.FeedbackForm{Action: feedbackURL(e.RowKey), Rating: ratingValue(r.Rating), Words: r.Feedback}
 		}
 		if p.Ended && manages(id, e) && !e.IsCancelled {
@@ -522,7 +522,7 @@ func (s *Service) mine(c echo.Context) error {
 		feed = s.feedURL(token)
 	}
 	return web.Render(c, http.StatusOK, web.Page{Title: i18n.T(ctx, "events.mine.heading"), Section: "events",
-		Content: views.Mine(myRows(ctx, id, upcoming, false), myRows(ctx, id, past, true), feed)})
+		Content: views.Mine(myRows(ctx, id, upcoming, s.now()), myRows(ctx, id, past, s.now()), feed)})
 }
 
 // splitByEnd parts registrations (by start) into those whose event has
@@ -539,19 +539,19 @@ func splitByEnd(mine []MyEvent, now time.Time) (upcoming, past []MyEvent) {
 	return upcoming, past
 }
 
-// myRows are id's registrations as their lists show them; past says
-// their events have ended, so that a guest who went is asked to rate
-// each (or shown their rating), but for those they run.
-func myRows(ctx context.Context, id *auth.Identity, mine []MyEvent, past bool) []views.MyRow {
+// myRows are id's registrations as their lists show them at now: once
+// an event has ended, a guest who went is asked to rate it (or shown
+// their rating) where they may (rateRefusal).
+func myRows(ctx context.Context, id *auth.Identity, mine []MyEvent, now time.Time) []views.MyRow {
 	zone := id.Location()
 	rows := make([]views.MyRow, 0, len(mine))
 	for _, m := range mine {
 		r := views.MyRow{
-			Href: eventURL(m.Event.RowKey), Title: m.Event.Title, State: myState(ctx, m, zone, past), Status: m.Status,
+			Href: eventURL(m.Event.RowKey), Title: m.Event.Title, State: myState(ctx, m, zone, ended(m.Event, now)), Status: m.Status,
 			When: i18n.DateTime(ctx, m.Event.Start.In(zone)), Datetime: m.Event.Start.UTC().Format(time.RFC3339),
 			Cancelled: m.Event.IsCancelled,
 		}
-		if past && m.Status == StatusGoing && !m.Event.IsCancelled && !m.Event.runBy(id.MemberKey) {
+		if m.Status == StatusGoing && rateRefusal(m.Event, id.MemberKey, now) == nil {
 			r.Rating, r.RateURL = m.Rating, feedbackURL(m.Event.RowKey)
 		}
 		rows = append(rows, r)
@@ -598,7 +598,7 @@ func (s *Service) HomeCard(c echo.Context) (templ.Component, error) {
 	}
 	upcoming, _ := splitByEnd(mine, s.now())
 	more := len(upcoming) > homeEvents
-	return views.HomeCard(myRows(ctx, id, upcoming[:min(len(upcoming), homeEvents)], false), more), nil
+	return views.HomeCard(myRows(ctx, id, upcoming[:min(len(upcoming), homeEvents)], s.now()), more), nil
 }
 
 // newEvent is GET /events/new (organizers).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/harmony/harmony/internal/moderation"
@@ -81,10 +80,10 @@ var demoTopics = []struct {
 var demoPoll = struct {
 	title string
 	draft PollDraft
-	votes [][2]string
+	votes map[string]int
 }{"Ideas for the next meetup", PollDraft{Question: "What should the next meetup be about?",
 	Options: "Testing with real browsers\nGo generics in practice\nDatabases on a budget"},
-	[][2]string{{"olga", "1"}, {"tom", "1"}, {"lily", "3"}, {"boris", "2"}}}
+	map[string]int{"olga": 1, "tom": 1, "lily": 3, "boris": 2}}
 
 // SeedDemo adds the demo's sections and topics, with their replies
 // spread over the last days, a pinned welcome and locked rules, and a
@@ -131,9 +130,8 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			at = at.Add(time.Duration(40+25*i) * time.Minute)
 		}
 		if t.title == demoPoll.title {
-			for _, v := range demoPoll.votes {
-				who := cast.Person(v[0])
-				n, _ := strconv.Atoi(v[1])
+			for name, n := range demoPoll.votes {
+				who := cast.Person(name)
 				if err := demo.Vote(ctx, Person{MemberKey: who.Key, Name: who.Name}, topic, n-1); err != nil {
 					return fmt.Errorf("demo vote: %w", err)
 				}

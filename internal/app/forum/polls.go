@@ -239,6 +239,9 @@ func (s *Service) castVote(ctx context.Context, p PollRow, mine *VoteRow, member
 // ClosePoll closes topic t's poll (closed) or opens it again: its
 // author's or its section's staff's to do.
 func (s *Service) ClosePoll(ctx context.Context, by Person, t TopicRow, closed bool) error {
+	if !t.HasPoll {
+		return ErrNoPoll
+	}
 	if t.AuthorKey != by.MemberKey {
 		staff, err := s.IsStaff(ctx, by, t.Section)
 		if err != nil {
@@ -247,9 +250,6 @@ func (s *Service) ClosePoll(ctx context.Context, by Person, t TopicRow, closed b
 		if !staff {
 			return ErrNotYours
 		}
-	}
-	if !t.HasPoll {
-		return ErrNoPoll
 	}
 	_, err := storage.Change(ctx, s.posts, t.PartitionKey, pollKey, ErrNoPoll, func(p *PollRow) error {
 		if p.Closed == closed {
