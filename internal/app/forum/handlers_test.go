@@ -585,6 +585,13 @@ func TestPostActionsOverHTTP(t *testing.T) {
 	if staff := boss.Get(topic + "?post=2").Doc(t).Find(testID("post") + `[data-num="2"]`); !strings.Contains(staff.Text(), "rude") {
 		t.Error("staff do not see the hidden post")
 	}
+	// A like of a hidden post is refused, and writes nothing, not even
+	// the footprint of someone new to the topic.
+	dan := a.Client()
+	a.SignIn(dan, "dan@example.com")
+	if res := post(dan, topic+"/posts/2/like", url.Values{"like": {"true"}}); res.StatusCode != http.StatusNotFound || res.Writes(t) != 0 {
+		t.Fatalf("dan likes the hidden post: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
 	// What a moderator froze stays as they found it: a hidden post, and
 	// every post of a locked topic (its title too), for their authors.
 	editable := func(c *webtest.Client, num string) int {

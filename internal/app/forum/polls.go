@@ -237,10 +237,15 @@ func (s *Service) castVote(ctx context.Context, p PollRow, mine *VoteRow, member
 }
 
 // ClosePoll closes topic t's poll (closed) or opens it again: its
-// author's or its section's staff's to do.
+// author's or its section's staff's to do, and nobody's while the topic
+// is locked (its poll takes no votes, and shows closed, until it is
+// unlocked).
 func (s *Service) ClosePoll(ctx context.Context, by Person, t TopicRow, closed bool) error {
-	if !t.HasPoll {
+	switch {
+	case !t.HasPoll:
 		return ErrNoPoll
+	case t.Locked:
+		return ErrLockedEdit
 	}
 	if t.AuthorKey != by.MemberKey {
 		staff, err := s.IsStaff(ctx, by, t.Section)

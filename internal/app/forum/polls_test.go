@@ -149,6 +149,12 @@ func TestPolls(t *testing.T) {
 	if res := vote(bob, "2"); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 || poll(bob).Find(testID("poll-closed")).Length() != 1 {
 		t.Errorf("a vote in a locked topic: %d, %d writes", res.StatusCode, res.Writes(t))
 	}
+	// While the lock stands nobody closes or opens the poll.
+	for _, who := range []*webtest.Client{ann, boss} {
+		if res := post(who, topic+"/poll/close", nil); res.StatusCode != http.StatusForbidden || res.Writes(t) != 0 || !strings.Contains(res.Body, "locked") {
+			t.Errorf("the poll of a locked topic closed: %d, %d writes", res.StatusCode, res.Writes(t))
+		}
+	}
 
 	// A new topic's poll refused: the form again, its poll open, nothing
 	// written.

@@ -337,13 +337,11 @@ func (s *Service) recount(ctx context.Context, topicID string, num int, visible 
 
 // Like marks by's like of someone else's post, or takes it back: the
 // like's row and the post's count in one transaction. A like counts what
-// others thought of a post, so its author cannot add one.
+// others thought of a post, so its author cannot add one. The like is
+// judged before the liker's footprint is written, so a refusal writes
+// nothing.
 func (s *Service) Like(ctx context.Context, by Person, topicID string, num int, like bool) error {
-	if like {
-		if err := s.marks.Mark(ctx, by.MemberKey, topicID); err != nil {
-			return err
-		}
-	}
+	marked := false
 	return storage.Optimistic(ctx, writeAttempts, func(ctx context.Context) error {
 		_, p, err := s.Post(ctx, topicID, num)
 		if err != nil {
@@ -362,6 +360,12 @@ func (s *Service) Like(ctx context.Context, by Person, topicID string, num int, 
 		}
 		if liked == like {
 			return nil
+		}
+		if like && !marked {
+			if err := s.marks.Mark(ctx, by.MemberKey, topicID); err != nil {
+				return err
+			}
+			marked = true
 		}
 		var tx storage.Tx
 		if like {
