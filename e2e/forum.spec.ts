@@ -257,8 +257,10 @@ test('a reply reaches someone reading the topic, without a reload', async ({ bro
 // A member opens a topic with a poll (its fields folded under "Add a
 // poll"); another votes from the radio group and sees the results with
 // their vote marked, changes it, and the author closes the poll, which
-// then takes no votes. axe on the new topic form with the poll open, the
-// poll to vote and the results, light and dark.
+// then takes no votes. Then a poll of several choices, closing in a
+// week: two ticked, then one; the section's list marks it "Poll". axe
+// on the new topic form with the poll open, the polls to vote in and
+// the results, light and dark.
 test('a topic opens with a poll; a member votes and changes the vote; its author closes it', async ({ browser }) => {
   test.setTimeout(120_000);
   const stamp = uniqueLocal('fp');
@@ -303,5 +305,32 @@ test('a topic opens with a poll; a member votes and changes the vote; its author
   await expect(poll.getByTestId('poll-closed')).toBeVisible();
   await expect(poll.getByTestId('poll-form')).toHaveCount(0);
   await expect(poll.getByTestId('poll-unvote')).toHaveCount(0);
+
+  // A poll of several choices that closes by itself in a week: the
+  // member ticks two days, then changes the vote to one.
+  await a.goto(`/forum/compose?section=${slug}`);
+  await a.locator('#topic-title').fill(`Practice days ${stamp}`);
+  await a.locator('#topic-body').fill('Tick every day you can come.');
+  await a.getByTestId('compose-poll').locator('summary').click();
+  await a.locator('#poll-options').fill('Saturday\nSunday\nMonday');
+  await a.getByTestId('compose-poll-multiple').check();
+  await a.getByTestId('compose-poll-closes').selectOption('1w');
+  await a.getByTestId('compose-submit').click();
+  await expect(a.getByTestId('poll-closes')).toContainText('Closes');
+  const severalPath = new URL(a.url()).pathname;
+  await b.goto(severalPath);
+  await expect(poll.getByRole('group', { name: 'Choose one or more' })).toBeVisible();
+  problems.push(...(await axeProblems(b, 'a poll of several choices')));
+  await poll.getByRole('checkbox', { name: 'Saturday' }).check();
+  await poll.getByRole('checkbox', { name: 'Monday' }).check();
+  await poll.getByTestId('poll-vote').click();
+  await expect(poll.getByTestId('poll-mine')).toHaveCount(2);
+  await poll.getByTestId('poll-change').click();
+  await poll.getByRole('checkbox', { name: 'Monday' }).uncheck();
+  await poll.getByTestId('poll-vote').click();
+  await expect(poll.getByTestId('poll-mine')).toHaveCount(1);
+  await expect(poll.getByTestId('poll-result').filter({ hasText: 'Saturday' })).toContainText('Your vote');
+  await b.goto(`/forum/${slug}`);
+  await expect(b.getByTestId('topic-row').filter({ hasText: `Practice days ${stamp}` }).getByTestId('topic-poll-badge')).toHaveText('Poll');
   expect(problems).toEqual([]);
 });

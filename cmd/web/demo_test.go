@@ -127,14 +127,15 @@ func TestDemoContentFromTheBanner(t *testing.T) {
 	if c.Get("/forum/announcements").Doc(t).Find(`[data-testid="topic-row"][data-pinned="true"]`).Length() != 1 {
 		t.Error("no pinned welcome")
 	}
-	// The next meetup's poll, four votes in, waits for Anna's.
+	// The next meetup's poll, four votes in, waits for Anna's: several
+	// choices, closing in a week.
 	var ideas string
 	c.Get("/forum/general").Doc(t).Find(`[data-testid="topic-row"] a`).Each(func(_ int, a *goquery.Selection) {
 		if strings.Contains(a.Text(), "Ideas for the next meetup") {
 			ideas = a.AttrOr("href", "")
 		}
 	})
-	if poll := c.Get(ideas).Doc(t).Find(`[data-testid="topic-poll"]`); poll.Find(`[data-testid="poll-form"]`).Length() != 1 || !strings.Contains(poll.Text(), "4 people voted") {
+	if poll := c.Get(ideas).Doc(t).Find(`[data-testid="topic-poll"]`); poll.Find(`[data-testid="poll-form"] input[type="checkbox"]`).Length() != 3 || !strings.Contains(poll.Text(), "4 people voted") || poll.Find(`[data-testid="poll-closes"]`).Length() != 1 {
 		t.Errorf("the meetup's poll (%q): %q", ideas, poll.Text())
 	}
 	inbox := c.Get("/inbox").Doc(t)

@@ -75,15 +75,16 @@ var demoTopics = []struct {
 	}, false, false},
 }
 
-// demoPoll is the poll one demo topic opens with, and who voted for
-// which option (from 1); Anna, the demo's first person, has not voted.
+// demoPoll is the poll one demo topic opens with (several choices, and
+// closing by itself in a week), and who voted for which options (from
+// 0); Anna, the demo's first person, has not voted.
 var demoPoll = struct {
 	title string
 	draft PollDraft
-	votes map[string]int
+	votes map[string][]int
 }{"Ideas for the next meetup", PollDraft{Question: "What should the next meetup be about?",
-	Options: "Testing with real browsers\nGo generics in practice\nDatabases on a budget"},
-	map[string]int{"olga": 1, "tom": 1, "lily": 3, "boris": 2}}
+	Options: "Testing with real browsers\nGo generics in practice\nDatabases on a budget", Multiple: true, Closes: "1w"},
+	map[string][]int{"olga": {0, 1}, "tom": {0}, "lily": {2}, "boris": {1, 2}}}
 
 // SeedDemo adds the demo's sections and topics, with their replies
 // spread over the last days, a pinned welcome and locked rules, and a
@@ -130,9 +131,9 @@ func (s *Service) SeedDemo(ctx context.Context, cast platform.DemoCast) error {
 			at = at.Add(time.Duration(40+25*i) * time.Minute)
 		}
 		if t.title == demoPoll.title {
-			for name, n := range demoPoll.votes {
+			for name, choices := range demoPoll.votes {
 				who := cast.Person(name)
-				if err := demo.Vote(ctx, Person{MemberKey: who.Key, Name: who.Name}, topic, n-1); err != nil {
+				if err := demo.Vote(ctx, Person{MemberKey: who.Key, Name: who.Name}, topic, choices...); err != nil {
 					return fmt.Errorf("demo vote: %w", err)
 				}
 			}

@@ -107,7 +107,7 @@ func (s *Service) topicItem(c echo.Context, a ActivityRow, rd Reader, sectionNam
 	it := views.TopicItem{
 		URL: topicURL(a.TopicID), Title: a.Title, Author: shownName(c.Request().Context(), a.AuthorName), Replies: a.Replies, LastActivity: when(c, a.LastActivityAt),
 		LastAuthor: shownName(c.Request().Context(), a.LastAuthorName), Section: sectionName, Pinned: stillPinned(a.Summary, s.now()) && !rd.Markers[a.TopicID].Dismissed, Locked: a.Locked,
-		Muted: rd.Muted[a.TopicID], Solved: a.Solved > 0,
+		Muted: rd.Muted[a.TopicID], Solved: a.Solved > 0, Poll: a.HasPoll,
 	}
 	switch u := rd.unreadOf(a, s.now()); {
 	case u.New:
@@ -257,7 +257,7 @@ func (s *Service) topic(c echo.Context) error {
 	// The poll stands under the opening post: read when the page holds it.
 	var poll *views.PollProps
 	if from == 1 {
-		if poll, err = s.pollProps(ctx, t, me, staff, c.QueryParam("results") == "1"); err != nil {
+		if poll, err = s.pollProps(c, t, me, staff, c.QueryParam("results") == "1"); err != nil {
 			return err
 		}
 	}
@@ -412,6 +412,9 @@ func (s *Service) renderCompose(c echo.Context, status int, p views.ComposeProps
 	if p.Sections, err = s.sectionChoices(ctx); err != nil {
 		return err
 	}
+	for _, pc := range PollCloses {
+		p.PollCloseChoices = append(p.PollCloseChoices, pc.Value)
+	}
 	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "forum.topic.new"), Section: "forum", Content: views.Compose(p)})
 }
 
@@ -419,12 +422,12 @@ func (s *Service) renderCompose(c echo.Context, status int, p views.ComposeProps
 func (s *Service) createTopic(c echo.Context) error {
 	ctx := c.Request().Context()
 	p := views.ComposeProps{Section: c.FormValue("section"), Title: c.FormValue("title"), Body: c.FormValue("body"),
-		PollQuestion: c.FormValue("pollQuestion"), PollOptions: c.FormValue("pollOptions")}
+		PollQuestion: c.FormValue("pollQuestion"), PollOptions: c.FormValue("pollOptions"), PollMultiple: c.FormValue("pollMultiple") != "", PollCloses: c.FormValue("pollCloses")}
 	if status, preview, fe := s.previewOf(c, p.Body); status != 0 {
 		p.Preview, p.Errors = preview, formErrors(ctx, fe)
 		return s.renderCompose(c, status, p)
 	}
-	t, err := s.CreatePollTopic(ctx, person(c), p.Section, p.Title, p.Body, PollDraft{Question: p.PollQuestion, Options: p.PollOptions})
+	t, err := s.CreatePollTopic(ctx, person(c), p.Section, p.Title, p.Body, PollDraft{Question: p.PollQuestion, Options: p.PollOptions, Multiple: p.PollMultiple, Closes: p.PollCloses})
 	return web.AnswerForm(c, err, "", topicURL(t.PartitionKey), func(status int, fe FormErrors) error {
 		p.Errors = formErrors(ctx, fe)
 		return s.renderCompose(c, status, p)

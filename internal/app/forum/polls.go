@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,9 +20,10 @@ import (
 )
 
 // Polls, as Discourse's: a topic may open with one question of two to
-// ten options, one vote each, changed or taken back until the poll is
-// closed (by the topic's author or its section's staff) or the topic is
-// locked. The poll is a row of the topic's partition ("poll") holding
+// ten options, one vote each (of one option, or of several in a
+// multiple-choice poll), changed or taken back until the poll is closed
+// (by the topic's author or its section's staff, or by itself at the
+// time its author set) or the topic is locked. The poll is a row of the topic's partition ("poll") holding
 // the options and their counts; each vote is a row beside it
 // (voteKey), written with the counts in one transaction at the poll's
 // ETag, so the counts always match the votes and need no repair. A
@@ -60,23 +62,55 @@ type PollRow struct {
 	Question     string `table:"question"`
 	// Options are the options, one a line; Votes their counts, in order,
 	// separated by commas; Voters how many voted.
-	Options   string    `table:"options"`
-	Votes     string    `table:"votes"`
-	Voters    int       `table:"voters"`
-	Closed    bool      `table:"closed"`
-	CreatedAt time.Time `table:"createdAt"`
+	Options string `table:"options"`
+	Votes   string `table:"votes"`
+	Voters  int    `table:"voters"`
+	// Multiple lets a voter choose several options; a vote then counts
+	// once for each option it chose.
+	Multiple bool `table:"multiple"`
+	Closed   bool `table:"closed"`
+	// ClosesAt closes the poll by itself (nil: when its author or staff
+	// close it).
+	ClosesAt  *time.Time `table:"closesAt"`
+	CreatedAt time.Time  `table:"createdAt"`
+}
+
+// closed says whether the poll takes no votes at now.
+func (p PollRow) closed(now time.Time) bool {
+	return p.Closed || p.ClosesAt != nil && !now.Before(*p.ClosesAt)
 }
 
 // VoteRow is one person's vote: PK the topic id, RK voteKey(memberKey).
+// Choices are the options it chose (from 0), comma-separated, in order;
+// Choice is the first (a vote written before multiple choice holds
+// Choice alone).
 type VoteRow struct {
 	PartitionKey string    `table:"PartitionKey"`
 	RowKey       string    `table:"RowKey"`
 	ETag         string    `table:"ETag"`
 	Choice       int       `table:"choice"`
+	Choices      string    `table:"choices"`
 	At           time.Time `table:"at"`
 }
 
 func voteKey(memberKey string) string { return votePrefix + memberKey }
+
+// chosen are the options v chose, in order.
+func (v VoteRow) chosen() []int {
+	if v.Choices == "" {
+		return []int{v.Choice}
+	}
+	var out []int
+	for _, c := range strings.Split(v.Choices, ",") {
+		if n, err := strconv.Atoi(c); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// chose says whether v chose option i.
+func (v *VoteRow) chose(i int) bool { return v != nil && slices.Contains(v.chosen(), i) }
 
 // options are the poll's options.
 func (p PollRow) options() []string { return strings.Split(p.Options, "\n") }
@@ -102,12 +136,28 @@ func (p *PollRow) count(counts []int) {
 }
 
 // PollDraft is a poll as the new topic form has it: its question and its
-// options, one a line; both blank is no poll.
-type PollDraft struct{ Question, Options string }
+// options, one a line (both blank is no poll); Multiple to let voters
+// choose several; Closes, one of PollCloses ("" for never), closes it
+// by itself that long after the topic opens.
+type PollDraft struct {
+	Question, Options string
+	Multiple          bool
+	Closes            string
+}
 
-// pollOf checks d for a topic to open with: nil for no poll; field
-// errors under "pollQuestion" and "pollOptions".
-func pollOf(d PollDraft, errs FormErrors) *PollRow {
+// PollClose is a time after which a poll may close by itself: the new
+// topic form's Value for it.
+type PollClose struct {
+	Value string
+	After time.Duration
+}
+
+// PollCloses are the times the new topic form offers.
+var PollCloses = []PollClose{{"1d", 24 * time.Hour}, {"3d", 3 * 24 * time.Hour}, {"1w", 7 * 24 * time.Hour}, {"2w", 14 * 24 * time.Hour}, {"1m", 30 * 24 * time.Hour}}
+
+// pollOf checks d for a topic to open at now with: nil for no poll;
+// field errors under "pollQuestion", "pollOptions" and "pollCloses".
+func pollOf(d PollDraft, errs FormErrors, now time.Time) *PollRow {
 	question := errs.Check("pollQuestion", pollQuestionRule, d.Question, "forum.poll.error.question")
 	options, p := pollOptionsRule.Check(d.Options)
 	switch {
@@ -118,10 +168,20 @@ func pollOf(d PollDraft, errs FormErrors) *PollRow {
 	case len(options) < 2:
 		errs["pollOptions"] = "forum.poll.error.options"
 	}
-	if errs["pollQuestion"] != "" || errs["pollOptions"] != "" {
+	var closesAt *time.Time
+	if d.Closes != "" {
+		i := slices.IndexFunc(PollCloses, func(c PollClose) bool { return c.Value == d.Closes })
+		if i < 0 {
+			errs["pollCloses"] = "forum.poll.error.closes"
+		} else {
+			at := now.Add(PollCloses[i].After).UTC()
+			closesAt = &at
+		}
+	}
+	if errs["pollQuestion"] != "" || errs["pollOptions"] != "" || errs["pollCloses"] != "" {
 		return nil
 	}
-	p2 := &PollRow{RowKey: pollKey, Question: question, Options: strings.Join(options, "\n")}
+	p2 := &PollRow{RowKey: pollKey, Question: question, Options: strings.Join(options, "\n"), Multiple: d.Multiple, ClosesAt: closesAt}
 	p2.count(make([]int, len(options)))
 	return p2
 }
@@ -157,11 +217,12 @@ func (s *Service) Poll(ctx context.Context, t TopicRow, memberKey string) (PollR
 	return *poll, vote, nil
 }
 
-// Vote records by's vote for option choice (from 0) of topic t's poll,
-// or, choice -1, takes their vote back: the vote's row and the counts
-// in one transaction at the poll's ETag. The same vote again writes
-// nothing; a poll under a hidden opening post is not found.
-func (s *Service) Vote(ctx context.Context, by Person, t TopicRow, choice int) error {
+// Vote records by's vote for the options choices (from 0, in order,
+// each once: one, or several in a multiple-choice poll) of topic t's
+// poll, or, no choices, takes their vote back: the vote's row and the
+// counts in one transaction at the poll's ETag. The same vote again
+// writes nothing; a poll under a hidden opening post is not found.
+func (s *Service) Vote(ctx context.Context, by Person, t TopicRow, choices ...int) error {
 	if !t.HasPoll {
 		return ErrNoPoll
 	}
@@ -177,10 +238,10 @@ func (s *Service) Vote(ctx context.Context, by Person, t TopicRow, choice int) e
 	// The poll is read, and the vote judged, before the footprint is
 	// written, so a refusal writes nothing; a retry reads it again.
 	p, mine, err := s.Poll(ctx, t, by.MemberKey)
-	if done, err := judgeVote(p, mine, err, t, choice); done || err != nil {
+	if done, err := judgeVote(p, mine, err, t, choices, s.now()); done || err != nil {
 		return err
 	}
-	if choice >= 0 {
+	if len(choices) > 0 {
 		if err := s.marks.Mark(ctx, by.MemberKey, t.PartitionKey); err != nil {
 			return err
 		}
@@ -189,45 +250,56 @@ func (s *Service) Vote(ctx context.Context, by Person, t TopicRow, choice int) e
 	return storage.Optimistic(ctx, writeAttempts, func(ctx context.Context) error {
 		if again {
 			p, mine, err = s.Poll(ctx, t, by.MemberKey)
-			if done, err := judgeVote(p, mine, err, t, choice); done || err != nil {
+			if done, err := judgeVote(p, mine, err, t, choices, s.now()); done || err != nil {
 				return err
 			}
 		}
 		again = true
-		return s.castVote(ctx, p, mine, by.MemberKey, choice)
+		return s.castVote(ctx, p, mine, by.MemberKey, choices)
 	})
 }
 
-// judgeVote judges a vote for choice in poll p of topic t, read with
-// the voter's vote mine (read's error err): done when it would change
-// nothing, or why it is refused.
-func judgeVote(p PollRow, mine *VoteRow, err error, t TopicRow, choice int) (done bool, _ error) {
+// judgeVote judges a vote for choices in poll p of topic t at now,
+// read with the voter's vote mine (read's error err): done when it
+// would change nothing, or why it is refused.
+func judgeVote(p PollRow, mine *VoteRow, err error, t TopicRow, choices []int, now time.Time) (done bool, _ error) {
 	switch {
 	case err != nil:
 		return true, err
-	case p.Closed || t.Locked:
+	case p.closed(now) || t.Locked:
 		return true, ErrPollClosed
-	case choice >= len(p.options()):
+	case len(choices) > 1 && !p.Multiple:
 		return true, ErrPollChoice
 	}
-	return mine == nil && choice < 0 || mine != nil && mine.Choice == choice, nil
+	for i, c := range choices {
+		if c < 0 || c >= len(p.options()) || i > 0 && c <= choices[i-1] {
+			return true, ErrPollChoice
+		}
+	}
+	return mine == nil && len(choices) == 0 || mine != nil && slices.Equal(mine.chosen(), choices), nil
 }
 
 // castVote moves memberKey's vote in poll p from mine (nil: none) to
-// choice (-1: none) in one transaction at p's ETag.
-func (s *Service) castVote(ctx context.Context, p PollRow, mine *VoteRow, memberKey string, choice int) error {
+// choices (none: no vote) in one transaction at p's ETag.
+func (s *Service) castVote(ctx context.Context, p PollRow, mine *VoteRow, memberKey string, choices []int) error {
 	counts := p.counts()
 	var tx storage.Tx
 	if mine != nil {
-		if mine.Choice >= 0 && mine.Choice < len(counts) {
-			counts[mine.Choice]--
+		for _, c := range mine.chosen() {
+			if c >= 0 && c < len(counts) {
+				counts[c]--
+			}
 		}
 		p.Voters--
 	}
-	if choice >= 0 {
-		counts[choice]++
+	if len(choices) > 0 {
+		parts := make([]string, len(choices))
+		for i, c := range choices {
+			counts[c]++
+			parts[i] = strconv.Itoa(c)
+		}
 		p.Voters++
-		tx.Upsert(VoteRow{PartitionKey: p.PartitionKey, RowKey: voteKey(memberKey), Choice: choice, At: s.now().UTC()})
+		tx.Upsert(VoteRow{PartitionKey: p.PartitionKey, RowKey: voteKey(memberKey), Choice: choices[0], Choices: strings.Join(parts, ","), At: s.now().UTC()})
 	} else {
 		tx.Delete(p.PartitionKey, voteKey(memberKey), storage.AnyETag)
 	}
@@ -276,26 +348,49 @@ func pollURL(topicID string) string { return topicURL(topicID) + "/poll" }
 // reader who read on lands further down otherwise, past the poll.
 func pollPage(topicID string) string { return topicURL(topicID) + "?post=1#poll" }
 
-// vote is POST /forum/t/:id/poll (choice: an option's number from 1;
-// "none" takes the vote back): back to the poll.
+// vote is POST /forum/t/:id/poll (choice: an option's number from 1,
+// once, or once for each chosen in a multiple-choice poll; "none"
+// takes the vote back): back to the poll.
 func (s *Service) vote(c echo.Context) error {
 	t := topicOf(c)
-	choice := -1
-	if v := c.FormValue("choice"); v != "none" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return ErrPollChoice
-		}
-		choice = n - 1
+	form, err := c.FormParams()
+	if err != nil {
+		return ErrPollChoice
 	}
-	if err := s.Vote(c.Request().Context(), person(c), t, choice); err != nil {
+	choices, err := pollChoices(form["choice"])
+	if err != nil {
+		return err
+	}
+	if err := s.Vote(c.Request().Context(), person(c), t, choices...); err != nil {
 		return err
 	}
 	flash := "forum.poll.flash.voted"
-	if choice < 0 {
+	if len(choices) == 0 {
 		flash = "forum.poll.flash.unvoted"
 	}
 	return web.FlashRedirect(c, flash, pollPage(t.PartitionKey))
+}
+
+// pollChoices are the options a vote's form chose (numbers from 1, or
+// "none" alone for none) as Vote takes them: from 0, in order, each
+// once. Nothing chosen, or anything else, is ErrPollChoice.
+func pollChoices(values []string) ([]int, error) {
+	if len(values) == 1 && values[0] == "none" {
+		return nil, nil
+	}
+	var out []int
+	for _, v := range values {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxPollOptions {
+			return nil, ErrPollChoice
+		}
+		out = append(out, n-1)
+	}
+	if len(out) == 0 {
+		return nil, ErrPollChoice
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // closePoll is POST /forum/t/:id/poll/close (closed=false opens it
@@ -317,25 +412,28 @@ func (s *Service) closePoll(c echo.Context) error {
 // form to vote until they have (or the poll is closed), the results
 // after, and to a visitor; peek shows a member the results before
 // their vote (Discourse's "Show results"), with a way back to the form.
-func (s *Service) pollProps(ctx context.Context, t TopicRow, me Person, staff, peek bool) (*views.PollProps, error) {
-	p, mine, err := s.Poll(ctx, t, me.MemberKey)
+func (s *Service) pollProps(c echo.Context, t TopicRow, me Person, staff, peek bool) (*views.PollProps, error) {
+	p, mine, err := s.Poll(c.Request().Context(), t, me.MemberKey)
 	if errors.Is(err, ErrNoPoll) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	closed := p.Closed || t.Locked
+	closed := p.closed(s.now()) || t.Locked
 	out := &views.PollProps{
 		Question: p.Question, Voters: p.Voters, Closed: closed, Action: pollURL(t.PartitionKey),
-		Member: me.MemberKey != "", Voted: mine != nil,
+		Member: me.MemberKey != "", Voted: mine != nil, Multiple: p.Multiple,
+	}
+	if p.ClosesAt != nil && !closed {
+		out.ClosesAt = when(c, *p.ClosesAt)
 	}
 	if !t.Locked && (t.AuthorKey == me.MemberKey && me.MemberKey != "" || staff) {
 		out.CloseURL = pollURL(t.PartitionKey) + "/close"
 	}
 	counts := p.counts()
 	for i, o := range p.options() {
-		opt := views.PollOption{Value: strconv.Itoa(i + 1), Label: o, Votes: counts[i], Mine: mine != nil && mine.Choice == i}
+		opt := views.PollOption{Value: strconv.Itoa(i + 1), Label: o, Votes: counts[i], Mine: mine.chose(i)}
 		if p.Voters > 0 {
 			opt.Percent = (counts[i]*100 + p.Voters/2) / p.Voters
 		}
@@ -391,7 +489,7 @@ func (s *Service) forgetVotes(ctx context.Context, m memberdata.Member) error {
 			if err != nil {
 				return err
 			}
-			return s.castVote(ctx, p, &mine, m.Key, -1)
+			return s.castVote(ctx, p, &mine, m.Key, nil)
 		})
 		if err != nil {
 			return err
@@ -404,7 +502,7 @@ func (s *Service) forgetVotes(ctx context.Context, m memberdata.Member) error {
 type exportedVote struct {
 	Topic    string    `json:"topic_id"`
 	Question string    `json:"question,omitempty"`
-	Choice   string    `json:"choice"`
+	Choices  []string  `json:"choices"`
 	At       time.Time `json:"at"`
 }
 
@@ -423,9 +521,13 @@ func (s *Service) exportVotes(ctx context.Context, memberKey string) ([]exported
 		if err != nil {
 			return out, err
 		}
-		e := exportedVote{Topic: v.PartitionKey, Question: p.Question, Choice: strconv.Itoa(v.Choice + 1), At: v.At}
-		if o := p.options(); v.Choice >= 0 && v.Choice < len(o) {
-			e.Choice = o[v.Choice]
+		e := exportedVote{Topic: v.PartitionKey, Question: p.Question, At: v.At}
+		for _, c := range v.chosen() {
+			chose := strconv.Itoa(c + 1)
+			if o := p.options(); c >= 0 && c < len(o) {
+				chose = o[c]
+			}
+			e.Choices = append(e.Choices, chose)
 		}
 		out = append(out, e)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -107,6 +108,7 @@ func TestPolls(t *testing.T) {
 		{bob, topic + "/poll", url.Values{"choice": {"0"}}, http.StatusUnprocessableEntity},
 		{bob, topic + "/poll", url.Values{"choice": {"3"}}, http.StatusUnprocessableEntity},
 		{bob, topic + "/poll", url.Values{"choice": {"x"}}, http.StatusUnprocessableEntity},
+		{bob, topic + "/poll", url.Values{"choice": {"1", "2"}}, http.StatusUnprocessableEntity},
 		{bob, topic + "/poll", url.Values{}, http.StatusUnprocessableEntity},
 		{bob, plain + "/poll", url.Values{"choice": {"1"}}, http.StatusNotFound},
 		{bob, topic + "/poll/close", url.Values{}, http.StatusForbidden},
@@ -171,5 +173,85 @@ func TestPolls(t *testing.T) {
 		if res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || d.Find(testID("compose-poll")).AttrOr("open", "no") == "no" || !strings.Contains(d.Find(testID("compose-poll")).Text(), c.field) {
 			t.Errorf("poll %q %q: %d (%d writes): %q", c.question, c.options, res.StatusCode, res.Writes(t), d.Find(testID("compose-poll")).Text())
 		}
+	}
+}
+
+// TestPollsOfSeveralChoicesThatCloseByThemselves: a poll may let voters
+// choose several options, each counted, a vote changed whole; it may
+// close by itself a set time after the topic opens, saying when until
+// then, and take no votes after. The section's list marks a topic with
+// a poll. A close time that is none of the form's, or two options in a
+// poll of one choice, is refused and writes nothing.
+func TestPollsOfSeveralChoicesThatCloseByThemselves(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	_, ann, bob := a.talkSection(t, "")
+	cat := a.Client()
+	a.SignIn(cat, "cat@example.com")
+	open := func(closes string) *webtest.Response {
+		return post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Which days?"}, "body": {"Tick every day you can come."},
+			"pollOptions": {"Sat\nSun\nMon"}, "pollMultiple": {"true"}, "pollCloses": {closes}})
+	}
+	if res := open("5y"); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 ||
+		!strings.Contains(res.Doc(t).Find(testID("compose-poll")).Text(), "Choose when the poll closes") ||
+		res.Doc(t).Find(testID("compose-poll-multiple")).AttrOr("checked", "no") == "no" {
+		t.Fatalf("a close time of none of the form's: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	res := open("3d")
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("open a topic with a poll of several choices: %d", res.StatusCode)
+	}
+	topic := res.Header.Get("Location")
+	poll := func(c *webtest.Client) *goquery.Selection { return c.Get(topic).Doc(t).Find(testID("topic-poll")) }
+	vote := func(c *webtest.Client, choices ...string) *webtest.Response {
+		return post(c, topic+"/poll", url.Values{"choice": choices})
+	}
+	results := func(c *webtest.Client) string {
+		var out []string
+		poll(c).Find(testID("poll-result")).Each(func(_ int, s *goquery.Selection) {
+			out = append(out, strings.Join(strings.Fields(s.Text()), " "))
+		})
+		return strings.Join(out, " | ")
+	}
+
+	p := poll(bob)
+	if p.Find(`input[type="checkbox"][name="choice"]`).Length() != 3 || p.Find(`input[type="radio"]`).Length() != 0 || !strings.Contains(p.Find("legend").Text(), "Choose one or more") {
+		t.Fatalf("bob's poll of several choices: %q", p.Text())
+	}
+	if got := strings.Join(strings.Fields(p.Find(testID("poll-closes")).Text()), " "); !strings.Contains(got, "Closes") {
+		t.Errorf("when it closes: %q", got)
+	}
+	if list := bob.Get("/forum/talk").Doc(t); list.Find(testID("topic-poll-badge")).Length() != 1 {
+		t.Error("the section's list does not mark the topic with a poll")
+	}
+
+	if res := vote(bob, "3", "1"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("bob votes for two days: %d", res.StatusCode)
+	}
+	if got := results(bob); got != "Sat Your vote 100% · 1 vote | Sun 0% · 0 votes | Mon Your vote 100% · 1 vote" {
+		t.Errorf("bob's results: %q", got)
+	}
+	if res := vote(bob, "1", "3"); res.StatusCode != http.StatusSeeOther || res.Writes(t) != 0 {
+		t.Errorf("the same vote again: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	if boxes := poll(bob).Find(testID("poll-form")).Find(`input:checked`); boxes.Length() != 2 {
+		t.Errorf("bob's change of vote holds %d ticked boxes, not his two", boxes.Length())
+	}
+	vote(cat, "1")
+	vote(bob, "2")
+	if got := results(cat); got != "Sat Your vote 50% · 1 vote | Sun 50% · 1 vote | Mon 0% · 0 votes" {
+		t.Errorf("after cat's vote and bob's change: %q", got)
+	}
+	if got := poll(cat).Find(testID("poll-voters")).Text(); !strings.Contains(got, "2 people voted") {
+		t.Errorf("voters: %q", got)
+	}
+
+	// Three days on, it is closed: no form, no vote, no time to close.
+	a.Clock.Advance(3*24*time.Hour + time.Minute)
+	if p := poll(bob); p.Find(testID("poll-closed")).Length() != 1 || p.Find(testID("poll-form")).Length() != 0 || p.Find(testID("poll-closes")).Length() != 0 {
+		t.Errorf("the poll after its close time: %q", p.Text())
+	}
+	if res := vote(cat, "2"); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
+		t.Errorf("a vote after the close time: %d, %d writes", res.StatusCode, res.Writes(t))
 	}
 }

@@ -74,8 +74,6 @@ type TopicRow struct {
 	// seconds (0: off); staff are exempt.
 	SlowSeconds int  `table:"slowSeconds"`
 	Deleted     bool `table:"deleted"`
-	// HasPoll says the topic opened with a poll (polls.go).
-	HasPoll bool `table:"hasPoll"`
 	// Indexed and TitlesIndexed record which TopicActivityIndex rows
 	// were last written for the topic (its activity rows, its title
 	// search rows): projection.Follow's record, kept by every write of
@@ -112,6 +110,8 @@ type Summary struct {
 	// as unread.
 	Recent    string    `table:"recent"`
 	CreatedAt time.Time `table:"createdAt"`
+	// HasPoll says the topic opened with a poll (polls.go).
+	HasPoll bool `table:"hasPoll"`
 }
 
 // headKey is the RowKey of a topic's head.

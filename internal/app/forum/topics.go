@@ -92,7 +92,7 @@ func (s *Service) CreateTopic(ctx context.Context, by Person, section, title, bo
 func (s *Service) CreatePollTopic(ctx context.Context, by Person, section, title, body string, d PollDraft) (TopicRow, error) {
 	errs := FormErrors{}
 	title, body = checkTitle(title, errs), checkBody(body, errs)
-	poll := pollOf(d, errs)
+	poll := pollOf(d, errs, s.now())
 	if len(errs) > 0 {
 		return TopicRow{}, errs
 	}
