@@ -148,6 +148,22 @@ func dayStart(viewer string, day time.Time) string {
 	return account.Spread(viewer + "|" + day.Format(time.DateOnly))
 }
 
+// shuffle puts a page of viewer's Discover on day in an order of its
+// own. The page is the rows after dayStart, and a start lands more often
+// in a wide gap between two people's keys than in a narrow one: in key
+// order, whoever follows a wide gap would lead the page more often than
+// others. Within the page each person's place is a hash of the viewer,
+// the day and them, so each leads as often as any other; the page's
+// people, and so the paging, stay as the key order cut them.
+func shuffle(people []Person, viewer string, day time.Time) {
+	seed := viewer + "|" + day.Format(time.DateOnly) + "|"
+	place := make(map[string]string, len(people))
+	for _, p := range people {
+		place[p.RowKey] = account.Spread(seed + p.RowKey)
+	}
+	slices.SortFunc(people, func(a, b Person) int { return cmp.Compare(place[a.RowKey], place[b.RowKey]) })
+}
+
 // Discover is one page of the people in People as f narrows them, from
 // cursor on, without the viewer, those they keep out (hidden) and those
 // they skipped (read with one query unless st holds them).
@@ -179,6 +195,7 @@ func (s *Service) Discover(ctx context.Context, viewer string, f Filter, st Stan
 		}
 		out.People = append(out.People, p)
 	}
+	shuffle(out.People, viewer, today)
 	return out, nil
 }
 
