@@ -52,6 +52,29 @@ func DateTime(ctx context.Context, t time.Time) string {
 	return wd + " " + strconv.Itoa(t.Day()) + " " + monthsShort[l][t.Month()-1] + " " + strconv.Itoa(t.Year()) + ", " + t.Format("15:04")
 }
 
+// Recent is a time as a list of what happened says it, seen at now (both
+// in the reader's zone): "Today, 10:00", "Yesterday, 18:30", a weekday
+// and date this year ("Mon 2 Jun, 10:00"), else with the year
+// (DateTime). Russian: "Сегодня, 10:00", "Вчера, 18:30",
+// "пн, 2 июн., 10:00".
+func Recent(ctx context.Context, t, now time.Time) string {
+	l := langFor(ctx)
+	day := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC) }
+	switch day(now).Sub(day(t)) {
+	case 0:
+		return recentDays[l][0] + ", " + t.Format("15:04")
+	case 24 * time.Hour:
+		return recentDays[l][1] + ", " + t.Format("15:04")
+	}
+	if t.Year() != now.Year() {
+		return DateTime(ctx, t)
+	}
+	return Day(ctx, t) + ", " + t.Format("15:04")
+}
+
+// recentDays are Recent's words for today and yesterday.
+var recentDays = map[Lang][2]string{EN: {"Today", "Yesterday"}, RU: {"Сегодня", "Вчера"}}
+
 // Day is a weekday and date without the year: "Mon 2 Jun", "пн, 2 июн.".
 func Day(ctx context.Context, t time.Time) string {
 	l := langFor(ctx)

@@ -220,6 +220,14 @@ func TestDatesInTheReadersLanguage(t *testing.T) {
 		{SinceMonth(ru, at), "июня 2030"},
 		{DayMonth(en, at), "2 Jun"},
 		{DayMonth(ru, at), "2 июн."},
+		// What happened, seen a moment, a day, days and a year later.
+		{Recent(en, at, at.Add(time.Hour)), "Today, 10:05"},
+		{Recent(ru, at, at.Add(time.Hour)), "Сегодня, 10:05"},
+		{Recent(en, at, at.Add(14*time.Hour)), "Yesterday, 10:05"},
+		{Recent(ru, at, at.Add(24*time.Hour)), "Вчера, 10:05"},
+		{Recent(en, at, at.Add(72*time.Hour)), "Sun 2 Jun, 10:05"},
+		{Recent(ru, at, at.Add(72*time.Hour)), "вс, 2 июн., 10:05"},
+		{Recent(en, at, at.AddDate(0, 7, 0)), "Sun 2 Jun 2030, 10:05"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -52,7 +53,7 @@ func (h *handlers) show(c echo.Context) error {
 	anyUnread := false
 	for _, it := range page.Items {
 		anyUnread = anyUnread || it.Unread
-		rows = append(rows, rowOf(ctx, it, zone))
+		rows = append(rows, h.rowOf(ctx, it, zone))
 	}
 	path := "/inbox"
 	if unread {
@@ -93,14 +94,19 @@ func unreadOnly(c echo.Context) (bool, error) {
 	return false, errBadShow
 }
 
-// rowOf is notification it as the page shows it, in zone.
-func rowOf(ctx context.Context, it Item, zone *time.Location) views.Row {
+// rowOf is notification it as the page shows it, in zone: its words,
+// when it came as a list of what happened says it ("Today, 10:00"), and
+// the module it comes from (its kind's first word), whose icon leads it.
+func (h *handlers) rowOf(ctx context.Context, it Item, zone *time.Location) views.Row {
+	module, _, _ := strings.Cut(it.Kind, ".")
 	return views.Row{
-		ID:     it.ID,
-		Text:   it.Text(ctx, zone),
-		At:     i18n.DateTime(ctx, it.At.In(zone)),
-		Href:   "/inbox/" + url.PathEscape(it.ID),
-		Unread: it.Unread,
+		ID:       it.ID,
+		Text:     it.Text(ctx, zone),
+		At:       i18n.Recent(ctx, it.At.In(zone), h.svc.now().In(zone)),
+		Datetime: it.At.UTC().Format(time.RFC3339),
+		Module:   module,
+		Href:     "/inbox/" + url.PathEscape(it.ID),
+		Unread:   it.Unread,
 	}
 }
 
@@ -130,7 +136,7 @@ func (h *handlers) markRead(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	row := rowOf(ctx, it, id.Location())
+	row := h.rowOf(ctx, it, id.Location())
 	row.Focus = true
 	return web.RenderFragment(c, http.StatusOK, views.Read(row, h.svc.UnreadBadge(c)))
 }

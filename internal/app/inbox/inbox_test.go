@@ -107,6 +107,16 @@ func TestANoticeReachesTheInboxTheBellAndTheEmail(t *testing.T) {
 	if got := page.Find(testID("inbox-count")).Text(); got != "1" {
 		t.Errorf("bell count %q, want 1", got)
 	}
+	// It came today, in Bob's zone; its group's icon leads it.
+	moscow, _ := time.LoadLocation("Europe/Moscow")
+	came := a.Clock.Now().In(moscow).Format("15:04")
+	if got := items.Find("time").Text(); got != "Сегодня, "+came || items.Find(`[data-module="groups"] svg`).Length() != 1 {
+		t.Errorf("when it came: %q, the groups icon %d", got, items.Find(`[data-module="groups"] svg`).Length())
+	}
+	a.Clock.Advance(24 * time.Hour)
+	if got := c.Get("/inbox").Doc(t).Find(testID("inbox-item") + " time").Text(); got != "Вчера, "+came {
+		t.Errorf("a day later: %q", got)
+	}
 	mails := a.Mail()
 	if len(mails) == 0 || mails[0].To != "bob@example.com" || !strings.Contains(mails[0].Subject, "Изменение в группе «Smiths»") ||
 		!strings.Contains(mails[0].Text, a.Config.BaseURL.String()+"/groups/g1/appointments/a1") {
