@@ -133,6 +133,9 @@ func (s *Service) tell(ctx context.Context, p PostRow, to, kind string, by *auth
 		Args: map[string]string{"name": by.DisplayName, "title": p.Title, "preview": richtext.Plain(row.Body, 140)},
 		Link: postURL(p.RowKey) + "#" + comments.Anchor(row), When: row.CreatedAt, Key: kind + "|" + p.ID + "|" + row.RowKey,
 	}
+	if kind == "blog.notify.comment" {
+		n.Gather = p.ID // comments on one post gather into one line, unread
+	}
 	if err := s.notifier.Post(context.WithoutCancel(ctx), n); err != nil {
 		s.log.WarnContext(ctx, "blog: a comment's reader was not told", "post", p.RowKey, "to", to, "err", err)
 	}

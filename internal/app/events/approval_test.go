@@ -283,7 +283,9 @@ func TestRebuildRepairsAHalfFinishedApproval(t *testing.T) {
 		t.Fatalf("cat's request, crashing after it: %d", res.StatusCode)
 	}
 	crash.Store(false)
-	const catAsked = "cat asks to join “Quiz night”"
+	// The organizer's requests to join, unread, are one line, which
+	// cat's request, told, leads.
+	const catAsked = "cat and 2 others ask to join “Quiz night”"
 
 	mine := func() string {
 		return ann.Get("/events/mine").Doc(t).Find(testID("my-event")).AttrOr("data-status", "")

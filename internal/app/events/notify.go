@@ -154,6 +154,8 @@ func (s *Service) tellRequested(ctx context.Context, e EventRow, memberKey, name
 		Link: eventURL(e.RowKey) + "/check-in",
 		Key:  fmt.Sprintf("%s|%s|%s|%s", requestedKind, e.RowKey, memberKey, stampOf(at)),
 		From: memberKey,
+		// Requests to join one event gather into one line, unread.
+		Gather: e.RowKey,
 	})
 }
 

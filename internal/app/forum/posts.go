@@ -415,10 +415,22 @@ func (s *Service) tell(ctx context.Context, memberKey, kind string, by Person, t
 		Link: postURL(t.PartitionKey, p.Num),
 		Key:  key,
 		From: by.MemberKey,
+		// Replies to one topic gather into one line, unread.
+		Gather: gathered(kind, t.PartitionKey),
 	})
 	if err != nil {
 		s.log.WarnContext(ctx, "forum: notice not posted", "kind", kind, "topic", t.PartitionKey, "err", err)
 	}
+}
+
+// gathered is the inbox.Notice.Gather of a notice of kind about a topic:
+// the topic, for the replies (to its author, to its watchers); "" for a
+// mention or an answer, each its own line.
+func gathered(kind, topicID string) string {
+	if kind == "forum.notify.reply" || kind == "forum.notify.watched" {
+		return topicID
+	}
+	return ""
 }
 
 // participant records by as a participant of a topic, in the

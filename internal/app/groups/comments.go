@@ -102,6 +102,7 @@ func (s *Service) AddComment(ctx context.Context, m Membership, id *auth.Identit
 					Args: map[string]string{"name": id.DisplayName, "group": g.GroupName, "title": d.Doc.Title, "comment": richtext.Plain(body, 140)},
 					When: announcedStart(d.Doc, s.now()), Link: appointmentURL(m.GroupID, appointmentID) + "#comments",
 					Key: "comment|" + row.ID(), From: id.MemberKey,
+					Gather: m.GroupID + "|" + appointmentID, // one line an appointment, unread
 				})
 			}
 			if err != nil {

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/harmony/harmony/internal/app/account/accounttest"
 	"github.com/harmony/harmony/internal/app/inbox"
@@ -459,5 +462,95 @@ func TestEmailsAreCappedPerHour(t *testing.T) {
 	a.post(t, changed(bob, "Dinner, an hour later"))
 	if n := mailsTo(a, "bob@example.com"); n != inbox.MailsPerHour+1 {
 		t.Fatalf("%d emails after an hour, want %d", n, inbox.MailsPerHour+1)
+	}
+}
+
+// TestNoticesGather: notices of one kind about one thing (Gather) from
+// several people are one unread line, moved to the top with the newest
+// one's words and how many others did the same, in the reader's
+// language; a line read, or everything marked read, starts a new one;
+// another thing, or a notice that does not gather, is a line of its
+// own. A delivery tried again, after its line gathered more or not,
+// changes nothing.
+func TestNoticesGather(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	bob := a.SignIn(c, "bob@example.com")
+	comment := func(from, name, post string) inbox.Notice {
+		return inbox.Notice{
+			To: []inbox.Recipient{{MemberKey: bob}}, Kind: "blog.notify.comment", From: from, Gather: post,
+			Args: map[string]string{"name": name, "title": "Tour " + post, "preview": "Hi from " + name},
+			Link: "/blog/" + post,
+		}
+	}
+	lines := func(lang string) []string {
+		var out []string
+		c.Get("/inbox", "Accept-Language", lang).Doc(t).Find(testID("inbox-open")).Each(func(_ int, s *goquery.Selection) {
+			s = s.Clone()
+			s.Find(".visually-hidden").Remove() // "Unread:"
+			out = append(out, strings.Join(strings.Fields(s.Text()), " "))
+		})
+		return out
+	}
+	a.post(t, comment("auth:ann", "Ann", "p1"))
+	a.Clock.Advance(time.Minute)
+	a.post(t, comment("auth:cat", "Cat", "p2"))
+	a.Clock.Advance(time.Minute)
+	a.post(t, comment("auth:cat", "Cat", "p1"))
+	a.Clock.Advance(time.Minute)
+	a.post(t, comment("auth:ann", "Ann", "p1")) // Ann again: still one other
+	want := []string{"Ann and 1 other commented on “Tour p1”: “Hi from Ann”", "Cat commented on “Tour p2”: “Hi from Cat”"}
+	if got := lines("en"); !slices.Equal(got, want) {
+		t.Fatalf("the inbox: %q, want %q", got, want)
+	}
+	if got := lines("ru"); got[0] != "Ann и ещё 1 человек прокомментировали «Tour p1»: «Hi from Ann»" {
+		t.Errorf("in Russian: %q", got[0])
+	}
+	a.Clock.Advance(time.Minute)
+	a.post(t, comment("auth:dan", "Dan", "p1"))
+	if got := lines("en"); got[0] != "Dan and 2 others commented on “Tour p1”: “Hi from Dan”" || len(got) != 2 {
+		t.Errorf("after Dan's: %q", got)
+	}
+	if n, _ := a.svc.Unread(ctx, bob); n != 2 {
+		t.Errorf("unread: %d, want 2 lines", n)
+	}
+
+	// Read, the line stays as it is; the next comment starts a new one.
+	id := c.Get("/inbox").Doc(t).Find(testID("inbox-item")).First().AttrOr("id", "")
+	if res := c.PostForm("/inbox/"+strings.TrimPrefix(id, "notice-")+"/read", c.WithCSRF("/inbox", nil)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("mark read: %d", res.StatusCode)
+	}
+	a.Clock.Advance(time.Minute)
+	a.post(t, comment("auth:eve", "Eve", "p1"))
+	if got := lines("en"); len(got) != 3 || got[0] != "Eve commented on “Tour p1”: “Hi from Eve”" || !strings.HasPrefix(got[1], "Dan and 2 others") {
+		t.Errorf("after a read line: %q", got)
+	}
+	// Everything marked read: the next starts a new line too.
+	if res := c.PostForm("/inbox/read-all", c.WithCSRF("/inbox", nil)); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("read all: %d", res.StatusCode)
+	}
+	a.Clock.Advance(time.Minute)
+	a.post(t, comment("auth:fay", "Fay", "p1"))
+	if got := lines("en"); len(got) != 4 || got[0] != "Fay commented on “Tour p1”: “Hi from Fay”" {
+		t.Errorf("after read all: %q", got)
+	}
+
+	// A delivery tried again, the first try's line gathered since or not,
+	// writes nothing.
+	at := a.Clock.Now().Add(time.Minute)
+	gay, hal := comment("auth:gay", "Gay", "p3"), comment("auth:hal", "Hal", "p3")
+	for _, d := range []struct {
+		n  inbox.Notice
+		id string
+		at time.Time
+	}{{gay, "01TESTGAY0000000000000000", at}, {hal, "01TESTHAL0000000000000000", at.Add(time.Second)}, {hal, "01TESTHAL0000000000000000", at.Add(time.Second)}, {gay, "01TESTGAY0000000000000000", at}} {
+		if err := a.svc.WriteAgain(ctx, bob, d.n, d.id, d.at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.Clock.Advance(2 * time.Minute)
+	if got := lines("en"); len(got) != 5 || got[0] != "Hal and 1 other commented on “Tour p3”: “Hi from Hal”" {
+		t.Errorf("deliveries tried again: %q", got)
 	}
 }

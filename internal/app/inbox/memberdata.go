@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,12 +93,13 @@ const quotaRowKey = "w"
 // (Notice.Names) those holding m's name (renamed).
 func (s *Service) forgetMentions(ctx context.Context, m memberdata.Member) error {
 	keys := needles(m)
-	q := storage.Query{Scan: true, RowKeyTo: noticeKeysEnd, Select: []string{"args", "link", "ref", "names"}}
+	q := storage.Query{Scan: true, RowKeyTo: noticeKeysEnd, Select: []string{"args", "link", "ref", "names", "actors"}}
 	return s.table.QueryAll(ctx, q, func(e storage.Entity) error {
 		args, _ := e.Props["args"].(string)
 		link, _ := e.Props["link"].(string)
 		ref, _ := e.Props["ref"].(string)
 		names, _ := e.Props["names"].(string)
+		actors, _ := e.Props["actors"].(string)
 		if keys.in(args) {
 			s.badges.Delete(e.PartitionKey)
 			return storage.Forget(ctx, s.table, e.PartitionKey, e.RowKey)
@@ -112,6 +114,9 @@ func (s *Service) forgetMentions(ctx context.Context, m memberdata.Member) error
 		}
 		if keys.in(ref) {
 			props["ref"] = ""
+		}
+		if keys.in(actors) {
+			props["actors"] = withoutActor(actors, m)
 		}
 		if newArgs != args {
 			props["args"] = newArgs
@@ -128,6 +133,20 @@ func (s *Service) forgetMentions(ctx context.Context, m memberdata.Member) error
 		}
 		return err
 	})
+}
+
+// withoutActor is a gathered notice's actors (Notice.Gather) with m's
+// key put out of them: in its place a word of its own in the list
+// ("forgotten" and its place), so the notice still counts them among
+// the others, by no key.
+func withoutActor(actors string, m memberdata.Member) string {
+	list := strings.Split(actors, ",")
+	for i, a := range list {
+		if a == m.Key || a == m.UserKey {
+			list[i] = "forgotten" + strconv.Itoa(i)
+		}
+	}
+	return strings.Join(list, ",")
 }
 
 // renamed is a notice's arguments (JSON) with each that is forgotten

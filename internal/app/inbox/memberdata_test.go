@@ -23,7 +23,8 @@ import (
 // "Deleted member invited you" (in Russian too) without his name (one
 // of before by his name, one by his key, whatever name it quotes), and
 // leaves the rest of Ann's inbox, another Bob Brown's invitation
-// included. A
+// included, and his key goes from a line his comment gathered into
+// (counted still among the others). A
 // forget cut short by a failed write is finished by the next, and a
 // third changes nothing.
 func TestAMembersInboxGoesWithThem(t *testing.T) {
@@ -64,6 +65,12 @@ func TestAMembersInboxGoesWithThem(t *testing.T) {
 		Args: map[string]string{"name": "Robert", "group": "Go club"}, Link: "/groups/invites"})
 	a.post(t, inbox.Notice{To: []inbox.Recipient{{MemberKey: ann}}, Kind: "groups.notify.invited", From: "m_other",
 		Args: map[string]string{"name": "Bob Brown", "group": "Book club"}, Link: "/groups/invites"})
+	// Bob's comment and then Cy's gathered into one line: Bob's key
+	// goes from it, and it still counts him among the others.
+	for _, from := range [][2]string{{bob, "Bob Brown"}, {"m_cy", "Cy"}} {
+		a.post(t, inbox.Notice{To: []inbox.Recipient{{MemberKey: ann}}, Kind: "blog.notify.comment", From: from[0], Gather: "p1",
+			Args: map[string]string{"name": from[1], "title": "Tour", "preview": "Nice"}, Link: "/blog/tour"})
+	}
 	mails := quota.Limit{Table: a.Store.Table(inbox.QuotaTable), Max: 10, Window: 3600e9}
 	for _, key := range []string{bob, bobM.UserKey, ann} {
 		if err := mails.Take(ctx, key, a.Clock.Now()); err != nil {
@@ -95,7 +102,8 @@ func TestAMembersInboxGoesWithThem(t *testing.T) {
 	}
 	items := a.Inbox(annC)
 	if got := items.Text(); !strings.Contains(got, "Ann's picnic") || !strings.Contains(got, "Ann's report") || !strings.Contains(got, "Deleted member invited you to Chess club") ||
-		!strings.Contains(got, "Deleted member invited you to Go club") || !strings.Contains(got, "Bob Brown invited you to Book club") || items.Length() != 5 {
+		!strings.Contains(got, "Deleted member invited you to Go club") || !strings.Contains(got, "Bob Brown invited you to Book club") ||
+		!strings.Contains(got, "Cy and 1 other commented on “Tour”") || items.Length() != 6 {
 		t.Errorf("Ann's inbox after Bob went: %d items: %s", items.Length(), got)
 	}
 	if res := annC.Get("/inbox", "Accept-Language", "ru"); !strings.Contains(res.Body, "Удалённый участник приглашает вас в группу «Chess club»") {

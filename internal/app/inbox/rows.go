@@ -47,6 +47,12 @@ type NoticeRow struct {
 	// Names is Notice.Names as JSON; "" in a notice that has none (and
 	// in those of before): its names are renamed by name alone.
 	Names string `table:"names"`
+	// Gather is Notice.Gather; Actors the members whose notices it
+	// gathered (its own From first), and Gathered their ids, newest
+	// first (at most gatherKeep), comma-separated.
+	Gather   string `table:"gather"`
+	Actors   string `table:"actors"`
+	Gathered string `table:"gathered"`
 }
 
 // noticeKey is a notification's key: newest first in the member's

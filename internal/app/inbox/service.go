@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -203,6 +204,14 @@ type Notice struct {
 	// NoMail keeps it to the inbox: a small thing not worth an email (a
 	// report upheld). It has no mail texts.
 	NoMail bool `json:",omitempty"`
+	// Gather names what notices of its kind gather around (a post, an
+	// event, a topic; "" for none): an unread notice of the same kind
+	// and Gather among the recipient's newest becomes this one, moved to
+	// the top and saying how many others did the same ("Lily and 2
+	// others commented on…", Kind+".title_more", plural in {n}), as
+	// Discourse consolidates its notifications. Only a notice From
+	// someone gathers; its email goes as ever.
+	Gather string `json:",omitempty"`
 	// Names says which arguments are members' names, and whose (argument
 	// → memberKey), so a member who deletes their account reads "Deleted
 	// member" there and no one else of the same name does. Post takes
@@ -243,6 +252,9 @@ func (s *Service) Post(ctx context.Context, n Notice) error {
 	}
 	if n.Kind == "" || s.catalog.For(i18n.EN).T(n.Kind+".title") == n.Kind+".title" {
 		return fmt.Errorf("%w: kind %q has no message", ErrBadNotice, n.Kind)
+	}
+	if n.Gather != "" && s.catalog.For(i18n.EN).N(n.Kind+".title_more", 2) == n.Kind+".title_more" {
+		return fmt.Errorf("%w: kind %q gathers but has no title_more", ErrBadNotice, n.Kind)
 	}
 	if n.From != "" && n.Args["name"] != "" && n.Names["name"] == "" {
 		n.Names = maps.Clone(n.Names)
@@ -368,8 +380,13 @@ func (s *Service) writeRow(ctx context.Context, memberKey string, p posted) erro
 	if !p.QuoteUntil.IsZero() {
 		row.QuoteUntil = &p.QuoteUntil
 	}
-	_, err = storage.Insert(ctx, s.table, row)
-	if errors.Is(err, storage.ErrExists) {
+	if p.Gather != "" && p.From != "" {
+		row.Gather, row.Actors, row.Gathered = p.Gather, p.From, p.ID
+		err = storage.Optimistic(ctx, gatherAttempts, func(ctx context.Context) error { return s.gather(ctx, row, p.ID) })
+	} else {
+		_, err = storage.Insert(ctx, s.table, row)
+	}
+	if errors.Is(err, storage.ErrExists) || errors.Is(err, errGathered) {
 		return nil // a retry: the first try told the member
 	}
 	if err != nil {
@@ -378,6 +395,61 @@ func (s *Service) writeRow(ctx context.Context, memberKey string, p posted) erro
 	s.badges.Delete(memberKey)
 	s.changed(ctx, memberKey)
 	return nil
+}
+
+// Gathering (Notice.Gather) looks through a member's newest notices
+// only, and a gathered notice keeps the ids of the notices it gathered,
+// newest first, up to a bound: a retried delivery finds its own there.
+const (
+	gatherScan     = 20
+	gatherKeep     = 50
+	gatherAttempts = 5
+)
+
+// errGathered is a delivery a first try wrote already.
+var errGathered = errors.New("inbox: gathered already")
+
+// gather writes row, notice id's, into its member's inbox: in place of
+// the newest unread notice of its kind and Gather, if one is among the
+// newest gatherScan, with that one's actors after row's (distinct) and
+// its ids after id, the old row deleted at its ETag in the same
+// transaction; else as a row of its own. A retry of a delivery written
+// already is errGathered.
+func (s *Service) gather(ctx context.Context, row NoticeRow, id string) error {
+	state, err := s.state(ctx, row.MemberKey)
+	if err != nil {
+		return err
+	}
+	q := storage.Query{PartitionKey: row.MemberKey, RowKeyTo: noticeKeysEnd, Limit: gatherScan}
+	newest, _, err := storage.TakePage[NoticeRow](ctx, s.table, q, gatherScan)
+	if err != nil {
+		return err
+	}
+	var into *NoticeRow
+	for i, r := range newest {
+		if r.RowKey == row.RowKey || slices.Contains(strings.Split(r.Gathered, ","), id) {
+			return errGathered
+		}
+		if into == nil && r.Kind == row.Kind && r.Gather == row.Gather && r.Gather != "" && !r.Read && r.At.After(state.ReadThrough) {
+			into = &newest[i]
+		}
+	}
+	if into == nil {
+		_, err := storage.Insert(ctx, s.table, row)
+		return err
+	}
+	actors := []string{row.Actors}
+	for _, a := range strings.Split(into.Actors, ",") {
+		if a != "" && !slices.Contains(actors, a) {
+			actors = append(actors, a)
+		}
+	}
+	ids := append([]string{id}, strings.Split(into.Gathered, ",")...)
+	row.Actors, row.Gathered = strings.Join(actors, ","), strings.Join(ids[:min(len(ids), gatherKeep)], ",")
+	var tx storage.Tx
+	tx.Delete(into.MemberKey, into.RowKey, into.ETag)
+	tx.Insert(row)
+	return tx.Commit(ctx, s.table)
 }
 
 // mail sends the email copy: to an account's address when its settings
@@ -472,11 +544,20 @@ type Item struct {
 	Link   string
 	At     time.Time
 	Unread bool
+	// Others is how many others' notices it gathered (Notice.Gather).
+	Others int
 }
 
-// Text is the notification's line in ctx's language, times in zone.
+// Text is the notification's line in ctx's language, times in zone; one
+// that gathered others' says how many (Kind+".title_more").
 func (it Item) Text(ctx context.Context, zone *time.Location) string {
-	return i18n.T(ctx, it.Kind+".title", messageArgs(ctx, it.Args, it.When, zone)...)
+	args := messageArgs(ctx, it.Args, it.When, zone)
+	if more := it.Kind + ".title_more"; it.Others > 0 {
+		if text := i18n.N(ctx, more, it.Others, args...); text != more {
+			return text
+		}
+	}
+	return i18n.T(ctx, it.Kind+".title", args...)
 }
 
 // Page is one page of a member's inbox.
@@ -594,6 +675,9 @@ func (s *Service) item(ctx context.Context, memberKey string, r NoticeRow, readT
 		s.log.WarnContext(ctx, "inbox: notification with unreadable args", "member", memberKey, "rk", r.RowKey, "err", err)
 	}
 	it := Item{ID: r.RowKey, Kind: r.Kind, Args: args, Link: r.Link, At: r.At, Unread: !r.Read && r.At.After(readThrough)}
+	if r.Actors != "" {
+		it.Others = strings.Count(r.Actors, ",")
+	}
 	if r.When != nil {
 		it.When = *r.When
 	}

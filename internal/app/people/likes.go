@@ -308,17 +308,20 @@ func (s *Service) Unmatch(ctx context.Context, me, other string) error {
 // when the like is anonymous. From is the liker either way, so a liked
 // person who blocked them hears nothing.
 func (s *Service) tellLike(ctx context.Context, like LikeRow, liker account.DirectoryRow) {
-	kind, args := "people.notify.like", map[string]string{"name": liker.DisplayName, "comment": like.Comment}
+	// Plain likes gather into one line, unread ("Masha and 2 others like
+	// you"); one with a comment is a line of its own.
+	kind, args, gather := "people.notify.like", map[string]string{"name": liker.DisplayName, "comment": like.Comment}, "you"
 	if like.Anonymous {
-		kind, args = "people.notify.like_anonymous", map[string]string{}
+		kind, args, gather = "people.notify.like_anonymous", map[string]string{}, ""
 	} else if like.Comment != "" {
-		kind = "people.notify.like_comment"
+		kind, gather = "people.notify.like_comment", ""
 	}
 	s.post(ctx, inbox.Notice{
 		To:   []inbox.Recipient{{MemberKey: like.RowKey}},
 		Kind: kind, Args: args, When: like.CreatedAt, Link: LikesURL,
-		Key:  fmt.Sprintf("people.like|%s|%s", like.PartitionKey, like.RowKey),
-		From: like.PartitionKey,
+		Key:    fmt.Sprintf("people.like|%s|%s", like.PartitionKey, like.RowKey),
+		From:   like.PartitionKey,
+		Gather: gather,
 	})
 }
 
