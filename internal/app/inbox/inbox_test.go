@@ -553,4 +553,20 @@ func TestNoticesGather(t *testing.T) {
 	if got := lines("en"); len(got) != 5 || got[0] != "Hal and 1 other commented on “Tour p3”: “Hi from Hal”" {
 		t.Errorf("deliveries tried again: %q", got)
 	}
+	// A delivery late (retried) gathers where its line stands, not below
+	// a notice that came between.
+	at = a.Clock.Now()
+	for _, d := range []struct {
+		n  inbox.Notice
+		id string
+		at time.Time
+	}{{comment("auth:kim", "Kim", "p5"), "01TESTKIM0000000000000000", at.Add(20 * time.Second)}, {comment("auth:ivy", "Ivy", "p4"), "01TESTIVY0000000000000000", at.Add(30 * time.Second)}, {comment("auth:jo", "Jo", "p4"), "01TESTJO00000000000000000", at.Add(15 * time.Second)}} {
+		if err := a.svc.WriteAgain(ctx, bob, d.n, d.id, d.at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.Clock.Advance(time.Minute)
+	if got := lines("en"); len(got) != 7 || !strings.HasPrefix(got[0], "Jo and 1 other commented on “Tour p4”") || !strings.HasPrefix(got[1], "Kim commented") {
+		t.Errorf("a late delivery: %q", got[:2])
+	}
 }

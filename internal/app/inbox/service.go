@@ -446,6 +446,12 @@ func (s *Service) gather(ctx context.Context, row NoticeRow, id string) error {
 	}
 	ids := append([]string{id}, strings.Split(into.Gathered, ",")...)
 	row.Actors, row.Gathered = strings.Join(actors, ","), strings.Join(ids[:min(len(ids), gatherKeep)], ",")
+	if into.At.After(row.At) {
+		// A delivery late (retried) keeps the line where it stood, not
+		// below notices that came since.
+		row.At = into.At
+		_, row.RowKey = noticeKey(row.MemberKey, row.At, id)
+	}
 	var tx storage.Tx
 	tx.Delete(into.MemberKey, into.RowKey, into.ETag)
 	tx.Insert(row)
