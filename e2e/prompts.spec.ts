@@ -433,6 +433,8 @@ test('prompts: Copy and Copy filled put the text on the clipboard and announce i
   await variable(page, 'audience').fill('a ten-year-old');
   const filled = 'Explain black holes to a ten-year-old in {{n}} sentences.';
   await expect(page.getByTestId('prompt-filled')).toHaveText(filled);
+  // The run links carry the filled prompt as it is typed.
+  await expect(page.getByTestId('prompt-run-link').filter({ hasText: 'Claude' })).toHaveAttribute('href', `https://claude.ai/new?q=${encodeURIComponent(filled)}`);
   await page.getByTestId('copy-filled').click();
   await expect.poll(clipboard).toBe(filled);
   await expect(status).toHaveText('Copied to the clipboard.');

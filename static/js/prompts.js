@@ -57,6 +57,20 @@
     });
   }
 
+  // The run links carry the filled prompt as their question: kept up to
+  // it, or hidden (and the "too long" hint shown) past data-run-most
+  // characters, as the server renders them.
+  function updateRun(text) {
+    var run = document.querySelector("[data-run-most]");
+    if (!run) return;
+    var tooLong = Array.from(text).length > Number(run.dataset.runMost);
+    run.querySelector(".prompt-run-links").hidden = tooLong;
+    run.querySelector("[data-testid=prompt-run-long]").hidden = !tooLong;
+    run.querySelectorAll("a[data-run]").forEach(function (a) {
+      a.href = a.dataset.run + encodeURIComponent(text);
+    });
+  }
+
   function setUpVariables(form) {
     var original = document.getElementById("prompt-text");
     var filled = document.getElementById("prompt-filled");
@@ -66,6 +80,7 @@
       var values = {};
       inputs.forEach(function (input) { values[input.dataset.var] = input.value; });
       filled.textContent = fill(original.textContent, values);
+      updateRun(filled.textContent);
     };
     form.addEventListener("input", update);
   }

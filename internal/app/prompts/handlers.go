@@ -234,8 +234,24 @@ func (h *handlers) prompt(c echo.Context) error {
 	if props.Variables, props.Filled, err = fillForm(p.PromptText, c.QueryParams()); err != nil {
 		return web.BadRequest(i18n.T(ctx, "prompts.error.values_too_long", "max", MaxValue, "filled", maxFilled), err)
 	}
+	props.Run, props.RunMost = runIn, runMost
 	return web.Render(c, http.StatusOK, web.Page{Title: p.Title, Section: "prompts", Content: views.Prompt(props)})
 }
+
+// runIn are the assistants a prompt's page opens it in, the prompt as
+// the question there (prompts.chat's "Run in"): each takes it in its q
+// parameter.
+var runIn = []views.RunLink{
+	{Name: "ChatGPT", Base: "https://chatgpt.com/?q="},
+	{Name: "Claude", Base: "https://claude.ai/new?q="},
+	{Name: "Copilot", Base: "https://copilot.microsoft.com/?q="},
+	{Name: "Perplexity", Base: "https://www.perplexity.ai/?q="},
+}
+
+// runMost is the longest prompt (in characters) a run link carries: an
+// address of a few kilobytes, escaped (Cyrillic six bytes a letter),
+// which the assistants take; a longer one is copied and pasted.
+const runMost = 2000
 
 // voteValues are the vote form's values.
 var voteValues = map[string]int{"like": Like, "dislike": Dislike, "none": NoVote}

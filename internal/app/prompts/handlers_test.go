@@ -1167,3 +1167,52 @@ func TestPromptsAndVotesAreCounted(t *testing.T) {
 		t.Fatalf("counted %v, want 1 prompt and 1 vote", d.Counts)
 	}
 }
+
+// TestRunInAnAssistant: a prompt's page opens it in ChatGPT, Claude,
+// Copilot and Perplexity, in a new tab, its text the question there,
+// escaped as a browser's encodeURIComponent escapes it; a prompt with
+// variables sends the filled text; one longer than a link carries says
+// to copy it instead, its links hidden.
+func TestRunInAnAssistant(t *testing.T) {
+	t.Parallel()
+	a := newPromptsApp(t)
+	ann := a.signIn(t, "ann@example.com")
+	visitor := a.Client()
+	run := func(path string) *goquery.Selection { return visitor.Get(path).Doc(t).Find(testID("prompt-run")) }
+	question := func(link *goquery.Selection) string {
+		u, err := url.Parse(link.AttrOr("href", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u.Query().Get("q")
+	}
+
+	text := "Plan a week of dinners & lunches for 4: кашa + суп?"
+	plain := a.createPrompt(t, ann, promptForm("Dinners", text, Public))
+	r := run("/prompts/" + plain)
+	links := r.Find(testID("prompt-run-link"))
+	var names []string
+	links.Each(func(_ int, l *goquery.Selection) {
+		names = append(names, strings.TrimSpace(l.Contents().First().Text()))
+		if question(l) != text || l.AttrOr("target", "") != "_blank" || !strings.Contains(l.AttrOr("rel", ""), "noopener") || strings.Contains(l.AttrOr("href", ""), "+") {
+			t.Errorf("%s: %q", names[len(names)-1], l.AttrOr("href", ""))
+		}
+	})
+	if !slices.Equal(names, []string{"ChatGPT", "Claude", "Copilot", "Perplexity"}) || links.First().AttrOr("href", "") != "https://chatgpt.com/?q="+strings.ReplaceAll(url.QueryEscape(text), "+", "%20") {
+		t.Errorf("run links %q: %q", names, links.First().AttrOr("href", ""))
+	}
+	if _, hidden := r.Find(".prompt-run-links").Attr("hidden"); hidden || r.Find(testID("prompt-run-long")).AttrOr("hidden", "no") == "no" {
+		t.Error("a short prompt's links are hidden, or it is called too long")
+	}
+
+	vars := a.createPrompt(t, ann, promptForm("Poem", "A poem about {{topic}}.", Public))
+	if got := question(run("/prompts/" + vars + "?" + url.Values{"v.topic": {"cats"}}.Encode()).Find(testID("prompt-run-link")).First()); got != "A poem about cats." {
+		t.Errorf("the filled prompt's question: %q", got)
+	}
+
+	long := a.createPrompt(t, ann, promptForm("Long", strings.Repeat("word ", runMost/5)+"!", Public))
+	r = run("/prompts/" + long)
+	if _, hidden := r.Find(".prompt-run-links").Attr("hidden"); !hidden || r.Find(testID("prompt-run-long")).AttrOr("hidden", "no") != "no" || !strings.Contains(r.Text(), "copy it") {
+		t.Errorf("a prompt past %d characters: %q", runMost, r.Text())
+	}
+}
