@@ -37,16 +37,9 @@ func TestPolls(t *testing.T) {
 		t.Fatalf("open a topic with a poll: %d", res.StatusCode)
 	}
 	topic := res.Header.Get("Location")
-	poll := func(c *webtest.Client) *goquery.Selection { return c.Get(topic).Doc(t).Find(testID("topic-poll")) }
+	poll, results := pollReader(t, topic)
 	vote := func(c *webtest.Client, choice string) *webtest.Response {
 		return post(c, topic+"/poll", url.Values{"choice": {choice}})
-	}
-	results := func(c *webtest.Client) string {
-		var out []string
-		poll(c).Find(testID("poll-result")).Each(func(_ int, s *goquery.Selection) {
-			out = append(out, strings.Join(strings.Fields(s.Text()), " "))
-		})
-		return strings.Join(out, " | ")
 	}
 
 	p := poll(bob)
@@ -202,16 +195,9 @@ func TestPollsOfSeveralChoicesThatCloseByThemselves(t *testing.T) {
 		t.Fatalf("open a topic with a poll of several choices: %d", res.StatusCode)
 	}
 	topic := res.Header.Get("Location")
-	poll := func(c *webtest.Client) *goquery.Selection { return c.Get(topic).Doc(t).Find(testID("topic-poll")) }
+	poll, results := pollReader(t, topic)
 	vote := func(c *webtest.Client, choices ...string) *webtest.Response {
 		return post(c, topic+"/poll", url.Values{"choice": choices})
-	}
-	results := func(c *webtest.Client) string {
-		var out []string
-		poll(c).Find(testID("poll-result")).Each(func(_ int, s *goquery.Selection) {
-			out = append(out, strings.Join(strings.Fields(s.Text()), " "))
-		})
-		return strings.Join(out, " | ")
 	}
 
 	p := poll(bob)
@@ -254,4 +240,19 @@ func TestPollsOfSeveralChoicesThatCloseByThemselves(t *testing.T) {
 	if res := vote(cat, "2"); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
 		t.Errorf("a vote after the close time: %d, %d writes", res.StatusCode, res.Writes(t))
 	}
+}
+
+// pollReader reads topic's poll as a reader c sees it (poll), and its
+// results as one line an option, "Lake Your vote 100% · 1 vote | …"
+// (results).
+func pollReader(t *testing.T, topic string) (poll func(*webtest.Client) *goquery.Selection, results func(*webtest.Client) string) {
+	poll = func(c *webtest.Client) *goquery.Selection { return c.Get(topic).Doc(t).Find(testID("topic-poll")) }
+	results = func(c *webtest.Client) string {
+		var out []string
+		poll(c).Find(testID("poll-result")).Each(func(_ int, s *goquery.Selection) {
+			out = append(out, strings.Join(strings.Fields(s.Text()), " "))
+		})
+		return strings.Join(out, " | ")
+	}
+	return poll, results
 }
