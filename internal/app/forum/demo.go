@@ -75,15 +75,16 @@ var demoTopics = []struct {
 	}, false, false},
 }
 
-// demoPoll is the poll one demo topic opens with (several choices, and
-// closing by itself in a week), and who voted for which options (from
+// demoPoll is the poll one demo topic opens with (several choices,
+// closing by itself in a week, its results shown to those who voted),
+// and who voted for which options (from
 // 0); Anna, the demo's first person, has not voted.
 var demoPoll = struct {
 	title string
 	draft PollDraft
 	votes map[string][]int
 }{"Ideas for the next meetup", PollDraft{Question: "What should the next meetup be about?",
-	Options: "Testing with real browsers\nGo generics in practice\nDatabases on a budget", Multiple: true, Closes: "1w"},
+	Options: "Testing with real browsers\nGo generics in practice\nDatabases on a budget", Multiple: true, Closes: "1w", Show: PollShowVoted},
 	map[string][]int{"olga": {0, 1}, "tom": {0}, "lily": {2}, "boris": {1, 2}}}
 
 // SeedDemo adds the demo's sections and topics, with their replies

@@ -415,6 +415,7 @@ func (s *Service) renderCompose(c echo.Context, status int, p views.ComposeProps
 	for _, pc := range PollCloses {
 		p.PollCloseChoices = append(p.PollCloseChoices, pc.Value)
 	}
+	p.PollShowChoices = PollShows
 	return web.Render(c, status, web.Page{Title: i18n.T(ctx, "forum.topic.new"), Section: "forum", Content: views.Compose(p)})
 }
 
@@ -422,12 +423,12 @@ func (s *Service) renderCompose(c echo.Context, status int, p views.ComposeProps
 func (s *Service) createTopic(c echo.Context) error {
 	ctx := c.Request().Context()
 	p := views.ComposeProps{Section: c.FormValue("section"), Title: c.FormValue("title"), Body: c.FormValue("body"),
-		PollQuestion: c.FormValue("pollQuestion"), PollOptions: c.FormValue("pollOptions"), PollMultiple: c.FormValue("pollMultiple") != "", PollCloses: c.FormValue("pollCloses")}
+		PollQuestion: c.FormValue("pollQuestion"), PollOptions: c.FormValue("pollOptions"), PollMultiple: c.FormValue("pollMultiple") != "", PollCloses: c.FormValue("pollCloses"), PollShow: c.FormValue("pollShow")}
 	if status, preview, fe := s.previewOf(c, p.Body); status != 0 {
 		p.Preview, p.Errors = preview, formErrors(ctx, fe)
 		return s.renderCompose(c, status, p)
 	}
-	t, err := s.CreatePollTopic(ctx, person(c), p.Section, p.Title, p.Body, PollDraft{Question: p.PollQuestion, Options: p.PollOptions, Multiple: p.PollMultiple, Closes: p.PollCloses})
+	t, err := s.CreatePollTopic(ctx, person(c), p.Section, p.Title, p.Body, PollDraft{Question: p.PollQuestion, Options: p.PollOptions, Multiple: p.PollMultiple, Closes: p.PollCloses, Show: p.PollShow})
 	return web.AnswerForm(c, err, "", topicURL(t.PartitionKey), func(status int, fe FormErrors) error {
 		p.Errors = formErrors(ctx, fe)
 		return s.renderCompose(c, status, p)

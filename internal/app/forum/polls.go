@@ -71,8 +71,34 @@ type PollRow struct {
 	Closed   bool `table:"closed"`
 	// ClosesAt closes the poll by itself (nil: when its author or staff
 	// close it).
-	ClosesAt  *time.Time `table:"closesAt"`
-	CreatedAt time.Time  `table:"createdAt"`
+	ClosesAt *time.Time `table:"closesAt"`
+	// Show is who sees the results: everyone ("", as ever), those who
+	// voted (PollShowVoted), or everyone once it is closed
+	// (PollShowClosed); its author and staff always.
+	Show      string    `table:"show"`
+	CreatedAt time.Time `table:"createdAt"`
+}
+
+// When a poll's results show, besides always (Discourse's "results").
+const (
+	PollShowVoted  = "voted"
+	PollShowClosed = "closed"
+)
+
+// PollShows are the new topic form's choices of when results show,
+// besides "" (always).
+var PollShows = []string{PollShowVoted, PollShowClosed}
+
+// shows says whether the results show to a reader who voted or not,
+// the poll closed or not (its author and staff aside).
+func (p PollRow) shows(closed, voted bool) bool {
+	switch p.Show {
+	case PollShowVoted:
+		return voted || closed
+	case PollShowClosed:
+		return closed
+	}
+	return true
 }
 
 // closed says whether the poll takes no votes at now.
@@ -138,11 +164,12 @@ func (p *PollRow) count(counts []int) {
 // PollDraft is a poll as the new topic form has it: its question and its
 // options, one a line (both blank is no poll); Multiple to let voters
 // choose several; Closes, one of PollCloses ("" for never), closes it
-// by itself that long after the topic opens.
+// by itself that long after the topic opens; Show, one of PollShows (""
+// for always), is when its results show.
 type PollDraft struct {
 	Question, Options string
 	Multiple          bool
-	Closes            string
+	Closes, Show      string
 }
 
 // PollClose is a time after which a poll may close by itself: the new
@@ -156,7 +183,8 @@ type PollClose struct {
 var PollCloses = []PollClose{{"1d", 24 * time.Hour}, {"3d", 3 * 24 * time.Hour}, {"1w", 7 * 24 * time.Hour}, {"2w", 14 * 24 * time.Hour}, {"1m", 30 * 24 * time.Hour}}
 
 // pollOf checks d for a topic to open at now with: nil for no poll;
-// field errors under "pollQuestion", "pollOptions" and "pollCloses".
+// field errors under "pollQuestion", "pollOptions", "pollCloses" and
+// "pollShow".
 func pollOf(d PollDraft, errs FormErrors, now time.Time) *PollRow {
 	question := errs.Check("pollQuestion", pollQuestionRule, d.Question, "forum.poll.error.question")
 	options, p := pollOptionsRule.Check(d.Options)
@@ -178,10 +206,13 @@ func pollOf(d PollDraft, errs FormErrors, now time.Time) *PollRow {
 			closesAt = &at
 		}
 	}
-	if errs["pollQuestion"] != "" || errs["pollOptions"] != "" || errs["pollCloses"] != "" {
+	if d.Show != "" && !slices.Contains(PollShows, d.Show) {
+		errs["pollShow"] = "forum.poll.error.show"
+	}
+	if errs["pollQuestion"] != "" || errs["pollOptions"] != "" || errs["pollCloses"] != "" || errs["pollShow"] != "" {
 		return nil
 	}
-	p2 := &PollRow{RowKey: pollKey, Question: question, Options: strings.Join(options, "\n"), Multiple: d.Multiple, ClosesAt: closesAt}
+	p2 := &PollRow{RowKey: pollKey, Question: question, Options: strings.Join(options, "\n"), Multiple: d.Multiple, ClosesAt: closesAt, Show: d.Show}
 	p2.count(make([]int, len(options)))
 	return p2
 }
@@ -439,8 +470,16 @@ func (s *Service) pollProps(c echo.Context, t TopicRow, me Person, staff, peek b
 		}
 		out.Options = append(out.Options, opt)
 	}
-	out.Results = closed || mine != nil || me.MemberKey == "" || peek
-	if out.Member && !closed && mine == nil {
+	// Results show after a vote, once closed, to a visitor and to a
+	// member who asks (peek), when the poll shows them to that reader
+	// (Show); its author and staff see them always.
+	see := p.shows(closed, mine != nil) || staff || me.MemberKey != "" && t.AuthorKey == me.MemberKey
+	want := closed || mine != nil || me.MemberKey == "" || peek
+	out.Results = want && see
+	if want && !see {
+		out.Withheld = p.Show
+	}
+	if out.Member && !closed && mine == nil && see {
 		if peek {
 			out.VoteURL = pollPage(t.PartitionKey)
 		} else {

@@ -256,3 +256,62 @@ func pollReader(t *testing.T, topic string) (poll func(*webtest.Client) *goquery
 	}
 	return poll, results
 }
+
+// TestPollResultsShowWhenItsAuthorChose: a poll may show its results
+// only to those who voted, or only once it is closed (Discourse's
+// "results"); until then a reader sees why, no "Show results" is
+// offered and asking for them anyway shows none, while its author and
+// staff see them always. A choice not on the form is refused, nothing
+// written.
+func TestPollResultsShowWhenItsAuthorChose(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	boss, ann, bob := a.talkSection(t, "")
+	visitor := a.Client()
+	open := func(show string) *webtest.Response {
+		return post(ann, "/forum/topics", url.Values{"section": {"talk"}, "title": {"Secret ballot"}, "body": {"Vote first."},
+			"pollOptions": {"Yes\nNo"}, "pollShow": {show}})
+	}
+	if res := open("never"); res.StatusCode != http.StatusUnprocessableEntity || res.Writes(t) != 0 || !strings.Contains(res.Doc(t).Find(testID("compose-poll")).Text(), "when the results show") {
+		t.Fatalf("a show not on the form: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	shown := func(p *goquery.Selection) bool { return p.Find(testID("poll-results")).Length() == 1 }
+
+	closedTopic := open("closed").Header.Get("Location")
+	poll, _ := pollReader(t, closedTopic)
+	if p := poll(bob); shown(p) || p.Find(testID("poll-peek")).Length() != 0 || p.Find(testID("poll-form")).Length() != 1 {
+		t.Errorf("bob before his vote: %q", p.Text())
+	}
+	if p := poll(visitor); shown(p) || !strings.Contains(p.Find(testID("poll-withheld")).Text(), "when the poll closes") {
+		t.Errorf("a visitor: %q", p.Text())
+	}
+	post(bob, closedTopic+"/poll", url.Values{"choice": {"1"}})
+	if p := poll(bob); shown(p) || !strings.Contains(p.Find(testID("poll-withheld")).Text(), "when the poll closes") || p.Find(testID("poll-change")).Length() != 1 {
+		t.Errorf("bob after his vote: %q", p.Text())
+	}
+	// Its author and staff may look, as with any poll.
+	for _, c := range []*webtest.Client{ann, boss} {
+		look := poll(c).Find(testID("poll-peek")).AttrOr("href", "")
+		if p := c.Get(look).Doc(t).Find(testID("topic-poll")); look == "" || !shown(p) || !strings.Contains(p.Find(testID("poll-results")).Text(), "1 vote") {
+			t.Errorf("its author or staff look (%q): %q", look, p.Text())
+		}
+	}
+	post(ann, closedTopic+"/poll/close", nil)
+	if p := poll(bob); !shown(p) || p.Find(testID("poll-withheld")).Length() != 0 {
+		t.Errorf("bob once it is closed: %q", p.Text())
+	}
+
+	votedTopic := open("voted").Header.Get("Location")
+	poll, _ = pollReader(t, votedTopic)
+	peek := bob.Get(votedTopic + "?post=1&results=1").Doc(t).Find(testID("topic-poll"))
+	if shown(peek) || peek.Find(testID("poll-form")).Length() != 1 || !strings.Contains(peek.Find(testID("poll-withheld")).Text(), "once you vote") {
+		t.Errorf("bob asks for the results before his vote: %q", peek.Text())
+	}
+	if p := poll(visitor); shown(p) || p.Find(testID("poll-withheld")).Length() != 1 {
+		t.Errorf("a visitor: %q", p.Text())
+	}
+	post(bob, votedTopic+"/poll", url.Values{"choice": {"2"}})
+	if p := poll(bob); !shown(p) || p.Find(testID("poll-withheld")).Length() != 0 {
+		t.Errorf("bob after his vote: %q", p.Text())
+	}
+}
