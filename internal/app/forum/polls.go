@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/harmony/harmony/internal/auth"
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/formrule"
 	"github.com/harmony/harmony/internal/memberdata"
@@ -478,6 +479,9 @@ func (s *Service) pollProps(c echo.Context, t TopicRow, me Person, staff, peek b
 	out.Results = want && see
 	if want && !see {
 		out.Withheld = p.Show
+	}
+	if me.MemberKey == "" && !closed {
+		out.SignInURL = auth.SignInPath(pollPage(t.PartitionKey))
 	}
 	if out.Member && !closed && mine == nil && see {
 		if peek {

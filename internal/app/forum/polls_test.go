@@ -54,8 +54,9 @@ func TestPolls(t *testing.T) {
 	if p := bob.Get(peek).Doc(t).Find(testID("topic-poll")); p.Find(testID("poll-results")).Length() != 1 || p.Find(testID("poll-form")).Length() != 0 || p.Find(testID("poll-to-vote")).AttrOr("href", "") != topic+"?post=1#poll" {
 		t.Errorf("bob's look at the results (%q): %q", peek, p.Text())
 	}
-	if p := poll(visitor); p.Find(testID("poll-form")).Length() != 0 || results(visitor) != "Lake 0% · 0 votes | Hills 0% · 0 votes" {
-		t.Errorf("a visitor's poll: %q", results(visitor))
+	if p := poll(visitor); p.Find(testID("poll-form")).Length() != 0 || results(visitor) != "Lake 0% · 0 votes | Hills 0% · 0 votes" ||
+		!strings.Contains(p.Find(testID("poll-signin")).AttrOr("href", ""), url.QueryEscape(topic+"?post=1#poll")) {
+		t.Errorf("a visitor's poll: %q, sign in at %q", results(visitor), p.Find(testID("poll-signin")).AttrOr("href", ""))
 	}
 
 	if res := vote(bob, "2"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != topic+"?post=1#poll" {
