@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/harmony/harmony/internal/fault"
 	"github.com/harmony/harmony/internal/i18n"
 	"github.com/harmony/harmony/internal/web"
+	"github.com/harmony/harmony/views/components"
 	views "github.com/harmony/harmony/views/inbox"
 )
 
@@ -31,19 +33,19 @@ type handlers struct {
 func (h *handlers) show(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := auth.From(c)
-	unread, err := unreadOnly(c)
+	l, err := listingOf(c)
 	if err != nil {
 		return err
 	}
-	cursor, err := web.ReadCursor(c, h.svc.cursors, listQuery(id.MemberKey, unread))
+	cursor, err := web.ReadCursor(c, h.svc.cursors, listQuery(id.MemberKey, l))
 	if err != nil {
 		return err
 	}
 	var page Page
 	if web.LiveRefresh(c) {
-		page, err = h.svc.ListUntil(ctx, id.MemberKey, c.QueryParam(untilParam), cursor, unread)
+		page, err = h.svc.ListUntil(ctx, id.MemberKey, c.QueryParam(untilParam), cursor, l)
 	} else {
-		page, err = h.svc.List(ctx, id.MemberKey, cursor, unread)
+		page, err = h.svc.List(ctx, id.MemberKey, cursor, l)
 	}
 	if err != nil {
 		return err
@@ -55,18 +57,18 @@ func (h *handlers) show(c echo.Context) error {
 		anyUnread = anyUnread || it.Unread
 		rows = append(rows, h.rowOf(ctx, it, zone))
 	}
-	path := "/inbox"
-	if unread {
-		path = views.UnreadURL
-	}
-	next := web.NextURL(path, page.Next)
+	next := web.NextURL(listURL(l), page.Next)
 	shown := views.Shown{Cursor: page.Next}
 	if len(rows) > 0 {
 		shown.Until = rows[len(rows)-1].ID
 	}
-	props := views.Props{Rows: rows, NextURL: next, AnyUnread: anyUnread || cursor != nil, Shown: shown, UnreadOnly: unread, Unread: h.svc.UnreadBadge(c)}
+	props := views.Props{Rows: rows, NextURL: next, AnyUnread: anyUnread || cursor != nil, Shown: shown, UnreadOnly: l.Unread, Unread: h.svc.UnreadBadge(c),
+		From: l.From, FromChips: fromChips(ctx, l, id.Admin), AllURL: listURL(Listing{From: l.From}), UnreadURL: listURL(Listing{Unread: true, From: l.From})}
+	if l.From != "" {
+		props.FromName = moduleName(ctx, l.From)
+	}
 	title := i18n.T(ctx, "inbox.title")
-	if unread {
+	if l.Unread {
 		title = i18n.T(ctx, "inbox.tab.unread") + " · " + title
 	}
 	return web.RenderLive(c, http.StatusOK, web.Page{
@@ -82,16 +84,70 @@ const showParam = "show"
 // errBadShow refuses a list the inbox does not have.
 var errBadShow = fault.New(http.StatusBadRequest, "inbox.error.show", "inbox: no such list")
 
-// unreadOnly reports whether the request asks for the unread notices
-// only (show=unread); another show is a 400.
-func unreadOnly(c echo.Context) (bool, error) {
+// fromParam narrows /inbox to one module's notices (Froms).
+const fromParam = "from"
+
+// Froms are the modules whose notices the inbox narrows to, in the
+// order of its chips; "admin" (the moderators' reports) is offered to
+// admins alone.
+var Froms = []string{"groups", "events", "forum", "chat", "people", "blog", "store", "admin"}
+
+// errBadFrom refuses a module the inbox does not narrow to.
+var errBadFrom = fault.New(http.StatusBadRequest, "inbox.error.from", "inbox: no such module")
+
+// listingOf is the list the request asks for: all notices or the unread
+// ones (show=unread), from every module or one (from); another show or
+// from is a 400.
+func listingOf(c echo.Context) (Listing, error) {
+	var l Listing
 	switch c.QueryParam(showParam) {
 	case "":
-		return false, nil
 	case "unread":
-		return true, nil
+		l.Unread = true
+	default:
+		return l, errBadShow
 	}
-	return false, errBadShow
+	if l.From = c.QueryParam(fromParam); l.From != "" && !slices.Contains(Froms, l.From) {
+		return l, errBadFrom
+	}
+	return l, nil
+}
+
+// listURL is the address of listing l.
+func listURL(l Listing) string {
+	q := url.Values{}
+	if l.Unread {
+		q.Set(showParam, "unread")
+	}
+	if l.From != "" {
+		q.Set(fromParam, l.From)
+	}
+	if len(q) == 0 {
+		return "/inbox"
+	}
+	return "/inbox?" + q.Encode()
+}
+
+// moduleName is module's name for the reader ("Forum"); the admins'
+// notices are the moderation's.
+func moduleName(ctx context.Context, module string) string {
+	if module == "admin" {
+		return i18n.T(ctx, "inbox.from.admin")
+	}
+	return i18n.T(ctx, "module."+module+".name")
+}
+
+// fromChips narrow listing l (keeping it all or unread) to each module
+// in turn, "Everything" first; the moderation's only for admins.
+func fromChips(ctx context.Context, l Listing, admin bool) []components.Chip {
+	out := []components.Chip{{Label: i18n.T(ctx, "inbox.from.all"), Href: listURL(Listing{Unread: l.Unread}), Current: l.From == ""}}
+	for _, m := range Froms {
+		if m == "admin" && !admin && l.From != m {
+			continue
+		}
+		out = append(out, components.Chip{Label: moduleName(ctx, m), Href: listURL(Listing{Unread: l.Unread, From: m}), Current: l.From == m})
+	}
+	return out
 }
 
 // rowOf is notification it as the page shows it, in zone: its words,

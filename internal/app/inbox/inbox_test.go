@@ -570,3 +570,60 @@ func TestNoticesGather(t *testing.T) {
 		t.Errorf("a late delivery: %q", got[:2])
 	}
 }
+
+// TestTheInboxNarrowsToAModule: chips narrow the inbox, all or unread,
+// to one module's notices (the first word of their kinds), paged with
+// their own cursors and fetched again on a change as they are; a module
+// with none says so; the moderation's chip is the admins'; a module the
+// inbox does not know is a 400.
+func TestTheInboxNarrowsToAModule(t *testing.T) {
+	t.Parallel()
+	a := newInboxApp(t)
+	c := a.Client()
+	bob := a.SignIn(c, "bob@example.com")
+	for i := range 31 {
+		a.post(t, changed(bob, fmt.Sprintf("Plan %02d", i)))
+	}
+	a.post(t, inbox.Notice{To: []inbox.Recipient{{MemberKey: bob}}, Kind: "forum.notify.mention",
+		Args: map[string]string{"name": "Ann", "topic": "Picnic", "preview": "@Bob bring the ball"}, Link: "/forum/t/1"})
+	items := func(path string) *goquery.Selection { return c.Get(path).Doc(t).Find(testID("inbox-item")) }
+
+	page := c.Get("/inbox?from=forum").Doc(t)
+	if got := page.Find(testID("inbox-item")); got.Length() != 1 || !strings.Contains(got.Text(), "Picnic") {
+		t.Errorf("the forum's notices: %d %q", got.Length(), got.Text())
+	}
+	var chips []string
+	page.Find(testID("inbox-from")).Each(func(_ int, s *goquery.Selection) {
+		chips = append(chips, s.Text()+map[bool]string{true: "*"}[s.AttrOr("aria-current", "") == "page"])
+	})
+	if want := []string{"Everything", "Groups", "Events", "Forum*", "Chat", "People", "Blog", "Store"}; !slices.Equal(chips, want) {
+		t.Errorf("chips %q, want %q", chips, want)
+	}
+	if href := page.Find(testID("inbox-tab-unread")).AttrOr("href", ""); href != "/inbox?from=forum&show=unread" {
+		t.Errorf("the Unread tab keeps the module: %q", href)
+	}
+	if page.Find(`#inbox-refresh input[name="from"][value="forum"]`).Length() != 1 {
+		t.Error("the fetch on a change would bring every module's notices")
+	}
+
+	// The groups' 31 notices, unread: a page, then the next by its link.
+	groups := c.Get("/inbox?show=unread&from=groups").Doc(t)
+	next := groups.Find(testID("load-more")).AttrOr("href", "")
+	if groups.Find(testID("inbox-item")).Length() != 30 || !strings.HasPrefix(next, "/inbox?from=groups&show=unread&cursor=") {
+		t.Fatalf("the groups' unread notices: %d, next %q", groups.Find(testID("inbox-item")).Length(), next)
+	}
+	if more := items(next); more.Length() != 1 || !strings.Contains(more.Text(), "Plan") {
+		t.Errorf("the next page: %d %q", more.Length(), more.Text())
+	}
+	// Its token does not open another module's list.
+	if res := c.Get(strings.Replace(next, "from=groups", "from=forum", 1)); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("the groups' token on the forum's list: %d", res.StatusCode)
+	}
+	empty := c.Get("/inbox?from=store").Doc(t)
+	if !strings.Contains(empty.Find(testID("inbox-empty")).Text(), "Nothing from Store here.") {
+		t.Errorf("the store's: %q", empty.Find(testID("inbox-empty")).Text())
+	}
+	if res := c.Get("/inbox?from=nowhere"); res.StatusCode != http.StatusBadRequest || res.Writes(t) != 0 {
+		t.Errorf("a module the inbox does not know: %d", res.StatusCode)
+	}
+}

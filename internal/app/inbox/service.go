@@ -576,37 +576,53 @@ type Page struct {
 // pageSize is how many notifications a page shows.
 const pageSize = 30
 
-// listQuery names the inbox list (all, or unread only) for cursors.
-func listQuery(memberKey string, unread bool) string {
-	if unread {
-		return "inbox|" + memberKey + "|unread"
-	}
-	return "inbox|" + memberKey
+// Listing is which of a member's notices a list shows: all or only the
+// unread ones, from every module or from one (From, a module's slug:
+// the first word of the notices' kinds).
+type Listing struct {
+	Unread bool
+	From   string
 }
 
-// listRange is memberKey's notices, newest first: all of them, or with
-// unread only those not read yet (not marked, and after the state's
-// readThrough). The badge counts the second.
-func listRange(memberKey string, state StateRow, unread bool) storage.Query {
+// listQuery names the inbox list l for cursors.
+func listQuery(memberKey string, l Listing) string {
+	q := "inbox|" + memberKey
+	if l.Unread {
+		q += "|unread"
+	}
+	if l.From != "" {
+		q += "|from=" + l.From
+	}
+	return q
+}
+
+// listRange is memberKey's notices of listing l, newest first: all of
+// them, or with Unread only those not read yet (not marked, and after
+// the state's readThrough), which the badge counts; with From only those
+// whose kind starts with its word and a dot (a range of the kind, "."
+// then "/" following it).
+func listRange(memberKey string, state StateRow, l Listing) storage.Query {
 	q := storage.Query{PartitionKey: memberKey, RowKeyTo: noticeKeysEnd}
-	if unread {
+	if l.Unread {
 		q.Filters = []storage.Filter{{Name: "read", Op: storage.Eq, Value: false}}
 		if !state.ReadThrough.IsZero() {
 			// Newer rows sort first: those after readThrough are below its key.
 			q.RowKeyTo = storage.ReverseTicks(state.ReadThrough)
 		}
 	}
+	if l.From != "" {
+		q.Filters = append(q.Filters, storage.Filter{Name: "kind", Op: storage.Ge, Value: l.From + "."}, storage.Filter{Name: "kind", Op: storage.Lt, Value: l.From + "/"})
+	}
 	return q
 }
 
-// List reads a page of memberKey's inbox, newest first: every notice, or
-// with unread the unread ones only.
-func (s *Service) List(ctx context.Context, memberKey string, cur *storage.Cursor, unread bool) (Page, error) {
+// List reads a page of memberKey's inbox, newest first, as l lists it.
+func (s *Service) List(ctx context.Context, memberKey string, cur *storage.Cursor, l Listing) (Page, error) {
 	state, err := s.state(ctx, memberKey)
 	if err != nil {
 		return Page{}, err
 	}
-	q := listRange(memberKey, state, unread)
+	q := listRange(memberKey, state, l)
 	q.Limit = pageSize
 	if cur != nil {
 		q.Continuation = cur.Next
@@ -620,7 +636,7 @@ func (s *Service) List(ctx context.Context, memberKey string, cur *storage.Curso
 		out.Items = append(out.Items, s.item(ctx, memberKey, r, state.ReadThrough))
 	}
 	if next != nil {
-		out.Next = s.cursors.Encode(listQuery(memberKey, unread), storage.Cursor{Next: next})
+		out.Next = s.cursors.Encode(listQuery(memberKey, l), storage.Cursor{Next: next})
 	}
 	return out, nil
 }
@@ -641,9 +657,9 @@ var errBadUntil = fault.New(http.StatusBadRequest, "inbox.error.until", "inbox: 
 // none): the notices newest first down to until, the ones that came
 // since on top, and next still after them. Past refreshMost of them it
 // is the first page, as a reload would be. One range query, or two.
-func (s *Service) ListUntil(ctx context.Context, memberKey, until string, next *storage.Cursor, unread bool) (Page, error) {
+func (s *Service) ListUntil(ctx context.Context, memberKey, until string, next *storage.Cursor, l Listing) (Page, error) {
 	if until == "" {
-		return s.List(ctx, memberKey, nil, unread)
+		return s.List(ctx, memberKey, nil, l)
 	}
 	if !validNoticeRowKey(until) {
 		return Page{}, errBadUntil
@@ -654,21 +670,21 @@ func (s *Service) ListUntil(ctx context.Context, memberKey, until string, next *
 	}
 	// Keys are all as long, so until+"0" is past until and before any
 	// key after it.
-	q := listRange(memberKey, state, unread)
+	q := listRange(memberKey, state, l)
 	q.RowKeyTo, q.Limit = min(q.RowKeyTo, until+"0"), refreshMost
 	rows, more, err := storage.TakePage[NoticeRow](ctx, s.table, q, refreshMost)
 	if err != nil {
 		return Page{}, err
 	}
 	if more != nil {
-		return s.List(ctx, memberKey, nil, unread)
+		return s.List(ctx, memberKey, nil, l)
 	}
 	out := Page{Items: make([]Item, 0, len(rows))}
 	for _, r := range rows {
 		out.Items = append(out.Items, s.item(ctx, memberKey, r, state.ReadThrough))
 	}
 	if next != nil {
-		out.Next = s.cursors.Encode(listQuery(memberKey, unread), *next)
+		out.Next = s.cursors.Encode(listQuery(memberKey, l), *next)
 	}
 	return out, nil
 }
@@ -852,7 +868,7 @@ func (s *Service) Unread(ctx context.Context, memberKey string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	q := listRange(memberKey, state, true)
+	q := listRange(memberKey, state, Listing{Unread: true})
 	q.Select, q.Limit = []string{"read"}, badgeCap
 	n := 0
 	for n < badgeCap {
