@@ -24,7 +24,8 @@ import (
 // ten options, one vote each (of one option, or of several in a
 // multiple-choice poll), changed or taken back until the poll is closed
 // (by the topic's author or its section's staff, or by itself at the
-// time its author set) or the topic is locked. The poll is a row of the topic's partition ("poll") holding
+// time its author set) or the topic is locked. The poll is a row of the
+// topic's partition ("poll") holding
 // the options and their counts; each vote is a row beside it
 // (voteKey), written with the counts in one transaction at the poll's
 // ETag, so the counts always match the votes and need no repair. A
@@ -360,11 +361,17 @@ func (s *Service) ClosePoll(ctx context.Context, by Person, t TopicRow, closed b
 			return ErrNotYours
 		}
 	}
+	// A poll opened again closes when they close it: its time to close
+	// by itself, past or to come, goes.
+	now := s.now()
 	_, err := storage.Change(ctx, s.posts, t.PartitionKey, pollKey, ErrNoPoll, func(p *PollRow) error {
-		if p.Closed == closed {
+		if p.closed(now) == closed {
 			return storage.ErrNoChange
 		}
 		p.Closed = closed
+		if !closed {
+			p.ClosesAt = nil
+		}
 		return nil
 	})
 	if errors.Is(err, storage.ErrNoChange) {

@@ -241,6 +241,17 @@ func TestPollsOfSeveralChoicesThatCloseByThemselves(t *testing.T) {
 	if res := vote(cat, "2"); res.StatusCode != http.StatusConflict || res.Writes(t) != 0 {
 		t.Errorf("a vote after the close time: %d, %d writes", res.StatusCode, res.Writes(t))
 	}
+	// Its author opens it again: it takes votes, and closes when she
+	// closes it.
+	if res := post(ann, topic+"/poll/close", url.Values{"closed": {"false"}}); res.StatusCode != http.StatusSeeOther || res.Writes(t) != 1 {
+		t.Fatalf("open it again: %d, %d writes", res.StatusCode, res.Writes(t))
+	}
+	if p := poll(bob); p.Find(testID("poll-closed")).Length() != 0 || p.Find(testID("poll-closes")).Length() != 0 {
+		t.Errorf("the poll opened again: %q", p.Text())
+	}
+	if res := vote(cat, "2"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("a vote once it is open again: %d", res.StatusCode)
+	}
 }
 
 // pollReader reads topic's poll as a reader c sees it (poll), and its
