@@ -1215,4 +1215,9 @@ func TestRunInAnAssistant(t *testing.T) {
 	if _, hidden := r.Find(".prompt-run-links").Attr("hidden"); !hidden || r.Find(testID("prompt-run-long")).AttrOr("hidden", "no") != "no" || !strings.Contains(r.Text(), "copy it") {
 		t.Errorf("a prompt past %d characters: %q", runMost, r.Text())
 	}
+	// Its hidden links do not carry it: the page does not grow by four
+	// copies of a long text.
+	if href := r.Find(testID("prompt-run-link")).First().AttrOr("href", ""); href != "https://chatgpt.com/?q=" {
+		t.Errorf("a hidden link carries %d bytes", len(href))
+	}
 }
